@@ -1,0 +1,30 @@
+// Command bua drives a person's real Chrome, or a managed Chromium, from the
+// shell and from CI. This package is CLI wiring only: behaviour lives in
+// pkg/bridge, pkg/runner and pkg/obstacle.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Env is the process's I/O, injected so each command is testable with
+// buffers (cli/cli's IOStreams, litestream's Main).
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Now    func() time.Time
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now})
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,186 @@
+package bridge
+
+import (
+	"encoding/json"
+	"regexp"
+	"time"
+)
+
+// ActionType names one of the 13 actions, per protocol v4 §Action Schema.
+type ActionType string
+
+// The 13 actions.
+const (
+	ActionNavigate   ActionType = "navigate"
+	ActionClick      ActionType = "click"
+	ActionType_      ActionType = "type" // trailing underscore: ActionType is the type's name
+	ActionHover      ActionType = "hover"
+	ActionPressKey   ActionType = "press_key"
+	ActionScroll     ActionType = "scroll"
+	ActionScreenshot ActionType = "screenshot"
+	ActionExtract    ActionType = "extract"
+	ActionEvaluate   ActionType = "evaluate"
+	ActionWaitFor    ActionType = "wait_for"
+	ActionGetTabs    ActionType = "get_tabs"
+	ActionOpenTab    ActionType = "open_tab"
+	ActionCloseTab   ActionType = "close_tab"
+)
+
+// Actions lists every action in protocol order.
+var Actions = []ActionType{
+	ActionNavigate, ActionClick, ActionType_, ActionHover, ActionPressKey, ActionScroll,
+	ActionScreenshot, ActionExtract, ActionEvaluate, ActionWaitFor, ActionGetTabs,
+	ActionOpenTab, ActionCloseTab,
+}
+
+// Action is the protocol's action union flattened into one struct: Type
+// selects the variant and only that variant's fields are set. Pointers mark
+// optional fields whose zero value means something (tabId 0, amount 0).
+// Validate checks the variant's rules against the schema.
+type Action struct {
+	Type ActionType `json:"type"`
+
+	// TabID targets a tab; optional on every action except get_tabs and
+	// open_tab (a pure addition to v4), required on close_tab.
+	TabID *int `json:"tabId,omitempty"`
+
+	URL        string  `json:"url,omitempty"`        // navigate, open_tab: http(s) or about:blank
+	Selector   string  `json:"selector,omitempty"`   // click, type, hover, wait_for (xor UID); extract (optional)
+	UID        string  `json:"uid,omitempty"`        // click, type, hover, wait_for (xor Selector)
+	Text       *string `json:"text,omitempty"`       // type
+	Key        string  `json:"key,omitempty"`        // press_key: named key, character or chord
+	Direction  string  `json:"direction,omitempty"`  // scroll: up or down
+	Amount     *int    `json:"amount,omitempty"`     // scroll: CSS pixels
+	FullPage   *bool   `json:"fullPage,omitempty"`   // screenshot
+	Expression string  `json:"expression,omitempty"` // evaluate: function body, use return
+	TimeoutMs  *int    `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
+	Focus      *bool   `json:"focus,omitempty"`      // open_tab
+}
+
+// Target is how click, type, hover and wait_for address an element: exactly
+// one of UID (from the last extract) or Selector (CSS).
+type Target struct {
+	UID      string
+	Selector string
+}
+
+var uidPattern = regexp.MustCompile(`^e[0-9]+$`)
+
+// ParseTarget reads a command-line target: "e12" is a uid, anything else a
+// CSS selector.
+func ParseTarget(s string) Target {
+	if uidPattern.MatchString(s) {
+		return Target{UID: s}
+	}
+	return Target{Selector: s}
+}
+
+// Constructors for each action. They do not validate; Validate does.
+
+// Navigate loads url in the resolved tab and waits for its load event.
+func Navigate(url string) Action { return Action{Type: ActionNavigate, URL: url} }
+
+// Click dispatches a trusted mouse click at the target's centre.
+func Click(t Target) Action { return Action{Type: ActionClick, UID: t.UID, Selector: t.Selector} }
+
+// Type focuses the target and inserts text.
+func Type(t Target, text string) Action {
+	return Action{Type: ActionType_, UID: t.UID, Selector: t.Selector, Text: &text}
+}
+
+// Hover moves the mouse to the target's centre.
+func Hover(t Target) Action { return Action{Type: ActionHover, UID: t.UID, Selector: t.Selector} }
+
+// PressKey dispatches a key (or chord such as "Control+a") to the page.
+func PressKey(key string) Action { return Action{Type: ActionPressKey, Key: key} }
+
+// Scroll scrolls the page; amount <= 0 means one viewport.
+func Scroll(direction string, amount int) Action {
+	a := Action{Type: ActionScroll, Direction: direction}
+	if amount > 0 {
+		a.Amount = &amount
+	}
+	return a
+}
+
+// Screenshot captures a JPEG (q=80) of the viewport, or the full page.
+func Screenshot(fullPage bool) Action {
+	a := Action{Type: ActionScreenshot}
+	if fullPage {
+		a.FullPage = &fullPage
+	}
+	return a
+}
+
+// Extract returns text, markdown, elements and the obstacle verdict, of the
+// page or of the element matching selector.
+func Extract(selector string) Action { return Action{Type: ActionExtract, Selector: selector} }
+
+// Evaluate runs expression as the body of an arrow-IIFE: use return.
+func Evaluate(expression string) Action { return Action{Type: ActionEvaluate, Expression: expression} }
+
+// WaitFor waits until the target exists; timeout <= 0 keeps the 10 s default.
+func WaitFor(t Target, timeout time.Duration) Action {
+	a := Action{Type: ActionWaitFor, UID: t.UID, Selector: t.Selector}
+	if timeout > 0 {
+		ms := int(timeout / time.Millisecond)
+		a.TimeoutMs = &ms
+	}
+	return a
+}
+
+// GetTabs lists the tabs the blocklist allows.
+func GetTabs() Action { return Action{Type: ActionGetTabs} }
+
+// OpenTab opens url in the BUA window (or a focused window when focus).
+func OpenTab(url string, focus bool) Action {
+	a := Action{Type: ActionOpenTab, URL: url}
+	if focus {
+		a.Focus = &focus
+	}
+	return a
+}
+
+// CloseTab closes tabID.
+func CloseTab(tabID int) Action { return Action{Type: ActionCloseTab, TabID: &tabID} }
+
+// OnTab returns a copy of a addressed to tabID.
+func (a Action) OnTab(tabID int) Action {
+	a.TabID = &tabID
+	return a
+}
+
+// DefaultWaitForTimeout is wait_for's timeoutMs when the action omits it.
+const DefaultWaitForTimeout = 10 * time.Second
+
+// DefaultTimeout is the pool's deadline for a, per the bridge issue:
+// navigate, extract and screenshot 30 s; evaluate 15 s; wait_for its own
+// timeoutMs plus 5 s; every other action 30 s. A ctx deadline replaces it.
+func DefaultTimeout(a Action) time.Duration {
+	switch a.Type {
+	case ActionEvaluate:
+		return 15 * time.Second
+	case ActionWaitFor:
+		wait := DefaultWaitForTimeout
+		if a.TimeoutMs != nil {
+			wait = time.Duration(*a.TimeoutMs) * time.Millisecond
+		}
+		return wait + 5*time.Second
+	default:
+		return 30 * time.Second
+	}
+}
+
+// Validate checks a against the schema's action rules (exactly one of
+// selector/uid, timeoutMs <= 60000, absolute http(s) URLs, ...). The error
+// is invalid_action with a message naming the field.
+func (a Action) Validate() *Error {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return Errorf(CodeInvalidAction, "action does not encode: %v", err)
+	}
+	return ValidateAction(raw)
+}
+
+// ValidateAction checks a raw action object against the schema.
+func ValidateAction(raw []byte) *Error { return validate(actionSchema(), raw) }

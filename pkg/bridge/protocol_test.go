@@ -1,0 +1,119 @@
+package bridge
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVectors runs every shared protocol vector; the extension's node tests
+// run the same files, so the two validators cannot drift apart.
+func TestVectors(t *testing.T) {
+	for _, dir := range []string{"valid", "invalid"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "protocol", dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) < 20 {
+			t.Fatalf("%s: only %d vectors", dir, len(files))
+		}
+		for _, f := range files {
+			t.Run(dir+"/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, perr := Decode(data)
+				if dir == "valid" {
+					if perr != nil {
+						t.Fatalf("Decode: %v", perr)
+					}
+					if m.Type == "" {
+						t.Fatal("decoded message has no type")
+					}
+					return
+				}
+				if perr == nil {
+					t.Fatalf("Decode accepted an invalid vector as %q", m.Type)
+				}
+				if got, want := perr.Code, CodeInvalidAction; got != want {
+					t.Fatalf("code = %q, want %q", got, want)
+				}
+				if perr.Message == "" {
+					t.Fatal("empty error message")
+				}
+			})
+		}
+	}
+}
+
+func TestActionValidateMessages(t *testing.T) {
+	tests := []struct {
+		name   string
+		action Action
+		want   string // substring of the error message; "" means valid
+	}{
+		{"OK", Click(Target{UID: "e3"}), ""},
+		{"BothTargets", Action{Type: ActionClick, UID: "e1", Selector: "#a"}, "Exactly one of selector or uid"},
+		{"NoTarget", Action{Type: ActionHover}, "Exactly one of selector or uid"},
+		{"JavascriptURL", Navigate("javascript:alert(1)"), "url"},
+		{"TimeoutTooLong", WaitFor(Target{Selector: "#x"}, 61e9), "timeoutMs"},
+		{"BadKey", PressKey("Hyper+a"), "key"},
+		{"EmptyExpression", Evaluate(" "), "expression"},
+		{"ScrollSideways", Scroll("left", 0), "direction"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.action.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Validate accepted an invalid action")
+			}
+			if !strings.Contains(err.Message, tt.want) {
+				t.Fatalf("message %q does not mention %q", err.Message, tt.want)
+			}
+		})
+	}
+}
+
+func TestContract(t *testing.T) {
+	for _, c := range append(Codes, CodeBridgeUnavailable) {
+		info, ok := Contract[c]
+		if !ok {
+			t.Errorf("%s: no contract row", c)
+			continue
+		}
+		if info.Hint == "" || info.Retry == "" {
+			t.Errorf("%s: empty hint or retry", c)
+		}
+	}
+	if got, want := (&Error{Code: CodeDomainBlocked}).ExitCode(), ExitBlocked; got != want {
+		t.Errorf("domain_blocked exit = %d, want %d", got, want)
+	}
+	if got, want := (&Error{Code: CodeTimeout}).ExitCode(), ExitTimeout; got != want {
+		t.Errorf("timeout exit = %d, want %d", got, want)
+	}
+	if got, want := (&Error{Code: CodeBridgeUnavailable}).ExitCode(), ExitUnavailable; got != want {
+		t.Errorf("bridge_unavailable exit = %d, want %d", got, want)
+	}
+	if !strings.Contains(Contract[CodeElementStale].Hint, "bua extract") {
+		t.Error("element_stale hint must tell the user to run bua extract")
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	for in, want := range map[string]Target{
+		"e3": {UID: "e3"}, "e120": {UID: "e120"}, "#e3": {Selector: "#e3"},
+		"email": {Selector: "email"}, "e3 a": {Selector: "e3 a"},
+	} {
+		if got := ParseTarget(in); got != want {
+			t.Errorf("ParseTarget(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}

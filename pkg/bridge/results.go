@@ -1,0 +1,79 @@
+package bridge
+
+// Result types, one per result shape of protocol v4 §Action Schema. Every
+// result that acted on a tab carries its TabID (a pure addition to v4).
+
+// OKResult answers navigate, click, type, hover, press_key, scroll,
+// wait_for and close_tab.
+type OKResult struct {
+	OK    bool `json:"ok"`
+	TabID *int `json:"tabId,omitempty"`
+}
+
+// ScreenshotResult holds a base64 JPEG (q=80) as a data URL.
+type ScreenshotResult struct {
+	DataURL string `json:"dataUrl"`
+	TabID   *int   `json:"tabId,omitempty"`
+}
+
+// Element is one interactive accessibility-tree node from extract, per
+// protocol v4 §Element addressing. UID is e0, e1, ... in document order.
+type Element struct {
+	UID     string `json:"uid"`
+	Role    string `json:"role"`
+	Name    string `json:"name,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Visible *bool  `json:"visible,omitempty"`
+}
+
+// Obstacle is extract's page-level interruption verdict, per protocol v4
+// §Obstacle detection: Type auth_wall|captcha|access_denied, Confidence
+// low|high. High is terminal for the caller; low is advisory.
+type Obstacle struct {
+	Type       string `json:"type"`
+	Confidence string `json:"confidence"`
+	Message    string `json:"message"`
+}
+
+// ExtractResult is extract's result: text (<= 50 KB), markdown (<= 30 KB,
+// nav/footer/aside/fixed overlays stripped), at most 200 elements and the
+// obstacle verdict. URL, Title and CaptchaFrame are pure additions so a
+// saved extract can be classified again.
+type ExtractResult struct {
+	Text         string    `json:"text"`
+	Markdown     string    `json:"markdown"`
+	Elements     []Element `json:"elements"`
+	Obstacle     *Obstacle `json:"obstacle,omitempty"`
+	URL          string    `json:"url,omitempty"`
+	Title        string    `json:"title,omitempty"`
+	CaptchaFrame bool      `json:"captchaFrame,omitempty"`
+	TabID        *int      `json:"tabId,omitempty"`
+}
+
+// EvaluateResult is one of three shapes, per protocol v4 §evaluate
+// semantics: {type, value} for a JSON-serialisable value; {type,
+// description} for a DOM node, function or Map; {type, truncated, preview}
+// when the serialised value exceeded 8 KB.
+type EvaluateResult struct {
+	Type        string `json:"type"`
+	Value       any    `json:"value,omitempty"`
+	Description string `json:"description,omitempty"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	Preview     string `json:"preview,omitempty"`
+	TabID       *int   `json:"tabId,omitempty"`
+}
+
+// TabInfo is one entry of get_tabs' result array.
+type TabInfo struct {
+	TabID  int    `json:"tabId"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Domain string `json:"domain"`
+}
+
+// OpenTabResult is open_tab's result.
+type OpenTabResult struct {
+	TabID    int    `json:"tabId"`
+	WindowID int    `json:"windowId"`
+	Domain   string `json:"domain"`
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+// Command categories, as `bua --help` groups them.
+const (
+	catActions = "Actions"
+	catFlows   = "Flows"
+	catSetup   = "Setup"
+)
+
+// registry holds every command constructor; each command's file registers
+// itself in init, so adding a command touches one file.
+var registry []func(*Env) *cli.Command
+
+func register(f func(*Env) *cli.Command) { registry = append(registry, f) }
+
+// exitError carries an exit code out of a command after its message has
+// been printed.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// exit returns an error that makes run return code without printing more.
+func exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return exitError{code}
+}
+
+// globalFlags apply to every command.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print the full result or error as one JSON object"},
+		&cli.DurationFlag{Name: "timeout", Usage: "deadline for the whole command (0 = the action's own default)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only what scripts need"},
+		&cli.StringFlag{Name: "browser", Value: "auto", Usage: "which browser serves actions: auto, user or managed"},
+	}
+}
+
+func newApp(env *Env) *cli.App {
+	app := &cli.App{
+		Name:                 "bua",
+		Usage:                "drive your real Chrome, or a managed Chromium, from the shell and CI",
+		Version:              version,
+		Flags:                globalFlags(),
+		Reader:               env.Stdin,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		EnableBashCompletion: true,
+		HideHelpCommand:      false,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run() maps errors to exit codes
+	}
+	for _, f := range registry {
+		app.Commands = append(app.Commands, f(env))
+	}
+	sort.SliceStable(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
+	return app
+}
+
+// version is the binary's version; the release build may override it.
+var version = "0.1.0"
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, env *Env) int {
+	app := newApp(env)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var be *bridge.Error
+	if errors.As(err, &be) {
+		printBridgeError(env, be, false)
+		return be.ExitCode()
+	}
+	fmt.Fprintf(env.Stderr, "bua: %v\n", err)
+	return bridge.ExitUsage
+}
+
+// printBridgeError prints err the one way every command does: as JSON
+// {"error": {code, message, hint}} on stdout when asJSON, otherwise
+// "error[CODE]: message" and the hint on stderr.
+func printBridgeError(env *Env, err *bridge.Error, asJSON bool) {
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(err.Body())
+		return
+	}
+	fmt.Fprintf(env.Stderr, "error[%s]: %s\n", err.Code, err.Message)
+	if h := err.Hint(); h != "" {
+		fmt.Fprintf(env.Stderr, "hint: %s\n", h)
+	}
+}
+
+// failWith prints err in the command's output mode and returns the exit
+// error for its code.
+func failWith(c *cli.Context, env *Env, err *bridge.Error) error {
+	printBridgeError(env, err, c.Bool("json"))
+	return exit(err.ExitCode())
+}

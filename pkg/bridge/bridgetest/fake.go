@@ -1,0 +1,267 @@
+// Package bridgetest is a fake bua extension for tests: it dials a real
+// daemon over a real WebSocket, completes the real handshake, and answers
+// requests from per-action handlers. Named failure modes (Silent, Hangup,
+// Malformed, Slow) script the peers' bad days.
+package bridgetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/gorilla/websocket"
+)
+
+// Handler answers one action: a result to encode, or a protocol error.
+type Handler func(a bridge.Action) (any, *bridge.Error)
+
+// Failure modes a Handler may return as its error to misbehave instead of
+// answering.
+var (
+	// Silent never answers the request.
+	Silent = &bridge.Error{Code: "bridgetest_silent"}
+	// Hangup closes the connection mid-request.
+	Hangup = &bridge.Error{Code: "bridgetest_hangup"}
+	// Malformed answers with a frame that is not valid protocol.
+	Malformed = &bridge.Error{Code: "bridgetest_malformed"}
+)
+
+// Slow delays h by d.
+func Slow(d time.Duration, h Handler) Handler {
+	return func(a bridge.Action) (any, *bridge.Error) {
+		time.Sleep(d) // a test fake standing in for a slow page
+		return h(a)
+	}
+}
+
+// OK answers {ok: true, tabId} for any action.
+func OK(a bridge.Action) (any, *bridge.Error) {
+	return bridge.OKResult{OK: true, TabID: a.TabID}, nil
+}
+
+// Options configure Dial; zero values speak like the real extension.
+type Options struct {
+	URL             string // ws://host:port/ws/browser
+	Token           string
+	Origin          string // default: the pinned extension's Origin
+	ProtocolVersion int    // default bridge.ProtocolVersion
+	SkipHello       bool   // connect but never say hello (handshake timeout tests)
+	Caps            *bridge.Caps
+}
+
+// Extension is a connected fake.
+type Extension struct {
+	ws  *websocket.Conn
+	wmu sync.Mutex
+
+	mu       sync.Mutex
+	handlers map[bridge.ActionType]Handler
+	fallback Handler
+	requests []bridge.Action
+	closed   chan struct{}
+	closeErr error
+}
+
+// RejectError is a handshake refused with a reject message and close code.
+type RejectError struct {
+	Reject    *bridge.Reject
+	CloseCode int
+}
+
+func (e *RejectError) Error() string {
+	msg := ""
+	if e.Reject != nil && e.Reject.Error != nil {
+		msg = e.Reject.Error.Message
+	}
+	return fmt.Sprintf("rejected (close %d): %s", e.CloseCode, msg)
+}
+
+// Dial connects and completes the handshake. A refused handshake returns a
+// *RejectError; an HTTP refusal before the upgrade returns the status in
+// the error (and the *http.Response through DialHTTP).
+func Dial(ctx context.Context, o Options) (*Extension, error) {
+	if o.Origin == "" {
+		o.Origin = extension.Origin
+	}
+	if o.ProtocolVersion == 0 {
+		o.ProtocolVersion = bridge.ProtocolVersion
+	}
+	h := http.Header{}
+	h.Set("Origin", o.Origin)
+	ws, resp, err := websocket.DefaultDialer.DialContext(ctx, o.URL, h)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("dial: HTTP %d: %w", resp.StatusCode, err)
+		}
+		return nil, err
+	}
+	e := &Extension{ws: ws, handlers: map[bridge.ActionType]Handler{}, fallback: OK, closed: make(chan struct{})}
+	if o.SkipHello {
+		go e.readLoop()
+		return e, nil
+	}
+	caps := o.Caps
+	if caps == nil {
+		caps = &bridge.Caps{Actions: actionNames()}
+	}
+	hello := bridge.Hello{Type: bridge.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
+	if err := ws.WriteJSON(hello); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	_, data, err := ws.ReadMessage()
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	m, perr := bridge.Decode(data)
+	if perr != nil {
+		ws.Close()
+		return nil, perr
+	}
+	if m.Type == bridge.TypeReject {
+		code := 0
+		if _, _, err := ws.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				code = ce.Code
+			}
+		}
+		ws.Close()
+		return nil, &RejectError{Reject: m.Reject, CloseCode: code}
+	}
+	if m.Type != bridge.TypeAck {
+		ws.Close()
+		return nil, fmt.Errorf("expected ack, got %s", m.Type)
+	}
+	go e.readLoop()
+	return e, nil
+}
+
+func actionNames() []string {
+	out := make([]string, len(bridge.Actions))
+	for i, a := range bridge.Actions {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// Handle sets the handler for one action type.
+func (e *Extension) Handle(t bridge.ActionType, h Handler) {
+	e.mu.Lock()
+	e.handlers[t] = h
+	e.mu.Unlock()
+}
+
+// HandleAll sets the handler for actions without their own.
+func (e *Extension) HandleAll(h Handler) {
+	e.mu.Lock()
+	e.fallback = h
+	e.mu.Unlock()
+}
+
+// Requests returns the actions received so far, in arrival order.
+func (e *Extension) Requests() []bridge.Action {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]bridge.Action(nil), e.requests...)
+}
+
+// Closed is closed when the connection ends; CloseErr then tells why.
+func (e *Extension) Closed() <-chan struct{} { return e.closed }
+
+// CloseErr is the read error that ended the connection (a
+// *websocket.CloseError carries the daemon's close code).
+func (e *Extension) CloseErr() error {
+	<-e.closed
+	return e.closeErr
+}
+
+// SendEvent sends {type:"event", event: ev}.
+func (e *Extension) SendEvent(ev map[string]any) error {
+	return e.write(map[string]any{"type": "event", "event": ev})
+}
+
+// SendRaw writes one text frame as is.
+func (e *Extension) SendRaw(data []byte) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return e.ws.WriteMessage(websocket.TextMessage, data)
+}
+
+// Close hangs up.
+func (e *Extension) Close() error { return e.ws.Close() }
+
+func (e *Extension) write(v any) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return e.ws.WriteJSON(v)
+}
+
+func (e *Extension) readLoop() {
+	defer close(e.closed)
+	for {
+		_, data, err := e.ws.ReadMessage()
+		if err != nil {
+			e.closeErr = err
+			return
+		}
+		m, perr := bridge.Decode(data)
+		if perr != nil {
+			// Like the real extension: an invalid request that has an id
+			// is answered, so the caller learns why at once.
+			var probe struct{ Type, ID string }
+			if json.Unmarshal(data, &probe) == nil && probe.Type == "request" && probe.ID != "" {
+				_ = e.write(map[string]any{"type": "response", "id": probe.ID, "error": perr})
+			}
+			continue
+		}
+		if m.Type != bridge.TypeRequest {
+			continue
+		}
+		go e.serve(m.Request)
+	}
+}
+
+func (e *Extension) serve(r *bridge.Request) {
+	e.mu.Lock()
+	e.requests = append(e.requests, r.Action)
+	h := e.handlers[r.Action.Type]
+	if h == nil {
+		h = e.fallback
+	}
+	e.mu.Unlock()
+	res, perr := h(r.Action)
+	switch perr {
+	case Silent:
+		return
+	case Hangup:
+		e.ws.Close()
+		return
+	case Malformed:
+		_ = e.SendRaw([]byte(`{"type":"response","id":"` + r.ID + `","result":{"ok":true},"error":{"code":"nope"}}`))
+		return
+	}
+	resp := map[string]any{"type": "response", "id": r.ID}
+	if perr != nil {
+		resp["error"] = perr
+	} else {
+		resp["result"] = res
+	}
+	_ = e.write(resp)
+}
+
+// MustJSON is a test helper that marshals v or panics.
+func MustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,303 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/home"
+)
+
+// ClientOptions configure Dial.
+type ClientOptions struct {
+	Dirs home.Dirs
+	// AutoStart starts `bua serve` in the background when no daemon
+	// answers, then waits for its socket.
+	AutoStart bool
+	// Exe is the bua binary to start (default: this executable).
+	Exe string
+	// Env is the daemon's environment (default: this process's).
+	Env []string
+	// Browser is the --browser selection sent with every request.
+	Browser Selection
+	// StartTimeout bounds the wait for an auto-started daemon (default 10s).
+	StartTimeout time.Duration
+}
+
+// Client is a CLI command's link to the daemon. It is safe for concurrent
+// use: requests are multiplexed over one socket by id.
+type Client struct {
+	opts ClientOptions
+	conn net.Conn
+	wmu  sync.Mutex
+	enc  *json.Encoder
+	seq  atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[string]chan linkResponse
+	err     error // set when the read loop ends
+}
+
+// ErrNoDaemon means no daemon answered and AutoStart was off.
+var ErrNoDaemon = errors.New("bua daemon is not running")
+
+// Dial connects to the daemon, starting one when opts.AutoStart allows.
+// Failure is a *Error with CodeBridgeUnavailable.
+func Dial(ctx context.Context, opts ClientOptions) (*Client, *Error) {
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 10 * time.Second
+	}
+	sock := opts.Dirs.Socket()
+	conn, err := dialSocket(ctx, sock)
+	if err != nil && opts.AutoStart {
+		if serr := startDaemon(opts); serr != nil {
+			return nil, Errorf(CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
+		}
+		conn, err = waitSocket(ctx, sock, opts.StartTimeout)
+	}
+	if err != nil {
+		return nil, Errorf(CodeBridgeUnavailable, "%v (%s): start it with `bua serve`, or run any action command, which starts it", ErrNoDaemon, sock)
+	}
+	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
+	go c.readLoop()
+	return c, nil
+}
+
+func dialSocket(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", path)
+}
+
+func waitSocket(ctx context.Context, path string, limit time.Duration) (net.Conn, error) {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		conn, err := dialSocket(ctx, path)
+		if err == nil {
+			return conn, nil
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return nil, fmt.Errorf("daemon did not open %s within %s", path, limit)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// startDaemon runs `bua serve` in its own session with no inherited stdio,
+// so callers that capture output (CI steps, $(...)) never hang on it; the
+// daemon logs to its own file.
+func startDaemon(opts ClientOptions) error {
+	exe := opts.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if err := opts.Dirs.Ensure(); err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, "serve")
+	cmd.Env = opts.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reap if it exits early (lock held by a racing start)
+	return nil
+}
+
+// Close hangs up; the daemon aborts this client's unfinished requests.
+func (c *Client) Close() error { return c.conn.Close() }
+
+func (c *Client) readLoop() {
+	sc := bufio.NewScanner(c.conn)
+	sc.Buffer(make([]byte, 64<<10), MaxMessage)
+	for sc.Scan() {
+		var r linkResponse
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[r.ID]
+		if !r.More {
+			delete(c.pending, r.ID)
+		}
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- r
+		}
+	}
+	c.mu.Lock()
+	c.err = errors.New("daemon closed the connection")
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(), *Error) {
+	req.ID = strconv.FormatUint(c.seq.Add(1), 10)
+	ch := make(chan linkResponse, buffer)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return nil, nil, Errorf(CodeBridgeUnavailable, "%v: run `bua status`", c.err)
+	}
+	c.pending[req.ID] = ch
+	c.mu.Unlock()
+	done := func() {
+		c.mu.Lock()
+		delete(c.pending, req.ID)
+		c.mu.Unlock()
+	}
+	c.wmu.Lock()
+	err := c.enc.Encode(req)
+	c.wmu.Unlock()
+	if err != nil {
+		done()
+		return nil, nil, Errorf(CodeBridgeUnavailable, "write to daemon: %v", err)
+	}
+	return ch, done, nil
+}
+
+func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *Error) {
+	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
+		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
+	}
+	ch, done, err := c.roundTrip(ctx, req, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return nil, Errorf(CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
+		}
+		return r.Result, r.Error
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, Errorf(CodeTimeout, "%s did not finish before the deadline", req.Op)
+		}
+		return nil, Errorf(CodeInternalError, "aborted by caller")
+	}
+}
+
+// Request validates a locally (an invalid action never leaves the CLI),
+// then runs it in the daemon. It implements Requester.
+func (c *Client) Request(ctx context.Context, a Action) (json.RawMessage, *Error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(a)
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: c.opts.Browser})
+}
+
+// RequestRaw sends a raw action object; with noValidate neither the CLI nor
+// the daemon checks it, so the extension's own validation answers.
+func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *Error) {
+	if !noValidate {
+		if err := ValidateAction(action); err != nil {
+			return nil, err
+		}
+	}
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate})
+}
+
+// Status asks the daemon for its Status.
+func (c *Client) Status(ctx context.Context) (Status, *Error) {
+	var s Status
+	raw, err := c.call(ctx, linkRequest{Op: OpStatus})
+	if err != nil {
+		return s, err
+	}
+	if jerr := json.Unmarshal(raw, &s); jerr != nil {
+		return s, Errorf(CodeInternalError, "status: %v", jerr)
+	}
+	return s, nil
+}
+
+// StopDaemon asks the daemon to stop.
+func (c *Client) StopDaemon(ctx context.Context) *Error {
+	_, err := c.call(ctx, linkRequest{Op: OpStop})
+	return err
+}
+
+// PairCode mints a one-time pairing code.
+func (c *Client) PairCode(ctx context.Context) (PairCode, *Error) {
+	var pc PairCode
+	raw, err := c.call(ctx, linkRequest{Op: OpPairCode})
+	if err == nil {
+		_ = json.Unmarshal(raw, &pc)
+	}
+	return pc, err
+}
+
+// BrowserStart launches the managed browser (unless it runs) and waits for
+// its extension's hello.
+func (c *Client) BrowserStart(ctx context.Context, o BrowserOptions) (ManagedStatus, *Error) {
+	var ms ManagedStatus
+	raw, err := c.call(ctx, linkRequest{Op: OpBrowserStart, Options: &o})
+	if err == nil {
+		_ = json.Unmarshal(raw, &ms)
+	}
+	return ms, err
+}
+
+// BrowserStop stops the managed browser; false when none ran.
+func (c *Client) BrowserStop(ctx context.Context) (bool, *Error) {
+	raw, err := c.call(ctx, linkRequest{Op: OpBrowserStop})
+	var r struct{ Stopped bool }
+	if err == nil {
+		_ = json.Unmarshal(raw, &r)
+	}
+	return r.Stopped, err
+}
+
+// Follow streams events as they arrive until ctx ends. subscribed, when not
+// nil, runs once the daemon has subscribed this client, so a caller can
+// print the log file first without missing events in between.
+func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRecord)) *Error {
+	ch, done, err := c.roundTrip(ctx, linkRequest{Op: OpEvents}, 64)
+	if err != nil {
+		return err
+	}
+	defer done()
+	for {
+		select {
+		case r, ok := <-ch:
+			if !ok {
+				return Errorf(CodeBridgeUnavailable, "the daemon stopped")
+			}
+			if r.Error != nil {
+				return r.Error
+			}
+			if r.Event == nil {
+				if subscribed != nil {
+					subscribed()
+				}
+				continue
+			}
+			fn(*r.Event)
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package bridge
+
+import (
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Connection timing and size limits (gorilla chat example).
+const (
+	writeWait  = 10 * time.Second // one frame's write deadline
+	pongWait   = 60 * time.Second // no message or pong for this long: the peer is dead
+	pingPeriod = 20 * time.Second // protocol pings keep NATs and proxies honest; heartbeats keep the MV3 worker alive
+
+	// MaxHandshakeMessage bounds messages before ack: a hello is tiny, so a
+	// peer cannot make the daemon buffer megabytes before it authenticates.
+	MaxHandshakeMessage = 8 << 10
+	// MaxMessage bounds messages after ack: large enough for a full-page
+	// screenshot's base64 JPEG.
+	MaxMessage = 64 << 20
+
+	sendBuffer = 256 // queued outgoing frames per connection
+)
+
+// Kind names a pairing: the person's own Chrome, or the managed browser bua
+// launches. The pool holds at most one connection per kind.
+type Kind string
+
+// Pairing kinds.
+const (
+	KindUser    Kind = "user"
+	KindManaged Kind = "managed"
+)
+
+// Conn is one authenticated extension connection. One reader goroutine
+// decodes frames; one writer goroutine owns every write, since gorilla
+// allows one concurrent writer.
+type Conn struct {
+	Kind        Kind
+	Hello       Hello
+	ConnectedAt time.Time
+
+	ws       *websocket.Conn
+	send     chan []byte
+	done     chan struct{}
+	lastSeen atomic.Int64 // unix ms of the last frame or pong
+	log      *slog.Logger
+	onEvent  func(*Conn, Event)
+
+	mu        sync.Mutex
+	pending   map[string]chan *Response
+	closed    bool
+	closeOnce sync.Once
+	closeCode int
+	closeMsg  string
+}
+
+func newConn(ws *websocket.Conn, kind Kind, hello Hello, log *slog.Logger, onEvent func(*Conn, Event)) *Conn {
+	c := &Conn{
+		Kind: kind, Hello: hello, ConnectedAt: time.Now(),
+		ws: ws, send: make(chan []byte, sendBuffer), done: make(chan struct{}),
+		log: log, onEvent: onEvent, pending: make(map[string]chan *Response),
+	}
+	c.touch()
+	return c
+}
+
+func (c *Conn) touch() { c.lastSeen.Store(time.Now().UnixMilli()) }
+
+// LastSeen is when the peer last sent anything, heartbeats and pongs
+// included.
+func (c *Conn) LastSeen() time.Time { return time.UnixMilli(c.lastSeen.Load()) }
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// InFlight is the number of requests awaiting a response.
+func (c *Conn) InFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}
+
+// start runs the reader and writer; it returns at once.
+func (c *Conn) start() {
+	go c.writeLoop()
+	go c.readLoop()
+}
+
+func (c *Conn) readLoop() {
+	defer c.shutdown(websocket.CloseNormalClosure, "")
+	c.ws.SetReadLimit(MaxMessage)
+	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.ws.SetPongHandler(func(string) error {
+		c.touch()
+		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	})
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			if websocket.IsUnexpectedCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
+				c.log.Info("extension connection ended", "kind", c.Kind, "err", err)
+			}
+			return
+		}
+		c.touch()
+		_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+		c.handle(data)
+	}
+}
+
+func (c *Conn) handle(data []byte) {
+	m, perr := Decode(data)
+	if perr != nil {
+		// A response we cannot parse still fails its request at once
+		// rather than leaving the caller to time out.
+		var probe struct {
+			Type MessageType `json:"type"`
+			ID   string      `json:"id"`
+		}
+		if json.Unmarshal(data, &probe) == nil && probe.Type == TypeResponse && probe.ID != "" {
+			c.deliver(probe.ID, &Response{ID: probe.ID, Error: Errorf(CodeInternalError, "extension sent an invalid response: %s", perr.Message)})
+		}
+		c.log.Warn("dropping invalid message from extension", "kind", c.Kind, "err", perr.Message)
+		return
+	}
+	switch m.Type {
+	case TypeResponse:
+		c.deliver(m.Response.ID, m.Response)
+	case TypeEvent:
+		if m.Event.Event.Type == EventHeartbeat {
+			return // only refreshes lastSeen, never logged
+		}
+		if c.onEvent != nil {
+			c.onEvent(c, m.Event.Event)
+		}
+	default:
+		c.log.Warn("dropping unexpected message from extension", "kind", c.Kind, "type", m.Type)
+	}
+}
+
+func (c *Conn) deliver(id string, r *Response) {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	if ok {
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.log.Warn("dropping stray or late response", "kind", c.Kind, "id", id)
+		return
+	}
+	ch <- r // buffered 1: never blocks
+}
+
+func (c *Conn) writeLoop() {
+	ticker := time.NewTicker(pingPeriod)
+	defer ticker.Stop()
+	for {
+		select {
+		case frame := <-c.send:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+				c.shutdown(websocket.CloseAbnormalClosure, "write failed")
+				return
+			}
+		case <-ticker.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				c.shutdown(websocket.CloseAbnormalClosure, "ping failed")
+				return
+			}
+		case <-c.done:
+			c.mu.Lock()
+			code, msg := c.closeCode, c.closeMsg
+			c.mu.Unlock()
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, msg), time.Now().Add(writeWait))
+			_ = c.ws.Close()
+			return
+		}
+	}
+}
+
+// Close ends the connection with a close code (CloseReplaced, say) and
+// fails every pending request at once.
+func (c *Conn) Close(code int, reason string) { c.shutdown(code, reason) }
+
+func (c *Conn) shutdown(code int, reason string) {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.closeCode, c.closeMsg = code, reason
+		pending := c.pending
+		c.pending = make(map[string]chan *Response)
+		c.mu.Unlock()
+		why := "extension disconnected"
+		if reason != "" {
+			why += ": " + reason
+		}
+		for id, ch := range pending {
+			ch <- &Response{ID: id, Error: Errorf(CodeInternalError, "%s before answering", why)}
+		}
+		close(c.done)
+	})
+}
+
+// register adds a pending request; false when the connection is closed.
+func (c *Conn) register(id string) (chan *Response, bool) {
+	ch := make(chan *Response, 1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, false
+	}
+	c.pending[id] = ch
+	return ch, true
+}
+
+func (c *Conn) unregister(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}

@@ -1,0 +1,314 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/home"
+	"golang.org/x/time/rate"
+)
+
+// DefaultListen is the extension's default daemon address, per spec 001
+// §Runtime Topology.
+const DefaultListen = "127.0.0.1:48123"
+
+// Config configures a Daemon. Zero values take the documented defaults.
+type Config struct {
+	Dirs home.Dirs
+	// Listen is the WebSocket address; "127.0.0.1:0" picks a free port.
+	Listen string
+	// ExtensionID is the pinned extension; its Origin is always allowed.
+	ExtensionID string
+	// AllowOrigins adds exact Origins (for example a dev build's ID).
+	AllowOrigins []string
+	// ServerVersion is sent in ack.
+	ServerVersion string
+	// IdleTimeout stops the daemon after this long with no CLI request
+	// (default 1h; negative disables).
+	IdleTimeout time.Duration
+	// ConnectGrace is how long a request waits for an extension to connect
+	// before bua launches a managed browser or gives up (default 2s).
+	ConnectGrace time.Duration
+	// Getenv reads CI and friends (default os.Getenv).
+	Getenv func(string) string
+	// Launch starts a managed browser; nil disables launching.
+	Launch Launcher
+	// Log receives the daemon's structured log (default: discard).
+	Log *slog.Logger
+}
+
+// Daemon is `bua serve`: the extension's WebSocket endpoint, the pool, and
+// the CLI's unix socket.
+type Daemon struct {
+	cfg     Config
+	log     *slog.Logger
+	pool    *Pool
+	origins map[string]struct{}
+	limiter *rate.Limiter
+	codes   pairCodes
+	events  *eventLog
+	managed managedBrowser
+
+	port         int
+	addr         string
+	started      time.Time
+	lastActivity atomic.Int64
+	stopOnce     sync.Once
+	stopCh       chan struct{}
+}
+
+// New checks cfg and returns a daemon ready to Run.
+func New(cfg Config) (*Daemon, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.ExtensionID == "" {
+		cfg.ExtensionID = extension.ID
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = time.Hour
+	}
+	if cfg.ConnectGrace == 0 {
+		cfg.ConnectGrace = 2 * time.Second
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Daemon{
+		cfg: cfg, log: log, pool: NewPool(log),
+		origins: map[string]struct{}{"chrome-extension://" + cfg.ExtensionID: {}},
+		// 20 wrong tokens a minute, then one every 3 s: a few typos never
+		// lock the real extension out, a guessing loop gets nowhere.
+		limiter: rate.NewLimiter(rate.Every(3*time.Second), 20),
+		events:  &eventLog{path: cfg.Dirs.EventLog()},
+		stopCh:  make(chan struct{}),
+	}
+	for _, o := range cfg.AllowOrigins {
+		d.origins[o] = struct{}{}
+	}
+	return d, nil
+}
+
+// Pool returns the daemon's pool.
+func (d *Daemon) Pool() *Pool { return d.pool }
+
+// Addr is the WebSocket listener's address once Run has started.
+func (d *Daemon) Addr() string { return d.addr }
+
+// URL is the extension's WebSocket URL.
+func (d *Daemon) URL() string { return "ws://" + d.addr + "/ws/browser" }
+
+// Info is what daemon.json holds for the CLI: who serves, and where.
+type Info struct {
+	PID       int       `json:"pid"`
+	Listen    string    `json:"listen"`
+	URL       string    `json:"url"`
+	Version   string    `json:"version"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// ReadInfo reads the running daemon's info file.
+func ReadInfo(dirs home.Dirs) (Info, error) {
+	var info Info
+	data, err := os.ReadFile(dirs.InfoFile())
+	if err != nil {
+		return info, err
+	}
+	return info, json.Unmarshal(data, &info)
+}
+
+// Stop asks Run to return.
+func (d *Daemon) Stop() { d.stopOnce.Do(func() { close(d.stopCh) }) }
+
+// Run takes the lock, listens, and serves until ctx ends, Stop is called or
+// the daemon has been idle for IdleTimeout. ready, when not nil, is called
+// once both listeners are up.
+func (d *Daemon) Run(ctx context.Context, ready func()) error {
+	dirs := d.cfg.Dirs
+	if err := dirs.Ensure(); err != nil {
+		return err
+	}
+	lock, err := home.Lock(dirs.LockFile())
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if _, err := EnsureToken(dirs.ManagedTokenFile(), false); err != nil {
+		return err
+	}
+
+	tcp, err := net.Listen("tcp", d.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another program using the port? pass --listen)", d.cfg.Listen, err)
+	}
+	d.addr = tcp.Addr().String()
+	d.port = tcp.Addr().(*net.TCPAddr).Port
+	sock, err := home.ListenSocket(dirs.Socket())
+	if err != nil {
+		tcp.Close()
+		return err
+	}
+	d.started = time.Now()
+	d.lastActivity.Store(d.started.UnixMilli())
+	info, _ := json.Marshal(Info{PID: os.Getpid(), Listen: d.addr, URL: d.URL(), Version: d.cfg.ServerVersion, StartedAt: d.started})
+	if err := home.WriteFile(dirs.InfoFile(), info); err != nil {
+		return err
+	}
+
+	srv := &http.Server{Handler: d, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(tcp) }()
+	go d.acceptLink(sock)
+	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
+	if ready != nil {
+		ready()
+	}
+
+	idle := time.NewTicker(time.Minute)
+	defer idle.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-d.stopCh:
+			break loop
+		case <-idle.C:
+			last := time.UnixMilli(d.lastActivity.Load())
+			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 {
+				d.log.Info("idle: stopping", "idleFor", time.Since(last).Round(time.Second))
+				break loop
+			}
+		}
+	}
+
+	d.log.Info("daemon stopping")
+	sock.Close()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutCtx)
+	for _, c := range d.pool.Conns() {
+		c.Close(1001, "bua daemon stopping")
+	}
+	d.managed.stop(shutCtx)
+	_ = os.Remove(dirs.Socket())
+	_ = os.Remove(dirs.InfoFile())
+	return nil
+}
+
+func (d *Daemon) tokens() map[Kind]string {
+	user, _ := ReadToken(d.cfg.Dirs.TokenFile())
+	managed, _ := ReadToken(d.cfg.Dirs.ManagedTokenFile())
+	return map[Kind]string{KindUser: user, KindManaged: managed}
+}
+
+func (d *Daemon) onEvent(c *Conn, ev Event) {
+	d.log.Info("extension event", "kind", c.Kind, "type", ev.Type, "event", string(ev.Raw))
+	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
+		d.log.Warn("event log write failed", "err", err)
+	}
+}
+
+// request runs one CLI request: pick (or wait for, or launch) a browser,
+// then send. It is where --browser and the auto-launch policy meet.
+func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *Error) {
+	d.lastActivity.Store(time.Now().UnixMilli())
+	var a Action
+	if err := json.Unmarshal(lr.Action, &a); err != nil && !lr.NoValidate {
+		return nil, Errorf(CodeInvalidAction, "action is not a JSON object: %v", err)
+	}
+	if !lr.NoValidate {
+		if err := ValidateAction(lr.Action); err != nil {
+			return nil, err
+		}
+	}
+	if lr.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	c, err := d.acquire(ctx, lr.Browser)
+	if err != nil {
+		return nil, err
+	}
+	if lr.NoValidate {
+		return d.pool.SendRaw(ctx, c, lr.Action)
+	}
+	return d.pool.send(ctx, c, a)
+}
+
+// acquire returns the connection sel picks, waiting ConnectGrace for one to
+// appear, then launching a managed browser where policy allows: always for
+// --browser managed; for auto only when no user pairing exists or CI=true,
+// because a headless browser without the person's logins would surprise
+// them.
+func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *Error) {
+	if sel == "" {
+		sel = SelectAuto
+	}
+	if c := d.pool.Conn(sel); c != nil {
+		return c, nil
+	}
+	graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
+	c, _ := d.pool.WaitConn(graceCtx, sel)
+	cancel()
+	if c != nil {
+		return c, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, Action{Type: "request"})
+	}
+	switch {
+	case sel == SelectUser:
+		return nil, Errorf(CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
+	case sel == SelectAuto && !d.mayAutoLaunch():
+		return nil, Errorf(CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
+	}
+	if d.cfg.Launch == nil {
+		return nil, Errorf(CodeBridgeUnavailable, "no browser is connected and this daemon cannot launch one: run `bua browser start`")
+	}
+	if err := d.managed.start(d, BrowserOptions{Headless: true}); err != nil {
+		return nil, err
+	}
+	return d.waitManaged(ctx)
+}
+
+func (d *Daemon) mayAutoLaunch() bool {
+	if d.cfg.Getenv("CI") == "true" {
+		return true
+	}
+	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
+	return tok == ""
+}
+
+// ManagedConnectTimeout bounds how long a launched browser has to load the
+// extension and say hello.
+const ManagedConnectTimeout = 30 * time.Second
+
+func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *Error) {
+	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
+	defer cancel()
+	c, err := d.pool.WaitConn(wctx, SelectManaged)
+	if err == nil {
+		return c, nil
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return nil, Errorf(CodeInternalError, "aborted by caller")
+	}
+	return nil, Errorf(CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
+}
+
+func pid() int { return os.Getpid() }

@@ -1,0 +1,495 @@
+package bridge_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/home"
+	"github.com/gorilla/websocket"
+)
+
+func TestHandshake(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	tests := []struct {
+		name      string
+		opts      bridgetest.Options
+		wantClose int // 0: ack
+		wantMsg   string
+	}{
+		{"Ack", bridgetest.Options{Token: h.UserToken}, 0, ""},
+		{"AckManaged", bridgetest.Options{Token: h.ManagedToken}, 0, ""},
+		{"VersionMismatch", bridgetest.Options{Token: h.UserToken, ProtocolVersion: 3}, bridge.CloseVersionMismatch, "update the bua extension"},
+		{"WrongToken", bridgetest.Options{Token: strings.Repeat("0", 64)}, bridge.CloseBadToken, "bua pair"},
+		{"MissingToken", bridgetest.Options{}, bridge.CloseBadToken, "no pairing token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.URL = h.URL()
+			e, err := bridgetest.Dial(context.Background(), tt.opts)
+			if tt.wantClose == 0 {
+				if err != nil {
+					t.Fatalf("Dial: %v", err)
+				}
+				e.Close()
+				return
+			}
+			var rej *bridgetest.RejectError
+			if !errors.As(err, &rej) {
+				t.Fatalf("Dial error = %v, want a reject", err)
+			}
+			if got, want := rej.CloseCode, tt.wantClose; got != want {
+				t.Errorf("close code = %d, want %d", got, want)
+			}
+			if got, want := rej.Reject.Error.Code, bridge.CodeInvalidAction; got != want {
+				t.Errorf("reject code = %q, want %q", got, want)
+			}
+			if got, want := rej.Reject.RequiredMinProtocolVersion, 4; got != want {
+				t.Errorf("requiredMinProtocolVersion = %d, want %d", got, want)
+			}
+			if !strings.Contains(rej.Reject.Error.Message, tt.wantMsg) {
+				t.Errorf("message %q does not say %q", rej.Reject.Error.Message, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestHandshakeTimeout(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	e, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), SkipHello: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var ce *websocket.CloseError
+	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseHandshake {
+		t.Fatalf("close = %v, want code %d", err, bridge.CloseHandshake)
+	}
+	if d := time.Since(start); d < 4*time.Second {
+		t.Errorf("closed after %s, before the 5s hello window", d)
+	}
+}
+
+func TestHandshakeFirstMessageNotHello(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	e, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), SkipHello: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = e.SendEvent(map[string]any{"type": "heartbeat"})
+	var ce *websocket.CloseError
+	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseHandshake {
+		t.Fatalf("close = %v, want code %d", err, bridge.CloseHandshake)
+	}
+}
+
+func TestOriginAndHost(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{AllowOrigins: []string{"chrome-extension://devbuildaaaaaaaaaaaaaaaaaaaaaaaa"}})
+	addr := h.Daemon.Addr()
+	tests := []struct {
+		name, host, origin string
+		want               int
+	}{
+		{"PinnedOrigin", addr, extension.Origin, http.StatusBadRequest}, // passes checks; not an upgrade request
+		{"AddedOrigin", addr, "chrome-extension://devbuildaaaaaaaaaaaaaaaaaaaaaaaa", http.StatusBadRequest},
+		{"WebPageOrigin", addr, "https://evil.example", http.StatusForbidden},
+		{"OtherExtension", addr, "chrome-extension://abcdefghijklmnopabcdefghijklmnop", http.StatusForbidden},
+		{"NullOrigin", addr, "null", http.StatusForbidden},
+		{"MissingOrigin", addr, "", http.StatusForbidden},
+		{"RebindingHost", "evil.example:" + strings.Split(addr, ":")[1], extension.Origin, http.StatusForbidden},
+		{"WrongPort", "127.0.0.1:1", extension.Origin, http.StatusForbidden},
+		{"LocalhostName", "localhost:" + strings.Split(addr, ":")[1], extension.Origin, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", "http://"+addr+"/ws/browser", nil)
+			req.Host = tt.host
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.StatusCode; got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	// A real upgrade from a web page's Origin never reaches the handshake.
+	_, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken, Origin: "http://localhost:3000"})
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("web-page origin dial = %v, want HTTP 403", err)
+	}
+}
+
+func TestWrongTokenRateLimit(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	wrong := bridgetest.Options{URL: h.URL(), Token: "nope"}
+	// A few typos must not lock out the real extension.
+	for i := 0; i < 3; i++ {
+		if _, err := bridgetest.Dial(context.Background(), wrong); err == nil {
+			t.Fatal("wrong token accepted")
+		}
+	}
+	e, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken})
+	if err != nil {
+		t.Fatalf("real token after 3 mistakes: %v", err)
+	}
+	e.Close()
+	// A guessing loop runs dry and is told to wait.
+	var last error
+	for i := 0; i < 25; i++ {
+		_, last = bridgetest.Dial(context.Background(), wrong)
+	}
+	var rej *bridgetest.RejectError
+	if !errors.As(last, &rej) || !strings.Contains(rej.Reject.Error.Message, "too many") {
+		t.Fatalf("after 28 wrong tokens: %v, want a rate-limit reject", last)
+	}
+}
+
+func TestReadLimitBeforeAck(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	hdr := http.Header{"Origin": {extension.Origin}}
+	ws, _, err := websocket.DefaultDialer.Dial(h.URL(), hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	big := `{"type":"hello","protocolVersion":4,"clientVersion":"x","pairingToken":"` + strings.Repeat("a", bridge.MaxHandshakeMessage) + `"}`
+	_ = ws.WriteMessage(websocket.TextMessage, []byte(big))
+	_, _, err = ws.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseMessageTooBig {
+		t.Fatalf("oversized hello: %v, want close %d", err, websocket.CloseMessageTooBig)
+	}
+}
+
+func TestReplacement(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	first := h.Connect(t)
+	first.Handle(bridge.ActionClick, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+	c := h.Client(t)
+	errc := make(chan *bridge.Error, 1)
+	go func() {
+		_, err := c.Request(context.Background(), bridge.Click(bridge.Target{UID: "e1"}))
+		errc <- err
+	}()
+	waitInFlight(t, h.Daemon.Pool(), 1)
+
+	second, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	var ce *websocket.CloseError
+	if err := first.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseReplaced {
+		t.Fatalf("old connection closed with %v, want %d", err, bridge.CloseReplaced)
+	}
+	select {
+	case err := <-errc:
+		if err == nil || err.Code != bridge.CodeInternalError {
+			t.Fatalf("pending request on replaced connection = %v, want internal_error", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("pending request did not fail at once on replacement")
+	}
+	if got := len(h.Daemon.Pool().Conns()); got != 1 {
+		t.Fatalf("pool holds %d connections, want 1", got)
+	}
+}
+
+func waitInFlight(t *testing.T, p *bridge.Pool, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Stats().InFlight != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("in-flight = %d, want %d", p.Stats().InFlight, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestPool_Request(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	pool := h.Daemon.Pool()
+
+	t.Run("OK", func(t *testing.T) {
+		res, err := pool.Request(context.Background(), bridge.Navigate("https://example.com").OnTab(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok bridge.OKResult
+		if json.Unmarshal(res, &ok); !ok.OK || ok.TabID == nil || *ok.TabID != 7 {
+			t.Fatalf("result = %s", res)
+		}
+	})
+	t.Run("ErrorResponse", func(t *testing.T) {
+		ext.Handle(bridge.ActionClick, func(bridge.Action) (any, *bridge.Error) {
+			return nil, bridge.Errorf(bridge.CodeElementStale, "uid e3 is stale")
+		})
+		_, err := pool.Request(context.Background(), bridge.Click(bridge.Target{UID: "e3"}))
+		if err == nil || err.Code != bridge.CodeElementStale || err.Message != "uid e3 is stale" {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("InvalidNeverSent", func(t *testing.T) {
+		before := len(ext.Requests())
+		_, err := pool.Request(context.Background(), bridge.Navigate("javascript:alert(1)"))
+		if err == nil || err.Code != bridge.CodeInvalidAction {
+			t.Fatalf("err = %v, want invalid_action", err)
+		}
+		if len(ext.Requests()) != before {
+			t.Fatal("an invalid action reached the extension")
+		}
+	})
+	t.Run("Timeout", func(t *testing.T) {
+		ext.Handle(bridge.ActionHover, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_, err := pool.Request(ctx, bridge.Hover(bridge.Target{Selector: "a"}))
+		if err == nil || err.Code != bridge.CodeTimeout {
+			t.Fatalf("err = %v, want timeout", err)
+		}
+		if n := pool.Stats().InFlight; n != 0 {
+			t.Fatalf("in-flight after timeout = %d, want 0", n)
+		}
+	})
+	t.Run("Cancelled", func(t *testing.T) {
+		ext.Handle(bridge.ActionScroll, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		_, err := pool.Request(ctx, bridge.Scroll("down", 0))
+		if err == nil || err.Code != bridge.CodeInternalError || err.Message != "aborted by caller" {
+			t.Fatalf("err = %v, want internal_error aborted by caller", err)
+		}
+		if n := pool.Stats().InFlight; n != 0 {
+			t.Fatalf("in-flight after cancel = %d, want 0", n)
+		}
+	})
+	t.Run("Malformed", func(t *testing.T) {
+		ext.Handle(bridge.ActionPressKey, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Malformed })
+		_, err := pool.Request(context.Background(), bridge.PressKey("Enter"))
+		if err == nil || err.Code != bridge.CodeInternalError {
+			t.Fatalf("err = %v, want internal_error for an invalid response", err)
+		}
+	})
+	t.Run("Disconnect", func(t *testing.T) {
+		ext.Handle(bridge.ActionExtract, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Hangup })
+		_, err := pool.Request(context.Background(), bridge.Extract(""))
+		if err == nil || err.Code != bridge.CodeInternalError || !strings.Contains(err.Message, "disconnected") {
+			t.Fatalf("err = %v, want internal_error disconnected", err)
+		}
+	})
+}
+
+func TestDisconnectFailsEveryPending(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	ext.HandleAll(func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+	const n = 5
+	errs := make(chan *bridge.Error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			_, err := h.Daemon.Pool().Request(context.Background(), bridge.GetTabs())
+			errs <- err
+		}()
+	}
+	waitInFlight(t, h.Daemon.Pool(), n)
+	ext.Close()
+	for i := 0; i < n; i++ {
+		select {
+		case err := <-errs:
+			if err == nil || err.Code != bridge.CodeInternalError {
+				t.Fatalf("pending %d: %v, want internal_error", i, err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("pending requests did not fail at once")
+		}
+	}
+}
+
+func TestDefaultTimeout(t *testing.T) {
+	ms := 2000
+	tests := []struct {
+		a    bridge.Action
+		want time.Duration
+	}{
+		{bridge.Navigate("https://a.test"), 30 * time.Second},
+		{bridge.Extract(""), 30 * time.Second},
+		{bridge.Screenshot(false), 30 * time.Second},
+		{bridge.Evaluate("return 1"), 15 * time.Second},
+		{bridge.WaitFor(bridge.Target{Selector: "#a"}, 0), 15 * time.Second},
+		{bridge.Action{Type: bridge.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}, 7 * time.Second},
+		{bridge.Click(bridge.Target{UID: "e1"}), 30 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := bridge.DefaultTimeout(tt.a); got != tt.want {
+			t.Errorf("DefaultTimeout(%s) = %s, want %s", tt.a.Type, got, tt.want)
+		}
+	}
+}
+
+func TestClientRoundTrip(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
+		return []bridge.TabInfo{{TabID: 3, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
+	})
+	c := h.Client(t)
+	res, err := c.Request(context.Background(), bridge.GetTabs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tabs []bridge.TabInfo
+	if json.Unmarshal(res, &tabs); len(tabs) != 1 || tabs[0].Domain != "a.test" {
+		t.Fatalf("tabs = %s", res)
+	}
+	// The client refuses invalid actions before they reach the socket.
+	if _, err := c.Request(context.Background(), bridge.Action{Type: bridge.ActionClick}); err == nil || err.Code != bridge.CodeInvalidAction {
+		t.Fatalf("invalid click: %v", err)
+	}
+	// --no-validate lets the extension's own validation answer.
+	before := len(ext.Requests())
+	if _, err := c.RequestRaw(context.Background(), json.RawMessage(`{"type":"click"}`), true); err == nil || err.Code != bridge.CodeInvalidAction || !strings.Contains(err.Message, "selector or uid") {
+		t.Fatalf("raw request: %v, want the extension's invalid_action", err)
+	}
+	if len(ext.Requests()) != before {
+		t.Fatal("the fake ran an invalid action")
+	}
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Connections) != 1 || st.Connections[0].Kind != bridge.KindUser || st.Connections[0].ProtocolVersion != 4 {
+		t.Fatalf("status = %+v", st)
+	}
+	if len(st.Connections[0].Caps.Actions) != 13 {
+		t.Fatalf("caps = %+v", st.Connections[0].Caps)
+	}
+}
+
+func TestNoBrowserPolicy(t *testing.T) {
+	// A user pairing exists and CI is unset: auto must not launch a
+	// headless browser behind the person's back.
+	launched := false
+	h := bridgetest.StartDaemon(t, bridge.Config{
+		ConnectGrace: 50 * time.Millisecond,
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			launched = true
+			return nil, errors.New("no")
+		},
+	})
+	c := h.Client(t)
+	_, err := c.Request(context.Background(), bridge.GetTabs())
+	if err == nil || err.Code != bridge.CodeBridgeUnavailable || err.ExitCode() != bridge.ExitUnavailable {
+		t.Fatalf("err = %v, want bridge_unavailable", err)
+	}
+	if !strings.Contains(err.Message, "bua browser start") {
+		t.Errorf("message %q does not say how to start a browser", err.Message)
+	}
+	if launched {
+		t.Fatal("auto launched a managed browser although a user pairing exists")
+	}
+}
+
+func TestPairCodeClaim(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	pc, perr := h.Client(t).PairCode(context.Background())
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if len(pc.Code) != 9 || pc.Code[4] != '-' || time.Until(pc.ExpiresAt) > bridge.PairCodeTTL {
+		t.Fatalf("code = %+v", pc)
+	}
+	claim := func(origin, code string) (*http.Response, bridge.ClaimResponse) {
+		body, _ := json.Marshal(bridge.ClaimRequest{Code: code})
+		req, _ := http.NewRequest("POST", "http://"+h.Daemon.Addr()+"/pair/claim", bytes.NewReader(body))
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var cr bridge.ClaimResponse
+		_ = json.NewDecoder(resp.Body).Decode(&cr)
+		return resp, cr
+	}
+	if resp, _ := claim("https://evil.example", pc.Code); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("web origin claim: %d, want 403", resp.StatusCode)
+	}
+	resp, cr := claim(extension.Origin, strings.ToLower(pc.Code))
+	if resp.StatusCode != http.StatusOK || cr.Token != h.UserToken || cr.URL != h.URL() || cr.ExtensionID != extension.ID {
+		t.Fatalf("claim: %d %+v", resp.StatusCode, cr)
+	}
+	if resp, _ := claim(extension.Origin, pc.Code); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("second claim of a one-time code: %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestEventsLoggedAndFollowed(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	c := h.Client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan bridge.EventRecord, 4)
+	subscribed := make(chan struct{})
+	go c.Follow(ctx, func() { close(subscribed) }, func(r bridge.EventRecord) { got <- r })
+	<-subscribed
+
+	_ = ext.SendEvent(map[string]any{"type": "heartbeat"})
+	_ = ext.SendEvent(map[string]any{"type": "session_started", "domain": "a.test", "tabId": 4, "startedAt": 1})
+	_ = ext.SendEvent(map[string]any{"type": "future_event", "x": 1})
+	for _, want := range []bridge.EventType{bridge.EventSessionStarted, "future_event"} {
+		select {
+		case r := <-got:
+			if r.Event.Type != want || r.Kind != bridge.KindUser {
+				t.Fatalf("event = %+v, want %s", r, want)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no %s event followed", want)
+		}
+	}
+	data, err := os.ReadFile(h.Dirs.EventLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "heartbeat") {
+		t.Error("heartbeat written to the event log")
+	}
+	if n := strings.Count(string(data), "\n"); n != 2 {
+		t.Errorf("event log has %d lines, want 2:\n%s", n, data)
+	}
+	if err := home.CheckPrivate(h.Dirs.EventLog()); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestFilesArePrivate(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	for _, p := range []string{h.Dirs.Config, h.Dirs.TokenFile(), h.Dirs.ManagedTokenFile(), h.Dirs.Socket(), h.Dirs.InfoFile()} {
+		if err := home.CheckPrivate(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestOneDaemonPerHome(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	d, _ := bridge.New(bridge.Config{Dirs: h.Dirs, Listen: "127.0.0.1:0"})
+	if err := d.Run(context.Background(), nil); !errors.Is(err, home.ErrLocked) {
+		t.Fatalf("second daemon: %v, want ErrLocked", err)
+	}
+}

@@ -1,0 +1,190 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// HandshakeTimeout is how long a new connection has to send hello.
+const HandshakeTimeout = 5 * time.Second
+
+// ServeHTTP routes the daemon's loopback port: the extension's WebSocket at
+// "/" and "/ws/browser", and the one-time pairing-code claim at
+// "/pair/claim". Host and Origin are checked before anything else: browsers
+// send no CORS preflight for WebSocket upgrades, so any web page could open
+// this port, and a rebinding DNS name could reach it as "same origin".
+func (d *Daemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !d.loopbackHost(r.Host) {
+		http.Error(w, "bua: Host must be a loopback address and this port", http.StatusForbidden)
+		return
+	}
+	if !d.allowedOrigin(r.Header.Get("Origin")) {
+		http.Error(w, "bua: Origin is not the paired bua extension", http.StatusForbidden)
+		return
+	}
+	switch r.URL.Path {
+	case "/", "/ws/browser":
+		d.serveWS(w, r)
+	case "/pair/claim":
+		d.serveClaim(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (d *Daemon) loopbackHost(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if p, err := strconv.Atoi(port); err != nil || p != d.port {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (d *Daemon) allowedOrigin(origin string) bool {
+	_, ok := d.origins[origin]
+	return ok && origin != ""
+}
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  16 << 10,
+	WriteBufferSize: 16 << 10,
+	// ServeHTTP has already compared Origin exactly with the allowed set;
+	// gorilla's default same-host check would be both weaker and wrong for
+	// chrome-extension:// origins.
+	CheckOrigin: func(*http.Request) bool { return true },
+}
+
+func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
+	ws, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered the HTTP request
+	}
+	ws.SetReadLimit(MaxHandshakeMessage)
+	_ = ws.SetReadDeadline(time.Now().Add(HandshakeTimeout))
+	_, data, err := ws.ReadMessage()
+	if err != nil {
+		d.log.Info("handshake failed", "err", err)
+		closeWS(ws, CloseHandshake, "no hello within 5s")
+		return
+	}
+	m, perr := Decode(data)
+	if perr != nil || m.Type != TypeHello {
+		msg := "the first message must be hello"
+		if perr != nil {
+			msg += ": " + perr.Message
+		}
+		d.reject(ws, CloseHandshake, msg)
+		return
+	}
+	h := m.Hello
+	if h.ProtocolVersion != ProtocolVersion {
+		d.reject(ws, CloseVersionMismatch, fmt.Sprintf(
+			"protocol version %d is not supported; this bua speaks %d: update the bua extension (`bua extension path`) or the bua binary so both match",
+			h.ProtocolVersion, ProtocolVersion))
+		return
+	}
+	if d.limiter.Tokens() < 1 {
+		d.reject(ws, CloseBadToken, "too many wrong pairing tokens: wait a minute, then pair again with `bua pair`")
+		return
+	}
+	kind, ok := matchToken(h.PairingToken, d.tokens())
+	if !ok {
+		d.limiter.Allow()
+		msg := "wrong pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
+		if h.PairingToken == "" {
+			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
+		}
+		d.reject(ws, CloseBadToken, msg)
+		return
+	}
+	ack, _ := json.Marshal(Ack{Type: TypeAck, ProtocolVersion: ProtocolVersion, ServerVersion: d.cfg.ServerVersion})
+	_ = ws.SetWriteDeadline(time.Now().Add(writeWait))
+	if err := ws.WriteMessage(websocket.TextMessage, ack); err != nil {
+		ws.Close()
+		return
+	}
+	_ = ws.SetWriteDeadline(time.Time{})
+	c := newConn(ws, kind, *h, d.log, d.onEvent)
+	d.log.Info("extension connected", "kind", kind, "clientVersion", h.ClientVersion)
+	d.pool.Attach(c)
+}
+
+func (d *Daemon) reject(ws *websocket.Conn, code int, msg string) {
+	d.log.Info("handshake rejected", "closeCode", code, "reason", msg)
+	rej, _ := json.Marshal(Reject{
+		Type: TypeReject, RequiredMinProtocolVersion: ProtocolVersion,
+		Error: &Error{Code: CodeInvalidAction, Message: msg},
+	})
+	_ = ws.SetWriteDeadline(time.Now().Add(writeWait))
+	_ = ws.WriteMessage(websocket.TextMessage, rej)
+	closeWS(ws, code, msg)
+}
+
+func closeWS(ws *websocket.Conn, code int, msg string) {
+	if len(msg) > 120 { // close reasons must fit a control frame (125 bytes)
+		msg = msg[:120]
+	}
+	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, msg), time.Now().Add(writeWait))
+	_ = ws.Close()
+}
+
+// ClaimRequest is the body of POST /pair/claim.
+type ClaimRequest struct {
+	Code string `json:"code"`
+}
+
+// ClaimResponse answers a good claim with the user pairing's token.
+type ClaimResponse struct {
+	Token       string `json:"token"`
+	URL         string `json:"url"`
+	ExtensionID string `json:"extensionId"`
+}
+
+func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
+	writeJSON := func(status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	fail := func(status int, msg string) {
+		writeJSON(status, map[string]*Error{"error": {Code: CodeInvalidAction, Message: msg}})
+	}
+	if r.Method != http.MethodPost {
+		fail(http.StatusMethodNotAllowed, "POST a JSON {\"code\": \"XXXX-XXXX\"}")
+		return
+	}
+	if d.limiter.Tokens() < 1 {
+		fail(http.StatusTooManyRequests, "too many wrong pairing codes: wait a minute, then run `bua pair --code` again")
+		return
+	}
+	var req ClaimRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1024)).Decode(&req); err != nil {
+		fail(http.StatusBadRequest, "body must be JSON {\"code\": \"XXXX-XXXX\"}")
+		return
+	}
+	if !d.codes.claim(req.Code, time.Now()) {
+		d.limiter.Allow()
+		fail(http.StatusForbidden, "that pairing code is wrong, used or expired: run `bua pair --code` for a new one")
+		return
+	}
+	tok, err := EnsureToken(d.cfg.Dirs.TokenFile(), false)
+	if err != nil {
+		fail(http.StatusInternalServerError, "cannot read the pairing token: "+err.Error())
+		return
+	}
+	writeJSON(http.StatusOK, ClaimResponse{Token: tok, URL: d.URL(), ExtensionID: d.cfg.ExtensionID})
+}

@@ -1,0 +1,206 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/home"
+)
+
+// The CLI link: newline-delimited JSON frames over the private unix socket.
+// A client sends linkRequests tagged with its own ids and may interleave
+// them on one connection; the daemon answers each with a linkResponse of
+// the same id, in completion order.
+
+// Link operations.
+const (
+	OpRequest      = "request"       // run Action
+	OpStatus       = "status"        // -> Status
+	OpStop         = "stop"          // stop the daemon
+	OpEvents       = "events"        // stream EventRecords (Follow) after the log
+	OpPairCode     = "pair_code"     // -> PairCode
+	OpBrowserStart = "browser_start" // Browser options -> ManagedStatus
+	OpBrowserStop  = "browser_stop"  // -> {stopped}
+)
+
+type linkRequest struct {
+	ID         string          `json:"id"`
+	Op         string          `json:"op"`
+	Action     json.RawMessage `json:"action,omitempty"`
+	Browser    Selection       `json:"browser,omitempty"`
+	TimeoutMs  int64           `json:"timeoutMs,omitempty"`
+	NoValidate bool            `json:"noValidate,omitempty"`
+	Options    *BrowserOptions `json:"options,omitempty"`
+}
+
+type linkResponse struct {
+	ID     string          `json:"id"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+	Event  *EventRecord    `json:"event,omitempty"` // streamed by OpEvents
+	More   bool            `json:"more,omitempty"`  // more frames follow for this id
+}
+
+// Status is `bua status`'s view of the daemon.
+type Status struct {
+	PID         int            `json:"pid"`
+	Version     string         `json:"version"`
+	Listen      string         `json:"listen"`
+	URL         string         `json:"url"`
+	Uptime      string         `json:"uptime"`
+	Connections []ConnStatus   `json:"connections"`
+	InFlight    int            `json:"inFlight"`
+	UserPaired  bool           `json:"userPaired"`
+	Managed     ManagedStatus  `json:"managed"`
+	Socket      string         `json:"socket"`
+	ExtensionID string         `json:"extensionId"`
+	Extra       map[string]any `json:"extra,omitempty"`
+}
+
+// ConnStatus is one extension connection in Status.
+type ConnStatus struct {
+	Kind            Kind      `json:"kind"`
+	ClientVersion   string    `json:"clientVersion"`
+	ProtocolVersion int       `json:"protocolVersion"`
+	Caps            *Caps     `json:"caps,omitempty"`
+	ConnectedAt     time.Time `json:"connectedAt"`
+	LastSeen        time.Time `json:"lastSeen"`
+	InFlight        int       `json:"inFlight"`
+}
+
+// PairCode is a minted one-time pairing code.
+type PairCode struct {
+	Code      string    `json:"code"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	URL       string    `json:"url"`
+}
+
+func (d *Daemon) acceptLink(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if err := home.CheckPeer(c); err != nil {
+			d.log.Warn("refused CLI connection", "err", err)
+			c.Close()
+			continue
+		}
+		go d.serveLink(c)
+	}
+}
+
+func (d *Daemon) serveLink(c net.Conn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
+	defer c.Close()
+	var wmu sync.Mutex
+	enc := json.NewEncoder(c)
+	write := func(r linkResponse) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = enc.Encode(r)
+	}
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 64<<10), MaxMessage)
+	for sc.Scan() {
+		var req linkRequest
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			write(linkResponse{Error: Errorf(CodeInvalidAction, "bad CLI frame: %v", err)})
+			continue
+		}
+		go d.serveOp(ctx, &req, write)
+	}
+}
+
+func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkResponse)) {
+	reply := func(v any, err *Error) {
+		r := linkResponse{ID: req.ID, Error: err}
+		if err == nil {
+			raw, merr := json.Marshal(v)
+			if merr != nil {
+				r.Error = Errorf(CodeInternalError, "encode: %v", merr)
+			} else {
+				r.Result = raw
+			}
+		}
+		write(r)
+	}
+	switch req.Op {
+	case OpRequest:
+		res, err := d.request(ctx, req)
+		write(linkResponse{ID: req.ID, Result: res, Error: err})
+	case OpStatus:
+		reply(d.status(), nil)
+	case OpStop:
+		reply(map[string]bool{"stopping": true}, nil)
+		d.Stop()
+	case OpPairCode:
+		if _, err := EnsureToken(d.cfg.Dirs.TokenFile(), false); err != nil {
+			reply(nil, Errorf(CodeInternalError, "token: %v", err))
+			return
+		}
+		code, exp := d.codes.mint(time.Now())
+		reply(PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil)
+	case OpBrowserStart:
+		d.lastActivity.Store(time.Now().UnixMilli())
+		o := BrowserOptions{Headless: true}
+		if req.Options != nil {
+			o = *req.Options
+		}
+		if err := d.managed.start(d, o); err != nil {
+			reply(nil, err)
+			return
+		}
+		if req.TimeoutMs > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+			defer cancel()
+		}
+		if _, err := d.waitManaged(ctx); err != nil {
+			reply(nil, err)
+			return
+		}
+		reply(d.managed.status(), nil)
+	case OpBrowserStop:
+		reply(map[string]bool{"stopped": d.managed.stop(ctx)}, nil)
+	case OpEvents:
+		ch, unsub := d.events.subscribe()
+		defer unsub()
+		write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
+		for {
+			select {
+			case rec := <-ch:
+				write(linkResponse{ID: req.ID, Event: &rec, More: true})
+			case <-ctx.Done():
+				return
+			}
+		}
+	default:
+		reply(nil, Errorf(CodeInvalidAction, "unknown op %q", req.Op))
+	}
+}
+
+func (d *Daemon) status() Status {
+	s := Status{
+		PID: pid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
+		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(),
+		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
+	}
+	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
+	s.UserPaired = tok != ""
+	s.Connections = []ConnStatus{}
+	for _, c := range d.pool.Conns() {
+		n := c.InFlight()
+		s.InFlight += n
+		s.Connections = append(s.Connections, ConnStatus{
+			Kind: c.Kind, ClientVersion: c.Hello.ClientVersion, ProtocolVersion: c.Hello.ProtocolVersion,
+			Caps: c.Hello.Caps, ConnectedAt: c.ConnectedAt, LastSeen: c.LastSeen(), InFlight: n,
+		})
+	}
+	return s
+}

@@ -1,0 +1,244 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Pool matches requests with responses over the extension connections, per
+// spec 001 §Shared pool and §Cancellation. It holds at most one Conn per
+// pairing Kind; a newer one replaces the old.
+type Pool struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	conns   map[Kind]*Conn
+	changed chan struct{} // closed and replaced whenever conns changes
+}
+
+// NewPool returns an empty pool that logs to log.
+func NewPool(log *slog.Logger) *Pool {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Pool{log: log, conns: make(map[Kind]*Conn), changed: make(chan struct{})}
+}
+
+// Attach makes c the connection for its kind and starts it. An older
+// connection of the same kind is closed with CloseReplaced, failing its
+// pending requests at once.
+func (p *Pool) Attach(c *Conn) {
+	p.mu.Lock()
+	old := p.conns[c.Kind]
+	p.conns[c.Kind] = c
+	p.notifyLocked()
+	p.mu.Unlock()
+	if old != nil {
+		p.log.Info("extension connection replaced", "kind", c.Kind)
+		old.Close(CloseReplaced, "replaced by a newer connection of the same pairing")
+	}
+	c.start()
+	go func() {
+		<-c.Done()
+		p.detach(c)
+	}()
+}
+
+func (p *Pool) detach(c *Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns[c.Kind] == c {
+		delete(p.conns, c.Kind)
+		p.notifyLocked()
+	}
+}
+
+func (p *Pool) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Selection picks which pairing serves a request.
+type Selection string
+
+// Selections: auto prefers a connected user browser, then a managed one.
+const (
+	SelectAuto    Selection = "auto"
+	SelectUser    Selection = "user"
+	SelectManaged Selection = "managed"
+)
+
+// ParseSelection reads --browser; "extension" is an alias of user.
+func ParseSelection(s string) (Selection, error) {
+	switch s {
+	case "", "auto":
+		return SelectAuto, nil
+	case "user", "extension":
+		return SelectUser, nil
+	case "managed":
+		return SelectManaged, nil
+	}
+	return "", errors.New(`--browser must be auto, user or managed`)
+}
+
+// Conn returns the connection sel picks, or nil.
+func (p *Pool) Conn(sel Selection) *Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch sel {
+	case SelectUser:
+		return p.conns[KindUser]
+	case SelectManaged:
+		return p.conns[KindManaged]
+	}
+	if c := p.conns[KindUser]; c != nil {
+		return c
+	}
+	return p.conns[KindManaged]
+}
+
+// WaitConn waits until sel has a connection or ctx ends.
+func (p *Pool) WaitConn(ctx context.Context, sel Selection) (*Conn, error) {
+	for {
+		p.mu.Lock()
+		changed := p.changed
+		p.mu.Unlock()
+		if c := p.Conn(sel); c != nil {
+			return c, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Conns lists the current connections, user first.
+func (p *Pool) Conns() []*Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*Conn
+	for _, k := range []Kind{KindUser, KindManaged} {
+		if c := p.conns[k]; c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Stats is the pool's size: connections and requests in flight.
+type Stats struct {
+	Connections int `json:"connections"`
+	InFlight    int `json:"inFlight"`
+}
+
+// Stats reports connections and in-flight requests.
+func (p *Pool) Stats() Stats {
+	var s Stats
+	for _, c := range p.Conns() {
+		s.Connections++
+		s.InFlight += c.InFlight()
+	}
+	return s
+}
+
+// Request sends a on the connection auto selection picks (see Send).
+func (p *Pool) Request(ctx context.Context, a Action) (json.RawMessage, *Error) {
+	c := p.Conn(SelectAuto)
+	if c == nil {
+		return nil, Errorf(CodeBridgeUnavailable, "no extension is connected")
+	}
+	return p.Send(ctx, c, a)
+}
+
+// Send validates a, sends it on c and waits for the response. The deadline
+// is ctx's when it has one (an explicit deadline replaces the default),
+// else DefaultTimeout(a); expiry resolves with timeout. A cancelled ctx
+// resolves at once with internal_error "aborted by caller"; a disconnect
+// with internal_error. The pending entry is always removed, so a late
+// response is logged and dropped as stray.
+func (p *Pool) Send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *Error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return p.send(ctx, c, a)
+}
+
+// SendRaw is Send without validation, for `bua request --no-validate`, so
+// tests can prove the extension validates on its own.
+func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *Error) {
+	var head Action
+	_ = json.Unmarshal(a, &head) // only for the default timeout
+	return p.sendFrame(ctx, c, head, a)
+}
+
+func (p *Pool) send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *Error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, Errorf(CodeInvalidAction, "action does not encode: %v", err)
+	}
+	return p.sendFrame(ctx, c, a, raw)
+}
+
+func (p *Pool) sendFrame(ctx context.Context, c *Conn, a Action, action json.RawMessage) (json.RawMessage, *Error) {
+	id := uuid.NewString()
+	frame, err := json.Marshal(struct {
+		Type   MessageType     `json:"type"`
+		ID     string          `json:"id"`
+		Action json.RawMessage `json:"action"`
+	}{TypeRequest, id, action})
+	if err != nil {
+		return nil, Errorf(CodeInternalError, "request does not encode: %v", err)
+	}
+	ch, ok := c.register(id)
+	if !ok {
+		return nil, Errorf(CodeInternalError, "extension disconnected")
+	}
+	defer c.unregister(id)
+
+	timeout := DefaultTimeout(a)
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	select {
+	case c.send <- frame:
+	case <-c.done:
+		return nil, Errorf(CodeInternalError, "extension disconnected")
+	case <-ctx.Done():
+		return nil, ctxError(ctx, a)
+	case <-timer.C:
+		return nil, timeoutError(a, timeout)
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return nil, r.Error
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		return nil, ctxError(ctx, a)
+	case <-timer.C:
+		return nil, timeoutError(a, timeout)
+	}
+}
+
+func ctxError(ctx context.Context, a Action) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return Errorf(CodeTimeout, "%s did not finish before the caller's deadline", a.Type)
+	}
+	return Errorf(CodeInternalError, "aborted by caller")
+}
+
+func timeoutError(a Action, d time.Duration) *Error {
+	return Errorf(CodeTimeout, "%s got no response within %s", a.Type, d.Round(time.Millisecond))
+}

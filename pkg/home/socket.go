@@ -1,0 +1,65 @@
+package home
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+)
+
+// ListenSocket listens on the unix socket at path, created at 0600: the
+// umask is set before bind so the socket never exists with wider modes, not
+// even for an instant. A stale socket file from a dead daemon is removed;
+// the caller must hold the daemon lock.
+func ListenSocket(path string) (net.Listener, error) {
+	_ = os.Remove(path)
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// CheckPeer refuses a unix connection from another user: the directory
+// modes should already prevent it, and this is the second lock on the door.
+func CheckPeer(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("not a unix connection")
+	}
+	uid, err := peerUID(uc)
+	if err != nil {
+		return fmt.Errorf("peer credentials: %w", err)
+	}
+	if want := uint32(os.Getuid()); uid != want {
+		return fmt.Errorf("peer uid %d is not the daemon's uid %d", uid, want)
+	}
+	return nil
+}
+
+// Lock takes the exclusive, non-blocking daemon lock at path. It returns
+// ErrLocked when another daemon holds it; the lock lives until the returned
+// file is closed or the process exits.
+func Lock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if err == syscall.EWOULDBLOCK {
+			return nil, ErrLocked
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// ErrLocked means another daemon already serves this home.
+var ErrLocked = fmt.Errorf("another bua daemon holds the lock")

@@ -62,10 +62,32 @@ func newApp(env *Env) *cli.App {
 		ExitErrHandler:       func(*cli.Context, error) {}, // run() maps errors to exit codes
 	}
 	for _, f := range registry {
-		app.Commands = append(app.Commands, f(env))
+		cmd := f(env)
+		addGlobalFlags(cmd)
+		app.Commands = append(app.Commands, cmd)
 	}
 	sort.SliceStable(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
 	return app
+}
+
+// addGlobalFlags lets global flags follow the command name too (`bua tabs
+// --json`); a command's own flag of the same name (wait-for's --timeout)
+// wins.
+func addGlobalFlags(cmd *cli.Command) {
+	have := map[string]bool{}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			have[n] = true
+		}
+	}
+	for _, f := range globalFlags() {
+		if !have[f.Names()[0]] {
+			cmd.Flags = append(cmd.Flags, f)
+		}
+	}
+	for _, sub := range cmd.Subcommands {
+		addGlobalFlags(sub)
+	}
 }
 
 // version is the binary's version; the release build may override it.
@@ -74,13 +96,23 @@ var version = "0.1.0"
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, env *Env) int {
 	app := newApp(env)
-	err := app.RunContext(ctx, args)
+	if len(args) == 3 && args[1] == "help" && args[2] == "exit-codes" {
+		args = []string{args[0], "exit-codes"} // a help topic, not a command's usage
+	}
+	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return 0
 	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(env.Stderr, msg)
+		}
+		return ec.ExitCode()
 	}
 	var be *bridge.Error
 	if errors.As(err, &be) {

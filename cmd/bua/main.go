@@ -20,11 +20,14 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
+	// AutoStart lets commands start `bua serve` when no daemon answers;
+	// in-process tests leave it off so they never fork the test binary.
+	AutoStart bool
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now})
+	code := run(ctx, os.Args, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, AutoStart: true})
 	stop()
 	os.Exit(code)
 }

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(newNavigateCommand)
+	register(newClickCommand)
+	register(newTypeCommand)
+	register(newHoverCommand)
+	register(newPressCommand)
+	register(newScrollCommand)
+	register(newScreenshotCommand)
+	register(newEvalCommand)
+	register(newWaitForCommand)
+	register(newTabsCommand)
+	register(newOpenCommand)
+	register(newCloseCommand)
+}
+
+// printOK is the text form of {ok: true, tabId}.
+func printOK(env *Env, verb string) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		var r bridge.OKResult
+		_ = json.Unmarshal(res, &r)
+		if r.TabID != nil {
+			fmt.Fprintf(env.Stdout, "%s (tab %d)\n", verb, *r.TabID)
+		} else {
+			fmt.Fprintln(env.Stdout, verb)
+		}
+		return nil
+	}
+}
+
+// targetFlags are --uid and --selector, which force how TARGET is read.
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "uid", Usage: "read TARGET as a uid from the last extract"},
+		&cli.BoolFlag{Name: "selector", Usage: "read TARGET as a CSS selector, even when it looks like e3"},
+	}
+}
+
+// target reads TARGET: ^e\d+$ is a uid, anything else a CSS selector, unless
+// --uid or --selector says otherwise.
+func target(c *cli.Context) (bridge.Target, error) {
+	s := c.Args().First()
+	if s == "" {
+		return bridge.Target{}, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`) or a CSS selector")
+	}
+	switch {
+	case c.Bool("uid") && c.Bool("selector"):
+		return bridge.Target{}, usageError("--uid and --selector exclude each other")
+	case c.Bool("uid"):
+		return bridge.Target{UID: s}, nil
+	case c.Bool("selector"):
+		return bridge.Target{Selector: s}, nil
+	}
+	return bridge.ParseTarget(s), nil
+}
+
+func actionCommand(name, usage, args string, flags []cli.Flag, action func(c *cli.Context) error) *cli.Command {
+	return &cli.Command{
+		Name: name, Category: catActions, Usage: usage, ArgsUsage: args,
+		Flags: append(flags, tabFlag()), Action: action,
+	}
+}
+
+func newNavigateCommand(env *Env) *cli.Command {
+	return actionCommand("navigate", "load URL in the current tab (opens one in the BUA window if none)", "URL", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("navigate takes one URL (http, https or about:blank)")
+			}
+			return runAction(c, env, bridge.Navigate(c.Args().First()), printOK(env, "ok"))
+		})
+}
+
+func newClickCommand(env *Env) *cli.Command {
+	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", targetFlags(),
+		func(c *cli.Context) error {
+			t, err := target(c)
+			if err != nil {
+				return err
+			}
+			return runAction(c, env, bridge.Click(t), printOK(env, "ok"))
+		})
+}
+
+func newHoverCommand(env *Env) *cli.Command {
+	return actionCommand("hover", "move the mouse over an element", "TARGET", targetFlags(),
+		func(c *cli.Context) error {
+			t, err := target(c)
+			if err != nil {
+				return err
+			}
+			return runAction(c, env, bridge.Hover(t), printOK(env, "ok"))
+		})
+}
+
+func newTypeCommand(env *Env) *cli.Command {
+	flags := append(targetFlags(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
+	cmd := actionCommand("type", "focus an element and insert text", "TARGET TEXT|-", flags,
+		func(c *cli.Context) error {
+			t, err := target(c)
+			if err != nil {
+				return err
+			}
+			var text string
+			switch {
+			case c.IsSet("text-env"):
+				if c.NArg() != 1 {
+					return usageError("with --text-env, type takes only TARGET")
+				}
+				v, ok := os.LookupEnv(c.String("text-env"))
+				if !ok {
+					v = env.Getenv(c.String("text-env"))
+					ok = v != ""
+				}
+				if !ok {
+					return usageError("environment variable " + c.String("text-env") + " is not set")
+				}
+				text = v
+			case c.NArg() != 2:
+				return usageError("type takes TARGET and TEXT (or - to read stdin, or --text-env VAR)")
+			case c.Args().Get(1) == "-":
+				b, err := io.ReadAll(env.Stdin)
+				if err != nil {
+					return err
+				}
+				text = strings.TrimSuffix(string(b), "\n")
+			default:
+				text = c.Args().Get(1)
+			}
+			return runAction(c, env, bridge.Type(t, text), printOK(env, "ok"))
+		})
+	return cmd
+}
+
+func newPressCommand(env *Env) *cli.Command {
+	cmd := actionCommand("press", "press a key or chord: Enter, Tab, Escape, ArrowDown, Control+a, Shift+Tab, F5, a", "KEY", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("press takes one KEY, e.g. Enter or Control+a")
+			}
+			return runAction(c, env, bridge.PressKey(c.Args().First()), printOK(env, "ok"))
+		})
+	cmd.Description = "Named keys: Enter Tab Escape Backspace Delete Space ArrowUp ArrowDown ArrowLeft\n" +
+		"ArrowRight Home End PageUp PageDown F1-F12; any single character; chords of\n" +
+		"Control, Shift, Alt, Meta and one key joined by +, like Control+a or Shift+Tab."
+	return cmd
+}
+
+func newScrollCommand(env *Env) *cli.Command {
+	return actionCommand("scroll", "scroll the page up or down", "up|down",
+		[]cli.Flag{&cli.IntFlag{Name: "amount", Usage: "CSS `PIXELS` (default one viewport)"}},
+		func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("scroll takes a direction: up or down")
+			}
+			return runAction(c, env, bridge.Scroll(c.Args().First(), c.Int("amount")), printOK(env, "ok"))
+		})
+}
+
+func newScreenshotCommand(env *Env) *cli.Command {
+	return actionCommand("screenshot", "save a JPEG of the tab", "",
+		[]cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (default: screenshot-TIME.jpg)"},
+			&cli.BoolFlag{Name: "full-page", Usage: "capture the whole page, not just the viewport"},
+		},
+		func(c *cli.Context) error {
+			out := c.String("output")
+			if out == "" {
+				out = "screenshot-" + env.Now().Format("20060102-150405.000") + ".jpg"
+			}
+			a := bridge.Screenshot(c.Bool("full-page"))
+			if c.Bool("json") {
+				// --json prints the full result, dataUrl included, and still saves the file.
+				return runAction(c, env, a, nil)
+			}
+			return runAction(c, env, a, func(res json.RawMessage) error {
+				var r bridge.ScreenshotResult
+				if err := json.Unmarshal(res, &r); err != nil {
+					return err
+				}
+				data, err := decodeDataURL(r.DataURL)
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(out, data, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintln(env.Stdout, out)
+				return nil
+			})
+		})
+}
+
+// decodeDataURL returns the bytes of a base64 data URL.
+func decodeDataURL(u string) ([]byte, error) {
+	_, b64, ok := strings.Cut(u, ";base64,")
+	if !ok {
+		return nil, fmt.Errorf("screenshot result is not a base64 data URL")
+	}
+	return base64.StdEncoding.DecodeString(b64)
+}
+
+func newEvalCommand(env *Env) *cli.Command {
+	cmd := actionCommand("eval", "run JavaScript in the page (a function body: use return)", "EXPRESSION|-", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError(`eval takes one EXPRESSION, e.g. 'return document.title', or - for stdin`)
+			}
+			expr := c.Args().First()
+			if expr == "-" {
+				b, err := io.ReadAll(env.Stdin)
+				if err != nil {
+					return err
+				}
+				expr = string(b)
+			}
+			return runAction(c, env, bridge.Evaluate(expr), func(res json.RawMessage) error {
+				var r bridge.EvaluateResult
+				if err := json.Unmarshal(res, &r); err != nil {
+					return err
+				}
+				switch {
+				case r.Truncated:
+					fmt.Fprintln(env.Stdout, r.Preview)
+				case r.Description != "":
+					fmt.Fprintln(env.Stdout, r.Description)
+				case r.Type == "undefined":
+					fmt.Fprintln(env.Stdout, "undefined (did you forget `return`?)")
+				default:
+					if s, ok := r.Value.(string); ok {
+						fmt.Fprintln(env.Stdout, s)
+						return nil
+					}
+					b, _ := json.Marshal(r.Value)
+					fmt.Fprintln(env.Stdout, string(b))
+				}
+				return nil
+			})
+		})
+	cmd.Description = "EXPRESSION is wrapped as (() => { EXPRESSION })() and awaited, so write a\n" +
+		"function body and use return: `bua eval 'return document.title'`. A bare\n" +
+		"expression without return yields undefined. A thrown error is invalid_action."
+	return cmd
+}
+
+func newWaitForCommand(env *Env) *cli.Command {
+	flags := append(targetFlags(), &cli.DurationFlag{Name: "timeout", Value: bridge.DefaultWaitForTimeout, Usage: "how long to wait for TARGET (at most 60s)"})
+	return actionCommand("wait-for", "wait until an element exists", "TARGET", flags,
+		func(c *cli.Context) error {
+			t, err := target(c)
+			if err != nil {
+				return err
+			}
+			return runAction(c, env, bridge.WaitFor(t, c.Duration("timeout")), printOK(env, "found"))
+		})
+}
+
+func newTabsCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name: "tabs", Category: catActions, Usage: "list tabs (blocklisted domains are hidden)",
+		Action: func(c *cli.Context) error {
+			return runAction(c, env, bridge.GetTabs(), func(res json.RawMessage) error {
+				var tabs []bridge.TabInfo
+				if err := json.Unmarshal(res, &tabs); err != nil {
+					return err
+				}
+				rows := make([][]string, len(tabs))
+				for i, t := range tabs {
+					rows[i] = []string{strconv.Itoa(t.TabID), t.Domain, t.Title, t.URL}
+				}
+				return renderTable(env.Stdout, []string{"tab", "domain", "title", "url"}, rows)
+			})
+		},
+	}
+}
+
+func newOpenCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name: "open", Category: catActions, ArgsUsage: "URL",
+		Usage: "open URL in a new tab in the minimized BUA window and print its tab id",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "focus", Usage: "open in a normal, focused window instead"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("open takes one URL")
+			}
+			return runAction(c, env, bridge.OpenTab(c.Args().First(), c.Bool("focus")), func(res json.RawMessage) error {
+				var r bridge.OpenTabResult
+				if err := json.Unmarshal(res, &r); err != nil {
+					return err
+				}
+				fmt.Fprintln(env.Stdout, r.TabID)
+				return nil
+			})
+		},
+	}
+}
+
+func newCloseCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name: "close", Category: catActions, ArgsUsage: "TABID", Usage: "close a tab",
+		Action: func(c *cli.Context) error {
+			id, err := strconv.Atoi(c.Args().First())
+			if c.NArg() != 1 || err != nil {
+				return usageError("close takes one numeric TABID (see `bua tabs`)")
+			}
+			return runAction(c, env, bridge.CloseTab(id), printOK(env, "closed"))
+		},
+	}
+}

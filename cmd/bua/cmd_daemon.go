@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(newStopCommand)
+	register(newStatusCommand)
+	register(newEventsCommand)
+}
+
+func newStopCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "stop",
+		Category: catSetup,
+		Usage:    "stop the daemon (and the managed browser)",
+		Action: func(c *cli.Context) error {
+			cl, err := dialExisting(c, env)
+			if err != nil {
+				if !c.Bool("quiet") {
+					fmt.Fprintln(env.Stdout, "bua daemon is not running")
+				}
+				return nil
+			}
+			defer cl.Close()
+			if err := cl.StopDaemon(c.Context); err != nil {
+				return failWith(c, env, err)
+			}
+			// Wait for the socket to go, so a following command starts a
+			// fresh daemon rather than racing the old one's shutdown.
+			d, _ := dirs(env)
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !c.Bool("quiet") {
+				fmt.Fprintln(env.Stdout, "bua daemon stopped")
+			}
+			return nil
+		},
+	}
+}
+
+func newStatusCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "status",
+		Category: catSetup,
+		Usage:    "show the daemon, connected extensions and in-flight requests",
+		Action: func(c *cli.Context) error {
+			cl, berr := dialExisting(c, env)
+			if berr != nil {
+				if c.Bool("json") {
+					return printJSON(env, map[string]any{"daemon": "down"})
+				}
+				fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+				return exit(bridge.ExitUnavailable)
+			}
+			defer cl.Close()
+			st, berr := cl.Status(c.Context)
+			if berr != nil {
+				return failWith(c, env, berr)
+			}
+			if c.Bool("json") {
+				return printJSON(env, st)
+			}
+			w := env.Stdout
+			fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
+			fmt.Fprintf(w, "listen:     %s\n", st.URL)
+			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
+			if st.Managed.Running {
+				fmt.Fprintf(w, "managed:    running (pid %d, headless %v)\n", st.Managed.PID, st.Managed.Options.Headless)
+			} else {
+				fmt.Fprintln(w, "managed:    not running")
+			}
+			fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
+			if len(st.Connections) == 0 {
+				fmt.Fprintln(w, "extensions: none connected")
+				return nil
+			}
+			rows := [][]string{}
+			for _, cn := range st.Connections {
+				caps := ""
+				if cn.Caps != nil {
+					caps = fmt.Sprintf("%d actions", len(cn.Caps.Actions))
+					if len(cn.Caps.Features) > 0 {
+						caps += ", " + strings.Join(cn.Caps.Features, " ")
+					}
+				}
+				rows = append(rows, []string{string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String() + " ago", fmt.Sprint(cn.InFlight)})
+			}
+			return renderTable(w, []string{"pairing", "client", "protocol", "caps", "last seen", "in flight"}, rows)
+		},
+	}
+}
+
+func yesNo(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func newEventsCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "events",
+		Category: catSetup,
+		Usage:    "print the extension's event log; --follow streams new events",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep streaming events as they arrive"},
+		},
+		Action: func(c *cli.Context) error {
+			d, err := dirs(env)
+			if err != nil {
+				return err
+			}
+			printRec := func(line []byte) {
+				if c.Bool("json") {
+					fmt.Fprintln(env.Stdout, string(line))
+					return
+				}
+				var rec bridge.EventRecord
+				if json.Unmarshal(line, &rec) != nil {
+					return
+				}
+				fmt.Fprintf(env.Stdout, "%s  %-8s %-16s %s\n", rec.Time.Local().Format("2006-01-02 15:04:05"), rec.Kind, rec.Event.Type, eventDetail(rec.Event))
+			}
+			printLog := func() {
+				f, err := os.Open(d.EventLog())
+				if err != nil {
+					return
+				}
+				defer f.Close()
+				sc := bufio.NewScanner(f)
+				for sc.Scan() {
+					printRec(sc.Bytes())
+				}
+			}
+			if !c.Bool("follow") {
+				printLog()
+				return nil
+			}
+			cl, berr := connect(c, env)
+			if berr != nil {
+				return fail(c, env, berr)
+			}
+			defer cl.Close()
+			ferr := cl.Follow(c.Context, printLog, func(rec bridge.EventRecord) {
+				line, _ := json.Marshal(rec)
+				printRec(line)
+			})
+			if ferr != nil {
+				return failWith(c, env, ferr)
+			}
+			return nil
+		},
+	}
+}
+
+// eventDetail prints an event's fields but its type, compactly.
+func eventDetail(ev bridge.Event) string {
+	var m map[string]any
+	if json.Unmarshal(ev.Raw, &m) != nil {
+		return ""
+	}
+	delete(m, "type")
+	b, _ := json.Marshal(m)
+	return string(b)
+}

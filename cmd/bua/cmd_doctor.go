@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/browser"
+	"github.com/bua-dev/bua/pkg/home"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newDoctorCommand) }
+
+// check is one diagnostic, in the shape of a provider.status diagnostic
+// (spec 002): a level, what was found, and manual steps when it is not ok.
+type check struct {
+	Name    string   `json:"name"`
+	Level   string   `json:"level"` // ok, warn or fail
+	Message string   `json:"message"`
+	Steps   []string `json:"steps,omitempty"`
+}
+
+type doctorReport struct {
+	Ready  bool    `json:"ready"` // bua can serve actions now
+	Checks []check `json:"checks"`
+}
+
+func newDoctorCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "doctor",
+		Category: catSetup,
+		Usage:    "check each part of the setup and say what to do about each problem",
+		Description: "Exits 0 when bua can serve actions now (a connected browser, or a managed\n" +
+			"one it may launch), non-zero otherwise. Optional parts that are missing, like\n" +
+			"no user pairing on a CI machine, are warnings.",
+		Action: func(c *cli.Context) error {
+			rep := diagnose(c.Context, env)
+			if c.Bool("json") {
+				if err := printJSON(env, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, ch := range rep.Checks {
+					mark := map[string]string{"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[ch.Level]
+					fmt.Fprintf(env.Stdout, "[%s] %-10s %s\n", mark, ch.Name, ch.Message)
+					for _, s := range ch.Steps {
+						fmt.Fprintf(env.Stdout, "             → %s\n", s)
+					}
+				}
+				fmt.Fprintln(env.Stdout, yesNo(rep.Ready, "\nbua can serve actions now.", "\nbua cannot serve actions yet: fix the FAIL lines above."))
+			}
+			if !rep.Ready {
+				return exit(bridge.ExitUnavailable)
+			}
+			return nil
+		},
+	}
+}
+
+func diagnose(ctx context.Context, env *Env) doctorReport {
+	var rep doctorReport
+	add := func(name, level, msg string, steps ...string) {
+		rep.Checks = append(rep.Checks, check{name, level, msg, steps})
+	}
+	d, err := dirs(env)
+	if err != nil {
+		add("home", "fail", err.Error(), "set BUA_HOME to a writable directory")
+		return rep
+	}
+	add("version", "ok", fmt.Sprintf("bua %s, protocol v%d, bundled extension %s", version, bridge.ProtocolVersion, extension.Version()))
+
+	exe, ferr := browser.Find(env.Getenv)
+	if ferr != nil {
+		add("browser", "warn", ferr.Error(), "install Chromium (`apt-get install -y chromium`) or Chrome for Testing, or set BUA_CHROME")
+	} else {
+		add("browser", "ok", exe)
+	}
+
+	tok, _ := bridge.ReadToken(d.TokenFile())
+	switch {
+	case tok == "":
+		add("token", "warn", "no user pairing: actions use a managed browser", "to use your own Chrome: `bua pair`")
+	default:
+		if perr := home.CheckPrivate(d.TokenFile()); perr != nil {
+			add("token", "fail", perr.Error(), "chmod 600 "+d.TokenFile())
+		} else {
+			add("token", "ok", "user pairing token set (0600)")
+		}
+	}
+
+	var bad []string
+	for _, p := range []string{d.Config, d.State, d.Runtime, d.Socket(), d.InfoFile(), d.ManagedTokenFile()} {
+		if perr := home.CheckPrivate(p); perr != nil && !home.IsNotExist(perr) {
+			bad = append(bad, perr.Error())
+		}
+	}
+	if len(bad) > 0 {
+		add("files", "fail", strings.Join(bad, "; "), "chmod 700 on bua's directories and 600 on its files, or remove them and rerun")
+	} else {
+		add("files", "ok", "0700 directories, 0600 files")
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
+	if berr != nil {
+		add("daemon", "warn", "not running (any action command starts it)", "or run `bua serve` to see its log in the terminal")
+		if ln, lerr := net.Listen("tcp", bridge.DefaultListen); lerr != nil {
+			add("port", "fail", bridge.DefaultListen+" is taken by another program", "stop that program, or run `bua serve --listen 127.0.0.1:PORT` and set that URL in the extension")
+		} else {
+			ln.Close()
+			add("port", "ok", bridge.DefaultListen+" is free")
+		}
+		rep.Ready = ferr == nil && (tok == "" || env.Getenv("CI") == "true")
+		return rep
+	}
+	defer cl.Close()
+	st, serr := cl.Status(dctx)
+	if serr != nil {
+		add("daemon", "fail", serr.Message, "run `bua stop`, then retry")
+		return rep
+	}
+	add("daemon", "ok", fmt.Sprintf("running (pid %d, %s)", st.PID, st.Version))
+	if st.Version != version {
+		add("daemon", "warn", fmt.Sprintf("daemon is version %s, this binary %s", st.Version, version), "restart it: `bua stop`")
+	}
+	add("port", "ok", "listening on "+st.URL)
+	if len(st.Connections) == 0 {
+		msg := "no extension connected"
+		if tok != "" {
+			add("extension", "warn", msg, "open Chrome with the bua extension loaded; it reconnects by itself", "or start a managed browser: `bua browser start`")
+		} else {
+			add("extension", "warn", msg+": the first action launches a managed browser")
+		}
+	}
+	for _, cn := range st.Connections {
+		level, steps := "ok", []string(nil)
+		msg := fmt.Sprintf("%s browser connected: extension %s, protocol v%d", cn.Kind, cn.ClientVersion, cn.ProtocolVersion)
+		if cn.ClientVersion != extension.Version() {
+			level = "warn"
+			msg += fmt.Sprintf(" (this binary bundles %s)", extension.Version())
+			steps = []string{"reload the extension from `bua extension path` in chrome://extensions"}
+		}
+		add("extension", level, msg, steps...)
+	}
+	rep.Ready = len(st.Connections) > 0 || (ferr == nil && (tok == "" || env.Getenv("CI") == "true"))
+	return rep
+}

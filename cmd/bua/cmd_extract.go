@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newExtractCommand) }
+
+func newExtractCommand(env *Env) *cli.Command {
+	cmd := actionCommand("extract", "read the page: markdown, interactive elements with uids, obstacle verdict", "",
+		[]cli.Flag{
+			&cli.StringFlag{Name: "selector", Usage: "extract only the element matching `CSS` (main document)"},
+			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
+			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
+		},
+		func(c *cli.Context) error {
+			format := c.String("format")
+			switch format {
+			case "default", "markdown", "text", "elements", "json":
+			default:
+				return usageError("--format must be markdown, text, elements or json")
+			}
+			var verdict *bridge.Obstacle
+			err := runAction(c, env, bridge.Extract(c.String("selector")), func(res json.RawMessage) error {
+				var r bridge.ExtractResult
+				if err := json.Unmarshal(res, &r); err != nil {
+					return err
+				}
+				verdict = r.Obstacle
+				return renderExtract(env.Stdout, r, format, res)
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool("fail-on-obstacle") && verdict != nil && verdict.Confidence == "high" {
+				fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\n", verdict.Type, verdict.Confidence, verdict.Message)
+				return exit(bridge.ExitBlocked)
+			}
+			return nil
+		})
+	cmd.Description = "Prints the markdown, then the elements as a table (uid, role, name, value,\n" +
+		"visible), then the obstacle verdict if there is one. Use a uid in the next\n" +
+		"command: `bua click e3`. One-shot extract only reports a verdict; pass\n" +
+		"--fail-on-obstacle to exit 3 on a high one (flows stop on it by default)."
+	return cmd
+}
+
+func renderExtract(w io.Writer, r bridge.ExtractResult, format string, raw json.RawMessage) error {
+	switch format {
+	case "json":
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	case "text":
+		fmt.Fprintln(w, r.Text)
+		return nil
+	case "markdown":
+		fmt.Fprintln(w, r.Markdown)
+		return nil
+	case "elements":
+		return renderElements(w, r.Elements)
+	}
+	fmt.Fprintln(w, strings.TrimRight(r.Markdown, "\n"))
+	fmt.Fprintln(w)
+	if err := renderElements(w, r.Elements); err != nil {
+		return err
+	}
+	if o := r.Obstacle; o != nil {
+		fmt.Fprintf(w, "\nobstacle: %s (%s) — %s\n", o.Type, o.Confidence, o.Message)
+	}
+	return nil
+}
+
+func renderElements(w io.Writer, els []bridge.Element) error {
+	if len(els) == 0 {
+		fmt.Fprintln(w, "(no interactive elements)")
+		return nil
+	}
+	rows := make([][]string, len(els))
+	for i, e := range els {
+		vis := ""
+		if e.Visible != nil {
+			vis = yesNo(*e.Visible, "yes", "no")
+		}
+		rows[i] = []string{e.UID, e.Role, e.Name, e.Value, vis}
+	}
+	return renderTable(w, []string{"uid", "role", "name", "value", "visible"}, rows)
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newExitCodesCommand) }
+
+// exitCodesText documents the stable exit codes; README repeats it.
+const exitCodesText = `Exit codes:
+  0  success
+  1  an action error (element_not_found, element_stale, ...) or a failed flow
+  2  usage or invalid input: a bad flag, an action refused before it is sent, an invalid flow
+  3  blocked: domain_blocked, or an obstacle that policy says stops
+  4  bridge unavailable: no daemon, or no browser connected in time
+  5  timeout (one-shot commands)
+`
+
+func newExitCodesCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "exit-codes",
+		Category: catSetup,
+		Usage:    "explain bua's exit codes and each error code's hint (also: bua help exit-codes)",
+		Action: func(c *cli.Context) error {
+			fmt.Fprint(env.Stdout, exitCodesText)
+			fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
+			for _, code := range append(bridge.Codes, bridge.CodeBridgeUnavailable) {
+				info := bridge.Contract[code]
+				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, info.Exit, info.Hint)
+			}
+			return nil
+		},
+	}
+}

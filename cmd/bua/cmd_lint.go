@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newLintCommand) }
+
+// lintResult is one file's outcome for `bua lint --json`.
+type lintResult struct {
+	File        string              `json:"file"`
+	OK          bool                `json:"ok"`
+	Diagnostics []runner.Diagnostic `json:"diagnostics"`
+}
+
+func newLintCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Category:  catFlows,
+		Usage:     "validate flows without a browser: every problem, with file:line:col",
+		ArgsUsage: "FLOW...",
+		Description: "Loads each flow and its sub-flows as `bua run` would, compiles every\n" +
+			"expression and checks every action against the protocol schema. Exit 0\n" +
+			"when all are valid, 2 otherwise. --json prints the findings as JSON.",
+		Action: func(c *cli.Context) error {
+			files, err := expandFlows(c.Args().Slice())
+			if err != nil {
+				return usageError(err.Error())
+			}
+			results := []lintResult{}
+			code := bridge.ExitOK
+			for _, file := range files {
+				res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
+				if _, err := runner.Load(file); err != nil {
+					res.OK = false
+					code = bridge.ExitUsage
+					var le *runner.LoadError
+					if errors.As(err, &le) {
+						res.Diagnostics = le.Diags
+					} else {
+						res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+					}
+				}
+				results = append(results, res)
+			}
+			if c.Bool("json") {
+				if err := printJSON(env, results); err != nil {
+					return err
+				}
+				return exit(code)
+			}
+			for _, res := range results {
+				if res.OK {
+					if !c.Bool("quiet") {
+						fmt.Fprintf(env.Stdout, "ok %s\n", res.File)
+					}
+					continue
+				}
+				fmt.Fprint(env.Stdout, runner.Diagnostics(res.Diagnostics).String())
+			}
+			return exit(code)
+		},
+	}
+}

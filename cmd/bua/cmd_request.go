@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newRequestCommand) }
+
+func newRequestCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "request",
+		Category:  catActions,
+		Usage:     "send one raw protocol action as JSON, for scripts and tests",
+		ArgsUsage: "'<action json>' | -",
+		Description: "Prints the response's result as JSON and exits 0; on an error prints\n" +
+			`{"error": {"code", "message", "hint"}} on stdout, the hint on stderr, and exits` + "\n" +
+			"with the code from `bua help exit-codes`. Example:\n" +
+			`  bua request '{"type":"navigate","url":"https://example.com"}'`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "no-validate", Usage: "send the action unchecked, so the extension's own validation answers"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("request takes one argument: the action as JSON, or - for stdin")
+			}
+			raw := c.Args().First()
+			if raw == "-" {
+				b, err := io.ReadAll(env.Stdin)
+				if err != nil {
+					return err
+				}
+				raw = string(b)
+			}
+			action := json.RawMessage(strings.TrimSpace(raw))
+			jsonFail := func(err *bridge.Error, code int) error {
+				printBridgeError(env, err, true)
+				fmt.Fprintf(env.Stderr, "hint: %s\n", err.Hint())
+				return exit(code)
+			}
+			noValidate := c.Bool("no-validate")
+			if !noValidate {
+				if err := bridge.ValidateAction(action); err != nil {
+					return jsonFail(err, bridge.ExitUsage)
+				}
+			}
+			cl, err := connect(c, env)
+			if err != nil {
+				if be, ok := err.(*bridge.Error); ok {
+					return jsonFail(be, be.ExitCode())
+				}
+				return err
+			}
+			defer cl.Close()
+			ctx, cancel := commandContext(c)
+			defer cancel()
+			res, berr := cl.RequestRaw(ctx, action, noValidate)
+			if berr != nil {
+				return jsonFail(berr, berr.ExitCode())
+			}
+			return printJSON(env, res)
+		},
+	}
+}

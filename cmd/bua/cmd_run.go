@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newRunCommand) }
+
+// flowRequester opens the bridge for `bua run`; tests replace it with a
+// fake. The returned close func releases the connection.
+var flowRequester = func(c *cli.Context, env *Env) (bridge.Requester, func(), error) {
+	cl, err := connect(c, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, func() { _ = cl.Close() }, nil
+}
+
+// lazyRequester connects on the first action, so a suite of invalid flows
+// (or one that only logs) never needs a browser.
+type lazyRequester struct {
+	c    *cli.Context
+	env  *Env
+	once sync.Once
+	req  bridge.Requester
+	done func()
+	err  *bridge.Error
+}
+
+func (l *lazyRequester) Request(ctx context.Context, a bridge.Action) (json.RawMessage, *bridge.Error) {
+	l.once.Do(func() {
+		req, done, err := flowRequester(l.c, l.env)
+		if err != nil {
+			if be, ok := err.(*bridge.Error); ok {
+				l.err = be
+			} else {
+				l.err = bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+			}
+			return
+		}
+		l.req, l.done = req, done
+	})
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.req.Request(ctx, a)
+}
+
+func (l *lazyRequester) close() {
+	if l.done != nil {
+		l.done()
+	}
+}
+
+func newRunCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Category:  catFlows,
+		Usage:     "run flows (YAML files, globs or folders) as a suite, with reports",
+		ArgsUsage: "FLOW...",
+		Description: "Runs each flow in order and prints a line per step, then a summary table.\n" +
+			"Exit codes: 0 all passed; 1 a failure; 2 an invalid flow or usage;\n" +
+			"3 blocked (domain_blocked or an obstacle); 4 no bridge. The worst wins,\n" +
+			"in the order 2 > 4 > 3 > 1. See docs/flows.md for the format.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
+			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE` or json=FILE (repeatable)"},
+			&cli.StringFlag{Name: "artifacts", Usage: "save a failed step's screenshot and markdown in `DIR`"},
+			&cli.StringFlag{Name: "shard", Usage: "run shard `I/N` of the sorted files (index % N == I-1)"},
+			&cli.BoolFlag{Name: "fail-fast", Usage: "stop at the first flow that does not pass"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without a browser; values from results stay unevaluated"},
+			&cli.StringFlag{Name: "serve", Usage: "serve `DIR` on a loopback port and set vars.base_url"},
+		},
+		Action: func(c *cli.Context) error {
+			files, err := expandFlows(c.Args().Slice())
+			if err != nil {
+				return usageError(err.Error())
+			}
+			if s := c.String("shard"); s != "" {
+				i, n, err := parseShard(s)
+				if err != nil {
+					return usageError(err.Error())
+				}
+				files = runner.Shard(files, i, n)
+			}
+			vars, err := parseVars(c.StringSlice("var"))
+			if err != nil {
+				return usageError(err.Error())
+			}
+			reports, err := parseReports(c.StringSlice("report"))
+			if err != nil {
+				return usageError(err.Error())
+			}
+			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
+				FailFast: c.Bool("fail-fast"), Now: env.Now}
+			if c.Bool("dry-run") {
+				return dryRun(env, r, files)
+			}
+			out := env.Stdout
+			if c.Bool("json") {
+				out = env.Stderr // stdout carries the JSON report
+			}
+			if !c.Bool("quiet") {
+				r.Progress, r.TTY = out, isTTY(out)
+			}
+			lazy := &lazyRequester{c: c, env: env}
+			defer lazy.close()
+			r.Requester = lazy
+			ctx, cancel := commandContext(c)
+			defer cancel()
+			suite := r.RunSuite(ctx, files)
+			code := suite.ExitCode()
+			if c.Bool("json") {
+				if err := suite.WriteJSON(env.Stdout); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(out)
+				if err := suite.WriteSummary(out); err != nil {
+					return err
+				}
+			}
+			if lazy.err != nil {
+				printBridgeError(env, lazy.err, false)
+			}
+			for _, rep := range reports {
+				if err := writeReport(rep[0], rep[1], suite); err != nil {
+					fmt.Fprintf(env.Stderr, "bua: %v\n", err)
+					code = max(code, bridge.ExitUsage)
+				}
+			}
+			return exit(code)
+		},
+	}
+}
+
+// expandFlows turns args into flow files: globs are expanded, a folder
+// stands for its *.yaml and *.yml files. Order is kept, duplicates dropped.
+func expandFlows(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("no flow given (usage: bua run FLOW... ; FLOW is a file, a glob or a folder)")
+	}
+	var files []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			var found []string
+			for _, pat := range []string{"*.yaml", "*.yml"} {
+				m, _ := filepath.Glob(filepath.Join(a, pat))
+				found = append(found, m...)
+			}
+			if len(found) == 0 {
+				return nil, fmt.Errorf("folder %s holds no .yaml flow", a)
+			}
+			sort.Strings(found)
+			for _, f := range found {
+				add(f)
+			}
+			continue
+		}
+		if strings.ContainsAny(a, "*?[") {
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("bad glob %q: %v", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("no flow matches %q", a)
+			}
+			for _, f := range m {
+				add(f)
+			}
+			continue
+		}
+		add(a) // a missing file is reported by the loader, with the others
+	}
+	return files, nil
+}
+
+func parseShard(s string) (int, int, error) {
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N with 1 <= I <= N, e.g. 2/4", s)
+	}
+	return i, n, nil
+}
+
+func parseVars(kvs []string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--var %q: want NAME=VALUE", kv)
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+func parseReports(specs []string) ([][2]string, error) {
+	var out [][2]string
+	for _, s := range specs {
+		kind, file, ok := strings.Cut(s, "=")
+		if !ok || file == "" || (kind != "junit" && kind != "json") {
+			return nil, fmt.Errorf("--report %q: want junit=FILE or json=FILE", s)
+		}
+		out = append(out, [2]string{kind, file})
+	}
+	return out, nil
+}
+
+func writeReport(kind, file string, suite *runner.SuiteReport) error {
+	if dir := filepath.Dir(file); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("report %s: %w", file, err)
+		}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("report %s: %w", file, err)
+	}
+	if kind == "junit" {
+		err = suite.WriteJUnit(f)
+	} else {
+		err = suite.WriteJSON(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("report %s: %w", file, err)
+	}
+	return nil
+}
+
+// dryRun prints every flow's plan; invalid flows print their diagnostics
+// and make the exit 2.
+func dryRun(env *Env, r *runner.Runner, files []string) error {
+	code := bridge.ExitOK
+	for _, file := range files {
+		f, err := runner.Load(file)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			code = bridge.ExitUsage
+			continue
+		}
+		if err := r.Plan(env.Stdout, f); err != nil {
+			fmt.Fprintf(env.Stderr, "bua: %s: %v\n", file, err)
+			code = bridge.ExitUsage
+		}
+	}
+	return exit(code)
+}
+
+// isTTY reports whether w is a terminal, for live progress lines.
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

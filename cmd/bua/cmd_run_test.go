@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/runner/runnertest"
+	"github.com/urfave/cli/v2"
+)
+
+func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Now: time.Now}, &out, &errb
+}
+
+// withRequester makes `bua run` use req instead of the daemon.
+func withRequester(t *testing.T, req bridge.Requester, err error) {
+	t.Helper()
+	old := flowRequester
+	flowRequester = func(*cli.Context, *Env) (bridge.Requester, func(), error) {
+		if err != nil {
+			return nil, nil, err
+		}
+		return req, func() {}, nil
+	}
+	t.Cleanup(func() { flowRequester = old })
+}
+
+func writeFlow(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunCommand(t *testing.T) {
+	dir := t.TempDir()
+	pass := writeFlow(t, dir, "a_pass.yaml", "name: passes\nvars: { base: http://x.test }\nsteps:\n  - navigate: ${{ vars.base }}/\n")
+	fail := writeFlow(t, dir, "b_fail.yaml", "name: fails\nsteps:\n  - click: \"#missing\"\n")
+	blocked := writeFlow(t, dir, "c_blocked.yaml", "name: blocked\nsteps:\n  - navigate: http://blocked.localhost/\n")
+	invalid := writeFlow(t, dir, "d_invalid.yaml", "name: bad\nsteps:\n  - clik: x\n")
+	fake := runnertest.New().
+		On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "nothing matches #missing")).
+		On(bridge.ActionNavigate, func(_ context.Context, a bridge.Action) (any, *bridge.Error) {
+			if strings.Contains(a.URL, "blocked.localhost") {
+				return nil, bridge.Errorf(bridge.CodeDomainBlocked, "blocked.localhost is on the blocklist")
+			}
+			return map[string]any{"ok": true}, nil
+		})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+		out  string
+	}{
+		{"Passed", []string{pass}, 0, "1 passed, 0 failed"},
+		{"VarOverride", []string{pass, "--var", "base=http://y.test"}, 0, "passes"},
+		{"Failure", []string{pass, fail}, 1, "1 passed, 1 failed"},
+		{"BlockedOverFailure", []string{fail, blocked}, 3, "blocked"},
+		{"InvalidWins", []string{fail, blocked, invalid}, 2, "did you mean click?"},
+		{"Glob", []string{filepath.Join(dir, "a_*.yaml")}, 0, "1 passed"},
+		{"Shard", []string{filepath.Join(dir, "*.yaml"), "--shard", "1/4"}, 0, "1 passed, 0 failed"},
+		{"FailFast", []string{fail, pass, "--fail-fast"}, 1, "0 passed, 1 failed, 1 skipped"},
+		{"NoFlows", nil, 2, ""},
+		{"BadShard", []string{pass, "--shard", "5/4"}, 2, ""},
+		{"BadVar", []string{pass, "--var", "novalue"}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withRequester(t, fake, nil)
+			env, out, errb := testEnv()
+			code := run(context.Background(), append([]string{"bua", "run"}, tc.args...), env)
+			if code != tc.want {
+				t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errb)
+			}
+			if !strings.Contains(out.String(), tc.out) {
+				t.Errorf("stdout lacks %q:\n%s", tc.out, out)
+			}
+		})
+	}
+	if got := fake.Requests()[1].URL; got != "http://y.test/" {
+		t.Errorf("--var did not override: navigate %q", got)
+	}
+}
+
+func TestRunCommand_Reports(t *testing.T) {
+	dir := t.TempDir()
+	fail := writeFlow(t, dir, "fail.yaml", "name: Expected failure\nsteps:\n  - extract: {}\n  - assert: last.title == \"nope\"\n    message: title check\n")
+	fake := runnertest.New().
+		On(bridge.ActionExtract, runnertest.Result(bridge.ExtractResult{Title: "Home", Markdown: "# Home"})).
+		On(bridge.ActionScreenshot, runnertest.Result(bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}))
+	withRequester(t, fake, nil)
+	env, out, errb := testEnv()
+	junit, js, art := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "out", "report.json"), filepath.Join(dir, "art")
+	code := run(context.Background(), []string{"bua", "run", fail, "--report", "junit=" + junit, "--report", "json=" + js, "--artifacts", art}, env)
+	if code != 1 {
+		t.Fatalf("exit = %d\n%s\n%s", code, out, errb)
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(x), `failures="1"`) || !strings.Contains(string(x), "title check") {
+		t.Errorf("junit:\n%s", x)
+	}
+	var rep struct {
+		ExitCode int `json:"exitCode"`
+		Flows    []struct {
+			Steps []struct {
+				Artifacts []string `json:"artifacts"`
+			} `json:"steps"`
+		} `json:"flows"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
+		t.Errorf("json report = %s", b)
+	}
+}
+
+func TestRunCommand_BridgeUnavailable(t *testing.T) {
+	withRequester(t, nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "no daemon"))
+	dir := t.TempDir()
+	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://x.test/\n")
+	env, out, errb := testEnv()
+	if code := run(context.Background(), []string{"bua", "run", f}, env); code != 4 {
+		t.Fatalf("exit = %d, want 4\n%s\n%s", code, out, errb)
+	}
+	if !strings.Contains(errb.String(), "hint:") {
+		t.Errorf("stderr lacks the hint:\n%s", errb)
+	}
+}
+
+func TestRunCommand_DryRun(t *testing.T) {
+	withRequester(t, nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "must not connect"))
+	dir := t.TempDir()
+	f := writeFlow(t, dir, "f.yaml", "name: f\nvars: { base: http://x.test }\nsteps:\n  - navigate: ${{ vars.base }}/a\n  - extract: {}\n    as: page\n  - click: { uid: \"${{ uid(page, 'button', 'Go') }}\" }\n")
+	env, out, _ := testEnv()
+	if code := run(context.Background(), []string{"bua", "run", "--dry-run", f}, env); code != 0 {
+		t.Fatalf("exit = %d\n%s", code, out)
+	}
+	for _, want := range []string{"navigate url=http://x.test/a", "click uid=${{ uid(page, 'button', 'Go') }}"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestLintCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFlow(t, dir, "good.yaml", "name: g\nsteps:\n  - log: hi\n")
+	bad := writeFlow(t, dir, "bad.yaml", "name: b\nsteps:\n  - navigate: { href: x }\n  - sleep: soon\n")
+	env, out, _ := testEnv()
+	if code := run(context.Background(), []string{"bua", "lint", good, bad}, env); code != 2 {
+		t.Fatalf("exit = %d, want 2", code)
+	}
+	want := "ok " + good + "\n" +
+		bad + `:3:17: navigate has no param "href" (expected url, tabId)` + "\n" +
+		bad + `:4:12: sleep: bad duration "soon" (expected a positive Go duration such as 500ms, 30s or 2m)` + "\n"
+	if out.String() != want {
+		t.Errorf("lint output\n--- got\n%s--- want\n%s", out, want)
+	}
+	env, out, _ = testEnv()
+	if code := run(context.Background(), []string{"bua", "lint", "--json", bad}, env); code != 2 {
+		t.Fatalf("exit = %d, want 2", code)
+	}
+	var res []lintResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].OK || len(res[0].Diagnostics) != 2 || res[0].Diagnostics[0].Line != 3 || res[0].Diagnostics[0].Col != 17 {
+		t.Errorf("lint --json = %s", out)
+	}
+	env, _, _ = testEnv()
+	if code := run(context.Background(), []string{"bua", "lint", good}, env); code != 0 {
+		t.Errorf("valid flow: exit %d", code)
+	}
+}

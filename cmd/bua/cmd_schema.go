@@ -1,0 +1,20 @@
+package main
+
+import (
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newSchemaCommand) }
+
+func newSchemaCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "schema",
+		Category: catSetup,
+		Usage:    "print the protocol v4 JSON Schema (the single source both sides validate with)",
+		Action: func(c *cli.Context) error {
+			_, err := env.Stdout.Write(bridge.SchemaJSON())
+			return err
+		},
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/browser"
+	"github.com/bua-dev/bua/pkg/home"
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newServeCommand) }
+
+func newServeCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:     "serve",
+		Category: catSetup,
+		Usage:    "run the daemon (other commands start it when it is not running)",
+		Description: "Listens on ws://127.0.0.1:48123 (or --listen, or $BUA_LISTEN) for the extension,\n" +
+			"and on a private unix socket for CLI commands. Logs go to the state dir's daemon.log.\n" +
+			"It stops after an idle hour, or on `bua stop`.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Usage: "WebSocket `ADDR` for the extension (default 127.0.0.1:48123, or $BUA_LISTEN)"},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "also accept this exact `ORIGIN` (chrome-extension://ID); repeatable"},
+		},
+		Action: func(c *cli.Context) error {
+			d, err := dirs(env)
+			if err != nil {
+				return err
+			}
+			if err := d.Ensure(); err != nil {
+				return err
+			}
+			logf, err := os.OpenFile(d.LogFile(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			if err != nil {
+				return err
+			}
+			defer logf.Close()
+			log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, env.Stderr), nil))
+			listen := c.String("listen")
+			if listen == "" {
+				listen = env.Getenv("BUA_LISTEN")
+			}
+			daemon, err := bridge.New(bridge.Config{
+				Dirs: d, Listen: listen, AllowOrigins: c.StringSlice("allow-origin"),
+				ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log,
+			})
+			if err != nil {
+				return err
+			}
+			err = daemon.Run(c.Context, nil)
+			if errors.Is(err, home.ErrLocked) {
+				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", bridge.ExitUsage)
+			}
+			return err
+		},
+	}
+}
+
+// launchBrowser adapts pkg/browser to the daemon's Launcher.
+func launchBrowser(ctx context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+	return browser.Launch(ctx, browser.Options{
+		Exec: o.Exec, Headless: o.Headless, ProfileDir: o.ProfileDir, ExtensionDir: o.ExtensionDir, Log: o.Log,
+	})
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+)
+
+func TestNavigate(t *testing.T) {
+	h, ext := startFake(t)
+	t.Run("OK", func(t *testing.T) {
+		r := runCLI(t, h, "", "navigate", "https://example.com/")
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "ok") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		reqs := ext.Requests()
+		if got := reqs[len(reqs)-1]; got.Type != bridge.ActionNavigate || got.URL != "https://example.com/" {
+			t.Fatalf("sent %+v", got)
+		}
+	})
+	t.Run("ErrorResponse", func(t *testing.T) {
+		ext.Handle(bridge.ActionNavigate, func(bridge.Action) (any, *bridge.Error) {
+			return nil, bridge.Errorf(bridge.CodeElementStale, "uid e3 is not in the cache")
+		})
+		defer ext.Handle(bridge.ActionNavigate, nil)
+		r := runCLI(t, h, "", "navigate", "https://example.com/")
+		if r.code != bridge.ExitFailure {
+			t.Fatalf("exit %d, want %d", r.code, bridge.ExitFailure)
+		}
+		golden(t, "errors/element_stale.txt", r.stderr)
+		if !strings.Contains(r.stderr, "run `bua extract` again") {
+			t.Fatalf("stderr lacks the hint: %q", r.stderr)
+		}
+	})
+	t.Run("RefusedBeforeSending", func(t *testing.T) {
+		before := len(ext.Requests())
+		r := runCLI(t, h, "", "navigate", "javascript:alert(1)")
+		if r.code != bridge.ExitUsage || !strings.Contains(r.stderr, "error[invalid_action]") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		if len(ext.Requests()) != before {
+			t.Fatal("an invalid navigate reached the extension")
+		}
+	})
+}
+
+func TestRequestCommand(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
+		return []bridge.TabInfo{{TabID: 1, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
+	})
+	r := runCLI(t, h, "", "request", `{"type":"get_tabs"}`)
+	var tabs []bridge.TabInfo
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &tabs) != nil || len(tabs) != 1 {
+		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
+	}
+	tests := []struct {
+		name     string
+		action   string
+		args     []string
+		respond  *bridge.Error
+		wantCode int
+		wantErr  bridge.ErrorCode
+	}{
+		{"DomainBlocked", `{"type":"navigate","url":"https://blocked.test/"}`, nil, bridge.Errorf(bridge.CodeDomainBlocked, "blocked.test is on your blocklist"), bridge.ExitBlocked, bridge.CodeDomainBlocked},
+		{"Timeout", `{"type":"wait_for","selector":"#x"}`, nil, bridge.Errorf(bridge.CodeTimeout, "#x did not appear within 10000ms"), bridge.ExitTimeout, bridge.CodeTimeout},
+		{"NotFound", `{"type":"click","selector":"#x"}`, nil, bridge.Errorf(bridge.CodeElementNotFound, "#x matched nothing"), bridge.ExitFailure, bridge.CodeElementNotFound},
+		{"InvalidLocally", `{"type":"click"}`, nil, nil, bridge.ExitUsage, bridge.CodeInvalidAction},
+		{"NoValidate", `{"type":"click"}`, []string{"--no-validate"}, nil, bridge.ExitFailure, bridge.CodeInvalidAction},
+		{"NotJSON", `{"type":`, nil, nil, bridge.ExitUsage, bridge.CodeInvalidAction},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.respond != nil {
+				ext.HandleAll(func(bridge.Action) (any, *bridge.Error) { return nil, tt.respond })
+			}
+			r := runCLI(t, h, "", append(append([]string{"request"}, tt.args...), tt.action)...)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d (stdout %q)", r.code, tt.wantCode, r.stdout)
+			}
+			var body bridge.ErrorBody
+			if err := json.Unmarshal([]byte(r.stdout), &body); err != nil {
+				t.Fatalf("stdout is not {\"error\":...}: %q", r.stdout)
+			}
+			if body.Error.Code != tt.wantErr || body.Error.Message == "" || body.Error.Hint == "" {
+				t.Fatalf("error body = %+v", body)
+			}
+			if !strings.Contains(r.stderr, body.Error.Hint) {
+				t.Fatalf("hint not on stderr: %q", r.stderr)
+			}
+		})
+	}
+}
+
+func TestNoDaemon(t *testing.T) {
+	r := runCLI(t, nil, "", "tabs")
+	if r.code != bridge.ExitUnavailable || !strings.Contains(r.stderr, "error[bridge_unavailable]") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "", "--json", "tabs")
+	var body bridge.ErrorBody
+	if r.code != bridge.ExitUnavailable || json.Unmarshal([]byte(r.stdout), &body) != nil || body.Error.Code != bridge.CodeBridgeUnavailable {
+		t.Fatalf("--json: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestTextOutputs(t *testing.T) {
+	h, ext := startFake(t)
+	yes, no := true, false
+	ext.Handle(bridge.ActionExtract, func(bridge.Action) (any, *bridge.Error) {
+		return bridge.ExtractResult{
+			Markdown: "# Sign in\n\nWelcome back.",
+			Elements: []bridge.Element{
+				{UID: "e0", Role: "textbox", Name: "Email", Value: "", Visible: &yes},
+				{UID: "e1", Role: "textbox", Name: "Password", Visible: &yes},
+				{UID: "e2", Role: "button", Name: "Sign in with a very long accessible name that will not fit in eighty columns at all", Visible: &no},
+			},
+			Obstacle: &bridge.Obstacle{Type: "auth_wall", Confidence: "high", Message: "password field on a sign-in page"},
+			URL:      "https://a.test/login", Title: "Sign in",
+		}, nil
+	})
+	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
+		return []bridge.TabInfo{
+			{TabID: 101, URL: "https://a.test/login", Title: "Sign in", Domain: "a.test"},
+			{TabID: 102, URL: "https://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more", Title: "A long documentation page title", Domain: "docs.example.com"},
+		}, nil
+	})
+	r := runCLI(t, h, "", "extract")
+	if r.code != 0 {
+		t.Fatalf("extract: %d %s", r.code, r.stderr)
+	}
+	golden(t, "extract.txt", r.stdout)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if n := len([]rune(line)); n > tableWidth {
+			t.Errorf("line is %d columns wide: %q", n, line)
+		}
+	}
+	if r := runCLI(t, h, "", "extract", "--fail-on-obstacle"); r.code != bridge.ExitBlocked {
+		t.Errorf("--fail-on-obstacle exit %d, want %d", r.code, bridge.ExitBlocked)
+	}
+	r = runCLI(t, h, "", "tabs")
+	if r.code != 0 {
+		t.Fatalf("tabs: %d %s", r.code, r.stderr)
+	}
+	golden(t, "tabs.txt", r.stdout)
+}
+
+func TestFlagsEitherSide(t *testing.T) {
+	h, ext := startFake(t)
+	for _, args := range [][]string{
+		{"click", "e3", "--tab", "5"},
+		{"click", "--tab", "5", "e3"},
+		{"--json", "click", "e3", "--tab=5"},
+	} {
+		r := runCLI(t, h, "", args...)
+		if r.code != 0 {
+			t.Fatalf("%q: exit %d %s", args, r.code, r.stderr)
+		}
+		reqs := ext.Requests()
+		got := reqs[len(reqs)-1]
+		if got.UID != "e3" || got.TabID == nil || *got.TabID != 5 {
+			t.Fatalf("%q sent %+v", args, got)
+		}
+	}
+}
+
+func TestTypeReadsSecretsSafely(t *testing.T) {
+	h, ext := startFake(t)
+	t.Setenv("BUA_TEST_SECRET", "s3cret")
+	if r := runCLI(t, h, "", "type", "e1", "--text-env", "BUA_TEST_SECRET"); r.code != 0 {
+		t.Fatalf("--text-env: %d %s", r.code, r.stderr)
+	}
+	if got := ext.Requests()[0]; got.Text == nil || *got.Text != "s3cret" {
+		t.Fatalf("sent %+v", got)
+	}
+	if r := runCLI(t, h, "from stdin\n", "type", "#q", "-"); r.code != 0 {
+		t.Fatalf("stdin: %d %s", r.code, r.stderr)
+	}
+	if got := ext.Requests()[1]; got.Selector != "#q" || *got.Text != "from stdin" {
+		t.Fatalf("sent %+v", got)
+	}
+}
+
+func TestScreenshotWritesJPEG(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Handle(bridge.ActionScreenshot, func(bridge.Action) (any, *bridge.Error) {
+		return bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}, nil
+	})
+	out := filepath.Join(t.TempDir(), "shot.jpg")
+	r := runCLI(t, h, "", "screenshot", "-o", out)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != out {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 {
+		t.Fatalf("file is not a JPEG: %x %v", data, err)
+	}
+}
+
+// TestHelpGolden pins every command's --help, so a changed flag or wording
+// is a reviewed diff.
+func TestHelpGolden(t *testing.T) {
+	app := newApp(&Env{})
+	golden(t, "help/bua.txt", runCLI(t, nil, "", "--help").stdout)
+	for _, cmd := range app.Commands {
+		name := cmd.Name
+		t.Run(name, func(t *testing.T) {
+			r := runCLI(t, nil, "", name, "--help")
+			if r.code != 0 {
+				t.Fatalf("exit %d", r.code)
+			}
+			golden(t, "help/"+name+".txt", r.stdout)
+		})
+	}
+}

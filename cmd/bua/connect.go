@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
+	"github.com/urfave/cli/v2"
+)
+
+// dirs resolves bua's directories from the environment.
+func dirs(env *Env) (home.Dirs, error) { return home.Resolve(env.Getenv) }
+
+// connect returns a client to the daemon, starting one when none runs.
+// Failure is a *bridge.Error with CodeBridgeUnavailable.
+func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
+	d, err := dirs(env)
+	if err != nil {
+		return nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+	}
+	sel, err := bridge.ParseSelection(c.String("browser"))
+	if err != nil {
+		return nil, usageError(err.Error())
+	}
+	cl, berr := bridge.Dial(c.Context, bridge.ClientOptions{
+		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(),
+	})
+	if berr != nil {
+		return nil, berr
+	}
+	return cl, nil
+}
+
+// dialExisting connects only to a running daemon (status, stop, events).
+func dialExisting(c *cli.Context, env *Env) (*bridge.Client, *bridge.Error) {
+	d, err := dirs(env)
+	if err != nil {
+		return nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+	}
+	return bridge.Dial(c.Context, bridge.ClientOptions{Dirs: d})
+}
+
+// commandContext applies the global --timeout to c's context.
+func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	if t := c.Duration("timeout"); t > 0 {
+		return context.WithTimeout(c.Context, t)
+	}
+	return context.WithCancel(c.Context)
+}
+
+// runAction sends one action and prints its result: the raw result JSON
+// with --json, else render's text. Errors print in the one shared form and
+// exit with the contract's code.
+func runAction(c *cli.Context, env *Env, a bridge.Action, render func(json.RawMessage) error) error {
+	if tab := c.Int("tab"); c.IsSet("tab") {
+		a = a.OnTab(tab)
+	}
+	if err := a.Validate(); err != nil {
+		printBridgeError(env, err, c.Bool("json"))
+		return exit(bridge.ExitUsage) // refused before sending
+	}
+	cl, err := connect(c, env)
+	if err != nil {
+		return fail(c, env, err)
+	}
+	defer cl.Close()
+	ctx, cancel := commandContext(c)
+	defer cancel()
+	res, berr := cl.Request(ctx, a)
+	if berr != nil {
+		return failWith(c, env, berr)
+	}
+	if c.Bool("json") {
+		return printJSON(env, res)
+	}
+	if c.Bool("quiet") || render == nil {
+		return nil
+	}
+	return render(res)
+}
+
+// fail prints any error the way its kind asks: bridge errors with their
+// code and hint, usage errors as usage.
+func fail(c *cli.Context, env *Env, err error) error {
+	if be, ok := err.(*bridge.Error); ok {
+		return failWith(c, env, be)
+	}
+	return err
+}
+
+// usageError is a command-line mistake: exit 2 with the message.
+func usageError(msg string) error { return cli.Exit("bua: "+msg, bridge.ExitUsage) }
+
+// printJSON pretty-prints raw JSON (or any value) on stdout.
+func printJSON(env *Env, v any) error {
+	if raw, ok := v.(json.RawMessage); ok {
+		var anyv any
+		if err := json.Unmarshal(raw, &anyv); err == nil {
+			v = anyv
+		}
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// tabFlag is --tab on every action command.
+func tabFlag() cli.Flag {
+	return &cli.IntFlag{Name: "tab", Usage: "act on tab `ID` (see `bua tabs`); default: the most recently used tab in the BUA window"}
+}

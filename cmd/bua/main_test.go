@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// result is one in-process run of the CLI.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs bua with args against the harness's daemon, with buffers for
+// I/O; stdin feeds "-" arguments.
+func runCLI(t *testing.T, h *bridgetest.Harness, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	vars := map[string]string{}
+	if h != nil {
+		vars["BUA_HOME"] = h.Dirs.Config
+	} else {
+		vars["BUA_HOME"] = t.TempDir()
+	}
+	env := &Env{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] },
+		Now:    func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code := run(ctx, append([]string{"bua"}, args...), env)
+	return result{code, out.String(), errb.String()}
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/bua -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden (run with -update if intended):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func startFake(t *testing.T) (*bridgetest.Harness, *bridgetest.Extension) {
+	h := bridgetest.StartDaemon(t, bridge.Config{ConnectGrace: 100 * time.Millisecond})
+	return h, h.Connect(t)
+}

@@ -1,10 +1,13 @@
 package bridge
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestVectors runs every shared protocol vector; the extension's node tests
@@ -114,6 +117,33 @@ func TestParseTarget(t *testing.T) {
 	} {
 		if got := ParseTarget(in); got != want {
 			t.Errorf("ParseTarget(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+// TestFastPathAgrees proves the dispatching fast path accepts exactly what
+// the full schema accepts, on every shared vector and on each vector's
+// action alone.
+func TestFastPathAgrees(t *testing.T) {
+	cs := schemas()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "protocol", "*", "*.json"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			continue // not JSON: neither path sees it
+		}
+		full := cs.message.Validate(inst) == nil
+		if fast := fastValid(cs, inst, false); fast && !full {
+			t.Errorf("%s: fast path accepts what the schema rejects", filepath.Base(f))
+		} else if full && !fast {
+			t.Errorf("%s: fast path misses a valid message (falls back, slower)", filepath.Base(f))
+		}
+		if m, ok := inst.(map[string]any); ok && m["action"] != nil {
+			full := cs.action.Validate(m["action"]) == nil
+			if fast := fastValid(cs, m["action"], true); fast != full {
+				t.Errorf("%s: action fast=%v full=%v", filepath.Base(f), fast, full)
+			}
 		}
 	}
 }

@@ -65,10 +65,11 @@ type EvaluateResult struct {
 
 // TabInfo is one entry of get_tabs' result array.
 type TabInfo struct {
-	TabID  int    `json:"tabId"`
-	URL    string `json:"url"`
-	Title  string `json:"title"`
-	Domain string `json:"domain"`
+	TabID    int    `json:"tabId"`
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Domain   string `json:"domain"`
+	WindowID int    `json:"windowId,omitempty"` // a pure addition: which window holds it
 }
 
 // OpenTabResult is open_tab's result.

@@ -29,21 +29,86 @@ var schemas = sync.OnceValue(func() *compiled {
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		panic(err)
 	}
-	return &compiled{
-		doc:     doc,
-		message: c.MustCompile(schemaURL),
-		action:  c.MustCompile(schemaURL + "#/$defs/action"),
+	// The fast path's copy differs in one place only: a request's action is
+	// any object there, because fastValidate checks it by dispatch.
+	relaxed := relaxRequestAction(doc)
+	if err := c.AddResource(relaxedURL, relaxed); err != nil {
+		panic(err)
 	}
+	cs := &compiled{
+		doc:       doc,
+		message:   c.MustCompile(schemaURL),
+		action:    c.MustCompile(schemaURL + "#/$defs/action"),
+		byMessage: branches(c, relaxedURL, relaxed, "message"),
+		byAction:  branches(c, schemaURL, doc, "action"),
+	}
+	return cs
 })
+
+const relaxedURL = "bua-protocol-fast.json"
 
 type compiled struct {
 	doc     any
 	message *jsonschema.Schema
 	action  *jsonschema.Schema
+	// byMessage and byAction map a "type" value to the schema its
+	// if/then branch applies, so a valid message is checked against one
+	// branch instead of evaluating every if.
+	byMessage map[string]*jsonschema.Schema
+	byAction  map[string]*jsonschema.Schema
 }
 
 func messageSchema() *jsonschema.Schema { return schemas().message }
 func actionSchema() *jsonschema.Schema  { return schemas().action }
+
+// branches compiles the then-schema of each allOf if/then branch of
+// $defs/def, keyed by the "type" const its if tests.
+func branches(c *jsonschema.Compiler, url string, doc any, def string) map[string]*jsonschema.Schema {
+	node := doc.(map[string]any)["$defs"].(map[string]any)[def].(map[string]any)
+	out := map[string]*jsonschema.Schema{}
+	for _, b := range node["allOf"].([]any) {
+		br := b.(map[string]any)
+		typ := br["if"].(map[string]any)["properties"].(map[string]any)["type"].(map[string]any)["const"].(string)
+		ref := br["then"].(map[string]any)["$ref"].(string)
+		out[typ] = c.MustCompile(url + ref)
+	}
+	return out
+}
+
+// relaxRequestAction returns a deep copy of doc whose request.action is
+// {"type": "object"}.
+func relaxRequestAction(doc any) any {
+	var cp any
+	raw, _ := json.Marshal(doc)
+	cp, _ = jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	req := cp.(map[string]any)["$defs"].(map[string]any)["request"].(map[string]any)
+	req["properties"].(map[string]any)["action"] = map[string]any{"type": "object"}
+	return cp
+}
+
+// fastValid reports whether inst is valid, by dispatching on "type" to one
+// branch. false means "run the full schema": it may still be valid (an
+// unknown shape the dispatch does not cover), and only the full schema
+// phrases errors. TestFastPathAgrees runs every vector through both.
+func fastValid(cs *compiled, inst any, isAction bool) bool {
+	obj, ok := inst.(map[string]any)
+	if !ok {
+		return false
+	}
+	typ, _ := obj["type"].(string)
+	if isAction {
+		s := cs.byAction[typ]
+		return s != nil && s.Validate(inst) == nil
+	}
+	s := cs.byMessage[typ]
+	if s == nil || s.Validate(inst) != nil {
+		return false
+	}
+	if typ == string(TypeRequest) {
+		return fastValid(cs, obj["action"], true)
+	}
+	return true
+}
 
 // validate checks data against sch and turns the first meaningful failure
 // into an invalid_action error that names the field and what is expected.
@@ -51,6 +116,10 @@ func validate(sch *jsonschema.Schema, data []byte) *Error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return Errorf(CodeInvalidAction, "message is not valid JSON: %v", err)
+	}
+	cs := schemas()
+	if fastValid(cs, inst, sch == cs.action) {
+		return nil
 	}
 	err = sch.Validate(inst)
 	if err == nil {

@@ -217,3 +217,17 @@ func TestHelpGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestCompletion(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "compdef _bua bua", "fish": "complete -c bua"} {
+		r := runCLI(t, nil, "", "completion", shell)
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, output lacks %q:\n%s", shell, r.code, want, r.stdout)
+		}
+	}
+	// The --generate-bash-completion protocol itself reads os.Args, so
+	// e2e/completion_test.go proves it through the built binary.
+	if r := runCLI(t, nil, "", "completion", "tcsh"); r.code != 2 {
+		t.Errorf("unknown shell exit %d, want 2", r.code)
+	}
+}

@@ -231,3 +231,25 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("unknown shell exit %d, want 2", r.code)
 	}
 }
+
+func TestObstacleCommand(t *testing.T) {
+	extract := `{"url":"https://acme.test/login","title":"Sign in – Acme","markdown":"# Sign in\n\nEmail\n\nPassword",
+	  "elements":[{"uid":"e0","role":"textbox","name":"Email"},{"uid":"e1","role":"textbox","name":"Password"},{"uid":"e2","role":"button","name":"Sign in"}],
+	  "captchaFrame":false,"text":"ignored","tabId":3}`
+	r := runCLI(t, nil, extract, "obstacle")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "auth_wall (high)") || !strings.Contains(r.stdout, "layer: L3") {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, extract, "obstacle", "--json", "-")
+	var v struct {
+		Obstacle *struct{ Type, Confidence string }
+		Layer    string
+		Signals  []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Obstacle == nil || v.Obstacle.Type != "auth_wall" || len(v.Signals) == 0 {
+		t.Fatalf("--json: %v %q", err, r.stdout)
+	}
+	if r := runCLI(t, nil, "not json", "obstacle"); r.code != 2 || r.stderr == "" {
+		t.Fatalf("bad input: exit %d stderr %q", r.code, r.stderr)
+	}
+}

@@ -1,1 +1,148 @@
-// placeholder replaced by the extension issue
+// bua bridge service worker. Chrome only wakes a worker for events whose
+// listeners were added synchronously during its first run, so every chrome.*
+// listener is added here at top level; each waits for `ready` (pairing,
+// schema and storage loaded) before doing anything.
+
+import { createChromeApi } from "./chrome-api.js";
+import { loadPairing } from "./pairing.js";
+import { loadValidator, parseMessage } from "./validator.js";
+import { createWsClient } from "./ws-client.js";
+import { createSessionManager } from "./session-manager.js";
+import { createWindowManager } from "./window-manager.js";
+import { createDispatcher } from "./action-dispatcher.js";
+import { createDebuggerController } from "./debugger-controller.js";
+
+const KEEPALIVE_ALARM = "bua-reconnect";
+const IDLE_DETECTION_S = 30 * 60; // spec 001: system_idle after 30 min
+
+const api = createChromeApi();
+const log = (...a) => console.debug("[bua]", ...a);
+const pairing = { managed: false, kind: "default", url: "", token: "" };
+
+function emitEvent(event) {
+  client.sendEvent(event);
+}
+
+const sessions = createSessionManager({ storage: api.storage, emit: emitEvent });
+const windows = createWindowManager({ api });
+// Created synchronously so the controller can add its chrome.debugger
+// listeners at top level. `managed` is a getter: the pairing file is read
+// asynchronously, after this line runs.
+const controller = createDebuggerController({
+  chromeApi: api,
+  emitEvent,
+  get managed() {
+    return pairing.managed;
+  },
+});
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
+
+const client = createWsClient({
+  clientVersion: api.runtime.getManifest().version,
+  WebSocketImpl: WebSocket,
+  parseMessage,
+  getConfig: async () => {
+    Object.assign(pairing, await loadPairing(api));
+    return { url: pairing.url, token: pairing.token };
+  },
+  handleRequest: async (action) => {
+    await ready;
+    return dispatcher.handle(action);
+  },
+  setState: (state) => api.storage.set({ connectionState: { ...state, kind: pairing.kind } }),
+  log,
+});
+
+async function init() {
+  await loadValidator(async () => (await api.fetch(api.runtime.getURL("schema/protocol.schema.json"))).json());
+  await sessions.init();
+  Object.assign(pairing, await loadPairing(api));
+  if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
+  if (!pairing.managed) {
+    // A managed browser has no person at the keyboard: idle and lock never
+    // mean the user walked away, so only user browsers end sessions on them.
+    api.idle.setDetectionInterval(IDLE_DETECTION_S);
+  }
+  await api.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
+  client.start();
+}
+
+const ready = init().catch((e) => {
+  console.error("[bua] worker init failed", e);
+  throw e;
+});
+
+controller.onDetach?.((tabId, reason) => {
+  // target_closed is a closed tab: tabs.onRemoved ends that session.
+  if (reason !== "target_closed") ready.then(() => sessions.endSession(tabId, "debugger_detached"));
+});
+
+chrome.runtime.onStartup.addListener(() => {
+  ready.then(() => client.ensureConnected());
+});
+
+chrome.runtime.onInstalled.addListener(() => {
+  ready.then(() => client.ensureConnected());
+});
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === KEEPALIVE_ALARM) ready.then(() => client.ensureConnected());
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  ready.then(() => {
+    controller.forgetTab?.(tabId);
+    sessions.tabRemoved(tabId);
+  });
+});
+
+chrome.windows.onRemoved.addListener((windowId) => {
+  windows.windowRemoved(windowId);
+});
+
+chrome.idle.onStateChanged.addListener((state) => {
+  ready.then(() => {
+    if (pairing.managed) return;
+    if (state === "locked") sessions.endAll("screen_locked");
+    else if (state === "idle") sessions.endAll("system_idle");
+  });
+});
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== "local") return;
+  ready.then(() => {
+    if (changes.bridge_config && !pairing.managed) client.pairingChanged();
+    if (changes.blocklist && !sameList(changes.blocklist.newValue, sessions.blocklist)) {
+      sessions.setBlocklistFromStorage(changes.blocklist.newValue);
+    }
+  });
+});
+
+// The options page talks to the worker only through these messages.
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (!msg || msg.kind !== "bua_options" || sender.id !== chrome.runtime.id) return false;
+  ready
+    .then(async () => {
+      switch (msg.op) {
+        case "reconnect":
+          client.pairingChanged();
+          return { ok: true };
+        case "stop_all": {
+          await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
+          const endedCount = sessions.endAll("global_stop");
+          emitEvent({ type: "global_stop", endedCount });
+          return { ok: true, endedCount };
+        }
+        case "state":
+          return { ok: true, phase: client.phase, terminal: client.terminal, pairing: { kind: pairing.kind, url: pairing.url }, sessions: sessions.list() };
+        default:
+          return { ok: false, message: `unknown op ${msg.op}` };
+      }
+    })
+    .then(sendResponse, (e) => sendResponse({ ok: false, message: String(e) }));
+  return true; // answer asynchronously
+});
+
+function sameList(a, b) {
+  return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,5 +1,7 @@
 package bridge
 
+import "github.com/bua-dev/bua/pkg/obstacle"
+
 // Result types, one per result shape of protocol v4 §Action Schema. Every
 // result that acted on a tab carries its TabID (a pure addition to v4).
 
@@ -17,23 +19,14 @@ type ScreenshotResult struct {
 }
 
 // Element is one interactive accessibility-tree node from extract, per
-// protocol v4 §Element addressing. UID is e0, e1, ... in document order.
-type Element struct {
-	UID     string `json:"uid"`
-	Role    string `json:"role"`
-	Name    string `json:"name,omitempty"`
-	Value   string `json:"value,omitempty"`
-	Visible *bool  `json:"visible,omitempty"`
-}
+// protocol v4 §Element addressing: {uid, role, name?, value?, visible?},
+// uids e0, e1, ... in document order. The classifier owns the type.
+type Element = obstacle.Element
 
-// Obstacle is extract's page-level interruption verdict, per protocol v4
-// §Obstacle detection: Type auth_wall|captcha|access_denied, Confidence
-// low|high. High is terminal for the caller; low is advisory.
-type Obstacle struct {
-	Type       string `json:"type"`
-	Confidence string `json:"confidence"`
-	Message    string `json:"message"`
-}
+// Obstacle is extract's page-level verdict, per protocol v4 §Obstacle
+// detection: {type, confidence, message}. High is terminal for the caller;
+// low is advisory.
+type Obstacle = obstacle.Obstacle
 
 // ExtractResult is extract's result: text (<= 50 KB), markdown (<= 30 KB,
 // nav/footer/aside/fixed overlays stripped), at most 200 elements and the

@@ -1,0 +1,237 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
+	"github.com/gorilla/websocket"
+)
+
+// The two benchmarks click the same button on the same fixture: once
+// through the whole bridge (Go client -> daemon -> extension ->
+// chrome.debugger -> page) and once as the bare Input.dispatchMouseEvent
+// pair on Chromium's own DevTools socket. The difference is what the
+// bridge costs per action. Both report the median as well as Go's mean.
+
+func reportMedian(b *testing.B, samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "median-ms")
+}
+
+func benchClient(b *testing.B) *bridge.Client {
+	b.Helper()
+	d, err := home.Resolve(func(k string) string {
+		if k == "BUA_HOME" {
+			return buaHome
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl, berr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: d})
+	if berr != nil {
+		b.Fatal(berr)
+	}
+	b.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+func benchRequest(b *testing.B, cl *bridge.Client, action string) json.RawMessage {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cl.RequestRaw(ctx, json.RawMessage(action), false)
+	if err != nil {
+		b.Fatalf("%s: %v", action, err)
+	}
+	return res
+}
+
+// benchTab opens stale.html (one button that counts nothing, cheaply) and
+// returns its tab id; the tab closes when the benchmark ends.
+func benchTab(b *testing.B, cl *bridge.Client, query string) int {
+	b.Helper()
+	var r struct {
+		TabID int `json:"tabId"`
+	}
+	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"open_tab","url":%q}`, siteURL("stale.html?"+query)))
+	if err := json.Unmarshal(res, &r); err != nil || r.TabID == 0 {
+		b.Fatalf("open_tab: %s", res)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cl.RequestRaw(ctx, json.RawMessage(fmt.Sprintf(`{"type":"close_tab","tabId":%d}`, r.TabID)), false)
+	})
+	benchRequest(b, cl, fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"window.clicks = 0; document.getElementById('btn').addEventListener('click', () => window.clicks++); return 0"}`, r.TabID))
+	return r.TabID
+}
+
+func clicksOn(b *testing.B, cl *bridge.Client, tab int) int {
+	var r struct {
+		Value int `json:"value"`
+	}
+	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"return window.clicks"}`, tab))
+	if err := json.Unmarshal(res, &r); err != nil {
+		b.Fatal(err)
+	}
+	return r.Value
+}
+
+func BenchmarkClickRoundTrip(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTab(b, cl, "bench=bridge")
+	click := fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#btn"}`, tab)
+	benchRequest(b, cl, click) // attach and warm up outside the timing
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		benchRequest(b, cl, click)
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+	if got := clicksOn(b, cl, tab); got != b.N+1 {
+		b.Fatalf("page saw %d clicks, want %d", got, b.N+1)
+	}
+}
+
+// cdpConn is a minimal DevTools client: one call at a time, events skipped.
+type cdpConn struct {
+	ws  *websocket.Conn
+	seq atomic.Int64
+}
+
+func (c *cdpConn) call(sessionID, method string, params any) (json.RawMessage, error) {
+	id := c.seq.Add(1)
+	msg := map[string]any{"id": id, "method": method, "params": params}
+	if sessionID != "" {
+		msg["sessionId"] = sessionID
+	}
+	if err := c.ws.WriteJSON(msg); err != nil {
+		return nil, err
+	}
+	for {
+		var resp struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := c.ws.ReadJSON(&resp); err != nil {
+			return nil, err
+		}
+		if resp.ID != id {
+			continue
+		}
+		if resp.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, resp.Error.Message)
+		}
+		return resp.Result, nil
+	}
+}
+
+func devToolsURL(b *testing.B) string {
+	b.Helper()
+	raw, err := os.ReadFile(filepath.Join(buaHome, "browser", "profile", "DevToolsActivePort"))
+	if err != nil {
+		b.Fatalf("managed browser's DevToolsActivePort: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) < 2 {
+		b.Fatalf("DevToolsActivePort: %q", raw)
+	}
+	return fmt.Sprintf("ws://127.0.0.1:%s%s", strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1]))
+}
+
+func BenchmarkClickRawCDP(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTab(b, cl, "bench=raw")
+	ws, _, err := websocket.DefaultDialer.Dial(devToolsURL(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	c := &cdpConn{ws: ws}
+
+	res, err := c.call("", "Target.getTargets", map[string]any{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var targets struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	json.Unmarshal(res, &targets)
+	var targetID string
+	for _, ti := range targets.TargetInfos {
+		if ti.Type == "page" && strings.HasSuffix(ti.URL, "stale.html?bench=raw") {
+			targetID = ti.TargetID
+		}
+	}
+	if targetID == "" {
+		b.Fatalf("no page target for the bench tab among %+v", targets.TargetInfos)
+	}
+	res, err = c.call("", "Target.attachToTarget", map[string]any{"targetId": targetID, "flatten": true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(res, &att)
+
+	res, err = c.call(att.SessionID, "Runtime.evaluate", map[string]any{
+		"expression":    "(() => { const r = document.getElementById('btn').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+		"returnByValue": true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pt struct {
+		Result struct {
+			Value [2]float64 `json:"value"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &pt)
+	x, y := pt.Result.Value[0], pt.Result.Value[1]
+	press := map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}
+	release := map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}
+
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", press); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", release); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+	if got := clicksOn(b, cl, tab); got != b.N {
+		b.Fatalf("page saw %d clicks, want %d", got, b.N)
+	}
+}

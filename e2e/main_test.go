@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/browser"
+)
+
+// BlockedDomain is seeded into the managed browser's blocklist. Chromium
+// resolves every *.localhost name to loopback, so the fixture server is
+// reachable under it without touching /etc/hosts.
+const BlockedDomain = "blocked.localhost"
+
+var (
+	buaBin   string   // the binary built by TestMain
+	buaEnv   []string // the environment every bua command runs with
+	sitePort int      // the fixture server's port on 127.0.0.1
+	buaHome  string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	if _, err := browser.Find(os.Getenv); err != nil {
+		// CI installs Chromium; a developer without one must see why, not a
+		// green run that tested nothing.
+		log.Fatalf("e2e: needs a real Chromium: %v", err)
+	}
+	// os.MkdirTemp("", ...) keeps the unix socket path under the 108-byte
+	// sun_path limit, which t.TempDir's long names can break.
+	tmp, err := os.MkdirTemp("", "bua")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	buaBin = filepath.Join(tmp, "bua")
+	build := exec.Command("go", "build", "-o", buaBin, "./cmd/bua")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		log.Fatalf("e2e: go build ./cmd/bua: %v\n%s", err, out)
+	}
+	buaHome = filepath.Join(tmp, "h")
+	if err := os.MkdirAll(buaHome, 0o700); err != nil {
+		log.Fatal(err)
+	}
+	buaEnv = append(os.Environ(), "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir("../testdata/sites"))}}
+	srv.Start()
+	defer srv.Close()
+	sitePort = ln.Addr().(*net.TCPAddr).Port
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	out, code := bua(ctx, "browser", "start", "--headless", "--block", BlockedDomain)
+	cancel()
+	if code != 0 {
+		dumpLogs()
+		log.Fatalf("e2e: bua browser start exited %d:\n%s", code, out)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if out, code := bua(ctx, "browser", "stop"); code != 0 {
+			log.Printf("e2e: bua browser stop exited %d:\n%s", code, out)
+		}
+		if out, code := bua(ctx, "stop"); code != 0 {
+			log.Printf("e2e: bua stop exited %d:\n%s", code, out)
+		}
+	}()
+
+	code = m.Run()
+	if code != 0 {
+		dumpLogs()
+	}
+	return code
+}
+
+// bua runs the built binary and returns its combined output and exit code.
+func bua(ctx context.Context, args ...string) (string, int) {
+	cmd := exec.CommandContext(ctx, buaBin, args...)
+	cmd.Env = buaEnv
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	return buf.String(), exitCode(err)
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// dumpLogs prints the daemon's and browser's logs after a failure: the
+// first place to look when the extension never connected.
+func dumpLogs() {
+	for _, name := range []string{"daemon.log", "browser/browser.log"} {
+		matches, _ := filepath.Glob(filepath.Join(buaHome, "*", name))
+		direct, _ := filepath.Glob(filepath.Join(buaHome, name))
+		for _, p := range append(direct, matches...) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if len(data) > 8000 {
+				data = data[len(data)-8000:]
+			}
+			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
+		}
+	}
+}
+
+// siteURL is path on the fixture server, e.g. siteURL("form.html").
+func siteURL(path string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(sitePort) + "/" + path
+}
+
+// hostURL is path on the fixture server under another loopback host name,
+// e.g. hostURL("sub.blocked.localhost", "index.html").
+func hostURL(host, path string) string {
+	return "http://" + host + ":" + strconv.Itoa(sitePort) + "/" + path
+}

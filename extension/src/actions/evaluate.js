@@ -1,0 +1,125 @@
+// evaluate: run an agent-written function body in the page (protocol v4
+// §evaluate semantics).
+
+import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { CdpError } from "../lib/cdp.js";
+
+export const EVALUATE_TIMEOUT_MS = 10000;
+export const VALUE_MAX_CHARS = 8192; // 8 KB of serialised JSON
+
+// wrapExpression applies the spec's arrow-IIFE. Not async: the spec says
+// (() => { ... })(), so `await` in the body is a SyntaxError the agent sees
+// as invalid_action; a returned promise is still awaited (awaitPromise).
+// The newline keeps a trailing // comment from swallowing the brace.
+export function wrapExpression(expression) {
+  return `(() => {\n${expression}\n})()`;
+}
+
+// Subtypes whose JSON form would lose what the value is (a DOM node
+// serialises as {}, a Map as {}): they are described, not serialised.
+const DESCRIBED_SUBTYPES = new Set([
+  "node", "map", "set", "weakmap", "weakset", "regexp", "date", "promise", "proxy", "error",
+  "iterator", "generator", "wasmvalue", "arraybuffer", "dataview", "webassemblymemory", "weakref",
+  "trustedtype",
+]);
+
+// shapeResult maps a CDP RemoteObject to the protocol's evaluate shape.
+// serialise(objectId) returns the object's JSON text (or throws).
+export async function shapeResult(remote, serialise) {
+  const type = remote.type;
+  if (remote.unserializableValue !== undefined) return { type, description: remote.unserializableValue };
+  switch (type) {
+    case "undefined":
+      return { type };
+    case "symbol":
+    case "function":
+      return { type, description: remote.description || String(type) };
+    case "string":
+    case "number":
+    case "boolean":
+      return fitJSON(type, remote.value, JSON.stringify(remote.value));
+    case "bigint":
+      return { type, description: remote.description || String(remote.unserializableValue) };
+    case "object": {
+      if (remote.subtype === "null") return { type, value: null };
+      if (DESCRIBED_SUBTYPES.has(remote.subtype) || !remote.objectId) {
+        return { type, description: remote.description || remote.className || "object" };
+      }
+      let json;
+      try {
+        json = await serialise(remote.objectId);
+      } catch {
+        // Circular structures and throwing toJSON: say what it is instead.
+        return { type, description: remote.description || remote.className || "object" };
+      }
+      if (typeof json !== "string") return { type, description: remote.description || "object" };
+      return fitJSON(type, null, json);
+    }
+    default:
+      return { type, description: remote.description || String(type) };
+  }
+}
+
+function fitJSON(type, value, json) {
+  if (json.length > VALUE_MAX_CHARS) {
+    return { type, truncated: true, preview: `${json.slice(0, VALUE_MAX_CHARS)}…[truncated ${json.length - VALUE_MAX_CHARS} chars]` };
+  }
+  return { type, value: value === null ? JSON.parse(json) : value };
+}
+
+function exceptionMessage(details) {
+  const ex = details.exception;
+  const desc = ex && (ex.description || (ex.value !== undefined ? String(ex.value) : ""));
+  // The description carries the stack; its first line is the message.
+  const first = desc ? String(desc).split("\n")[0] : "";
+  return first || details.text || "the expression threw";
+}
+
+export async function evaluate(ctx, action) {
+  const expression = wrapExpression(action.expression);
+  ctx.beginEvaluate();
+  let timer;
+  try {
+    const call = ctx.send("Runtime.evaluate", {
+      expression,
+      returnByValue: false,
+      awaitPromise: true,
+      userGesture: true,
+      timeout: EVALUATE_TIMEOUT_MS,
+      objectGroup: "bua",
+    });
+    call.catch(() => {}); // abandoned if our own clock fires first
+    // CDP's timeout covers only synchronous execution; a promise that never
+    // settles needs our own clock.
+    const expired = new Promise((resolve) => {
+      timer = ctx.timers.setTimeout(() => resolve(null), EVALUATE_TIMEOUT_MS + 500);
+    });
+    const res = await Promise.race([call, expired]);
+    if (res === null) {
+      await ctx.send("Runtime.terminateExecution").catch(() => {});
+      throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${EVALUATE_TIMEOUT_MS} ms`);
+    }
+    if (res.exceptionDetails) {
+      const msg = exceptionMessage(res.exceptionDetails);
+      if (/Execution was terminated/i.test(msg)) {
+        throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${EVALUATE_TIMEOUT_MS} ms`);
+      }
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, msg);
+    }
+    return await shapeResult(res.result, async (objectId) => {
+      const r = await ctx.send("Runtime.callFunctionOn", {
+        objectId,
+        functionDeclaration: "function () { return JSON.stringify(this); }",
+        returnByValue: true,
+      });
+      if (r.exceptionDetails) throw new Error(exceptionMessage(r.exceptionDetails));
+      return r.result.value;
+    });
+  } catch (e) {
+    if (e instanceof CdpError) throw new BridgeError(ErrorCodes.INVALID_ACTION, e.cdpMessage);
+    throw e;
+  } finally {
+    ctx.timers.clearTimeout(timer);
+    ctx.endEvaluate();
+  }
+}

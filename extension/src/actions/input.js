@@ -1,0 +1,233 @@
+// click, hover, type, press_key, scroll: trusted input through the Input
+// domain (events reach the page with isTrusted = true), aimed by backend
+// node id, never by re-querying a selector in the page.
+
+import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { CdpError, invalid, notFound } from "../lib/cdp.js";
+import { keyEvents } from "../lib/keys.js";
+
+const GROUP = "bua";
+
+function describeTarget(action) {
+  return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
+}
+
+// resolveTarget turns {uid} or {selector} into a live node:
+// {backendNodeId, objectId, label}. A uid missing from the cache is
+// element_stale; a node that is gone from the page (removed, or its
+// document replaced) is element_not_found — never a silent success, since a
+// detached node still resolves and still accepts focus/box queries.
+export async function resolveTarget(ctx, action) {
+  const label = describeTarget(action);
+  let backendNodeId;
+  if (action.uid !== undefined) {
+    backendNodeId = await ctx.lookupUid(action.uid);
+  } else {
+    backendNodeId = await querySelectorBackendId(ctx, action.selector);
+    if (backendNodeId === 0) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
+  }
+  const objectId = await connectedObject(ctx, backendNodeId, label);
+  if (!objectId) throw notFound(`${label} is no longer in the page (removed since the extract); run extract again`);
+  return { backendNodeId, objectId, label };
+}
+
+// querySelectorBackendId returns the first match's backendNodeId in the
+// main document, or 0 for no match. A malformed selector is the caller's
+// bug: invalid_action.
+export async function querySelectorBackendId(ctx, selector) {
+  const { root } = await ctx.send("DOM.getDocument", { depth: 0 });
+  let nodeId;
+  try {
+    ({ nodeId } = await ctx.send("DOM.querySelector", { nodeId: root.nodeId, selector }));
+  } catch (e) {
+    if (e instanceof CdpError) throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${e.cdpMessage}`);
+    throw e;
+  }
+  if (!nodeId) return 0;
+  const { node } = await ctx.send("DOM.describeNode", { nodeId });
+  return node.backendNodeId;
+}
+
+// connectedObject resolves backendNodeId to a remote object if the node is
+// still connected to its document, else returns null.
+export async function connectedObject(ctx, backendNodeId) {
+  let object;
+  try {
+    ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
+  } catch (e) {
+    if (e instanceof CdpError) return null;
+    throw e;
+  }
+  if (!object || !object.objectId) return null;
+  const r = await ctx.send("Runtime.callFunctionOn", {
+    objectId: object.objectId,
+    functionDeclaration: "function () { return this.isConnected === true; }",
+    returnByValue: true,
+  });
+  return r.result && r.result.value === true ? object.objectId : null;
+}
+
+// Runs in the page with `this` = the target and hit = the node at the click
+// point: the hit is fine if it is the target or inside it (crossing shadow
+// boundaries, including the user-agent shadow tree of inputs), or if the
+// hit is a shadow host whose open shadow tree holds the target (retargeted
+// hit test). Otherwise it describes the covering element for the message.
+const HIT_CHECK = `function (hit) {
+  const up = (n) => n.parentNode || n.host || null;
+  for (let n = hit; n; n = up(n)) if (n === this) return { ok: true };
+  if (hit.shadowRoot) for (let n = this; n; n = up(n)) if (n === hit.shadowRoot) return { ok: true };
+  let el = hit;
+  while (el && el.nodeType !== 1) el = up(el);
+  if (!el) return { ok: false, cover: String(hit.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  const text = String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60);
+  return { ok: false, cover: d, text };
+}`;
+
+// targetPoint scrolls the target into view and returns the centre of its
+// border box in viewport CSS pixels, after checking that a click there
+// would land on the target and not on an overlay.
+export async function targetPoint(ctx, target) {
+  const { backendNodeId, objectId, label } = target;
+  try {
+    await ctx.send("DOM.scrollIntoViewIfNeeded", { backendNodeId });
+  } catch (e) {
+    if (e instanceof CdpError) throw notFound(`${label} is not rendered (${e.cdpMessage})`);
+    throw e;
+  }
+  let model;
+  try {
+    ({ model } = await ctx.send("DOM.getBoxModel", { backendNodeId }));
+  } catch (e) {
+    if (e instanceof CdpError) throw notFound(`${label} has no box: it is hidden or not rendered`);
+    throw e;
+  }
+  if (!model || model.width === 0 || model.height === 0) throw notFound(`${label} has zero size: it is hidden`);
+  const q = model.border;
+  const x = (q[0] + q[2] + q[4] + q[6]) / 4;
+  const y = (q[1] + q[3] + q[5] + q[7]) / 4;
+
+  // getNodeForLocation hit-tests in document coordinates, while the box
+  // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
+  const { cssVisualViewport: vv } = await ctx.send("Page.getLayoutMetrics");
+  let hit;
+  try {
+    hit = await ctx.send("DOM.getNodeForLocation", {
+      x: Math.floor(x + (vv ? vv.pageX : 0)),
+      y: Math.floor(y + (vv ? vv.pageY : 0)),
+      includeUserAgentShadowDOM: true,
+      ignorePointerEventsNone: false,
+    });
+  } catch (e) {
+    // No node at the point means the centre is outside the viewport even
+    // after scrolling (e.g. an element wider than the window).
+    if (e instanceof CdpError) throw notFound(`${label} is outside the viewport at (${Math.round(x)}, ${Math.round(y)})`);
+    throw e;
+  }
+  if (hit.backendNodeId !== backendNodeId) {
+    let verdict = { ok: true };
+    try {
+      const { object } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: GROUP });
+      const r = await ctx.send("Runtime.callFunctionOn", {
+        objectId,
+        functionDeclaration: HIT_CHECK,
+        arguments: [{ objectId: object.objectId }],
+        returnByValue: true,
+      });
+      if (r.result && r.result.value) verdict = r.result.value;
+    } catch (e) {
+      // The hit node lives in another frame's JS world, where containment
+      // cannot be asked; the box model already placed the target there.
+      if (!(e instanceof CdpError)) throw e;
+    }
+    if (!verdict.ok) {
+      const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
+      throw notFound(
+        `${label} is covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)}): close or scroll past the overlay first`,
+      );
+    }
+  }
+  return { x, y };
+}
+
+async function mouse(ctx, type, x, y, extra) {
+  await ctx.send("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
+}
+
+export async function click(ctx, action) {
+  const t = await resolveTarget(ctx, action);
+  const { x, y } = await targetPoint(ctx, t);
+  await mouse(ctx, "mouseMoved", x, y);
+  await mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 });
+  await mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 });
+  return { ok: true };
+}
+
+export async function hover(ctx, action) {
+  const t = await resolveTarget(ctx, action);
+  const { x, y } = await targetPoint(ctx, t);
+  await mouse(ctx, "mouseMoved", x, y);
+  return { ok: true };
+}
+
+// typeText focuses the target and inserts the text like a paste: Unicode
+// goes through unchanged and no per-character key events are synthesised.
+export async function typeText(ctx, action) {
+  const t = await resolveTarget(ctx, action);
+  try {
+    await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });
+  } catch (e) {
+    if (e instanceof CdpError) throw notFound(`${t.label} cannot take focus (${e.cdpMessage}): pick an input, textarea or editable element`);
+    throw e;
+  }
+  if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
+  return { ok: true };
+}
+
+export async function pressKey(ctx, action) {
+  let events;
+  try {
+    events = keyEvents(action.key);
+  } catch (e) {
+    if (e instanceof RangeError) throw invalid(e.message);
+    throw e;
+  }
+  for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+  return { ok: true };
+}
+
+// scroll moves the page by amount CSS pixels (default one viewport height).
+// It scrolls the document, and when the document cannot move (app shells
+// whose body does not scroll) the scrollable element under the viewport
+// centre, which is what a wheel there would move. window.scrollBy rather
+// than a synthetic wheel: wheel events are handled asynchronously by the
+// compositor, and not at all in a hidden tab, so the next action could see
+// the old position.
+const SCROLL_FN = `function (dir, amount) {
+  const dy = (amount || window.innerHeight || 600) * (dir === "up" ? -1 : 1);
+  const before = window.scrollY;
+  window.scrollBy({ top: dy, left: 0, behavior: "instant" });
+  if (window.scrollY !== before) return "document";
+  let el = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
+  for (; el; el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null) {
+    const oy = getComputedStyle(el).overflowY;
+    if (/(auto|scroll|overlay)/.test(oy) && el.scrollHeight > el.clientHeight) {
+      el.scrollBy({ top: dy, left: 0, behavior: "instant" });
+      return "element";
+    }
+  }
+  return "none";
+}`;
+
+export async function scroll(ctx, action) {
+  const { exceptionDetails } = await ctx.send("Runtime.evaluate", {
+    expression: `(${SCROLL_FN})(${JSON.stringify(action.direction)}, ${Number(action.amount) || 0})`,
+    returnByValue: true,
+  });
+  if (exceptionDetails) {
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `scroll failed in the page: ${exceptionDetails.text}`);
+  }
+  return { ok: true };
+}

@@ -1,0 +1,49 @@
+// wait_for: poll until the selector matches or the uid's node is connected.
+
+import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { invalid } from "../lib/cdp.js";
+import { connectedObject } from "./input.js";
+
+export const DEFAULT_WAIT_MS = 10000;
+export const MAX_WAIT_MS = 60000;
+const POLL_MS = 100;
+
+// Jitter keeps the poll from beating in step with page timers that run on
+// round intervals (e.g. a 100 ms setInterval re-render).
+function pollDelay() {
+  return POLL_MS * (0.75 + Math.random() * 0.5);
+}
+
+async function selectorPresent(ctx, selector) {
+  const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
+    expression: `document.querySelector(${JSON.stringify(selector)}) !== null`,
+    returnByValue: true,
+  });
+  if (exceptionDetails) {
+    const d = exceptionDetails.exception && exceptionDetails.exception.description;
+    throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${(d || exceptionDetails.text || "").split("\n")[0]}`);
+  }
+  return result.value === true;
+}
+
+export async function waitFor(ctx, action) {
+  const timeoutMs = Math.min(MAX_WAIT_MS, action.timeoutMs || DEFAULT_WAIT_MS);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let present;
+    if (action.uid !== undefined) {
+      // Re-checked every round: a navigation while waiting makes the uid
+      // stale, which is an answer, not something to wait out.
+      const id = await ctx.lookupUid(action.uid);
+      present = (await connectedObject(ctx, id)) !== null;
+    } else {
+      present = await selectorPresent(ctx, action.selector);
+    }
+    if (present) return { ok: true };
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(left, pollDelay()));
+  }
+  const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
+}

@@ -1,0 +1,54 @@
+// The one thin wrapper around the chrome.* calls the worker makes (MV3 APIs
+// return promises since Chrome 116, our minimum). Modules take this object
+// instead of touching the global, so node tests hand them a fake with the
+// same shape (test/helpers/fake-chrome.js).
+//
+// Event objects (onRemoved, onEvent, ...) are passed through untouched: the
+// worker must add listeners synchronously at top level, and wrapping them
+// would only hide that.
+
+export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
+  return {
+    runtime: {
+      getURL: (p) => c.runtime.getURL(p),
+      getManifest: () => c.runtime.getManifest(),
+      id: c.runtime.id,
+    },
+    storage: {
+      get: (keys) => c.storage.local.get(keys),
+      set: (items) => c.storage.local.set(items),
+      remove: (keys) => c.storage.local.remove(keys),
+    },
+    tabs: {
+      get: (tabId) => c.tabs.get(tabId),
+      query: (q) => c.tabs.query(q),
+      create: (props) => c.tabs.create(props),
+      update: (tabId, props) => c.tabs.update(tabId, props),
+      remove: (tabId) => c.tabs.remove(tabId),
+    },
+    windows: {
+      get: (windowId, q) => c.windows.get(windowId, q),
+      getAll: (q) => c.windows.getAll(q),
+      getLastFocused: (q) => c.windows.getLastFocused(q),
+      create: (props) => c.windows.create(props),
+      update: (windowId, props) => c.windows.update(windowId, props),
+      remove: (windowId) => c.windows.remove(windowId),
+    },
+    alarms: {
+      create: (name, info) => c.alarms.create(name, info),
+      clear: (name) => c.alarms.clear(name),
+    },
+    idle: {
+      setDetectionInterval: (s) => c.idle.setDetectionInterval(s),
+    },
+    debugger: {
+      attach: (target, version) => c.debugger.attach(target, version),
+      detach: (target) => c.debugger.detach(target),
+      sendCommand: (target, method, params) => c.debugger.sendCommand(target, method, params),
+      getTargets: () => c.debugger.getTargets(),
+      onEvent: c.debugger?.onEvent,
+      onDetach: c.debugger?.onDetach,
+    },
+    fetch: (...args) => fetchImpl(...args),
+  };
+}

@@ -1,0 +1,374 @@
+// The debugger controller: every per-tab action runs here through
+// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
+// It owns the attachment set, the uid cache, the evaluate-in-progress set
+// and the dialog policy; the action modules in ./actions/ hold the CDP
+// sequence for each action family and reach the tab only through the ctx
+// object built here.
+
+import { BridgeError, ErrorCodes } from "./lib/errors.js";
+import { CdpError, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
+import { navigate } from "./actions/nav.js";
+import { click, hover, typeText, pressKey, scroll } from "./actions/input.js";
+import { screenshot } from "./actions/capture.js";
+import { extract } from "./actions/extract.js";
+import { evaluate } from "./actions/evaluate.js";
+import { waitFor } from "./actions/wait.js";
+
+const CDP_VERSION = "1.3";
+
+// Defined on the prototype, not the instance, so navigator keeps no own
+// "webdriver" property that a fingerprinting script could spot.
+export const WEBDRIVER_SHIM =
+  "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
+
+// The object group every action's remote objects go into, released after
+// each action so a long session does not pin page memory.
+export const OBJECT_GROUP = "bua";
+
+// Per-action watchdogs. The daemon's pool gives up at 30 s (evaluate 15 s,
+// wait_for timeoutMs + 5 s); ending a little earlier here means the per-tab
+// queue never stays blocked behind a CDP call that will not return, and the
+// caller gets our timeout rather than the pool's.
+const ACTION_BUDGET_MS = 28000;
+const EVALUATE_BUDGET_MS = 13000;
+const WAIT_FOR_SLACK_MS = 3000;
+
+// createDebuggerController: see docs/extension-contract.md §Controller
+// interface. `opts.managed` is read at each use (the worker passes a getter
+// because pairing loads after the controller is created).
+export function createDebuggerController(opts) {
+  const api = opts.chromeApi.debugger;
+  const emitEvent = opts.emitEvent || (() => {});
+  const timers = opts.timers || globalThis;
+  const isManaged = () => Boolean(opts.managed);
+
+  const attached = new Map(); // tabId -> Promise<void> of the attach + setup
+  const mainFrames = new Map(); // tabId -> {id, loaderId} of the committed main-frame document
+  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
+  const evaluating = new Set(); // tabIds with an evaluate in flight
+  const openDialogs = new Map(); // tabId -> {dialogType, message}; user browser only
+  const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
+  const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
+  const detachListeners = new Set();
+
+  async function send(tabId, method, params) {
+    try {
+      return await api.sendCommand({ tabId }, method, params || {});
+    } catch (e) {
+      const msg = cdpMessage(e);
+      if (/No tab with given id/i.test(msg)) {
+        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+      }
+      if (/not attached|Detached while handling|Target closed/i.test(msg)) {
+        attached.delete(tabId);
+        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
+      }
+      throw new CdpError(method, msg);
+    }
+  }
+
+  function ensureAttached(tabId) {
+    let p = attached.get(tabId);
+    if (!p) {
+      p = attach(tabId);
+      attached.set(tabId, p);
+      p.catch(() => {
+        if (attached.get(tabId) === p) attached.delete(tabId);
+      });
+    }
+    return p;
+  }
+
+  async function attach(tabId) {
+    const target = { tabId };
+    try {
+      await api.attach(target, CDP_VERSION);
+    } catch (e) {
+      const msg = cdpMessage(e);
+      if (/No tab with given id/i.test(msg)) {
+        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+      }
+      // A restarted worker forgets its attachments but Chrome keeps them;
+      // detach succeeds only for our own session, so this never steals the
+      // tab from DevTools or another extension.
+      let adopted = false;
+      if (/already attached/i.test(msg)) {
+        try {
+          await api.detach(target);
+          await api.attach(target, CDP_VERSION);
+          adopted = true;
+        } catch {
+          // fall through to the attach failure below
+        }
+      }
+      if (!adopted) {
+        throw new BridgeError(
+          ErrorCodes.DEBUGGER_ATTACH_FAILED,
+          `cannot attach the debugger to tab ${tabId}: ${msg} (close DevTools or other debugging extensions on that tab)`,
+        );
+      }
+    }
+    try {
+      await Promise.all([
+        send(tabId, "Page.enable"),
+        send(tabId, "DOM.enable"),
+        send(tabId, "Runtime.enable"),
+        send(tabId, "Accessibility.enable"),
+        send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
+        send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
+      ]);
+      // The shim above covers future documents; the current one needs it now.
+      await send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {});
+      const { frameTree } = await send(tabId, "Page.getFrameTree");
+      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId });
+    } catch (e) {
+      await api.detach(target).catch(() => {});
+      if (e instanceof BridgeError) throw e;
+      throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
+    }
+  }
+
+  // handleDebuggerEvent is chrome.debugger.onEvent's listener.
+  function handleDebuggerEvent(source, method, params) {
+    const tabId = source && source.tabId;
+    if (tabId === undefined || tabId === null) return;
+    switch (method) {
+      case "Page.frameNavigated": {
+        const frame = params && params.frame;
+        if (!frame || frame.parentId) break;
+        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId });
+        // Keyed by loaderId: a late event for the document the cache was
+        // built on must not wipe a fresh extract.
+        const cache = uidCaches.get(tabId);
+        if (cache && cache.loaderId !== frame.loaderId) uidCaches.delete(tabId);
+        break;
+      }
+      case "Page.javascriptDialogOpening":
+        onDialogOpening(tabId, params || {});
+        break;
+      case "Page.javascriptDialogClosed":
+        openDialogs.delete(tabId);
+        break;
+      default:
+        break;
+    }
+    const ls = tabListeners.get(tabId);
+    if (ls) for (const fn of [...ls]) fn(method, params || {});
+  }
+
+  // handleDetach is chrome.debugger.onDetach's listener.
+  function handleDetach(source, reason) {
+    const tabId = source && source.tabId;
+    if (tabId === undefined || tabId === null) return;
+    dropTab(tabId);
+    const ls = tabListeners.get(tabId);
+    if (ls) for (const fn of [...ls]) fn("bua.detached", { reason });
+    for (const fn of detachListeners) {
+      try {
+        fn(tabId, reason);
+      } catch (e) {
+        console.error("[bua] onDetach listener failed", e);
+      }
+    }
+  }
+
+  function dropTab(tabId) {
+    attached.delete(tabId);
+    mainFrames.delete(tabId);
+    uidCaches.delete(tabId);
+    evaluating.delete(tabId);
+    openDialogs.delete(tabId);
+  }
+
+  function onDialogOpening(tabId, p) {
+    const dialogType = p.type || "alert";
+    const message = typeof p.message === "string" ? p.message : "";
+    const accept = dialogType === "alert" || dialogType === "beforeunload";
+    const inEvaluate = evaluating.has(tabId);
+    if (inEvaluate || isManaged()) {
+      // Answer at once: until a dialog is answered the renderer is blocked
+      // and every CDP call on the tab (including the one that raised the
+      // dialog) would hang.
+      send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
+        console.warn("[bua] could not answer dialog", e);
+      });
+      if (!inEvaluate) {
+        emitEvent({ type: "dialog_opened", tabId, dialogType, message, handled: accept ? "accepted" : "dismissed" });
+      }
+      return;
+    }
+    // A person's own browser: the dialog is theirs to answer.
+    const dialog = { dialogType, message };
+    openDialogs.set(tabId, dialog);
+    const ws = dialogWatchers.get(tabId);
+    if (ws) for (const fn of [...ws]) fn(dialog);
+  }
+
+  function dialogError(tabId, d) {
+    const text = d.message ? ` (${JSON.stringify(d.message.slice(0, 200))})` : "";
+    return new BridgeError(
+      ErrorCodes.INVALID_ACTION,
+      `a ${d.dialogType} dialog is open on tab ${tabId}${text}: answer it in the browser`,
+    );
+  }
+
+  function on(tabId, fn) {
+    let ls = tabListeners.get(tabId);
+    if (!ls) tabListeners.set(tabId, (ls = new Set()));
+    ls.add(fn);
+    return () => {
+      ls.delete(fn);
+      if (ls.size === 0 && tabListeners.get(tabId) === ls) tabListeners.delete(tabId);
+    };
+  }
+
+  async function currentMainFrame(tabId) {
+    const { frameTree } = await send(tabId, "Page.getFrameTree");
+    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId };
+    mainFrames.set(tabId, f);
+    return f;
+  }
+
+  function makeCtx(tabId) {
+    return {
+      tabId,
+      timers,
+      send: (method, params) => send(tabId, method, params),
+      on: (fn) => on(tabId, fn),
+      sleep: (ms) => sleep(ms, timers),
+      managed: isManaged,
+      mainFrame: () => currentMainFrame(tabId),
+      // lookupUid returns the backendNodeId for uid, or throws element_stale
+      // when the uid is not from the document currently in the tab.
+      async lookupUid(uid) {
+        const cache = uidCaches.get(tabId);
+        const id = cache && cache.map.get(uid);
+        if (id === undefined) {
+          const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
+          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}; run extract again`);
+        }
+        // Belt and braces for an event that has not arrived yet: the cache
+        // is only good for the document it was built on.
+        const cur = await currentMainFrame(tabId);
+        if (cur.loaderId !== cache.loaderId) {
+          if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
+          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page navigated since the extract; run extract again`);
+        }
+        return id;
+      },
+      storeUids(map, loaderId) {
+        // A navigation that committed while extract ran makes its uids
+        // stale at birth; keep the empty state instead.
+        const cur = mainFrames.get(tabId);
+        if (cur && cur.loaderId !== loaderId) {
+          uidCaches.delete(tabId);
+          return;
+        }
+        uidCaches.set(tabId, { loaderId, map });
+      },
+      clearUids: () => uidCaches.delete(tabId),
+      beginEvaluate: () => evaluating.add(tabId),
+      endEvaluate: () => evaluating.delete(tabId),
+    };
+  }
+
+  // dispatchAction is the one switch over per-tab action types.
+  function dispatchAction(ctx, action) {
+    switch (action.type) {
+      case "navigate":
+        return navigate(ctx, action);
+      case "click":
+        return click(ctx, action);
+      case "hover":
+        return hover(ctx, action);
+      case "type":
+        return typeText(ctx, action);
+      case "press_key":
+        return pressKey(ctx, action);
+      case "scroll":
+        return scroll(ctx, action);
+      case "screenshot":
+        return screenshot(ctx, action);
+      case "extract":
+        return extract(ctx, action);
+      case "evaluate":
+        return evaluate(ctx, action);
+      case "wait_for":
+        return waitFor(ctx, action);
+      default:
+        throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
+    }
+  }
+
+  function budgetFor(action) {
+    if (action.type === "evaluate") return EVALUATE_BUDGET_MS;
+    if (action.type === "wait_for") return (action.timeoutMs || 10000) + WAIT_FOR_SLACK_MS;
+    return ACTION_BUDGET_MS;
+  }
+
+  // run executes one per-tab action and returns its protocol result
+  // (with tabId) or throws a BridgeError.
+  async function run(tabId, action) {
+    const open = openDialogs.get(tabId);
+    if (open) throw dialogError(tabId, open);
+    await ensureAttached(tabId);
+    const ctx = makeCtx(tabId);
+    let stopWatch = () => {};
+    const races = [withDeadline(Promise.resolve().then(() => dispatchAction(ctx, action)), budgetFor(action), action.type, timers)];
+    if (!isManaged()) {
+      // A dialog raised by this very action blocks the renderer, so the
+      // pending CDP call would never answer: fail now instead of hanging.
+      races.push(
+        new Promise((_, reject) => {
+          let ws = dialogWatchers.get(tabId);
+          if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
+          const fn = (d) => {
+            if (!evaluating.has(tabId)) reject(dialogError(tabId, d));
+          };
+          ws.add(fn);
+          stopWatch = () => ws.delete(fn);
+        }),
+      );
+    }
+    try {
+      const result = await Promise.race(races);
+      return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
+    } finally {
+      stopWatch();
+      send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+    }
+  }
+
+  async function detach(tabId) {
+    const was = attached.has(tabId);
+    dropTab(tabId);
+    if (was) await api.detach({ tabId }).catch(() => {});
+  }
+
+  function forgetTab(tabId) {
+    dropTab(tabId);
+    tabListeners.delete(tabId);
+    dialogWatchers.delete(tabId);
+  }
+
+  // chrome.debugger events only reach a worker that added its listeners
+  // during its first synchronous run; background.js creates this controller
+  // at top level, so adding them here satisfies that.
+  if (api.onEvent && typeof api.onEvent.addListener === "function") api.onEvent.addListener(handleDebuggerEvent);
+  if (api.onDetach && typeof api.onDetach.addListener === "function") api.onDetach.addListener(handleDetach);
+
+  return {
+    run,
+    detach,
+    forgetTab,
+    hasOpenDialog: (tabId) => openDialogs.has(tabId),
+    onDetach(listener) {
+      detachListeners.add(listener);
+      return () => detachListeners.delete(listener);
+    },
+    handleDebuggerEvent,
+    handleDetach,
+    // For tests and diagnostics.
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames },
+  };
+}

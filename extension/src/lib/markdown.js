@@ -1,0 +1,294 @@
+// Markdown rules for extract. The page side runs domToTree (DOM -> plain
+// objects) and toMarkdown (plain objects -> Markdown) inside one
+// Runtime.evaluate; node tests run toMarkdown on hand-built trees.
+//
+// Every exported function is injected into the page with fn.toString(), so
+// each one is self-contained: no references to module scope, no imports.
+//
+// Tree shape: a text node is {text}; an element is
+// {tag, attrs, style, children} where attrs holds the few attributes the
+// rules read (href, src, alt, title, role, aria-hidden, aria-label, hidden)
+// and style the computed {display, visibility, position}.
+
+export const MARKDOWN_MAX_CHARS = 30720; // 30 KB, protocol v4 extract.markdown
+export const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
+
+// domToTree snapshots root's flat tree (open shadow roots and slotted nodes
+// included, as rendered) into plain objects. Computed style is read once per
+// element so toMarkdown can drop hidden content and fixed/sticky overlays
+// without touching the DOM again. Stops after maxNodes to bound the cost on
+// huge pages; the Markdown cap would cut the rest anyway.
+export function domToTree(root, opts) {
+  const maxNodes = (opts && opts.maxNodes) || 60000;
+  const doc = root.ownerDocument || root;
+  const view = doc.defaultView;
+  const SKIP = {
+    script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
+    svg: 1, canvas: 1, iframe: 1, frame: 1, object: 1, embed: 1, audio: 1, video: 1,
+  };
+  const ATTRS = ["alt", "title", "role", "aria-hidden", "aria-label", "hidden"];
+  let count = 0;
+  function walk(node) {
+    if (count++ > maxNodes) return null;
+    if (node.nodeType === 3) return { text: node.nodeValue };
+    if (node.nodeType !== 1) return null;
+    const tag = String(node.localName || node.tagName || "").toLowerCase();
+    if (SKIP[tag]) return null;
+    const cs = view && view.getComputedStyle ? view.getComputedStyle(node) : null;
+    const style = cs
+      ? { display: cs.display, visibility: cs.visibility, position: cs.position }
+      : {};
+    const attrs = {};
+    for (const name of ATTRS) {
+      const v = node.getAttribute ? node.getAttribute(name) : null;
+      if (v !== null && v !== undefined) attrs[name] = v;
+    }
+    // The resolved properties, not the attributes, so relative links come
+    // out absolute and the agent can navigate to them directly.
+    if (tag === "a" && node.getAttribute && node.getAttribute("href") !== null) {
+      attrs.href = node.href || node.getAttribute("href");
+    }
+    if (tag === "img") attrs.src = node.currentSrc || node.src || "";
+    const el = { tag, attrs, style, children: [] };
+    if (style.display === "none") return el;
+    let kids = node.childNodes;
+    if (node.shadowRoot) kids = node.shadowRoot.childNodes;
+    if (tag === "slot" && node.assignedNodes) {
+      const assigned = node.assignedNodes({ flatten: true });
+      if (assigned.length) kids = assigned;
+    }
+    for (const kid of Array.from(kids || [])) {
+      const t = walk(kid);
+      if (t) el.children.push(t);
+    }
+    return el;
+  }
+  return walk(root);
+}
+
+// capText cuts s to at most max UTF-16 units, ending with marker when cut,
+// and never splits a surrogate pair (a lone half would reach the daemon as
+// U+FFFD).
+export function capText(s, max, marker) {
+  if (s.length <= max) return s;
+  const m = marker === undefined ? `\n…[truncated ${s.length - max} chars]` : marker;
+  let cut = Math.max(0, max - m.length);
+  const c = s.charCodeAt(cut - 1);
+  if (c >= 0xd800 && c <= 0xdbff) cut--;
+  return s.slice(0, cut) + m;
+}
+
+// toMarkdown renders a domToTree tree as Markdown: headings, paragraphs,
+// links, images, emphasis, code, lists (nested), blockquotes and tables.
+// nav, footer, aside (and their ARIA roles), hidden content and
+// fixed/sticky overlays (cookie banners, chat bubbles) are stripped. The
+// result is at most opts.maxLength chars (default 30720) and ends with a
+// "…[markdown truncated …]" marker when cut.
+export function toMarkdown(tree, opts) {
+  const max = (opts && opts.maxLength) || 30720;
+  const STRIP_TAGS = {
+    nav: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1,
+    head: 1, svg: 1, canvas: 1, iframe: 1, select: 1, datalist: 1, option: 1,
+    input: 1, textarea: 1,
+  };
+  const STRIP_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
+  const BLOCK_TAGS = {
+    address: 1, article: 1, body: 1, center: 1, dd: 1, details: 1, dialog: 1, div: 1,
+    dl: 1, dt: 1, fieldset: 1, figcaption: 1, figure: 1, form: 1, header: 1, hgroup: 1,
+    html: 1, legend: 1, li: 1, main: 1, p: 1, search: 1, section: 1, summary: 1, tr: 1,
+  };
+  const BLOCK_DISPLAY = /^(block|flex|grid|flow-root|list-item|table|table-row|table-row-group|table-header-group|table-footer-group|table-caption)$/;
+  // List/quote indentation is written as a private-use char and turned into
+  // spaces only at the end, so the whitespace clean-up between blocks cannot
+  // eat it.
+  const IND = "\uE000";
+
+  function stripped(n) {
+    const a = n.attrs || {};
+    const s = n.style || {};
+    if (STRIP_TAGS[n.tag]) return true;
+    if (a.role && STRIP_ROLES[String(a.role).toLowerCase()]) return true;
+    if (a.hidden !== undefined && a.hidden !== null && a.hidden !== false) return true;
+    if (String(a["aria-hidden"]).toLowerCase() === "true") return true;
+    if (s.display === "none") return true;
+    if (s.position === "fixed" || s.position === "sticky") return true;
+    return false;
+  }
+  function isBlock(n) {
+    const d = n.style && n.style.display;
+    if (d) return BLOCK_DISPLAY.test(d);
+    return !!BLOCK_TAGS[n.tag];
+  }
+  function kids(n, ctx) {
+    let out = "";
+    for (const c of n.children || []) out += render(c, ctx);
+    return out;
+  }
+  function oneLine(s) {
+    return s.replace(/\s+/g, " ").trim();
+  }
+  function indentBody(body, first, rest) {
+    const lines = body.split("\n");
+    return lines.map((l, i) => (i === 0 ? first : l ? rest : "") + l).join("\n");
+  }
+  function rawText(n) {
+    if (n.text !== undefined) return n.text;
+    if (n.tag === "br") return "\n";
+    let s = "";
+    for (const c of n.children || []) s += rawText(c);
+    return s;
+  }
+  function list(n, ctx, ordered) {
+    let i = 0;
+    const items = [];
+    for (const c of n.children || []) {
+      if (c.text !== undefined) continue;
+      if (stripped(c)) continue;
+      if (c.tag !== "li") {
+        const other = tidy(render(c, ctx));
+        if (other) items.push(other);
+        continue;
+      }
+      i++;
+      const marker = ordered ? `${i}. ` : "- ";
+      const body = tidy(kids(c, ctx));
+      if (!body) continue;
+      items.push(indentBody(body, marker, IND.repeat(marker.length)));
+    }
+    return "\n\n" + items.join("\n") + "\n\n";
+  }
+  function table(n, ctx) {
+    const rows = [];
+    (function collect(t) {
+      for (const c of t.children || []) {
+        if (c.text !== undefined || stripped(c)) continue;
+        if (c.tag === "tr") rows.push(c);
+        else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") collect(c);
+      }
+    })(n);
+    if (!rows.length) return "\n\n" + kids(n, ctx) + "\n\n";
+    const cells = rows.map((r) =>
+      (r.children || [])
+        .filter((c) => (c.tag === "td" || c.tag === "th") && !stripped(c))
+        .map((c) => oneLine(kids(c, ctx)).replace(/\|/g, "\\|")),
+    );
+    const width = Math.max(...cells.map((r) => r.length));
+    if (width === 0) return "";
+    const line = (r) => "| " + Array.from({ length: width }, (_, i) => r[i] || "").join(" | ") + " |";
+    const out = [line(cells[0]), "|" + " --- |".repeat(width)];
+    for (const r of cells.slice(1)) out.push(line(r));
+    return "\n\n" + out.join("\n") + "\n\n";
+  }
+  function wrap(mark, inner) {
+    const t = inner.trim();
+    if (!t) return inner;
+    const lead = /^\s/.test(inner) ? " " : "";
+    const trail = /\s$/.test(inner) ? " " : "";
+    return lead + mark + t + mark + trail;
+  }
+
+  function render(n, ctx) {
+    if (n.text !== undefined) {
+      if (ctx.hidden) return "";
+      return ctx.pre ? n.text : n.text.replace(/\s+/g, " ");
+    }
+    if (stripped(n)) return "";
+    const vis = n.style && n.style.visibility;
+    // visibility is inherited but can be overridden below, so a hidden
+    // element drops only its own text and still visits its children.
+    if (vis === "hidden" || vis === "collapse") ctx = { ...ctx, hidden: true };
+    else if (vis === "visible" && ctx.hidden) ctx = { ...ctx, hidden: false };
+    const tag = n.tag;
+    const a = n.attrs || {};
+    if (/^h[1-6]$/.test(tag)) {
+      const t = oneLine(kids(n, ctx));
+      return t ? `\n\n${"#".repeat(Number(tag[1]))} ${t}\n\n` : "";
+    }
+    switch (tag) {
+      case "br":
+        return "\n";
+      case "hr":
+        return "\n\n---\n\n";
+      case "a": {
+        const t = oneLine(kids(n, ctx)) || (ctx.hidden ? "" : oneLine(a["aria-label"] || a.title || ""));
+        if (!t) return "";
+        const href = a.href || "";
+        if (!href || /^\s*javascript:/i.test(href)) return t;
+        return `[${t.replace(/[[\]]/g, "\\$&")}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
+      }
+      case "img": {
+        if (ctx.hidden) return "";
+        const alt = oneLine(a.alt || "");
+        if (!alt) return "";
+        const src = a.src || "";
+        return /^https?:/i.test(src) ? `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)})` : `![${alt}]`;
+      }
+      case "strong":
+      case "b":
+        return wrap("**", kids(n, ctx));
+      case "em":
+      case "i":
+        return wrap("*", kids(n, ctx));
+      case "s":
+      case "del":
+        return wrap("~~", kids(n, ctx));
+      case "code":
+        if (ctx.pre) return kids(n, ctx);
+        return wrap("`", kids(n, ctx).replace(/`/g, "'"));
+      case "pre": {
+        if (ctx.hidden) return "";
+        const body = rawText(n).replace(/^\n+|\s+$/g, "");
+        return body ? "\n\n```\n" + body + "\n```\n\n" : "";
+      }
+      case "blockquote": {
+        const body = tidy(kids(n, ctx));
+        return body ? "\n\n" + body.split("\n").map((l) => "> " + l).join("\n") + "\n\n" : "";
+      }
+      case "ul":
+      case "menu":
+        return list(n, ctx, false);
+      case "ol":
+        return list(n, ctx, true);
+      case "table":
+        return table(n, ctx);
+      case "td":
+      case "th":
+        return " " + kids(n, ctx) + " ";
+      default:
+        break;
+    }
+    const inner = kids(n, ctx);
+    return isBlock(n) ? "\n\n" + inner + "\n\n" : inner;
+  }
+
+  // tidy trims each line and collapses blank runs, leaving fenced code as is.
+  function tidy(s) {
+    let fence = false;
+    const out = [];
+    for (const raw of s.split("\n")) {
+      const bare = raw.replace(/^[\uE000> ]*/, "");
+      if (bare.startsWith("```")) {
+        fence = !fence;
+        out.push(raw.replace(/\s+$/, ""));
+        continue;
+      }
+      if (fence) {
+        out.push(raw);
+        continue;
+      }
+      out.push(raw.replace(/^[ \t]+|[ \t]+$/g, "").replace(/ {2,}/g, " "));
+    }
+    return out.join("\n").replace(/\n{3,}/g, "\n\n").replace(/^\n+|\n+$/g, "");
+  }
+
+  if (!tree) return "";
+  let md = tidy(render(tree, { pre: false, hidden: false })).split(IND).join(" ");
+  if (md.length > max) {
+    const marker = `\n\n…[markdown truncated: ${md.length} chars, cap ${max}]`;
+    let cut = Math.max(0, max - marker.length);
+    const c = md.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--;
+    md = md.slice(0, cut) + marker;
+  }
+  return md;
+}

@@ -1,0 +1,399 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
+import { BridgeError } from "../src/lib/errors.js";
+import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
+import { orderAXNodes, pickElements, buildPageScript } from "../src/actions/extract.js";
+
+const TAB = 7;
+
+// fakeTab is a scripted chrome.debugger for one tab. Handlers answer CDP
+// commands; `page` is the state the default handlers read.
+function fakeTab(overrides = {}, opts = {}) {
+  const calls = [];
+  const page = {
+    loaderId: "L1",
+    connected: new Set([101, 102, 103]), // backendNodeIds still in the document
+    exists: new Set([101, 102, 103]), // backendNodeIds CDP can still resolve
+    hitFor: (id) => id, // node at a target's centre
+    cover: null,
+  };
+  const throwCdp = (message) => {
+    throw new Error(JSON.stringify({ code: -32000, message }));
+  };
+  const handlers = {
+    "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: page.loaderId }, childFrames: [] } }),
+    "Runtime.evaluate": (p) => {
+      if (p.expression.includes("const domToTree")) {
+        return { result: { type: "object", value: { found: true, text: "Hello", markdown: "# Hello", url: "http://site.test/", title: "Site", frameSrcs: [] } } };
+      }
+      return { result: { type: "undefined" } };
+    },
+    "Accessibility.getFullAXTree": () => ({
+      nodes: [
+        { nodeId: "1", role: { value: "RootWebArea" }, childIds: ["2", "3", "4"] },
+        { nodeId: "2", parentId: "1", role: { value: "button" }, name: { value: "Go" }, backendDOMNodeId: 101 },
+        { nodeId: "3", parentId: "1", role: { value: "textbox" }, name: { value: "Email" }, value: { value: "a@b" }, backendDOMNodeId: 102 },
+        { nodeId: "4", parentId: "1", role: { value: "link" }, name: { value: "Hidden" }, backendDOMNodeId: 103, ignored: false },
+      ],
+    }),
+    "DOM.getBoxModel": (p) => {
+      if (p.backendNodeId === 103) return { model: { width: 0, height: 0, border: [0, 0, 0, 0, 0, 0, 0, 0] } };
+      return { model: { width: 20, height: 10, border: [10, 10, 30, 10, 30, 20, 10, 20] } };
+    },
+    "DOM.resolveNode": (p) => {
+      if (!page.exists.has(p.backendNodeId)) throwCdp("No node with given id found");
+      return { object: { objectId: `obj-${p.backendNodeId}` } };
+    },
+    "Runtime.callFunctionOn": (p) => {
+      if (p.functionDeclaration.includes("isConnected")) {
+        const id = Number(p.objectId.slice(4));
+        return { result: { type: "boolean", value: page.connected.has(id) } };
+      }
+      if (p.functionDeclaration.includes("shadowRoot")) {
+        return { result: { type: "object", value: page.cover ? { ok: false, ...page.cover } : { ok: true } } };
+      }
+      return { result: { type: "undefined" } };
+    },
+    "DOM.getNodeForLocation": () => ({ backendNodeId: page.hitFor(page.lastBox) }),
+    "DOM.scrollIntoViewIfNeeded": (p) => {
+      page.lastBox = p.backendNodeId;
+      return {};
+    },
+    ...overrides,
+  };
+  const dbg = {
+    attach: async (target, version) => {
+      calls.push(["attach", target.tabId, version]);
+      if (opts.attachError) throw new Error(opts.attachError);
+    },
+    detach: async (target) => {
+      calls.push(["detach", target.tabId]);
+    },
+    sendCommand: async (target, method, params) => {
+      calls.push([method, params]);
+      const h = handlers[method];
+      return h ? (await h(params || {})) || {} : {};
+    },
+  };
+  return { chromeApi: { debugger: dbg }, calls, page, handlers };
+}
+
+function makeController(fake, extra = {}) {
+  const events = [];
+  const c = createDebuggerController({ chromeApi: fake.chromeApi, emitEvent: (e) => events.push(e), managed: false, ...extra });
+  return { c, events };
+}
+
+const methods = (calls) => calls.map((c) => c[0]);
+
+async function rejectsWith(p, code, re) {
+  await assert.rejects(p, (e) => {
+    assert.ok(e instanceof BridgeError, `BridgeError, got ${e && e.stack}`);
+    assert.equal(e.code, code, e.message);
+    if (re) assert.match(e.message, re);
+    return true;
+  });
+}
+
+test("attaches once with CDP 1.3, enables domains and installs the webdriver shim", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "press_key", key: "a" });
+  await c.run(TAB, { type: "press_key", key: "b" });
+  assert.deepEqual(fake.calls.filter((x) => x[0] === "attach"), [["attach", TAB, "1.3"]]);
+  for (const m of ["Page.enable", "DOM.enable", "Runtime.enable", "Accessibility.enable"]) {
+    assert.ok(methods(fake.calls).includes(m), m);
+  }
+  const shim = fake.calls.find((x) => x[0] === "Page.addScriptToEvaluateOnNewDocument");
+  assert.equal(shim[1].source, WEBDRIVER_SHIM);
+  assert.ok(fake.calls.some((x) => x[0] === "Runtime.evaluate" && x[1].expression === WEBDRIVER_SHIM), "shim also runs in the current document");
+});
+
+test("attach failure is debugger_attach_failed", async () => {
+  const fake = fakeTab({}, { attachError: "Another debugger is already attached to the tab with id: 7." });
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "press_key", key: "a" }), "debugger_attach_failed", /already attached/);
+});
+
+test("extract assigns uids in document order with visibility and caches them", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  const res = await c.run(TAB, { type: "extract" });
+  assert.deepEqual(res.elements, [
+    { uid: "e0", role: "button", name: "Go", visible: true },
+    { uid: "e1", role: "textbox", name: "Email", value: "a@b", visible: true },
+    { uid: "e2", role: "link", name: "Hidden", visible: false },
+  ]);
+  assert.equal(res.tabId, TAB);
+  assert.equal(res.markdown, "# Hello");
+  assert.equal(res.captchaFrame, false);
+  assert.equal("obstacle" in res, false, "obstacle absent when nothing fires");
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true, tabId: TAB });
+});
+
+test("uid cache survives a late frameNavigated for its own document and SPA route changes, not a new document", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  // late event for the document the extract read
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L1" } });
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.navigatedWithinDocument", { frameId: "MAIN", url: "http://site.test/#/route" });
+  // a child frame navigating is not the page navigating
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "SUB", parentId: "MAIN", loaderId: "X9" } });
+  assert.deepEqual(await c.run(TAB, { type: "hover", uid: "e1" }), { ok: true, tabId: TAB });
+
+  fake.page.loaderId = "L2";
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2" } });
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /run extract again/);
+});
+
+test("a uid is stale when the document changed even before frameNavigated arrives", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  fake.page.loaderId = "L2"; // committed, event still in flight
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale");
+  assert.equal(methods(fake.calls).includes("Input.dispatchMouseEvent"), false);
+});
+
+test("navigate clears the uid cache", async () => {
+  const fake = fakeTab({
+    "Page.navigate": () => ({ frameId: "MAIN", loaderId: "L1" }),
+  });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  const nav = c.run(TAB, { type: "navigate", url: "http://site.test/next" });
+  await new Promise((r) => setTimeout(r, 5));
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L1", name: "load" });
+  assert.deepEqual(await nav, { ok: true, tabId: TAB });
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale");
+});
+
+test("uid never extracted is element_stale; a removed node is element_not_found and never clicked", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /no extract/);
+  await c.run(TAB, { type: "extract" });
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /not in the last extract/);
+
+  fake.page.connected.delete(101); // detached but still resolvable
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_not_found", /no longer in the page/);
+  fake.page.exists.delete(102); // garbage collected
+  await rejectsWith(c.run(TAB, { type: "type", uid: "e1", text: "x" }), "element_not_found");
+  await rejectsWith(c.run(TAB, { type: "wait_for", uid: "e0", timeoutMs: 150 }), "timeout");
+  assert.equal(methods(fake.calls).includes("Input.dispatchMouseEvent"), false);
+  assert.equal(methods(fake.calls).includes("Input.insertText"), false);
+});
+
+test("selector with no match is element_not_found; a malformed one is invalid_action", async () => {
+  const fake = fakeTab({
+    "DOM.getDocument": () => ({ root: { nodeId: 1 } }),
+    "DOM.querySelector": (p) => {
+      if (p.selector === "##") throw new Error(JSON.stringify({ code: -32000, message: "DOM Error while querying" }));
+      return { nodeId: p.selector === "#go" ? 5 : 0 };
+    },
+    "DOM.describeNode": () => ({ node: { backendNodeId: 101 } }),
+  });
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "click", selector: "#nope" }), "element_not_found", /#nope/);
+  await rejectsWith(c.run(TAB, { type: "click", selector: "##" }), "invalid_action", /invalid CSS selector/);
+  assert.deepEqual(await c.run(TAB, { type: "click", selector: "#go" }), { ok: true, tabId: TAB });
+  const mouse = fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").map((x) => [x[1].type, x[1].x, x[1].y]);
+  assert.deepEqual(mouse, [["mouseMoved", 20, 15], ["mousePressed", 20, 15], ["mouseReleased", 20, 15]]);
+});
+
+test("a covered target fails naming the cover", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  fake.page.hitFor = () => 999;
+  fake.page.exists.add(999);
+  fake.page.cover = { cover: "div#consent.modal", text: "Accept cookies" };
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_not_found", /covered by div#consent\.modal "Accept cookies"/);
+  assert.equal(methods(fake.calls).includes("Input.dispatchMouseEvent"), false);
+});
+
+test("during evaluate, alerts are accepted and confirms/prompts dismissed", async () => {
+  let answer;
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) =>
+      new Promise((resolve) => {
+        if (!p.expression.includes("confirm")) return resolve({ result: { type: "undefined" } });
+        answer = resolve;
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "hi" });
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "confirm", message: "sure?" });
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "prompt", message: "name?" });
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "beforeunload", message: "" });
+        setTimeout(() => answer({ result: { type: "boolean", value: false } }), 5);
+      }),
+  });
+  const { c, events } = makeController(fake);
+  const res = await c.run(TAB, { type: "evaluate", expression: "alert('hi'); return confirm('sure?')" });
+  assert.deepEqual(res, { type: "boolean", value: false, tabId: TAB });
+  const answers = fake.calls.filter((x) => x[0] === "Page.handleJavaScriptDialog").map((x) => x[1].accept);
+  assert.deepEqual(answers, [true, false, false, true]);
+  assert.deepEqual(events, [], "no dialog_opened event for dialogs the evaluate raised");
+  assert.equal(c._state.evaluating.size, 0, "evaluateInProgress cleared");
+});
+
+test("managed browser: a dialog outside evaluate is answered and reported", async () => {
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type === "mouseReleased") c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "confirm", message: "Delete?" });
+    },
+  });
+  const { c, events } = makeController(fake, { managed: true });
+  await c.run(TAB, { type: "extract" });
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true, tabId: TAB });
+  assert.deepEqual(events, [{ type: "dialog_opened", tabId: TAB, dialogType: "confirm", message: "Delete?", handled: "dismissed" }]);
+  const h = fake.calls.find((x) => x[0] === "Page.handleJavaScriptDialog");
+  assert.equal(h[1].accept, false);
+  assert.equal(c.hasOpenDialog(TAB), false);
+});
+
+test("user browser: a dialog is left open, the raising action and later ones fail at once, closing clears it", async () => {
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type !== "mouseReleased") return {};
+      // The renderer is blocked by the dialog: this call never answers.
+      setTimeout(() => c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "Saved" }), 1);
+      return new Promise(() => {});
+    },
+  });
+  const { c, events } = makeController(fake, { managed: false });
+  await c.run(TAB, { type: "extract" });
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "invalid_action", /a alert dialog is open on tab 7 \("Saved"\): answer it in the browser/);
+  assert.equal(c.hasOpenDialog(TAB), true);
+  const before = fake.calls.length;
+  await rejectsWith(c.run(TAB, { type: "press_key", key: "Enter" }), "invalid_action", /dialog is open/);
+  assert.equal(fake.calls.length, before, "no CDP call while the dialog is open");
+  assert.equal(methods(fake.calls).includes("Page.handleJavaScriptDialog"), false);
+  assert.deepEqual(events, []);
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogClosed", { result: true });
+  assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true, tabId: TAB });
+});
+
+test("managed getter is read at event time, not at creation", async () => {
+  const pairing = { managed: false };
+  const fake = fakeTab();
+  const events = [];
+  const c = createDebuggerController({
+    chromeApi: fake.chromeApi,
+    emitEvent: (e) => events.push(e),
+    get managed() {
+      return pairing.managed;
+    },
+  });
+  pairing.managed = true;
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "x" });
+  assert.equal(events.length, 1);
+});
+
+test("onDetach listeners hear Chrome's detach and the tab's state is dropped", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  const heard = [];
+  c.onDetach((tabId, reason) => heard.push([tabId, reason]));
+  c.handleDetach({ tabId: TAB }, "canceled_by_user");
+  assert.deepEqual(heard, [[TAB, "canceled_by_user"]]);
+  assert.equal(c._state.uidCaches.has(TAB), false);
+  await c.run(TAB, { type: "press_key", key: "a" });
+  assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 2, "re-attaches on the next action");
+});
+
+test("evaluate: throw is invalid_action with the JS message; never-settling promise is timeout", async () => {
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => {
+      if (p.expression.includes("boom")) {
+        return {
+          result: { type: "object", subtype: "error" },
+          exceptionDetails: { text: "Uncaught", exception: { description: "TypeError: boom is not a function\n    at <anonymous>:2:1" } },
+        };
+      }
+      return {};
+    },
+  });
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "boom()" }), "invalid_action", /^TypeError: boom is not a function$/);
+  assert.match(fake.calls.find((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("boom"))[1].expression, /^\(\(\) => \{\nboom\(\)\n\}\)\(\)$/);
+  const ev = fake.calls.find((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("boom"))[1];
+  assert.equal(ev.awaitPromise, true);
+  assert.equal(ev.userGesture, true);
+  assert.equal(ev.timeout, 10000);
+});
+
+test("evaluate: own clock terminates a hung evaluate with timeout", async () => {
+  // Fake timers running 1000x fast keep the test fast while driving the same path.
+  const timers = { setTimeout: (fn, ms) => setTimeout(fn, ms / 1000), clearTimeout: (t) => clearTimeout(t) };
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => (p.expression.includes("never") ? new Promise(() => {}) : {}),
+  });
+  const { c } = makeController(fake, { timers });
+  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "return new Promise(() => {}) // never" }), "timeout");
+  assert.ok(methods(fake.calls).includes("Runtime.terminateExecution"));
+  assert.equal(c._state.evaluating.size, 0);
+});
+
+test("evaluate result shapes", async () => {
+  const ser = (json) => async () => json;
+  assert.deepEqual(await shapeResult({ type: "string", value: "hi" }, ser()), { type: "string", value: "hi" });
+  assert.deepEqual(await shapeResult({ type: "number", value: 3 }, ser()), { type: "number", value: 3 });
+  assert.deepEqual(await shapeResult({ type: "boolean", value: false }, ser()), { type: "boolean", value: false });
+  assert.deepEqual(await shapeResult({ type: "undefined" }, ser()), { type: "undefined" });
+  assert.deepEqual(await shapeResult({ type: "number", unserializableValue: "NaN", description: "NaN" }, ser()), { type: "number", description: "NaN" });
+  assert.deepEqual(await shapeResult({ type: "bigint", unserializableValue: "5n", description: "5n" }, ser()), { type: "bigint", description: "5n" });
+  assert.deepEqual(await shapeResult({ type: "object", subtype: "null", value: null }, ser()), { type: "object", value: null });
+  assert.deepEqual(await shapeResult({ type: "object", objectId: "o", className: "Object" }, ser('{"a":[1,2]}')), { type: "object", value: { a: [1, 2] } });
+  assert.deepEqual(await shapeResult({ type: "object", subtype: "node", objectId: "o", description: "div#main" }, ser("{}")), { type: "object", description: "div#main" });
+  assert.deepEqual(await shapeResult({ type: "object", subtype: "map", objectId: "o", description: "Map(1)" }, ser("{}")), { type: "object", description: "Map(1)" });
+  assert.deepEqual(await shapeResult({ type: "function", objectId: "o", description: "() => 1" }, ser()), { type: "function", description: "() => 1" });
+  const circular = await shapeResult({ type: "object", objectId: "o", description: "Object" }, async () => {
+    throw new Error("Converting circular structure to JSON");
+  });
+  assert.deepEqual(circular, { type: "object", description: "Object" });
+
+  const big = "x".repeat(10000);
+  const s = await shapeResult({ type: "string", value: big }, ser());
+  assert.equal(s.truncated, true);
+  assert.equal(s.value, undefined);
+  assert.equal(s.preview, JSON.stringify(big).slice(0, 8192) + "…[truncated 1810 chars]");
+  const arr = JSON.stringify(Array.from({ length: 3000 }, (_, i) => i));
+  const o = await shapeResult({ type: "object", subtype: "array", objectId: "o" }, ser(arr));
+  assert.equal(o.truncated, true);
+  assert.ok(o.preview.startsWith("[0,1,2,"));
+  assert.ok(o.preview.endsWith(`…[truncated ${arr.length - 8192} chars]`));
+  assert.equal(wrapExpression("return 1 // c"), "(() => {\nreturn 1 // c\n})()");
+});
+
+test("AX nodes are ordered by tree walk with iframe content spliced at its owner, capped at 200", () => {
+  const main = [
+    { nodeId: "3", parentId: "1", role: { value: "button" }, name: { value: "after" }, backendDOMNodeId: 30 },
+    { nodeId: "1", role: { value: "RootWebArea" }, childIds: ["2", "5", "3"] },
+    { nodeId: "2", parentId: "1", role: { value: "link" }, name: { value: "first" }, backendDOMNodeId: 20 },
+    { nodeId: "5", parentId: "1", role: { value: "Iframe" }, backendDOMNodeId: 50 },
+    { nodeId: "6", parentId: "1", role: { value: "button" }, ignored: true, backendDOMNodeId: 60 },
+  ];
+  const frame = [
+    { nodeId: "a", role: { value: "RootWebArea" }, childIds: ["b"] },
+    { nodeId: "b", parentId: "a", role: { value: "textbox" }, name: { value: "in frame" }, backendDOMNodeId: 70 },
+  ];
+  const picked = pickElements(orderAXNodes(main, [{ ownerBackendNodeId: 50, nodes: frame }]), null);
+  assert.deepEqual(picked.map((p) => p.name), ["first", "in frame", "after"]);
+  assert.deepEqual(pickElements(orderAXNodes(main, []), new Set([30])).map((p) => p.name), ["after"]);
+
+  const many = [{ nodeId: "r", role: { value: "RootWebArea" }, childIds: [] }];
+  for (let i = 0; i < 500; i++) {
+    many[0].childIds.push(`n${i}`);
+    many.push({ nodeId: `n${i}`, parentId: "r", role: { value: "button" }, name: { value: `b${i}` }, backendDOMNodeId: 1000 + i });
+  }
+  const capped = pickElements(orderAXNodes(many, []), null);
+  assert.equal(capped.length, 200);
+  assert.equal(capped[199].name, "b199");
+});
+
+test("the extract page script parses", () => {
+  assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined)}`));
+  assert.doesNotThrow(() => new Function(`return ${buildPageScript("a[href*='x\"y']")}`));
+});

@@ -1,0 +1,222 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createDispatcher, isListable } from "../src/action-dispatcher.js";
+import { createSessionManager } from "../src/session-manager.js";
+import { createWindowManager } from "../src/window-manager.js";
+import { BridgeError } from "../src/lib/errors.js";
+import { createFakeApi } from "./helpers/fake-chrome.js";
+
+async function setup({ run } = {}) {
+  const api = createFakeApi();
+  const userWin = api.mkWindow({ focused: true });
+  const events = [];
+  let t = 1;
+  const sessions = createSessionManager({ storage: api.storage, emit: (e) => events.push(e), now: () => t++ });
+  await sessions.init();
+  const windows = createWindowManager({ api });
+  const ran = [];
+  const controller = {
+    run: run || (async (tabId, action) => {
+      ran.push([tabId, action.type]);
+      if (action.type === "navigate") api.tabsMap.get(tabId).url = action.url;
+      return { ok: true };
+    }),
+  };
+  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e) });
+  return { api, userWin, events, sessions, windows, ran, d };
+}
+
+async function code(p) {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof BridgeError, `not a BridgeError: ${e}`);
+    return e.code;
+  }
+  assert.fail("expected a BridgeError");
+}
+
+test("open_tab lands in one minimized, unfocused BUA window and starts a session", async () => {
+  const { api, d, events, userWin } = await setup();
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const b = await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  assert.equal(a.windowId, b.windowId, "both tabs share the BUA window");
+  assert.notEqual(a.windowId, userWin.id);
+  assert.equal(a.domain, "site.test");
+  const creates = api.calls.filter(([c]) => c === "windows.create");
+  assert.equal(creates.length, 1);
+  assert.deepEqual({ state: creates[0][1].state, focused: creates[0][1].focused }, { state: "minimized", focused: false });
+  assert.deepEqual((await api.storage.get("buaWindowId")).buaWindowId, a.windowId, "the window id survives a worker restart");
+  assert.deepEqual(events.filter((e) => e.type === "session_started").map((e) => e.tabId), [a.tabId, b.tabId]);
+});
+
+test("concurrent open_tabs never create two BUA windows", async () => {
+  const { api, d } = await setup();
+  const rs = await Promise.all([1, 2, 3].map((i) => d.dispatch({ type: "open_tab", url: `http://s.test/${i}` })));
+  assert.equal(new Set(rs.map((r) => r.windowId)).size, 1);
+  assert.equal(api.calls.filter(([c]) => c === "windows.create").length, 1);
+});
+
+test("open_tab with focus goes to the person's focused window", async () => {
+  const { d, userWin } = await setup();
+  const r = await d.dispatch({ type: "open_tab", url: "http://s.test/", focus: true });
+  assert.equal(r.windowId, userWin.id);
+});
+
+test("explicit tabId wins, and a missing one is tab_not_found", async () => {
+  const { api, d, ran, userWin } = await setup();
+  const user = api.mkTab(userWin.id, "http://mine.test/");
+  await d.dispatch({ type: "open_tab", url: "http://bua.test/" });
+  const r = await d.dispatch({ type: "click", selector: "a", tabId: user.id });
+  assert.deepEqual(r, { ok: true, tabId: user.id });
+  assert.deepEqual(ran.at(-1), [user.id, "click"]);
+  assert.equal(await code(d.dispatch({ type: "click", selector: "a", tabId: 9999 })), "tab_not_found");
+  assert.equal(await code(d.dispatch({ type: "close_tab", tabId: 9999 })), "tab_not_found");
+});
+
+test("without tabId the most recently used BUA-window session wins", async () => {
+  const { api, d, ran, userWin } = await setup();
+  const user = api.mkTab(userWin.id, "http://mine.test/");
+  await d.dispatch({ type: "click", selector: "a", tabId: user.id }); // a user-tab session
+  const a = await d.dispatch({ type: "open_tab", url: "http://bua.test/a" });
+  const b = await d.dispatch({ type: "open_tab", url: "http://bua.test/b" });
+  await d.dispatch({ type: "extract" });
+  assert.deepEqual(ran.at(-1), [b.tabId, "extract"]);
+  await d.dispatch({ type: "extract", tabId: a.tabId });
+  await d.dispatch({ type: "scroll", direction: "down" });
+  assert.deepEqual(ran.at(-1), [a.tabId, "scroll"], "a is now the most recent");
+});
+
+test("no session: navigate opens a BUA tab, anything else is session_not_found", async () => {
+  const { d, ran, api } = await setup();
+  assert.equal(await code(d.dispatch({ type: "extract" })), "session_not_found");
+  const r = await d.dispatch({ type: "navigate", url: "http://new.test/" });
+  const tab = api.tabsMap.get(r.tabId);
+  const { buaWindowId } = await api.storage.get("buaWindowId");
+  assert.equal(tab.windowId, buaWindowId);
+  assert.deepEqual(ran, [[r.tabId, "navigate"]]);
+  await d.dispatch({ type: "extract" });
+  assert.deepEqual(ran.at(-1), [r.tabId, "extract"]);
+});
+
+test("several sessions outside the BUA window and none in it are ambiguous", async () => {
+  const { api, d, userWin } = await setup();
+  const t1 = api.mkTab(userWin.id, "http://one.test/");
+  const t2 = api.mkTab(userWin.id, "http://two.test/");
+  await d.dispatch({ type: "extract", tabId: t1.id });
+  assert.deepEqual(await d.dispatch({ type: "extract" }), { ok: true, tabId: t1.id }, "one user session is not ambiguous");
+  await d.dispatch({ type: "extract", tabId: t2.id });
+  let msg;
+  try {
+    await d.dispatch({ type: "click", selector: "a" });
+  } catch (e) {
+    assert.equal(e.code, "session_not_found");
+    msg = e.message;
+  }
+  assert.match(msg, /2 sessions/);
+});
+
+test("the blocklist refuses actions, open_tab and navigate targets, with an event", async () => {
+  const { api, d, events, sessions, ran, userWin } = await setup();
+  await sessions.addToBlocklist(["blocked.localhost"]);
+  assert.equal(await code(d.dispatch({ type: "open_tab", url: "http://sub.blocked.localhost:8080/" })), "domain_blocked");
+  assert.deepEqual(events.at(-1), { type: "domain_blocked", domain: "sub.blocked.localhost", attemptedAction: "open_tab" });
+  assert.equal(api.calls.filter(([c]) => c === "windows.create").length, 0, "nothing was opened");
+
+  const t = api.mkTab(userWin.id, "http://blocked.localhost/");
+  assert.equal(await code(d.dispatch({ type: "click", selector: "a", tabId: t.id })), "domain_blocked");
+  assert.deepEqual(events.at(-1), { type: "domain_blocked", domain: "blocked.localhost", attemptedAction: "click", tabId: t.id });
+
+  const ok = await d.dispatch({ type: "open_tab", url: "http://fine.test/" });
+  assert.equal(await code(d.dispatch({ type: "navigate", url: "http://blocked.localhost/x", tabId: ok.tabId })), "domain_blocked");
+  assert.equal(ran.length, 0, "the controller never ran");
+  assert.equal(api.tabsMap.get(ok.tabId).url, "http://fine.test/");
+});
+
+test("get_tabs hides blocklisted and non-web tabs", async () => {
+  const { api, d, sessions, userWin } = await setup();
+  await sessions.addToBlocklist(["blocked.localhost"]);
+  api.mkTab(userWin.id, "http://ok.test/");
+  api.mkTab(userWin.id, "about:blank");
+  api.mkTab(userWin.id, "chrome://settings/");
+  api.mkTab(userWin.id, "http://x.blocked.localhost/");
+  const tabs = await d.dispatch({ type: "get_tabs" });
+  assert.deepEqual(tabs.map((t) => t.url), ["http://ok.test/", "about:blank"]);
+  assert.deepEqual(Object.keys(tabs[0]).sort(), ["domain", "tabId", "title", "url", "windowId"]);
+  assert.ok(isListable("https://a") && !isListable("file:///etc/passwd"));
+});
+
+test("actions on one tab run one at a time, in order", async () => {
+  const log = [];
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const { api, d, userWin } = await setup({
+    run: async (tabId, action) => {
+      log.push(`start ${action.selector}`);
+      if (action.selector === "first") await gate;
+      log.push(`end ${action.selector}`);
+      return { ok: true };
+    },
+  });
+  const t = api.mkTab(userWin.id, "http://q.test/");
+  const p1 = d.dispatch({ type: "click", selector: "first", tabId: t.id });
+  const p2 = d.dispatch({ type: "click", selector: "second", tabId: t.id });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(log, ["start first"], "the second waits for the first");
+  release();
+  await Promise.all([p1, p2]);
+  assert.deepEqual(log, ["start first", "end first", "start second", "end second"]);
+});
+
+test("a failing action does not block the tab's queue", async () => {
+  const { api, d, userWin } = await setup({
+    run: async (tabId, action) => {
+      if (action.selector === "bad") throw new BridgeError("element_not_found", "no match");
+      return { ok: true };
+    },
+  });
+  const t = api.mkTab(userWin.id, "http://q.test/");
+  const bad = d.handle({ type: "click", selector: "bad", tabId: t.id });
+  const good = d.handle({ type: "click", selector: "good", tabId: t.id });
+  assert.deepEqual(await bad, { error: { code: "element_not_found", message: "no match" } });
+  assert.deepEqual(await good, { result: { ok: true, tabId: t.id } });
+});
+
+test("unexpected throws map to internal_error", async () => {
+  const { api, d, userWin } = await setup({ run: async () => { throw new TypeError("x is undefined"); } });
+  const t = api.mkTab(userWin.id, "http://q.test/");
+  assert.deepEqual(await d.handle({ type: "hover", selector: "a", tabId: t.id }), { error: { code: "internal_error", message: "x is undefined" } });
+});
+
+test("close_tab removes the tab; the session ends via tabRemoved", async () => {
+  const { api, d, events, sessions } = await setup();
+  const r = await d.dispatch({ type: "open_tab", url: "http://c.test/" });
+  assert.deepEqual(await d.dispatch({ type: "close_tab", tabId: r.tabId }), { ok: true, tabId: r.tabId });
+  assert.equal(api.tabsMap.has(r.tabId), false);
+  sessions.tabRemoved(r.tabId); // what background.js does on tabs.onRemoved
+  assert.deepEqual(events.slice(-2).map((e) => e.type), ["tab_closed", "session_ended"]);
+  assert.equal(await code(d.dispatch({ type: "extract" })), "session_not_found");
+});
+
+test("a session whose tab vanished while the worker slept is cleaned up", async () => {
+  const { api, d, sessions, events } = await setup();
+  const r = await d.dispatch({ type: "open_tab", url: "http://c.test/" });
+  api.tabsMap.delete(r.tabId); // no onRemoved delivered
+  assert.equal(await code(d.dispatch({ type: "extract" })), "session_not_found");
+  assert.equal(sessions.get(r.tabId), null);
+  assert.equal(events.at(-1).reason, "tab_closed");
+});
+
+test("a restarted worker reuses the BUA window it persisted, and replaces a closed one", async () => {
+  const { api, d } = await setup();
+  const first = await d.dispatch({ type: "open_tab", url: "http://w.test/1" });
+  const again = createWindowManager({ api }); // a fresh worker over the same storage
+  const tab = await again.openTab("http://w.test/2");
+  assert.equal(tab.windowId, first.windowId);
+  assert.equal(api.calls.filter(([c]) => c === "windows.create").length, 1);
+  await api.tabs.remove(first.tabId);
+  await api.tabs.remove(tab.id); // the window closes with its last tab
+  const fresh = await again.openTab("http://w.test/3");
+  assert.notEqual(fresh.windowId, first.windowId);
+  assert.equal((await api.storage.get("buaWindowId")).buaWindowId, fresh.windowId);
+});

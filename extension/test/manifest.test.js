@@ -1,0 +1,46 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const path = (p) => fileURLToPath(new URL(p, import.meta.url));
+const manifest = JSON.parse(readFileSync(path("../manifest.json"), "utf8"));
+
+test("permissions are exactly debugger, tabs, storage, alarms, idle", () => {
+  assert.deepEqual([...manifest.permissions].sort(), ["alarms", "debugger", "idle", "storage", "tabs"]);
+  assert.equal(manifest.optional_permissions, undefined);
+});
+
+test("host permissions are <all_urls> only", () => {
+  assert.deepEqual(manifest.host_permissions, ["<all_urls>"]);
+});
+
+test("the key is pinned so the extension ID is stable", () => {
+  assert.equal(typeof manifest.key, "string");
+  assert.ok(manifest.key.length > 300);
+});
+
+test("no content scripts and no web accessible resources", () => {
+  assert.equal(manifest.content_scripts, undefined);
+  assert.equal(manifest.web_accessible_resources, undefined);
+});
+
+test("the CSP, if any, never allows eval", () => {
+  const csp = manifest.content_security_policy;
+  const text = typeof csp === "string" ? csp : JSON.stringify(csp || {});
+  assert.doesNotMatch(text, /unsafe-eval|wasm-unsafe-eval/);
+});
+
+test("MV3 module worker and options page point at real files", () => {
+  assert.equal(manifest.manifest_version, 3);
+  assert.equal(manifest.background.type, "module");
+  assert.ok(existsSync(path("../" + manifest.background.service_worker)));
+  assert.ok(existsSync(path("../" + manifest.options_ui.page)));
+});
+
+test("worker sources never use eval or new Function", () => {
+  for (const f of ["background.js", "validator.js", "ws-client.js", "action-dispatcher.js", "session-manager.js", "window-manager.js", "pairing.js", "chrome-api.js"]) {
+    const src = readFileSync(path("../src/" + f), "utf8");
+    assert.doesNotMatch(src, /\beval\s*\(|new\s+Function\s*\(/, f);
+  }
+});

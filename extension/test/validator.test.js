@@ -1,0 +1,62 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { compileSchema, initValidator, validateMessage, parseMessage } from "../src/validator.js";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const schema = JSON.parse(readFileSync(here("../schema/protocol.schema.json"), "utf8"));
+initValidator(schema);
+
+function vectors(kind) {
+  const dir = here(`../../testdata/protocol/${kind}/`);
+  return readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => [f, readFileSync(dir + f, "utf8")]);
+}
+
+test("every valid vector passes", () => {
+  const vs = vectors("valid");
+  assert.ok(vs.length >= 40, `found only ${vs.length} valid vectors`);
+  for (const [name, text] of vs) {
+    const r = parseMessage(text);
+    assert.equal(r.ok, true, `${name}: ${r.message}`);
+  }
+});
+
+test("every invalid vector fails with a message", () => {
+  const vs = vectors("invalid");
+  assert.ok(vs.length >= 40, `found only ${vs.length} invalid vectors`);
+  for (const [name, text] of vs) {
+    const r = parseMessage(text);
+    assert.equal(r.ok, false, `${name} was accepted`);
+    assert.match(r.message, /\S/, name);
+  }
+});
+
+test("messages name the offending field", () => {
+  const id = "3f2c6a1e-8b4d-4c2a-9e7f-1a2b3c4d5e6f";
+  let r = validateMessage({ type: "request", id, action: { type: "navigate", url: "javascript:alert(1)" } });
+  assert.equal(r.ok, false);
+  assert.match(r.message, /action\.url/);
+  r = validateMessage({ type: "request", id, action: { type: "click", uid: "e1", selector: "a" } });
+  assert.match(r.message, /exactly one of selector or uid \(got both\)/);
+  r = validateMessage({ type: "request", id, action: { type: "teleport" } });
+  assert.match(r.message, /action\.type: must be one of/);
+});
+
+test("lengths count code points like Go", () => {
+  const v = compileSchema({ type: "string", maxLength: 1 });
+  assert.equal(v("😀"), null);
+  assert.notEqual(v("ab"), null);
+  const k = compileSchema(schema.$defs.key === undefined ? {} : { ...schema.$defs.key, $defs: schema.$defs });
+  assert.equal(k("😀"), null, "a single astral character is one key");
+});
+
+test("unsupported keywords are refused, not ignored", () => {
+  assert.throws(() => compileSchema({ type: "object", additionalProperties: false }), /additionalProperties/);
+  assert.throws(() => compileSchema({ $ref: "http://x/y" }), /local \$ref/);
+});
+
+test("an uninitialised validator refuses everything", async () => {
+  const mod = await import("../src/validator.js?fresh");
+  assert.equal(mod.validateMessage({ type: "ack" }).ok, false);
+});

@@ -1,0 +1,204 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createWsClient, backoffDelay, ACTIONS, HEARTBEAT_MS } from "../src/ws-client.js";
+import { initValidator, parseMessage } from "../src/validator.js";
+import { createFakeTimers } from "./helpers/fake-chrome.js";
+
+initValidator(JSON.parse(readFileSync(fileURLToPath(new URL("../schema/protocol.schema.json", import.meta.url)), "utf8")));
+
+const ID = "3f2c6a1e-8b4d-4c2a-9e7f-1a2b3c4d5e6f";
+const tick = () => new Promise((r) => setImmediate(r));
+
+class FakeWS {
+  static all = [];
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    FakeWS.all.push(this);
+  }
+  send(s) {
+    this.sent.push(JSON.parse(s));
+  }
+  close(code = 1000) {
+    this.readyState = 3;
+    this.closedWith = code;
+  }
+  // helpers driven by the test, standing in for the daemon
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+  recv(obj) {
+    this.onmessage?.({ data: typeof obj === "string" ? obj : JSON.stringify(obj) });
+  }
+  drop(code, reason = "") {
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
+  }
+}
+
+function setup(over = {}) {
+  FakeWS.all = [];
+  const timers = createFakeTimers();
+  const states = [];
+  const handled = [];
+  const client = createWsClient({
+    clientVersion: "0.1.0",
+    WebSocketImpl: FakeWS,
+    parseMessage,
+    getConfig: async () => ({ url: "ws://127.0.0.1:1/ws/browser", token: "tok" }),
+    handleRequest: over.handleRequest || (async (action) => { handled.push(action); return { result: { ok: true } }; }),
+    setState: async (s) => states.push(s),
+    timers,
+    random: () => 1,
+  });
+  return { client, timers, states, handled };
+}
+
+async function connected(env) {
+  env.client.start();
+  await tick();
+  const ws = FakeWS.all.at(-1);
+  ws.open();
+  ws.recv({ type: "ack", protocolVersion: 4, serverVersion: "0.1.0" });
+  return ws;
+}
+
+test("hello carries version, token and caps, and nothing else goes before ack", async () => {
+  const env = setup();
+  env.client.start();
+  await tick();
+  const ws = FakeWS.all[0];
+  env.client.sendEvent({ type: "tab_closed", tabId: 1 });
+  ws.open();
+  ws.recv({ type: "request", id: ID, action: { type: "get_tabs" } });
+  await tick();
+  assert.equal(ws.sent.length, 1, JSON.stringify(ws.sent));
+  const hello = ws.sent[0];
+  assert.deepEqual(
+    { type: hello.type, v: hello.protocolVersion, cv: hello.clientVersion, t: hello.pairingToken },
+    { type: "hello", v: 4, cv: "0.1.0", t: "tok" },
+  );
+  assert.deepEqual(hello.caps.actions, ACTIONS);
+  assert.equal(ACTIONS.length, 13);
+  assert.equal(parseMessage(JSON.stringify(hello)).ok, true);
+  assert.equal(env.handled.length, 0, "a request before ack must not run");
+  ws.recv({ type: "ack", protocolVersion: 4, serverVersion: "x" });
+  assert.deepEqual(ws.sent[1], { type: "event", event: { type: "tab_closed", tabId: 1 } }, "queued event flushed after ack");
+  assert.equal(env.states.at(-1).state, "connected");
+});
+
+test("heartbeat is scheduled every 20 s after ack and stops on close", async () => {
+  const env = setup();
+  const ws = await connected(env);
+  const hb = env.timers.list("interval");
+  assert.equal(hb.length, 1);
+  assert.equal(hb[0].ms, HEARTBEAT_MS);
+  assert.equal(HEARTBEAT_MS, 20000);
+  env.timers.fire(hb[0].id);
+  assert.deepEqual(ws.sent.at(-1), { type: "event", event: { type: "heartbeat" } });
+  ws.drop(1006);
+  assert.equal(env.timers.list("interval").length, 0);
+});
+
+test("requests are dispatched and answered; replays are answered from cache", async () => {
+  const env = setup();
+  const ws = await connected(env);
+  ws.recv({ type: "request", id: ID, action: { type: "get_tabs" } });
+  await tick();
+  assert.deepEqual(ws.sent.at(-1), { type: "response", id: ID, result: { ok: true } });
+  ws.recv({ type: "request", id: ID, action: { type: "get_tabs" } });
+  await tick();
+  assert.equal(env.handled.length, 1, "the same id must not run twice");
+  assert.deepEqual(ws.sent.at(-1), { type: "response", id: ID, result: { ok: true } });
+});
+
+test("handler errors and invalid requests become error responses", async () => {
+  const env = setup({ handleRequest: async () => { throw new Error("boom"); } });
+  const ws = await connected(env);
+  ws.recv({ type: "request", id: ID, action: { type: "click", uid: "e1", selector: "a" } });
+  await tick();
+  const r = ws.sent.at(-1);
+  assert.equal(r.id, ID);
+  assert.equal(r.error.code, "invalid_action");
+  assert.match(r.error.message, /selector or uid/);
+  const ID2 = ID.replace("3f", "4f");
+  ws.recv({ type: "request", id: ID2, action: { type: "get_tabs" } });
+  await tick();
+  assert.deepEqual(ws.sent.at(-1), { type: "response", id: ID2, error: { code: "internal_error", message: "boom" } });
+  const before = ws.sent.length;
+  ws.recv("{not json");
+  ws.recv({ type: "event", event: { type: "heartbeat" } });
+  assert.equal(ws.sent.length, before, "invalid non-requests are dropped silently");
+});
+
+test("reconnects with jittered backoff doubling to a 5 s cap", async () => {
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((a) => backoffDelay(a, () => 1)), [500, 1000, 2000, 4000, 5000, 5000]);
+  assert.equal(backoffDelay(0, () => 0), 375);
+  const env = setup();
+  env.client.start();
+  await tick();
+  const delays = [];
+  for (let i = 0; i < 5; i++) {
+    FakeWS.all.at(-1).drop(1006);
+    const [t] = env.timers.list("timeout");
+    delays.push(t.ms);
+    env.timers.fire(t.id);
+    await tick();
+  }
+  assert.deepEqual(delays, [500, 1000, 2000, 4000, 5000]);
+  assert.equal(FakeWS.all.length, 6);
+  // a successful ack resets the backoff
+  FakeWS.all.at(-1).open();
+  FakeWS.all.at(-1).recv({ type: "ack", protocolVersion: 4, serverVersion: "x" });
+  FakeWS.all.at(-1).drop(1006);
+  assert.equal(env.timers.list("timeout")[0].ms, 500);
+});
+
+test("reject is terminal until the pairing changes", async () => {
+  const env = setup();
+  env.client.start();
+  await tick();
+  const ws = FakeWS.all[0];
+  ws.open();
+  ws.recv({ type: "reject", requiredMinProtocolVersion: 4, error: { code: "invalid_action", message: "bad pairing token" } });
+  ws.drop(4002);
+  assert.equal(env.timers.list("timeout").length, 0, "no reconnect after reject");
+  assert.deepEqual(
+    { state: env.states.at(-1).state, reason: env.states.at(-1).reason, closeCode: env.states.at(-1).closeCode },
+    { state: "rejected", reason: "bad pairing token", closeCode: 4002 },
+  );
+  env.client.ensureConnected(); // the alarm must not revive it either
+  await tick();
+  assert.equal(FakeWS.all.length, 1);
+  env.client.pairingChanged();
+  await tick();
+  assert.equal(FakeWS.all.length, 2, "a new pairing reconnects");
+});
+
+test("close 4003 (replaced) stops reconnecting; 4001 too", async () => {
+  for (const code of [4003, 4001]) {
+    const env = setup();
+    const ws = await connected(env);
+    ws.drop(code, "replaced");
+    assert.equal(env.timers.list("timeout").length, 0, `code ${code}`);
+    env.client.ensureConnected();
+    await tick();
+    assert.equal(FakeWS.all.length, 1);
+    assert.equal(env.states.at(-1).closeCode, code);
+  }
+});
+
+test("the alarm reconnects a closed client at once", async () => {
+  const env = setup();
+  const ws = await connected(env);
+  ws.drop(1001);
+  assert.equal(env.timers.list("timeout").length, 1);
+  env.client.ensureConnected();
+  await tick();
+  assert.equal(FakeWS.all.length, 2);
+  assert.equal(env.timers.list("timeout").length, 0, "the pending backoff timer is cancelled");
+});

@@ -1,0 +1,133 @@
+package browser
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/extension"
+)
+
+// syncBuffer is a goroutine-safe log sink for the browser's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLaunch starts real headless Chromium with the real extension and
+// checks the three things bua relies on: the CDP endpoint appears, the
+// extension's service worker runs (so --load-extension took), and Stop
+// reaps the whole process group.
+func TestLaunch(t *testing.T) {
+	exe, err := Find(os.Getenv)
+	if err != nil {
+		t.Fatalf("this test needs a real browser (CI installs one): %v", err)
+	}
+	dir := t.TempDir()
+	// A bare TCP listener stands in for the daemon: the extension's upgrade
+	// request arriving here proves Chrome loaded it, its worker ran and it
+	// read pairing.json. No WebSocket is needed for that.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	upgrades := make(chan *http.Request, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					upgrades <- req
+				}
+			}()
+		}
+	}()
+	pairing := []byte(`{"kind":"managed","url":"ws://` + ln.Addr().String() + `/ws/browser","token":"` + strings.Repeat("0", 64) + `"}`)
+	extDir, err := extension.WriteTo(filepath.Join(dir, "ext"), map[string][]byte{"pairing.json": pairing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := Launch(ctx, Options{Exec: exe, Headless: true, ProfileDir: filepath.Join(dir, "profile"), ExtensionDir: extDir, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = p.Stop(context.Background())
+		}
+	}()
+	if p.Pid() <= 0 {
+		t.Fatalf("Pid = %d", p.Pid())
+	}
+
+	wsURL, err := p.WaitDevTools(ctx)
+	if err != nil {
+		t.Fatalf("%v\nbrowser log:\n%s", err, log.String())
+	}
+	if !strings.HasPrefix(wsURL, "ws://127.0.0.1:") || !strings.Contains(wsURL, "/devtools/browser/") {
+		t.Fatalf("DevToolsURL = %q", wsURL)
+	}
+
+	select {
+	case req := <-upgrades:
+		if req.URL.Path != "/ws/browser" || req.Header.Get("Origin") != extension.Origin || !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+			t.Errorf("extension dialled %s with Origin %q, Upgrade %q", req.URL.Path, req.Header.Get("Origin"), req.Header.Get("Upgrade"))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the extension never dialled the pairing URL: --load-extension did not take, or its worker failed\nbrowser log:\n%s", log.String())
+	}
+
+	pid := p.Pid()
+	if err := p.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Done not closed after Stop")
+	}
+	// The whole group is gone: signalling it fails with ESRCH.
+	if err := syscall.Kill(-pid, 0); err == nil {
+		t.Errorf("process group %d still has members after Stop", pid)
+	}
+	if err := p.Stop(ctx); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+func TestLaunchNeedsProfile(t *testing.T) {
+	if _, err := Launch(context.Background(), Options{Exec: "/bin/true"}); err == nil {
+		t.Fatal("Launch without ProfileDir succeeded")
+	}
+}

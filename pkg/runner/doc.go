@@ -1,0 +1,27 @@
+// Package runner loads and runs bua flows: YAML files of protocol v4
+// actions with expressions, branches, error-contract retries, assertions
+// and CI reports (the flows issue; the error contract of shared/spec 000
+// §Errors).
+//
+// Two layers (Maestro's YAML classes -> Command; chromedp's Tasks):
+//   - load.go decodes the file into yaml.Node (keeping each node's line and
+//     column), validates it, and builds domain steps. Every problem becomes
+//     a Diagnostic (diag.go) with file:line:col; Load returns them all in a
+//     *LoadError before anything runs. Every expression compiles at load
+//     (expr.go), and every action is checked against the protocol schema
+//     with placeholders standing in for expressions.
+//   - Steps are small types with Run(ctx, *State): ActionStep
+//     (steps_action.go) and IfStep, AssertStep, SetStep, RunStep,
+//     RepeatStep, SleepStep, LogStep, FailStep (steps_control.go). Composite
+//     steps hold their children.
+//
+// policy.go holds the error contract as policy (retry, re-extract recovery,
+// domain_blocked as terminal) and the obstacle policy. run.go has the
+// Runner (suite and flow execution, hooks, the current tab) and State.
+// report.go writes the summary table, JUnit XML, the JSON report and
+// failure artifacts; secrets.go masks secrets everywhere they would be
+// printed; serve.go serves a static folder on loopback for a run.
+//
+// The runner reaches the browser only through bridge.Requester; the
+// runnertest subpackage is a scripted fake for tests.
+package runner

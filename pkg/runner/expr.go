@@ -1,0 +1,476 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Built-in names of the expression environment. An `as` name may not shadow
+// any of them, nor a helper.
+var builtinNames = map[string]bool{"vars": true, "env": true, "last": true, "error": true, "flow": true}
+
+// isExprBuiltin reports whether name is one of expr's builtin functions,
+// which an `as` name would collide with.
+func isExprBuiltin(name string) bool {
+	if name == "last" {
+		return false
+	}
+	for _, b := range builtin.Builtins {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// helperNames are the runner's own expression functions.
+var helperNames = map[string]bool{"uid": true, "has": true, "element": true}
+
+// helperOptions declare the helpers with their Go signatures, so a call with
+// the wrong number or types of arguments fails at compile time.
+var helperOptions = []expr.Option{
+	expr.Function("uid", func(p ...any) (any, error) {
+		return UID(p[0], p[1].(string), p[2].(string))
+	}, new(func(any, string, string) string)),
+	expr.Function("has", func(p ...any) (any, error) {
+		return Has(p[0], p[1].(string), p[2].(string))
+	}, new(func(any, string, string) bool)),
+	expr.Function("element", func(p ...any) (any, error) {
+		return Element(p[0], p[1].(string), p[2].(string))
+	}, new(func(any, string, string) map[string]any)),
+}
+
+// compileEnv types the built-ins that have a fixed shape; `last`, `error`
+// and the `as` names are dynamic (any), checked by checkNames instead.
+var compileEnv = map[string]any{
+	"vars": map[string]any{},
+	"env":  map[string]any{},
+	"flow": map[string]any{},
+}
+
+// Expr is one compiled expression with what it refers to, as found at load.
+type Expr struct {
+	Src  string
+	prog *vm.Program
+	// refs are the top-level identifiers it reads (vars, page, last, ...).
+	refs []string
+	// envNames are the environment variables read as env.NAME.
+	envNames []string
+	// dynamic is true when its value depends on step results, so a dry run
+	// cannot evaluate it.
+	dynamic bool
+}
+
+// Eval runs e against s's environment.
+func (e *Expr) Eval(s *State) (any, error) {
+	if e.prog == nil { // placeholder left by a failed compile; never run
+		return nil, fmt.Errorf("expression %q did not compile", e.Src)
+	}
+	out, err := s.vm.Run(e.prog, s.env)
+	if err != nil {
+		// Keep a helper's *bridge.Error (uid miss) visible to the policy,
+		// with expr's position dropped from its message.
+		var be *bridge.Error
+		if errors.As(err, &be) {
+			return nil, be
+		}
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			return nil, fmt.Errorf("expression %q: %s", e.Src, fe.Message)
+		}
+		return nil, fmt.Errorf("expression %q: %v", e.Src, err)
+	}
+	return out, nil
+}
+
+// EvalBool runs e and requires a bool (nil counts as false).
+func (e *Expr) EvalBool(s *State) (bool, error) {
+	v, err := e.Eval(s)
+	if err != nil {
+		return false, err
+	}
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case nil:
+		return false, nil
+	}
+	return false, fmt.Errorf("expression %q: want a bool, got %T %v", e.Src, v, v)
+}
+
+// Template is a YAML value that may interpolate `${{ expr }}`. Lit holds a
+// value without any; Whole a value that is exactly one `${{ }}` and keeps
+// its type; otherwise Parts concatenate to a string.
+type Template struct {
+	Raw   string
+	Lit   any
+	Whole *Expr
+	Parts []tplPart
+}
+
+type tplPart struct {
+	Text string
+	Expr *Expr
+}
+
+// IsLiteral reports whether t has no expression.
+func (t *Template) IsLiteral() bool { return t.Whole == nil && t.Parts == nil }
+
+// Exprs lists t's expressions.
+func (t *Template) Exprs() []*Expr {
+	if t == nil {
+		return nil
+	}
+	if t.Whole != nil {
+		return []*Expr{t.Whole}
+	}
+	var out []*Expr
+	for _, p := range t.Parts {
+		if p.Expr != nil {
+			out = append(out, p.Expr)
+		}
+	}
+	return out
+}
+
+// Dynamic reports whether t depends on step results.
+func (t *Template) Dynamic() bool {
+	for _, e := range t.Exprs() {
+		if e.dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// Eval returns t's value: the literal, the whole expression's typed value,
+// or the interpolated string.
+func (t *Template) Eval(s *State) (any, error) {
+	switch {
+	case t.Whole != nil:
+		return t.Whole.Eval(s)
+	case t.Parts == nil:
+		return t.Lit, nil
+	}
+	var b strings.Builder
+	for _, p := range t.Parts {
+		if p.Expr == nil {
+			b.WriteString(p.Text)
+			continue
+		}
+		v, err := p.Expr.Eval(s)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(Stringify(v))
+	}
+	return b.String(), nil
+}
+
+// EvalString evaluates t and formats the value as a string.
+func (t *Template) EvalString(s *State) (string, error) {
+	v, err := t.Eval(s)
+	if err != nil {
+		return "", err
+	}
+	return Stringify(v), nil
+}
+
+// Stringify formats an expression value for interpolation: strings as is,
+// nil as "", numbers and bools in Go syntax, objects and arrays as JSON.
+func Stringify(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case map[string]any, []any:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// splitTemplate cuts s at `${{ ... }}` markers. ok is false with a message
+// when a marker is not closed.
+func splitTemplate(s string) (parts []tplPart, offsets []int, msg string) {
+	rest, off := s, 0
+	for {
+		i := strings.Index(rest, "${{")
+		if i < 0 {
+			if rest != "" {
+				parts = append(parts, tplPart{Text: rest})
+				offsets = append(offsets, off)
+			}
+			return parts, offsets, ""
+		}
+		if i > 0 {
+			parts = append(parts, tplPart{Text: rest[:i]})
+			offsets = append(offsets, off)
+		}
+		j := strings.Index(rest[i+3:], "}}")
+		if j < 0 {
+			return nil, nil, "unterminated ${{ (expected a closing }})"
+		}
+		src := strings.TrimSpace(rest[i+3 : i+3+j])
+		if src == "" {
+			return nil, nil, "empty ${{ }} (expected an expression inside)"
+		}
+		parts = append(parts, tplPart{Text: src, Expr: &Expr{Src: src}})
+		offsets = append(offsets, off+i)
+		off += i + 3 + j + 2
+		rest = rest[i+3+j+2:]
+	}
+}
+
+// nameCheck walks a compiled expression's tree and collects what it
+// refers to, so unknown names and as-names used too early fail at load.
+type nameCheck struct {
+	known    func(string) bool
+	lets     map[string]bool
+	refs     []string
+	envNames []string
+	unknown  []*ast.IdentifierNode
+	calls    []*ast.IdentifierNode
+	badRegex []badRegex
+}
+
+type badRegex struct {
+	node *ast.StringNode
+	err  error
+}
+
+func (c *nameCheck) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.VariableDeclaratorNode:
+		c.lets[x.Name] = true
+	case *ast.CallNode:
+		if id, ok := x.Callee.(*ast.IdentifierNode); ok {
+			c.calls = append(c.calls, id)
+			if helperNames[id.Value] && len(x.Arguments) == 3 {
+				if s, ok := x.Arguments[2].(*ast.StringNode); ok {
+					if _, err := regexp.Compile(s.Value); err != nil {
+						c.badRegex = append(c.badRegex, badRegex{s, err})
+					}
+				}
+			}
+		}
+	case *ast.MemberNode:
+		if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == "env" {
+			if p, ok := x.Property.(*ast.StringNode); ok {
+				c.envNames = append(c.envNames, p.Value)
+			}
+		}
+	case *ast.IdentifierNode:
+		if c.lets[x.Value] || helperNames[x.Value] {
+			return
+		}
+		if !contains(c.refs, x.Value) {
+			c.refs = append(c.refs, x.Value)
+		}
+		if !c.known(x.Value) {
+			c.unknown = append(c.unknown, x)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// exprError is a compile problem with expr's caret snippet.
+type exprError struct {
+	msg     string
+	snippet string
+}
+
+// compileExpr compiles src for a scope where known reports the names
+// defined so far (built-ins, and the `as` names of earlier steps). later
+// names `as` names defined further down, for a precise message.
+func compileExpr(src string, known func(string) bool, later func(string) (int, bool)) (*Expr, *exprError) {
+	// `last` is the latest step result here, so expr's last() builtin goes.
+	opts := append([]expr.Option{expr.Env(compileEnv), expr.AllowUndefinedVariables(), expr.DisableBuiltin("last")}, helperOptions...)
+	prog, err := expr.Compile(src, opts...)
+	if err != nil {
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			return nil, &exprError{msg: fe.Message, snippet: fe.Snippet}
+		}
+		return nil, &exprError{msg: err.Error()}
+	}
+	c := &nameCheck{known: known, lets: map[string]bool{}}
+	node := prog.Node()
+	ast.Walk(&node, c)
+	for _, id := range c.calls {
+		if !helperNames[id.Value] && !known(id.Value) {
+			return nil, snippetError(src, id, fmt.Sprintf("unknown function %s (expected a helper: uid, has, element, or an expr builtin)", id.Value))
+		}
+	}
+	if len(c.badRegex) > 0 {
+		br := c.badRegex[0]
+		return nil, snippetError(src, br.node, fmt.Sprintf("name pattern %q is not a valid RE2 regex: %v", br.node.Value, br.err))
+	}
+	for _, id := range c.unknown {
+		if contains(callNames(c.calls), id.Value) {
+			continue
+		}
+		if line, ok := later(id.Value); ok {
+			return nil, snippetError(src, id, fmt.Sprintf("%s is used before the step that defines it (as: %s at line %d)", id.Value, id.Value, line))
+		}
+		return nil, snippetError(src, id, fmt.Sprintf("unknown name %s (expected vars, env, last, error, flow or an earlier step's `as` name)", id.Value))
+	}
+	e := &Expr{Src: src, prog: prog, refs: c.refs, envNames: c.envNames}
+	for _, r := range c.refs {
+		if r != "vars" && r != "env" && r != "flow" {
+			e.dynamic = true
+		}
+	}
+	for _, id := range c.calls {
+		if helperNames[id.Value] {
+			e.dynamic = true
+		}
+	}
+	return e, nil
+}
+
+func callNames(ids []*ast.IdentifierNode) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.Value
+	}
+	return out
+}
+
+func snippetError(src string, n ast.Node, msg string) *exprError {
+	fe := &file.Error{Location: n.Location(), Message: msg}
+	fe = fe.Bind(file.NewSource(src))
+	return &exprError{msg: msg, snippet: fe.Snippet}
+}
+
+// The helpers, usable from Go too. Each takes an extract result as decoded
+// from JSON (map[string]any with "elements": [{uid, role, name, visible}])
+// or a bridge.ExtractResult.
+
+var regexCache sync.Map // pattern -> *regexp.Regexp or error
+
+func compileRegex(pattern string) (*regexp.Regexp, error) {
+	if v, ok := regexCache.Load(pattern); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
+		return nil, v.(error)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		regexCache.Store(pattern, err)
+		return nil, err
+	}
+	regexCache.Store(pattern, re)
+	return re, nil
+}
+
+// findElement returns the first element with role exactly role and a name
+// matching the unanchored RE2 nameRegex, preferring visible elements (those
+// without "visible": false) over hidden ones.
+func findElement(result any, role, nameRegex string) (map[string]any, int, error) {
+	re, err := compileRegex(nameRegex)
+	if err != nil {
+		return nil, 0, bridge.Errorf(bridge.CodeInvalidAction, "name pattern %q is not a valid RE2 regex: %v", nameRegex, err)
+	}
+	var elements []any
+	switch r := result.(type) {
+	case map[string]any:
+		elements, _ = r["elements"].([]any)
+	case bridge.ExtractResult:
+		result = toMap(r)
+		return findElement(result, role, nameRegex)
+	case *bridge.ExtractResult:
+		return findElement(*r, role, nameRegex)
+	case nil:
+		return nil, 0, nil
+	default:
+		return nil, 0, bridge.Errorf(bridge.CodeInvalidAction, "uid/has/element want an extract result, got %T", result)
+	}
+	var hidden map[string]any
+	for _, e := range elements {
+		m, ok := e.(map[string]any)
+		if !ok || m["role"] != role {
+			continue
+		}
+		name, _ := m["name"].(string)
+		if !re.MatchString(name) {
+			continue
+		}
+		if v, ok := m["visible"].(bool); ok && !v {
+			if hidden == nil {
+				hidden = m
+			}
+			continue
+		}
+		return m, len(elements), nil
+	}
+	return hidden, len(elements), nil
+}
+
+func toMap(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// UID returns the uid of the first element of an extract result whose role
+// is role and whose name matches nameRegex (unanchored RE2), preferring
+// visible elements. A miss is an element_not_found *bridge.Error naming the
+// role and pattern, so the flow's re-extract recovery applies to it.
+func UID(result any, role, nameRegex string) (string, error) {
+	el, n, err := findElement(result, role, nameRegex)
+	if err != nil {
+		return "", err
+	}
+	if el == nil {
+		if result == nil {
+			return "", bridge.Errorf(bridge.CodeElementNotFound, "no %s named /%s/: there is no extract result to search (extract first, with `as`)", role, nameRegex)
+		}
+		return "", bridge.Errorf(bridge.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract", role, nameRegex, n)
+	}
+	uid, _ := el["uid"].(string)
+	return uid, nil
+}
+
+// Has reports whether an extract result has an element with role and a name
+// matching nameRegex.
+func Has(result any, role, nameRegex string) (bool, error) {
+	el, _, err := findElement(result, role, nameRegex)
+	return el != nil, err
+}
+
+// Element returns the matching element as a map ({uid, role, name, value,
+// visible}), or nil when there is none.
+func Element(result any, role, nameRegex string) (map[string]any, error) {
+	el, _, err := findElement(result, role, nameRegex)
+	return el, err
+}

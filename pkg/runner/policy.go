@@ -1,0 +1,221 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+)
+
+// RetryPolicy is a step's `retry`: up to Attempts sends in all, waiting
+// Delay before the first retry and multiplying the wait by Backoff after
+// each, for the error codes in On (default [timeout]). It also sets how
+// many re-extract recoveries an element error gets: max(1, Attempts-1).
+type RetryPolicy struct {
+	Attempts int
+	Delay    time.Duration
+	Backoff  float64
+	On       []bridge.ErrorCode
+}
+
+func (r *RetryPolicy) allows(code bridge.ErrorCode) bool {
+	if r == nil {
+		return false
+	}
+	for _, c := range r.On {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Obstacle policies.
+const (
+	PolicyStop     = "stop"
+	PolicyContinue = "continue"
+)
+
+// ObstaclePolicy says what a verdict of each confidence does to the flow:
+// PolicyStop ends it blocked (exit 3), PolicyContinue goes on (a low
+// verdict is then recorded as advisory).
+type ObstaclePolicy struct {
+	High string `json:"high"`
+	Low  string `json:"low"`
+}
+
+// DefaultObstaclePolicy stops on high and continues on low.
+var DefaultObstaclePolicy = ObstaclePolicy{High: PolicyStop, Low: PolicyContinue}
+
+// override returns p with the fields o sets.
+func (p ObstaclePolicy) override(o *ObstaclePolicy) ObstaclePolicy {
+	if o == nil {
+		return p
+	}
+	if o.High != "" {
+		p.High = o.High
+	}
+	if o.Low != "" {
+		p.Low = o.Low
+	}
+	return p
+}
+
+// ObstacleError ends a flow blocked because an extract's verdict met a stop
+// policy. It exits 3.
+type ObstacleError struct {
+	Type       string `json:"type"`
+	Confidence string `json:"confidence"`
+	Message    string `json:"message"`
+}
+
+func (e *ObstacleError) Error() string {
+	return fmt.Sprintf("blocked by obstacle %s (%s confidence): %s", e.Type, e.Confidence, e.Message)
+}
+
+// ExitCode is bridge.ExitBlocked.
+func (e *ObstacleError) ExitCode() int { return bridge.ExitBlocked }
+
+// checkObstacle applies policy to an extract result's verdict.
+func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error {
+	o, ok := result["obstacle"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	typ, _ := o["type"].(string)
+	conf, _ := o["confidence"].(string)
+	msg, _ := o["message"].(string)
+	action := policy.Low
+	if conf == "high" {
+		action = policy.High
+	}
+	if action == PolicyStop {
+		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}
+	}
+	advisory := fmt.Sprintf("%s obstacle %s (%s): %s", conf, typ, "continued", msg)
+	s.note(advisory)
+	if conf == "high" {
+		return nil // the flow chose to go on; a note, not an advisory
+	}
+	s.rec.Advisories = append(s.rec.Advisories, fmt.Sprintf("step %s: %s", s.cur.Path, advisory))
+	return nil
+}
+
+// Run sends the action under the error contract:
+//   - domain_blocked is terminal (the flow ends blocked);
+//   - invalid_action and session_not_found fail at once, with the
+//     contract's hint;
+//   - element_stale and element_not_found (a uid() miss included) never
+//     resend the same request: when the params came from an earlier
+//     extract, that extract is re-run on its tab, its `as` name rebound and
+//     the params re-evaluated, once by default, more with retry;
+//   - any other code is retried only when retry.on lists it.
+func (st *ActionStep) Run(ctx context.Context, s *State) error {
+	retries := 0
+	delay, backoff := time.Duration(0), 1.0
+	recoveries := 1
+	if r := st.Retry; r != nil {
+		retries, delay, backoff = r.Attempts-1, r.Delay, r.Backoff
+		recoveries = max(1, r.Attempts-1)
+	}
+	for attempt := 1; ; attempt++ {
+		s.cur.Attempts = attempt
+		a, err := st.build(s)
+		if err == nil {
+			s.cur.Params = actionParams(a)
+			var raw json.RawMessage
+			raw, err = s.request(ctx, a, st.Timeout)
+			if err == nil {
+				return st.finish(s, a, raw)
+			}
+		}
+		var be *bridge.Error
+		if !errors.As(err, &be) {
+			return err
+		}
+		switch be.Code {
+		case bridge.CodeDomainBlocked, bridge.CodeInvalidAction, bridge.CodeSessionNotFound, bridge.CodeBridgeUnavailable:
+			return be
+		case bridge.CodeElementStale, bridge.CodeElementNotFound:
+			origins := st.origins(s)
+			if len(origins) == 0 || recoveries == 0 {
+				return be
+			}
+			recoveries--
+			for _, o := range origins {
+				if err := s.reextract(ctx, o); err != nil {
+					return err
+				}
+				s.note(fmt.Sprintf("%s: re-extracted %s", be.Code, o.as))
+			}
+			continue
+		}
+		if retries > 0 && st.Retry.allows(be.Code) && ctx.Err() == nil {
+			retries--
+			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
+			if err := wait(ctx, delay); err != nil {
+				return be
+			}
+			delay = time.Duration(float64(delay) * backoff)
+			continue
+		}
+		return be
+	}
+}
+
+// reextract runs o's extract again on the same tab and rebinds its name.
+func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
+	raw, err := s.request(ctx, o.action, 0)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return bridge.Errorf(bridge.CodeInternalError, "extract result is not JSON: %v", err)
+	}
+	s.env[o.as] = v
+	m, _ := v.(map[string]any)
+	if md, ok := m["markdown"].(string); ok {
+		s.shared.lastMarkdown = md
+	}
+	return checkObstacle(s, m, o.policy)
+}
+
+// actionParams is a's params as the report shows them (without type).
+func actionParams(a bridge.Action) map[string]any {
+	b, _ := json.Marshal(a)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	delete(m, "type")
+	return m
+}
+
+// classify maps a flow's error to its status and exit code.
+func classify(err error) (status string, code int) {
+	if err == nil {
+		return StatusPassed, bridge.ExitOK
+	}
+	var le *LoadError
+	var oe *ObstacleError
+	var be *bridge.Error
+	switch {
+	case errors.As(err, &le):
+		return StatusInvalid, bridge.ExitUsage
+	case errors.As(err, &oe):
+		return StatusBlocked, bridge.ExitBlocked
+	case errors.As(err, &be) && be.Code == bridge.CodeDomainBlocked:
+		return StatusBlocked, bridge.ExitBlocked
+	case errors.As(err, &be) && be.Code == bridge.CodeBridgeUnavailable:
+		return StatusUnavailable, bridge.ExitUnavailable
+	}
+	return StatusFailed, bridge.ExitFailure
+}
+
+// terminal reports whether err may not be swallowed by continue_on_error.
+func terminal(err error) bool {
+	st, _ := classify(err)
+	return st == StatusBlocked || st == StatusUnavailable
+}

@@ -1,0 +1,405 @@
+package runner
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// ErrorInfo is an error as reports show it: a protocol code when there is
+// one (else "assertion", "fail", "obstacle" or "error"), the message and
+// the contract's hint.
+type ErrorInfo struct {
+	Code    bridge.ErrorCode `json:"code"`
+	Message string           `json:"message"`
+	Hint    string           `json:"hint,omitempty"`
+}
+
+func errorInfo(err error) *ErrorInfo {
+	var be *bridge.Error
+	var ae *AssertionError
+	var fe *FailError
+	var oe *ObstacleError
+	switch {
+	case errors.As(err, &be):
+		return &ErrorInfo{Code: be.Code, Message: be.Message, Hint: be.Hint()}
+	case errors.As(err, &ae):
+		return &ErrorInfo{Code: "assertion", Message: strings.TrimPrefix(ae.Error(), "assertion failed: ")}
+	case errors.As(err, &fe):
+		return &ErrorInfo{Code: "fail", Message: fe.Message}
+	case errors.As(err, &oe):
+		return &ErrorInfo{Code: "obstacle", Message: oe.Error()}
+	}
+	return &ErrorInfo{Code: "error", Message: err.Error()}
+}
+
+// StepReport is one executed (or skipped) step. Path numbers it within its
+// flow ("3", "3.then.1", "4.run.2", "finally.1"); Depth is its nesting.
+type StepReport struct {
+	Path     string        `json:"path"`
+	Name     string        `json:"name,omitempty"`
+	Kind     string        `json:"kind"`
+	File     string        `json:"file"`
+	Line     int           `json:"line"`
+	Depth    int           `json:"-"`
+	Status   string        `json:"status"`
+	Duration time.Duration `json:"-"`
+	// Params are the action's params after interpolation.
+	Params   map[string]any `json:"params,omitempty"`
+	Result   any            `json:"result,omitempty"`
+	Error    *ErrorInfo     `json:"error,omitempty"`
+	Note     string         `json:"note,omitempty"`
+	Attempts int            `json:"attempts,omitempty"`
+	// Artifacts are files saved for this step (screenshot, markdown).
+	Artifacts []string `json:"artifacts,omitempty"`
+}
+
+func (r *StepReport) label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Kind
+}
+
+// FlowReport is one flow's outcome.
+type FlowReport struct {
+	Name     string        `json:"name"`
+	File     string        `json:"file"`
+	Status   string        `json:"status"`
+	ExitCode int           `json:"exitCode"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"-"`
+	Error    string        `json:"error,omitempty"`
+	// Reason is the cause alone, without the step's location.
+	Reason string `json:"-"`
+	Hint   string `json:"hint,omitempty"`
+	// FailedStep and FailedLine name the step that failed the flow.
+	FailedStep  string         `json:"failedStep,omitempty"`
+	FailedLine  int            `json:"failedLine,omitempty"`
+	Obstacle    *ObstacleError `json:"obstacle,omitempty"`
+	Advisories  []string       `json:"advisories,omitempty"`
+	HookErrors  []string       `json:"hookErrors,omitempty"`
+	Diagnostics Diagnostics    `json:"diagnostics,omitempty"`
+	Steps       []*StepReport  `json:"steps"`
+
+	masker *Masker
+}
+
+// SuiteReport is one `bua run`: every flow in order.
+type SuiteReport struct {
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"-"`
+	Flows    []*FlowReport `json:"flows"`
+}
+
+// Counts returns how many flows passed, failed (any other status) and were
+// skipped.
+func (s *SuiteReport) Counts() (passed, failed, skipped int) {
+	for _, f := range s.Flows {
+		switch f.Status {
+		case StatusPassed:
+			passed++
+		case StatusSkipped:
+			skipped++
+		default:
+			failed++
+		}
+	}
+	return
+}
+
+// elideOver is the size above which a result string is replaced by its size.
+const elideOver = 2048
+
+var dataURL = regexp.MustCompile(`^data:image/(\w+);base64,`)
+
+// elide returns v with large strings replaced by "<KIND N bytes>": a
+// screenshot's dataUrl by its decoded JPEG size, other long strings by
+// their length.
+func elide(v any) any {
+	switch x := v.(type) {
+	case string:
+		if m := dataURL.FindStringSubmatch(x); m != nil {
+			b64 := x[len(m[0]):]
+			n := len(b64)/4*3 - (len(b64) - len(strings.TrimRight(b64, "=")))
+			return fmt.Sprintf("<%s %d bytes>", m[1], n)
+		}
+		if len(x) > elideOver {
+			return fmt.Sprintf("<text %d bytes>", len(x))
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = elide(e)
+		}
+		return out
+	case []any:
+		if len(x) > 50 {
+			return fmt.Sprintf("<%d items>", len(x))
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = elide(e)
+		}
+		return out
+	}
+	return v
+}
+
+// jsonStep is StepReport's JSON form: duration in ms, values masked.
+type jsonStep struct {
+	*StepReport
+	DurationMs int64 `json:"durationMs"`
+}
+
+type jsonFlow struct {
+	*FlowReport
+	DurationMs int64      `json:"durationMs"`
+	Steps      []jsonStep `json:"steps"`
+}
+
+// WriteJSON writes the suite with every step: params after interpolation,
+// results with large fields elided, errors and durations (ms). Secrets are
+// masked.
+func (s *SuiteReport) WriteJSON(w io.Writer) error {
+	out := struct {
+		Started    time.Time  `json:"started"`
+		DurationMs int64      `json:"durationMs"`
+		ExitCode   int        `json:"exitCode"`
+		Flows      []jsonFlow `json:"flows"`
+	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), ExitCode: s.ExitCode(), Flows: []jsonFlow{}}
+	for _, f := range s.Flows {
+		jf := jsonFlow{FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
+		for _, st := range f.Steps {
+			c := *st
+			c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
+			c.Result = f.masker.MaskValue(elide(st.Result))
+			if st.Error != nil {
+				e := *st.Error
+				e.Message = f.masker.Mask(e.Message)
+				c.Error = &e
+			}
+			c.Note = f.masker.Mask(c.Note)
+			jf.Steps = append(jf.Steps, jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()})
+		}
+		jf.Steps = jf.Steps[:len(jf.Steps):len(jf.Steps)]
+		out.Flows = append(out.Flows, jf)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// JUnit XML: one testsuite per run, one testcase per flow.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+	Skipped   *struct{}     `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// seconds formats d in seconds with millisecond precision.
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// WriteJUnit writes the suite as JUnit XML. A failed, blocked or
+// unavailable flow is a <failure> whose message names the failed step; an
+// invalid flow is an <error>.
+func (s *SuiteReport) WriteJUnit(w io.Writer) error {
+	js := junitSuite{Name: "bua", Time: seconds(s.Duration)}
+	for _, f := range s.Flows {
+		c := junitCase{Name: f.Name, Classname: f.File, Time: seconds(f.Duration)}
+		js.Tests++
+		switch f.Status {
+		case StatusPassed:
+		case StatusSkipped:
+			js.Skipped++
+			c.Skipped = &struct{}{}
+		case StatusInvalid:
+			js.Errors++
+			c.Error = &junitFailure{Message: "invalid flow", Type: StatusInvalid, Body: f.Diagnostics.String()}
+		default:
+			js.Failures++
+			msg := f.Status
+			if f.FailedStep != "" {
+				msg = fmt.Sprintf("step %q (line %d) %s: %s", f.FailedStep, f.FailedLine, f.Status, firstLine(f.Reason))
+			} else if f.Error != "" {
+				msg += ": " + firstLine(f.Error)
+			}
+			body := f.Error
+			if f.Hint != "" {
+				body += "\nhint: " + f.Hint
+			}
+			for _, h := range f.HookErrors {
+				body += "\nhook: " + h
+			}
+			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: f.Status, Body: f.masker.Mask(body)}
+		}
+		if len(f.Advisories) > 0 {
+			c.SystemOut = f.masker.Mask("advisory: " + strings.Join(f.Advisories, "\nadvisory: "))
+		}
+		js.Cases = append(js.Cases, c)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{js}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// WriteSummary prints one table per run: a row per flow, then indented rows
+// per step, with status, duration and note, fitted to 80 columns.
+func (s *SuiteReport) WriteSummary(w io.Writer) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	// Cells are clipped so the table fits 80 columns: 26+11+6+24 of
+	// content plus 13 of borders and padding.
+	t.Header("FLOW / STEP", "STATUS", "TIME", "NOTE")
+	for _, f := range s.Flows {
+		note := f.Reason
+		if note == "" && len(f.Advisories) > 0 {
+			note = fmt.Sprintf("%d advisory", len(f.Advisories))
+		}
+		if err := t.Append(clip(f.Name, 26), f.Status, fmtDur(f.Duration), clip(f.masker.Mask(firstLine(note)), 24)); err != nil {
+			return err
+		}
+		for _, st := range f.Steps {
+			note := st.Note
+			if st.Error != nil {
+				note = string(st.Error.Code) + ": " + st.Error.Message
+			}
+			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
+			if err := t.Append(clip(label, 26), st.Status, fmtDur(st.Duration), clip(f.masker.Mask(firstLine(note)), 24)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	p, fl, sk := s.Counts()
+	_, err := fmt.Fprintf(w, "%d passed, %d failed, %d skipped in %s (exit %d)\n", p, fl, sk, fmtDur(s.Duration), s.ExitCode())
+	return err
+}
+
+func fmtDur(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// clip shortens s to n runes with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// saveArtifacts saves, for the step that failed, a screenshot of the
+// current tab and the last extract's markdown (masked) into r.Artifacts,
+// and names them in the step's report. A failure to capture is noted, not
+// fatal: the original error stays the flow's outcome.
+func (s *State) saveArtifacts(ctx context.Context, cause error) {
+	dir := s.r.Artifacts
+	if dir == "" {
+		return
+	}
+	if st, _ := classify(cause); st == StatusUnavailable {
+		return
+	}
+	var failed *StepReport
+	for i := len(s.rec.Steps) - 1; i >= 0; i-- {
+		if st := s.rec.Steps[i]; st.Status != StatusPassed && st.Status != StatusSkipped && st.Error != nil {
+			failed = st
+			break
+		}
+	}
+	if failed == nil {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		s.rec.HookErrors = append(s.rec.HookErrors, "artifacts: "+err.Error())
+		return
+	}
+	base := fmt.Sprintf("%s-step%s", slug(s.flow.Name), strings.ReplaceAll(failed.Path, ".", "_"))
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	shot := bridge.Screenshot(false)
+	if s.shared.tab != nil {
+		shot = shot.OnTab(*s.shared.tab)
+	}
+	if raw, berr := s.r.Requester.Request(actx, shot); berr == nil {
+		var res bridge.ScreenshotResult
+		if json.Unmarshal(raw, &res) == nil {
+			if _, b64, ok := strings.Cut(res.DataURL, ","); ok {
+				if img, err := base64.StdEncoding.DecodeString(b64); err == nil {
+					path := filepath.Join(dir, base+".jpg")
+					if os.WriteFile(path, img, 0o644) == nil {
+						failed.Artifacts = append(failed.Artifacts, path)
+					}
+				}
+			}
+		}
+	} else {
+		failed.Note = strings.TrimPrefix(failed.Note+"; screenshot failed: "+berr.Error(), "; ")
+	}
+	if s.shared.lastMarkdown != "" {
+		path := filepath.Join(dir, base+".md")
+		if os.WriteFile(path, []byte(s.shared.masker.Mask(s.shared.lastMarkdown)), 0o644) == nil {
+			failed.Artifacts = append(failed.Artifacts, path)
+		}
+	}
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}

@@ -1,0 +1,520 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Flow and step statuses, as reports show them.
+const (
+	StatusPassed      = "passed"
+	StatusFailed      = "failed"
+	StatusBlocked     = "blocked"
+	StatusInvalid     = "invalid"
+	StatusUnavailable = "unavailable"
+	StatusSkipped     = "skipped"
+)
+
+// StepError is a step's failure with where it happened: the flow's name,
+// the step's label and its line in File. Err is the cause (a *bridge.Error,
+// *AssertionError, *FailError, *ObstacleError or an expression error).
+type StepError struct {
+	Flow string
+	Step string
+	File string
+	Line int
+	Err  error
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("%s:%d: step %q: %v", e.File, e.Line, e.Step, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// ExitCode is the flow exit code for the cause.
+func (e *StepError) ExitCode() int {
+	_, code := classify(e.Err)
+	return code
+}
+
+// Runner executes flows against a Requester.
+type Runner struct {
+	// Requester sends actions: the daemon client in the CLI, a fake in tests.
+	Requester bridge.Requester
+	// Vars override flow vars by name (`--var k=v`), top flows only.
+	Vars map[string]string
+	// Getenv reads the environment for `env.NAME`; nil reads nothing.
+	Getenv func(string) string
+	// Serve, when set, is a directory served on loopback for every flow,
+	// whose URL becomes vars.base_url (`--serve DIR`).
+	Serve string
+	// Artifacts, when set, is where a failed step's screenshot (.jpg) and
+	// last extract's markdown (.md) are saved.
+	Artifacts string
+	// Progress receives one line per step (nil: silent). TTY redraws a
+	// running line in place.
+	Progress io.Writer
+	TTY      bool
+	// FailFast stops a suite at its first flow that does not pass.
+	FailFast bool
+	// Now is the clock for report times; nil is time.Now.
+	Now func() time.Time
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// shared is what a flow and its sub-flows have in common.
+type shared struct {
+	tab          *int // current tab; nil lets the extension pick
+	lastMarkdown string
+	masker       *Masker
+}
+
+// State is one flow's (or sub-flow's) execution state: its expression
+// environment, its vars, the extracts its `as` names came from, and the
+// report being written.
+type State struct {
+	r       *Runner
+	flow    *Flow
+	env     map[string]any
+	vars    map[string]any
+	vm      vm.VM
+	shared  *shared
+	origins map[string]*extractOrigin
+	rec     *FlowReport
+	prefix  string      // path prefix of this flow's steps in the report
+	cur     *StepReport // the step running now
+	last    any
+	result  any // the current step's result, for `as`
+	depth   int
+}
+
+func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
+	s := &State{r: r, flow: f, shared: sh, rec: rec, origins: map[string]*extractOrigin{}, vars: map[string]any{}}
+	envMap := map[string]any{}
+	if r.Getenv != nil {
+		for _, name := range f.envNames {
+			if v := r.Getenv(name); v != "" {
+				envMap[name] = v
+			}
+		}
+	}
+	s.env = map[string]any{
+		"vars":  s.vars,
+		"env":   envMap,
+		"flow":  map[string]any{"name": f.Name, "file": f.File},
+		"last":  nil,
+		"error": nil,
+	}
+	s.cur = &StepReport{}
+	return s
+}
+
+// child is the state of a sub-flow run from s's current step.
+func (s *State) child(f *Flow, prefix string) *State {
+	c := newState(s.r, f, s.shared, s.rec)
+	c.prefix = prefix
+	c.depth = s.depth + 1
+	c.cur = s.cur
+	return c
+}
+
+func (s *State) setResult(v any) {
+	s.result = v
+	s.last = v
+	s.env["last"] = v
+}
+
+// note adds to the running step's report note.
+func (s *State) note(msg string) {
+	if s.cur.Note != "" {
+		s.cur.Note += "; "
+	}
+	s.cur.Note += msg
+}
+
+// initVars sets vars: base_url when serving, then each declared default in
+// order unless with (a caller's values) or overrides (--var) replace it.
+func (s *State) initVars(with map[string]any, overrides map[string]string) error {
+	if u, ok := with["base_url"]; ok {
+		s.vars["base_url"] = u
+	}
+	for _, v := range s.flow.Vars {
+		if o, ok := overrides[v.Name]; ok {
+			s.vars[v.Name] = o
+			continue
+		}
+		if w, ok := with[v.Name]; ok {
+			s.vars[v.Name] = w
+			continue
+		}
+		val, err := v.Value.Eval(s)
+		if err != nil {
+			return fmt.Errorf("vars.%s: %w", v.Name, err)
+		}
+		s.vars[v.Name] = val
+	}
+	for k, o := range overrides {
+		if _, ok := s.vars[k]; !ok {
+			s.vars[k] = o
+		}
+	}
+	for _, name := range s.flow.Secrets {
+		s.shared.masker.Add(Stringify(s.vars[name]))
+	}
+	return nil
+}
+
+// execSteps runs steps in order; path numbers them from 1 under prefix.
+func (s *State) execSteps(ctx context.Context, steps []Step, prefix string) error {
+	for i, st := range steps {
+		path := fmt.Sprint(i + 1)
+		if prefix != "" {
+			path = prefix + "." + path
+		}
+		if err := s.exec(ctx, st, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exec runs one step with its modifiers and records it.
+func (s *State) exec(ctx context.Context, st Step, path string) error {
+	m := st.Meta()
+	rep := &StepReport{Path: path, Name: m.Name, Kind: m.Kind, File: m.File, Line: m.Line}
+	if s.cur.Path != "" {
+		rep.Depth = s.cur.Depth + 1 // nested in an if, repeat or run
+	}
+	s.rec.Steps = append(s.rec.Steps, rep)
+	parent := s.cur
+	s.cur = rep
+	defer func() { s.cur = parent }()
+	start := s.r.now()
+	s.result = nil
+
+	err := func() error {
+		if m.If != nil {
+			ok, err := m.If.EvalBool(s)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				rep.Status = StatusSkipped
+				rep.Note = "if: false"
+				return nil
+			}
+		}
+		_, isAction := st.(*ActionStep)
+		if isLeaf(st) {
+			s.r.progressStart(s, rep, m)
+		}
+		if m.Timeout > 0 && !isAction {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, m.Timeout)
+			defer cancel()
+		}
+		return st.Run(ctx, s)
+	}()
+	rep.Duration = s.r.now().Sub(start)
+	if rep.Status == StatusSkipped {
+		s.r.progressEnd(s, rep)
+		return nil
+	}
+	if err == nil {
+		rep.Status = StatusPassed
+		if m.As != "" {
+			s.env[m.As] = s.result
+		}
+		s.r.progressEnd(s, rep)
+		return nil
+	}
+	var se *StepError
+	if !errors.As(err, &se) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = bridge.Errorf(bridge.CodeTimeout, "step timed out after %s", m.Timeout)
+		}
+		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
+		rep.Error = errorInfo(err)
+	}
+	rep.Status, _ = classify(err)
+	if m.ContinueOnError && !terminal(err) && ctx.Err() == nil {
+		info := errorInfo(se.Err)
+		s.env["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
+		s.note("continued after error")
+		s.r.progressEnd(s, rep)
+		return nil
+	}
+	s.r.progressEnd(s, rep)
+	return se
+}
+
+func isLeaf(st Step) bool {
+	switch st.(type) {
+	case *IfStep, *RepeatStep, *RunStep:
+		return false
+	}
+	return true
+}
+
+// request sends a on the current tab (unless it names one) with a
+// per-attempt deadline: timeout, or the flow's defaults.timeout stretched
+// to the action's own default (a long wait_for keeps its time).
+func (s *State) request(ctx context.Context, a bridge.Action, timeout time.Duration) ([]byte, error) {
+	if a.TabID == nil && s.shared.tab != nil && a.Type != bridge.ActionGetTabs && a.Type != bridge.ActionOpenTab {
+		id := *s.shared.tab
+		a.TabID = &id
+		if s.cur.Params != nil {
+			s.cur.Params["tabId"] = id
+		}
+	}
+	if timeout == 0 {
+		timeout = max(s.flow.StepTimeout, bridge.DefaultTimeout(a))
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	raw, berr := s.r.Requester.Request(actx, a)
+	if berr != nil {
+		if ctx.Err() != nil {
+			// The flow's own deadline or a cancel, not this attempt's.
+			return nil, fmt.Errorf("flow stopped: %w", context.Cause(ctx))
+		}
+		if actx.Err() != nil && berr.Code != bridge.CodeTimeout {
+			return nil, bridge.Errorf(bridge.CodeTimeout, "%s did not answer within %s", a.Type, timeout)
+		}
+		return nil, berr
+	}
+	return raw, nil
+}
+
+// runBody runs a flow's steps, then on_failure when they failed or were
+// blocked, then finally. A hook's failure is recorded but never replaces
+// the steps' error; it fails a flow whose steps passed.
+func (s *State) runBody(ctx context.Context) error {
+	err := s.execSteps(ctx, s.flow.Steps, s.prefix)
+	status, _ := classify(err)
+	if err != nil && s.depth == 0 {
+		s.saveArtifacts(ctx, err)
+	}
+	// Hooks get time of their own: the flow's deadline may be what failed.
+	hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.flow.StepTimeout, time.Minute))
+	defer cancel()
+	if status == StatusFailed || status == StatusBlocked {
+		if herr := s.execSteps(hookCtx, s.flow.OnFailure, joinPath(s.prefix, "on_failure")); herr != nil {
+			s.rec.HookErrors = append(s.rec.HookErrors, herr.Error())
+		}
+	}
+	if herr := s.execSteps(hookCtx, s.flow.Finally, joinPath(s.prefix, "finally")); herr != nil {
+		s.rec.HookErrors = append(s.rec.HookErrors, herr.Error())
+		if err == nil {
+			err = herr
+		}
+	}
+	return err
+}
+
+func joinPath(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// RunFlow runs one loaded flow and returns its report.
+func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
+	rec := &FlowReport{Name: f.Name, File: f.File, Started: r.now()}
+	sh := &shared{masker: &Masker{}}
+	rec.masker = sh.masker
+	s := newState(r, f, sh, rec)
+	r.progressFlow(rec)
+	err := func() error {
+		with := map[string]any{}
+		dir := r.Serve
+		if f.Serve != "" {
+			dir = f.Serve
+		}
+		if dir != "" {
+			srv, err := Serve(dir)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			with["base_url"] = srv.URL
+		}
+		if err := s.initVars(with, r.Vars); err != nil {
+			return err
+		}
+		fctx, cancel := context.WithTimeoutCause(ctx, f.Timeout, fmt.Errorf("flow timeout %s exceeded", f.Timeout))
+		defer cancel()
+		return s.runBody(fctx)
+	}()
+	rec.Duration = r.now().Sub(rec.Started)
+	rec.Status, rec.ExitCode = classify(err)
+	if err != nil {
+		rec.Error = sh.masker.Mask(err.Error())
+		var se *StepError
+		rec.Reason = rec.Error
+		if errors.As(err, &se) {
+			rec.FailedStep = se.Step
+			rec.FailedLine = se.Line
+			rec.Reason = sh.masker.Mask(se.Err.Error())
+		}
+		var oe *ObstacleError
+		if errors.As(err, &oe) {
+			rec.Obstacle = oe
+		}
+		var be *bridge.Error
+		if errors.As(err, &be) {
+			rec.Hint = be.Hint()
+		}
+	}
+	r.progressFlowEnd(rec)
+	return rec
+}
+
+// RunSuite loads and runs each file in order (see Shard to split a suite
+// across CI jobs). An invalid file is reported with its diagnostics and
+// does not stop the others, unless FailFast.
+func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
+	suite := &SuiteReport{Started: r.now()}
+	stop := false
+	for _, file := range files {
+		if stop || ctx.Err() != nil {
+			suite.Flows = append(suite.Flows, &FlowReport{Name: flowName(file), File: file, Status: StatusSkipped})
+			continue
+		}
+		f, err := Load(file)
+		var rec *FlowReport
+		if err != nil {
+			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, ExitCode: bridge.ExitUsage, Error: err.Error()}
+			var le *LoadError
+			if errors.As(err, &le) {
+				rec.Diagnostics = le.Diags
+			}
+			r.progressFlowEnd(rec)
+		} else {
+			rec = r.RunFlow(ctx, f)
+		}
+		suite.Flows = append(suite.Flows, rec)
+		if r.FailFast && rec.Status != StatusPassed {
+			stop = true
+		}
+	}
+	suite.Duration = r.now().Sub(suite.Started)
+	return suite
+}
+
+func flowName(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+}
+
+// Shard returns the files of shard i of n (1-based): sorted, then every
+// file whose index % n == i-1, so each CI job gets a stable share.
+func Shard(files []string, i, n int) []string {
+	sorted := append([]string(nil), files...)
+	sort.Strings(sorted)
+	var out []string
+	for k, f := range sorted {
+		if k%n == i-1 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ExitCode is the suite's exit code: the worst flow's, in the order
+// 2 (invalid) > 4 (unavailable) > 3 (blocked) > 1 (failed) > 0.
+func (s *SuiteReport) ExitCode() int {
+	rank := map[int]int{bridge.ExitOK: 0, bridge.ExitFailure: 1, bridge.ExitBlocked: 2, bridge.ExitUnavailable: 3, bridge.ExitUsage: 4}
+	worst := bridge.ExitOK
+	for _, f := range s.Flows {
+		if rank[f.ExitCode] > rank[worst] {
+			worst = f.ExitCode
+		}
+	}
+	return worst
+}
+
+func (r *Runner) progressFlow(rec *FlowReport) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "flow %s (%s)\n", rec.Name, rec.File)
+	}
+}
+
+func (r *Runner) progressFlowEnd(rec *FlowReport) {
+	if r.Progress == nil {
+		return
+	}
+	line := fmt.Sprintf("%s %s %s (%s)", statusMark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
+	if rec.Error != "" {
+		line += ": " + firstLine(rec.Error)
+	}
+	if rec.Hint != "" {
+		line += "\n  hint: " + rec.Hint
+	}
+	fmt.Fprintln(r.Progress, line)
+	for _, d := range rec.Diagnostics {
+		fmt.Fprintln(r.Progress, "  "+strings.ReplaceAll(d.String(), "\n", "\n  "))
+	}
+}
+
+func (r *Runner) progressStart(s *State, rep *StepReport, m *StepMeta) {
+	if r.Progress == nil || !r.TTY {
+		return
+	}
+	fmt.Fprintf(r.Progress, "%s… %s %s", strings.Repeat("  ", rep.Depth+1), rep.Path, m.Label())
+}
+
+func (r *Runner) progressEnd(s *State, rep *StepReport) {
+	if r.Progress == nil {
+		return
+	}
+	prefix := ""
+	if r.TTY {
+		prefix = "\r\x1b[K"
+	}
+	line := fmt.Sprintf("%s%s%s %s %s (%s)", prefix, strings.Repeat("  ", rep.Depth+1), statusMark(rep.Status), rep.Path, rep.label(), fmtDur(rep.Duration))
+	if rep.Note != "" {
+		line += " — " + rep.Note
+	}
+	if rep.Error != nil {
+		line += " — " + string(rep.Error.Code) + ": " + firstLine(rep.Error.Message)
+	}
+	fmt.Fprintln(r.Progress, s.shared.masker.Mask(line))
+}
+
+func statusMark(status string) string {
+	switch status {
+	case StatusPassed:
+		return "ok"
+	case StatusSkipped:
+		return "--"
+	case StatusBlocked:
+		return "BLOCKED"
+	case StatusInvalid:
+		return "INVALID"
+	case StatusUnavailable:
+		return "UNAVAILABLE"
+	}
+	return "FAIL"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,655 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/runner/runnertest"
+)
+
+// writeFlows writes name->content into a temp dir and returns the dir.
+func writeFlows(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runFlow loads src as main.yaml (plus extra files) and runs it on fake.
+func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (*FlowReport, *Runner) {
+	t.Helper()
+	files := map[string]string{"main.yaml": src}
+	for i := 0; i+1 < len(extra); i += 2 {
+		files[extra[i]] = extra[i+1]
+	}
+	dir := writeFlows(t, files)
+	f, err := Load(filepath.Join(dir, "main.yaml"))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	r := &Runner{Requester: fake, Getenv: func(k string) string { return map[string]string{"BUA_USER": "alice", "BUA_PASS": "hunter2"}[k] }}
+	return r.RunFlow(context.Background(), f), r
+}
+
+func wantStatus(t *testing.T, rec *FlowReport, status string, code int) {
+	t.Helper()
+	if rec.Status != status || rec.ExitCode != code {
+		t.Fatalf("flow status = %s (exit %d), want %s (exit %d); error: %s", rec.Status, rec.ExitCode, status, code, rec.Error)
+	}
+}
+
+func loginPage() bridge.ExtractResult {
+	return runnertest.Page("textbox", "Email", "textbox", "Password", "button", "Sign in")
+}
+
+const signIn = `
+name: Sign-in smoke test
+vars:
+  base: http://127.0.0.1:8080
+  user: ${{ env.BUA_USER ?? "demo" }}
+timeout: 2m
+defaults: { timeout: 30s }
+steps:
+  - navigate: ${{ vars.base }}/login
+  - extract: {}
+    as: page
+  - if: page.obstacle != nil && page.obstacle.confidence == "high"
+    fail: "blocked by ${{ page.obstacle.type }}"
+  - type: { uid: "${{ uid(page, 'textbox', 'Email') }}", text: "${{ vars.user }}" }
+  - click: { uid: "${{ uid(page, 'button', '(?i)sign in') }}" }
+    retry: { attempts: 3, delay: 1ms, on: [timeout, element_stale] }
+  - wait_for: { selector: "#dashboard", timeoutMs: 10000 }
+  - evaluate: "return document.title"
+    as: title
+  - assert: title.value contains "Dashboard"
+    message: lands on the dashboard
+  - if: page.obstacle?.type == "auth_wall"
+    then:
+      - log: "would sign in"
+    else:
+      - log: "already signed in"
+`
+
+func TestRun_IssueExample(t *testing.T) {
+	fake := runnertest.New().
+		On(bridge.ActionExtract, runnertest.Result(loginPage())).
+		On(bridge.ActionEvaluate, runnertest.Result(bridge.EvaluateResult{Type: "string", Value: "Dashboard - App"}))
+	rec, _ := runFlow(t, fake, signIn)
+	wantStatus(t, rec, StatusPassed, 0)
+	reqs := fake.Requests()
+	if got, want := strings.Join(fake.Types(), ","), "navigate,extract,type,click,wait_for,evaluate"; got != want {
+		t.Fatalf("requests = %s, want %s", got, want)
+	}
+	if got, want := reqs[0].URL, "http://127.0.0.1:8080/login"; got != want {
+		t.Errorf("navigate url = %q, want %q", got, want)
+	}
+	if got, want := reqs[2].UID+"="+*reqs[2].Text, "e0=alice"; got != want {
+		t.Errorf("type = %q, want %q (uid from extract, text from env)", got, want)
+	}
+	if got, want := reqs[3].UID, "e2"; got != want {
+		t.Errorf("click uid = %q, want %q", got, want)
+	}
+	last := rec.Steps[len(rec.Steps)-1]
+	if got, want := last.Path+" "+last.Note, "9.else.1 already signed in"; got != want {
+		t.Errorf("last step = %q, want %q", got, want)
+	}
+}
+
+func TestRun_ExpressionsKeepType(t *testing.T) {
+	fake := runnertest.New().On(bridge.ActionOpenTab, runnertest.Result(bridge.OpenTabResult{TabID: 7}))
+	rec, _ := runFlow(t, fake, `
+name: typed
+vars: { n: 2, flag: true }
+steps:
+  - set: { total: "vars.n * 3", label: "n=${{ vars.n }}", on: "${{ vars.flag }}" }
+  - assert: vars.total == 6 && vars.label == "n=2" && vars.on == true
+  - open_tab: http://example.com
+    as: tab
+  - scroll: { direction: down, amount: "${{ vars.total * 100 }}", tabId: "${{ tab.tabId }}" }
+  - assert: flow.name == "typed" && last.ok == true
+`)
+	wantStatus(t, rec, StatusPassed, 0)
+	sc := fake.Requests()[1]
+	if sc.Amount == nil || *sc.Amount != 600 || sc.TabID == nil || *sc.TabID != 7 {
+		t.Errorf("scroll = %+v, want amount 600 on tab 7", sc)
+	}
+}
+
+func TestRun_ErrorContract(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		code      bridge.ErrorCode
+		retry     string
+		status    string
+		exit      int
+		wantSends int
+	}{
+		{"DomainBlockedIsTerminal", bridge.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 3, 1},
+		{"InvalidActionFailsAtOnce", bridge.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1, 1},
+		{"SessionNotFoundFailsAtOnce", bridge.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1, 1},
+		{"TimeoutNotRetriedByDefault", bridge.CodeTimeout, "name: plain", StatusFailed, 1, 1},
+		{"TimeoutRetriedWhenListed", bridge.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 1, 3},
+		{"InternalErrorRetriedWhenListed", bridge.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 1, 2},
+		{"StaleWithoutExtractNeverResent", bridge.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1, 1},
+		{"BridgeUnavailable", bridge.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 4, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(tc.code, "scripted"))
+			rec, _ := runFlow(t, fake, "name: c\nsteps:\n  - click: \"#go\"\n    "+tc.retry+"\n")
+			wantStatus(t, rec, tc.status, tc.exit)
+			if got := len(fake.Requests()); got != tc.wantSends {
+				t.Errorf("sent %d requests, want %d", got, tc.wantSends)
+			}
+			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != bridge.Contract[tc.code].Hint {
+				t.Errorf("step error = %+v, want code %s with the contract's hint", info, tc.code)
+			}
+		})
+	}
+}
+
+func TestRun_ReExtractRecovery(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		click runnertest.Handler
+		retry string
+		pages []bridge.ExtractResult
+		want  string // click uids sent, in order
+		ok    bool
+	}{
+		{
+			name:  "StaleAfterNavigation",
+			click: runnertest.Sequence(runnertest.Fail(bridge.CodeElementStale, "uid e2 is stale"), runnertest.Result(map[string]any{"ok": true})),
+			pages: []bridge.ExtractResult{loginPage(), runnertest.Page("link", "Home", "textbox", "Email", "textbox", "Password", "button", "Sign in")},
+			want:  "e2,e3", ok: true,
+		},
+		{
+			name:  "NotFoundRecoversOnce",
+			click: runnertest.Fail(bridge.CodeElementNotFound, "no node"),
+			pages: []bridge.ExtractResult{loginPage()},
+			want:  "e2,e2", ok: false,
+		},
+		{
+			name:  "RetryAllowsMoreRecoveries",
+			click: runnertest.Fail(bridge.CodeElementStale, "stale"),
+			retry: "retry: { attempts: 4, on: [element_stale] }",
+			pages: []bridge.ExtractResult{loginPage()},
+			want:  "e2,e2,e2,e2", ok: false,
+		},
+		{
+			name:  "UIDMissTriggersRecovery",
+			click: runnertest.Result(map[string]any{"ok": true}),
+			pages: []bridge.ExtractResult{runnertest.Page("textbox", "Email"), loginPage()},
+			want:  "e2", ok: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pages []runnertest.Handler
+			for _, p := range tc.pages {
+				pages = append(pages, runnertest.Result(p))
+			}
+			fake := runnertest.New().On(bridge.ActionExtract, runnertest.Sequence(pages...)).On(bridge.ActionClick, tc.click)
+			rec, _ := runFlow(t, fake, `
+name: recovery
+steps:
+  - extract: { selector: "main", tabId: 5 }
+    as: page
+  - click: { uid: "${{ uid(page, 'button', '(?i)sign in') }}" }
+    `+tc.retry+"\n")
+			var uids []string
+			for _, a := range fake.Requests() {
+				if a.Type == bridge.ActionClick {
+					uids = append(uids, a.UID)
+				}
+				if a.Type == bridge.ActionExtract && (a.Selector != "main" || a.TabID == nil || *a.TabID != 5) {
+					t.Errorf("re-extract = %+v, want the original selector and tab", a)
+				}
+			}
+			if got := strings.Join(uids, ","); got != tc.want {
+				t.Errorf("clicks = %s, want %s", got, tc.want)
+			}
+			if (rec.Status == StatusPassed) != tc.ok {
+				t.Errorf("status = %s (%s), want passed=%v", rec.Status, rec.Error, tc.ok)
+			}
+			if !strings.Contains(rec.Steps[1].Note, "re-extracted page") {
+				t.Errorf("note = %q, want the recovery named", rec.Steps[1].Note)
+			}
+		})
+	}
+}
+
+func TestRun_UIDMissMessage(t *testing.T) {
+	fake := runnertest.New().On(bridge.ActionExtract, runnertest.Result(runnertest.Page("textbox", "Email")))
+	rec, _ := runFlow(t, fake, `
+name: miss
+steps:
+  - extract: {}
+    as: page
+  - click: { uid: "${{ uid(page, 'button', 'Sign in') }}" }
+`)
+	wantStatus(t, rec, StatusFailed, 1)
+	e := rec.Steps[1].Error
+	if e == nil || e.Code != bridge.CodeElementNotFound || !strings.Contains(e.Message, "button") || !strings.Contains(e.Message, "Sign in") {
+		t.Errorf("error = %+v, want element_not_found naming the role and name", e)
+	}
+	if got := strings.Join(fake.Types(), ","); got != "extract,extract" {
+		t.Errorf("requests = %s, want one re-extract and no click", got)
+	}
+}
+
+func TestRun_ObstaclePolicy(t *testing.T) {
+	verdict := func(conf string) bridge.ExtractResult {
+		p := loginPage()
+		p.Obstacle = &bridge.Obstacle{Type: "auth_wall", Confidence: conf, Message: "sign-in form"}
+		return p
+	}
+	for _, tc := range []struct {
+		name, flowPolicy, stepPolicy, conf string
+		status                             string
+		advisory                           bool
+	}{
+		{"HighStopsByDefault", "", "", "high", StatusBlocked, false},
+		{"LowContinuesAsAdvisory", "", "", "low", StatusPassed, true},
+		{"FlowLowStop", "obstacles: { low: stop }", "", "low", StatusBlocked, false},
+		{"StepOverridesHigh", "", "obstacles: { high: continue }", "high", StatusPassed, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := runnertest.New().On(bridge.ActionExtract, runnertest.Result(verdict(tc.conf)))
+			rec, _ := runFlow(t, fake, "name: o\n"+tc.flowPolicy+"\nsteps:\n  - extract: {}\n    as: page\n    "+tc.stepPolicy+"\n  - log: after\non_failure:\n  - log: hook ran\n")
+			code := map[string]int{StatusPassed: 0, StatusBlocked: 3}[tc.status]
+			wantStatus(t, rec, tc.status, code)
+			if tc.status == StatusBlocked {
+				if rec.Obstacle == nil || rec.Obstacle.Type != "auth_wall" || !strings.Contains(rec.Error, "auth_wall") {
+					t.Errorf("report does not name the verdict: %+v %q", rec.Obstacle, rec.Error)
+				}
+				if got := rec.Steps[len(rec.Steps)-1].Note; got != "hook ran" {
+					t.Errorf("on_failure did not run (last note %q)", got)
+				}
+			}
+			if got := len(rec.Advisories) > 0; got != tc.advisory {
+				t.Errorf("advisories = %v, want present=%v", rec.Advisories, tc.advisory)
+			}
+		})
+	}
+}
+
+func TestRun_CurrentTab(t *testing.T) {
+	fake := runnertest.New().
+		On(bridge.ActionOpenTab, runnertest.Result(bridge.OpenTabResult{TabID: 42})).
+		On(bridge.ActionExtract, runnertest.Result(loginPage()))
+	rec, _ := runFlow(t, fake, `
+name: tabs
+steps:
+  - navigate: http://example.com/
+  - open_tab: http://example.com/a
+  - click: "#a"
+  - click: { selector: "#b", tabId: 9 }
+  - run: sub.yaml
+  - close_tab: 42
+  - click: "#c"
+`, "sub.yaml", `
+name: sub
+steps:
+  - extract: {}
+    as: inner
+`)
+	wantStatus(t, rec, StatusPassed, 0)
+	var got []string
+	for _, a := range fake.Requests() {
+		tab := "-"
+		if a.TabID != nil {
+			tab = string(rune('0'+*a.TabID/10)) + string(rune('0'+*a.TabID%10))
+		}
+		got = append(got, string(a.Type)+"@"+tab)
+	}
+	want := "navigate@-,open_tab@-,click@42,click@09,extract@42,close_tab@42,click@-"
+	if strings.Join(got, ",") != want {
+		t.Errorf("requests = %s\nwant       %s", strings.Join(got, ","), want)
+	}
+}
+
+func TestRun_SubFlow(t *testing.T) {
+	fake := runnertest.New()
+	rec, _ := runFlow(t, fake, `
+name: caller
+vars: { who: bob }
+steps:
+  - run: common/greet.yaml
+    with: { name: "${{ vars.who }}" }
+    as: greeted
+  - assert: greeted.ok == true
+  - assert: vars.who == "bob" && vars.greeting == nil
+`, "common/greet.yaml", `
+name: greet
+vars: { name: nobody, punct: "!" }
+steps:
+  - set: { greeting: "'hi ' + vars.name + vars.punct" }
+  - assert: vars.greeting == "hi bob!"
+  - navigate: http://example.com/${{ vars.name }}
+`)
+	wantStatus(t, rec, StatusPassed, 0)
+	if got := fake.Requests()[0].URL; got != "http://example.com/bob" {
+		t.Errorf("sub-flow navigate = %q, want with overriding the default", got)
+	}
+	if got := rec.Steps[1].Path; got != "1.run.1" {
+		t.Errorf("sub-flow step path = %q, want 1.run.1", got)
+	}
+}
+
+func TestRun_ControlSteps(t *testing.T) {
+	fake := runnertest.New().On(bridge.ActionEvaluate, runnertest.Sequence(
+		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 1}),
+		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 2}),
+		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 3}),
+	))
+	rec, _ := runFlow(t, fake, `
+name: control
+vars: { i: 0 }
+steps:
+  - repeat:
+      times: 3
+      steps:
+        - set: { i: "vars.i + 1" }
+  - assert: vars.i == 3
+  - repeat:
+      while: vars.i < 5
+      steps: [ { set: { i: "vars.i + 1" } } ]
+  - assert: vars.i == 5
+  - repeat:
+      until: n.value >= 3
+      max: 10
+      steps:
+        - evaluate: "return n"
+          as: n
+  - assert: n.value == 3
+  - log: skipped
+    if: vars.i > 100
+  - sleep: 1ms
+  - fail: "never ${{ vars.i }}"
+    if: "false"
+  - click: "#x"
+    continue_on_error: true
+    if: vars.i == 5
+`)
+	_ = rec
+	wantStatus(t, rec, StatusPassed, 0)
+	var skipped int
+	for _, st := range rec.Steps {
+		if st.Status == StatusSkipped {
+			skipped++
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("skipped = %d, want 2", skipped)
+	}
+}
+
+func TestRun_RepeatMax(t *testing.T) {
+	rec, _ := runFlow(t, runnertest.New(), "name: r\nsteps:\n  - repeat: { while: \"true\", max: 3, steps: [ { log: x } ] }\n")
+	wantStatus(t, rec, StatusFailed, 1)
+	if !strings.Contains(rec.Error, "max passes (3)") {
+		t.Errorf("error = %q", rec.Error)
+	}
+}
+
+func TestRun_ContinueOnError(t *testing.T) {
+	fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "no maybe"))
+	rec, _ := runFlow(t, fake, `
+name: coe
+steps:
+  - click: "#maybe"
+    continue_on_error: true
+  - assert: error.code == "element_not_found" && error.message == "no maybe"
+`)
+	wantStatus(t, rec, StatusPassed, 0)
+	blocked := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeDomainBlocked, "bank.example"))
+	rec, _ = runFlow(t, blocked, "name: b\nsteps:\n  - click: \"#x\"\n    continue_on_error: true\n  - log: never\n")
+	wantStatus(t, rec, StatusBlocked, 3)
+}
+
+func TestRun_AssertAndFail(t *testing.T) {
+	rec, _ := runFlow(t, runnertest.New(), "name: a\nvars: { x: 1 }\nsteps:\n  - assert: vars.x == 2\n    message: x is ${{ vars.x }}\n")
+	wantStatus(t, rec, StatusFailed, 1)
+	if !strings.Contains(rec.Error, "x is 1") || rec.FailedStep != "assert" || rec.FailedLine != 4 {
+		t.Errorf("error = %q step %q line %d", rec.Error, rec.FailedStep, rec.FailedLine)
+	}
+	var se *StepError
+	_ = se
+	rec, _ = runFlow(t, runnertest.New(), "name: f\nsteps:\n  - name: give up\n    fail: stop here\n")
+	wantStatus(t, rec, StatusFailed, 1)
+	if rec.FailedStep != "give up" || !strings.Contains(rec.Error, "stop here") {
+		t.Errorf("fail step = %q %q", rec.FailedStep, rec.Error)
+	}
+}
+
+func TestRun_Timeouts(t *testing.T) {
+	t.Run("StepTimeout", func(t *testing.T) {
+		fake := runnertest.New().On(bridge.ActionClick, runnertest.Hang())
+		start := time.Now()
+		rec, _ := runFlow(t, fake, "name: t\nsteps:\n  - click: \"#slow\"\n    timeout: 20ms\n")
+		wantStatus(t, rec, StatusFailed, 1)
+		if e := rec.Steps[0].Error; e == nil || e.Code != bridge.CodeTimeout {
+			t.Errorf("error = %+v, want timeout", e)
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Errorf("took %s", time.Since(start))
+		}
+	})
+	t.Run("FlowTimeout", func(t *testing.T) {
+		rec, _ := runFlow(t, runnertest.New(), "name: t\ntimeout: 20ms\nsteps:\n  - sleep: 5s\nfinally:\n  - log: cleanup\n")
+		wantStatus(t, rec, StatusFailed, 1)
+		if got := rec.Steps[len(rec.Steps)-1].Note; got != "cleanup" {
+			t.Errorf("finally did not run after the flow timeout")
+		}
+	})
+}
+
+func TestRun_Hooks(t *testing.T) {
+	fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "original"))
+	rec, _ := runFlow(t, fake, `
+name: hooks
+steps:
+  - click: "#go"
+on_failure:
+  - fail: hook broke
+finally:
+  - log: done
+`)
+	wantStatus(t, rec, StatusFailed, 1)
+	if !strings.Contains(rec.Error, "original") || len(rec.HookErrors) != 1 || !strings.Contains(rec.HookErrors[0], "hook broke") {
+		t.Errorf("error = %q hooks = %v: the hook must not hide the original failure", rec.Error, rec.HookErrors)
+	}
+	rec, _ = runFlow(t, runnertest.New(), "name: ok\nsteps:\n  - log: fine\non_failure:\n  - log: never\nfinally:\n  - fail: cleanup failed\n")
+	wantStatus(t, rec, StatusFailed, 1)
+	for _, st := range rec.Steps {
+		if st.Path == "on_failure.1" {
+			t.Errorf("on_failure ran on a passing flow")
+		}
+	}
+}
+
+func TestRun_Secrets(t *testing.T) {
+	fake := runnertest.New()
+	var progress bytes.Buffer
+	files := map[string]string{"main.yaml": `
+name: secrets
+vars: { password: s3cret-pw }
+secrets: [password]
+steps:
+  - type: { selector: "#pw", text: "${{ vars.password }}" }
+  - type: { selector: "#pw2", text: "${{ env.BUA_PASS }}" }
+  - log: "using ${{ vars.password }} and ${{ env.BUA_PASS }}"
+  - fail: "bad ${{ vars.password }}"
+`}
+	dir := writeFlows(t, files)
+	r := &Runner{Requester: fake, Progress: &progress, Getenv: func(k string) string { return map[string]string{"BUA_PASS": "hunter2"}[k] }}
+	suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
+	var js, junit, sum bytes.Buffer
+	if err := suite.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.WriteSummary(&sum); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"json": js.String(), "junit": junit.String(), "progress": progress.String(), "summary": sum.String()} {
+		if strings.Contains(out, "s3cret-pw") || strings.Contains(out, "hunter2") {
+			t.Errorf("%s leaks a secret:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(js.String(), `"text": "***"`) {
+		t.Errorf("json report does not show the masked text:\n%s", js.String())
+	}
+	if got := *fake.Requests()[0].Text; got != "s3cret-pw" {
+		t.Errorf("the browser must still get the real value, got %q", got)
+	}
+}
+
+func TestRun_Serve(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"site/index.html": "<title>x</title>",
+		"flows/main.yaml": "name: s\nserve: ../site\nsteps:\n  - navigate: ${{ vars.base_url }}/index.html\n",
+	})
+	fake := runnertest.New()
+	f, err := Load(filepath.Join(dir, "flows", "main.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := (&Runner{Requester: fake}).RunFlow(context.Background(), f)
+	wantStatus(t, rec, StatusPassed, 0)
+	if got := fake.Requests()[0].URL; !strings.HasPrefix(got, "http://127.0.0.1:") || !strings.HasSuffix(got, "/index.html") {
+		t.Errorf("navigate = %q, want the served loopback URL", got)
+	}
+}
+
+func TestSuite_ExitCodeAndShard(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		codes []int
+		want  int
+	}{
+		{"AllPassed", []int{0, 0}, 0},
+		{"FailureWins", []int{0, 1}, 1},
+		{"BlockedOverFailure", []int{1, 3}, 3},
+		{"UnavailableOverBlocked", []int{3, 4, 1}, 4},
+		{"InvalidOverAll", []int{4, 2, 3, 1}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &SuiteReport{}
+			for _, c := range tc.codes {
+				s.Flows = append(s.Flows, &FlowReport{ExitCode: c})
+			}
+			if got := s.ExitCode(); got != tc.want {
+				t.Errorf("ExitCode = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	files := []string{"d.yaml", "a.yaml", "c.yaml", "b.yaml", "e.yaml"}
+	if got, want := strings.Join(Shard(files, 1, 2), ","), "a.yaml,c.yaml,e.yaml"; got != want {
+		t.Errorf("shard 1/2 = %s, want %s", got, want)
+	}
+	if got, want := strings.Join(Shard(files, 2, 2), ","), "b.yaml,d.yaml"; got != want {
+		t.Errorf("shard 2/2 = %s, want %s", got, want)
+	}
+}
+
+func TestSuite_FailFastAndInvalid(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"a.yaml": "name: a\nsteps:\n  - fail: no\n",
+		"b.yaml": "name: b\nsteps:\n  - log: yes\n",
+		"c.yaml": "name: c\nsteps:\n  - bogus: 1\n",
+	})
+	files := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml")}
+	s := (&Runner{Requester: runnertest.New()}).RunSuite(context.Background(), files)
+	if got := s.ExitCode(); got != 2 {
+		t.Errorf("exit = %d, want 2 (invalid wins)", got)
+	}
+	if s.Flows[2].Status != StatusInvalid || len(s.Flows[2].Diagnostics) != 1 {
+		t.Errorf("invalid flow = %+v", s.Flows[2])
+	}
+	s = (&Runner{Requester: runnertest.New(), FailFast: true}).RunSuite(context.Background(), files)
+	if s.Flows[1].Status != StatusSkipped || s.ExitCode() != 1 {
+		t.Errorf("fail-fast: b = %s, exit %d", s.Flows[1].Status, s.ExitCode())
+	}
+}
+
+func TestReport_JUnitJSONArtifacts(t *testing.T) {
+	jpeg := []byte{0xff, 0xd8, 0xff, 0xe0, 1, 2, 3}
+	fake := runnertest.New().
+		On(bridge.ActionExtract, runnertest.Result(loginPage())).
+		On(bridge.ActionScreenshot, runnertest.Result(bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64," + b64(jpeg)})).
+		On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "gone"))
+	dir := writeFlows(t, map[string]string{"shot.yaml": `
+name: Expected failure
+steps:
+  - extract: {}
+    as: page
+  - screenshot: {}
+  - click: "#missing"
+`})
+	art := filepath.Join(dir, "artifacts")
+	r := &Runner{Requester: fake, Artifacts: art}
+	s := r.RunSuite(context.Background(), []string{filepath.Join(dir, "shot.yaml")})
+	var junit, js bytes.Buffer
+	if err := s.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<testsuite name="bua" tests="1" failures="1"`, `<testcase name="Expected failure"`, `message="step &#34;click&#34; (line 7) failed: element_not_found: gone"`, `time="0.`} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("junit lacks %s:\n%s", want, junit.String())
+		}
+	}
+	var parsed struct {
+		Flows []struct {
+			Steps []StepReport `json:"steps"`
+		} `json:"flows"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	steps := parsed.Flows[0].Steps
+	if got := steps[1].Result.(map[string]any)["dataUrl"]; got != "<jpeg 7 bytes>" {
+		t.Errorf("screenshot result = %v, want elided to its size", got)
+	}
+	if got := steps[2].Artifacts; len(got) != 2 {
+		t.Fatalf("artifacts = %v, want a .jpg and a .md", got)
+	}
+	img, err := os.ReadFile(steps[2].Artifacts[0])
+	if err != nil || !bytes.Equal(img, jpeg) {
+		t.Errorf("screenshot artifact = %v %v", img, err)
+	}
+	if md, _ := os.ReadFile(steps[2].Artifacts[1]); string(md) != "# page" {
+		t.Errorf("markdown artifact = %q", md)
+	}
+}
+
+func TestStepError_Unwrap(t *testing.T) {
+	be := bridge.Errorf(bridge.CodeDomainBlocked, "x")
+	err := error(&StepError{Flow: "f", Step: "s", Line: 3, Err: be})
+	if !errors.Is(err, &bridge.Error{Code: bridge.CodeDomainBlocked}) {
+		t.Error("errors.Is through StepError failed")
+	}
+	if got := err.(*StepError).ExitCode(); got != bridge.ExitBlocked {
+		t.Errorf("ExitCode = %d", got)
+	}
+}

@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+)
+
+// Param is one action param: its protocol name ("target" stands for uid or
+// selector, chosen by bridge.ParseTarget) and its value.
+type Param struct {
+	Name  string
+	Value *Template
+}
+
+// ActionStep sends one of the 13 protocol actions through the Requester,
+// under the error contract's policy (see policy.go).
+type ActionStep struct {
+	StepMeta
+	Type   bridge.ActionType
+	Params []Param
+	// Obstacles overrides the flow's obstacle policy (extract only).
+	Obstacles *ObstaclePolicy
+}
+
+// build evaluates the params into a protocol action. An expression error,
+// or a helper's miss (element_not_found), comes back as is.
+func (st *ActionStep) build(s *State) (bridge.Action, error) {
+	a := bridge.Action{Type: st.Type}
+	for _, p := range st.Params {
+		v, err := p.Value.Eval(s)
+		if err != nil {
+			return a, err
+		}
+		if err := setParam(&a, p.Name, v); err != nil {
+			return a, err
+		}
+		if p.Name == "text" && st.Type == bridge.ActionType_ {
+			// Text typed from the environment is a credential more often
+			// than not: mask it wherever it would be printed.
+			for _, e := range p.Value.Exprs() {
+				for _, name := range e.envNames {
+					if val, ok := s.env["env"].(map[string]any)[name].(string); ok {
+						s.shared.masker.Add(val)
+					}
+				}
+			}
+		}
+	}
+	return a, nil
+}
+
+func setParam(a *bridge.Action, name string, v any) error {
+	str := func() string { return Stringify(v) }
+	switch name {
+	case "target":
+		t := bridge.ParseTarget(str())
+		a.UID, a.Selector = t.UID, t.Selector
+	case "url":
+		a.URL = str()
+	case "selector":
+		a.Selector = str()
+	case "uid":
+		a.UID = str()
+	case "text":
+		s := str()
+		a.Text = &s
+	case "key":
+		a.Key = str()
+	case "direction":
+		a.Direction = str()
+	case "expression":
+		a.Expression = str()
+	case "amount", "timeoutMs", "tabId":
+		i, ok := toInt(v)
+		if !ok {
+			return bridge.Errorf(bridge.CodeInvalidAction, "%s: want an integer, got %T %v", name, v, v)
+		}
+		switch name {
+		case "amount":
+			a.Amount = &i
+		case "timeoutMs":
+			a.TimeoutMs = &i
+		default:
+			a.TabID = &i
+		}
+	case "fullPage", "focus":
+		b, ok := v.(bool)
+		if !ok {
+			parsed, err := strconv.ParseBool(str())
+			if err != nil {
+				return bridge.Errorf(bridge.CodeInvalidAction, "%s: want true or false, got %v", name, v)
+			}
+			b = parsed
+		}
+		if name == "fullPage" {
+			a.FullPage = &b
+		} else {
+			a.Focus = &b
+		}
+	}
+	return nil
+}
+
+// toInt converts an expression or JSON number (or numeric string) to int.
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) {
+			return int(x), true
+		}
+	case string:
+		i, err := strconv.Atoi(x)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// finish handles a successful result: decode it, move the current tab,
+// remember extracts (for recovery and artifacts) and apply the obstacle
+// policy.
+func (st *ActionStep) finish(s *State, a bridge.Action, raw json.RawMessage) error {
+	var v any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return bridge.Errorf(bridge.CodeInternalError, "%s result is not JSON: %v", st.Type, err)
+		}
+	}
+	s.setResult(v)
+	s.cur.Result = v
+	m, _ := v.(map[string]any)
+	switch st.Type {
+	case bridge.ActionOpenTab:
+		if id, ok := toInt(m["tabId"]); ok {
+			s.shared.tab = &id
+			s.note(fmt.Sprintf("current tab %d", id))
+		}
+	case bridge.ActionCloseTab:
+		if s.shared.tab != nil && a.TabID != nil && *a.TabID == *s.shared.tab {
+			s.shared.tab = nil
+		}
+	case bridge.ActionExtract:
+		if md, ok := m["markdown"].(string); ok {
+			s.shared.lastMarkdown = md
+		}
+		// Pin the extract to the tab it read, so a recovery re-reads the
+		// same tab even if the current tab moved since.
+		if a.TabID == nil {
+			if id, ok := toInt(m["tabId"]); ok {
+				a.TabID = &id
+			}
+		}
+		if st.As != "" {
+			s.env[st.As] = v
+			s.origins[st.As] = &extractOrigin{as: st.As, action: a, policy: st.policy(s)}
+		}
+		return checkObstacle(s, m, st.policy(s))
+	}
+	return nil
+}
+
+func (st *ActionStep) policy(s *State) ObstaclePolicy {
+	return s.flow.Obstacles.override(st.Obstacles)
+}
+
+// extractOrigin is how an `as` name got its extract result, so the
+// re-extract recovery can read the same page again.
+type extractOrigin struct {
+	as     string
+	action bridge.Action
+	policy ObstaclePolicy
+}
+
+// origins lists the extracts this step's params were computed from: every
+// `as` name its expressions read that an extract bound.
+func (st *ActionStep) origins(s *State) []*extractOrigin {
+	var out []*extractOrigin
+	seen := map[string]bool{}
+	for _, p := range st.Params {
+		for _, e := range p.Value.Exprs() {
+			for _, ref := range e.refs {
+				if o, ok := s.origins[ref]; ok && !seen[ref] {
+					seen[ref] = true
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -160,14 +160,14 @@ func devToolsURL(b *testing.B) string {
 	return fmt.Sprintf("ws://127.0.0.1:%s%s", strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1]))
 }
 
-func BenchmarkClickRawCDP(b *testing.B) {
-	cl := benchClient(b)
-	tab := benchTab(b, cl, "bench=raw")
+// rawSession attaches a DevTools session to the page whose URL ends in
+// suffix, straight on Chromium's own socket.
+func rawSession(b *testing.B, suffix string) (*cdpConn, string) {
 	ws, _, err := websocket.DefaultDialer.Dial(devToolsURL(b), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ws.Close()
+	b.Cleanup(func() { ws.Close() })
 	c := &cdpConn{ws: ws}
 
 	res, err := c.call("", "Target.getTargets", map[string]any{})
@@ -184,7 +184,7 @@ func BenchmarkClickRawCDP(b *testing.B) {
 	json.Unmarshal(res, &targets)
 	var targetID string
 	for _, ti := range targets.TargetInfos {
-		if ti.Type == "page" && strings.HasSuffix(ti.URL, "stale.html?bench=raw") {
+		if ti.Type == "page" && strings.HasSuffix(ti.URL, suffix) {
 			targetID = ti.TargetID
 		}
 	}
@@ -199,8 +199,17 @@ func BenchmarkClickRawCDP(b *testing.B) {
 		SessionID string `json:"sessionId"`
 	}
 	json.Unmarshal(res, &att)
+	return c, att.SessionID
+}
 
-	res, err = c.call(att.SessionID, "Runtime.evaluate", map[string]any{
+// BenchmarkClickRawCDP is the bare floor: only the mousePressed and
+// mouseReleased pair, with the point computed once up front.
+func BenchmarkClickRawCDP(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTab(b, cl, "bench=raw")
+	c, sess := rawSession(b, "stale.html?bench=raw")
+	att := struct{ SessionID string }{sess}
+	res, err := c.call(att.SessionID, "Runtime.evaluate", map[string]any{
 		"expression":    "(() => { const r = document.getElementById('btn').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
 		"returnByValue": true,
 	})
@@ -233,5 +242,67 @@ func BenchmarkClickRawCDP(b *testing.B) {
 	reportMedian(b, samples)
 	if got := clicksOn(b, cl, tab); got != b.N {
 		b.Fatalf("page saw %d clicks, want %d", got, b.N)
+	}
+}
+
+// BenchmarkClickRawCDPSequence sends, straight to Chromium, the same CDP
+// commands the extension sends for a selector click: find the node, check
+// it is still in the page, scroll it into view, take its box, hit-test the
+// centre, then move, press and release. BenchmarkClickRoundTrip minus this
+// is what bua itself adds to a click.
+func BenchmarkClickRawCDPSequence(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTab(b, cl, "bench=rawseq")
+	c, sess := rawSession(b, "stale.html?bench=rawseq")
+	call := func(method string, params map[string]any, out any) {
+		res, err := c.call(sess, method, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out != nil {
+			if err := json.Unmarshal(res, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	call("DOM.enable", map[string]any{}, nil)
+	call("Runtime.enable", map[string]any{}, nil)
+	click := func() {
+		var doc struct{ Root struct{ NodeID int } }
+		call("DOM.getDocument", map[string]any{"depth": 0}, &doc)
+		var q struct{ NodeID int }
+		call("DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#btn"}, &q)
+		var d struct{ Node struct{ BackendNodeID int } }
+		call("DOM.describeNode", map[string]any{"nodeId": q.NodeID}, &d)
+		id := d.Node.BackendNodeID
+		var obj struct{ Object struct{ ObjectID string } }
+		call("DOM.resolveNode", map[string]any{"backendNodeId": id, "objectGroup": "bench"}, &obj)
+		call("Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}, nil)
+		call("DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": id}, nil)
+		var box struct{ Model struct{ Border []float64 } }
+		call("DOM.getBoxModel", map[string]any{"backendNodeId": id}, &box)
+		q8 := box.Model.Border
+		x, y := (q8[0]+q8[2]+q8[4]+q8[6])/4, (q8[1]+q8[3]+q8[5]+q8[7])/4
+		var lm struct {
+			CSSVisualViewport struct{ PageX, PageY float64 }
+		}
+		call("Page.getLayoutMetrics", map[string]any{}, &lm)
+		call("DOM.getNodeForLocation", map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}, nil)
+		call("Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}, nil)
+		call("Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}, nil)
+		call("Input.dispatchMouseEvent", map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}, nil)
+	}
+	click() // warm up outside the timing, as the bridge benchmark does
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		click()
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+	if got := clicksOn(b, cl, tab); got != b.N+1 {
+		b.Fatalf("page saw %d clicks, want %d", got, b.N+1)
 	}
 }

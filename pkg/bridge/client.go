@@ -203,10 +203,13 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *E
 // Request validates a locally (an invalid action never leaves the CLI),
 // then runs it in the daemon. It implements Requester.
 func (c *Client) Request(ctx context.Context, a Action) (json.RawMessage, *Error) {
-	if err := a.Validate(); err != nil {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, Errorf(CodeInvalidAction, "action does not encode: %v", err)
+	}
+	if err := ValidateAction(raw); err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(a)
 	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: c.opts.Browser})
 }
 

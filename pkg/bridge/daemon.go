@@ -226,10 +226,6 @@ func (d *Daemon) onEvent(c *Conn, ev Event) {
 // then send. It is where --browser and the auto-launch policy meet.
 func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *Error) {
 	d.lastActivity.Store(time.Now().UnixMilli())
-	var a Action
-	if err := json.Unmarshal(lr.Action, &a); err != nil && !lr.NoValidate {
-		return nil, Errorf(CodeInvalidAction, "action is not a JSON object: %v", err)
-	}
 	if !lr.NoValidate {
 		if err := ValidateAction(lr.Action); err != nil {
 			return nil, err
@@ -244,10 +240,9 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	if lr.NoValidate {
-		return d.pool.SendRaw(ctx, c, lr.Action)
-	}
-	return d.pool.send(ctx, c, a)
+	// Validated above (or deliberately not): send the caller's bytes as
+	// they are rather than re-encoding them.
+	return d.pool.SendRaw(ctx, c, lr.Action)
 }
 
 // acquire returns the connection sel picks, waiting ConnectGrace for one to

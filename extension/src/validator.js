@@ -81,7 +81,16 @@ export function compileSchema(root) {
   }
   check(root);
 
+  // x-message replaces the generic wording when its node fails, so the
+  // common mistakes (a bad URL, an unknown key) read as advice.
   function validate(schema, v, path) {
+    if (schema !== true && schema !== false && schema["x-message"] !== undefined) {
+      return checkValue(schema, v, path) ? `${where(path)}: ${schema["x-message"]}` : null;
+    }
+    return checkValue(schema, v, path);
+  }
+
+  function checkValue(schema, v, path) {
     if (schema === true) return null;
     if (schema === false) return `${where(path)}: not allowed`;
     let err;

@@ -60,3 +60,15 @@ test("an uninitialised validator refuses everything", async () => {
   const mod = await import("../src/validator.js?fresh");
   assert.equal(mod.validateMessage({ type: "ack" }).ok, false);
 });
+
+// testdata/protocol/messages.json is written by the Go tests: the same
+// invalid vector must be refused in the same words on both sides.
+test("error messages match the Go validator's exactly", () => {
+  const want = JSON.parse(readFileSync(here("../../testdata/protocol/messages.json"), "utf8"));
+  const names = Object.keys(want);
+  assert.ok(names.length >= 40, `messages.json holds only ${names.length} entries`);
+  for (const name of names) {
+    const text = readFileSync(here(`../../testdata/protocol/invalid/${name}`), "utf8");
+    assert.equal(parseMessage(text).message, want[name], name);
+  }
+});

@@ -1,13 +1,12 @@
 package bridge
 
 import (
-	"bytes"
+	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestVectors runs every shared protocol vector; the extension's node tests
@@ -58,8 +57,8 @@ func TestActionValidateMessages(t *testing.T) {
 		want   string // substring of the error message; "" means valid
 	}{
 		{"OK", Click(Target{UID: "e3"}), ""},
-		{"BothTargets", Action{Type: ActionClick, UID: "e1", Selector: "#a"}, "Exactly one of selector or uid"},
-		{"NoTarget", Action{Type: ActionHover}, "Exactly one of selector or uid"},
+		{"BothTargets", Action{Type: ActionClick, UID: "e1", Selector: "#a"}, "needs exactly one of selector or uid"},
+		{"NoTarget", Action{Type: ActionHover}, "needs exactly one of selector or uid"},
 		{"JavascriptURL", Navigate("javascript:alert(1)"), "url"},
 		{"TimeoutTooLong", WaitFor(Target{Selector: "#x"}, 61e9), "timeoutMs"},
 		{"BadKey", PressKey("Hyper+a"), "key"},
@@ -121,29 +120,49 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
-// TestFastPathAgrees proves the dispatching fast path accepts exactly what
-// the full schema accepts, on every shared vector and on each vector's
-// action alone.
-func TestFastPathAgrees(t *testing.T) {
-	cs := schemas()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "protocol", "*", "*.json"))
+var update = flag.Bool("update", false, "rewrite testdata/protocol/messages.json")
+
+// TestVectorMessages pins the exact error message for every invalid vector
+// in testdata/protocol/messages.json. The extension's node tests compare
+// their validator with the same file, so both sides refuse each message
+// for the same reason in the same words. Malformed JSON is left out: the
+// two JSON parsers phrase syntax errors differently.
+func TestVectorMessages(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "protocol", "invalid", "*.json"))
+	got := map[string]string{}
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err != nil {
-			continue // not JSON: neither path sees it
+		if !json.Valid(data) {
+			continue
 		}
-		full := cs.message.Validate(inst) == nil
-		if fast := fastValid(cs, inst, false); fast && !full {
-			t.Errorf("%s: fast path accepts what the schema rejects", filepath.Base(f))
-		} else if full && !fast {
-			t.Errorf("%s: fast path misses a valid message (falls back, slower)", filepath.Base(f))
+		_, err := Decode(data)
+		if err == nil {
+			t.Fatalf("%s accepted", f)
 		}
-		if m, ok := inst.(map[string]any); ok && m["action"] != nil {
-			full := cs.action.Validate(m["action"]) == nil
-			if fast := fastValid(cs, m["action"], true); fast != full {
-				t.Errorf("%s: action fast=%v full=%v", filepath.Base(f), fast, full)
-			}
+		got[filepath.Base(f)] = err.Message
+	}
+	path := filepath.Join("..", "..", "testdata", "protocol", "messages.json")
+	if *update {
+		out, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/bridge -run VectorMessages -update)", err)
+	}
+	var want map[string]string
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(got) {
+		t.Errorf("messages.json has %d entries, vectors give %d", len(want), len(got))
+	}
+	for name, msg := range got {
+		if want[name] != msg {
+			t.Errorf("%s:\n got  %q\n want %q", name, msg, want[name])
 		}
 	}
 }

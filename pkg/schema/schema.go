@@ -1,0 +1,705 @@
+// Package schema interprets the subset of JSON Schema (draft 2020-12) that
+// bua's protocol schema uses: type, enum, const, required, properties,
+// items, minimum/maximum, minLength/maxLength, minItems/maxItems, pattern,
+// allOf/anyOf/oneOf/not, if/then/else and local $ref.
+//
+// It is the Go twin of extension/src/validator.js, line for line: the same
+// keywords, the same first-error-wins order and the same messages, so the
+// daemon and the extension refuse a message for the same reason in the same
+// words. Compile refuses any keyword outside the subset, so a schema edit
+// can never be silently ignored on one side. Compiling takes well under a
+// millisecond, which keeps every bua command's start-up cheap.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// annotations are keywords that do not constrain values.
+var annotations = map[string]bool{
+	"$schema": true, "$id": true, "title": true, "description": true, "default": true,
+	"$defs": true, "examples": true, "$comment": true,
+}
+
+var supported = map[string]bool{
+	"type": true, "enum": true, "const": true, "required": true, "properties": true, "items": true,
+	"minimum": true, "maximum": true, "minLength": true, "maxLength": true, "minItems": true,
+	"maxItems": true, "pattern": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"if": true, "then": true, "else": true, "$ref": true,
+}
+
+// node is one compiled schema. Properties keep the document's order, so
+// the first failing property is the same one JavaScript reports.
+type node struct {
+	boolean *bool  // a true/false schema
+	message string // x-message: replaces generic wording when this node fails
+
+	ref                  string
+	types                []string
+	constant             any
+	hasConst             bool
+	enum                 []any
+	required             []string
+	propNames            []string
+	props                map[string]*node
+	items                *node
+	minimum, maximum     *float64
+	minLength, maxLength *int
+	minItems, maxItems   *int
+	pattern              string
+	re                   *regexp.Regexp
+	allOf, anyOf, oneOf  []*node
+	not, ifS, thenS, els *node
+	defs                 map[string]*node
+}
+
+// Schema is a compiled schema, safe for concurrent use.
+type Schema struct {
+	root *node
+	at   *node // the node Validate starts from (the root, or a $ref target)
+}
+
+// Compile parses a schema document. It fails on malformed JSON, a keyword
+// outside the subset, a bad pattern or an unresolvable $ref.
+func Compile(doc []byte) (*Schema, error) {
+	if !json.Valid(doc) {
+		return nil, fmt.Errorf("schema: the document is not valid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	tree, err := decodeOrdered(dec)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %v", err)
+	}
+	root, err := parse(tree)
+	if err != nil {
+		return nil, err
+	}
+	s := &Schema{root: root, at: root}
+	if err := s.checkRefs(root, map[*node]bool{}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Sub returns the schema at a local reference such as "#/$defs/action",
+// sharing this one's definitions.
+func (s *Schema) Sub(ref string) (*Schema, error) {
+	n, err := s.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{root: s.root, at: n}, nil
+}
+
+func (s *Schema) resolve(ref string) (*node, error) {
+	if ref == "#" {
+		return s.root, nil
+	}
+	name, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("schema: only #/$defs/NAME references are supported, got %s", ref)
+	}
+	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+	n := s.root.defs[name]
+	if n == nil {
+		return nil, fmt.Errorf("schema: unresolvable $ref %s", ref)
+	}
+	return n, nil
+}
+
+func (s *Schema) checkRefs(n *node, seen map[*node]bool) error {
+	if n == nil || seen[n] {
+		return nil
+	}
+	seen[n] = true
+	if n.ref != "" {
+		if _, err := s.resolve(n.ref); err != nil {
+			return err
+		}
+	}
+	kids := []*node{n.items, n.not, n.ifS, n.thenS, n.els}
+	kids = append(kids, n.allOf...)
+	kids = append(kids, n.anyOf...)
+	kids = append(kids, n.oneOf...)
+	for _, k := range n.propNames {
+		kids = append(kids, n.props[k])
+	}
+	for _, d := range n.defs {
+		kids = append(kids, d)
+	}
+	for _, k := range kids {
+		if err := s.checkRefs(k, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobj is a JSON object that remembers its key order, as JavaScript
+// objects do, so properties are checked in document order on both sides.
+type jobj struct {
+	keys []string
+	vals map[string]any
+}
+
+// decodeOrdered reads one JSON value; objects become *jobj.
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &jobj{vals: map[string]any{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, dup := o.vals[k]; !dup {
+					o.keys = append(o.keys, k)
+				}
+				o.vals[k] = v
+			}
+			_, err := dec.Token() // '}'
+			return o, err
+		case '[':
+			var a []any
+			for dec.More() {
+				v, err := decodeOrdered(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token() // ']'
+			return a, err
+		}
+	}
+	return tok, nil
+}
+
+// plain turns *jobj back into map[string]any, for const and enum values.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *jobj:
+		m := make(map[string]any, len(x.keys))
+		for k, val := range x.vals {
+			m[k] = plain(val)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
+
+func parse(v any) (*node, error) {
+	if b, ok := v.(bool); ok {
+		return &node{boolean: &b}, nil
+	}
+	o, ok := v.(*jobj)
+	if !ok {
+		return nil, fmt.Errorf("schema: a schema must be an object or a boolean, got %T", v)
+	}
+	n := &node{}
+	sub := func(v any) (*node, error) { return parse(v) }
+	list := func(k string, v any) ([]*node, error) {
+		items, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("schema: %s must be an array", k)
+		}
+		out := make([]*node, len(items))
+		for i, it := range items {
+			var err error
+			if out[i], err = parse(it); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	intOf := func(k string, v any) (*int, error) {
+		f, ok := v.(float64)
+		if !ok || f != math.Trunc(f) {
+			return nil, fmt.Errorf("schema: %s must be an integer", k)
+		}
+		i := int(f)
+		return &i, nil
+	}
+	for _, k := range o.keys {
+		v := o.vals[k]
+		var err error
+		switch {
+		case k == "x-message":
+			var ok bool
+			if n.message, ok = v.(string); !ok {
+				err = fmt.Errorf("schema: x-message must be a string")
+			}
+		case strings.HasPrefix(k, "x-") || (annotations[k] && k != "$defs"):
+		case k != "$defs" && !supported[k]:
+			err = fmt.Errorf("schema: unsupported keyword %s", k)
+		case k == "$ref":
+			n.ref, _ = v.(string)
+		case k == "type":
+			switch t := v.(type) {
+			case string:
+				n.types = []string{t}
+			case []any:
+				for _, e := range t {
+					s, _ := e.(string)
+					n.types = append(n.types, s)
+				}
+			}
+		case k == "const":
+			n.hasConst, n.constant = true, plain(v)
+		case k == "enum":
+			e, _ := plain(v).([]any)
+			n.enum = e
+		case k == "required":
+			for _, e := range v.([]any) {
+				s, _ := e.(string)
+				n.required = append(n.required, s)
+			}
+		case k == "properties" || k == "$defs":
+			po, ok := v.(*jobj)
+			if !ok {
+				return nil, fmt.Errorf("schema: %s must be an object", k)
+			}
+			m := make(map[string]*node, len(po.keys))
+			for _, name := range po.keys {
+				if m[name], err = sub(po.vals[name]); err != nil {
+					return nil, err
+				}
+			}
+			if k == "properties" {
+				n.propNames, n.props = po.keys, m
+			} else {
+				n.defs = m
+			}
+		case k == "items":
+			n.items, err = sub(v)
+		case k == "not":
+			n.not, err = sub(v)
+		case k == "if":
+			n.ifS, err = sub(v)
+		case k == "then":
+			n.thenS, err = sub(v)
+		case k == "else":
+			n.els, err = sub(v)
+		case k == "allOf":
+			n.allOf, err = list(k, v)
+		case k == "anyOf":
+			n.anyOf, err = list(k, v)
+		case k == "oneOf":
+			n.oneOf, err = list(k, v)
+		case k == "minimum" || k == "maximum":
+			f, ok := v.(float64)
+			if !ok {
+				err = fmt.Errorf("schema: %s must be a number", k)
+			} else if k == "minimum" {
+				n.minimum = &f
+			} else {
+				n.maximum = &f
+			}
+		case k == "minLength":
+			n.minLength, err = intOf(k, v)
+		case k == "maxLength":
+			n.maxLength, err = intOf(k, v)
+		case k == "minItems":
+			n.minItems, err = intOf(k, v)
+		case k == "maxItems":
+			n.maxItems, err = intOf(k, v)
+		case k == "pattern":
+			n.pattern, _ = v.(string)
+			if n.re, err = regexp.Compile(n.pattern); err != nil {
+				err = fmt.Errorf("schema: pattern %q: %v", n.pattern, err)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// Validate checks a decoded JSON value (as encoding/json decodes into any:
+// map[string]any, []any, float64, string, bool, nil) and returns nil or an
+// error "path: reason" naming the first failure.
+func (s *Schema) Validate(v any) error {
+	if msg := s.validate(s.at, v, nil, false); msg != "" {
+		return &Error{Message: msg}
+	}
+	return nil
+}
+
+// ValidateJSON decodes data and validates it; malformed JSON is an error
+// too.
+func (s *Schema) ValidateJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return &Error{Message: "message is not JSON: " + err.Error()}
+	}
+	return s.Validate(v)
+}
+
+// Error is a validation failure; Message is "path: reason", the same text
+// the extension's validator produces for the same value.
+type Error struct{ Message string }
+
+func (e *Error) Error() string { return e.Message }
+
+func typeOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func hasType(v any, t string) bool {
+	switch t {
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == math.Trunc(f) && !math.IsInf(f, 0)
+	case "number":
+		f, ok := v.(float64)
+		return ok && !math.IsInf(f, 0) && !math.IsNaN(f)
+	}
+	return typeOf(v) == t
+}
+
+func deepEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !deepEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !deepEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// loc is where a value sits, built as the walk descends but turned into
+// text only when something fails, so a valid message costs no strings.
+type loc struct {
+	parent *loc
+	key    string
+}
+
+// childIf descends to key k, or stays put when no message will be built.
+func (l *loc) childIf(build bool, k string) *loc {
+	if !build {
+		return l
+	}
+	return &loc{l, k}
+}
+
+func where(l *loc) string {
+	if l == nil {
+		return "message"
+	}
+	var parts []string
+	for ; l != nil; l = l.parent {
+		parts = append(parts, l.key)
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".")
+}
+
+// stringify is JSON.stringify: no HTML escaping.
+func stringify(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func (s *Schema) validate(n *node, v any, path *loc, quiet bool) string {
+	if n.message != "" {
+		if s.check(n, v, path, true) != "" {
+			if quiet {
+				return failed
+			}
+			return where(path) + ": " + n.message
+		}
+		return ""
+	}
+	return s.check(n, v, path, quiet)
+}
+
+// failed is what a quiet probe returns: the caller needs only pass/fail.
+const failed = "!"
+
+func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
+	if n.boolean != nil {
+		if *n.boolean {
+			return ""
+		}
+		if quiet {
+			return failed
+		}
+		return where(path) + ": not allowed"
+	}
+	if n.ref != "" {
+		target, _ := s.resolve(n.ref) // checked at Compile
+		if msg := s.validate(target, v, path, quiet); msg != "" {
+			return msg
+		}
+	}
+	if n.types != nil {
+		ok := false
+		for _, t := range n.types {
+			ok = ok || hasType(v, t)
+		}
+		if !ok {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be %s, got %s", where(path), strings.Join(n.types, " or "), typeOf(v))
+		}
+	}
+	if n.hasConst && !deepEqual(v, n.constant) {
+		if quiet {
+			return failed
+		}
+		return fmt.Sprintf("%s: must be %s", where(path), stringify(n.constant))
+	}
+	if n.enum != nil {
+		ok := false
+		for _, e := range n.enum {
+			ok = ok || deepEqual(v, e)
+		}
+		if !ok {
+			quoted := make([]string, len(n.enum))
+			for i, e := range n.enum {
+				quoted[i] = stringify(e)
+			}
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be one of %s, got %s", where(path), strings.Join(quoted, ", "), stringify(v))
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		count := utf8.RuneCountInString(x) // code points, as JSON Schema counts
+		if n.minLength != nil && count < *n.minLength {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be at least %d characters", where(path), *n.minLength)
+		}
+		if n.maxLength != nil && count > *n.maxLength {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be at most %d characters", where(path), *n.maxLength)
+		}
+		if n.re != nil && !n.re.MatchString(x) {
+			shown := x
+			if count > 80 {
+				shown = string([]rune(x)[:80]) + "…"
+			}
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: %s does not match %s", where(path), stringify(shown), n.pattern)
+		}
+	case float64:
+		if n.minimum != nil && x < *n.minimum {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be >= %s", where(path), num(*n.minimum))
+		}
+		if n.maximum != nil && x > *n.maximum {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must be <= %s", where(path), num(*n.maximum))
+		}
+	case []any:
+		if n.minItems != nil && len(x) < *n.minItems {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must have at least %d items", where(path), *n.minItems)
+		}
+		if n.maxItems != nil && len(x) > *n.maxItems {
+			if quiet {
+				return failed
+			}
+			return fmt.Sprintf("%s: must have at most %d items", where(path), *n.maxItems)
+		}
+		if n.items != nil {
+			for i, item := range x {
+				if msg := s.validate(n.items, item, path.childIf(!quiet, strconv.Itoa(i)), quiet); msg != "" {
+					return msg
+				}
+			}
+		}
+	case map[string]any:
+		for _, k := range n.required {
+			if _, ok := x[k]; !ok {
+				if quiet {
+					return failed
+				}
+				return fmt.Sprintf("%s: missing required field %s", where(path), stringify(k))
+			}
+		}
+		for _, k := range n.propNames {
+			if pv, ok := x[k]; ok {
+				if msg := s.validate(n.props[k], pv, path.childIf(!quiet, k), quiet); msg != "" {
+					return msg
+				}
+			}
+		}
+	}
+	for _, sub := range n.allOf {
+		if msg := s.validate(sub, v, path, quiet); msg != "" {
+			return msg
+		}
+	}
+	if n.anyOf != nil {
+		ok := false
+		for _, sub := range n.anyOf {
+			ok = ok || s.validate(sub, v, path, true) == ""
+		}
+		if !ok {
+			if quiet {
+				return failed
+			}
+			return s.validate(n.anyOf[len(n.anyOf)-1], v, path, false) // JS reports the last branch's error
+		}
+	}
+	if n.oneOf != nil {
+		passed := 0
+		for _, sub := range n.oneOf {
+			if s.validate(sub, v, path, true) == "" {
+				passed++
+			}
+		}
+		if passed != 1 {
+			if quiet {
+				return failed
+			}
+			return s.oneOfMessage(n.oneOf, v, path, passed)
+		}
+	}
+	if n.not != nil && s.validate(n.not, v, path, true) == "" {
+		if quiet {
+			return failed
+		}
+		return fmt.Sprintf("%s: must not match %s", where(path), describeNot(n.not))
+	}
+	if n.ifS != nil {
+		branch := n.thenS
+		if s.validate(n.ifS, v, path, true) != "" {
+			branch = n.els
+		}
+		if branch != nil {
+			if msg := s.validate(branch, v, path, quiet); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+func describeNot(n *node) string {
+	if len(n.required) > 0 {
+		return "having " + strings.Join(n.required, ", ")
+	}
+	return "the excluded shape"
+}
+
+// oneOfMessage: oneOf in the protocol always means "exactly one of these
+// fields", so it says that rather than listing each branch's failure.
+func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) string {
+	fields := make([]string, len(branches))
+	all := true
+	for i, b := range branches {
+		if len(b.required) == 0 {
+			all = false
+			break
+		}
+		fields[i] = strings.Join(b.required, "+")
+	}
+	if all {
+		present := 0
+		if obj, ok := v.(map[string]any); ok {
+			for _, b := range branches {
+				has := true
+				for _, k := range b.required {
+					_, in := obj[k]
+					has = has && in
+				}
+				if has {
+					present++
+				}
+			}
+		}
+		got := ""
+		if present > 1 {
+			got = " (got both)"
+		} else if present == 0 {
+			got = " (got neither)"
+		}
+		return fmt.Sprintf("%s: needs exactly one of %s%s", where(path), strings.Join(fields, " or "), got)
+	}
+	if passed > 1 {
+		return where(path) + ": matches more than one alternative"
+	}
+	return s.validate(branches[0], v, path, false)
+}

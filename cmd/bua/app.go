@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
@@ -60,6 +61,15 @@ func newApp(env *Env) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      false,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run() maps errors to exit codes
+		OnUsageError:         onUsageError,
+		// Without an Action, urfave/cli answers an unknown command with its
+		// help's exit code 3, which bua reserves for "blocked".
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError(fmt.Sprintf("unknown command %q: see `bua --help`", c.Args().First()))
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
 	for _, f := range registry {
 		cmd := f(env)
@@ -74,6 +84,7 @@ func newApp(env *Env) *cli.App {
 // --json`); a command's own flag of the same name (wait-for's --timeout)
 // wins.
 func addGlobalFlags(cmd *cli.Command) {
+	cmd.OnUsageError = onUsageError
 	have := map[string]bool{}
 	for _, f := range cmd.Flags {
 		for _, n := range f.Names() {
@@ -88,6 +99,12 @@ func addGlobalFlags(cmd *cli.Command) {
 	for _, sub := range cmd.Subcommands {
 		addGlobalFlags(sub)
 	}
+}
+
+// onUsageError keeps stdout for results: a bad flag is one line on stderr
+// and exit 2, not the command's whole help.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageError(err.Error() + ": see `bua " + strings.TrimSpace(c.Command.FullName()+" --help`"))
 }
 
 // version is the binary's version; the release build may override it.

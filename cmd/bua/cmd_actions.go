@@ -28,9 +28,13 @@ func init() {
 	register(newCloseCommand)
 }
 
-// printOK is the text form of {ok: true, tabId}.
-func printOK(env *Env, verb string) func(json.RawMessage) error {
+// printOK is the text form of {ok: true, tabId}; --quiet silences it, as
+// it carries nothing a script needs beyond the exit code.
+func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
+		if c.Bool("quiet") {
+			return nil
+		}
 		var r bridge.OKResult
 		_ = json.Unmarshal(res, &r)
 		if r.TabID != nil {
@@ -81,7 +85,7 @@ func newNavigateCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("navigate takes one URL (http, https or about:blank)")
 			}
-			return runAction(c, env, bridge.Navigate(c.Args().First()), printOK(env, "ok"))
+			return runAction(c, env, bridge.Navigate(c.Args().First()), printOK(c, env, "ok"))
 		})
 }
 
@@ -92,7 +96,7 @@ func newClickCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.Click(t), printOK(env, "ok"))
+			return runAction(c, env, bridge.Click(t), printOK(c, env, "ok"))
 		})
 }
 
@@ -103,7 +107,7 @@ func newHoverCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.Hover(t), printOK(env, "ok"))
+			return runAction(c, env, bridge.Hover(t), printOK(c, env, "ok"))
 		})
 }
 
@@ -141,7 +145,7 @@ func newTypeCommand(env *Env) *cli.Command {
 			default:
 				text = c.Args().Get(1)
 			}
-			return runAction(c, env, bridge.Type(t, text), printOK(env, "ok"))
+			return runAction(c, env, bridge.Type(t, text), printOK(c, env, "ok"))
 		})
 	return cmd
 }
@@ -152,7 +156,7 @@ func newPressCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("press takes one KEY, e.g. Enter or Control+a")
 			}
-			return runAction(c, env, bridge.PressKey(c.Args().First()), printOK(env, "ok"))
+			return runAction(c, env, bridge.PressKey(c.Args().First()), printOK(c, env, "ok"))
 		})
 	cmd.Description = "Named keys: Enter Tab Escape Backspace Delete Space ArrowUp ArrowDown ArrowLeft\n" +
 		"ArrowRight Home End PageUp PageDown F1-F12; any single character; chords of\n" +
@@ -167,7 +171,7 @@ func newScrollCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("scroll takes a direction: up or down")
 			}
-			return runAction(c, env, bridge.Scroll(c.Args().First(), c.Int("amount")), printOK(env, "ok"))
+			return runAction(c, env, bridge.Scroll(c.Args().First(), c.Int("amount")), printOK(c, env, "ok"))
 		})
 }
 
@@ -265,7 +269,7 @@ func newWaitForCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.WaitFor(t, c.Duration("timeout")), printOK(env, "found"))
+			return runAction(c, env, bridge.WaitFor(t, c.Duration("timeout")), printOK(c, env, "found"))
 		})
 }
 
@@ -317,7 +321,7 @@ func newCloseCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 || err != nil {
 				return usageError("close takes one numeric TABID (see `bua tabs`)")
 			}
-			return runAction(c, env, bridge.CloseTab(id), printOK(env, "closed"))
+			return runAction(c, env, bridge.CloseTab(id), printOK(c, env, "closed"))
 		},
 	}
 }

@@ -110,13 +110,21 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
 	if berr != nil {
 		add("daemon", "warn", "not running (any action command starts it)", "or run `bua serve` to see its log in the terminal")
-		if ln, lerr := net.Listen("tcp", bridge.DefaultListen); lerr != nil {
-			add("port", "fail", bridge.DefaultListen+" is taken by another program", "stop that program, or run `bua serve --listen 127.0.0.1:PORT` and set that URL in the extension")
+		listen := env.Getenv("BUA_LISTEN")
+		if listen == "" {
+			listen = bridge.DefaultListen
+		}
+		portFree := true
+		if _, port, _ := net.SplitHostPort(listen); port == "0" {
+			add("port", "ok", listen+": the daemon will pick a free port")
+		} else if ln, lerr := net.Listen("tcp", listen); lerr != nil {
+			portFree = false
+			add("port", "fail", listen+" is taken by another program", "stop that program, or run `bua serve --listen 127.0.0.1:PORT` and set that URL in the extension")
 		} else {
 			ln.Close()
-			add("port", "ok", bridge.DefaultListen+" is free")
+			add("port", "ok", listen+" is free")
 		}
-		rep.Ready = ferr == nil && (tok == "" || env.Getenv("CI") == "true")
+		rep.Ready = portFree && ferr == nil && (tok == "" || env.Getenv("CI") == "true")
 		return rep
 	}
 	defer cl.Close()

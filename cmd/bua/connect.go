@@ -75,7 +75,7 @@ func runAction(c *cli.Context, env *Env, a bridge.Action, render func(json.RawMe
 	if c.Bool("json") {
 		return printJSON(env, res)
 	}
-	if c.Bool("quiet") || render == nil {
+	if render == nil {
 		return nil
 	}
 	return render(res)

@@ -1,0 +1,269 @@
+// Package newcomer walks the README's first steps on a machine bua has
+// never seen: a fresh BUA_HOME, no daemon, no pairing, CI=true. Nothing is
+// started by hand; the first action command must start the daemon, which
+// must launch a headless managed Chromium by itself. It is its own package
+// so it gets its own TestMain, home and browser, untouched by the shared
+// browser the e2e package starts with `bua browser start`.
+package newcomer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/browser"
+)
+
+var (
+	buaBin   string
+	buaEnv   []string
+	buaHome  string
+	sitePort int
+)
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	if _, err := browser.Find(os.Getenv); err != nil {
+		log.Fatalf("newcomer: needs a real Chromium: %v", err)
+	}
+	// A short temp path keeps the unix socket under sun_path's 108 bytes.
+	tmp, err := os.MkdirTemp("", "buanew")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	buaBin = filepath.Join(tmp, "bua")
+	build := exec.Command("go", "build", "-o", buaBin, "./cmd/bua")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		log.Fatalf("newcomer: go build ./cmd/bua: %v\n%s", err, out)
+	}
+	// A fresh home that does not exist yet, as on a new machine; bua must
+	// create it. Any BUA_* of the developer's own shell is dropped so it
+	// cannot reach their real daemon or pairing.
+	buaHome = filepath.Join(tmp, "h")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BUA_") && !strings.HasPrefix(kv, "CI=") {
+			buaEnv = append(buaEnv, kv)
+		}
+	}
+	if c := os.Getenv("BUA_CHROME"); c != "" {
+		buaEnv = append(buaEnv, "BUA_CHROME="+c) // how a newcomer points bua at their browser
+	}
+	buaEnv = append(buaEnv, "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0", "CI=true")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir("../../testdata/sites"))}}
+	srv.Start()
+	defer srv.Close()
+	sitePort = ln.Addr().(*net.TCPAddr).Port
+
+	code := m.Run()
+	// The test stops the daemon itself and checks that; this is the safety
+	// net when it failed before getting there, so no browser outlives us.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r := bua(ctx, "stop"); r.Code != 0 {
+		log.Printf("newcomer: bua stop exited %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if code != 0 {
+		dumpLogs()
+	}
+	return code
+}
+
+type run struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func bua(ctx context.Context, args ...string) run {
+	cmd := exec.CommandContext(ctx, buaBin, args...)
+	cmd.Env = buaEnv
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return run{stdout.String(), stderr.String(), code}
+}
+
+// mustBua runs bua with a deadline fit for a first action (daemon start,
+// browser launch, extension hello) and fails the test unless it exits 0.
+func mustBua(t *testing.T, args ...string) run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	r := bua(ctx, args...)
+	if r.Code != 0 {
+		t.Fatalf("bua %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+func dumpLogs() {
+	matches, _ := filepath.Glob(filepath.Join(buaHome, "*", "daemon.log"))
+	direct, _ := filepath.Glob(filepath.Join(buaHome, "daemon.log"))
+	for _, p := range append(direct, matches...) {
+		if data, err := os.ReadFile(p); err == nil {
+			if len(data) > 8000 {
+				data = data[len(data)-8000:]
+			}
+			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
+		}
+	}
+}
+
+func siteURL(path string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(sitePort) + "/" + path
+}
+
+// TestDoctorHonorsBUA_LISTEN runs before any daemon exists (tests run in
+// file order). With BUA_LISTEN=127.0.0.1:0 the daemon will not use the
+// default port 127.0.0.1:48123, so another program holding that port is
+// no problem, and doctor must not report one: a FAIL line next to "bua can
+// serve actions now" (exit 0) contradicts itself either way.
+func TestDoctorHonorsBUA_LISTEN(t *testing.T) {
+	if ln, err := net.Listen("tcp", bridge.DefaultListen); err == nil {
+		defer ln.Close() // else someone holds it already, which is the same case
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := bua(ctx, "doctor")
+	if r.Code != 0 {
+		t.Fatalf("doctor exits %d on a fresh CI machine with Chromium:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "FAIL") {
+		t.Errorf("doctor exits 0 (\"can serve actions\") but reports a FAIL although BUA_LISTEN=127.0.0.1:0:\n%s", r.Stdout)
+	}
+}
+
+// TestNewcomerPath: doctor, navigate, extract, click a uid from that
+// extract, tabs, and stop, with no `bua serve` or `bua browser start`.
+func TestNewcomerPath(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r := bua(ctx, "status"); r.Code != 4 || !strings.Contains(r.Stdout, "daemon: down") {
+		t.Fatalf("a fresh home has a daemon already? status exit %d: %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
+	// doctor: ready, because CI=true and Chromium is installed, although
+	// nothing runs yet.
+	doc := mustBua(t, "doctor")
+	if !strings.Contains(doc.Stdout, "bua can serve actions now.") {
+		t.Errorf("doctor exit 0 without saying it can serve actions:\n%s", doc.Stdout)
+	}
+	var rep struct {
+		Ready bool `json:"ready"`
+	}
+	if out := mustBua(t, "doctor", "--json").Stdout; json.Unmarshal([]byte(out), &rep) != nil || !rep.Ready {
+		t.Errorf("doctor --json = %s, want ready: true", out)
+	}
+
+	// Stop in cleanup, and prove the managed browser went with the daemon.
+	t.Cleanup(func() { stopAndCheck(t) })
+
+	// The first action starts the daemon and launches headless Chromium.
+	nav := mustBua(t, "navigate", siteURL("stale.html"))
+	m := regexp.MustCompile(`^ok \(tab ([0-9]+)\)\n$`).FindStringSubmatch(nav.Stdout)
+	if m == nil {
+		t.Fatalf("navigate printed %q, want \"ok (tab N)\"", nav.Stdout)
+	}
+	tab := m[1]
+
+	// extract, read the way a person does: find the button's row in the
+	// table and take its uid.
+	ext := mustBua(t, "extract").Stdout
+	if !strings.HasPrefix(ext, "# Stale uids") {
+		t.Errorf("extract does not start with the page's markdown:\n%s", ext)
+	}
+	row := regexp.MustCompile(`(?m)\b(e[0-9]+)\s*│\s*button\s*│\s*Press\b`).FindStringSubmatch(ext)
+	if row == nil {
+		t.Fatalf("extract's table has no row for the Press button:\n%s", ext)
+	}
+	if got := mustBua(t, "click", row[1]).Stdout; got != "ok (tab "+tab+")\n" {
+		t.Errorf("click %s printed %q, want ok on tab %s", row[1], got, tab)
+	}
+	if got := mustBua(t, "eval", "return document.getElementById('result').textContent").Stdout; got != "clicked\n" {
+		t.Errorf("after click %s the page shows %q, want clicked", row[1], got)
+	}
+
+	tabs := mustBua(t, "tabs").Stdout
+	if !regexp.MustCompile(`(?m)^\W*` + tab + `\W+127\.0\.0\.1\W+Stale\b`).MatchString(tabs) {
+		t.Errorf("tabs has no row for tab %s (127.0.0.1, Stale):\n%s", tab, tabs)
+	}
+}
+
+// stopAndCheck runs `bua stop` and checks that the daemon and the managed
+// browser it launched are both gone.
+func stopAndCheck(t *testing.T) {
+	var st struct {
+		Managed struct {
+			Running bool `json:"running"`
+			PID     int  `json:"pid"`
+		} `json:"managed"`
+	}
+	out := mustBua(t, "status", "--json").Stdout
+	if err := json.Unmarshal([]byte(out), &st); err != nil || !st.Managed.Running || st.Managed.PID <= 0 {
+		t.Errorf("status --json before stop = %s: want the auto-launched managed browser running", out)
+	}
+	if got := mustBua(t, "stop").Stdout; got != "bua daemon stopped\n" {
+		t.Errorf("stop printed %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r := bua(ctx, "status"); r.Code != 4 {
+		t.Errorf("status after stop exits %d, want 4 (daemon down): %s", r.Code, r.Stdout)
+	}
+	if st.Managed.PID > 0 {
+		deadline := time.Now().Add(15 * time.Second)
+		for alive(st.Managed.PID) {
+			if time.Now().After(deadline) {
+				t.Errorf("managed browser pid %d still runs 15s after bua stop", st.Managed.PID)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// alive reports whether pid runs; a zombie (exited, not yet reaped by a
+// container's init) counts as gone.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the ")" that ends the command name.
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}

@@ -147,6 +147,47 @@ func (c *cdpConn) call(sessionID, method string, params any) (json.RawMessage, e
 	}
 }
 
+// callAll sends every command before reading any answer, as the extension
+// does where calls do not depend on each other, and waits for all of them.
+func (c *cdpConn) callAll(sessionID string, cmds []cdpCmd) ([]json.RawMessage, error) {
+	ids := map[int64]int{}
+	for i, cmd := range cmds {
+		id := c.seq.Add(1)
+		ids[id] = i
+		if err := c.ws.WriteJSON(map[string]any{"id": id, "method": cmd.method, "params": cmd.params, "sessionId": sessionID}); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]json.RawMessage, len(cmds))
+	for len(ids) > 0 {
+		var resp struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := c.ws.ReadJSON(&resp); err != nil {
+			return nil, err
+		}
+		i, ok := ids[resp.ID]
+		if !ok {
+			continue
+		}
+		if resp.Error != nil {
+			return nil, fmt.Errorf("%s: %s", cmds[i].method, resp.Error.Message)
+		}
+		out[i] = resp.Result
+		delete(ids, resp.ID)
+	}
+	return out, nil
+}
+
+type cdpCmd struct {
+	method string
+	params map[string]any
+}
+
 func devToolsURL(b *testing.B) string {
 	b.Helper()
 	raw, err := os.ReadFile(filepath.Join(buaHome, "browser", "profile", "DevToolsActivePort"))
@@ -246,10 +287,11 @@ func BenchmarkClickRawCDP(b *testing.B) {
 }
 
 // BenchmarkClickRawCDPSequence sends, straight to Chromium, the same CDP
-// commands the extension sends for a selector click: find the node, check
-// it is still in the page, scroll it into view, take its box, hit-test the
-// centre, then move, press and release. BenchmarkClickRoundTrip minus this
-// is what bua itself adds to a click.
+// commands the extension sends for a selector click, overlapped the same
+// way: find the node, scroll it into view, then ask at once whether it is
+// still in the page, where its box is and how far the page is scrolled,
+// hit-test the centre, then move, press and release back to back.
+// BenchmarkClickRoundTrip minus this is what bua itself adds to a click.
 func BenchmarkClickRawCDPSequence(b *testing.B) {
 	cl := benchClient(b)
 	tab := benchTab(b, cl, "bench=rawseq")
@@ -267,6 +309,13 @@ func BenchmarkClickRawCDPSequence(b *testing.B) {
 	}
 	call("DOM.enable", map[string]any{}, nil)
 	call("Runtime.enable", map[string]any{}, nil)
+	all := func(cmds ...cdpCmd) []json.RawMessage {
+		res, err := c.callAll(sess, cmds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
 	click := func() {
 		var doc struct{ Root struct{ NodeID int } }
 		call("DOM.getDocument", map[string]any{"depth": 0}, &doc)
@@ -277,20 +326,27 @@ func BenchmarkClickRawCDPSequence(b *testing.B) {
 		id := d.Node.BackendNodeID
 		var obj struct{ Object struct{ ObjectID string } }
 		call("DOM.resolveNode", map[string]any{"backendNodeId": id, "objectGroup": "bench"}, &obj)
-		call("Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}, nil)
 		call("DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": id}, nil)
+		res := all(
+			cdpCmd{"Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},
+			cdpCmd{"DOM.getBoxModel", map[string]any{"backendNodeId": id}},
+			cdpCmd{"Page.getLayoutMetrics", map[string]any{}},
+		)
 		var box struct{ Model struct{ Border []float64 } }
-		call("DOM.getBoxModel", map[string]any{"backendNodeId": id}, &box)
-		q8 := box.Model.Border
-		x, y := (q8[0]+q8[2]+q8[4]+q8[6])/4, (q8[1]+q8[3]+q8[5]+q8[7])/4
 		var lm struct {
 			CSSVisualViewport struct{ PageX, PageY float64 }
 		}
-		call("Page.getLayoutMetrics", map[string]any{}, &lm)
+		if json.Unmarshal(res[1], &box) != nil || json.Unmarshal(res[2], &lm) != nil {
+			b.Fatal("box model or layout metrics did not decode")
+		}
+		q8 := box.Model.Border
+		x, y := (q8[0]+q8[2]+q8[4]+q8[6])/4, (q8[1]+q8[3]+q8[5]+q8[7])/4
 		call("DOM.getNodeForLocation", map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}, nil)
-		call("Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}, nil)
-		call("Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}, nil)
-		call("Input.dispatchMouseEvent", map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}, nil)
+		all(
+			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}},
+			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}},
+			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}},
+		)
 	}
 	click() // warm up outside the timing, as the bridge benchmark does
 	samples := make([]time.Duration, 0, b.N)

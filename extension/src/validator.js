@@ -129,8 +129,9 @@ export function compileSchema(root) {
         for (const k of schema.required) if (!Object.hasOwn(v, k)) return `${where(path)}: missing required field ${JSON.stringify(k)}`;
       }
       if (schema.properties) {
-        for (const [k, sub] of Object.entries(schema.properties)) {
-          if (Object.hasOwn(v, k) && (err = validate(sub, v[k], `${path}/${k}`))) return err;
+        // Sorted, as the Go twin does, so both report the same field first.
+        for (const k of Object.keys(schema.properties).sort()) {
+          if (Object.hasOwn(v, k) && (err = validate(schema.properties[k], v[k], `${path}/${k}`))) return err;
         }
       }
     }

@@ -374,3 +374,16 @@ func BenchmarkDetectShort(b *testing.B) {
 		Detect(in)
 	}
 }
+
+// TestPatternsCompile compiles every lazily compiled pattern, so a bad one
+// fails here rather than on a user's first extract.
+func TestPatternsCompile(t *testing.T) {
+	if len(allPatterns) < 20 {
+		t.Fatalf("only %d patterns registered", len(allPatterns))
+	}
+	for _, p := range allPatterns {
+		if p.get() == nil {
+			t.Fatalf("pattern %q did not compile", p.src)
+		}
+	}
+}

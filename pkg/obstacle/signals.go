@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Every pattern here has a twin in extension/src/lib/obstacle.js, written as
@@ -19,19 +20,47 @@ var patternSources []string
 
 func lit(src string) string { patternSources = append(patternSources, src); return src }
 
+// lazyRegexp compiles on first use. Every bua command links this package,
+// and compiling its patterns at start-up cost each command about 2 ms,
+// while only extract and `bua obstacle` ever run them.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// allPatterns lets TestPatternsCompile compile each one, so a bad pattern
+// still fails in CI rather than on a user's first extract.
+var allPatterns []*lazyRegexp
+
+func lazy(src string) *lazyRegexp {
+	l := &lazyRegexp{src: src}
+	allPatterns = append(allPatterns, l)
+	return l
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+func (l *lazyRegexp) MatchString(s string) bool            { return l.get().MatchString(s) }
+func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
+func (l *lazyRegexp) Split(s string, n int) []string       { return l.get().Split(s, n) }
+
 // raw compiles src as written.
-func raw(src string) *regexp.Regexp { return regexp.MustCompile(lit(src)) }
+func raw(src string) *lazyRegexp { return lazy(lit(src)) }
 
 // whole matches a title segment or heading line that is nothing but core,
 // give or take punctuation: "403 Forbidden" is a verdict, "How to fix 403
 // Forbidden" is an article.
-func whole(core string) *regexp.Regexp {
-	return regexp.MustCompile(`^[^a-z0-9]*(?:` + lit(core) + `)[^a-z0-9]*$`)
+func whole(core string) *lazyRegexp {
+	return lazy(`^[^a-z0-9]*(?:` + lit(core) + `)[^a-z0-9]*$`)
 }
 
 // free matches core anywhere, bounded by non-alphanumerics.
-func free(core string) *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[^a-z0-9])(?:` + lit(core) + `)(?:[^a-z0-9]|$)`)
+func free(core string) *lazyRegexp {
+	return lazy(`(?:^|[^a-z0-9])(?:` + lit(core) + `)(?:[^a-z0-9]|$)`)
 }
 
 // rule is one labelled pattern. The regexp runs only when one of needles
@@ -40,7 +69,7 @@ func free(core string) *regexp.Regexp {
 type rule struct {
 	label   string
 	needles []string
-	re      *regexp.Regexp
+	re      *lazyRegexp
 }
 
 func (r rule) match(s string) bool {

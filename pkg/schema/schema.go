@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -35,8 +36,9 @@ var supported = map[string]bool{
 	"if": true, "then": true, "else": true, "$ref": true,
 }
 
-// node is one compiled schema. Properties keep the document's order, so
-// the first failing property is the same one JavaScript reports.
+// node is one compiled schema. Properties are checked in sorted name order
+// on both sides (JavaScript sorts too), so when several fail, both report
+// the same one first.
 type node struct {
 	boolean *bool  // a true/false schema
 	message string // x-message: replaces generic wording when this node fails
@@ -69,12 +71,8 @@ type Schema struct {
 // Compile parses a schema document. It fails on malformed JSON, a keyword
 // outside the subset, a bad pattern or an unresolvable $ref.
 func Compile(doc []byte) (*Schema, error) {
-	if !json.Valid(doc) {
-		return nil, fmt.Errorf("schema: the document is not valid JSON")
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	tree, err := decodeOrdered(dec)
-	if err != nil {
+	var tree any
+	if err := json.Unmarshal(doc, &tree); err != nil {
 		return nil, fmt.Errorf("schema: %v", err)
 	}
 	root, err := parse(tree)
@@ -142,81 +140,11 @@ func (s *Schema) checkRefs(n *node, seen map[*node]bool) error {
 	return nil
 }
 
-// jobj is a JSON object that remembers its key order, as JavaScript
-// objects do, so properties are checked in document order on both sides.
-type jobj struct {
-	keys []string
-	vals map[string]any
-}
-
-// decodeOrdered reads one JSON value; objects become *jobj.
-func decodeOrdered(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &jobj{vals: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := decodeOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.vals[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.vals[k] = v
-			}
-			_, err := dec.Token() // '}'
-			return o, err
-		case '[':
-			var a []any
-			for dec.More() {
-				v, err := decodeOrdered(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token() // ']'
-			return a, err
-		}
-	}
-	return tok, nil
-}
-
-// plain turns *jobj back into map[string]any, for const and enum values.
-func plain(v any) any {
-	switch x := v.(type) {
-	case *jobj:
-		m := make(map[string]any, len(x.keys))
-		for k, val := range x.vals {
-			m[k] = plain(val)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
-}
-
 func parse(v any) (*node, error) {
 	if b, ok := v.(bool); ok {
 		return &node{boolean: &b}, nil
 	}
-	o, ok := v.(*jobj)
+	o, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("schema: a schema must be an object or a boolean, got %T", v)
 	}
@@ -244,8 +172,8 @@ func parse(v any) (*node, error) {
 		i := int(f)
 		return &i, nil
 	}
-	for _, k := range o.keys {
-		v := o.vals[k]
+	for _, k := range sortedKeys(o) {
+		v := o[k]
 		var err error
 		switch {
 		case k == "x-message":
@@ -269,28 +197,28 @@ func parse(v any) (*node, error) {
 				}
 			}
 		case k == "const":
-			n.hasConst, n.constant = true, plain(v)
+			n.hasConst, n.constant = true, v
 		case k == "enum":
-			e, _ := plain(v).([]any)
-			n.enum = e
+			n.enum, _ = v.([]any)
 		case k == "required":
 			for _, e := range v.([]any) {
 				s, _ := e.(string)
 				n.required = append(n.required, s)
 			}
 		case k == "properties" || k == "$defs":
-			po, ok := v.(*jobj)
+			po, ok := v.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("schema: %s must be an object", k)
 			}
-			m := make(map[string]*node, len(po.keys))
-			for _, name := range po.keys {
-				if m[name], err = sub(po.vals[name]); err != nil {
+			names := sortedKeys(po)
+			m := make(map[string]*node, len(names))
+			for _, name := range names {
+				if m[name], err = sub(po[name]); err != nil {
 					return nil, err
 				}
 			}
 			if k == "properties" {
-				n.propNames, n.props = po.keys, m
+				n.propNames, n.props = names, m
 			} else {
 				n.defs = m
 			}
@@ -702,4 +630,13 @@ func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) st
 		return where(path) + ": matches more than one alternative"
 	}
 	return s.validate(branches[0], v, path, false)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -26,9 +26,31 @@ export async function resolveTarget(ctx, action) {
     backendNodeId = await querySelectorBackendId(ctx, action.selector);
     if (backendNodeId === 0) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
   }
-  const objectId = await connectedObject(ctx, backendNodeId, label);
-  if (!objectId) throw notFound(`${label} is no longer in the page (removed since the extract); run extract again`);
-  return { backendNodeId, objectId, label };
+  let object;
+  try {
+    ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
+  } catch (e) {
+    if (e instanceof CdpError) throw gone(label);
+    throw e;
+  }
+  if (!object || !object.objectId) throw gone(label);
+  return { backendNodeId, objectId: object.objectId, label };
+}
+
+function gone(label) {
+  return notFound(`${label} is no longer in the page (removed since the extract); run extract again`);
+}
+
+// isConnected asks the page whether the resolved node is still in its
+// document: a detached node still resolves and still answers box and focus
+// queries, so without this an action on a removed node would report ok.
+async function isConnected(ctx, objectId) {
+  const r = await ctx.send("Runtime.callFunctionOn", {
+    objectId,
+    functionDeclaration: "function () { return this.isConnected === true; }",
+    returnByValue: true,
+  });
+  return Boolean(r.result && r.result.value === true);
 }
 
 // querySelectorBackendId returns the first match's backendNodeId in the
@@ -59,12 +81,7 @@ export async function connectedObject(ctx, backendNodeId) {
     throw e;
   }
   if (!object || !object.objectId) return null;
-  const r = await ctx.send("Runtime.callFunctionOn", {
-    objectId: object.objectId,
-    functionDeclaration: "function () { return this.isConnected === true; }",
-    returnByValue: true,
-  });
-  return r.result && r.result.value === true ? object.objectId : null;
+  return (await isConnected(ctx, object.objectId)) ? object.objectId : null;
 }
 
 // Runs in the page with `this` = the target and hit = the node at the click
@@ -94,16 +111,26 @@ export async function targetPoint(ctx, target) {
   try {
     await ctx.send("DOM.scrollIntoViewIfNeeded", { backendNodeId });
   } catch (e) {
-    if (e instanceof CdpError) throw notFound(`${label} is not rendered (${e.cdpMessage})`);
-    throw e;
+    if (!(e instanceof CdpError)) throw e;
+    if (!(await isConnected(ctx, objectId))) throw gone(label);
+    throw notFound(`${label} is not rendered (${e.cdpMessage})`);
   }
-  let model;
-  try {
-    ({ model } = await ctx.send("DOM.getBoxModel", { backendNodeId }));
-  } catch (e) {
-    if (e instanceof CdpError) throw notFound(`${label} has no box: it is hidden or not rendered`);
-    throw e;
+  // Three independent questions in one round trip: is the node still in
+  // the page, where is its box, and how far is the page scrolled.
+  // chrome.debugger adds a hop per call, so serial calls are what a click
+  // costs; every check still completes before any input is dispatched.
+  const [connected, boxed, metrics] = await Promise.allSettled([
+    isConnected(ctx, objectId),
+    ctx.send("DOM.getBoxModel", { backendNodeId }),
+    ctx.send("Page.getLayoutMetrics"),
+  ]);
+  for (const r of [connected, boxed, metrics]) {
+    if (r.status === "rejected" && !(r.reason instanceof CdpError)) throw r.reason;
   }
+  if (connected.status === "rejected" || !connected.value) throw gone(label);
+  if (boxed.status === "rejected") throw notFound(`${label} has no box: it is hidden or not rendered`);
+  if (metrics.status === "rejected") throw metrics.reason;
+  const { model } = boxed.value;
   if (!model || model.width === 0 || model.height === 0) throw notFound(`${label} has zero size: it is hidden`);
   const q = model.border;
   const x = (q[0] + q[2] + q[4] + q[6]) / 4;
@@ -111,7 +138,7 @@ export async function targetPoint(ctx, target) {
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
-  const { cssVisualViewport: vv } = await ctx.send("Page.getLayoutMetrics");
+  const vv = metrics.value.cssVisualViewport;
   let hit;
   try {
     hit = await ctx.send("DOM.getNodeForLocation", {
@@ -159,9 +186,14 @@ async function mouse(ctx, type, x, y, extra) {
 export async function click(ctx, action) {
   const t = await resolveTarget(ctx, action);
   const { x, y } = await targetPoint(ctx, t);
-  await mouse(ctx, "mouseMoved", x, y);
-  await mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 });
-  await mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 });
+  // Sent back to back without waiting between them: a debugger session
+  // runs its commands in order, so the page still sees move, press,
+  // release, and the click costs one round trip instead of three.
+  await Promise.all([
+    mouse(ctx, "mouseMoved", x, y),
+    mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
+    mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
+  ]);
   return { ok: true };
 }
 
@@ -176,6 +208,7 @@ export async function hover(ctx, action) {
 // goes through unchanged and no per-character key events are synthesised.
 export async function typeText(ctx, action) {
   const t = await resolveTarget(ctx, action);
+  if (!(await isConnected(ctx, t.objectId))) throw gone(t.label);
   try {
     await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });
   } catch (e) {

@@ -288,7 +288,8 @@ func BenchmarkClickRawCDP(b *testing.B) {
 
 // BenchmarkClickRawCDPSequence sends, straight to Chromium, the same CDP
 // commands the extension sends for a selector click, overlapped the same
-// way: find the node, scroll it into view, then ask at once whether it is
+// way: find the node (describing and resolving it at once), scroll it into
+// view, then ask at once whether it is
 // still in the page, where its box is and how far the page is scrolled,
 // hit-test the centre, then move, press and release back to back.
 // BenchmarkClickRoundTrip minus this is what bua itself adds to a click.
@@ -321,11 +322,16 @@ func BenchmarkClickRawCDPSequence(b *testing.B) {
 		call("DOM.getDocument", map[string]any{"depth": 0}, &doc)
 		var q struct{ NodeID int }
 		call("DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#btn"}, &q)
+		found := all(
+			cdpCmd{"DOM.describeNode", map[string]any{"nodeId": q.NodeID}},
+			cdpCmd{"DOM.resolveNode", map[string]any{"nodeId": q.NodeID, "objectGroup": "bench"}},
+		)
 		var d struct{ Node struct{ BackendNodeID int } }
-		call("DOM.describeNode", map[string]any{"nodeId": q.NodeID}, &d)
-		id := d.Node.BackendNodeID
 		var obj struct{ Object struct{ ObjectID string } }
-		call("DOM.resolveNode", map[string]any{"backendNodeId": id, "objectGroup": "bench"}, &obj)
+		if json.Unmarshal(found[0], &d) != nil || json.Unmarshal(found[1], &obj) != nil {
+			b.Fatal("describeNode or resolveNode did not decode")
+		}
+		id := d.Node.BackendNodeID
 		call("DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": id}, nil)
 		res := all(
 			cdpCmd{"Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},

@@ -42,8 +42,13 @@ function fakeTab(overrides = {}, opts = {}) {
       return { model: { width: 20, height: 10, border: [10, 10, 30, 10, 30, 20, 10, 20] } };
     },
     "DOM.resolveNode": (p) => {
-      if (!page.exists.has(p.backendNodeId)) throwCdp("No node with given id found");
-      return { object: { objectId: `obj-${p.backendNodeId}` } };
+      // By nodeId (the selector path), map through the test's own
+      // DOM.describeNode, as Chromium resolves a nodeId to its node.
+      const id = p.backendNodeId !== undefined ? p.backendNodeId : (overrides["DOM.describeNode"]
+        ? overrides["DOM.describeNode"]({ nodeId: p.nodeId }).node.backendNodeId
+        : p.nodeId);
+      if (!page.exists.has(id)) throwCdp("No node with given id found");
+      return { object: { objectId: `obj-${id}` } };
     },
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("isConnected")) {

@@ -19,13 +19,21 @@ function describeTarget(action) {
 // detached node still resolves and still accepts focus/box queries.
 export async function resolveTarget(ctx, action) {
   const label = describeTarget(action);
-  let backendNodeId;
-  if (action.uid !== undefined) {
-    backendNodeId = await ctx.lookupUid(action.uid);
-  } else {
-    backendNodeId = await querySelectorBackendId(ctx, action.selector);
-    if (backendNodeId === 0) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
+  if (action.selector !== undefined) {
+    const nodeId = await querySelectorNodeId(ctx, action.selector);
+    if (!nodeId) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
+    // Both need only the nodeId: one round trip instead of two.
+    const [{ node }, resolved] = await Promise.all([
+      ctx.send("DOM.describeNode", { nodeId }),
+      ctx.send("DOM.resolveNode", { nodeId, objectGroup: GROUP }).catch((e) => {
+        if (e instanceof CdpError) return {};
+        throw e;
+      }),
+    ]);
+    if (!resolved.object || !resolved.object.objectId) throw gone(label);
+    return { backendNodeId: node.backendNodeId, objectId: resolved.object.objectId, label };
   }
+  const backendNodeId = await ctx.lookupUid(action.uid);
   let object;
   try {
     ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
@@ -53,21 +61,18 @@ async function isConnected(ctx, objectId) {
   return Boolean(r.result && r.result.value === true);
 }
 
-// querySelectorBackendId returns the first match's backendNodeId in the
-// main document, or 0 for no match. A malformed selector is the caller's
-// bug: invalid_action.
-export async function querySelectorBackendId(ctx, selector) {
+// querySelectorNodeId returns the first match's nodeId in the main
+// document, or 0 for no match. A malformed selector is the caller's bug:
+// invalid_action.
+async function querySelectorNodeId(ctx, selector) {
   const { root } = await ctx.send("DOM.getDocument", { depth: 0 });
-  let nodeId;
   try {
-    ({ nodeId } = await ctx.send("DOM.querySelector", { nodeId: root.nodeId, selector }));
+    const { nodeId } = await ctx.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+    return nodeId;
   } catch (e) {
     if (e instanceof CdpError) throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${e.cdpMessage}`);
     throw e;
   }
-  if (!nodeId) return 0;
-  const { node } = await ctx.send("DOM.describeNode", { nodeId });
-  return node.backendNodeId;
 }
 
 // connectedObject resolves backendNodeId to a remote object if the node is

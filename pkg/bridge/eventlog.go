@@ -35,12 +35,19 @@ func (l *eventLog) append(rec EventRecord) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Log first, then fan out: a follower that sees an event can rely on
+	// finding it in the file.
+	err = l.write(line)
 	for ch := range l.subs {
 		select {
 		case ch <- rec:
 		default:
 		}
 	}
+	return err
+}
+
+func (l *eventLog) write(line []byte) error {
 	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(line)) > MaxEventLog {
 		_ = os.Rename(l.path, l.path+".1")
 	}

@@ -19,7 +19,7 @@ var schemas = sync.OnceValue(func() *compiled {
 	if err != nil {
 		panic(fmt.Sprintf("protocol schema: %v", err)) // embedded: a build bug
 	}
-	action, err := root.Sub("#/$defs/action")
+	action, err := root.Sub("#/$defs/action", "action")
 	if err != nil {
 		panic(fmt.Sprintf("protocol schema: %v", err))
 	}

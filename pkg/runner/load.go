@@ -953,15 +953,19 @@ func (fs *fileScope) actionStep(meta StepMeta, typ bridge.ActionType, k, v *yaml
 	data, _ := json.Marshal(raw)
 	if err := bridge.ValidateAction(data); err != nil {
 		at := k
-		field, _, _ := strings.Cut(err.Message, ":")
+		// The validator names fields from the action ("action.url: ...");
+		// a flow author wrote them as the step's params.
+		msg := strings.TrimPrefix(err.Message, "action.")
+		field, _, _ := strings.Cut(msg, ":")
 		if n, ok := nodes[field]; ok {
 			at = n
 		} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
 			at = nodes["target"]
 		}
-		msg := err.Message
-		if rest, ok := strings.CutPrefix(msg, "message: missing property "); ok {
-			msg = "missing param " + strings.Trim(rest, "'")
+		if rest, ok := strings.CutPrefix(msg, "action: missing required field "); ok {
+			msg = "missing param " + strings.Trim(rest, `"`)
+		} else {
+			msg = strings.TrimPrefix(msg, "action: ")
 		}
 		fs.errf(at, "%s: invalid params: %s", typ, msg)
 	}

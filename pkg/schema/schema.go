@@ -66,6 +66,7 @@ type node struct {
 type Schema struct {
 	root *node
 	at   *node // the node Validate starts from (the root, or a $ref target)
+	base *loc  // the name of what Validate checks; nil reads "message"
 }
 
 // Compile parses a schema document. It fails on malformed JSON, a keyword
@@ -87,13 +88,15 @@ func Compile(doc []byte) (*Schema, error) {
 }
 
 // Sub returns the schema at a local reference such as "#/$defs/action",
-// sharing this one's definitions.
-func (s *Schema) Sub(ref string) (*Schema, error) {
+// sharing this one's definitions. Its messages name the checked value
+// name ("action: ...", "action.url: ..."), as they would read inside a
+// whole message.
+func (s *Schema) Sub(ref, name string) (*Schema, error) {
 	n, err := s.resolve(ref)
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{root: s.root, at: n}, nil
+	return &Schema{root: s.root, at: n, base: &loc{key: name}}, nil
 }
 
 func (s *Schema) resolve(ref string) (*node, error) {
@@ -272,7 +275,7 @@ func parse(v any) (*node, error) {
 // map[string]any, []any, float64, string, bool, nil) and returns nil or an
 // error "path: reason" naming the first failure.
 func (s *Schema) Validate(v any) error {
-	if msg := s.validate(s.at, v, nil, false); msg != "" {
+	if msg := s.validate(s.at, v, s.base, false); msg != "" {
 		return &Error{Message: msg}
 	}
 	return nil

@@ -92,7 +92,7 @@ func TestProtocolSchemaCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.Sub("#/$defs/action")
+	a, err := s.Sub("#/$defs/action", "action")
 	if err != nil {
 		t.Fatal(err)
 	}

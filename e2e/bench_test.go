@@ -117,34 +117,12 @@ type cdpConn struct {
 	seq atomic.Int64
 }
 
-func (c *cdpConn) call(sessionID, method string, params any) (json.RawMessage, error) {
-	id := c.seq.Add(1)
-	msg := map[string]any{"id": id, "method": method, "params": params}
-	if sessionID != "" {
-		msg["sessionId"] = sessionID
-	}
-	if err := c.ws.WriteJSON(msg); err != nil {
+func (c *cdpConn) call(sessionID, method string, params map[string]any) (json.RawMessage, error) {
+	res, err := c.callAll(sessionID, []cdpCmd{{method, params}})
+	if err != nil {
 		return nil, err
 	}
-	for {
-		var resp struct {
-			ID     int64           `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := c.ws.ReadJSON(&resp); err != nil {
-			return nil, err
-		}
-		if resp.ID != id {
-			continue
-		}
-		if resp.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, resp.Error.Message)
-		}
-		return resp.Result, nil
-	}
+	return res[0], nil
 }
 
 // callAll sends every command before reading any answer, as the extension
@@ -154,7 +132,11 @@ func (c *cdpConn) callAll(sessionID string, cmds []cdpCmd) ([]json.RawMessage, e
 	for i, cmd := range cmds {
 		id := c.seq.Add(1)
 		ids[id] = i
-		if err := c.ws.WriteJSON(map[string]any{"id": id, "method": cmd.method, "params": cmd.params, "sessionId": sessionID}); err != nil {
+		msg := map[string]any{"id": id, "method": cmd.method, "params": cmd.params}
+		if sessionID != "" {
+			msg["sessionId"] = sessionID
+		}
+		if err := c.ws.WriteJSON(msg); err != nil {
 			return nil, err
 		}
 	}

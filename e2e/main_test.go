@@ -3,11 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/browser"
+	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // BlockedDomain is seeded into the managed browser's blocklist. Chromium
@@ -35,38 +31,18 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	if _, err := browser.Find(os.Getenv); err != nil {
-		// CI installs Chromium; a developer without one must see why, not a
-		// green run that tested nothing.
-		log.Fatalf("e2e: needs a real Chromium: %v", err)
-	}
-	// os.MkdirTemp("", ...) keeps the unix socket path under the 108-byte
-	// sun_path limit, which t.TempDir's long names can break.
-	tmp, err := os.MkdirTemp("", "bua")
-	if err != nil {
-		log.Fatal(err)
-	}
+	harness.RequireBrowser("e2e")
+	tmp := harness.TempDir("bua")
 	defer os.RemoveAll(tmp)
-	buaBin = filepath.Join(tmp, "bua")
-	build := exec.Command("go", "build", "-o", buaBin, "./cmd/bua")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		log.Fatalf("e2e: go build ./cmd/bua: %v\n%s", err, out)
-	}
+	buaBin = harness.BuildBua("..", tmp)
 	buaHome = filepath.Join(tmp, "h")
 	if err := os.MkdirAll(buaHome, 0o700); err != nil {
 		log.Fatal(err)
 	}
 	buaEnv = append(os.Environ(), "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0")
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir("../testdata/sites"))}}
-	srv.Start()
-	defer srv.Close()
-	sitePort = ln.Addr().(*net.TCPAddr).Port
+	port, stop := harness.ServeSites("../testdata/sites")
+	defer stop()
+	sitePort = port
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	out, code := bua(ctx, "browser", "start", "--headless", "--block", BlockedDomain)
@@ -113,24 +89,7 @@ func exitCode(err error) int {
 	return -1
 }
 
-// dumpLogs prints the daemon's and browser's logs after a failure: the
-// first place to look when the extension never connected.
-func dumpLogs() {
-	for _, name := range []string{"daemon.log", "browser/browser.log"} {
-		matches, _ := filepath.Glob(filepath.Join(buaHome, "*", name))
-		direct, _ := filepath.Glob(filepath.Join(buaHome, name))
-		for _, p := range append(direct, matches...) {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			if len(data) > 8000 {
-				data = data[len(data)-8000:]
-			}
-			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
-		}
-	}
-}
+func dumpLogs() { harness.DumpLogs(buaHome) }
 
 // siteURL is path on the fixture server, e.g. siteURL("form.html").
 func siteURL(path string) string {

@@ -7,16 +7,11 @@
 package newcomer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"log"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
-	"github.com/bua-dev/bua/pkg/browser"
 )
 
 var (
@@ -39,21 +34,10 @@ var (
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
-	if _, err := browser.Find(os.Getenv); err != nil {
-		log.Fatalf("newcomer: needs a real Chromium: %v", err)
-	}
-	// A short temp path keeps the unix socket under sun_path's 108 bytes.
-	tmp, err := os.MkdirTemp("", "buanew")
-	if err != nil {
-		log.Fatal(err)
-	}
+	harness.RequireBrowser("newcomer")
+	tmp := harness.TempDir("buanew")
 	defer os.RemoveAll(tmp)
-	buaBin = filepath.Join(tmp, "bua")
-	build := exec.Command("go", "build", "-o", buaBin, "./cmd/bua")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		log.Fatalf("newcomer: go build ./cmd/bua: %v\n%s", err, out)
-	}
+	buaBin = harness.BuildBua("../..", tmp)
 	// A fresh home that does not exist yet, as on a new machine; bua must
 	// create it. Any BUA_* of the developer's own shell is dropped so it
 	// cannot reach their real daemon or pairing.
@@ -68,14 +52,9 @@ func runMain(m *testing.M) int {
 	}
 	buaEnv = append(buaEnv, "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0", "CI=true")
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir("../../testdata/sites"))}}
-	srv.Start()
-	defer srv.Close()
-	sitePort = ln.Addr().(*net.TCPAddr).Port
+	port, stop := harness.ServeSites("../../testdata/sites")
+	defer stop()
+	sitePort = port
 
 	code := m.Run()
 	// The test stops the daemon itself and checks that; this is the safety
@@ -91,24 +70,10 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-type run struct {
-	Stdout, Stderr string
-	Code           int
-}
+type run = harness.Result
 
 func bua(ctx context.Context, args ...string) run {
-	cmd := exec.CommandContext(ctx, buaBin, args...)
-	cmd.Env = buaEnv
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-	}
-	return run{stdout.String(), stderr.String(), code}
+	return harness.Run(ctx, buaBin, buaEnv, "", args...)
 }
 
 // mustBua runs bua with a deadline fit for a first action (daemon start,
@@ -124,18 +89,7 @@ func mustBua(t *testing.T, args ...string) run {
 	return r
 }
 
-func dumpLogs() {
-	matches, _ := filepath.Glob(filepath.Join(buaHome, "*", "daemon.log"))
-	direct, _ := filepath.Glob(filepath.Join(buaHome, "daemon.log"))
-	for _, p := range append(direct, matches...) {
-		if data, err := os.ReadFile(p); err == nil {
-			if len(data) > 8000 {
-				data = data[len(data)-8000:]
-			}
-			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
-		}
-	}
-}
+func dumpLogs() { harness.DumpLogs(buaHome) }
 
 func siteURL(path string) string {
 	return "http://127.0.0.1:" + strconv.Itoa(sitePort) + "/" + path

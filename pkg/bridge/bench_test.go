@@ -17,20 +17,7 @@ import (
 func BenchmarkRoundTrip(b *testing.B) {
 	h := bridgetest.StartDaemon(b, bridge.Config{})
 	h.Connect(b)
-	c := h.Client(b)
-	ctx := context.Background()
-	a := bridge.Click(bridge.Target{UID: "e3"})
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		if _, err := c.Request(ctx, a); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	b.StopTimer()
-	reportPercentiles(b, lat)
+	measure(b, h.Client(b))
 }
 
 // BenchmarkPoolRoundTrip is the same without the CLI hop: pool -> WebSocket
@@ -38,14 +25,19 @@ func BenchmarkRoundTrip(b *testing.B) {
 func BenchmarkPoolRoundTrip(b *testing.B) {
 	h := bridgetest.StartDaemon(b, bridge.Config{})
 	h.Connect(b)
-	pool := h.Daemon.Pool()
+	measure(b, h.Daemon.Pool())
+}
+
+// measure times b.N small actions through r, one at a time, and reports
+// p50 and p99.
+func measure(b *testing.B, r bridge.Requester) {
 	ctx := context.Background()
 	a := bridge.Click(bridge.Target{UID: "e3"})
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := pool.Request(ctx, a); err != nil {
+		if _, err := r.Request(ctx, a); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(start))

@@ -1,0 +1,104 @@
+// Package harness is what every end-to-end test package needs before its
+// first test: a real Chromium (or a loud failure), the bua binary built
+// from this checkout, and the fixture sites served on loopback. Each test
+// package's TestMain calls it once, so each package runs one browser.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/bua-dev/bua/pkg/browser"
+)
+
+// RequireBrowser stops the run when no Chromium is found. CI installs one;
+// a developer without one must see why, not a green run that tested
+// nothing.
+func RequireBrowser(pkg string) {
+	if _, err := browser.Find(os.Getenv); err != nil {
+		log.Fatalf("%s: needs a real Chromium: %v", pkg, err)
+	}
+}
+
+// TempDir makes a short temp directory: bua's unix socket lives under it,
+// and t.TempDir's long names can pass sun_path's 108 bytes.
+func TempDir(prefix string) string {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return dir
+}
+
+// BuildBua builds ./cmd/bua from the repository root into dir and returns
+// the binary's path.
+func BuildBua(root, dir string) string {
+	bin := filepath.Join(dir, "bua")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/bua")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		log.Fatalf("go build ./cmd/bua: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// ServeSites serves dir on a free loopback port until stop is called.
+func ServeSites(dir string) (port int, stop func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir(dir))}}
+	srv.Start()
+	return ln.Addr().(*net.TCPAddr).Port, srv.Close
+}
+
+// Result is one run of the binary.
+type Result struct {
+	Stdout, Stderr string
+	Code           int // -1 when the process could not run
+}
+
+// Run runs bin with args and env, and returns its output and exit code.
+func Run(ctx context.Context, bin string, env []string, stdin string, args ...string) Result {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewBufferString(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return Result{stdout.String(), stderr.String(), code}
+}
+
+// DumpLogs prints the tails of the daemon's and the managed browser's logs
+// under home: the first place to look when the extension never connected.
+func DumpLogs(home string) {
+	for _, name := range []string{"daemon.log", filepath.Join("browser", "browser.log")} {
+		direct, _ := filepath.Glob(filepath.Join(home, name))
+		nested, _ := filepath.Glob(filepath.Join(home, "*", name))
+		for _, p := range append(direct, nested...) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if len(data) > 8000 {
+				data = data[len(data)-8000:]
+			}
+			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
+		}
+	}
+}

@@ -170,7 +170,7 @@ type cdpCmd struct {
 	params map[string]any
 }
 
-func devToolsURL(b *testing.B) string {
+func devToolsURL(b testing.TB) string {
 	b.Helper()
 	raw, err := os.ReadFile(filepath.Join(buaHome, "browser", "profile", "DevToolsActivePort"))
 	if err != nil {
@@ -185,7 +185,7 @@ func devToolsURL(b *testing.B) string {
 
 // rawSession attaches a DevTools session to the page whose URL ends in
 // suffix, straight on Chromium's own socket.
-func rawSession(b *testing.B, suffix string) (*cdpConn, string) {
+func rawSession(b testing.TB, suffix string) (*cdpConn, string) {
 	ws, _, err := websocket.DefaultDialer.Dial(devToolsURL(b), nil)
 	if err != nil {
 		b.Fatal(err)

@@ -64,7 +64,7 @@ export function normalizeCode(code) {
 // bridge_config. Returns {ok:true, url} or {ok:false, message}.
 export async function claimCode(api, wsURL, rawCode) {
   const code = normalizeCode(rawCode);
-  if (!code) return { ok: false, message: "a pairing code looks like ABCD-2345 (from `bua pair`)" };
+  if (!code) return { ok: false, message: "a pairing code looks like ABCD-2345 (from `bua pair --code`)" };
   let res;
   try {
     res = await api.fetch(claimURL(wsURL), {

@@ -49,3 +49,46 @@ func TestLoad_Invalid(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmeFlowsLoad keeps the guide honest: every complete flow in the
+// README's yaml blocks, and every example in flows/, must load cleanly.
+func TestReadmeFlowsLoad(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flowsDir := filepath.Join("..", "..", "flows")
+	n := 0
+	for _, block := range strings.Split(string(readme), "```yaml\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		if !strings.Contains(body, "\nsteps:") || !strings.HasPrefix(strings.TrimSpace(body), "name:") && !strings.HasPrefix(strings.TrimSpace(body), "#") {
+			continue // a fragment, not a whole flow
+		}
+		n++
+		// Inside flows/, so relative serve: and run: paths resolve as the
+		// guide's reader would use them.
+		f, err := os.CreateTemp(flowsDir, "readme-*.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(body)
+		f.Close()
+		defer os.Remove(f.Name())
+		if _, err := Load(f.Name()); err != nil {
+			t.Errorf("README flow %d does not load: %v\n%s", n, err, body)
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no complete flow in README's yaml blocks")
+	}
+	examples, _ := filepath.Glob(filepath.Join(flowsDir, "*.yaml"))
+	sub, _ := filepath.Glob(filepath.Join(flowsDir, "*", "*.yaml"))
+	for _, file := range append(examples, sub...) {
+		if strings.Contains(file, "readme-") {
+			continue
+		}
+		if _, err := Load(file); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+}

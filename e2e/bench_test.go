@@ -269,16 +269,23 @@ func BenchmarkClickRawCDP(b *testing.B) {
 }
 
 // BenchmarkClickRawCDPSequence sends, straight to Chromium, the same CDP
-// commands the extension sends for a selector click, overlapped the same
-// way: find the node (describing and resolving it at once), scroll it into
-// view, then ask at once whether it is
-// still in the page, where its box is and how far the page is scrolled,
-// hit-test the centre, then move, press and release back to back.
+// commands the extension sends for a selector click, batched the same way:
+// find the node; describe, resolve and scroll it into view, take its box
+// and the page's scroll offset in one go; check it is still in the page
+// while hit-testing the centre; then move, press and release back to back.
 // BenchmarkClickRoundTrip minus this is what bua itself adds to a click.
-func BenchmarkClickRawCDPSequence(b *testing.B) {
+func BenchmarkClickRawCDPSequence(b *testing.B) { benchRawSequence(b, true) }
+
+// BenchmarkClickRawCDPSerial sends the same commands one at a time, each
+// after the previous answer: the floor for a client that cannot overlap
+// commands, which is what chrome.debugger appears to do (see BENCHMARKS.md).
+func BenchmarkClickRawCDPSerial(b *testing.B) { benchRawSequence(b, false) }
+
+func benchRawSequence(b *testing.B, overlap bool) {
 	cl := benchClient(b)
-	tab := benchTab(b, cl, "bench=rawseq")
-	c, sess := rawSession(b, "stale.html?bench=rawseq")
+	query := fmt.Sprintf("bench=rawseq-%v", overlap)
+	tab := benchTab(b, cl, query)
+	c, sess := rawSession(b, "stale.html?"+query)
 	call := func(method string, params map[string]any, out any) {
 		res, err := c.call(sess, method, params)
 		if err != nil {
@@ -293,6 +300,17 @@ func BenchmarkClickRawCDPSequence(b *testing.B) {
 	call("DOM.enable", map[string]any{}, nil)
 	call("Runtime.enable", map[string]any{}, nil)
 	all := func(cmds ...cdpCmd) []json.RawMessage {
+		if !overlap {
+			out := make([]json.RawMessage, len(cmds))
+			for i, cmd := range cmds {
+				res, err := c.call(sess, cmd.method, cmd.params)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out[i] = res
+			}
+			return out
+		}
 		res, err := c.callAll(sess, cmds)
 		if err != nil {
 			b.Fatal(err)
@@ -307,29 +325,24 @@ func BenchmarkClickRawCDPSequence(b *testing.B) {
 		found := all(
 			cdpCmd{"DOM.describeNode", map[string]any{"nodeId": q.NodeID}},
 			cdpCmd{"DOM.resolveNode", map[string]any{"nodeId": q.NodeID, "objectGroup": "bench"}},
-		)
-		var d struct{ Node struct{ BackendNodeID int } }
-		var obj struct{ Object struct{ ObjectID string } }
-		if json.Unmarshal(found[0], &d) != nil || json.Unmarshal(found[1], &obj) != nil {
-			b.Fatal("describeNode or resolveNode did not decode")
-		}
-		id := d.Node.BackendNodeID
-		call("DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": id}, nil)
-		res := all(
-			cdpCmd{"Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},
-			cdpCmd{"DOM.getBoxModel", map[string]any{"backendNodeId": id}},
+			cdpCmd{"DOM.scrollIntoViewIfNeeded", map[string]any{"nodeId": q.NodeID}},
+			cdpCmd{"DOM.getBoxModel", map[string]any{"nodeId": q.NodeID}},
 			cdpCmd{"Page.getLayoutMetrics", map[string]any{}},
 		)
+		var obj struct{ Object struct{ ObjectID string } }
 		var box struct{ Model struct{ Border []float64 } }
 		var lm struct {
 			CSSVisualViewport struct{ PageX, PageY float64 }
 		}
-		if json.Unmarshal(res[1], &box) != nil || json.Unmarshal(res[2], &lm) != nil {
-			b.Fatal("box model or layout metrics did not decode")
+		if json.Unmarshal(found[1], &obj) != nil || json.Unmarshal(found[3], &box) != nil || json.Unmarshal(found[4], &lm) != nil {
+			b.Fatal("resolveNode, box model or layout metrics did not decode")
 		}
 		q8 := box.Model.Border
 		x, y := (q8[0]+q8[2]+q8[4]+q8[6])/4, (q8[1]+q8[3]+q8[5]+q8[7])/4
-		call("DOM.getNodeForLocation", map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}, nil)
+		all(
+			cdpCmd{"Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},
+			cdpCmd{"DOM.getNodeForLocation", map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}},
+		)
 		all(
 			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}},
 			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}},

@@ -238,9 +238,13 @@ export function createDebuggerController(opts) {
       sleep: (ms) => sleep(ms, timers),
       managed: isManaged,
       mainFrame: () => currentMainFrame(tabId),
-      // lookupUid returns the backendNodeId for uid, or throws element_stale
-      // when the uid is not from the document currently in the tab.
-      async lookupUid(uid) {
+      // uidNode returns uid's backendNodeId from the cache at once (or throws
+      // element_stale when the last extract has no such uid) together with
+      // `current`, a promise that rejects element_stale when the tab's
+      // document is no longer the one the cache was built on. Callers may
+      // send commands for the node while `current` is in flight, and must
+      // await it before acting.
+      uidNode(uid) {
         const cache = uidCaches.get(tabId);
         const id = cache && cache.map.get(uid);
         if (id === undefined) {
@@ -249,11 +253,19 @@ export function createDebuggerController(opts) {
         }
         // Belt and braces for an event that has not arrived yet: the cache
         // is only good for the document it was built on.
-        const cur = await currentMainFrame(tabId);
-        if (cur.loaderId !== cache.loaderId) {
-          if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
-          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page navigated since the extract; run extract again`);
-        }
+        const current = currentMainFrame(tabId).then((cur) => {
+          if (cur.loaderId !== cache.loaderId) {
+            if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
+            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page navigated since the extract; run extract again`);
+          }
+        });
+        return { id, current };
+      },
+      // lookupUid returns the backendNodeId for uid, or throws element_stale
+      // when the uid is not from the document currently in the tab.
+      async lookupUid(uid) {
+        const { id, current } = this.uidNode(uid);
+        await current;
         return id;
       },
       storeUids(map, loaderId) {

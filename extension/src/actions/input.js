@@ -108,32 +108,49 @@ const HIT_CHECK = `function (hit) {
   return { ok: false, cover: d, text };
 }`;
 
-// targetPoint scrolls the target into view and returns the centre of its
-// border box in viewport CSS pixels, after checking that a click there
-// would land on the target and not on an overlay.
-export async function targetPoint(ctx, target) {
-  const { backendNodeId, objectId, label } = target;
-  try {
-    await ctx.send("DOM.scrollIntoViewIfNeeded", { backendNodeId });
-  } catch (e) {
-    if (!(e instanceof CdpError)) throw e;
-    if (!(await isConnected(ctx, objectId))) throw gone(label);
-    throw notFound(`${label} is not rendered (${e.cdpMessage})`);
+// aim finds where to click the target: the centre of its border box in
+// viewport CSS pixels, after scrolling it into view and checking that it is
+// still in the page and that a click there would land on it, not on an
+// overlay. chrome.debugger adds a hop to every call, so the checks travel
+// in as few round trips as their dependencies allow: everything that needs
+// only the node's id goes at once (a debugger session runs its commands in
+// order, so the box is read after the scroll), then the "still in the
+// page" check with the hit test. All of it completes before any input.
+export async function aim(ctx, action) {
+  const label = describeTarget(action);
+  let by;
+  let current = Promise.resolve();
+  if (action.selector !== undefined) {
+    const nodeId = await querySelectorNodeId(ctx, action.selector);
+    if (!nodeId) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
+    by = { nodeId };
+  } else {
+    const u = ctx.uidNode(action.uid);
+    by = { backendNodeId: u.id };
+    current = u.current;
   }
-  // Three independent questions in one round trip: is the node still in
-  // the page, where is its box, and how far is the page scrolled.
-  // chrome.debugger adds a hop per call, so serial calls are what a click
-  // costs; every check still completes before any input is dispatched.
-  const [connected, boxed, metrics] = await Promise.allSettled([
-    isConnected(ctx, objectId),
-    ctx.send("DOM.getBoxModel", { backendNodeId }),
+  const [doc, described, resolved, scrolled, boxed, metrics] = await Promise.allSettled([
+    current,
+    by.nodeId !== undefined ? ctx.send("DOM.describeNode", by) : Promise.resolve({ node: { backendNodeId: by.backendNodeId } }),
+    ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }),
+    ctx.send("DOM.scrollIntoViewIfNeeded", by),
+    ctx.send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
   ]);
-  for (const r of [connected, boxed, metrics]) {
-    if (r.status === "rejected" && !(r.reason instanceof CdpError)) throw r.reason;
+  for (const r of [doc, described, resolved, scrolled, boxed, metrics]) {
+    if (r.status === "rejected" && !(r.reason instanceof CdpError) && !(r.reason instanceof BridgeError)) throw r.reason;
   }
-  if (connected.status === "rejected" || !connected.value) throw gone(label);
-  if (boxed.status === "rejected") throw notFound(`${label} has no box: it is hidden or not rendered`);
+  if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
+  if (described.status === "rejected" || resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) {
+    throw gone(label);
+  }
+  const backendNodeId = described.value.node.backendNodeId;
+  const objectId = resolved.value.object.objectId;
+  if (scrolled.status === "rejected" || boxed.status === "rejected") {
+    if (!(await isConnected(ctx, objectId))) throw gone(label);
+    if (scrolled.status === "rejected") throw notFound(`${label} is not rendered (${scrolled.reason.cdpMessage})`);
+    throw notFound(`${label} has no box: it is hidden or not rendered`);
+  }
   if (metrics.status === "rejected") throw metrics.reason;
   const { model } = boxed.value;
   if (!model || model.width === 0 || model.height === 0) throw notFound(`${label} has zero size: it is hidden`);
@@ -144,20 +161,23 @@ export async function targetPoint(ctx, target) {
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
   const vv = metrics.value.cssVisualViewport;
-  let hit;
-  try {
-    hit = await ctx.send("DOM.getNodeForLocation", {
+  const [connected, located] = await Promise.allSettled([
+    isConnected(ctx, objectId),
+    ctx.send("DOM.getNodeForLocation", {
       x: Math.floor(x + (vv ? vv.pageX : 0)),
       y: Math.floor(y + (vv ? vv.pageY : 0)),
       includeUserAgentShadowDOM: true,
       ignorePointerEventsNone: false,
-    });
-  } catch (e) {
-    // No node at the point means the centre is outside the viewport even
-    // after scrolling (e.g. an element wider than the window).
-    if (e instanceof CdpError) throw notFound(`${label} is outside the viewport at (${Math.round(x)}, ${Math.round(y)})`);
-    throw e;
+    }),
+  ]);
+  for (const r of [connected, located]) {
+    if (r.status === "rejected" && !(r.reason instanceof CdpError)) throw r.reason;
   }
+  if (connected.status === "rejected" || !connected.value) throw gone(label);
+  // No node at the point means the centre is outside the viewport even
+  // after scrolling (e.g. an element wider than the window).
+  if (located.status === "rejected") throw notFound(`${label} is outside the viewport at (${Math.round(x)}, ${Math.round(y)})`);
+  const hit = located.value;
   if (hit.backendNodeId !== backendNodeId) {
     let verdict = { ok: true };
     try {
@@ -189,8 +209,7 @@ async function mouse(ctx, type, x, y, extra) {
 }
 
 export async function click(ctx, action) {
-  const t = await resolveTarget(ctx, action);
-  const { x, y } = await targetPoint(ctx, t);
+  const { x, y } = await aim(ctx, action);
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
@@ -203,8 +222,7 @@ export async function click(ctx, action) {
 }
 
 export async function hover(ctx, action) {
-  const t = await resolveTarget(ctx, action);
-  const { x, y } = await targetPoint(ctx, t);
+  const { x, y } = await aim(ctx, action);
   await mouse(ctx, "mouseMoved", x, y);
   return { ok: true };
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -38,12 +39,20 @@ func newStopCommand(env *Env) *cli.Command {
 			// Wait for the socket to go, so a following command starts a
 			// fresh daemon rather than racing the old one's shutdown.
 			d, _ := dirs(env)
-			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) {
+			ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+			defer cancel()
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+		wait:
+			for {
 				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) {
 					break
 				}
-				time.Sleep(20 * time.Millisecond)
+				select {
+				case <-tick.C:
+				case <-ctx.Done():
+					break wait
+				}
 			}
 			if !c.Bool("quiet") {
 				fmt.Fprintln(env.Stdout, "bua daemon stopped")

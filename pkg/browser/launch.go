@@ -155,9 +155,17 @@ func (p *Process) Stop(ctx context.Context) error {
 		// briefly for them so a caller reusing the profile dir does not race
 		// a dying helper still holding its lock.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		deadline := time.Now().Add(2 * time.Second)
-		for syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+		limit := time.NewTimer(2 * time.Second)
+		defer limit.Stop()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for syscall.Kill(-pgid, 0) == nil {
+			select {
+			case <-tick.C:
+				continue
+			case <-limit.C:
+			}
+			break
 		}
 	})
 	return p.stopErr

@@ -12,37 +12,48 @@ function describeTarget(action) {
   return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
 }
 
-// resolveTarget turns {uid} or {selector} into a live node:
-// {backendNodeId, objectId, label}. A uid missing from the cache is
-// element_stale; a node that is gone from the page (removed, or its
-// document replaced) is element_not_found — never a silent success, since a
-// detached node still resolves and still accepts focus/box queries.
-export async function resolveTarget(ctx, action) {
+// resolveWith turns {uid} or {selector} into a live node,
+// {backendNodeId, objectId, label}, and sends `also(by)` (commands that
+// need only the node's id) in the same round trip, returning their settled
+// results as `rest`. A uid missing from the cache, or from an older
+// document, is element_stale; a node that is gone from the page is
+// element_not_found. A detached node still resolves and still accepts box
+// and focus queries, so callers that act on it check isConnected first.
+async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
+  let by;
+  let current = Promise.resolve();
   if (action.selector !== undefined) {
     const nodeId = await querySelectorNodeId(ctx, action.selector);
     if (!nodeId) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
-    // Both need only the nodeId: one round trip instead of two.
-    const [{ node }, resolved] = await Promise.all([
-      ctx.send("DOM.describeNode", { nodeId }),
-      ctx.send("DOM.resolveNode", { nodeId, objectGroup: GROUP }).catch((e) => {
-        if (e instanceof CdpError) return {};
-        throw e;
-      }),
-    ]);
-    if (!resolved.object || !resolved.object.objectId) throw gone(label);
-    return { backendNodeId: node.backendNodeId, objectId: resolved.object.objectId, label };
+    by = { nodeId };
+  } else {
+    const u = ctx.uidNode(action.uid);
+    by = { backendNodeId: u.id };
+    current = u.current;
   }
-  const backendNodeId = await ctx.lookupUid(action.uid);
-  let object;
-  try {
-    ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
-  } catch (e) {
-    if (e instanceof CdpError) throw gone(label);
-    throw e;
+  const [doc, described, resolved, ...rest] = await settle([
+    current,
+    by.nodeId !== undefined ? ctx.send("DOM.describeNode", by) : Promise.resolve({ node: { backendNodeId: by.backendNodeId } }),
+    ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }),
+    ...also(by),
+  ]);
+  if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
+  if (described.status === "rejected" || resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) {
+    throw gone(label);
   }
-  if (!object || !object.objectId) throw gone(label);
-  return { backendNodeId, objectId: object.objectId, label };
+  const target = { backendNodeId: described.value.node.backendNodeId, objectId: resolved.value.object.objectId, label };
+  return { target, rest };
+}
+
+// settle waits for every promise. A CDP error or a protocol error is a
+// result for the caller to judge; anything else is a bug and is thrown.
+async function settle(promises) {
+  const results = await Promise.allSettled(promises);
+  for (const r of results) {
+    if (r.status === "rejected" && !(r.reason instanceof CdpError) && !(r.reason instanceof BridgeError)) throw r.reason;
+  }
+  return results;
 }
 
 function gone(label) {
@@ -117,35 +128,13 @@ const HIT_CHECK = `function (hit) {
 // order, so the box is read after the scroll), then the "still in the
 // page" check with the hit test. All of it completes before any input.
 export async function aim(ctx, action) {
-  const label = describeTarget(action);
-  let by;
-  let current = Promise.resolve();
-  if (action.selector !== undefined) {
-    const nodeId = await querySelectorNodeId(ctx, action.selector);
-    if (!nodeId) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
-    by = { nodeId };
-  } else {
-    const u = ctx.uidNode(action.uid);
-    by = { backendNodeId: u.id };
-    current = u.current;
-  }
-  const [doc, described, resolved, scrolled, boxed, metrics] = await Promise.allSettled([
-    current,
-    by.nodeId !== undefined ? ctx.send("DOM.describeNode", by) : Promise.resolve({ node: { backendNodeId: by.backendNodeId } }),
-    ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }),
+  const { target, rest } = await resolveWith(ctx, action, (by) => [
     ctx.send("DOM.scrollIntoViewIfNeeded", by),
     ctx.send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
   ]);
-  for (const r of [doc, described, resolved, scrolled, boxed, metrics]) {
-    if (r.status === "rejected" && !(r.reason instanceof CdpError) && !(r.reason instanceof BridgeError)) throw r.reason;
-  }
-  if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
-  if (described.status === "rejected" || resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) {
-    throw gone(label);
-  }
-  const backendNodeId = described.value.node.backendNodeId;
-  const objectId = resolved.value.object.objectId;
+  const [scrolled, boxed, metrics] = rest;
+  const { backendNodeId, objectId, label } = target;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
     if (!(await isConnected(ctx, objectId))) throw gone(label);
     if (scrolled.status === "rejected") throw notFound(`${label} is not rendered (${scrolled.reason.cdpMessage})`);
@@ -161,7 +150,7 @@ export async function aim(ctx, action) {
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
   const vv = metrics.value.cssVisualViewport;
-  const [connected, located] = await Promise.allSettled([
+  const [connected, located] = await settle([
     isConnected(ctx, objectId),
     ctx.send("DOM.getNodeForLocation", {
       x: Math.floor(x + (vv ? vv.pageX : 0)),
@@ -170,9 +159,6 @@ export async function aim(ctx, action) {
       ignorePointerEventsNone: false,
     }),
   ]);
-  for (const r of [connected, located]) {
-    if (r.status === "rejected" && !(r.reason instanceof CdpError)) throw r.reason;
-  }
   if (connected.status === "rejected" || !connected.value) throw gone(label);
   // No node at the point means the centre is outside the viewport even
   // after scrolling (e.g. an element wider than the window).
@@ -230,7 +216,7 @@ export async function hover(ctx, action) {
 // typeText focuses the target and inserts the text like a paste: Unicode
 // goes through unchanged and no per-character key events are synthesised.
 export async function typeText(ctx, action) {
-  const t = await resolveTarget(ctx, action);
+  const { target: t } = await resolveWith(ctx, action);
   if (!(await isConnected(ctx, t.objectId))) throw gone(t.label);
   try {
     await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });

@@ -183,4 +183,7 @@ func (a Action) Validate() *Error {
 }
 
 // ValidateAction checks a raw action object against the schema.
-func ValidateAction(raw []byte) *Error { return validate(actionSchema(), raw) }
+func ValidateAction(raw []byte) *Error {
+	_, err := validate(actionSchema(), raw)
+	return err
+}

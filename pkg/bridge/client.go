@@ -207,10 +207,7 @@ func (c *Client) Request(ctx context.Context, a Action) (json.RawMessage, *Error
 	if err != nil {
 		return nil, Errorf(CodeInvalidAction, "action does not encode: %v", err)
 	}
-	if err := ValidateAction(raw); err != nil {
-		return nil, err
-	}
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: c.opts.Browser})
+	return c.RequestRaw(ctx, raw, false)
 }
 
 // RequestRaw sends a raw action object; with noValidate neither the CLI nor
@@ -224,17 +221,22 @@ func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValid
 	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate})
 }
 
+// callInto runs one link operation and decodes its result into a T.
+func callInto[T any](ctx context.Context, c *Client, req linkRequest) (T, *Error) {
+	var v T
+	raw, err := c.call(ctx, req)
+	if err != nil {
+		return v, err
+	}
+	if jerr := json.Unmarshal(raw, &v); jerr != nil {
+		return v, Errorf(CodeInternalError, "%s: the daemon's answer does not decode: %v", req.Op, jerr)
+	}
+	return v, nil
+}
+
 // Status asks the daemon for its Status.
 func (c *Client) Status(ctx context.Context) (Status, *Error) {
-	var s Status
-	raw, err := c.call(ctx, linkRequest{Op: OpStatus})
-	if err != nil {
-		return s, err
-	}
-	if jerr := json.Unmarshal(raw, &s); jerr != nil {
-		return s, Errorf(CodeInternalError, "status: %v", jerr)
-	}
-	return s, nil
+	return callInto[Status](ctx, c, linkRequest{Op: OpStatus})
 }
 
 // StopDaemon asks the daemon to stop.
@@ -245,32 +247,18 @@ func (c *Client) StopDaemon(ctx context.Context) *Error {
 
 // PairCode mints a one-time pairing code.
 func (c *Client) PairCode(ctx context.Context) (PairCode, *Error) {
-	var pc PairCode
-	raw, err := c.call(ctx, linkRequest{Op: OpPairCode})
-	if err == nil {
-		_ = json.Unmarshal(raw, &pc)
-	}
-	return pc, err
+	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode})
 }
 
 // BrowserStart launches the managed browser (unless it runs) and waits for
 // its extension's hello.
 func (c *Client) BrowserStart(ctx context.Context, o BrowserOptions) (ManagedStatus, *Error) {
-	var ms ManagedStatus
-	raw, err := c.call(ctx, linkRequest{Op: OpBrowserStart, Options: &o})
-	if err == nil {
-		_ = json.Unmarshal(raw, &ms)
-	}
-	return ms, err
+	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Options: &o})
 }
 
 // BrowserStop stops the managed browser; false when none ran.
 func (c *Client) BrowserStop(ctx context.Context) (bool, *Error) {
-	raw, err := c.call(ctx, linkRequest{Op: OpBrowserStop})
-	var r struct{ Stopped bool }
-	if err == nil {
-		_ = json.Unmarshal(raw, &r)
-	}
+	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop})
 	return r.Stopped, err
 }
 

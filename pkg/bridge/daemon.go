@@ -305,5 +305,3 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *Error) {
 	}
 	return nil, Errorf(CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
 }
-
-func pid() int { return os.Getpid() }

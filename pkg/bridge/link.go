@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -187,7 +188,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 
 func (d *Daemon) status() Status {
 	s := Status{
-		PID: pid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
+		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
 		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(),
 		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/extension"
-	"github.com/bua-dev/bua/pkg/home"
 )
 
 // Launcher starts a browser with the extension at o.ExtensionDir loaded.
@@ -131,7 +130,6 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *Error {
 	go func() { <-proc.Done(); logf.Close() }()
 	m.proc, m.started, m.opts = proc, time.Now(), o
 	d.log.Info("managed browser launched", "pid", proc.Pid(), "headless", o.Headless, "profile", profile)
-	_ = home.CheckPrivate(extDir)
 	return nil
 }
 

@@ -171,8 +171,10 @@ func (p *Pool) Send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *E
 	return p.send(ctx, c, a)
 }
 
-// SendRaw is Send without validation, for `bua request --no-validate`, so
-// tests can prove the extension validates on its own.
+// SendRaw sends the action's bytes as they are, without validating them:
+// the daemon uses it for CLI actions it has just validated, and for
+// `bua request --no-validate`, so tests can prove the extension validates
+// on its own.
 func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *Error) {
 	var head Action
 	_ = json.Unmarshal(a, &head) // only for the default timeout

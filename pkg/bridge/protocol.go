@@ -102,18 +102,18 @@ type Message struct {
 // invalid_action *Error whose message names the offending field; Decode
 // never panics (see FuzzDecode).
 func Decode(data []byte) (*Message, *Error) {
-	if err := validate(messageSchema(), data); err != nil {
+	v, err := validate(messageSchema(), data)
+	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Type MessageType `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, Errorf(CodeInvalidAction, "message is not a JSON object: %v", err)
-	}
-	m := &Message{Type: head.Type}
+	// The schema has required an object with a known "type"; take it from
+	// the value already decoded rather than parsing a large frame (a
+	// screenshot) once more.
+	obj, _ := v.(map[string]any)
+	typ, _ := obj["type"].(string)
+	m := &Message{Type: MessageType(typ)}
 	var target any
-	switch head.Type {
+	switch m.Type {
 	case TypeHello:
 		m.Hello = new(Hello)
 		target = m.Hello
@@ -133,10 +133,10 @@ func Decode(data []byte) (*Message, *Error) {
 		m.Event = new(EventMessage)
 		target = m.Event
 	default: // unreachable: the schema enumerates the types
-		return nil, Errorf(CodeInvalidAction, "unknown message type %q", head.Type)
+		return nil, Errorf(CodeInvalidAction, "unknown message type %q", m.Type)
 	}
 	if err := json.Unmarshal(data, target); err != nil {
-		return nil, Errorf(CodeInvalidAction, "message does not match its type %q: %v", head.Type, err)
+		return nil, Errorf(CodeInvalidAction, "message does not match its type %q: %v", m.Type, err)
 	}
 	return m, nil
 }

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -34,17 +33,13 @@ type compiled struct {
 func messageSchema() *schema.Schema { return schemas().message }
 func actionSchema() *schema.Schema  { return schemas().action }
 
-// validate checks data against sch; a failure is invalid_action whose
-// message names the field and what is expected, in the same words the
-// extension's validator uses.
-func validate(sch *schema.Schema, data []byte) *Error {
-	err := sch.ValidateJSON(data)
-	if err == nil {
-		return nil
+// validate decodes data, checks it against sch and returns the decoded
+// value. A failure is invalid_action whose message names the field and what
+// is expected, in the same words the extension's validator uses.
+func validate(sch *schema.Schema, data []byte) (any, *Error) {
+	v, err := sch.ValidateJSON(data)
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidAction, Message: err.Error()}
 	}
-	var se *schema.Error
-	if errors.As(err, &se) {
-		return &Error{Code: CodeInvalidAction, Message: se.Message}
-	}
-	return Errorf(CodeInvalidAction, "%v", err)
+	return v, nil
 }

@@ -281,14 +281,14 @@ func (s *Schema) Validate(v any) error {
 	return nil
 }
 
-// ValidateJSON decodes data and validates it; malformed JSON is an error
-// too.
-func (s *Schema) ValidateJSON(data []byte) error {
+// ValidateJSON decodes data and validates it, returning the decoded value
+// so callers need not parse it again. Malformed JSON is an *Error too.
+func (s *Schema) ValidateJSON(data []byte) (any, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return &Error{Message: "message is not JSON: " + err.Error()}
+		return nil, &Error{Message: "message is not JSON: " + err.Error()}
 	}
-	return s.Validate(v)
+	return v, s.Validate(v)
 }
 
 // Error is a validation failure; Message is "path: reason", the same text

@@ -152,7 +152,6 @@ func parse(v any) (*node, error) {
 		return nil, fmt.Errorf("schema: a schema must be an object or a boolean, got %T", v)
 	}
 	n := &node{}
-	sub := func(v any) (*node, error) { return parse(v) }
 	list := func(k string, v any) ([]*node, error) {
 		items, ok := v.([]any)
 		if !ok {
@@ -216,7 +215,7 @@ func parse(v any) (*node, error) {
 			names := sortedKeys(po)
 			m := make(map[string]*node, len(names))
 			for _, name := range names {
-				if m[name], err = sub(po[name]); err != nil {
+				if m[name], err = parse(po[name]); err != nil {
 					return nil, err
 				}
 			}
@@ -226,15 +225,15 @@ func parse(v any) (*node, error) {
 				n.defs = m
 			}
 		case k == "items":
-			n.items, err = sub(v)
+			n.items, err = parse(v)
 		case k == "not":
-			n.not, err = sub(v)
+			n.not, err = parse(v)
 		case k == "if":
-			n.ifS, err = sub(v)
+			n.ifS, err = parse(v)
 		case k == "then":
-			n.thenS, err = sub(v)
+			n.thenS, err = parse(v)
 		case k == "else":
-			n.els, err = sub(v)
+			n.els, err = parse(v)
 		case k == "allOf":
 			n.allOf, err = list(k, v)
 		case k == "anyOf":
@@ -413,14 +412,19 @@ func (s *Schema) validate(n *node, v any, path *loc, quiet bool) string {
 const failed = "!"
 
 func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
+	// fail reports one failure; a quiet probe only needs to know it failed,
+	// so the message is built only when it will be read.
+	fail := func(msg func() string) string {
+		if quiet {
+			return failed
+		}
+		return where(path) + ": " + msg()
+	}
 	if n.boolean != nil {
 		if *n.boolean {
 			return ""
 		}
-		if quiet {
-			return failed
-		}
-		return where(path) + ": not allowed"
+		return fail(func() string { return "not allowed" })
 	}
 	if n.ref != "" {
 		target, _ := s.resolve(n.ref) // checked at Compile
@@ -434,17 +438,11 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 			ok = ok || hasType(v, t)
 		}
 		if !ok {
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must be %s, got %s", where(path), strings.Join(n.types, " or "), typeOf(v))
+			return fail(func() string { return fmt.Sprintf("must be %s, got %s", strings.Join(n.types, " or "), typeOf(v)) })
 		}
 	}
 	if n.hasConst && !deepEqual(v, n.constant) {
-		if quiet {
-			return failed
-		}
-		return fmt.Sprintf("%s: must be %s", where(path), stringify(n.constant))
+		return fail(func() string { return fmt.Sprintf("must be %s", stringify(n.constant)) })
 	}
 	if n.enum != nil {
 		ok := false
@@ -452,66 +450,48 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 			ok = ok || deepEqual(v, e)
 		}
 		if !ok {
-			quoted := make([]string, len(n.enum))
-			for i, e := range n.enum {
-				quoted[i] = stringify(e)
-			}
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must be one of %s, got %s", where(path), strings.Join(quoted, ", "), stringify(v))
+			return fail(func() string {
+				quoted := make([]string, len(n.enum))
+				for i, e := range n.enum {
+					quoted[i] = stringify(e)
+				}
+				return fmt.Sprintf("must be one of %s, got %s", strings.Join(quoted, ", "), stringify(v))
+			})
 		}
 	}
 	switch x := v.(type) {
 	case string:
-		count := utf8.RuneCountInString(x) // code points, as JSON Schema counts
-		if n.minLength != nil && count < *n.minLength {
-			if quiet {
-				return failed
+		if n.minLength != nil || n.maxLength != nil {
+			count := utf8.RuneCountInString(x) // code points, as JSON Schema counts
+			if n.minLength != nil && count < *n.minLength {
+				return fail(func() string { return fmt.Sprintf("must be at least %d characters", *n.minLength) })
 			}
-			return fmt.Sprintf("%s: must be at least %d characters", where(path), *n.minLength)
-		}
-		if n.maxLength != nil && count > *n.maxLength {
-			if quiet {
-				return failed
+			if n.maxLength != nil && count > *n.maxLength {
+				return fail(func() string { return fmt.Sprintf("must be at most %d characters", *n.maxLength) })
 			}
-			return fmt.Sprintf("%s: must be at most %d characters", where(path), *n.maxLength)
 		}
 		if n.re != nil && !n.re.MatchString(x) {
-			shown := x
-			if count > 80 {
-				shown = string([]rune(x)[:80]) + "…"
-			}
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: %s does not match %s", where(path), stringify(shown), n.pattern)
+			return fail(func() string {
+				shown := x
+				if utf8.RuneCountInString(x) > 80 {
+					shown = string([]rune(x)[:80]) + "…"
+				}
+				return fmt.Sprintf("%s does not match %s", stringify(shown), n.pattern)
+			})
 		}
 	case float64:
 		if n.minimum != nil && x < *n.minimum {
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must be >= %s", where(path), num(*n.minimum))
+			return fail(func() string { return fmt.Sprintf("must be >= %s", num(*n.minimum)) })
 		}
 		if n.maximum != nil && x > *n.maximum {
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must be <= %s", where(path), num(*n.maximum))
+			return fail(func() string { return fmt.Sprintf("must be <= %s", num(*n.maximum)) })
 		}
 	case []any:
 		if n.minItems != nil && len(x) < *n.minItems {
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must have at least %d items", where(path), *n.minItems)
+			return fail(func() string { return fmt.Sprintf("must have at least %d items", *n.minItems) })
 		}
 		if n.maxItems != nil && len(x) > *n.maxItems {
-			if quiet {
-				return failed
-			}
-			return fmt.Sprintf("%s: must have at most %d items", where(path), *n.maxItems)
+			return fail(func() string { return fmt.Sprintf("must have at most %d items", *n.maxItems) })
 		}
 		if n.items != nil {
 			for i, item := range x {
@@ -523,10 +503,7 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 	case map[string]any:
 		for _, k := range n.required {
 			if _, ok := x[k]; !ok {
-				if quiet {
-					return failed
-				}
-				return fmt.Sprintf("%s: missing required field %s", where(path), stringify(k))
+				return fail(func() string { return fmt.Sprintf("missing required field %s", stringify(k)) })
 			}
 		}
 		for _, k := range n.propNames {
@@ -569,10 +546,7 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 		}
 	}
 	if n.not != nil && s.validate(n.not, v, path, true) == "" {
-		if quiet {
-			return failed
-		}
-		return fmt.Sprintf("%s: must not match %s", where(path), describeNot(n.not))
+		return fail(func() string { return fmt.Sprintf("must not match %s", describeNot(n.not)) })
 	}
 	if n.ifS != nil {
 		branch := n.thenS

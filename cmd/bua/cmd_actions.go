@@ -125,15 +125,10 @@ func newTypeCommand(env *Env) *cli.Command {
 				if c.NArg() != 1 {
 					return usageError("with --text-env, type takes only TARGET")
 				}
-				v, ok := os.LookupEnv(c.String("text-env"))
-				if !ok {
-					v = env.Getenv(c.String("text-env"))
-					ok = v != ""
+				text = env.Getenv(c.String("text-env"))
+				if text == "" {
+					return usageError("environment variable " + c.String("text-env") + " is not set or empty: export it first")
 				}
-				if !ok {
-					return usageError("environment variable " + c.String("text-env") + " is not set")
-				}
-				text = v
 			case c.NArg() != 2:
 				return usageError("type takes TARGET and TEXT (or - to read stdin, or --text-env VAR)")
 			case c.Args().Get(1) == "-":

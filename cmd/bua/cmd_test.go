@@ -170,8 +170,8 @@ func TestFlagsEitherSide(t *testing.T) {
 
 func TestTypeReadsSecretsSafely(t *testing.T) {
 	h, ext := startFake(t)
-	t.Setenv("BUA_TEST_SECRET", "s3cret")
-	if r := runCLI(t, h, "", "type", "e1", "--text-env", "BUA_TEST_SECRET"); r.code != 0 {
+	secret := map[string]string{"BUA_TEST_SECRET": "s3cret"}
+	if r := runCLIEnv(t, h, secret, "", "type", "e1", "--text-env", "BUA_TEST_SECRET"); r.code != 0 {
 		t.Fatalf("--text-env: %d %s", r.code, r.stderr)
 	}
 	if got := ext.Requests()[0]; got.Text == nil || *got.Text != "s3cret" {

@@ -26,8 +26,18 @@ type result struct {
 // I/O; stdin feeds "-" arguments.
 func runCLI(t *testing.T, h *bridgetest.Harness, stdin string, args ...string) result {
 	t.Helper()
+	return runCLIEnv(t, h, nil, stdin, args...)
+}
+
+// runCLIEnv is runCLI with extra environment variables, which reach the
+// command through Env.Getenv only, never the test process's environment.
+func runCLIEnv(t *testing.T, h *bridgetest.Harness, extra map[string]string, stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	vars := map[string]string{}
+	for k, v := range extra {
+		vars[k] = v
+	}
 	if h != nil {
 		vars["BUA_HOME"] = h.Dirs.Config
 	} else {

@@ -124,7 +124,7 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 			ln.Close()
 			add("port", "ok", listen+" is free")
 		}
-		rep.Ready = portFree && ferr == nil && (tok == "" || env.Getenv("CI") == "true")
+		rep.Ready = portFree && ferr == nil && bridge.MayAutoLaunch(env.Getenv, d)
 		return rep
 	}
 	defer cl.Close()
@@ -156,6 +156,6 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 		}
 		add("extension", level, msg, steps...)
 	}
-	rep.Ready = len(st.Connections) > 0 || (ferr == nil && (tok == "" || env.Getenv("CI") == "true"))
+	rep.Ready = len(st.Connections) > 0 || (ferr == nil && bridge.MayAutoLaunch(env.Getenv, d))
 	return rep
 }

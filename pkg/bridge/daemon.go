@@ -281,11 +281,17 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *Error) {
 	return d.waitManaged(ctx)
 }
 
-func (d *Daemon) mayAutoLaunch() bool {
-	if d.cfg.Getenv("CI") == "true" {
+func (d *Daemon) mayAutoLaunch() bool { return MayAutoLaunch(d.cfg.Getenv, d.cfg.Dirs) }
+
+// MayAutoLaunch is the --browser auto policy: launch a managed browser
+// unprompted only when no user pairing exists or CI=true, because a
+// headless browser without the person's logins would surprise them.
+// `bua doctor` asks the same question, so both read it here.
+func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
+	if getenv("CI") == "true" {
 		return true
 	}
-	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
+	tok, _ := ReadToken(dirs.TokenFile())
 	return tok == ""
 }
 

@@ -1,16 +1,15 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
 )
 
@@ -40,15 +39,11 @@ func BenchmarkCLIClick(b *testing.B) {
 		return time.Since(start)
 	}
 	cliClick := func() time.Duration {
-		cmd := exec.Command(buaBin, args...)
-		cmd.Env = buaEnv
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
-		err := cmd.Run()
+		r := harness.Cmd{Bin: buaBin, Env: buaEnv}.Run(context.Background(), args...)
 		d := time.Since(start)
-		if err != nil {
-			b.Fatalf("bua %v: %v\n%s", args, err, out.String())
+		if r.Code != 0 {
+			b.Fatalf("bua %v: exit %d\n%s", args, r.Code, r.Output())
 		}
 		return d
 	}

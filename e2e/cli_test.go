@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"image/jpeg"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // These tests run every one-shot command through the built bua binary, the
@@ -22,10 +23,7 @@ import (
 // argument parsing, rendering and the exit-code contract.
 
 // cliRun is one finished bua process.
-type cliRun struct {
-	Stdout, Stderr string
-	Code           int
-}
+type cliRun = harness.Result
 
 // cliOpts are the rarer knobs of one run.
 type cliOpts struct {
@@ -38,16 +36,8 @@ func runCLI(t testing.TB, o cliOpts, args ...string) cliRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, buaBin, args...)
-	cmd.Env = append(append([]string{}, buaEnv...), o.env...)
-	cmd.Dir = o.dir
-	if o.stdin != "" {
-		cmd.Stdin = strings.NewReader(o.stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return cliRun{stdout.String(), stderr.String(), exitCode(err)}
+	r := harness.Cmd{Bin: buaBin, Env: append(append([]string{}, buaEnv...), o.env...), Dir: o.dir, Stdin: o.stdin}.Run(ctx, args...)
+	return cliRun(r)
 }
 
 // cliCmd runs bua with args.

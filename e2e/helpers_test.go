@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // errorBody is the CLI's scripted error form: {"error": {code, message, hint}}.
@@ -32,29 +33,25 @@ func request(t *testing.T, action map[string]any, extraArgs ...string) (json.Raw
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := append([]string{"request", string(raw)}, extraArgs...)
-	cmd := exec.CommandContext(ctx, buaBin, args...)
-	cmd.Env = buaEnv
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := exitCode(cmd.Run())
-	if code == 0 {
-		out := bytes.TrimSpace(stdout.Bytes())
+	r := harness.Cmd{Bin: buaBin, Env: buaEnv}.Run(ctx, args...)
+	out := bytes.TrimSpace([]byte(r.Stdout))
+	if r.Code == 0 {
 		if !json.Valid(out) {
-			t.Fatalf("bua request %s: exit 0 but stdout is not JSON:\n%s\nstderr:\n%s", raw, out, stderr.String())
+			t.Fatalf("bua request %s: exit 0 but stdout is not JSON:\n%s\nstderr:\n%s", raw, out, r.Stderr)
 		}
 		return out, nil, 0
 	}
 	var body struct {
 		Error *errorBody `json:"error"`
 	}
-	if json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &body) == nil && body.Error != nil {
-		return nil, body.Error, code
+	if json.Unmarshal(out, &body) == nil && body.Error != nil {
+		return nil, body.Error, r.Code
 	}
-	if m := stderrError.FindStringSubmatch(stderr.String()); m != nil {
-		return nil, &errorBody{Code: m[1], Message: m[2]}, code
+	if m := stderrError.FindStringSubmatch(r.Stderr); m != nil {
+		return nil, &errorBody{Code: m[1], Message: m[2]}, r.Code
 	}
-	t.Fatalf("bua request %s: exit %d with no error body\nstdout:\n%s\nstderr:\n%s", raw, code, stdout.String(), stderr.String())
-	return nil, nil, code
+	t.Fatalf("bua request %s: exit %d with no error body\nstdout:\n%s\nstderr:\n%s", raw, r.Code, r.Stdout, r.Stderr)
+	return nil, nil, r.Code
 }
 
 // mustRequest runs an action that must succeed and decodes its result into out.

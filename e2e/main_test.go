@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -69,24 +67,11 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// bua runs the built binary and returns its combined output and exit code.
+// bua runs the built binary and returns its output (stdout, then stderr)
+// and exit code.
 func bua(ctx context.Context, args ...string) (string, int) {
-	cmd := exec.CommandContext(ctx, buaBin, args...)
-	cmd.Env = buaEnv
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err := cmd.Run()
-	return buf.String(), exitCode(err)
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	return -1
+	r := harness.Cmd{Bin: buaBin, Env: buaEnv}.Run(ctx, args...)
+	return r.Output(), r.Code
 }
 
 func dumpLogs() { harness.DumpLogs(buaHome) }

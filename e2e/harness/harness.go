@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/bua-dev/bua/pkg/browser"
 )
@@ -63,17 +64,30 @@ func ServeSites(dir string) (port int, stop func()) {
 	return ln.Addr().(*net.TCPAddr).Port, srv.Close
 }
 
+// Cmd is how a test runs the built binary.
+type Cmd struct {
+	Bin   string
+	Env   []string
+	Dir   string // working directory; "" is the test's own
+	Stdin string
+}
+
 // Result is one run of the binary.
 type Result struct {
 	Stdout, Stderr string
 	Code           int // -1 when the process could not run
 }
 
-// Run runs bin with args and env, and returns its output and exit code.
-func Run(ctx context.Context, bin string, env []string, stdin string, args ...string) Result {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	cmd.Stdin = bytes.NewBufferString(stdin)
+// Output is stdout followed by stderr, for messages and for checks that
+// must cover both streams (a leaked secret, say).
+func (r Result) Output() string { return r.Stdout + r.Stderr }
+
+// Run runs the binary with args and returns its output and exit code.
+func (c Cmd) Run(ctx context.Context, args ...string) Result {
+	cmd := exec.CommandContext(ctx, c.Bin, args...)
+	cmd.Env = c.Env
+	cmd.Dir = c.Dir
+	cmd.Stdin = strings.NewReader(c.Stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

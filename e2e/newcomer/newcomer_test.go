@@ -73,7 +73,7 @@ func runMain(m *testing.M) int {
 type run = harness.Result
 
 func bua(ctx context.Context, args ...string) run {
-	return harness.Run(ctx, buaBin, buaEnv, "", args...)
+	return harness.Cmd{Bin: buaBin, Env: buaEnv}.Run(ctx, args...)
 }
 
 // mustBua runs bua with a deadline fit for a first action (daemon start,

@@ -1,11 +1,12 @@
 // Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension-contract.md §Dispatcher rules): resolve the tab,
+// Flow, docs/extension.md §Dispatcher rules): resolve the tab,
 // queue per tab, check the blocklist, start the session, then hand per-tab
 // actions to the debugger controller. Tab-level actions (get_tabs,
 // open_tab, close_tab) use the tabs API here.
 
 import { BridgeError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { hostOf } from "./session-manager.js";
+import { sleep } from "./lib/cdp.js";
 
 const OPEN_TAB_LOAD_WAIT_MS = 25000; // under the daemon's 30 s open_tab deadline
 const LOAD_POLL_MS = 100;
@@ -64,7 +65,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
         throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} closed while loading`);
       }
       if (tab.status === "complete" || Date.now() >= deadline) return tab;
-      await new Promise((r) => timers.setTimeout(r, LOAD_POLL_MS));
+      await sleep(LOAD_POLL_MS, timers);
     }
   }
 

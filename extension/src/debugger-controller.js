@@ -33,7 +33,7 @@ const ACTION_BUDGET_MS = 28000;
 const EVALUATE_BUDGET_MS = 13000;
 const WAIT_FOR_SLACK_MS = 3000;
 
-// createDebuggerController: see docs/extension-contract.md §Controller
+// createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
 export function createDebuggerController(opts) {

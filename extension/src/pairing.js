@@ -1,4 +1,4 @@
-// Where the worker connects and with which token (docs/extension-contract.md
+// Where the worker connects and with which token (docs/extension.md
 // §Pairing). A managed browser's pairing.json, written by the daemon beside
 // manifest.json, wins over anything the user stored.
 

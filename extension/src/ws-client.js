@@ -1,5 +1,5 @@
 // The worker's one WebSocket to the daemon (protocol v4 §Handshake,
-// docs/extension-contract.md §ws-client rules): hello, then nothing until
+// docs/extension.md §ws-client rules): hello, then nothing until
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
 // anything else reconnects with jittered backoff; heartbeat every 20 s.
 

@@ -39,8 +39,10 @@ const (
 type CodeInfo struct {
 	// Hint is one line of what to do next, from protocol v4 §Errors.
 	Hint string
-	// Retry says whether resending can ever help: "never", "re-extract"
-	// (pick a new target first) or "if-transient".
+	// Retry says whether resending can ever help: "never"; "re-extract"
+	// (pick a new target first); or "if-transient": only when the cause may
+	// pass (a slow page, a tab still opening, DevTools about to close, a
+	// hiccup), so a flow must ask for it in retry.on.
 	Retry string
 	// Exit is the one-shot CLI's exit code for this code.
 	Exit int
@@ -59,7 +61,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	},
 	CodeTabNotFound: {
 		Hint:  "that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID",
-		Retry: "never", Exit: ExitFailure,
+		Retry: "if-transient", Exit: ExitFailure,
 	},
 	CodeElementNotFound: {
 		Hint:  "nothing matches that target on the current page: run `bua extract` again and pick a different uid or selector",
@@ -75,7 +77,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	},
 	CodeDebuggerAttachFailed: {
 		Hint:  "Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry",
-		Retry: "never", Exit: ExitFailure,
+		Retry: "if-transient", Exit: ExitFailure,
 	},
 	CodeInvalidAction: {
 		Hint:  "the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is",
@@ -83,7 +85,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	},
 	CodeInternalError: {
 		Hint:  "bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once",
-		Retry: "never", Exit: ExitFailure,
+		Retry: "if-transient", Exit: ExitFailure,
 	},
 	CodeBridgeUnavailable: {
 		Hint:  "no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`",

@@ -687,7 +687,7 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 					fs.errf(c, "retry.on: unknown error code %q (expected one of %s)", c.Value, retryableCodes())
 					continue
 				}
-				if bridge.Contract[code].Retry == "never" && code != bridge.CodeInternalError && code != bridge.CodeDebuggerAttachFailed && code != bridge.CodeTabNotFound {
+				if bridge.Contract[code].Retry == "never" {
 					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, bridge.Contract[code].Hint)
 					continue
 				}
@@ -703,8 +703,16 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 	return r
 }
 
+// retryableCodes lists, in protocol order, the codes the error contract
+// lets a flow name in retry.on.
 func retryableCodes() string {
-	return "timeout, element_stale, element_not_found, tab_not_found, debugger_attach_failed, internal_error"
+	var names []string
+	for _, c := range bridge.Codes {
+		if bridge.Contract[c].Retry != "never" {
+			names = append(names, string(c))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func (fs *fileScope) setStep(meta StepMeta, v *yaml.Node) Step {

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/gorilla/websocket"
 )
 
 // The two benchmarks click the same button on the same fixture: once

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // BenchmarkCLIClick measures what the one-shot CLI costs on top of the
@@ -26,7 +27,7 @@ func BenchmarkCLIClick(b *testing.B) {
 	cl := benchClient(b)
 	tab := benchTab(b, cl, "bench=cli")
 	uid := cliBenchUID(b, cl, tab, "button", "Press")
-	click := bridge.Click(bridge.Target{UID: uid}).OnTab(tab)
+	click := protocol.Click(protocol.Target{UID: uid}).OnTab(tab)
 	args := []string{"click", uid, "--tab", strconv.Itoa(tab)}
 
 	goClick := func() time.Duration {
@@ -95,7 +96,7 @@ func cliMedianMS(ds []time.Duration) float64 {
 func cliBenchUID(b *testing.B, cl *bridge.Client, tab int, role, name string) string {
 	b.Helper()
 	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"extract","tabId":%d}`, tab))
-	var r bridge.ExtractResult
+	var r protocol.ExtractResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		b.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/obstacle"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // TestObstacleFixtures runs a real extract on every page in
@@ -38,7 +38,7 @@ func TestObstacleFixtures(t *testing.T) {
 	for _, page := range pages {
 		t.Run(page, func(t *testing.T) {
 			tab := openTab(t, "obstacles/"+page)
-			var r bridge.ExtractResult
+			var r protocol.ExtractResult
 			mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
 			want := expected[page]
 			switch {

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/extension"
 	"github.com/gorilla/websocket"
+
+	"github.com/bua-dev/bua/extension"
 )
 
 // TestOptionsPage opens the extension's own options page in the managed

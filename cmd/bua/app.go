@@ -8,8 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Command categories, as `bua --help` groups them.
@@ -131,19 +132,19 @@ func run(ctx context.Context, args []string, env *Env) int {
 		}
 		return ec.ExitCode()
 	}
-	var be *bridge.Error
+	var be *protocol.Error
 	if errors.As(err, &be) {
 		printBridgeError(env, be, false)
 		return be.ExitCode()
 	}
 	fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-	return bridge.ExitUsage
+	return protocol.ExitUsage
 }
 
 // printBridgeError prints err the one way every command does: as JSON
 // {"error": {code, message, hint}} on stdout when asJSON, otherwise
 // "error[CODE]: message" and the hint on stderr.
-func printBridgeError(env *Env, err *bridge.Error, asJSON bool) {
+func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 	if asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -158,7 +159,7 @@ func printBridgeError(env *Env, err *bridge.Error, asJSON bool) {
 
 // failWith prints err in the command's output mode and returns the exit
 // error for its code.
-func failWith(c *cli.Context, env *Env, err *bridge.Error) error {
+func failWith(c *cli.Context, env *Env, err *protocol.Error) error {
 	printBridgeError(env, err, c.Bool("json"))
 	return exit(err.ExitCode())
 }

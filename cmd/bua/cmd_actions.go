@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 		if c.Bool("quiet") {
 			return nil
 		}
-		var r bridge.OKResult
+		var r protocol.OKResult
 		_ = json.Unmarshal(res, &r)
 		if r.TabID != nil {
 			fmt.Fprintf(env.Stdout, "%s (tab %d)\n", verb, *r.TabID)
@@ -56,20 +57,20 @@ func targetFlags() []cli.Flag {
 
 // target reads TARGET: ^e\d+$ is a uid, anything else a CSS selector, unless
 // --uid or --selector says otherwise.
-func target(c *cli.Context) (bridge.Target, error) {
+func target(c *cli.Context) (protocol.Target, error) {
 	s := c.Args().First()
 	if s == "" {
-		return bridge.Target{}, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`) or a CSS selector")
+		return protocol.Target{}, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`) or a CSS selector")
 	}
 	switch {
 	case c.Bool("uid") && c.Bool("selector"):
-		return bridge.Target{}, usageError("--uid and --selector exclude each other")
+		return protocol.Target{}, usageError("--uid and --selector exclude each other")
 	case c.Bool("uid"):
-		return bridge.Target{UID: s}, nil
+		return protocol.Target{UID: s}, nil
 	case c.Bool("selector"):
-		return bridge.Target{Selector: s}, nil
+		return protocol.Target{Selector: s}, nil
 	}
-	return bridge.ParseTarget(s), nil
+	return protocol.ParseTarget(s), nil
 }
 
 func actionCommand(name, usage, args string, flags []cli.Flag, action func(c *cli.Context) error) *cli.Command {
@@ -85,7 +86,7 @@ func newNavigateCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("navigate takes one URL (http, https or about:blank)")
 			}
-			return runAction(c, env, bridge.Navigate(c.Args().First()), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.Navigate(c.Args().First()), printOK(c, env, "ok"))
 		})
 }
 
@@ -96,7 +97,7 @@ func newClickCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.Click(t), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.Click(t), printOK(c, env, "ok"))
 		})
 }
 
@@ -107,7 +108,7 @@ func newHoverCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.Hover(t), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.Hover(t), printOK(c, env, "ok"))
 		})
 }
 
@@ -140,7 +141,7 @@ func newTypeCommand(env *Env) *cli.Command {
 			default:
 				text = c.Args().Get(1)
 			}
-			return runAction(c, env, bridge.Type(t, text), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.Type(t, text), printOK(c, env, "ok"))
 		})
 	return cmd
 }
@@ -151,7 +152,7 @@ func newPressCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("press takes one KEY, e.g. Enter or Control+a")
 			}
-			return runAction(c, env, bridge.PressKey(c.Args().First()), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.PressKey(c.Args().First()), printOK(c, env, "ok"))
 		})
 	cmd.Description = "Named keys: Enter Tab Escape Backspace Delete Space ArrowUp ArrowDown ArrowLeft\n" +
 		"ArrowRight Home End PageUp PageDown F1-F12; any single character; chords of\n" +
@@ -166,7 +167,7 @@ func newScrollCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("scroll takes a direction: up or down")
 			}
-			return runAction(c, env, bridge.Scroll(c.Args().First(), c.Int("amount")), printOK(c, env, "ok"))
+			return runAction(c, env, protocol.Scroll(c.Args().First(), c.Int("amount")), printOK(c, env, "ok"))
 		})
 }
 
@@ -181,13 +182,13 @@ func newScreenshotCommand(env *Env) *cli.Command {
 			if out == "" {
 				out = "screenshot-" + env.Now().Format("20060102-150405.000") + ".jpg"
 			}
-			a := bridge.Screenshot(c.Bool("full-page"))
+			a := protocol.Screenshot(c.Bool("full-page"))
 			if c.Bool("json") {
 				// --json prints the full result, dataUrl included, and still saves the file.
 				return runAction(c, env, a, nil)
 			}
 			return runAction(c, env, a, func(res json.RawMessage) error {
-				var r bridge.ScreenshotResult
+				var r protocol.ScreenshotResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
 				}
@@ -227,8 +228,8 @@ func newEvalCommand(env *Env) *cli.Command {
 				}
 				expr = string(b)
 			}
-			return runAction(c, env, bridge.Evaluate(expr), func(res json.RawMessage) error {
-				var r bridge.EvaluateResult
+			return runAction(c, env, protocol.Evaluate(expr), func(res json.RawMessage) error {
+				var r protocol.EvaluateResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
 				}
@@ -257,14 +258,14 @@ func newEvalCommand(env *Env) *cli.Command {
 }
 
 func newWaitForCommand(env *Env) *cli.Command {
-	flags := append(targetFlags(), &cli.DurationFlag{Name: "timeout", Value: bridge.DefaultWaitForTimeout, Usage: "how long to wait for TARGET (at most 60s)"})
+	flags := append(targetFlags(), &cli.DurationFlag{Name: "timeout", Value: protocol.DefaultWaitForTimeout, Usage: "how long to wait for TARGET (at most 60s)"})
 	return actionCommand("wait-for", "wait until an element exists", "TARGET", flags,
 		func(c *cli.Context) error {
 			t, err := target(c)
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, bridge.WaitFor(t, c.Duration("timeout")), printOK(c, env, "found"))
+			return runAction(c, env, protocol.WaitFor(t, c.Duration("timeout")), printOK(c, env, "found"))
 		})
 }
 
@@ -272,8 +273,8 @@ func newTabsCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name: "tabs", Category: catActions, Usage: "list tabs (blocklisted domains are hidden)",
 		Action: func(c *cli.Context) error {
-			return runAction(c, env, bridge.GetTabs(), func(res json.RawMessage) error {
-				var tabs []bridge.TabInfo
+			return runAction(c, env, protocol.GetTabs(), func(res json.RawMessage) error {
+				var tabs []protocol.TabInfo
 				if err := json.Unmarshal(res, &tabs); err != nil {
 					return err
 				}
@@ -296,8 +297,8 @@ func newOpenCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("open takes one URL")
 			}
-			return runAction(c, env, bridge.OpenTab(c.Args().First(), c.Bool("focus")), func(res json.RawMessage) error {
-				var r bridge.OpenTabResult
+			return runAction(c, env, protocol.OpenTab(c.Args().First(), c.Bool("focus")), func(res json.RawMessage) error {
+				var r protocol.OpenTabResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
 				}
@@ -316,7 +317,7 @@ func newCloseCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 || err != nil {
 				return usageError("close takes one numeric TABID (see `bua tabs`)")
 			}
-			return runAction(c, env, bridge.CloseTab(id), printOK(c, env, "closed"))
+			return runAction(c, env, protocol.CloseTab(id), printOK(c, env, "closed"))
 		},
 	}
 }

@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/bridge"
 )
 
 func init() { register(newBrowserCommand) }

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() {
@@ -74,7 +76,7 @@ func newStatusCommand(env *Env) *cli.Command {
 					return printJSON(env, map[string]any{"daemon": "down"})
 				}
 				fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
-				return exit(bridge.ExitUnavailable)
+				return exit(protocol.ExitUnavailable)
 			}
 			defer cl.Close()
 			st, berr := cl.Status(c.Context)
@@ -178,7 +180,7 @@ func newEventsCommand(env *Env) *cli.Command {
 }
 
 // eventDetail prints an event's fields but its type, compactly.
-func eventDetail(ev bridge.Event) string {
+func eventDetail(ev protocol.Event) string {
 	var m map[string]any
 	if json.Unmarshal(ev.Raw, &m) != nil {
 		return ""

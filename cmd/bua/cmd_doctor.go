@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/urfave/cli/v2"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newDoctorCommand) }
@@ -55,7 +57,7 @@ func newDoctorCommand(env *Env) *cli.Command {
 				fmt.Fprintln(env.Stdout, yesNo(rep.Ready, "\nbua can serve actions now.", "\nbua cannot serve actions yet: fix the FAIL lines above."))
 			}
 			if !rep.Ready {
-				return exit(bridge.ExitUnavailable)
+				return exit(protocol.ExitUnavailable)
 			}
 			return nil
 		},
@@ -72,7 +74,7 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 		add("home", "fail", err.Error(), "set BUA_HOME to a writable directory")
 		return rep
 	}
-	add("version", "ok", fmt.Sprintf("bua %s, protocol v%d, bundled extension %s", version, bridge.ProtocolVersion, extension.Version()))
+	add("version", "ok", fmt.Sprintf("bua %s, protocol v%d, bundled extension %s", version, protocol.ProtocolVersion, extension.Version()))
 
 	exe, ferr := browser.Find(env.Getenv)
 	if ferr != nil {

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/bua-dev/bua/extension"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/extension"
 )
 
 func init() { register(newExtensionCommand) }

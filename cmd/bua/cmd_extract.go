@@ -6,8 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newExtractCommand) }
@@ -26,9 +27,9 @@ func newExtractCommand(env *Env) *cli.Command {
 			default:
 				return usageError("--format must be markdown, text, elements or json")
 			}
-			var verdict *bridge.Obstacle
-			err := runAction(c, env, bridge.Extract(c.String("selector")), func(res json.RawMessage) error {
-				var r bridge.ExtractResult
+			var verdict *protocol.Obstacle
+			err := runAction(c, env, protocol.Extract(c.String("selector")), func(res json.RawMessage) error {
+				var r protocol.ExtractResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
 				}
@@ -40,7 +41,7 @@ func newExtractCommand(env *Env) *cli.Command {
 			}
 			if c.Bool("fail-on-obstacle") && verdict != nil && verdict.Confidence == "high" {
 				fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\n", verdict.Type, verdict.Confidence, verdict.Message)
-				return exit(bridge.ExitBlocked)
+				return exit(protocol.ExitBlocked)
 			}
 			return nil
 		})
@@ -51,7 +52,7 @@ func newExtractCommand(env *Env) *cli.Command {
 	return cmd
 }
 
-func renderExtract(w io.Writer, r bridge.ExtractResult, format string, raw json.RawMessage) error {
+func renderExtract(w io.Writer, r protocol.ExtractResult, format string, raw json.RawMessage) error {
 	switch format {
 	case "json":
 		var v any
@@ -80,7 +81,7 @@ func renderExtract(w io.Writer, r bridge.ExtractResult, format string, raw json.
 	return nil
 }
 
-func renderElements(w io.Writer, els []bridge.Element) error {
+func renderElements(w io.Writer, els []protocol.Element) error {
 	if len(els) == 0 {
 		fmt.Fprintln(w, "(no interactive elements)")
 		return nil

@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newExitCodesCommand) }
@@ -27,8 +28,8 @@ func newExitCodesCommand(env *Env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			fmt.Fprint(env.Stdout, exitCodesText)
 			fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
-			for _, code := range append(bridge.Codes, bridge.CodeBridgeUnavailable) {
-				info := bridge.Contract[code]
+			for _, code := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
+				info := protocol.Contract[code]
 				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, info.Exit, info.Hint)
 			}
 			return nil

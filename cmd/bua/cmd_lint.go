@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bua-dev/bua/pkg/bridge"
-	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner"
 )
 
 func init() { register(newLintCommand) }
@@ -33,12 +34,12 @@ func newLintCommand(env *Env) *cli.Command {
 				return usageError(err.Error())
 			}
 			results := []lintResult{}
-			code := bridge.ExitOK
+			code := protocol.ExitOK
 			for _, file := range files {
 				res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
 				if _, err := runner.Load(file); err != nil {
 					res.OK = false
-					code = bridge.ExitUsage
+					code = protocol.ExitUsage
 					var le *runner.LoadError
 					if errors.As(err, &le) {
 						res.Diagnostics = le.Diags

@@ -5,8 +5,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/obstacle"
 )
 
 func init() { register(newObstacleCommand) }

@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
-	"github.com/urfave/cli/v2"
 )
 
 func init() { register(newPairCommand) }

@@ -6,8 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newRequestCommand) }
@@ -38,20 +39,20 @@ func newRequestCommand(env *Env) *cli.Command {
 				raw = string(b)
 			}
 			action := json.RawMessage(strings.TrimSpace(raw))
-			jsonFail := func(err *bridge.Error, code int) error {
+			jsonFail := func(err *protocol.Error, code int) error {
 				printBridgeError(env, err, true)
 				fmt.Fprintf(env.Stderr, "hint: %s\n", err.Hint())
 				return exit(code)
 			}
 			noValidate := c.Bool("no-validate")
 			if !noValidate {
-				if err := bridge.ValidateAction(action); err != nil {
-					return jsonFail(err, bridge.ExitUsage)
+				if err := protocol.ValidateAction(action); err != nil {
+					return jsonFail(err, protocol.ExitUsage)
 				}
 			}
 			cl, err := connect(c, env)
 			if err != nil {
-				if be, ok := err.(*bridge.Error); ok {
+				if be, ok := err.(*protocol.Error); ok {
 					return jsonFail(be, be.ExitCode())
 				}
 				return err

@@ -12,16 +12,17 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bua-dev/bua/pkg/bridge"
-	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner"
 )
 
 func init() { register(newRunCommand) }
 
 // flowRequester opens the bridge for `bua run`; tests replace it with a
 // fake. The returned close func releases the connection.
-var flowRequester = func(c *cli.Context, env *Env) (bridge.Requester, func(), error) {
+var flowRequester = func(c *cli.Context, env *Env) (protocol.Requester, func(), error) {
 	cl, err := connect(c, env)
 	if err != nil {
 		return nil, nil, err
@@ -35,19 +36,19 @@ type lazyRequester struct {
 	c    *cli.Context
 	env  *Env
 	once sync.Once
-	req  bridge.Requester
+	req  protocol.Requester
 	done func()
-	err  *bridge.Error
+	err  *protocol.Error
 }
 
-func (l *lazyRequester) Request(ctx context.Context, a bridge.Action) (json.RawMessage, *bridge.Error) {
+func (l *lazyRequester) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	l.once.Do(func() {
 		req, done, err := flowRequester(l.c, l.env)
 		if err != nil {
-			if be, ok := err.(*bridge.Error); ok {
+			if be, ok := err.(*protocol.Error); ok {
 				l.err = be
 			} else {
-				l.err = bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+				l.err = protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 			}
 			return
 		}
@@ -139,7 +140,7 @@ func newRunCommand(env *Env) *cli.Command {
 			for _, rep := range reports {
 				if err := writeReport(rep[0], rep[1], suite); err != nil {
 					fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-					code = max(code, bridge.ExitUsage)
+					code = max(code, protocol.ExitUsage)
 				}
 			}
 			return exit(code)
@@ -256,17 +257,17 @@ func writeReport(kind, file string, suite *runner.SuiteReport) error {
 // dryRun prints every flow's plan; invalid flows print their diagnostics
 // and make the exit 2.
 func dryRun(env *Env, r *runner.Runner, files []string) error {
-	code := bridge.ExitOK
+	code := protocol.ExitOK
 	for _, file := range files {
 		f, err := runner.Load(file)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
-			code = bridge.ExitUsage
+			code = protocol.ExitUsage
 			continue
 		}
 		if err := r.Plan(env.Stdout, f); err != nil {
 			fmt.Fprintf(env.Stderr, "bua: %s: %v\n", file, err)
-			code = bridge.ExitUsage
+			code = protocol.ExitUsage
 		}
 	}
 	return exit(code)

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
-	"github.com/bua-dev/bua/pkg/runner/runnertest"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
 func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
@@ -22,10 +23,10 @@ func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 }
 
 // withRequester makes `bua run` use req instead of the daemon.
-func withRequester(t *testing.T, req bridge.Requester, err error) {
+func withRequester(t *testing.T, req protocol.Requester, err error) {
 	t.Helper()
 	old := flowRequester
-	flowRequester = func(*cli.Context, *Env) (bridge.Requester, func(), error) {
+	flowRequester = func(*cli.Context, *Env) (protocol.Requester, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -50,10 +51,10 @@ func TestRunCommand(t *testing.T) {
 	blocked := writeFlow(t, dir, "c_blocked.yaml", "name: blocked\nsteps:\n  - navigate: http://blocked.localhost/\n")
 	invalid := writeFlow(t, dir, "d_invalid.yaml", "name: bad\nsteps:\n  - clik: x\n")
 	fake := runnertest.New().
-		On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "nothing matches #missing")).
-		On(bridge.ActionNavigate, func(_ context.Context, a bridge.Action) (any, *bridge.Error) {
+		On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "nothing matches #missing")).
+		On(protocol.ActionNavigate, func(_ context.Context, a protocol.Action) (any, *protocol.Error) {
 			if strings.Contains(a.URL, "blocked.localhost") {
-				return nil, bridge.Errorf(bridge.CodeDomainBlocked, "blocked.localhost is on the blocklist")
+				return nil, protocol.Errorf(protocol.CodeDomainBlocked, "blocked.localhost is on the blocklist")
 			}
 			return map[string]any{"ok": true}, nil
 		})
@@ -96,8 +97,8 @@ func TestRunCommand_Reports(t *testing.T) {
 	dir := t.TempDir()
 	fail := writeFlow(t, dir, "fail.yaml", "name: Expected failure\nsteps:\n  - extract: {}\n  - assert: last.title == \"nope\"\n    message: title check\n")
 	fake := runnertest.New().
-		On(bridge.ActionExtract, runnertest.Result(bridge.ExtractResult{Title: "Home", Markdown: "# Home"})).
-		On(bridge.ActionScreenshot, runnertest.Result(bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}))
+		On(protocol.ActionExtract, runnertest.Result(protocol.ExtractResult{Title: "Home", Markdown: "# Home"})).
+		On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}))
 	withRequester(t, fake, nil)
 	env, out, errb := testEnv()
 	junit, js, art := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "out", "report.json"), filepath.Join(dir, "art")
@@ -130,7 +131,7 @@ func TestRunCommand_Reports(t *testing.T) {
 }
 
 func TestRunCommand_BridgeUnavailable(t *testing.T) {
-	withRequester(t, nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "no daemon"))
+	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no daemon"))
 	dir := t.TempDir()
 	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://x.test/\n")
 	env, out, errb := testEnv()
@@ -143,7 +144,7 @@ func TestRunCommand_BridgeUnavailable(t *testing.T) {
 }
 
 func TestRunCommand_DryRun(t *testing.T) {
-	withRequester(t, nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "must not connect"))
+	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()
 	f := writeFlow(t, dir, "f.yaml", "name: f\nvars: { base: http://x.test }\nsteps:\n  - navigate: ${{ vars.base }}/a\n  - extract: {}\n    as: page\n  - click: { uid: \"${{ uid(page, 'button', 'Go') }}\" }\n")
 	env, out, _ := testEnv()

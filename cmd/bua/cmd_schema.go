@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newSchemaCommand) }
@@ -13,7 +14,7 @@ func newSchemaCommand(env *Env) *cli.Command {
 		Category: catSetup,
 		Usage:    "print the protocol v4 JSON Schema (the single source both sides validate with)",
 		Action: func(c *cli.Context) error {
-			_, err := env.Stdout.Write(bridge.SchemaJSON())
+			_, err := env.Stdout.Write(protocol.SchemaJSON())
 			return err
 		},
 	}

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/urfave/cli/v2"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newServeCommand) }
@@ -54,7 +56,7 @@ func newServeCommand(env *Env) *cli.Command {
 			}
 			err = daemon.Run(c.Context, nil)
 			if errors.Is(err, home.ErrLocked) {
-				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", bridge.ExitUsage)
+				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", protocol.ExitUsage)
 			}
 			return err
 		},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func TestNavigate(t *testing.T) {
@@ -18,18 +18,18 @@ func TestNavigate(t *testing.T) {
 			t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 		reqs := ext.Requests()
-		if got := reqs[len(reqs)-1]; got.Type != bridge.ActionNavigate || got.URL != "https://example.com/" {
+		if got := reqs[len(reqs)-1]; got.Type != protocol.ActionNavigate || got.URL != "https://example.com/" {
 			t.Fatalf("sent %+v", got)
 		}
 	})
 	t.Run("ErrorResponse", func(t *testing.T) {
-		ext.Handle(bridge.ActionNavigate, func(bridge.Action) (any, *bridge.Error) {
-			return nil, bridge.Errorf(bridge.CodeElementStale, "uid e3 is not in the cache")
+		ext.Handle(protocol.ActionNavigate, func(protocol.Action) (any, *protocol.Error) {
+			return nil, protocol.Errorf(protocol.CodeElementStale, "uid e3 is not in the cache")
 		})
-		defer ext.Handle(bridge.ActionNavigate, nil)
+		defer ext.Handle(protocol.ActionNavigate, nil)
 		r := runCLI(t, h, "", "navigate", "https://example.com/")
-		if r.code != bridge.ExitFailure {
-			t.Fatalf("exit %d, want %d", r.code, bridge.ExitFailure)
+		if r.code != protocol.ExitFailure {
+			t.Fatalf("exit %d, want %d", r.code, protocol.ExitFailure)
 		}
 		golden(t, "errors/element_stale.txt", r.stderr)
 		if !strings.Contains(r.stderr, "run `bua extract` again") {
@@ -39,7 +39,7 @@ func TestNavigate(t *testing.T) {
 	t.Run("RefusedBeforeSending", func(t *testing.T) {
 		before := len(ext.Requests())
 		r := runCLI(t, h, "", "navigate", "javascript:alert(1)")
-		if r.code != bridge.ExitUsage || !strings.Contains(r.stderr, "error[invalid_action]") {
+		if r.code != protocol.ExitUsage || !strings.Contains(r.stderr, "error[invalid_action]") {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
 		if len(ext.Requests()) != before {
@@ -50,11 +50,11 @@ func TestNavigate(t *testing.T) {
 
 func TestRequestCommand(t *testing.T) {
 	h, ext := startFake(t)
-	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
-		return []bridge.TabInfo{{TabID: 1, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
+	ext.Handle(protocol.ActionGetTabs, func(protocol.Action) (any, *protocol.Error) {
+		return []protocol.TabInfo{{TabID: 1, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
 	})
 	r := runCLI(t, h, "", "request", `{"type":"get_tabs"}`)
-	var tabs []bridge.TabInfo
+	var tabs []protocol.TabInfo
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &tabs) != nil || len(tabs) != 1 {
 		t.Fatalf("exit %d stdout %q", r.code, r.stdout)
 	}
@@ -62,27 +62,27 @@ func TestRequestCommand(t *testing.T) {
 		name     string
 		action   string
 		args     []string
-		respond  *bridge.Error
+		respond  *protocol.Error
 		wantCode int
-		wantErr  bridge.ErrorCode
+		wantErr  protocol.ErrorCode
 	}{
-		{"DomainBlocked", `{"type":"navigate","url":"https://blocked.test/"}`, nil, bridge.Errorf(bridge.CodeDomainBlocked, "blocked.test is on your blocklist"), bridge.ExitBlocked, bridge.CodeDomainBlocked},
-		{"Timeout", `{"type":"wait_for","selector":"#x"}`, nil, bridge.Errorf(bridge.CodeTimeout, "#x did not appear within 10000ms"), bridge.ExitTimeout, bridge.CodeTimeout},
-		{"NotFound", `{"type":"click","selector":"#x"}`, nil, bridge.Errorf(bridge.CodeElementNotFound, "#x matched nothing"), bridge.ExitFailure, bridge.CodeElementNotFound},
-		{"InvalidLocally", `{"type":"click"}`, nil, nil, bridge.ExitUsage, bridge.CodeInvalidAction},
-		{"NoValidate", `{"type":"click"}`, []string{"--no-validate"}, nil, bridge.ExitFailure, bridge.CodeInvalidAction},
-		{"NotJSON", `{"type":`, nil, nil, bridge.ExitUsage, bridge.CodeInvalidAction},
+		{"DomainBlocked", `{"type":"navigate","url":"https://blocked.test/"}`, nil, protocol.Errorf(protocol.CodeDomainBlocked, "blocked.test is on your blocklist"), protocol.ExitBlocked, protocol.CodeDomainBlocked},
+		{"Timeout", `{"type":"wait_for","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeTimeout, "#x did not appear within 10000ms"), protocol.ExitTimeout, protocol.CodeTimeout},
+		{"NotFound", `{"type":"click","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeElementNotFound, "#x matched nothing"), protocol.ExitFailure, protocol.CodeElementNotFound},
+		{"InvalidLocally", `{"type":"click"}`, nil, nil, protocol.ExitUsage, protocol.CodeInvalidAction},
+		{"NoValidate", `{"type":"click"}`, []string{"--no-validate"}, nil, protocol.ExitFailure, protocol.CodeInvalidAction},
+		{"NotJSON", `{"type":`, nil, nil, protocol.ExitUsage, protocol.CodeInvalidAction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.respond != nil {
-				ext.HandleAll(func(bridge.Action) (any, *bridge.Error) { return nil, tt.respond })
+				ext.HandleAll(func(protocol.Action) (any, *protocol.Error) { return nil, tt.respond })
 			}
 			r := runCLI(t, h, "", append(append([]string{"request"}, tt.args...), tt.action)...)
 			if r.code != tt.wantCode {
 				t.Fatalf("exit %d, want %d (stdout %q)", r.code, tt.wantCode, r.stdout)
 			}
-			var body bridge.ErrorBody
+			var body protocol.ErrorBody
 			if err := json.Unmarshal([]byte(r.stdout), &body); err != nil {
 				t.Fatalf("stdout is not {\"error\":...}: %q", r.stdout)
 			}
@@ -98,12 +98,12 @@ func TestRequestCommand(t *testing.T) {
 
 func TestNoDaemon(t *testing.T) {
 	r := runCLI(t, nil, "", "tabs")
-	if r.code != bridge.ExitUnavailable || !strings.Contains(r.stderr, "error[bridge_unavailable]") {
+	if r.code != protocol.ExitUnavailable || !strings.Contains(r.stderr, "error[bridge_unavailable]") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = runCLI(t, nil, "", "--json", "tabs")
-	var body bridge.ErrorBody
-	if r.code != bridge.ExitUnavailable || json.Unmarshal([]byte(r.stdout), &body) != nil || body.Error.Code != bridge.CodeBridgeUnavailable {
+	var body protocol.ErrorBody
+	if r.code != protocol.ExitUnavailable || json.Unmarshal([]byte(r.stdout), &body) != nil || body.Error.Code != protocol.CodeBridgeUnavailable {
 		t.Fatalf("--json: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
@@ -111,20 +111,20 @@ func TestNoDaemon(t *testing.T) {
 func TestTextOutputs(t *testing.T) {
 	h, ext := startFake(t)
 	yes, no := true, false
-	ext.Handle(bridge.ActionExtract, func(bridge.Action) (any, *bridge.Error) {
-		return bridge.ExtractResult{
+	ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.ExtractResult{
 			Markdown: "# Sign in\n\nWelcome back.",
-			Elements: []bridge.Element{
+			Elements: []protocol.Element{
 				{UID: "e0", Role: "textbox", Name: "Email", Value: "", Visible: &yes},
 				{UID: "e1", Role: "textbox", Name: "Password", Visible: &yes},
 				{UID: "e2", Role: "button", Name: "Sign in with a very long accessible name that will not fit in eighty columns at all", Visible: &no},
 			},
-			Obstacle: &bridge.Obstacle{Type: "auth_wall", Confidence: "high", Message: "password field on a sign-in page"},
+			Obstacle: &protocol.Obstacle{Type: "auth_wall", Confidence: "high", Message: "password field on a sign-in page"},
 			URL:      "https://a.test/login", Title: "Sign in",
 		}, nil
 	})
-	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
-		return []bridge.TabInfo{
+	ext.Handle(protocol.ActionGetTabs, func(protocol.Action) (any, *protocol.Error) {
+		return []protocol.TabInfo{
 			{TabID: 101, URL: "https://a.test/login", Title: "Sign in", Domain: "a.test"},
 			{TabID: 102, URL: "https://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more", Title: "A long documentation page title", Domain: "docs.example.com"},
 		}, nil
@@ -139,8 +139,8 @@ func TestTextOutputs(t *testing.T) {
 			t.Errorf("line is %d columns wide: %q", n, line)
 		}
 	}
-	if r := runCLI(t, h, "", "extract", "--fail-on-obstacle"); r.code != bridge.ExitBlocked {
-		t.Errorf("--fail-on-obstacle exit %d, want %d", r.code, bridge.ExitBlocked)
+	if r := runCLI(t, h, "", "extract", "--fail-on-obstacle"); r.code != protocol.ExitBlocked {
+		t.Errorf("--fail-on-obstacle exit %d, want %d", r.code, protocol.ExitBlocked)
 	}
 	r = runCLI(t, h, "", "tabs")
 	if r.code != 0 {
@@ -187,8 +187,8 @@ func TestTypeReadsSecretsSafely(t *testing.T) {
 
 func TestScreenshotWritesJPEG(t *testing.T) {
 	h, ext := startFake(t)
-	ext.Handle(bridge.ActionScreenshot, func(bridge.Action) (any, *bridge.Error) {
-		return bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}, nil
+	ext.Handle(protocol.ActionScreenshot, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}, nil
 	})
 	out := filepath.Join(t.TempDir(), "shot.jpg")
 	r := runCLI(t, h, "", "screenshot", "-o", out)

@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/urfave/cli/v2"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // dirs resolves bua's directories from the environment.
 func dirs(env *Env) (home.Dirs, error) { return home.Resolve(env.Getenv) }
 
 // connect returns a client to the daemon, starting one when none runs.
-// Failure is a *bridge.Error with CodeBridgeUnavailable.
+// Failure is a *protocol.Error with CodeBridgeUnavailable.
 func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
 	d, err := dirs(env)
 	if err != nil {
-		return nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
 	sel, err := bridge.ParseSelection(c.String("browser"))
 	if err != nil {
@@ -34,10 +36,10 @@ func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
 }
 
 // dialExisting connects only to a running daemon (status, stop, events).
-func dialExisting(c *cli.Context, env *Env) (*bridge.Client, *bridge.Error) {
+func dialExisting(c *cli.Context, env *Env) (*bridge.Client, *protocol.Error) {
 	d, err := dirs(env)
 	if err != nil {
-		return nil, bridge.Errorf(bridge.CodeBridgeUnavailable, "%v", err)
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
 	return bridge.Dial(c.Context, bridge.ClientOptions{Dirs: d})
 }
@@ -53,13 +55,13 @@ func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 // runAction sends one action and prints its result: the raw result JSON
 // with --json, else render's text. Errors print in the one shared form and
 // exit with the contract's code.
-func runAction(c *cli.Context, env *Env, a bridge.Action, render func(json.RawMessage) error) error {
+func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.RawMessage) error) error {
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
 	if err := a.Validate(); err != nil {
 		printBridgeError(env, err, c.Bool("json"))
-		return exit(bridge.ExitUsage) // refused before sending
+		return exit(protocol.ExitUsage) // refused before sending
 	}
 	cl, err := connect(c, env)
 	if err != nil {
@@ -84,14 +86,14 @@ func runAction(c *cli.Context, env *Env, a bridge.Action, render func(json.RawMe
 // fail prints any error the way its kind asks: bridge errors with their
 // code and hint, usage errors as usage.
 func fail(c *cli.Context, env *Env, err error) error {
-	if be, ok := err.(*bridge.Error); ok {
+	if be, ok := err.(*protocol.Error); ok {
 		return failWith(c, env, be)
 	}
 	return err
 }
 
 // usageError is a command-line mistake: exit 2 with the message.
-func usageError(msg string) error { return cli.Exit("bua: "+msg, bridge.ExitUsage) }
+func usageError(msg string) error { return cli.Exit("bua: "+msg, protocol.ExitUsage) }
 
 // printJSON pretty-prints raw JSON (or any value) on stdout.
 func printJSON(env *Env, v any) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // BenchmarkRoundTrip measures one small action's full round trip as a CLI
@@ -30,9 +31,9 @@ func BenchmarkPoolRoundTrip(b *testing.B) {
 
 // measure times b.N small actions through r, one at a time, and reports
 // p50 and p99.
-func measure(b *testing.B, r bridge.Requester) {
+func measure(b *testing.B, r protocol.Requester) {
 	ctx := context.Background()
-	a := bridge.Click(bridge.Target{UID: "e3"})
+	a := protocol.Click(protocol.Target{UID: "e3"})
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -53,7 +54,7 @@ func BenchmarkThroughput32(b *testing.B) {
 	h.Connect(b)
 	c := h.Client(b)
 	ctx := context.Background()
-	a := bridge.Click(bridge.Target{UID: "e3"})
+	a := protocol.Click(protocol.Target{UID: "e3"})
 	const callers = 32
 	b.ResetTimer()
 	start := time.Now()

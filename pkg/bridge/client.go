@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/home"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // ClientOptions configure Dial.
@@ -53,7 +54,7 @@ var ErrNoDaemon = errors.New("bua daemon is not running")
 
 // Dial connects to the daemon, starting one when opts.AutoStart allows.
 // Failure is a *Error with CodeBridgeUnavailable.
-func Dial(ctx context.Context, opts ClientOptions) (*Client, *Error) {
+func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
@@ -61,12 +62,12 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *Error) {
 	conn, err := dialSocket(ctx, sock)
 	if err != nil && opts.AutoStart {
 		if serr := startDaemon(opts); serr != nil {
-			return nil, Errorf(CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
 		}
 		conn, err = waitSocket(ctx, sock, opts.StartTimeout)
 	}
 	if err != nil {
-		return nil, Errorf(CodeBridgeUnavailable, "%v (%s): start it with `bua serve`, or run any action command, which starts it", ErrNoDaemon, sock)
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (%s): start it with `bua serve`, or run any action command, which starts it", ErrNoDaemon, sock)
 	}
 	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
 	go c.readLoop()
@@ -152,13 +153,13 @@ func (c *Client) readLoop() {
 	c.mu.Unlock()
 }
 
-func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(), *Error) {
+func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(), *protocol.Error) {
 	req.ID = strconv.FormatUint(c.seq.Add(1), 10)
 	ch := make(chan linkResponse, buffer)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		return nil, nil, Errorf(CodeBridgeUnavailable, "%v: run `bua status`", c.err)
+		return nil, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v: run `bua status`", c.err)
 	}
 	c.pending[req.ID] = ch
 	c.mu.Unlock()
@@ -172,12 +173,12 @@ func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (ch
 	c.wmu.Unlock()
 	if err != nil {
 		done()
-		return nil, nil, Errorf(CodeBridgeUnavailable, "write to daemon: %v", err)
+		return nil, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "write to daemon: %v", err)
 	}
 	return ch, done, nil
 }
 
-func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *Error) {
+func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *protocol.Error) {
 	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
@@ -189,32 +190,32 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *E
 	select {
 	case r, ok := <-ch:
 		if !ok {
-			return nil, Errorf(CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
+			return nil, protocol.Errorf(protocol.CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
 		}
 		return r.Result, r.Error
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, Errorf(CodeTimeout, "%s did not finish before the deadline", req.Op)
+			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish before the deadline", req.Op)
 		}
-		return nil, Errorf(CodeInternalError, "aborted by caller")
+		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 	}
 }
 
 // Request validates a locally (an invalid action never leaves the CLI),
 // then runs it in the daemon. It implements Requester.
-func (c *Client) Request(ctx context.Context, a Action) (json.RawMessage, *Error) {
+func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	raw, err := json.Marshal(a)
 	if err != nil {
-		return nil, Errorf(CodeInvalidAction, "action does not encode: %v", err)
+		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
 	return c.RequestRaw(ctx, raw, false)
 }
 
 // RequestRaw sends a raw action object; with noValidate neither the CLI nor
 // the daemon checks it, so the extension's own validation answers.
-func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *Error) {
+func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
 	if !noValidate {
-		if err := ValidateAction(action); err != nil {
+		if err := protocol.ValidateAction(action); err != nil {
 			return nil, err
 		}
 	}
@@ -222,42 +223,42 @@ func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValid
 }
 
 // callInto runs one link operation and decodes its result into a T.
-func callInto[T any](ctx context.Context, c *Client, req linkRequest) (T, *Error) {
+func callInto[T any](ctx context.Context, c *Client, req linkRequest) (T, *protocol.Error) {
 	var v T
 	raw, err := c.call(ctx, req)
 	if err != nil {
 		return v, err
 	}
 	if jerr := json.Unmarshal(raw, &v); jerr != nil {
-		return v, Errorf(CodeInternalError, "%s: the daemon's answer does not decode: %v", req.Op, jerr)
+		return v, protocol.Errorf(protocol.CodeInternalError, "%s: the daemon's answer does not decode: %v", req.Op, jerr)
 	}
 	return v, nil
 }
 
 // Status asks the daemon for its Status.
-func (c *Client) Status(ctx context.Context) (Status, *Error) {
+func (c *Client) Status(ctx context.Context) (Status, *protocol.Error) {
 	return callInto[Status](ctx, c, linkRequest{Op: OpStatus})
 }
 
 // StopDaemon asks the daemon to stop.
-func (c *Client) StopDaemon(ctx context.Context) *Error {
+func (c *Client) StopDaemon(ctx context.Context) *protocol.Error {
 	_, err := c.call(ctx, linkRequest{Op: OpStop})
 	return err
 }
 
 // PairCode mints a one-time pairing code.
-func (c *Client) PairCode(ctx context.Context) (PairCode, *Error) {
+func (c *Client) PairCode(ctx context.Context) (PairCode, *protocol.Error) {
 	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode})
 }
 
 // BrowserStart launches the managed browser (unless it runs) and waits for
 // its extension's hello.
-func (c *Client) BrowserStart(ctx context.Context, o BrowserOptions) (ManagedStatus, *Error) {
+func (c *Client) BrowserStart(ctx context.Context, o BrowserOptions) (ManagedStatus, *protocol.Error) {
 	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Options: &o})
 }
 
 // BrowserStop stops the managed browser; false when none ran.
-func (c *Client) BrowserStop(ctx context.Context) (bool, *Error) {
+func (c *Client) BrowserStop(ctx context.Context) (bool, *protocol.Error) {
 	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop})
 	return r.Stopped, err
 }
@@ -265,7 +266,7 @@ func (c *Client) BrowserStop(ctx context.Context) (bool, *Error) {
 // Follow streams events as they arrive until ctx ends. subscribed, when not
 // nil, runs once the daemon has subscribed this client, so a caller can
 // print the log file first without missing events in between.
-func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRecord)) *Error {
+func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRecord)) *protocol.Error {
 	ch, done, err := c.roundTrip(ctx, linkRequest{Op: OpEvents}, 64)
 	if err != nil {
 		return err
@@ -275,7 +276,7 @@ func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRec
 		select {
 		case r, ok := <-ch:
 			if !ok {
-				return Errorf(CodeBridgeUnavailable, "the daemon stopped")
+				return protocol.Errorf(protocol.CodeBridgeUnavailable, "the daemon stopped")
 			}
 			if r.Error != nil {
 				return r.Error

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Connection timing and size limits (gorilla chat example).
@@ -41,7 +43,7 @@ const (
 // allows one concurrent writer.
 type Conn struct {
 	Kind        Kind
-	Hello       Hello
+	Hello       protocol.Hello
 	ConnectedAt time.Time
 
 	ws       *websocket.Conn
@@ -49,21 +51,21 @@ type Conn struct {
 	done     chan struct{}
 	lastSeen atomic.Int64 // unix ms of the last frame or pong
 	log      *slog.Logger
-	onEvent  func(*Conn, Event)
+	onEvent  func(*Conn, protocol.Event)
 
 	mu        sync.Mutex
-	pending   map[string]chan *Response
+	pending   map[string]chan *protocol.Response
 	closed    bool
 	closeOnce sync.Once
 	closeCode int
 	closeMsg  string
 }
 
-func newConn(ws *websocket.Conn, kind Kind, hello Hello, log *slog.Logger, onEvent func(*Conn, Event)) *Conn {
+func newConn(ws *websocket.Conn, kind Kind, hello protocol.Hello, log *slog.Logger, onEvent func(*Conn, protocol.Event)) *Conn {
 	c := &Conn{
 		Kind: kind, Hello: hello, ConnectedAt: time.Now(),
 		ws: ws, send: make(chan []byte, sendBuffer), done: make(chan struct{}),
-		log: log, onEvent: onEvent, pending: make(map[string]chan *Response),
+		log: log, onEvent: onEvent, pending: make(map[string]chan *protocol.Response),
 	}
 	c.touch()
 	return c
@@ -114,25 +116,25 @@ func (c *Conn) readLoop() {
 }
 
 func (c *Conn) handle(data []byte) {
-	m, perr := Decode(data)
+	m, perr := protocol.Decode(data)
 	if perr != nil {
 		// A response we cannot parse still fails its request at once
 		// rather than leaving the caller to time out.
 		var probe struct {
-			Type MessageType `json:"type"`
-			ID   string      `json:"id"`
+			Type protocol.MessageType `json:"type"`
+			ID   string               `json:"id"`
 		}
-		if json.Unmarshal(data, &probe) == nil && probe.Type == TypeResponse && probe.ID != "" {
-			c.deliver(probe.ID, &Response{ID: probe.ID, Error: Errorf(CodeInternalError, "extension sent an invalid response: %s", perr.Message)})
+		if json.Unmarshal(data, &probe) == nil && probe.Type == protocol.TypeResponse && probe.ID != "" {
+			c.deliver(probe.ID, &protocol.Response{ID: probe.ID, Error: protocol.Errorf(protocol.CodeInternalError, "extension sent an invalid response: %s", perr.Message)})
 		}
 		c.log.Warn("dropping invalid message from extension", "kind", c.Kind, "err", perr.Message)
 		return
 	}
 	switch m.Type {
-	case TypeResponse:
+	case protocol.TypeResponse:
 		c.deliver(m.Response.ID, m.Response)
-	case TypeEvent:
-		if m.Event.Event.Type == EventHeartbeat {
+	case protocol.TypeEvent:
+		if m.Event.Event.Type == protocol.EventHeartbeat {
 			return // only refreshes lastSeen, never logged
 		}
 		if c.onEvent != nil {
@@ -143,7 +145,7 @@ func (c *Conn) handle(data []byte) {
 	}
 }
 
-func (c *Conn) deliver(id string, r *Response) {
+func (c *Conn) deliver(id string, r *protocol.Response) {
 	c.mu.Lock()
 	ch, ok := c.pending[id]
 	if ok {
@@ -194,22 +196,22 @@ func (c *Conn) shutdown(code int, reason string) {
 		c.closed = true
 		c.closeCode, c.closeMsg = code, reason
 		pending := c.pending
-		c.pending = make(map[string]chan *Response)
+		c.pending = make(map[string]chan *protocol.Response)
 		c.mu.Unlock()
 		why := "extension disconnected"
 		if reason != "" {
 			why += ": " + reason
 		}
 		for id, ch := range pending {
-			ch <- &Response{ID: id, Error: Errorf(CodeInternalError, "%s before answering", why)}
+			ch <- &protocol.Response{ID: id, Error: protocol.Errorf(protocol.CodeInternalError, "%s before answering", why)}
 		}
 		close(c.done)
 	})
 }
 
 // register adds a pending request; false when the connection is closed.
-func (c *Conn) register(id string) (chan *Response, bool) {
-	ch := make(chan *Response, 1)
+func (c *Conn) register(id string) (chan *protocol.Response, bool) {
+	ch := make(chan *protocol.Response, 1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

@@ -13,9 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/home"
-	"golang.org/x/time/rate"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // DefaultListen is the extension's default daemon address, per spec 001
@@ -215,7 +217,7 @@ func (d *Daemon) tokens() map[Kind]string {
 	return map[Kind]string{KindUser: user, KindManaged: managed}
 }
 
-func (d *Daemon) onEvent(c *Conn, ev Event) {
+func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 	d.log.Info("extension event", "kind", c.Kind, "type", ev.Type, "event", string(ev.Raw))
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
@@ -224,10 +226,10 @@ func (d *Daemon) onEvent(c *Conn, ev Event) {
 
 // request runs one CLI request: pick (or wait for, or launch) a browser,
 // then send. It is where --browser and the auto-launch policy meet.
-func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *Error) {
+func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *protocol.Error) {
 	d.lastActivity.Store(time.Now().UnixMilli())
 	if !lr.NoValidate {
-		if err := ValidateAction(lr.Action); err != nil {
+		if err := protocol.ValidateAction(lr.Action); err != nil {
 			return nil, err
 		}
 	}
@@ -250,7 +252,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 // --browser managed; for auto only when no user pairing exists or CI=true,
 // because a headless browser without the person's logins would surprise
 // them.
-func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *Error) {
+func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.Error) {
 	if sel == "" {
 		sel = SelectAuto
 	}
@@ -264,16 +266,16 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *Error) {
 		return c, nil
 	}
 	if ctx.Err() != nil {
-		return nil, ctxError(ctx, Action{Type: "request"})
+		return nil, ctxError(ctx, protocol.Action{Type: "request"})
 	}
 	switch {
 	case sel == SelectUser:
-		return nil, Errorf(CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
 	case sel == SelectAuto && !d.mayAutoLaunch():
-		return nil, Errorf(CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
 	}
 	if d.cfg.Launch == nil {
-		return nil, Errorf(CodeBridgeUnavailable, "no browser is connected and this daemon cannot launch one: run `bua browser start`")
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no browser is connected and this daemon cannot launch one: run `bua browser start`")
 	}
 	if err := d.managed.start(d, BrowserOptions{Headless: true}); err != nil {
 		return nil, err
@@ -299,7 +301,7 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 // extension and say hello.
 const ManagedConnectTimeout = 30 * time.Second
 
-func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *Error) {
+func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
 	defer cancel()
 	c, err := d.pool.WaitConn(wctx, SelectManaged)
@@ -307,7 +309,7 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *Error) {
 		return c, nil
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return nil, Errorf(CodeInternalError, "aborted by caller")
+		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 	}
-	return nil, Errorf(CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
+	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
 }

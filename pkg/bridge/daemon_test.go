@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/gorilla/websocket"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func TestHandshake(t *testing.T) {
@@ -28,9 +30,9 @@ func TestHandshake(t *testing.T) {
 	}{
 		{"Ack", bridgetest.Options{Token: h.UserToken}, 0, ""},
 		{"AckManaged", bridgetest.Options{Token: h.ManagedToken}, 0, ""},
-		{"VersionMismatch", bridgetest.Options{Token: h.UserToken, ProtocolVersion: 3}, bridge.CloseVersionMismatch, "update the bua extension"},
-		{"WrongToken", bridgetest.Options{Token: strings.Repeat("0", 64)}, bridge.CloseBadToken, "bua pair"},
-		{"MissingToken", bridgetest.Options{}, bridge.CloseBadToken, "no pairing token"},
+		{"VersionMismatch", bridgetest.Options{Token: h.UserToken, ProtocolVersion: 3}, protocol.CloseVersionMismatch, "update the bua extension"},
+		{"WrongToken", bridgetest.Options{Token: strings.Repeat("0", 64)}, protocol.CloseBadToken, "bua pair"},
+		{"MissingToken", bridgetest.Options{}, protocol.CloseBadToken, "no pairing token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +52,7 @@ func TestHandshake(t *testing.T) {
 			if got, want := rej.CloseCode, tt.wantClose; got != want {
 				t.Errorf("close code = %d, want %d", got, want)
 			}
-			if got, want := rej.Reject.Error.Code, bridge.CodeInvalidAction; got != want {
+			if got, want := rej.Reject.Error.Code, protocol.CodeInvalidAction; got != want {
 				t.Errorf("reject code = %q, want %q", got, want)
 			}
 			if got, want := rej.Reject.RequiredMinProtocolVersion, 4; got != want {
@@ -71,8 +73,8 @@ func TestHandshakeTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	var ce *websocket.CloseError
-	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseHandshake {
-		t.Fatalf("close = %v, want code %d", err, bridge.CloseHandshake)
+	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != protocol.CloseHandshake {
+		t.Fatalf("close = %v, want code %d", err, protocol.CloseHandshake)
 	}
 	if d := time.Since(start); d < 4*time.Second {
 		t.Errorf("closed after %s, before the 5s hello window", d)
@@ -87,8 +89,8 @@ func TestHandshakeFirstMessageNotHello(t *testing.T) {
 	}
 	_ = e.SendEvent(map[string]any{"type": "heartbeat"})
 	var ce *websocket.CloseError
-	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseHandshake {
-		t.Fatalf("close = %v, want code %d", err, bridge.CloseHandshake)
+	if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != protocol.CloseHandshake {
+		t.Fatalf("close = %v, want code %d", err, protocol.CloseHandshake)
 	}
 }
 
@@ -178,11 +180,11 @@ func TestReadLimitBeforeAck(t *testing.T) {
 func TestReplacement(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	first := h.Connect(t)
-	first.Handle(bridge.ActionClick, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+	first.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 	c := h.Client(t)
-	errc := make(chan *bridge.Error, 1)
+	errc := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := c.Request(context.Background(), bridge.Click(bridge.Target{UID: "e1"}))
+		_, err := c.Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
 		errc <- err
 	}()
 	waitInFlight(t, h.Daemon.Pool(), 1)
@@ -193,12 +195,12 @@ func TestReplacement(t *testing.T) {
 	}
 	defer second.Close()
 	var ce *websocket.CloseError
-	if err := first.CloseErr(); !errors.As(err, &ce) || ce.Code != bridge.CloseReplaced {
-		t.Fatalf("old connection closed with %v, want %d", err, bridge.CloseReplaced)
+	if err := first.CloseErr(); !errors.As(err, &ce) || ce.Code != protocol.CloseReplaced {
+		t.Fatalf("old connection closed with %v, want %d", err, protocol.CloseReplaced)
 	}
 	select {
 	case err := <-errc:
-		if err == nil || err.Code != bridge.CodeInternalError {
+		if err == nil || err.Code != protocol.CodeInternalError {
 			t.Fatalf("pending request on replaced connection = %v, want internal_error", err)
 		}
 	case <-time.After(2 * time.Second):
@@ -226,28 +228,28 @@ func TestPool_Request(t *testing.T) {
 	pool := h.Daemon.Pool()
 
 	t.Run("OK", func(t *testing.T) {
-		res, err := pool.Request(context.Background(), bridge.Navigate("https://example.com").OnTab(7))
+		res, err := pool.Request(context.Background(), protocol.Navigate("https://example.com").OnTab(7))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ok bridge.OKResult
+		var ok protocol.OKResult
 		if json.Unmarshal(res, &ok); !ok.OK || ok.TabID == nil || *ok.TabID != 7 {
 			t.Fatalf("result = %s", res)
 		}
 	})
 	t.Run("ErrorResponse", func(t *testing.T) {
-		ext.Handle(bridge.ActionClick, func(bridge.Action) (any, *bridge.Error) {
-			return nil, bridge.Errorf(bridge.CodeElementStale, "uid e3 is stale")
+		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
+			return nil, protocol.Errorf(protocol.CodeElementStale, "uid e3 is stale")
 		})
-		_, err := pool.Request(context.Background(), bridge.Click(bridge.Target{UID: "e3"}))
-		if err == nil || err.Code != bridge.CodeElementStale || err.Message != "uid e3 is stale" {
+		_, err := pool.Request(context.Background(), protocol.Click(protocol.Target{UID: "e3"}))
+		if err == nil || err.Code != protocol.CodeElementStale || err.Message != "uid e3 is stale" {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("InvalidNeverSent", func(t *testing.T) {
 		before := len(ext.Requests())
-		_, err := pool.Request(context.Background(), bridge.Navigate("javascript:alert(1)"))
-		if err == nil || err.Code != bridge.CodeInvalidAction {
+		_, err := pool.Request(context.Background(), protocol.Navigate("javascript:alert(1)"))
+		if err == nil || err.Code != protocol.CodeInvalidAction {
 			t.Fatalf("err = %v, want invalid_action", err)
 		}
 		if len(ext.Requests()) != before {
@@ -255,11 +257,11 @@ func TestPool_Request(t *testing.T) {
 		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
-		ext.Handle(bridge.ActionHover, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+		ext.Handle(protocol.ActionHover, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		_, err := pool.Request(ctx, bridge.Hover(bridge.Target{Selector: "a"}))
-		if err == nil || err.Code != bridge.CodeTimeout {
+		_, err := pool.Request(ctx, protocol.Hover(protocol.Target{Selector: "a"}))
+		if err == nil || err.Code != protocol.CodeTimeout {
 			t.Fatalf("err = %v, want timeout", err)
 		}
 		if n := pool.Stats().InFlight; n != 0 {
@@ -267,11 +269,11 @@ func TestPool_Request(t *testing.T) {
 		}
 	})
 	t.Run("Cancelled", func(t *testing.T) {
-		ext.Handle(bridge.ActionScroll, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+		ext.Handle(protocol.ActionScroll, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-		_, err := pool.Request(ctx, bridge.Scroll("down", 0))
-		if err == nil || err.Code != bridge.CodeInternalError || err.Message != "aborted by caller" {
+		_, err := pool.Request(ctx, protocol.Scroll("down", 0))
+		if err == nil || err.Code != protocol.CodeInternalError || err.Message != "aborted by caller" {
 			t.Fatalf("err = %v, want internal_error aborted by caller", err)
 		}
 		if n := pool.Stats().InFlight; n != 0 {
@@ -279,16 +281,16 @@ func TestPool_Request(t *testing.T) {
 		}
 	})
 	t.Run("Malformed", func(t *testing.T) {
-		ext.Handle(bridge.ActionPressKey, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Malformed })
-		_, err := pool.Request(context.Background(), bridge.PressKey("Enter"))
-		if err == nil || err.Code != bridge.CodeInternalError {
+		ext.Handle(protocol.ActionPressKey, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Malformed })
+		_, err := pool.Request(context.Background(), protocol.PressKey("Enter"))
+		if err == nil || err.Code != protocol.CodeInternalError {
 			t.Fatalf("err = %v, want internal_error for an invalid response", err)
 		}
 	})
 	t.Run("Disconnect", func(t *testing.T) {
-		ext.Handle(bridge.ActionExtract, func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Hangup })
-		_, err := pool.Request(context.Background(), bridge.Extract(""))
-		if err == nil || err.Code != bridge.CodeInternalError || !strings.Contains(err.Message, "disconnected") {
+		ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Hangup })
+		_, err := pool.Request(context.Background(), protocol.Extract(""))
+		if err == nil || err.Code != protocol.CodeInternalError || !strings.Contains(err.Message, "disconnected") {
 			t.Fatalf("err = %v, want internal_error disconnected", err)
 		}
 	})
@@ -297,12 +299,12 @@ func TestPool_Request(t *testing.T) {
 func TestDisconnectFailsEveryPending(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
-	ext.HandleAll(func(bridge.Action) (any, *bridge.Error) { return nil, bridgetest.Silent })
+	ext.HandleAll(func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 	const n = 5
-	errs := make(chan *bridge.Error, n)
+	errs := make(chan *protocol.Error, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			_, err := h.Daemon.Pool().Request(context.Background(), bridge.GetTabs())
+			_, err := h.Daemon.Pool().Request(context.Background(), protocol.GetTabs())
 			errs <- err
 		}()
 	}
@@ -311,7 +313,7 @@ func TestDisconnectFailsEveryPending(t *testing.T) {
 	for i := 0; i < n; i++ {
 		select {
 		case err := <-errs:
-			if err == nil || err.Code != bridge.CodeInternalError {
+			if err == nil || err.Code != protocol.CodeInternalError {
 				t.Fatalf("pending %d: %v, want internal_error", i, err)
 			}
 		case <-time.After(2 * time.Second):
@@ -323,19 +325,19 @@ func TestDisconnectFailsEveryPending(t *testing.T) {
 func TestDefaultTimeout(t *testing.T) {
 	ms := 2000
 	tests := []struct {
-		a    bridge.Action
+		a    protocol.Action
 		want time.Duration
 	}{
-		{bridge.Navigate("https://a.test"), 30 * time.Second},
-		{bridge.Extract(""), 30 * time.Second},
-		{bridge.Screenshot(false), 30 * time.Second},
-		{bridge.Evaluate("return 1"), 15 * time.Second},
-		{bridge.WaitFor(bridge.Target{Selector: "#a"}, 0), 15 * time.Second},
-		{bridge.Action{Type: bridge.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}, 7 * time.Second},
-		{bridge.Click(bridge.Target{UID: "e1"}), 30 * time.Second},
+		{protocol.Navigate("https://a.test"), 30 * time.Second},
+		{protocol.Extract(""), 30 * time.Second},
+		{protocol.Screenshot(false), 30 * time.Second},
+		{protocol.Evaluate("return 1"), 15 * time.Second},
+		{protocol.WaitFor(protocol.Target{Selector: "#a"}, 0), 15 * time.Second},
+		{protocol.Action{Type: protocol.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}, 7 * time.Second},
+		{protocol.Click(protocol.Target{UID: "e1"}), 30 * time.Second},
 	}
 	for _, tt := range tests {
-		if got := bridge.DefaultTimeout(tt.a); got != tt.want {
+		if got := protocol.DefaultTimeout(tt.a); got != tt.want {
 			t.Errorf("DefaultTimeout(%s) = %s, want %s", tt.a.Type, got, tt.want)
 		}
 	}
@@ -344,25 +346,25 @@ func TestDefaultTimeout(t *testing.T) {
 func TestClientRoundTrip(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
-	ext.Handle(bridge.ActionGetTabs, func(bridge.Action) (any, *bridge.Error) {
-		return []bridge.TabInfo{{TabID: 3, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
+	ext.Handle(protocol.ActionGetTabs, func(protocol.Action) (any, *protocol.Error) {
+		return []protocol.TabInfo{{TabID: 3, URL: "https://a.test/", Title: "A", Domain: "a.test"}}, nil
 	})
 	c := h.Client(t)
-	res, err := c.Request(context.Background(), bridge.GetTabs())
+	res, err := c.Request(context.Background(), protocol.GetTabs())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tabs []bridge.TabInfo
+	var tabs []protocol.TabInfo
 	if json.Unmarshal(res, &tabs); len(tabs) != 1 || tabs[0].Domain != "a.test" {
 		t.Fatalf("tabs = %s", res)
 	}
 	// The client refuses invalid actions before they reach the socket.
-	if _, err := c.Request(context.Background(), bridge.Action{Type: bridge.ActionClick}); err == nil || err.Code != bridge.CodeInvalidAction {
+	if _, err := c.Request(context.Background(), protocol.Action{Type: protocol.ActionClick}); err == nil || err.Code != protocol.CodeInvalidAction {
 		t.Fatalf("invalid click: %v", err)
 	}
 	// --no-validate lets the extension's own validation answer.
 	before := len(ext.Requests())
-	if _, err := c.RequestRaw(context.Background(), json.RawMessage(`{"type":"click"}`), true); err == nil || err.Code != bridge.CodeInvalidAction || !strings.Contains(err.Message, "selector or uid") {
+	if _, err := c.RequestRaw(context.Background(), json.RawMessage(`{"type":"click"}`), true); err == nil || err.Code != protocol.CodeInvalidAction || !strings.Contains(err.Message, "selector or uid") {
 		t.Fatalf("raw request: %v, want the extension's invalid_action", err)
 	}
 	if len(ext.Requests()) != before {
@@ -392,8 +394,8 @@ func TestNoBrowserPolicy(t *testing.T) {
 		},
 	})
 	c := h.Client(t)
-	_, err := c.Request(context.Background(), bridge.GetTabs())
-	if err == nil || err.Code != bridge.CodeBridgeUnavailable || err.ExitCode() != bridge.ExitUnavailable {
+	_, err := c.Request(context.Background(), protocol.GetTabs())
+	if err == nil || err.Code != protocol.CodeBridgeUnavailable || err.ExitCode() != protocol.ExitUnavailable {
 		t.Fatalf("err = %v, want bridge_unavailable", err)
 	}
 	if !strings.Contains(err.Message, "bua browser start") {
@@ -452,7 +454,7 @@ func TestEventsLoggedAndFollowed(t *testing.T) {
 	_ = ext.SendEvent(map[string]any{"type": "heartbeat"})
 	_ = ext.SendEvent(map[string]any{"type": "session_started", "domain": "a.test", "tabId": 4, "startedAt": 1})
 	_ = ext.SendEvent(map[string]any{"type": "future_event", "x": 1})
-	for _, want := range []bridge.EventType{bridge.EventSessionStarted, "future_event"} {
+	for _, want := range []protocol.EventType{protocol.EventSessionStarted, "future_event"} {
 		select {
 		case r := <-got:
 			if r.Event.Type != want || r.Kind != bridge.KindUser {

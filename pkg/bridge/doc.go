@@ -1,19 +1,18 @@
 // Package bridge implements the daemon side of bua's browser bridge,
 // protocol v4 (shared/spec 000, normative), and the pool and cancellation
-// rules of the architecture (shared/spec 001).
+// rules of the architecture (shared/spec 001). The wire types, validation
+// and error contract live in pkg/protocol; this package moves them.
 //
 // Main pieces:
-//   - protocol.go, actions.go, results.go, events.go: the wire types. The
-//     envelope is Hello, Ack, Reject, Request, Response and EventMessage;
-//     Action is the 13-action union.
-//   - schema.go: validation against extension/schema/protocol.schema.json,
-//     the one schema the extension also validates with.
-//   - errors.go: the protocol error codes, their hints and exit codes.
 //   - pool.go, conn.go: Pool.Request matches requests to responses over the
 //     extension's WebSocket, one connection per pairing.
 //   - daemon.go, handshake.go: the WebSocket endpoint (Origin, Host, token
 //     checks, hello -> ack/reject) and the CLI's unix socket.
-//   - client.go: what CLI commands use to reach the daemon.
+//   - link.go, client.go: the CLI's link to the daemon; Client implements
+//     protocol.Requester.
+//   - pairing.go, tokens.go: pairings, tokens and one-time codes.
+//   - managed.go: the daemon's glue to the managed Chromium (pkg/browser).
+//   - eventlog.go: the size-bounded JSONL event log and its subscribers.
 //
 // The bridgetest subpackage holds a fake extension that speaks the real
 // protocol over a real socket.

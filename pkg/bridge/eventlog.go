@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // MaxEventLog bounds the event log file; past it the log rotates to one
@@ -13,9 +15,9 @@ const MaxEventLog = 4 << 20
 
 // EventRecord is one line of the event log (JSON lines).
 type EventRecord struct {
-	Time  time.Time `json:"time"`
-	Kind  Kind      `json:"kind"`
-	Event Event     `json:"event"`
+	Time  time.Time      `json:"time"`
+	Kind  Kind           `json:"kind"`
+	Event protocol.Event `json:"event"`
 }
 
 // eventLog appends events to a size-bounded file and fans them out to

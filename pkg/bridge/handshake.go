@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // HandshakeTimeout is how long a new connection has to send hello.
@@ -78,27 +80,27 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	_, data, err := ws.ReadMessage()
 	if err != nil {
 		d.log.Info("handshake failed", "err", err)
-		closeWS(ws, CloseHandshake, "no hello within 5s")
+		closeWS(ws, protocol.CloseHandshake, "no hello within 5s")
 		return
 	}
-	m, perr := Decode(data)
-	if perr != nil || m.Type != TypeHello {
+	m, perr := protocol.Decode(data)
+	if perr != nil || m.Type != protocol.TypeHello {
 		msg := "the first message must be hello"
 		if perr != nil {
 			msg += ": " + perr.Message
 		}
-		d.reject(ws, CloseHandshake, msg)
+		d.reject(ws, protocol.CloseHandshake, msg)
 		return
 	}
 	h := m.Hello
-	if h.ProtocolVersion != ProtocolVersion {
-		d.reject(ws, CloseVersionMismatch, fmt.Sprintf(
+	if h.ProtocolVersion != protocol.ProtocolVersion {
+		d.reject(ws, protocol.CloseVersionMismatch, fmt.Sprintf(
 			"protocol version %d is not supported; this bua speaks %d: update the bua extension (`bua extension path`) or the bua binary so both match",
-			h.ProtocolVersion, ProtocolVersion))
+			h.ProtocolVersion, protocol.ProtocolVersion))
 		return
 	}
 	if d.limiter.Tokens() < 1 {
-		d.reject(ws, CloseBadToken, "too many wrong pairing tokens: wait a minute, then pair again with `bua pair`")
+		d.reject(ws, protocol.CloseBadToken, "too many wrong pairing tokens: wait a minute, then pair again with `bua pair`")
 		return
 	}
 	kind, ok := matchToken(h.PairingToken, d.tokens())
@@ -108,10 +110,10 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		if h.PairingToken == "" {
 			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
 		}
-		d.reject(ws, CloseBadToken, msg)
+		d.reject(ws, protocol.CloseBadToken, msg)
 		return
 	}
-	ack, _ := json.Marshal(Ack{Type: TypeAck, ProtocolVersion: ProtocolVersion, ServerVersion: d.cfg.ServerVersion})
+	ack, _ := json.Marshal(protocol.Ack{Type: protocol.TypeAck, ProtocolVersion: protocol.ProtocolVersion, ServerVersion: d.cfg.ServerVersion})
 	_ = ws.SetWriteDeadline(time.Now().Add(writeWait))
 	if err := ws.WriteMessage(websocket.TextMessage, ack); err != nil {
 		ws.Close()
@@ -125,9 +127,9 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 
 func (d *Daemon) reject(ws *websocket.Conn, code int, msg string) {
 	d.log.Info("handshake rejected", "closeCode", code, "reason", msg)
-	rej, _ := json.Marshal(Reject{
-		Type: TypeReject, RequiredMinProtocolVersion: ProtocolVersion,
-		Error: &Error{Code: CodeInvalidAction, Message: msg},
+	rej, _ := json.Marshal(protocol.Reject{
+		Type: protocol.TypeReject, RequiredMinProtocolVersion: protocol.ProtocolVersion,
+		Error: &protocol.Error{Code: protocol.CodeInvalidAction, Message: msg},
 	})
 	_ = ws.SetWriteDeadline(time.Now().Add(writeWait))
 	_ = ws.WriteMessage(websocket.TextMessage, rej)
@@ -161,7 +163,7 @@ func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(v)
 	}
 	fail := func(status int, msg string) {
-		writeJSON(status, map[string]*Error{"error": {Code: CodeInvalidAction, Message: msg}})
+		writeJSON(status, map[string]*protocol.Error{"error": {Code: protocol.CodeInvalidAction, Message: msg}})
 	}
 	if r.Method != http.MethodPost {
 		fail(http.StatusMethodNotAllowed, "POST a JSON {\"code\": \"XXXX-XXXX\"}")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/home"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // The CLI link: newline-delimited JSON frames over the private unix socket.
@@ -41,7 +42,7 @@ type linkRequest struct {
 type linkResponse struct {
 	ID     string          `json:"id"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  *Error          `json:"error,omitempty"`
+	Error  *protocol.Error `json:"error,omitempty"`
 	Event  *EventRecord    `json:"event,omitempty"` // streamed by OpEvents
 	More   bool            `json:"more,omitempty"`  // more frames follow for this id
 }
@@ -64,13 +65,13 @@ type Status struct {
 
 // ConnStatus is one extension connection in Status.
 type ConnStatus struct {
-	Kind            Kind      `json:"kind"`
-	ClientVersion   string    `json:"clientVersion"`
-	ProtocolVersion int       `json:"protocolVersion"`
-	Caps            *Caps     `json:"caps,omitempty"`
-	ConnectedAt     time.Time `json:"connectedAt"`
-	LastSeen        time.Time `json:"lastSeen"`
-	InFlight        int       `json:"inFlight"`
+	Kind            Kind           `json:"kind"`
+	ClientVersion   string         `json:"clientVersion"`
+	ProtocolVersion int            `json:"protocolVersion"`
+	Caps            *protocol.Caps `json:"caps,omitempty"`
+	ConnectedAt     time.Time      `json:"connectedAt"`
+	LastSeen        time.Time      `json:"lastSeen"`
+	InFlight        int            `json:"inFlight"`
 }
 
 // PairCode is a minted one-time pairing code.
@@ -111,7 +112,7 @@ func (d *Daemon) serveLink(c net.Conn) {
 	for sc.Scan() {
 		var req linkRequest
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-			write(linkResponse{Error: Errorf(CodeInvalidAction, "bad CLI frame: %v", err)})
+			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
 		go d.serveOp(ctx, &req, write)
@@ -119,12 +120,12 @@ func (d *Daemon) serveLink(c net.Conn) {
 }
 
 func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkResponse)) {
-	reply := func(v any, err *Error) {
+	reply := func(v any, err *protocol.Error) {
 		r := linkResponse{ID: req.ID, Error: err}
 		if err == nil {
 			raw, merr := json.Marshal(v)
 			if merr != nil {
-				r.Error = Errorf(CodeInternalError, "encode: %v", merr)
+				r.Error = protocol.Errorf(protocol.CodeInternalError, "encode: %v", merr)
 			} else {
 				r.Result = raw
 			}
@@ -142,7 +143,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		d.Stop()
 	case OpPairCode:
 		if _, err := EnsureToken(d.cfg.Dirs.TokenFile(), false); err != nil {
-			reply(nil, Errorf(CodeInternalError, "token: %v", err))
+			reply(nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err))
 			return
 		}
 		code, exp := d.codes.mint(time.Now())
@@ -182,7 +183,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			}
 		}
 	default:
-		reply(nil, Errorf(CodeInvalidAction, "unknown op %q", req.Op))
+		reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "unknown op %q", req.Op))
 	}
 }
 

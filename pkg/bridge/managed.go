@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Launcher starts a browser with the extension at o.ExtensionDir loaded.
@@ -87,37 +88,37 @@ func (m *managedBrowser) status() ManagedStatus {
 }
 
 // start launches the managed browser unless one is running.
-func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *Error {
+func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.running() {
 		return nil
 	}
 	if d.cfg.Launch == nil {
-		return Errorf(CodeBridgeUnavailable, "this daemon cannot launch browsers")
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon cannot launch browsers")
 	}
 	dirs := d.cfg.Dirs
 	tok, err := EnsureToken(dirs.ManagedTokenFile(), false)
 	if err != nil {
-		return Errorf(CodeInternalError, "managed token: %v", err)
+		return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
 	}
 	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
 	base := dirs.BrowserDir()
 	extDir := filepath.Join(base, "extension")
 	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
 	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
-		return Errorf(CodeInternalError, "write extension: %v", err)
+		return protocol.Errorf(protocol.CodeInternalError, "write extension: %v", err)
 	}
 	profile := o.Profile
 	if profile == "" {
 		profile = filepath.Join(base, "profile")
 	}
 	if err := os.MkdirAll(profile, 0o700); err != nil {
-		return Errorf(CodeInternalError, "profile: %v", err)
+		return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(base, "browser.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		return Errorf(CodeInternalError, "browser log: %v", err)
+		return protocol.Errorf(protocol.CodeInternalError, "browser log: %v", err)
 	}
 	// The browser outlives the request that launched it.
 	proc, err := d.cfg.Launch(context.Background(), LaunchOptions{
@@ -125,7 +126,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *Error {
 	})
 	if err != nil {
 		logf.Close()
-		return Errorf(CodeBridgeUnavailable, "launch browser: %v", err)
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "launch browser: %v", err)
 	}
 	go func() { <-proc.Done(); logf.Close() }()
 	m.proc, m.started, m.opts = proc, time.Now(), o

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Pool matches requests with responses over the extension connections, per
@@ -41,7 +43,7 @@ func (p *Pool) Attach(c *Conn) {
 	p.mu.Unlock()
 	if old != nil {
 		p.log.Info("extension connection replaced", "kind", c.Kind)
-		old.Close(CloseReplaced, "replaced by a newer connection of the same pairing")
+		old.Close(protocol.CloseReplaced, "replaced by a newer connection of the same pairing")
 	}
 	c.start()
 	go func() {
@@ -150,10 +152,10 @@ func (p *Pool) Stats() Stats {
 }
 
 // Request sends a on the connection auto selection picks (see Send).
-func (p *Pool) Request(ctx context.Context, a Action) (json.RawMessage, *Error) {
+func (p *Pool) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	c := p.Conn(SelectAuto)
 	if c == nil {
-		return nil, Errorf(CodeBridgeUnavailable, "no extension is connected")
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no extension is connected")
 	}
 	return p.Send(ctx, c, a)
 }
@@ -164,7 +166,7 @@ func (p *Pool) Request(ctx context.Context, a Action) (json.RawMessage, *Error) 
 // resolves at once with internal_error "aborted by caller"; a disconnect
 // with internal_error. The pending entry is always removed, so a late
 // response is logged and dropped as stray.
-func (p *Pool) Send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *Error) {
+func (p *Pool) Send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -175,37 +177,37 @@ func (p *Pool) Send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *E
 // the daemon uses it for CLI actions it has just validated, and for
 // `bua request --no-validate`, so tests can prove the extension validates
 // on its own.
-func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *Error) {
-	var head Action
+func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *protocol.Error) {
+	var head protocol.Action
 	_ = json.Unmarshal(a, &head) // only for the default timeout
 	return p.sendFrame(ctx, c, head, a)
 }
 
-func (p *Pool) send(ctx context.Context, c *Conn, a Action) (json.RawMessage, *Error) {
+func (p *Pool) send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	raw, err := json.Marshal(a)
 	if err != nil {
-		return nil, Errorf(CodeInvalidAction, "action does not encode: %v", err)
+		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
 	return p.sendFrame(ctx, c, a, raw)
 }
 
-func (p *Pool) sendFrame(ctx context.Context, c *Conn, a Action, action json.RawMessage) (json.RawMessage, *Error) {
+func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action json.RawMessage) (json.RawMessage, *protocol.Error) {
 	id := uuid.NewString()
 	frame, err := json.Marshal(struct {
-		Type   MessageType     `json:"type"`
-		ID     string          `json:"id"`
-		Action json.RawMessage `json:"action"`
-	}{TypeRequest, id, action})
+		Type   protocol.MessageType `json:"type"`
+		ID     string               `json:"id"`
+		Action json.RawMessage      `json:"action"`
+	}{protocol.TypeRequest, id, action})
 	if err != nil {
-		return nil, Errorf(CodeInternalError, "request does not encode: %v", err)
+		return nil, protocol.Errorf(protocol.CodeInternalError, "request does not encode: %v", err)
 	}
 	ch, ok := c.register(id)
 	if !ok {
-		return nil, Errorf(CodeInternalError, "extension disconnected")
+		return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected")
 	}
 	defer c.unregister(id)
 
-	timeout := DefaultTimeout(a)
+	timeout := protocol.DefaultTimeout(a)
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
@@ -215,7 +217,7 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a Action, action json.Raw
 	select {
 	case c.send <- frame:
 	case <-c.done:
-		return nil, Errorf(CodeInternalError, "extension disconnected")
+		return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected")
 	case <-ctx.Done():
 		return nil, ctxError(ctx, a)
 	case <-timer.C:
@@ -234,13 +236,13 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a Action, action json.Raw
 	}
 }
 
-func ctxError(ctx context.Context, a Action) *Error {
+func ctxError(ctx context.Context, a protocol.Action) *protocol.Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return Errorf(CodeTimeout, "%s did not finish before the caller's deadline", a.Type)
+		return protocol.Errorf(protocol.CodeTimeout, "%s did not finish before the caller's deadline", a.Type)
 	}
-	return Errorf(CodeInternalError, "aborted by caller")
+	return protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 }
 
-func timeoutError(a Action, d time.Duration) *Error {
-	return Errorf(CodeTimeout, "%s got no response within %s", a.Type, d.Round(time.Millisecond))
+func timeoutError(a protocol.Action, d time.Duration) *protocol.Error {
+	return protocol.Errorf(protocol.CodeTimeout, "%s got no response within %s", a.Type, d.Round(time.Millisecond))
 }

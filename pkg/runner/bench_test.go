@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // okRequester answers every action {"ok":true} without recording, so the
 // benchmark measures the runner alone.
 type okRequester struct{}
 
-func (okRequester) Request(context.Context, bridge.Action) (json.RawMessage, *bridge.Error) {
+func (okRequester) Request(context.Context, protocol.Action) (json.RawMessage, *protocol.Error) {
 	return json.RawMessage(`{"ok":true}`), nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // TestRun_ThroughDaemon runs a flow through the real daemon, over its unix
@@ -18,22 +19,22 @@ func TestRun_ThroughDaemon(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
 	var clicks atomic.Int32
-	ext.Handle(bridge.ActionOpenTab, func(a bridge.Action) (any, *bridge.Error) {
-		return bridge.OpenTabResult{TabID: 31, WindowID: 1, Domain: "example.com"}, nil
+	ext.Handle(protocol.ActionOpenTab, func(a protocol.Action) (any, *protocol.Error) {
+		return protocol.OpenTabResult{TabID: 31, WindowID: 1, Domain: "example.com"}, nil
 	})
-	ext.Handle(bridge.ActionExtract, func(a bridge.Action) (any, *bridge.Error) {
+	ext.Handle(protocol.ActionExtract, func(a protocol.Action) (any, *protocol.Error) {
 		r := loginPage()
 		r.TabID = a.TabID
 		return r, nil
 	})
-	ext.Handle(bridge.ActionClick, func(a bridge.Action) (any, *bridge.Error) {
+	ext.Handle(protocol.ActionClick, func(a protocol.Action) (any, *protocol.Error) {
 		if clicks.Add(1) == 1 {
-			return nil, bridge.Errorf(bridge.CodeElementStale, "uid %s is from an old page", a.UID)
+			return nil, protocol.Errorf(protocol.CodeElementStale, "uid %s is from an old page", a.UID)
 		}
-		return bridge.OKResult{OK: true, TabID: a.TabID}, nil
+		return protocol.OKResult{OK: true, TabID: a.TabID}, nil
 	})
-	ext.Handle(bridge.ActionEvaluate, func(a bridge.Action) (any, *bridge.Error) {
-		return bridge.EvaluateResult{Type: "string", Value: "Dashboard", TabID: a.TabID}, nil
+	ext.Handle(protocol.ActionEvaluate, func(a protocol.Action) (any, *protocol.Error) {
+		return protocol.EvaluateResult{Type: "string", Value: "Dashboard", TabID: a.TabID}, nil
 	})
 	dir := writeFlows(t, map[string]string{"main.yaml": `
 name: through the daemon

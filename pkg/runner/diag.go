@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Diagnostic is one problem found while loading a flow, hcl-style: where it
@@ -56,7 +56,7 @@ func (ds Diagnostics) String() string {
 }
 
 // LoadError is an invalid flow: every diagnostic of the load. It exits 2
-// (bridge.ExitUsage) and nothing has run when it is returned.
+// (protocol.ExitUsage) and nothing has run when it is returned.
 type LoadError struct {
 	Diags Diagnostics
 }
@@ -68,5 +68,5 @@ func (e *LoadError) Error() string {
 	return fmt.Sprintf("invalid flow: %d problems:\n%s", len(e.Diags), strings.TrimRight(e.Diags.String(), "\n"))
 }
 
-// ExitCode is bridge.ExitUsage: an invalid flow is a usage error.
-func (e *LoadError) ExitCode() int { return bridge.ExitUsage }
+// ExitCode is protocol.ExitUsage: an invalid flow is a usage error.
+func (e *LoadError) ExitCode() int { return protocol.ExitUsage }

@@ -22,6 +22,6 @@
 // failure artifacts; secrets.go masks secrets everywhere they would be
 // printed; serve.go serves a static folder on loopback for a run.
 //
-// The runner reaches the browser only through bridge.Requester; the
+// The runner reaches the browser only through protocol.Requester; the
 // runnertest subpackage is a scripted fake for tests.
 package runner

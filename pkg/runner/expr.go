@@ -9,12 +9,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Built-in names of the expression environment. An `as` name may not shadow
@@ -80,9 +81,9 @@ func (e *Expr) Eval(s *State) (any, error) {
 	}
 	out, err := s.vm.Run(e.prog, s.env)
 	if err != nil {
-		// Keep a helper's *bridge.Error (uid miss) visible to the policy,
+		// Keep a helper's *protocol.Error (uid miss) visible to the policy,
 		// with expr's position dropped from its message.
-		var be *bridge.Error
+		var be *protocol.Error
 		if errors.As(err, &be) {
 			return nil, be
 		}
@@ -372,7 +373,7 @@ func snippetError(src string, n ast.Node, msg string) *exprError {
 
 // The helpers, usable from Go too. Each takes an extract result as decoded
 // from JSON (map[string]any with "elements": [{uid, role, name, visible}])
-// or a bridge.ExtractResult.
+// or a protocol.ExtractResult.
 
 var regexCache sync.Map // pattern -> *regexp.Regexp or error
 
@@ -398,21 +399,21 @@ func compileRegex(pattern string) (*regexp.Regexp, error) {
 func findElement(result any, role, nameRegex string) (map[string]any, int, error) {
 	re, err := compileRegex(nameRegex)
 	if err != nil {
-		return nil, 0, bridge.Errorf(bridge.CodeInvalidAction, "name pattern %q is not a valid RE2 regex: %v", nameRegex, err)
+		return nil, 0, protocol.Errorf(protocol.CodeInvalidAction, "name pattern %q is not a valid RE2 regex: %v", nameRegex, err)
 	}
 	var elements []any
 	switch r := result.(type) {
 	case map[string]any:
 		elements, _ = r["elements"].([]any)
-	case bridge.ExtractResult:
+	case protocol.ExtractResult:
 		result = toMap(r)
 		return findElement(result, role, nameRegex)
-	case *bridge.ExtractResult:
+	case *protocol.ExtractResult:
 		return findElement(*r, role, nameRegex)
 	case nil:
 		return nil, 0, nil
 	default:
-		return nil, 0, bridge.Errorf(bridge.CodeInvalidAction, "uid/has/element want an extract result, got %T", result)
+		return nil, 0, protocol.Errorf(protocol.CodeInvalidAction, "uid/has/element want an extract result, got %T", result)
 	}
 	var hidden map[string]any
 	for _, e := range elements {
@@ -444,7 +445,7 @@ func toMap(v any) map[string]any {
 
 // UID returns the uid of the first element of an extract result whose role
 // is role and whose name matches nameRegex (unanchored RE2), preferring
-// visible elements. A miss is an element_not_found *bridge.Error naming the
+// visible elements. A miss is an element_not_found *protocol.Error naming the
 // role and pattern, so the flow's re-extract recovery applies to it.
 func UID(result any, role, nameRegex string) (string, error) {
 	el, n, err := findElement(result, role, nameRegex)
@@ -453,9 +454,9 @@ func UID(result any, role, nameRegex string) (string, error) {
 	}
 	if el == nil {
 		if result == nil {
-			return "", bridge.Errorf(bridge.CodeElementNotFound, "no %s named /%s/: there is no extract result to search (extract first, with `as`)", role, nameRegex)
+			return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/: there is no extract result to search (extract first, with `as`)", role, nameRegex)
 		}
-		return "", bridge.Errorf(bridge.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract", role, nameRegex, n)
+		return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract", role, nameRegex, n)
 	}
 	uid, _ := el["uid"].(string)
 	return uid, nil

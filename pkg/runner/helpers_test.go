@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -23,7 +23,7 @@ func ExampleUID() {
 	uid, _ := UID(page, "button", "(?i)sign in")
 	fmt.Println(uid)
 	_, err := UID(page, "link", "Help")
-	fmt.Println(err.(*bridge.Error).Code)
+	fmt.Println(err.(*protocol.Error).Code)
 	// Output:
 	// e2
 	// element_not_found

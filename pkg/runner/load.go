@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"gopkg.in/yaml.v3"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Defaults of a flow's limits, per the flows issue.
@@ -477,14 +478,14 @@ var modifierKeys = map[string]bool{"name": true, "as": true, "if": true, "timeou
 // kindKeys lists every step kind for messages.
 func kindKeys() string {
 	var names []string
-	for _, a := range bridge.Actions {
+	for _, a := range protocol.Actions {
 		names = append(names, string(a))
 	}
 	return strings.Join(append(names, controlKinds...), ", ")
 }
 
 func isAction(k string) bool {
-	for _, a := range bridge.Actions {
+	for _, a := range protocol.Actions {
 		if string(a) == k {
 			return true
 		}
@@ -612,7 +613,7 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 			} else {
 				allowOnly(kindK.Value)
 			}
-			step = fs.actionStep(meta, bridge.ActionType(kindK.Value), kindK, kindV, extra["obstacles"])
+			step = fs.actionStep(meta, protocol.ActionType(kindK.Value), kindK, kindV, extra["obstacles"])
 		}
 	}
 	if step == nil {
@@ -682,13 +683,13 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 				continue
 			}
 			for _, c := range v.Content {
-				code := bridge.ErrorCode(c.Value)
-				if _, ok := bridge.Contract[code]; !ok || code == bridge.CodeBridgeUnavailable {
+				code := protocol.ErrorCode(c.Value)
+				if _, ok := protocol.Contract[code]; !ok || code == protocol.CodeBridgeUnavailable {
 					fs.errf(c, "retry.on: unknown error code %q (expected one of %s)", c.Value, retryableCodes())
 					continue
 				}
-				if bridge.Contract[code].Retry == "never" {
-					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, bridge.Contract[code].Hint)
+				if protocol.Contract[code].Retry == "never" {
+					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, protocol.Contract[code].Hint)
 					continue
 				}
 				r.On = append(r.On, code)
@@ -698,7 +699,7 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 		}
 	}
 	if r.On == nil {
-		r.On = []bridge.ErrorCode{bridge.CodeTimeout}
+		r.On = []protocol.ErrorCode{protocol.CodeTimeout}
 	}
 	return r
 }
@@ -707,8 +708,8 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 // lets a flow name in retry.on.
 func retryableCodes() string {
 	var names []string
-	for _, c := range bridge.Codes {
-		if bridge.Contract[c].Retry != "never" {
+	for _, c := range protocol.Codes {
+		if protocol.Contract[c].Retry != "never" {
 			names = append(names, string(c))
 		}
 	}
@@ -864,26 +865,26 @@ var paramSpecs = map[string]paramSpec{
 
 // actionShape lists each action's params and its scalar shorthand's param
 // ("" when it has none: type and screenshot take a mapping only).
-var actionShape = map[bridge.ActionType]struct {
+var actionShape = map[protocol.ActionType]struct {
 	main   string
 	params []string
 }{
-	bridge.ActionNavigate:   {"url", []string{"url", "tabId"}},
-	bridge.ActionClick:      {"target", []string{"target", "uid", "selector", "tabId"}},
-	bridge.ActionType_:      {"", []string{"target", "uid", "selector", "text", "tabId"}},
-	bridge.ActionHover:      {"target", []string{"target", "uid", "selector", "tabId"}},
-	bridge.ActionPressKey:   {"key", []string{"key", "tabId"}},
-	bridge.ActionScroll:     {"direction", []string{"direction", "amount", "tabId"}},
-	bridge.ActionScreenshot: {"", []string{"fullPage", "tabId"}},
-	bridge.ActionExtract:    {"selector", []string{"selector", "tabId"}},
-	bridge.ActionEvaluate:   {"expression", []string{"expression", "tabId"}},
-	bridge.ActionWaitFor:    {"target", []string{"target", "uid", "selector", "timeoutMs", "tabId"}},
-	bridge.ActionGetTabs:    {"", nil},
-	bridge.ActionOpenTab:    {"url", []string{"url", "focus"}},
-	bridge.ActionCloseTab:   {"tabId", []string{"tabId"}},
+	protocol.ActionNavigate:   {"url", []string{"url", "tabId"}},
+	protocol.ActionClick:      {"target", []string{"target", "uid", "selector", "tabId"}},
+	protocol.ActionType_:      {"", []string{"target", "uid", "selector", "text", "tabId"}},
+	protocol.ActionHover:      {"target", []string{"target", "uid", "selector", "tabId"}},
+	protocol.ActionPressKey:   {"key", []string{"key", "tabId"}},
+	protocol.ActionScroll:     {"direction", []string{"direction", "amount", "tabId"}},
+	protocol.ActionScreenshot: {"", []string{"fullPage", "tabId"}},
+	protocol.ActionExtract:    {"selector", []string{"selector", "tabId"}},
+	protocol.ActionEvaluate:   {"expression", []string{"expression", "tabId"}},
+	protocol.ActionWaitFor:    {"target", []string{"target", "uid", "selector", "timeoutMs", "tabId"}},
+	protocol.ActionGetTabs:    {"", nil},
+	protocol.ActionOpenTab:    {"url", []string{"url", "focus"}},
+	protocol.ActionCloseTab:   {"tabId", []string{"tabId"}},
 }
 
-func (fs *fileScope) actionStep(meta StepMeta, typ bridge.ActionType, k, v *yaml.Node, obst [2]*yaml.Node) Step {
+func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *yaml.Node, obst [2]*yaml.Node) Step {
 	shape := actionShape[typ]
 	st := &ActionStep{StepMeta: meta, Type: typ}
 	nodes := map[string]*yaml.Node{}
@@ -948,7 +949,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ bridge.ActionType, k, v *yaml
 				fs.errf(nodes["target"], "%s: target is a uid (e12) or a CSS selector string, got %v", typ, val)
 				return st
 			}
-			t := bridge.ParseTarget(s)
+			t := protocol.ParseTarget(s)
 			if t.UID != "" {
 				raw["uid"] = t.UID
 			} else {
@@ -959,7 +960,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ bridge.ActionType, k, v *yaml
 		raw[p.Name] = val
 	}
 	data, _ := json.Marshal(raw)
-	if err := bridge.ValidateAction(data); err != nil {
+	if err := protocol.ValidateAction(data); err != nil {
 		at := k
 		// The validator names fields from the action ("action.url: ...");
 		// a flow author wrote them as the step's params.
@@ -987,8 +988,8 @@ func paramList(params []string) string {
 	return strings.Join(params, ", ")
 }
 
-func mappingExample(typ bridge.ActionType) string {
-	if typ == bridge.ActionType_ {
+func mappingExample(typ protocol.ActionType) string {
+	if typ == protocol.ActionType_ {
 		return `{ uid: "${{ uid(page, 'textbox', 'Email') }}", text: "..." }`
 	}
 	return "{} or { fullPage: true }"
@@ -996,7 +997,7 @@ func mappingExample(typ bridge.ActionType) string {
 
 func stepKeyNames() []string {
 	var out []string
-	for _, a := range bridge.Actions {
+	for _, a := range protocol.Actions {
 		out = append(out, string(a))
 	}
 	out = append(out, controlKinds...)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // RetryPolicy is a step's `retry`: up to Attempts sends in all, waiting
@@ -18,10 +18,10 @@ type RetryPolicy struct {
 	Attempts int
 	Delay    time.Duration
 	Backoff  float64
-	On       []bridge.ErrorCode
+	On       []protocol.ErrorCode
 }
 
-func (r *RetryPolicy) allows(code bridge.ErrorCode) bool {
+func (r *RetryPolicy) allows(code protocol.ErrorCode) bool {
 	if r == nil {
 		return false
 	}
@@ -76,8 +76,8 @@ func (e *ObstacleError) Error() string {
 	return fmt.Sprintf("blocked by obstacle %s (%s confidence): %s", e.Type, e.Confidence, e.Message)
 }
 
-// ExitCode is bridge.ExitBlocked.
-func (e *ObstacleError) ExitCode() int { return bridge.ExitBlocked }
+// ExitCode is protocol.ExitBlocked.
+func (e *ObstacleError) ExitCode() int { return protocol.ExitBlocked }
 
 // checkObstacle applies policy to an extract result's verdict.
 func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error {
@@ -132,14 +132,14 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 				return st.finish(s, a, raw)
 			}
 		}
-		var be *bridge.Error
+		var be *protocol.Error
 		if !errors.As(err, &be) {
 			return err
 		}
 		switch be.Code {
-		case bridge.CodeDomainBlocked, bridge.CodeInvalidAction, bridge.CodeSessionNotFound, bridge.CodeBridgeUnavailable:
+		case protocol.CodeDomainBlocked, protocol.CodeInvalidAction, protocol.CodeSessionNotFound, protocol.CodeBridgeUnavailable:
 			return be
-		case bridge.CodeElementStale, bridge.CodeElementNotFound:
+		case protocol.CodeElementStale, protocol.CodeElementNotFound:
 			origins := st.origins(s)
 			if len(origins) == 0 || recoveries == 0 {
 				return be
@@ -174,7 +174,7 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return bridge.Errorf(bridge.CodeInternalError, "extract result is not JSON: %v", err)
+		return protocol.Errorf(protocol.CodeInternalError, "extract result is not JSON: %v", err)
 	}
 	s.env[o.as] = v
 	m, _ := v.(map[string]any)
@@ -185,7 +185,7 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 }
 
 // actionParams is a's params as the report shows them (without type).
-func actionParams(a bridge.Action) map[string]any {
+func actionParams(a protocol.Action) map[string]any {
 	b, _ := json.Marshal(a)
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
@@ -196,22 +196,22 @@ func actionParams(a bridge.Action) map[string]any {
 // classify maps a flow's error to its status and exit code.
 func classify(err error) (status string, code int) {
 	if err == nil {
-		return StatusPassed, bridge.ExitOK
+		return StatusPassed, protocol.ExitOK
 	}
 	var le *LoadError
 	var oe *ObstacleError
-	var be *bridge.Error
+	var be *protocol.Error
 	switch {
 	case errors.As(err, &le):
-		return StatusInvalid, bridge.ExitUsage
+		return StatusInvalid, protocol.ExitUsage
 	case errors.As(err, &oe):
-		return StatusBlocked, bridge.ExitBlocked
-	case errors.As(err, &be) && be.Code == bridge.CodeDomainBlocked:
-		return StatusBlocked, bridge.ExitBlocked
-	case errors.As(err, &be) && be.Code == bridge.CodeBridgeUnavailable:
-		return StatusUnavailable, bridge.ExitUnavailable
+		return StatusBlocked, protocol.ExitBlocked
+	case errors.As(err, &be) && be.Code == protocol.CodeDomainBlocked:
+		return StatusBlocked, protocol.ExitBlocked
+	case errors.As(err, &be) && be.Code == protocol.CodeBridgeUnavailable:
+		return StatusUnavailable, protocol.ExitUnavailable
 	}
-	return StatusFailed, bridge.ExitFailure
+	return StatusFailed, protocol.ExitFailure
 }
 
 // terminal reports whether err may not be swallowed by continue_on_error.

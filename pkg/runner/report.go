@@ -14,22 +14,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // ErrorInfo is an error as reports show it: a protocol code when there is
 // one (else "assertion", "fail", "obstacle" or "error"), the message and
 // the contract's hint.
 type ErrorInfo struct {
-	Code    bridge.ErrorCode `json:"code"`
-	Message string           `json:"message"`
-	Hint    string           `json:"hint,omitempty"`
+	Code    protocol.ErrorCode `json:"code"`
+	Message string             `json:"message"`
+	Hint    string             `json:"hint,omitempty"`
 }
 
 func errorInfo(err error) *ErrorInfo {
-	var be *bridge.Error
+	var be *protocol.Error
 	var ae *AssertionError
 	var fe *FailError
 	var oe *ObstacleError
@@ -371,12 +372,12 @@ func (s *State) saveArtifacts(ctx context.Context, cause error) {
 	base := fmt.Sprintf("%s-step%s", slug(s.flow.Name), strings.ReplaceAll(failed.Path, ".", "_"))
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	shot := bridge.Screenshot(false)
+	shot := protocol.Screenshot(false)
 	if s.shared.tab != nil {
 		shot = shot.OnTab(*s.shared.tab)
 	}
 	if raw, berr := s.r.Requester.Request(actx, shot); berr == nil {
-		var res bridge.ScreenshotResult
+		var res protocol.ScreenshotResult
 		if json.Unmarshal(raw, &res) == nil {
 			if _, b64, ok := strings.Cut(res.DataURL, ","); ok {
 				if img, err := base64.StdEncoding.DecodeString(b64); err == nil {

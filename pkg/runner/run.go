@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Flow and step statuses, as reports show them.
@@ -25,7 +26,7 @@ const (
 )
 
 // StepError is a step's failure with where it happened: the flow's name,
-// the step's label and its line in File. Err is the cause (a *bridge.Error,
+// the step's label and its line in File. Err is the cause (a *protocol.Error,
 // *AssertionError, *FailError, *ObstacleError or an expression error).
 type StepError struct {
 	Flow string
@@ -50,7 +51,7 @@ func (e *StepError) ExitCode() int {
 // Runner executes flows against a Requester.
 type Runner struct {
 	// Requester sends actions: the daemon client in the CLI, a fake in tests.
-	Requester bridge.Requester
+	Requester protocol.Requester
 	// Vars override flow vars by name (`--var k=v`), top flows only.
 	Vars map[string]string
 	// Getenv reads the environment for `env.NAME`; nil reads nothing.
@@ -247,7 +248,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	var se *StepError
 	if !errors.As(err, &se) {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = bridge.Errorf(bridge.CodeTimeout, "step timed out after %s", m.Timeout)
+			err = protocol.Errorf(protocol.CodeTimeout, "step timed out after %s", m.Timeout)
 		}
 		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
 		rep.Error = errorInfo(err)
@@ -275,8 +276,8 @@ func isLeaf(st Step) bool {
 // request sends a on the current tab (unless it names one) with a
 // per-attempt deadline: timeout, or the flow's defaults.timeout stretched
 // to the action's own default (a long wait_for keeps its time).
-func (s *State) request(ctx context.Context, a bridge.Action, timeout time.Duration) ([]byte, error) {
-	if a.TabID == nil && s.shared.tab != nil && a.Type != bridge.ActionGetTabs && a.Type != bridge.ActionOpenTab {
+func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Duration) ([]byte, error) {
+	if a.TabID == nil && s.shared.tab != nil && a.Type != protocol.ActionGetTabs && a.Type != protocol.ActionOpenTab {
 		id := *s.shared.tab
 		a.TabID = &id
 		if s.cur.Params != nil {
@@ -284,7 +285,7 @@ func (s *State) request(ctx context.Context, a bridge.Action, timeout time.Durat
 		}
 	}
 	if timeout == 0 {
-		timeout = max(s.flow.StepTimeout, bridge.DefaultTimeout(a))
+		timeout = max(s.flow.StepTimeout, protocol.DefaultTimeout(a))
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -294,8 +295,8 @@ func (s *State) request(ctx context.Context, a bridge.Action, timeout time.Durat
 			// The flow's own deadline or a cancel, not this attempt's.
 			return nil, fmt.Errorf("flow stopped: %w", context.Cause(ctx))
 		}
-		if actx.Err() != nil && berr.Code != bridge.CodeTimeout {
-			return nil, bridge.Errorf(bridge.CodeTimeout, "%s did not answer within %s", a.Type, timeout)
+		if actx.Err() != nil && berr.Code != protocol.CodeTimeout {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not answer within %s", a.Type, timeout)
 		}
 		return nil, berr
 	}
@@ -378,7 +379,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 		if errors.As(err, &oe) {
 			rec.Obstacle = oe
 		}
-		var be *bridge.Error
+		var be *protocol.Error
 		if errors.As(err, &be) {
 			rec.Hint = be.Hint()
 		}
@@ -401,7 +402,7 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 		f, err := Load(file)
 		var rec *FlowReport
 		if err != nil {
-			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, ExitCode: bridge.ExitUsage, Error: err.Error()}
+			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, ExitCode: protocol.ExitUsage, Error: err.Error()}
 			var le *LoadError
 			if errors.As(err, &le) {
 				rec.Diagnostics = le.Diags
@@ -440,8 +441,8 @@ func Shard(files []string, i, n int) []string {
 // ExitCode is the suite's exit code: the worst flow's, in the order
 // 2 (invalid) > 4 (unavailable) > 3 (blocked) > 1 (failed) > 0.
 func (s *SuiteReport) ExitCode() int {
-	rank := map[int]int{bridge.ExitOK: 0, bridge.ExitFailure: 1, bridge.ExitBlocked: 2, bridge.ExitUnavailable: 3, bridge.ExitUsage: 4}
-	worst := bridge.ExitOK
+	rank := map[int]int{protocol.ExitOK: 0, protocol.ExitFailure: 1, protocol.ExitBlocked: 2, protocol.ExitUnavailable: 3, protocol.ExitUsage: 4}
+	worst := protocol.ExitOK
 	for _, f := range s.Flows {
 		if rank[f.ExitCode] > rank[worst] {
 			worst = f.ExitCode

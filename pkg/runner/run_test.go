@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -54,7 +54,7 @@ func wantStatus(t *testing.T, rec *FlowReport, status string, code int) {
 	}
 }
 
-func loginPage() bridge.ExtractResult {
+func loginPage() protocol.ExtractResult {
 	return runnertest.Page("textbox", "Email", "textbox", "Password", "button", "Sign in")
 }
 
@@ -88,8 +88,8 @@ steps:
 
 func TestRun_IssueExample(t *testing.T) {
 	fake := runnertest.New().
-		On(bridge.ActionExtract, runnertest.Result(loginPage())).
-		On(bridge.ActionEvaluate, runnertest.Result(bridge.EvaluateResult{Type: "string", Value: "Dashboard - App"}))
+		On(protocol.ActionExtract, runnertest.Result(loginPage())).
+		On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "string", Value: "Dashboard - App"}))
 	rec, _ := runFlow(t, fake, signIn)
 	wantStatus(t, rec, StatusPassed, 0)
 	reqs := fake.Requests()
@@ -112,7 +112,7 @@ func TestRun_IssueExample(t *testing.T) {
 }
 
 func TestRun_ExpressionsKeepType(t *testing.T) {
-	fake := runnertest.New().On(bridge.ActionOpenTab, runnertest.Result(bridge.OpenTabResult{TabID: 7}))
+	fake := runnertest.New().On(protocol.ActionOpenTab, runnertest.Result(protocol.OpenTabResult{TabID: 7}))
 	rec, _ := runFlow(t, fake, `
 name: typed
 vars: { n: 2, flag: true }
@@ -134,29 +134,29 @@ steps:
 func TestRun_ErrorContract(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		code      bridge.ErrorCode
+		code      protocol.ErrorCode
 		retry     string
 		status    string
 		exit      int
 		wantSends int
 	}{
-		{"DomainBlockedIsTerminal", bridge.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 3, 1},
-		{"InvalidActionFailsAtOnce", bridge.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1, 1},
-		{"SessionNotFoundFailsAtOnce", bridge.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1, 1},
-		{"TimeoutNotRetriedByDefault", bridge.CodeTimeout, "name: plain", StatusFailed, 1, 1},
-		{"TimeoutRetriedWhenListed", bridge.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 1, 3},
-		{"InternalErrorRetriedWhenListed", bridge.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 1, 2},
-		{"StaleWithoutExtractNeverResent", bridge.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1, 1},
-		{"BridgeUnavailable", bridge.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 4, 1},
+		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 3, 1},
+		{"InvalidActionFailsAtOnce", protocol.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1, 1},
+		{"SessionNotFoundFailsAtOnce", protocol.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1, 1},
+		{"TimeoutNotRetriedByDefault", protocol.CodeTimeout, "name: plain", StatusFailed, 1, 1},
+		{"TimeoutRetriedWhenListed", protocol.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 1, 3},
+		{"InternalErrorRetriedWhenListed", protocol.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 1, 2},
+		{"StaleWithoutExtractNeverResent", protocol.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1, 1},
+		{"BridgeUnavailable", protocol.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 4, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(tc.code, "scripted"))
+			fake := runnertest.New().On(protocol.ActionClick, runnertest.Fail(tc.code, "scripted"))
 			rec, _ := runFlow(t, fake, "name: c\nsteps:\n  - click: \"#go\"\n    "+tc.retry+"\n")
 			wantStatus(t, rec, tc.status, tc.exit)
 			if got := len(fake.Requests()); got != tc.wantSends {
 				t.Errorf("sent %d requests, want %d", got, tc.wantSends)
 			}
-			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != bridge.Contract[tc.code].Hint {
+			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != protocol.Contract[tc.code].Hint {
 				t.Errorf("step error = %+v, want code %s with the contract's hint", info, tc.code)
 			}
 		})
@@ -168,33 +168,33 @@ func TestRun_ReExtractRecovery(t *testing.T) {
 		name  string
 		click runnertest.Handler
 		retry string
-		pages []bridge.ExtractResult
+		pages []protocol.ExtractResult
 		want  string // click uids sent, in order
 		ok    bool
 	}{
 		{
 			name:  "StaleAfterNavigation",
-			click: runnertest.Sequence(runnertest.Fail(bridge.CodeElementStale, "uid e2 is stale"), runnertest.Result(map[string]any{"ok": true})),
-			pages: []bridge.ExtractResult{loginPage(), runnertest.Page("link", "Home", "textbox", "Email", "textbox", "Password", "button", "Sign in")},
+			click: runnertest.Sequence(runnertest.Fail(protocol.CodeElementStale, "uid e2 is stale"), runnertest.Result(map[string]any{"ok": true})),
+			pages: []protocol.ExtractResult{loginPage(), runnertest.Page("link", "Home", "textbox", "Email", "textbox", "Password", "button", "Sign in")},
 			want:  "e2,e3", ok: true,
 		},
 		{
 			name:  "NotFoundRecoversOnce",
-			click: runnertest.Fail(bridge.CodeElementNotFound, "no node"),
-			pages: []bridge.ExtractResult{loginPage()},
+			click: runnertest.Fail(protocol.CodeElementNotFound, "no node"),
+			pages: []protocol.ExtractResult{loginPage()},
 			want:  "e2,e2", ok: false,
 		},
 		{
 			name:  "RetryAllowsMoreRecoveries",
-			click: runnertest.Fail(bridge.CodeElementStale, "stale"),
+			click: runnertest.Fail(protocol.CodeElementStale, "stale"),
 			retry: "retry: { attempts: 4, on: [element_stale] }",
-			pages: []bridge.ExtractResult{loginPage()},
+			pages: []protocol.ExtractResult{loginPage()},
 			want:  "e2,e2,e2,e2", ok: false,
 		},
 		{
 			name:  "UIDMissTriggersRecovery",
 			click: runnertest.Result(map[string]any{"ok": true}),
-			pages: []bridge.ExtractResult{runnertest.Page("textbox", "Email"), loginPage()},
+			pages: []protocol.ExtractResult{runnertest.Page("textbox", "Email"), loginPage()},
 			want:  "e2", ok: true,
 		},
 	} {
@@ -203,7 +203,7 @@ func TestRun_ReExtractRecovery(t *testing.T) {
 			for _, p := range tc.pages {
 				pages = append(pages, runnertest.Result(p))
 			}
-			fake := runnertest.New().On(bridge.ActionExtract, runnertest.Sequence(pages...)).On(bridge.ActionClick, tc.click)
+			fake := runnertest.New().On(protocol.ActionExtract, runnertest.Sequence(pages...)).On(protocol.ActionClick, tc.click)
 			rec, _ := runFlow(t, fake, `
 name: recovery
 steps:
@@ -213,10 +213,10 @@ steps:
     `+tc.retry+"\n")
 			var uids []string
 			for _, a := range fake.Requests() {
-				if a.Type == bridge.ActionClick {
+				if a.Type == protocol.ActionClick {
 					uids = append(uids, a.UID)
 				}
-				if a.Type == bridge.ActionExtract && (a.Selector != "main" || a.TabID == nil || *a.TabID != 5) {
+				if a.Type == protocol.ActionExtract && (a.Selector != "main" || a.TabID == nil || *a.TabID != 5) {
 					t.Errorf("re-extract = %+v, want the original selector and tab", a)
 				}
 			}
@@ -234,7 +234,7 @@ steps:
 }
 
 func TestRun_UIDMissMessage(t *testing.T) {
-	fake := runnertest.New().On(bridge.ActionExtract, runnertest.Result(runnertest.Page("textbox", "Email")))
+	fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(runnertest.Page("textbox", "Email")))
 	rec, _ := runFlow(t, fake, `
 name: miss
 steps:
@@ -244,7 +244,7 @@ steps:
 `)
 	wantStatus(t, rec, StatusFailed, 1)
 	e := rec.Steps[1].Error
-	if e == nil || e.Code != bridge.CodeElementNotFound || !strings.Contains(e.Message, "button") || !strings.Contains(e.Message, "Sign in") {
+	if e == nil || e.Code != protocol.CodeElementNotFound || !strings.Contains(e.Message, "button") || !strings.Contains(e.Message, "Sign in") {
 		t.Errorf("error = %+v, want element_not_found naming the role and name", e)
 	}
 	if got := strings.Join(fake.Types(), ","); got != "extract,extract" {
@@ -253,9 +253,9 @@ steps:
 }
 
 func TestRun_ObstaclePolicy(t *testing.T) {
-	verdict := func(conf string) bridge.ExtractResult {
+	verdict := func(conf string) protocol.ExtractResult {
 		p := loginPage()
-		p.Obstacle = &bridge.Obstacle{Type: "auth_wall", Confidence: conf, Message: "sign-in form"}
+		p.Obstacle = &protocol.Obstacle{Type: "auth_wall", Confidence: conf, Message: "sign-in form"}
 		return p
 	}
 	for _, tc := range []struct {
@@ -269,7 +269,7 @@ func TestRun_ObstaclePolicy(t *testing.T) {
 		{"StepOverridesHigh", "", "obstacles: { high: continue }", "high", StatusPassed, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := runnertest.New().On(bridge.ActionExtract, runnertest.Result(verdict(tc.conf)))
+			fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(verdict(tc.conf)))
 			rec, _ := runFlow(t, fake, "name: o\n"+tc.flowPolicy+"\nsteps:\n  - extract: {}\n    as: page\n    "+tc.stepPolicy+"\n  - log: after\non_failure:\n  - log: hook ran\n")
 			code := map[string]int{StatusPassed: 0, StatusBlocked: 3}[tc.status]
 			wantStatus(t, rec, tc.status, code)
@@ -290,8 +290,8 @@ func TestRun_ObstaclePolicy(t *testing.T) {
 
 func TestRun_CurrentTab(t *testing.T) {
 	fake := runnertest.New().
-		On(bridge.ActionOpenTab, runnertest.Result(bridge.OpenTabResult{TabID: 42})).
-		On(bridge.ActionExtract, runnertest.Result(loginPage()))
+		On(protocol.ActionOpenTab, runnertest.Result(protocol.OpenTabResult{TabID: 42})).
+		On(protocol.ActionExtract, runnertest.Result(loginPage()))
 	rec, _ := runFlow(t, fake, `
 name: tabs
 steps:
@@ -352,10 +352,10 @@ steps:
 }
 
 func TestRun_ControlSteps(t *testing.T) {
-	fake := runnertest.New().On(bridge.ActionEvaluate, runnertest.Sequence(
-		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 1}),
-		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 2}),
-		runnertest.Result(bridge.EvaluateResult{Type: "number", Value: 3}),
+	fake := runnertest.New().On(protocol.ActionEvaluate, runnertest.Sequence(
+		runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 1}),
+		runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 2}),
+		runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 3}),
 	))
 	rec, _ := runFlow(t, fake, `
 name: control
@@ -408,7 +408,7 @@ func TestRun_RepeatMax(t *testing.T) {
 }
 
 func TestRun_ContinueOnError(t *testing.T) {
-	fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "no maybe"))
+	fake := runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "no maybe"))
 	rec, _ := runFlow(t, fake, `
 name: coe
 steps:
@@ -417,7 +417,7 @@ steps:
   - assert: error.code == "element_not_found" && error.message == "no maybe"
 `)
 	wantStatus(t, rec, StatusPassed, 0)
-	blocked := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeDomainBlocked, "bank.example"))
+	blocked := runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeDomainBlocked, "bank.example"))
 	rec, _ = runFlow(t, blocked, "name: b\nsteps:\n  - click: \"#x\"\n    continue_on_error: true\n  - log: never\n")
 	wantStatus(t, rec, StatusBlocked, 3)
 }
@@ -439,11 +439,11 @@ func TestRun_AssertAndFail(t *testing.T) {
 
 func TestRun_Timeouts(t *testing.T) {
 	t.Run("StepTimeout", func(t *testing.T) {
-		fake := runnertest.New().On(bridge.ActionClick, runnertest.Hang())
+		fake := runnertest.New().On(protocol.ActionClick, runnertest.Hang())
 		start := time.Now()
 		rec, _ := runFlow(t, fake, "name: t\nsteps:\n  - click: \"#slow\"\n    timeout: 20ms\n")
 		wantStatus(t, rec, StatusFailed, 1)
-		if e := rec.Steps[0].Error; e == nil || e.Code != bridge.CodeTimeout {
+		if e := rec.Steps[0].Error; e == nil || e.Code != protocol.CodeTimeout {
 			t.Errorf("error = %+v, want timeout", e)
 		}
 		if time.Since(start) > 2*time.Second {
@@ -460,7 +460,7 @@ func TestRun_Timeouts(t *testing.T) {
 }
 
 func TestRun_Hooks(t *testing.T) {
-	fake := runnertest.New().On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "original"))
+	fake := runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "original"))
 	rec, _ := runFlow(t, fake, `
 name: hooks
 steps:
@@ -593,9 +593,9 @@ func TestSuite_FailFastAndInvalid(t *testing.T) {
 func TestReport_JUnitJSONArtifacts(t *testing.T) {
 	jpeg := []byte{0xff, 0xd8, 0xff, 0xe0, 1, 2, 3}
 	fake := runnertest.New().
-		On(bridge.ActionExtract, runnertest.Result(loginPage())).
-		On(bridge.ActionScreenshot, runnertest.Result(bridge.ScreenshotResult{DataURL: "data:image/jpeg;base64," + b64(jpeg)})).
-		On(bridge.ActionClick, runnertest.Fail(bridge.CodeElementNotFound, "gone"))
+		On(protocol.ActionExtract, runnertest.Result(loginPage())).
+		On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64," + b64(jpeg)})).
+		On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "gone"))
 	dir := writeFlows(t, map[string]string{"shot.yaml": `
 name: Expected failure
 steps:
@@ -644,12 +644,12 @@ steps:
 }
 
 func TestStepError_Unwrap(t *testing.T) {
-	be := bridge.Errorf(bridge.CodeDomainBlocked, "x")
+	be := protocol.Errorf(protocol.CodeDomainBlocked, "x")
 	err := error(&StepError{Flow: "f", Step: "s", Line: 3, Err: be})
-	if !errors.Is(err, &bridge.Error{Code: bridge.CodeDomainBlocked}) {
+	if !errors.Is(err, &protocol.Error{Code: protocol.CodeDomainBlocked}) {
 		t.Error("errors.Is through StepError failed")
 	}
-	if got := err.(*StepError).ExitCode(); got != bridge.ExitBlocked {
+	if got := err.(*StepError).ExitCode(); got != protocol.ExitBlocked {
 		t.Errorf("ExitCode = %d", got)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Param is one action param: its protocol name ("target" stands for uid or
-// selector, chosen by bridge.ParseTarget) and its value.
+// selector, chosen by protocol.ParseTarget) and its value.
 type Param struct {
 	Name  string
 	Value *Template
@@ -20,7 +20,7 @@ type Param struct {
 // under the error contract's policy (see policy.go).
 type ActionStep struct {
 	StepMeta
-	Type   bridge.ActionType
+	Type   protocol.ActionType
 	Params []Param
 	// Obstacles overrides the flow's obstacle policy (extract only).
 	Obstacles *ObstaclePolicy
@@ -28,8 +28,8 @@ type ActionStep struct {
 
 // build evaluates the params into a protocol action. An expression error,
 // or a helper's miss (element_not_found), comes back as is.
-func (st *ActionStep) build(s *State) (bridge.Action, error) {
-	a := bridge.Action{Type: st.Type}
+func (st *ActionStep) build(s *State) (protocol.Action, error) {
+	a := protocol.Action{Type: st.Type}
 	for _, p := range st.Params {
 		v, err := p.Value.Eval(s)
 		if err != nil {
@@ -38,7 +38,7 @@ func (st *ActionStep) build(s *State) (bridge.Action, error) {
 		if err := setParam(&a, p.Name, v); err != nil {
 			return a, err
 		}
-		if p.Name == "text" && st.Type == bridge.ActionType_ {
+		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
 			// than not: mask it wherever it would be printed.
 			for _, e := range p.Value.Exprs() {
@@ -53,11 +53,11 @@ func (st *ActionStep) build(s *State) (bridge.Action, error) {
 	return a, nil
 }
 
-func setParam(a *bridge.Action, name string, v any) error {
+func setParam(a *protocol.Action, name string, v any) error {
 	str := func() string { return Stringify(v) }
 	switch name {
 	case "target":
-		t := bridge.ParseTarget(str())
+		t := protocol.ParseTarget(str())
 		a.UID, a.Selector = t.UID, t.Selector
 	case "url":
 		a.URL = str()
@@ -77,7 +77,7 @@ func setParam(a *bridge.Action, name string, v any) error {
 	case "amount", "timeoutMs", "tabId":
 		i, ok := toInt(v)
 		if !ok {
-			return bridge.Errorf(bridge.CodeInvalidAction, "%s: want an integer, got %T %v", name, v, v)
+			return protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", name, v, v)
 		}
 		switch name {
 		case "amount":
@@ -92,7 +92,7 @@ func setParam(a *bridge.Action, name string, v any) error {
 		if !ok {
 			parsed, err := strconv.ParseBool(str())
 			if err != nil {
-				return bridge.Errorf(bridge.CodeInvalidAction, "%s: want true or false, got %v", name, v)
+				return protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", name, v)
 			}
 			b = parsed
 		}
@@ -126,27 +126,27 @@ func toInt(v any) (int, bool) {
 // finish handles a successful result: decode it, move the current tab,
 // remember extracts (for recovery and artifacts) and apply the obstacle
 // policy.
-func (st *ActionStep) finish(s *State, a bridge.Action, raw json.RawMessage) error {
+func (st *ActionStep) finish(s *State, a protocol.Action, raw json.RawMessage) error {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return bridge.Errorf(bridge.CodeInternalError, "%s result is not JSON: %v", st.Type, err)
+			return protocol.Errorf(protocol.CodeInternalError, "%s result is not JSON: %v", st.Type, err)
 		}
 	}
 	s.setResult(v)
 	s.cur.Result = v
 	m, _ := v.(map[string]any)
 	switch st.Type {
-	case bridge.ActionOpenTab:
+	case protocol.ActionOpenTab:
 		if id, ok := toInt(m["tabId"]); ok {
 			s.shared.tab = &id
 			s.note(fmt.Sprintf("current tab %d", id))
 		}
-	case bridge.ActionCloseTab:
+	case protocol.ActionCloseTab:
 		if s.shared.tab != nil && a.TabID != nil && *a.TabID == *s.shared.tab {
 			s.shared.tab = nil
 		}
-	case bridge.ActionExtract:
+	case protocol.ActionExtract:
 		if md, ok := m["markdown"].(string); ok {
 			s.shared.lastMarkdown = md
 		}
@@ -174,7 +174,7 @@ func (st *ActionStep) policy(s *State) ObstaclePolicy {
 // re-extract recovery can read the same page again.
 type extractOrigin struct {
 	as     string
-	action bridge.Action
+	action protocol.Action
 	policy ObstaclePolicy
 }
 

@@ -13,36 +13,37 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bua-dev/bua/extension"
-	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/gorilla/websocket"
+
+	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Handler answers one action: a result to encode, or a protocol error.
-type Handler func(a bridge.Action) (any, *bridge.Error)
+type Handler func(a protocol.Action) (any, *protocol.Error)
 
 // Failure modes a Handler may return as its error to misbehave instead of
 // answering.
 var (
 	// Silent never answers the request.
-	Silent = &bridge.Error{Code: "bridgetest_silent"}
+	Silent = &protocol.Error{Code: "bridgetest_silent"}
 	// Hangup closes the connection mid-request.
-	Hangup = &bridge.Error{Code: "bridgetest_hangup"}
+	Hangup = &protocol.Error{Code: "bridgetest_hangup"}
 	// Malformed answers with a frame that is not valid protocol.
-	Malformed = &bridge.Error{Code: "bridgetest_malformed"}
+	Malformed = &protocol.Error{Code: "bridgetest_malformed"}
 )
 
 // Slow delays h by d.
 func Slow(d time.Duration, h Handler) Handler {
-	return func(a bridge.Action) (any, *bridge.Error) {
+	return func(a protocol.Action) (any, *protocol.Error) {
 		time.Sleep(d) // a test fake standing in for a slow page
 		return h(a)
 	}
 }
 
 // OK answers {ok: true, tabId} for any action.
-func OK(a bridge.Action) (any, *bridge.Error) {
-	return bridge.OKResult{OK: true, TabID: a.TabID}, nil
+func OK(a protocol.Action) (any, *protocol.Error) {
+	return protocol.OKResult{OK: true, TabID: a.TabID}, nil
 }
 
 // Options configure Dial; zero values speak like the real extension.
@@ -50,9 +51,9 @@ type Options struct {
 	URL             string // ws://host:port/ws/browser
 	Token           string
 	Origin          string // default: the pinned extension's Origin
-	ProtocolVersion int    // default bridge.ProtocolVersion
+	ProtocolVersion int    // default protocol.ProtocolVersion
 	SkipHello       bool   // connect but never say hello (handshake timeout tests)
-	Caps            *bridge.Caps
+	Caps            *protocol.Caps
 }
 
 // Extension is a connected fake.
@@ -61,16 +62,16 @@ type Extension struct {
 	wmu sync.Mutex
 
 	mu       sync.Mutex
-	handlers map[bridge.ActionType]Handler
+	handlers map[protocol.ActionType]Handler
 	fallback Handler
-	requests []bridge.Action
+	requests []protocol.Action
 	closed   chan struct{}
 	closeErr error
 }
 
 // RejectError is a handshake refused with a reject message and close code.
 type RejectError struct {
-	Reject    *bridge.Reject
+	Reject    *protocol.Reject
 	CloseCode int
 }
 
@@ -90,7 +91,7 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		o.Origin = extension.Origin
 	}
 	if o.ProtocolVersion == 0 {
-		o.ProtocolVersion = bridge.ProtocolVersion
+		o.ProtocolVersion = protocol.ProtocolVersion
 	}
 	h := http.Header{}
 	h.Set("Origin", o.Origin)
@@ -101,16 +102,16 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		}
 		return nil, err
 	}
-	e := &Extension{ws: ws, handlers: map[bridge.ActionType]Handler{}, fallback: OK, closed: make(chan struct{})}
+	e := &Extension{ws: ws, handlers: map[protocol.ActionType]Handler{}, fallback: OK, closed: make(chan struct{})}
 	if o.SkipHello {
 		go e.readLoop()
 		return e, nil
 	}
 	caps := o.Caps
 	if caps == nil {
-		caps = &bridge.Caps{Actions: actionNames()}
+		caps = &protocol.Caps{Actions: actionNames()}
 	}
-	hello := bridge.Hello{Type: bridge.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
+	hello := protocol.Hello{Type: protocol.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
 	if err := ws.WriteJSON(hello); err != nil {
 		ws.Close()
 		return nil, err
@@ -120,12 +121,12 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		ws.Close()
 		return nil, err
 	}
-	m, perr := bridge.Decode(data)
+	m, perr := protocol.Decode(data)
 	if perr != nil {
 		ws.Close()
 		return nil, perr
 	}
-	if m.Type == bridge.TypeReject {
+	if m.Type == protocol.TypeReject {
 		code := 0
 		if _, _, err := ws.ReadMessage(); err != nil {
 			var ce *websocket.CloseError
@@ -136,7 +137,7 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		ws.Close()
 		return nil, &RejectError{Reject: m.Reject, CloseCode: code}
 	}
-	if m.Type != bridge.TypeAck {
+	if m.Type != protocol.TypeAck {
 		ws.Close()
 		return nil, fmt.Errorf("expected ack, got %s", m.Type)
 	}
@@ -145,15 +146,15 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 }
 
 func actionNames() []string {
-	out := make([]string, len(bridge.Actions))
-	for i, a := range bridge.Actions {
+	out := make([]string, len(protocol.Actions))
+	for i, a := range protocol.Actions {
 		out[i] = string(a)
 	}
 	return out
 }
 
 // Handle sets the handler for one action type.
-func (e *Extension) Handle(t bridge.ActionType, h Handler) {
+func (e *Extension) Handle(t protocol.ActionType, h Handler) {
 	e.mu.Lock()
 	e.handlers[t] = h
 	e.mu.Unlock()
@@ -167,10 +168,10 @@ func (e *Extension) HandleAll(h Handler) {
 }
 
 // Requests returns the actions received so far, in arrival order.
-func (e *Extension) Requests() []bridge.Action {
+func (e *Extension) Requests() []protocol.Action {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]bridge.Action(nil), e.requests...)
+	return append([]protocol.Action(nil), e.requests...)
 }
 
 // Closed is closed when the connection ends; CloseErr then tells why.
@@ -212,7 +213,7 @@ func (e *Extension) readLoop() {
 			e.closeErr = err
 			return
 		}
-		m, perr := bridge.Decode(data)
+		m, perr := protocol.Decode(data)
 		if perr != nil {
 			// Like the real extension: an invalid request that has an id
 			// is answered, so the caller learns why at once.
@@ -222,14 +223,14 @@ func (e *Extension) readLoop() {
 			}
 			continue
 		}
-		if m.Type != bridge.TypeRequest {
+		if m.Type != protocol.TypeRequest {
 			continue
 		}
 		go e.serve(m.Request)
 	}
 }
 
-func (e *Extension) serve(r *bridge.Request) {
+func (e *Extension) serve(r *protocol.Request) {
 	e.mu.Lock()
 	e.requests = append(e.requests, r.Action)
 	h := e.handlers[r.Action.Type]

@@ -1,4 +1,4 @@
-// Package runnertest is a scripted fake bridge.Requester for runner tests:
+// Package runnertest is a scripted fake protocol.Requester for runner tests:
 // per-action handlers, a record of every request, and helpers that build
 // the protocol's result shapes.
 package runnertest
@@ -8,25 +8,25 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Handler answers one request: a result value (encoded to JSON) or an error.
-type Handler func(ctx context.Context, a bridge.Action) (any, *bridge.Error)
+type Handler func(ctx context.Context, a protocol.Action) (any, *protocol.Error)
 
-// Fake implements bridge.Requester. An action without a handler answers
+// Fake implements protocol.Requester. An action without a handler answers
 // {"ok": true}. Safe for concurrent use.
 type Fake struct {
 	mu       sync.Mutex
-	handlers map[bridge.ActionType]Handler
-	requests []bridge.Action
+	handlers map[protocol.ActionType]Handler
+	requests []protocol.Action
 }
 
 // New returns a Fake with no handlers.
-func New() *Fake { return &Fake{handlers: map[bridge.ActionType]Handler{}} }
+func New() *Fake { return &Fake{handlers: map[protocol.ActionType]Handler{}} }
 
 // On sets the handler for typ and returns f for chaining.
-func (f *Fake) On(typ bridge.ActionType, h Handler) *Fake {
+func (f *Fake) On(typ protocol.ActionType, h Handler) *Fake {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.handlers[typ] = h
@@ -35,13 +35,13 @@ func (f *Fake) On(typ bridge.ActionType, h Handler) *Fake {
 
 // Request records a and runs its handler. A done ctx answers timeout, as
 // the pool does when the deadline passes.
-func (f *Fake) Request(ctx context.Context, a bridge.Action) (json.RawMessage, *bridge.Error) {
+func (f *Fake) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	f.mu.Lock()
 	f.requests = append(f.requests, a)
 	h := f.handlers[a.Type]
 	f.mu.Unlock()
 	if ctx.Err() != nil {
-		return nil, bridge.Errorf(bridge.CodeTimeout, "%s: deadline passed", a.Type)
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s: deadline passed", a.Type)
 	}
 	if h == nil {
 		return json.RawMessage(`{"ok":true}`), nil
@@ -55,16 +55,16 @@ func (f *Fake) Request(ctx context.Context, a bridge.Action) (json.RawMessage, *
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, bridge.Errorf(bridge.CodeInternalError, "fake: %v", err)
+		return nil, protocol.Errorf(protocol.CodeInternalError, "fake: %v", err)
 	}
 	return raw, nil
 }
 
 // Requests returns a copy of every request so far, in order.
-func (f *Fake) Requests() []bridge.Action {
+func (f *Fake) Requests() []protocol.Action {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]bridge.Action(nil), f.requests...)
+	return append([]protocol.Action(nil), f.requests...)
 }
 
 // Types returns the type of every request so far, in order.
@@ -80,7 +80,7 @@ func (f *Fake) Types() []string {
 func Sequence(steps ...Handler) Handler {
 	var mu sync.Mutex
 	i := 0
-	return func(ctx context.Context, a bridge.Action) (any, *bridge.Error) {
+	return func(ctx context.Context, a protocol.Action) (any, *protocol.Error) {
 		mu.Lock()
 		h := steps[min(i, len(steps)-1)]
 		i++
@@ -91,30 +91,30 @@ func Sequence(steps ...Handler) Handler {
 
 // Result always answers v.
 func Result(v any) Handler {
-	return func(context.Context, bridge.Action) (any, *bridge.Error) { return v, nil }
+	return func(context.Context, protocol.Action) (any, *protocol.Error) { return v, nil }
 }
 
 // Fail always answers code with message.
-func Fail(code bridge.ErrorCode, message string) Handler {
-	return func(context.Context, bridge.Action) (any, *bridge.Error) {
-		return nil, bridge.Errorf(code, "%s", message)
+func Fail(code protocol.ErrorCode, message string) Handler {
+	return func(context.Context, protocol.Action) (any, *protocol.Error) {
+		return nil, protocol.Errorf(code, "%s", message)
 	}
 }
 
 // Hang waits until ctx is done, then answers timeout.
 func Hang() Handler {
-	return func(ctx context.Context, a bridge.Action) (any, *bridge.Error) {
+	return func(ctx context.Context, a protocol.Action) (any, *protocol.Error) {
 		<-ctx.Done()
-		return nil, bridge.Errorf(bridge.CodeTimeout, "%s timed out", a.Type)
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s timed out", a.Type)
 	}
 }
 
 // Page builds an extract result from (role, name) pairs, uids e0, e1, ...
 // in order, all visible.
-func Page(pairs ...string) bridge.ExtractResult {
-	r := bridge.ExtractResult{Markdown: "# page", Text: "page", Elements: []bridge.Element{}}
+func Page(pairs ...string) protocol.ExtractResult {
+	r := protocol.ExtractResult{Markdown: "# page", Text: "page", Elements: []protocol.Element{}}
 	for i := 0; i+1 < len(pairs); i += 2 {
-		r.Elements = append(r.Elements, bridge.Element{UID: "e" + itoa(len(r.Elements)), Role: pairs[i], Name: pairs[i+1]})
+		r.Elements = append(r.Elements, protocol.Element{UID: "e" + itoa(len(r.Elements)), Role: pairs[i], Name: pairs[i+1]})
 	}
 	return r
 }

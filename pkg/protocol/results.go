@@ -1,4 +1,4 @@
-package bridge
+package protocol
 
 import "github.com/bua-dev/bua/pkg/obstacle"
 

@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,4 +226,14 @@ func (c *Conn) unregister(id string) {
 	c.mu.Lock()
 	delete(c.pending, id)
 	c.mu.Unlock()
+}
+
+// Implements reports whether the extension listed typ in its hello's
+// caps.actions. An extension that sent no caps is assumed to implement
+// every action (caps are a pure addition to v4).
+func (c *Conn) Implements(typ protocol.ActionType) bool {
+	if c.Hello.Caps == nil || len(c.Hello.Caps.Actions) == 0 {
+		return true
+	}
+	return slices.Contains(c.Hello.Caps.Actions, string(typ))
 }

@@ -377,7 +377,7 @@ func TestClientRoundTrip(t *testing.T) {
 	if len(st.Connections) != 1 || st.Connections[0].Kind != bridge.KindUser || st.Connections[0].ProtocolVersion != 4 {
 		t.Fatalf("status = %+v", st)
 	}
-	if len(st.Connections[0].Caps.Actions) != 13 {
+	if len(st.Connections[0].Caps.Actions) != len(protocol.Actions) {
 		t.Fatalf("caps = %+v", st.Connections[0].Caps)
 	}
 }
@@ -493,5 +493,66 @@ func TestOneDaemonPerHome(t *testing.T) {
 	d, _ := bridge.New(bridge.Config{Dirs: h.Dirs, Listen: "127.0.0.1:0"})
 	if err := d.Run(context.Background(), nil); !errors.Is(err, home.ErrLocked) {
 		t.Fatalf("second daemon: %v, want ErrLocked", err)
+	}
+}
+
+// TestTimeoutLadder proves the schema's x-ladder ordering end to end over a
+// real socket: the caller's limit > the pool deadline >= the request's
+// deadlineMs > the extension's action budget (deadlineMs less the reply
+// margin), for a caller deadline and for each action's default.
+func TestTimeoutLadder(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	pool := h.Daemon.Pool()
+	ms := 2000
+	tests := []struct {
+		name   string
+		limit  time.Duration // the caller's; 0: none
+		action protocol.Action
+	}{
+		{"CallerLimit", 50 * time.Second, protocol.Navigate("https://a.test")},
+		{"ShortCallerLimit", 3 * time.Second, protocol.Evaluate("return 1")},
+		{"DefaultNavigate", 0, protocol.Navigate("https://a.test")},
+		{"DefaultEvaluate", 0, protocol.Evaluate("return 1")},
+		{"DefaultWaitFor", 0, protocol.Action{Type: protocol.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}},
+		{"LongerThanWaitForCap", 90 * time.Second, protocol.WaitFor(protocol.Target{Selector: "#a"}, time.Minute)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			limit := protocol.DefaultTimeout(tt.action)
+			if tt.limit > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.limit)
+				defer cancel()
+				limit = tt.limit
+			}
+			pool.Request(ctx, tt.action)
+			ds := ext.Deadlines()
+			got := time.Duration(ds[len(ds)-1]) * time.Millisecond
+			if got <= 0 || got > limit || got < limit-2*time.Second {
+				t.Fatalf("deadlineMs = %s, want just under the limit %s", got, limit)
+			}
+			if budget := got - protocol.ReplyMargin; budget <= 0 || budget >= got {
+				t.Fatalf("extension budget %s is not below deadlineMs %s", budget, got)
+			}
+			if tt.limit > protocol.MaxWaitForTimeout && got <= protocol.MaxWaitForTimeout {
+				t.Fatalf("deadlineMs %s is capped at wait_for's %s", got, protocol.MaxWaitForTimeout)
+			}
+		})
+	}
+}
+
+// TestPool_UnimplementedAction: an action missing from the extension's
+// hello caps is refused before it is sent, with a message that says why.
+func TestPool_UnimplementedAction(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.ConnectWith(t, bridgetest.Options{Caps: &protocol.Caps{Actions: []string{"navigate"}}})
+	_, perr := h.Daemon.Pool().Request(context.Background(), protocol.Action{Type: protocol.ActionReload})
+	if perr == nil || perr.Code != protocol.CodeInvalidAction || !strings.Contains(perr.Message, "does not implement reload") {
+		t.Fatalf("err = %v, want invalid_action naming reload", perr)
+	}
+	if n := len(ext.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the extension", n)
 	}
 }

@@ -192,12 +192,20 @@ func (p *Pool) send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMe
 }
 
 func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+	if !c.Implements(a.Type) {
+		return nil, protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not implement %s: it is older than this bua; load the extension this bua writes out, then reconnect", c.Hello.ClientVersion, a.Type)
+	}
 	id := uuid.NewString()
+	timeout := Deadline(ctx, a)
+	// The request carries what is left of the deadline (level 3 of the
+	// schema's x-ladder), so the extension can end the action, and free its
+	// tab, before the pool gives up on it.
 	frame, err := json.Marshal(struct {
-		Type   protocol.MessageType `json:"type"`
-		ID     string               `json:"id"`
-		Action json.RawMessage      `json:"action"`
-	}{protocol.TypeRequest, id, action})
+		Type       protocol.MessageType `json:"type"`
+		ID         string               `json:"id"`
+		Action     json.RawMessage      `json:"action"`
+		DeadlineMs int64                `json:"deadlineMs"`
+	}{protocol.TypeRequest, id, action, max(1, timeout.Milliseconds())})
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "request does not encode: %v", err)
 	}
@@ -207,10 +215,6 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	}
 	defer c.unregister(id)
 
-	timeout := protocol.DefaultTimeout(a)
-	if dl, ok := ctx.Deadline(); ok {
-		timeout = time.Until(dl)
-	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 
@@ -234,6 +238,16 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	case <-timer.C:
 		return nil, timeoutError(a, timeout)
 	}
+}
+
+// Deadline is the pool's deadline for a, level (2) of the schema's timeout
+// ladder (x-ladder): what is left of ctx's deadline when it has one, else
+// protocol.DefaultTimeout(a).
+func Deadline(ctx context.Context, a protocol.Action) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl)
+	}
+	return protocol.DefaultTimeout(a)
 }
 
 func ctxError(ctx context.Context, a protocol.Action) *protocol.Error {

@@ -6,32 +6,10 @@ import (
 	"time"
 )
 
-// ActionType names one of the 13 actions, per protocol v4 §Action Schema.
+// ActionType names one action, per protocol v4 §Action Schema. The
+// constants (ActionNavigate, ...) and Actions are generated from the schema;
+// ActionSpecs describes each one.
 type ActionType string
-
-// The 13 actions.
-const (
-	ActionNavigate   ActionType = "navigate"
-	ActionClick      ActionType = "click"
-	ActionType_      ActionType = "type" // trailing underscore: ActionType is the type's name
-	ActionHover      ActionType = "hover"
-	ActionPressKey   ActionType = "press_key"
-	ActionScroll     ActionType = "scroll"
-	ActionScreenshot ActionType = "screenshot"
-	ActionExtract    ActionType = "extract"
-	ActionEvaluate   ActionType = "evaluate"
-	ActionWaitFor    ActionType = "wait_for"
-	ActionGetTabs    ActionType = "get_tabs"
-	ActionOpenTab    ActionType = "open_tab"
-	ActionCloseTab   ActionType = "close_tab"
-)
-
-// Actions lists every action in protocol order.
-var Actions = []ActionType{
-	ActionNavigate, ActionClick, ActionType_, ActionHover, ActionPressKey, ActionScroll,
-	ActionScreenshot, ActionExtract, ActionEvaluate, ActionWaitFor, ActionGetTabs,
-	ActionOpenTab, ActionCloseTab,
-}
 
 // Action is the protocol's action union flattened into one struct: Type
 // selects the variant and only that variant's fields are set. Pointers mark
@@ -150,25 +128,24 @@ func (a Action) OnTab(tabID int) Action {
 	return a
 }
 
-// DefaultWaitForTimeout is wait_for's timeoutMs when the action omits it.
-const DefaultWaitForTimeout = 10 * time.Second
-
-// DefaultTimeout is the pool's deadline for a, per the bridge issue:
-// navigate, extract and screenshot 30 s; evaluate 15 s; wait_for its own
-// timeoutMs plus 5 s; every other action 30 s. A ctx deadline replaces it.
+// DefaultTimeout is the pool's deadline for a when the caller sets none,
+// level (2) of the schema's timeout ladder (x-ladder): the action's budget
+// (x-budgetMs), plus its timeoutMs param (or that param's default) for an
+// action that waits, such as wait_for. A ctx deadline replaces it.
 func DefaultTimeout(a Action) time.Duration {
-	switch a.Type {
-	case ActionEvaluate:
-		return 15 * time.Second
-	case ActionWaitFor:
+	spec, ok := ActionSpecs[a.Type]
+	if !ok {
+		return 30 * time.Second // unknown actions fail validation before this matters
+	}
+	d := spec.Budget
+	if _, waits := spec.Param("timeoutMs"); waits {
 		wait := DefaultWaitForTimeout
 		if a.TimeoutMs != nil {
 			wait = time.Duration(*a.TimeoutMs) * time.Millisecond
 		}
-		return wait + 5*time.Second
-	default:
-		return 30 * time.Second
+		d += wait
 	}
+	return d
 }
 
 // Validate checks a against the schema's action rules (exactly one of

@@ -8,21 +8,10 @@ import (
 // branch on codes, never on messages.
 type ErrorCode string
 
-// The protocol's nine codes, plus CodeBridgeUnavailable, which never crosses
-// the wire: the CLI and runner use it when no daemon or browser answers.
-const (
-	CodeDomainBlocked        ErrorCode = "domain_blocked"
-	CodeSessionNotFound      ErrorCode = "session_not_found"
-	CodeTabNotFound          ErrorCode = "tab_not_found"
-	CodeElementNotFound      ErrorCode = "element_not_found"
-	CodeElementStale         ErrorCode = "element_stale"
-	CodeTimeout              ErrorCode = "timeout"
-	CodeDebuggerAttachFailed ErrorCode = "debugger_attach_failed"
-	CodeInvalidAction        ErrorCode = "invalid_action"
-	CodeInternalError        ErrorCode = "internal_error"
-
-	CodeBridgeUnavailable ErrorCode = "bridge_unavailable"
-)
+// CodeBridgeUnavailable never crosses the wire: the CLI and the runner use
+// it when no daemon or browser answers. The wire codes (CodeDomainBlocked,
+// ...) and Codes are generated from the schema's errorCode enum.
+const CodeBridgeUnavailable ErrorCode = "bridge_unavailable"
 
 // Exit codes, stable and documented in README and `bua help exit-codes`.
 const (
@@ -34,70 +23,71 @@ const (
 	ExitTimeout     = 5 // timeout, for one-shot commands
 )
 
-// CodeInfo is one row of the error contract: what the code means to a
-// caller, what to do next, and how the CLI exits on it.
+// Retry is a code's retry meaning, per protocol v4 §Errors ("every code
+// means do not retry the exact same request", with the exceptions it names).
+type Retry uint8
+
+// Retry meanings, as the schema's x-contract spells them.
+const (
+	// RetryNever: resending cannot help (domain_blocked, invalid_action).
+	RetryNever Retry = iota + 1
+	// RetryReExtract: extract again and pick a new target first.
+	RetryReExtract
+	// RetryIfTransient: only when the cause may pass (a slow page, a tab
+	// still opening, DevTools about to close), so a flow must ask for it.
+	RetryIfTransient
+)
+
+// String is the schema's spelling: never, re-extract or if-transient.
+func (r Retry) String() string {
+	switch r {
+	case RetryNever:
+		return "never"
+	case RetryReExtract:
+		return "re-extract"
+	case RetryIfTransient:
+		return "if-transient"
+	}
+	return fmt.Sprintf("Retry(%d)", uint8(r))
+}
+
+// CodeInfo is one row of the error contract (schema x-contract).
 type CodeInfo struct {
-	// Hint is one line of what to do next, from protocol v4 §Errors.
+	Retry Retry
+	// Next is one line of what a caller should do, in the protocol's terms
+	// (extract, tabId), not the CLI's: the CLI adds its own hints.
+	Next string
+}
+
+// BridgeUnavailable is CodeBridgeUnavailable's row: it never crosses the
+// wire, so it is not in the schema's contract.
+var BridgeUnavailable = CodeInfo{Retry: RetryNever, Next: "no browser is connected: pair one or start a managed browser, then send again"}
+
+// Lookup returns code's contract row; ok is false for an unknown code.
+func Lookup(code ErrorCode) (info CodeInfo, ok bool) {
+	if code == CodeBridgeUnavailable {
+		return BridgeUnavailable, true
+	}
+	info, ok = Contract[code]
+	return info, ok
+}
+
+// cliContract is the CLI's hints and exit codes, kept here until they move
+// to cmd/bua.
+var cliContract = map[ErrorCode]struct {
 	Hint string
-	// Retry says whether resending can ever help: "never"; "re-extract"
-	// (pick a new target first); or "if-transient": only when the cause may
-	// pass (a slow page, a tab still opening, DevTools about to close, a
-	// hiccup), so a flow must ask for it in retry.on.
-	Retry string
-	// Exit is the one-shot CLI's exit code for this code.
 	Exit int
-}
-
-// Contract is the one table of hints, retry meanings and exit codes, used
-// by every command and by flows. TestContract fails when a code is missing.
-var Contract = map[ErrorCode]CodeInfo{
-	CodeDomainBlocked: {
-		Hint:  "blocked by your blocklist: this is intentional, do not retry on another tab or action",
-		Retry: "never", Exit: ExitBlocked,
-	},
-	CodeSessionNotFound: {
-		Hint:  "no single session to act on: open a tab with `bua open URL` or pass --tab ID (see `bua tabs`)",
-		Retry: "never", Exit: ExitFailure,
-	},
-	CodeTabNotFound: {
-		Hint:  "that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID",
-		Retry: "if-transient", Exit: ExitFailure,
-	},
-	CodeElementNotFound: {
-		Hint:  "nothing matches that target on the current page: run `bua extract` again and pick a different uid or selector",
-		Retry: "re-extract", Exit: ExitFailure,
-	},
-	CodeElementStale: {
-		Hint:  "the page changed: run `bua extract` again, then use a new uid",
-		Retry: "re-extract", Exit: ExitFailure,
-	},
-	CodeTimeout: {
-		Hint:  "the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry",
-		Retry: "if-transient", Exit: ExitTimeout,
-	},
-	CodeDebuggerAttachFailed: {
-		Hint:  "Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry",
-		Retry: "if-transient", Exit: ExitFailure,
-	},
-	CodeInvalidAction: {
-		Hint:  "the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is",
-		Retry: "never", Exit: ExitFailure,
-	},
-	CodeInternalError: {
-		Hint:  "bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once",
-		Retry: "if-transient", Exit: ExitFailure,
-	},
-	CodeBridgeUnavailable: {
-		Hint:  "no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`",
-		Retry: "never", Exit: ExitUnavailable,
-	},
-}
-
-// Codes lists the protocol's wire codes in spec order (CodeBridgeUnavailable
-// is local and not among them).
-var Codes = []ErrorCode{
-	CodeDomainBlocked, CodeSessionNotFound, CodeTabNotFound, CodeElementNotFound,
-	CodeElementStale, CodeTimeout, CodeDebuggerAttachFailed, CodeInvalidAction, CodeInternalError,
+}{
+	CodeDomainBlocked:        {"blocked by your blocklist: this is intentional, do not retry on another tab or action", ExitBlocked},
+	CodeSessionNotFound:      {"no single session to act on: open a tab with `bua open URL` or pass --tab ID (see `bua tabs`)", ExitFailure},
+	CodeTabNotFound:          {"that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID", ExitFailure},
+	CodeElementNotFound:      {"nothing matches that target on the current page: run `bua extract` again and pick a different uid or selector", ExitFailure},
+	CodeElementStale:         {"the page changed: run `bua extract` again, then use a new uid", ExitFailure},
+	CodeTimeout:              {"the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry", ExitTimeout},
+	CodeDebuggerAttachFailed: {"Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry", ExitFailure},
+	CodeInvalidAction:        {"the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is", ExitFailure},
+	CodeInternalError:        {"bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once", ExitFailure},
+	CodeBridgeUnavailable:    {"no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`", ExitUnavailable},
 }
 
 // Error is the protocol's error shape, {code, message}, used by response
@@ -115,11 +105,11 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
 // Hint is the contract's next step for e's code, or "" for unknown codes.
-func (e *Error) Hint() string { return Contract[e.Code].Hint }
+func (e *Error) Hint() string { return cliContract[e.Code].Hint }
 
 // ExitCode is the one-shot CLI's exit code for e; unknown codes exit 1.
 func (e *Error) ExitCode() int {
-	if info, ok := Contract[e.Code]; ok {
+	if info, ok := cliContract[e.Code]; ok {
 		return info.Exit
 	}
 	return ExitFailure

@@ -6,30 +6,14 @@ import "encoding/json"
 // Unknown types are accepted, logged and fanned out, never rejected.
 type EventType string
 
-// Known events. Heartbeat and DialogOpened are pure additions to v4.
-const (
-	EventSessionStarted EventType = "session_started" // domain, tabId, startedAt
-	EventSessionEnded   EventType = "session_ended"   // domain, tabId, actionCount, reason
-	EventDomainBlocked  EventType = "domain_blocked"  // domain, attemptedAction, tabId?
-	EventTabClosed      EventType = "tab_closed"      // tabId
-	EventGlobalStop     EventType = "global_stop"     // endedCount
-	EventHeartbeat      EventType = "heartbeat"       // keeps the MV3 worker alive; never logged
-	EventDialogOpened   EventType = "dialog_opened"   // tabId, dialogType, message, handled
-)
+// EventHeartbeat keeps the MV3 worker alive; it is a pure addition to v4,
+// never logged and not in the schema's known events. The known events
+// (EventSessionStarted, ...) are generated from the schema.
+const EventHeartbeat EventType = "heartbeat"
 
-// SessionEndReason is why a session ended: exactly the seven of protocol v4.
+// SessionEndReason is why a session ended: one of the schema's
+// sessionEndReason enum (EndTabClosed, ...; see EndReasons).
 type SessionEndReason string
-
-// The seven session end reasons.
-const (
-	EndTabClosed        SessionEndReason = "tab_closed"
-	EndDebuggerDetached SessionEndReason = "debugger_detached"
-	EndUserStopped      SessionEndReason = "user_stopped"
-	EndGlobalStop       SessionEndReason = "global_stop"
-	EndDomainBlocked    SessionEndReason = "domain_blocked"
-	EndSystemIdle       SessionEndReason = "system_idle"
-	EndScreenLocked     SessionEndReason = "screen_locked"
-)
 
 // Event is one event, kept whole: Type plus the raw object, so unknown types
 // and future fields survive into the event log unchanged.

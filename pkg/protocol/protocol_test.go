@@ -84,28 +84,39 @@ func TestActionValidateMessages(t *testing.T) {
 	}
 }
 
+// TestContract pins each code's retry meaning to protocol v4 §Errors and
+// checks that the contract speaks the protocol's terms, not the CLI's.
 func TestContract(t *testing.T) {
+	want := map[ErrorCode]Retry{
+		CodeDomainBlocked:        RetryNever,
+		CodeSessionNotFound:      RetryNever,
+		CodeTabNotFound:          RetryIfTransient,
+		CodeElementNotFound:      RetryReExtract,
+		CodeElementStale:         RetryReExtract,
+		CodeTimeout:              RetryIfTransient,
+		CodeDebuggerAttachFailed: RetryIfTransient,
+		CodeInvalidAction:        RetryNever,
+		CodeInternalError:        RetryIfTransient,
+		CodeBridgeUnavailable:    RetryNever,
+	}
+	if got, want := len(Codes)+1, len(want); got != want {
+		t.Fatalf("%d codes, the test knows %d: add the new code's retry meaning here", got, want)
+	}
 	for _, c := range append(Codes, CodeBridgeUnavailable) {
-		info, ok := Contract[c]
+		info, ok := Lookup(c)
 		if !ok {
 			t.Errorf("%s: no contract row", c)
 			continue
 		}
-		if info.Hint == "" || info.Retry == "" {
-			t.Errorf("%s: empty hint or retry", c)
+		if got := info.Retry; got != want[c] {
+			t.Errorf("%s: retry = %v, want %v", c, got, want[c])
+		}
+		if info.Next == "" || strings.ContainsAny(info.Next, "`\n") || strings.Contains(info.Next, " --") {
+			t.Errorf("%s: next %q must be one line in the protocol's terms, without CLI advice", c, info.Next)
 		}
 	}
-	if got, want := (&Error{Code: CodeDomainBlocked}).ExitCode(), ExitBlocked; got != want {
-		t.Errorf("domain_blocked exit = %d, want %d", got, want)
-	}
-	if got, want := (&Error{Code: CodeTimeout}).ExitCode(), ExitTimeout; got != want {
-		t.Errorf("timeout exit = %d, want %d", got, want)
-	}
-	if got, want := (&Error{Code: CodeBridgeUnavailable}).ExitCode(), ExitUnavailable; got != want {
-		t.Errorf("bridge_unavailable exit = %d, want %d", got, want)
-	}
-	if !strings.Contains(Contract[CodeElementStale].Hint, "bua extract") {
-		t.Error("element_stale hint must tell the user to run bua extract")
+	if _, ok := Lookup("no_such_code"); ok {
+		t.Error("Lookup accepted an unknown code")
 	}
 }
 

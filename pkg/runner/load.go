@@ -684,12 +684,13 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 			}
 			for _, c := range v.Content {
 				code := protocol.ErrorCode(c.Value)
-				if _, ok := protocol.Contract[code]; !ok || code == protocol.CodeBridgeUnavailable {
+				info, ok := protocol.Contract[code]
+				if !ok {
 					fs.errf(c, "retry.on: unknown error code %q (expected one of %s)", c.Value, retryableCodes())
 					continue
 				}
-				if protocol.Contract[code].Retry == "never" {
-					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, protocol.Contract[code].Hint)
+				if info.Retry == protocol.RetryNever {
+					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, info.Next)
 					continue
 				}
 				r.On = append(r.On, code)
@@ -709,7 +710,7 @@ func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
 func retryableCodes() string {
 	var names []string
 	for _, c := range protocol.Codes {
-		if protocol.Contract[c].Retry != "never" {
+		if protocol.Contract[c].Retry != protocol.RetryNever {
 			names = append(names, string(c))
 		}
 	}

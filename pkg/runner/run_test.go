@@ -156,7 +156,7 @@ func TestRun_ErrorContract(t *testing.T) {
 			if got := len(fake.Requests()); got != tc.wantSends {
 				t.Errorf("sent %d requests, want %d", got, tc.wantSends)
 			}
-			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != protocol.Contract[tc.code].Hint {
+			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != (&protocol.Error{Code: tc.code}).Hint() {
 				t.Errorf("step error = %+v, want code %s with the contract's hint", info, tc.code)
 			}
 		})

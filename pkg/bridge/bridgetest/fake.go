@@ -61,12 +61,13 @@ type Extension struct {
 	ws  *websocket.Conn
 	wmu sync.Mutex
 
-	mu       sync.Mutex
-	handlers map[protocol.ActionType]Handler
-	fallback Handler
-	requests []protocol.Action
-	closed   chan struct{}
-	closeErr error
+	mu        sync.Mutex
+	handlers  map[protocol.ActionType]Handler
+	fallback  Handler
+	requests  []protocol.Action
+	deadlines []int64
+	closed    chan struct{}
+	closeErr  error
 }
 
 // RejectError is a handshake refused with a reject message and close code.
@@ -167,6 +168,14 @@ func (e *Extension) HandleAll(h Handler) {
 	e.mu.Unlock()
 }
 
+// Deadlines returns each request's deadlineMs (0 when absent), in the
+// order of Requests.
+func (e *Extension) Deadlines() []int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]int64(nil), e.deadlines...)
+}
+
 // Requests returns the actions received so far, in arrival order.
 func (e *Extension) Requests() []protocol.Action {
 	e.mu.Lock()
@@ -233,6 +242,7 @@ func (e *Extension) readLoop() {
 func (e *Extension) serve(r *protocol.Request) {
 	e.mu.Lock()
 	e.requests = append(e.requests, r.Action)
+	e.deadlines = append(e.deadlines, r.DeadlineMs)
 	h := e.handlers[r.Action.Type]
 	if h == nil {
 		h = e.fallback

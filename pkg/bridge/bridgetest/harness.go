@@ -71,7 +71,20 @@ func (h *Harness) URL() string { return h.Daemon.URL() }
 // Connect dials a fake extension paired as the user's browser.
 func (h *Harness) Connect(t testing.TB) *Extension {
 	t.Helper()
-	e, err := Dial(context.Background(), Options{URL: h.URL(), Token: h.UserToken})
+	return h.ConnectWith(t, Options{})
+}
+
+// ConnectWith dials a fake extension paired as the user's browser, with o's
+// options; URL and Token default to the harness's.
+func (h *Harness) ConnectWith(t testing.TB, o Options) *Extension {
+	t.Helper()
+	if o.URL == "" {
+		o.URL = h.URL()
+	}
+	if o.Token == "" {
+		o.Token = h.UserToken
+	}
+	e, err := Dial(context.Background(), o)
 	if err != nil {
 		t.Fatalf("fake extension: %v", err)
 	}

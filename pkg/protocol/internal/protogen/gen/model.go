@@ -1,0 +1,410 @@
+// Package gen reads the protocol schema into a Model and writes it out as
+// Go constants (package protocol) and as the extension's ES module. It is
+// split from the command so pkg/protocol's tests can regenerate in memory
+// and compare with the files on disk.
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Model is what the generated files hold, read from the schema.
+type Model struct {
+	Version       int
+	ReplyMarginMs int
+	CloseCodes    []Named // x-closeCodes, by value
+	MessageTypes  []string
+	Actions       []Action
+	Codes         []Code
+	EndReasons    []string
+	Events        []string
+	NamedKeys     []string
+	Modifiers     []string
+	WaitDefaultMs int // action.wait_for timeoutMs default
+	WaitMaxMs     int // action.wait_for timeoutMs maximum
+}
+
+// Named is a name with an integer value.
+type Named struct {
+	Name  string
+	Value int
+}
+
+// Action is one action variant: its $defs/action.NAME node.
+type Action struct {
+	Name        string
+	Description string
+	Scope       string // x-scope: tab or browser
+	BudgetMs    int    // x-budgetMs
+	Shorthand   string // x-shorthand: the param a flow's scalar form sets
+	Target      bool   // $ref target: exactly one of uid or selector
+	Params      []Param
+}
+
+// Param is one property of an action.
+type Param struct {
+	Name        string
+	Kind        string // string, integer or boolean
+	Required    bool
+	Description string
+	Example     any // a valid value: examples[0], enum[0], minimum, true
+}
+
+// Code is one error code and its contract row.
+type Code struct {
+	Name  string
+	Retry string // never, re-extract or if-transient
+	Next  string
+}
+
+// Read builds the Model from the schema document. Anything the generated
+// code relies on and the schema lacks is an error naming the node.
+func Read(doc []byte) (*Model, error) {
+	root, err := decodeOrdered(doc)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{root: root.(*object)}
+	m := r.model()
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+
+type reader struct {
+	root *object
+	err  error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (r *reader) def(name string) *object {
+	defs, _ := r.root.get("$defs").(*object)
+	if defs == nil {
+		r.fail("no $defs")
+		return &object{}
+	}
+	d, _ := defs.get(name).(*object)
+	if d == nil {
+		r.fail("no $defs/%s", name)
+		return &object{}
+	}
+	return d
+}
+
+// resolve follows a node's $ref, once, to its $defs entry.
+func (r *reader) resolve(n *object) *object {
+	if ref, ok := n.get("$ref").(string); ok {
+		return r.def(strings.TrimPrefix(ref, "#/$defs/"))
+	}
+	return n
+}
+
+func (r *reader) int(n *object, key, where string) int {
+	f, ok := n.get(key).(json.Number)
+	if !ok {
+		r.fail("%s: %s must be a number", where, key)
+		return 0
+	}
+	i, err := f.Int64()
+	if err != nil {
+		r.fail("%s: %s must be an integer", where, key)
+	}
+	return int(i)
+}
+
+func (r *reader) strings(v any, where string) []string {
+	arr, ok := v.([]any)
+	if !ok {
+		r.fail("%s must be an array of strings", where)
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			r.fail("%s must be an array of strings", where)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (r *reader) model() *Model {
+	m := &Model{}
+	m.Version = r.int(r.root, "x-protocolVersion", "schema")
+	ladder, _ := r.root.get("x-ladder").(*object)
+	if ladder == nil {
+		r.fail("schema: no x-ladder")
+		return m
+	}
+	m.ReplyMarginMs = r.int(ladder, "replyMarginMs", "x-ladder")
+	if cc, ok := r.root.get("x-closeCodes").(*object); ok {
+		for _, k := range cc.keys {
+			if k == "description" {
+				continue
+			}
+			m.CloseCodes = append(m.CloseCodes, Named{k, r.int(cc, k, "x-closeCodes")})
+		}
+		sort.SliceStable(m.CloseCodes, func(i, j int) bool { return m.CloseCodes[i].Value < m.CloseCodes[j].Value })
+	} else {
+		r.fail("schema: no x-closeCodes")
+	}
+	m.MessageTypes = r.strings(r.def("message").path("properties", "type", "enum"), "$defs/message type enum")
+	m.Actions = r.actions()
+	m.Codes = r.codes()
+	m.EndReasons = r.strings(r.def("sessionEndReason").get("enum"), "$defs/sessionEndReason enum")
+	m.Events = r.dispatch(r.def("event"), "event")
+	key := r.def("key")
+	m.NamedKeys = r.strings(key.get("x-namedKeys"), "$defs/key x-namedKeys")
+	m.Modifiers = r.strings(key.get("x-modifiers"), "$defs/key x-modifiers")
+	if wait, ok := r.def("action.wait_for").path("properties", "timeoutMs").(*object); ok {
+		m.WaitDefaultMs = r.int(wait, "default", "action.wait_for timeoutMs")
+		m.WaitMaxMs = r.int(wait, "maximum", "action.wait_for timeoutMs")
+	} else {
+		r.fail("action.wait_for has no timeoutMs")
+	}
+	return m
+}
+
+// dispatch lists the type consts of a union's allOf if/then branches, each
+// of which must point at $defs/<prefix>.<type>.
+func (r *reader) dispatch(union *object, prefix string) []string {
+	branches, _ := union.get("allOf").([]any)
+	var out []string
+	for _, b := range branches {
+		bo, _ := b.(*object)
+		c, _ := bo.path("if", "properties", "type", "const").(string)
+		ref, _ := bo.path("then", "$ref").(string)
+		if c == "" || ref != "#/$defs/"+prefix+"."+c {
+			r.fail("$defs/%s allOf: each branch must be if type const X then $ref #/$defs/%s.X", prefix, prefix)
+			return out
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (r *reader) actions() []Action {
+	union := r.def("action")
+	names := r.strings(union.path("properties", "type", "enum"), "$defs/action type enum")
+	if got := r.dispatch(union, "action"); strings.Join(got, ",") != strings.Join(names, ",") {
+		r.fail("$defs/action: the allOf branches (%s) must list the type enum (%s) in the same order", strings.Join(got, ", "), strings.Join(names, ", "))
+	}
+	var out []Action
+	for _, name := range names {
+		where := "$defs/action." + name
+		d := r.def("action." + name)
+		a := Action{Name: name}
+		a.Description, _ = d.get("description").(string)
+		if a.Description == "" {
+			r.fail("%s: needs a description", where)
+		}
+		a.Scope, _ = d.get("x-scope").(string)
+		if a.Scope != "tab" && a.Scope != "browser" {
+			r.fail("%s: x-scope must be tab or browser", where)
+		}
+		a.BudgetMs = r.int(d, "x-budgetMs", where)
+		a.Shorthand, _ = d.get("x-shorthand").(string)
+		a.Target = d.get("$ref") == "#/$defs/target"
+		required := map[string]bool{}
+		if req, ok := d.get("required").([]any); ok {
+			for _, x := range r.strings(req, where+" required") {
+				required[x] = true
+			}
+		}
+		if props, ok := d.get("properties").(*object); ok {
+			for _, pn := range props.keys {
+				pn0, _ := props.get(pn).(*object)
+				a.Params = append(a.Params, r.param(pn, pn0, required[pn], where))
+			}
+		}
+		if a.Shorthand != "" && a.Shorthand != "target" && !a.hasParam(a.Shorthand) {
+			r.fail("%s: x-shorthand %q is not one of its properties", where, a.Shorthand)
+		}
+		if a.Shorthand == "target" && !a.Target {
+			r.fail("%s: x-shorthand target needs $ref #/$defs/target", where)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (a Action) hasParam(name string) bool {
+	for _, p := range a.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) param(name string, prop *object, required bool, where string) Param {
+	if prop == nil {
+		r.fail("%s: property %s must be an object", where, name)
+		return Param{Name: name}
+	}
+	def := r.resolve(prop)
+	p := Param{Name: name, Required: required}
+	p.Description, _ = prop.get("description").(string)
+	if p.Description == "" {
+		p.Description, _ = def.get("description").(string)
+	}
+	p.Kind, _ = def.get("type").(string)
+	enum, _ := def.get("enum").([]any)
+	if p.Kind == "" && len(enum) > 0 {
+		if _, ok := enum[0].(string); ok {
+			p.Kind = "string"
+		}
+	}
+	switch p.Kind {
+	case "string", "integer", "boolean":
+	default:
+		r.fail("%s: property %s must be a string, integer or boolean, got %q", where, name, p.Kind)
+	}
+	for _, n := range []*object{prop, def} {
+		if ex, ok := n.get("examples").([]any); ok && len(ex) > 0 {
+			p.Example = ex[0]
+			break
+		}
+	}
+	switch {
+	case p.Example != nil:
+	case len(enum) > 0:
+		p.Example = enum[0]
+	case p.Kind == "integer":
+		p.Example = json.Number("0")
+		if min, ok := def.get("minimum").(json.Number); ok {
+			p.Example = min
+		}
+	case p.Kind == "boolean":
+		p.Example = true
+	default:
+		r.fail("%s: property %s needs examples", where, name)
+	}
+	return p
+}
+
+func (r *reader) codes() []Code {
+	ec := r.def("errorCode")
+	names := r.strings(ec.get("enum"), "$defs/errorCode enum")
+	contract, _ := ec.get("x-contract").(*object)
+	if contract == nil {
+		r.fail("$defs/errorCode: no x-contract")
+		return nil
+	}
+	if strings.Join(contract.keys, ",") != strings.Join(names, ",") {
+		r.fail("$defs/errorCode: x-contract must list the enum's codes in the same order")
+	}
+	var out []Code
+	for _, n := range names {
+		row, _ := contract.get(n).(*object)
+		if row == nil {
+			r.fail("$defs/errorCode x-contract: no row for %s", n)
+			continue
+		}
+		c := Code{Name: n}
+		c.Retry, _ = row.get("retry").(string)
+		c.Next, _ = row.get("next").(string)
+		switch c.Retry {
+		case "never", "re-extract", "if-transient":
+		default:
+			r.fail("$defs/errorCode x-contract.%s: retry must be never, re-extract or if-transient", n)
+		}
+		if c.Next == "" {
+			r.fail("$defs/errorCode x-contract.%s: needs next", n)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// object is a JSON object that keeps its keys' order: the generated
+// files list params in the schema's order.
+type object struct {
+	keys []string
+	m    map[string]any
+}
+
+func (o *object) get(k string) any {
+	if o == nil {
+		return nil
+	}
+	return o.m[k]
+}
+
+func (o *object) path(keys ...string) any {
+	var v any = o
+	for _, k := range keys {
+		ob, ok := v.(*object)
+		if !ok {
+			return nil
+		}
+		v = ob.get(k)
+	}
+	return v
+}
+
+func decodeOrdered(doc []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after the schema")
+	}
+	if _, ok := v.(*object); !ok {
+		return nil, fmt.Errorf("the schema must be an object")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		o := &object{m: map[string]any{}}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k := kt.(string)
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.keys = append(o.keys, k)
+			o.m[k] = v
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		arr := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := dec.Token()
+		return arr, err
+	}
+	return t, nil
+}

@@ -1,0 +1,64 @@
+package protocol
+
+import "time"
+
+// Scope says where an action runs (schema x-scope on $defs/action.*).
+type Scope string
+
+// Scopes.
+const (
+	// ScopeTab actions run on one tab through chrome.debugger, one at a
+	// time per tab, after the blocklist and session checks.
+	ScopeTab Scope = "tab"
+	// ScopeBrowser actions use the tabs API and need no session.
+	ScopeBrowser Scope = "browser"
+)
+
+// ParamKind is a param's JSON type.
+type ParamKind string
+
+// Param kinds.
+const (
+	KindString  ParamKind = "string"
+	KindInteger ParamKind = "integer"
+	KindBoolean ParamKind = "boolean"
+)
+
+// ParamSpec is one param of an action, from its schema property.
+type ParamSpec struct {
+	Name     string
+	Kind     ParamKind
+	Required bool
+	// Example is a value the schema accepts for the param (its examples[0],
+	// first enum value or minimum): the flow loader validates a step whose
+	// param is an expression with it standing in.
+	Example     any
+	Description string
+}
+
+// ActionSpec describes one action, from $defs/action.NAME in the schema.
+type ActionSpec struct {
+	Type        ActionType
+	Description string
+	Scope       Scope
+	// Budget is the pool's default deadline when the caller sets none
+	// (x-budgetMs); DefaultTimeout adds timeoutMs for actions that wait.
+	Budget time.Duration
+	// Shorthand is the param a flow step's scalar form sets ("target" for
+	// uid-or-selector), or "" when the action takes a mapping only.
+	Shorthand string
+	// Target is true when the action takes exactly one of uid or selector.
+	Target bool
+	// Params in schema order.
+	Params []ParamSpec
+}
+
+// Param returns the spec of the named param.
+func (s *ActionSpec) Param(name string) (ParamSpec, bool) {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return ParamSpec{}, false
+}

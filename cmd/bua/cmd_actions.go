@@ -16,6 +16,7 @@ import (
 
 func init() {
 	register(newNavigateCommand)
+	register(newReloadCommand)
 	register(newClickCommand)
 	register(newTypeCommand)
 	register(newHoverCommand)
@@ -87,6 +88,16 @@ func newNavigateCommand(env *Env) *cli.Command {
 				return usageError("navigate takes one URL (http, https or about:blank)")
 			}
 			return runAction(c, env, protocol.Navigate(c.Args().First()), printOK(c, env, "ok"))
+		})
+}
+
+func newReloadCommand(env *Env) *cli.Command {
+	return actionCommand("reload", "reload the current tab and wait for it to load (uids from an earlier extract go stale)", "", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("reload takes no arguments (pass --tab ID to pick the tab)")
+			}
+			return runAction(c, env, protocol.Action{Type: protocol.ActionReload}, printOK(c, env, "ok"))
 		})
 }
 

@@ -253,3 +253,50 @@ func TestObstacleCommand(t *testing.T) {
 		t.Fatalf("bad input: exit %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestEveryActionHasACommand runs one CLI command per protocol action and
+// checks the action it sends: a new action in the schema fails here until
+// it has its command (and a row below).
+func TestEveryActionHasACommand(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Handle(protocol.ActionGetTabs, func(protocol.Action) (any, *protocol.Error) { return []protocol.TabInfo{}, nil })
+	ext.Handle(protocol.ActionOpenTab, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.OpenTabResult{TabID: 1, WindowID: 1, Domain: "a.test"}, nil
+	})
+	ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.ExtractResult{Elements: []protocol.Element{}}, nil
+	})
+	ext.Handle(protocol.ActionEvaluate, func(protocol.Action) (any, *protocol.Error) { return protocol.EvaluateResult{Type: "number", Value: 1}, nil })
+	ext.Handle(protocol.ActionScreenshot, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/"}, nil
+	})
+	shot := filepath.Join(t.TempDir(), "s.jpg")
+	commands := map[protocol.ActionType][]string{
+		protocol.ActionNavigate:   {"navigate", "https://a.test/"},
+		protocol.ActionClick:      {"click", "e1"},
+		protocol.ActionType_:      {"type", "e1", "hi"},
+		protocol.ActionHover:      {"hover", "#a"},
+		protocol.ActionPressKey:   {"press", "Enter"},
+		protocol.ActionScroll:     {"scroll", "down"},
+		protocol.ActionScreenshot: {"screenshot", "-o", shot},
+		protocol.ActionExtract:    {"extract"},
+		protocol.ActionEvaluate:   {"eval", "return 1"},
+		protocol.ActionWaitFor:    {"wait-for", "#a"},
+		protocol.ActionGetTabs:    {"tabs"},
+		protocol.ActionOpenTab:    {"open", "https://a.test/"},
+		protocol.ActionCloseTab:   {"close", "3"},
+		protocol.ActionReload:     {"reload"},
+	}
+	for _, typ := range protocol.Actions {
+		args, ok := commands[typ]
+		if !ok {
+			t.Errorf("%s: no CLI command sends it: add one in cmd_actions.go and a row here", typ)
+			continue
+		}
+		r := runCLI(t, h, "", args...)
+		reqs := ext.Requests()
+		if r.code != 0 || len(reqs) == 0 || reqs[len(reqs)-1].Type != typ {
+			t.Errorf("bua %s: exit %d, stderr %q; want it to send %s", strings.Join(args, " "), r.code, r.stderr, typ)
+		}
+	}
+}

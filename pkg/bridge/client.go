@@ -49,9 +49,6 @@ type Client struct {
 	err     error // set when the read loop ends
 }
 
-// ErrNoDaemon means no daemon answered and AutoStart was off.
-var ErrNoDaemon = errors.New("bua daemon is not running")
-
 // Dial connects to the daemon, starting one when opts.AutoStart allows.
 // Failure is a *Error with CodeBridgeUnavailable.
 func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
@@ -67,7 +64,7 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 		conn, err = waitSocket(ctx, sock, opts.StartTimeout)
 	}
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (%s): start it with `bua serve`, or run any action command, which starts it", ErrNoDaemon, sock)
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", sock)
 	}
 	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
 	go c.readLoop()

@@ -130,20 +130,24 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	}
 	data, _ := json.Marshal(raw)
 	if err := protocol.ValidateAction(data); err != nil {
-		at := k
-		// The validator names fields from the action ("action.url: ...");
-		// a flow author wrote them as the step's params.
-		msg := strings.TrimPrefix(err.Message, "action.")
-		field, _, _ := strings.Cut(msg, ":")
-		if n, ok := nodes[field]; ok {
-			at = n
-		} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
-			at = nodes["target"]
-		}
-		if rest, ok := strings.CutPrefix(msg, "action: missing required field "); ok {
-			msg = "missing param " + strings.Trim(rest, `"`)
-		} else {
-			msg = strings.TrimPrefix(msg, "action: ")
+		at, msg := k, err.Message
+		if se := err.Schema; se != nil {
+			// The validator names fields from the action (Path
+			// "action.url"); a flow author wrote them as the step's params.
+			field := strings.TrimPrefix(strings.TrimPrefix(se.Path, "action"), ".")
+			if n, ok := nodes[field]; ok {
+				at = n
+			} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
+				at = nodes["target"]
+			}
+			switch {
+			case se.Missing != "":
+				msg = "missing param " + se.Missing
+			case field == "":
+				msg = se.Reason
+			default:
+				msg = field + ": " + se.Reason
+			}
 		}
 		fs.errf(at, "%s: invalid params: %s", typ, msg)
 	}

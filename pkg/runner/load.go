@@ -14,7 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Defaults of a flow's limits, per the flows issue.
+// Defaults of a flow's limits, as README §Writing flows (Flow keys)
+// documents them.
 const (
 	DefaultFlowTimeout = 5 * time.Minute
 	DefaultStepTimeout = 30 * time.Second

@@ -23,7 +23,10 @@ func TestObstacleFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var expected map[string]*struct{ Type, Confidence string }
+	var expected map[string]*struct {
+		Type       obstacle.Type
+		Confidence obstacle.Confidence
+	}
 	if err := json.Unmarshal(raw, &expected); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // Type is the kind of obstacle, per protocol v4 §Obstacle detection.
-type Type = string
+type Type string
 
 // Obstacle types, as they appear in Obstacle.Type on the wire.
 const (
@@ -17,7 +17,7 @@ const (
 
 // Confidence is how sure the classifier is, per protocol v4 §Obstacle
 // detection.
-type Confidence = string
+type Confidence string
 
 // Confidences, as they appear in Obstacle.Confidence on the wire.
 const (
@@ -70,9 +70,9 @@ type Input struct {
 // of AuthWall, Captcha, AccessDenied; Confidence Low or High; Message a
 // short human-readable reason naming the deciding signal.
 type Obstacle struct {
-	Type       string `json:"type"`
-	Confidence string `json:"confidence"`
-	Message    string `json:"message"`
+	Type       Type       `json:"type"`
+	Confidence Confidence `json:"confidence"`
+	Message    string     `json:"message"`
 }
 
 // Verdict is Detect's answer with its reasons. Layer is "L1".."L4", or ""
@@ -283,7 +283,7 @@ func (s *signalList) addAny(prefix string, rules []rule, texts []string) {
 func FormatText(v Verdict) string {
 	var b strings.Builder
 	if o := v.Obstacle; o != nil {
-		b.WriteString(o.Type + " (" + o.Confidence + ") — " + o.Message + "\n")
+		b.WriteString(string(o.Type) + " (" + string(o.Confidence) + ") — " + o.Message + "\n")
 	} else {
 		b.WriteString("no obstacle\n")
 	}

@@ -148,8 +148,8 @@ func TestLowercase(t *testing.T) {
 	}
 }
 
-// TestLowerEveryByte checks the word-at-a-time folding against the obvious
-// per-byte rule for every byte value at every offset within a word.
+// TestLowerEveryByte checks lower against the obvious per-byte rule for
+// every byte value at every offset of a short string.
 func TestLowerEveryByte(t *testing.T) {
 	ref := func(s string) string {
 		b := []byte(s)

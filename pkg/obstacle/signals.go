@@ -1,7 +1,6 @@
 package obstacle
 
 import (
-	"encoding/binary"
 	"regexp"
 	"strings"
 	"sync"
@@ -213,68 +212,46 @@ var segmentSep = raw(`[ \t]+[|·–—-][ \t]+`)
 // lowercasing differs between Go and JS (İ, final sigma) and can change
 // lengths; every pattern is ASCII, so ASCII folding loses nothing.
 func lower(s string) string {
-	i := 0
-	for ; i < len(s); i++ {
-		if c := s[i]; c-'A' < 26 || c == 0xC2 {
-			break
-		}
-	}
-	if i == len(s) {
+	if !needsLower(s) {
 		return s
 	}
-	if strings.IndexByte(s[i:], 0xC2) < 0 {
-		// The common case, no NBSP: fold eight bytes at a time through a
-		// stack buffer into a Builder (one allocation, no final copy),
-		// which keeps a 4K markdown well inside Detect's time budget.
-		var sb strings.Builder
-		sb.Grow(len(s))
-		sb.WriteString(s[:i])
-		var buf [256]byte
-		for i < len(s) {
-			n := copy(buf[:], s[i:])
-			j := 0
-			for ; j+8 <= n; j += 8 {
-				binary.LittleEndian.PutUint64(buf[j:], lowerWord(binary.LittleEndian.Uint64(buf[j:])))
-			}
-			for ; j < n; j++ {
-				if buf[j]-'A' < 26 {
-					buf[j] += 'a' - 'A'
-				}
-			}
-			sb.Write(buf[:n])
-			i += n
-		}
-		return sb.String()
-	}
-	b := []byte(s)
-	// Byte-wise is safe: 0xC2 is only ever a lead byte in UTF-8, and ASCII
-	// bytes never occur inside a multi-byte sequence.
-	w := i
-	for r := i; r < len(b); r++ {
-		c := b[r]
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case c-'A' < 26:
-			c += 'a' - 'A'
-		case c == 0xC2 && r+1 < len(b) && b[r+1] == 0xA0:
+		case isUpper(c):
+			c = toLower(c)
+		case c == 0xC2 && i+1 < len(s) && s[i+1] == 0xA0:
+			// NBSP is C2 A0 in UTF-8. Byte-wise is safe: 0xC2 is only
+			// ever a lead byte, and ASCII never occurs inside a
+			// multi-byte sequence.
 			c = ' '
-			r++
+			i++
 		}
-		b[w] = c
-		w++
+		b.WriteByte(c)
 	}
-	return string(b[:w])
+	return b.String()
 }
 
-// lowerWord ASCII-lowercases the eight bytes of w, leaving bytes >= 0x80
-// alone: per byte, bit 7 of (b&0x7f)+(0x80-'A') says b >= 'A' and of
-// (b&0x7f)+(0x7f-'Z') says b > 'Z'; no sum carries into the next byte.
-func lowerWord(w uint64) uint64 {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	seven := w &^ high
-	geA := seven + ones*(0x80-'A')
-	gtZ := seven + ones*(0x7f-'Z')
-	upper := (geA &^ gtZ) &^ w & high
-	return w | upper>>2
+// needsLower reports whether lower would change s.
+func needsLower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isUpper(s[i]) || s[i] == 0xC2 {
+			return true
+		}
+	}
+	return false
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+// toLower lowercases an ASCII letter; other bytes come back as they are.
+func toLower(c byte) byte {
+	if isUpper(c) {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // authLeads are the words every anchored control-name rule (oauthName,
@@ -303,7 +280,7 @@ func mayBeAuthControl(name string) bool {
 	if len(lead) == 0 {
 		return false
 	}
-	first := lead[0] | 0x20 // lead[0] is alphanumeric: this lowercases letters only
+	first := toLower(lead[0])
 	if first == 'i' && len(lead) >= 2 && (lead[1] == ' ' || lead[1] == 0xC2) {
 		return true // "i forgot…", NBSP allowed as lower would make it a space
 	}
@@ -322,11 +299,7 @@ func hasPrefixFold(s, p string) bool {
 		return false
 	}
 	for j := 0; j < len(p); j++ {
-		c := s[j]
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
-		if c != p[j] {
+		if toLower(s[j]) != p[j] {
 			return false
 		}
 	}

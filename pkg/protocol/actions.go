@@ -159,7 +159,8 @@ func (a Action) Validate() *Error {
 	return ValidateAction(raw)
 }
 
-// ValidateAction checks a raw action object against the schema.
+// ValidateAction checks a raw action object against the schema. A failure
+// is invalid_action; its Schema names the field ("action.url") and reason.
 func ValidateAction(raw []byte) *Error {
 	_, err := validate(actionSchema(), raw)
 	return err

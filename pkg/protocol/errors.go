@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"fmt"
+
+	"github.com/bua-dev/bua/pkg/schema"
 )
 
 // ErrorCode is a protocol error code, per protocol v4 §Errors. Callers
@@ -95,6 +97,11 @@ var cliContract = map[ErrorCode]struct {
 type Error struct {
 	Code    ErrorCode `json:"code"`
 	Message string    `json:"message"`
+	// Schema is the structured failure behind an invalid_action that this
+	// process's validator raised (ValidateAction, Decode): Message is then
+	// Schema.Error(). It is nil otherwise, always nil on an error read from
+	// the wire, and never sent (protocol v4 §Errors keeps {code, message}).
+	Schema *schema.Error `json:"-"`
 }
 
 // Errorf builds an *Error with a formatted message.

@@ -84,6 +84,28 @@ func TestActionValidateMessages(t *testing.T) {
 	}
 }
 
+// TestValidateAction_Schema checks that a schema failure carries its field
+// beside the message, and that the field never reaches the wire.
+func TestValidateAction_Schema(t *testing.T) {
+	err := ValidateAction([]byte(`{"type":"navigate"}`))
+	if err == nil || err.Schema == nil {
+		t.Fatalf("got %#v, want an error with Schema", err)
+	}
+	if got, want := err.Schema.Path, "action"; got != want {
+		t.Errorf("Path = %q, want %q", got, want)
+	}
+	if got, want := err.Schema.Missing, "url"; got != want {
+		t.Errorf("Missing = %q, want %q", got, want)
+	}
+	if got, want := err.Message, err.Schema.Error(); got != want {
+		t.Errorf("Message = %q, want %q", got, want)
+	}
+	b, _ := json.Marshal(err)
+	if got, want := string(b), `{"code":"invalid_action","message":"action: missing required field \"url\""}`; got != want {
+		t.Errorf("wire JSON = %s, want %s", got, want)
+	}
+}
+
 // TestContract pins each code's retry meaning to protocol v4 §Errors and
 // checks that the contract speaks the protocol's terms, not the CLI's.
 func TestContract(t *testing.T) {

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -39,7 +40,9 @@ func actionSchema() *schema.Schema  { return schemas().action }
 func validate(sch *schema.Schema, data []byte) (any, *Error) {
 	v, err := sch.ValidateJSON(data)
 	if err != nil {
-		return nil, &Error{Code: CodeInvalidAction, Message: err.Error()}
+		e := &Error{Code: CodeInvalidAction, Message: err.Error()}
+		errors.As(err, &e.Schema)
+		return nil, e
 	}
 	return v, nil
 }

@@ -1,15 +1,19 @@
 // Package runner loads and runs bua flows: YAML files of protocol v4
 // actions with expressions, branches, error-contract retries, assertions
-// and CI reports (the flows issue; the error contract of shared/spec 000
-// §Errors).
+// and CI reports (the flow format is README §Writing flows; the error
+// contract is shared/spec 000, protocol v4 §Errors).
 //
 // Two layers (Maestro's YAML classes -> Command; chromedp's Tasks):
 //   - load.go decodes the file into yaml.Node (keeping each node's line and
-//     column), validates it, and builds domain steps. Every problem becomes
+//     column), validates it, and builds domain steps: it holds Load and the
+//     flow-level keys; load_steps.go parses each step and the control steps
+//     (if, assert, set, run, repeat, retry); load_action.go parses action
+//     params and checks each action against the protocol schema, with
+//     placeholders standing in for expressions; load_values.go reads
+//     scalars, durations, expressions and templates. Every problem becomes
 //     a Diagnostic (diag.go) with file:line:col; Load returns them all in a
 //     *LoadError before anything runs. Every expression compiles at load
-//     (expr.go), and every action is checked against the protocol schema
-//     with placeholders standing in for expressions.
+//     (expr.go).
 //   - Steps are small types with Run(ctx, *State): ActionStep
 //     (steps_action.go) and IfStep, AssertStep, SetStep, RunStep,
 //     RepeatStep, SleepStep, LogStep, FailStep (steps_control.go). Composite
@@ -18,8 +22,8 @@
 // policy.go holds the error contract as policy (retry, re-extract recovery,
 // domain_blocked as terminal) and the obstacle policy. run.go has the
 // Runner (suite and flow execution, hooks, the current tab) and State.
-// report.go writes the summary table, JUnit XML, the JSON report and
-// failure artifacts; secrets.go masks secrets everywhere they would be
+// report.go writes the summary table, JUnit XML and the JSON report;
+// artifacts.go saves a failed step's screenshot and markdown; secrets.go masks secrets everywhere they would be
 // printed; serve.go serves a static folder on loopback for a run.
 //
 // The runner reaches the browser only through protocol.Requester; the

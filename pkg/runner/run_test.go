@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -255,7 +256,7 @@ steps:
 func TestRun_ObstaclePolicy(t *testing.T) {
 	verdict := func(conf string) protocol.ExtractResult {
 		p := loginPage()
-		p.Obstacle = &protocol.Obstacle{Type: "auth_wall", Confidence: conf, Message: "sign-in form"}
+		p.Obstacle = &protocol.Obstacle{Type: obstacle.AuthWall, Confidence: obstacle.Confidence(conf), Message: "sign-in form"}
 		return p
 	}
 	for _, tc := range []struct {

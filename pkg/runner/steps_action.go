@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -17,7 +20,8 @@ type Param struct {
 }
 
 // ActionStep sends one of the 13 protocol actions through the Requester,
-// under the error contract's policy (see policy.go).
+// under the error contract (Run; the retry and obstacle policies are in
+// policy.go).
 type ActionStep struct {
 	StepMeta
 	Type   protocol.ActionType
@@ -194,4 +198,93 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 		}
 	}
 	return out
+}
+
+// Run sends the action under the error contract:
+//   - domain_blocked is terminal (the flow ends blocked);
+//   - invalid_action and session_not_found fail at once, with the
+//     contract's hint;
+//   - element_stale and element_not_found (a uid() miss included) never
+//     resend the same request: when the params came from an earlier
+//     extract, that extract is re-run on its tab, its `as` name rebound and
+//     the params re-evaluated, once by default, more with retry;
+//   - any other code is retried only when retry.on lists it.
+func (st *ActionStep) Run(ctx context.Context, s *State) error {
+	retries := 0
+	delay, backoff := time.Duration(0), 1.0
+	recoveries := 1
+	if r := st.Retry; r != nil {
+		retries, delay, backoff = r.Attempts-1, r.Delay, r.Backoff
+		recoveries = max(1, r.Attempts-1)
+	}
+	for attempt := 1; ; attempt++ {
+		s.cur.Attempts = attempt
+		a, err := st.build(s)
+		if err == nil {
+			s.cur.Params = actionParams(a)
+			var raw json.RawMessage
+			raw, err = s.request(ctx, a, st.Timeout)
+			if err == nil {
+				return st.finish(s, a, raw)
+			}
+		}
+		var be *protocol.Error
+		if !errors.As(err, &be) {
+			return err
+		}
+		switch be.Code {
+		case protocol.CodeDomainBlocked, protocol.CodeInvalidAction, protocol.CodeSessionNotFound, protocol.CodeBridgeUnavailable:
+			return be
+		case protocol.CodeElementStale, protocol.CodeElementNotFound:
+			origins := st.origins(s)
+			if len(origins) == 0 || recoveries == 0 {
+				return be
+			}
+			recoveries--
+			for _, o := range origins {
+				if err := s.reextract(ctx, o); err != nil {
+					return err
+				}
+				s.note(fmt.Sprintf("%s: re-extracted %s", be.Code, o.as))
+			}
+			continue
+		}
+		if retries > 0 && st.Retry.allows(be.Code) && ctx.Err() == nil {
+			retries--
+			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
+			if err := wait(ctx, delay); err != nil {
+				return be
+			}
+			delay = time.Duration(float64(delay) * backoff)
+			continue
+		}
+		return be
+	}
+}
+
+// reextract runs o's extract again on the same tab and rebinds its name.
+func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
+	raw, err := s.request(ctx, o.action, 0)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return protocol.Errorf(protocol.CodeInternalError, "extract result is not JSON: %v", err)
+	}
+	s.env[o.as] = v
+	m, _ := v.(map[string]any)
+	if md, ok := m["markdown"].(string); ok {
+		s.shared.lastMarkdown = md
+	}
+	return checkObstacle(s, m, o.policy)
+}
+
+// actionParams is a's params as the report shows them (without type).
+func actionParams(a protocol.Action) map[string]any {
+	b, _ := json.Marshal(a)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	delete(m, "type")
+	return m
 }

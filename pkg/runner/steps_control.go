@@ -16,7 +16,7 @@ type Step interface {
 }
 
 // StepMeta is what every step carries: where it is, its kind, and the
-// modifiers from the step grammar.
+// modifiers of the step grammar in README §Writing flows (Steps).
 type StepMeta struct {
 	Name      string
 	Kind      string // an action name, or if, assert, set, run, repeat, sleep, log, fail

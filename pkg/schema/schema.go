@@ -271,11 +271,11 @@ func parse(v any) (*node, error) {
 }
 
 // Validate checks a decoded JSON value (as encoding/json decodes into any:
-// map[string]any, []any, float64, string, bool, nil) and returns nil or an
-// error "path: reason" naming the first failure.
+// map[string]any, []any, float64, string, bool, nil) and returns nil or a
+// *Error naming the first failure; its text is "path: reason".
 func (s *Schema) Validate(v any) error {
-	if msg := s.validate(s.at, v, s.base, false); msg != "" {
-		return &Error{Message: msg}
+	if e := s.validate(s.at, v, s.base, false); e != nil {
+		return e
 	}
 	return nil
 }
@@ -285,16 +285,35 @@ func (s *Schema) Validate(v any) error {
 func (s *Schema) ValidateJSON(data []byte) (any, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, &Error{Message: "message is not JSON: " + err.Error()}
+		return nil, &Error{Reason: "message is not JSON: " + err.Error()}
 	}
 	return v, s.Validate(v)
 }
 
-// Error is a validation failure; Message is "path: reason", the same text
-// the extension's validator produces for the same value.
-type Error struct{ Message string }
+// Error is a validation failure. Its text, "Path: Reason", is the same text
+// the extension's validator produces for the same value (the shared vectors
+// in testdata/protocol/messages.json pin it).
+type Error struct {
+	// Path is the dotted location of the failing value: "message" for the
+	// whole value a root schema checks, or the name given to Sub ("action"),
+	// then property names and array indices ("action.url", "list.1"). It is
+	// empty only when the input was not JSON at all.
+	Path string
+	// Reason is what is wrong there, such as "must be string, got number"
+	// or `missing required field "url"`.
+	Reason string
+	// Missing is the absent property's name when Reason is a missing
+	// required field, else "".
+	Missing string
+}
 
-func (e *Error) Error() string { return e.Message }
+// Error returns "Path: Reason", or Reason alone when Path is empty.
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Reason
+	}
+	return e.Path + ": " + e.Reason
+}
 
 func typeOf(v any) string {
 	switch v.(type) {
@@ -395,41 +414,41 @@ func stringify(v any) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-func (s *Schema) validate(n *node, v any, path *loc, quiet bool) string {
+func (s *Schema) validate(n *node, v any, path *loc, quiet bool) *Error {
 	if n.message != "" {
-		if s.check(n, v, path, true) != "" {
+		if s.check(n, v, path, true) != nil {
 			if quiet {
 				return failed
 			}
-			return where(path) + ": " + n.message
+			return &Error{Path: where(path), Reason: n.message}
 		}
-		return ""
+		return nil
 	}
 	return s.check(n, v, path, quiet)
 }
 
 // failed is what a quiet probe returns: the caller needs only pass/fail.
-const failed = "!"
+var failed = &Error{Reason: "failed"}
 
-func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
+func (s *Schema) check(n *node, v any, path *loc, quiet bool) *Error {
 	// fail reports one failure; a quiet probe only needs to know it failed,
 	// so the message is built only when it will be read.
-	fail := func(msg func() string) string {
+	fail := func(msg func() string) *Error {
 		if quiet {
 			return failed
 		}
-		return where(path) + ": " + msg()
+		return &Error{Path: where(path), Reason: msg()}
 	}
 	if n.boolean != nil {
 		if *n.boolean {
-			return ""
+			return nil
 		}
 		return fail(func() string { return "not allowed" })
 	}
 	if n.ref != "" {
 		target, _ := s.resolve(n.ref) // checked at Compile
-		if msg := s.validate(target, v, path, quiet); msg != "" {
-			return msg
+		if e := s.validate(target, v, path, quiet); e != nil {
+			return e
 		}
 	}
 	if n.types != nil {
@@ -495,34 +514,38 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 		}
 		if n.items != nil {
 			for i, item := range x {
-				if msg := s.validate(n.items, item, path.childIf(!quiet, strconv.Itoa(i)), quiet); msg != "" {
-					return msg
+				if e := s.validate(n.items, item, path.childIf(!quiet, strconv.Itoa(i)), quiet); e != nil {
+					return e
 				}
 			}
 		}
 	case map[string]any:
 		for _, k := range n.required {
 			if _, ok := x[k]; !ok {
-				return fail(func() string { return fmt.Sprintf("missing required field %s", stringify(k)) })
+				e := fail(func() string { return fmt.Sprintf("missing required field %s", stringify(k)) })
+				if !quiet {
+					e.Missing = k
+				}
+				return e
 			}
 		}
 		for _, k := range n.propNames {
 			if pv, ok := x[k]; ok {
-				if msg := s.validate(n.props[k], pv, path.childIf(!quiet, k), quiet); msg != "" {
-					return msg
+				if e := s.validate(n.props[k], pv, path.childIf(!quiet, k), quiet); e != nil {
+					return e
 				}
 			}
 		}
 	}
 	for _, sub := range n.allOf {
-		if msg := s.validate(sub, v, path, quiet); msg != "" {
-			return msg
+		if e := s.validate(sub, v, path, quiet); e != nil {
+			return e
 		}
 	}
 	if n.anyOf != nil {
 		ok := false
 		for _, sub := range n.anyOf {
-			ok = ok || s.validate(sub, v, path, true) == ""
+			ok = ok || s.validate(sub, v, path, true) == nil
 		}
 		if !ok {
 			if quiet {
@@ -534,7 +557,7 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 	if n.oneOf != nil {
 		passed := 0
 		for _, sub := range n.oneOf {
-			if s.validate(sub, v, path, true) == "" {
+			if s.validate(sub, v, path, true) == nil {
 				passed++
 			}
 		}
@@ -545,21 +568,21 @@ func (s *Schema) check(n *node, v any, path *loc, quiet bool) string {
 			return s.oneOfMessage(n.oneOf, v, path, passed)
 		}
 	}
-	if n.not != nil && s.validate(n.not, v, path, true) == "" {
+	if n.not != nil && s.validate(n.not, v, path, true) == nil {
 		return fail(func() string { return fmt.Sprintf("must not match %s", describeNot(n.not)) })
 	}
 	if n.ifS != nil {
 		branch := n.thenS
-		if s.validate(n.ifS, v, path, true) != "" {
+		if s.validate(n.ifS, v, path, true) != nil {
 			branch = n.els
 		}
 		if branch != nil {
-			if msg := s.validate(branch, v, path, quiet); msg != "" {
-				return msg
+			if e := s.validate(branch, v, path, quiet); e != nil {
+				return e
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 func describeNot(n *node) string {
@@ -571,7 +594,7 @@ func describeNot(n *node) string {
 
 // oneOfMessage: oneOf in the protocol always means "exactly one of these
 // fields", so it says that rather than listing each branch's failure.
-func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) string {
+func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) *Error {
 	fields := make([]string, len(branches))
 	all := true
 	for i, b := range branches {
@@ -601,10 +624,10 @@ func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) st
 		} else if present == 0 {
 			got = " (got neither)"
 		}
-		return fmt.Sprintf("%s: needs exactly one of %s%s", where(path), strings.Join(fields, " or "), got)
+		return &Error{Path: where(path), Reason: fmt.Sprintf("needs exactly one of %s%s", strings.Join(fields, " or "), got)}
 	}
 	if passed > 1 {
-		return where(path) + ": matches more than one alternative"
+		return &Error{Path: where(path), Reason: "matches more than one alternative"}
 	}
 	return s.validate(branches[0], v, path, false)
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -101,6 +102,46 @@ func TestProtocolSchemaCompiles(t *testing.T) {
 	}
 	if _, err := a.ValidateJSON([]byte(`{"type":"press_key","key":"Hyper+a"}`)); err == nil || !strings.Contains(err.Error(), "Control+a") {
 		t.Fatalf("bad key: %v", err)
+	}
+}
+
+// TestError_Fields holds the structured error to its text: callers read
+// Path, Reason and Missing instead of parsing "path: reason".
+func TestError_Fields(t *testing.T) {
+	s, err := Compile(extension.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Sub("#/$defs/action", "action")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, in            string
+		path, reason, field string
+	}{
+		{"Field", `{"type":"scroll","direction":"sideways"}`, "action.direction", `must be one of "up", "down", got "sideways"`, ""},
+		{"Missing", `{"type":"navigate"}`, "action", `missing required field "url"`, "url"},
+		{"NotJSON", `{`, "", "message is not JSON: unexpected end of JSON input", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := a.ValidateJSON([]byte(tt.in))
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("got %T %v, want *Error", err, err)
+			}
+			if se.Path != tt.path || se.Reason != tt.reason || se.Missing != tt.field {
+				t.Errorf("got {%q %q %q}, want {%q %q %q}", se.Path, se.Reason, se.Missing, tt.path, tt.reason, tt.field)
+			}
+			want := tt.reason
+			if tt.path != "" {
+				want = tt.path + ": " + tt.reason
+			}
+			if got := se.Error(); got != want {
+				t.Errorf("Error() = %q, want %q", got, want)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -9,52 +11,33 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// paramSpec describes one action param: its JSON kind and the placeholder
-// that stands for an expression during load-time validation.
-type paramSpec struct {
-	kind        string // string, int, bool, target
-	placeholder any
+// stepParams lists the params a step of spec's action may set, from the
+// schema (protocol.ActionSpecs): "target" (a uid or a CSS selector, read by
+// protocol.ParseTarget) first for actions that take uid-or-selector.
+func stepParams(spec *protocol.ActionSpec) []string {
+	var out []string
+	if spec.Target {
+		out = append(out, "target")
+	}
+	for _, p := range spec.Params {
+		out = append(out, p.Name)
+	}
+	return out
 }
 
-var paramSpecs = map[string]paramSpec{
-	"url":        {"string", "http://placeholder.invalid/"},
-	"selector":   {"string", "placeholder"},
-	"uid":        {"string", "e0"},
-	"target":     {"target", "placeholder"},
-	"text":       {"string", "placeholder"},
-	"key":        {"string", "a"},
-	"direction":  {"string", "down"},
-	"amount":     {"int", 1},
-	"fullPage":   {"bool", true},
-	"expression": {"string", "placeholder"},
-	"timeoutMs":  {"int", 1},
-	"focus":      {"bool", true},
-	"tabId":      {"int", 0},
-}
-
-// actionShape lists each action's params and its scalar shorthand's param
-// ("" when it has none: type and screenshot take a mapping only).
-var actionShape = map[protocol.ActionType]struct {
-	main   string
-	params []string
-}{
-	protocol.ActionNavigate:   {"url", []string{"url", "tabId"}},
-	protocol.ActionClick:      {"target", []string{"target", "uid", "selector", "tabId"}},
-	protocol.ActionType_:      {"", []string{"target", "uid", "selector", "text", "tabId"}},
-	protocol.ActionHover:      {"target", []string{"target", "uid", "selector", "tabId"}},
-	protocol.ActionPressKey:   {"key", []string{"key", "tabId"}},
-	protocol.ActionScroll:     {"direction", []string{"direction", "amount", "tabId"}},
-	protocol.ActionScreenshot: {"", []string{"fullPage", "tabId"}},
-	protocol.ActionExtract:    {"selector", []string{"selector", "tabId"}},
-	protocol.ActionEvaluate:   {"expression", []string{"expression", "tabId"}},
-	protocol.ActionWaitFor:    {"target", []string{"target", "uid", "selector", "timeoutMs", "tabId"}},
-	protocol.ActionGetTabs:    {"", nil},
-	protocol.ActionOpenTab:    {"url", []string{"url", "focus"}},
-	protocol.ActionCloseTab:   {"tabId", []string{"tabId"}},
+// placeholder stands for an expression param during load-time validation:
+// the schema's example of the param, so only the step's shape is checked.
+func placeholder(spec *protocol.ActionSpec, name string) any {
+	if name == "target" {
+		name = "selector"
+	}
+	p, _ := spec.Param(name)
+	return p.Example
 }
 
 func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *yaml.Node, obst [2]*yaml.Node) Step {
-	shape := actionShape[typ]
+	spec := protocol.ActionSpecs[typ]
+	params := stepParams(spec)
 	st := &ActionStep{StepMeta: meta, Type: typ}
 	nodes := map[string]*yaml.Node{}
 	bad := false
@@ -62,17 +45,17 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 		// `get_tabs:` with nothing: no params.
 	case v.Kind == yaml.ScalarNode:
-		if shape.main == "" {
-			fs.errf(v, "%s takes a mapping of params (expected e.g. %s), not a scalar", typ, mappingExample(typ))
+		if spec.Shorthand == "" {
+			fs.errf(v, "%s takes a mapping of params (expected e.g. %s), not a scalar", typ, mappingExample(spec))
 			return nil
 		}
-		st.Params = append(st.Params, Param{Name: shape.main, Value: fs.template(v, string(typ))})
-		nodes[shape.main] = v
+		st.Params = append(st.Params, Param{Name: spec.Shorthand, Value: fs.template(v, string(typ))})
+		nodes[spec.Shorthand] = v
 	case v.Kind == yaml.MappingNode:
 		for _, kv := range fs.pairs(v) {
 			name := kv[0].Value
-			if !contains(shape.params, name) {
-				fs.errf(kv[0], "%s has no param %q (expected %s)", typ, name, paramList(shape.params))
+			if !contains(params, name) {
+				fs.errf(kv[0], "%s has no param %q (expected %s)", typ, name, paramList(params))
 				bad = true
 				continue
 			}
@@ -90,7 +73,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	if bad {
 		return st
 	}
-	if contains(shape.params, "target") {
+	if spec.Target {
 		n := 0
 		for _, f := range []string{"target", "uid", "selector"} {
 			if nodes[f] != nil {
@@ -110,7 +93,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 		if p.Value.IsLiteral() {
 			val = p.Value.Lit
 		} else {
-			val = paramSpecs[p.Name].placeholder
+			val = placeholder(spec, p.Name)
 		}
 		if p.Name == "target" {
 			s, ok := val.(string)
@@ -161,9 +144,27 @@ func paramList(params []string) string {
 	return strings.Join(params, ", ")
 }
 
-func mappingExample(typ protocol.ActionType) string {
-	if typ == protocol.ActionType_ {
-		return `{ uid: "${{ uid(page, 'textbox', 'Email') }}", text: "..." }`
+// mappingExample is a mapping a step of spec's action could take: its
+// required params (or exactly one target) with the schema's examples.
+func mappingExample(spec *protocol.ActionSpec) string {
+	var parts []string
+	if spec.Target {
+		parts = append(parts, fmt.Sprintf("uid: %q", placeholder(spec, "uid")))
 	}
-	return "{} or { fullPage: true }"
+	for _, p := range spec.Params {
+		if p.Required {
+			parts = append(parts, fmt.Sprintf("%s: %s", p.Name, yamlScalar(p.Example)))
+		}
+	}
+	if len(parts) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+func yamlScalar(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -652,5 +653,33 @@ func TestStepError_Unwrap(t *testing.T) {
 	}
 	if got := err.(*StepError).ExitCode(); got != protocol.ExitBlocked {
 		t.Errorf("ExitCode = %d", got)
+	}
+}
+
+// TestRun_EveryAction: every schema action is a flow step without a runner
+// edit. Each action's mapping example (from protocol.ActionSpecs) loads,
+// runs, and reaches the Requester as a valid action of that type.
+func TestRun_EveryAction(t *testing.T) {
+	for _, typ := range protocol.Actions {
+		t.Run(string(typ), func(t *testing.T) {
+			fake := runnertest.New().
+				On(protocol.ActionExtract, runnertest.Result(loginPage())).
+				On(protocol.ActionGetTabs, runnertest.Result([]protocol.TabInfo{})).
+				On(protocol.ActionOpenTab, runnertest.Result(protocol.OpenTabResult{TabID: 3})).
+				On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 1})).
+				On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,"}))
+			src := fmt.Sprintf("name: every\nsteps:\n  - %s: %s\n", typ, mappingExample(protocol.ActionSpecs[typ]))
+			rec, _ := runFlow(t, fake, src)
+			if rec.Status != StatusPassed {
+				t.Fatalf("%s: status %s: %s", src, rec.Status, rec.Error)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 1 || reqs[0].Type != typ {
+				t.Fatalf("sent %+v, want one %s", reqs, typ)
+			}
+			if err := reqs[0].Validate(); err != nil {
+				t.Fatalf("sent an invalid %s: %v", typ, err)
+			}
+		})
 	}
 }

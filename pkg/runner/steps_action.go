@@ -30,17 +30,30 @@ type ActionStep struct {
 	Obstacles *ObstaclePolicy
 }
 
-// build evaluates the params into a protocol action. An expression error,
-// or a helper's miss (element_not_found), comes back as is.
+// build evaluates the params into a protocol action: each value is
+// coerced to its schema kind (protocol.ActionSpecs), then decoded into the
+// Action by its JSON name. An expression error, or a helper's miss
+// (element_not_found), comes back as is.
 func (st *ActionStep) build(s *State) (protocol.Action, error) {
-	a := protocol.Action{Type: st.Type}
+	spec := protocol.ActionSpecs[st.Type]
+	fields := map[string]any{"type": string(st.Type)}
 	for _, p := range st.Params {
 		v, err := p.Value.Eval(s)
 		if err != nil {
-			return a, err
+			return protocol.Action{Type: st.Type}, err
 		}
-		if err := setParam(&a, p.Name, v); err != nil {
-			return a, err
+		if p.Name == "target" {
+			t := protocol.ParseTarget(Stringify(v))
+			if t.UID != "" {
+				fields["uid"] = t.UID
+			} else {
+				fields["selector"] = t.Selector
+			}
+			continue
+		}
+		ps, _ := spec.Param(p.Name)
+		if fields[p.Name], err = coerce(ps, v); err != nil {
+			return protocol.Action{Type: st.Type}, err
 		}
 		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
@@ -54,59 +67,37 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			}
 		}
 	}
+	var a protocol.Action
+	data, err := json.Marshal(fields)
+	if err == nil {
+		err = json.Unmarshal(data, &a)
+	}
+	if err != nil {
+		return protocol.Action{Type: st.Type}, protocol.Errorf(protocol.CodeInvalidAction, "%s: params do not encode: %v", st.Type, err)
+	}
 	return a, nil
 }
 
-func setParam(a *protocol.Action, name string, v any) error {
-	str := func() string { return Stringify(v) }
-	switch name {
-	case "target":
-		t := protocol.ParseTarget(str())
-		a.UID, a.Selector = t.UID, t.Selector
-	case "url":
-		a.URL = str()
-	case "selector":
-		a.Selector = str()
-	case "uid":
-		a.UID = str()
-	case "text":
-		s := str()
-		a.Text = &s
-	case "key":
-		a.Key = str()
-	case "direction":
-		a.Direction = str()
-	case "expression":
-		a.Expression = str()
-	case "amount", "timeoutMs", "tabId":
+// coerce converts an evaluated param to the kind the schema gives it.
+func coerce(p protocol.ParamSpec, v any) (any, error) {
+	switch p.Kind {
+	case protocol.KindInteger:
 		i, ok := toInt(v)
 		if !ok {
-			return protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", name, v, v)
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", p.Name, v, v)
 		}
-		switch name {
-		case "amount":
-			a.Amount = &i
-		case "timeoutMs":
-			a.TimeoutMs = &i
-		default:
-			a.TabID = &i
+		return i, nil
+	case protocol.KindBoolean:
+		if b, ok := v.(bool); ok {
+			return b, nil
 		}
-	case "fullPage", "focus":
-		b, ok := v.(bool)
-		if !ok {
-			parsed, err := strconv.ParseBool(str())
-			if err != nil {
-				return protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", name, v)
-			}
-			b = parsed
+		b, err := strconv.ParseBool(Stringify(v))
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", p.Name, v)
 		}
-		if name == "fullPage" {
-			a.FullPage = &b
-		} else {
-			a.Focus = &b
-		}
+		return b, nil
 	}
-	return nil
+	return Stringify(v), nil
 }
 
 // toInt converts an expression or JSON number (or numeric string) to int.

@@ -266,7 +266,9 @@ func TestEveryActionHasACommand(t *testing.T) {
 	ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
 		return protocol.ExtractResult{Elements: []protocol.Element{}}, nil
 	})
-	ext.Handle(protocol.ActionEvaluate, func(protocol.Action) (any, *protocol.Error) { return protocol.EvaluateResult{Type: "number", Value: 1}, nil })
+	ext.Handle(protocol.ActionEvaluate, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.EvaluateResult{Type: "number", Value: 1}, nil
+	})
 	ext.Handle(protocol.ActionScreenshot, func(protocol.Action) (any, *protocol.Error) {
 		return protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/"}, nil
 	})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -89,6 +91,47 @@ func TestReadmeFlowsLoad(t *testing.T) {
 		}
 		if _, err := Load(file); err != nil {
 			t.Errorf("%s: %v", file, err)
+		}
+	}
+}
+
+// TestReadmeActionTable checks the README's flow action table against the
+// schema's action specs: one row per action, with its shorthand and every
+// param, so the guide cannot drift from protocol.ActionSpecs.
+func TestReadmeActionTable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| action | shorthand | params |")
+	if !ok {
+		t.Fatal("README has no flow action table")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := map[string][2]string{} // action -> shorthand cell, params cell
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.ReplaceAll(line, `\|`, " or "), "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		for _, name := range strings.Split(cells[1], ",") {
+			rows[strings.Trim(strings.TrimSpace(name), "`")] = [2]string{cells[2], cells[3]}
+		}
+	}
+	for _, typ := range protocol.Actions {
+		spec := protocol.ActionSpecs[typ]
+		row, ok := rows[string(typ)]
+		if !ok {
+			t.Errorf("README's action table has no row for %s", typ)
+			continue
+		}
+		if short := strings.TrimSpace(row[0]); spec.Shorthand == "" && !strings.HasPrefix(short, "—") || spec.Shorthand != "" && short != spec.Shorthand {
+			t.Errorf("%s: README shorthand %q, schema %q", typ, short, spec.Shorthand)
+		}
+		for _, p := range stepParams(spec) {
+			if !strings.Contains(row[1], "`"+p+"`") {
+				t.Errorf("%s: README params %q lack %s", typ, strings.TrimSpace(row[1]), p)
+			}
 		}
 	}
 }

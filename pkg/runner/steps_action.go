@@ -19,7 +19,7 @@ type Param struct {
 	Value *Template
 }
 
-// ActionStep sends one of the 13 protocol actions through the Requester,
+// ActionStep sends one protocol action through the Requester,
 // under the error contract (Run; the retry and obstacle policies are in
 // policy.go).
 type ActionStep struct {

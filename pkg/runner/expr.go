@@ -96,6 +96,85 @@ func (e *Expr) Eval(s *State) (any, error) {
 	return out, nil
 }
 
+// explain says why a false condition is false: for a comparison (a == b,
+// a < b, a in b, a matches b, ...), or the first false conjunct of an &&
+// chain that is one, the value of each operand that is not a literal, as
+// "SRC is VALUE". It returns nil when there is nothing more to show.
+func (e *Expr) explain(s *State) []string {
+	if e.prog == nil {
+		return nil
+	}
+	node := e.prog.Node()
+	for {
+		b, ok := node.(*ast.BinaryNode)
+		if !ok {
+			return nil
+		}
+		if b.Operator == "&&" || b.Operator == "and" {
+			if v, err := e.sub(b.Left).Eval(s); err == nil && v != true {
+				node = b.Left
+			} else {
+				node = b.Right
+			}
+			continue
+		}
+		if !comparisons[b.Operator] {
+			return nil
+		}
+		var out []string
+		for _, operand := range []ast.Node{b.Left, b.Right} {
+			if isLiteral(operand) {
+				continue
+			}
+			sub := e.sub(operand)
+			v, err := sub.Eval(s)
+			if err != nil {
+				out = append(out, fmt.Sprintf("%s fails: %v", sub.Src, err))
+				continue
+			}
+			out = append(out, sub.Src+" is "+showValue(v))
+		}
+		return out
+	}
+}
+
+var comparisons = map[string]bool{
+	"==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true,
+	"in": true, "not in": true, "matches": true, "contains": true, "startsWith": true, "endsWith": true,
+}
+
+func isLiteral(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NilNode:
+		return true
+	}
+	return false
+}
+
+// sub compiles an operand of e on its own; e already passed the name
+// checks, so the operand's names are known. A failure gives an Expr whose
+// Eval reports it.
+func (e *Expr) sub(n ast.Node) *Expr {
+	src := n.String()
+	prog, err := expr.Compile(src, exprOptions()...)
+	if err != nil {
+		return &Expr{Src: src}
+	}
+	return &Expr{Src: src, prog: prog}
+}
+
+// showValue prints v as JSON, cut to 120 characters.
+func showValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if r := []rune(string(b)); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return string(b)
+}
+
 // EvalBool runs e and requires a bool (nil counts as false).
 func (e *Expr) EvalBool(s *State) (bool, error) {
 	v, err := e.Eval(s)
@@ -302,6 +381,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// exprOptions are the options every flow expression compiles with. `last`
+// is the latest step result here, so expr's last() builtin goes.
+func exprOptions() []expr.Option {
+	return append([]expr.Option{expr.Env(compileEnv), expr.AllowUndefinedVariables(), expr.DisableBuiltin("last")}, helperOptions...)
+}
+
 // exprError is a compile problem with expr's caret snippet.
 type exprError struct {
 	msg     string
@@ -312,9 +397,7 @@ type exprError struct {
 // defined so far (built-ins, and the `as` names of earlier steps). later
 // names `as` names defined further down, for a precise message.
 func compileExpr(src string, known func(string) bool, later func(string) (int, bool)) (*Expr, *exprError) {
-	// `last` is the latest step result here, so expr's last() builtin goes.
-	opts := append([]expr.Option{expr.Env(compileEnv), expr.AllowUndefinedVariables(), expr.DisableBuiltin("last")}, helperOptions...)
-	prog, err := expr.Compile(src, opts...)
+	prog, err := expr.Compile(src, exprOptions()...)
 	if err != nil {
 		var fe *file.Error
 		if errors.As(err, &fe) {

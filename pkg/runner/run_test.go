@@ -683,3 +683,35 @@ func TestRun_EveryAction(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_AssertShowsOperands: a failed assert says what its operands
+// were, for a comparison and for the failing conjunct of an && chain.
+func TestRun_AssertShowsOperands(t *testing.T) {
+	tests := []struct{ cond, want string }{
+		{`vars.title == "Dashboard"`, `vars.title is "Login - App"`},
+		{`vars.n >= 2 && vars.title contains "Dash"`, `vars.title is "Login - App"`},
+		{`vars.n >= vars.limit`, `vars.n is 2, vars.limit is 5`},
+		{`vars.title startsWith "Dash" || vars.n > 5`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cond, func(t *testing.T) {
+			src := fmt.Sprintf("name: a\nvars:\n  title: Login - App\n  n: 2\n  limit: 5\nsteps:\n  - assert: %s\n", tt.cond)
+			rec, _ := runFlow(t, runnertest.New(), src)
+			if rec.Status != StatusFailed {
+				t.Fatalf("status %s, want failed", rec.Status)
+			}
+			if !strings.Contains(rec.Error, "assertion failed: "+tt.cond) {
+				t.Fatalf("error %q lacks the condition", rec.Error)
+			}
+			if tt.want == "" {
+				if strings.Contains(rec.Error, " is ") {
+					t.Fatalf("error %q shows operands of a condition that is not a comparison", rec.Error)
+				}
+				return
+			}
+			if !strings.HasSuffix(rec.Error, ": "+tt.want) {
+				t.Fatalf("error %q, want it to end with %q", rec.Error, tt.want)
+			}
+		})
+	}
+}

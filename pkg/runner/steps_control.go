@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,17 +69,24 @@ func (st *IfStep) Run(ctx context.Context, s *State) error {
 	return nil
 }
 
-// AssertionError is a failed assert step.
+// AssertionError is a failed assert step. Values shows what the
+// condition's operands evaluated to ("title is \"Login\""), so a CI log
+// says why without a rerun.
 type AssertionError struct {
 	Expr    string
 	Message string
+	Values  []string
 }
 
 func (e *AssertionError) Error() string {
+	msg := "assertion failed: " + e.Expr
 	if e.Message != "" {
-		return fmt.Sprintf("assertion failed: %s (%s)", e.Message, e.Expr)
+		msg = fmt.Sprintf("assertion failed: %s (%s)", e.Message, e.Expr)
 	}
-	return "assertion failed: " + e.Expr
+	if len(e.Values) > 0 {
+		msg += ": " + strings.Join(e.Values, ", ")
+	}
+	return msg
 }
 
 // AssertStep fails the flow unless Cond holds.
@@ -88,7 +96,8 @@ type AssertStep struct {
 	Message *Template
 }
 
-// Run evaluates the assertion.
+// Run evaluates the assertion; on failure it evaluates the failing
+// comparison's operands again to report their values.
 func (st *AssertStep) Run(ctx context.Context, s *State) error {
 	ok, err := st.Cond.EvalBool(s)
 	if err != nil {
@@ -97,7 +106,7 @@ func (st *AssertStep) Run(ctx context.Context, s *State) error {
 	if ok {
 		return nil
 	}
-	ae := &AssertionError{Expr: st.Cond.Src}
+	ae := &AssertionError{Expr: st.Cond.Src, Values: st.Cond.explain(s)}
 	if st.Message != nil {
 		ae.Message, _ = st.Message.EvalString(s)
 	}

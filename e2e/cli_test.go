@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/jpeg"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -653,4 +655,29 @@ func TestCLI_Offline(t *testing.T) {
 			t.Errorf("help exit-codes does not match %s:\n%s", re, help)
 		}
 	}
+}
+
+// TestCLI_TakenPort: when another program holds the daemon's port, a
+// command that needs the daemon says so within seconds (not at the 10 s
+// start timeout), naming the port, the process that holds it and the fix.
+func TestCLI_TakenPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	home := t.TempDir()
+	start := time.Now()
+	r := runCLI(t, cliOpts{env: []string{"BUA_HOME=" + home, "BUA_LISTEN=" + addr, "CI=true"}}, "tabs")
+	took := time.Since(start)
+	if r.Code != 4 {
+		t.Fatalf("exit %d, want 4 (bridge unavailable)\nstderr: %s", r.Code, r.Stderr)
+	}
+	if took > 5*time.Second {
+		t.Fatalf("took %s to report a taken port, want well under the 10 s start timeout", took)
+	}
+	wantContains(t, "stderr", r.Stderr, "cannot listen on "+addr)
+	wantContains(t, "stderr", r.Stderr, fmt.Sprintf("pid %d", os.Getpid()))
+	wantContains(t, "stderr", r.Stderr, "BUA_LISTEN")
 }

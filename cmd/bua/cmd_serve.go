@@ -58,7 +58,13 @@ func newServeCommand(env *Env) *cli.Command {
 			if errors.Is(err, home.ErrLocked) {
 				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", protocol.ExitUsage)
 			}
-			return err
+			if err != nil {
+				// An auto-started daemon has no terminal: the log is where
+				// the starting command reads why it stopped.
+				bridge.LogFailure(log, err)
+				return cli.Exit("bua: "+err.Error(), protocol.ExitUnavailable)
+			}
+			return nil
 		},
 	}
 }

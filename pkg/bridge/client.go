@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -58,10 +59,21 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 	sock := opts.Dirs.Socket()
 	conn, err := dialSocket(ctx, sock)
 	if err != nil && opts.AutoStart {
-		if serr := startDaemon(opts); serr != nil {
+		exited, serr := startDaemon(opts)
+		if serr != nil {
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
 		}
-		conn, err = waitSocket(ctx, sock, opts.StartTimeout)
+		conn, err = waitSocket(ctx, sock, opts.Dirs.LockFile(), opts.StartTimeout, exited)
+		if errors.Is(err, errDaemonExited) {
+			// The daemon stopped before it listened (a taken port, a bad
+			// BUA_LISTEN): say why at once instead of after StartTimeout.
+			if why, reason := lastDaemonError(opts.Dirs.LogFile()); why != "" {
+				e := protocol.Errorf(protocol.CodeBridgeUnavailable, "the bua daemon could not start: %s", why)
+				e.Reason = reason
+				return nil, e
+			}
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the bua daemon exited at start: run `bua serve` in a terminal to see why (log: %s)", opts.Dirs.LogFile())
+		}
 	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", sock)
@@ -76,7 +88,11 @@ func dialSocket(ctx context.Context, path string) (net.Conn, error) {
 	return d.DialContext(ctx, "unix", path)
 }
 
-func waitSocket(ctx context.Context, path string, limit time.Duration) (net.Conn, error) {
+// errDaemonExited means the started daemon exited before its socket
+// answered.
+var errDaemonExited = errors.New("daemon exited")
+
+func waitSocket(ctx context.Context, path, lockFile string, limit time.Duration, exited <-chan struct{}) (net.Conn, error) {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -88,6 +104,16 @@ func waitSocket(ctx context.Context, path string, limit time.Duration) (net.Conn
 		}
 		select {
 		case <-tick.C:
+		case <-exited:
+			// A racing start that lost the lock exits too, while the
+			// winner's socket comes up: look once more before giving up.
+			if conn, err := dialSocket(ctx, path); err == nil {
+				return conn, nil
+			}
+			if !home.Locked(lockFile) {
+				return nil, errDaemonExited
+			}
+			exited = nil
 		case <-deadline.C:
 			return nil, fmt.Errorf("daemon did not open %s within %s", path, limit)
 		case <-ctx.Done():
@@ -98,26 +124,51 @@ func waitSocket(ctx context.Context, path string, limit time.Duration) (net.Conn
 
 // startDaemon runs `bua serve` in its own session with no inherited stdio,
 // so callers that capture output (CI steps, $(...)) never hang on it; the
-// daemon logs to its own file.
-func startDaemon(opts ClientOptions) error {
+// daemon logs to its own file. exited is closed when the process ends.
+func startDaemon(opts ClientOptions) (exited <-chan struct{}, err error) {
 	exe := opts.Exe
 	if exe == "" {
-		var err error
 		if exe, err = os.Executable(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := opts.Dirs.Ensure(); err != nil {
-		return err
+		return nil, err
 	}
 	cmd := exec.Command(exe, "serve")
 	cmd.Env = opts.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
-	go func() { _ = cmd.Wait() }() // reap if it exits early (lock held by a racing start)
-	return nil
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return done, nil
+}
+
+// lastDaemonError reads the last LogFailure line of the daemon's log: its
+// err and reason, or "" when there is none.
+func lastDaemonError(logFile string) (msg, reason string) {
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		return "", ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-50; i-- {
+		_, attrs, ok := strings.Cut(lines[i], `msg="daemon failed" reason=`)
+		if !ok {
+			continue
+		}
+		reason, quoted, _ := strings.Cut(attrs, " err=")
+		if msg, err := strconv.Unquote(quoted); err == nil {
+			return msg, reason
+		}
+		return quoted, reason
+	}
+	return "", ""
 }
 
 // Close hangs up; the daemon aborts this client's unfinished requests.

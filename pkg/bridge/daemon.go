@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -155,7 +157,7 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 	tcp, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another program using the port? pass --listen)", d.cfg.Listen, err)
+		return listenError(d.cfg.Listen, err)
 	}
 	d.addr = tcp.Addr().String()
 	d.port = tcp.Addr().(*net.TCPAddr).Port
@@ -312,4 +314,55 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 	}
 	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
+}
+
+// ListenError is the daemon's failure to listen on its WebSocket address:
+// usually another program holds the port. Owner names it when that can be
+// known ("pid 1234 (python3)").
+type ListenError struct {
+	Addr  string
+	Owner string
+	Err   error
+}
+
+func listenError(addr string, err error) *ListenError {
+	le := &ListenError{Addr: addr, Err: err}
+	if _, p, splitErr := net.SplitHostPort(addr); splitErr == nil {
+		if port, convErr := strconv.Atoi(p); convErr == nil && errors.Is(err, syscall.EADDRINUSE) {
+			le.Owner = home.PortOwner(port)
+		}
+	}
+	return le
+}
+
+func (e *ListenError) Error() string {
+	if errors.Is(e.Err, syscall.EADDRINUSE) {
+		holder := "another program"
+		if e.Owner != "" {
+			holder = e.Owner
+		}
+		return fmt.Sprintf("cannot listen on %s: the port is taken by %s: stop it, or give bua another port with BUA_LISTEN=127.0.0.1:PORT (or serve --listen) and pair the extension with that port", e.Addr, holder)
+	}
+	return fmt.Sprintf("cannot listen on %s: %v: pass another address with BUA_LISTEN or serve --listen", e.Addr, e.Err)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// Reason is protocol.ReasonPortInUse for a taken port, else "".
+func (e *ListenError) Reason() string {
+	if errors.Is(e.Err, syscall.EADDRINUSE) {
+		return protocol.ReasonPortInUse
+	}
+	return ""
+}
+
+// LogFailure writes why the daemon could not run to its log, where a
+// command that started it reads it back (Dial): reason first, then err.
+func LogFailure(log *slog.Logger, err error) {
+	reason := ""
+	var le *ListenError
+	if errors.As(err, &le) {
+		reason = le.Reason()
+	}
+	log.Error("daemon failed", "reason", reason, "err", err.Error())
 }

@@ -92,17 +92,28 @@ var cliContract = map[ErrorCode]struct {
 	CodeBridgeUnavailable:    {"no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`", ExitUnavailable},
 }
 
-// Error is the protocol's error shape, {code, message}, used by response
-// and reject alike. It implements error.
+// Error is the protocol's error shape, {code, message, reason?}, used by
+// response and reject alike. It implements error.
 type Error struct {
 	Code    ErrorCode `json:"code"`
 	Message string    `json:"message"`
+	// Reason is a machine-readable cause within Code (a pure addition to
+	// v4): a net:: error name for a page that could not load, or one of the
+	// Reason* values for local failures. Callers pick hints by code and
+	// reason, never by message.
+	Reason string `json:"reason,omitempty"`
 	// Schema is the structured failure behind an invalid_action that this
 	// process's validator raised (ValidateAction, Decode): Message is then
 	// Schema.Error(). It is nil otherwise, always nil on an error read from
 	// the wire, and never sent (protocol v4 §Errors keeps {code, message}).
 	Schema *schema.Error `json:"-"`
 }
+
+// Local reasons, never sent by the extension.
+const (
+	// ReasonPortInUse: the daemon could not listen on its WebSocket port.
+	ReasonPortInUse = "port_in_use"
+)
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code ErrorCode, format string, args ...any) *Error {

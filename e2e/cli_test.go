@@ -217,13 +217,17 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 		t.Errorf("navigate --json = %s, want {ok: true, tabId: %s}", out, tab)
 	}
 
-	// The table: a header and a row whose first cell is the tab id.
+	// Piped, the table is tab-separated rows with full values and no
+	// header, so grep and cut work on it.
 	table := mustCLI(t, "tabs").Stdout
-	if !regexp.MustCompile(`(?i)\bTAB\b.*\bDOMAIN\b.*\bTITLE\b.*\bURL\b`).MatchString(table) {
-		t.Errorf("tabs table has no tab/domain/title/url header:\n%s", table)
+	if wantRow := tab + "\t127.0.0.1\tCLI fixture\t" + siteURL("cli/cli.html") + "\n"; !strings.Contains(table, wantRow) {
+		t.Errorf("piped tabs has no row %q:\n%s", wantRow, table)
 	}
-	if !regexp.MustCompile(`(?m)^\W*` + tab + `\W+127\.0\.0\.1\W+CLI fixture`).MatchString(table) {
-		t.Errorf("tabs table has no row for tab %s (127.0.0.1, CLI fixture):\n%s", tab, table)
+	if strings.Contains(table, "│") || strings.Contains(table, "URL") {
+		t.Errorf("piped tabs has borders or a header:\n%s", table)
+	}
+	if ids := mustCLI(t, "tabs", "--quiet").Stdout; !regexp.MustCompile(`(?m)^` + tab + `$`).MatchString(ids) || strings.Contains(ids, "\t") {
+		t.Errorf("tabs --quiet is not tab ids one a line:\n%s", ids)
 	}
 	var tabs []tabInfo
 	out = mustCLI(t, "tabs", "--json").Stdout
@@ -255,10 +259,9 @@ func TestCLI_Extract(t *testing.T) {
 
 	def := mustCLI(t, "extract", "--tab", tab).Stdout
 	iMD := strings.Index(def, "# CLI fixture")
-	iTable := strings.Index(def, "UID")
-	row := regexp.MustCompile(`\be[0-9]+\b.*\bbutton\b.*\bCount\b`).FindStringIndex(def)
-	if iMD != 0 || iTable < iMD || row == nil || row[0] < iTable {
-		t.Errorf("default extract is not markdown then the elements table with the Count button (md@%d, header@%d, row@%v):\n%s", iMD, iTable, row, def)
+	row := regexp.MustCompile(`(?m)^e[0-9]+\tbutton\tCount\b`).FindStringIndex(def)
+	if iMD != 0 || row == nil || row[0] < iMD {
+		t.Errorf("default extract is not markdown then the elements rows with the Count button (md@%d, row@%v):\n%s", iMD, row, def)
 	}
 	if strings.Contains(def, "obstacle:") {
 		t.Errorf("default extract on a plain page prints an obstacle line:\n%s", def)
@@ -273,7 +276,7 @@ func TestCLI_Extract(t *testing.T) {
 		t.Errorf("--format text is not plain text alone:\n%s", text)
 	}
 	els := mustCLI(t, "extract", "--tab", tab, "--format", "elements").Stdout
-	if strings.Contains(els, "# CLI fixture") || !regexp.MustCompile(`\be[0-9]+\b.*\bbutton\b.*\bCount\b`).MatchString(els) {
+	if strings.Contains(els, "# CLI fixture") || !regexp.MustCompile(`(?m)^e[0-9]+\tbutton\tCount\b`).MatchString(els) {
 		t.Errorf("--format elements is not the table alone with the Count button:\n%s", els)
 	}
 

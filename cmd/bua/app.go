@@ -135,10 +135,10 @@ func run(ctx context.Context, args []string, env *Env) int {
 	var be *protocol.Error
 	if errors.As(err, &be) {
 		printBridgeError(env, be, false)
-		return be.ExitCode()
+		return exitForCode(be.Code)
 	}
 	fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-	return protocol.ExitUsage
+	return exitUsage
 }
 
 // printBridgeError prints err the one way every command does: as JSON
@@ -148,11 +148,11 @@ func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 	if asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(err.Body())
+		_ = enc.Encode(bodyOf(err))
 		return
 	}
 	fmt.Fprintf(env.Stderr, "error[%s]: %s\n", err.Code, err.Message)
-	if h := err.Hint(); h != "" {
+	if h := hintFor(err); h != "" {
 		fmt.Fprintf(env.Stderr, "hint: %s\n", h)
 	}
 }
@@ -161,5 +161,5 @@ func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 // error for its code.
 func failWith(c *cli.Context, env *Env, err *protocol.Error) error {
 	printBridgeError(env, err, c.Bool("json"))
-	return exit(err.ExitCode())
+	return exit(exitForCode(err.Code))
 }

@@ -289,11 +289,18 @@ func newTabsCommand(env *Env) *cli.Command {
 				if err := json.Unmarshal(res, &tabs); err != nil {
 					return err
 				}
-				rows := make([][]string, len(tabs))
-				for i, t := range tabs {
-					rows[i] = []string{strconv.Itoa(t.TabID), t.Domain, t.Title, t.URL}
+				ios := env.streams(c)
+				if ios.Quiet { // ids only, one a line, for xargs and loops
+					for _, t := range tabs {
+						fmt.Fprintln(ios.Out, t.TabID)
+					}
+					return nil
 				}
-				return renderTable(env.Stdout, []string{"tab", "domain", "title", "url"}, rows)
+				tb := ios.NewTable("tab", "domain", "title", "url")
+				for _, t := range tabs {
+					tb.AddRow(strconv.Itoa(t.TabID), t.Domain, t.Title, t.URL)
+				}
+				return tb.Render()
 			})
 		},
 	}

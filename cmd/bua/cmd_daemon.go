@@ -76,7 +76,7 @@ func newStatusCommand(env *Env) *cli.Command {
 					return printJSON(env, map[string]any{"daemon": "down"})
 				}
 				fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
-				return exit(protocol.ExitUnavailable)
+				return exit(exitUnavailable)
 			}
 			defer cl.Close()
 			st, berr := cl.Status(c.Context)
@@ -100,7 +100,7 @@ func newStatusCommand(env *Env) *cli.Command {
 				fmt.Fprintln(w, "extensions: none connected")
 				return nil
 			}
-			rows := [][]string{}
+			tb := env.streams(c).NewTable("pairing", "client", "protocol", "caps", "last seen", "in flight")
 			for _, cn := range st.Connections {
 				caps := ""
 				if cn.Caps != nil {
@@ -109,9 +109,9 @@ func newStatusCommand(env *Env) *cli.Command {
 						caps += ", " + strings.Join(cn.Caps.Features, " ")
 					}
 				}
-				rows = append(rows, []string{string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String() + " ago", fmt.Sprint(cn.InFlight)})
+				tb.AddRow(string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String()+" ago", fmt.Sprint(cn.InFlight))
 			}
-			return renderTable(w, []string{"pairing", "client", "protocol", "caps", "last seen", "in flight"}, rows)
+			return tb.Render()
 		},
 	}
 }

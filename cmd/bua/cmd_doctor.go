@@ -57,7 +57,7 @@ func newDoctorCommand(env *Env) *cli.Command {
 				fmt.Fprintln(env.Stdout, yesNo(rep.Ready, "\nbua can serve actions now.", "\nbua cannot serve actions yet: fix the FAIL lines above."))
 			}
 			if !rep.Ready {
-				return exit(protocol.ExitUnavailable)
+				return exit(exitUnavailable)
 			}
 			return nil
 		},

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -34,14 +34,14 @@ func newExtractCommand(env *Env) *cli.Command {
 					return err
 				}
 				verdict = r.Obstacle
-				return renderExtract(env.Stdout, r, format, res)
+				return renderExtract(env.streams(c), r, format, res)
 			})
 			if err != nil {
 				return err
 			}
 			if c.Bool("fail-on-obstacle") && verdict != nil && verdict.Confidence == "high" {
 				fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\n", verdict.Type, verdict.Confidence, verdict.Message)
-				return exit(protocol.ExitBlocked)
+				return exit(exitBlocked)
 			}
 			return nil
 		})
@@ -52,7 +52,8 @@ func newExtractCommand(env *Env) *cli.Command {
 	return cmd
 }
 
-func renderExtract(w io.Writer, r protocol.ExtractResult, format string, raw json.RawMessage) error {
+func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format string, raw json.RawMessage) error {
+	w := ios.Out
 	switch format {
 	case "json":
 		var v any
@@ -68,11 +69,11 @@ func renderExtract(w io.Writer, r protocol.ExtractResult, format string, raw jso
 		fmt.Fprintln(w, r.Markdown)
 		return nil
 	case "elements":
-		return renderElements(w, r.Elements)
+		return renderElements(ios, r.Elements)
 	}
 	fmt.Fprintln(w, strings.TrimRight(r.Markdown, "\n"))
 	fmt.Fprintln(w)
-	if err := renderElements(w, r.Elements); err != nil {
+	if err := renderElements(ios, r.Elements); err != nil {
 		return err
 	}
 	if o := r.Obstacle; o != nil {
@@ -81,18 +82,20 @@ func renderExtract(w io.Writer, r protocol.ExtractResult, format string, raw jso
 	return nil
 }
 
-func renderElements(w io.Writer, els []protocol.Element) error {
+func renderElements(ios *iostreams.IOStreams, els []protocol.Element) error {
 	if len(els) == 0 {
-		fmt.Fprintln(w, "(no interactive elements)")
+		if ios.IsTerminal() {
+			fmt.Fprintln(ios.Out, "(no interactive elements)")
+		}
 		return nil
 	}
-	rows := make([][]string, len(els))
-	for i, e := range els {
+	tb := ios.NewTable("uid", "role", "name", "value", "visible")
+	for _, e := range els {
 		vis := ""
 		if e.Visible != nil {
 			vis = yesNo(*e.Visible, "yes", "no")
 		}
-		rows[i] = []string{e.UID, e.Role, e.Name, e.Value, vis}
+		tb.AddRow(e.UID, e.Role, e.Name, e.Value, vis)
 	}
-	return renderTable(w, []string{"uid", "role", "name", "value", "visible"}, rows)
+	return tb.Render()
 }

@@ -29,8 +29,7 @@ func newExitCodesCommand(env *Env) *cli.Command {
 			fmt.Fprint(env.Stdout, exitCodesText)
 			fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
 			for _, code := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
-				e := &protocol.Error{Code: code}
-				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, e.ExitCode(), e.Hint())
+				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, exitForCode(code), codeHints[code])
 			}
 			return nil
 		},

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
@@ -34,12 +33,12 @@ func newLintCommand(env *Env) *cli.Command {
 				return usageError(err.Error())
 			}
 			results := []lintResult{}
-			code := protocol.ExitOK
+			code := exitOK
 			for _, file := range files {
 				res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
 				if _, err := runner.Load(file); err != nil {
 					res.OK = false
-					code = protocol.ExitUsage
+					code = exitUsage
 					var le *runner.LoadError
 					if errors.As(err, &le) {
 						res.Diagnostics = le.Diags

@@ -41,19 +41,19 @@ func newRequestCommand(env *Env) *cli.Command {
 			action := json.RawMessage(strings.TrimSpace(raw))
 			jsonFail := func(err *protocol.Error, code int) error {
 				printBridgeError(env, err, true)
-				fmt.Fprintf(env.Stderr, "hint: %s\n", err.Hint())
+				fmt.Fprintf(env.Stderr, "hint: %s\n", hintFor(err))
 				return exit(code)
 			}
 			noValidate := c.Bool("no-validate")
 			if !noValidate {
 				if err := protocol.ValidateAction(action); err != nil {
-					return jsonFail(err, protocol.ExitUsage)
+					return jsonFail(err, exitUsage)
 				}
 			}
 			cl, err := connect(c, env)
 			if err != nil {
 				if be, ok := err.(*protocol.Error); ok {
-					return jsonFail(be, be.ExitCode())
+					return jsonFail(be, exitForCode(be.Code))
 				}
 				return err
 			}
@@ -62,7 +62,7 @@ func newRequestCommand(env *Env) *cli.Command {
 			defer cancel()
 			res, berr := cl.RequestRaw(ctx, action, noValidate)
 			if berr != nil {
-				return jsonFail(berr, berr.ExitCode())
+				return jsonFail(berr, exitForCode(berr.Code))
 			}
 			return printJSON(env, res)
 		},

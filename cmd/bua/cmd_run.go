@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 )
@@ -110,12 +111,13 @@ func newRunCommand(env *Env) *cli.Command {
 			if c.Bool("dry-run") {
 				return dryRun(env, r, files)
 			}
-			out := env.Stdout
+			ios := env.streams(c)
+			out, tty := ios.Out, ios.IsTerminal()
 			if c.Bool("json") {
-				out = env.Stderr // stdout carries the JSON report
+				out, tty = ios.ErrOut, ios.IsErrTerminal() // stdout carries the JSON report
 			}
-			if !c.Bool("quiet") {
-				r.Progress, r.TTY = out, isTTY(out)
+			if !ios.Quiet {
+				r.Progress, r.TTY = out, tty
 			}
 			lazy := &lazyRequester{c: c, env: env}
 			defer lazy.close()
@@ -123,14 +125,14 @@ func newRunCommand(env *Env) *cli.Command {
 			ctx, cancel := commandContext(c)
 			defer cancel()
 			suite := r.RunSuite(ctx, files)
-			code := suite.ExitCode()
+			code := exitForStatus(suite.Status())
 			if c.Bool("json") {
 				if err := suite.WriteJSON(env.Stdout); err != nil {
 					return err
 				}
 			} else {
 				fmt.Fprintln(out)
-				if err := suite.WriteSummary(out); err != nil {
+				if err := writeSummary(ios, out, suite, code); err != nil {
 					return err
 				}
 			}
@@ -140,7 +142,7 @@ func newRunCommand(env *Env) *cli.Command {
 			for _, rep := range reports {
 				if err := writeReport(rep[0], rep[1], suite); err != nil {
 					fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-					code = max(code, protocol.ExitUsage)
+					code = max(code, exitUsage)
 				}
 			}
 			return exit(code)
@@ -257,28 +259,37 @@ func writeReport(kind, file string, suite *runner.SuiteReport) error {
 // dryRun prints every flow's plan; invalid flows print their diagnostics
 // and make the exit 2.
 func dryRun(env *Env, r *runner.Runner, files []string) error {
-	code := protocol.ExitOK
+	code := exitOK
 	for _, file := range files {
 		f, err := runner.Load(file)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
-			code = protocol.ExitUsage
+			code = exitUsage
 			continue
 		}
 		if err := r.Plan(env.Stdout, f); err != nil {
 			fmt.Fprintf(env.Stderr, "bua: %s: %v\n", file, err)
-			code = protocol.ExitUsage
+			code = exitUsage
 		}
 	}
 	return exit(code)
 }
 
-// isTTY reports whether w is a terminal, for live progress lines.
-func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// writeSummary prints the run's table and last line through the output
+// layer: fitted to a terminal, tab-separated when piped.
+func writeSummary(ios *iostreams.IOStreams, out io.Writer, suite *runner.SuiteReport, code int) error {
+	ios.Out = out
+	tb := ios.NewTable(runner.SummaryHeader...)
+	for _, row := range suite.SummaryRows() {
+		tb.AddRow(row...)
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err := tb.Render(); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s (exit %d)", suite.SummaryLine(), code)
+	if code != exitOK {
+		line = iostreams.Color(ios.ColorEnabled(), iostreams.Red, line)
+	}
+	_, err := fmt.Fprintln(out, line)
+	return err
 }

@@ -114,8 +114,8 @@ func TestRunCommand_Reports(t *testing.T) {
 		t.Errorf("junit:\n%s", x)
 	}
 	var rep struct {
-		ExitCode int `json:"exitCode"`
-		Flows    []struct {
+		Status string `json:"status"`
+		Flows  []struct {
 			Steps []struct {
 				Artifacts []string `json:"artifacts"`
 			} `json:"steps"`
@@ -125,7 +125,7 @@ func TestRunCommand_Reports(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
+	if rep.Status != "failed" || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
 		t.Errorf("json report = %s", b)
 	}
 }
@@ -186,5 +186,24 @@ func TestLintCommand(t *testing.T) {
 	env, _, _ = testEnv()
 	if code := run(context.Background(), []string{"bua", "lint", good}, env); code != 0 {
 		t.Errorf("valid flow: exit %d", code)
+	}
+}
+
+// TestRunSummary pins `bua run`'s summary in both forms of the output
+// layer: tab-separated rows when piped, a fitted table on a terminal.
+func TestRunSummary(t *testing.T) {
+	dir := t.TempDir()
+	pass := writeFlow(t, dir, "a.yaml", "name: passes\nsteps:\n  - navigate: http://x.test/\n")
+	fail := writeFlow(t, dir, "b.yaml", "name: fails\nsteps:\n  - navigate: http://x.test/\n  - click: \"#missing\"\n")
+	withRequester(t, runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "nothing on the page matches the selector #missing, which a long note shows in full when piped")), nil)
+	for _, mode := range []struct {
+		golden string
+		width  int
+	}{{"run_summary.txt", 0}, {"run_summary_tty80.txt", 80}} {
+		r := runCLITerm(t, nil, mode.width, "run", "--quiet", pass, fail)
+		if r.code != exitFailure {
+			t.Fatalf("exit %d, want %d\n%s", r.code, exitFailure, r.stderr)
+		}
+		golden(t, mode.golden, strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), ""))
 	}
 }

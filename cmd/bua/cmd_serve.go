@@ -12,7 +12,6 @@ import (
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
-	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newServeCommand) }
@@ -56,13 +55,13 @@ func newServeCommand(env *Env) *cli.Command {
 			}
 			err = daemon.Run(c.Context, nil)
 			if errors.Is(err, home.ErrLocked) {
-				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", protocol.ExitUsage)
+				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", exitUsage)
 			}
 			if err != nil {
 				// An auto-started daemon has no terminal: the log is where
 				// the starting command reads why it stopped.
 				bridge.LogFailure(log, err)
-				return cli.Exit("bua: "+err.Error(), protocol.ExitUnavailable)
+				return cli.Exit("bua: "+err.Error(), exitUnavailable)
 			}
 			return nil
 		},

@@ -28,8 +28,8 @@ func TestNavigate(t *testing.T) {
 		})
 		defer ext.Handle(protocol.ActionNavigate, nil)
 		r := runCLI(t, h, "", "navigate", "https://example.com/")
-		if r.code != protocol.ExitFailure {
-			t.Fatalf("exit %d, want %d", r.code, protocol.ExitFailure)
+		if r.code != exitFailure {
+			t.Fatalf("exit %d, want %d", r.code, exitFailure)
 		}
 		golden(t, "errors/element_stale.txt", r.stderr)
 		if !strings.Contains(r.stderr, "run `bua extract` again") {
@@ -39,7 +39,7 @@ func TestNavigate(t *testing.T) {
 	t.Run("RefusedBeforeSending", func(t *testing.T) {
 		before := len(ext.Requests())
 		r := runCLI(t, h, "", "navigate", "javascript:alert(1)")
-		if r.code != protocol.ExitUsage || !strings.Contains(r.stderr, "error[invalid_action]") {
+		if r.code != exitUsage || !strings.Contains(r.stderr, "error[invalid_action]") {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
 		if len(ext.Requests()) != before {
@@ -66,12 +66,12 @@ func TestRequestCommand(t *testing.T) {
 		wantCode int
 		wantErr  protocol.ErrorCode
 	}{
-		{"DomainBlocked", `{"type":"navigate","url":"https://blocked.test/"}`, nil, protocol.Errorf(protocol.CodeDomainBlocked, "blocked.test is on your blocklist"), protocol.ExitBlocked, protocol.CodeDomainBlocked},
-		{"Timeout", `{"type":"wait_for","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeTimeout, "#x did not appear within 10000ms"), protocol.ExitTimeout, protocol.CodeTimeout},
-		{"NotFound", `{"type":"click","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeElementNotFound, "#x matched nothing"), protocol.ExitFailure, protocol.CodeElementNotFound},
-		{"InvalidLocally", `{"type":"click"}`, nil, nil, protocol.ExitUsage, protocol.CodeInvalidAction},
-		{"NoValidate", `{"type":"click"}`, []string{"--no-validate"}, nil, protocol.ExitFailure, protocol.CodeInvalidAction},
-		{"NotJSON", `{"type":`, nil, nil, protocol.ExitUsage, protocol.CodeInvalidAction},
+		{"DomainBlocked", `{"type":"navigate","url":"https://blocked.test/"}`, nil, protocol.Errorf(protocol.CodeDomainBlocked, "blocked.test is on your blocklist"), exitBlocked, protocol.CodeDomainBlocked},
+		{"Timeout", `{"type":"wait_for","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeTimeout, "#x did not appear within 10000ms"), exitTimeout, protocol.CodeTimeout},
+		{"NotFound", `{"type":"click","selector":"#x"}`, nil, protocol.Errorf(protocol.CodeElementNotFound, "#x matched nothing"), exitFailure, protocol.CodeElementNotFound},
+		{"InvalidLocally", `{"type":"click"}`, nil, nil, exitUsage, protocol.CodeInvalidAction},
+		{"NoValidate", `{"type":"click"}`, []string{"--no-validate"}, nil, exitFailure, protocol.CodeInvalidAction},
+		{"NotJSON", `{"type":`, nil, nil, exitUsage, protocol.CodeInvalidAction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestRequestCommand(t *testing.T) {
 			if r.code != tt.wantCode {
 				t.Fatalf("exit %d, want %d (stdout %q)", r.code, tt.wantCode, r.stdout)
 			}
-			var body protocol.ErrorBody
+			var body errorBody
 			if err := json.Unmarshal([]byte(r.stdout), &body); err != nil {
 				t.Fatalf("stdout is not {\"error\":...}: %q", r.stdout)
 			}
@@ -98,12 +98,12 @@ func TestRequestCommand(t *testing.T) {
 
 func TestNoDaemon(t *testing.T) {
 	r := runCLI(t, nil, "", "tabs")
-	if r.code != protocol.ExitUnavailable || !strings.Contains(r.stderr, "error[bridge_unavailable]") {
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "error[bridge_unavailable]") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = runCLI(t, nil, "", "--json", "tabs")
-	var body protocol.ErrorBody
-	if r.code != protocol.ExitUnavailable || json.Unmarshal([]byte(r.stdout), &body) != nil || body.Error.Code != protocol.CodeBridgeUnavailable {
+	var body errorBody
+	if r.code != exitUnavailable || json.Unmarshal([]byte(r.stdout), &body) != nil || body.Error.Code != protocol.CodeBridgeUnavailable {
 		t.Fatalf("--json: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
@@ -129,24 +129,37 @@ func TestTextOutputs(t *testing.T) {
 			{TabID: 102, URL: "https://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more", Title: "A long documentation page title", Domain: "docs.example.com"},
 		}, nil
 	})
-	r := runCLI(t, h, "", "extract")
-	if r.code != 0 {
-		t.Fatalf("extract: %d %s", r.code, r.stderr)
-	}
-	golden(t, "extract.txt", r.stdout)
-	for _, line := range strings.Split(r.stdout, "\n") {
-		if n := len([]rune(line)); n > tableWidth {
-			t.Errorf("line is %d columns wide: %q", n, line)
+	// Piped (the test's buffers): tab-separated rows, full values, no
+	// header; on a terminal: a table fitted to its width.
+	for _, mode := range []struct {
+		suffix string
+		width  int
+	}{{"", 0}, {"_tty60", 60}, {"_tty100", 100}} {
+		r := runCLITerm(t, h, mode.width, "extract")
+		if r.code != 0 {
+			t.Fatalf("extract: %d %s", r.code, r.stderr)
+		}
+		golden(t, "extract"+mode.suffix+".txt", r.stdout)
+		r = runCLITerm(t, h, mode.width, "tabs")
+		if r.code != 0 {
+			t.Fatalf("tabs: %d %s", r.code, r.stderr)
+		}
+		golden(t, "tabs"+mode.suffix+".txt", r.stdout)
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := len([]rune(line)); mode.width > 0 && n > mode.width {
+				t.Errorf("tabs at width %d: a line is %d columns: %q", mode.width, n, line)
+			}
+		}
+		if mode.width == 0 && !strings.Contains(r.stdout, "\thttps://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more\n") {
+			t.Errorf("piped tabs lost the full URL or its tab separator:\n%s", r.stdout)
 		}
 	}
-	if r := runCLI(t, h, "", "extract", "--fail-on-obstacle"); r.code != protocol.ExitBlocked {
-		t.Errorf("--fail-on-obstacle exit %d, want %d", r.code, protocol.ExitBlocked)
+	if r := runCLI(t, h, "", "extract", "--fail-on-obstacle"); r.code != exitBlocked {
+		t.Errorf("--fail-on-obstacle exit %d, want %d", r.code, exitBlocked)
 	}
-	r = runCLI(t, h, "", "tabs")
-	if r.code != 0 {
-		t.Fatalf("tabs: %d %s", r.code, r.stderr)
+	if r := runCLI(t, h, "", "tabs", "--quiet"); r.code != 0 || r.stdout != "101\n102\n" {
+		t.Errorf("tabs --quiet: exit %d, stdout %q, want the ids one a line", r.code, r.stdout)
 	}
-	golden(t, "tabs.txt", r.stdout)
 }
 
 func TestFlagsEitherSide(t *testing.T) {

@@ -61,7 +61,7 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 	}
 	if err := a.Validate(); err != nil {
 		printBridgeError(env, err, c.Bool("json"))
-		return exit(protocol.ExitUsage) // refused before sending
+		return exit(exitUsage) // refused before sending
 	}
 	cl, err := connect(c, env)
 	if err != nil {
@@ -93,7 +93,7 @@ func fail(c *cli.Context, env *Env, err error) error {
 }
 
 // usageError is a command-line mistake: exit 2 with the message.
-func usageError(msg string) error { return cli.Exit("bua: "+msg, protocol.ExitUsage) }
+func usageError(msg string) error { return cli.Exit("bua: "+msg, exitUsage) }
 
 // printJSON pretty-prints raw JSON (or any value) on stdout.
 func printJSON(env *Env, v any) error {

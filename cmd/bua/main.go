@@ -20,6 +20,9 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
+	// TerminalWidth, when > 0, makes Stdout a terminal of that many
+	// columns: tests render the terminal form with it.
+	TerminalWidth int
 	// AutoStart lets commands start `bua serve` when no daemon answers;
 	// in-process tests leave it off so they never fork the test binary.
 	AutoStart bool

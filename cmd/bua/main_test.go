@@ -29,9 +29,21 @@ func runCLI(t *testing.T, h *bridgetest.Harness, stdin string, args ...string) r
 	return runCLIEnv(t, h, nil, stdin, args...)
 }
 
+// runCLITerm is runCLI with stdout standing in for a terminal width
+// columns wide (width 0: piped).
+func runCLITerm(t *testing.T, h *bridgetest.Harness, width int, args ...string) result {
+	t.Helper()
+	return runCLIWith(t, h, nil, width, "", args...)
+}
+
 // runCLIEnv is runCLI with extra environment variables, which reach the
 // command through Env.Getenv only, never the test process's environment.
 func runCLIEnv(t *testing.T, h *bridgetest.Harness, extra map[string]string, stdin string, args ...string) result {
+	t.Helper()
+	return runCLIWith(t, h, extra, 0, stdin, args...)
+}
+
+func runCLIWith(t *testing.T, h *bridgetest.Harness, extra map[string]string, width int, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	vars := map[string]string{}
@@ -45,8 +57,9 @@ func runCLIEnv(t *testing.T, h *bridgetest.Harness, extra map[string]string, std
 	}
 	env := &Env{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string { return vars[k] },
-		Now:    func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
+		Getenv:        func(k string) string { return vars[k] },
+		Now:           func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
+		TerminalWidth: width,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

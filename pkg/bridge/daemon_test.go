@@ -395,7 +395,7 @@ func TestNoBrowserPolicy(t *testing.T) {
 	})
 	c := h.Client(t)
 	_, err := c.Request(context.Background(), protocol.GetTabs())
-	if err == nil || err.Code != protocol.CodeBridgeUnavailable || err.ExitCode() != protocol.ExitUnavailable {
+	if err == nil || err.Code != protocol.CodeBridgeUnavailable {
 		t.Fatalf("err = %v, want bridge_unavailable", err)
 	}
 	if !strings.Contains(err.Message, "bua browser start") {

@@ -15,16 +15,6 @@ type ErrorCode string
 // ...) and Codes are generated from the schema's errorCode enum.
 const CodeBridgeUnavailable ErrorCode = "bridge_unavailable"
 
-// Exit codes, stable and documented in README and `bua help exit-codes`.
-const (
-	ExitOK          = 0 // success
-	ExitFailure     = 1 // an action error, or a failed flow
-	ExitUsage       = 2 // usage or invalid input, an action refused before sending, an invalid flow
-	ExitBlocked     = 3 // domain_blocked, or an obstacle that policy says stops
-	ExitUnavailable = 4 // no daemon, or no browser in time
-	ExitTimeout     = 5 // timeout, for one-shot commands
-)
-
 // Retry is a code's retry meaning, per protocol v4 §Errors ("every code
 // means do not retry the exact same request", with the exceptions it names).
 type Retry uint8
@@ -74,24 +64,6 @@ func Lookup(code ErrorCode) (info CodeInfo, ok bool) {
 	return info, ok
 }
 
-// cliContract is the CLI's hints and exit codes, kept here until they move
-// to cmd/bua.
-var cliContract = map[ErrorCode]struct {
-	Hint string
-	Exit int
-}{
-	CodeDomainBlocked:        {"blocked by your blocklist: this is intentional, do not retry on another tab or action", ExitBlocked},
-	CodeSessionNotFound:      {"no single session to act on: open a tab with `bua open URL` or pass --tab ID (see `bua tabs`)", ExitFailure},
-	CodeTabNotFound:          {"that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID", ExitFailure},
-	CodeElementNotFound:      {"nothing matches that target on the current page: run `bua extract` again and pick a different uid or selector", ExitFailure},
-	CodeElementStale:         {"the page changed: run `bua extract` again, then use a new uid", ExitFailure},
-	CodeTimeout:              {"the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry", ExitTimeout},
-	CodeDebuggerAttachFailed: {"Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry", ExitFailure},
-	CodeInvalidAction:        {"the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is", ExitFailure},
-	CodeInternalError:        {"bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once", ExitFailure},
-	CodeBridgeUnavailable:    {"no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`", ExitUnavailable},
-}
-
 // Error is the protocol's error shape, {code, message, reason?}, used by
 // response and reject alike. It implements error.
 type Error struct {
@@ -122,37 +94,9 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
-// Hint is the contract's next step for e's code, or "" for unknown codes.
-func (e *Error) Hint() string { return cliContract[e.Code].Hint }
-
-// ExitCode is the one-shot CLI's exit code for e; unknown codes exit 1.
-func (e *Error) ExitCode() int {
-	if info, ok := cliContract[e.Code]; ok {
-		return info.Exit
-	}
-	return ExitFailure
-}
-
 // Is matches another *Error by code, so errors.Is(err, &Error{Code: c})
 // works through wrapping.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code && (t.Message == "" || t.Message == e.Message)
-}
-
-// ErrorBody is the JSON form scripts read on failure:
-// {"error": {"code", "message", "hint"}}.
-type ErrorBody struct {
-	Error struct {
-		Code    ErrorCode `json:"code"`
-		Message string    `json:"message"`
-		Hint    string    `json:"hint"`
-	} `json:"error"`
-}
-
-// Body returns e in its scripted JSON form.
-func (e *Error) Body() ErrorBody {
-	var b ErrorBody
-	b.Error.Code, b.Error.Message, b.Error.Hint = e.Code, e.Message, e.Hint()
-	return b
 }

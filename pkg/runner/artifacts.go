@@ -23,7 +23,7 @@ func (s *State) saveArtifacts(ctx context.Context, cause error) {
 	if dir == "" {
 		return
 	}
-	if st, _ := classify(cause); st == StatusUnavailable {
+	if classify(cause) == StatusUnavailable {
 		return
 	}
 	var failed *StepReport

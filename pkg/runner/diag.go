@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Diagnostic is one problem found while loading a flow, hcl-style: where it
@@ -67,6 +65,3 @@ func (e *LoadError) Error() string {
 	}
 	return fmt.Sprintf("invalid flow: %d problems:\n%s", len(e.Diags), strings.TrimRight(e.Diags.String(), "\n"))
 }
-
-// ExitCode is protocol.ExitUsage: an invalid flow is a usage error.
-func (e *LoadError) ExitCode() int { return protocol.ExitUsage }

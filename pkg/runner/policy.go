@@ -74,9 +74,6 @@ func (e *ObstacleError) Error() string {
 	return fmt.Sprintf("blocked by obstacle %s (%s confidence): %s", e.Type, e.Confidence, e.Message)
 }
 
-// ExitCode is protocol.ExitBlocked.
-func (e *ObstacleError) ExitCode() int { return protocol.ExitBlocked }
-
 // checkObstacle applies policy to an extract result's verdict.
 func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error {
 	o, ok := result["obstacle"].(map[string]any)
@@ -102,29 +99,29 @@ func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error
 	return nil
 }
 
-// classify maps a flow's error to its status and exit code.
-func classify(err error) (status string, code int) {
+// classify maps a flow's error to its status.
+func classify(err error) string {
 	if err == nil {
-		return StatusPassed, protocol.ExitOK
+		return StatusPassed
 	}
 	var le *LoadError
 	var oe *ObstacleError
 	var be *protocol.Error
 	switch {
 	case errors.As(err, &le):
-		return StatusInvalid, protocol.ExitUsage
+		return StatusInvalid
 	case errors.As(err, &oe):
-		return StatusBlocked, protocol.ExitBlocked
+		return StatusBlocked
 	case errors.As(err, &be) && be.Code == protocol.CodeDomainBlocked:
-		return StatusBlocked, protocol.ExitBlocked
+		return StatusBlocked
 	case errors.As(err, &be) && be.Code == protocol.CodeBridgeUnavailable:
-		return StatusUnavailable, protocol.ExitUnavailable
+		return StatusUnavailable
 	}
-	return StatusFailed, protocol.ExitFailure
+	return StatusFailed
 }
 
 // terminal reports whether err may not be swallowed by continue_on_error.
 func terminal(err error) bool {
-	st, _ := classify(err)
+	st := classify(err)
 	return st == StatusBlocked || st == StatusUnavailable
 }

@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -32,7 +29,11 @@ func errorInfo(err error) *ErrorInfo {
 	var oe *ObstacleError
 	switch {
 	case errors.As(err, &be):
-		return &ErrorInfo{Code: be.Code, Message: be.Message, Hint: be.Hint()}
+		info := &ErrorInfo{Code: be.Code, Message: be.Message}
+		if c, ok := protocol.Lookup(be.Code); ok {
+			info.Hint = c.Next
+		}
+		return info
 	case errors.As(err, &ae):
 		return &ErrorInfo{Code: "assertion", Message: strings.TrimPrefix(ae.Error(), "assertion failed: ")}
 	case errors.As(err, &fe):
@@ -76,7 +77,6 @@ type FlowReport struct {
 	Name     string        `json:"name"`
 	File     string        `json:"file"`
 	Status   string        `json:"status"`
-	ExitCode int           `json:"exitCode"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"-"`
 	Error    string        `json:"error,omitempty"`
@@ -176,9 +176,9 @@ func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	out := struct {
 		Started    time.Time  `json:"started"`
 		DurationMs int64      `json:"durationMs"`
-		ExitCode   int        `json:"exitCode"`
+		Status     string     `json:"status"`
 		Flows      []jsonFlow `json:"flows"`
-	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), ExitCode: s.ExitCode(), Flows: []jsonFlow{}}
+	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), Status: s.Status(), Flows: []jsonFlow{}}
 	for _, f := range s.Flows {
 		jf := jsonFlow{FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 		for _, st := range f.Steps {
@@ -286,41 +286,38 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-// WriteSummary prints one table per run: a row per flow, then indented rows
-// per step, with status, duration and note, fitted to 80 columns.
-func (s *SuiteReport) WriteSummary(w io.Writer) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	// Cells are clipped so the table fits 80 columns: 26+11+6+24 of
-	// content plus 13 of borders and padding.
-	t.Header("FLOW / STEP", "STATUS", "TIME", "NOTE")
+// SummaryHeader names SummaryRows' columns.
+var SummaryHeader = []string{"flow / step", "status", "time", "note"}
+
+// SummaryRows is the run's summary as table rows: a row per flow, then an
+// indented row per step, with status, duration and note (an error's code
+// and message, or a step's note), secrets masked. The CLI renders it
+// through its output layer (pkg/iostreams).
+func (s *SuiteReport) SummaryRows() [][]string {
+	var rows [][]string
 	for _, f := range s.Flows {
 		note := f.Reason
 		if note == "" && len(f.Advisories) > 0 {
 			note = fmt.Sprintf("%d advisory", len(f.Advisories))
 		}
-		if err := t.Append(clip(f.Name, 26), f.Status, fmtDur(f.Duration), clip(f.masker.Mask(firstLine(note)), 24)); err != nil {
-			return err
-		}
+		rows = append(rows, []string{f.Name, f.Status, fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
 		for _, st := range f.Steps {
 			note := st.Note
 			if st.Error != nil {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
 			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			if err := t.Append(clip(label, 26), st.Status, fmtDur(st.Duration), clip(f.masker.Mask(firstLine(note)), 24)); err != nil {
-				return err
-			}
+			rows = append(rows, []string{label, st.Status, fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
 		}
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	return rows
+}
+
+// SummaryLine is the run's last line: "2 passed, 1 failed, 0 skipped in
+// 3.2s".
+func (s *SuiteReport) SummaryLine() string {
 	p, fl, sk := s.Counts()
-	_, err := fmt.Fprintf(w, "%d passed, %d failed, %d skipped in %s (exit %d)\n", p, fl, sk, fmtDur(s.Duration), s.ExitCode())
-	return err
+	return fmt.Sprintf("%d passed, %d failed, %d skipped in %s", p, fl, sk, fmtDur(s.Duration))
 }
 
 func fmtDur(d time.Duration) string {
@@ -331,10 +328,3 @@ func fmtDur(d time.Duration) string {
 }
 
 // clip shortens s to n runes with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

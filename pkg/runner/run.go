@@ -15,7 +15,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// Flow and step statuses, as reports show them.
+// Flow and step statuses, as reports show them. A flow's status is the
+// runner's verdict; the CLI maps it to an exit code (cmd/bua/exitcodes.go).
 const (
 	StatusPassed      = "passed"
 	StatusFailed      = "failed"
@@ -41,12 +42,6 @@ func (e *StepError) Error() string {
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
-
-// ExitCode is the flow exit code for the cause.
-func (e *StepError) ExitCode() int {
-	_, code := classify(e.Err)
-	return code
-}
 
 // Runner executes flows against a Requester.
 type Runner struct {
@@ -253,7 +248,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
 		rep.Error = errorInfo(err)
 	}
-	rep.Status, _ = classify(err)
+	rep.Status = classify(err)
 	if m.ContinueOnError && !terminal(err) && ctx.Err() == nil {
 		info := errorInfo(se.Err)
 		s.env["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
@@ -308,7 +303,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 // the steps' error; it fails a flow whose steps passed.
 func (s *State) runBody(ctx context.Context) error {
 	err := s.execSteps(ctx, s.flow.Steps, s.prefix)
-	status, _ := classify(err)
+	status := classify(err)
 	if err != nil && s.depth == 0 {
 		s.saveArtifacts(ctx, err)
 	}
@@ -365,7 +360,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 		return s.runBody(fctx)
 	}()
 	rec.Duration = r.now().Sub(rec.Started)
-	rec.Status, rec.ExitCode = classify(err)
+	rec.Status = classify(err)
 	if err != nil {
 		rec.Error = sh.masker.Mask(err.Error())
 		var se *StepError
@@ -381,7 +376,9 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 		}
 		var be *protocol.Error
 		if errors.As(err, &be) {
-			rec.Hint = be.Hint()
+			if info, ok := protocol.Lookup(be.Code); ok {
+				rec.Hint = info.Next
+			}
 		}
 	}
 	r.progressFlowEnd(rec)
@@ -402,7 +399,7 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 		f, err := Load(file)
 		var rec *FlowReport
 		if err != nil {
-			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, ExitCode: protocol.ExitUsage, Error: err.Error()}
+			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, Error: err.Error()}
 			var le *LoadError
 			if errors.As(err, &le) {
 				rec.Diagnostics = le.Diags
@@ -438,14 +435,17 @@ func Shard(files []string, i, n int) []string {
 	return out
 }
 
-// ExitCode is the suite's exit code: the worst flow's, in the order
-// 2 (invalid) > 4 (unavailable) > 3 (blocked) > 1 (failed) > 0.
-func (s *SuiteReport) ExitCode() int {
-	rank := map[int]int{protocol.ExitOK: 0, protocol.ExitFailure: 1, protocol.ExitBlocked: 2, protocol.ExitUnavailable: 3, protocol.ExitUsage: 4}
-	worst := protocol.ExitOK
+// statusRank orders flow statuses from best to worst for Status.
+var statusRank = map[string]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4}
+
+// Status is the suite's verdict: its worst flow's status, in the order
+// invalid > unavailable > blocked > failed > passed (skipped flows count
+// as passed: they were not run).
+func (s *SuiteReport) Status() string {
+	worst := StatusPassed
 	for _, f := range s.Flows {
-		if rank[f.ExitCode] > rank[worst] {
-			worst = f.ExitCode
+		if statusRank[f.Status] > statusRank[worst] {
+			worst = f.Status
 		}
 	}
 	return worst

@@ -49,10 +49,10 @@ func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (
 	return r.RunFlow(context.Background(), f), r
 }
 
-func wantStatus(t *testing.T, rec *FlowReport, status string, code int) {
+func wantStatus(t *testing.T, rec *FlowReport, status string) {
 	t.Helper()
-	if rec.Status != status || rec.ExitCode != code {
-		t.Fatalf("flow status = %s (exit %d), want %s (exit %d); error: %s", rec.Status, rec.ExitCode, status, code, rec.Error)
+	if rec.Status != status {
+		t.Fatalf("flow status = %s, want %s; error: %s", rec.Status, status, rec.Error)
 	}
 }
 
@@ -93,7 +93,7 @@ func TestRun_IssueExample(t *testing.T) {
 		On(protocol.ActionExtract, runnertest.Result(loginPage())).
 		On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "string", Value: "Dashboard - App"}))
 	rec, _ := runFlow(t, fake, signIn)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	reqs := fake.Requests()
 	if got, want := strings.Join(fake.Types(), ","), "navigate,extract,type,click,wait_for,evaluate"; got != want {
 		t.Fatalf("requests = %s, want %s", got, want)
@@ -126,7 +126,7 @@ steps:
   - scroll: { direction: down, amount: "${{ vars.total * 100 }}", tabId: "${{ tab.tabId }}" }
   - assert: flow.name == "typed" && last.ok == true
 `)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	sc := fake.Requests()[1]
 	if sc.Amount == nil || *sc.Amount != 600 || sc.TabID == nil || *sc.TabID != 7 {
 		t.Errorf("scroll = %+v, want amount 600 on tab 7", sc)
@@ -139,26 +139,25 @@ func TestRun_ErrorContract(t *testing.T) {
 		code      protocol.ErrorCode
 		retry     string
 		status    string
-		exit      int
 		wantSends int
 	}{
-		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 3, 1},
-		{"InvalidActionFailsAtOnce", protocol.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1, 1},
-		{"SessionNotFoundFailsAtOnce", protocol.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1, 1},
-		{"TimeoutNotRetriedByDefault", protocol.CodeTimeout, "name: plain", StatusFailed, 1, 1},
-		{"TimeoutRetriedWhenListed", protocol.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 1, 3},
-		{"InternalErrorRetriedWhenListed", protocol.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 1, 2},
-		{"StaleWithoutExtractNeverResent", protocol.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1, 1},
-		{"BridgeUnavailable", protocol.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 4, 1},
+		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 1},
+		{"InvalidActionFailsAtOnce", protocol.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1},
+		{"SessionNotFoundFailsAtOnce", protocol.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1},
+		{"TimeoutNotRetriedByDefault", protocol.CodeTimeout, "name: plain", StatusFailed, 1},
+		{"TimeoutRetriedWhenListed", protocol.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 3},
+		{"InternalErrorRetriedWhenListed", protocol.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 2},
+		{"StaleWithoutExtractNeverResent", protocol.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1},
+		{"BridgeUnavailable", protocol.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionClick, runnertest.Fail(tc.code, "scripted"))
 			rec, _ := runFlow(t, fake, "name: c\nsteps:\n  - click: \"#go\"\n    "+tc.retry+"\n")
-			wantStatus(t, rec, tc.status, tc.exit)
+			wantStatus(t, rec, tc.status)
 			if got := len(fake.Requests()); got != tc.wantSends {
 				t.Errorf("sent %d requests, want %d", got, tc.wantSends)
 			}
-			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != (&protocol.Error{Code: tc.code}).Hint() {
+			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != lookupNext(tc.code) {
 				t.Errorf("step error = %+v, want code %s with the contract's hint", info, tc.code)
 			}
 		})
@@ -244,7 +243,7 @@ steps:
     as: page
   - click: { uid: "${{ uid(page, 'button', 'Sign in') }}" }
 `)
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	e := rec.Steps[1].Error
 	if e == nil || e.Code != protocol.CodeElementNotFound || !strings.Contains(e.Message, "button") || !strings.Contains(e.Message, "Sign in") {
 		t.Errorf("error = %+v, want element_not_found naming the role and name", e)
@@ -273,8 +272,7 @@ func TestRun_ObstaclePolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(verdict(tc.conf)))
 			rec, _ := runFlow(t, fake, "name: o\n"+tc.flowPolicy+"\nsteps:\n  - extract: {}\n    as: page\n    "+tc.stepPolicy+"\n  - log: after\non_failure:\n  - log: hook ran\n")
-			code := map[string]int{StatusPassed: 0, StatusBlocked: 3}[tc.status]
-			wantStatus(t, rec, tc.status, code)
+			wantStatus(t, rec, tc.status)
 			if tc.status == StatusBlocked {
 				if rec.Obstacle == nil || rec.Obstacle.Type != "auth_wall" || !strings.Contains(rec.Error, "auth_wall") {
 					t.Errorf("report does not name the verdict: %+v %q", rec.Obstacle, rec.Error)
@@ -310,7 +308,7 @@ steps:
   - extract: {}
     as: inner
 `)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	var got []string
 	for _, a := range fake.Requests() {
 		tab := "-"
@@ -344,7 +342,7 @@ steps:
   - assert: vars.greeting == "hi bob!"
   - navigate: http://example.com/${{ vars.name }}
 `)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	if got := fake.Requests()[0].URL; got != "http://example.com/bob" {
 		t.Errorf("sub-flow navigate = %q, want with overriding the default", got)
 	}
@@ -389,7 +387,7 @@ steps:
     if: vars.i == 5
 `)
 	_ = rec
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	var skipped int
 	for _, st := range rec.Steps {
 		if st.Status == StatusSkipped {
@@ -403,7 +401,7 @@ steps:
 
 func TestRun_RepeatMax(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: r\nsteps:\n  - repeat: { while: \"true\", max: 3, steps: [ { log: x } ] }\n")
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	if !strings.Contains(rec.Error, "max passes (3)") {
 		t.Errorf("error = %q", rec.Error)
 	}
@@ -418,22 +416,22 @@ steps:
     continue_on_error: true
   - assert: error.code == "element_not_found" && error.message == "no maybe"
 `)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	blocked := runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeDomainBlocked, "bank.example"))
 	rec, _ = runFlow(t, blocked, "name: b\nsteps:\n  - click: \"#x\"\n    continue_on_error: true\n  - log: never\n")
-	wantStatus(t, rec, StatusBlocked, 3)
+	wantStatus(t, rec, StatusBlocked)
 }
 
 func TestRun_AssertAndFail(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: a\nvars: { x: 1 }\nsteps:\n  - assert: vars.x == 2\n    message: x is ${{ vars.x }}\n")
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	if !strings.Contains(rec.Error, "x is 1") || rec.FailedStep != "assert" || rec.FailedLine != 4 {
 		t.Errorf("error = %q step %q line %d", rec.Error, rec.FailedStep, rec.FailedLine)
 	}
 	var se *StepError
 	_ = se
 	rec, _ = runFlow(t, runnertest.New(), "name: f\nsteps:\n  - name: give up\n    fail: stop here\n")
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	if rec.FailedStep != "give up" || !strings.Contains(rec.Error, "stop here") {
 		t.Errorf("fail step = %q %q", rec.FailedStep, rec.Error)
 	}
@@ -444,7 +442,7 @@ func TestRun_Timeouts(t *testing.T) {
 		fake := runnertest.New().On(protocol.ActionClick, runnertest.Hang())
 		start := time.Now()
 		rec, _ := runFlow(t, fake, "name: t\nsteps:\n  - click: \"#slow\"\n    timeout: 20ms\n")
-		wantStatus(t, rec, StatusFailed, 1)
+		wantStatus(t, rec, StatusFailed)
 		if e := rec.Steps[0].Error; e == nil || e.Code != protocol.CodeTimeout {
 			t.Errorf("error = %+v, want timeout", e)
 		}
@@ -454,7 +452,7 @@ func TestRun_Timeouts(t *testing.T) {
 	})
 	t.Run("FlowTimeout", func(t *testing.T) {
 		rec, _ := runFlow(t, runnertest.New(), "name: t\ntimeout: 20ms\nsteps:\n  - sleep: 5s\nfinally:\n  - log: cleanup\n")
-		wantStatus(t, rec, StatusFailed, 1)
+		wantStatus(t, rec, StatusFailed)
 		if got := rec.Steps[len(rec.Steps)-1].Note; got != "cleanup" {
 			t.Errorf("finally did not run after the flow timeout")
 		}
@@ -472,12 +470,12 @@ on_failure:
 finally:
   - log: done
 `)
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	if !strings.Contains(rec.Error, "original") || len(rec.HookErrors) != 1 || !strings.Contains(rec.HookErrors[0], "hook broke") {
 		t.Errorf("error = %q hooks = %v: the hook must not hide the original failure", rec.Error, rec.HookErrors)
 	}
 	rec, _ = runFlow(t, runnertest.New(), "name: ok\nsteps:\n  - log: fine\non_failure:\n  - log: never\nfinally:\n  - fail: cleanup failed\n")
-	wantStatus(t, rec, StatusFailed, 1)
+	wantStatus(t, rec, StatusFailed)
 	for _, st := range rec.Steps {
 		if st.Path == "on_failure.1" {
 			t.Errorf("on_failure ran on a passing flow")
@@ -508,8 +506,8 @@ steps:
 	if err := suite.WriteJUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
-	if err := suite.WriteSummary(&sum); err != nil {
-		t.Fatal(err)
+	for _, row := range suite.SummaryRows() {
+		sum.WriteString(strings.Join(row, "\t") + "\n")
 	}
 	for name, out := range map[string]string{"json": js.String(), "junit": junit.String(), "progress": progress.String(), "summary": sum.String()} {
 		if strings.Contains(out, "s3cret-pw") || strings.Contains(out, "hunter2") {
@@ -535,31 +533,31 @@ func TestRun_Serve(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := (&Runner{Requester: fake}).RunFlow(context.Background(), f)
-	wantStatus(t, rec, StatusPassed, 0)
+	wantStatus(t, rec, StatusPassed)
 	if got := fake.Requests()[0].URL; !strings.HasPrefix(got, "http://127.0.0.1:") || !strings.HasSuffix(got, "/index.html") {
 		t.Errorf("navigate = %q, want the served loopback URL", got)
 	}
 }
 
-func TestSuite_ExitCodeAndShard(t *testing.T) {
+func TestSuite_StatusAndShard(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		codes []int
-		want  int
+		name     string
+		statuses []string
+		want     string
 	}{
-		{"AllPassed", []int{0, 0}, 0},
-		{"FailureWins", []int{0, 1}, 1},
-		{"BlockedOverFailure", []int{1, 3}, 3},
-		{"UnavailableOverBlocked", []int{3, 4, 1}, 4},
-		{"InvalidOverAll", []int{4, 2, 3, 1}, 2},
+		{"AllPassed", []string{StatusPassed, StatusSkipped}, StatusPassed},
+		{"FailureWins", []string{StatusPassed, StatusFailed}, StatusFailed},
+		{"BlockedOverFailure", []string{StatusFailed, StatusBlocked}, StatusBlocked},
+		{"UnavailableOverBlocked", []string{StatusBlocked, StatusUnavailable, StatusFailed}, StatusUnavailable},
+		{"InvalidOverAll", []string{StatusUnavailable, StatusInvalid, StatusBlocked, StatusFailed}, StatusInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &SuiteReport{}
-			for _, c := range tc.codes {
-				s.Flows = append(s.Flows, &FlowReport{ExitCode: c})
+			for _, st := range tc.statuses {
+				s.Flows = append(s.Flows, &FlowReport{Status: st})
 			}
-			if got := s.ExitCode(); got != tc.want {
-				t.Errorf("ExitCode = %d, want %d", got, tc.want)
+			if got := s.Status(); got != tc.want {
+				t.Errorf("Status = %s, want %s", got, tc.want)
 			}
 		})
 	}
@@ -580,15 +578,15 @@ func TestSuite_FailFastAndInvalid(t *testing.T) {
 	})
 	files := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml")}
 	s := (&Runner{Requester: runnertest.New()}).RunSuite(context.Background(), files)
-	if got := s.ExitCode(); got != 2 {
-		t.Errorf("exit = %d, want 2 (invalid wins)", got)
+	if got := s.Status(); got != StatusInvalid {
+		t.Errorf("suite status = %s, want invalid (invalid wins)", got)
 	}
 	if s.Flows[2].Status != StatusInvalid || len(s.Flows[2].Diagnostics) != 1 {
 		t.Errorf("invalid flow = %+v", s.Flows[2])
 	}
 	s = (&Runner{Requester: runnertest.New(), FailFast: true}).RunSuite(context.Background(), files)
-	if s.Flows[1].Status != StatusSkipped || s.ExitCode() != 1 {
-		t.Errorf("fail-fast: b = %s, exit %d", s.Flows[1].Status, s.ExitCode())
+	if s.Flows[1].Status != StatusSkipped || s.Status() != StatusFailed {
+		t.Errorf("fail-fast: b = %s, suite %s", s.Flows[1].Status, s.Status())
 	}
 }
 
@@ -651,8 +649,8 @@ func TestStepError_Unwrap(t *testing.T) {
 	if !errors.Is(err, &protocol.Error{Code: protocol.CodeDomainBlocked}) {
 		t.Error("errors.Is through StepError failed")
 	}
-	if got := err.(*StepError).ExitCode(); got != protocol.ExitBlocked {
-		t.Errorf("ExitCode = %d", got)
+	if got := classify(err); got != StatusBlocked {
+		t.Errorf("classify = %s, want blocked", got)
 	}
 }
 
@@ -714,4 +712,9 @@ func TestRun_AssertShowsOperands(t *testing.T) {
 			}
 		})
 	}
+}
+
+func lookupNext(code protocol.ErrorCode) string {
+	info, _ := protocol.Lookup(code)
+	return info.Next
 }

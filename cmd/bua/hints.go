@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+// codeHints is the CLI's next step for each error code, in bua's own
+// commands and flags. The protocol's contract (protocol.Contract) says
+// what a code means to any caller; this says what to type. TestHints fails
+// when a code has none.
+var codeHints = map[protocol.ErrorCode]string{
+	protocol.CodeDomainBlocked:        "blocked by your blocklist: this is intentional, do not retry on another tab or action",
+	protocol.CodeSessionNotFound:      "no single session to act on: open a tab with `bua open URL` or pass --tab ID (see `bua tabs`)",
+	protocol.CodeTabNotFound:          "that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID",
+	protocol.CodeElementNotFound:      "nothing matches that target on the current page: run `bua extract` again and pick a different uid or selector",
+	protocol.CodeElementStale:         "the page changed: run `bua extract` again, then use a new uid",
+	protocol.CodeTimeout:              "the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry",
+	protocol.CodeDebuggerAttachFailed: "Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry",
+	protocol.CodeInvalidAction:        "the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is",
+	protocol.CodeInternalError:        "bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once",
+	protocol.CodeBridgeUnavailable:    "no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`",
+}
+
+// reasonHints refine a code's hint by the error's reason (protocol
+// §Errors' optional reason): the cause is known, so is the fix.
+var reasonHints = map[string]string{
+	protocol.ReasonPortInUse: "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
+}
+
+// hintFor is the one line printed under an error: by reason when one is
+// known (a net:: failure is the page's, not bua's), else by code.
+func hintFor(e *protocol.Error) string {
+	if h, ok := reasonHints[e.Reason]; ok {
+		return h
+	}
+	if strings.HasPrefix(e.Reason, "net::") {
+		return "the page could not be loaded (" + e.Reason + "): check the URL, and that the server is up and reachable from this machine"
+	}
+	return codeHints[e.Code]
+}
+
+// errorBody is the JSON form scripts read on failure:
+// {"error": {"code", "message", "reason"?, "hint"}}.
+type errorBody struct {
+	Error struct {
+		Code    protocol.ErrorCode `json:"code"`
+		Message string             `json:"message"`
+		Reason  string             `json:"reason,omitempty"`
+		Hint    string             `json:"hint"`
+	} `json:"error"`
+}
+
+func bodyOf(e *protocol.Error) errorBody {
+	var b errorBody
+	b.Error.Code, b.Error.Message, b.Error.Reason, b.Error.Hint = e.Code, e.Message, e.Reason, hintFor(e)
+	return b
+}

@@ -226,7 +226,7 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	if strings.Contains(table, "│") || strings.Contains(table, "URL") {
 		t.Errorf("piped tabs has borders or a header:\n%s", table)
 	}
-	if ids := mustCLI(t, "tabs", "--quiet").Stdout; !regexp.MustCompile(`(?m)^` + tab + `$`).MatchString(ids) || strings.Contains(ids, "\t") {
+	if ids := mustCLI(t, "tabs", "--quiet").Stdout; !regexp.MustCompile(`(?m)^`+tab+`$`).MatchString(ids) || strings.Contains(ids, "\t") {
 		t.Errorf("tabs --quiet is not tab ids one a line:\n%s", ids)
 	}
 	var tabs []tabInfo

@@ -54,12 +54,22 @@ func BuildBua(root, dir string) string {
 }
 
 // ServeSites serves dir on a free loopback port until stop is called.
+// HTML goes out as "text/html" with no charset parameter, as many real
+// servers send it, so each page's own <meta charset> decides its encoding
+// (net/http would otherwise add "; charset=utf-8" and override it).
 func ServeSites(dir string) (port int, stop func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir(dir))}}
+	files := http.FileServer(http.Dir(dir))
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") || strings.HasSuffix(p, "/") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		files.ServeHTTP(w, r)
+	})
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
 	srv.Start()
 	return ln.Addr().(*net.TCPAddr).Port, srv.Close
 }

@@ -109,6 +109,147 @@ test("display decides block vs inline for custom elements", () => {
   assert.equal(toMarkdown(tree), "first\n\nsecond third");
 });
 
+test("data tables stay Markdown tables; layout tables render their cells as blocks", () => {
+  const cases = [
+    {
+      name: "header row and inline cells",
+      tree: h("table", null,
+        h("tr", null, h("th", null, "Name"), h("th", null, "Qty")),
+        h("tr", null, h("td", null, h("a", { href: "https://x.test/a" }, "apple")), h("td", null, "2"))),
+      want: "| Name | Qty |\n| --- | --- |\n| [apple](https://x.test/a) | 2 |",
+    },
+    {
+      name: "no header row, short cells",
+      tree: h("table", null,
+        h("tr", null, h("td", null, "Born"), h("td", null, "1970")),
+        h("tr", null, h("td", null, "Died"), h("td", null, "2020"))),
+      want: "| Born | 1970 |\n| --- | --- |\n| Died | 2020 |",
+    },
+    {
+      name: "no header row, a prose cell",
+      tree: h("table", null,
+        h("tr", null, h("td", null, "Left"), h("td", null, "word ".repeat(30))),
+        h("tr", null, h("td", null, "x"), h("td", null, "y"))),
+      want: "Left\n\n" + "word ".repeat(30).trim() + "\n\nx\n\ny",
+    },
+    {
+      name: "nested table",
+      tree: h("table", null,
+        h("tr", null, h("th", null, "A"), h("th", null, "B")),
+        h("tr", null,
+          h("td", null, h("table", null, h("tr", null, h("td", null, "inner")))),
+          h("td", null, h("p", null, "side")))),
+      want: "A\n\nB\n\ninner\n\nside",
+    },
+    {
+      name: "cells holding blocks",
+      tree: h("table", null, h("tbody", null,
+        h("tr", null,
+          h("td", null, h("h2", null, "Story"), h("p", null, "One."), h("p", null, "Two.")),
+          h("td", null, h("ul", null, h("li", null, "menu"))),
+        ),
+        h("tr", null, h("td", null, "a|b"), h("td", null, "c")))),
+      want: "## Story\n\nOne.\n\nTwo.\n\n- menu\n\na|b\n\nc",
+    },
+    {
+      name: "role=presentation",
+      tree: h("table", { role: "presentation" },
+        h("tr", null, h("th", null, "A"), h("th", null, "B")),
+        h("tr", null, h("td", null, "1"), h("td", null, "2"))),
+      want: "A\n\nB\n\n1\n\n2",
+    },
+    {
+      name: "single column wrapper",
+      tree: h("table", null, h("tr", null, h("td", null, "only")), h("tr", null, h("td", null, "cells"))),
+      want: "only\n\ncells",
+    },
+  ];
+  for (const c of cases) assert.equal(toMarkdown(c.tree), c.want, c.name);
+});
+
+test("linked images keep image syntax; images without alt leave the link to its other names", () => {
+  const cases = [
+    {
+      name: "image with alt",
+      tree: h("a", { href: "https://x.test/post" }, h("img", { alt: "A [big] cat", src: "https://cdn.test/cat.jpg" })),
+      want: "[![A \\[big\\] cat](https://cdn.test/cat.jpg)](https://x.test/post)",
+    },
+    {
+      name: "image and text",
+      tree: h("a", { href: "https://x.test/post" }, h("img", { alt: "Cat", src: "https://cdn.test/c.jpg" }), " Read [more]"),
+      want: "[![Cat](https://cdn.test/c.jpg) Read \\[more\\]](https://x.test/post)",
+    },
+    {
+      name: "image without alt, link titled",
+      tree: h("a", { href: "https://x.test/post", title: "The post" }, h("img", { alt: "", src: "https://cdn.test/c.jpg" })),
+      want: "[The post](https://x.test/post)",
+    },
+    {
+      name: "image without alt, nothing else",
+      tree: h("p", null, "x ", h("a", { href: "https://x.test/post" }, h("img", { src: "https://cdn.test/c.jpg" }))),
+      want: "x",
+    },
+  ];
+  for (const c of cases) assert.equal(toMarkdown(c.tree), c.want, c.name);
+});
+
+test("headings are never link text: the link moves into the heading", () => {
+  const cases = [
+    {
+      name: "heading in a link",
+      tree: h("a", { href: "https://x.test/story" }, h("h2", null, "Title")),
+      want: "## [Title](https://x.test/story)",
+    },
+    {
+      name: "card: image, heading, excerpt",
+      tree: h("div", null, h("a", { href: "https://x.test/story" },
+        h("img", { alt: "Pic", src: "https://cdn.test/p.jpg" }),
+        h("h3", null, "Big [news]"),
+        h("p", null, "Excerpt."))),
+      want: "![Pic](https://cdn.test/p.jpg)\n\n### [Big \\[news\\]](https://x.test/story)\n\nExcerpt.",
+    },
+    {
+      name: "link in a heading is unchanged",
+      tree: h("h2", null, h("a", { href: "https://x.test/s" }, "Title")),
+      want: "## [Title](https://x.test/s)",
+    },
+    {
+      name: "javascript: link around a heading",
+      tree: h("a", { href: "javascript:void 0" }, h("h2", null, "Plain")),
+      want: "## Plain",
+    },
+  ];
+  for (const c of cases) assert.equal(toMarkdown(c.tree), c.want, c.name);
+});
+
+test("URLs lose tracking parameters and same-origin ones become paths", () => {
+  const pageUrl = "https://en.wikipedia.org/wiki/Markdown?action=view";
+  const link = (href) => toMarkdown(h("a", { href }, "x"), { pageUrl });
+  const cases = [
+    ["same origin", "https://en.wikipedia.org/wiki/HTML", "/wiki/HTML"],
+    ["same origin with query and fragment", "https://en.wikipedia.org/w/index.php?title=HTML&oldid=1#History", "/w/index.php?title=HTML&oldid=1#History"],
+    ["the page itself", "https://en.wikipedia.org/wiki/Markdown?action=view#cite_note-1", "#cite_note-1"],
+    ["other origin", "https://www.w3.org/TR/html/", "https://www.w3.org/TR/html/"],
+    ["other port is another origin", "https://en.wikipedia.org:8443/wiki/HTML", "https://en.wikipedia.org:8443/wiki/HTML"],
+    ["other scheme is another origin", "http://en.wikipedia.org/wiki/HTML", "http://en.wikipedia.org/wiki/HTML"],
+    ["utm_* dropped, order kept", "https://n.test/a?id=7&utm_source=tw&utm_medium=social&page=2", "https://n.test/a?id=7&page=2"],
+    ["only tracking: no ?", "https://n.test/a?fbclid=IwAR0x&gclid=abc#top", "https://n.test/a#top"],
+    ["mailchimp, ref, msclkid", "https://n.test/a?mc_cid=1&mc_eid=2&ref=home&msclkid=3&q=ok", "https://n.test/a?q=ok"],
+    ["lookalikes kept", "https://n.test/a?referrer=x&reference=y&utm=z", "https://n.test/a?referrer=x&reference=y&utm=z"],
+    ["same origin and tracking", "https://en.wikipedia.org/wiki/HTML?utm_campaign=x", "/wiki/HTML"],
+    ["parens and spaces encoded", "https://n.test/Foo_(bar) baz", "https://n.test/Foo_%28bar%29%20baz"],
+    ["mailto untouched", "mailto:a@b.test?subject=hi", "mailto:a@b.test?subject=hi"],
+  ];
+  for (const [name, href, want] of cases) assert.equal(link(href), `[x](${want})`, name);
+  assert.equal(
+    toMarkdown(h("img", { alt: "Logo", src: "https://en.wikipedia.org/static/logo.png?utm_source=x" }), { pageUrl }),
+    "![Logo](/static/logo.png)",
+    "image sources follow the same rule",
+  );
+  assert.equal(toMarkdown(h("a", { href: "https://en.wikipedia.org/wiki/HTML" }, "x")), "[x](https://en.wikipedia.org/wiki/HTML)", "no pageUrl: absolute");
+  assert.equal(toMarkdown(h("a", { href: "https://en.wikipedia.org/wiki/HTML" }, "x"), { pageUrl: "not a url" }), "[x](https://en.wikipedia.org/wiki/HTML)", "bad pageUrl: absolute");
+});
+
 test("markdown is capped at 30 KB with a marker", () => {
   const paras = [];
   for (let i = 0; i < 2000; i++) paras.push(h("p", null, `Paragraph ${i} ` + "lorem ipsum ".repeat(3)));

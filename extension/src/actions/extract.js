@@ -36,7 +36,7 @@ export function buildPageScript(selector) {
   if (!root) return { found: false };
   const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const markdown = root ? toMarkdown(domToTree(root), { maxLength: ${MARKDOWN_MAX_CHARS} }) : "";
+  const markdown = root ? toMarkdown(domToTree(root), { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href }) : "";
   const frameSrcs = [];
   for (const f of document.querySelectorAll("iframe[src]")) {
     if (frameSrcs.length >= 100) break;

@@ -84,8 +84,33 @@ export function capText(s, max, marker) {
 // fixed/sticky overlays (cookie banners, chat bubbles) are stripped. The
 // result is at most opts.maxLength chars (default 30720) and ends with a
 // "…[markdown truncated …]" marker when cut.
+//
+// Rules for real pages (docs/extension.md "Markdown rules"):
+//   - Link and image URLs lose tracking parameters, and those on the page's
+//     own origin (opts.pageUrl) are written as paths: /wiki/Foo, or #frag
+//     for the page itself. The 30 KB budget goes to text, not URLs.
+//   - A linked image is [![alt](src)](href); an image without alt adds no
+//     text, so its link shows only if something else names it.
+//   - A heading is never link text: <a href><h2>T</h2></a> is ## [T](href).
+//   - Only data tables become Markdown tables; layout tables render their
+//     cells as blocks in reading order (see table below).
 export function toMarkdown(tree, opts) {
   const max = (opts && opts.maxLength) || 30720;
+  let page = null;
+  try {
+    page = opts && opts.pageUrl ? new URL(opts.pageUrl) : null;
+  } catch (e) {
+    page = null;
+  }
+  // Query parameters that only identify a campaign, a click or a referrer.
+  const TRACKING = /^(utm_.*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|twclid|igshid|mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|ref|ref_src|ref_url|cmpid|ocid)$/i;
+  const HEADING = /^h[1-6]$/;
+  // Content that makes a table cell a layout box rather than a datum.
+  const CELL_BLOCKS = {
+    table: 1, ul: 1, ol: 1, dl: 1, blockquote: 1, pre: 1, hr: 1, form: 1,
+    h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1,
+  };
+  const LAYOUT_CELL_CHARS = 100; // a longer cell in a table without a header row is prose
   const STRIP_TAGS = {
     nav: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1,
     head: 1, svg: 1, canvas: 1, iframe: 1, select: 1, datalist: 1, option: 1,
@@ -131,6 +156,54 @@ export function toMarkdown(tree, opts) {
     const lines = body.split("\n");
     return lines.map((l, i) => (i === 0 ? first : l ? rest : "") + l).join("\n");
   }
+  // shortUrl drops tracking parameters from an http(s) URL and writes a
+  // URL on the page's origin as its path (or #fragment on the page itself).
+  // Other URLs, and ones URL cannot parse, are returned as they are.
+  function shortUrl(raw) {
+    let u;
+    try {
+      u = new URL(raw);
+    } catch (e) {
+      return raw;
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") return raw;
+    let search = u.search;
+    if (search) {
+      const kept = search.slice(1).split("&").filter((pair) => {
+        if (!pair) return false;
+        const key = pair.split("=")[0];
+        let name = key;
+        try {
+          name = decodeURIComponent(key.replace(/\+/g, " "));
+        } catch (e) {
+          name = key;
+        }
+        return !TRACKING.test(name);
+      });
+      search = kept.length ? "?" + kept.join("&") : "";
+    }
+    if (page && u.origin === page.origin) {
+      if (u.hash && u.pathname === page.pathname && search === page.search) return u.hash;
+      return u.pathname + search + u.hash;
+    }
+    const base = u.href.slice(0, u.href.length - u.search.length - u.hash.length);
+    return base + search + u.hash;
+  }
+  function target(url) {
+    // Parentheses would end the Markdown target; encodeURIComponent leaves
+    // them as they are.
+    return shortUrl(url).replace(/[()\s]/g, (c) => (c === "(" ? "%28" : c === ")" ? "%29" : encodeURIComponent(c)));
+  }
+  function escBrackets(s) {
+    return s.replace(/[[\]]/g, "\\$&");
+  }
+  function hasHeading(n) {
+    for (const c of n.children || []) {
+      if (c.text !== undefined || stripped(c)) continue;
+      if (HEADING.test(c.tag) || hasHeading(c)) return true;
+    }
+    return false;
+  }
   function rawText(n) {
     if (n.text !== undefined) return n.text;
     if (n.tag === "br") return "\n";
@@ -157,26 +230,71 @@ export function toMarkdown(tree, opts) {
     }
     return "\n\n" + items.join("\n") + "\n\n";
   }
+  // table renders a data table as a Markdown table and a layout table as
+  // its cells' content, one block per cell, row by row. A table is data
+  // when it has at least 2 rows and 2 columns, no role=presentation/none,
+  // no table nested in it, no cell holding blocks (headings, lists, quotes,
+  // pre, forms, rules, or more than one paragraph), and either a header row
+  // (thead, or th in the first row) or no cell longer than
+  // LAYOUT_CELL_CHARS. Anything else is layout (LWN's and Tumblr's page
+  // grids): a Markdown table would put the whole page on one line.
   function table(n, ctx) {
     const rows = [];
+    let thead = false;
     (function collect(t) {
       for (const c of t.children || []) {
         if (c.text !== undefined || stripped(c)) continue;
         if (c.tag === "tr") rows.push(c);
-        else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") collect(c);
+        else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") {
+          if (c.tag === "thead") thead = true;
+          collect(c);
+        }
       }
     })(n);
-    if (!rows.length) return "\n\n" + kids(n, ctx) + "\n\n";
-    const cells = rows.map((r) =>
-      (r.children || [])
-        .filter((c) => (c.tag === "td" || c.tag === "th") && !stripped(c))
-        .map((c) => oneLine(kids(c, ctx)).replace(/\|/g, "\\|")),
-    );
-    const width = Math.max(...cells.map((r) => r.length));
-    if (width === 0) return "";
+    const cellsOf = (r) => (r.children || []).filter((c) => (c.tag === "td" || c.tag === "th") && !stripped(c));
+    const grid = rows.map(cellsOf);
+    const width = grid.length ? Math.max(...grid.map((r) => r.length)) : 0;
+    const role = String((n.attrs && n.attrs.role) || "").toLowerCase();
+    let data = rows.length >= 2 && width >= 2 && role !== "presentation" && role !== "none";
+    function blocky(c) {
+      let paras = 0;
+      return (function walk(x) {
+        for (const k of x.children || []) {
+          if (k.text !== undefined || stripped(k)) continue;
+          if (CELL_BLOCKS[k.tag]) return true;
+          if (k.tag === "p" && ++paras > 1) return true;
+          if (walk(k)) return true;
+        }
+        return false;
+      })(c);
+    }
+    for (const r of grid) {
+      if (!data) break;
+      for (const c of r) {
+        if (blocky(c)) {
+          data = false;
+          break;
+        }
+      }
+    }
+    let cells = null;
+    if (data) {
+      cells = grid.map((r) => r.map((c) => oneLine(kids(c, ctx))));
+      const header = thead || grid[0].some((c) => c.tag === "th");
+      if (!header && cells.some((r) => r.some((c) => c.length > LAYOUT_CELL_CHARS))) data = false;
+    }
+    if (!data) {
+      let out = "";
+      for (const c of n.children || []) {
+        if (c.tag === "caption") out += "\n\n" + render(c, ctx) + "\n\n";
+      }
+      for (const r of grid) for (const c of r) out += "\n\n" + kids(c, ctx) + "\n\n";
+      return out || "\n\n" + kids(n, ctx) + "\n\n";
+    }
+    const esc = cells.map((r) => r.map((c) => c.replace(/\|/g, "\\|")));
     const line = (r) => "| " + Array.from({ length: width }, (_, i) => r[i] || "").join(" | ") + " |";
-    const out = [line(cells[0]), "|" + " --- |".repeat(width)];
-    for (const r of cells.slice(1)) out.push(line(r));
+    const out = [line(esc[0]), "|" + " --- |".repeat(width)];
+    for (const r of esc.slice(1)) out.push(line(r));
     return "\n\n" + out.join("\n") + "\n\n";
   }
   function wrap(mark, inner) {
@@ -190,7 +308,9 @@ export function toMarkdown(tree, opts) {
   function render(n, ctx) {
     if (n.text !== undefined) {
       if (ctx.hidden) return "";
-      return ctx.pre ? n.text : n.text.replace(/\s+/g, " ");
+      if (ctx.pre) return n.text;
+      const t = n.text.replace(/\s+/g, " ");
+      return ctx.link ? escBrackets(t) : t;
     }
     if (stripped(n)) return "";
     const vis = n.style && n.style.visibility;
@@ -200,8 +320,11 @@ export function toMarkdown(tree, opts) {
     else if (vis === "visible" && ctx.hidden) ctx = { ...ctx, hidden: false };
     const tag = n.tag;
     const a = n.attrs || {};
-    if (/^h[1-6]$/.test(tag)) {
-      const t = oneLine(kids(n, ctx));
+    if (HEADING.test(tag)) {
+      // A heading inside a link carries the link itself (see case "a").
+      const href = ctx.headingHref;
+      let t = oneLine(kids(n, href ? { ...ctx, headingHref: null, link: true } : ctx));
+      if (t && href) t = `[${t}](${target(href)})`;
       return t ? `\n\n${"#".repeat(Number(tag[1]))} ${t}\n\n` : "";
     }
     switch (tag) {
@@ -210,18 +333,27 @@ export function toMarkdown(tree, opts) {
       case "hr":
         return "\n\n---\n\n";
       case "a": {
-        const t = oneLine(kids(n, ctx)) || (ctx.hidden ? "" : oneLine(a["aria-label"] || a.title || ""));
-        if (!t) return "";
         const href = a.href || "";
-        if (!href || /^\s*javascript:/i.test(href)) return t;
-        return `[${t.replace(/[[\]]/g, "\\$&")}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
+        const live = href && !/^\s*javascript:/i.test(href);
+        // A link nested in link text (only scripts can build one) adds no
+        // second target.
+        if (!live || ctx.link) {
+          return kids(n, ctx) || (ctx.hidden ? "" : oneLine(a["aria-label"] || a.title || ""));
+        }
+        // Headings are never link text: the link moves into each heading
+        // and the rest of the link's content renders unlinked.
+        if (!ctx.headingHref && hasHeading(n)) return kids(n, { ...ctx, headingHref: href });
+        const t = oneLine(kids(n, { ...ctx, link: true })) ||
+          (ctx.hidden ? "" : escBrackets(oneLine(a["aria-label"] || a.title || "")));
+        if (!t) return "";
+        return `[${t}](${target(href)})`;
       }
       case "img": {
         if (ctx.hidden) return "";
-        const alt = oneLine(a.alt || "");
+        const alt = escBrackets(oneLine(a.alt || ""));
         if (!alt) return "";
         const src = a.src || "";
-        return /^https?:/i.test(src) ? `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)})` : `![${alt}]`;
+        return /^https?:/i.test(src) ? `![${alt}](${target(src)})` : `![${alt}]`;
       }
       case "strong":
       case "b":

@@ -105,7 +105,23 @@ func addGlobalFlags(cmd *cli.Command) {
 // onUsageError keeps stdout for results: a bad flag is one line on stderr
 // and exit 2, not the command's whole help.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return usageError(err.Error() + ": see `bua " + strings.TrimSpace(c.Command.FullName()+" --help`"))
+	return usageError(err.Error() + ": see `" + helpCommand(c) + "`")
+}
+
+// helpCommand is the help line for c's command: "bua click --help", or
+// "bua --help" at the top level (whose command is the app itself).
+func helpCommand(c *cli.Context) string {
+	var names []string // innermost first
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			names = append(names, ctx.Command.Name)
+		}
+	}
+	words := []string{"bua"}
+	for i := len(names) - 1; i >= 0; i-- {
+		words = append(words, names[i])
+	}
+	return strings.Join(append(words, "--help"), " ")
 }
 
 // version is the binary's version; the release build may override it.

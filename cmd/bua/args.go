@@ -18,7 +18,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	// Global flags typed before the command move behind it: every command
 	// defines them too, and urfave/cli reads the nearest definition.
 	var globals []string
-	i := copyFlags(app.Flags, args, 1, &globals)
+	i := copyFlags(app, args, 1, &globals)
 	if i >= len(args) {
 		return append(out, globals...)
 	}
@@ -60,16 +60,36 @@ func reorderArgs(app *cli.App, args []string) []string {
 	return append(out, positional...)
 }
 
-func copyFlags(defs []cli.Flag, args []string, i int, out *[]string) int {
+// copyFlags copies the flags typed before the command. A command's own
+// flag there (`bua --tab 5 click e3`) moves behind the command too; when it
+// is not a global, the token after it is its value unless that token is a
+// command name, so `--tab 5` keeps its 5.
+func copyFlags(app *cli.App, args []string, i int, out *[]string) int {
 	for i < len(args) && len(args[i]) > 1 && args[i][0] == '-' && args[i] != "--" {
 		*out = append(*out, args[i])
-		if !strings.Contains(args[i], "=") && takesValue(defs, nil, args[i]) && i+1 < len(args) {
-			i++
-			*out = append(*out, args[i])
+		if !strings.Contains(args[i], "=") && i+1 < len(args) {
+			known := isFlag(app.Flags, args[i])
+			if (known && takesValue(app.Flags, nil, args[i])) || (!known && findCommand(app.Commands, args[i+1]) == nil && !strings.HasPrefix(args[i+1], "-")) {
+				i++
+				*out = append(*out, args[i])
+			}
 		}
 		i++
 	}
 	return i
+}
+
+// isFlag reports whether token names one of defs.
+func isFlag(defs []cli.Flag, token string) bool {
+	name := strings.TrimLeft(token, "-")
+	for _, f := range defs {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,8 @@ func TestReorderArgs(t *testing.T) {
 		{"DoubleDashEndsFlags", []string{"bua", "eval", "--", "--not-a-flag"}, []string{"bua", "eval", "--", "--not-a-flag"}},
 		{"Subcommand", []string{"bua", "browser", "start", "--block", "a.test", "--headless"}, []string{"bua", "browser", "start", "--block", "a.test", "--headless"}},
 		{"UnknownCommand", []string{"bua", "nope", "--json"}, []string{"bua", "nope", "--json"}},
+		{"CommandFlagBeforeCommand", []string{"bua", "--tab", "5", "click", "e3"}, []string{"bua", "click", "--tab", "5", "e3"}},
+		{"CommandBoolBeforeCommand", []string{"bua", "--full-page", "screenshot"}, []string{"bua", "screenshot", "--full-page"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -28,5 +31,23 @@ func TestReorderArgs(t *testing.T) {
 				t.Errorf("reorderArgs(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestUsageErrorNamesHelp: a bad flag names the right help command, at the
+// top level and on a command, never "bua bua".
+func TestUsageErrorNamesHelp(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "see `bua --help`"},
+		{[]string{"click", "--bogus", "e3"}, "see `bua click --help`"},
+		{[]string{"browser", "start", "--bogus"}, "see `bua browser start --help`"},
+	} {
+		r := runCLI(t, nil, "", tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "bua bua") {
+			t.Errorf("bua %v: exit %d, stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
+		}
 	}
 }

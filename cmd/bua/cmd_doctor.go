@@ -54,7 +54,7 @@ func newDoctorCommand(env *Env) *cli.Command {
 						fmt.Fprintf(env.Stdout, "             → %s\n", s)
 					}
 				}
-				fmt.Fprintln(env.Stdout, yesNo(rep.Ready, "\nbua can serve actions now.", "\nbua cannot serve actions yet: fix the FAIL lines above."))
+				fmt.Fprintln(env.Stdout, "\n"+rep.verdict())
 			}
 			if !rep.Ready {
 				return exit(exitUnavailable)
@@ -160,4 +160,23 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	}
 	rep.Ready = len(st.Connections) > 0 || (ferr == nil && bridge.MayAutoLaunch(env.Getenv, d))
 	return rep
+}
+
+// verdict is doctor's last line: ready, or what stands in the way, naming
+// only the kind of line that is really there.
+func (r doctorReport) verdict() string {
+	if r.Ready {
+		return "bua can serve actions now."
+	}
+	levels := map[string]bool{}
+	for _, ch := range r.Checks {
+		levels[ch.Level] = true
+	}
+	switch {
+	case levels["fail"]:
+		return "bua cannot serve actions yet: fix the FAIL lines above."
+	case levels["warn"]:
+		return "bua cannot serve actions yet: see the warn lines above, and follow their steps."
+	}
+	return "bua cannot serve actions yet: no browser is connected, and none may be launched: pair Chrome with `bua pair` or run `bua browser start`."
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
 )
 
 func init() { register(newPairCommand) }
@@ -32,10 +33,7 @@ func newPairCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			url := "ws://" + bridge.DefaultListen + "/ws/browser"
-			if info, err := bridge.ReadInfo(d); err == nil {
-				url = info.URL
-			}
+			url := daemonURL(env, d)
 			if c.Bool("code") {
 				cl, cerr := connect(c, env)
 				if cerr != nil {
@@ -72,4 +70,19 @@ Or use a short one-time code instead: `+"`bua pair --code`"+`.
 			return nil
 		},
 	}
+}
+
+// daemonURL is the extension's daemon URL: the running daemon's, else the
+// one BUA_LISTEN (or the default) will give it.
+func daemonURL(env *Env, d home.Dirs) string {
+	if home.Locked(d.LockFile()) {
+		if info, err := bridge.ReadInfo(d); err == nil {
+			return info.URL
+		}
+	}
+	listen := env.Getenv("BUA_LISTEN")
+	if listen == "" {
+		listen = bridge.DefaultListen
+	}
+	return "ws://" + listen + "/ws/browser"
 }

@@ -315,3 +315,37 @@ func TestEveryActionHasACommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPairURL: with no daemon running, pair prints the URL BUA_LISTEN
+// will give the daemon, not the default port.
+func TestPairURL(t *testing.T) {
+	r := runCLIEnv(t, nil, map[string]string{"BUA_LISTEN": "127.0.0.1:49555"}, "", "pair", "--json")
+	var out struct{ URL string }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.URL != "ws://127.0.0.1:49555/ws/browser" {
+		t.Fatalf("pair --json: exit %d, %q, want the BUA_LISTEN port", r.code, r.stdout)
+	}
+}
+
+// TestDoctorVerdict: the last line names only the kind of line that is
+// there.
+func TestDoctorVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		levels []string
+		want   string
+	}{
+		{[]string{"ok", "fail"}, "fix the FAIL lines"},
+		{[]string{"ok", "warn"}, "see the warn lines"},
+		{[]string{"ok"}, "no browser is connected"},
+	} {
+		var r doctorReport
+		for _, l := range tt.levels {
+			r.Checks = append(r.Checks, check{Level: l})
+		}
+		if got := r.verdict(); !strings.Contains(got, tt.want) {
+			t.Errorf("levels %v: verdict %q, want %q", tt.levels, got, tt.want)
+		}
+	}
+	if got := (doctorReport{Ready: true}).verdict(); got != "bua can serve actions now." {
+		t.Errorf("ready verdict %q", got)
+	}
+}

@@ -135,6 +135,10 @@ func newRunCommand(env *Env) *cli.Command {
 				if err := writeSummary(ios, out, suite, code); err != nil {
 					return err
 				}
+				if ios.Quiet {
+					// No progress lines said why: give each failure in full.
+					writeFailures(ios.ErrOut, suite)
+				}
 			}
 			if lazy.err != nil {
 				printBridgeError(env, lazy.err, false)
@@ -292,4 +296,18 @@ func writeSummary(ios *iostreams.IOStreams, out io.Writer, suite *runner.SuiteRe
 	}
 	_, err := fmt.Fprintln(out, line)
 	return err
+}
+
+// writeFailures prints each flow that did not pass with its whole error
+// and hint, one flow a paragraph: what --quiet keeps of the progress.
+func writeFailures(w io.Writer, suite *runner.SuiteReport) {
+	for _, f := range suite.Flows {
+		if f.Error == "" {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", f.Status, f.Name, f.Error)
+		if f.Hint != "" {
+			fmt.Fprintf(w, "  hint: %s\n", f.Hint)
+		}
+	}
 }

@@ -205,5 +205,9 @@ func TestRunSummary(t *testing.T) {
 			t.Fatalf("exit %d, want %d\n%s", r.code, exitFailure, r.stderr)
 		}
 		golden(t, mode.golden, strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), ""))
+		// --quiet drops progress, so the whole reason goes to stderr.
+		if want := "which a long note shows in full when piped"; !strings.Contains(r.stderr, "failed fails: ") || !strings.Contains(r.stderr, want) {
+			t.Errorf("--quiet stderr lacks the full failure reason:\n%s", r.stderr)
+		}
 	}
 }

@@ -305,10 +305,10 @@ func TestCLI_Extract(t *testing.T) {
 func TestCLI_ExtractObstacle(t *testing.T) {
 	tab := cliOpen(t, "obstacles/login.html")
 	def := mustCLI(t, "extract", "--tab", tab).Stdout
-	iTable := strings.Index(def, "UID")
+	row := regexp.MustCompile(`(?m)^e[0-9]+\t`).FindStringIndex(def)
 	iObs := strings.Index(def, "\nobstacle: auth_wall (high)")
-	if iTable < 0 || iObs < iTable {
-		t.Errorf("default extract on a login wall lacks the table then \"obstacle: auth_wall (high)\" (table@%d, obstacle@%d):\n%s", iTable, iObs, def)
+	if row == nil || iObs < row[0] {
+		t.Errorf("default extract on a login wall lacks the element rows then \"obstacle: auth_wall (high)\" (rows@%v, obstacle@%d):\n%s", row, iObs, def)
 	}
 	r := cliCmd(t, "extract", "--tab", tab, "--fail-on-obstacle")
 	if r.Code != 3 || !strings.Contains(r.Stderr, "auth_wall") {

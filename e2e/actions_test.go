@@ -196,6 +196,65 @@ func TestHoverPressKeyScroll(t *testing.T) {
 	}
 }
 
+// TestScrollReportsScrolled: scroll says whether the page moved (the
+// schema's result.scroll).
+func TestScrollReportsScrolled(t *testing.T) {
+	scroll := func(t *testing.T, tab int, dir string) bool {
+		t.Helper()
+		var r struct {
+			OK       bool  `json:"ok"`
+			Scrolled *bool `json:"scrolled"`
+			TabID    int   `json:"tabId"`
+		}
+		mustRequest(t, map[string]any{"type": "scroll", "tabId": tab, "direction": dir}, &r)
+		if !r.OK || r.TabID != tab || r.Scrolled == nil {
+			t.Fatalf("scroll %s: ok=%v tabId=%d scrolled=%v, want ok, tab %d and scrolled set", dir, r.OK, r.TabID, r.Scrolled, tab)
+		}
+		return *r.Scrolled
+	}
+	long := openTab(t, "long.html")
+	evaluate(t, long, "window.scrollTo(0, 0); return 0")
+	if scroll(t, long, "up") {
+		t.Error("scroll up at the top of the page: scrolled = true, want false")
+	}
+	if !scroll(t, long, "down") {
+		t.Error("scroll down on a long page: scrolled = false, want true")
+	}
+	evaluate(t, long, "window.scrollTo(0, document.documentElement.scrollHeight); return 0")
+	if scroll(t, long, "down") {
+		t.Error("scroll down at the bottom: scrolled = true, want false")
+	}
+	short := openTab(t, "stale.html")
+	if scroll(t, short, "down") {
+		t.Error("scroll down on a page that cannot scroll: scrolled = true, want false")
+	}
+}
+
+// TestReload: reload loads a new document (a script's DOM change is gone)
+// and makes the old extract's uids stale.
+func TestReload(t *testing.T) {
+	tab := openTab(t, "stale.html")
+	btn := uidOf(t, extract(t, tab), "button", "Press")
+	if got := evalString(t, tab, "document.body.dataset.x = 'changed'; return document.body.dataset.x"); got != "changed" {
+		t.Fatalf("dataset.x = %q before the reload", got)
+	}
+	loadID := evaluate(t, tab, "window.__bua_reload_probe = Math.random(); return window.__bua_reload_probe")
+	act(t, tab, "reload", nil)
+	if got := evaluate(t, tab, "return document.body.dataset.x === undefined && window.__bua_reload_probe === undefined"); got != true {
+		t.Errorf("after reload the script's changes survive (dataset.x=%v, probe was %v)", evaluate(t, tab, "return document.body.dataset.x"), loadID)
+	}
+	if got := evalString(t, tab, "return document.readyState"); got != "complete" {
+		t.Errorf("readyState after reload = %q, want complete", got)
+	}
+	e := wantError(t, map[string]any{"type": "click", "tabId": tab, "uid": btn}, "element_stale")
+	wantContains(t, "message", e.Message, "extract")
+	// A fresh extract gives uids for the reloaded document.
+	act(t, tab, "click", map[string]any{"uid": uidOf(t, extract(t, tab), "button", "Press")})
+	if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != "clicked" {
+		t.Errorf("click after re-extract: %q", got)
+	}
+}
+
 func TestStaleAfterNavigate(t *testing.T) {
 	tab := openTab(t, "stale.html")
 	r := extract(t, tab)

@@ -113,7 +113,9 @@ func TestTabNotFound(t *testing.T) {
 func TestSessionResolution(t *testing.T) {
 	onlyInitialTab(t)
 	e := wantError(t, map[string]any{"type": "evaluate", "expression": "return 1"}, "session_not_found")
-	wantContains(t, "message", e.Message, "open a tab")
+	// The extension says what happened; the CLI's hint says what to run.
+	wantContains(t, "message", e.Message, "no session to act on")
+	wantContains(t, "hint", e.Hint, "bua open")
 
 	a := openTabWith(t, map[string]any{"type": "open_tab", "url": siteURL(""), "focus": true})
 	if got := evaluate(t, a.TabID, "return 'a'"); got != "a" {

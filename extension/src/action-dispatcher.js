@@ -1,22 +1,17 @@
 // Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension.md §Dispatcher rules): resolve the tab,
-// queue per tab, check the blocklist, start the session, then hand per-tab
-// actions to the debugger controller. Tab-level actions (get_tabs,
-// open_tab, close_tab) use the tabs API here.
+// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
+// in ACTION_SPECS. "tab" actions: resolve the tab, queue per tab, check the
+// blocklist, start the session, then run on the debugger controller.
+// "browser" actions (get_tabs, open_tab, close_tab) run from
+// actions/tabs.js through the tabs API. Every request runs within its
+// budget (lib/budget.js).
 
 import { BridgeError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { hostOf } from "./session-manager.js";
-import { sleep } from "./lib/cdp.js";
-
-const OPEN_TAB_LOAD_WAIT_MS = 25000; // under the daemon's 30 s open_tab deadline
-const LOAD_POLL_MS = 100;
-
-// isListable says whether get_tabs shows a URL: http(s) and about:blank only,
-// so chrome://, devtools and extension pages never reach the agent.
-export function isListable(url) {
-  if (url === "about:blank") return true;
-  return /^https?:\/\//i.test(url || "");
-}
+import { withDeadline } from "./lib/cdp.js";
+import { budgetFor } from "./lib/budget.js";
+import { ACTION_SPECS } from "./generated/protocol.js";
+import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
 
 export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
   const queues = new Map(); // tabId -> tail promise
@@ -43,8 +38,6 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     }
   }
 
-  const urlOf = (tab) => tab.url || tab.pendingUrl || "";
-
   function blocked(host, attemptedAction, tabId) {
     const entry = sessions.isDomainBlocked(host);
     if (!entry) return;
@@ -53,20 +46,6 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     emit(ev);
     if (Number.isInteger(tabId) && sessions.get(tabId)) sessions.endSession(tabId, "domain_blocked");
     throw new BridgeError(ErrorCodes.DOMAIN_BLOCKED, `${host} is on the blocklist (entry ${entry})`);
-  }
-
-  async function waitForLoad(tabId, ms) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      let tab;
-      try {
-        tab = await api.tabs.get(tabId);
-      } catch {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} closed while loading`);
-      }
-      if (tab.status === "complete" || Date.now() >= deadline) return tab;
-      await sleep(LOAD_POLL_MS, timers);
-    }
   }
 
   // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
@@ -96,50 +75,24 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     }
     if (live.length > 1) {
       const ids = live.map(({ s }) => s.tabId).join(", ");
-      throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, `${live.length} sessions (tabs ${ids}) and none in the BUA window: pass --tab`);
+      throw new BridgeError(
+        ErrorCodes.SESSION_NOT_FOUND,
+        `${live.length} sessions (tabs ${ids}) and none in the BUA window, and the action has no tabId`,
+      );
     }
-    throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: open a tab (bua open URL) or pass --tab");
+    throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
 
-  async function getTabs() {
-    const tabs = await api.tabs.query({});
-    const out = [];
-    for (const t of tabs) {
-      const url = urlOf(t);
-      if (!isListable(url)) continue;
-      const domain = hostOf(url);
-      if (domain && sessions.isDomainBlocked(domain)) continue;
-      // windowId is a pure addition: callers can tell BUA tabs from the person's.
-      out.push({ tabId: t.id, url, title: t.title || "", domain, windowId: t.windowId });
-    }
-    return out;
-  }
-
-  async function openTab(action) {
-    const domain = hostOf(action.url);
-    blocked(domain, action.type);
-    const tab = await windows.openTab(action.url, { focus: action.focus === true });
-    sessions.ensureSession(tab.id, domain);
-    sessions.touch(tab.id);
-    await waitForLoad(tab.id, OPEN_TAB_LOAD_WAIT_MS);
-    return { tabId: tab.id, windowId: tab.windowId, domain };
-  }
-
-  async function closeTab(action) {
-    await getTab(action.tabId);
-    return enqueue(action.tabId, async () => {
-      try {
-        await api.tabs.remove(action.tabId);
-      } catch {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
-      }
-      return { ok: true, tabId: action.tabId };
-    });
-  }
-
-  async function perTab(action) {
+  // perTab runs a "tab" action on the controller. The time spent waiting
+  // in the tab's queue comes out of the budget; an action whose budget ran
+  // out while queued fails without running. The result gets its tabId here,
+  // and only here (protocol v4 results carry the tab they acted on).
+  async function perTab(action, budget) {
     const { tabId } = await resolveTab(action);
     return enqueue(tabId, async () => {
+      if (budget.remaining() <= 0) {
+        throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
+      }
       const tab = await getTab(tabId);
       const host = hostOf(urlOf(tab));
       blocked(host, action.type, tabId);
@@ -149,9 +102,9 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
         blocked(domain, action.type, tabId);
       }
       sessions.ensureSession(tabId, domain);
-      const result = await controller.run(tabId, action);
+      const result = await controller.run(tabId, action, budget);
       sessions.recordAction(tabId);
-      if (action.type === "navigate") {
+      if (action.type === "navigate" || action.type === "reload") {
         // the page may have redirected: follow the real domain.
         try {
           const after = await api.tabs.get(tabId);
@@ -159,43 +112,43 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
           if (h) sessions.ensureSession(tabId, h);
         } catch { /* closed meanwhile: onRemoved ends the session */ }
       }
-      return result && typeof result === "object" && !Array.isArray(result) && result.tabId === undefined
-        ? { ...result, tabId }
-        : result;
+      return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
     });
   }
 
-  // dispatch runs one action; throws BridgeError on failure.
-  async function dispatch(action) {
-    switch (action.type) {
-      case "get_tabs":
-        return getTabs();
-      case "open_tab":
-        return openTab(action);
-      case "close_tab":
-        return closeTab(action);
-      case "navigate":
-      case "click":
-      case "type":
-      case "hover":
-      case "press_key":
-      case "scroll":
-      case "screenshot":
-      case "extract":
-      case "evaluate":
-      case "wait_for":
-        return perTab(action);
+  // env is what a "browser" executor (actions/tabs.js) may use.
+  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, enqueue });
+
+  function run(action, budget) {
+    const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
+    switch (spec && spec.scope) {
+      case "tab":
+        return perTab(action, budget);
+      case "browser":
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget), action);
+        break;
       default:
-        throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
+        break;
     }
+    throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
+  }
+
+  // dispatch runs one action within budget (by default, the one a request
+  // without deadlineMs gets, from now); throws BridgeError on failure. The
+  // controller has its own watchdog for the action itself; this one also
+  // covers resolving the tab and waiting in its queue, so the caller hears
+  // timeout before the daemon gives up.
+  async function dispatch(action, budget = budgetFor(action)) {
+    const work = Promise.resolve().then(() => run(action, budget));
+    return withDeadline(work, budget.remaining(), action.type, timers);
   }
 
   return {
     dispatch,
     // handle is ws-client's handleRequest: {result} or {error}, never throws.
-    async handle(action) {
+    async handle(action, budget) {
       try {
-        return { result: await dispatch(action) };
+        return { result: await dispatch(action, budget) };
       } catch (e) {
         return { error: toWireError(e) };
       }

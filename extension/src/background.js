@@ -11,6 +11,7 @@ import { createSessionManager } from "./session-manager.js";
 import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger-controller.js";
+import { budgetFor } from "./lib/budget.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
 const IDLE_DETECTION_S = 30 * 60; // spec 001: system_idle after 30 min
@@ -45,9 +46,11 @@ const client = createWsClient({
     Object.assign(pairing, await loadPairing(api));
     return { url: pairing.url, token: pairing.token };
   },
-  handleRequest: async (action) => {
+  handleRequest: async (action, { deadlineMs } = {}) => {
+    // The budget starts now: waiting for init counts against it too.
+    const budget = budgetFor(action, deadlineMs);
     await ready;
-    return dispatcher.handle(action);
+    return dispatcher.handle(action, budget);
   },
   setState: (state) => api.storage.set({ connectionState: { ...state, kind: pairing.kind } }),
   log,

@@ -7,12 +7,14 @@
 
 import { BridgeError, ErrorCodes } from "./lib/errors.js";
 import { CdpError, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
-import { navigate } from "./actions/nav.js";
-import { click, hover, typeText, pressKey, scroll } from "./actions/input.js";
-import { screenshot } from "./actions/capture.js";
-import { extract } from "./actions/extract.js";
-import { evaluate } from "./actions/evaluate.js";
-import { waitFor } from "./actions/wait.js";
+import { budgetFor } from "./lib/budget.js";
+import { ACTION_SPECS } from "./generated/protocol.js";
+import * as nav from "./actions/nav.js";
+import * as input from "./actions/input.js";
+import * as capture from "./actions/capture.js";
+import * as extract from "./actions/extract.js";
+import * as evaluate from "./actions/evaluate.js";
+import * as wait from "./actions/wait.js";
 
 const CDP_VERSION = "1.3";
 
@@ -25,13 +27,16 @@ export const WEBDRIVER_SHIM =
 // each action so a long session does not pin page memory.
 export const OBJECT_GROUP = "bua";
 
-// Per-action watchdogs. The daemon's pool gives up at 30 s (evaluate 15 s,
-// wait_for timeoutMs + 5 s); ending a little earlier here means the per-tab
-// queue never stays blocked behind a CDP call that will not return, and the
-// caller gets our timeout rather than the pool's.
-const ACTION_BUDGET_MS = 28000;
-const EVALUATE_BUDGET_MS = 13000;
-const WAIT_FOR_SLACK_MS = 3000;
+// TAB_EXECUTORS maps every action of scope "tab" (ACTION_SPECS) to its
+// executor, (ctx, action) -> result, from the action modules' `executors`.
+// Adding an action is a schema edit plus an executor in one of them.
+export const TAB_EXECUTORS = Object.freeze(
+  Object.fromEntries(
+    [nav, input, capture, extract, evaluate, wait]
+      .flatMap((m) => Object.entries(m.executors))
+      .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
+  ),
+);
 
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
@@ -104,7 +109,7 @@ export function createDebuggerController(opts) {
       if (!adopted) {
         throw new BridgeError(
           ErrorCodes.DEBUGGER_ATTACH_FAILED,
-          `cannot attach the debugger to tab ${tabId}: ${msg} (close DevTools or other debugging extensions on that tab)`,
+          `cannot attach the debugger to tab ${tabId}: ${msg} (DevTools or another debugging extension may hold the tab)`,
         );
       }
     }
@@ -208,7 +213,7 @@ export function createDebuggerController(opts) {
     const text = d.message ? ` (${JSON.stringify(d.message.slice(0, 200))})` : "";
     return new BridgeError(
       ErrorCodes.INVALID_ACTION,
-      `a ${d.dialogType} dialog is open on tab ${tabId}${text}: answer it in the browser`,
+      `a ${d.dialogType} dialog is open on tab ${tabId}${text}: the page is blocked until someone answers it in the browser`,
     );
   }
 
@@ -229,10 +234,13 @@ export function createDebuggerController(opts) {
     return f;
   }
 
-  function makeCtx(tabId) {
+  function makeCtx(tabId, budget) {
     return {
       tabId,
       timers,
+      // budget is the request's (lib/budget.js): every inner wait is
+      // bounded by budget.inner().
+      budget,
       send: (method, params) => send(tabId, method, params),
       on: (fn) => on(tabId, fn),
       sleep: (ms) => sleep(ms, timers),
@@ -249,14 +257,14 @@ export function createDebuggerController(opts) {
         const id = cache && cache.map.get(uid);
         if (id === undefined) {
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
-          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}; run extract again`);
+          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
         // Belt and braces for an event that has not arrived yet: the cache
         // is only good for the document it was built on.
         const current = currentMainFrame(tabId).then((cur) => {
           if (cur.loaderId !== cache.loaderId) {
             if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
-            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page navigated since the extract; run extract again`);
+            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
           }
         });
         return { id, current };
@@ -284,49 +292,24 @@ export function createDebuggerController(opts) {
     };
   }
 
-  // dispatchAction is the one switch over per-tab action types.
-  function dispatchAction(ctx, action) {
-    switch (action.type) {
-      case "navigate":
-        return navigate(ctx, action);
-      case "click":
-        return click(ctx, action);
-      case "hover":
-        return hover(ctx, action);
-      case "type":
-        return typeText(ctx, action);
-      case "press_key":
-        return pressKey(ctx, action);
-      case "scroll":
-        return scroll(ctx, action);
-      case "screenshot":
-        return screenshot(ctx, action);
-      case "extract":
-        return extract(ctx, action);
-      case "evaluate":
-        return evaluate(ctx, action);
-      case "wait_for":
-        return waitFor(ctx, action);
-      default:
-        throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
-    }
-  }
-
-  function budgetFor(action) {
-    if (action.type === "evaluate") return EVALUATE_BUDGET_MS;
-    if (action.type === "wait_for") return (action.timeoutMs || 10000) + WAIT_FOR_SLACK_MS;
-    return ACTION_BUDGET_MS;
-  }
-
-  // run executes one per-tab action and returns its protocol result
-  // (with tabId) or throws a BridgeError.
-  async function run(tabId, action) {
+  // run executes one per-tab action within budget (lib/budget.js; by
+  // default the one a request without deadlineMs gets, from now) and
+  // returns the executor's result, or throws a BridgeError. The dispatcher
+  // adds tabId to the result.
+  async function run(tabId, action, budget = budgetFor(action)) {
+    const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
+    if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
     const open = openDialogs.get(tabId);
     if (open) throw dialogError(tabId, open);
-    await ensureAttached(tabId);
-    const ctx = makeCtx(tabId);
+    // The watchdog: the queue wait and the attach already spent part of the
+    // budget, so it gets what remains.
+    let attachedNow = false;
+    const work = ensureAttached(tabId).then(() => {
+      attachedNow = true;
+      return exec(makeCtx(tabId, budget), action);
+    });
     let stopWatch = () => {};
-    const races = [withDeadline(Promise.resolve().then(() => dispatchAction(ctx, action)), budgetFor(action), action.type, timers)];
+    const races = [withDeadline(work, budget.remaining(), action.type, timers)];
     if (!isManaged()) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
@@ -343,11 +326,10 @@ export function createDebuggerController(opts) {
       );
     }
     try {
-      const result = await Promise.race(races);
-      return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
+      return await Promise.race(races);
     } finally {
       stopWatch();
-      send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      if (attachedNow) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
     }
   }
 

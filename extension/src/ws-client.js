@@ -3,19 +3,16 @@
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
 // anything else reconnects with jittered backoff; heartbeat every 20 s.
 
-export const PROTOCOL_VERSION = 4;
-export const ACTIONS = [
-  "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot",
-  "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab",
-];
+import { ACTIONS, CLOSE_CODES, ERROR_CODES, PROTOCOL_VERSION } from "./generated/protocol.js";
+
 export const FEATURES = ["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat"];
 
 export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 5000;
 export const HEARTBEAT_MS = 20000;
-// Terminal close codes (pkg/bridge CloseVersionMismatch, CloseBadToken,
-// CloseReplaced): reconnecting would only be refused or steal the pairing back.
-export const TERMINAL_CLOSE_CODES = new Set([4001, 4002, 4003]);
+// Terminal close codes (the schema's x-closeCodes): reconnecting would only
+// be refused or steal the pairing back.
+export const TERMINAL_CLOSE_CODES = new Set([CLOSE_CODES.versionMismatch, CLOSE_CODES.badToken, CLOSE_CODES.replaced]);
 const MAX_QUEUED_EVENTS = 200;
 const DEDUPE_SIZE = 200;
 const WS_OPEN = 1;
@@ -31,7 +28,8 @@ export function backoffDelay(attempt, random = Math.random) {
 //   getConfig: async () => {url, token}
 //   WebSocketImpl: the WebSocket constructor
 //   parseMessage: text -> {ok, value, message} (validator.js)
-//   handleRequest: async (action, id) -> {result} | {error:{code,message}}
+//   handleRequest: async (action, {id, deadlineMs}) -> {result} | {error:{code,message}}
+//     (deadlineMs: the request envelope's, or undefined; see lib/budget.js)
 //   setState: async (state) => void  (stored for the options page)
 //   clientVersion, timers {setTimeout, clearTimeout, setInterval, clearInterval}, random, log
 export function createWsClient(deps) {
@@ -111,7 +109,7 @@ export function createWsClient(deps) {
     if (!parsed.ok) {
       const v = parsed.value;
       if (phase === "ready" && v && v.type === "request" && typeof v.id === "string" && v.id.length <= 64) {
-        rawSend({ type: "response", id: v.id, error: { code: "invalid_action", message: parsed.message } });
+        rawSend({ type: "response", id: v.id, error: { code: ERROR_CODES.INVALID_ACTION, message: parsed.message } });
       } else {
         log("dropped invalid message", parsed.message);
       }
@@ -147,9 +145,9 @@ export function createWsClient(deps) {
     inflight.add(msg.id);
     let out;
     try {
-      out = await deps.handleRequest(msg.action, msg.id);
+      out = await deps.handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs });
     } catch (e) {
-      out = { error: { code: "internal_error", message: String(e && e.message ? e.message : e) } };
+      out = { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
     }
     inflight.delete(msg.id);
     const resp = out.error ? { type: "response", id: msg.id, error: out.error } : { type: "response", id: msg.id, result: out.result };
@@ -168,8 +166,9 @@ export function createWsClient(deps) {
       return;
     }
     if (TERMINAL_CLOSE_CODES.has(code)) {
-      const why = code === 4003 ? "replaced by a newer connection on the same pairing" : reason || `closed with ${code}`;
-      terminal = { state: code === 4003 ? "replaced" : "rejected", reason: why, closeCode: code };
+      const replaced = code === CLOSE_CODES.replaced;
+      const why = replaced ? "replaced by a newer connection on the same pairing" : reason || `closed with ${code}`;
+      terminal = { state: replaced ? "replaced" : "rejected", reason: why, closeCode: code };
       publish(terminal);
       return;
     }

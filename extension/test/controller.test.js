@@ -1,7 +1,8 @@
-import { test } from "node:test";
+import { test, mock } from "node:test";
 import assert from "node:assert/strict";
 import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
 import { BridgeError } from "../src/lib/errors.js";
+import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { orderAXNodes, pickElements, buildPageScript } from "../src/actions/extract.js";
 
@@ -130,11 +131,11 @@ test("extract assigns uids in document order with visibility and caches them", a
     { uid: "e1", role: "textbox", name: "Email", value: "a@b", visible: true },
     { uid: "e2", role: "link", name: "Hidden", visible: false },
   ]);
-  assert.equal(res.tabId, TAB);
+  assert.equal(res.tabId, undefined, "the dispatcher, not the controller, adds tabId");
   assert.equal(res.markdown, "# Hello");
   assert.equal(res.captchaFrame, false);
   assert.equal("obstacle" in res, false, "obstacle absent when nothing fires");
-  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true, tabId: TAB });
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
 });
 
 test("uid cache survives a late frameNavigated for its own document and SPA route changes, not a new document", async () => {
@@ -146,11 +147,11 @@ test("uid cache survives a late frameNavigated for its own document and SPA rout
   c.handleDebuggerEvent({ tabId: TAB }, "Page.navigatedWithinDocument", { frameId: "MAIN", url: "http://site.test/#/route" });
   // a child frame navigating is not the page navigating
   c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "SUB", parentId: "MAIN", loaderId: "X9" } });
-  assert.deepEqual(await c.run(TAB, { type: "hover", uid: "e1" }), { ok: true, tabId: TAB });
+  assert.deepEqual(await c.run(TAB, { type: "hover", uid: "e1" }), { ok: true });
 
   fake.page.loaderId = "L2";
   c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2" } });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /run extract again/);
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /no extract since it last loaded/);
 });
 
 test("a uid is stale when the document changed even before frameNavigated arrives", async () => {
@@ -171,7 +172,7 @@ test("navigate clears the uid cache", async () => {
   const nav = c.run(TAB, { type: "navigate", url: "http://site.test/next" });
   await new Promise((r) => setTimeout(r, 5));
   c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L1", name: "load" });
-  assert.deepEqual(await nav, { ok: true, tabId: TAB });
+  assert.deepEqual(await nav, { ok: true });
   await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale");
 });
 
@@ -203,7 +204,7 @@ test("selector with no match is element_not_found; a malformed one is invalid_ac
   const { c } = makeController(fake);
   await rejectsWith(c.run(TAB, { type: "click", selector: "#nope" }), "element_not_found", /#nope/);
   await rejectsWith(c.run(TAB, { type: "click", selector: "##" }), "invalid_action", /invalid CSS selector/);
-  assert.deepEqual(await c.run(TAB, { type: "click", selector: "#go" }), { ok: true, tabId: TAB });
+  assert.deepEqual(await c.run(TAB, { type: "click", selector: "#go" }), { ok: true });
   const mouse = fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").map((x) => [x[1].type, x[1].x, x[1].y]);
   assert.deepEqual(mouse, [["mouseMoved", 20, 15], ["mousePressed", 20, 15], ["mouseReleased", 20, 15]]);
 });
@@ -235,7 +236,7 @@ test("during evaluate, alerts are accepted and confirms/prompts dismissed", asyn
   });
   const { c, events } = makeController(fake);
   const res = await c.run(TAB, { type: "evaluate", expression: "alert('hi'); return confirm('sure?')" });
-  assert.deepEqual(res, { type: "boolean", value: false, tabId: TAB });
+  assert.deepEqual(res, { type: "boolean", value: false });
   const answers = fake.calls.filter((x) => x[0] === "Page.handleJavaScriptDialog").map((x) => x[1].accept);
   assert.deepEqual(answers, [true, false, false, true]);
   assert.deepEqual(events, [], "no dialog_opened event for dialogs the evaluate raised");
@@ -250,7 +251,7 @@ test("managed browser: a dialog outside evaluate is answered and reported", asyn
   });
   const { c, events } = makeController(fake, { managed: true });
   await c.run(TAB, { type: "extract" });
-  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true, tabId: TAB });
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
   assert.deepEqual(events, [{ type: "dialog_opened", tabId: TAB, dialogType: "confirm", message: "Delete?", handled: "dismissed" }]);
   const h = fake.calls.find((x) => x[0] === "Page.handleJavaScriptDialog");
   assert.equal(h[1].accept, false);
@@ -268,7 +269,7 @@ test("user browser: a dialog is left open, the raising action and later ones fai
   });
   const { c, events } = makeController(fake, { managed: false });
   await c.run(TAB, { type: "extract" });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "invalid_action", /a alert dialog is open on tab 7 \("Saved"\): answer it in the browser/);
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "invalid_action", /a alert dialog is open on tab 7 \("Saved"\): the page is blocked until someone answers it/);
   assert.equal(c.hasOpenDialog(TAB), true);
   const before = fake.calls.length;
   await rejectsWith(c.run(TAB, { type: "press_key", key: "Enter" }), "invalid_action", /dialog is open/);
@@ -276,7 +277,7 @@ test("user browser: a dialog is left open, the raising action and later ones fai
   assert.equal(methods(fake.calls).includes("Page.handleJavaScriptDialog"), false);
   assert.deepEqual(events, []);
   c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogClosed", { result: true });
-  assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true, tabId: TAB });
+  assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true });
 });
 
 test("managed getter is read at event time, not at creation", async () => {
@@ -336,7 +337,10 @@ test("evaluate: own clock terminates a hung evaluate with timeout", async () => 
     "Runtime.evaluate": (p) => (p.expression.includes("never") ? new Promise(() => {}) : {}),
   });
   const { c } = makeController(fake, { timers });
-  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "return new Promise(() => {}) // never" }), "timeout");
+  // A long deadlineMs keeps the controller's watchdog (also on the fast
+  // timers) well behind evaluate's own clock.
+  const action = { type: "evaluate", expression: "return new Promise(() => {}) // never" };
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 60000)), "timeout", /within 10000 ms/);
   assert.ok(methods(fake.calls).includes("Runtime.terminateExecution"));
   assert.equal(c._state.evaluating.size, 0);
 });
@@ -401,4 +405,144 @@ test("AX nodes are ordered by tree walk with iframe content spliced at its owner
 test("the extract page script parses", () => {
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined)}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript("a[href*='x\"y']")}`));
+});
+
+// flush lets pending promise chains (CDP replies, awaits) run.
+const flush = async (n = 20) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+test("reload waits for the new document's load, not a late event of the old one, and makes uids stale", async () => {
+  const fake = fakeTab({
+    "Page.reload": () => {
+      setTimeout(() => {
+        // a late load of the old document must not end the wait
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L1", name: "load" });
+        fake.page.loaderId = "L2";
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2" } });
+      }, 2);
+      setTimeout(() => {
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L2", name: "load" });
+      }, 15);
+      return {};
+    },
+  });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  let settled = false;
+  const p = c.run(TAB, { type: "reload" }).finally(() => (settled = true));
+  await new Promise((r) => setTimeout(r, 8));
+  assert.equal(settled, false, "the old document's load does not count");
+  assert.deepEqual(await p, { ok: true });
+  assert.ok(methods(fake.calls).includes("Page.reload"));
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /no extract since it last loaded/);
+});
+
+test("reload resolves on DOMContentLoaded when load never comes, just before the budget ends", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
+  try {
+    const fake = fakeTab({
+      "Page.reload": () => {
+        fake.page.loaderId = "L2";
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2" } });
+        c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L2", name: "DOMContentLoaded" });
+        return {};
+      },
+    });
+    const { c } = makeController(fake);
+    let out;
+    const p = c.run(TAB, { type: "reload" }, budgetFor({ type: "reload" }, 5000, 0)).then((r) => (out = r), (e) => (out = e));
+    for (let t = 0; t < 3700; t += 100) {
+      await flush();
+      mock.timers.tick(100);
+    }
+    await flush();
+    assert.equal(out, undefined, "still waiting for load at 3.7 s of a 4 s budget");
+    for (let t = 0; t < 400; t += 50) {
+      mock.timers.tick(50);
+      await flush();
+    }
+    await p;
+    assert.deepEqual(out, { ok: true });
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a navigate with deadlineMs 50 s is not cut at 25 or 28 s", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
+  try {
+    const fake = fakeTab({ "Page.navigate": () => ({ frameId: "MAIN", loaderId: "L9" }) });
+    const { c } = makeController(fake);
+    const action = { type: "navigate", url: "http://slow.test/" };
+    let out;
+    const p = c.run(TAB, action, budgetFor(action, 50000, 0)).then((r) => (out = r), (e) => (out = e));
+    for (let t = 0; t < 40000; t += 500) {
+      await flush(5);
+      mock.timers.tick(500);
+    }
+    await flush();
+    assert.equal(out, undefined, `still loading at 40 s, got ${out && out.message}`);
+    c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L9", name: "load" });
+    await flush();
+    await p;
+    assert.deepEqual(out, { ok: true });
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("a navigate that never loads fails timeout inside its budget", async () => {
+  mock.timers.enable({ apis: ["setTimeout", "Date"], now: 0 });
+  try {
+    const fake = fakeTab({ "Page.navigate": () => ({ frameId: "MAIN", loaderId: "L9" }) });
+    const { c } = makeController(fake);
+    const action = { type: "navigate", url: "http://never.test/" };
+    let out;
+    let at;
+    const p = c.run(TAB, action, budgetFor(action, 3000, 0)).then((r) => (out = r), (e) => (out = e)).finally(() => (at = Date.now()));
+    for (let t = 0; t < 2000; t += 100) {
+      await flush(5);
+      mock.timers.tick(100);
+    }
+    await flush();
+    await p;
+    assert.ok(out instanceof BridgeError && out.code === "timeout", String(out));
+    assert.match(out.message, /http:\/\/never\.test\/ did not load within 1750 ms/);
+    assert.ok(at < 2000, `answered at ${at} ms, before the 2 s action budget ended`);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("wait_for and evaluate take their inner timeouts from the budget", async () => {
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => (p.expression.includes("querySelector") ? { result: { type: "boolean", value: false } } : { result: { type: "undefined" } }),
+  });
+  const { c } = makeController(fake);
+  const w = { type: "wait_for", selector: "#never", timeoutMs: 60000 };
+  await rejectsWith(c.run(TAB, w, budgetFor(w, 1500)), "timeout", /did not appear within (4\d\d|500) ms/);
+  const e = { type: "evaluate", expression: "return 1" };
+  await c.run(TAB, e, budgetFor(e, 4000));
+  const sent = fake.calls.filter((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("return 1")).at(-1)[1];
+  assert.ok(sent.timeout <= 3000 - 250 && sent.timeout > 2500, `CDP timeout ${sent.timeout}`);
+});
+
+test("scroll reports whether the page moved", async () => {
+  let moved = false;
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => (p.expression.includes("scrollBy") ? { result: { type: "boolean", value: moved } } : { result: { type: "undefined" } }),
+  });
+  const { c } = makeController(fake);
+  assert.deepEqual(await c.run(TAB, { type: "scroll", direction: "up" }), { ok: true, scrolled: false });
+  moved = true;
+  assert.deepEqual(await c.run(TAB, { type: "scroll", direction: "down" }), { ok: true, scrolled: true });
+});
+
+test("an action with no tab executor is invalid_action", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "get_tabs" }), "invalid_action", /not a per-tab action/);
+  await rejectsWith(c.run(TAB, { type: "drag" }), "invalid_action");
+  assert.equal(fake.calls.length, 0, "nothing attached");
 });

@@ -1,9 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDispatcher, isListable } from "../src/action-dispatcher.js";
+import { createDispatcher } from "../src/action-dispatcher.js";
+import { isListable } from "../src/actions/tabs.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { BridgeError } from "../src/lib/errors.js";
+import { budgetFor } from "../src/lib/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 async function setup({ run } = {}) {
@@ -219,4 +221,61 @@ test("a restarted worker reuses the BUA window it persisted, and replaces a clos
   const fresh = await again.openTab("http://w.test/3");
   assert.notEqual(fresh.windowId, first.windowId);
   assert.equal((await api.storage.get("buaWindowId")).buaWindowId, fresh.windowId);
+});
+
+test("routing is by scope: reload goes to the controller and gets tabId once; an unknown type is invalid_action", async () => {
+  const { api, d, ran, userWin } = await setup();
+  const t = api.mkTab(userWin.id, "http://r.test/");
+  assert.deepEqual(await d.dispatch({ type: "reload", tabId: t.id }), { ok: true, tabId: t.id });
+  assert.deepEqual(ran.at(-1), [t.id, "reload"]);
+  assert.equal(await code(d.dispatch({ type: "drag", tabId: t.id })), "invalid_action");
+  assert.equal(await code(d.dispatch({ type: "toString" })), "invalid_action");
+});
+
+test("the queue wait comes out of the budget, and an action whose budget ran out while queued never runs", async () => {
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const left = [];
+  const { api, d, userWin } = await setup({
+    run: async (tabId, action, budget) => {
+      left.push([action.selector, budget.remaining()]);
+      if (action.selector === "first") await gate;
+      return { ok: true };
+    },
+  });
+  const t = api.mkTab(userWin.id, "http://q.test/");
+  const first = d.dispatch({ type: "click", selector: "first", tabId: t.id });
+  const secondAction = { type: "click", selector: "second", tabId: t.id };
+  const second = d.dispatch(secondAction, budgetFor(secondAction, 10000));
+  const thirdAction = { type: "click", selector: "third", tabId: t.id };
+  const third = d.handle(thirdAction, budgetFor(thirdAction, 60)); // 30 ms budget
+  await new Promise((r) => setTimeout(r, 80));
+  release();
+  await first;
+  await second;
+  assert.deepEqual(await third, { error: { code: "timeout", message: "click did not finish within 30 ms" } });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(left.map(([s]) => s), ["first", "second"], "third never ran");
+  const secondLeft = left[1][1];
+  assert.ok(secondLeft <= 9000 - 70, `second had ${secondLeft} ms left after ~80 ms in the queue`);
+});
+
+test("browser actions run within the budget too", async () => {
+  const { api, d } = await setup();
+  const r = await d.dispatch({ type: "open_tab", url: "http://o.test/" });
+  api.tabsMap.get(r.tabId).status = "loading";
+  // open_tab answers with a still-loading tab once its load wait (from the
+  // budget) is spent, rather than failing.
+  const t0 = Date.now();
+  const again = { type: "open_tab", url: "http://o2.test/" };
+  const origCreate = api.tabs.create;
+  api.tabs.create = async (props) => {
+    const tab = await origCreate(props);
+    api.tabsMap.get(tab.id).status = "loading";
+    return tab;
+  };
+  const r2 = await d.dispatch(again, budgetFor(again, 900)); // 450 ms budget, 200 ms load wait
+  const took = Date.now() - t0;
+  assert.equal(r2.domain, "o2.test");
+  assert.ok(took >= 150 && took < 450, `open_tab took ${took} ms`);
 });

@@ -1,10 +1,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { NAMED_KEYS, keyEvents, parseKey } from "../src/lib/keys.js";
+import { NAMED_KEYS, MODIFIER_BITS, MODIFIER_KEYS, keyEvents, parseKey } from "../src/lib/keys.js";
+import { NAMED_KEYS as SCHEMA_NAMED_KEYS, KEY_MODIFIERS } from "../src/generated/protocol.js";
 
 const schema = JSON.parse(readFileSync(new URL("../schema/protocol.schema.json", import.meta.url)));
 const keyDef = schema.$defs.key;
+
+test("the key table's named keys and modifiers are exactly the generated NAMED_KEYS and KEY_MODIFIERS", () => {
+  // The table also resolves a modifier pressed alone; those are KEY_MODIFIERS.
+  const named = Object.keys(NAMED_KEYS).filter((k) => !Object.hasOwn(MODIFIER_KEYS, k));
+  assert.deepEqual(named.sort(), [...SCHEMA_NAMED_KEYS].sort());
+  assert.deepEqual(Object.keys(MODIFIER_BITS).sort(), [...KEY_MODIFIERS].sort());
+  assert.deepEqual(Object.keys(MODIFIER_KEYS).sort(), [...KEY_MODIFIERS].sort());
+  for (const m of KEY_MODIFIERS) assert.equal(parseKey(`${m}+a`).modifierNames[0], m, `${m}+a parses as a chord`);
+});
 
 test("every named key in the schema resolves to a key, code and virtual key code", () => {
   const expected = {

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createWsClient, backoffDelay, ACTIONS, HEARTBEAT_MS } from "../src/ws-client.js";
+import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/ws-client.js";
+import { ACTIONS, PROTOCOL_VERSION } from "../src/generated/protocol.js";
 import { initValidator, parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 
@@ -45,17 +46,18 @@ function setup(over = {}) {
   const timers = createFakeTimers();
   const states = [];
   const handled = [];
+  const metas = [];
   const client = createWsClient({
     clientVersion: "0.1.0",
     WebSocketImpl: FakeWS,
     parseMessage,
     getConfig: async () => ({ url: "ws://127.0.0.1:1/ws/browser", token: "tok" }),
-    handleRequest: over.handleRequest || (async (action) => { handled.push(action); return { result: { ok: true } }; }),
+    handleRequest: over.handleRequest || (async (action, meta) => { handled.push(action); metas.push(meta); return { result: { ok: true } }; }),
     setState: async (s) => states.push(s),
     timers,
     random: () => 1,
   });
-  return { client, timers, states, handled };
+  return { client, timers, states, handled, metas };
 }
 
 async function connected(env) {
@@ -80,10 +82,10 @@ test("hello carries version, token and caps, and nothing else goes before ack", 
   const hello = ws.sent[0];
   assert.deepEqual(
     { type: hello.type, v: hello.protocolVersion, cv: hello.clientVersion, t: hello.pairingToken },
-    { type: "hello", v: 4, cv: "0.1.0", t: "tok" },
+    { type: "hello", v: PROTOCOL_VERSION, cv: "0.1.0", t: "tok" },
   );
-  assert.deepEqual(hello.caps.actions, ACTIONS);
-  assert.equal(ACTIONS.length, 13);
+  assert.deepEqual(hello.caps.actions, [...ACTIONS], "caps.actions is the schema's action list, reload included");
+  assert.ok(hello.caps.actions.includes("reload"));
   assert.equal(parseMessage(JSON.stringify(hello)).ok, true);
   assert.equal(env.handled.length, 0, "a request before ack must not run");
   ws.recv({ type: "ack", protocolVersion: 4, serverVersion: "x" });
@@ -201,4 +203,18 @@ test("the alarm reconnects a closed client at once", async () => {
   await tick();
   assert.equal(FakeWS.all.length, 2);
   assert.equal(env.timers.list("timeout").length, 0, "the pending backoff timer is cancelled");
+});
+
+test("terminal close codes are the schema's versionMismatch, badToken and replaced", () => {
+  assert.deepEqual([...TERMINAL_CLOSE_CODES].sort(), [4001, 4002, 4003]);
+});
+
+test("a request's deadlineMs and id reach handleRequest", async () => {
+  const env = setup();
+  const ws = await connected(env);
+  ws.recv({ type: "request", id: ID, deadlineMs: 42000, action: { type: "reload" } });
+  await tick();
+  assert.deepEqual(env.handled, [{ type: "reload" }]);
+  assert.deepEqual(env.metas, [{ id: ID, deadlineMs: 42000 }]);
+  assert.deepEqual(ws.sent.at(-1), { type: "response", id: ID, result: { ok: true } });
 });

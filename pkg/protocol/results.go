@@ -5,11 +5,14 @@ import "github.com/bua-dev/bua/pkg/obstacle"
 // Result types, one per result shape of protocol v4 §Action Schema. Every
 // result that acted on a tab carries its TabID (a pure addition to v4).
 
-// OKResult answers navigate, click, type, hover, press_key, scroll,
-// wait_for and close_tab.
+// OKResult answers navigate, reload, click, type, hover, press_key,
+// scroll, wait_for and close_tab. Scrolled is set by scroll only (the
+// schema's result.scroll, a pure addition): false when the page's scroll
+// position did not change.
 type OKResult struct {
-	OK    bool `json:"ok"`
-	TabID *int `json:"tabId,omitempty"`
+	OK       bool  `json:"ok"`
+	Scrolled *bool `json:"scrolled,omitempty"`
+	TabID    *int  `json:"tabId,omitempty"`
 }
 
 // ScreenshotResult holds a base64 JPEG (q=80) as a data URL.

@@ -6,7 +6,6 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 // frame, so the capture waits forever; after this long we bring the tab to
 // the front (which makes it paint) and ask again.
 export const CAPTURE_STALL_MS = 2000;
-const CAPTURE_RETRY_MS = 20000;
 // Chromium's GPU readback fails on very tall surfaces; full-page captures
 // are clipped to this height (CSS px).
 export const FULL_PAGE_MAX_HEIGHT = 16384;
@@ -35,15 +34,18 @@ export async function screenshot(ctx, action) {
   }
   const first = ctx.send("Page.captureScreenshot", params);
   first.catch(() => {}); // may be abandoned below
-  let shot = await within(first, CAPTURE_STALL_MS, ctx.timers);
+  let shot = await within(first, ctx.budget.inner(CAPTURE_STALL_MS), ctx.timers);
   if (shot === STALLED) {
     await ctx.send("Page.bringToFront");
     const second = ctx.send("Page.captureScreenshot", params);
     second.catch(() => {});
-    shot = await within(Promise.race([first, second]), CAPTURE_RETRY_MS, ctx.timers);
+    // The second try may use what is left of the request's budget.
+    shot = await within(Promise.race([first, second]), ctx.budget.inner(), ctx.timers);
     if (shot === STALLED) {
       throw new BridgeError(ErrorCodes.TIMEOUT, "the tab painted no frame to capture, even after bringing it to the front");
     }
   }
   return { dataUrl: `data:image/jpeg;base64,${shot.data}` };
 }
+
+export const executors = Object.freeze({ screenshot });

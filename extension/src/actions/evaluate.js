@@ -4,7 +4,11 @@
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError } from "../lib/cdp.js";
 
+// protocol v4 §evaluate semantics: a 10 s CDP-side timeout, cut to what the
+// request's budget leaves.
 export const EVALUATE_TIMEOUT_MS = 10000;
+// Our own clock allows this much past the CDP timeout for the reply.
+const OWN_CLOCK_SLACK_MS = 500;
 export const VALUE_MAX_CHARS = 8192; // 8 KB of serialised JSON
 
 // wrapExpression applies the spec's arrow-IIFE. Not async: the spec says
@@ -79,30 +83,31 @@ export async function evaluate(ctx, action) {
   const expression = wrapExpression(action.expression);
   ctx.beginEvaluate();
   let timer;
+  const timeoutMs = ctx.budget.inner(EVALUATE_TIMEOUT_MS);
   try {
     const call = ctx.send("Runtime.evaluate", {
       expression,
       returnByValue: false,
       awaitPromise: true,
       userGesture: true,
-      timeout: EVALUATE_TIMEOUT_MS,
+      timeout: timeoutMs,
       objectGroup: "bua",
     });
     call.catch(() => {}); // abandoned if our own clock fires first
     // CDP's timeout covers only synchronous execution; a promise that never
     // settles needs our own clock.
     const expired = new Promise((resolve) => {
-      timer = ctx.timers.setTimeout(() => resolve(null), EVALUATE_TIMEOUT_MS + 500);
+      timer = ctx.timers.setTimeout(() => resolve(null), ctx.budget.inner(timeoutMs + OWN_CLOCK_SLACK_MS));
     });
     const res = await Promise.race([call, expired]);
     if (res === null) {
       await ctx.send("Runtime.terminateExecution").catch(() => {});
-      throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${EVALUATE_TIMEOUT_MS} ms`);
+      throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);
     }
     if (res.exceptionDetails) {
       const msg = exceptionMessage(res.exceptionDetails);
       if (/Execution was terminated/i.test(msg)) {
-        throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${EVALUATE_TIMEOUT_MS} ms`);
+        throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);
       }
       throw new BridgeError(ErrorCodes.INVALID_ACTION, msg);
     }
@@ -123,3 +128,5 @@ export async function evaluate(ctx, action) {
     ctx.endEvaluate();
   }
 }
+
+export const executors = Object.freeze({ evaluate });

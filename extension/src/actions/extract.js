@@ -231,3 +231,5 @@ export async function extract(ctx, action) {
   if (obstacle) res.obstacle = obstacle;
   return res;
 }
+
+export const executors = Object.freeze({ extract });

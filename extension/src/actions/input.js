@@ -57,7 +57,7 @@ async function settle(promises) {
 }
 
 function gone(label) {
-  return notFound(`${label} is no longer in the page (removed since the extract); run extract again`);
+  return notFound(`${label} is no longer in the page (removed since the extract)`);
 }
 
 // isConnected asks the page whether the resolved node is still in its
@@ -183,7 +183,7 @@ export async function aim(ctx, action) {
     if (!verdict.ok) {
       const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
       throw notFound(
-        `${label} is covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)}): close or scroll past the overlay first`,
+        `${label} is covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})`,
       );
     }
   }
@@ -221,7 +221,7 @@ export async function typeText(ctx, action) {
   try {
     await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });
   } catch (e) {
-    if (e instanceof CdpError) throw notFound(`${t.label} cannot take focus (${e.cdpMessage}): pick an input, textarea or editable element`);
+    if (e instanceof CdpError) throw notFound(`${t.label} cannot take focus (${e.cdpMessage}): it is not an input, textarea or editable element`);
     throw e;
   }
   if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
@@ -246,30 +246,37 @@ export async function pressKey(ctx, action) {
 // centre, which is what a wheel there would move. window.scrollBy rather
 // than a synthetic wheel: wheel events are handled asynchronously by the
 // compositor, and not at all in a hidden tab, so the next action could see
-// the old position.
+// the old position. It returns whether anything moved: a page already at
+// the end in that direction, or one that cannot scroll, gives false. A
+// scrollable element that is already at its end passes the scroll on to
+// the next one up, as a wheel would.
 const SCROLL_FN = `function (dir, amount) {
   const dy = (amount || window.innerHeight || 600) * (dir === "up" ? -1 : 1);
   const before = window.scrollY;
   window.scrollBy({ top: dy, left: 0, behavior: "instant" });
-  if (window.scrollY !== before) return "document";
+  if (window.scrollY !== before) return true;
   let el = document.elementFromPoint(window.innerWidth / 2, window.innerHeight / 2);
   for (; el; el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null) {
     const oy = getComputedStyle(el).overflowY;
     if (/(auto|scroll|overlay)/.test(oy) && el.scrollHeight > el.clientHeight) {
+      const top = el.scrollTop;
       el.scrollBy({ top: dy, left: 0, behavior: "instant" });
-      return "element";
+      if (el.scrollTop !== top) return true;
     }
   }
-  return "none";
+  return false;
 }`;
 
 export async function scroll(ctx, action) {
-  const { exceptionDetails } = await ctx.send("Runtime.evaluate", {
+  const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
     expression: `(${SCROLL_FN})(${JSON.stringify(action.direction)}, ${Number(action.amount) || 0})`,
     returnByValue: true,
   });
   if (exceptionDetails) {
     throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `scroll failed in the page: ${exceptionDetails.text}`);
   }
-  return { ok: true };
+  // The schema's result.scroll: scrolled says whether the position changed.
+  return { ok: true, scrolled: Boolean(result && result.value === true) };
 }
+
+export const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });

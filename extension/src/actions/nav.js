@@ -1,11 +1,8 @@
-// navigate: Page.navigate, then wait for that document's load event.
+// navigate and reload: load a document in the tab, then wait for its load
+// event for as long as the request's budget allows (lib/budget.js).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid } from "../lib/cdp.js";
-
-// The load wait stops a little before the controller's 28 s watchdog so a
-// slow page resolves through our DOMContentLoaded fallback, not a timeout.
-export const LOAD_WAIT_MS = 25000;
 
 // Same rule as the schema's url: http(s) or about:blank. The validator has
 // already checked it; this guards the one action that can point the tab at
@@ -14,19 +11,72 @@ export function isNavigableUrl(url) {
   return typeof url === "string" && (url === "about:blank" || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url));
 }
 
-export async function navigate(ctx, action) {
-  const url = action.url;
-  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
-  ctx.clearUids();
-
-  // Listen before sending: lifecycle events can arrive before
-  // Page.navigate's own response.
+// watchEvents records the tab's CDP events from now on. Start it before
+// sending the command: lifecycle events can arrive before its response.
+function watchEvents(ctx) {
   const seen = [];
   let wake = () => {};
   const off = ctx.on((method, params) => {
     seen.push([method, params]);
     wake();
   });
+  // next resolves on the next event or after ms, whichever is first.
+  function next(ms) {
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        wake = () => {};
+        resolve();
+      }
+      wake = done;
+    });
+  }
+  return { seen, off, next };
+}
+
+// waitForLoad waits for the main frame's new document to fire load: the
+// document with loaderId when the command reported one, else the first
+// main-frame document that is not `replacing` (Page.reload reports no
+// loaderId). It waits until the budget is nearly spent (budget.inner()),
+// then resolves ok if DOMContentLoaded fired, since subresources that never
+// finish should not fail a usable page; otherwise it throws timeout.
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what }) {
+  let committed = false;
+  let domReady = false;
+  const waitMs = ctx.budget.inner();
+  const stopAt = Date.now() + waitMs;
+  for (let i = 0; ; ) {
+    for (; i < watch.seen.length; i++) {
+      const [method, p] = watch.seen[i];
+      if (method === "bua.detached") {
+        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
+      }
+      if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
+        if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
+        if (p.frame.loaderId === loaderId) committed = true;
+      }
+      if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
+        if (p.name === "load") return;
+        if (p.name === "DOMContentLoaded") domReady = true;
+      }
+      // loadEventFired carries no loaderId; it counts once our document committed.
+      if (method === "Page.loadEventFired" && committed) return;
+      if (method === "Page.domContentEventFired" && committed) domReady = true;
+    }
+    const left = stopAt - Date.now();
+    if (left <= 0) break;
+    await watch.next(Math.min(left, 1000));
+  }
+  if (domReady) return;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not load within ${waitMs} ms`);
+}
+
+export async function navigate(ctx, action) {
+  const url = action.url;
+  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
   try {
     const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
     if (res.errorText) {
@@ -36,40 +86,27 @@ export async function navigate(ctx, action) {
     }
     ctx.clearUids();
     if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads
-    const loaderId = res.loaderId;
-    let committed = false;
-    let domReady = false;
-    const deadline = Date.now() + LOAD_WAIT_MS;
-    for (let i = 0; ; ) {
-      for (; i < seen.length; i++) {
-        const [method, p] = seen[i];
-        if (method === "bua.detached") {
-          throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${url} (${p.reason})`);
-        }
-        if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId && p.frame.loaderId === loaderId) committed = true;
-        if (method === "Page.lifecycleEvent" && p.loaderId === loaderId) {
-          if (p.name === "load") return { ok: true };
-          if (p.name === "DOMContentLoaded") domReady = true;
-        }
-        // loadEventFired carries no loaderId; it counts once our document committed.
-        if (method === "Page.loadEventFired" && committed) return { ok: true };
-        if (method === "Page.domContentEventFired" && committed) domReady = true;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      await new Promise((resolve) => {
-        const t = ctx.timers.setTimeout(resolve, Math.min(left, 1000));
-        wake = () => {
-          ctx.timers.clearTimeout(t);
-          resolve();
-        };
-      });
-      wake = () => {};
-    }
-    // Subresources that never finish should not fail a page that is usable.
-    if (domReady) return { ok: true };
-    throw new BridgeError(ErrorCodes.TIMEOUT, `${url} did not load within ${LOAD_WAIT_MS} ms`);
+    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url });
+    return { ok: true };
   } finally {
-    off();
+    watch.off();
   }
 }
+
+// reload reloads the tab's document and waits for the new one to load, as
+// navigate does; every uid of the old document is stale afterwards.
+export async function reload(ctx) {
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.reload", {});
+    ctx.clearUids();
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}` });
+    return { ok: true };
+  } finally {
+    watch.off();
+  }
+}
+
+export const executors = Object.freeze({ navigate, reload });

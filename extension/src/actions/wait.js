@@ -2,10 +2,9 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid } from "../lib/cdp.js";
+import { waitTimeoutMs } from "../lib/budget.js";
 import { connectedObject } from "./input.js";
 
-export const DEFAULT_WAIT_MS = 10000;
-export const MAX_WAIT_MS = 60000;
 const POLL_MS = 100;
 
 // Jitter keeps the poll from beating in step with page timers that run on
@@ -27,7 +26,9 @@ async function selectorPresent(ctx, selector) {
 }
 
 export async function waitFor(ctx, action) {
-  const timeoutMs = Math.min(MAX_WAIT_MS, action.timeoutMs || DEFAULT_WAIT_MS);
+  // timeoutMs (default WAIT_FOR_DEFAULT_MS, at most WAIT_FOR_MAX_MS), cut
+  // to what the request's budget leaves (lib/budget.js).
+  const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let present;
@@ -47,3 +48,5 @@ export async function waitFor(ctx, action) {
   const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
   throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
 }
+
+export const executors = Object.freeze({ wait_for: waitFor });

@@ -2,17 +2,11 @@
 // throw that is not a BridgeError to internal_error, so every deliberate
 // failure must use one of these codes.
 
-export const ErrorCodes = Object.freeze({
-  DOMAIN_BLOCKED: "domain_blocked",
-  SESSION_NOT_FOUND: "session_not_found",
-  TAB_NOT_FOUND: "tab_not_found",
-  ELEMENT_NOT_FOUND: "element_not_found",
-  ELEMENT_STALE: "element_stale",
-  TIMEOUT: "timeout",
-  DEBUGGER_ATTACH_FAILED: "debugger_attach_failed",
-  INVALID_ACTION: "invalid_action",
-  INTERNAL_ERROR: "internal_error",
-});
+import { ERROR_CODES } from "../generated/protocol.js";
+
+// ErrorCodes.X is the generated ERROR_CODES table (one entry per schema
+// code), kept under this name so callers read ErrorCodes.TIMEOUT.
+export const ErrorCodes = ERROR_CODES;
 
 const known = new Set(Object.values(ErrorCodes));
 

@@ -2,17 +2,21 @@
 // "Shift+Tab") into the Input.dispatchKeyEvent parameter sequence a real
 // keyboard would produce. No chrome.* here so node tests can cover it.
 
+import { KEY_MODIFIERS } from "../generated/protocol.js";
+
 // CDP's modifier bitmask (Input.dispatchKeyEvent `modifiers`).
 export const MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
 
-const MODIFIER_KEYS = Object.freeze({
+export const MODIFIER_KEYS = Object.freeze({
   Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
   Control: { key: "Control", code: "ControlLeft", windowsVirtualKeyCode: 17 },
   Meta: { key: "Meta", code: "MetaLeft", windowsVirtualKeyCode: 91 },
   Shift: { key: "Shift", code: "ShiftLeft", windowsVirtualKeyCode: 16 },
 });
 
-// Named keys from the schema's x-namedKeys. `text` is what the key types into
+// Named keys from the schema's x-namedKeys (generated NAMED_KEYS; a node
+// test holds this table's names equal to that list, and the modifiers to
+// KEY_MODIFIERS). `text` is what the key types into
 // an editable element: Enter sends "\r" because that is what Chromium's own
 // keyboard path produces and what makes forms submit.
 export const NAMED_KEYS = Object.freeze({
@@ -100,6 +104,8 @@ function shifted(desc) {
   return desc;
 }
 
+const CHORD = new RegExp(`^(${KEY_MODIFIERS.join("|")})\\+(.+)$`, "s");
+
 // parseKey returns {modifiers, modifierNames, key, code, windowsVirtualKeyCode,
 // text?} for a key spec, or throws a RangeError naming what is wrong.
 export function parseKey(spec) {
@@ -111,7 +117,7 @@ export function parseKey(spec) {
   // Strip "Mod+" prefixes only while something is left after them, so "+"
   // and "Control++" name the plus key itself.
   for (;;) {
-    const m = /^(Control|Shift|Alt|Meta)\+(.+)$/s.exec(rest);
+    const m = CHORD.exec(rest);
     if (!m) break;
     if (!modifierNames.includes(m[1])) modifierNames.push(m[1]);
     rest = m[2];

@@ -1,0 +1,68 @@
+// The extension's rungs of the timeout ladder (the schema's x-ladder,
+// docs/extension.md §Timeout ladder): a request's action budget is its
+// deadlineMs less REPLY_MARGIN_MS, so our own timeout error reaches the
+// daemon before its pool gives up; every inner wait (the controller's
+// watchdog, a page load, a wait_for poll, evaluate's CDP timeout) is
+// bounded by what is left of that budget. Pure: node tests prove the order.
+
+import { ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from "../generated/protocol.js";
+
+// SETTLE_MS is what an inner wait leaves unused so its action can still
+// answer (e.g. navigate's DOMContentLoaded fallback) before the
+// controller's watchdog fires at the end of the budget.
+export const SETTLE_MS = 250;
+
+// Used only for a type the schema does not know; such an action fails
+// invalid_action at once.
+const FALLBACK_BUDGET_MS = 30000;
+
+// waitTimeoutMs is the timeoutMs an action that takes one asks for:
+// WAIT_FOR_DEFAULT_MS when absent, capped at WAIT_FOR_MAX_MS.
+export function waitTimeoutMs(action) {
+  const t = action && Number.isInteger(action.timeoutMs) && action.timeoutMs > 0 ? action.timeoutMs : WAIT_FOR_DEFAULT_MS;
+  return Math.min(WAIT_FOR_MAX_MS, t);
+}
+
+// poolDeadlineMs is the daemon's default pool deadline for action (x-ladder
+// level 2): its x-budgetMs, plus its timeoutMs when its params include one.
+export function poolDeadlineMs(action) {
+  const spec = action && Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
+  if (!spec) return FALLBACK_BUDGET_MS;
+  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0);
+}
+
+// actionBudgetMs is x-ladder level 4 for a request that leaves deadlineMs
+// (level 3) to the daemon: deadlineMs less REPLY_MARGIN_MS. A deadline too
+// short to keep the whole margin keeps half of itself instead, so the
+// budget stays below deadlineMs and is never less than 1 ms.
+export function actionBudgetMs(deadlineMs) {
+  if (deadlineMs > 2 * REPLY_MARGIN_MS) return deadlineMs - REPLY_MARGIN_MS;
+  return Math.max(1, Math.floor(deadlineMs / 2));
+}
+
+// budgetFor returns the budget of one request received at `now` (epoch ms):
+// {ms, deadline, remaining(now), inner(capMs, now)}. deadlineMs is the
+// request envelope's; without it the budget is what the daemon's default
+// pool deadline leaves (poolDeadlineMs).
+export function budgetFor(action, deadlineMs, now = Date.now()) {
+  const total = Number.isInteger(deadlineMs) && deadlineMs > 0 ? deadlineMs : poolDeadlineMs(action);
+  const ms = actionBudgetMs(total);
+  return budgetUntil(now + ms, ms);
+}
+
+// budgetUntil is a budget ending at the absolute time deadline.
+export function budgetUntil(deadline, ms = deadline - Date.now()) {
+  return Object.freeze({
+    ms,
+    deadline,
+    // remaining is what is left of the budget, never negative.
+    remaining(now = Date.now()) {
+      return Math.max(0, deadline - now);
+    },
+    // inner is how long an inner wait may take: at most capMs, and
+    // SETTLE_MS less than what remains, so the action answers first.
+    inner(capMs = Infinity, now = Date.now()) {
+      return Math.max(0, Math.min(capMs, deadline - now - SETTLE_MS));
+    },
+  });
+}

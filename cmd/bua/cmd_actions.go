@@ -39,6 +39,9 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 		}
 		var r protocol.OKResult
 		_ = json.Unmarshal(res, &r)
+		if r.Scrolled != nil && !*r.Scrolled {
+			verb += ", nothing scrolled (already at that end)"
+		}
 		if r.TabID != nil {
 			fmt.Fprintf(env.Stdout, "%s (tab %d)\n", verb, *r.TabID)
 		} else {

@@ -349,3 +349,15 @@ func TestDoctorVerdict(t *testing.T) {
 		t.Errorf("ready verdict %q", got)
 	}
 }
+
+// TestScrollNothingScrolled: scroll says so when the page did not move.
+func TestScrollNothingScrolled(t *testing.T) {
+	h, ext := startFake(t)
+	no := false
+	ext.Handle(protocol.ActionScroll, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.OKResult{OK: true, Scrolled: &no}, nil
+	})
+	if r := runCLI(t, h, "", "scroll", "up"); r.code != 0 || !strings.Contains(r.stdout, "nothing scrolled") {
+		t.Fatalf("scroll up at the top: exit %d, stdout %q", r.code, r.stdout)
+	}
+}

@@ -10,7 +10,7 @@ import { BridgeError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { hostOf } from "./session-manager.js";
 import { withDeadline } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
-import { ACTION_SPECS } from "./generated/protocol.js";
+import { ACTION_SPECS, END_REASONS, EVENTS } from "./generated/protocol.js";
 import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
 
 export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
@@ -41,10 +41,10 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   function blocked(host, attemptedAction, tabId) {
     const entry = sessions.isDomainBlocked(host);
     if (!entry) return;
-    const ev = { type: "domain_blocked", domain: host, attemptedAction };
+    const ev = { type: EVENTS.DOMAIN_BLOCKED, domain: host, attemptedAction };
     if (Number.isInteger(tabId)) ev.tabId = tabId;
     emit(ev);
-    if (Number.isInteger(tabId) && sessions.get(tabId)) sessions.endSession(tabId, "domain_blocked");
+    if (Number.isInteger(tabId) && sessions.get(tabId)) sessions.endSession(tabId, END_REASONS.DOMAIN_BLOCKED);
     throw new BridgeError(ErrorCodes.DOMAIN_BLOCKED, `${host} is on the blocklist (entry ${entry})`);
   }
 

@@ -12,6 +12,7 @@ import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger-controller.js";
 import { budgetFor } from "./lib/budget.js";
+import { END_REASONS, EVENTS } from "./generated/protocol.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
 const IDLE_DETECTION_S = 30 * 60; // spec 001: system_idle after 30 min
@@ -77,7 +78,7 @@ const ready = init().catch((e) => {
 
 controller.onDetach?.((tabId, reason) => {
   // target_closed is a closed tab: tabs.onRemoved ends that session.
-  if (reason !== "target_closed") ready.then(() => sessions.endSession(tabId, "debugger_detached"));
+  if (reason !== "target_closed") ready.then(() => sessions.endSession(tabId, END_REASONS.DEBUGGER_DETACHED));
 });
 
 chrome.runtime.onStartup.addListener(() => {
@@ -106,8 +107,8 @@ chrome.windows.onRemoved.addListener((windowId) => {
 chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => {
     if (pairing.managed) return;
-    if (state === "locked") sessions.endAll("screen_locked");
-    else if (state === "idle") sessions.endAll("system_idle");
+    if (state === "locked") sessions.endAll(END_REASONS.SCREEN_LOCKED);
+    else if (state === "idle") sessions.endAll(END_REASONS.SYSTEM_IDLE);
   });
 });
 
@@ -132,8 +133,8 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
           return { ok: true };
         case "stop_all": {
           await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
-          const endedCount = sessions.endAll("global_stop");
-          emitEvent({ type: "global_stop", endedCount });
+          const endedCount = sessions.endAll(END_REASONS.GLOBAL_STOP);
+          emitEvent({ type: EVENTS.GLOBAL_STOP, endedCount });
           return { ok: true, endedCount };
         }
         case "state":

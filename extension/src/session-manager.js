@@ -3,6 +3,8 @@
 // worker being killed: activeSessions, blocklist and sessionHistory live in
 // chrome.storage.local and are read back by init().
 
+import { END_REASONS, EVENTS } from "./generated/protocol.js";
+
 const HISTORY_MAX = 1000;
 
 // normalizeDomain lower-cases and strips scheme, port, path, a leading
@@ -58,7 +60,7 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
     const s = sessions.get(tabId);
     if (!s) return null;
     sessions.delete(tabId);
-    const ev = { type: "session_ended", domain: s.domain, tabId, actionCount: s.actionCount, reason };
+    const ev = { type: EVENTS.SESSION_ENDED, domain: s.domain, tabId, actionCount: s.actionCount, reason };
     history.push({ ...s, endedAt: now(), reason });
     if (history.length > HISTORY_MAX) history = history.slice(-HISTORY_MAX);
     emit(ev);
@@ -89,7 +91,7 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
       const add = domains.map(normalizeDomain).filter(Boolean);
       blocklist = [...new Set([...blocklist, ...add])];
       for (const s of [...sessions.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, "domain_blocked");
+        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
       }
       await persist(["blocklist", "activeSessions", "sessionHistory"]);
     },
@@ -102,7 +104,7 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
     setBlocklistFromStorage(list) {
       blocklist = Array.isArray(list) ? [...new Set(list.map(normalizeDomain).filter(Boolean))] : [];
       for (const s of [...sessions.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, "domain_blocked");
+        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
       }
       persist(["activeSessions", "sessionHistory"]);
     },
@@ -129,7 +131,7 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
       const t = now();
       const fresh = { tabId, domain, startedAt: t, lastActionAt: t, actionCount: 0 };
       sessions.set(tabId, fresh);
-      emit({ type: "session_started", domain, tabId, startedAt: t });
+      emit({ type: EVENTS.SESSION_STARTED, domain, tabId, startedAt: t });
       persist(["activeSessions"]);
       return { ...fresh };
     },
@@ -162,8 +164,8 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
     // tabRemoved reports a closed tab: tab_closed, then session_ended.
     tabRemoved(tabId) {
       if (!sessions.has(tabId)) return;
-      emit({ type: "tab_closed", tabId });
-      this.endSession(tabId, "tab_closed");
+      emit({ type: EVENTS.TAB_CLOSED, tabId });
+      this.endSession(tabId, END_REASONS.TAB_CLOSED);
     },
     get history() {
       return history.slice();

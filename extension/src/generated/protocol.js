@@ -52,7 +52,23 @@ export const ERROR_CODES = Object.freeze({
   INTERNAL_ERROR: "internal_error",
 });
 
-export const EVENT_TYPES = Object.freeze(["session_started","session_ended","domain_blocked","tab_closed","global_stop","dialog_opened"]);
-export const SESSION_END_REASONS = Object.freeze(["tab_closed","debugger_detached","user_stopped","global_stop","domain_blocked","system_idle","screen_locked"]);
+// Known events, and the session end reasons (protocol v4 §Events).
+export const EVENTS = Object.freeze({
+  SESSION_STARTED: "session_started",
+  SESSION_ENDED: "session_ended",
+  DOMAIN_BLOCKED: "domain_blocked",
+  TAB_CLOSED: "tab_closed",
+  GLOBAL_STOP: "global_stop",
+  DIALOG_OPENED: "dialog_opened",
+});
+export const END_REASONS = Object.freeze({
+  TAB_CLOSED: "tab_closed",
+  DEBUGGER_DETACHED: "debugger_detached",
+  USER_STOPPED: "user_stopped",
+  GLOBAL_STOP: "global_stop",
+  DOMAIN_BLOCKED: "domain_blocked",
+  SYSTEM_IDLE: "system_idle",
+  SCREEN_LOCKED: "screen_locked",
+});
 export const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","Space","ArrowUp","ArrowDown","ArrowLeft","ArrowRight","Home","End","PageUp","PageDown","F1","F2","F3","F4","F5","F6","F7","F8","F9","F10","F11","F12"]);
 export const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);

@@ -191,6 +191,18 @@ func jsJSON(v any) string {
 	return string(b)
 }
 
+// jsEnum renders names as a frozen object from UPPER_SNAKE to the wire
+// value, as ERROR_CODES is.
+func jsEnum(names []string) string {
+	var b strings.Builder
+	b.WriteString("Object.freeze({\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %s: %q,\n", strings.ToUpper(n), n)
+	}
+	b.WriteString("})")
+	return b.String()
+}
+
 // JS renders the extension's ES module. Every export is frozen.
 func (m *Model) JS() []byte {
 	var b bytes.Buffer
@@ -228,8 +240,9 @@ func (m *Model) JS() []byte {
 		p("  %s: %q,\n", strings.ToUpper(c.Name), c.Name)
 	}
 	p("});\n\n")
-	p("export const EVENT_TYPES = Object.freeze(%s);\n", jsJSON(m.Events))
-	p("export const SESSION_END_REASONS = Object.freeze(%s);\n", jsJSON(m.EndReasons))
+	p("// Known events, and the session end reasons (protocol v4 §Events).\n")
+	p("export const EVENTS = %s;\n", jsEnum(m.Events))
+	p("export const END_REASONS = %s;\n", jsEnum(m.EndReasons))
 	p("export const NAMED_KEYS = Object.freeze(%s);\n", jsJSON(m.NamedKeys))
 	p("export const KEY_MODIFIERS = Object.freeze(%s);\n", jsJSON(m.Modifiers))
 	return b.Bytes()

@@ -16,6 +16,6 @@
 //   - errors.go: the protocol error codes and the error contract: each
 //     code's retry meaning as a typed Retry value.
 //   - requester.go: the Requester interface.
-//   - zz_generated.go: constants generated from the schema by
-//     `go generate` (see cmd/protogen).
+//   - generated.go: constants generated from the schema by
+//     `go generate` (internal/protogen); specs.go types them.
 package protocol

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 )
@@ -48,24 +46,6 @@ var statusExits = map[string]int{
 func exitForStatus(status string) int {
 	if c, ok := statusExits[status]; ok {
 		return c
-	}
-	return exitFailure
-}
-
-// exitForError maps any error a command returns to its exit code: a
-// protocol error by its code, an invalid flow 2, an obstacle 3, anything
-// else 1.
-func exitForError(err error) int {
-	var be *protocol.Error
-	var le *runner.LoadError
-	var oe *runner.ObstacleError
-	switch {
-	case errors.As(err, &le):
-		return exitUsage
-	case errors.As(err, &oe):
-		return exitBlocked
-	case errors.As(err, &be):
-		return exitForCode(be.Code)
 	}
 	return exitFailure
 }

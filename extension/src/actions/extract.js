@@ -55,7 +55,7 @@ export function buildPageScript(selector, options = {}) {
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
   const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
   const shown = rendered(root) && rendered(document.documentElement);
-  let hasContent = shown && /\S/.test(raw);
+  let hasContent = shown && raw.trim() !== "";
   if (shown && !hasContent) {
     for (const el of root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")) {
       if (!rendered(el)) continue;

@@ -17,6 +17,7 @@ type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Hint    string `json:"hint"`
+	Reason  string `json:"reason"`
 }
 
 var stderrError = regexp.MustCompile(`(?m)^error\[([a-z_]+)\]: (.*)$`)

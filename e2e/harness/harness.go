@@ -15,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bua-dev/bua/pkg/browser"
 )
@@ -64,6 +66,10 @@ func ServeSites(dir string) (port int, stop func()) {
 	}
 	files := http.FileServer(http.Dir(dir))
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow-load" {
+			slowLoad(w, r)
+			return
+		}
 		if p := r.URL.Path; strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") || strings.HasSuffix(p, "/") {
 			w.Header().Set("Content-Type", "text/html")
 		}
@@ -72,6 +78,19 @@ func ServeSites(dir string) (port int, stop func()) {
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: handler}}
 	srv.Start()
 	return ln.Addr().(*net.TCPAddr).Port, srv.Close
+}
+
+// slowLoad answers /slow-load?ms=N with a small page after N ms (at most
+// 60 s): a page that takes that long to load.
+func slowLoad(w http.ResponseWriter, r *http.Request) {
+	ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+	select {
+	case <-time.After(time.Duration(min(max(ms, 0), 60000)) * time.Millisecond):
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprintf(w, "<!doctype html><title>Slow</title><p>Loaded after %d ms</p>", ms)
 }
 
 // Cmd is how a test runs the built binary.

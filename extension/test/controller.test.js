@@ -4,7 +4,7 @@ import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-contro
 import { BridgeError } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
-import { orderAXNodes, pickElements, buildPageScript } from "../src/actions/extract.js";
+import { orderAXNodes, pickElements, buildPageScript, maxElementsOf } from "../src/actions/extract.js";
 
 const TAB = 7;
 
@@ -400,11 +400,22 @@ test("AX nodes are ordered by tree walk with iframe content spliced at its owner
   const capped = pickElements(orderAXNodes(many, []), null);
   assert.equal(capped.length, 200);
   assert.equal(capped[199].name, "b199");
+  assert.equal(capped.total, 500, "the total counts the elements past the cap");
+  const wide = pickElements(orderAXNodes(many, []), null, 1000);
+  assert.equal(wide.length, 500);
+  assert.equal(wide.total, 500);
+});
+
+test("maxElements defaults to 200 and is capped at 5000", () => {
+  assert.equal(maxElementsOf({}), 200);
+  assert.equal(maxElementsOf({ maxElements: 1000 }), 1000);
+  assert.equal(maxElementsOf({ maxElements: 9000 }), 5000);
 });
 
 test("the extract page script parses", () => {
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined)}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript("a[href*='x\"y']")}`));
+  assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined, { final: true })}`));
 });
 
 // flush lets pending promise chains (CDP replies, awaits) run.

@@ -33,6 +33,9 @@ type Action struct {
 	Expression string  `json:"expression,omitempty"` // evaluate: function body, use return
 	TimeoutMs  *int    `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
 	Focus      *bool   `json:"focus,omitempty"`      // open_tab
+	// MaxElements caps extract's element list (1-5000, default 200); a
+	// pure addition to v4.
+	MaxElements *int `json:"maxElements,omitempty"`
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly

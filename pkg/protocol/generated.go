@@ -160,6 +160,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "selector",
 		Params: []ParamSpec{
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "maxElements", Kind: KindInteger, Required: false, Example: 1, Description: "The most interactive elements to list (default 200); elementsTotal in the result says how many the page has."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

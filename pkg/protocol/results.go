@@ -32,7 +32,8 @@ type Element = obstacle.Element
 type Obstacle = obstacle.Obstacle
 
 // ExtractResult is extract's result: text (<= 50 KB), markdown (<= 30 KB,
-// nav/footer/aside/fixed overlays stripped), at most 200 elements and the
+// nav/footer/aside/fixed overlays stripped), at most maxElements elements
+// (default 200) and the
 // obstacle verdict. URL, Title and CaptchaFrame are pure additions so a
 // saved extract can be classified again.
 type ExtractResult struct {
@@ -44,7 +45,17 @@ type ExtractResult struct {
 	Title        string    `json:"title,omitempty"`
 	CaptchaFrame bool      `json:"captchaFrame,omitempty"`
 	TabID        *int      `json:"tabId,omitempty"`
+	// ElementsTotal is how many interactive elements the page (or the
+	// selector's subtree) has before the cut to maxElements; more than
+	// len(Elements) means the list was cut. Empty is true when the page
+	// showed no text and no visible element even after extract's wait for
+	// content. Both are pure additions to v4.
+	ElementsTotal int  `json:"elementsTotal,omitempty"`
+	Empty         bool `json:"empty,omitempty"`
 }
+
+// Cut reports whether the element list holds fewer elements than the page has.
+func (r ExtractResult) Cut() bool { return r.ElementsTotal > len(r.Elements) }
 
 // EvaluateResult is one of three shapes, per protocol v4 §evaluate
 // semantics: {type, value} for a JSON-serialisable value; {type,

@@ -519,6 +519,36 @@ func findElement(result any, role, nameRegex string) (map[string]any, int, error
 	return hidden, len(elements), nil
 }
 
+// elementsTotal is an extract result's elementsTotal (0 when absent).
+func elementsTotal(result any) int {
+	switch r := result.(type) {
+	case map[string]any:
+		if f, ok := r["elementsTotal"].(float64); ok {
+			return int(f)
+		}
+		if i, ok := r["elementsTotal"].(int); ok {
+			return i
+		}
+	case protocol.ExtractResult:
+		return r.ElementsTotal
+	case *protocol.ExtractResult:
+		if r != nil {
+			return r.ElementsTotal
+		}
+	}
+	return 0
+}
+
+// cutNote is what a miss adds when the searched extract listed fewer
+// elements than the page has (elementsTotal, a v4 addition): the element
+// may be past the cut.
+func cutNote(result any, n int) string {
+	if total := elementsTotal(result); total > n {
+		return fmt.Sprintf(" (this extract lists %d of %d elements: pass maxElements or a selector)", n, total)
+	}
+	return ""
+}
+
 func toMap(v any) map[string]any {
 	b, _ := json.Marshal(v)
 	var m map[string]any
@@ -539,7 +569,7 @@ func UID(result any, role, nameRegex string) (string, error) {
 		if result == nil {
 			return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/: there is no extract result to search (extract first, with `as`)", role, nameRegex)
 		}
-		return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract", role, nameRegex, n)
+		return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract%s", role, nameRegex, n, cutNote(result, n))
 	}
 	uid, _ := el["uid"].(string)
 	return uid, nil

@@ -56,3 +56,12 @@ func writeFile(tb interface {
 		tb.Fatal(err)
 	}
 }
+
+// An extract cut at maxElements says so when a uid is not among its list.
+func ExampleUID_cut() {
+	cut := map[string]any{"elementsTotal": float64(412), "elements": page["elements"]}
+	_, err := UID(cut, "searchbox", "Search")
+	fmt.Println(err.(*protocol.Error).Message)
+	// Output:
+	// no searchbox named /Search/ among the 3 elements of the extract (this extract lists 3 of 412 elements: pass maxElements or a selector)
+}

@@ -13,7 +13,21 @@ import { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } fr
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
 
+// MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
+// action.maxElements (1-5000) changes it. elementsTotal always says how many
+// there were before the cut.
 export const MAX_ELEMENTS = 200;
+export const MAX_ELEMENTS_LIMIT = 5000;
+
+// CONTENT_WAIT_MS bounds how long extract waits, from its start, for a page
+// with no visible text and no visible element to show some (a body hidden
+// until script runs); after it the page is read and reported empty.
+// README §extract documents it.
+export const CONTENT_WAIT_MS = 2500;
+// READ_RESERVE_MS is what the wait for a loading document leaves of the
+// budget for the read itself.
+export const READ_RESERVE_MS = 5000;
+const POLL_MS = 100;
 
 export const INTERACTIVE_ROLES = new Set([
   "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
@@ -26,15 +40,30 @@ export const INTERACTIVE_ROLES = new Set([
 // Rendered iframe srcs come back raw and are classified by
 // isCaptchaFrameSrc here in the worker, so the page needs no copy of the
 // captcha patterns.
-export function buildPageScript(selector) {
+//
+// Unless options.final, a page with no visible content comes back as
+// {found, hasContent: false, readyState} without the costly read.
+export function buildPageScript(selector, options = {}) {
   return `(() => {
+  const options = ${JSON.stringify({ final: Boolean(options.final) })};
   const domToTree = ${domToTree.toString()};
   const toMarkdown = ${toMarkdown.toString()};
   const capText = ${capText.toString()};
   const selector = ${JSON.stringify(selector === undefined ? null : selector)};
   const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
   if (!root) return { found: false };
+  const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
   const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
+  const shown = rendered(root) && rendered(document.documentElement);
+  let hasContent = shown && raw.trim() !== "";
+  if (shown && !hasContent) {
+    for (const el of root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")) {
+      if (!rendered(el)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) { hasContent = true; break; }
+    }
+  }
+  if (!hasContent && !options.final) return { found: true, hasContent, readyState: document.readyState };
   const text = capText(raw, ${TEXT_MAX_CHARS});
   const markdown = root ? toMarkdown(domToTree(root), { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href }) : "";
   const frameSrcs = [];
@@ -44,7 +73,7 @@ export function buildPageScript(selector) {
     if (cs.display === "none" || cs.visibility === "hidden") continue;
     frameSrcs.push(String(f.src));
   }
-  return { found: true, text, markdown, url: location.href, title: document.title, frameSrcs };
+  return { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs };
 })()`;
 }
 
@@ -87,14 +116,15 @@ function axString(v) {
 }
 
 // pickElements filters ordered AX nodes to interactive, non-ignored ones
-// with a DOM node, at most MAX_ELEMENTS, optionally only those whose
-// backend node is in `scope`. Duplicates (the same DOM node reported by two
-// trees) keep their first place.
-export function pickElements(ordered, scope) {
+// with a DOM node, at most max (MAX_ELEMENTS by default), optionally only
+// those whose backend node is in `scope`. Duplicates (the same DOM node
+// reported by two trees) keep their first place. The array's `total` is
+// how many there were before the cut.
+export function pickElements(ordered, scope, max = MAX_ELEMENTS) {
   const picked = [];
   const dom = new Set();
+  let total = 0;
   for (const n of ordered) {
-    if (picked.length >= MAX_ELEMENTS) break;
     if (n.ignored) continue;
     const role = n.role && n.role.value;
     if (!INTERACTIVE_ROLES.has(role)) continue;
@@ -102,6 +132,8 @@ export function pickElements(ordered, scope) {
     if (id === undefined || dom.has(id)) continue;
     if (scope && !scope.has(id)) continue;
     dom.add(id);
+    total++;
+    if (picked.length >= max) continue;
     const el = { role, backendNodeId: id };
     const name = axString(n.name);
     if (name) el.name = name.slice(0, 300);
@@ -109,6 +141,7 @@ export function pickElements(ordered, scope) {
     if (value) el.value = value.slice(0, 300);
     picked.push(el);
   }
+  picked.total = total;
   return picked;
 }
 
@@ -143,7 +176,7 @@ async function subtreeIds(ctx, selector) {
   return ids;
 }
 
-async function axElements(ctx, frameTree, scope) {
+async function axElements(ctx, frameTree, scope, max) {
   const { nodes } = await ctx.send("Accessibility.getFullAXTree", {});
   const frameIds = collectFrames(frameTree, []);
   const frameTrees = (
@@ -164,7 +197,7 @@ async function axElements(ctx, frameTree, scope) {
       }),
     )
   ).filter(Boolean);
-  const picked = pickElements(orderAXNodes(nodes, frameTrees), scope);
+  const picked = pickElements(orderAXNodes(nodes, frameTrees), scope, max);
   // Visible = the node has a non-empty box; boxes are asked in parallel.
   await Promise.all(
     picked.map(async (el) => {
@@ -180,24 +213,62 @@ async function axElements(ctx, frameTree, scope) {
   return picked;
 }
 
-export async function extract(ctx, action) {
-  const selector = action.selector;
-  // The uid cache is tied to the document read here, before anything else.
-  const { frameTree } = await ctx.send("Page.getFrameTree");
-  const loaderId = frameTree.frame.loaderId;
+function pageError(selector, exceptionDetails) {
+  const d = (exceptionDetails.exception && exceptionDetails.exception.description) || exceptionDetails.text || "";
+  if (selector !== undefined && /SyntaxError|not a valid selector/i.test(d)) {
+    return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
+  }
+  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
+}
 
+// readPage reads the current main-frame document once it is past
+// "loading" (waiting at most what the budget leaves less READ_RESERVE_MS)
+// and shows some content (waiting at most CONTENT_WAIT_MS from start). A
+// document replaced while it was read is read again. Returns {page,
+// loaderId}; page.hasContent false means the page stayed empty.
+async function readPage(ctx, selector, start) {
+  const loadStop = start + Math.max(0, ctx.budget.inner() - READ_RESERVE_MS);
+  const contentStop = Math.min(start + CONTENT_WAIT_MS, loadStop);
+  for (;;) {
+    const { frameTree } = await ctx.send("Page.getFrameTree");
+    const loaderId = frameTree.frame.loaderId;
+    const now = Date.now();
+    const probe = await evalPage(ctx, selector, false);
+    if (probe && probe.found) {
+      const loading = probe.readyState === "loading" && now < loadStop;
+      const waiting = !probe.hasContent && now < contentStop;
+      if (loading || waiting) {
+        await ctx.sleep(POLL_MS);
+        continue;
+      }
+    }
+    const page = probe && probe.found && probe.hasContent ? probe : await evalPage(ctx, selector, true);
+    // The uid cache is tied to the document read here: one that committed
+    // meanwhile is read again while the budget lasts.
+    const after = await ctx.send("Page.getFrameTree");
+    if (after.frameTree.frame.loaderId !== loaderId && Date.now() < loadStop) continue;
+    return { page, frameTree: after.frameTree, loaderId: after.frameTree.frame.loaderId };
+  }
+}
+
+async function evalPage(ctx, selector, final) {
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(selector),
+    expression: buildPageScript(selector, { final }),
     returnByValue: true,
   });
-  if (exceptionDetails) {
-    const d = (exceptionDetails.exception && exceptionDetails.exception.description) || exceptionDetails.text || "";
-    if (selector !== undefined && /SyntaxError|not a valid selector/i.test(d)) {
-      throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
-    }
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
-  }
-  const page = result.value;
+  if (exceptionDetails) throw pageError(selector, exceptionDetails);
+  return result.value;
+}
+
+// maxElementsOf is the action's maxElements, or MAX_ELEMENTS.
+export function maxElementsOf(action) {
+  const m = action.maxElements;
+  return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
+}
+
+export async function extract(ctx, action) {
+  const selector = action.selector;
+  const { page, frameTree, loaderId } = await readPage(ctx, selector, Date.now());
   if (!page || !page.found) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
 
   let scope = null;
@@ -205,7 +276,7 @@ export async function extract(ctx, action) {
     scope = await subtreeIds(ctx, selector);
     if (!scope) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
   }
-  const picked = await axElements(ctx, frameTree, scope);
+  const picked = await axElements(ctx, frameTree, scope, maxElementsOf(action));
   const uids = new Map();
   const elements = picked.map((el, i) => {
     const uid = `e${i}`;
@@ -223,10 +294,12 @@ export async function extract(ctx, action) {
     text: page.text,
     markdown: page.markdown,
     elements,
+    elementsTotal: picked.total,
     url: page.url,
     title: page.title,
     captchaFrame,
   };
+  if (!page.hasContent) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
   return res;

@@ -81,8 +81,9 @@ export async function navigate(ctx, action) {
     const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
     if (res.errorText) {
       // The protocol has no navigation-failed code: internal_error, with
-      // the net:: name first so callers can tell DNS from refusal.
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `${res.errorText} loading ${url}`);
+      // the net:: name as error.reason so callers can tell DNS from
+      // refusal, and a message that names the page, not bua.
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the page could not be loaded: ${res.errorText} loading ${url}`, res.errorText);
     }
     ctx.clearUids();
     if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads

@@ -25,7 +25,7 @@ export const ACTION_SPECS = Object.freeze({
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
-  extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","tabId"]) }),
+  extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),

@@ -11,8 +11,11 @@ export const ErrorCodes = ERROR_CODES;
 const known = new Set(Object.values(ErrorCodes));
 
 export class BridgeError extends Error {
-  constructor(code, message) {
+  // reason is optional: a machine-readable cause the code alone does not
+  // give (e.g. "net::ERR_CONNECTION_REFUSED"), sent as error.reason.
+  constructor(code, message, reason) {
     super(message);
+    if (typeof reason === "string" && reason) this.reason = reason;
     this.name = "BridgeError";
     // An unknown code would fail the daemon's schema check and lose the
     // response entirely; degrade to internal_error instead.
@@ -20,9 +23,14 @@ export class BridgeError extends Error {
   }
 }
 
-// toWireError turns anything thrown into the protocol's {code, message}.
+// toWireError turns anything thrown into the protocol's {code, message,
+// reason?}.
 export function toWireError(err) {
-  if (err instanceof BridgeError) return { code: err.code, message: err.message || err.code };
+  if (err instanceof BridgeError) {
+    const out = { code: err.code, message: err.message || err.code };
+    if (err.reason) out.reason = err.reason;
+    return out;
+  }
   const message = err && err.message ? String(err.message) : String(err);
   return { code: ErrorCodes.INTERNAL_ERROR, message };
 }

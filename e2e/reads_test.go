@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// These tests prove that reads are complete (README §extract): extract waits
+// for content a script reveals, flags a page that stays blank, never cuts
+// its element list silently, and a page that cannot load says so.
+
+type readResult struct {
+	Markdown      string            `json:"markdown"`
+	Elements      []json.RawMessage `json:"elements"`
+	ElementsTotal int               `json:"elementsTotal"`
+	Empty         bool              `json:"empty"`
+}
+
+// TestExtract_RevealedBody: a body hidden until script reveals it (after
+// 800 ms) is read with its content.
+func TestExtract_RevealedBody(t *testing.T) {
+	tab := openTab(t, "reveal.html")
+	var r readResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
+	wantContains(t, "markdown", r.Markdown, "Revealed headline")
+	if r.Empty {
+		t.Error("a revealed page is flagged empty")
+	}
+}
+
+// TestExtract_BlankPage: a page still blank after the wait is read and
+// flagged empty, and the CLI says so on one line.
+func TestExtract_BlankPage(t *testing.T) {
+	tab := openTab(t, "blank.html")
+	var r readResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
+	if !r.Empty {
+		t.Errorf("a blank page is not flagged empty: %+v", r)
+	}
+	out := mustCLI(t, "extract", "--tab", strconv.Itoa(tab)).Stdout
+	wantContains(t, "bua extract on a blank page", out, "empty: the page showed no text")
+}
+
+// TestExtract_ElementCap: 1,000 buttons are counted; the default list stops
+// at 200 and the CLI says so; --max-elements 1000 lists them all.
+func TestExtract_ElementCap(t *testing.T) {
+	tab := openTab(t, "buttons.html")
+	var r readResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
+	if len(r.Elements) != 200 || r.ElementsTotal != 1000 {
+		t.Errorf("extract lists %d of %d elements, want 200 of 1000", len(r.Elements), r.ElementsTotal)
+	}
+	id := strconv.Itoa(tab)
+	out := mustCLI(t, "extract", "--tab", id).Stdout
+	wantContains(t, "bua extract on 1000 buttons", out, "elements: 200 of 1000 listed; narrow with --selector or widen with --max-elements 1000")
+
+	var all readResult
+	js := mustCLI(t, "extract", "--tab", id, "--max-elements", "1000", "--format", "json").Stdout
+	if err := json.Unmarshal([]byte(js), &all); err != nil {
+		t.Fatalf("extract --format json: %v", err)
+	}
+	if len(all.Elements) != 1000 || all.ElementsTotal != 1000 {
+		t.Errorf("--max-elements 1000 lists %d of %d elements, want 1000 of 1000", len(all.Elements), all.ElementsTotal)
+	}
+	if out := mustCLI(t, "extract", "--tab", id, "--max-elements", "1000").Stdout; strings.Contains(out, " listed; narrow") {
+		t.Errorf("an uncut list still prints the cut line")
+	}
+}
+
+// TestNavigate_SlowLoad: a page that takes 30 s to load loads under
+// --timeout 50s. The one long test; it runs in parallel with the others.
+func TestNavigate_SlowLoad(t *testing.T) {
+	t.Parallel()
+	tab := strconv.Itoa(openTab(t, "cli/cli.html"))
+	r := runCLI(t, cliOpts{}, "navigate", "--tab", tab, "--timeout", "50s", siteURL("slow-load?ms=30000"))
+	if r.Code != 0 {
+		t.Fatalf("navigate to a 30 s page with --timeout 50s: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestNavigate_RefusedPort: a refused connection is internal_error with
+// reason net::ERR_CONNECTION_REFUSED and the URL in the message, and the
+// CLI's hint blames the page, not bua.
+func TestNavigate_RefusedPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	tab := openTab(t, "cli/cli.html")
+
+	e := wantError(t, map[string]any{"type": "navigate", "tabId": tab, "url": url}, "internal_error")
+	if e.Reason != "net::ERR_CONNECTION_REFUSED" {
+		t.Errorf("reason = %q, want net::ERR_CONNECTION_REFUSED", e.Reason)
+	}
+	wantContains(t, "message", e.Message, url)
+
+	id := strconv.Itoa(tab)
+	r := cliCmd(t, "navigate", "--tab", id, url)
+	wantCLIError(t, r, r.Code, "internal_error", "navigate", url)
+	wantContains(t, "stderr", r.Stderr, "hint: the page could not be loaded")
+	body := wantCLIJSONError(t, cliCmd(t, "navigate", "--tab", id, "--json", url), r.Code, "internal_error", "navigate", "--json", url)
+	if body.Reason != "net::ERR_CONNECTION_REFUSED" {
+		t.Errorf("--json reason = %q, want net::ERR_CONNECTION_REFUSED", body.Reason)
+	}
+}
+
+// TestScreenshot_MinimizedWindowUnchanged: a capture in the minimized BUA
+// window leaves the page's visibility as it was and fires no
+// visibilitychange, then and after a later navigation.
+func TestScreenshot_MinimizedWindowUnchanged(t *testing.T) {
+	// Not fixed yet: the first tab made in a freshly created minimized
+	// window is marked hidden in the browser while its page reads visible;
+	// Page.captureScreenshot's end applies the hidden state (with or
+	// without fromSurface). Tabs opened into the window later keep their
+	// state. See the branch's report.
+	t.Skip("screenshot still flips visibility of the minimized window's first tab")
+	tab := openTab(t, "cli/cli.html")
+	id := strconv.Itoa(tab)
+	before := cliEval(t, id, `window.__vc = 0; document.addEventListener("visibilitychange", () => window.__vc++); return document.visibilityState`)
+	mustCLI(t, "screenshot", "--tab", id, "-o", t.TempDir()+"/shot.jpg")
+	if got, want := cliEval(t, id, `return document.visibilityState + " " + window.__vc`), before+" 0"; got != want {
+		t.Errorf("after a screenshot: visibility and visibilitychange count %q, want %q", got, want)
+	}
+	mustCLI(t, "navigate", "--tab", id, siteURL("form.html"))
+	if got := cliEval(t, id, "return document.visibilityState"); got != before {
+		t.Errorf("after a screenshot and a navigation: visibility %q, want %q", got, before)
+	}
+}

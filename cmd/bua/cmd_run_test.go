@@ -114,9 +114,11 @@ func TestRunCommand_Reports(t *testing.T) {
 		t.Errorf("junit:\n%s", x)
 	}
 	var rep struct {
-		Status string `json:"status"`
-		Flows  []struct {
-			Steps []struct {
+		ExitCode int `json:"exitCode"`
+		Flows    []struct {
+			Status   string `json:"status"`
+			ExitCode int    `json:"exitCode"`
+			Steps    []struct {
 				Artifacts []string `json:"artifacts"`
 			} `json:"steps"`
 		} `json:"flows"`
@@ -125,7 +127,7 @@ func TestRunCommand_Reports(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != "failed" || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
+	if rep.ExitCode != 1 || rep.Flows[0].Status != "failed" || rep.Flows[0].ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
 		t.Errorf("json report = %s", b)
 	}
 }

@@ -100,7 +100,7 @@ func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error
 }
 
 // classify maps a flow's error to its status.
-func classify(err error) string {
+func classify(err error) Status {
 	if err == nil {
 		return StatusPassed
 	}

@@ -212,4 +212,10 @@ func TestRunSummary(t *testing.T) {
 			t.Errorf("--quiet stderr lacks the full failure reason:\n%s", r.stderr)
 		}
 	}
+	// NO_COLOR keeps the terminal's summary line plain; piped it never
+	// has colour (run_summary.txt above).
+	r := runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", "--quiet", pass, fail)
+	if strings.Contains(r.stdout, "\x1b[") || !strings.Contains(r.stdout, "1 passed, 1 failed, 0 skipped in 0ms (exit 1)\n") {
+		t.Errorf("NO_COLOR summary has colour or lacks its last line:\n%q", r.stdout)
+	}
 }

@@ -13,8 +13,8 @@ import (
 
 // flowReport is the part of `bua run --report json=FILE` these tests read.
 type flowReport struct {
-	Status string `json:"status"`
-	Flows  []struct {
+	ExitCode int `json:"exitCode"`
+	Flows    []struct {
 		Name     string `json:"name"`
 		Status   string `json:"status"`
 		Error    string `json:"error"`
@@ -76,8 +76,8 @@ func TestFlows(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code, rep, _ := runFlow(t, tc.flow)
-			if code != tc.exit || rep.Status != tc.status || len(rep.Flows) != 1 || rep.Flows[0].Status != tc.status {
-				t.Fatalf("bua run %s: exit %d (report status %s), want %d and status %s\n%s", tc.flow, code, rep.Status, tc.exit, tc.status, out)
+			if code != tc.exit || rep.ExitCode != tc.exit || len(rep.Flows) != 1 || rep.Flows[0].Status != tc.status {
+				t.Fatalf("bua run %s: exit %d (report %d), want %d and status %s\n%s", tc.flow, code, rep.ExitCode, tc.exit, tc.status, out)
 			}
 		})
 	}

@@ -55,7 +55,9 @@ func newBrowserCommand(env *Env) *cli.Command {
 				Action: func(c *cli.Context) error {
 					cl, berr := dialExisting(c, env)
 					if berr != nil {
-						fmt.Fprintln(env.Stdout, "no managed browser (the daemon is not running)")
+						if !c.Bool("quiet") {
+							fmt.Fprintln(env.Stdout, "no managed browser (the daemon is not running)")
+						}
 						return nil
 					}
 					defer cl.Close()

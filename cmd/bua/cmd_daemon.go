@@ -69,13 +69,18 @@ func newStatusCommand(env *Env) *cli.Command {
 		Name:     "status",
 		Category: catSetup,
 		Usage:    "show the daemon, connected extensions and in-flight requests",
+		// Exits 0 when the daemon is up, 4 when it is down; --quiet prints
+		// nothing, the exit code being the answer.
 		Action: func(c *cli.Context) error {
+			quiet := c.Bool("quiet") && !c.Bool("json")
 			cl, berr := dialExisting(c, env)
 			if berr != nil {
 				if c.Bool("json") {
 					return printJSON(env, map[string]any{"daemon": "down"})
 				}
-				fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+				if !quiet {
+					fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+				}
 				return exit(exitUnavailable)
 			}
 			defer cl.Close()
@@ -85,6 +90,9 @@ func newStatusCommand(env *Env) *cli.Command {
 			}
 			if c.Bool("json") {
 				return printJSON(env, st)
+			}
+			if quiet {
+				return nil
 			}
 			w := env.Stdout
 			fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)

@@ -40,6 +40,7 @@ func newDoctorCommand(env *Env) *cli.Command {
 		Description: "Exits 0 when bua can serve actions now (a connected browser, or a managed\n" +
 			"one it may launch), non-zero otherwise. Optional parts that are missing, like\n" +
 			"no user pairing on a CI machine, are warnings.",
+		// --quiet prints only the checks that are not ok, without the verdict.
 		Action: func(c *cli.Context) error {
 			rep := diagnose(c.Context, env)
 			if c.Bool("json") {
@@ -47,14 +48,20 @@ func newDoctorCommand(env *Env) *cli.Command {
 					return err
 				}
 			} else {
+				quiet := c.Bool("quiet")
 				for _, ch := range rep.Checks {
+					if quiet && ch.Level == "ok" {
+						continue
+					}
 					mark := map[string]string{"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[ch.Level]
 					fmt.Fprintf(env.Stdout, "[%s] %-10s %s\n", mark, ch.Name, ch.Message)
 					for _, s := range ch.Steps {
 						fmt.Fprintf(env.Stdout, "             → %s\n", s)
 					}
 				}
-				fmt.Fprintln(env.Stdout, "\n"+rep.verdict())
+				if !quiet {
+					fmt.Fprintln(env.Stdout, "\n"+rep.verdict())
+				}
 			}
 			if !rep.Ready {
 				return exit(exitUnavailable)

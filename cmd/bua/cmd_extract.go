@@ -107,7 +107,7 @@ func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format st
 
 func renderElements(ios *iostreams.IOStreams, els []protocol.Element) error {
 	if len(els) == 0 {
-		if ios.IsTerminal() {
+		if ios.IsTerminal() && !ios.Quiet {
 			fmt.Fprintln(ios.Out, "(no interactive elements)")
 		}
 		return nil

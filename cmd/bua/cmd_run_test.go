@@ -114,9 +114,11 @@ func TestRunCommand_Reports(t *testing.T) {
 		t.Errorf("junit:\n%s", x)
 	}
 	var rep struct {
-		Status string `json:"status"`
-		Flows  []struct {
-			Steps []struct {
+		ExitCode int `json:"exitCode"`
+		Flows    []struct {
+			Status   string `json:"status"`
+			ExitCode int    `json:"exitCode"`
+			Steps    []struct {
 				Artifacts []string `json:"artifacts"`
 			} `json:"steps"`
 		} `json:"flows"`
@@ -125,7 +127,7 @@ func TestRunCommand_Reports(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != "failed" || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
+	if rep.ExitCode != 1 || rep.Flows[0].Status != "failed" || rep.Flows[0].ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
 		t.Errorf("json report = %s", b)
 	}
 }
@@ -209,5 +211,11 @@ func TestRunSummary(t *testing.T) {
 		if want := "which a long note shows in full when piped"; !strings.Contains(r.stderr, "failed fails: ") || !strings.Contains(r.stderr, want) {
 			t.Errorf("--quiet stderr lacks the full failure reason:\n%s", r.stderr)
 		}
+	}
+	// NO_COLOR keeps the terminal's summary line plain; piped it never
+	// has colour (run_summary.txt above).
+	r := runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", "--quiet", pass, fail)
+	if strings.Contains(r.stdout, "\x1b[") || !strings.Contains(r.stdout, "1 passed, 1 failed, 0 skipped in 0ms (exit 1)\n") {
+		t.Errorf("NO_COLOR summary has colour or lacks its last line:\n%q", r.stdout)
 	}
 }

@@ -108,6 +108,27 @@ func TestNoDaemon(t *testing.T) {
 	}
 }
 
+// TestQuiet: --quiet leaves what a script needs (the exit code, ids) and
+// drops the rest.
+func TestQuiet(t *testing.T) {
+	if r := runCLI(t, nil, "", "status", "--quiet"); r.code != exitUnavailable || r.stdout != "" {
+		t.Errorf("status --quiet, no daemon: exit %d, stdout %q, want 4 and nothing", r.code, r.stdout)
+	}
+	if r := runCLI(t, nil, "", "stop", "--quiet"); r.code != 0 || r.stdout != "" {
+		t.Errorf("stop --quiet, no daemon: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := runCLI(t, nil, "", "browser", "stop", "--quiet"); r.code != 0 || r.stdout != "" {
+		t.Errorf("browser stop --quiet, no daemon: exit %d, stdout %q", r.code, r.stdout)
+	}
+	h, _ := startFake(t)
+	if r := runCLI(t, h, "", "status", "--quiet"); r.code != 0 || r.stdout != "" {
+		t.Errorf("status --quiet: exit %d, stdout %q, want 0 and nothing", r.code, r.stdout)
+	}
+	if r := runCLI(t, h, "", "status"); r.code != 0 || !strings.Contains(r.stdout, "daemon:     up") || !strings.Contains(r.stdout, "PAIRING\tCLIENT") {
+		t.Errorf("status: exit %d, stdout %q, want the daemon line and the piped connections table", r.code, r.stdout)
+	}
+}
+
 func TestTextOutputs(t *testing.T) {
 	h, ext := startFake(t)
 	yes, no := true, false
@@ -129,8 +150,8 @@ func TestTextOutputs(t *testing.T) {
 			{TabID: 102, URL: "https://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more", Title: "A long documentation page title", Domain: "docs.example.com"},
 		}, nil
 	})
-	// Piped (the test's buffers): tab-separated rows, full values, no
-	// header; on a terminal: a table fitted to its width.
+	// Piped (the test's buffers): a header line and tab-separated rows,
+	// full values; on a terminal: a table fitted to its width.
 	for _, mode := range []struct {
 		suffix string
 		width  int

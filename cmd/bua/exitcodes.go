@@ -17,14 +17,23 @@ const (
 	exitTimeout     = 5 // timeout, for one-shot commands
 )
 
-// codeExits are the protocol codes that do not exit 1.
+// codeExits is a one-shot command's exit code for each protocol error
+// code. TestExitCodes fails when a code is missing.
 var codeExits = map[protocol.ErrorCode]int{
-	protocol.CodeDomainBlocked:     exitBlocked,
-	protocol.CodeTimeout:           exitTimeout,
-	protocol.CodeBridgeUnavailable: exitUnavailable,
+	protocol.CodeDomainBlocked:        exitBlocked,
+	protocol.CodeSessionNotFound:      exitFailure,
+	protocol.CodeTabNotFound:          exitFailure,
+	protocol.CodeElementNotFound:      exitFailure,
+	protocol.CodeElementStale:         exitFailure,
+	protocol.CodeTimeout:              exitTimeout,
+	protocol.CodeDebuggerAttachFailed: exitFailure,
+	protocol.CodeInvalidAction:        exitFailure,
+	protocol.CodeInternalError:        exitFailure,
+	protocol.CodeBridgeUnavailable:    exitUnavailable,
 }
 
-// exitForCode is a one-shot command's exit code for a protocol error code.
+// exitForCode is a one-shot command's exit code for a protocol error code;
+// a code this build does not know exits 1.
 func exitForCode(code protocol.ErrorCode) int {
 	if c, ok := codeExits[code]; ok {
 		return c
@@ -33,7 +42,9 @@ func exitForCode(code protocol.ErrorCode) int {
 }
 
 // statusExits maps a flow's status (pkg/runner) to `bua run`'s exit code.
-var statusExits = map[string]int{
+// A suite exits with its worst flow's status (runner.SuiteReport.Status:
+// invalid > unavailable > blocked > failed > passed), so 2 > 4 > 3 > 1 > 0.
+var statusExits = map[runner.Status]int{
 	runner.StatusPassed:      exitOK,
 	runner.StatusSkipped:     exitOK,
 	runner.StatusFailed:      exitFailure,
@@ -42,8 +53,9 @@ var statusExits = map[string]int{
 	runner.StatusInvalid:     exitUsage,
 }
 
-// exitForStatus is `bua run`'s exit code for a suite or flow status.
-func exitForStatus(status string) int {
+// exitForStatus is `bua run`'s exit code for a suite or flow status; it is
+// also the runner's Runner.ExitCode, so JSON reports carry exitCode.
+func exitForStatus(status runner.Status) int {
 	if c, ok := statusExits[status]; ok {
 		return c
 	}

@@ -14,6 +14,9 @@ func TestHints(t *testing.T) {
 		if codeHints[c] == "" {
 			t.Errorf("%s has no CLI hint", c)
 		}
+		if _, ok := codeExits[c]; !ok {
+			t.Errorf("%s has no exit code", c)
+		}
 	}
 	tests := []struct {
 		name string

@@ -53,8 +53,8 @@ func (ds Diagnostics) String() string {
 	return b.String()
 }
 
-// LoadError is an invalid flow: every diagnostic of the load. It exits 2
-// (protocol.ExitUsage) and nothing has run when it is returned.
+// LoadError is an invalid flow: every diagnostic of the load. Its flow's
+// status is StatusInvalid, and nothing has run when it is returned.
 type LoadError struct {
 	Diags Diagnostics
 }

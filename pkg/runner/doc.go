@@ -22,7 +22,7 @@
 // policy.go holds the error contract as policy (retry, re-extract recovery,
 // domain_blocked as terminal) and the obstacle policy. run.go has the
 // Runner (suite and flow execution, hooks, the current tab) and State.
-// report.go writes the summary table, JUnit XML and the JSON report;
+// report.go gives the summary as rows (the CLI renders them), JUnit XML and the JSON report;
 // artifacts.go saves a failed step's screenshot and markdown; secrets.go masks secrets everywhere they would be
 // printed; serve.go serves a static folder on loopback for a run.
 //

@@ -38,7 +38,7 @@ const (
 )
 
 // ObstaclePolicy says what a verdict of each confidence does to the flow:
-// PolicyStop ends it blocked (exit 3), PolicyContinue goes on (a low
+// PolicyStop ends it with StatusBlocked, PolicyContinue goes on (a low
 // verdict is then recorded as advisory).
 type ObstaclePolicy struct {
 	High string `json:"high"`
@@ -63,7 +63,7 @@ func (p ObstaclePolicy) override(o *ObstaclePolicy) ObstaclePolicy {
 }
 
 // ObstacleError ends a flow blocked because an extract's verdict met a stop
-// policy. It exits 3.
+// policy: the flow's status is StatusBlocked.
 type ObstacleError struct {
 	Type       string `json:"type"`
 	Confidence string `json:"confidence"`
@@ -100,7 +100,7 @@ func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error
 }
 
 // classify maps a flow's error to its status.
-func classify(err error) string {
+func classify(err error) Status {
 	if err == nil {
 		return StatusPassed
 	}

@@ -53,7 +53,7 @@ type StepReport struct {
 	File     string        `json:"file"`
 	Line     int           `json:"line"`
 	Depth    int           `json:"-"`
-	Status   string        `json:"status"`
+	Status   Status        `json:"status"`
 	Duration time.Duration `json:"-"`
 	// Params are the action's params after interpolation.
 	Params   map[string]any `json:"params,omitempty"`
@@ -76,7 +76,7 @@ func (r *StepReport) label() string {
 type FlowReport struct {
 	Name     string        `json:"name"`
 	File     string        `json:"file"`
-	Status   string        `json:"status"`
+	Status   Status        `json:"status"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"-"`
 	Error    string        `json:"error,omitempty"`
@@ -100,6 +100,9 @@ type SuiteReport struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"-"`
 	Flows    []*FlowReport `json:"flows"`
+	// ExitCode is Runner.ExitCode: when set, WriteJSON adds each flow's
+	// and the suite's exit code. nil leaves exitCode out.
+	ExitCode func(Status) int `json:"-"`
 }
 
 // Counts returns how many flows passed, failed (any other status) and were
@@ -163,24 +166,41 @@ type jsonStep struct {
 	DurationMs int64 `json:"durationMs"`
 }
 
+// jsonFlow is FlowReport's JSON form: its leading fields are repeated here
+// so exitCode keeps its place after status.
 type jsonFlow struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Status   Status `json:"status"`
+	ExitCode *int   `json:"exitCode,omitempty"`
 	*FlowReport
 	DurationMs int64      `json:"durationMs"`
 	Steps      []jsonStep `json:"steps"`
 }
 
+// exitCode is s.ExitCode(st), or nil when no mapping was given.
+func (s *SuiteReport) exitCode(st Status) *int {
+	if s.ExitCode == nil {
+		return nil
+	}
+	c := s.ExitCode(st)
+	return &c
+}
+
 // WriteJSON writes the suite with every step: params after interpolation,
-// results with large fields elided, errors and durations (ms). Secrets are
-// masked.
+// results with large fields elided, errors and durations (ms), each flow's
+// status and, when ExitCode is set, the suite's and each flow's exit code.
+// Secrets are masked.
 func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	out := struct {
 		Started    time.Time  `json:"started"`
 		DurationMs int64      `json:"durationMs"`
-		Status     string     `json:"status"`
+		ExitCode   *int       `json:"exitCode,omitempty"`
 		Flows      []jsonFlow `json:"flows"`
-	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), Status: s.Status(), Flows: []jsonFlow{}}
+	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), ExitCode: s.exitCode(s.Status()), Flows: []jsonFlow{}}
 	for _, f := range s.Flows {
-		jf := jsonFlow{FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
+		jf := jsonFlow{Name: f.Name, File: f.File, Status: f.Status, ExitCode: s.exitCode(f.Status),
+			FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 		for _, st := range f.Steps {
 			c := *st
 			c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
@@ -251,10 +271,10 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			c.Skipped = &struct{}{}
 		case StatusInvalid:
 			js.Errors++
-			c.Error = &junitFailure{Message: "invalid flow", Type: StatusInvalid, Body: f.Diagnostics.String()}
+			c.Error = &junitFailure{Message: "invalid flow", Type: string(StatusInvalid), Body: f.Diagnostics.String()}
 		default:
 			js.Failures++
-			msg := f.Status
+			msg := string(f.Status)
 			if f.FailedStep != "" {
 				msg = fmt.Sprintf("step %q (line %d) %s: %s", f.FailedStep, f.FailedLine, f.Status, firstLine(f.Reason))
 			} else if f.Error != "" {
@@ -267,7 +287,7 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			for _, h := range f.HookErrors {
 				body += "\nhook: " + h
 			}
-			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: f.Status, Body: f.masker.Mask(body)}
+			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: string(f.Status), Body: f.masker.Mask(body)}
 		}
 		if len(f.Advisories) > 0 {
 			c.SystemOut = f.masker.Mask("advisory: " + strings.Join(f.Advisories, "\nadvisory: "))
@@ -300,14 +320,14 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		if note == "" && len(f.Advisories) > 0 {
 			note = fmt.Sprintf("%d advisory", len(f.Advisories))
 		}
-		rows = append(rows, []string{f.Name, f.Status, fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
+		rows = append(rows, []string{f.Name, string(f.Status), fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
 		for _, st := range f.Steps {
 			note := st.Note
 			if st.Error != nil {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
 			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			rows = append(rows, []string{label, st.Status, fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
+			rows = append(rows, []string{label, string(st.Status), fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
 		}
 	}
 	return rows
@@ -326,5 +346,3 @@ func fmtDur(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.1fs", d.Seconds())
 }
-
-// clip shortens s to n runes with an ellipsis.

@@ -15,15 +15,19 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// Flow and step statuses, as reports show them. A flow's status is the
-// runner's verdict; the CLI maps it to an exit code (cmd/bua/exitcodes.go).
+// Status is a flow's or a step's outcome, as reports show it. A flow's
+// status is the runner's verdict; the CLI maps it to an exit code
+// (cmd/bua/exitcodes.go), the runner never speaks in exit codes.
+type Status string
+
+// Flow and step statuses.
 const (
-	StatusPassed      = "passed"
-	StatusFailed      = "failed"
-	StatusBlocked     = "blocked"
-	StatusInvalid     = "invalid"
-	StatusUnavailable = "unavailable"
-	StatusSkipped     = "skipped"
+	StatusPassed      Status = "passed"
+	StatusFailed      Status = "failed"
+	StatusBlocked     Status = "blocked"     // domain_blocked, or an obstacle policy stops at
+	StatusInvalid     Status = "invalid"     // the flow did not load: see its diagnostics
+	StatusUnavailable Status = "unavailable" // no daemon or browser answered
+	StatusSkipped     Status = "skipped"     // not run (--shard, --fail-fast, a false if)
 )
 
 // StepError is a step's failure with where it happened: the flow's name,
@@ -65,6 +69,10 @@ type Runner struct {
 	FailFast bool
 	// Now is the clock for report times; nil is time.Now.
 	Now func() time.Time
+	// ExitCode, when set, maps a status to the caller's exit code; the
+	// suite's JSON report then carries it as exitCode (suite and flows).
+	// The runner itself speaks only in statuses.
+	ExitCode func(Status) int
 }
 
 func (r *Runner) now() time.Time {
@@ -389,7 +397,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 // across CI jobs). An invalid file is reported with its diagnostics and
 // does not stop the others, unless FailFast.
 func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
-	suite := &SuiteReport{Started: r.now()}
+	suite := &SuiteReport{Started: r.now(), ExitCode: r.ExitCode}
 	stop := false
 	for _, file := range files {
 		if stop || ctx.Err() != nil {
@@ -436,12 +444,12 @@ func Shard(files []string, i, n int) []string {
 }
 
 // statusRank orders flow statuses from best to worst for Status.
-var statusRank = map[string]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4}
+var statusRank = map[Status]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4}
 
 // Status is the suite's verdict: its worst flow's status, in the order
 // invalid > unavailable > blocked > failed > passed (skipped flows count
 // as passed: they were not run).
-func (s *SuiteReport) Status() string {
+func (s *SuiteReport) Status() Status {
 	worst := StatusPassed
 	for _, f := range s.Flows {
 		if statusRank[f.Status] > statusRank[worst] {
@@ -499,7 +507,7 @@ func (r *Runner) progressEnd(s *State, rep *StepReport) {
 	fmt.Fprintln(r.Progress, s.shared.masker.Mask(line))
 }
 
-func statusMark(status string) string {
+func statusMark(status Status) string {
 	switch status {
 	case StatusPassed:
 		return "ok"

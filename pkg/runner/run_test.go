@@ -49,7 +49,7 @@ func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (
 	return r.RunFlow(context.Background(), f), r
 }
 
-func wantStatus(t *testing.T, rec *FlowReport, status string) {
+func wantStatus(t *testing.T, rec *FlowReport, status Status) {
 	t.Helper()
 	if rec.Status != status {
 		t.Fatalf("flow status = %s, want %s; error: %s", rec.Status, status, rec.Error)
@@ -138,7 +138,7 @@ func TestRun_ErrorContract(t *testing.T) {
 		name      string
 		code      protocol.ErrorCode
 		retry     string
-		status    string
+		status    Status
 		wantSends int
 	}{
 		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 1},
@@ -261,7 +261,7 @@ func TestRun_ObstaclePolicy(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, flowPolicy, stepPolicy, conf string
-		status                             string
+		status                             Status
 		advisory                           bool
 	}{
 		{"HighStopsByDefault", "", "", "high", StatusBlocked, false},
@@ -542,14 +542,14 @@ func TestRun_Serve(t *testing.T) {
 func TestSuite_StatusAndShard(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		statuses []string
-		want     string
+		statuses []Status
+		want     Status
 	}{
-		{"AllPassed", []string{StatusPassed, StatusSkipped}, StatusPassed},
-		{"FailureWins", []string{StatusPassed, StatusFailed}, StatusFailed},
-		{"BlockedOverFailure", []string{StatusFailed, StatusBlocked}, StatusBlocked},
-		{"UnavailableOverBlocked", []string{StatusBlocked, StatusUnavailable, StatusFailed}, StatusUnavailable},
-		{"InvalidOverAll", []string{StatusUnavailable, StatusInvalid, StatusBlocked, StatusFailed}, StatusInvalid},
+		{"AllPassed", []Status{StatusPassed, StatusSkipped}, StatusPassed},
+		{"FailureWins", []Status{StatusPassed, StatusFailed}, StatusFailed},
+		{"BlockedOverFailure", []Status{StatusFailed, StatusBlocked}, StatusBlocked},
+		{"UnavailableOverBlocked", []Status{StatusBlocked, StatusUnavailable, StatusFailed}, StatusUnavailable},
+		{"InvalidOverAll", []Status{StatusUnavailable, StatusInvalid, StatusBlocked, StatusFailed}, StatusInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &SuiteReport{}
@@ -717,4 +717,33 @@ func TestRun_AssertShowsOperands(t *testing.T) {
 func lookupNext(code protocol.ErrorCode) string {
 	info, _ := protocol.Lookup(code)
 	return info.Next
+}
+
+// TestSuite_JSONExitCode: the runner reports statuses; exitCode appears in
+// the JSON report only when the caller maps statuses to exit codes, right
+// after each flow's status.
+func TestSuite_JSONExitCode(t *testing.T) {
+	s := &SuiteReport{Flows: []*FlowReport{{Name: "a", File: "a.yaml", Status: StatusPassed}, {Name: "b", File: "b.yaml", Status: StatusBlocked}}}
+	var plain bytes.Buffer
+	if err := s.WriteJSON(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "exitCode") {
+		t.Errorf("exitCode without a mapping:\n%s", plain.String())
+	}
+	s.ExitCode = func(st Status) int { return map[Status]int{StatusPassed: 0, StatusBlocked: 3}[st] }
+	var mapped bytes.Buffer
+	if err := s.WriteJSON(&mapped); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"durationMs": 0,
+  "exitCode": 3,
+  "flows"`, `"status": "blocked",
+      "exitCode": 3,
+      "started"`, `"status": "passed",
+      "exitCode": 0,`} {
+		if !strings.Contains(mapped.String(), want) {
+			t.Errorf("JSON report lacks %q:\n%s", want, mapped.String())
+		}
+	}
 }

@@ -217,14 +217,14 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 		t.Errorf("navigate --json = %s, want {ok: true, tabId: %s}", out, tab)
 	}
 
-	// Piped, the table is a header line then tab-separated rows with full
-	// values and no borders, so grep and cut work on it.
+	// Piped, the table is tab-separated rows with full values and no
+	// header, so grep and cut work on it.
 	table := mustCLI(t, "tabs").Stdout
 	if wantRow := tab + "\t127.0.0.1\tCLI fixture\t" + siteURL("cli/cli.html") + "\n"; !strings.Contains(table, wantRow) {
 		t.Errorf("piped tabs has no row %q:\n%s", wantRow, table)
 	}
-	if strings.Contains(table, "│") || !strings.HasPrefix(table, "TAB\tDOMAIN\tTITLE\tURL\n") {
-		t.Errorf("piped tabs has borders or no header line:\n%s", table)
+	if strings.Contains(table, "│") || strings.Contains(table, "URL") {
+		t.Errorf("piped tabs has borders or a header:\n%s", table)
 	}
 	if ids := mustCLI(t, "tabs", "--quiet").Stdout; !regexp.MustCompile(`(?m)^`+tab+`$`).MatchString(ids) || strings.Contains(ids, "\t") {
 		t.Errorf("tabs --quiet is not tab ids one a line:\n%s", ids)

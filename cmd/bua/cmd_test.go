@@ -150,8 +150,8 @@ func TestTextOutputs(t *testing.T) {
 			{TabID: 102, URL: "https://docs.example.com/a/very/long/path/that/goes/on/and/on?with=query&and=more", Title: "A long documentation page title", Domain: "docs.example.com"},
 		}, nil
 	})
-	// Piped (the test's buffers): a header line and tab-separated rows,
-	// full values; on a terminal: a table fitted to its width.
+	// Piped (the test's buffers): tab-separated rows, full values, no
+	// header; on a terminal: a table fitted to its width.
 	for _, mode := range []struct {
 		suffix string
 		width  int

@@ -5,7 +5,6 @@
 //
 // Tables render two ways: on a terminal, a bordered table fitted to the
 // terminal's width, cutting the widest columns first with "…"; piped, plain
-// tab-separated lines, a header line then one line per row, with full values
-// and no borders, so `bua tabs | grep login` and `cut -f1` work. --json
-// output bypasses this package.
+// tab-separated lines with full values and no header, so `bua tabs | grep
+// login` and `cut -f1` work. --json output bypasses this package.
 package iostreams

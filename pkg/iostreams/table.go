@@ -18,8 +18,8 @@ type Table struct {
 	rows   [][]string
 }
 
-// NewTable starts a table with the given column names, shown upper-case
-// as its first line in both forms.
+// NewTable starts a table with the given column names (shown on a
+// terminal only).
 func (s *IOStreams) NewTable(header ...string) *Table {
 	return &Table{s: s, header: header}
 }
@@ -36,19 +36,15 @@ func (t *Table) Len() int { return len(t.rows) }
 
 // Render writes the table to Out.
 func (t *Table) Render() error {
-	head := make([]string, len(t.header))
-	for i, h := range t.header {
-		head[i] = strings.ToUpper(h)
-	}
 	if !t.s.IsTerminal() {
-		return writeTSV(t.s.Out, append([][]string{head}, t.rows...))
+		return writeTSV(t.s.Out, t.rows)
 	}
-	return writeFitted(t.s.Out, head, t.rows, t.s.Width())
+	return writeFitted(t.s.Out, t.header, t.rows, t.s.Width())
 }
 
-// writeTSV writes one line per row (the header is the first), cells joined
-// by tabs, with tabs and line breaks inside a cell turned into spaces so
-// every row stays one line of len(header) fields.
+// writeTSV writes one line per row, cells joined by tabs, with tabs and
+// line breaks inside a cell turned into spaces so every row stays one line
+// of len(header) fields.
 func writeTSV(w io.Writer, rows [][]string) error {
 	var b strings.Builder
 	for _, r := range rows {
@@ -106,7 +102,11 @@ func writeFitted(w io.Writer, header []string, rows [][]string, width int) error
 		widths[wi]--
 	}
 	tbl := tablewriter.NewTable(w, tablewriter.WithTrimSpace(tw.Off), tablewriter.WithHeaderAutoFormat(tw.Off))
-	tbl.Header(fit(header, widths))
+	head := fit(header, widths)
+	for i := range head {
+		head[i] = strings.ToUpper(head[i])
+	}
+	tbl.Header(head)
 	for _, r := range rows {
 		if err := tbl.Append(fit(r, widths)); err != nil {
 			return fmt.Errorf("table: %w", err)

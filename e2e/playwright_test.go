@@ -28,7 +28,7 @@ func pwNavigate(t *testing.T, tab int, path string) {
 func TestPlaywright_Click(t *testing.T) {
 	tests := []struct {
 		name, page, selector, result, want string
-		twice                                bool
+		twice                              bool
 	}{
 		{"TheButton", "input/button.html", "button", "return window.result", "Clicked", false},
 		{"AfterNavigation", "input/button.html", "button", "return window.result", "Clicked", true},

@@ -26,6 +26,14 @@ import (
 // §Runtime Topology.
 const DefaultListen = "127.0.0.1:48123"
 
+// Failure budgets for the handshake and for pairing codes, each its own
+// token bucket: FailureBurst failures at once, then one per
+// FailureInterval.
+const (
+	FailureBurst    = 20
+	FailureInterval = 3 * time.Second
+)
+
 // Config configures a Daemon. Zero values take the documented defaults.
 type Config struct {
 	Dirs home.Dirs
@@ -58,7 +66,12 @@ type Daemon struct {
 	log     *slog.Logger
 	pool    *Pool
 	origins map[string]struct{}
-	limiter *rate.Limiter
+	// helloLimiter and codeLimiter count failures only: wrong pairing
+	// tokens in hellos, and wrong one-time codes at /pair/claim. They are
+	// separate budgets, so a flood of one never refuses the other, and a
+	// right token is accepted before helloLimiter is consulted.
+	helloLimiter *rate.Limiter
+	codeLimiter  *rate.Limiter
 	codes   pairCodes
 	events  *eventLog
 	managed managedBrowser
@@ -95,9 +108,11 @@ func New(cfg Config) (*Daemon, error) {
 	d := &Daemon{
 		cfg: cfg, log: log, pool: NewPool(log),
 		origins: map[string]struct{}{"chrome-extension://" + cfg.ExtensionID: {}},
-		// 20 wrong tokens a minute, then one every 3 s: a few typos never
-		// lock the real extension out, a guessing loop gets nowhere.
-		limiter: rate.NewLimiter(rate.Every(3*time.Second), 20),
+		// 20 failures at once, then one every 3 s; beyond that a wrong
+		// hello is closed with 4029 (not a terminal reject) and a wrong
+		// code gets 429. The right token is never limited.
+		helloLimiter: rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
+		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:  &eventLog{path: cfg.Dirs.EventLog()},
 		stopCh:  make(chan struct{}),
 	}

@@ -72,9 +72,9 @@ type Daemon struct {
 	// right token is accepted before helloLimiter is consulted.
 	helloLimiter *rate.Limiter
 	codeLimiter  *rate.Limiter
-	codes   pairCodes
-	events  *eventLog
-	managed managedBrowser
+	codes        pairCodes
+	events       *eventLog
+	managed      managedBrowser
 
 	port         int
 	addr         string
@@ -113,8 +113,8 @@ func New(cfg Config) (*Daemon, error) {
 		// code gets 429. The right token is never limited.
 		helloLimiter: rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
-		events:  &eventLog{path: cfg.Dirs.EventLog()},
-		stopCh:  make(chan struct{}),
+		events:       &eventLog{path: cfg.Dirs.EventLog()},
+		stopCh:       make(chan struct{}),
 	}
 	for _, o := range cfg.AllowOrigins {
 		d.origins[o] = struct{}{}
@@ -252,7 +252,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	if lr.TimeoutMs > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond)
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.statedTimeout())
 		defer cancel()
 	}
 	c, err := d.acquire(ctx, lr.Browser)
@@ -318,6 +318,9 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 // extension and say hello.
 const ManagedConnectTimeout = 30 * time.Second
 
+// waitManaged waits for the managed browser's extension: at most
+// ManagedConnectTimeout, or less when the caller's deadline comes first.
+// Its error names whichever of the two ran out.
 func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
 	defer cancel()
@@ -328,7 +331,14 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 	}
-	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
+	within := ManagedConnectTimeout.String()
+	if ctx.Err() != nil { // the caller's deadline ran out first
+		within = "the caller's deadline"
+		if ct, ok := callerTimeout(ctx); ok {
+			within = fmt.Sprintf("%s (the caller's timeout)", ct)
+		}
+	}
+	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", within, d.cfg.Dirs.LogFile())
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

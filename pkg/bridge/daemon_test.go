@@ -744,3 +744,65 @@ func TestPool_UnimplementedAction(t *testing.T) {
 		t.Fatalf("%d requests reached the extension", n)
 	}
 }
+
+// hungBrowser is a managed browser that runs but never connects.
+type hungBrowser struct{ done chan struct{} }
+
+func (b *hungBrowser) Pid() int { return 1 }
+func (b *hungBrowser) Stop(context.Context) error {
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+	return nil
+}
+func (b *hungBrowser) Done() <-chan struct{} { return b.done }
+
+// TestTimeoutErrorsStateTheTimeout: an error names the timeout that ran
+// out, the caller's when it was shorter than the daemon's own.
+func TestTimeoutErrorsStateTheTimeout(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{
+		ConnectGrace: 50 * time.Millisecond,
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			return &hungBrowser{done: make(chan struct{})}, nil
+		},
+	})
+	managed, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Browser: bridge.SelectManaged})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	defer managed.Close()
+	check := func(t *testing.T, err *protocol.Error, want string) {
+		t.Helper()
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if !strings.Contains(err.Message, want) || strings.Contains(err.Message, bridge.ManagedConnectTimeout.String()) {
+			t.Fatalf("error %q: want it to state %s, not %s", err.Message, want, bridge.ManagedConnectTimeout)
+		}
+	}
+	t.Run("ManagedConnect", func(t *testing.T) {
+		ctx, cancel := protocol.WithTimeout(context.Background(), 700*time.Millisecond)
+		defer cancel()
+		_, err := managed.Request(ctx, protocol.GetTabs())
+		check(t, err, "did not connect within 700ms")
+	})
+	t.Run("BrowserStart", func(t *testing.T) {
+		ctx, cancel := protocol.WithTimeout(context.Background(), 600*time.Millisecond)
+		defer cancel()
+		_, err := managed.BrowserStart(ctx, bridge.BrowserOptions{Headless: true})
+		check(t, err, "did not connect within 600ms")
+	})
+	t.Run("Action", func(t *testing.T) {
+		ext := h.Connect(t)
+		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
+		ctx, cancel := protocol.WithTimeout(context.Background(), 400*time.Millisecond)
+		defer cancel()
+		_, err := h.Client(t).Request(ctx, protocol.Click(protocol.Target{UID: "e1"}))
+		check(t, err, "within 400ms")
+		if err.Code != protocol.CodeTimeout {
+			t.Fatalf("code %s, want timeout", err.Code)
+		}
+	})
+}

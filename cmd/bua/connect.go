@@ -47,7 +47,8 @@ func dialExisting(c *cli.Context, env *Env) (*bridge.Client, *protocol.Error) {
 // commandContext applies the global --timeout to c's context.
 func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 	if t := c.Duration("timeout"); t > 0 {
-		return context.WithTimeout(c.Context, t)
+		// protocol.WithTimeout keeps t, so errors state it.
+		return protocol.WithTimeout(c.Context, t)
 	}
 	return context.WithCancel(c.Context)
 }

@@ -1,7 +1,10 @@
 // The worker's one WebSocket to the daemon (protocol v4 §Handshake,
 // docs/extension.md §ws-client rules): hello, then nothing until
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
-// anything else reconnects with jittered backoff; heartbeat every 20 s.
+// anything else reconnects with jittered backoff (4029, "rate-limited, try
+// later", included: the daemon sends it without a reject when wrong hellos
+// have spent its budget, and the right token gets in on the next try);
+// heartbeat every 20 s.
 
 import { ACTIONS, CLOSE_CODES, ERROR_CODES, PROTOCOL_VERSION } from "./generated/protocol.js";
 
@@ -11,7 +14,8 @@ export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 5000;
 export const HEARTBEAT_MS = 20000;
 // Terminal close codes (the schema's x-closeCodes): reconnecting would only
-// be refused or steal the pairing back.
+// be refused or steal the pairing back. rateLimited (4029), handshake (1008)
+// and unsupportedData (1003) are not among them: they reconnect.
 export const TERMINAL_CLOSE_CODES = new Set([CLOSE_CODES.versionMismatch, CLOSE_CODES.badToken, CLOSE_CODES.replaced]);
 const MAX_QUEUED_EVENTS = 200;
 const DEDUPE_SIZE = 200;

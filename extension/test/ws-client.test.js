@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/ws-client.js";
-import { ACTIONS, PROTOCOL_VERSION } from "../src/generated/protocol.js";
+import { ACTIONS, CLOSE_CODES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
 import { initValidator, parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 
@@ -181,8 +181,8 @@ test("reject is terminal until the pairing changes", async () => {
   assert.equal(FakeWS.all.length, 2, "a new pairing reconnects");
 });
 
-test("close 4003 (replaced) stops reconnecting; 4001 too", async () => {
-  for (const code of [4003, 4001]) {
+test("close 4001, 4002 and 4003 stop reconnecting, even without a reject", async () => {
+  for (const code of [4003, 4001, 4002]) {
     const env = setup();
     const ws = await connected(env);
     ws.drop(code, "replaced");
@@ -192,6 +192,48 @@ test("close 4003 (replaced) stops reconnecting; 4001 too", async () => {
     assert.equal(FakeWS.all.length, 1);
     assert.equal(env.states.at(-1).closeCode, code);
   }
+});
+
+test("close 4029 (rate-limited) is not terminal: it reconnects with the usual backoff", async () => {
+  const env = setup();
+  env.client.start();
+  await tick();
+  const delays = [];
+  for (let i = 0; i < 6; i++) {
+    const ws = FakeWS.all.at(-1);
+    ws.open();
+    ws.drop(CLOSE_CODES.rateLimited, "too many failed handshakes: try later"); // no reject before it
+    assert.equal(env.client.terminal, null, `after 4029 #${i + 1}`);
+    const st = env.states.at(-1);
+    assert.deepEqual({ state: st.state, closeCode: st.closeCode }, { state: "disconnected", closeCode: 4029 });
+    const timers = env.timers.list("timeout");
+    assert.equal(timers.length, 1, "one reconnect scheduled");
+    delays.push(timers[0].ms);
+    env.timers.fire(timers[0].id);
+    await tick();
+  }
+  assert.deepEqual(delays, [500, 1000, 2000, 4000, 5000, 5000], "jittered backoff (random=1), capped at 5 s");
+  assert.equal(FakeWS.all.length, 7);
+  // The flood is over: the next hello is acked and the backoff resets.
+  const ws = FakeWS.all.at(-1);
+  ws.open();
+  assert.equal(ws.sent[0].type, "hello");
+  ws.recv({ type: "ack", protocolVersion: 4, serverVersion: "x" });
+  assert.equal(env.states.at(-1).state, "connected");
+  ws.drop(1006);
+  assert.equal(env.timers.list("timeout")[0].ms, 500);
+});
+
+test("a reject before 4002 stays terminal", async () => {
+  const env = setup();
+  env.client.start();
+  await tick();
+  const ws = FakeWS.all[0];
+  ws.open();
+  ws.recv({ type: "reject", requiredMinProtocolVersion: 4, error: { code: "invalid_action", message: "wrong pairing token" } });
+  ws.drop(CLOSE_CODES.badToken);
+  assert.equal(env.client.terminal.state, "rejected");
+  assert.equal(env.timers.list("timeout").length, 0);
 });
 
 test("the alarm reconnects a closed client at once", async () => {
@@ -207,6 +249,9 @@ test("the alarm reconnects a closed client at once", async () => {
 
 test("terminal close codes are the schema's versionMismatch, badToken and replaced", () => {
   assert.deepEqual([...TERMINAL_CLOSE_CODES].sort(), [4001, 4002, 4003]);
+  assert.equal(CLOSE_CODES.rateLimited, 4029);
+  assert.equal(TERMINAL_CLOSE_CODES.has(CLOSE_CODES.rateLimited), false);
+  assert.equal(TERMINAL_CLOSE_CODES.has(CLOSE_CODES.unsupportedData), false);
 });
 
 test("a request's deadlineMs and id reach handleRequest", async () => {

@@ -230,24 +230,47 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 	if dl, ok := ctx.Deadline(); ok && req.TimeoutMs == 0 {
 		req.TimeoutMs = max(1, time.Until(dl).Milliseconds())
 	}
+	stated, hasStated := protocol.Timeout(ctx)
+	if hasStated {
+		req.CallerTimeoutMs = stated.Milliseconds()
+	}
 	ch, done, err := c.roundTrip(ctx, req, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	select {
-	case r, ok := <-ch:
+	answer := func(r linkResponse, ok bool) (json.RawMessage, *protocol.Error) {
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
 		}
 		return r.Result, r.Error
+	}
+	select {
+	case r, ok := <-ch:
+		return answer(r, ok)
 	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish before the deadline", req.Op)
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 		}
-		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
+		// The daemon enforces the same deadline and says what it was
+		// waiting for: give its answer a moment to arrive.
+		grace := time.NewTimer(answerGrace)
+		defer grace.Stop()
+		select {
+		case r, ok := <-ch:
+			return answer(r, ok)
+		case <-grace.C:
+		}
+		if hasStated {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish within %s (the caller's timeout)", req.Op, stated)
+		}
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish before the deadline", req.Op)
 	}
 }
+
+// answerGrace is how long past its deadline a call waits for the daemon's
+// own timeout error, which names what timed out.
+const answerGrace = 200 * time.Millisecond
 
 // Request validates a locally (an invalid action never leaves the CLI),
 // then runs it in the daemon. It implements Requester.

@@ -103,11 +103,17 @@ func (c *Conn) readLoop() {
 		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	})
 	for {
-		_, data, err := c.ws.ReadMessage()
+		typ, data, err := c.ws.ReadMessage()
 		if err != nil {
 			if websocket.IsUnexpectedCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
 				c.log.Info("extension connection ended", "kind", c.Kind, "err", err)
 			}
+			return
+		}
+		if typ != websocket.TextMessage {
+			// JSON text frames only (protocol v4 §Message Envelope).
+			c.log.Warn("closing: binary frame from extension", "kind", c.Kind)
+			c.shutdown(protocol.CloseUnsupportedData, "bua speaks JSON text frames only")
 			return
 		}
 		c.touch()

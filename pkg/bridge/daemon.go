@@ -26,6 +26,14 @@ import (
 // §Runtime Topology.
 const DefaultListen = "127.0.0.1:48123"
 
+// Failure budgets for the handshake and for pairing codes, each its own
+// token bucket: FailureBurst failures at once, then one per
+// FailureInterval.
+const (
+	FailureBurst    = 20
+	FailureInterval = 3 * time.Second
+)
+
 // Config configures a Daemon. Zero values take the documented defaults.
 type Config struct {
 	Dirs home.Dirs
@@ -58,10 +66,15 @@ type Daemon struct {
 	log     *slog.Logger
 	pool    *Pool
 	origins map[string]struct{}
-	limiter *rate.Limiter
-	codes   pairCodes
-	events  *eventLog
-	managed managedBrowser
+	// helloLimiter and codeLimiter count failures only: wrong pairing
+	// tokens in hellos, and wrong one-time codes at /pair/claim. They are
+	// separate budgets, so a flood of one never refuses the other, and a
+	// right token is accepted before helloLimiter is consulted.
+	helloLimiter *rate.Limiter
+	codeLimiter  *rate.Limiter
+	codes        pairCodes
+	events       *eventLog
+	managed      managedBrowser
 
 	port         int
 	addr         string
@@ -95,11 +108,13 @@ func New(cfg Config) (*Daemon, error) {
 	d := &Daemon{
 		cfg: cfg, log: log, pool: NewPool(log),
 		origins: map[string]struct{}{"chrome-extension://" + cfg.ExtensionID: {}},
-		// 20 wrong tokens a minute, then one every 3 s: a few typos never
-		// lock the real extension out, a guessing loop gets nowhere.
-		limiter: rate.NewLimiter(rate.Every(3*time.Second), 20),
-		events:  &eventLog{path: cfg.Dirs.EventLog()},
-		stopCh:  make(chan struct{}),
+		// 20 failures at once, then one every 3 s; beyond that a wrong
+		// hello is closed with 4029 (not a terminal reject) and a wrong
+		// code gets 429. The right token is never limited.
+		helloLimiter: rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
+		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
+		events:       &eventLog{path: cfg.Dirs.EventLog()},
+		stopCh:       make(chan struct{}),
 	}
 	for _, o := range cfg.AllowOrigins {
 		d.origins[o] = struct{}{}
@@ -237,7 +252,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	if lr.TimeoutMs > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond)
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.statedTimeout())
 		defer cancel()
 	}
 	c, err := d.acquire(ctx, lr.Browser)
@@ -303,6 +318,9 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 // extension and say hello.
 const ManagedConnectTimeout = 30 * time.Second
 
+// waitManaged waits for the managed browser's extension: at most
+// ManagedConnectTimeout, or less when the caller's deadline comes first.
+// Its error names whichever of the two ran out.
 func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
 	defer cancel()
@@ -313,7 +331,14 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 	}
-	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", ManagedConnectTimeout, d.cfg.Dirs.LogFile())
+	within := ManagedConnectTimeout.String()
+	if ctx.Err() != nil { // the caller's deadline ran out first
+		within = "the caller's deadline"
+		if ct, ok := callerTimeout(ctx); ok {
+			within = fmt.Sprintf("%s (the caller's timeout)", ct)
+		}
+	}
+	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", within, d.cfg.Dirs.LogFile())
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,26 +139,213 @@ func TestOriginAndHost(t *testing.T) {
 func TestWrongTokenRateLimit(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	wrong := bridgetest.Options{URL: h.URL(), Token: "nope"}
-	// A few typos must not lock out the real extension.
-	for i := 0; i < 3; i++ {
-		if _, err := bridgetest.Dial(context.Background(), wrong); err == nil {
-			t.Fatal("wrong token accepted")
+	// Within the budget a wrong token gets the spec's terminal reject.
+	for i := 0; i < bridge.FailureBurst; i++ {
+		_, err := bridgetest.Dial(context.Background(), wrong)
+		var rej *bridgetest.RejectError
+		if !errors.As(err, &rej) || rej.Reject == nil || rej.CloseCode != protocol.CloseBadToken {
+			t.Fatalf("wrong token %d: %v, want reject + close %d", i+1, err, protocol.CloseBadToken)
 		}
 	}
+	// Past it, the guessing loop is told to try later, with no reject: a
+	// reject would be final for an extension that receives it.
+	_, err := bridgetest.Dial(context.Background(), wrong)
+	var rej *bridgetest.RejectError
+	if !errors.As(err, &rej) || rej.Reject != nil || rej.CloseCode != protocol.CloseRateLimited {
+		t.Fatalf("wrong token past the budget: %v, want close %d without reject", err, protocol.CloseRateLimited)
+	}
+	// The right token is never limited.
 	e, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken})
 	if err != nil {
-		t.Fatalf("real token after 3 mistakes: %v", err)
+		t.Fatalf("right token with the budget spent: %v", err)
 	}
 	e.Close()
-	// A guessing loop runs dry and is told to wait.
-	var last error
-	for i := 0; i < 25; i++ {
-		_, last = bridgetest.Dial(context.Background(), wrong)
+}
+
+// claimCode POSTs code to /pair/claim as the extension and returns the
+// status (0 after reporting a transport error). Safe from any goroutine.
+func claimCode(t *testing.T, h *bridgetest.Harness, code string) int {
+	t.Helper()
+	body, _ := json.Marshal(bridge.ClaimRequest{Code: code})
+	req, _ := http.NewRequest("POST", "http://"+h.Daemon.Addr()+"/pair/claim", bytes.NewReader(body))
+	req.Header.Set("Origin", extension.Origin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0
 	}
-	var rej *bridgetest.RejectError
-	if !errors.As(last, &rej) || !strings.Contains(rej.Reject.Error.Message, "too many") {
-		t.Fatalf("after 28 wrong tokens: %v, want a rate-limit reject", last)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestFloodNeverLocksOut floods the daemon with wrong hellos and wrong
+// pairing codes from several goroutines, over real sockets, while the
+// paired extension reconnects: the right token is accepted every time, at
+// once, and again at once when the flood stops.
+func TestFloodNeverLocksOut(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	const flooders, perFlooder = 8, 50 // 400 wrong hellos and 400 wrong codes
+	var (
+		wg                sync.WaitGroup
+		mu                sync.Mutex
+		rateLimited, rejs int
+		rejectWith4029    int
+		codes429          int
+	)
+	for i := 0; i < flooders; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < perFlooder; j++ {
+				_, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: strings.Repeat("f", 64)})
+				var rej *bridgetest.RejectError
+				if !errors.As(err, &rej) {
+					t.Errorf("wrong token: %v", err)
+					return
+				}
+				mu.Lock()
+				switch {
+				case rej.CloseCode == protocol.CloseRateLimited && rej.Reject != nil:
+					rejectWith4029++
+				case rej.CloseCode == protocol.CloseRateLimited:
+					rateLimited++
+				case rej.CloseCode == protocol.CloseBadToken && rej.Reject != nil:
+					rejs++
+				default:
+					t.Errorf("wrong token: %v", err)
+				}
+				mu.Unlock()
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for j := 0; j < perFlooder; j++ {
+				if claimCode(t, h, "AAAA-AAAA") == http.StatusTooManyRequests {
+					mu.Lock()
+					codes429++
+					mu.Unlock()
+				}
+			}
+		}()
 	}
+	flooding := make(chan struct{})
+	go func() { wg.Wait(); close(flooding) }()
+
+	var worst time.Duration
+	accepted := 0
+	connectOnce := func() time.Duration {
+		start := time.Now()
+		e, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("right token during the flood (after %d accepted): %v", accepted, err)
+		}
+		e.Close()
+		accepted++
+		return took
+	}
+loop:
+	for {
+		select {
+		case <-flooding:
+			break loop
+		default:
+			worst = max(worst, connectOnce())
+		}
+	}
+	floodEnd := time.Now()
+	after := connectOnce()
+	sinceEnd := time.Since(floodEnd)
+
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("flood: %d rejects (4002), %d closes 4029 without reject, %d codes answered 429; right token accepted %d times during it, slowest %s; after it: accepted in %s (%s after the flood ended)",
+		rejs, rateLimited, codes429, accepted, worst.Round(time.Microsecond), after.Round(time.Microsecond), sinceEnd.Round(time.Microsecond))
+	if rejectWith4029 > 0 {
+		t.Errorf("%d rate-limited hellos got a reject before 4029", rejectWith4029)
+	}
+	if rejs > bridge.FailureBurst+5 || rateLimited == 0 {
+		t.Errorf("rejects = %d, 4029s = %d: want at most about %d rejects, then 4029", rejs, rateLimited, bridge.FailureBurst)
+	}
+	if codes429 == 0 {
+		t.Error("a wrong-code flood was never limited")
+	}
+	if accepted < 2 {
+		t.Errorf("right token accepted %d times during the flood", accepted)
+	}
+	if worst > time.Second {
+		t.Errorf("right token took %s during the flood, want at once", worst)
+	}
+}
+
+// TestFailureBudgetsSeparate: wrong pairing codes never spend the hello
+// budget, and wrong hellos never spend the codes'.
+func TestFailureBudgetsSeparate(t *testing.T) {
+	spendCodes := func(t *testing.T, h *bridgetest.Harness) {
+		for i := 0; i < bridge.FailureBurst; i++ {
+			if got := claimCode(t, h, "AAAA-AAAA"); got != http.StatusForbidden {
+				t.Fatalf("wrong code %d: %d, want 403", i+1, got)
+			}
+		}
+		if got := claimCode(t, h, "AAAA-AAAA"); got != http.StatusTooManyRequests {
+			t.Fatalf("wrong code past the budget: %d, want 429", got)
+		}
+	}
+	spendHellos := func(t *testing.T, h *bridgetest.Harness) {
+		wrong := bridgetest.Options{URL: h.URL(), Token: "nope"}
+		for i := 0; i < bridge.FailureBurst; i++ {
+			_, _ = bridgetest.Dial(context.Background(), wrong)
+		}
+		_, err := bridgetest.Dial(context.Background(), wrong)
+		var rej *bridgetest.RejectError
+		if !errors.As(err, &rej) || rej.CloseCode != protocol.CloseRateLimited {
+			t.Fatalf("wrong hello past the budget: %v, want close %d", err, protocol.CloseRateLimited)
+		}
+	}
+	t.Run("CodesDoNotSpendHellos", func(t *testing.T) {
+		h := bridgetest.StartDaemon(t, bridge.Config{})
+		spendCodes(t, h)
+		_, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: "nope"})
+		var rej *bridgetest.RejectError
+		if !errors.As(err, &rej) || rej.Reject == nil || rej.CloseCode != protocol.CloseBadToken {
+			t.Fatalf("wrong hello after a code flood: %v, want reject + close %d", err, protocol.CloseBadToken)
+		}
+	})
+	t.Run("HellosDoNotSpendCodes", func(t *testing.T) {
+		h := bridgetest.StartDaemon(t, bridge.Config{})
+		spendHellos(t, h)
+		pc, perr := h.Client(t).PairCode(context.Background())
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if got := claimCode(t, h, pc.Code); got != http.StatusOK {
+			t.Fatalf("right code after a hello flood: %d, want 200", got)
+		}
+		if got := claimCode(t, h, "AAAA-AAAA"); got != http.StatusForbidden {
+			t.Fatalf("wrong code after a hello flood: %d, want 403", got)
+		}
+	})
+}
+
+func TestBinaryFramesRefused(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	t.Run("Hello", func(t *testing.T) {
+		_, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.UserToken, Binary: true})
+		var rej *bridgetest.RejectError
+		if !errors.As(err, &rej) || rej.Reject != nil || rej.CloseCode != protocol.CloseUnsupportedData {
+			t.Fatalf("binary hello with the right token: %v, want close %d without reject", err, protocol.CloseUnsupportedData)
+		}
+	})
+	t.Run("AfterAck", func(t *testing.T) {
+		e := h.Connect(t)
+		if err := e.SendBinary([]byte(`{"type":"event","event":{"type":"heartbeat"}}`)); err != nil {
+			t.Fatal(err)
+		}
+		var ce *websocket.CloseError
+		if err := e.CloseErr(); !errors.As(err, &ce) || ce.Code != protocol.CloseUnsupportedData {
+			t.Fatalf("binary frame after ack: %v, want close %d", err, protocol.CloseUnsupportedData)
+		}
+	})
 }
 
 func TestReadLimitBeforeAck(t *testing.T) {
@@ -555,4 +743,66 @@ func TestPool_UnimplementedAction(t *testing.T) {
 	if n := len(ext.Requests()); n != 0 {
 		t.Fatalf("%d requests reached the extension", n)
 	}
+}
+
+// hungBrowser is a managed browser that runs but never connects.
+type hungBrowser struct{ done chan struct{} }
+
+func (b *hungBrowser) Pid() int { return 1 }
+func (b *hungBrowser) Stop(context.Context) error {
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+	return nil
+}
+func (b *hungBrowser) Done() <-chan struct{} { return b.done }
+
+// TestTimeoutErrorsStateTheTimeout: an error names the timeout that ran
+// out, the caller's when it was shorter than the daemon's own.
+func TestTimeoutErrorsStateTheTimeout(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{
+		ConnectGrace: 50 * time.Millisecond,
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			return &hungBrowser{done: make(chan struct{})}, nil
+		},
+	})
+	managed, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Browser: bridge.SelectManaged})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	defer managed.Close()
+	check := func(t *testing.T, err *protocol.Error, want string) {
+		t.Helper()
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if !strings.Contains(err.Message, want) || strings.Contains(err.Message, bridge.ManagedConnectTimeout.String()) {
+			t.Fatalf("error %q: want it to state %s, not %s", err.Message, want, bridge.ManagedConnectTimeout)
+		}
+	}
+	t.Run("ManagedConnect", func(t *testing.T) {
+		ctx, cancel := protocol.WithTimeout(context.Background(), 700*time.Millisecond)
+		defer cancel()
+		_, err := managed.Request(ctx, protocol.GetTabs())
+		check(t, err, "did not connect within 700ms")
+	})
+	t.Run("BrowserStart", func(t *testing.T) {
+		ctx, cancel := protocol.WithTimeout(context.Background(), 600*time.Millisecond)
+		defer cancel()
+		_, err := managed.BrowserStart(ctx, bridge.BrowserOptions{Headless: true})
+		check(t, err, "did not connect within 600ms")
+	})
+	t.Run("Action", func(t *testing.T) {
+		ext := h.Connect(t)
+		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
+		ctx, cancel := protocol.WithTimeout(context.Background(), 400*time.Millisecond)
+		defer cancel()
+		_, err := h.Client(t).Request(ctx, protocol.Click(protocol.Target{UID: "e1"}))
+		check(t, err, "within 400ms")
+		if err.Code != protocol.CodeTimeout {
+			t.Fatalf("code %s, want timeout", err.Code)
+		}
+	})
 }

@@ -77,10 +77,17 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(MaxHandshakeMessage)
 	_ = ws.SetReadDeadline(time.Now().Add(HandshakeTimeout))
-	_, data, err := ws.ReadMessage()
+	typ, data, err := ws.ReadMessage()
 	if err != nil {
 		d.log.Info("handshake failed", "err", err)
-		closeWS(ws, protocol.CloseHandshake, "no hello within 5s")
+		closeWS(ws, protocol.CloseHandshake, fmt.Sprintf("no hello within %s", HandshakeTimeout))
+		return
+	}
+	if typ != websocket.TextMessage {
+		// The protocol is JSON text frames only (protocol v4 §Message
+		// Envelope): refuse, without a reject, like any frame after ack.
+		d.log.Info("handshake refused: binary frame")
+		closeWS(ws, protocol.CloseUnsupportedData, "bua speaks JSON text frames only")
 		return
 	}
 	m, perr := protocol.Decode(data)
@@ -99,13 +106,18 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 			h.ProtocolVersion, protocol.ProtocolVersion))
 		return
 	}
-	if d.limiter.Tokens() < 1 {
-		d.reject(ws, protocol.CloseBadToken, "too many wrong pairing tokens: wait a minute, then pair again with `bua pair`")
-		return
-	}
+	// The token is checked first, in constant time, and only failures
+	// spend the budget: however many wrong hellos arrive, the right token
+	// is accepted at once.
 	kind, ok := matchToken(h.PairingToken, d.tokens())
 	if !ok {
-		d.limiter.Allow()
+		if !d.helloLimiter.Allow() {
+			// Not a reject, which the extension takes as final: 4029 says
+			// "try later", and the extension retries with its backoff.
+			d.log.Debug("handshake rate-limited")
+			closeWS(ws, protocol.CloseRateLimited, "too many failed handshakes: try later")
+			return
+		}
 		msg := "wrong pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
 		if h.PairingToken == "" {
 			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
@@ -169,8 +181,13 @@ func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusMethodNotAllowed, "POST a JSON {\"code\": \"XXXX-XXXX\"}")
 		return
 	}
-	if d.limiter.Tokens() < 1 {
-		fail(http.StatusTooManyRequests, "too many wrong pairing codes: wait a minute, then run `bua pair --code` again")
+	// Unlike a 256-bit token, a code is short enough to guess, so the
+	// budget is consulted before the code is: while it is spent, every
+	// claim waits (the pairing token from `bua pair` still works). It is
+	// the codes' own budget: hellos never spend it.
+	if d.codeLimiter.Tokens() < 1 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(FailureInterval/time.Second)))
+		fail(http.StatusTooManyRequests, "too many wrong pairing codes: try again in a few seconds, or pair with the token from `bua pair`")
 		return
 	}
 	var req ClaimRequest
@@ -179,7 +196,7 @@ func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !d.codes.claim(req.Code, time.Now()) {
-		d.limiter.Allow()
+		d.codeLimiter.Allow()
 		fail(http.StatusForbidden, "that pairing code is wrong, used or expired: run `bua pair --code` for a new one")
 		return
 	}

@@ -30,13 +30,16 @@ const (
 )
 
 type linkRequest struct {
-	ID         string          `json:"id"`
-	Op         string          `json:"op"`
-	Action     json.RawMessage `json:"action,omitempty"`
-	Browser    Selection       `json:"browser,omitempty"`
-	TimeoutMs  int64           `json:"timeoutMs,omitempty"`
-	NoValidate bool            `json:"noValidate,omitempty"`
-	Options    *BrowserOptions `json:"options,omitempty"`
+	ID        string          `json:"id"`
+	Op        string          `json:"op"`
+	Action    json.RawMessage `json:"action,omitempty"`
+	Browser   Selection       `json:"browser,omitempty"`
+	TimeoutMs int64           `json:"timeoutMs,omitempty"`
+	// CallerTimeoutMs is the caller's whole timeout (TimeoutMs is what is
+	// left of it), only for stating it in errors.
+	CallerTimeoutMs int64           `json:"callerTimeoutMs,omitempty"`
+	NoValidate      bool            `json:"noValidate,omitempty"`
+	Options         *BrowserOptions `json:"options,omitempty"`
 }
 
 type linkResponse struct {
@@ -160,7 +163,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		}
 		if req.TimeoutMs > 0 {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
 			defer cancel()
 		}
 		if _, err := d.waitManaged(ctx); err != nil {
@@ -205,4 +208,12 @@ func (d *Daemon) status() Status {
 		})
 	}
 	return s
+}
+
+// statedTimeout is the caller's timeout to name in errors.
+func (r *linkRequest) statedTimeout() time.Duration {
+	if r.CallerTimeoutMs > 0 {
+		return time.Duration(r.CallerTimeoutMs) * time.Millisecond
+	}
+	return time.Duration(r.TimeoutMs) * time.Millisecond
 }

@@ -225,7 +225,7 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	case <-ctx.Done():
 		return nil, ctxError(ctx, a)
 	case <-timer.C:
-		return nil, timeoutError(a, timeout)
+		return nil, timeoutError(ctx, a, timeout)
 	}
 	select {
 	case r := <-ch:
@@ -236,7 +236,7 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	case <-ctx.Done():
 		return nil, ctxError(ctx, a)
 	case <-timer.C:
-		return nil, timeoutError(a, timeout)
+		return nil, timeoutError(ctx, a, timeout)
 	}
 }
 
@@ -252,11 +252,33 @@ func Deadline(ctx context.Context, a protocol.Action) time.Duration {
 
 func ctxError(ctx context.Context, a protocol.Action) *protocol.Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if d, ok := callerTimeout(ctx); ok {
+			return protocol.Errorf(protocol.CodeTimeout, "%s did not finish within %s (the caller's timeout)", a.Type, d)
+		}
 		return protocol.Errorf(protocol.CodeTimeout, "%s did not finish before the caller's deadline", a.Type)
 	}
 	return protocol.Errorf(protocol.CodeInternalError, "aborted by caller")
 }
 
-func timeoutError(a protocol.Action, d time.Duration) *protocol.Error {
+// timeoutError says which timeout ran out: the caller's whole timeout when
+// ctx carries one (what is left of it, d, would mislead), else d.
+func timeoutError(ctx context.Context, a protocol.Action, d time.Duration) *protocol.Error {
+	if ct, ok := callerTimeout(ctx); ok {
+		return protocol.Errorf(protocol.CodeTimeout, "%s got no response within %s (the caller's timeout)", a.Type, ct)
+	}
 	return protocol.Errorf(protocol.CodeTimeout, "%s got no response within %s", a.Type, d.Round(time.Millisecond))
 }
+
+// withCallerTimeout bounds ctx by what is left of the caller's timeout,
+// left, and remembers stated, the caller's whole timeout, so errors name
+// the timeout that applied rather than a default or what was left of it.
+func withCallerTimeout(ctx context.Context, left, stated time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := protocol.WithTimeout(ctx, stated)
+	// protocol.WithTimeout's deadline is stated from now; the caller's
+	// deadline is left from now, which is sooner.
+	ctx2, cancel2 := context.WithTimeout(ctx, left)
+	return ctx2, func() { cancel2(); cancel() }
+}
+
+// callerTimeout is the caller's whole timeout, when ctx carries it.
+func callerTimeout(ctx context.Context) (time.Duration, bool) { return protocol.Timeout(ctx) }

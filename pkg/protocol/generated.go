@@ -23,10 +23,12 @@ const (
 // The reject's error code is always invalid_action; the close code tells
 // the cases apart.
 const (
+	CloseUnsupportedData = 1003
 	CloseHandshake       = 1008
 	CloseVersionMismatch = 4001
 	CloseBadToken        = 4002
 	CloseReplaced        = 4003
+	CloseRateLimited     = 4029
 )
 
 // The actions, per protocol v4 §Action Schema and its pure additions.

@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Requester sends one action and waits for its result. The Pool (inside the
@@ -16,4 +17,21 @@ import (
 // cancelled ctx resolves at once with internal_error "aborted by caller".
 type Requester interface {
 	Request(ctx context.Context, a Action) (json.RawMessage, *Error)
+}
+
+type timeoutKey struct{}
+
+// WithTimeout is context.WithTimeout that also remembers d, the caller's
+// timeout (a CLI --timeout, a flow step's timeout), so an error far from
+// the caller can state the timeout that applied (Timeout) rather than a
+// default or what was left of d when it got there.
+func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return context.WithValue(ctx, timeoutKey{}, d), cancel
+}
+
+// Timeout is the timeout the nearest WithTimeout set on ctx.
+func Timeout(ctx context.Context) (time.Duration, bool) {
+	d, ok := ctx.Value(timeoutKey{}).(time.Duration)
+	return d, ok
 }

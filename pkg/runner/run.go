@@ -290,7 +290,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 	if timeout == 0 {
 		timeout = max(s.flow.StepTimeout, protocol.DefaultTimeout(a))
 	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
+	actx, cancel := protocol.WithTimeout(ctx, timeout) // errors downstream state timeout
 	defer cancel()
 	raw, berr := s.r.Requester.Request(actx, a)
 	if berr != nil {

@@ -7,10 +7,12 @@ export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","re
 
 // Close codes after a reject or a replacement (x-closeCodes).
 export const CLOSE_CODES = Object.freeze({
+  unsupportedData: 1003,
   handshake: 1008,
   versionMismatch: 4001,
   badToken: 4002,
   replaced: 4003,
+  rateLimited: 4029,
 });
 
 export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload"]);

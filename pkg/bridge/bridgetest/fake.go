@@ -53,6 +53,7 @@ type Options struct {
 	Origin          string // default: the pinned extension's Origin
 	ProtocolVersion int    // default protocol.ProtocolVersion
 	SkipHello       bool   // connect but never say hello (handshake timeout tests)
+	Binary          bool   // send the hello in a binary frame, which the daemon refuses
 	Caps            *protocol.Caps
 }
 
@@ -70,16 +71,23 @@ type Extension struct {
 	closeErr  error
 }
 
-// RejectError is a handshake refused with a reject message and close code.
+// RejectError is a refused handshake: its close code, and the reject
+// message that came before it. Reject is nil when the daemon closed without
+// one (4029 rate-limited, 1003 binary frame); CloseReason is then the close
+// frame's text.
 type RejectError struct {
-	Reject    *protocol.Reject
-	CloseCode int
+	Reject      *protocol.Reject
+	CloseCode   int
+	CloseReason string
 }
 
 func (e *RejectError) Error() string {
-	msg := ""
+	msg := e.CloseReason
 	if e.Reject != nil && e.Reject.Error != nil {
 		msg = e.Reject.Error.Message
+	}
+	if e.Reject == nil {
+		return fmt.Sprintf("closed without reject (close %d): %s", e.CloseCode, msg)
 	}
 	return fmt.Sprintf("rejected (close %d): %s", e.CloseCode, msg)
 }
@@ -113,13 +121,26 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		caps = &protocol.Caps{Actions: actionNames()}
 	}
 	hello := protocol.Hello{Type: protocol.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
-	if err := ws.WriteJSON(hello); err != nil {
+	frame, err := json.Marshal(hello)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	typ := websocket.TextMessage
+	if o.Binary {
+		typ = websocket.BinaryMessage
+	}
+	if err := ws.WriteMessage(typ, frame); err != nil {
 		ws.Close()
 		return nil, err
 	}
 	_, data, err := ws.ReadMessage()
 	if err != nil {
 		ws.Close()
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			return nil, &RejectError{CloseCode: ce.Code, CloseReason: ce.Text}
+		}
 		return nil, err
 	}
 	m, perr := protocol.Decode(data)
@@ -196,6 +217,13 @@ func (e *Extension) CloseErr() error {
 // SendEvent sends {type:"event", event: ev}.
 func (e *Extension) SendEvent(ev map[string]any) error {
 	return e.write(map[string]any{"type": "event", "event": ev})
+}
+
+// SendBinary writes one binary frame, which the protocol does not allow.
+func (e *Extension) SendBinary(data []byte) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return e.ws.WriteMessage(websocket.BinaryMessage, data)
 }
 
 // SendRaw writes one text frame as is.

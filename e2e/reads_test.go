@@ -108,3 +108,48 @@ func TestNavigate_RefusedPort(t *testing.T) {
 		t.Errorf("--json reason = %q, want net::ERR_CONNECTION_REFUSED", body.Reason)
 	}
 }
+
+// TestScreenshot_MinimizedWindowUnchanged: a capture in the minimized BUA
+// window leaves the page's visibility as it was and fires no
+// visibilitychange, then and after a later navigation. The e2e browser is
+// shared, so the test first closes every BUA-window tab (Chrome removes a
+// window with its last tab) and checks both the first tab of the freshly
+// created window and a second one opened into it. That the window stays
+// minimized is extension/test/capture.test.js's: a capture that answers
+// never calls Page.bringToFront.
+func TestScreenshot_MinimizedWindowUnchanged(t *testing.T) {
+	probe := openTabWith(t, map[string]any{"type": "open_tab", "url": siteURL("cli/cli.html")})
+	for _, tb := range getTabs(t) {
+		if tb.WindowID == probe.WindowID {
+			mustRequest(t, map[string]any{"type": "close_tab", "tabId": tb.TabID}, nil)
+		}
+	}
+	first := openTabWith(t, map[string]any{"type": "open_tab", "url": siteURL("cli/cli.html")})
+	if first.WindowID == probe.WindowID {
+		t.Fatalf("the BUA window %d outlived its last tab", probe.WindowID)
+	}
+	for _, tb := range getTabs(t) {
+		if tb.WindowID == first.WindowID && tb.TabID != first.TabID {
+			t.Fatalf("the fresh BUA window %d holds tab %d (%s) besides %d", first.WindowID, tb.TabID, tb.URL, first.TabID)
+		}
+	}
+	second := openTabWith(t, map[string]any{"type": "open_tab", "url": siteURL("cli/cli.html")})
+	if second.WindowID != first.WindowID {
+		t.Fatalf("the second tab opened in window %d, not the BUA window %d", second.WindowID, first.WindowID)
+	}
+	for _, tab := range []struct {
+		what string
+		id   int
+	}{{"the new BUA window's first tab", first.TabID}, {"a later tab in the BUA window", second.TabID}} {
+		id := strconv.Itoa(tab.id)
+		before := cliEval(t, id, `window.__vc = 0; document.addEventListener("visibilitychange", () => window.__vc++); return document.visibilityState`)
+		mustCLI(t, "screenshot", "--tab", id, "-o", t.TempDir()+"/shot.jpg")
+		if got, want := cliEval(t, id, `return document.visibilityState + " " + window.__vc`), before+" 0"; got != want {
+			t.Errorf("%s: after a screenshot: visibility and visibilitychange count %q, want %q", tab.what, got, want)
+		}
+		mustCLI(t, "navigate", "--tab", id, siteURL("form.html"))
+		if got := cliEval(t, id, "return document.visibilityState"); got != before {
+			t.Errorf("%s: after a screenshot and a navigation: visibility %q, want %q", tab.what, got, before)
+		}
+	}
+}

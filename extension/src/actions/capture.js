@@ -2,10 +2,16 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 
-// A tab in a minimized or background window may produce no compositor
-// frame, so the capture waits forever; after this long we bring the tab to
-// the front (which makes it paint) and ask again.
-export const CAPTURE_STALL_MS = 2000;
+// A tab in the minimized BUA window sometimes answers no capture: the
+// request waits for a compositor frame that never comes. Asking again
+// while the first is pending answers at once (measured in headless
+// Chromium 156). So a capture that has not answered in CAPTURE_RETRY_MS is
+// asked again, up to CAPTURE_RETRIES times, every request racing the
+// others. Page.bringToFront is the last resort only: it activates the
+// tab's window, which can show the page (visibilitychange to visible, then
+// back to hidden) to pages that pause when hidden (HTML §Page visibility).
+export const CAPTURE_RETRY_MS = 1000;
+export const CAPTURE_RETRIES = 2;
 // Chromium's GPU readback fails on very tall surfaces; full-page captures
 // are clipped to this height (CSS px).
 export const FULL_PAGE_MAX_HEIGHT = 16384;
@@ -32,15 +38,22 @@ export async function screenshot(ctx, action) {
       scale: 1,
     };
   }
-  const first = ctx.send("Page.captureScreenshot", params);
-  first.catch(() => {}); // may be abandoned below
-  let shot = await within(first, ctx.budget.inner(CAPTURE_STALL_MS), ctx.timers);
+  const pending = [];
+  const ask = () => {
+    const p = ctx.send("Page.captureScreenshot", params);
+    p.catch(() => {}); // may be abandoned when another answers
+    pending.push(p);
+    return within(Promise.race(pending), ctx.budget.inner(CAPTURE_RETRY_MS), ctx.timers);
+  };
+  let shot = await ask();
+  for (let i = 0; shot === STALLED && i < CAPTURE_RETRIES && ctx.budget.inner() > 0; i++) shot = await ask();
   if (shot === STALLED) {
     await ctx.send("Page.bringToFront");
-    const second = ctx.send("Page.captureScreenshot", params);
-    second.catch(() => {});
-    // The second try may use what is left of the request's budget.
-    shot = await within(Promise.race([first, second]), ctx.budget.inner(), ctx.timers);
+    const last = ctx.send("Page.captureScreenshot", params);
+    last.catch(() => {});
+    pending.push(last);
+    // The last try may use what is left of the request's budget.
+    shot = await within(Promise.race(pending), ctx.budget.inner(), ctx.timers);
     if (shot === STALLED) {
       throw new BridgeError(ErrorCodes.TIMEOUT, "the tab painted no frame to capture, even after bringing it to the front");
     }

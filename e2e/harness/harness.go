@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/bua-dev/bua/pkg/browser"
 )
@@ -54,7 +55,8 @@ func BuildBua(root, dir string) string {
 }
 
 // ServeSites serves dir on a free loopback port until stop is called.
-// HTML goes out as "text/html" with no charset parameter, as many real
+// A request with ?delay=DURATION (e.g. ?delay=1500ms, at most 10 s) is
+// answered only after that long, to stand for a slow server. HTML goes out as "text/html" with no charset parameter, as many real
 // servers send it, so each page's own <meta charset> decides its encoding
 // (net/http would otherwise add "; charset=utf-8" and override it).
 func ServeSites(dir string) (port int, stop func()) {
@@ -64,6 +66,15 @@ func ServeSites(dir string) (port int, stop func()) {
 	}
 	files := http.FileServer(http.Dir(dir))
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil && d > 0 && d <= 10*time.Second {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
 		if p := r.URL.Path; strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") || strings.HasSuffix(p, "/") {
 			w.Header().Set("Content-Type", "text/html")
 		}

@@ -1,25 +1,32 @@
 // The settle after input (docs/extension.md §Settle after input): click,
 // hover, type and press_key return only once the page has reacted. A
 // main-frame navigation the input started is waited for until the new
-// document committed and reached DOMContentLoaded; otherwise the action
-// returns after one page task, which lets handlers queued by the input
-// (hashchange, a setTimeout(0), promise reactions) run first.
+// document committed and reached DOMContentLoaded; a same-document one
+// until one page task ran (its hashchange handler); otherwise the action
+// returns after one round trip to the page.
 //
 // The window: Chromium reports a renderer-initiated navigation
 // (Page.frameRequestedNavigation) before it answers the input event that
 // caused it, and events reach us in order with command answers, so by the
-// time the settle task returns every navigation the input or its first
-// task started has been seen. Measured on the fixtures (e2e
+// time a page round trip after the input returns every navigation the
+// input started has been seen. Measured on the fixtures (e2e
 // TestMeasureSettle): frameRequestedNavigation arrives 0–0.1 ms after the
 // mouseReleased answer, frameStartedLoading 4–5 ms later.
 
 import { BridgeError, ErrorCodes } from "./errors.js";
 import { CdpError, withDeadline } from "./cdp.js";
 
-// SETTLE_TASK runs in the page and resolves after one task: whatever the
-// input queued (hashchange, popstate handlers, timers of 0 ms, microtasks)
-// runs before it. Not an animation frame: rAF waits up to 16 ms for the
-// next frame and never fires in a hidden tab.
+// SETTLE_PING is one round trip to the page's main thread: every event the
+// input caused synchronously (a navigation request, a same-document URL
+// change) has reached us when it answers. It costs ~0.7 ms.
+export const SETTLE_PING = "0";
+
+// SETTLE_TASK resolves after one page task: whatever the input queued
+// (hashchange, popstate handlers, timers of 0 ms) runs before it. After an
+// input Chromium draws a frame before it runs other tasks, so this costs
+// ~12 ms: it runs only after a same-document navigation, whose hashchange
+// handler is such a task. (Not an animation frame either: rAF costs as
+// much and never fires in a hidden tab.)
 export const SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
 
 // NAV_START_EVENTS mark a main-frame navigation the page asked for.
@@ -59,19 +66,8 @@ export function watchNavigation(ctx, mainFrameId) {
   // started, within what is left of the action's budget. `what` names the
   // action for the timeout message.
   async function settle(what) {
-    try {
-      await withDeadline(
-        ctx.send("Runtime.evaluate", { expression: SETTLE_TASK, awaitPromise: true, returnByValue: true }),
-        ctx.budget.inner(),
-        what,
-        ctx.timers,
-      );
-    } catch (e) {
-      // The old document's context goes away when the new one commits
-      // (Chromium holds the answer until then): that is the navigation
-      // we wait for below, not a failure of the action.
-      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
-    }
+    await inPage(SETTLE_PING, what);
+    if (state.sameDocument && !state.committed) await inPage(SETTLE_TASK, what);
     if (!state.started && !state.committed) return;
     const waitMs = ctx.budget.inner();
     const finished = await until(() => state.done || state.detached !== null, waitMs);
@@ -81,6 +77,22 @@ export function watchNavigation(ctx, mainFrameId) {
     if (!finished) {
       const stage = state.committed ? "reached DOMContentLoaded" : "committed";
       throw new BridgeError(ErrorCodes.TIMEOUT, `${what} started a navigation whose page never ${stage} within ${waitMs} ms`);
+    }
+  }
+
+  async function inPage(expression, what) {
+    try {
+      await withDeadline(
+        ctx.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }),
+        ctx.budget.inner(),
+        what,
+        ctx.timers,
+      );
+    } catch (e) {
+      // The old document's context goes away when the new one commits
+      // (Chromium may hold the answer until then): that is the navigation
+      // settle waits for, not a failure of the action.
+      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
     }
   }
 

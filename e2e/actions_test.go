@@ -330,7 +330,7 @@ func TestRemovedNodeIsNotFound(t *testing.T) {
 
 func TestCoveredElementNamesTheCover(t *testing.T) {
 	tab := openTab(t, "modal.html")
-	e := wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "#target"}, "element_not_found")
+	e := wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "#target"}, "timeout", "--timeout", "2s")
 	wantContains(t, "message", e.Message, "covered by div#overlay")
 	wantContains(t, "message", e.Message, "We use cookies")
 	if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != "" {

@@ -364,3 +364,72 @@ func benchRawSequence(b *testing.B, overlap bool) {
 		b.Fatalf("page saw %d clicks, want %d", got, b.N+1)
 	}
 }
+
+// BenchmarkClickNothing clicks a button with no handler on
+// settle/actions.html: the settle after input costs its one page task and
+// nothing more. Run it against the raw CDP floor (BenchmarkClickRawCDP).
+func BenchmarkClickNothing(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, "settle/actions.html?bench=nothing")
+	click := fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#nothing"}`, tab)
+	benchRequest(b, cl, click)
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		benchRequest(b, cl, click)
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+}
+
+// BenchmarkClickNavigate clicks a same-origin link to a fast page and goes
+// back with history.back() outside the timing. With the settle, the click
+// returns once the new page reached DOMContentLoaded; before it, at once.
+func BenchmarkClickNavigate(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, "settle/actions.html?bench=navigate")
+	click := fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#fast"}`, tab)
+	back := fmt.Sprintf(`{"type":"navigate","tabId":%d,"url":%q}`, tab, siteURL("settle/actions.html?bench=navigate"))
+	title := fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"return document.title"}`, tab)
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		benchRequest(b, cl, back)
+		b.StartTimer()
+		start := time.Now()
+		benchRequest(b, cl, click)
+		samples = append(samples, time.Since(start))
+		b.StopTimer()
+		if i == 0 {
+			// Only the first: the title check is what the settle is for.
+			if got := string(benchRequest(b, cl, title)); !strings.Contains(got, "Settle target") {
+				b.Logf("title right after the click: %s", got)
+			}
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+}
+
+// benchTabAt opens path and returns its tab id; the tab closes when the
+// benchmark ends.
+func benchTabAt(b *testing.B, cl *bridge.Client, path string) int {
+	b.Helper()
+	var r struct {
+		TabID int `json:"tabId"`
+	}
+	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"open_tab","url":%q}`, siteURL(path)))
+	if err := json.Unmarshal(res, &r); err != nil || r.TabID == 0 {
+		b.Fatalf("open_tab: %s", res)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cl.RequestRaw(ctx, json.RawMessage(fmt.Sprintf(`{"type":"close_tab","tabId":%d}`, r.TabID)), false)
+	})
+	return r.TabID
+}

@@ -59,6 +59,18 @@ func targetFlags() []cli.Flag {
 	}
 }
 
+// forceFlag is --force on click, hover and type: act without waiting for
+// the target to be actionable (the schema's force).
+func forceFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "force", Usage: "act at once, skipping the wait until TARGET is visible, stable, enabled and not covered"}
+}
+
+// withForce sets the action's force from --force.
+func withForce(c *cli.Context, a protocol.Action) protocol.Action {
+	a.Force = c.Bool("force")
+	return a
+}
+
 // target reads TARGET: ^e\d+$ is a uid, anything else a CSS selector, unless
 // --uid or --selector says otherwise.
 func target(c *cli.Context) (protocol.Target, error) {
@@ -105,29 +117,29 @@ func newReloadCommand(env *Env) *cli.Command {
 }
 
 func newClickCommand(env *Env) *cli.Command {
-	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", targetFlags(),
+	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", append(targetFlags(), forceFlag()),
 		func(c *cli.Context) error {
 			t, err := target(c)
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, protocol.Click(t), printOK(c, env, "ok"))
+			return runAction(c, env, withForce(c, protocol.Click(t)), printOK(c, env, "ok"))
 		})
 }
 
 func newHoverCommand(env *Env) *cli.Command {
-	return actionCommand("hover", "move the mouse over an element", "TARGET", targetFlags(),
+	return actionCommand("hover", "move the mouse over an element", "TARGET", append(targetFlags(), forceFlag()),
 		func(c *cli.Context) error {
 			t, err := target(c)
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, protocol.Hover(t), printOK(c, env, "ok"))
+			return runAction(c, env, withForce(c, protocol.Hover(t)), printOK(c, env, "ok"))
 		})
 }
 
 func newTypeCommand(env *Env) *cli.Command {
-	flags := append(targetFlags(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
+	flags := append(targetFlags(), forceFlag(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
 	cmd := actionCommand("type", "focus an element and insert text", "TARGET TEXT|-", flags,
 		func(c *cli.Context) error {
 			t, err := target(c)
@@ -155,7 +167,7 @@ func newTypeCommand(env *Env) *cli.Command {
 			default:
 				text = c.Args().Get(1)
 			}
-			return runAction(c, env, protocol.Type(t, text), printOK(c, env, "ok"))
+			return runAction(c, env, withForce(c, protocol.Type(t, text)), printOK(c, env, "ok"))
 		})
 	return cmd
 }

@@ -56,9 +56,12 @@ func BuildBua(root, dir string) string {
 }
 
 // ServeSites serves dir on a free loopback port until stop is called.
-// HTML goes out as "text/html" with no charset parameter, as many real
-// servers send it, so each page's own <meta charset> decides its encoding
-// (net/http would otherwise add "; charset=utf-8" and override it).
+// A request with ?delay=DURATION (e.g. ?delay=1500ms, at most 10 s) is
+// answered only after that long, to stand for a slow server; /slow-load
+// is a page that takes ?ms=N to load. HTML goes out as "text/html" with
+// no charset parameter, as many real servers send it, so each page's own
+// <meta charset> decides its encoding (net/http would otherwise add
+// "; charset=utf-8" and override it).
 func ServeSites(dir string) (port int, stop func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -69,6 +72,15 @@ func ServeSites(dir string) (port int, stop func()) {
 		if r.URL.Path == "/slow-load" {
 			slowLoad(w, r)
 			return
+		}
+		if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil && d > 0 && d <= 10*time.Second {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
 		}
 		if p := r.URL.Path; strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") || strings.HasSuffix(p, "/") {
 			w.Header().Set("Content-Type", "text/html")

@@ -246,6 +246,9 @@ export function createDebuggerController(opts) {
       sleep: (ms) => sleep(ms, timers),
       managed: isManaged,
       mainFrame: () => currentMainFrame(tabId),
+      // mainFrameId is the committed main frame's id as last reported,
+      // without a round trip (null before the attach read it).
+      mainFrameId: () => (mainFrames.has(tabId) ? mainFrames.get(tabId).id : null),
       // uidNode returns uid's backendNodeId from the cache at once (or throws
       // element_stale when the last extract has no such uid) together with
       // `current`, a promise that rejects element_stale when the tab's

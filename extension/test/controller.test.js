@@ -18,6 +18,8 @@ function fakeTab(overrides = {}, opts = {}) {
     exists: new Set([101, 102, 103]), // backendNodeIds CDP can still resolve
     hitFor: (id) => id, // node at a target's centre
     cover: null,
+    disabled: new Set(), // backendNodeIds that are :disabled or aria-disabled
+    rectFor: () => [10, 10, 20, 10], // getBoundingClientRect, matching the default box
   };
   const throwCdp = (message) => {
     throw new Error(JSON.stringify({ code: -32000, message }));
@@ -52,6 +54,11 @@ function fakeTab(overrides = {}, opts = {}) {
       return { object: { objectId: `obj-${id}` } };
     },
     "Runtime.callFunctionOn": (p) => {
+      if (p.functionDeclaration.includes("bua:actionable")) {
+        const id = Number(p.objectId.slice(4));
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: false };
+        return { result: { type: "object", value } };
+      }
       if (p.functionDeclaration.includes("isConnected")) {
         const id = Number(p.objectId.slice(4));
         return { result: { type: "boolean", value: page.connected.has(id) } };
@@ -216,8 +223,61 @@ test("a covered target fails naming the cover", async () => {
   fake.page.hitFor = () => 999;
   fake.page.exists.add(999);
   fake.page.cover = { cover: "div#consent.modal", text: "Accept cookies" };
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_not_found", /covered by div#consent\.modal "Accept cookies"/);
+  const action = { type: "click", uid: "e0" };
+  const started = Date.now();
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 1000)), "timeout", /uid e0 is covered by div#consent\.modal "Accept cookies"/);
+  assert.ok(Date.now() - started < 600, `gave up after ${Date.now() - started} ms`);
   assert.equal(methods(fake.calls).includes("Input.dispatchMouseEvent"), false);
+});
+
+test("click waits while the target is covered, then clicks once the cover leaves", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  fake.page.hitFor = () => 999;
+  fake.page.exists.add(999);
+  fake.page.cover = { cover: "div.overlay", text: "" };
+  setTimeout(() => {
+    fake.page.hitFor = (id) => id;
+    fake.page.cover = null;
+  }, 120);
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.equal(fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").length, 3);
+});
+
+test("click waits for a disabled target to be enabled; force clicks at once", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  fake.page.disabled.add(101);
+  const action = { type: "click", uid: "e0" };
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /uid e0 is not enabled \(waited \d+ ms/);
+  assert.equal(methods(fake.calls).includes("Input.dispatchMouseEvent"), false);
+
+  const started = Date.now();
+  const hitTests = () => fake.calls.filter((x) => x[0] === "DOM.getNodeForLocation").length;
+  const before = hitTests();
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0", force: true }), { ok: true });
+  assert.ok(Date.now() - started < 100);
+  assert.equal(fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").length, 3);
+  assert.equal(hitTests(), before, "force skips the hit test");
+
+  fake.page.disabled.delete(101);
+  setTimeout(() => fake.page.disabled.add(101), 0); // hover ignores enabled
+  assert.deepEqual(await c.run(TAB, { type: "hover", uid: "e0" }), { ok: true });
+});
+
+test("click waits for a moving target to stand still", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  let moves = 3;
+  fake.page.rectFor = () => (moves-- > 0 ? [10 + moves * 5, 10, 20, 10] : [10, 10, 20, 10]);
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.equal(moves, 0);
+  const action = { type: "click", uid: "e0" };
+  fake.page.rectFor = () => [Math.random() * 100, 10, 20, 10];
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /not stable/);
 });
 
 test("during evaluate, alerts are accepted and confirms/prompts dismissed", async () => {
@@ -556,4 +616,68 @@ test("an action with no tab executor is invalid_action", async () => {
   await rejectsWith(c.run(TAB, { type: "get_tabs" }), "invalid_action", /not a per-tab action/);
   await rejectsWith(c.run(TAB, { type: "drag" }), "invalid_action");
   assert.equal(fake.calls.length, 0, "nothing attached");
+});
+
+test("a click that starts a navigation returns once the new document reached DOMContentLoaded", async () => {
+  let fire;
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type === "mouseReleased") fire("Page.frameRequestedNavigation", { frameId: "MAIN", reason: "anchorClick", url: "http://site.test/slow" });
+      return {};
+    },
+  });
+  const { c } = makeController(fake);
+  fire = (m, p) => c.handleDebuggerEvent({ tabId: TAB }, m, p);
+  await c.run(TAB, { type: "extract" });
+  let done = false;
+  const click = c.run(TAB, { type: "click", uid: "e0" }).then((r) => ((done = true), r));
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(done, false, "returned before the new document committed");
+  fire("Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2" }, type: "Navigation" });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(done, false, "returned before DOMContentLoaded");
+  fire("Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L2", name: "DOMContentLoaded" });
+  assert.deepEqual(await click, { ok: true });
+  // The settle task ran in the page after the input.
+  const order = methods(fake.calls).filter((m) => m === "Input.dispatchMouseEvent" || m === "Runtime.evaluate");
+  assert.equal(order.at(-1), "Runtime.evaluate");
+});
+
+test("a click whose navigation never commits fails timeout; one that is cancelled returns", async () => {
+  let fire;
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type === "mouseReleased") fire("Page.frameStartedLoading", { frameId: "MAIN" });
+      return {};
+    },
+  });
+  const { c } = makeController(fake);
+  fire = (m, p) => c.handleDebuggerEvent({ tabId: TAB }, m, p);
+  await c.run(TAB, { type: "extract" });
+  const action = { type: "click", uid: "e0" };
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /click started a navigation whose page never committed/);
+  const cancelled = c.run(TAB, { type: "click", uid: "e0" });
+  await new Promise((r) => setTimeout(r, 20));
+  fire("Page.frameStoppedLoading", { frameId: "MAIN" }); // a download or a 204
+  assert.deepEqual(await cancelled, { ok: true });
+});
+
+test("a navigation in a child frame or within the document does not hold the click", async () => {
+  let fire;
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type === "mouseReleased") {
+        fire("Page.frameRequestedNavigation", { frameId: "CHILD", reason: "anchorClick", url: "http://ads.test/" });
+        fire("Page.navigatedWithinDocument", { frameId: "MAIN", url: "http://site.test/#/next" });
+      }
+      return {};
+    },
+  });
+  const { c } = makeController(fake);
+  fire = (m, p) => c.handleDebuggerEvent({ tabId: TAB }, m, p);
+  await c.run(TAB, { type: "extract" });
+  const started = Date.now();
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.ok(Date.now() - started < 100);
+  assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true });
 });

@@ -33,6 +33,7 @@ type Action struct {
 	Expression string  `json:"expression,omitempty"` // evaluate: function body, use return
 	TimeoutMs  *int    `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
 	Focus      *bool   `json:"focus,omitempty"`      // open_tab
+	Force      bool    `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`

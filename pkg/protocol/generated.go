@@ -92,6 +92,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -105,6 +106,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
+			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -118,6 +120,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

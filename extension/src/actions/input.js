@@ -5,6 +5,7 @@
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError, invalid, notFound } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
+import { watchNavigation } from "../lib/settle.js";
 
 const GROUP = "bua";
 
@@ -119,15 +120,87 @@ const HIT_CHECK = `function (hit) {
   return { ok: false, cover: d, text };
 }`;
 
+// ACTIONABLE runs in the page with `this` = the target and returns what
+// the actionability checks need (docs/extension.md §Actionability): still
+// connected, visible (a non-empty box, not visibility:hidden), enabled (not
+// :disabled, itself or through a fieldset, and not inside
+// aria-disabled="true"), editable (not a read-only input), its viewport
+// rect when it lives in the top document (to compare with the box model
+// for stability), and whether a running animation moves it or an ancestor.
+const ACTIONABLE = `function () { /* bua:actionable */
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  const e = el.nodeType === 1 ? el : el.parentElement;
+  if (!e) return { connected: true, visible: false, enabled: true, editable: true, rect: null, animating: false };
+  const r = e.getBoundingClientRect();
+  const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden" &&
+    (typeof e.checkVisibility !== "function" || e.checkVisibility());
+  const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
+  const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
+  let animating = false;
+  if (typeof document.getAnimations === "function") {
+    for (const a of document.getAnimations()) {
+      const t = a.effect && a.effect.target;
+      if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
+    }
+  }
+  const top = window === window.top;
+  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating };
+}`;
+
+// STABLE runs in the page: whether the target's rect is the same over two
+// animation frames (Playwright's "stable"); asked only while an animation
+// runs on it. A hidden tab draws no frames, so 100 ms stands in for them.
+const STABLE = `function () {
+  const rect = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
+  const before = rect();
+  return new Promise((resolve) => {
+    const done = () => resolve(rect() === before);
+    const t = setTimeout(done, 100);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); done(); }));
+  });
+}`;
+
+// POLL_MS are the pauses between actionability probes: short at first, as
+// most waits end within a frame or two, then every 200 ms.
+const POLL_MS = [20, 50, 100, 100, 200];
+
+// waitActionable runs probe until it returns {ok: true, ...} or the
+// action's budget (lib/budget.js) runs out, which is timeout naming the
+// check that failed last. A probe throws for what waiting cannot fix: a
+// stale uid, a selector with no match, a node removed from the page.
+async function waitActionable(ctx, action, probe) {
+  const started = Date.now();
+  let why = "";
+  for (let i = 0; ; i++) {
+    const r = await probe();
+    if (r.ok) return r;
+    why = r.why;
+    const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
+    if (ctx.budget.inner() <= pause) break;
+    await ctx.sleep(pause);
+  }
+  throw new BridgeError(
+    ErrorCodes.TIMEOUT,
+    `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`,
+  );
+}
+
 // aim finds where to click the target: the centre of its border box in
-// viewport CSS pixels, after scrolling it into view and checking that it is
-// still in the page and that a click there would land on it, not on an
-// overlay. chrome.debugger adds a hop to every call, so the checks travel
-// in as few round trips as their dependencies allow: everything that needs
-// only the node's id goes at once (a debugger session runs its commands in
-// order, so the box is read after the scroll), then the "still in the
-// page" check with the hit test. All of it completes before any input.
-export async function aim(ctx, action) {
+// viewport CSS pixels, after scrolling it into view. Unless action.force,
+// it waits until the target is actionable (docs/extension.md
+// §Actionability): visible, stable, enabled when `enabled`, and the node a
+// click there would land on rather than an overlay. chrome.debugger adds a
+// hop to every call, so each probe travels in as few round trips as its
+// dependencies allow: everything that needs only the node's id goes at
+// once (a debugger session runs its commands in order, so the box is read
+// after the scroll), then the page-side checks with the hit test.
+export async function aim(ctx, action, { enabled = true } = {}) {
+  const probe = () => probeAim(ctx, action, enabled);
+  return waitActionable(ctx, action, probe);
+}
+
+async function probeAim(ctx, action, enabled) {
   const { target, rest } = await resolveWith(ctx, action, (by) => [
     ctx.send("DOM.scrollIntoViewIfNeeded", by),
     ctx.send("DOM.getBoxModel", by),
@@ -135,23 +208,29 @@ export async function aim(ctx, action) {
   ]);
   const [scrolled, boxed, metrics] = rest;
   const { backendNodeId, objectId, label } = target;
+  const force = action.force === true;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
     if (!(await isConnected(ctx, objectId))) throw gone(label);
-    if (scrolled.status === "rejected") throw notFound(`${label} is not rendered (${scrolled.reason.cdpMessage})`);
-    throw notFound(`${label} has no box: it is hidden or not rendered`);
+    if (force && scrolled.status === "rejected") throw notFound(`${label} is not rendered (${scrolled.reason.cdpMessage})`);
+    if (force) throw notFound(`${label} has no box: it is hidden or not rendered`);
+    return { ok: false, why: "not visible (not rendered)" };
   }
   if (metrics.status === "rejected") throw metrics.reason;
   const { model } = boxed.value;
-  if (!model || model.width === 0 || model.height === 0) throw notFound(`${label} has zero size: it is hidden`);
+  if (!model || model.width === 0 || model.height === 0) {
+    if (force) throw notFound(`${label} has zero size: it is hidden`);
+    return { ok: false, why: "not visible (zero size)" };
+  }
   const q = model.border;
   const x = (q[0] + q[2] + q[4] + q[6]) / 4;
   const y = (q[1] + q[3] + q[5] + q[7]) / 4;
+  if (force) return { ok: true, x, y };
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
   const vv = metrics.value.cssVisualViewport;
-  const [connected, located] = await settle([
-    isConnected(ctx, objectId),
+  const [checked, located] = await settle([
+    ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
     ctx.send("DOM.getNodeForLocation", {
       x: Math.floor(x + (vv ? vv.pageX : 0)),
       y: Math.floor(y + (vv ? vv.pageY : 0)),
@@ -159,10 +238,24 @@ export async function aim(ctx, action) {
       ignorePointerEventsNone: false,
     }),
   ]);
-  if (connected.status === "rejected" || !connected.value) throw gone(label);
+  const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
+  if (!st || !st.connected) throw gone(label);
+  if (!st.visible) return { ok: false, why: "not visible" };
+  if (st.rect) {
+    // Stable: the box read before the scroll settled and the rect read now agree.
+    const xs = [q[0], q[2], q[4], q[6]];
+    const ys = [q[1], q[3], q[5], q[7]];
+    const bx = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
+    if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
+  }
+  if (st.animating) {
+    const r = await ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
+    if (!(r.result && r.result.value === true)) return { ok: false, why: "not stable (animating)" };
+  }
+  if (enabled && !st.enabled) return { ok: false, why: "not enabled" };
   // No node at the point means the centre is outside the viewport even
   // after scrolling (e.g. an element wider than the window).
-  if (located.status === "rejected") throw notFound(`${label} is outside the viewport at (${Math.round(x)}, ${Math.round(y)})`);
+  if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(x)}, ${Math.round(y)})` };
   const hit = located.value;
   if (hit.backendNodeId !== backendNodeId) {
     let verdict = { ok: true };
@@ -182,12 +275,24 @@ export async function aim(ctx, action) {
     }
     if (!verdict.ok) {
       const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
-      throw notFound(
-        `${label} is covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})`,
-      );
+      return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})` };
     }
   }
-  return { x, y };
+  return { ok: true, x, y };
+}
+
+// settleAfter runs act (the input) with the tab's navigation events
+// watched, then settles (lib/settle.js): a navigation the input started is
+// waited for until DOMContentLoaded, anything else for one page task.
+async function settleAfter(ctx, what, act) {
+  const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
+  try {
+    await act();
+    await watch.settle(what);
+  } finally {
+    watch.off();
+  }
+  return { ok: true };
 }
 
 async function mouse(ctx, type, x, y, extra) {
@@ -199,33 +304,53 @@ export async function click(ctx, action) {
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
-  await Promise.all([
-    mouse(ctx, "mouseMoved", x, y),
-    mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
-    mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
-  ]);
-  return { ok: true };
+  return settleAfter(ctx, "click", () =>
+    Promise.all([
+      mouse(ctx, "mouseMoved", x, y),
+      mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
+      mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
+    ]),
+  );
 }
 
+// hover waits as click does, except for enabled (Playwright's rule: a
+// disabled control still shows its tooltip).
 export async function hover(ctx, action) {
-  const { x, y } = await aim(ctx, action);
-  await mouse(ctx, "mouseMoved", x, y);
-  return { ok: true };
+  const { x, y } = await aim(ctx, action, { enabled: false });
+  return settleAfter(ctx, "hover", () => mouse(ctx, "mouseMoved", x, y));
 }
 
 // typeText focuses the target and inserts the text like a paste: Unicode
 // goes through unchanged and no per-character key events are synthesised.
+// Unless action.force, it first waits for the target to be visible,
+// enabled and editable (Playwright's checks for fill: no hit test, as
+// focus needs none).
 export async function typeText(ctx, action) {
-  const { target: t } = await resolveWith(ctx, action);
-  if (!(await isConnected(ctx, t.objectId))) throw gone(t.label);
+  const { target: t } = await waitActionable(ctx, action, async () => {
+    const { target } = await resolveWith(ctx, action);
+    if (action.force === true) {
+      if (!(await isConnected(ctx, target.objectId))) throw gone(target.label);
+      return { ok: true, target };
+    }
+    const r = await ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: ACTIONABLE, returnByValue: true });
+    const st = r.result && r.result.value;
+    if (!st || !st.connected) throw gone(target.label);
+    if (!st.visible) return { ok: false, why: "not visible" };
+    if (!st.enabled) return { ok: false, why: "not enabled" };
+    if (!st.editable) return { ok: false, why: "not editable (read-only)" };
+    return { ok: true, target };
+  });
+  return settleAfter(ctx, "type", () => focusAndInsert(ctx, t, action.text));
+}
+
+async function focusAndInsert(ctx, t, text) {
   try {
     await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });
   } catch (e) {
     if (e instanceof CdpError) throw notFound(`${t.label} cannot take focus (${e.cdpMessage}): it is not an input, textarea or editable element`);
     throw e;
   }
-  if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
-  return { ok: true };
+  if (text.length > 0) await ctx.send("Input.insertText", { text });
 }
 
 export async function pressKey(ctx, action) {
@@ -236,8 +361,9 @@ export async function pressKey(ctx, action) {
     if (e instanceof RangeError) throw invalid(e.message);
     throw e;
   }
-  for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
-  return { ok: true };
+  return settleAfter(ctx, "press_key", async () => {
+    for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+  });
 }
 
 // scroll moves the page by amount CSS pixels (default one viewport height).

@@ -21,9 +21,9 @@ export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_k
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 export const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","tabId"]) }),
-  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","tabId"]) }),
-  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
+  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),

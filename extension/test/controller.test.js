@@ -681,3 +681,14 @@ test("a navigation in a child frame or within the document does not hold the cli
   assert.ok(Date.now() - started < 100);
   assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true });
 });
+
+test("aimPoint takes the first content quad with an area, else the border box's centre", async () => {
+  const { aimPoint } = await import("../src/actions/input.js");
+  const border = [0, 0, 100, 0, 100, 40, 0, 40];
+  // An inline link wrapped over two lines: two quads; the box's centre
+  // (50, 20) lies between them.
+  const quads = [[0, 0, 0, 0, 0, 0, 0, 0], [60, 0, 100, 0, 100, 10, 60, 10], [0, 30, 30, 30, 30, 40, 0, 40]];
+  assert.deepEqual(aimPoint(border, quads), { x: 80, y: 5 });
+  assert.deepEqual(aimPoint(border, []), { x: 50, y: 20 });
+  assert.deepEqual(aimPoint(border, null), { x: 50, y: 20 });
+});

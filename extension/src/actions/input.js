@@ -200,13 +200,27 @@ export async function aim(ctx, action, { enabled = true } = {}) {
   return waitActionable(ctx, action, probe);
 }
 
+// aimPoint is where a click lands: the centre of the target's first content
+// quad with an area (its first line box, for an inline element that wraps:
+// the centre of the whole border box may fall between its lines, on
+// whatever is there), else the centre of its border box. Playwright aims
+// the same way.
+export function aimPoint(border, quads) {
+  for (const c of quads || []) {
+    const area = Math.abs((c[0] * c[3] - c[2] * c[1]) + (c[2] * c[5] - c[4] * c[3]) + (c[4] * c[7] - c[6] * c[5]) + (c[6] * c[1] - c[0] * c[7])) / 2;
+    if (area > 0.99) return { x: (c[0] + c[2] + c[4] + c[6]) / 4, y: (c[1] + c[3] + c[5] + c[7]) / 4 };
+  }
+  return { x: (border[0] + border[2] + border[4] + border[6]) / 4, y: (border[1] + border[3] + border[5] + border[7]) / 4 };
+}
+
 async function probeAim(ctx, action, enabled) {
   const { target, rest } = await resolveWith(ctx, action, (by) => [
     ctx.send("DOM.scrollIntoViewIfNeeded", by),
     ctx.send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
+    ctx.send("DOM.getContentQuads", by),
   ]);
-  const [scrolled, boxed, metrics] = rest;
+  const [scrolled, boxed, metrics, quads] = rest;
   const { backendNodeId, objectId, label } = target;
   const force = action.force === true;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
@@ -222,8 +236,7 @@ async function probeAim(ctx, action, enabled) {
     return { ok: false, why: "not visible (zero size)" };
   }
   const q = model.border;
-  const x = (q[0] + q[2] + q[4] + q[6]) / 4;
-  const y = (q[1] + q[3] + q[5] + q[7]) / 4;
+  const { x, y } = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
   if (force) return { ok: true, x, y };
 
   // getNodeForLocation hit-tests in document coordinates, while the box
@@ -243,8 +256,12 @@ async function probeAim(ctx, action, enabled) {
   if (!st.visible) return { ok: false, why: "not visible" };
   if (st.rect) {
     // Stable: the box read before the scroll settled and the rect read now agree.
-    const xs = [q[0], q[2], q[4], q[6]];
-    const ys = [q[1], q[3], q[5], q[7]];
+    // Compare like with like: getBoundingClientRect bounds every fragment
+    // of the element (all line boxes of a wrapped link), as its content
+    // quads do; the border box of an inline element does not.
+    const pts = quads.status === "fulfilled" && quads.value.quads && quads.value.quads.length ? quads.value.quads.flat() : q;
+    const xs = pts.filter((_, i) => i % 2 === 0);
+    const ys = pts.filter((_, i) => i % 2 === 1);
     const bx = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
     if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
   }

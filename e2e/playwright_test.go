@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // These tests drive Playwright's own test pages (testdata/sites/playwright,
@@ -115,4 +116,46 @@ func TestPlaywright_ScrollAndClick(t *testing.T) {
 			t.Fatalf("%s shows %v after click, want clicked", id, got)
 		}
 	}
+}
+
+// Actionability, as page-click.spec.ts and page-click-timeout-*.spec.ts
+// assert it. bua runs one action at a time per tab, so the change the
+// click waits for is scheduled in the page before the click.
+func TestPlaywright_Actionability(t *testing.T) {
+	t.Run("WaitForButtonToBeEnabled", func(t *testing.T) {
+		tab := openTab(t, "playwright/input/button.html")
+		evaluate(t, tab, "const b = document.querySelector('button'); b.disabled = true; setTimeout(() => b.disabled = false, 500); return true")
+		pwClick(t, tab, "button")
+		if got := evaluate(t, tab, "return window.result"); got != "Clicked" {
+			t.Fatalf("result %v, want Clicked once the button is enabled", got)
+		}
+	})
+	t.Run("WaitForStablePosition", func(t *testing.T) {
+		tab := openTab(t, "playwright/input/animating-button.html")
+		evaluate(t, tab, "addButton(); setTimeout(() => stopButton(false), 500); return true")
+		pwClick(t, tab, "button")
+		if got := evaluate(t, tab, "return window.clicked === true"); got != true {
+			t.Fatal("the animating button was not clicked once it stopped")
+		}
+	})
+	t.Run("TimeoutWaitingForStablePosition", func(t *testing.T) {
+		tab := openTab(t, "playwright/input/animating-button.html")
+		evaluate(t, tab, "addButton(); return true")
+		start := time.Now()
+		e := wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "button"}, "timeout", "--timeout", "2s")
+		wantContains(t, "message", e.Message, "not stable")
+		if took := time.Since(start); took > 7*time.Second {
+			t.Fatalf("took %s to time out at a 2 s deadline", took)
+		}
+	})
+	t.Run("ForceDoesNotWait", func(t *testing.T) {
+		tab := openTab(t, "playwright/input/button.html")
+		evaluate(t, tab, "document.querySelector('button').style.display = 'none'; return true")
+		start := time.Now()
+		e := wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "button", "force": true}, "element_not_found")
+		wantContains(t, "message", e.Message, "is not visible")
+		if took := time.Since(start); took > 3*time.Second {
+			t.Fatalf("force still waited %s", took)
+		}
+	})
 }

@@ -225,14 +225,14 @@ async function probeAim(ctx, action, enabled) {
   const force = action.force === true;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
     if (!(await isConnected(ctx, objectId))) throw gone(label);
-    if (force && scrolled.status === "rejected") throw notFound(`${label} is not rendered (${scrolled.reason.cdpMessage})`);
-    if (force) throw notFound(`${label} has no box: it is hidden or not rendered`);
+    if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
+    if (force) throw notFound(`${label} is not visible: it has no box (hidden or not rendered)`);
     return { ok: false, why: "not visible (not rendered)" };
   }
   if (metrics.status === "rejected") throw metrics.reason;
   const { model } = boxed.value;
   if (!model || model.width === 0 || model.height === 0) {
-    if (force) throw notFound(`${label} has zero size: it is hidden`);
+    if (force) throw notFound(`${label} is not visible: it has zero size`);
     return { ok: false, why: "not visible (zero size)" };
   }
   const q = model.border;

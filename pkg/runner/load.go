@@ -81,9 +81,11 @@ type fileScope struct {
 }
 
 func (fs *fileScope) errf(n *yaml.Node, format string, args ...any) {
+	// A node without a position (an empty document) is reported at 1:1:
+	// every diagnostic names a real file:line:col.
 	line, col := 1, 1
-	if n != nil {
-		line, col = n.Line, n.Column
+	if n != nil && n.Line > 0 {
+		line, col = n.Line, max(n.Column, 1)
 	}
 	fs.l.diags = append(fs.l.diags, Diagnostic{File: fs.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
 }

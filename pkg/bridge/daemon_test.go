@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -805,4 +806,42 @@ func TestTimeoutErrorsStateTheTimeout(t *testing.T) {
 			t.Fatalf("code %s, want timeout", err.Code)
 		}
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe for the daemon's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestPool_LogsUnanswered: a request that ends without its response, by
+// cancel or deadline, leaves one info line with its id, action and reason.
+func TestPool_LogsUnanswered(t *testing.T) {
+	var logs syncBuffer
+	h := bridgetest.StartDaemon(t, bridge.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	ext := h.Connect(t)
+	ext.HandleAll(func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := h.Daemon.Pool().Request(ctx, protocol.Hover(protocol.Target{Selector: "a"})); err == nil || err.Code != protocol.CodeTimeout {
+		t.Fatalf("err = %v, want timeout", err)
+	}
+	out := logs.String()
+	for _, want := range []string{`msg="request ended without a response"`, "action=hover", "reason=", "id="} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("log lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -234,10 +234,21 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 		}
 		return r.Result, nil
 	case <-ctx.Done():
-		return nil, ctxError(ctx, a)
+		err := ctxError(ctx, a)
+		p.logUnanswered(id, a, err)
+		return nil, err
 	case <-timer.C:
-		return nil, timeoutError(ctx, a, timeout)
+		err := timeoutError(ctx, a, timeout)
+		p.logUnanswered(id, a, err)
+		return nil, err
 	}
+}
+
+// logUnanswered records a sent request that ended without its response
+// (the caller cancelled, or the deadline passed), so a late answer in the
+// log is explained: spec 001 §Cancellation.
+func (p *Pool) logUnanswered(id string, a protocol.Action, err *protocol.Error) {
+	p.log.Info("request ended without a response", "id", id, "action", a.Type, "reason", err.Message)
 }
 
 // Deadline is the pool's deadline for a, level (2) of the schema's timeout

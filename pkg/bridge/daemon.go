@@ -198,6 +198,12 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 	idle := time.NewTicker(time.Minute)
 	defer idle.Stop()
+	lockInfo, err := lock.Stat()
+	if err != nil {
+		return err
+	}
+	homeCheck := time.NewTicker(HomeCheckInterval)
+	defer homeCheck.Stop()
 loop:
 	for {
 		select {
@@ -205,6 +211,11 @@ loop:
 			break loop
 		case <-d.stopCh:
 			break loop
+		case <-homeCheck.C:
+			if why := homeLost(dirs, lockInfo); why != "" {
+				d.log.Warn("home lost: stopping", "why", why)
+				break loop
+			}
 		case <-idle.C:
 			last := time.UnixMilli(d.lastActivity.Load())
 			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 {
@@ -339,6 +350,29 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 		}
 	}
 	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", within, d.cfg.Dirs.LogFile())
+}
+
+// HomeCheckInterval is how often the daemon checks that its home is still
+// its own: one daemon per BUA_HOME, for as long as the home exists.
+const HomeCheckInterval = time.Second
+
+// homeLost says why the daemon no longer owns its home, or "": the lock
+// file it holds was deleted or replaced (BUA_HOME removed, or another
+// daemon took over), or its socket is gone. Either way a command would now
+// start a second daemon for the home, so this one stops its browser and
+// exits.
+func homeLost(dirs home.Dirs, lockInfo os.FileInfo) string {
+	fi, err := os.Stat(dirs.LockFile())
+	if err != nil {
+		return "the lock file is gone (" + dirs.LockFile() + ")"
+	}
+	if !os.SameFile(fi, lockInfo) {
+		return "the lock file was replaced"
+	}
+	if _, err := os.Stat(dirs.Socket()); err != nil {
+		return "the socket is gone (" + dirs.Socket() + ")"
+	}
+	return ""
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

@@ -845,3 +845,37 @@ func TestPool_LogsUnanswered(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonStopsWhenHomeDeleted: deleting BUA_HOME stops the daemon
+// within seconds, so no ghost keeps the port while a new daemon starts.
+func TestDaemonStopsWhenHomeDeleted(t *testing.T) {
+	dir := t.TempDir()
+	cfg := bridge.Config{Dirs: home.Dirs{Config: dir, State: dir, Runtime: dir}, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" }}
+	d, err := bridge.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- d.Run(context.Background(), func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("daemon: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not start")
+	}
+	start := time.Now()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		if took := time.Since(start); took > 3*bridge.HomeCheckInterval+time.Second {
+			t.Fatalf("stopped after %s", took)
+		}
+	case <-time.After(10 * time.Second):
+		d.Stop()
+		t.Fatal("the daemon kept running after its home was deleted")
+	}
+}

@@ -1,0 +1,102 @@
+// Package faults puts bua through faults in real headless Chromium with the
+// real extension, each scenario in its own BUA_HOME so a fault cannot leak
+// into the shared browser of package e2e. Each asserts what the user sees
+// and that it happens fast, not at a full deadline.
+//
+// Budget: about 15 s on a 2-core machine.
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
+)
+
+var buaBin string
+
+func TestMain(m *testing.M) {
+	harness.RequireBrowser("faults")
+	tmp := harness.TempDir("buafault")
+	buaBin = harness.BuildBua("../..", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// env is a clean environment for a fresh home: the developer's own BUA_*
+// never reaches it.
+func env(home string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BUA_") || strings.HasPrefix(kv, "BUA_CHROME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "BUA_HOME="+home, "BUA_LISTEN=127.0.0.1:0", "CI=true")
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	// A zombie still answers signal 0: read its state too.
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || !strings.Contains(string(stat), ") Z ")
+}
+
+// TestHomeDeleted: deleting BUA_HOME under a running daemon and managed
+// browser stops both within seconds, so no ghost keeps the port and the
+// browser while the next command starts a second daemon for the home.
+func TestHomeDeleted(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "h")
+	cmd := harness.Cmd{Bin: buaBin, Env: env(home)}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if r := cmd.Run(ctx, "browser", "start", "--headless"); r.Code != 0 {
+		harness.DumpLogs(home)
+		t.Fatalf("browser start: exit %d\n%s", r.Code, r.Output())
+	}
+	r := cmd.Run(ctx, "status", "--json")
+	var st struct {
+		PID     int `json:"pid"`
+		Managed struct {
+			PID int `json:"pid"`
+		} `json:"managed"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st.PID <= 0 || st.Managed.PID <= 0 {
+		t.Fatalf("status --json = %s (%v): want the daemon's and the browser's pids", r.Stdout, err)
+	}
+	t.Cleanup(func() {
+		for _, pid := range []int{st.PID, st.Managed.PID} {
+			if alive(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	start := time.Now()
+	if err := os.RemoveAll(home); err != nil {
+		t.Fatal(err)
+	}
+	for time.Since(start) < 10*time.Second && (alive(st.PID) || alive(st.Managed.PID)) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if alive(st.PID) || alive(st.Managed.PID) {
+		t.Fatalf("after deleting BUA_HOME: daemon alive %v, browser alive %v, %s later", alive(st.PID), alive(st.Managed.PID), took.Round(time.Millisecond))
+	}
+	if took > 5*time.Second {
+		t.Fatalf("daemon and browser took %s to stop, want a few seconds", took)
+	}
+	t.Logf("daemon and browser gone %s after BUA_HOME was deleted", took.Round(time.Millisecond))
+}

@@ -119,10 +119,7 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
 	if berr != nil {
 		add("daemon", "warn", "not running (any action command starts it)", "or run `bua serve` to see its log in the terminal")
-		listen := env.Getenv("BUA_LISTEN")
-		if listen == "" {
-			listen = bridge.DefaultListen
-		}
+		listen := listenAddr(env)
 		portFree := true
 		if _, port, _ := net.SplitHostPort(listen); port == "0" {
 			add("port", "ok", listen+": the daemon will pick a free port")

@@ -80,9 +80,14 @@ func daemonURL(env *Env, d home.Dirs) string {
 			return info.URL
 		}
 	}
-	listen := env.Getenv("BUA_LISTEN")
-	if listen == "" {
-		listen = bridge.DefaultListen
+	return "ws://" + listenAddr(env) + "/ws/browser"
+}
+
+// listenAddr is the address a daemon started now listens on: BUA_LISTEN,
+// else the extension's default.
+func listenAddr(env *Env) string {
+	if listen := env.Getenv("BUA_LISTEN"); listen != "" {
+		return listen
 	}
-	return "ws://" + listen + "/ws/browser"
+	return bridge.DefaultListen
 }

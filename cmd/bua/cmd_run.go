@@ -132,7 +132,7 @@ func newRunCommand(env *Env) *cli.Command {
 				}
 			} else {
 				fmt.Fprintln(out)
-				if err := writeSummary(ios, out, suite, code); err != nil {
+				if err := writeSummary(ios, suite, code); err != nil {
 					return err
 				}
 				if ios.Quiet {
@@ -281,8 +281,7 @@ func dryRun(env *Env, r *runner.Runner, files []string) error {
 
 // writeSummary prints the run's table and last line through the output
 // layer: fitted to a terminal, tab-separated when piped.
-func writeSummary(ios *iostreams.IOStreams, out io.Writer, suite *runner.SuiteReport, code int) error {
-	ios.Out = out
+func writeSummary(ios *iostreams.IOStreams, suite *runner.SuiteReport, code int) error {
 	tb := ios.NewTable(runner.SummaryHeader...)
 	for _, row := range suite.SummaryRows() {
 		tb.AddRow(row...)
@@ -294,7 +293,7 @@ func writeSummary(ios *iostreams.IOStreams, out io.Writer, suite *runner.SuiteRe
 	if code != exitOK {
 		line = iostreams.Color(ios.ColorEnabled(), iostreams.Red, line)
 	}
-	_, err := fmt.Fprintln(out, line)
+	_, err := fmt.Fprintln(ios.Out, line)
 	return err
 }
 

@@ -54,18 +54,13 @@ func (s *IOStreams) applyEnv(getenv func(string) string) {
 	if getenv == nil {
 		return
 	}
-	if _, set := lookup(getenv, "NO_COLOR"); set || getenv("TERM") == "dumb" {
+	// An empty NO_COLOR counts as unset, as no-color.org asks.
+	if strings.TrimSpace(getenv("NO_COLOR")) != "" || getenv("TERM") == "dumb" {
 		s.noColor = true
 	}
 	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
 		s.width = n
 	}
-}
-
-// lookup treats an empty NO_COLOR as unset, as no-color.org asks.
-func lookup(getenv func(string) string, k string) (string, bool) {
-	v := getenv(k)
-	return v, strings.TrimSpace(v) != ""
 }
 
 // SetTerminal makes Out a terminal of width columns (width <= 0 keeps
@@ -99,13 +94,9 @@ func (s *IOStreams) ColorEnabled() bool { return s.outTTY && !s.noColor }
 // ErrColorEnabled is ColorEnabled for ErrOut.
 func (s *IOStreams) ErrColorEnabled() bool { return s.errTTY && !s.noColor }
 
-// Colour codes for the few places bua colours text.
-const (
-	Red    = "31"
-	Green  = "32"
-	Yellow = "33"
-	Bold   = "1"
-)
+// Red is the ANSI colour code of a failed run's summary line, the one place
+// bua colours text.
+const Red = "31"
 
 // Color wraps text in the ANSI code when enabled, and returns it as is
 // otherwise.

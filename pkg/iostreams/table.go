@@ -31,9 +31,6 @@ func (t *Table) AddRow(cells ...string) {
 	t.rows = append(t.rows, row)
 }
 
-// Len is the number of rows added.
-func (t *Table) Len() int { return len(t.rows) }
-
 // Render writes the table to Out.
 func (t *Table) Render() error {
 	if !t.s.IsTerminal() {

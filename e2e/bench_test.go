@@ -24,6 +24,20 @@ import (
 // pair on Chromium's own DevTools socket. The difference is what the
 // bridge costs per action. Both report the median as well as Go's mean.
 
+// timeMedian runs step b.N times, timing each run, and reports the median
+// beside Go's mean; setup done before it stays outside the timing.
+func timeMedian(b *testing.B, step func()) {
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		step()
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportMedian(b, samples)
+}
+
 func reportMedian(b *testing.B, samples []time.Duration) {
 	if len(samples) == 0 {
 		return
@@ -98,15 +112,7 @@ func BenchmarkClickRoundTrip(b *testing.B) {
 	tab := benchTab(b, cl, "bench=bridge")
 	click := fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#btn"}`, tab)
 	benchRequest(b, cl, click) // attach and warm up outside the timing
-	samples := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		benchRequest(b, cl, click)
-		samples = append(samples, time.Since(start))
-	}
-	b.StopTimer()
-	reportMedian(b, samples)
+	timeMedian(b, func() { benchRequest(b, cl, click) })
 	if got := clicksOn(b, cl, tab); got != b.N+1 {
 		b.Fatalf("page saw %d clicks, want %d", got, b.N+1)
 	}
@@ -250,20 +256,14 @@ func BenchmarkClickRawCDP(b *testing.B) {
 	press := map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}
 	release := map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}
 
-	samples := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
+	timeMedian(b, func() {
 		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", press); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", release); err != nil {
 			b.Fatal(err)
 		}
-		samples = append(samples, time.Since(start))
-	}
-	b.StopTimer()
-	reportMedian(b, samples)
+	})
 	if got := clicksOn(b, cl, tab); got != b.N {
 		b.Fatalf("page saw %d clicks, want %d", got, b.N)
 	}
@@ -351,15 +351,7 @@ func benchRawSequence(b *testing.B, overlap bool) {
 		)
 	}
 	click() // warm up outside the timing, as the bridge benchmark does
-	samples := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		click()
-		samples = append(samples, time.Since(start))
-	}
-	b.StopTimer()
-	reportMedian(b, samples)
+	timeMedian(b, click)
 	if got := clicksOn(b, cl, tab); got != b.N+1 {
 		b.Fatalf("page saw %d clicks, want %d", got, b.N+1)
 	}
@@ -373,15 +365,7 @@ func BenchmarkClickNothing(b *testing.B) {
 	tab := benchTabAt(b, cl, "settle/actions.html?bench=nothing")
 	click := fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#nothing"}`, tab)
 	benchRequest(b, cl, click)
-	samples := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		benchRequest(b, cl, click)
-		samples = append(samples, time.Since(start))
-	}
-	b.StopTimer()
-	reportMedian(b, samples)
+	timeMedian(b, func() { benchRequest(b, cl, click) })
 }
 
 // BenchmarkClickNavigate clicks a same-origin link to a fast page and goes

@@ -31,18 +31,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// env is a clean environment for a fresh home: the developer's own BUA_*
-// never reaches it.
-func env(home string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BUA_") || strings.HasPrefix(kv, "BUA_CHROME=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "BUA_HOME="+home, "BUA_LISTEN=127.0.0.1:0", "CI=true")
-}
-
 func alive(pid int) bool {
 	if pid <= 0 {
 		return false
@@ -60,7 +48,7 @@ func alive(pid int) bool {
 // browser while the next command starts a second daemon for the home.
 func TestHomeDeleted(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "h")
-	cmd := harness.Cmd{Bin: buaBin, Env: env(home)}
+	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if r := cmd.Run(ctx, "browser", "start", "--headless"); r.Code != 0 {

@@ -105,6 +105,20 @@ func slowLoad(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "<!doctype html><title>Slow</title><p>Loaded after %d ms</p>", ms)
 }
 
+// FreshEnv is this process's environment for a bua that has never seen
+// this machine: the developer's own BUA_* (but BUA_CHROME, how a user picks
+// the browser) and CI are dropped, so nothing reaches their real daemon or
+// pairing; then home, a free port and CI=true.
+func FreshEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if (!strings.HasPrefix(kv, "BUA_") || strings.HasPrefix(kv, "BUA_CHROME=")) && !strings.HasPrefix(kv, "CI=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "BUA_HOME="+home, "BUA_LISTEN=127.0.0.1:0", "CI=true")
+}
+
 // Cmd is how a test runs the built binary.
 type Cmd struct {
 	Bin   string

@@ -39,18 +39,9 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	buaBin = harness.BuildBua("../..", tmp)
 	// A fresh home that does not exist yet, as on a new machine; bua must
-	// create it. Any BUA_* of the developer's own shell is dropped so it
-	// cannot reach their real daemon or pairing.
+	// create it.
 	buaHome = filepath.Join(tmp, "h")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "BUA_") && !strings.HasPrefix(kv, "CI=") {
-			buaEnv = append(buaEnv, kv)
-		}
-	}
-	if c := os.Getenv("BUA_CHROME"); c != "" {
-		buaEnv = append(buaEnv, "BUA_CHROME="+c) // how a newcomer points bua at their browser
-	}
-	buaEnv = append(buaEnv, "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0", "CI=true")
+	buaEnv = harness.FreshEnv(buaHome)
 
 	port, stop := harness.ServeSites("../../testdata/sites")
 	defer stop()

@@ -172,12 +172,18 @@ const POLL_MS = [20, 50, 100, 100, 200];
 async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
+  let slowest = 0; // the longest probe so far: the next one must fit too
   for (let i = 0; ; i++) {
+    const t0 = Date.now();
     const r = await probe();
+    slowest = Math.max(slowest, Date.now() - t0);
     if (r.ok) return r;
     why = r.why;
     const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
-    if (ctx.budget.inner() <= pause) break;
+    // Stop while there is room to say which check failed: a probe that
+    // would outrun the budget ends in the controller's bare watchdog
+    // timeout instead (a slow page, a loaded machine).
+    if (ctx.budget.inner() <= pause + slowest) break;
     await ctx.sleep(pause);
   }
   throw new BridgeError(

@@ -276,7 +276,9 @@ test("click waits for a moving target to stand still", async () => {
   assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
   assert.equal(moves, 0);
   const action = { type: "click", uid: "e0" };
-  fake.page.rectFor = () => [Math.random() * 100, 10, 20, 10];
+  // Always away from the box (x 10): a position within 1 px of it would
+  // read as standing still.
+  fake.page.rectFor = () => [50 + Math.random() * 50, 10, 20, 10];
   await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /not stable/);
 });
 

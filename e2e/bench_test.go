@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/home"
 )
@@ -118,118 +115,41 @@ func BenchmarkClickRoundTrip(b *testing.B) {
 	}
 }
 
-// cdpConn is a minimal DevTools client: one call at a time, events skipped.
-type cdpConn struct {
-	ws  *websocket.Conn
-	seq atomic.Int64
-}
-
-func (c *cdpConn) call(sessionID, method string, params map[string]any) (json.RawMessage, error) {
-	res, err := c.callAll(sessionID, []cdpCmd{{method, params}})
-	if err != nil {
-		return nil, err
-	}
-	return res[0], nil
-}
-
-// callAll sends every command before reading any answer, as the extension
-// does where calls do not depend on each other, and waits for all of them.
-func (c *cdpConn) callAll(sessionID string, cmds []cdpCmd) ([]json.RawMessage, error) {
-	ids := map[int64]int{}
-	for i, cmd := range cmds {
-		id := c.seq.Add(1)
-		ids[id] = i
-		msg := map[string]any{"id": id, "method": cmd.method, "params": cmd.params}
-		if sessionID != "" {
-			msg["sessionId"] = sessionID
-		}
-		if err := c.ws.WriteJSON(msg); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]json.RawMessage, len(cmds))
-	for len(ids) > 0 {
-		var resp struct {
-			ID     int64           `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := c.ws.ReadJSON(&resp); err != nil {
-			return nil, err
-		}
-		i, ok := ids[resp.ID]
-		if !ok {
-			continue
-		}
-		if resp.Error != nil {
-			return nil, fmt.Errorf("%s: %s", cmds[i].method, resp.Error.Message)
-		}
-		out[i] = resp.Result
-		delete(ids, resp.ID)
-	}
-	return out, nil
-}
-
-type cdpCmd struct {
-	method string
-	params map[string]any
-}
-
 func devToolsURL(b testing.TB) string {
 	b.Helper()
-	raw, err := os.ReadFile(filepath.Join(buaHome, "browser", "profile", "DevToolsActivePort"))
+	u, err := harness.DevToolsURL(harness.ManagedProfile(buaHome))
 	if err != nil {
-		b.Fatalf("managed browser's DevToolsActivePort: %v", err)
+		b.Fatalf("managed browser: %v", err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	if len(lines) < 2 {
-		b.Fatalf("DevToolsActivePort: %q", raw)
-	}
-	return fmt.Sprintf("ws://127.0.0.1:%s%s", strings.TrimSpace(lines[0]), strings.TrimSpace(lines[1]))
+	return u
 }
 
 // rawSession attaches a DevTools session to the page whose URL ends in
 // suffix, straight on Chromium's own socket.
-func rawSession(b testing.TB, suffix string) (*cdpConn, string) {
-	ws, _, err := websocket.DefaultDialer.Dial(devToolsURL(b), nil)
+func rawSession(b testing.TB, suffix string) (*harness.CDP, string) {
+	c, err := harness.DialCDP(devToolsURL(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { ws.Close() })
-	c := &cdpConn{ws: ws}
-
-	res, err := c.call("", "Target.getTargets", map[string]any{})
+	b.Cleanup(func() { c.Close() })
+	targets, err := c.Targets()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var targets struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	json.Unmarshal(res, &targets)
 	var targetID string
-	for _, ti := range targets.TargetInfos {
+	for _, ti := range targets {
 		if ti.Type == "page" && strings.HasSuffix(ti.URL, suffix) {
 			targetID = ti.TargetID
 		}
 	}
 	if targetID == "" {
-		b.Fatalf("no page target for the bench tab among %+v", targets.TargetInfos)
+		b.Fatalf("no page target for the bench tab among %+v", targets)
 	}
-	res, err = c.call("", "Target.attachToTarget", map[string]any{"targetId": targetID, "flatten": true})
+	sess, err := c.Attach(targetID)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var att struct {
-		SessionID string `json:"sessionId"`
-	}
-	json.Unmarshal(res, &att)
-	return c, att.SessionID
+	return c, sess
 }
 
 // BenchmarkClickRawCDP is the bare floor: only the mousePressed and
@@ -239,7 +159,7 @@ func BenchmarkClickRawCDP(b *testing.B) {
 	tab := benchTab(b, cl, "bench=raw")
 	c, sess := rawSession(b, "stale.html?bench=raw")
 	att := struct{ SessionID string }{sess}
-	res, err := c.call(att.SessionID, "Runtime.evaluate", map[string]any{
+	res, err := c.Call(att.SessionID, "Runtime.evaluate", map[string]any{
 		"expression":    "(() => { const r = document.getElementById('btn').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
 		"returnByValue": true,
 	})
@@ -257,10 +177,10 @@ func BenchmarkClickRawCDP(b *testing.B) {
 	release := map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}
 
 	timeMedian(b, func() {
-		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", press); err != nil {
+		if _, err := c.Call(att.SessionID, "Input.dispatchMouseEvent", press); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.call(att.SessionID, "Input.dispatchMouseEvent", release); err != nil {
+		if _, err := c.Call(att.SessionID, "Input.dispatchMouseEvent", release); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -288,7 +208,7 @@ func benchRawSequence(b *testing.B, overlap bool) {
 	tab := benchTab(b, cl, query)
 	c, sess := rawSession(b, "stale.html?"+query)
 	call := func(method string, params map[string]any, out any) {
-		res, err := c.call(sess, method, params)
+		res, err := c.Call(sess, method, params)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -300,11 +220,11 @@ func benchRawSequence(b *testing.B, overlap bool) {
 	}
 	call("DOM.enable", map[string]any{}, nil)
 	call("Runtime.enable", map[string]any{}, nil)
-	all := func(cmds ...cdpCmd) []json.RawMessage {
+	all := func(cmds ...harness.CDPCmd) []json.RawMessage {
 		if !overlap {
 			out := make([]json.RawMessage, len(cmds))
 			for i, cmd := range cmds {
-				res, err := c.call(sess, cmd.method, cmd.params)
+				res, err := c.Call(sess, cmd.Method, cmd.Params)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -312,7 +232,7 @@ func benchRawSequence(b *testing.B, overlap bool) {
 			}
 			return out
 		}
-		res, err := c.callAll(sess, cmds)
+		res, err := c.CallAll(sess, cmds)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -324,11 +244,11 @@ func benchRawSequence(b *testing.B, overlap bool) {
 		var q struct{ NodeID int }
 		call("DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": "#btn"}, &q)
 		found := all(
-			cdpCmd{"DOM.describeNode", map[string]any{"nodeId": q.NodeID}},
-			cdpCmd{"DOM.resolveNode", map[string]any{"nodeId": q.NodeID, "objectGroup": "bench"}},
-			cdpCmd{"DOM.scrollIntoViewIfNeeded", map[string]any{"nodeId": q.NodeID}},
-			cdpCmd{"DOM.getBoxModel", map[string]any{"nodeId": q.NodeID}},
-			cdpCmd{"Page.getLayoutMetrics", map[string]any{}},
+			harness.CDPCmd{Method: "DOM.describeNode", Params: map[string]any{"nodeId": q.NodeID}},
+			harness.CDPCmd{Method: "DOM.resolveNode", Params: map[string]any{"nodeId": q.NodeID, "objectGroup": "bench"}},
+			harness.CDPCmd{Method: "DOM.scrollIntoViewIfNeeded", Params: map[string]any{"nodeId": q.NodeID}},
+			harness.CDPCmd{Method: "DOM.getBoxModel", Params: map[string]any{"nodeId": q.NodeID}},
+			harness.CDPCmd{Method: "Page.getLayoutMetrics", Params: map[string]any{}},
 		)
 		var obj struct{ Object struct{ ObjectID string } }
 		var box struct{ Model struct{ Border []float64 } }
@@ -341,13 +261,13 @@ func benchRawSequence(b *testing.B, overlap bool) {
 		q8 := box.Model.Border
 		x, y := (q8[0]+q8[2]+q8[4]+q8[6])/4, (q8[1]+q8[3]+q8[5]+q8[7])/4
 		all(
-			cdpCmd{"Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},
-			cdpCmd{"DOM.getNodeForLocation", map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}},
+			harness.CDPCmd{Method: "Runtime.callFunctionOn", Params: map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": "function () { return this.isConnected === true; }", "returnByValue": true}},
+			harness.CDPCmd{Method: "DOM.getNodeForLocation", Params: map[string]any{"x": int(x + lm.CSSVisualViewport.PageX), "y": int(y + lm.CSSVisualViewport.PageY), "includeUserAgentShadowDOM": true}},
 		)
 		all(
-			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}},
-			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}},
-			cdpCmd{"Input.dispatchMouseEvent", map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}},
+			harness.CDPCmd{Method: "Input.dispatchMouseEvent", Params: map[string]any{"type": "mouseMoved", "x": x, "y": y}},
+			harness.CDPCmd{Method: "Input.dispatchMouseEvent", Params: map[string]any{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}},
+			harness.CDPCmd{Method: "Input.dispatchMouseEvent", Params: map[string]any{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}},
 		)
 	}
 	click() // warm up outside the timing, as the bridge benchmark does

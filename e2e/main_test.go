@@ -37,7 +37,10 @@ func runMain(m *testing.M) int {
 	if err := os.MkdirAll(buaHome, 0o700); err != nil {
 		log.Fatal(err)
 	}
-	buaEnv = append(os.Environ(), "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0")
+	// The DevTools wrapper gives this package's browser a CDP port of its
+	// own, for the tests that drive the options page and time the raw CDP
+	// floor; bua launches browsers without one.
+	buaEnv = append(os.Environ(), "BUA_HOME="+buaHome, "BUA_LISTEN=127.0.0.1:0", "BUA_CHROME="+harness.DevToolsChrome(tmp))
 	port, stop := harness.ServeSites("../testdata/sites")
 	defer stop()
 	sitePort = port

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/extension"
 )
 
@@ -23,21 +22,20 @@ import (
 // claims the user token from the daemon through the page's real code, with
 // the extension's Origin. A code works once.
 func TestOptionsPage(t *testing.T) {
-	ws, _, err := websocket.DefaultDialer.Dial(devToolsURL(t), nil)
+	c, err := harness.DialCDP(devToolsURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
-	c := &cdpConn{ws: ws}
+	t.Cleanup(func() { c.Close() })
 	page := "chrome-extension://" + extension.ID + "/src/options/options.html"
-	res, err := c.call("", "Target.createTarget", map[string]any{"url": page})
+	res, err := c.Call("", "Target.createTarget", map[string]any{"url": page})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var created struct{ TargetID string }
 	json.Unmarshal(res, &created)
-	t.Cleanup(func() { c.call("", "Target.closeTarget", map[string]any{"targetId": created.TargetID}) })
-	res, err = c.call("", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true})
+	t.Cleanup(func() { c.Call("", "Target.closeTarget", map[string]any{"targetId": created.TargetID}) })
+	res, err = c.Call("", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +43,7 @@ func TestOptionsPage(t *testing.T) {
 	json.Unmarshal(res, &att)
 	eval := func(expr string) any {
 		t.Helper()
-		res, err := c.call(att.SessionID, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
+		res, err := c.Call(att.SessionID, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,3 @@
-// Package faults puts bua through faults in real headless Chromium with the
-// real extension, each scenario in its own BUA_HOME so a fault cannot leak
-// into the shared browser of package e2e. Each asserts what the user sees
-// and that it happens fast, not at a full deadline.
-//
-// Budget: about 15 s on a 2-core machine.
 package faults
 
 import (
@@ -19,17 +13,6 @@ import (
 
 	"github.com/bua-dev/bua/e2e/harness"
 )
-
-var buaBin string
-
-func TestMain(m *testing.M) {
-	harness.RequireBrowser("faults")
-	tmp := harness.TempDir("buafault")
-	buaBin = harness.BuildBua("../..", tmp)
-	code := m.Run()
-	os.RemoveAll(tmp)
-	os.Exit(code)
-}
 
 func alive(pid int) bool {
 	if pid <= 0 {

@@ -48,8 +48,9 @@ type Config struct {
 	// IdleTimeout stops the daemon after this long with no CLI request
 	// (default 1h; negative disables).
 	IdleTimeout time.Duration
-	// ConnectGrace is how long a request waits for an extension to connect
-	// before bua launches a managed browser or gives up (default 2s).
+	// ConnectGrace is how long a request that may only be served by the
+	// person's extension waits for it to connect before failing (default
+	// 2s; see LaunchPolicy). Requests that may launch never wait it.
 	ConnectGrace time.Duration
 	// Getenv reads CI and friends (default os.Getenv).
 	Getenv func(string) string
@@ -275,11 +276,11 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	return d.pool.SendRaw(ctx, c, lr.Action)
 }
 
-// acquire returns the connection sel picks, waiting ConnectGrace for one to
-// appear, then launching a managed browser where policy allows: always for
-// --browser managed; for auto only when no user pairing exists or CI=true,
-// because a headless browser without the person's logins would surprise
-// them.
+// acquire returns the connection sel picks, launching a managed browser
+// where policy allows (LaunchPolicy): at once when nothing else could
+// connect, so a cold start pays for the launch and nothing more; after
+// ConnectGrace when only the person's extension could serve, which may be
+// reconnecting with backoff.
 func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.Error) {
 	if sel == "" {
 		sel = SelectAuto
@@ -287,20 +288,23 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	if c := d.pool.Conn(sel); c != nil {
 		return c, nil
 	}
-	graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
-	c, _ := d.pool.WaitConn(graceCtx, sel)
-	cancel()
-	if c != nil {
-		return c, nil
-	}
-	if ctx.Err() != nil {
-		return nil, ctxError(ctx, protocol.Action{Type: "request"})
-	}
-	switch {
-	case sel == SelectUser:
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
-	case sel == SelectAuto && !d.mayAutoLaunch():
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
+	policy := LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs)
+	if policy != LaunchAtOnce {
+		graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
+		c, _ := d.pool.WaitConn(graceCtx, sel)
+		cancel()
+		if c != nil {
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx, protocol.Action{Type: "request"})
+		}
+		switch sel {
+		case SelectUser:
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
+		default:
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
+		}
 	}
 	if d.cfg.Launch == nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no browser is connected and this daemon cannot launch one: run `bua browser start`")
@@ -311,7 +315,37 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	return d.waitManaged(ctx)
 }
 
-func (d *Daemon) mayAutoLaunch() bool { return MayAutoLaunch(d.cfg.Getenv, d.cfg.Dirs) }
+// LaunchPolicy is what a request does when no extension that may serve it
+// is connected.
+type LaunchPolicy int
+
+// Launch policies, per docs/architecture.md §Cold start.
+const (
+	// LaunchAtOnce launches (or waits for) the managed browser without
+	// waiting for anything else: --browser managed, and --browser auto when
+	// no user pairing exists or CI=true, since then nothing else may serve.
+	LaunchAtOnce LaunchPolicy = iota
+	// LaunchNever waits ConnectGrace for the person's extension, then
+	// fails bridge_unavailable: --browser user, and --browser auto when a
+	// user pairing exists outside CI, because a headless browser without
+	// the person's logins would surprise them.
+	LaunchNever
+)
+
+// LaunchPolicyFor is sel's policy under getenv (CI) and the pairing in
+// dirs. `bua doctor` asks the same question, so both read it here.
+func LaunchPolicyFor(sel Selection, getenv func(string) string, dirs home.Dirs) LaunchPolicy {
+	switch sel {
+	case SelectManaged:
+		return LaunchAtOnce
+	case SelectUser:
+		return LaunchNever
+	}
+	if MayAutoLaunch(getenv, dirs) {
+		return LaunchAtOnce
+	}
+	return LaunchNever
+}
 
 // MayAutoLaunch is the --browser auto policy: launch a managed browser
 // unprompted only when no user pairing exists or CI=true, because a

@@ -879,3 +879,54 @@ func TestDaemonStopsWhenHomeDeleted(t *testing.T) {
 		t.Fatal("the daemon kept running after its home was deleted")
 	}
 }
+
+// TestLaunchPolicy: a request that may launch the managed browser launches
+// it at once, never after ConnectGrace (the cold-start wait), and one that
+// may only be served by the person's extension never launches.
+func TestLaunchPolicy(t *testing.T) {
+	ci := func(string) string { return "true" }
+	none := func(string) string { return "" }
+	paired := home.Dirs{Config: t.TempDir()}
+	if _, err := bridge.EnsureToken(paired.TokenFile(), false); err != nil {
+		t.Fatal(err)
+	}
+	unpaired := home.Dirs{Config: t.TempDir()}
+	for _, tc := range []struct {
+		sel    bridge.Selection
+		getenv func(string) string
+		dirs   home.Dirs
+		want   bridge.LaunchPolicy
+	}{
+		{bridge.SelectManaged, none, paired, bridge.LaunchAtOnce},
+		{bridge.SelectUser, ci, unpaired, bridge.LaunchNever},
+		{bridge.SelectAuto, none, unpaired, bridge.LaunchAtOnce},
+		{bridge.SelectAuto, ci, paired, bridge.LaunchAtOnce},
+		{bridge.SelectAuto, none, paired, bridge.LaunchNever},
+	} {
+		if got := bridge.LaunchPolicyFor(tc.sel, tc.getenv, tc.dirs); got != tc.want {
+			t.Errorf("LaunchPolicyFor(%s, CI=%q, paired=%v) = %v, want %v", tc.sel, tc.getenv("CI"), tc.dirs == paired, got, tc.want)
+		}
+	}
+
+	launched := make(chan time.Time, 1)
+	h := bridgetest.StartDaemon(t, bridge.Config{
+		ConnectGrace: 20 * time.Second,
+		Getenv:       ci,
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			launched <- time.Now()
+			return &hungBrowser{done: make(chan struct{})}, nil
+		},
+	})
+	ctx, cancel := protocol.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	go h.Client(t).Request(ctx, protocol.GetTabs())
+	select {
+	case at := <-launched:
+		if d := at.Sub(start); d > time.Second {
+			t.Fatalf("launched %s after the request, want at once", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("CI=true: the request never launched a managed browser")
+	}
+}

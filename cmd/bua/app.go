@@ -175,7 +175,13 @@ func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 
 // failWith prints err in the command's output mode and returns the exit
 // error for its code.
+// A command interrupted by Ctrl-C or SIGTERM (main's signal context) exits
+// exitInterrupted instead: its error only says the caller went away.
 func failWith(c *cli.Context, env *Env, err *protocol.Error) error {
+	if c.Context != nil && errors.Is(c.Context.Err(), context.Canceled) {
+		fmt.Fprintln(env.Stderr, "bua: interrupted: the browser stops the action this command started")
+		return exit(exitInterrupted)
+	}
 	printBridgeError(env, err, c.Bool("json"))
 	return exit(exitForCode(err.Code))
 }

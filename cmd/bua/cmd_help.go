@@ -18,6 +18,7 @@ const exitCodesText = `Exit codes:
   3  blocked: domain_blocked, or an obstacle that policy says stops
   4  bridge unavailable: no daemon, or no browser connected in time
   5  timeout (one-shot commands)
+  130  interrupted (Ctrl-C, SIGTERM): the browser stops the action the command started
 `
 
 func newExitCodesCommand(env *Env) *cli.Command {

@@ -53,6 +53,21 @@ func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 	return context.WithCancel(c.Context)
 }
 
+// actionContext is runAction's context. An action with a timeoutMs of its
+// own (wait_for) has --timeout as that very flag (reorderArgs moves a
+// global --timeout behind the command, where the command's flag wins), so
+// it times the wait, not the command: the command gets no deadline of its
+// own and the pool's default for the action applies, its x-budgetMs on top
+// of the wait (schema x-ladder). The wait then runs its whole time and its
+// timeout error names it, rather than a wait cut short to leave the reply
+// margin inside the same few seconds.
+func actionContext(c *cli.Context, a protocol.Action) (context.Context, context.CancelFunc) {
+	if a.TimeoutMs != nil {
+		return context.WithCancel(c.Context)
+	}
+	return commandContext(c)
+}
+
 // runAction sends one action and prints its result: the raw result JSON
 // with --json, else render's text. Errors print in the one shared form and
 // exit with the contract's code.
@@ -69,7 +84,7 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 		return fail(c, env, err)
 	}
 	defer cl.Close()
-	ctx, cancel := commandContext(c)
+	ctx, cancel := actionContext(c, a)
 	defer cancel()
 	res, berr := cl.Request(ctx, a)
 	if berr != nil {

@@ -15,6 +15,9 @@ const (
 	exitBlocked     = 3 // domain_blocked, or an obstacle that policy says stops
 	exitUnavailable = 4 // no daemon, or no browser in time
 	exitTimeout     = 5 // timeout, for one-shot commands
+	// exitInterrupted is the shell's 128+SIGINT: Ctrl-C (or SIGTERM) stopped
+	// the command, and the daemon cancelled its action in the browser.
+	exitInterrupted = 130
 )
 
 // codeExits is a one-shot command's exit code for each protocol error

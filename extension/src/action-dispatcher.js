@@ -3,29 +3,74 @@
 // in ACTION_SPECS. "tab" actions: resolve the tab, queue per tab, check the
 // blocklist, start the session, then run on the debugger controller.
 // "browser" actions (get_tabs, open_tab, close_tab) run from
-// actions/tabs.js through the tabs API. Every request runs within its
-// budget (lib/budget.js).
+// actions/tabs.js through the tabs API, never behind a tab's queue. Every
+// request runs within its budget (lib/budget.js) and under an AbortSignal
+// (budget.signal) that aborts when the daemon cancels it, when its
+// watchdog fires, or when its tab closes: the request then ends at once,
+// frees its place in the tab's queue, and its leftover work stops at its
+// next await (spec 001 §Cancellation, docs/extension.md §Cancellation).
 
-import { BridgeError, ErrorCodes, toWireError } from "./lib/errors.js";
+import { BridgeError, CancelledError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { hostOf } from "./session-manager.js";
-import { withDeadline } from "./lib/cdp.js";
+import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, END_REASONS, EVENTS } from "./generated/protocol.js";
 import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
 
 export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
   const queues = new Map(); // tabId -> tail promise
+  const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
 
-  // enqueue runs fn after every earlier action on tabId settles.
-  function enqueue(tabId, fn) {
+  // enqueue runs fn after every earlier action on tabId has ended, and
+  // returns fn's promise, which rejects with signal's reason the moment
+  // signal aborts. An aborted action gives up its place at once: the next
+  // one waits only for the actions before it, never for orphaned work.
+  function enqueue(tabId, fn, signal) {
     const prev = queues.get(tabId) || Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
+    const start = () => {
+      if (signal && signal.aborted) throw signal.reason; // ended while queued: never runs
+      return fn();
+    };
+    const run = abortable(prev.then(start, start), signal);
+    const tail = Promise.all([prev, run.catch(() => {})]).then(() => {});
     queues.set(tabId, tail);
     tail.then(() => {
       if (queues.get(tabId) === tail) queues.delete(tabId);
     });
     return run;
+  }
+
+  // track registers a request's controller under tabId until it ends, so
+  // tabClosed can end it.
+  function track(tabId, ac) {
+    let set = pending.get(tabId);
+    if (!set) pending.set(tabId, (set = new Set()));
+    set.add(ac);
+    return () => {
+      set.delete(ac);
+      if (set.size === 0 && pending.get(tabId) === set) pending.delete(tabId);
+    };
+  }
+
+  // tabClosed ends every request pending on tabId, running or queued, with
+  // tab_not_found at once: whoever closed the tab (close_tab, the person,
+  // the page), no caller waits out its timeout on a tab that is gone.
+  function tabClosed(tabId) {
+    const set = pending.get(tabId);
+    pending.delete(tabId);
+    queues.delete(tabId);
+    if (!set) return 0;
+    for (const ac of set) ac.abort(new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while the action was pending`));
+    return set.size;
+  }
+
+  // tabGone says whether tabId no longer exists.
+  async function tabGone(tabId) {
+    try {
+      return !(await api.tabs.get(tabId));
+    } catch {
+      return true;
+    }
   }
 
   async function getTab(tabId) {
@@ -87,43 +132,58 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // in the tab's queue comes out of the budget; an action whose budget ran
   // out while queued fails without running. The result gets its tabId here,
   // and only here (protocol v4 results carry the tab they acted on).
-  async function perTab(action, budget) {
+  async function perTab(action, budget, ac) {
     const { tabId } = await resolveTab(action);
-    return enqueue(tabId, async () => {
-      if (budget.remaining() <= 0) {
-        throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
+    const untrack = track(tabId, ac);
+    try {
+      return await enqueue(tabId, () => runOnTab(tabId, action, budget), budget.signal);
+    } catch (e) {
+      // A tab closed under the action explains whatever else went wrong
+      // (a detached debugger, a CDP call on a dead target).
+      const explained = e instanceof CancelledError || (e instanceof BridgeError && e.code !== ErrorCodes.INTERNAL_ERROR && e.code !== ErrorCodes.DEBUGGER_ATTACH_FAILED);
+      if (!explained && (await tabGone(tabId))) {
+        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while ${action.type} ran`);
       }
-      const tab = await getTab(tabId);
-      const host = hostOf(urlOf(tab));
-      blocked(host, action.type, tabId);
-      let domain = host;
-      if (action.type === "navigate") {
-        domain = hostOf(action.url);
-        blocked(domain, action.type, tabId);
-      }
-      sessions.ensureSession(tabId, domain);
-      const result = await controller.run(tabId, action, budget);
-      sessions.recordAction(tabId);
-      if (action.type === "navigate" || action.type === "reload") {
-        // the page may have redirected: follow the real domain.
-        try {
-          const after = await api.tabs.get(tabId);
-          const h = hostOf(urlOf(after));
-          if (h) sessions.ensureSession(tabId, h);
-        } catch { /* closed meanwhile: onRemoved ends the session */ }
-      }
-      return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
-    });
+      throw e;
+    } finally {
+      untrack();
+    }
+  }
+
+  async function runOnTab(tabId, action, budget) {
+    if (budget.remaining() <= 0) {
+      throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
+    }
+    const tab = await getTab(tabId);
+    const host = hostOf(urlOf(tab));
+    blocked(host, action.type, tabId);
+    let domain = host;
+    if (action.type === "navigate") {
+      domain = hostOf(action.url);
+      blocked(domain, action.type, tabId);
+    }
+    sessions.ensureSession(tabId, domain);
+    const result = await controller.run(tabId, action, budget);
+    sessions.recordAction(tabId);
+    if (action.type === "navigate" || action.type === "reload") {
+      // the page may have redirected: follow the real domain.
+      try {
+        const after = await api.tabs.get(tabId);
+        const h = hostOf(urlOf(after));
+        if (h) sessions.ensureSession(tabId, h);
+      } catch { /* closed meanwhile: onRemoved ends the session */ }
+    }
+    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
   }
 
   // env is what a "browser" executor (actions/tabs.js) may use.
-  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, enqueue });
+  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed });
 
-  function run(action, budget) {
+  function run(action, budget, ac) {
     const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
     switch (spec && spec.scope) {
       case "tab":
-        return perTab(action, budget);
+        return perTab(action, budget, ac);
       case "browser":
         if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget), action);
         break;
@@ -134,25 +194,45 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // dispatch runs one action within budget (by default, the one a request
-  // without deadlineMs gets, from now); throws BridgeError on failure. The
+  // without deadlineMs gets, from now); throws BridgeError on failure, or
+  // CancelledError when budget.signal (the daemon's cancel) aborted it. The
   // controller has its own watchdog for the action itself; this one also
   // covers resolving the tab and waiting in its queue, so the caller hears
-  // timeout before the daemon gives up.
+  // timeout before the daemon gives up. The request's own signal aborts on
+  // cancel, on this watchdog and on tab close, and once the request has
+  // ended, so nothing it started runs on.
   async function dispatch(action, budget = budgetFor(action)) {
-    const work = Promise.resolve().then(() => run(action, budget));
-    return withDeadline(work, budget.remaining(), action.type, timers);
+    const ac = new AbortController();
+    const outer = budget.signal;
+    const offOuter = onAbort(outer, () => ac.abort(outer.reason instanceof Error ? outer.reason : new CancelledError()));
+    const ms = budget.remaining();
+    const watchdog = timers.setTimeout(
+      () => ac.abort(new BridgeError(ErrorCodes.TIMEOUT, `${action.type} did not finish within ${ms} ms`)),
+      ms,
+    );
+    try {
+      const work = Promise.resolve().then(() => run(action, budget.withSignal(ac.signal), ac));
+      return await abortable(work, ac.signal);
+    } finally {
+      timers.clearTimeout(watchdog);
+      offOuter();
+      if (!ac.signal.aborted) ac.abort(new CancelledError("the request has ended"));
+    }
   }
 
   return {
     dispatch,
-    // handle is ws-client's handleRequest: {result} or {error}, never throws.
+    // handle is ws-client's handleRequest: {result} or {error}, never
+    // throws; null when the request was cancelled, which gets no response.
     async handle(action, budget) {
       try {
         return { result: await dispatch(action, budget) };
       } catch (e) {
+        if (e instanceof CancelledError) return null;
         return { error: toWireError(e) };
       }
     },
     resolveTab,
+    tabClosed,
   };
 }

@@ -12,6 +12,7 @@ import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger-controller.js";
 import { budgetFor } from "./lib/budget.js";
+import { abortable } from "./lib/cdp.js";
 import { END_REASONS, EVENTS } from "./generated/protocol.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
@@ -47,10 +48,11 @@ const client = createWsClient({
     Object.assign(pairing, await loadPairing(api));
     return { url: pairing.url, token: pairing.token };
   },
-  handleRequest: async (action, { deadlineMs } = {}) => {
+  handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    const budget = budgetFor(action, deadlineMs);
-    await ready;
+    // signal is the request's: cancel {id} aborts it (spec 001 §Cancellation).
+    const budget = budgetFor(action, deadlineMs, Date.now(), signal);
+    await abortable(ready, signal);
     return dispatcher.handle(action, budget);
   },
   setState: (state) => api.storage.set({ connectionState: { ...state, kind: pairing.kind } }),
@@ -86,8 +88,11 @@ validatorReady.then(
 );
 
 controller.onDetach?.((tabId, reason) => {
-  // target_closed is a closed tab: tabs.onRemoved ends that session.
+  // target_closed is a closed tab: tabs.onRemoved ends that session. It may
+  // come first, so the actions pending on a tab that is really gone end
+  // with tab_not_found here already.
   if (reason !== "target_closed") ready.then(() => sessions.endSession(tabId, END_REASONS.DEBUGGER_DETACHED));
+  else api.tabs.get(tabId).then((tab) => !tab, () => true).then((gone) => gone && dispatcher.tabClosed(tabId));
 });
 
 chrome.runtime.onStartup.addListener(() => {
@@ -103,6 +108,9 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  // At once, not after ready: whoever closed the tab, every action pending
+  // on it ends with tab_not_found now rather than at its timeout.
+  dispatcher.tabClosed(tabId);
   ready.then(() => {
     controller.forgetTab?.(tabId);
     sessions.tabRemoved(tabId);

@@ -6,7 +6,7 @@
 // object built here.
 
 import { BridgeError, ErrorCodes } from "./lib/errors.js";
-import { CdpError, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
+import { CdpError, abortable, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS } from "./generated/protocol.js";
 import * as nav from "./actions/nav.js";
@@ -235,15 +235,22 @@ export function createDebuggerController(opts) {
   }
 
   function makeCtx(tabId, budget) {
+    const signal = budget.signal;
     return {
       tabId,
       timers,
       // budget is the request's (lib/budget.js): every inner wait is
-      // bounded by budget.inner().
+      // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,
-      send: (method, params) => send(tabId, method, params),
+      // send and sleep reject with the signal's reason once the request has
+      // stopped (cancelled, timed out, tab closed), so every loop of CDP
+      // calls and polls ends at its next await.
+      send(method, params) {
+        if (signal && signal.aborted) return Promise.reject(signal.reason);
+        return abortable(send(tabId, method, params), signal);
+      },
       on: (fn) => on(tabId, fn),
-      sleep: (ms) => sleep(ms, timers),
+      sleep: (ms) => sleep(ms, timers, signal),
       managed: isManaged,
       mainFrame: () => currentMainFrame(tabId),
       // mainFrameId is the committed main frame's id as last reported,
@@ -297,8 +304,9 @@ export function createDebuggerController(opts) {
 
   // run executes one per-tab action within budget (lib/budget.js; by
   // default the one a request without deadlineMs gets, from now) and
-  // returns the executor's result, or throws a BridgeError. The dispatcher
-  // adds tabId to the result.
+  // returns the executor's result, or throws a BridgeError; when
+  // budget.signal aborts it throws the signal's reason at once. The
+  // dispatcher adds tabId to the result.
   async function run(tabId, action, budget = budgetFor(action)) {
     const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
@@ -329,7 +337,7 @@ export function createDebuggerController(opts) {
       );
     }
     try {
-      return await Promise.race(races);
+      return await abortable(Promise.race(races), budget.signal);
     } finally {
       stopWatch();
       if (attachedNow) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});

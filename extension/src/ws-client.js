@@ -4,11 +4,17 @@
 // anything else reconnects with jittered backoff (4029, "rate-limited, try
 // later", included: the daemon sends it without a reject when wrong hellos
 // have spent its budget, and the right token gets in on the next try);
-// heartbeat every 20 s.
+// heartbeat every 20 s. Every request runs under its own AbortSignal:
+// cancel {id} from the daemon, or the connection ending, aborts it, and a
+// request that was aborted sends no response (spec 001 §Cancellation).
 
-import { ACTIONS, CLOSE_CODES, ERROR_CODES, PROTOCOL_VERSION } from "./generated/protocol.js";
+import { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, PROTOCOL_VERSION } from "./generated/protocol.js";
+import { CancelledError } from "./lib/errors.js";
+import { abortable } from "./lib/cdp.js";
 
-export const FEATURES = ["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat"];
+// FEATURES are the schema's x-features: this build implements all of them,
+// cancel included.
+export { FEATURES };
 
 export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 5000;
@@ -32,8 +38,9 @@ export function backoffDelay(attempt, random = Math.random) {
 //   getConfig: async () => {url, token}
 //   WebSocketImpl: the WebSocket constructor
 //   parseMessage: text -> {ok, value, message} (validator.js)
-//   handleRequest: async (action, {id, deadlineMs}) -> {result} | {error:{code,message}}
-//     (deadlineMs: the request envelope's, or undefined; see lib/budget.js)
+//   handleRequest: async (action, {id, deadlineMs, signal}) -> {result} | {error:{code,message}} | null
+//     (deadlineMs: the request envelope's, or undefined; see lib/budget.js;
+//     signal aborts on cancel {id}; null: cancelled, send nothing)
 //   setState: async (state) => void  (stored for the options page)
 //   clientVersion, timers {setTimeout, clearTimeout, setInterval, clearInterval}, random, log
 export function createWsClient(deps) {
@@ -50,7 +57,7 @@ export function createWsClient(deps) {
   let started = false;
   const queue = []; // events emitted before ack, flushed after it
   const done = new Map(); // request id -> response, for daemon replays
-  const inflight = new Set();
+  const inflight = new Map(); // request id -> AbortController
 
   function publish(state) {
     Promise.resolve(deps.setState?.({ ...state, at: Date.now() })).catch(() => {});
@@ -137,6 +144,12 @@ export function createWsClient(deps) {
       case "request":
         if (phase !== "ready") return log("request before ack dropped", msg.id);
         return onRequest(msg);
+      case "cancel": {
+        // An id already answered, or never seen, has nothing to stop.
+        const ac = inflight.get(msg.id);
+        if (ac) ac.abort(new CancelledError(`request ${msg.id} cancelled by the daemon`));
+        return;
+      }
       default: // hello, response, event never come from the daemon
         log("unexpected message from daemon", msg.type);
     }
@@ -146,22 +159,36 @@ export function createWsClient(deps) {
     // The daemon may resend after a reconnect; never run an action twice.
     if (done.has(msg.id)) return rawSend(done.get(msg.id));
     if (inflight.has(msg.id)) return;
-    inflight.add(msg.id);
+    const ac = new AbortController();
+    inflight.set(msg.id, ac);
     let out;
     try {
-      out = await deps.handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs });
+      // abortable: the request is over for us the moment it is cancelled,
+      // even if a handler were slow to notice.
+      out = await abortable(deps.handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs, signal: ac.signal }), ac.signal);
     } catch (e) {
-      out = { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
+      out = ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
     }
     inflight.delete(msg.id);
+    if (ac.signal.aborted || !out) {
+      log("request cancelled: no response", msg.id);
+      return;
+    }
     const resp = out.error ? { type: "response", id: msg.id, error: out.error } : { type: "response", id: msg.id, result: out.result };
     done.set(msg.id, resp);
     if (done.size > DEDUPE_SIZE) done.delete(done.keys().next().value);
     if (phase === "ready") rawSend(resp);
   }
 
+  // abortAll stops every request in flight: the daemon that sent them has
+  // gone (it fails their callers itself), so nobody waits for them.
+  function abortAll(why) {
+    for (const ac of inflight.values()) ac.abort(new CancelledError(why));
+  }
+
   function onClose(code, reason) {
     stopHeartbeat();
+    abortAll(`the daemon connection closed (${code})`);
     ws = null;
     phase = "closed";
     if (terminal && terminal.state === "rejected") {
@@ -228,6 +255,7 @@ export function createWsClient(deps) {
       ws = null;
       phase = "closed";
       stopHeartbeat();
+      abortAll("the pairing changed");
       if (old) try { old.close(1000, "pairing changed"); } catch { /* already closed */ }
       started = true;
       connect();
@@ -242,6 +270,7 @@ export function createWsClient(deps) {
       started = false;
       clearTimer();
       stopHeartbeat();
+      abortAll("the client stopped");
       if (ws) try { ws.close(1000, "stopped"); } catch { /* ignore */ }
       ws = null;
       phase = "idle";

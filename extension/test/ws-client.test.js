@@ -260,6 +260,7 @@ test("a request's deadlineMs and id reach handleRequest", async () => {
   ws.recv({ type: "request", id: ID, deadlineMs: 42000, action: { type: "reload" } });
   await tick();
   assert.deepEqual(env.handled, [{ type: "reload" }]);
-  assert.deepEqual(env.metas, [{ id: ID, deadlineMs: 42000 }]);
+  assert.deepEqual(env.metas.map(({ id, deadlineMs }) => ({ id, deadlineMs })), [{ id: ID, deadlineMs: 42000 }]);
+  assert.ok(env.metas[0].signal instanceof AbortSignal, "every request runs under its own AbortSignal");
   assert.deepEqual(ws.sent.at(-1), { type: "response", id: ID, result: { ok: true } });
 });

@@ -201,7 +201,12 @@ func (c *Client) readLoop() {
 	c.mu.Unlock()
 }
 
-func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(), *protocol.Error) {
+// roundTrip sends req under a fresh id and returns the channel its answers
+// arrive on, and done, which the caller runs when it stops listening: done
+// with abandoned set also tells the daemon to end the operation (OpCancel),
+// so an in-process caller that cancels its ctx without hanging up does not
+// leave the action running in the browser.
+func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(abandoned bool), *protocol.Error) {
 	req.ID = strconv.FormatUint(c.seq.Add(1), 10)
 	ch := make(chan linkResponse, buffer)
 	c.mu.Lock()
@@ -211,16 +216,22 @@ func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (ch
 	}
 	c.pending[req.ID] = ch
 	c.mu.Unlock()
-	done := func() {
+	done := func(abandoned bool) {
 		c.mu.Lock()
+		_, waiting := c.pending[req.ID]
 		delete(c.pending, req.ID)
 		c.mu.Unlock()
+		if abandoned && waiting {
+			c.wmu.Lock()
+			_ = c.enc.Encode(linkRequest{ID: req.ID, Op: OpCancel})
+			c.wmu.Unlock()
+		}
 	}
 	c.wmu.Lock()
 	err := c.enc.Encode(req)
 	c.wmu.Unlock()
 	if err != nil {
-		done()
+		done(false)
 		return nil, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "write to daemon: %v", err)
 	}
 	return ch, done, nil
@@ -238,8 +249,10 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	answered := false
+	defer func() { done(!answered) }()
 	answer := func(r linkResponse, ok bool) (json.RawMessage, *protocol.Error) {
+		answered = true
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
 		}
@@ -342,7 +355,7 @@ func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRec
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer done(true)
 	for {
 		select {
 		case r, ok := <-ch:

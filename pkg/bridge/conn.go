@@ -234,6 +234,36 @@ func (c *Conn) unregister(id string) {
 	c.mu.Unlock()
 }
 
+// Supports reports whether the extension listed feature in its hello's
+// caps.features (protocol.Feature*). Unlike actions, a feature is never
+// assumed: an extension that does not list it does not have it.
+func (c *Conn) Supports(feature string) bool {
+	return c.Hello.Caps != nil && slices.Contains(c.Hello.Caps.Features, feature)
+}
+
+// cancel queues {type: "cancel", id} behind the request's own frame,
+// without blocking the caller; false when the connection has ended.
+func (c *Conn) cancel(id string) bool {
+	frame, err := json.Marshal(protocol.Cancel{Type: protocol.TypeCancel, ID: id})
+	if err != nil {
+		return false
+	}
+	select {
+	case c.send <- frame:
+		return true
+	case <-c.done:
+		return false
+	default: // the buffer is full: let the writer drain it
+	}
+	go func() {
+		select {
+		case c.send <- frame:
+		case <-c.done:
+		}
+	}()
+	return true
+}
+
 // Implements reports whether the extension listed typ in its hello's
 // caps.actions. An extension that sent no caps is assumed to implement
 // every action (caps are a pure addition to v4).

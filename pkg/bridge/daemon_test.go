@@ -839,7 +839,7 @@ func TestPool_LogsUnanswered(t *testing.T) {
 		t.Fatalf("err = %v, want timeout", err)
 	}
 	out := logs.String()
-	for _, want := range []string{`msg="request ended without a response"`, "action=hover", "reason=", "id="} {
+	for _, want := range []string{`msg="request cancelled"`, "action=hover", "reason=", "id="} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("log lacks %q:\n%s", want, out)
 		}

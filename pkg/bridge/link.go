@@ -27,6 +27,11 @@ const (
 	OpPairCode     = "pair_code"     // -> PairCode
 	OpBrowserStart = "browser_start" // Browser options -> ManagedStatus
 	OpBrowserStop  = "browser_stop"  // -> {stopped}
+	// OpCancel ends the same connection's unfinished operation whose id it
+	// carries, as hanging up would end them all; it gets no answer of its
+	// own. A request it ends answers "aborted by caller", and the pool
+	// cancels it in the extension (spec 001 §Cancellation).
+	OpCancel = "cancel"
 )
 
 type linkRequest struct {
@@ -110,6 +115,8 @@ func (d *Daemon) serveLink(c net.Conn) {
 		defer wmu.Unlock()
 		_ = enc.Encode(r)
 	}
+	var omu sync.Mutex
+	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 64<<10), MaxMessage)
 	for sc.Scan() {
@@ -118,7 +125,27 @@ func (d *Daemon) serveLink(c net.Conn) {
 			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
-		go d.serveOp(ctx, &req, write)
+		if req.Op == OpCancel {
+			omu.Lock()
+			if stop := ops[req.ID]; stop != nil {
+				stop()
+			}
+			omu.Unlock()
+			continue
+		}
+		octx, stop := context.WithCancel(ctx)
+		omu.Lock()
+		ops[req.ID] = stop
+		omu.Unlock()
+		go func() {
+			defer func() {
+				omu.Lock()
+				delete(ops, req.ID)
+				omu.Unlock()
+				stop()
+			}()
+			d.serveOp(octx, &req, write)
+		}()
 	}
 }
 

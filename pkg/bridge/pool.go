@@ -235,20 +235,24 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 		return r.Result, nil
 	case <-ctx.Done():
 		err := ctxError(ctx, a)
-		p.logUnanswered(id, a, err)
+		p.cancelSent(c, id, a, err)
 		return nil, err
 	case <-timer.C:
 		err := timeoutError(ctx, a, timeout)
-		p.logUnanswered(id, a, err)
+		p.cancelSent(c, id, a, err)
 		return nil, err
 	}
 }
 
-// logUnanswered records a sent request that ended without its response
-// (the caller cancelled, or the deadline passed), so a late answer in the
-// log is explained: spec 001 §Cancellation.
-func (p *Pool) logUnanswered(id string, a protocol.Action, err *protocol.Error) {
-	p.log.Info("request ended without a response", "id", id, "action", a.Type, "reason", err.Message)
+// cancelSent ends a sent request that will get no answer here (the caller
+// cancelled, or a deadline passed): it tells an extension that lists
+// FeatureCancel to stop the action and free its tab, and logs the request
+// at info level so a late answer in the log is explained (spec 001
+// §Cancellation). An extension without the feature gets nothing new and
+// finishes the action within its own deadlineMs.
+func (p *Pool) cancelSent(c *Conn, id string, a protocol.Action, err *protocol.Error) {
+	sent := c.Supports(protocol.FeatureCancel) && c.cancel(id)
+	p.log.Info("request cancelled", "id", id, "action", a.Type, "reason", err.Message, "code", err.Code, "cancelSent", sent)
 }
 
 // Deadline is the pool's deadline for a, level (2) of the schema's timeout

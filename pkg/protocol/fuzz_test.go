@@ -42,6 +42,8 @@ func FuzzDecode(f *testing.F) {
 			v = m.Response
 		case TypeEvent:
 			v = m.Event
+		case TypeCancel:
+			v = m.Cancel
 		default:
 			t.Fatalf("decoded message has type %q", m.Type)
 		}

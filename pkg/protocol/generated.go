@@ -17,7 +17,30 @@ const (
 	TypeRequest  MessageType = "request"
 	TypeResponse MessageType = "response"
 	TypeEvent    MessageType = "event"
+	TypeCancel   MessageType = "cancel"
 )
+
+// Features the extension may list in hello's caps.features (schema
+// x-features, pure additions to v4). The daemon relies on one only when
+// the hello lists it.
+const (
+	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (protocol v4 §uid addressing)
+	FeatureDialogEvents       = "dialog_events"        // dialog_opened events for dialogs answered in a managed browser
+	FeatureObstacle           = "obstacle"             // extract results carry the obstacle verdict
+	FeatureScreenshotFullPage = "screenshot_full_page" // screenshot takes fullPage
+	FeatureHeartbeat          = "heartbeat"            // heartbeat events every 20 s keep the connection and the MV3 worker alive
+	FeatureCancel             = "cancel"               // the extension stops a request when the daemon sends cancel with its id, frees its tab, and sends no response
+)
+
+// Features lists every known feature in schema order.
+var Features = []string{
+	FeatureUid,
+	FeatureDialogEvents,
+	FeatureObstacle,
+	FeatureScreenshotFullPage,
+	FeatureHeartbeat,
+	FeatureCancel,
+}
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
 // The reject's error code is always invalid_action; the close code tells

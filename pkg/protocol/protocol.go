@@ -61,6 +61,16 @@ type Response struct {
 	Error  *Error          `json:"error,omitempty"`
 }
 
+// Cancel tells the extension that the request with ID ended on the
+// daemon's side without its response (the caller cancelled or went away,
+// or its deadline passed): the extension stops the action, frees its tab,
+// and sends no response. A pure addition to v4, sent only to an extension
+// whose hello lists FeatureCancel (spec 001 §Cancellation).
+type Cancel struct {
+	Type MessageType `json:"type"`
+	ID   string      `json:"id"`
+}
+
 // EventMessage carries one unsolicited Event from the extension.
 type EventMessage struct {
 	Type  MessageType `json:"type"`
@@ -76,6 +86,7 @@ type Message struct {
 	Request  *Request
 	Response *Response
 	Event    *EventMessage
+	Cancel   *Cancel
 }
 
 // Decode validates data against the protocol schema and decodes it into the
@@ -113,6 +124,9 @@ func Decode(data []byte) (*Message, *Error) {
 	case TypeEvent:
 		m.Event = new(EventMessage)
 		target = m.Event
+	case TypeCancel:
+		m.Cancel = new(Cancel)
+		target = m.Cancel
 	default: // unreachable: the schema enumerates the types
 		return nil, Errorf(CodeInvalidAction, "unknown message type %q", m.Type)
 	}

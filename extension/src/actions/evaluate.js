@@ -99,6 +99,11 @@ export async function evaluate(ctx, action) {
     const expired = new Promise((resolve) => {
       timer = ctx.timers.setTimeout(() => resolve(null), ctx.budget.inner(timeoutMs + OWN_CLOCK_SLACK_MS));
     });
+    // call is ctx.send's: it rejects with the reason when the request is
+    // cancelled, so evaluate stops waiting at once. A cancel does not
+    // terminate the page's script: Runtime.terminateExecution would also
+    // kill the page's next script when none of ours is running, and a
+    // synchronous loop is already bounded by the CDP timeout above.
     const res = await Promise.race([call, expired]);
     if (res === null) {
       await ctx.send("Runtime.terminateExecution").catch(() => {});

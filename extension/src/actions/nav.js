@@ -2,7 +2,7 @@
 // event for as long as the request's budget allows (lib/budget.js).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid } from "../lib/cdp.js";
+import { invalid, onAbort } from "../lib/cdp.js";
 
 // Same rule as the schema's url: http(s) or about:blank. The validator has
 // already checked it; this guards the one action that can point the tab at
@@ -20,12 +20,15 @@ function watchEvents(ctx) {
     seen.push([method, params]);
     wake();
   });
-  // next resolves on the next event or after ms, whichever is first.
+  // next resolves on the next event, after ms, or when the request's
+  // signal aborts, whichever is first; the caller checks the budget.
   function next(ms) {
     return new Promise((resolve) => {
       const t = ctx.timers.setTimeout(done, ms);
+      const offAbort = onAbort(ctx.budget.signal, done);
       function done() {
         ctx.timers.clearTimeout(t);
+        offAbort();
         wake = () => {};
         resolve();
       }
@@ -47,6 +50,7 @@ async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what
   const waitMs = ctx.budget.inner();
   const stopAt = Date.now() + waitMs;
   for (let i = 0; ; ) {
+    ctx.budget.check(); // a cancelled or closed-tab request stops here
     for (; i < watch.seen.length; i++) {
       const [method, p] = watch.seen[i];
       if (method === "bua.detached") {

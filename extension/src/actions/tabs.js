@@ -1,7 +1,9 @@
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, enqueue}.
+// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed}.
+// None of them waits behind a tab's queue: close_tab in particular must
+// work while an action on that tab hangs.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { sleep } from "../lib/cdp.js";
@@ -24,6 +26,7 @@ export const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 async function waitForLoad(env, tabId) {
   const stopAt = Date.now() + env.budget.inner();
   for (;;) {
+    env.budget.check();
     let tab;
     try {
       tab = await env.api.tabs.get(tabId);
@@ -32,7 +35,7 @@ async function waitForLoad(env, tabId) {
     }
     const left = stopAt - Date.now();
     if (tab.status === "complete" || left <= 0) return tab;
-    await sleep(Math.min(LOAD_POLL_MS, left), env.timers);
+    await sleep(Math.min(LOAD_POLL_MS, left), env.timers, env.budget.signal);
   }
 }
 
@@ -60,16 +63,18 @@ async function openTab(env, action) {
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 
+// closeTab closes the tab at once, without queueing behind its actions,
+// and ends every action pending on it with tab_not_found (the dispatcher's
+// tabClosed; tabs.onRemoved does the same for tabs closed any other way).
 async function closeTab(env, action) {
   await env.getTab(action.tabId);
-  return env.enqueue(action.tabId, async () => {
-    try {
-      await env.api.tabs.remove(action.tabId);
-    } catch {
-      throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
-    }
-    return { ok: true, tabId: action.tabId };
-  });
+  try {
+    await env.api.tabs.remove(action.tabId);
+  } catch {
+    throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
+  }
+  env.tabClosed(action.tabId);
+  return { ok: true, tabId: action.tabId };
 }
 
 export const executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_tab: closeTab });

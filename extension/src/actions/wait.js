@@ -31,6 +31,7 @@ export async function waitFor(ctx, action) {
   const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    ctx.budget.check(); // ctx.sleep and ctx.send end on abort too; this is the loop's own stop
     let present;
     if (action.uid !== undefined) {
       // Re-checked every round: a navigation while waiting makes the uid

@@ -3,7 +3,10 @@
 
 export const PROTOCOL_VERSION = 4;
 
-export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event"]);
+export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
+
+// The features this build lists in hello's caps.features (x-features).
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel"]);
 
 // Close codes after a reject or a replacement (x-closeCodes).
 export const CLOSE_CODES = Object.freeze({

@@ -41,20 +41,35 @@ export function actionBudgetMs(deadlineMs) {
 }
 
 // budgetFor returns the budget of one request received at `now` (epoch ms):
-// {ms, deadline, remaining(now), inner(capMs, now)}. deadlineMs is the
-// request envelope's; without it the budget is what the daemon's default
-// pool deadline leaves (poolDeadlineMs).
-export function budgetFor(action, deadlineMs, now = Date.now()) {
+// {ms, deadline, signal, remaining(now), inner(capMs, now), withSignal(s)}.
+// deadlineMs is the request envelope's; without it the budget is what the
+// daemon's default pool deadline leaves (poolDeadlineMs). signal, when
+// given, is the request's AbortSignal (ws-client aborts it on cancel {id}).
+export function budgetFor(action, deadlineMs, now = Date.now(), signal = undefined) {
   const total = Number.isInteger(deadlineMs) && deadlineMs > 0 ? deadlineMs : poolDeadlineMs(action);
   const ms = actionBudgetMs(total);
-  return budgetUntil(now + ms, ms);
+  return budgetUntil(now + ms, ms, signal);
 }
 
-// budgetUntil is a budget ending at the absolute time deadline.
-export function budgetUntil(deadline, ms = deadline - Date.now()) {
+// budgetUntil is a budget ending at the absolute time deadline. signal
+// aborts when the request stops early (cancelled, its tab closed, or its
+// watchdog fired); every inner wait gives up when it does (spec 001
+// §Cancellation).
+export function budgetUntil(deadline, ms = deadline - Date.now(), signal = undefined) {
   return Object.freeze({
     ms,
     deadline,
+    signal,
+    // withSignal is this budget with another signal (the dispatcher's, which
+    // also aborts on the watchdog and on tab close).
+    withSignal(s) {
+      return budgetUntil(deadline, ms, s);
+    },
+    // check throws the signal's reason once it has aborted: loops call it
+    // at each turn so orphaned work stops.
+    check() {
+      if (signal && signal.aborted) throw signal.reason;
+    },
     // remaining is what is left of the budget, never negative.
     remaining(now = Date.now()) {
       return Math.max(0, deadline - now);

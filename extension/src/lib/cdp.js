@@ -27,8 +27,45 @@ export function cdpMessage(err) {
   return raw;
 }
 
-export function sleep(ms, timers = globalThis) {
-  return new Promise((resolve) => timers.setTimeout(resolve, ms));
+// sleep resolves after ms, or rejects with signal's reason as soon as the
+// signal aborts (a cancelled, timed-out or tab-closed request), so no poll
+// outlives its request.
+export function sleep(ms, timers = globalThis, signal) {
+  if (signal && signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let off = () => {};
+    const t = timers.setTimeout(() => {
+      off();
+      resolve();
+    }, ms);
+    off = onAbort(signal, () => {
+      timers.clearTimeout(t);
+      reject(signal.reason);
+    });
+  });
+}
+
+// onAbort runs fn once when signal aborts (at once if it has) and returns
+// a function that stops listening. A missing signal never aborts.
+export function onAbort(signal, fn) {
+  if (!signal) return () => {};
+  if (signal.aborted) {
+    fn();
+    return () => {};
+  }
+  signal.addEventListener("abort", fn, { once: true });
+  return () => signal.removeEventListener("abort", fn);
+}
+
+// abortable settles with p, or rejects with signal's reason the moment the
+// signal aborts. p goes on (it cannot be stopped) but nobody waits for it.
+export function abortable(p, signal) {
+  if (!signal) return p;
+  let off = () => {};
+  const stop = new Promise((_, reject) => {
+    off = onAbort(signal, () => reject(signal.reason));
+  });
+  return Promise.race([p, stop]).finally(off);
 }
 
 // withDeadline settles with p, or rejects with a timeout BridgeError after

@@ -23,6 +23,16 @@ export class BridgeError extends Error {
   }
 }
 
+// CancelledError is why a request the daemon cancelled (cancel {id}, spec
+// 001 §Cancellation) or whose connection ended stops: it is never sent, as
+// a cancelled request gets no response.
+export class CancelledError extends Error {
+  constructor(message = "cancelled by the daemon") {
+    super(message);
+    this.name = "CancelledError";
+  }
+}
+
 // toWireError turns anything thrown into the protocol's {code, message,
 // reason?}.
 export function toWireError(err) {

@@ -14,7 +14,7 @@
 // mouseReleased answer, frameStartedLoading 4–5 ms later.
 
 import { BridgeError, ErrorCodes } from "./errors.js";
-import { CdpError, withDeadline } from "./cdp.js";
+import { CdpError, onAbort, withDeadline } from "./cdp.js";
 
 // SETTLE_PING is one round trip to the page's main thread: every event the
 // input caused synchronously (a navigation request, a same-document URL
@@ -45,20 +45,24 @@ export function watchNavigation(ctx, mainFrameId) {
     wake();
   });
 
-  // until waits until pred() holds or ms pass; returns pred().
+  // until waits until pred() holds or ms pass, and returns pred(); it
+  // rejects with the reason when the request's signal aborts first.
   function until(pred, ms) {
+    ctx.budget.check();
     if (pred() || ms <= 0) return Promise.resolve(pred());
-    return new Promise((resolve) => {
-      const t = ctx.timers.setTimeout(() => {
-        wake = () => {};
-        resolve(pred());
-      }, ms);
-      wake = () => {
-        if (!pred()) return;
+    return new Promise((resolve, reject) => {
+      let offAbort = () => {};
+      const finish = (settle) => {
         ctx.timers.clearTimeout(t);
+        offAbort();
         wake = () => {};
-        resolve(true);
+        settle();
       };
+      const t = ctx.timers.setTimeout(() => finish(() => resolve(pred())), ms);
+      wake = () => {
+        if (pred()) finish(() => resolve(true));
+      };
+      offAbort = onAbort(ctx.budget.signal, () => finish(() => reject(ctx.budget.signal.reason)));
     });
   }
 

@@ -66,7 +66,9 @@ type Extension struct {
 	handlers  map[protocol.ActionType]Handler
 	fallback  Handler
 	requests  []protocol.Action
+	ids       []string
 	deadlines []int64
+	cancels   []string
 	closed    chan struct{}
 	closeErr  error
 }
@@ -118,7 +120,7 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 	}
 	caps := o.Caps
 	if caps == nil {
-		caps = &protocol.Caps{Actions: actionNames()}
+		caps = &protocol.Caps{Actions: actionNames(), Features: protocol.Features}
 	}
 	hello := protocol.Hello{Type: protocol.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
 	frame, err := json.Marshal(hello)
@@ -197,6 +199,21 @@ func (e *Extension) Deadlines() []int64 {
 	return append([]int64(nil), e.deadlines...)
 }
 
+// RequestIDs returns each request's id, in the order of Requests.
+func (e *Extension) RequestIDs() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.ids...)
+}
+
+// Cancels returns the ids of the cancel messages received so far, in
+// arrival order. The fake only records them: its handlers run to the end.
+func (e *Extension) Cancels() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.cancels...)
+}
+
 // Requests returns the actions received so far, in arrival order.
 func (e *Extension) Requests() []protocol.Action {
 	e.mu.Lock()
@@ -260,6 +277,12 @@ func (e *Extension) readLoop() {
 			}
 			continue
 		}
+		if m.Type == protocol.TypeCancel {
+			e.mu.Lock()
+			e.cancels = append(e.cancels, m.Cancel.ID)
+			e.mu.Unlock()
+			continue
+		}
 		if m.Type != protocol.TypeRequest {
 			continue
 		}
@@ -270,6 +293,7 @@ func (e *Extension) readLoop() {
 func (e *Extension) serve(r *protocol.Request) {
 	e.mu.Lock()
 	e.requests = append(e.requests, r.Action)
+	e.ids = append(e.ids, r.ID)
 	e.deadlines = append(e.deadlines, r.DeadlineMs)
 	h := e.handlers[r.Action.Type]
 	if h == nil {

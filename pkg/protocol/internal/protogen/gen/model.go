@@ -19,6 +19,7 @@ type Model struct {
 	ReplyMarginMs int
 	CloseCodes    []Named // x-closeCodes, by value
 	MessageTypes  []string
+	Features      []Feature // hello caps.features x-features, in schema order
 	Actions       []Action
 	Codes         []Code
 	EndReasons    []string
@@ -27,6 +28,12 @@ type Model struct {
 	Modifiers     []string
 	WaitDefaultMs int // action.wait_for timeoutMs default
 	WaitMaxMs     int // action.wait_for timeoutMs maximum
+}
+
+// Feature is one caps.features entry the schema knows, with what it means.
+type Feature struct {
+	Name        string
+	Description string
 }
 
 // Named is a name with an integer value.
@@ -161,6 +168,7 @@ func (r *reader) model() *Model {
 		r.fail("schema: no x-closeCodes")
 	}
 	m.MessageTypes = r.strings(r.def("message").path("properties", "type", "enum"), "$defs/message type enum")
+	m.Features = r.features()
 	m.Actions = r.actions()
 	m.Codes = r.codes()
 	m.EndReasons = r.strings(r.def("sessionEndReason").get("enum"), "$defs/sessionEndReason enum")
@@ -175,6 +183,24 @@ func (r *reader) model() *Model {
 		r.fail("action.wait_for has no timeoutMs")
 	}
 	return m
+}
+
+// features reads hello's caps.features x-features: feature -> description.
+func (r *reader) features() []Feature {
+	xf, ok := r.def("hello").path("properties", "caps", "properties", "features", "x-features").(*object)
+	if !ok {
+		r.fail("$defs/hello caps.features: no x-features")
+		return nil
+	}
+	var out []Feature
+	for _, k := range xf.keys {
+		desc, _ := xf.get(k).(string)
+		if desc == "" {
+			r.fail("$defs/hello caps.features x-features: %s needs a description", k)
+		}
+		out = append(out, Feature{k, desc})
+	}
+	return out
 }
 
 // dispatch lists the type consts of a union's allOf if/then branches, each

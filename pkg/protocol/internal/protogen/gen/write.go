@@ -94,6 +94,17 @@ func (m *Model) Go() ([]byte, error) {
 	}
 	p(")\n\n")
 
+	p("// Features the extension may list in hello's caps.features (schema\n")
+	p("// x-features, pure additions to v4). The daemon relies on one only when\n// the hello lists it.\nconst (\n")
+	for _, f := range m.Features {
+		p("\tFeature%s = %q // %s\n", camel(f.Name), f.Name, f.Description)
+	}
+	p(")\n\n// Features lists every known feature in schema order.\nvar Features = []string{\n")
+	for _, f := range m.Features {
+		p("\tFeature%s,\n", camel(f.Name))
+	}
+	p("}\n\n")
+
 	p("// WebSocket close codes after a reject or a replacement (schema x-closeCodes).\n")
 	p("// The reject's error code is always invalid_action; the close code tells\n// the cases apart.\nconst (\n")
 	for _, c := range m.CloseCodes {
@@ -210,6 +221,12 @@ func (m *Model) JS() []byte {
 	p("// %s\n// The extension imports its protocol constants from here only.\n\n", Header)
 	p("export const PROTOCOL_VERSION = %d;\n\n", m.Version)
 	p("export const MESSAGE_TYPES = Object.freeze(%s);\n\n", jsJSON(m.MessageTypes))
+	fnames := make([]string, len(m.Features))
+	for i, f := range m.Features {
+		fnames[i] = f.Name
+	}
+	p("// The features this build lists in hello's caps.features (x-features).\n")
+	p("export const FEATURES = Object.freeze(%s);\n\n", jsJSON(fnames))
 	p("// Close codes after a reject or a replacement (x-closeCodes).\nexport const CLOSE_CODES = Object.freeze({\n")
 	for _, c := range m.CloseCodes {
 		p("  %s: %d,\n", c.Name, c.Value)

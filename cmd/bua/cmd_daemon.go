@@ -32,7 +32,8 @@ func newStopCommand(env *Env) *cli.Command {
 				if !c.Bool("quiet") {
 					fmt.Fprintln(env.Stdout, "bua daemon is not running")
 				}
-				return nil
+				// A killed daemon may have left its browser behind.
+				return stopOrphan(c, env)
 			}
 			defer cl.Close()
 			if err := cl.StopDaemon(c.Context); err != nil {
@@ -75,11 +76,21 @@ func newStatusCommand(env *Env) *cli.Command {
 			quiet := c.Bool("quiet") && !c.Bool("json")
 			cl, berr := dialExisting(c, env)
 			if berr != nil {
+				var orphan bridge.ManagedStatus
+				if d, err := dirs(env); err == nil {
+					orphan = bridge.OrphanStatus(d)
+				}
 				if c.Bool("json") {
-					return printJSON(env, map[string]any{"daemon": "down"})
+					if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan}); err != nil {
+						return err
+					}
+					return exit(exitUnavailable)
 				}
 				if !quiet {
 					fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+					if orphan.Running {
+						printManaged(env, orphan)
+					}
 				}
 				return exit(exitUnavailable)
 			}
@@ -98,11 +109,7 @@ func newStatusCommand(env *Env) *cli.Command {
 			fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
 			fmt.Fprintf(w, "listen:     %s\n", st.URL)
 			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
-			if st.Managed.Running {
-				fmt.Fprintf(w, "managed:    running (pid %d, headless %v)\n", st.Managed.PID, st.Managed.Options.Headless)
-			} else {
-				fmt.Fprintln(w, "managed:    not running")
-			}
+			printManaged(env, st.Managed)
 			fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
 			if len(st.Connections) == 0 {
 				fmt.Fprintln(w, "extensions: none connected")
@@ -121,6 +128,18 @@ func newStatusCommand(env *Env) *cli.Command {
 			}
 			return tb.Render()
 		},
+	}
+}
+
+// printManaged is status's managed-browser line.
+func printManaged(env *Env, m bridge.ManagedStatus) {
+	switch {
+	case m.Orphan:
+		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s): left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
+	case m.Running:
+		fmt.Fprintf(env.Stdout, "managed:    running (pid %d, headless %v)\n", m.PID, m.Options.Headless)
+	default:
+		fmt.Fprintln(env.Stdout, "managed:    not running")
 	}
 }
 

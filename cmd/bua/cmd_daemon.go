@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -39,8 +40,10 @@ func newStopCommand(env *Env) *cli.Command {
 			if err := cl.StopDaemon(c.Context); err != nil {
 				return failWith(c, env, err)
 			}
-			// Wait for the socket to go, so a following command starts a
-			// fresh daemon rather than racing the old one's shutdown.
+			// Wait for the daemon to finish (its socket gone, its lock
+			// released once the managed browser has stopped), so a
+			// following command starts a fresh daemon rather than racing
+			// the old one's shutdown, and no browser outlives `bua stop`.
 			d, _ := dirs(env)
 			ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 			defer cancel()
@@ -48,7 +51,7 @@ func newStopCommand(env *Env) *cli.Command {
 			defer tick.Stop()
 		wait:
 			for {
-				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) {
+				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
 					break
 				}
 				select {

@@ -131,8 +131,10 @@ func StopGroup(ctx context.Context, pgid int, grace time.Duration) error {
 	if pgid <= 1 {
 		return fmt.Errorf("browser: refusing to signal process group %d", pgid)
 	}
-	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
-		return nil // ESRCH: no member left
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+		return nil // no member left
+	} else if err != nil {
+		return fmt.Errorf("browser: signal process group %d: %w", pgid, err)
 	}
 	gctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()

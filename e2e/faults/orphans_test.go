@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	bhome "github.com/bua-dev/bua/pkg/home"
 )
 
 // TestDaemonKilledLeavesNoBrowser: kill -9 of the daemon mid-request
@@ -27,11 +29,15 @@ import (
 func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "h")
 	profile := harness.ManagedProfile(home)
+	sock := bhome.Dirs{Config: home, State: home, Runtime: home}.Socket()
 	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	var pids []int // every daemon and browser, killed at the end whatever happens
 	t.Cleanup(func() {
+		if t.Failed() {
+			harness.DumpLogs(home)
+		}
 		for _, pid := range pids {
 			syscall.Kill(-pid, syscall.SIGKILL)
 			syscall.Kill(pid, syscall.SIGKILL)
@@ -87,6 +93,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 		t.Fatal("the browser died with its daemon: nothing left to test")
 	}
 
+	waitDead(t, daemon, sock)
 	r := cmd.Run(ctx, "status")
 	if r.Code != 4 || !strings.Contains(r.Stdout, "orphan (pid "+strconv.Itoa(browser)) {
 		t.Fatalf("status with the daemon killed: exit %d\n%s\nwant 4 and the orphan browser %d", r.Code, r.Output(), browser)
@@ -108,12 +115,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 	if err := syscall.Kill(daemon, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); alive(daemon); {
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon outlived kill -9")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitDead(t, daemon, sock)
 	if !alive(browser) {
 		t.Fatal("the browser died with its daemon")
 	}
@@ -138,6 +140,26 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "browser", "browser.json")); !os.IsNotExist(err) {
 		t.Errorf("the browser record outlived its browser: %v", err)
+	}
+}
+
+// waitDead waits until the killed daemon is gone: a zombie at most, and
+// its socket refusing connections. Its main thread turns zombie while
+// other threads may still hold the socket open for a moment, and a
+// command in that moment would reach a dying daemon.
+func waitDead(t *testing.T, pid int, sock string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if !alive(pid) {
+			c, err := net.Dial("unix", sock)
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon %d outlived kill -9 (or its socket did)", pid)
+		}
 	}
 }
 

@@ -38,13 +38,15 @@ type Record struct {
 // Identify records the running process pid as the browser on profileDir.
 // It fails when pid is gone or its command line does not carry
 // --user-data-dir=profileDir, so only a real browser is ever recorded
-// (never a test's fake process).
+// (never a test's fake process). Call it from the process that launched
+// pid: until pid's exec completes its command line is still this
+// process's, which Identify waits out.
 func Identify(pid int, profileDir string) (Record, error) {
 	r := Record{PID: pid, ProcStart: procStart(pid), ProfileDir: profileDir, StartedAt: time.Now(), DaemonPID: os.Getpid()}
 	if r.ProcStart == "" {
 		return Record{}, fmt.Errorf("browser: pid %d is not running", pid)
 	}
-	if !r.Alive() {
+	if !r.alive(os.Args) {
 		return Record{}, fmt.Errorf("browser: pid %d is not a browser on %s", pid, profileDir)
 	}
 	return r, nil
@@ -53,11 +55,33 @@ func Identify(pid int, profileDir string) (Record, error) {
 // Alive reports whether the recorded browser still runs: its pid is live
 // (not a zombie), started when recorded, and its command line still names
 // the profile.
-func (r Record) Alive() bool {
+func (r Record) Alive() bool { return r.alive(nil) }
+
+func (r Record) alive(parentArgs []string) bool {
 	if r.PID <= 1 || r.ProcStart == "" || procStart(r.PID) != r.ProcStart {
 		return false
 	}
-	return slices.Contains(procArgs(r.PID), "--user-data-dir="+r.ProfileDir)
+	return slices.Contains(settledArgs(r.PID, parentArgs), "--user-data-dir="+r.ProfileDir)
+}
+
+// execSettle bounds settledArgs' wait.
+const execSettle = time.Second
+
+// settledArgs is pid's command line once an exec in progress is done. For
+// an instant during exec (Launch's own, or a wrapper script such as
+// /usr/bin/chromium exec'ing the real binary) the command line reads
+// empty, or, before the new image replaces the forked one, as the
+// parent's (parentArgs); the start time does not change.
+func settledArgs(pid int, parentArgs []string) []string {
+	deadline := time.Now().Add(execSettle)
+	for {
+		args := procArgs(pid)
+		settled := len(args) > 0 && (parentArgs == nil || !slices.Equal(args, parentArgs))
+		if settled || time.Now().After(deadline) || procStart(pid) == "" {
+			return args
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // WriteRecord writes r to path at 0600, atomically.

@@ -163,3 +163,23 @@ func TestRemoveRecordOnlyItsOwn(t *testing.T) {
 		t.Fatalf("record left: %v", err)
 	}
 }
+
+// TestIdentifyRightAfterStart: Identify called as soon as Start returns,
+// as the daemon does, always sees the new command line: for an instant
+// after exec it reads empty or still as the parent's.
+func TestIdentifyRightAfterStart(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "profile")
+	for i := 0; i < 30; i++ {
+		cmd := exec.Command("sh", "-c", "sleep 60", "sh", "--user-data-dir="+profile)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Identify(cmd.Process.Pid, profile)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if err != nil {
+			t.Fatalf("launch %d: %v", i, err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/browser"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 func init() { register(newBrowserCommand) }
@@ -51,14 +53,13 @@ func newBrowserCommand(env *Env) *cli.Command {
 			},
 			{
 				Name:  "stop",
-				Usage: "stop the managed browser",
+				Usage: "stop the managed browser of this home, whoever started it",
+				Description: "Asks the daemon to stop its managed browser. With no daemon running (it was\n" +
+					"killed, say), stops the browser the last daemon recorded, if it still runs.",
 				Action: func(c *cli.Context) error {
 					cl, berr := dialExisting(c, env)
 					if berr != nil {
-						if !c.Bool("quiet") {
-							fmt.Fprintln(env.Stdout, "no managed browser (the daemon is not running)")
-						}
-						return nil
+						return stopOrphan(c, env)
 					}
 					defer cl.Close()
 					stopped, berr := cl.BrowserStop(c.Context)
@@ -73,4 +74,23 @@ func newBrowserCommand(env *Env) *cli.Command {
 			},
 		},
 	}
+}
+
+// stopOrphan stops the managed browser recorded in the home when no daemon
+// runs: one left by a daemon that was killed before it could stop it.
+func stopOrphan(c *cli.Context, env *Env) error {
+	d, err := dirs(env)
+	if err != nil {
+		return err
+	}
+	r, stopped, err := browser.StopRecorded(c.Context, d.BrowserRecord())
+	if err != nil {
+		return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, "the managed browser (pid %d) did not stop: %v: kill its process group (`kill -KILL -- -%d`)", r.PID, err, r.PID))
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintln(env.Stdout, yesNo(stopped,
+			fmt.Sprintf("managed browser stopped (pid %d, left running by a daemon that is gone)", r.PID),
+			"no managed browser (the daemon is not running)"))
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -32,14 +33,17 @@ func newStopCommand(env *Env) *cli.Command {
 				if !c.Bool("quiet") {
 					fmt.Fprintln(env.Stdout, "bua daemon is not running")
 				}
-				return nil
+				// A killed daemon may have left its browser behind.
+				return stopOrphan(c, env)
 			}
 			defer cl.Close()
 			if err := cl.StopDaemon(c.Context); err != nil {
 				return failWith(c, env, err)
 			}
-			// Wait for the socket to go, so a following command starts a
-			// fresh daemon rather than racing the old one's shutdown.
+			// Wait for the daemon to finish (its socket gone, its lock
+			// released once the managed browser has stopped), so a
+			// following command starts a fresh daemon rather than racing
+			// the old one's shutdown, and no browser outlives `bua stop`.
 			d, _ := dirs(env)
 			ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 			defer cancel()
@@ -47,7 +51,7 @@ func newStopCommand(env *Env) *cli.Command {
 			defer tick.Stop()
 		wait:
 			for {
-				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) {
+				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
 					break
 				}
 				select {
@@ -75,11 +79,21 @@ func newStatusCommand(env *Env) *cli.Command {
 			quiet := c.Bool("quiet") && !c.Bool("json")
 			cl, berr := dialExisting(c, env)
 			if berr != nil {
+				var orphan bridge.ManagedStatus
+				if d, err := dirs(env); err == nil {
+					orphan = bridge.OrphanStatus(d)
+				}
 				if c.Bool("json") {
-					return printJSON(env, map[string]any{"daemon": "down"})
+					if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan}); err != nil {
+						return err
+					}
+					return exit(exitUnavailable)
 				}
 				if !quiet {
 					fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+					if orphan.Running {
+						printManaged(env, orphan)
+					}
 				}
 				return exit(exitUnavailable)
 			}
@@ -98,11 +112,7 @@ func newStatusCommand(env *Env) *cli.Command {
 			fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
 			fmt.Fprintf(w, "listen:     %s\n", st.URL)
 			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
-			if st.Managed.Running {
-				fmt.Fprintf(w, "managed:    running (pid %d, headless %v)\n", st.Managed.PID, st.Managed.Options.Headless)
-			} else {
-				fmt.Fprintln(w, "managed:    not running")
-			}
+			printManaged(env, st.Managed)
 			fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
 			if len(st.Connections) == 0 {
 				fmt.Fprintln(w, "extensions: none connected")
@@ -121,6 +131,18 @@ func newStatusCommand(env *Env) *cli.Command {
 			}
 			return tb.Render()
 		},
+	}
+}
+
+// printManaged is status's managed-browser line.
+func printManaged(env *Env, m bridge.ManagedStatus) {
+	switch {
+	case m.Orphan:
+		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s): left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
+	case m.Running:
+		fmt.Fprintf(env.Stdout, "managed:    running (pid %d, headless %v)\n", m.PID, m.Options.Headless)
+	default:
+		fmt.Fprintln(env.Stdout, "managed:    not running")
 	}
 }
 

@@ -89,6 +89,7 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	} else {
 		add("browser", "ok", exe)
 	}
+	rep.Checks = append(rep.Checks, sandboxCheck(browser.SandboxOff()))
 
 	tok, _ := bridge.ReadToken(d.TokenFile())
 	switch {
@@ -119,6 +120,9 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
 	if berr != nil {
 		add("daemon", "warn", "not running (any action command starts it)", "or run `bua serve` to see its log in the terminal")
+		if o := bridge.OrphanStatus(d); o.Running {
+			add("managed", "warn", fmt.Sprintf("a managed browser (pid %d) was left running by a daemon that is gone; the next daemon stops it", o.PID), "or stop it now: `bua browser stop`")
+		}
 		listen := listenAddr(env)
 		portFree := true
 		if _, port, _ := net.SplitHostPort(listen); port == "0" {
@@ -164,6 +168,18 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	}
 	rep.Ready = len(st.Connections) > 0 || (ferr == nil && bridge.MayAutoLaunch(env.Getenv, d))
 	return rep
+}
+
+// sandboxCheck says whether the managed browser runs with Chromium's
+// sandbox: off only when bua runs as root (browser.SandboxOff), because
+// Chromium refuses to start as root with it on.
+func sandboxCheck(off bool) check {
+	if off {
+		return check{Name: "sandbox", Level: "warn",
+			Message: "off: bua runs as root, and Chromium refuses root with its sandbox on, so the managed browser gets --no-sandbox",
+			Steps:   []string{"run bua as a normal user to keep the sandbox on (fine in a throwaway CI container)"}}
+	}
+	return check{Name: "sandbox", Level: "ok", Message: "on: the managed browser runs with Chromium's sandbox (bua is not root)"}
 }
 
 // verdict is doctor's last line: ready, or what stands in the way, naming

@@ -347,6 +347,30 @@ func TestPairURL(t *testing.T) {
 	}
 }
 
+// TestDoctorSandbox: doctor says the sandbox is off, and why, only for
+// root; otherwise that it is on.
+func TestDoctorSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		off   bool
+		level string
+		says  string
+	}{
+		{true, "warn", "bua runs as root"},
+		{false, "ok", "runs with Chromium's sandbox"},
+	} {
+		ch := sandboxCheck(tc.off)
+		if ch.Name != "sandbox" || ch.Level != tc.level || !strings.Contains(ch.Message, tc.says) {
+			t.Errorf("sandboxCheck(%v) = %+v, want %s saying %q", tc.off, ch, tc.level, tc.says)
+		}
+	}
+	// doctor itself carries the line for this process's euid.
+	r := runCLI(t, nil, "", "doctor", "--json")
+	want := sandboxCheck(os.Geteuid() == 0)
+	if !strings.Contains(r.stdout, want.Message) {
+		t.Errorf("doctor --json lacks the sandbox line %q:\n%s", want.Message, r.stdout)
+	}
+}
+
 // TestDoctorVerdict: the last line names only the kind of line that is
 // there.
 func TestDoctorVerdict(t *testing.T) {

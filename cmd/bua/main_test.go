@@ -50,9 +50,10 @@ func runCLIWith(t *testing.T, h *bridgetest.Harness, extra map[string]string, wi
 	for k, v := range extra {
 		vars[k] = v
 	}
-	if h != nil {
+	switch {
+	case h != nil:
 		vars["BUA_HOME"] = h.Dirs.Config
-	} else {
+	case vars["BUA_HOME"] == "":
 		vars["BUA_HOME"] = t.TempDir()
 	}
 	env := &Env{

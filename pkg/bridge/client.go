@@ -254,7 +254,9 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 	answer := func(r linkResponse, ok bool) (json.RawMessage, *protocol.Error) {
 		answered = true
 		if !ok {
-			return nil, protocol.Errorf(protocol.CodeInternalError, "the daemon closed the connection before answering: see `bua status`")
+			// The daemon went away mid-request (killed, crashed, or
+			// `bua stop`): no daemon is what bridge_unavailable means.
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the bua daemon exited before answering (killed or stopped), so the action may or may not have run: run `bua status`; the next command starts a new daemon")
 		}
 		return r.Result, r.Error
 	}

@@ -170,6 +170,7 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	if _, err := EnsureToken(dirs.ManagedTokenFile(), false); err != nil {
 		return err
 	}
+	d.managed.reapOrphan(ctx, dirs, d.log)
 
 	tcp, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
@@ -203,6 +204,10 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	if err != nil {
 		return err
 	}
+	sockInfo, err := os.Stat(dirs.Socket())
+	if err != nil {
+		return err
+	}
 	homeCheck := time.NewTicker(HomeCheckInterval)
 	defer homeCheck.Stop()
 loop:
@@ -213,7 +218,7 @@ loop:
 		case <-d.stopCh:
 			break loop
 		case <-homeCheck.C:
-			if why := homeLost(dirs, lockInfo); why != "" {
+			if why := homeLost(dirs, lockInfo, sockInfo); why != "" {
 				d.log.Warn("home lost: stopping", "why", why)
 				break loop
 			}
@@ -234,7 +239,9 @@ loop:
 	for _, c := range d.pool.Conns() {
 		c.Close(1001, "bua daemon stopping")
 	}
-	d.managed.stop(shutCtx)
+	if _, err := d.managed.stop(shutCtx, dirs); err != nil {
+		d.log.Warn("managed browser did not stop", "err", err)
+	}
 	_ = os.Remove(dirs.Socket())
 	_ = os.Remove(dirs.InfoFile())
 	return nil
@@ -392,19 +399,24 @@ const HomeCheckInterval = time.Second
 
 // homeLost says why the daemon no longer owns its home, or "": the lock
 // file it holds was deleted or replaced (BUA_HOME removed, or another
-// daemon took over), or its socket is gone. Either way a command would now
-// start a second daemon for the home, so this one stops its browser and
-// exits.
-func homeLost(dirs home.Dirs, lockInfo os.FileInfo) string {
-	fi, err := os.Stat(dirs.LockFile())
-	if err != nil {
-		return "the lock file is gone (" + dirs.LockFile() + ")"
-	}
-	if !os.SameFile(fi, lockInfo) {
-		return "the lock file was replaced"
-	}
-	if _, err := os.Stat(dirs.Socket()); err != nil {
-		return "the socket is gone (" + dirs.Socket() + ")"
+// daemon took over), or its socket was deleted or replaced (CLI commands
+// now reach someone else, or start a second daemon). Either way this one
+// is a ghost: it stops its browser and exits.
+func homeLost(dirs home.Dirs, lockInfo, sockInfo os.FileInfo) string {
+	for _, f := range []struct {
+		what, path string
+		held       os.FileInfo
+	}{
+		{"lock file", dirs.LockFile(), lockInfo},
+		{"socket", dirs.Socket(), sockInfo},
+	} {
+		fi, err := os.Stat(f.path)
+		if err != nil {
+			return "the " + f.what + " is gone (" + f.path + ")"
+		}
+		if !os.SameFile(fi, f.held) {
+			return "the " + f.what + " was replaced (" + f.path + ")"
+		}
 	}
 	return ""
 }

@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -846,37 +850,128 @@ func TestPool_LogsUnanswered(t *testing.T) {
 	}
 }
 
-// TestDaemonStopsWhenHomeDeleted: deleting BUA_HOME stops the daemon
-// within seconds, so no ghost keeps the port while a new daemon starts.
-func TestDaemonStopsWhenHomeDeleted(t *testing.T) {
-	dir := t.TempDir()
-	cfg := bridge.Config{Dirs: home.Dirs{Config: dir, State: dir, Runtime: dir}, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" }}
-	d, err := bridge.New(cfg)
+// TestDaemonStopsWhenHomeLost: a daemon whose home is no longer its own
+// (BUA_HOME deleted, the lock or the socket deleted or taken over by
+// another daemon) stops within seconds, so no ghost keeps the port and the
+// browser while commands reach, or start, another daemon.
+func TestDaemonStopsWhenHomeLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(t *testing.T, dirs home.Dirs)
+	}{
+		{"home deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.RemoveAll(dirs.Runtime); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"lock taken over", func(t *testing.T, dirs home.Dirs) {
+			// Another daemon that found no lock file creates and takes a
+			// new one.
+			if err := os.Remove(dirs.LockFile()); err != nil {
+				t.Fatal(err)
+			}
+			f, err := home.Lock(dirs.LockFile())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+		}},
+		{"socket deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.Remove(dirs.Socket()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"socket taken over", func(t *testing.T, dirs home.Dirs) {
+			if err := os.Remove(dirs.Socket()); err != nil {
+				t.Fatal(err)
+			}
+			ln, err := home.ListenSocket(dirs.Socket())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, err := os.MkdirTemp("", "bua") // short: the socket path must fit
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
+			d, err := bridge.New(bridge.Config{Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready := make(chan struct{})
+			done := make(chan error, 1)
+			go func() { done <- d.Run(context.Background(), func() { close(ready) }) }()
+			select {
+			case <-ready:
+			case err := <-done:
+				t.Fatalf("daemon: %v", err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("daemon did not start")
+			}
+			start := time.Now()
+			tc.lose(t, dirs)
+			select {
+			case <-done:
+				if took := time.Since(start); took > 3*bridge.HomeCheckInterval+time.Second {
+					t.Fatalf("stopped after %s", took)
+				}
+			case <-time.After(10 * time.Second):
+				d.Stop()
+				t.Fatalf("the daemon kept running after its %s", tc.name)
+			}
+		})
+	}
+}
+
+// TestDaemonStopsOrphanAtStart: a browser recorded by a daemon that died
+// is stopped, its whole process group, before the next daemon serves, and
+// its record removed; status never shows it as this daemon's.
+func TestDaemonStopsOrphanAtStart(t *testing.T) {
+	dir, err := os.MkdirTemp("", "bua")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- d.Run(context.Background(), func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("daemon: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not start")
-	}
-	start := time.Now()
-	if err := os.RemoveAll(dir); err != nil {
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
+	profile := filepath.Join(dirs.BrowserDir(), "profile")
+	cmd := exec.Command("sh", "-c", "sleep 60 & wait", "sh", "--user-data-dir="+profile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-done:
-		if took := time.Since(start); took > 3*bridge.HomeCheckInterval+time.Second {
-			t.Fatalf("stopped after %s", took)
-		}
-	case <-time.After(10 * time.Second):
-		d.Stop()
-		t.Fatal("the daemon kept running after its home was deleted")
+	go cmd.Wait()
+	pid := cmd.Process.Pid
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	rec, err := browser.Identify(pid, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if st := bridge.OrphanStatus(dirs); !st.Orphan || st.PID != pid {
+		t.Fatalf("OrphanStatus = %+v, want the orphan %d", st, pid)
+	}
+
+	var logs syncBuffer
+	h := bridgetest.StartDaemon(t, bridge.Config{Dirs: dirs, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if m := browser.GroupMembers(pid); len(m) > 0 {
+		t.Fatalf("the daemon is serving but the orphan's group %d still has %v", pid, m)
+	}
+	if _, err := os.Stat(dirs.BrowserRecord()); !os.IsNotExist(err) {
+		t.Fatalf("record left: %v", err)
+	}
+	st, perr := h.Client(t).Status(context.Background())
+	if perr != nil || st.Managed.Running || st.Managed.Orphan {
+		t.Fatalf("status = %+v, %v: want no managed browser", st.Managed, perr)
+	}
+	if !strings.Contains(logs.String(), "stopped the managed browser an earlier daemon left running") {
+		t.Fatalf("log does not say the orphan was stopped:\n%s", logs.String())
 	}
 }
 

@@ -197,9 +197,14 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			reply(nil, err)
 			return
 		}
-		reply(d.managed.status(), nil)
+		reply(d.managed.status(d.cfg.Dirs), nil)
 	case OpBrowserStop:
-		reply(map[string]bool{"stopped": d.managed.stop(ctx)}, nil)
+		stopped, err := d.managed.stop(ctx, d.cfg.Dirs)
+		if err != nil {
+			reply(nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err))
+			return
+		}
+		reply(map[string]bool{"stopped": stopped}, nil)
 	case OpEvents:
 		ch, unsub := d.events.subscribe()
 		defer unsub()
@@ -220,7 +225,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 func (d *Daemon) status() Status {
 	s := Status{
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
-		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(),
+		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(d.cfg.Dirs),
 		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
 	}
 	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/browser"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -57,13 +60,44 @@ type ManagedStatus struct {
 	PID       int            `json:"pid,omitempty"`
 	StartedAt time.Time      `json:"startedAt,omitzero"`
 	Options   BrowserOptions `json:"options"`
+	// Orphan marks a browser this daemon did not launch: one recorded in
+	// home.Dirs.BrowserRecord by a daemon that died without stopping it.
+	// Running and PID describe it; Options are unknown.
+	Orphan bool `json:"orphan,omitempty"`
+	// Profile is the browser's profile dir, when known.
+	Profile string `json:"profile,omitempty"`
 }
 
+// OrphanStatus is the ManagedStatus of the browser recorded in dirs when
+// it runs but no live daemon owns it, or the zero ManagedStatus: what
+// `bua status` shows with the daemon down.
+func OrphanStatus(dirs home.Dirs) ManagedStatus {
+	r, err := browser.ReadRecord(dirs.BrowserRecord())
+	if err != nil || !r.Alive() {
+		return ManagedStatus{}
+	}
+	return ManagedStatus{Running: true, PID: r.PID, StartedAt: r.StartedAt, Orphan: true, Profile: r.ProfileDir}
+}
+
+// managedBrowser is the daemon's one managed browser. Each launch is
+// recorded in home.Dirs.BrowserRecord and the record removed when the
+// browser exits, so a browser never outlives every process that knows of
+// it: after a daemon is killed (kill -9, OOM), the next daemon stops the
+// recorded browser before it serves (reapOrphan), and `bua browser stop`
+// stops it with no daemon at all.
+//
+// The orphan is stopped, not adopted: its extension read pairing.json at
+// its start and dials the dead daemon's port, which the next daemon
+// rarely has (BUA_LISTEN=127.0.0.1:0 picks a new one), and its launch
+// options and extension copy belong to the dead daemon. Stopping costs
+// only the orphan's tabs, which the dead daemon's requests had lost
+// anyway, and a fresh launch takes about a second.
 type managedBrowser struct {
 	mu      sync.Mutex
 	proc    BrowserProcess
 	started time.Time
 	opts    BrowserOptions
+	profile string
 }
 
 func (m *managedBrowser) running() bool {
@@ -78,13 +112,31 @@ func (m *managedBrowser) running() bool {
 	}
 }
 
-func (m *managedBrowser) status() ManagedStatus {
+func (m *managedBrowser) status(dirs home.Dirs) ManagedStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.running() {
-		return ManagedStatus{}
+		// reapOrphan stops any orphan before the daemon serves; one still
+		// here would not stop, and status must not hide it.
+		return OrphanStatus(dirs)
 	}
-	return ManagedStatus{Running: true, PID: m.proc.Pid(), StartedAt: m.started, Options: m.opts}
+	return ManagedStatus{Running: true, PID: m.proc.Pid(), StartedAt: m.started, Options: m.opts, Profile: m.profile}
+}
+
+// reapOrphan stops the browser recorded by an earlier daemon of this home,
+// if it still runs. Run calls it once it holds the home's lock (so that
+// daemon is dead) and before it listens, so the orphan's extension never
+// reaches this daemon and the next launch never meets the profile's
+// SingletonLock. It takes at most browser.StopGrace plus a moment.
+func (m *managedBrowser) reapOrphan(ctx context.Context, dirs home.Dirs, log *slog.Logger) {
+	start := time.Now()
+	r, stopped, err := browser.StopRecorded(ctx, dirs.BrowserRecord())
+	switch {
+	case err != nil:
+		log.Warn("orphaned managed browser would not stop", "pid", r.PID, "err", err)
+	case stopped:
+		log.Info("stopped the managed browser an earlier daemon left running", "pid", r.PID, "daemonPid", r.DaemonPID, "took", time.Since(start).Round(time.Millisecond))
+	}
 }
 
 // start launches the managed browser unless one is running.
@@ -98,6 +150,10 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon cannot launch browsers")
 	}
 	dirs := d.cfg.Dirs
+	// An orphan that would not stop at start-up still holds its profile.
+	if r, _, err := browser.StopRecorded(context.Background(), dirs.BrowserRecord()); err != nil {
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "a managed browser left by an earlier daemon (pid %d) would not stop: %v: kill process group %d, then retry", r.PID, err, r.PID)
+	}
 	tok, err := EnsureToken(dirs.ManagedTokenFile(), false)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
@@ -128,20 +184,43 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 		logf.Close()
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "launch browser: %v", err)
 	}
-	go func() { <-proc.Done(); logf.Close() }()
-	m.proc, m.started, m.opts = proc, time.Now(), o
-	d.log.Info("managed browser launched", "pid", proc.Pid(), "headless", o.Headless, "profile", profile)
+	pid := proc.Pid()
+	// Only a process that is really a browser on this profile is recorded
+	// (browser.Identify), never a test's fake, so a later StopRecorded can
+	// only ever signal that browser's group.
+	if rec, err := browser.Identify(pid, profile); err != nil {
+		d.log.Warn("managed browser not recorded: a crash of this daemon would leave it running", "pid", pid, "err", err)
+	} else if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
+		d.log.Warn("managed browser not recorded", "pid", pid, "err", err)
+	}
+	go func() {
+		<-proc.Done()
+		logf.Close()
+		m.mu.Lock()
+		browser.RemoveRecord(dirs.BrowserRecord(), pid)
+		m.mu.Unlock()
+	}()
+	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
+	d.log.Info("managed browser launched", "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
 }
 
-func (m *managedBrowser) stop(ctx context.Context) bool {
+// stop stops the managed browser of this home: the one this daemon
+// launched, else one an earlier daemon left. It reports whether one ran.
+func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs) (bool, error) {
 	m.mu.Lock()
 	proc := m.proc
 	m.proc = nil
 	m.mu.Unlock()
 	if proc == nil {
-		return false
+		_, stopped, err := browser.StopRecorded(ctx, dirs.BrowserRecord())
+		return stopped, err
 	}
-	_ = proc.Stop(ctx)
-	return true
+	err := proc.Stop(ctx)
+	// Removed here too, not only when Done fires: a daemon that is
+	// exiting may not live to run that goroutine.
+	m.mu.Lock()
+	browser.RemoveRecord(dirs.BrowserRecord(), proc.Pid())
+	m.mu.Unlock()
+	return true, err
 }

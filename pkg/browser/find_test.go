@@ -98,7 +98,7 @@ func TestArgs(t *testing.T) {
 	a := strings.Join(Args(Options{ProfileDir: "/p", ExtensionDir: "/e", Headless: true, ExtraArgs: []string{"--x"}}), " ")
 	for _, want := range []string{
 		"--user-data-dir=/p", "--load-extension=/e", "--disable-extensions-except=/e", "--headless",
-		"--disable-gpu", "--remote-debugging-port=0", "--no-first-run", "--password-store=basic",
+		"--disable-gpu", "--no-first-run", "--password-store=basic",
 		"--disable-features=Translate,MediaRouter", "--x about:blank",
 	} {
 		if !strings.Contains(a, want) {
@@ -107,5 +107,14 @@ func TestArgs(t *testing.T) {
 	}
 	if h := strings.Join(Args(Options{ProfileDir: "/p"}), " "); strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") {
 		t.Errorf("headful, extension-less args %q carry headless or extension flags", h)
+	}
+	// No DevTools endpoint of any kind: an open port has no
+	// authentication, and bua drives the browser through the extension.
+	if strings.Contains(a, "--remote-debugging") {
+		t.Errorf("args %q open a DevTools endpoint", a)
+	}
+	// The sandbox is off for root only (Chromium refuses root with it on).
+	if got, want := strings.Contains(a, "--no-sandbox"), os.Geteuid() == 0; got != want || SandboxOff() != want {
+		t.Errorf("--no-sandbox in args: %v, SandboxOff %v; want %v for euid %d", got, SandboxOff(), want, os.Geteuid())
 	}
 }

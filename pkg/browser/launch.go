@@ -1,15 +1,12 @@
 package browser
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,12 +36,10 @@ type Options struct {
 
 // Process is a launched browser.
 type Process struct {
-	cmd        *exec.Cmd
-	profileDir string
-	done       chan struct{}
-	waitErr    error
-	stopOnce   sync.Once
-	stopErr    error
+	cmd      *exec.Cmd
+	done     chan struct{}
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // Args returns the command-line flags Launch passes for o, without the
@@ -61,7 +56,10 @@ func Args(o Options) []string {
 		"--disable-features=Translate,MediaRouter",
 		"--password-store=basic",
 		"--use-mock-keychain",
-		"--remote-debugging-port=0",
+		// No --remote-debugging-port: an open DevTools port has no
+		// authentication, so any local user could drive the browser past
+		// the pairing token and the socket's uid check. bua drives it
+		// through the extension only.
 	}
 	if o.ExtensionDir != "" {
 		args = append(args, "--load-extension="+o.ExtensionDir, "--disable-extensions-except="+o.ExtensionDir)
@@ -69,16 +67,20 @@ func Args(o Options) []string {
 	if o.Headless {
 		args = append(args, "--headless", "--disable-gpu")
 	}
-	if os.Geteuid() == 0 {
-		// Chromium refuses to start as root with its sandbox on (CI containers).
+	if SandboxOff() {
 		args = append(args, "--no-sandbox")
 	}
 	args = append(args, o.ExtraArgs...)
 	return append(args, "about:blank")
 }
 
+// SandboxOff reports whether Launch turns Chromium's sandbox off: only when
+// bua runs as root, because Chromium refuses to start as root with it on
+// (CI containers). `bua doctor` says which.
+func SandboxOff() bool { return os.Geteuid() == 0 }
+
 // Launch starts the browser and returns once the process is running (not
-// once it is ready: poll DevToolsURL or wait for the extension's hello).
+// once it is ready: wait for the extension's hello).
 // The browser runs in its own process group so Stop also ends its helper
 // processes. ctx only bounds the start; use Stop to end the browser.
 func Launch(ctx context.Context, o Options) (*Process, error) {
@@ -98,9 +100,6 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
 		return nil, fmt.Errorf("browser: profile dir: %w", err)
 	}
-	// A DevToolsActivePort left from an earlier run would point at a dead
-	// port; remove it so DevToolsURL only ever reports this process.
-	_ = os.Remove(filepath.Join(o.ProfileDir, "DevToolsActivePort"))
 	cmd := exec.Command(exe, Args(o)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = nil
@@ -112,9 +111,9 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
 	}
-	p := &Process{cmd: cmd, profileDir: o.ProfileDir, done: make(chan struct{})}
+	p := &Process{cmd: cmd, done: make(chan struct{})}
 	go func() {
-		p.waitErr = cmd.Wait()
+		_ = cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
@@ -126,93 +125,14 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // Done is closed once the browser process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Stop ends the browser's process group: SIGTERM, then SIGKILL after
-// StopGrace or when ctx ends, and waits until the main process is reaped.
-// It is safe to call more than once; an already-exited browser is not an
-// error.
+// Stop ends the browser's process group (StopGroup: SIGTERM, then SIGKILL
+// after StopGrace or when ctx ends) and waits until the main process is
+// reaped. It is safe to call more than once; an already-exited browser is
+// not an error, though helpers it left in its group are still ended.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() {
-		select {
-		case <-p.done:
-			return
-		default:
-		}
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		grace := time.NewTimer(StopGrace)
-		defer grace.Stop()
-		select {
-		case <-p.done:
-		case <-grace.C:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		case <-ctx.Done():
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-			p.stopErr = ctx.Err()
-		}
-		// Helpers that outlived the main process (zygotes) go too; wait
-		// briefly for them so a caller reusing the profile dir does not race
-		// a dying helper still holding its lock.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		limit := time.NewTimer(2 * time.Second)
-		defer limit.Stop()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for syscall.Kill(-pgid, 0) == nil {
-			select {
-			case <-tick.C:
-				continue
-			case <-limit.C:
-			}
-			break
-		}
+		p.stopErr = StopGroup(ctx, p.cmd.Process.Pid, StopGrace)
+		<-p.done
 	})
 	return p.stopErr
-}
-
-// DevToolsURL returns the browser-level CDP WebSocket URL,
-// ws://127.0.0.1:PORT/devtools/browser/ID, read from the DevToolsActivePort
-// file Chromium writes into the profile once it listens. It returns an
-// error wrapping os.ErrNotExist until that file appears.
-func (p *Process) DevToolsURL() (string, error) {
-	return readDevToolsActivePort(p.profileDir)
-}
-
-// WaitDevTools polls DevToolsURL until it answers, the browser exits, or
-// ctx ends.
-func (p *Process) WaitDevTools(ctx context.Context) (string, error) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if u, err := p.DevToolsURL(); err == nil {
-			return u, nil
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("browser: no DevToolsActivePort in %s: %w", p.profileDir, ctx.Err())
-		case <-p.done:
-			return "", fmt.Errorf("browser exited before listening: %v", p.waitErr)
-		case <-tick.C:
-		}
-	}
-}
-
-func readDevToolsActivePort(profileDir string) (string, error) {
-	f, err := os.Open(filepath.Join(profileDir, "DevToolsActivePort"))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, strings.TrimSpace(sc.Text()))
-	}
-	// Chromium writes the port, a newline, then the path: a reader can see
-	// the file half written.
-	if len(lines) < 2 || lines[0] == "" || lines[1] == "" {
-		return "", fmt.Errorf("browser: DevToolsActivePort incomplete: %w", os.ErrNotExist)
-	}
-	return "ws://127.0.0.1:" + lines[0] + lines[1], nil
 }

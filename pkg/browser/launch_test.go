@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,9 +35,9 @@ func (s *syncBuffer) String() string {
 }
 
 // TestLaunch starts real headless Chromium with the real extension and
-// checks the three things bua relies on: the CDP endpoint appears, the
-// extension's service worker runs (so --load-extension took), and Stop
-// reaps the whole process group.
+// checks what bua relies on: the extension's service worker runs (so
+// --load-extension took), no DevTools port opens, the browser can be
+// recorded and recognised, and Stop ends the whole process group.
 func TestLaunch(t *testing.T) {
 	exe, err := Find(os.Getenv)
 	if err != nil {
@@ -90,14 +89,6 @@ func TestLaunch(t *testing.T) {
 		t.Fatalf("Pid = %d", p.Pid())
 	}
 
-	wsURL, err := p.WaitDevTools(ctx)
-	if err != nil {
-		t.Fatalf("%v\nbrowser log:\n%s", err, log.String())
-	}
-	if !strings.HasPrefix(wsURL, "ws://127.0.0.1:") || !strings.Contains(wsURL, "/devtools/browser/") {
-		t.Fatalf("DevToolsURL = %q", wsURL)
-	}
-
 	select {
 	case req := <-upgrades:
 		if req.URL.Path != "/ws/browser" || req.Header.Get("Origin") != extension.Origin || !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
@@ -105,6 +96,22 @@ func TestLaunch(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the extension never dialled the pairing URL: --load-extension did not take, or its worker failed\nbrowser log:\n%s", log.String())
+	}
+
+	// No DevTools port: Chromium writes DevToolsActivePort once it
+	// listens on one, and bua drives the browser through the extension.
+	profile := filepath.Join(dir, "profile")
+	if _, err := os.Stat(filepath.Join(profile, "DevToolsActivePort")); !os.IsNotExist(err) {
+		t.Errorf("DevToolsActivePort in the profile (%v): the browser opened a DevTools port", err)
+	}
+
+	// The record tells this browser from any other process.
+	rec, err := Identify(p.Pid(), profile)
+	if err != nil || !rec.Alive() {
+		t.Fatalf("Identify = %+v, %v; want a live record", rec, err)
+	}
+	if _, err := Identify(p.Pid(), profile+"-other"); err == nil {
+		t.Error("Identify accepted a profile the browser does not use")
 	}
 
 	pid := p.Pid()
@@ -117,9 +124,12 @@ func TestLaunch(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after Stop")
 	}
-	// The whole group is gone: signalling it fails with ESRCH.
-	if err := syscall.Kill(-pid, 0); err == nil {
-		t.Errorf("process group %d still has members after Stop", pid)
+	// The whole group is gone: no live member left.
+	if m := GroupMembers(pid); len(m) > 0 {
+		t.Errorf("process group %d still has members %v after Stop", pid, m)
+	}
+	if rec.Alive() {
+		t.Error("the record still reads as alive after Stop")
 	}
 	if err := p.Stop(ctx); err != nil {
 		t.Errorf("second Stop: %v", err)

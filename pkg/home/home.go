@@ -89,6 +89,11 @@ func (d Dirs) EventLog() string { return filepath.Join(d.State, "events.jsonl") 
 // BrowserDir holds the managed browser's profile and extension copy.
 func (d Dirs) BrowserDir() string { return filepath.Join(d.State, "browser") }
 
+// BrowserRecord is the running managed browser's record (pid, process
+// start time, profile), at 0600: written by the daemon that launched it,
+// read by the next daemon or `bua browser stop` when that daemon died.
+func (d Dirs) BrowserRecord() string { return filepath.Join(d.BrowserDir(), "browser.json") }
+
 // Socket is the CLI's unix socket. When the natural path would pass the
 // sun_path limit (a deep $BUA_HOME), it moves to a short path under the
 // temp dir named by a hash of the runtime dir, so it stays unique per home.

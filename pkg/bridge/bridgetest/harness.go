@@ -20,15 +20,18 @@ type Harness struct {
 }
 
 // StartDaemon runs a daemon for the test's lifetime. cfg may be zero;
-// Dirs and Listen are always set by the harness. t.Cleanup stops it.
+// Dirs defaults to a private, short temp home, and Listen is always set by
+// the harness. t.Cleanup stops it.
 func StartDaemon(t testing.TB, cfg bridge.Config) *Harness {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "bua") // short: the socket path must fit sun_path
-	if err != nil {
-		t.Fatal(err)
+	if cfg.Dirs == (home.Dirs{}) {
+		dir, err := os.MkdirTemp("", "bua") // short: the socket path must fit sun_path
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		cfg.Dirs = home.Dirs{Config: dir, State: dir, Runtime: dir}
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	cfg.Dirs = home.Dirs{Config: dir, State: dir, Runtime: dir}
 	cfg.Listen = "127.0.0.1:0"
 	if cfg.ServerVersion == "" {
 		cfg.ServerVersion = "0.0.0-test"

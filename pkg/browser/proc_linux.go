@@ -1,0 +1,77 @@
+package browser
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// procStat is what bua reads of /proc/PID/stat (proc(5)): the state letter,
+// the process group, and the start time in clock ticks since boot, which
+// tells a reused pid apart from the process recorded under it.
+type procStat struct {
+	state string
+	pgrp  int
+	start string
+}
+
+func readProcStat(pid int) (procStat, bool) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// comm, field 2, is in parentheses and may hold spaces or ')': the
+	// fields that follow start after the last ')'.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 20 { // f[0] is field 3 (state), f[19] field 22 (starttime)
+		return procStat{}, false
+	}
+	pgrp, err := strconv.Atoi(f[2])
+	if err != nil {
+		return procStat{}, false
+	}
+	return procStat{state: f[0], pgrp: pgrp, start: f[19]}, true
+}
+
+// procStart is pid's start time, "" when pid is gone or a zombie (dead,
+// only waiting for its parent: in a container whose init never reaps, a
+// killed browser stays one for good).
+func procStart(pid int) string {
+	st, ok := readProcStat(pid)
+	if !ok || st.state == "Z" || st.state == "X" {
+		return ""
+	}
+	return st.start
+}
+
+// procArgs is pid's command line, one element an argument.
+func procArgs(pid int) []string {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(raw) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+}
+
+// GroupMembers lists the live processes (zombies left out) whose process
+// group is pgid, from /proc.
+func GroupMembers(pgid int) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.state != "Z" && st.state != "X" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,41 @@
+//go:build !linux
+
+package browser
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// procStart is pid's start time as ps(1) prints it, "" when pid is gone or
+// a zombie.
+func procStart(pid int) string {
+	out, err := exec.Command("ps", "-o", "state=,lstart=", "-p", strconv.Itoa(pid)).Output()
+	state, start, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if err != nil || strings.HasPrefix(state, "Z") {
+		return ""
+	}
+	return strings.TrimSpace(start)
+}
+
+// procArgs is pid's command line split on spaces: ps(1) cannot tell the
+// spaces inside an argument apart, which is enough to find
+// --user-data-dir= in a profile path without spaces.
+func procArgs(pid int) []string {
+	out, err := exec.Command("ps", "-ww", "-o", "command=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
+}
+
+// GroupMembers reports the group as one member, pgid, while signal 0
+// reaches any of it: without /proc, zombies cannot be told apart.
+func GroupMembers(pgid int) []int {
+	if syscall.Kill(-pgid, 0) == nil {
+		return []int{pgid}
+	}
+	return nil
+}

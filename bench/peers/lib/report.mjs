@@ -69,7 +69,7 @@ export async function plot(rows, { chromium, launch, benchDir, png, title }) {
     datasets: [
       { label: "bua/peer, median of rounds", data: rows.map((r) => [1, r.ratio.median]), backgroundColor: rows.map(colour), barPercentage: 0.9, categoryPercentage: 0.8, grouped: false, order: 3 },
       { label: "spread across rounds (min–max)", data: rows.map((r) => [r.ratio.min, r.ratio.max]), backgroundColor: "rgba(0,0,0,0.45)", barPercentage: 0.2, categoryPercentage: 0.8, grouped: false, order: 2 },
-      { label: "target", data: rows.map((r) => (r.target == null ? null : [r.target / 1.015, r.target * 1.015])), backgroundColor: "#2c3e50", barPercentage: 1, categoryPercentage: 1, grouped: false, order: 1 },
+      { label: "target", data: rows.map((r) => (r.target == null ? null : [r.target / 1.015, r.target * 1.015])), backgroundColor: "#2c3e50", barPercentage: 0.8, categoryPercentage: 1, grouped: false, order: 1 },
     ],
   };
   const height = 120 + rows.length * 26;

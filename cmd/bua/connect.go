@@ -75,10 +75,6 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
-	if err := a.Validate(); err != nil {
-		printBridgeError(env, err, c.Bool("json"))
-		return exit(exitUsage) // refused before sending
-	}
 	cl, err := connect(c, env)
 	if err != nil {
 		return fail(c, env, err)
@@ -87,6 +83,10 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 	ctx, cancel := actionContext(c, a)
 	defer cancel()
 	res, berr := cl.Request(ctx, a)
+	if berr != nil && berr.Reason == protocol.ReasonRefused {
+		printBridgeError(env, berr, c.Bool("json"))
+		return exit(exitUsage) // the daemon refused it before sending
+	}
 	if berr != nil {
 		return failWith(c, env, berr)
 	}

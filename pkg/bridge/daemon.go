@@ -265,7 +265,10 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *protocol.Error) {
 	d.lastActivity.Store(time.Now().UnixMilli())
 	if !lr.NoValidate {
+		// The one check of an action on its way out: the CLI leaves it to
+		// the daemon, whose schema is compiled once, not once per command.
 		if err := protocol.ValidateAction(lr.Action); err != nil {
+			err.Reason = protocol.ReasonRefused
 			return nil, err
 		}
 	}

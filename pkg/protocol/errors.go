@@ -85,6 +85,9 @@ type Error struct {
 const (
 	// ReasonPortInUse: the daemon could not listen on its WebSocket port.
 	ReasonPortInUse = "port_in_use"
+	// ReasonRefused: the daemon refused an invalid_action before sending
+	// it to any extension (it does not match the schema), so nothing ran.
+	ReasonRefused = "refused"
 )
 
 // Errorf builds an *Error with a formatted message.

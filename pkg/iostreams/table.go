@@ -6,12 +6,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"text/tabwriter"
 )
 
 // Table collects rows and prints them in the form the streams call for:
-// a bordered table fitted to the terminal's width, or tab-separated lines.
+// aligned columns under an upper-case header, fitted to the terminal's
+// width (as gh and kubectl print them), or tab-separated lines.
 type Table struct {
 	s      *IOStreams
 	header []string
@@ -67,9 +67,15 @@ func tsvCell(s string) string {
 	}, s)
 }
 
-// writeFitted draws a bordered table at most width columns wide. Cells are
-// one line; the widest column gives way first, down to 4 columns, and a
-// cut cell ends in "…" so the reader sees where text was dropped.
+// colGap is the space between two columns.
+const colGap = 2
+
+// writeFitted writes aligned columns at most width columns wide, with no
+// borders: text/tabwriter aligns them. Cells are one line; the widest
+// column gives way first, down to 4 columns, and a cut cell ends in "…" so
+// the reader sees where text was dropped. Borders were dropped for what
+// they cost: three columns a cell, and a table library's start-up in every
+// command (BENCHMARKS.md §One-shot commands).
 func writeFitted(w io.Writer, header []string, rows [][]string, width int) error {
 	widths := make([]int, len(header))
 	measure := func(r []string) {
@@ -83,9 +89,7 @@ func writeFitted(w io.Writer, header []string, rows [][]string, width int) error
 	for _, r := range rows {
 		measure(r)
 	}
-	// Each column costs its text plus 3: padding and a separator; the
-	// table's right border costs 1.
-	budget := width - 1 - 3*len(header)
+	budget := width - colGap*(len(header)-1)
 	for sum(widths) > budget {
 		wi := 0
 		for i := range widths {
@@ -98,18 +102,22 @@ func writeFitted(w io.Writer, header []string, rows [][]string, width int) error
 		}
 		widths[wi]--
 	}
-	tbl := tablewriter.NewTable(w, tablewriter.WithTrimSpace(tw.Off), tablewriter.WithHeaderAutoFormat(tw.Off))
-	head := fit(header, widths)
-	for i := range head {
-		head[i] = strings.ToUpper(head[i])
+	tw := tabwriter.NewWriter(w, 0, 0, colGap, ' ', 0)
+	line := func(cells []string) {
+		io.WriteString(tw, strings.Join(fit(cells, widths), "\t")+"\n")
 	}
-	tbl.Header(head)
+	head := make([]string, len(header))
+	for i, h := range header {
+		head[i] = strings.ToUpper(h)
+	}
+	line(head)
 	for _, r := range rows {
-		if err := tbl.Append(fit(r, widths)); err != nil {
-			return fmt.Errorf("table: %w", err)
-		}
+		line(r)
 	}
-	return tbl.Render()
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("table: %w", err)
+	}
+	return nil
 }
 
 func sum(ws []int) int {

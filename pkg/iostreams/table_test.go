@@ -121,7 +121,7 @@ func TestTableKeepsIndent(t *testing.T) {
 	if err := tb.Render(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "│   1 navigate") {
+	if !strings.Contains(out.String(), "\n  1 navigate  passed\n") {
 		t.Fatalf("the step row lost its indent:\n%s", out)
 	}
 }

@@ -14,7 +14,7 @@ func TestDeps(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
-	for _, banned := range []string{"github.com/gorilla/websocket", "github.com/bua-dev/bua/pkg/bridge", "github.com/google/uuid", "github.com/olekukonko/tablewriter"} {
+	for _, banned := range []string{"github.com/gorilla/websocket", "github.com/bua-dev/bua/pkg/bridge", "github.com/google/uuid"} {
 		for _, dep := range strings.Fields(string(out)) {
 			if dep == banned {
 				t.Errorf("pkg/runner depends on %s", banned)

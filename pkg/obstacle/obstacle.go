@@ -41,16 +41,24 @@ const (
 	ContentPageChars = 2000
 )
 
-// Element is one entry of extract's AX-tree list, per protocol v4
+// Element is one entry of extract's element list, per protocol v4
 // (results.element). Role and Name are compared case-insensitively; an
 // element with Visible explicitly false is ignored (a hidden sign-in modal
-// is not a wall).
+// is not a wall). Checked, Selected, Expanded, Disabled and Parent are the
+// element's states, pure additions to v4 (see CheckState); the classifier
+// does not read them.
 type Element struct {
-	UID     string `json:"uid"`
-	Role    string `json:"role"`
-	Name    string `json:"name,omitempty"`
-	Value   string `json:"value,omitempty"`
-	Visible *bool  `json:"visible,omitempty"`
+	UID      string     `json:"uid"`
+	Role     string     `json:"role"`
+	Name     string     `json:"name,omitempty"`
+	Value    string     `json:"value,omitempty"`
+	Visible  *bool      `json:"visible,omitempty"`
+	Checked  CheckState `json:"checked,omitempty"`
+	Selected bool       `json:"selected,omitempty"`
+	Expanded *bool      `json:"expanded,omitempty"`
+	Disabled bool       `json:"disabled,omitempty"`
+	// Parent is the uid of the select or listbox an option belongs to.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Input is everything the classifier looks at, gathered during extract

@@ -64,7 +64,7 @@ type Element struct {
 // Input is everything the classifier looks at, gathered during extract
 // (protocol v4 §Obstacle detection). URL is location.href, Title is
 // document.title, Markdown is extract's markdown (only the first ScanChars
-// code points are scanned), Elements the AX-tree list, CaptchaFrame whether
+// code points are scanned), Elements extract's element list, CaptchaFrame whether
 // a known CAPTCHA iframe is present.
 type Input struct {
 	URL          string    `json:"url"`

@@ -337,3 +337,115 @@ func benchTabAt(b *testing.B, cl *bridge.Client, path string) int {
 	})
 	return r.TabID
 }
+
+// BenchmarkExtract100, 1000 and 5000 extract bench/buttons.html with that
+// many buttons: the default 200 elements listed, elementsTotal counting
+// them all. Compare with Playwright's ariaSnapshot on the same page
+// (BENCHMARKS.md "Extract").
+func BenchmarkExtract100(b *testing.B)  { benchExtract(b, 100) }
+func BenchmarkExtract1000(b *testing.B) { benchExtract(b, 1000) }
+func BenchmarkExtract5000(b *testing.B) { benchExtract(b, 5000) }
+
+func benchExtract(b *testing.B, n int) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, fmt.Sprintf("bench/buttons.html?n=%d", n))
+	extract := fmt.Sprintf(`{"type":"extract","tabId":%d}`, tab)
+	check := func(res json.RawMessage) {
+		var r struct {
+			Elements      []json.RawMessage `json:"elements"`
+			ElementsTotal int               `json:"elementsTotal"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil || r.ElementsTotal != n || len(r.Elements) != min(n, 200) {
+			b.Fatalf("extract listed %d of %d elements (%v), want %d of %d", len(r.Elements), r.ElementsTotal, err, min(n, 200), n)
+		}
+	}
+	check(benchRequest(b, cl, extract)) // attach and warm up outside the timing
+	timeMedian(b, func() { benchRequest(b, cl, extract) })
+	check(benchRequest(b, cl, extract))
+}
+
+// BenchmarkExtractSteps extracts the 5,000-button page and logs where the
+// time goes: each CDP command the extension sent, timed in the worker
+// (through chrome.debugger), and the parts of the page script, timed in
+// the page. The extension keeps the last extract's timings in its
+// worker's globalThis.buaProfile, read here over the DevTools port.
+func BenchmarkExtractSteps(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, "bench/buttons.html?n=5000")
+	extract := fmt.Sprintf(`{"type":"extract","tabId":%d}`, tab)
+	benchRequest(b, cl, extract)
+	c, err := harness.DialCDP(devToolsURL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	targets, err := c.Targets()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var worker string
+	for _, ti := range targets {
+		if ti.Type == "service_worker" {
+			worker = ti.TargetID
+		}
+	}
+	if worker == "" {
+		b.Fatalf("no service worker among %+v", targets)
+	}
+	sess, err := c.Attach(worker)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type profile struct {
+		Steps   [][2]any           `json:"steps"`
+		Page    map[string]float64 `json:"page"`
+		TotalMs float64            `json:"totalMs"`
+	}
+	var runs []profile
+	timeMedian(b, func() {
+		benchRequest(b, cl, extract)
+		b.StopTimer()
+		res, err := c.Call(sess, "Runtime.evaluate", map[string]any{"expression": "JSON.stringify(globalThis.buaProfile.extract)", "returnByValue": true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var v struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+		}
+		var p profile
+		if json.Unmarshal(res, &v) != nil || json.Unmarshal([]byte(v.Result.Value), &p) != nil || len(p.Steps) == 0 {
+			b.Fatalf("no extract profile in the worker: %s", res)
+		}
+		runs = append(runs, p)
+		b.StartTimer()
+	})
+	// The median of each step over the runs, in the order sent.
+	med := func(xs []float64) float64 {
+		sort.Float64s(xs)
+		return xs[len(xs)/2]
+	}
+	var lines []string
+	for i := range runs[0].Steps {
+		var xs []float64
+		for _, r := range runs {
+			if i < len(r.Steps) && r.Steps[i][0] == runs[0].Steps[i][0] {
+				xs = append(xs, r.Steps[i][1].(float64))
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s %.1f ms", runs[0].Steps[i][0], med(xs)))
+	}
+	for _, k := range []string{"domToTree", "toMarkdown", "frames", "elements"} {
+		var xs []float64
+		for _, r := range runs {
+			xs = append(xs, r.Page[k])
+		}
+		lines = append(lines, fmt.Sprintf("page %s %.1f ms", k, med(xs)))
+	}
+	var tot []float64
+	for _, r := range runs {
+		tot = append(tot, r.TotalMs)
+	}
+	b.Logf("extract of 5,000 buttons, medians over %d runs: %s; in the worker %.1f ms", len(runs), strings.Join(lines, "; "), med(tot))
+}

@@ -251,17 +251,17 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	wantCLIUsage(t, cliCmd(t, "close", "abc"), "close", "abc")
 }
 
-// TestCLI_Extract: the default output is markdown, then the elements
-// table, then (on an obstacle page) the verdict line; each --format prints
+// TestCLI_Extract: the default output is markdown, then the element
+// lines, then (on an obstacle page) the verdict line; each --format prints
 // only its part; --selector narrows the page.
 func TestCLI_Extract(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
 
 	def := mustCLI(t, "extract", "--tab", tab).Stdout
 	iMD := strings.Index(def, "# CLI fixture")
-	row := regexp.MustCompile(`(?m)^e[0-9]+\tbutton\tCount\b`).FindStringIndex(def)
+	row := regexp.MustCompile(`(?m)^e[0-9]+ button "Count\b`).FindStringIndex(def)
 	if iMD != 0 || row == nil || row[0] < iMD {
-		t.Errorf("default extract is not markdown then the elements rows with the Count button (md@%d, row@%v):\n%s", iMD, row, def)
+		t.Errorf("default extract is not markdown then the element lines with the Count button (md@%d, row@%v):\n%s", iMD, row, def)
 	}
 	if strings.Contains(def, "obstacle:") {
 		t.Errorf("default extract on a plain page prints an obstacle line:\n%s", def)
@@ -276,8 +276,8 @@ func TestCLI_Extract(t *testing.T) {
 		t.Errorf("--format text is not plain text alone:\n%s", text)
 	}
 	els := mustCLI(t, "extract", "--tab", tab, "--format", "elements").Stdout
-	if strings.Contains(els, "# CLI fixture") || !regexp.MustCompile(`(?m)^e[0-9]+\tbutton\tCount\b`).MatchString(els) {
-		t.Errorf("--format elements is not the table alone with the Count button:\n%s", els)
+	if strings.Contains(els, "# CLI fixture") || !regexp.MustCompile(`(?m)^e[0-9]+ button "Count\b`).MatchString(els) {
+		t.Errorf("--format elements is not the element lines alone with the Count button:\n%s", els)
 	}
 
 	var full cliExtract
@@ -285,7 +285,11 @@ func TestCLI_Extract(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &full); err != nil || strconv.Itoa(full.TabID) != tab || len(full.Elements) == 0 || !strings.HasPrefix(full.Markdown, "# CLI fixture") {
 		t.Errorf("--format json = %.300s (%v), want markdown, elements and tabId %s", js, err, tab)
 	}
-	// --json is the same raw result.
+	// The raw text only when --text asks for it.
+	if strings.Contains(js, `"text":`) || !strings.Contains(mustCLI(t, "extract", "--tab", tab, "--format", "json", "--text").Stdout, `"text": "CLI fixture`) {
+		t.Errorf("--format json keeps the text, or --text does not:\n%.300s", js)
+	}
+	// --json is the same result.
 	var viaJSON cliExtract
 	if err := json.Unmarshal([]byte(mustCLI(t, "extract", "--json", "--tab", tab).Stdout), &viaJSON); err != nil || len(viaJSON.Elements) != len(full.Elements) {
 		t.Errorf("extract --json: %v, %d elements, want %d", err, len(viaJSON.Elements), len(full.Elements))
@@ -305,10 +309,10 @@ func TestCLI_Extract(t *testing.T) {
 func TestCLI_ExtractObstacle(t *testing.T) {
 	tab := cliOpen(t, "obstacles/login.html")
 	def := mustCLI(t, "extract", "--tab", tab).Stdout
-	row := regexp.MustCompile(`(?m)^e[0-9]+\t`).FindStringIndex(def)
+	row := regexp.MustCompile(`(?m)^e[0-9]+ [a-z]+ `).FindStringIndex(def)
 	iObs := strings.Index(def, "\nobstacle: auth_wall (high)")
 	if row == nil || iObs < row[0] {
-		t.Errorf("default extract on a login wall lacks the element rows then \"obstacle: auth_wall (high)\" (rows@%v, obstacle@%d):\n%s", row, iObs, def)
+		t.Errorf("default extract on a login wall lacks the element lines then \"obstacle: auth_wall (high)\" (rows@%v, obstacle@%d):\n%s", row, iObs, def)
 	}
 	r := cliCmd(t, "extract", "--tab", tab, "--fail-on-obstacle")
 	if r.Code != 3 || !strings.Contains(r.Stderr, "auth_wall") {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,6 +20,7 @@ func newExtractCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "selector", Usage: "extract only the element matching `CSS` (main document)"},
 			&cli.IntFlag{Name: "max-elements", Usage: "list at most `N` interactive elements (1-5000; default 200)"},
 			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
+			&cli.BoolFlag{Name: "text", Usage: "with --json or --format json, keep the page's raw text (left out by default)"},
 			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
 		},
 		func(c *cli.Context) error {
@@ -36,14 +38,20 @@ func newExtractCommand(env *Env) *cli.Command {
 				}
 				action.MaxElements = &n
 			}
+			keepText := c.Bool("text")
+			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
 			var verdict *protocol.Obstacle
-			err := runAction(c, env, action, func(res json.RawMessage) error {
+			err := runActionJSON(c, env, action, shape, func(res json.RawMessage) error {
 				var r protocol.ExtractResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
 				}
 				verdict = r.Obstacle
-				return renderExtract(env.streams(c), r, format, res)
+				if format == "json" {
+					return printJSON(env, shape(res))
+				}
+				renderExtract(env.streams(c), r, format)
+				return nil
 			})
 			if err != nil {
 				return err
@@ -54,73 +62,129 @@ func newExtractCommand(env *Env) *cli.Command {
 			}
 			return nil
 		})
-	cmd.Description = "Prints the markdown, then the elements as a table (uid, role, name, value,\n" +
-		"visible), then the obstacle verdict if there is one. Use a uid in the next\n" +
-		"command: `bua click e3`. One-shot extract only reports a verdict; pass\n" +
-		"--fail-on-obstacle to exit 3 on a high one (flows stop on it by default).\n" +
-		"At most 200 elements are listed (--max-elements); a cut list ends with a\n" +
-		"line giving both counts. A page that stays blank is read and flagged empty."
+	cmd.Description = "Prints the markdown, then the elements one a line, then the obstacle verdict\n" +
+		"if there is one. An element line is its uid, role, quoted name, `: value`\n" +
+		"and its states: [checked] [mixed] [selected] [expanded] [disabled], and\n" +
+		"[hidden] when it has no box on the page; options are indented under\n" +
+		"their select. Use a uid in the next command: `bua click e3`.\n" +
+		"--json prints the result without the page's raw text (--text keeps it;\n" +
+		"--format text prints only the text). One-shot extract only reports a\n" +
+		"verdict; pass --fail-on-obstacle to exit 3 on a high one (flows stop on it\n" +
+		"by default). At most 200 elements are listed (--max-elements); a cut\n" +
+		"list ends with a line giving both counts. A page that stays blank is\n" +
+		"read and flagged empty."
 	return cmd
 }
 
-func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format string, raw json.RawMessage) error {
+// jsonExtract is the result as --json prints it: without the page's raw
+// text unless keepText, since the markdown carries the same words in a
+// fraction of the size. Flows and saved extracts (bua obstacle) never read
+// text.
+func jsonExtract(raw json.RawMessage, keepText bool) any {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return raw
+	}
+	if !keepText {
+		delete(m, "text")
+	}
+	return m
+}
+
+func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format string) {
 	w := ios.Out
 	switch format {
-	case "json":
-		var v any
-		_ = json.Unmarshal(raw, &v)
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
 	case "text":
 		fmt.Fprintln(w, r.Text)
-		return nil
+		return
 	case "markdown":
 		fmt.Fprintln(w, r.Markdown)
-		return nil
+		return
 	case "elements":
-		if err := renderElements(ios, r.Elements); err != nil {
-			return err
-		}
+		renderElements(ios, r.Elements)
 		if r.Cut() {
 			fmt.Fprintln(ios.ErrOut, cutLine(r))
 		}
-		return nil
+		return
 	}
 	if r.Empty {
 		fmt.Fprintln(w, "empty: the page showed no text and no visible element, even after waiting for it to settle")
 	}
 	fmt.Fprintln(w, strings.TrimRight(r.Markdown, "\n"))
 	fmt.Fprintln(w)
-	if err := renderElements(ios, r.Elements); err != nil {
-		return err
-	}
+	renderElements(ios, r.Elements)
 	if r.Cut() {
 		fmt.Fprintln(w, cutLine(r))
 	}
 	if o := r.Obstacle; o != nil {
 		fmt.Fprintf(w, "\nobstacle: %s (%s) — %s\n", o.Type, o.Confidence, o.Message)
 	}
-	return nil
 }
 
-func renderElements(ios *iostreams.IOStreams, els []protocol.Element) error {
+func renderElements(ios *iostreams.IOStreams, els []protocol.Element) {
 	if len(els) == 0 {
 		if ios.IsTerminal() && !ios.Quiet {
 			fmt.Fprintln(ios.Out, "(no interactive elements)")
 		}
-		return nil
+		return
 	}
-	tb := ios.NewTable("uid", "role", "name", "value", "visible")
+	writeElements(ios.Out, els)
+}
+
+// writeElements prints one line per element: `e3 button "Sign in"`, then
+// `: value` and the states in brackets; an option is indented under the
+// select or listbox it belongs to. About 25 characters for a named
+// button, a third of the table it replaced.
+func writeElements(w io.Writer, els []protocol.Element) {
+	var b strings.Builder
 	for _, e := range els {
-		vis := ""
-		if e.Visible != nil {
-			vis = yesNo(*e.Visible, "yes", "no")
+		b.Reset()
+		if e.Parent != "" {
+			b.WriteString("  ")
 		}
-		tb.AddRow(e.UID, e.Role, e.Name, e.Value, vis)
+		b.WriteString(e.UID)
+		b.WriteByte(' ')
+		b.WriteString(e.Role)
+		if e.Name != "" {
+			fmt.Fprintf(&b, " %q", e.Name)
+		}
+		if e.Value != "" {
+			b.WriteString(": ")
+			b.WriteString(e.Value)
+		}
+		for _, s := range elementStates(e) {
+			b.WriteString(" [")
+			b.WriteString(s)
+			b.WriteByte(']')
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
 	}
-	return tb.Render()
+}
+
+// elementStates lists the states an element line shows, only those that
+// hold: an unchecked box or a collapsed menu shows nothing.
+func elementStates(e protocol.Element) []string {
+	var out []string
+	switch e.Checked {
+	case protocol.Checked:
+		out = append(out, "checked")
+	case protocol.Mixed:
+		out = append(out, "mixed")
+	}
+	if e.Selected {
+		out = append(out, "selected")
+	}
+	if e.Expanded != nil && *e.Expanded {
+		out = append(out, "expanded")
+	}
+	if e.Disabled {
+		out = append(out, "disabled")
+	}
+	if e.Visible != nil && !*e.Visible {
+		out = append(out, "hidden")
+	}
+	return out
 }
 
 // cutLine is the one line under a cut element list: both counts and how to

@@ -134,11 +134,20 @@ func TestTextOutputs(t *testing.T) {
 	yes, no := true, false
 	ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
 		return protocol.ExtractResult{
+			Text:     "Sign in\nWelcome back.",
 			Markdown: "# Sign in\n\nWelcome back.",
 			Elements: []protocol.Element{
-				{UID: "e0", Role: "textbox", Name: "Email", Value: "", Visible: &yes},
+				{UID: "e0", Role: "textbox", Name: "Email", Value: "ada@example.com", Visible: &yes},
 				{UID: "e1", Role: "textbox", Name: "Password", Visible: &yes},
-				{UID: "e2", Role: "button", Name: "Sign in with a very long accessible name that will not fit in eighty columns at all", Visible: &no},
+				{UID: "e2", Role: "combobox", Name: "Plan", Value: "Free", Visible: &yes, Expanded: &no},
+				{UID: "e3", Role: "option", Name: "Free", Visible: &yes, Selected: true, Parent: "e2"},
+				{UID: "e4", Role: "option", Name: "Pro \"plus\"", Visible: &yes, Parent: "e2"},
+				{UID: "e5", Role: "checkbox", Name: "Remember me", Visible: &yes, Checked: protocol.Checked},
+				{UID: "e6", Role: "checkbox", Name: "Newsletter", Visible: &yes, Checked: protocol.Unchecked},
+				{UID: "e7", Role: "checkbox", Name: "All", Visible: &yes, Checked: protocol.Mixed},
+				{UID: "e8", Role: "button", Name: "Menu", Visible: &yes, Expanded: &yes},
+				{UID: "e9", Role: "button", Visible: &yes, Disabled: true},
+				{UID: "e10", Role: "button", Name: "Sign in with a very long accessible name that will not fit in eighty columns at all", Visible: &no},
 			},
 			Obstacle: &protocol.Obstacle{Type: "auth_wall", Confidence: "high", Message: "password field on a sign-in page"},
 			URL:      "https://a.test/login", Title: "Sign in",
@@ -160,7 +169,8 @@ func TestTextOutputs(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("extract: %d %s", r.code, r.stderr)
 		}
-		golden(t, "extract"+mode.suffix+".txt", r.stdout)
+		// One line per element, the same on a terminal and in a pipe.
+		golden(t, "extract.txt", r.stdout)
 		r = runCLITerm(t, h, mode.width, "tabs")
 		if r.code != 0 {
 			t.Fatalf("tabs: %d %s", r.code, r.stderr)
@@ -180,6 +190,57 @@ func TestTextOutputs(t *testing.T) {
 	}
 	if r := runCLI(t, h, "", "tabs", "--quiet"); r.code != 0 || r.stdout != "101\n102\n" {
 		t.Errorf("tabs --quiet: exit %d, stdout %q, want the ids one a line", r.code, r.stdout)
+	}
+}
+
+// TestExtractJSONText: --json and --format json leave the raw text out
+// unless --text asks for it, keep the element states, and a saved extract
+// still classifies with bua obstacle.
+func TestExtractJSONText(t *testing.T) {
+	h, ext := startFake(t)
+	yes := true
+	ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.ExtractResult{
+			Text: "Sign in raw text", Markdown: "# Sign in", URL: "https://a.test/login", Title: "Sign in",
+			Elements: []protocol.Element{
+				{UID: "e0", Role: "checkbox", Name: "Remember me", Visible: &yes, Checked: protocol.Unchecked},
+				{UID: "e1", Role: "textbox", Name: "Password", Visible: &yes},
+			},
+		}, nil
+	})
+	for _, tc := range []struct {
+		args     []string
+		wantText bool
+	}{
+		{[]string{"--json", "extract"}, false},
+		{[]string{"extract", "--format", "json"}, false},
+		{[]string{"--json", "extract", "--text"}, true},
+		{[]string{"extract", "--format", "json", "--text"}, true},
+	} {
+		r := runCLI(t, h, "", tc.args...)
+		if r.code != 0 {
+			t.Fatalf("%q: exit %d %s", tc.args, r.code, r.stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("%q: %v\n%s", tc.args, err, r.stdout)
+		}
+		if _, has := got["text"]; has != tc.wantText {
+			t.Errorf("%q: text present %v, want %v", tc.args, has, tc.wantText)
+		}
+		if got["markdown"] != "# Sign in" {
+			t.Errorf("%q: markdown %v", tc.args, got["markdown"])
+		}
+		els, _ := got["elements"].([]any)
+		if len(els) != 2 || els[0].(map[string]any)["checked"] != false {
+			t.Errorf("%q: elements %v, want the unchecked box first", tc.args, got["elements"])
+		}
+		if c := runCLI(t, nil, r.stdout, "obstacle"); c.code != 0 || !strings.HasPrefix(c.stdout, "auth_wall") {
+			t.Errorf("%q piped to obstacle: exit %d %s%s", tc.args, c.code, c.stdout, c.stderr)
+		}
+	}
+	if r := runCLI(t, h, "", "extract", "--format", "text"); r.code != 0 || r.stdout != "Sign in raw text\n" {
+		t.Errorf("--format text: exit %d %q", r.code, r.stdout)
 	}
 }
 

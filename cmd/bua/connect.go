@@ -72,6 +72,12 @@ func actionContext(c *cli.Context, a protocol.Action) (context.Context, context.
 // with --json, else render's text. Errors print in the one shared form and
 // exit with the contract's code.
 func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.RawMessage) error) error {
+	return runActionJSON(c, env, a, nil, render)
+}
+
+// runActionJSON is runAction whose --json output is shape(result) when
+// shape is not nil.
+func runActionJSON(c *cli.Context, env *Env, a protocol.Action, shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
@@ -91,6 +97,9 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 		return failWith(c, env, berr)
 	}
 	if c.Bool("json") {
+		if shape != nil {
+			return printJSON(env, shape(res))
+		}
 		return printJSON(env, res)
 	}
 	if render == nil {

@@ -139,15 +139,15 @@ func TestNewcomerPath(t *testing.T) {
 	}
 	tab := m[1]
 
-	// extract, read the way a script does: find the button's row among the
-	// tab-separated element rows (piped output) and take its uid.
+	// extract, read the way a script does: find the button's line among
+	// the element lines and take its uid.
 	ext := mustBua(t, "extract").Stdout
 	if !strings.HasPrefix(ext, "# Stale uids") {
 		t.Errorf("extract does not start with the page's markdown:\n%s", ext)
 	}
-	row := regexp.MustCompile(`(?m)^(e[0-9]+)\tbutton\tPress\b`).FindStringSubmatch(ext)
+	row := regexp.MustCompile(`(?m)^(e[0-9]+) button "Press\b`).FindStringSubmatch(ext)
 	if row == nil {
-		t.Fatalf("extract's table has no row for the Press button:\n%s", ext)
+		t.Fatalf("extract has no line for the Press button:\n%s", ext)
 	}
 	if got := mustBua(t, "click", row[1]).Stdout; got != "ok (tab "+tab+")\n" {
 		t.Errorf("click %s printed %q, want ok on tab %s", row[1], got, tab)

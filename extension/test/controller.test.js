@@ -4,7 +4,8 @@ import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-contro
 import { BridgeError } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
-import { orderAXNodes, pickElements, buildPageScript, maxElementsOf } from "../src/actions/extract.js";
+import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
+import { collectElements } from "../src/lib/elements.js";
 
 const TAB = 7;
 
@@ -28,18 +29,20 @@ function fakeTab(overrides = {}, opts = {}) {
     "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: page.loaderId }, childFrames: [] } }),
     "Runtime.evaluate": (p) => {
       if (p.expression.includes("const domToTree")) {
-        return { result: { type: "object", value: { found: true, text: "Hello", markdown: "# Hello", url: "http://site.test/", title: "Site", frameSrcs: [] } } };
+        const read = {
+          found: true, hasContent: true, text: "Hello", markdown: "# Hello", url: "http://site.test/", title: "Site", frameSrcs: [],
+          elements: [
+            { role: "button", name: "Go", visible: true },
+            { role: "textbox", name: "Email", value: "a@b", visible: true },
+            { role: "link", name: "Hidden", visible: false },
+          ],
+          elementsTotal: 3,
+        };
+        const nodes = [101, 102, 103].map((backendNodeId) => ({ type: "node", value: { backendNodeId, nodeType: 1 } }));
+        return { result: { type: "object", deepSerializedValue: { type: "array", value: [{ type: "string", value: JSON.stringify(read) }, ...nodes] } } };
       }
       return { result: { type: "undefined" } };
     },
-    "Accessibility.getFullAXTree": () => ({
-      nodes: [
-        { nodeId: "1", role: { value: "RootWebArea" }, childIds: ["2", "3", "4"] },
-        { nodeId: "2", parentId: "1", role: { value: "button" }, name: { value: "Go" }, backendDOMNodeId: 101 },
-        { nodeId: "3", parentId: "1", role: { value: "textbox" }, name: { value: "Email" }, value: { value: "a@b" }, backendDOMNodeId: 102 },
-        { nodeId: "4", parentId: "1", role: { value: "link" }, name: { value: "Hidden" }, backendDOMNodeId: 103, ignored: false },
-      ],
-    }),
     "DOM.getBoxModel": (p) => {
       if (p.backendNodeId === 103) return { model: { width: 0, height: 0, border: [0, 0, 0, 0, 0, 0, 0, 0] } };
       return { model: { width: 20, height: 10, border: [10, 10, 30, 10, 30, 20, 10, 20] } };
@@ -438,34 +441,39 @@ test("evaluate result shapes", async () => {
   assert.equal(wrapExpression("return 1 // c"), "(() => {\nreturn 1 // c\n})()");
 });
 
-test("AX nodes are ordered by tree walk with iframe content spliced at its owner, capped at 200", () => {
-  const main = [
-    { nodeId: "3", parentId: "1", role: { value: "button" }, name: { value: "after" }, backendDOMNodeId: 30 },
-    { nodeId: "1", role: { value: "RootWebArea" }, childIds: ["2", "5", "3"] },
-    { nodeId: "2", parentId: "1", role: { value: "link" }, name: { value: "first" }, backendDOMNodeId: 20 },
-    { nodeId: "5", parentId: "1", role: { value: "Iframe" }, backendDOMNodeId: 50 },
-    { nodeId: "6", parentId: "1", role: { value: "button" }, ignored: true, backendDOMNodeId: 60 },
-  ];
-  const frame = [
-    { nodeId: "a", role: { value: "RootWebArea" }, childIds: ["b"] },
-    { nodeId: "b", parentId: "a", role: { value: "textbox" }, name: { value: "in frame" }, backendDOMNodeId: 70 },
-  ];
-  const picked = pickElements(orderAXNodes(main, [{ ownerBackendNodeId: 50, nodes: frame }]), null);
-  assert.deepEqual(picked.map((p) => p.name), ["first", "in frame", "after"]);
-  assert.deepEqual(pickElements(orderAXNodes(main, []), new Set([30])).map((p) => p.name), ["after"]);
+test("the page's read gets each element's backendNodeId from its deep-serialized node", () => {
+  const read = { found: true, elements: [{ role: "combobox", name: "Plan", visible: true }, { role: "option", name: "Free", visible: true, selected: true, parent: 0 }] };
+  const deep = {
+    type: "array",
+    value: [{ type: "string", value: JSON.stringify(read) }, { type: "node", value: { backendNodeId: 7 } }, { type: "node", value: { backendNodeId: 9 } }],
+  };
+  const page = readValue(deep);
+  assert.deepEqual(page.elements.map((e) => e.backendNodeId), [7, 9]);
+  const { elements, uids } = toElements(page.elements);
+  assert.deepEqual(elements, [
+    { uid: "e0", role: "combobox", name: "Plan", visible: true },
+    { uid: "e1", role: "option", name: "Free", visible: true, selected: true, parent: "e0" },
+  ]);
+  assert.deepEqual([...uids], [["e0", 7], ["e1", 9]]);
 
-  const many = [{ nodeId: "r", role: { value: "RootWebArea" }, childIds: [] }];
-  for (let i = 0; i < 500; i++) {
-    many[0].childIds.push(`n${i}`);
-    many.push({ nodeId: `n${i}`, parentId: "r", role: { value: "button" }, name: { value: `b${i}` }, backendDOMNodeId: 1000 + i });
-  }
-  const capped = pickElements(orderAXNodes(many, []), null);
-  assert.equal(capped.length, 200);
-  assert.equal(capped[199].name, "b199");
-  assert.equal(capped.total, 500, "the total counts the elements past the cap");
-  const wide = pickElements(orderAXNodes(many, []), null, 1000);
-  assert.equal(wide.length, 500);
-  assert.equal(wide.total, 500);
+  const short = { type: "array", value: [deep.value[0], deep.value[1]] };
+  assert.throws(() => readValue(short), /no backend node for element 1/);
+  assert.throws(() => readValue({ type: "array", value: [] }), /read nothing/);
+});
+
+test("element states: checked false and expanded false are kept, a parent never points forward", () => {
+  const { elements } = toElements([
+    { role: "checkbox", name: "a", visible: true, checked: false, backendNodeId: 1 },
+    { role: "checkbox", name: "b", visible: true, checked: "mixed", disabled: true, backendNodeId: 2 },
+    { role: "button", name: "c", visible: false, expanded: false, backendNodeId: 3 },
+    { role: "option", name: "d", visible: true, parent: 5, backendNodeId: 4 },
+  ]);
+  assert.deepEqual(elements.map((e) => [e.checked, e.disabled, e.expanded, e.parent]), [
+    [false, undefined, undefined, undefined],
+    ["mixed", true, undefined, undefined],
+    [undefined, undefined, false, undefined],
+    [undefined, undefined, undefined, undefined],
+  ]);
 });
 
 test("maxElements defaults to 200 and is capped at 5000", () => {
@@ -474,7 +482,8 @@ test("maxElements defaults to 200 and is capped at 5000", () => {
   assert.equal(maxElementsOf({ maxElements: 9000 }), 5000);
 });
 
-test("the extract page script parses", () => {
+test("the extract page script parses and collectElements survives toString injection", () => {
+  assert.equal(typeof new Function(`return (${collectElements.toString()});`)(), "function");
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined)}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript("a[href*='x\"y']")}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined, { final: true })}`));

@@ -320,3 +320,23 @@ test("domToTree flattens open shadow roots and slots, resolves hrefs, skips scri
   assert.deepEqual(tree.children[1].children, [], "display:none subtree not walked");
   assert.equal(toMarkdown(tree), "[rel](https://site.test/rel)\n\nfrom shadow\n\nslotted text");
 });
+
+test("domToTree stops once it holds more text than the markdown can show, and the marker says so", () => {
+  const para = (i) => fakeEl("p", { children: [fakeText(`Paragraph ${i} ` + "lorem ipsum ".repeat(8))] });
+  const nav = fakeEl("nav", { children: [fakeText("menu ".repeat(400))] });
+  const body = fakeEl("body", { children: [nav, ...Array.from({ length: 500 }, (_, i) => para(i))] });
+  body.ownerDocument = { defaultView: { getComputedStyle: (el) => el._style } };
+  const tree = domToTree(body, { maxText: 1000 });
+  assert.equal(tree.cut, true);
+  // The nav's 2,000 chars are stripped by toMarkdown, so they spend none
+  // of the budget: the walk reads ~1,000 chars of paragraphs, not 500.
+  const kept = tree.children.length - 1;
+  assert.ok(kept >= 9 && kept <= 11, `kept ${kept} paragraphs`);
+  const md = toMarkdown(tree);
+  assert.match(md, /…\[markdown truncated: over \d+ chars, cap 30720\]$/);
+  assert.ok(md.startsWith("Paragraph 0 "));
+
+  const whole = domToTree(body);
+  assert.equal(whole.cut, undefined, "the default budget reads a 53,000-char page whole");
+  assert.equal(whole.children.length, 501);
+});

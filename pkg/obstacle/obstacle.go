@@ -41,22 +41,30 @@ const (
 	ContentPageChars = 2000
 )
 
-// Element is one entry of extract's AX-tree list, per protocol v4
+// Element is one entry of extract's element list, per protocol v4
 // (results.element). Role and Name are compared case-insensitively; an
 // element with Visible explicitly false is ignored (a hidden sign-in modal
-// is not a wall).
+// is not a wall). Checked, Selected, Expanded, Disabled and Parent are the
+// element's states, pure additions to v4 (see CheckState); the classifier
+// does not read them.
 type Element struct {
-	UID     string `json:"uid"`
-	Role    string `json:"role"`
-	Name    string `json:"name,omitempty"`
-	Value   string `json:"value,omitempty"`
-	Visible *bool  `json:"visible,omitempty"`
+	UID      string     `json:"uid"`
+	Role     string     `json:"role"`
+	Name     string     `json:"name,omitempty"`
+	Value    string     `json:"value,omitempty"`
+	Visible  *bool      `json:"visible,omitempty"`
+	Checked  CheckState `json:"checked,omitempty"`
+	Selected bool       `json:"selected,omitempty"`
+	Expanded *bool      `json:"expanded,omitempty"`
+	Disabled bool       `json:"disabled,omitempty"`
+	// Parent is the uid of the select or listbox an option belongs to.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Input is everything the classifier looks at, gathered during extract
 // (protocol v4 §Obstacle detection). URL is location.href, Title is
 // document.title, Markdown is extract's markdown (only the first ScanChars
-// code points are scanned), Elements the AX-tree list, CaptchaFrame whether
+// code points are scanned), Elements extract's element list, CaptchaFrame whether
 // a known CAPTCHA iframe is present.
 type Input struct {
 	URL          string    `json:"url"`

@@ -21,10 +21,23 @@ type ScreenshotResult struct {
 	TabID   *int   `json:"tabId,omitempty"`
 }
 
-// Element is one interactive accessibility-tree node from extract, per
-// protocol v4 §Element addressing: {uid, role, name?, value?, visible?},
-// uids e0, e1, ... in document order. The classifier owns the type.
+// Element is one interactive element from extract, per protocol v4
+// §Element addressing: {uid, role, name?, value?, visible?}, uids e0, e1,
+// ... in document order, plus the optional states checked, selected,
+// expanded, disabled and an option's parent uid (pure additions, the
+// schema's result.element). The classifier owns the type.
 type Element = obstacle.Element
+
+// CheckState is an element's checked state: Checked, Unchecked or Mixed,
+// written true, false or "mixed".
+type CheckState = obstacle.CheckState
+
+// The check states, per the schema's result.element.checked.
+const (
+	Checked   = obstacle.Checked
+	Unchecked = obstacle.Unchecked
+	Mixed     = obstacle.Mixed
+)
 
 // Obstacle is extract's page-level verdict, per protocol v4 §Obstacle
 // detection: {type, confidence, message}. High is terminal for the caller;

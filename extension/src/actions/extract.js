@@ -1,15 +1,19 @@
-// extract: text + markdown + page signals in one Runtime.evaluate round
-// trip, interactive elements from the accessibility tree (uids e0, e1, ...
-// cached per tab), and the obstacle verdict.
+// extract: text, markdown, page signals and the interactive elements in
+// one Runtime.evaluate round trip. The elements (uids e0, e1, ... cached
+// per tab) are found in the page by lib/elements.js and come back by deep
+// serialization, which gives each kept node's backendNodeId: the cost
+// follows what is returned, not the size of the page (BENCHMARKS.md
+// "Extract"). Then the obstacle verdict.
 //
 // Limits: `selector` scopes text, markdown and elements to the first match
 // in the main document only (not inside iframes or shadow roots); elements
-// of a whole-page extract include same-process iframes and open shadow
-// roots.
+// of a whole-page extract include same-origin iframes and open shadow
+// roots (a cross-origin frame's document is not the page's to read).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { CdpError, invalid, notFound } from "../lib/cdp.js";
+import { invalid, notFound } from "../lib/cdp.js";
 import { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } from "../lib/markdown.js";
+import { collectElements } from "../lib/elements.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
 
@@ -29,29 +33,28 @@ export const CONTENT_WAIT_MS = 2500;
 export const READ_RESERVE_MS = 5000;
 const POLL_MS = 100;
 
-export const INTERACTIVE_ROLES = new Set([
-  "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
-  "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
-  "spinbutton", "treeitem",
-]);
-
 // buildPageScript returns the expression extract evaluates. The markdown
-// functions travel by toString (they are written to be self-contained).
-// Rendered iframe srcs come back raw and are classified by
+// and element functions travel by toString (they are written to be
+// self-contained). Rendered iframe srcs come back raw and are classified by
 // isCaptchaFrameSrc here in the worker, so the page needs no copy of the
 // captcha patterns.
 //
-// Unless options.final, a page with no visible content comes back as
-// {found, hasContent: false, readyState} without the costly read.
+// The value is an array: first the read as a JSON string, then the kept
+// elements' nodes, which deep serialization (readValue) turns into their
+// backendNodeIds. Unless options.final, a page with no visible content
+// comes back as [{found, hasContent: false, readyState}] without the
+// costly read. options.maxElements caps the nodes (MAX_ELEMENTS).
 export function buildPageScript(selector, options = {}) {
+  const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
-  const options = ${JSON.stringify({ final: Boolean(options.final) })};
+  const options = ${JSON.stringify(opts)};
   const domToTree = ${domToTree.toString()};
   const toMarkdown = ${toMarkdown.toString()};
   const capText = ${capText.toString()};
+  const collectElements = ${collectElements.toString()};
   const selector = ${JSON.stringify(selector === undefined ? null : selector)};
   const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
-  if (!root) return { found: false };
+  if (!root) return [JSON.stringify({ found: false })];
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
   const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
   const shown = rendered(root) && rendered(document.documentElement);
@@ -63,9 +66,13 @@ export function buildPageScript(selector, options = {}) {
       if (r.width > 0 && r.height > 0) { hasContent = true; break; }
     }
   }
-  if (!hasContent && !options.final) return { found: true, hasContent, readyState: document.readyState };
+  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
+  const t0 = performance.now();
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const markdown = root ? toMarkdown(domToTree(root), { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href }) : "";
+  const tree = domToTree(root);
+  const t1 = performance.now();
+  const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
+  const t2 = performance.now();
   const frameSrcs = [];
   for (const f of document.querySelectorAll("iframe[src]")) {
     if (frameSrcs.length >= 100) break;
@@ -73,144 +80,34 @@ export function buildPageScript(selector, options = {}) {
     if (cs.display === "none" || cs.visibility === "hidden") continue;
     frameSrcs.push(String(f.src));
   }
-  return { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs };
+  const t3 = performance.now();
+  const els = collectElements(selector === null ? document.documentElement : root, { max: options.maxElements });
+  const t4 = performance.now();
+  const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
+  const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
+  return [JSON.stringify(page), ...els.nodes];
 })()`;
 }
 
-// orderAXNodes flattens AX trees into document order: a depth-first walk
-// of the main tree from its root, splicing each child frame's tree in
-// right after the node of its <iframe> owner. Trees whose owner was not
-// met are appended.
-export function orderAXNodes(mainNodes, frameTrees) {
-  const out = [];
-  const seen = new Set();
-  const pending = new Map(frameTrees.map((t) => [t.ownerBackendNodeId, t.nodes]));
-  function walk(nodes) {
-    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
-    const roots = nodes.filter((n) => !n.parentId || !byId.has(n.parentId));
-    const stack = [...roots].reverse();
-    while (stack.length) {
-      const n = stack.pop();
-      if (seen.has(n)) continue;
-      seen.add(n);
-      out.push(n);
-      const owned = n.backendDOMNodeId !== undefined && pending.get(n.backendDOMNodeId);
-      const kids = (n.childIds || []).map((id) => byId.get(id)).filter(Boolean);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
-      if (owned) {
-        pending.delete(n.backendDOMNodeId);
-        // Walked now, before this node's own children are popped, so the
-        // frame's nodes sit where the iframe is.
-        walk(owned);
-      }
+// readValue turns the page script's deep-serialized array back into the
+// page's read, with each element's backendNodeId from its node. Deep
+// serialization (Runtime.evaluate serializationOptions) describes a node
+// with its backendNodeId, so the uids cost no CDP command per element.
+export function readValue(deep) {
+  const parts = (deep && deep.value) || [];
+  const head = parts[0];
+  if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "extract read nothing from the page");
+  const page = JSON.parse(head.value);
+  const items = page.elements || [];
+  for (let i = 0; i < items.length; i++) {
+    const node = parts[i + 1];
+    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+    if (!Number.isInteger(id)) {
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract got no backend node for element ${i} (${node && node.type})`);
     }
+    items[i].backendNodeId = id;
   }
-  walk(mainNodes);
-  for (const nodes of pending.values()) walk(nodes);
-  return out;
-}
-
-function axString(v) {
-  if (!v || v.value === undefined || v.value === null) return "";
-  return String(v.value).replace(/\s+/g, " ").trim();
-}
-
-// pickElements filters ordered AX nodes to interactive, non-ignored ones
-// with a DOM node, at most max (MAX_ELEMENTS by default), optionally only
-// those whose backend node is in `scope`. Duplicates (the same DOM node
-// reported by two trees) keep their first place. The array's `total` is
-// how many there were before the cut.
-export function pickElements(ordered, scope, max = MAX_ELEMENTS) {
-  const picked = [];
-  const dom = new Set();
-  let total = 0;
-  for (const n of ordered) {
-    if (n.ignored) continue;
-    const role = n.role && n.role.value;
-    if (!INTERACTIVE_ROLES.has(role)) continue;
-    const id = n.backendDOMNodeId;
-    if (id === undefined || dom.has(id)) continue;
-    if (scope && !scope.has(id)) continue;
-    dom.add(id);
-    total++;
-    if (picked.length >= max) continue;
-    const el = { role, backendNodeId: id };
-    const name = axString(n.name);
-    if (name) el.name = name.slice(0, 300);
-    const value = axString(n.value);
-    if (value) el.value = value.slice(0, 300);
-    picked.push(el);
-  }
-  picked.total = total;
-  return picked;
-}
-
-function collectFrames(tree, out) {
-  for (const child of tree.childFrames || []) {
-    out.push(child.frame.id);
-    collectFrames(child, out);
-  }
-  return out;
-}
-
-// subtreeIds returns the backendNodeIds under the selector's first match
-// (iframes and shadow roots included), for a scoped extract's elements.
-async function subtreeIds(ctx, selector) {
-  const { root } = await ctx.send("DOM.getDocument", { depth: 0 });
-  let nodeId;
-  try {
-    ({ nodeId } = await ctx.send("DOM.querySelector", { nodeId: root.nodeId, selector }));
-  } catch (e) {
-    if (e instanceof CdpError) throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${e.cdpMessage}`);
-    throw e;
-  }
-  if (!nodeId) return null;
-  const { node } = await ctx.send("DOM.describeNode", { nodeId, depth: -1, pierce: true });
-  const ids = new Set();
-  (function visit(n) {
-    ids.add(n.backendNodeId);
-    for (const c of n.children || []) visit(c);
-    for (const c of n.shadowRoots || []) visit(c);
-    if (n.contentDocument) visit(n.contentDocument);
-  })(node);
-  return ids;
-}
-
-async function axElements(ctx, frameTree, scope, max) {
-  const { nodes } = await ctx.send("Accessibility.getFullAXTree", {});
-  const frameIds = collectFrames(frameTree, []);
-  const frameTrees = (
-    await Promise.all(
-      frameIds.map(async (frameId) => {
-        try {
-          const [{ nodes: fnodes }, owner] = await Promise.all([
-            ctx.send("Accessibility.getFullAXTree", { frameId }),
-            ctx.send("DOM.getFrameOwner", { frameId }),
-          ]);
-          return { ownerBackendNodeId: owner.backendNodeId, nodes: fnodes };
-        } catch (e) {
-          // Out-of-process iframes are other targets this session cannot
-          // reach; their elements are left out rather than failing extract.
-          if (e instanceof CdpError) return null;
-          throw e;
-        }
-      }),
-    )
-  ).filter(Boolean);
-  const picked = pickElements(orderAXNodes(nodes, frameTrees), scope, max);
-  // Visible = the node has a non-empty box; boxes are asked in parallel.
-  await Promise.all(
-    picked.map(async (el) => {
-      try {
-        const { model } = await ctx.send("DOM.getBoxModel", { backendNodeId: el.backendNodeId });
-        el.visible = model.width > 0 && model.height > 0;
-      } catch (e) {
-        if (!(e instanceof CdpError)) throw e;
-        el.visible = false;
-      }
-    }),
-  );
-  return picked;
+  return page;
 }
 
 function pageError(selector, exceptionDetails) {
@@ -226,14 +123,14 @@ function pageError(selector, exceptionDetails) {
 // and shows some content (waiting at most CONTENT_WAIT_MS from start). A
 // document replaced while it was read is read again. Returns {page,
 // loaderId}; page.hasContent false means the page stayed empty.
-async function readPage(ctx, selector, start) {
+async function readPage(ctx, action, start) {
   const loadStop = start + Math.max(0, ctx.budget.inner() - READ_RESERVE_MS);
   const contentStop = Math.min(start + CONTENT_WAIT_MS, loadStop);
   for (;;) {
     const { frameTree } = await ctx.send("Page.getFrameTree");
     const loaderId = frameTree.frame.loaderId;
     const now = Date.now();
-    const probe = await evalPage(ctx, selector, false);
+    const probe = await evalPage(ctx, action, false);
     if (probe && probe.found) {
       const loading = probe.readyState === "loading" && now < loadStop;
       const waiting = !probe.hasContent && now < contentStop;
@@ -242,22 +139,22 @@ async function readPage(ctx, selector, start) {
         continue;
       }
     }
-    const page = probe && probe.found && probe.hasContent ? probe : await evalPage(ctx, selector, true);
+    const page = probe && probe.found && probe.hasContent ? probe : await evalPage(ctx, action, true);
     // The uid cache is tied to the document read here: one that committed
     // meanwhile is read again while the budget lasts.
     const after = await ctx.send("Page.getFrameTree");
     if (after.frameTree.frame.loaderId !== loaderId && Date.now() < loadStop) continue;
-    return { page, frameTree: after.frameTree, loaderId: after.frameTree.frame.loaderId };
+    return { page, loaderId: after.frameTree.frame.loaderId };
   }
 }
 
-async function evalPage(ctx, selector, final) {
+async function evalPage(ctx, action, final) {
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(selector, { final }),
-    returnByValue: true,
+    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action) }),
+    serializationOptions: { serialization: "deep", maxDepth: 1 },
   });
-  if (exceptionDetails) throw pageError(selector, exceptionDetails);
-  return result.value;
+  if (exceptionDetails) throw pageError(action.selector, exceptionDetails);
+  return readValue(result.deepSerializedValue);
 }
 
 // maxElementsOf is the action's maxElements, or MAX_ELEMENTS.
@@ -266,27 +163,60 @@ export function maxElementsOf(action) {
   return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
 }
 
-export async function extract(ctx, action) {
-  const selector = action.selector;
-  const { page, frameTree, loaderId } = await readPage(ctx, selector, Date.now());
-  if (!page || !page.found) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
+// STATE_FIELDS are the optional element fields copied from the page's read
+// into the result (the schema's result.element).
+const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 
-  let scope = null;
-  if (selector !== undefined) {
-    scope = await subtreeIds(ctx, selector);
-    if (!scope) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
-  }
-  const picked = await axElements(ctx, frameTree, scope, maxElementsOf(action));
+// toElements numbers the page's items e0, e1, ... and returns the result's
+// elements and the uid -> backendNodeId map for the tab's cache. A parent
+// index becomes its uid.
+export function toElements(items) {
   const uids = new Map();
-  const elements = picked.map((el, i) => {
+  const elements = items.map((el, i) => {
     const uid = `e${i}`;
     uids.set(uid, el.backendNodeId);
     const out = { uid, role: el.role };
-    if (el.name !== undefined) out.name = el.name;
-    if (el.value !== undefined) out.value = el.value;
+    if (el.name) out.name = el.name;
+    if (el.value) out.value = el.value;
     out.visible = el.visible;
+    for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
+    if (Number.isInteger(el.parent) && el.parent < i) out.parent = `e${el.parent}`;
     return out;
   });
+  return { elements, uids };
+}
+
+// profiled returns ctx whose send records each CDP command's time in
+// prof.steps as [method, ms].
+function profiled(ctx, prof) {
+  return Object.create(ctx, {
+    send: {
+      value: (method, params) => {
+        const t = performance.now();
+        return ctx.send(method, params).finally(() => prof.steps.push([method, performance.now() - t]));
+      },
+    },
+  });
+}
+
+// The last extract's timings, kept in the worker for BenchmarkExtractSteps
+// (e2e/bench_test.go), which reads globalThis.buaProfile.extract over the
+// worker's DevTools target: {steps: [[method, ms]...], page: {domToTree,
+// toMarkdown, frames, elements} (ms inside the page), totalMs}. Pages
+// cannot see the worker's globals.
+globalThis.buaProfile = globalThis.buaProfile || {};
+
+export async function extract(ctx, action) {
+  const selector = action.selector;
+  const started = performance.now();
+  const prof = { steps: [] };
+  const { page, loaderId } = await readPage(profiled(ctx, prof), action, Date.now());
+  prof.page = page && page.profile;
+  prof.totalMs = performance.now() - started;
+  globalThis.buaProfile.extract = prof;
+  if (!page || !page.found) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
+
+  const { elements, uids } = toElements(page.elements || []);
   ctx.storeUids(uids, loaderId);
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
@@ -294,7 +224,7 @@ export async function extract(ctx, action) {
     text: page.text,
     markdown: page.markdown,
     elements,
-    elementsTotal: picked.total,
+    elementsTotal: page.elementsTotal || 0,
     url: page.url,
     title: page.title,
     captchaFrame,

@@ -16,10 +16,19 @@ export const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
 // domToTree snapshots root's flat tree (open shadow roots and slotted nodes
 // included, as rendered) into plain objects. Computed style is read once per
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
-// without touching the DOM again. Stops after maxNodes to bound the cost on
-// huge pages; the Markdown cap would cut the rest anyway.
+// without touching the DOM again.
+//
+// The walk stops, and marks the root {cut: true}, once it holds more text
+// than the Markdown can show: opts.maxText characters (default three times
+// the 30 KB cap, as rendering drops whitespace and adds link targets)
+// outside the parts toMarkdown strips, or opts.maxNodes nodes (default
+// 60000). A long page then costs what its first screens cost.
 export function domToTree(root, opts) {
   const maxNodes = (opts && opts.maxNodes) || 60000;
+  let textLeft = (opts && opts.maxText) || 3 * 30720;
+  const QUIET_TAGS = { nav: 1, footer: 1, aside: 1, select: 1, datalist: 1, option: 1, textarea: 1 };
+  const QUIET_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
+  let cut = false;
   const doc = root.ownerDocument || root;
   const view = doc.defaultView;
   const SKIP = {
@@ -28,9 +37,17 @@ export function domToTree(root, opts) {
   };
   const ATTRS = ["alt", "title", "role", "aria-hidden", "aria-label", "hidden"];
   let count = 0;
-  function walk(node) {
-    if (count++ > maxNodes) return null;
-    if (node.nodeType === 3) return { text: node.nodeValue };
+  // quiet: under something toMarkdown strips, so its text costs nothing.
+  function walk(node, quiet) {
+    if (cut) return null;
+    if (count++ > maxNodes || textLeft <= 0) {
+      cut = true;
+      return null;
+    }
+    if (node.nodeType === 3) {
+      if (!quiet) textLeft -= node.nodeValue.length;
+      return { text: node.nodeValue };
+    }
     if (node.nodeType !== 1) return null;
     const tag = String(node.localName || node.tagName || "").toLowerCase();
     if (SKIP[tag]) return null;
@@ -51,6 +68,10 @@ export function domToTree(root, opts) {
     if (tag === "img") attrs.src = node.currentSrc || node.src || "";
     const el = { tag, attrs, style, children: [] };
     if (style.display === "none") return el;
+    const role = String(attrs.role || "").toLowerCase();
+    const still = quiet || QUIET_TAGS[tag] || QUIET_ROLES[role] || attrs.hidden !== undefined ||
+      String(attrs["aria-hidden"]).toLowerCase() === "true" || style.position === "fixed" ||
+      style.position === "sticky" || style.visibility === "hidden";
     let kids = node.childNodes;
     if (node.shadowRoot) kids = node.shadowRoot.childNodes;
     if (tag === "slot" && node.assignedNodes) {
@@ -58,12 +79,15 @@ export function domToTree(root, opts) {
       if (assigned.length) kids = assigned;
     }
     for (const kid of Array.from(kids || [])) {
-      const t = walk(kid);
+      const t = walk(kid, still);
       if (t) el.children.push(t);
+      if (cut) break;
     }
     return el;
   }
-  return walk(root);
+  const tree = walk(root, false);
+  if (tree && cut) tree.cut = true;
+  return tree;
 }
 
 // capText cuts s to at most max UTF-16 units, ending with marker when cut,
@@ -415,8 +439,10 @@ export function toMarkdown(tree, opts) {
 
   if (!tree) return "";
   let md = tidy(render(tree, { pre: false, hidden: false })).split(IND).join(" ");
-  if (md.length > max) {
-    const marker = `\n\n…[markdown truncated: ${md.length} chars, cap ${max}]`;
+  // A tree domToTree cut short renders to less than the page holds: the
+  // marker then gives what was read as a lower bound.
+  if (md.length > max || tree.cut) {
+    const marker = `\n\n…[markdown truncated: ${tree.cut ? "over " : ""}${md.length} chars, cap ${max}]`;
     let cut = Math.max(0, max - marker.length);
     const c = md.charCodeAt(cut - 1);
     if (c >= 0xd800 && c <= 0xdbff) cut--;

@@ -27,11 +27,7 @@ function emitEvent(event) {
 }
 
 const sessions = createSessionManager({ storage: api.storage, emit: emitEvent });
-const windows = createWindowManager({
-  api,
-  // A managed browser's blank start-up tab becomes the first BUA tab.
-  adoptable: (tab) => pairing.managed && !sessions.get(tab.id),
-});
+const windows = createWindowManager({ api });
 // Created synchronously so the controller can add its chrome.debugger
 // listeners at top level. `managed` is a getter: the pairing file is read
 // asynchronously, after this line runs.

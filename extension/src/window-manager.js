@@ -4,11 +4,7 @@
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
 
-// adoptable(tab) says whether the browser's only tab, still blank, may
-// become the BUA window's first tab instead of a new window: in a managed
-// browser there is no person whose window it is, and creating a window is
-// a tenth of a cold start (docs/architecture.md §Cold start).
-export function createWindowManager({ api, adoptable = () => false }) {
+export function createWindowManager({ api }) {
   let lock = Promise.resolve();
   let cachedId = null;
 
@@ -34,27 +30,11 @@ export function createWindowManager({ api, adoptable = () => false }) {
     }
   }
 
-  // startupTab is the browser's one tab when it is still the blank tab
-  // the browser started with and adoptable says it may be taken, else null.
-  async function startupTab() {
-    const all = await api.tabs.query({ windowType: "normal" });
-    if (all.length !== 1) return null;
-    const [tab] = all;
-    const url = tab.url || tab.pendingUrl || "";
-    return url === "about:blank" && adoptable(tab) ? tab : null;
-  }
-
   async function openInBuaWindow(url) {
     const id = await liveWindowId();
     if (id != null) {
       // active inside a minimized window shows nothing to the person.
       return api.tabs.create({ windowId: id, url, active: true });
-    }
-    const blank = await startupTab();
-    if (blank) {
-      cachedId = blank.windowId;
-      await api.storage.set({ buaWindowId: blank.windowId });
-      return url === "about:blank" ? blank : api.tabs.update(blank.id, { url });
     }
     const win = await api.windows.create({ url, state: "minimized", focused: false, type: "normal" });
     cachedId = win.id;

@@ -8,14 +8,14 @@ import { BridgeError } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
-async function setup({ run, adoptable } = {}) {
+async function setup({ run } = {}) {
   const api = createFakeApi();
   const userWin = api.mkWindow({ focused: true });
   const events = [];
   let t = 1;
   const sessions = createSessionManager({ storage: api.storage, emit: (e) => events.push(e), now: () => t++ });
   await sessions.init();
-  const windows = createWindowManager({ api, adoptable });
+  const windows = createWindowManager({ api });
   const ran = [];
   const controller = {
     run: run || (async (tabId, action) => {
@@ -50,30 +50,6 @@ test("open_tab lands in one minimized, unfocused BUA window and starts a session
   assert.deepEqual({ state: creates[0][1].state, focused: creates[0][1].focused }, { state: "minimized", focused: false });
   assert.deepEqual((await api.storage.get("buaWindowId")).buaWindowId, a.windowId, "the window id survives a worker restart");
   assert.deepEqual(events.filter((e) => e.type === "session_started").map((e) => e.tabId), [a.tabId, b.tabId]);
-});
-
-test("a managed browser's blank start-up tab becomes the first BUA tab; a person's never does", async () => {
-  // The managed rule (background.js): adoptable when managed and sessionless.
-  const managed = await setup({ adoptable: () => true });
-  const startup = managed.api.mkTab(managed.userWin.id, "about:blank");
-  const a = await managed.d.dispatch({ type: "open_tab", url: "http://site.test/a" });
-  assert.equal(a.tabId, startup.id, "the start-up tab was taken");
-  assert.equal(managed.api.tabsMap.get(startup.id).url, "http://site.test/a");
-  assert.equal(managed.api.calls.filter(([c]) => c === "windows.create").length, 0);
-  assert.equal((await managed.api.storage.get("buaWindowId")).buaWindowId, managed.userWin.id);
-  const b = await managed.d.dispatch({ type: "open_tab", url: "http://site.test/b" });
-  assert.equal(b.windowId, a.windowId, "later tabs open beside it");
-
-  const user = await setup(); // a person's browser: never adoptable
-  const theirs = user.api.mkTab(user.userWin.id, "about:blank");
-  const c = await user.d.dispatch({ type: "open_tab", url: "http://site.test/c" });
-  assert.notEqual(c.tabId, theirs.id);
-  assert.equal(user.api.tabsMap.get(theirs.id).url, "about:blank", "the person's tab is untouched");
-
-  const busy = await setup({ adoptable: () => true });
-  busy.api.mkTab(busy.userWin.id, "http://elsewhere.test/");
-  const e = await busy.d.dispatch({ type: "open_tab", url: "http://site.test/e" });
-  assert.notEqual(e.windowId, busy.userWin.id, "a tab that is not blank is never taken");
 });
 
 test("concurrent open_tabs never create two BUA windows", async () => {

@@ -82,6 +82,8 @@ type Daemon struct {
 	lastActivity atomic.Int64
 	stopOnce     sync.Once
 	stopCh       chan struct{}
+	replacedMu   sync.Mutex
+	replaced     map[Kind]time.Time // see replaced.go
 }
 
 // New checks cfg and returns a daemon ready to Run.
@@ -286,6 +288,9 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	}
 	if c := d.pool.Conn(sel); c != nil {
 		return c, nil
+	}
+	if err := d.replacedError(sel); err != nil {
+		return nil, err
 	}
 	graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
 	c, _ := d.pool.WaitConn(graceCtx, sel)

@@ -3,8 +3,9 @@
 # managed headless browser with a BUA_HOME of its own. Every ~10 s it samples
 # the daemon's goroutines, heap and open fds (`bua status --json`, .runtime)
 # and the browser's RSS (summed over its process group from /proc), then
-# prints a table and, per metric, a verdict: flat, or growing (the mean of
-# the last third of the samples against the first third).
+# prints a table, per metric a verdict: flat, or growing (the mean of the
+# last third of the samples against the first third), and the actions'
+# median and slowest wall times.
 #
 #   bench/soak.sh                    # 5 minutes
 #   SOAK_SECONDS=60 bench/soak.sh    # shorter
@@ -80,8 +81,12 @@ sample() {
 		"$(jq -r .runtime.openFds <<<"$st")" "$(browser_rss_kb "$pid")" "$actions" "$errors" >>"$samples"
 }
 act() {
+	local t0 ok=1
 	actions=$((actions + 1))
-	if ! out="$("$bua" "$@" 2>&1)"; then
+	t0="$(date +%s%N)"
+	out="$("$bua" "$@" 2>&1)" || ok=0
+	printf '%d\t%s\n' "$((($(date +%s%N) - t0) / 1000000))" "$*" >>"$tmp/times.tsv"
+	if ((!ok)); then
 		errors=$((errors + 1))
 		echo "$(date +%T) bua $*: $out" >>"$tmp/errors.log"
 	fi
@@ -142,6 +147,10 @@ verdict="$(awk -F'\t' -v g="$growth" '
 		exit bad
 	}' "$samples")" && status=0 || status=1
 echo "$verdict"
+# Each action's wall time (a whole bua process): the median, and the slowest.
+sort -n "$tmp/times.tsv" | awk -F'\t' '{ ms[NR] = $1 } END { printf "action time (whole process): median %d ms, p95 %d ms, max %d ms\n", ms[int((NR + 1) / 2)], ms[int(NR * 0.95)], ms[NR] }'
+echo "slowest actions:"
+sort -rn "$tmp/times.tsv" | head -5 | awk -F'\t' '{ printf "  %6d ms  bua %s\n", $1, $2 }'
 if [[ -s "$tmp/errors.log" ]]; then
 	echo "first errors:"
 	head -5 "$tmp/errors.log"

@@ -150,10 +150,10 @@ echo "$verdict"
 # Each action's wall time (a whole bua process): the median, and the slowest.
 sort -n "$tmp/times.tsv" | awk -F'\t' '{ ms[NR] = $1 } END { printf "action time (whole process): median %d ms, p95 %d ms, max %d ms\n", ms[int((NR + 1) / 2)], ms[int(NR * 0.95)], ms[NR] }'
 echo "slowest actions:"
-sort -rn "$tmp/times.tsv" | head -5 | awk -F'\t' '{ printf "  %6d ms  bua %s\n", $1, $2 }'
+sort -rn "$tmp/times.tsv" | awk -F'\t' 'NR <= 5 { printf "  %6d ms  bua %s\n", $1, $2 }'
 if [[ -s "$tmp/errors.log" ]]; then
 	echo "first errors:"
-	head -5 "$tmp/errors.log"
+	awk 'NR <= 5' "$tmp/errors.log"
 fi
 if ((status)); then echo "verdict: growing"; else echo "verdict: flat"; fi
 exit "$status"

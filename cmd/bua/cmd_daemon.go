@@ -114,6 +114,10 @@ func newStatusCommand(env *Env) *cli.Command {
 			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
 			printManaged(env, st.Managed)
 			fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
+			fmt.Fprintf(w, "runtime:    %d goroutines, heap %.1f MB, %s\n", st.Runtime.Goroutines, float64(st.Runtime.HeapInUseBytes)/(1<<20), fdCount(st.Runtime.OpenFDs))
+			for kind, at := range st.Replaced {
+				fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", kind, at.Format(time.TimeOnly))
+			}
 			if len(st.Connections) == 0 {
 				fmt.Fprintln(w, "extensions: none connected")
 				return nil
@@ -144,6 +148,14 @@ func printManaged(env *Env, m bridge.ManagedStatus) {
 	default:
 		fmt.Fprintln(env.Stdout, "managed:    not running")
 	}
+}
+
+// fdCount reads RuntimeStats.OpenFDs: -1 means the system does not say.
+func fdCount(n int) string {
+	if n < 0 {
+		return "open fds unknown"
+	}
+	return fmt.Sprintf("%d open fds", n)
 }
 
 func yesNo(b bool, yes, no string) string {

@@ -9,7 +9,14 @@
 // the debugger). Scenarios that kill the daemon or delete its home take a
 // BUA_HOME of their own, so the fault cannot leak into the others.
 //
-// Budget: about 60 s on a 2-core machine.
+// The scenarios that hurt the shared browser (stop its worker, flood its
+// daemon, detach its debugger) are parallel but take it in turns
+// (exclusive); the ones with a home of their own run beside them, so the
+// one long wait, TestIdle's 120 s, overlaps the rest.
+//
+// Budget: about 150 s on a 2-core machine: TestIdle's 120 s plus the
+// browsers' start-up; the shared-browser scenarios take about 25 s in all
+// and TestSecondConnection about 10 s, inside that wait.
 package faults
 
 import (

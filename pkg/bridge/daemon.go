@@ -83,6 +83,8 @@ type Daemon struct {
 	lastActivity atomic.Int64
 	stopOnce     sync.Once
 	stopCh       chan struct{}
+	replacedMu   sync.Mutex
+	replaced     map[Kind]time.Time // see replaced.go
 }
 
 // New checks cfg and returns a daemon ready to Run.
@@ -297,6 +299,9 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	}
 	if c := d.pool.Conn(sel); c != nil {
 		return c, nil
+	}
+	if err := d.replacedError(sel); err != nil {
+		return nil, err
 	}
 	policy := LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs)
 	if policy != LaunchAtOnce {

@@ -68,7 +68,14 @@ type Status struct {
 	Managed     ManagedStatus  `json:"managed"`
 	Socket      string         `json:"socket"`
 	ExtensionID string         `json:"extensionId"`
+	Runtime     RuntimeStats   `json:"runtime"`
 	Extra       map[string]any `json:"extra,omitempty"`
+
+	// Replaced lists, by pairing, when its extension was replaced by a
+	// newer connection (close 4003) that has since gone, with nothing of
+	// that pairing connected now: that extension does not reconnect by
+	// itself (replaced.go).
+	Replaced map[Kind]time.Time `json:"replaced,omitempty"`
 }
 
 // ConnStatus is one extension connection in Status.
@@ -227,6 +234,7 @@ func (d *Daemon) status() Status {
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
 		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(d.cfg.Dirs),
 		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
+		Runtime: readRuntimeStats(), Replaced: d.replacedSince(),
 	}
 	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
 	s.UserPaired = tok != ""

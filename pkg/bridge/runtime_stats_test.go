@@ -1,0 +1,49 @@
+package bridge_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+)
+
+// TestStatusRuntime: status carries the daemon's goroutines, heap and open
+// fds, and they move with the process: an extension's connection adds
+// goroutines (its reader and writer) and a descriptor (its socket).
+func TestStatusRuntime(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	c := h.Client(t)
+	status := func() bridge.RuntimeStats {
+		t.Helper()
+		st, err := c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Runtime
+	}
+	before := status()
+	if before.Goroutines < 3 || before.Goroutines > 10000 {
+		t.Errorf("goroutines = %d: want at least the listeners and this link", before.Goroutines)
+	}
+	if before.HeapInUseBytes < 64<<10 || before.HeapInUseBytes > 1<<30 {
+		t.Errorf("heap in use = %d bytes: want between 64 KiB and 1 GiB", before.HeapInUseBytes)
+	}
+	wantFDs := runtime.GOOS == "linux"
+	if wantFDs && (before.OpenFDs < 3 || before.OpenFDs > 10000) {
+		t.Errorf("open fds = %d: want at least the two listeners and the link", before.OpenFDs)
+	}
+	if !wantFDs && before.OpenFDs != -1 {
+		t.Errorf("open fds = %d without /proc: want -1", before.OpenFDs)
+	}
+
+	h.Connect(t)
+	after := status()
+	if after.Goroutines < before.Goroutines+2 {
+		t.Errorf("goroutines %d -> %d after an extension connected: want its reader and writer counted", before.Goroutines, after.Goroutines)
+	}
+	if wantFDs && after.OpenFDs < before.OpenFDs+2 { // both ends live in this process
+		t.Errorf("open fds %d -> %d after an extension connected: want both ends of its socket counted", before.OpenFDs, after.OpenFDs)
+	}
+}

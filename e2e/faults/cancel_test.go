@@ -3,7 +3,6 @@ package faults
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,25 +19,15 @@ import (
 // action on the tab does not queue behind it; a tab that closes ends every
 // action pending on it with tab_not_found, whoever closed it.
 
-// openTab opens a fixture page in a new tab of the shared browser and
-// returns its id; the tab is closed when the test ends.
-func openTab(t *testing.T, page string) int {
+// openBlank opens page on the fixture server in the shared browser and
+// returns its tab id as a number.
+func openBlank(t *testing.T, page string) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r := shared.Run(ctx, "open", "--json", siteURL(page))
-	var res struct {
-		TabID int `json:"tabId"`
+	tab, err := strconv.Atoi(openTab(t, shared, siteURL(page)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &res) != nil || res.TabID == 0 {
-		t.Fatalf("open %s: exit %d\n%s", page, r.Code, r.Output())
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		shared.Run(ctx, "close", strconv.Itoa(res.TabID)) // already closed is fine
-	})
-	return res.TabID
+	return tab
 }
 
 // waiter is a `bua wait-for '#never'` on a tab, running as its own process.
@@ -85,33 +74,6 @@ func (w *waiter) wait(t *testing.T, limit time.Duration) int {
 	}
 }
 
-// status is `bua status --json`'s in-flight count.
-func inFlight(t *testing.T) int {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	r := shared.Run(ctx, "status", "--json")
-	var st struct {
-		InFlight int `json:"inFlight"`
-	}
-	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &st) != nil {
-		t.Fatalf("status --json: exit %d\n%s", r.Code, r.Output())
-	}
-	return st.InFlight
-}
-
-// waitInFlight waits up to 5 s for the daemon's in-flight count to be n.
-func waitInFlight(t *testing.T, n int) {
-	t.Helper()
-	stop := time.Now().Add(5 * time.Second)
-	for got := inFlight(t); got != n; got = inFlight(t) {
-		if time.Now().After(stop) {
-			t.Fatalf("in-flight requests = %d, want %d", got, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // daemonLog returns the shared daemon's log from offset on, and its size.
 func daemonLog(t *testing.T, offset int64) (string, int64) {
 	t.Helper()
@@ -127,7 +89,7 @@ func daemonLog(t *testing.T, offset int64) (string, int64) {
 // none).
 func assertOneAnswerEach(t *testing.T, logOffset int64) {
 	t.Helper()
-	waitInFlight(t, 0)
+	waitInFlight(t, shared, 0)
 	if log, _ := daemonLog(t, logOffset); strings.Contains(log, "stray or late response") {
 		t.Fatalf("daemon dropped a stray response:\n%s", log)
 	}
@@ -149,10 +111,10 @@ func evalOn(t *testing.T, tab int) time.Time {
 // daemon cancels the action in the extension (and logs it), and the next
 // action on the same tab runs at once instead of queueing behind it.
 func TestCancel_Interrupt(t *testing.T) {
-	tab := openTab(t, "blank.html")
+	tab := openBlank(t, "blank.html")
 	_, logStart := daemonLog(t, 0)
 	w := startWaiter(t, tab, "30s")
-	waitInFlight(t, 1)
+	waitInFlight(t, shared, 1)
 	time.Sleep(500 * time.Millisecond) // well into its polling
 	interrupted := time.Now()
 	if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
@@ -181,7 +143,7 @@ func TestCancel_Interrupt(t *testing.T) {
 // global --timeout is the wait's own) waits its 2 s, fails with timeout
 // naming them, and the next action on the tab runs at once.
 func TestCancel_CallerTimeout(t *testing.T) {
-	tab := openTab(t, "blank.html")
+	tab := openBlank(t, "blank.html")
 	_, logStart := daemonLog(t, 0)
 	start := time.Now()
 	w := startWaiter(t, tab, "2s")
@@ -246,10 +208,10 @@ func TestCancel_TabClosed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			marker := fmt.Sprintf("cancel-%s-%d", tt.name, time.Now().UnixNano())
-			tab := openTab(t, "blank.html?"+marker)
+			tab := openBlank(t, "blank.html?"+marker)
 			_, logStart := daemonLog(t, 0)
 			w := startWaiter(t, tab, "30s")
-			waitInFlight(t, 1)
+			waitInFlight(t, shared, 1)
 			time.Sleep(300 * time.Millisecond)
 			closed := time.Now()
 			tt.close(t, tab, marker)

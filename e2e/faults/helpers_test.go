@@ -91,6 +91,9 @@ type daemonStatus struct {
 	Listen      string `json:"listen"`
 	ExtensionID string `json:"extensionId"`
 	InFlight    int    `json:"inFlight"`
+	Managed     struct {
+		PID int `json:"pid"`
+	} `json:"managed"`
 	Connections []struct {
 		Kind          string    `json:"kind"`
 		ClientVersion string    `json:"clientVersion"`

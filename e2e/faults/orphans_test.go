@@ -3,7 +3,6 @@ package faults
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -50,6 +49,9 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 			t.Fatalf("browser start: exit %d\n%s", r.Code, r.Output())
 		}
 		st := status(t, cmd)
+		if st.Managed.PID <= 0 {
+			t.Fatalf("status --json has no managed browser pid after browser start: %+v", st)
+		}
 		pids = append(pids, st.PID, st.Managed.PID)
 		return st.PID, st.Managed.PID
 	}
@@ -161,25 +163,4 @@ func waitDead(t *testing.T, pid int, sock string) {
 			t.Fatalf("the daemon %d outlived kill -9 (or its socket did)", pid)
 		}
 	}
-}
-
-// daemonStatus is what the fault tests read of `bua status --json`.
-type daemonStatus struct {
-	PID      int `json:"pid"`
-	InFlight int `json:"inFlight"`
-	Managed  struct {
-		PID int `json:"pid"`
-	} `json:"managed"`
-}
-
-func status(t *testing.T, cmd harness.Cmd) daemonStatus {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	r := cmd.Run(ctx, "status", "--json")
-	var st daemonStatus
-	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st.PID <= 0 || st.Managed.PID <= 0 {
-		t.Fatalf("status --json = %s (%v): want the daemon's and the browser's pids", r.Stdout, err)
-	}
-	return st
 }

@@ -153,6 +153,27 @@ func TestTypeClickSubmitByUID(t *testing.T) {
 	wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "button[[["}, "invalid_action")
 }
 
+// TestHoverBackgroundTab: a hover on a BUA tab that another tab has put in
+// the background lands at once. Chrome delivers a lone mouse move to a
+// page that draws no frames only every 5 s; the dispatcher brings the tab
+// up in the BUA window first.
+func TestHoverBackgroundTab(t *testing.T) {
+	tab := openTab(t, "input.html")
+	openTab(t, "form.html") // opened active: tab is now in the background
+	if got := evalString(t, tab, "return document.visibilityState"); got != "hidden" {
+		t.Fatalf("the first tab is %q behind the second, want hidden (the case under test)", got)
+	}
+	start := time.Now()
+	act(t, tab, "hover", map[string]any{"selector": "#hoverme"})
+	took := time.Since(start)
+	if got := evalString(t, tab, "return document.getElementById('hover-result').textContent"); got != "hovered trusted=true" {
+		t.Errorf("hover on a background tab: %q", got)
+	}
+	if took > 2*time.Second {
+		t.Errorf("hover on a background tab took %s, want well under Chrome's 5 s", took.Round(time.Millisecond))
+	}
+}
+
 func TestHoverPressKeyScroll(t *testing.T) {
 	tab := openTab(t, "input.html")
 	act(t, tab, "hover", map[string]any{"selector": "#hoverme"})

@@ -150,6 +150,17 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     }
   }
 
+  // showForHover makes a BUA-window tab its window's active tab before a
+  // hover: Chrome delivers a lone mouse move to a page that draws no frames
+  // (a background tab) only every 5 s, while a click's press delivers it at
+  // once. The BUA window is bua's own, so this changes nothing the person
+  // sees; a tab in the person's window is never switched to.
+  async function showForHover(action, tab) {
+    if (action.type !== "hover" || tab.active) return;
+    if (tab.windowId !== (await windows.buaWindowId())) return;
+    await api.tabs.update(tab.id, { active: true });
+  }
+
   async function runOnTab(tabId, action, budget) {
     if (budget.remaining() <= 0) {
       throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
@@ -157,6 +168,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     const tab = await getTab(tabId);
     const host = hostOf(urlOf(tab));
     blocked(host, action.type, tabId);
+    await showForHover(action, tab);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);

@@ -52,6 +52,22 @@ test("open_tab lands in one minimized, unfocused BUA window and starts a session
   assert.deepEqual(events.filter((e) => e.type === "session_started").map((e) => e.tabId), [a.tabId, b.tabId]);
 });
 
+test("a hover makes its BUA-window tab the active one first, never a tab of the person's", async () => {
+  const { api, d, userWin } = await setup();
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  api.tabsMap.get(a.tabId).active = false; // b was opened last: a is a background tab
+  await d.dispatch({ type: "hover", tabId: a.tabId, selector: "#x" });
+  assert.equal(api.tabsMap.get(a.tabId).active, true, "the BUA tab was brought up in its window");
+  const theirs = api.mkTab(userWin.id, "http://mine.test/");
+  theirs.active = false;
+  await d.dispatch({ type: "hover", tabId: theirs.id, selector: "#x" });
+  assert.equal(api.tabsMap.get(theirs.id).active, false, "the person's tab was not switched to");
+  api.tabsMap.get(a.tabId).active = false;
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#x" });
+  assert.equal(api.tabsMap.get(a.tabId).active, false, "a click needs no activation");
+});
+
 test("concurrent open_tabs never create two BUA windows", async () => {
   const { api, d } = await setup();
   const rs = await Promise.all([1, 2, 3].map((i) => d.dispatch({ type: "open_tab", url: `http://s.test/${i}` })));

@@ -87,7 +87,7 @@ export async function oneShot(ctx) {
   await bua.request({ type: 'navigate', tabId: tab, url: page });
   await ab.cli(['open', page]);
   await one('oneshot-extract', 'one-shot extract (real-world page)', ['extract'], ['snapshot', '-i'],
-    (r) => expect(r.stdout.includes('\tlink\t'), 'bua extract should list links', r.stdout),
+    (r) => expect(/^e\d+ link "/m.test(r.stdout), 'bua extract should list links', r.stdout),
     (r) => expect(r.stdout.includes('- link '), 'agent-browser snapshot should list links', r.stdout), { [AB]: 1.0 });
   await bua.request({ type: 'close_tab', tabId: tab });
   return measures;
@@ -171,7 +171,7 @@ export async function buttons(ctx) {
       rounds: await rounds(ctx, (r) => interleave(r, {
         bua: () => timed(k, w, async () => {
           const res = await bua.cli(['extract', '--max-elements', '5000', '--tab', String(tabId)]);
-          expect(count(res.stdout, /\tbutton\t/g) === n, `bua extract should list ${n} buttons`, count(res.stdout, /\tbutton\t/g));
+          expect(count(res.stdout, /^e\d+ button "/gm) === n, `bua extract should list ${n} buttons`, count(res.stdout, /^e\d+ button "/gm));
           return res.ms;
         }),
         [AB]: () => timed(k, w, async () => {

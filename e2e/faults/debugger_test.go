@@ -95,12 +95,10 @@ func TestDebuggerDetached(t *testing.T) {
 		r := <-wait
 		failedIn := r.ended.Sub(t0)
 		e := failure(t, r.Result)
-		// Today the extension reports Chrome's refusal as it comes: the
-		// wait's next CDP call fails (internal_error), or, when the detach
-		// landed first, its attach again (debugger_attach_failed). Either
-		// way the message names the chrome:// page.
-		if (e.Error.Code != "internal_error" && e.Error.Code != "debugger_attach_failed") || r.Code != 1 || !strings.Contains(e.Error.Message, "chrome://") {
-			t.Errorf("wait-for: exit %d, %s %q: want exit 1, internal_error or debugger_attach_failed naming the chrome:// page", r.Code, e.Error.Code, e.Error.Message)
+		// Whether the wait's next CDP call or its attach again meets the
+		// chrome:// page first, the caller hears one code and reason.
+		if e.Error.Code != "debugger_attach_failed" || e.Error.Reason != "restricted_page" || r.Code != 1 || !strings.Contains(e.Error.Message, "chrome://") || !strings.Contains(e.Error.Hint, "http(s) page") {
+			t.Errorf("wait-for: exit %d, %s (%s) %q, hint %q: want exit 1, debugger_attach_failed with reason restricted_page naming the chrome:// page", r.Code, e.Error.Code, e.Error.Reason, e.Error.Message, e.Error.Hint)
 		}
 		if failedIn > 5*time.Second {
 			t.Errorf("wait-for failed %s after the detach: want at once, not at its 30 s deadline", failedIn.Round(time.Millisecond))

@@ -63,6 +63,7 @@ type cliError struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Reason  string `json:"reason"`
 		Hint    string `json:"hint"`
 	} `json:"error"`
 }

@@ -8,7 +8,7 @@
 import { BridgeError, ErrorCodes } from "./lib/errors.js";
 import { CdpError, abortable, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
-import { ACTION_SPECS } from "./generated/protocol.js";
+import { ACTION_SPECS, REASONS } from "./generated/protocol.js";
 import * as nav from "./actions/nav.js";
 import * as input from "./actions/input.js";
 import * as capture from "./actions/capture.js";
@@ -38,6 +38,20 @@ export const TAB_EXECUTORS = Object.freeze(
   ),
 );
 
+// RESTRICTED matches what chrome.debugger says, on attach or on any
+// command, about a page no extension may debug (chrome://, the Web Store,
+// another extension's page). Whether the tab got there before the attach
+// or during an action, the caller hears the same code and reason.
+const RESTRICTED = /Cannot access a (chrome|chrome-extension|devtools|edge)[-a-z]*:\/\/ URL|Cannot access contents of (the )?(url|page)|Cannot attach to this target/i;
+
+function restricted(tabId, msg) {
+  return new BridgeError(
+    ErrorCodes.DEBUGGER_ATTACH_FAILED,
+    `tab ${tabId} shows a page Chrome lets no extension debug (${msg}): navigate it to an http(s) page, or use another tab`,
+    REASONS.RESTRICTED_PAGE,
+  );
+}
+
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -61,6 +75,7 @@ export function createDebuggerController(opts) {
       return await api.sendCommand({ tabId }, method, params || {});
     } catch (e) {
       const msg = cdpMessage(e);
+      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
       if (/No tab with given id/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
       }
@@ -90,6 +105,7 @@ export function createDebuggerController(opts) {
       await api.attach(target, CDP_VERSION);
     } catch (e) {
       const msg = cdpMessage(e);
+      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
       if (/No tab with given id/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
       }

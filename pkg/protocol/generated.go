@@ -42,6 +42,12 @@ var Features = []string{
 	FeatureCancel,
 }
 
+// Named reasons an extension's error may carry beside its code (schema
+// error.reason x-reasons). Callers pick hints by code and reason.
+const (
+	ReasonRestrictedPage = "restricted_page" // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
+)
+
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
 // The reject's error code is always invalid_action; the close code tells
 // the cases apart.

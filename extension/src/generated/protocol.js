@@ -8,6 +8,11 @@ export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","re
 // The features this build lists in hello's caps.features (x-features).
 export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel"]);
 
+// Named reasons an error may carry beside its code (error.reason x-reasons).
+export const REASONS = Object.freeze({
+  RESTRICTED_PAGE: "restricted_page",
+});
+
 // Close codes after a reject or a replacement (x-closeCodes).
 export const CLOSE_CODES = Object.freeze({
   unsupportedData: 1003,

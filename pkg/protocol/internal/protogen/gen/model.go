@@ -20,6 +20,7 @@ type Model struct {
 	CloseCodes    []Named // x-closeCodes, by value
 	MessageTypes  []string
 	Features      []Feature // hello caps.features x-features, in schema order
+	Reasons       []Feature // error.reason x-reasons: named reasons, in schema order
 	Actions       []Action
 	Codes         []Code
 	EndReasons    []string
@@ -169,6 +170,7 @@ func (r *reader) model() *Model {
 	}
 	m.MessageTypes = r.strings(r.def("message").path("properties", "type", "enum"), "$defs/message type enum")
 	m.Features = r.features()
+	m.Reasons = r.described(r.def("error").path("properties", "reason", "x-reasons"), "$defs/error reason x-reasons")
 	m.Actions = r.actions()
 	m.Codes = r.codes()
 	m.EndReasons = r.strings(r.def("sessionEndReason").get("enum"), "$defs/sessionEndReason enum")
@@ -187,16 +189,22 @@ func (r *reader) model() *Model {
 
 // features reads hello's caps.features x-features: feature -> description.
 func (r *reader) features() []Feature {
-	xf, ok := r.def("hello").path("properties", "caps", "properties", "features", "x-features").(*object)
+	return r.described(r.def("hello").path("properties", "caps", "properties", "features", "x-features"), "$defs/hello caps.features x-features")
+}
+
+// described reads an object of name -> description, each description
+// required; where names it in failures.
+func (r *reader) described(v any, where string) []Feature {
+	xf, ok := v.(*object)
 	if !ok {
-		r.fail("$defs/hello caps.features: no x-features")
+		r.fail("%s: missing", where)
 		return nil
 	}
 	var out []Feature
 	for _, k := range xf.keys {
 		desc, _ := xf.get(k).(string)
 		if desc == "" {
-			r.fail("$defs/hello caps.features x-features: %s needs a description", k)
+			r.fail("%s: %s needs a description", where, k)
 		}
 		out = append(out, Feature{k, desc})
 	}

@@ -105,6 +105,13 @@ func (m *Model) Go() ([]byte, error) {
 	}
 	p("}\n\n")
 
+	p("// Named reasons an extension's error may carry beside its code (schema\n")
+	p("// error.reason x-reasons). Callers pick hints by code and reason.\nconst (\n")
+	for _, f := range m.Reasons {
+		p("\tReason%s = %q // %s\n", camel(f.Name), f.Name, f.Description)
+	}
+	p(")\n\n")
+
 	p("// WebSocket close codes after a reject or a replacement (schema x-closeCodes).\n")
 	p("// The reject's error code is always invalid_action; the close code tells\n// the cases apart.\nconst (\n")
 	for _, c := range m.CloseCodes {
@@ -227,6 +234,12 @@ func (m *Model) JS() []byte {
 	}
 	p("// The features this build lists in hello's caps.features (x-features).\n")
 	p("export const FEATURES = Object.freeze(%s);\n\n", jsJSON(fnames))
+	rnames := make([]string, len(m.Reasons))
+	for i, f := range m.Reasons {
+		rnames[i] = f.Name
+	}
+	p("// Named reasons an error may carry beside its code (error.reason x-reasons).\n")
+	p("export const REASONS = %s;\n\n", jsEnum(rnames))
 	p("// Close codes after a reject or a replacement (x-closeCodes).\nexport const CLOSE_CODES = Object.freeze({\n")
 	for _, c := range m.CloseCodes {
 		p("  %s: %d,\n", c.Name, c.Value)

@@ -27,7 +27,7 @@ var codeHints = map[protocol.ErrorCode]string{
 // §Errors' optional reason): the cause is known, so is the fix.
 var reasonHints = map[string]string{
 	protocol.ReasonRestrictedPage: "the tab shows a browser page that no extension may drive (chrome://, the Web Store): navigate it to an http(s) page, or act on another tab",
-	protocol.ReasonPortInUse: "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
+	protocol.ReasonPortInUse:      "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
 }
 
 // hintFor is the one line printed under an error: by reason when one is

@@ -3,41 +3,15 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
 )
-
-// startOrphan stands in for a browser whose daemon was killed: a process
-// group led by a process naming the home's profile, recorded in the home,
-// with no daemon running.
-func startOrphan(t *testing.T, dirs home.Dirs) int {
-	t.Helper()
-	profile := filepath.Join(dirs.BrowserDir(), "profile")
-	cmd := exec.Command("sh", "-c", "sleep 60 & wait", "sh", "--user-data-dir="+profile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go cmd.Wait()
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-	rec, err := browser.Identify(pid, profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
 
 // TestOrphanWithoutDaemon: with the daemon gone, status reports the
 // browser it left, and `bua browser stop` (or `bua stop`) stops that
@@ -52,7 +26,7 @@ func TestOrphanWithoutDaemon(t *testing.T) {
 			t.Cleanup(func() { os.RemoveAll(dir) })
 			dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
 			env := map[string]string{"BUA_HOME": dir}
-			pid := startOrphan(t, dirs)
+			pid := bridgetest.StartOrphan(t, dirs)
 
 			r := runCLIEnv(t, nil, env, "", "status")
 			if r.code != exitUnavailable || !strings.Contains(r.stdout, "orphan (pid "+strconv.Itoa(pid)) || !strings.Contains(r.stdout, "bua browser stop") {

@@ -278,3 +278,23 @@ func startWorker(t *testing.T, cdp *harness.CDP, url string) {
 	}
 	t.Fatalf("no page at %s to start the worker from", url)
 }
+
+// ownBrowser starts a headless managed browser in a BUA_HOME of its own,
+// for a scenario whose fault must not reach the shared browser, and stops
+// it (and removes the home) when t ends. It returns the command runner
+// and the home.
+func ownBrowser(t *testing.T) (harness.Cmd, string) {
+	t.Helper()
+	dir := harness.TempDir("buaown") // short: the socket path must fit sun_path
+	home := filepath.Join(dir, "h")
+	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd.Run(ctx, "browser", "stop")
+		cmd.Run(ctx, "stop")
+		os.RemoveAll(dir)
+	})
+	mustOK(t, "browser start", run(t, cmd, 90*time.Second, "browser", "start", "--headless"))
+	return cmd, home
+}

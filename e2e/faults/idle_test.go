@@ -1,12 +1,8 @@
 package faults
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // idleFor is how long TestIdle leaves its browser alone: four times the
@@ -22,15 +18,7 @@ const idleFor = 120 * time.Second
 // parallel: the package's one long wait overlaps the other scenarios.
 func TestIdle(t *testing.T) {
 	t.Parallel()
-	home := filepath.Join(harness.TempDir("buaidle"), "h")
-	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd.Run(ctx, "browser", "stop")
-		cmd.Run(ctx, "stop")
-	})
-	mustOK(t, "browser start", run(t, cmd, 90*time.Second, "browser", "start", "--headless"))
+	cmd, _ := ownBrowser(t)
 	mustOK(t, "open", run(t, cmd, 30*time.Second, "open", siteURL("form.html")))
 	mustOK(t, "extract before the wait", run(t, cmd, 30*time.Second, "extract"))
 	connected := status(t, cmd).managedSince()

@@ -1,16 +1,13 @@
 package faults
 
 import (
-	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
-	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -26,15 +23,7 @@ import (
 // it. This one restarts its browser, so it has a home of its own.
 func TestSecondConnection(t *testing.T) {
 	t.Parallel()
-	home := filepath.Join(harness.TempDir("buarepl"), "h")
-	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd.Run(ctx, "browser", "stop")
-		cmd.Run(ctx, "stop")
-	})
-	mustOK(t, "browser start", run(t, cmd, 90*time.Second, "browser", "start", "--headless"))
+	cmd, home := ownBrowser(t)
 	before := status(t, cmd)
 
 	ws, _, err := websocket.DefaultDialer.Dial("ws://"+before.Listen+"/ws/browser", http.Header{"Origin": {extensionOrigin}})

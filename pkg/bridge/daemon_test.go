@@ -8,11 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -938,22 +935,7 @@ func TestDaemonStopsOrphanAtStart(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
-	profile := filepath.Join(dirs.BrowserDir(), "profile")
-	cmd := exec.Command("sh", "-c", "sleep 60 & wait", "sh", "--user-data-dir="+profile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go cmd.Wait()
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-	rec, err := browser.Identify(pid, profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
-		t.Fatal(err)
-	}
+	pid := bridgetest.StartOrphan(t, dirs)
 	if st := bridge.OrphanStatus(dirs); !st.Orphan || st.PID != pid {
 		t.Fatalf("OrphanStatus = %+v, want the orphan %d", st, pid)
 	}

@@ -94,11 +94,11 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
+  // An explicit tabId is taken as it is: runOnTab reads the tab when the
+  // action's turn comes (tab_not_found if it is gone), so the tab is
+  // read once per action, not twice.
   async function resolveTab(action) {
-    if (action.tabId !== undefined) {
-      await getTab(action.tabId);
-      return { tabId: action.tabId, opened: false };
-    }
+    if (action.tabId !== undefined) return { tabId: action.tabId, opened: false };
     const buaId = await windows.buaWindowId();
     const live = [];
     for (const s of sessions.list()) {
@@ -232,7 +232,6 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
         return { error: toWireError(e) };
       }
     },
-    resolveTab,
     tabClosed,
   };
 }

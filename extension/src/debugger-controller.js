@@ -236,18 +236,30 @@ export function createDebuggerController(opts) {
 
   function makeCtx(tabId, budget) {
     const signal = budget.signal;
+    let holds = false;
     return {
       tabId,
       timers,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,
+      // holdsObjects says whether a command answered with a remote object
+      // (Runtime's result or DOM.resolveNode's object): run releases
+      // OBJECT_GROUP only then, so an action that asked for values only
+      // (an evaluate of a primitive, a type by selector) sends no release.
+      get holdsObjects() {
+        return holds;
+      },
       // send and sleep reject with the signal's reason once the request has
       // stopped (cancelled, timed out, tab closed), so every loop of CDP
       // calls and polls ends at its next await.
       send(method, params) {
         if (signal && signal.aborted) return Promise.reject(signal.reason);
-        return abortable(send(tabId, method, params), signal);
+        const p = send(tabId, method, params);
+        p.then((r) => {
+          if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holds = true;
+        }, () => {});
+        return abortable(p, signal);
       },
       on: (fn) => on(tabId, fn),
       sleep: (ms) => sleep(ms, timers, signal),
@@ -314,10 +326,10 @@ export function createDebuggerController(opts) {
     if (open) throw dialogError(tabId, open);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
-    let attachedNow = false;
+    let ctx = null;
     const work = ensureAttached(tabId).then(() => {
-      attachedNow = true;
-      return exec(makeCtx(tabId, budget), action);
+      ctx = makeCtx(tabId, budget);
+      return exec(ctx, action);
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
@@ -336,11 +348,16 @@ export function createDebuggerController(opts) {
         }),
       );
     }
+    let finished = false;
     try {
-      return await abortable(Promise.race(races), budget.signal);
+      const result = await abortable(Promise.race(races), budget.signal);
+      finished = true;
+      return result;
     } finally {
       stopWatch();
-      if (attachedNow) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      // An action that ended early may still have a command in flight that
+      // creates an object; the release, sent after it, frees that too.
+      if (ctx && (ctx.holdsObjects || !finished)) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
     }
   }
 

@@ -94,9 +94,8 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
-  // An explicit tabId is taken as it is: runOnTab reads the tab when the
-  // action's turn comes (tab_not_found if it is gone), so the tab is
-  // read once per action, not twice.
+  // An explicit tabId is taken as it is: runOnTab checks the tab when the
+  // action's turn comes (tab_not_found if it is gone).
   async function resolveTab(action) {
     if (action.tabId !== undefined) return { tabId: action.tabId, opened: false };
     const buaId = await windows.buaWindowId();
@@ -154,8 +153,13 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     if (budget.remaining() <= 0) {
       throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
     }
-    const tab = await getTab(tabId);
-    const host = hostOf(urlOf(tab));
+    // The tab's URL for the blocklist check: the debugger's committed main
+    // frame when it is attached (no round trip to the tabs API), else the
+    // tab's own, which also fails tab_not_found for a tab that is gone. A
+    // tab closed under an attached debugger fails at its first CDP call,
+    // which perTab reports as tab_not_found.
+    const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
+    const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
     blocked(host, action.type, tabId);
     let domain = host;
     if (action.type === "navigate") {

@@ -48,7 +48,7 @@ export function createDebuggerController(opts) {
   const isManaged = () => Boolean(opts.managed);
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
-  const mainFrames = new Map(); // tabId -> {id, loaderId} of the committed main-frame document
+  const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message}; user browser only
@@ -125,7 +125,7 @@ export function createDebuggerController(opts) {
       // The shim above covers future documents; the current one needs it now.
       await send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {});
       const { frameTree } = await send(tabId, "Page.getFrameTree");
-      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId });
+      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
       await api.detach(target).catch(() => {});
       if (e instanceof BridgeError) throw e;
@@ -141,7 +141,7 @@ export function createDebuggerController(opts) {
       case "Page.frameNavigated": {
         const frame = params && params.frame;
         if (!frame || frame.parentId) break;
-        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId });
+        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId, url: frame.url });
         // Keyed by loaderId: a late event for the document the cache was
         // built on must not wipe a fresh extract.
         const cache = uidCaches.get(tabId);
@@ -229,7 +229,7 @@ export function createDebuggerController(opts) {
 
   async function currentMainFrame(tabId) {
     const { frameTree } = await send(tabId, "Page.getFrameTree");
-    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId };
+    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
     mainFrames.set(tabId, f);
     return f;
   }
@@ -384,6 +384,14 @@ export function createDebuggerController(opts) {
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
+    // committedUrl is the URL of the document committed in tabId's main
+    // frame, as the attached debugger last reported it (Page.frameNavigated),
+    // or null when the debugger is not attached there: the dispatcher's
+    // blocklist check reads it instead of asking the tabs API each action.
+    committedUrl(tabId) {
+      const f = attached.has(tabId) ? mainFrames.get(tabId) : undefined;
+      return f && typeof f.url === "string" ? f.url : null;
+    },
     onDetach(listener) {
       detachListeners.add(listener);
       return () => detachListeners.delete(listener);

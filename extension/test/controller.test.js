@@ -740,3 +740,19 @@ test("aimPoint takes the first content quad with an area, else the border box's 
   assert.deepEqual(aimPoint(border, []), { x: 50, y: 20 });
   assert.deepEqual(aimPoint(border, null), { x: 50, y: 20 });
 });
+
+test("committedUrl follows the attached main frame and is null when detached", async () => {
+  const fake = fakeTab({
+    "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: "L1", url: "http://a.test/" }, childFrames: [] } }),
+  });
+  const { c } = makeController(fake);
+  assert.equal(c.committedUrl(TAB), null, "never attached");
+  await c.run(TAB, { type: "press_key", key: "a" });
+  assert.equal(c.committedUrl(TAB), "http://a.test/");
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "CHILD", parentId: "MAIN", loaderId: "C1", url: "http://ads.test/" } });
+  assert.equal(c.committedUrl(TAB), "http://a.test/", "a child frame is not the tab's page");
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2", url: "http://b.test/" } });
+  assert.equal(c.committedUrl(TAB), "http://b.test/");
+  c.handleDetach({ tabId: TAB }, "target_closed");
+  assert.equal(c.committedUrl(TAB), null);
+});

@@ -181,7 +181,12 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // env is what a "browser" executor (actions/tabs.js) may use.
-  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed });
+  // prepare(tabId) lets open_tab start the debugger's attach while the
+  // new tab loads (the controller's prepare).
+  const prepare = (tabId) => {
+    if (controller.prepare) controller.prepare(tabId);
+  };
+  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare });
 
   function run(action, budget, ac) {
     const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;

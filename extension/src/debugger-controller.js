@@ -84,6 +84,15 @@ export function createDebuggerController(opts) {
     return p;
   }
 
+  // prepare starts attaching to a tab that was just opened (open_tab), so
+  // the attach and the domains' setup overlap the page's load instead of
+  // delaying the first action. Its failure is nobody's answer: the first
+  // action attaches again (run).
+  const eager = new WeakSet();
+  function prepare(tabId) {
+    if (!attached.has(tabId)) eager.add(ensureAttached(tabId));
+  }
+
   async function attach(tabId) {
     const target = { tabId };
     try {
@@ -114,17 +123,20 @@ export function createDebuggerController(opts) {
       }
     }
     try {
-      await Promise.all([
+      // All sent at once: a debugger session runs its commands in order,
+      // so the shim's evaluate and the frame tree still come after the
+      // domains are enabled, and the setup costs one round trip.
+      const [, , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
+        // The shim above covers future documents; the current one needs it now.
+        send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
+        send(tabId, "Page.getFrameTree"),
       ]);
-      // The shim above covers future documents; the current one needs it now.
-      await send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {});
-      const { frameTree } = await send(tabId, "Page.getFrameTree");
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
       await api.detach(target).catch(() => {});
@@ -327,7 +339,9 @@ export function createDebuggerController(opts) {
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
     let ctx = null;
-    const work = ensureAttached(tabId).then(() => {
+    const first = ensureAttached(tabId);
+    const ready = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
+    const work = ready.then(() => {
       ctx = makeCtx(tabId, budget);
       return exec(ctx, action);
     });
@@ -381,6 +395,7 @@ export function createDebuggerController(opts) {
 
   return {
     run,
+    prepare,
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),

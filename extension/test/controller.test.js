@@ -756,3 +756,22 @@ test("committedUrl follows the attached main frame and is null when detached", a
   c.handleDetach({ tabId: TAB }, "target_closed");
   assert.equal(c.committedUrl(TAB), null);
 });
+
+test("prepare attaches ahead of the first action, which retries a failed early attach", async () => {
+  const opts = { attachError: "Cannot access a chrome:// URL" };
+  const fake = fakeTab({}, opts);
+  const { c } = makeController(fake);
+  c.prepare(TAB);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(fake.calls.filter((x) => x[0] === "attach").length, 1, "attached before any action");
+  opts.attachError = undefined; // the tab has moved on to a page the debugger may attach to
+  await c.run(TAB, { type: "press_key", key: "a" });
+  assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 2, "the action attached again");
+
+  const ok = fakeTab();
+  const { c: c2 } = makeController(ok);
+  c2.prepare(TAB);
+  await c2.run(TAB, { type: "press_key", key: "a" });
+  c2.prepare(TAB); // already attached: nothing more
+  assert.equal(ok.calls.filter((x) => x[0] === "attach").length, 1, "one attach serves both");
+});

@@ -1,7 +1,7 @@
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed}.
+// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
@@ -60,6 +60,8 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const tab = await env.windows.openTab(action.url, { focus: action.focus === true });
+  // The tab is opened to be acted on: attach while it loads.
+  if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
   await waitForLoad(env, tab.id);

@@ -687,3 +687,30 @@ func TestScreenshotMinimizedWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeFocusTargets: type focuses its target in the page, in the same
+// call as its checks, and fails when focus does not take, as DOM.focus
+// refused an element that cannot take it. Text lands where a person's
+// focus would put it: a delegating shadow host's input, the field a
+// wrapper hands focus to, a contenteditable element.
+func TestTypeFocusTargets(t *testing.T) {
+	tab := openTab(t, "focus.html")
+	act(t, tab, "type", map[string]any{"selector": "#plain", "text": "one"})
+	e := wantError(t, map[string]any{"type": "type", "tabId": tab, "selector": "#para", "text": "lost"}, "element_not_found")
+	wantContains(t, "message", e.Message, "cannot take focus")
+	act(t, tab, "type", map[string]any{"selector": "#delegating", "text": "in"})
+	act(t, tab, "type", map[string]any{"selector": "#delegating", "text": "ner"}) // already focused inside it
+	act(t, tab, "type", map[string]any{"selector": "#wrapper", "text": "handed"})
+	act(t, tab, "type", map[string]any{"selector": "#editable", "text": "rich"})
+	r := extract(t, tab)
+	act(t, tab, "type", map[string]any{"uid": uidOf(t, r, "textbox", "Inner"), "text": "!"})
+	got := evalString(t, tab, `return JSON.stringify([
+		document.getElementById('plain').value,
+		document.getElementById('delegating').shadowRoot.getElementById('inner').value,
+		document.getElementById('real').value,
+		document.getElementById('editable').textContent,
+		document.body.innerText.includes('lost')])`)
+	if want := `["one","inner!","handed","rich",false]`; got != want {
+		t.Errorf("values = %s, want %s", got, want)
+	}
+}

@@ -448,4 +448,52 @@ func BenchmarkExtractSteps(b *testing.B) {
 		tot = append(tot, r.TotalMs)
 	}
 	b.Logf("extract of 5,000 buttons, medians over %d runs: %s; in the worker %.1f ms", len(runs), strings.Join(lines, "; "), med(tot))
+
+// BenchmarkFlowSteps runs the steps of bench/peers' 50-step flow on
+// form.html, through the whole bridge as `bua run` sends them: type into
+// #name, type into #email, click #terms, evaluate. It reports each kind's
+// median (type-median-ms, click-median-ms, evaluate-median-ms; Go's ns/op
+// is the four together) and fails unless the page saw every keystroke and
+// click.
+func BenchmarkFlowSteps(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, "form.html?bench=steps")
+	steps := []struct{ kind, action string }{
+		{"type", fmt.Sprintf(`{"type":"type","tabId":%d,"selector":"#name","text":"Ada"}`, tab)},
+		{"type", fmt.Sprintf(`{"type":"type","tabId":%d,"selector":"#email","text":"a@b.c"}`, tab)},
+		{"click", fmt.Sprintf(`{"type":"click","tabId":%d,"selector":"#terms"}`, tab)},
+		{"evaluate", fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"return document.getElementById('name').value.length"}`, tab)},
+	}
+	run := func(samples map[string][]time.Duration) {
+		for _, s := range steps {
+			start := time.Now()
+			benchRequest(b, cl, s.action)
+			if samples != nil {
+				samples[s.kind] = append(samples[s.kind], time.Since(start))
+			}
+		}
+	}
+	run(nil) // attach and warm up outside the timing
+	samples := map[string][]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(samples)
+	}
+	b.StopTimer()
+	for _, kind := range []string{"type", "click", "evaluate"} {
+		s := samples[kind]
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, kind+"-median-ms")
+	}
+	var got struct {
+		Value string `json:"value"`
+	}
+	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"const v = (id) => document.getElementById(id); return [v('name').value.length, v('email').value.length, v('terms').checked].join()"}`, tab))
+	if err := json.Unmarshal(res, &got); err != nil {
+		b.Fatal(err)
+	}
+	n := b.N + 1
+	if want := fmt.Sprintf("%d,%d,%v", 3*n, 5*n, n%2 == 1); got.Value != want {
+		b.Fatalf("page has name, email lengths and terms %q, want %q", got.Value, want)
+	}
 }

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './lib/pages.mjs';
-import { Bua, AgentBrowser, loadPlaywright, launchOptions } from './lib/tools.mjs';
+import { Bua, AgentBrowser, freshDir, loadPlaywright, launchOptions } from './lib/tools.mjs';
 import { all } from './lib/scenarios.mjs';
 import { write, table, plot, plotRows } from './lib/report.mjs';
 
@@ -67,7 +67,10 @@ const { chromium } = loadPlaywright(benchDir);
 const launch = launchOptions(chrome);
 const buaOpts = { bin: need('PEERS_BUA'), client: need('PEERS_BUACLIENT'), chrome };
 const abOpts = { bin: need('PEERS_AGENT_BROWSER'), chrome };
-const bua = new Bua({ ...buaOpts, home: join(benchDir, 'bh') });
+// A fresh home each run: Chromium keeps an unpacked extension's service
+// worker script in the profile, so a profile left by an earlier build
+// would run that build's extension beside this build's daemon.
+const bua = new Bua({ ...buaOpts, home: freshDir(join(benchDir, 'bh')) });
 const ab = new AgentBrowser({ ...abOpts, home: join(benchDir, 'ah') });
 let browser;
 let code = 0;

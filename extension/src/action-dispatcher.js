@@ -94,11 +94,10 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
+  // An explicit tabId is taken as it is: runOnTab checks the tab when the
+  // action's turn comes (tab_not_found if it is gone).
   async function resolveTab(action) {
-    if (action.tabId !== undefined) {
-      await getTab(action.tabId);
-      return { tabId: action.tabId, opened: false };
-    }
+    if (action.tabId !== undefined) return { tabId: action.tabId, opened: false };
     const buaId = await windows.buaWindowId();
     const live = [];
     for (const s of sessions.list()) {
@@ -165,8 +164,13 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     if (budget.remaining() <= 0) {
       throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
     }
-    const tab = await getTab(tabId);
-    const host = hostOf(urlOf(tab));
+    // The tab's URL for the blocklist check: the debugger's committed main
+    // frame when it is attached (no round trip to the tabs API), else the
+    // tab's own, which also fails tab_not_found for a tab that is gone. A
+    // tab closed under an attached debugger fails at its first CDP call,
+    // which perTab reports as tab_not_found.
+    const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
+    const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
     blocked(host, action.type, tabId);
     await showForHover(action, tab);
     let domain = host;
@@ -189,7 +193,12 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   }
 
   // env is what a "browser" executor (actions/tabs.js) may use.
-  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed });
+  // prepare(tabId) lets open_tab start the debugger's attach while the
+  // new tab loads (the controller's prepare).
+  const prepare = (tabId) => {
+    if (controller.prepare) controller.prepare(tabId);
+  };
+  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare });
 
   function run(action, budget, ac) {
     const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
@@ -244,7 +253,6 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
         return { error: toWireError(e) };
       }
     },
-    resolveTab,
     tabClosed,
   };
 }

@@ -62,7 +62,7 @@ export function createDebuggerController(opts) {
   const isManaged = () => Boolean(opts.managed);
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
-  const mainFrames = new Map(); // tabId -> {id, loaderId} of the committed main-frame document
+  const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message}; user browser only
@@ -99,6 +99,15 @@ export function createDebuggerController(opts) {
     return p;
   }
 
+  // prepare starts attaching to a tab that was just opened (open_tab), so
+  // the attach and the domains' setup overlap the page's load instead of
+  // delaying the first action. Its failure is nobody's answer: the first
+  // action attaches again (run).
+  const eager = new WeakSet();
+  function prepare(tabId) {
+    if (!attached.has(tabId)) eager.add(ensureAttached(tabId));
+  }
+
   async function attach(tabId) {
     const target = { tabId };
     try {
@@ -130,18 +139,21 @@ export function createDebuggerController(opts) {
       }
     }
     try {
-      await Promise.all([
+      // All sent at once: a debugger session runs its commands in order,
+      // so the shim's evaluate and the frame tree still come after the
+      // domains are enabled, and the setup costs one round trip.
+      const [, , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
+        // The shim above covers future documents; the current one needs it now.
+        send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
+        send(tabId, "Page.getFrameTree"),
       ]);
-      // The shim above covers future documents; the current one needs it now.
-      await send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {});
-      const { frameTree } = await send(tabId, "Page.getFrameTree");
-      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId });
+      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
       await api.detach(target).catch(() => {});
       if (e instanceof BridgeError) throw e;
@@ -157,7 +169,7 @@ export function createDebuggerController(opts) {
       case "Page.frameNavigated": {
         const frame = params && params.frame;
         if (!frame || frame.parentId) break;
-        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId });
+        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId, url: frame.url });
         // Keyed by loaderId: a late event for the document the cache was
         // built on must not wipe a fresh extract.
         const cache = uidCaches.get(tabId);
@@ -245,25 +257,37 @@ export function createDebuggerController(opts) {
 
   async function currentMainFrame(tabId) {
     const { frameTree } = await send(tabId, "Page.getFrameTree");
-    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId };
+    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
     mainFrames.set(tabId, f);
     return f;
   }
 
   function makeCtx(tabId, budget) {
     const signal = budget.signal;
+    let holds = false;
     return {
       tabId,
       timers,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,
+      // holdsObjects says whether a command answered with a remote object
+      // (Runtime's result or DOM.resolveNode's object): run releases
+      // OBJECT_GROUP only then, so an action that asked for values only
+      // (an evaluate of a primitive, a type by selector) sends no release.
+      get holdsObjects() {
+        return holds;
+      },
       // send and sleep reject with the signal's reason once the request has
       // stopped (cancelled, timed out, tab closed), so every loop of CDP
       // calls and polls ends at its next await.
       send(method, params) {
         if (signal && signal.aborted) return Promise.reject(signal.reason);
-        return abortable(send(tabId, method, params), signal);
+        const p = send(tabId, method, params);
+        p.then((r) => {
+          if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holds = true;
+        }, () => {});
+        return abortable(p, signal);
       },
       on: (fn) => on(tabId, fn),
       sleep: (ms) => sleep(ms, timers, signal),
@@ -330,10 +354,12 @@ export function createDebuggerController(opts) {
     if (open) throw dialogError(tabId, open);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
-    let attachedNow = false;
-    const work = ensureAttached(tabId).then(() => {
-      attachedNow = true;
-      return exec(makeCtx(tabId, budget), action);
+    let ctx = null;
+    const first = ensureAttached(tabId);
+    const ready = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
+    const work = ready.then(() => {
+      ctx = makeCtx(tabId, budget);
+      return exec(ctx, action);
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
@@ -352,11 +378,16 @@ export function createDebuggerController(opts) {
         }),
       );
     }
+    let finished = false;
     try {
-      return await abortable(Promise.race(races), budget.signal);
+      const result = await abortable(Promise.race(races), budget.signal);
+      finished = true;
+      return result;
     } finally {
       stopWatch();
-      if (attachedNow) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      // An action that ended early may still have a command in flight that
+      // creates an object; the release, sent after it, frees that too.
+      if (ctx && (ctx.holdsObjects || !finished)) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
     }
   }
 
@@ -380,9 +411,18 @@ export function createDebuggerController(opts) {
 
   return {
     run,
+    prepare,
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
+    // committedUrl is the URL of the document committed in tabId's main
+    // frame, as the attached debugger last reported it (Page.frameNavigated),
+    // or null when the debugger is not attached there: the dispatcher's
+    // blocklist check reads it instead of asking the tabs API each action.
+    committedUrl(tabId) {
+      const f = attached.has(tabId) ? mainFrames.get(tabId) : undefined;
+      return f && typeof f.url === "string" ? f.url : null;
+    },
     onDetach(listener) {
       detachListeners.add(listener);
       return () => detachListeners.delete(listener);

@@ -7,6 +7,14 @@ import { END_REASONS, EVENTS } from "./generated/protocol.js";
 
 const HISTORY_MAX = 1000;
 
+// RECORD_WRITE_MS is how long recordAction waits before it writes the
+// sessions: the counts and times of the actions of that second go out in
+// one chrome.storage.local write instead of one write per action. A worker
+// killed meanwhile loses at most that last second of actionCount and
+// lastActionAt; sessions starting, changing domain or ending are written
+// at once (spec 001 §State Ownership).
+export const RECORD_WRITE_MS = 1000;
+
 // normalizeDomain lower-cases and strips scheme, port, path, a leading
 // "*." and trailing dot, so "https://Example.com:8080/x" blocks example.com.
 export function normalizeDomain(d) {
@@ -40,20 +48,40 @@ export function blockedBy(host, blocklist) {
   return null;
 }
 
-export function createSessionManager({ storage, emit, now = Date.now }) {
+export function createSessionManager({ storage, emit, now = Date.now, timers = globalThis }) {
   const sessions = new Map(); // tabId -> {tabId, domain, startedAt, lastActionAt, actionCount}
   let blocklist = [];
   let history = [];
   let writes = Promise.resolve();
+  let pending = null; // the timer of recordAction's deferred write
 
   // persist serialises writes so a slow set cannot land after a newer one.
   function persist(keys) {
     const items = {};
-    if (keys.includes("activeSessions")) items.activeSessions = [...sessions.values()];
+    if (keys.includes("activeSessions")) {
+      items.activeSessions = [...sessions.values()];
+      cancelPending(); // this write carries the recorded actions too
+    }
     if (keys.includes("blocklist")) items.blocklist = blocklist;
     if (keys.includes("sessionHistory")) items.sessionHistory = history;
     writes = writes.then(() => storage.set(items)).catch(() => {});
     return writes;
+  }
+
+  // persistSoon writes the sessions RECORD_WRITE_MS from the first call
+  // that finds no write pending.
+  function persistSoon() {
+    if (pending !== null) return;
+    pending = timers.setTimeout(() => {
+      pending = null;
+      persist(["activeSessions"]);
+    }, RECORD_WRITE_MS);
+  }
+
+  function cancelPending() {
+    if (pending === null) return;
+    timers.clearTimeout(pending);
+    pending = null;
   }
 
   function end(tabId, reason) {
@@ -140,7 +168,7 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
       if (!s) return;
       s.actionCount++;
       s.lastActionAt = now();
-      persist(["activeSessions"]);
+      persistSoon();
     },
     // touch marks a session most recently used without counting an action
     // (a fresh open_tab should win MRU resolution).
@@ -170,8 +198,10 @@ export function createSessionManager({ storage, emit, now = Date.now }) {
     get history() {
       return history.slice();
     },
-    // flush resolves once every queued storage write has landed (tests).
+    // flush writes a deferred recordAction now and resolves once every
+    // queued storage write has landed.
     flush() {
+      if (pending !== null) persist(["activeSessions"]);
       return writes;
     },
   };

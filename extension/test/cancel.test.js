@@ -361,10 +361,8 @@ test("navigate stops waiting for a load that never comes", async () => {
 test("click stops its actionability polling when cancelled", async () => {
   const { c, calls } = fakeDebugger({
     "Page.getFrameTree": frameTree,
-    "DOM.getDocument": () => ({ root: { nodeId: 1 } }),
-    "DOM.querySelector": () => ({ nodeId: 5 }),
+    "Runtime.evaluate": () => ({ result: { type: "object", subtype: "node", objectId: "obj-101" } }),
     "DOM.describeNode": () => ({ node: { backendNodeId: 101 } }),
-    "DOM.resolveNode": () => ({ object: { objectId: "obj-101" } }),
     "DOM.getBoxModel": () => ({ model: { width: 20, height: 10, border: [10, 10, 30, 10, 30, 20, 10, 20] } }),
     // never visible: the probe keeps waiting
     "Runtime.callFunctionOn": () => ({ result: { type: "object", value: { connected: true, visible: false, enabled: true, editable: true, rect: [10, 10, 20, 10], animating: false } } }),

@@ -73,7 +73,7 @@ function fakeTab(overrides = {}, opts = {}) {
     },
     "DOM.getNodeForLocation": () => ({ backendNodeId: page.hitFor(page.lastBox) }),
     "DOM.scrollIntoViewIfNeeded": (p) => {
-      page.lastBox = p.backendNodeId;
+      page.lastBox = p.backendNodeId !== undefined ? p.backendNodeId : Number(p.objectId.slice(4));
       return {};
     },
     ...overrides,
@@ -202,21 +202,67 @@ test("uid never extracted is element_stale; a removed node is element_not_found 
   assert.equal(methods(fake.calls).includes("Input.insertText"), false);
 });
 
+// pageQuery answers the page-side selector lookups the way Chromium does:
+// "#go" matches the node of backendNodeId 101, "##" throws a SyntaxError,
+// anything else matches nothing. `probe` is the result of type's page-side
+// checks for a match (TYPE_PROBE).
+function pageQuery(probe = { connected: true, visible: true, enabled: true, editable: true, focused: true }) {
+  return (p) => {
+    const m = /document\.querySelector\(("[^"]*")\)/.exec(p.expression);
+    if (!m) return { result: { type: "undefined" } };
+    const sel = JSON.parse(m[1]);
+    const typeProbe = p.expression.includes("bua:type");
+    if (sel === "##") {
+      const text = "SyntaxError: Failed to execute 'querySelector' on 'Document': '##' is not a valid selector.";
+      if (typeProbe) return { result: { type: "object", value: { invalid: text } } };
+      return { exceptionDetails: { text: "Uncaught", exception: { description: `${text}\n    at <anonymous>:1:10` } }, result: { type: "object", subtype: "error" } };
+    }
+    if (sel !== "#go") return { result: typeProbe ? { type: "object", value: { found: false } } : { type: "object", subtype: "null", value: null } };
+    return { result: typeProbe ? { type: "object", value: probe } : { type: "object", subtype: "node", objectId: "obj-101" } };
+  };
+}
+
 test("selector with no match is element_not_found; a malformed one is invalid_action", async () => {
   const fake = fakeTab({
-    "DOM.getDocument": () => ({ root: { nodeId: 1 } }),
-    "DOM.querySelector": (p) => {
-      if (p.selector === "##") throw new Error(JSON.stringify({ code: -32000, message: "DOM Error while querying" }));
-      return { nodeId: p.selector === "#go" ? 5 : 0 };
-    },
-    "DOM.describeNode": () => ({ node: { backendNodeId: 101 } }),
+    "Runtime.evaluate": pageQuery(),
+    "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }),
   });
   const { c } = makeController(fake);
   await rejectsWith(c.run(TAB, { type: "click", selector: "#nope" }), "element_not_found", /#nope/);
-  await rejectsWith(c.run(TAB, { type: "click", selector: "##" }), "invalid_action", /invalid CSS selector/);
+  await rejectsWith(c.run(TAB, { type: "click", selector: "##" }), "invalid_action", /invalid CSS selector "##": SyntaxError: .*not a valid selector\.$/);
+  await rejectsWith(c.run(TAB, { type: "type", selector: "#nope", text: "x" }), "element_not_found", /#nope/);
+  await rejectsWith(c.run(TAB, { type: "type", selector: "##", text: "x" }), "invalid_action", /invalid CSS selector "##": SyntaxError/);
   assert.deepEqual(await c.run(TAB, { type: "click", selector: "#go" }), { ok: true });
   const mouse = fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").map((x) => [x[1].type, x[1].x, x[1].y]);
   assert.deepEqual(mouse, [["mouseMoved", 20, 15], ["mousePressed", 20, 15], ["mouseReleased", 20, 15]]);
+  assert.deepEqual(await c.run(TAB, { type: "type", selector: "#go", text: "hi" }), { ok: true });
+  assert.deepEqual(fake.calls.filter((x) => x[0] === "Input.insertText").map((x) => x[1].text), ["hi"]);
+});
+
+test("type checks and focuses in one page call, then inserts: nothing else before the settle", async () => {
+  const fake = fakeTab({ "Runtime.evaluate": pageQuery() });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "press_key", key: "a" }); // attach outside the count
+  fake.calls.length = 0;
+  assert.deepEqual(await c.run(TAB, { type: "type", selector: "#go", text: "hi" }), { ok: true });
+  const sent = fake.calls.map((x) => (x[0] === "Runtime.evaluate" ? (x[1].expression.includes("bua:type") ? "probe" : x[1].expression) : x[0]));
+  // The probe, the insert, the settle's page round trip; no DOM.focus, no
+  // release (nothing came back by reference).
+  assert.deepEqual(sent, ["probe", "Input.insertText", "0"]);
+});
+
+test("type waits while its target is not editable, and fails when it cannot take focus", async () => {
+  const probe = { connected: true, visible: true, enabled: true, editable: false, focused: false };
+  const fake = fakeTab({ "Runtime.evaluate": pageQuery(probe) });
+  const { c } = makeController(fake);
+  const started = Date.now();
+  await rejectsWith(c.run(TAB, { type: "type", selector: "#go", text: "x" }, budgetFor({ type: "type" }, 1500)), "timeout", /not editable \(read-only\)/);
+  assert.ok(Date.now() - started < 1400, "answers before the budget ends");
+  probe.editable = true;
+  await rejectsWith(c.run(TAB, { type: "type", selector: "#go", text: "x" }), "element_not_found", /cannot take focus/);
+  assert.equal(methods(fake.calls).includes("Input.insertText"), false);
+  probe.focused = true;
+  assert.deepEqual(await c.run(TAB, { type: "type", selector: "#go", text: "x" }), { ok: true });
 });
 
 test("a covered target fails naming the cover", async () => {
@@ -702,4 +748,39 @@ test("aimPoint takes the first content quad with an area, else the border box's 
   assert.deepEqual(aimPoint(border, quads), { x: 80, y: 5 });
   assert.deepEqual(aimPoint(border, []), { x: 50, y: 20 });
   assert.deepEqual(aimPoint(border, null), { x: 50, y: 20 });
+});
+
+test("committedUrl follows the attached main frame and is null when detached", async () => {
+  const fake = fakeTab({
+    "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: "L1", url: "http://a.test/" }, childFrames: [] } }),
+  });
+  const { c } = makeController(fake);
+  assert.equal(c.committedUrl(TAB), null, "never attached");
+  await c.run(TAB, { type: "press_key", key: "a" });
+  assert.equal(c.committedUrl(TAB), "http://a.test/");
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "CHILD", parentId: "MAIN", loaderId: "C1", url: "http://ads.test/" } });
+  assert.equal(c.committedUrl(TAB), "http://a.test/", "a child frame is not the tab's page");
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2", url: "http://b.test/" } });
+  assert.equal(c.committedUrl(TAB), "http://b.test/");
+  c.handleDetach({ tabId: TAB }, "target_closed");
+  assert.equal(c.committedUrl(TAB), null);
+});
+
+test("prepare attaches ahead of the first action, which retries a failed early attach", async () => {
+  const opts = { attachError: "Cannot access a chrome:// URL" };
+  const fake = fakeTab({}, opts);
+  const { c } = makeController(fake);
+  c.prepare(TAB);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(fake.calls.filter((x) => x[0] === "attach").length, 1, "attached before any action");
+  opts.attachError = undefined; // the tab has moved on to a page the debugger may attach to
+  await c.run(TAB, { type: "press_key", key: "a" });
+  assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 2, "the action attached again");
+
+  const ok = fakeTab();
+  const { c: c2 } = makeController(ok);
+  c2.prepare(TAB);
+  await c2.run(TAB, { type: "press_key", key: "a" });
+  c2.prepare(TAB); // already attached: nothing more
+  assert.equal(ok.calls.filter((x) => x[0] === "attach").length, 1, "one attach serves both");
 });

@@ -134,6 +134,29 @@ test("several sessions outside the BUA window and none in it are ambiguous", asy
   assert.match(msg, /2 sessions/);
 });
 
+test("with the debugger attached, the blocklist reads its committed URL, not the tabs API", async () => {
+  const { api, d, sessions, ran, userWin } = await setup();
+  await sessions.addToBlocklist(["blocked.localhost"]);
+  const t = api.mkTab(userWin.id, "http://fine.test/");
+  let committed = null; // not attached yet
+  let n = 0;
+  const get = api.tabs.get;
+  api.tabs.get = (id) => (n++, get(id));
+  const gets = () => n;
+  const c = { run: async (tabId, action) => (ran.push([tabId, action.type]), { ok: true }), committedUrl: () => committed };
+  const d2 = createDispatcher({ api, sessions, windows: createWindowManager({ api }), controller: c, emit: () => {} });
+  const before = gets();
+  await d2.dispatch({ type: "click", selector: "a", tabId: t.id });
+  assert.equal(gets() - before, 1, "not attached: one tabs.get");
+  committed = "http://fine.test/next";
+  await d2.dispatch({ type: "click", selector: "a", tabId: t.id });
+  assert.equal(gets() - before, 1, "attached: no tabs.get");
+  committed = "http://sub.blocked.localhost/"; // the page navigated there
+  assert.equal(await code(d2.dispatch({ type: "click", selector: "a", tabId: t.id })), "domain_blocked");
+  assert.equal(ran.length, 2);
+  assert.ok(d, "the default setup still builds");
+});
+
 test("the blocklist refuses actions, open_tab and navigate targets, with an event", async () => {
   const { api, d, events, sessions, ran, userWin } = await setup();
   await sessions.addToBlocklist(["blocked.localhost"]);

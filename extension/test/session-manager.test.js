@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSessionManager, blockedBy, normalizeDomain, hostOf } from "../src/session-manager.js";
+import { createSessionManager, blockedBy, normalizeDomain, hostOf, RECORD_WRITE_MS } from "../src/session-manager.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 function setup(api = createFakeApi()) {
@@ -90,6 +90,55 @@ test("state rehydrates from storage after a worker restart", async () => {
   assert.equal(second.sm.history[0].reason, "user_stopped");
   second.sm.tabRemoved(5);
   assert.equal(second.events.at(-1).actionCount, 1, "the count survives the restart");
+});
+
+test("recorded actions reach storage in one deferred write; a restart before it loses only their counts", async () => {
+  const api = createFakeApi();
+  const writes = [];
+  const set = api.storage.set;
+  api.storage.set = (items) => {
+    writes.push(Object.keys(items));
+    return set(items);
+  };
+  const timers = [];
+  const fakeTimers = {
+    setTimeout: (fn, ms) => timers.push({ fn, ms }) - 1,
+    clearTimeout: (id) => {
+      if (timers[id]) timers[id].fn = null;
+    },
+  };
+  const sm = createSessionManager({ storage: api.storage, emit: () => {}, timers: fakeTimers });
+  await sm.init();
+  sm.ensureSession(5, "a.test");
+  await new Promise((r) => setImmediate(r));
+  assert.equal(writes.length, 1, "a new session is written at once");
+  for (let i = 0; i < 20; i++) sm.recordAction(5);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(writes.length, 1, "no write per action");
+  assert.equal(timers.filter((t) => t.fn).length, 1, "one write pending");
+  assert.equal(timers[0].ms, RECORD_WRITE_MS);
+
+  const restarted = createSessionManager({ storage: api.storage, emit: () => {} }); // the worker killed now
+  await restarted.init();
+  assert.equal(restarted.get(5).actionCount, 0, "the session survives; the last second's count does not");
+
+  const fire = timers[0].fn; // the timer fires
+  timers[0].fn = null;
+  fire();
+  await sm.flush();
+  assert.equal(writes.length, 2);
+  const again = createSessionManager({ storage: api.storage, emit: () => {} });
+  await again.init();
+  assert.equal(again.get(5).actionCount, 20);
+
+  sm.recordAction(5);
+  sm.endSession(5, "user_stopped"); // ends are written at once, and carry the count
+  await sm.flush();
+  assert.equal(timers.filter((t) => t.fn).length, 0, "the end's write replaced the pending one");
+  const after = createSessionManager({ storage: api.storage, emit: () => {} });
+  await after.init();
+  assert.equal(after.get(5), null);
+  assert.equal(after.history.at(-1).actionCount, 21);
 });
 
 test("the blocklist merges and never duplicates", async () => {

@@ -20,31 +20,47 @@ function describeTarget(action) {
 // document, is element_stale; a node that is gone from the page is
 // element_not_found. A detached node still resolves and still accepts box
 // and focus queries, so callers that act on it check isConnected first.
+// A selector is looked up in the page (findSelector), and the commands go
+// by the remote object it returns.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
-  let by;
-  let current = Promise.resolve();
   if (action.selector !== undefined) {
-    const nodeId = await querySelectorNodeId(ctx, action.selector);
-    if (!nodeId) throw notFound(`no element matches selector ${JSON.stringify(action.selector)}`);
-    by = { nodeId };
-  } else {
-    const u = ctx.uidNode(action.uid);
-    by = { backendNodeId: u.id };
-    current = u.current;
+    const objectId = await findSelector(ctx, action.selector);
+    const by = { objectId };
+    const [described, ...rest] = await settle([ctx.send("DOM.describeNode", by), ...also(by)]);
+    if (described.status === "rejected") throw gone(label);
+    return { target: { backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
   }
-  const [doc, described, resolved, ...rest] = await settle([
-    current,
-    by.nodeId !== undefined ? ctx.send("DOM.describeNode", by) : Promise.resolve({ node: { backendNodeId: by.backendNodeId } }),
-    ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }),
-    ...also(by),
-  ]);
+  const u = ctx.uidNode(action.uid);
+  const by = { backendNodeId: u.id };
+  const [doc, resolved, ...rest] = await settle([u.current, ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by)]);
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
-  if (described.status === "rejected" || resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) {
-    throw gone(label);
-  }
-  const target = { backendNodeId: described.value.node.backendNodeId, objectId: resolved.value.object.objectId, label };
-  return { target, rest };
+  if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+  return { target: { backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
+}
+
+// findSelector returns the remote object of the first match of selector in
+// the main document, as DOM.querySelector would find it, in one round trip
+// (DOM.getDocument then DOM.querySelector took two, and querySelector
+// pushes the path to the node into the DOM agent). No match is
+// element_not_found; a malformed selector is the caller's bug:
+// invalid_action.
+async function findSelector(ctx, selector) {
+  const r = await ctx.send("Runtime.evaluate", { expression: `document.querySelector(${JSON.stringify(selector)})`, objectGroup: GROUP });
+  if (r.exceptionDetails) throw invalidSelector(selector, r.exceptionDetails);
+  if (!r.result || r.result.subtype !== "node" || !r.result.objectId) throw noMatch(selector);
+  return r.result.objectId;
+}
+
+// invalidSelector is invalid_action for a selector the page's
+// querySelector threw on, with the first line of its message.
+export function invalidSelector(selector, exceptionDetails) {
+  const d = exceptionDetails.exception && exceptionDetails.exception.description;
+  return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${String(d || exceptionDetails.text || "").split("\n")[0]}`);
+}
+
+function noMatch(selector) {
+  return notFound(`no element matches selector ${JSON.stringify(selector)}`);
 }
 
 // settle waits for every promise. A CDP error or a protocol error is a
@@ -71,20 +87,6 @@ async function isConnected(ctx, objectId) {
     returnByValue: true,
   });
   return Boolean(r.result && r.result.value === true);
-}
-
-// querySelectorNodeId returns the first match's nodeId in the main
-// document, or 0 for no match. A malformed selector is the caller's bug:
-// invalid_action.
-async function querySelectorNodeId(ctx, selector) {
-  const { root } = await ctx.send("DOM.getDocument", { depth: 0 });
-  try {
-    const { nodeId } = await ctx.send("DOM.querySelector", { nodeId: root.nodeId, selector });
-    return nodeId;
-  } catch (e) {
-    if (e instanceof CdpError) throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${e.cdpMessage}`);
-    throw e;
-  }
 }
 
 // connectedObject resolves backendNodeId to a remote object if the node is
@@ -347,33 +349,74 @@ export async function hover(ctx, action) {
 // goes through unchanged and no per-character key events are synthesised.
 // Unless action.force, it first waits for the target to be visible,
 // enabled and editable (Playwright's checks for fill: no hit test, as
-// focus needs none).
+// focus needs none). The probe that passes focuses the target in the same
+// call, so the navigation watch of the settle starts before the probes: a
+// focus handler may navigate.
 export async function typeText(ctx, action) {
-  const { target: t } = await waitActionable(ctx, action, async () => {
+  const force = action.force === true;
+  return settleAfter(ctx, "type", async () => {
+    await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
+    if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
+  });
+}
+
+// TYPE_PROBE runs in the page with `this` = the target: the actionability
+// checks of type (ACTIONABLE; with force only that it is still in the
+// page), then, when they pass, focus. It reports whether focus took: the
+// focused element (through open shadow roots) is the target, focus moved
+// (a wrapper that hands focus to its own input), or the target is a
+// shadow host that holds it. An element that cannot take focus leaves it
+// where it was, as DOM.focus would have refused it.
+const TYPE_PROBE = `function (force) { /* bua:type */
+  const el = this;
+  const st = force ? { connected: el.isConnected === true } : (${ACTIONABLE}).call(el);
+  if (!st.connected || (!force && !(st.visible && st.enabled && st.editable))) return st;
+  const active = () => {
+    let a = (el.ownerDocument || document).activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+  const before = active();
+  if (typeof el.focus === "function") el.focus();
+  const after = active();
+  let inside = false;
+  for (let n = after; n && !inside; n = n.parentNode || n.host || null) inside = n === el;
+  st.focused = after === el || after !== before || (inside && Boolean(el.shadowRoot));
+  return st;
+}`;
+
+// typeProbe runs TYPE_PROBE on the target in one round trip: by selector,
+// the lookup runs in the same evaluate; by uid, on the resolved node.
+async function typeProbe(ctx, action, force) {
+  const label = describeTarget(action);
+  let r;
+  if (action.selector !== undefined) {
+    const sel = JSON.stringify(action.selector);
+    r = await ctx.send("Runtime.evaluate", {
+      expression: `(() => { let el; try { el = document.querySelector(${sel}); } catch (e) { return { invalid: String(e) }; } return el ? (${TYPE_PROBE}).call(el, ${force}) : { found: false }; })()`,
+      returnByValue: true,
+    });
+  } else {
     const { target } = await resolveWith(ctx, action);
-    if (action.force === true) {
-      if (!(await isConnected(ctx, target.objectId))) throw gone(target.label);
-      return { ok: true, target };
-    }
-    const r = await ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: ACTIONABLE, returnByValue: true });
-    const st = r.result && r.result.value;
-    if (!st || !st.connected) throw gone(target.label);
+    r = await ctx.send("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: TYPE_PROBE,
+      arguments: [{ value: force }],
+      returnByValue: true,
+    });
+  }
+  if (r.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the checks before type failed in the page: ${r.exceptionDetails.text}`);
+  const st = r.result && r.result.value;
+  if (st && st.invalid !== undefined) throw invalid(`invalid CSS selector ${JSON.stringify(action.selector)}: ${String(st.invalid).split("\n")[0]}`);
+  if (st && st.found === false) throw noMatch(action.selector);
+  if (!st || !st.connected) throw gone(label);
+  if (!force) {
     if (!st.visible) return { ok: false, why: "not visible" };
     if (!st.enabled) return { ok: false, why: "not enabled" };
     if (!st.editable) return { ok: false, why: "not editable (read-only)" };
-    return { ok: true, target };
-  });
-  return settleAfter(ctx, "type", () => focusAndInsert(ctx, t, action.text));
-}
-
-async function focusAndInsert(ctx, t, text) {
-  try {
-    await ctx.send("DOM.focus", { backendNodeId: t.backendNodeId });
-  } catch (e) {
-    if (e instanceof CdpError) throw notFound(`${t.label} cannot take focus (${e.cdpMessage}): it is not an input, textarea or editable element`);
-    throw e;
   }
-  if (text.length > 0) await ctx.send("Input.insertText", { text });
+  if (!st.focused) throw notFound(`${label} cannot take focus: it is not an input, textarea or editable element`);
+  return { ok: true };
 }
 
 export async function pressKey(ctx, action) {

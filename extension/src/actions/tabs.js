@@ -1,7 +1,7 @@
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed}.
+// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
@@ -9,7 +9,10 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { sleep } from "../lib/cdp.js";
 import { hostOf } from "../session-manager.js";
 
-const LOAD_POLL_MS = 100;
+// LOAD_POLL_MS are the pauses between reads of a loading tab: short at
+// first, as a local page loads in a few tens of ms (a fixed 100 ms made
+// every open_tab take at least that), then every 100 ms.
+const LOAD_POLL_MS = [10, 10, 20, 20, 50, 100];
 
 // isListable says whether get_tabs shows a URL: http(s) and about:blank only,
 // so chrome://, devtools and extension pages never reach the agent.
@@ -25,7 +28,7 @@ export const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 // open_tab answers with a tab that is still loading rather than failing.
 async function waitForLoad(env, tabId) {
   const stopAt = Date.now() + env.budget.inner();
-  for (;;) {
+  for (let i = 0; ; i++) {
     env.budget.check();
     let tab;
     try {
@@ -35,7 +38,7 @@ async function waitForLoad(env, tabId) {
     }
     const left = stopAt - Date.now();
     if (tab.status === "complete" || left <= 0) return tab;
-    await sleep(Math.min(LOAD_POLL_MS, left), env.timers, env.budget.signal);
+    await sleep(Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left), env.timers, env.budget.signal);
   }
 }
 
@@ -57,6 +60,8 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const tab = await env.windows.openTab(action.url, { focus: action.focus === true });
+  // The tab is opened to be acted on: attach while it loads.
+  if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
   await waitForLoad(env, tab.id);

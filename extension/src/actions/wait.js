@@ -1,9 +1,8 @@
 // wait_for: poll until the selector matches or the uid's node is connected.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid } from "../lib/cdp.js";
 import { waitTimeoutMs } from "../lib/budget.js";
-import { connectedObject } from "./input.js";
+import { connectedObject, invalidSelector } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -18,10 +17,7 @@ async function selectorPresent(ctx, selector) {
     expression: `document.querySelector(${JSON.stringify(selector)}) !== null`,
     returnByValue: true,
   });
-  if (exceptionDetails) {
-    const d = exceptionDetails.exception && exceptionDetails.exception.description;
-    throw invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${(d || exceptionDetails.text || "").split("\n")[0]}`);
-  }
+  if (exceptionDetails) throw invalidSelector(selector, exceptionDetails);
   return result.value === true;
 }
 

@@ -448,6 +448,7 @@ func BenchmarkExtractSteps(b *testing.B) {
 		tot = append(tot, r.TotalMs)
 	}
 	b.Logf("extract of 5,000 buttons, medians over %d runs: %s; in the worker %.1f ms", len(runs), strings.Join(lines, "; "), med(tot))
+}
 
 // BenchmarkFlowSteps runs the steps of bench/peers' 50-step flow on
 // form.html, through the whole bridge as `bua run` sends them: type into

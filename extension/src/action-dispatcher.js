@@ -154,10 +154,11 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // (a background tab) only every 5 s, while a click's press delivers it at
   // once. The BUA window is bua's own, so this changes nothing the person
   // sees; a tab in the person's window is never switched to.
-  async function showForHover(action, tab) {
-    if (action.type !== "hover" || tab.active) return;
-    if (tab.windowId !== (await windows.buaWindowId())) return;
-    await api.tabs.update(tab.id, { active: true });
+  async function showForHover(action, tabId) {
+    if (action.type !== "hover") return;
+    const tab = await getTab(tabId);
+    if (tab.active || tab.windowId !== (await windows.buaWindowId())) return;
+    await api.tabs.update(tabId, { active: true });
   }
 
   async function runOnTab(tabId, action, budget) {
@@ -172,7 +173,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
     const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
     blocked(host, action.type, tabId);
-    await showForHover(action, tab);
+    await showForHover(action, tabId);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);

@@ -13,10 +13,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // files holds the extension as Chrome loads it. Tests, node tooling and Go
@@ -51,15 +53,64 @@ func PublicKey() string {
 	return m.Key
 }
 
-// Version returns the manifest's "version", which the extension reports as
-// its clientVersion in hello.
-func Version() string {
+// Version is the version WriteTo writes into the manifest, which the
+// extension reports as its clientVersion in hello: the source manifest's
+// "version" (e.g. 0.1.0) and a fourth part, 1-65535, from a hash of every
+// embedded file. Chrome keeps an extension's service worker from the last
+// start in the profile and runs it again unless the manifest's version
+// changed, so a rebuilt bua whose extension differs must say so; and
+// `bua doctor` can tell a person's Chrome runs another build's extension.
+func Version() string { return version() }
+
+var version = sync.OnceValue(func() string {
 	var m struct {
 		Version string `json:"version"`
 	}
 	raw, _ := files.ReadFile("manifest.json")
 	_ = json.Unmarshal(raw, &m)
+	h := fnv.New32a()
+	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		return nil
+	})
+	return fmt.Sprintf("%s.%d", m.Version, 1+h.Sum32()%65535)
+})
+
+// WrittenVersion is the version of the extension WriteTo wrote into dir,
+// or "" when dir holds none.
+func WrittenVersion(dir string) string {
+	var m struct {
+		Version string `json:"version"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil || json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
 	return m.Version
+}
+
+// manifest is manifest.json as WriteTo writes it: "version" set to
+// Version(), and "version_name" to the source version people read.
+func manifest() ([]byte, error) {
+	raw, err := files.ReadFile("manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m["version_name"] = m["version"]
+	m["version"] = Version()
+	return json.MarshalIndent(m, "", "  ")
 }
 
 // IDFromKey derives a Chrome extension ID from a manifest key: the first 128
@@ -89,7 +140,8 @@ const ID = "hfknkhfjieglpckamkjeghfifjpncaoi"
 const Origin = "chrome-extension://" + ID
 
 // WriteTo writes the extension into dir (created 0700 if missing), files at
-// 0600, replacing what is there, and returns dir. extra files (for example a
+// 0600, replacing what is there, and returns dir. Its manifest carries
+// Version(), so Chrome runs this build's service worker, not one it kept. extra files (for example a
 // managed browser's pairing.json) are written beside the manifest.
 func WriteTo(dir string, extra map[string][]byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -104,6 +156,9 @@ func WriteTo(dir string, extra map[string][]byte) (string, error) {
 			return os.MkdirAll(dst, 0o700)
 		}
 		data, err := files.ReadFile(p)
+		if p == "manifest.json" {
+			data, err = manifest()
+		}
 		if err != nil {
 			return err
 		}

@@ -161,6 +161,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
 	base := dirs.BrowserDir()
 	extDir := filepath.Join(base, "extension")
+	newBuild := extension.WrittenVersion(extDir) != extension.Version()
 	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
 	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "write extension: %v", err)
@@ -171,6 +172,14 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	}
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
+	}
+	if newBuild {
+		// Chromium runs the service worker it stored in the profile, even
+		// for an unpacked extension whose files and version changed: a new
+		// bua would drive the browser with the old build's extension.
+		if err := browser.ForgetServiceWorkers(profile); err != nil {
+			return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
+		}
 	}
 	logf, err := os.OpenFile(filepath.Join(base, "browser.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -135,4 +136,14 @@ func (p *Process) Stop(ctx context.Context) error {
 		<-p.done
 	})
 	return p.stopErr
+}
+
+// ForgetServiceWorkers removes the service workers Chromium stored in
+// profileDir (its Default/Service Worker folder): their registrations and
+// cached scripts. Chromium starts an extension's stored worker again rather
+// than the script on disk, even when the unpacked extension's files and
+// version changed, so a launcher writing a new build of an extension calls
+// this first. Sites' workers go too; they register again on the next visit.
+func ForgetServiceWorkers(profileDir string) error {
+	return os.RemoveAll(filepath.Join(profileDir, "Default", "Service Worker"))
 }

@@ -127,6 +127,13 @@ func devToolsURL(b testing.TB) string {
 // rawSession attaches a DevTools session to the page whose URL ends in
 // suffix, straight on Chromium's own socket.
 func rawSession(b testing.TB, suffix string) (*harness.CDP, string) {
+	return attachTarget(b, func(ti harness.Target) bool { return ti.Type == "page" && strings.HasSuffix(ti.URL, suffix) })
+}
+
+// attachTarget attaches a DevTools session, on the managed browser's own
+// socket, to the last target match picks.
+func attachTarget(b testing.TB, match func(harness.Target) bool) (*harness.CDP, string) {
+	b.Helper()
 	c, err := harness.DialCDP(devToolsURL(b))
 	if err != nil {
 		b.Fatal(err)
@@ -138,12 +145,12 @@ func rawSession(b testing.TB, suffix string) (*harness.CDP, string) {
 	}
 	var targetID string
 	for _, ti := range targets {
-		if ti.Type == "page" && strings.HasSuffix(ti.URL, suffix) {
+		if match(ti) {
 			targetID = ti.TargetID
 		}
 	}
 	if targetID == "" {
-		b.Fatalf("no page target for the bench tab among %+v", targets)
+		b.Fatalf("no matching target among %+v", targets)
 	}
 	sess, err := c.Attach(targetID)
 	if err != nil {
@@ -374,28 +381,7 @@ func BenchmarkExtractSteps(b *testing.B) {
 	tab := benchTabAt(b, cl, "bench/buttons.html?n=5000")
 	extract := fmt.Sprintf(`{"type":"extract","tabId":%d}`, tab)
 	benchRequest(b, cl, extract)
-	c, err := harness.DialCDP(devToolsURL(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	targets, err := c.Targets()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var worker string
-	for _, ti := range targets {
-		if ti.Type == "service_worker" {
-			worker = ti.TargetID
-		}
-	}
-	if worker == "" {
-		b.Fatalf("no service worker among %+v", targets)
-	}
-	sess, err := c.Attach(worker)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, sess := attachTarget(b, func(ti harness.Target) bool { return ti.Type == "service_worker" })
 	type profile struct {
 		Steps   [][2]any           `json:"steps"`
 		Page    map[string]float64 `json:"page"`

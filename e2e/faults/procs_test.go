@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/pkg/browser"
+	bhome "github.com/bua-dev/bua/pkg/home"
 )
 
 // homeProcs lists the live processes (zombies left out: a killed
@@ -49,29 +49,9 @@ func browserMains(profile string) []int {
 }
 
 // listeningTCP lists the TCP ports (v4 and v6) that processes pids listen
-// on, from /proc/net/tcp{,6} and each process's fds: a socket's inode is
-// in both.
+// on: home.ListeningSockets, matched against each process's fds.
 func listeningTCP(pids []int) []int {
-	ports := map[string]int{} // "socket:[inode]" -> port
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			// sl local_address rem_address st ... uid timeout inode
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			_, hexPort, _ := strings.Cut(fields[1], ":")
-			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil {
-				ports["socket:["+fields[9]+"]"] = int(p)
-			}
-		}
-		f.Close()
-	}
+	ports := bhome.ListeningSockets() // "socket:[inode]" -> port
 	var found []int
 	for _, pid := range pids {
 		fds, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/fd/*")

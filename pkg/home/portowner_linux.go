@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// PortOwner names the process listening on TCP port, as "pid N (comm)",
-// from /proc/net/tcp{,6} and the fds in /proc/*/fd. It returns "" when
-// that cannot be known: another user's process, or no /proc.
-func PortOwner(port int) string {
-	inodes := map[string]bool{}
+// ListeningSockets maps each listening TCP socket (v4 and v6) on this
+// machine, by the name its fds link to ("socket:[INODE]"), to its port,
+// from /proc/net/tcp{,6}. It is empty where that cannot be read.
+func ListeningSockets() map[string]int {
+	socks := map[string]int{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
@@ -27,11 +27,24 @@ func PortOwner(port int) string {
 				continue
 			}
 			_, hexPort, ok := strings.Cut(fields[1], ":")
-			if p, err := strconv.ParseUint(hexPort, 16, 16); ok && err == nil && int(p) == port {
-				inodes["socket:["+fields[9]+"]"] = true
+			if p, err := strconv.ParseUint(hexPort, 16, 16); ok && err == nil {
+				socks["socket:["+fields[9]+"]"] = int(p)
 			}
 		}
 		f.Close()
+	}
+	return socks
+}
+
+// PortOwner names the process listening on TCP port, as "pid N (comm)",
+// from ListeningSockets and the fds in /proc/*/fd. It returns "" when
+// that cannot be known: another user's process, or no /proc.
+func PortOwner(port int) string {
+	inodes := map[string]bool{}
+	for sock, p := range ListeningSockets() {
+		if p == port {
+			inodes[sock] = true
+		}
 	}
 	if len(inodes) == 0 {
 		return ""

@@ -195,13 +195,8 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	srv := &http.Server{Handler: d, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(tcp) }()
 	go d.acceptLink(sock)
-	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
-	if ready != nil {
-		ready()
-	}
-
-	idle := time.NewTicker(time.Minute)
-	defer idle.Stop()
+	// What the daemon holds, read before anyone is told it serves: a
+	// caller that replaces the socket at once must find it noticed.
 	lockInfo, err := lock.Stat()
 	if err != nil {
 		return err
@@ -210,6 +205,13 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	if err != nil {
 		return err
 	}
+	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
+	if ready != nil {
+		ready()
+	}
+
+	idle := time.NewTicker(time.Minute)
+	defer idle.Stop()
 	homeCheck := time.NewTicker(HomeCheckInterval)
 	defer homeCheck.Stop()
 loop:
@@ -422,7 +424,9 @@ func homeLost(dirs home.Dirs, lockInfo, sockInfo os.FileInfo) string {
 		if err != nil {
 			return "the " + f.what + " is gone (" + f.path + ")"
 		}
-		if !os.SameFile(fi, f.held) {
+		// A file deleted and created again can get the same inode back
+		// at once (tmpfs does): its modification time tells them apart.
+		if !os.SameFile(fi, f.held) || !fi.ModTime().Equal(f.held.ModTime()) {
 			return "the " + f.what + " was replaced (" + f.path + ")"
 		}
 	}

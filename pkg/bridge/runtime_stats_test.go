@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
@@ -39,7 +40,15 @@ func TestStatusRuntime(t *testing.T) {
 	}
 
 	h.Connect(t)
+	// Other descriptors and goroutines of earlier tests may still be going
+	// away: give the counts a moment to show the connection.
 	after := status()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); after = status() {
+		if after.Goroutines >= before.Goroutines+2 && (!wantFDs || after.OpenFDs >= before.OpenFDs+2) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if after.Goroutines < before.Goroutines+2 {
 		t.Errorf("goroutines %d -> %d after an extension connected: want its reader and writer counted", before.Goroutines, after.Goroutines)
 	}

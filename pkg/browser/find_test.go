@@ -98,15 +98,15 @@ func TestArgs(t *testing.T) {
 	a := strings.Join(Args(Options{ProfileDir: "/p", ExtensionDir: "/e", Headless: true, ExtraArgs: []string{"--x"}}), " ")
 	for _, want := range []string{
 		"--user-data-dir=/p", "--load-extension=/e", "--disable-extensions-except=/e", "--headless",
-		"--disable-gpu", "--no-first-run", "--password-store=basic",
+		"--disable-gpu", "--silent-debugger-extension-api", "--no-first-run", "--password-store=basic",
 		"--disable-features=Translate,MediaRouter", "--x about:blank",
 	} {
 		if !strings.Contains(a, want) {
 			t.Errorf("args %q lack %q", a, want)
 		}
 	}
-	if h := strings.Join(Args(Options{ProfileDir: "/p"}), " "); strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") {
-		t.Errorf("headful, extension-less args %q carry headless or extension flags", h)
+	if h := strings.Join(Args(Options{ProfileDir: "/p"}), " "); strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") || strings.Contains(h, "--silent-debugger") {
+		t.Errorf("headful, extension-less args %q carry headless, extension or silent-debugger flags (a headful browser shows its debugging bar)", h)
 	}
 	// No DevTools endpoint of any kind: an open port has no
 	// authentication, and bua drives the browser through the extension.

@@ -66,7 +66,11 @@ func Args(o Options) []string {
 		args = append(args, "--load-extension="+o.ExtensionDir, "--disable-extensions-except="+o.ExtensionDir)
 	}
 	if o.Headless {
-		args = append(args, "--headless", "--disable-gpu")
+		// No "started debugging this browser" bar: nobody can see it, and it
+		// appears a moment after the first attach, shrinking the viewport
+		// under an action already running (a page at its bottom could
+		// scroll again, a computed click point moved).
+		args = append(args, "--headless", "--disable-gpu", "--silent-debugger-extension-api")
 	}
 	if SandboxOff() {
 		args = append(args, "--no-sandbox")

@@ -292,7 +292,11 @@ test("the queue wait comes out of the budget, and an action whose budget ran out
   release();
   await first;
   await second;
-  assert.deepEqual(await third, { error: { code: "timeout", message: "click did not finish within 30 ms" } });
+  // The watchdog gets what is left of the 30 ms when the dispatch starts:
+  // 30 on a quiet machine, a little less on a loaded one.
+  const thirdOut = await third;
+  assert.equal(thirdOut.error && thirdOut.error.code, "timeout");
+  assert.match(thirdOut.error.message, /^click did not finish within ([12]\d|30) ms$/);
   await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(left.map(([s]) => s), ["first", "second"], "third never ran");
   const secondLeft = left[1][1];

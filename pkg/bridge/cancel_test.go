@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/internal/syncbuf"
+
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -66,7 +68,7 @@ func TestPool_SendsCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			h := bridgetest.StartDaemon(t, bridge.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 			ext := silentExt(t, h, bridgetest.Options{})
 			ctx, cancel := tt.ctx()
@@ -94,7 +96,7 @@ func TestPool_SendsCancel(t *testing.T) {
 // TestPool_NoCancelWithoutFeature: an extension whose hello does not list
 // the cancel feature never gets the message (it may not know it).
 func TestPool_NoCancelWithoutFeature(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h := bridgetest.StartDaemon(t, bridge.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	ext := silentExt(t, h, bridgetest.Options{Caps: &protocol.Caps{Features: []string{protocol.FeatureHeartbeat}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

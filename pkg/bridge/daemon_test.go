@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/internal/syncbuf"
+
 	"github.com/gorilla/websocket"
 
 	"github.com/bua-dev/bua/extension"
@@ -809,28 +811,10 @@ func TestTimeoutErrorsStateTheTimeout(t *testing.T) {
 	})
 }
 
-// syncBuffer is a bytes.Buffer safe for the daemon's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestPool_LogsUnanswered: a request that ends without its response, by
 // cancel or deadline, leaves one info line with its id, action and reason.
 func TestPool_LogsUnanswered(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h := bridgetest.StartDaemon(t, bridge.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	ext := h.Connect(t)
 	ext.HandleAll(func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
@@ -940,7 +924,7 @@ func TestDaemonStopsOrphanAtStart(t *testing.T) {
 		t.Fatalf("OrphanStatus = %+v, want the orphan %d", st, pid)
 	}
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h := bridgetest.StartDaemon(t, bridge.Config{Dirs: dirs, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if m := browser.GroupMembers(pid); len(m) > 0 {
 		t.Fatalf("the daemon is serving but the orphan's group %d still has %v", pid, m)

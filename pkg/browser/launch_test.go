@@ -2,37 +2,19 @@ package browser
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/internal/syncbuf"
+
 	"github.com/bua-dev/bua/extension"
 )
-
-// syncBuffer is a goroutine-safe log sink for the browser's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLaunch starts real headless Chromium with the real extension and
 // checks what bua relies on: the extension's service worker runs (so
@@ -72,7 +54,7 @@ func TestLaunch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p, err := Launch(ctx, Options{Exec: exe, Headless: true, ProfileDir: filepath.Join(dir, "profile"), ExtensionDir: extDir, Log: log})

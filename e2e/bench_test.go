@@ -73,24 +73,14 @@ func benchRequest(b *testing.B, cl *bridge.Client, action string) json.RawMessag
 	return res
 }
 
-// benchTab opens stale.html (one button that counts nothing, cheaply) and
-// returns its tab id; the tab closes when the benchmark ends.
+// benchTab opens stale.html (one button) with a click counter in
+// window.clicks, and returns its tab id; the tab closes when the benchmark
+// ends.
 func benchTab(b *testing.B, cl *bridge.Client, query string) int {
 	b.Helper()
-	var r struct {
-		TabID int `json:"tabId"`
-	}
-	res := benchRequest(b, cl, fmt.Sprintf(`{"type":"open_tab","url":%q}`, siteURL("stale.html?"+query)))
-	if err := json.Unmarshal(res, &r); err != nil || r.TabID == 0 {
-		b.Fatalf("open_tab: %s", res)
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cl.RequestRaw(ctx, json.RawMessage(fmt.Sprintf(`{"type":"close_tab","tabId":%d}`, r.TabID)), false)
-	})
-	benchRequest(b, cl, fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"window.clicks = 0; document.getElementById('btn').addEventListener('click', () => window.clicks++); return 0"}`, r.TabID))
-	return r.TabID
+	tab := benchTabAt(b, cl, "stale.html?"+query)
+	benchRequest(b, cl, fmt.Sprintf(`{"type":"evaluate","tabId":%d,"expression":"window.clicks = 0; document.getElementById('btn').addEventListener('click', () => window.clicks++); return 0"}`, tab))
+	return tab
 }
 
 func clicksOn(b *testing.B, cl *bridge.Client, tab int) int {

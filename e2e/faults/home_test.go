@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,15 +37,9 @@ func TestHomeDeleted(t *testing.T) {
 		harness.DumpLogs(home)
 		t.Fatalf("browser start: exit %d\n%s", r.Code, r.Output())
 	}
-	r := cmd.Run(ctx, "status", "--json")
-	var st struct {
-		PID     int `json:"pid"`
-		Managed struct {
-			PID int `json:"pid"`
-		} `json:"managed"`
-	}
-	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st.PID <= 0 || st.Managed.PID <= 0 {
-		t.Fatalf("status --json = %s (%v): want the daemon's and the browser's pids", r.Stdout, err)
+	st := status(t, cmd)
+	if st.PID <= 0 || st.Managed.PID <= 0 {
+		t.Fatalf("status --json = %+v: want the daemon's and the browser's pids", st)
 	}
 	t.Cleanup(func() {
 		for _, pid := range []int{st.PID, st.Managed.PID} {

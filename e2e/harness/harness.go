@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -156,6 +157,10 @@ func (c Cmd) Run(ctx context.Context, args ...string) Result {
 
 // DumpLogs prints the tails of the daemon's and the managed browser's logs
 // under home: the first place to look when the extension never connected.
+// The tails are short (dumpLines lines each, Chromium's D-Bus noise left
+// out, a run of lines with the same message told once with its count), so
+// that in a CI log cut to its last lines the failing test's own messages,
+// printed just before, are still there.
 func DumpLogs(home string) {
 	for _, name := range []string{"daemon.log", filepath.Join("browser", "browser.log")} {
 		direct, _ := filepath.Glob(filepath.Join(home, name))
@@ -165,10 +170,47 @@ func DumpLogs(home string) {
 			if err != nil {
 				continue
 			}
-			if len(data) > 8000 {
-				data = data[len(data)-8000:]
-			}
-			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s\n", p, data)
+			fmt.Fprintf(os.Stderr, "==== %s (tail) ====\n%s==== end of %s; the failing tests' messages are above ====\n", p, logTail(string(data), dumpLines), filepath.Base(p))
 		}
 	}
+}
+
+// dumpLines is how many lines of each log DumpLogs prints.
+const dumpLines = 25
+
+// noise matches browser log lines that never explain a failure here.
+var noise = regexp.MustCompile(`dbus|Fontconfig|DevTools listening|^\s*$`)
+
+// logTail is the last n lines of log worth reading: noise dropped, and a
+// run of lines whose msg="…" (or text) repeats folded into one line.
+func logTail(log string, n int) string {
+	var out []string
+	last, repeats := "", 0
+	flush := func() {
+		if repeats > 0 {
+			out = append(out, fmt.Sprintf("   … and %d more like it", repeats))
+		}
+		repeats = 0
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if noise.MatchString(line) {
+			continue
+		}
+		key := line
+		if i := strings.Index(line, "msg="); i >= 0 {
+			key = line[i:]
+		}
+		if key == last {
+			repeats++
+			continue
+		}
+		flush()
+		out = append(out, line)
+		last = key
+	}
+	flush()
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return strings.Join(out, "\n") + "\n"
 }

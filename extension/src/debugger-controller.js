@@ -52,11 +52,18 @@ function restricted(tabId, msg) {
   );
 }
 
+// RESTRICTED_URL matches a URL whose page no extension may debug: Chrome
+// detaches the debugger when a tab goes there, so a command in flight
+// fails with "Detached while handling command" rather than with the
+// attach error RESTRICTED matches.
+const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
+
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
 export function createDebuggerController(opts) {
   const api = opts.chromeApi.debugger;
+  const tabsApi = opts.chromeApi.tabs;
   const emitEvent = opts.emitEvent || (() => {});
   const timers = opts.timers || globalThis;
   const isManaged = () => Boolean(opts.managed);
@@ -81,10 +88,28 @@ export function createDebuggerController(opts) {
       }
       if (/not attached|Detached while handling|Target closed/i.test(msg)) {
         attached.delete(tabId);
-        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
+        throw await detachedCause(tabId, method);
       }
       throw new CdpError(method, msg);
     }
+  }
+
+  // detachedCause is the error for a command the debugger's detach cut
+  // short. A tab on its way to a restricted page or already closed gets
+  // the code and reason its next attach would get, so the caller hears
+  // the same answer whichever comes first; any other detach (DevTools,
+  // Chrome's Cancel bar) is internal_error. The tab is read, never
+  // attached again: the person may have cancelled on purpose.
+  async function detachedCause(tabId, method) {
+    let tab = null;
+    try {
+      tab = await tabsApi?.get(tabId);
+    } catch {
+      return new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+    }
+    const url = [tab?.pendingUrl, tab?.url].find((u) => u && RESTRICTED_URL.test(u));
+    if (url) return restricted(tabId, /^https:/i.test(url) ? "Cannot access the Chrome Web Store" : `Cannot access a ${url.split(":")[0]}:// URL`);
+    return new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
   }
 
   function ensureAttached(tabId) {

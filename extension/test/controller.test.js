@@ -1,7 +1,7 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
 import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
-import { BridgeError } from "../src/lib/errors.js";
+import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
@@ -783,4 +783,32 @@ test("prepare attaches ahead of the first action, which retries a failed early a
   await c2.run(TAB, { type: "press_key", key: "a" });
   c2.prepare(TAB); // already attached: nothing more
   assert.equal(ok.calls.filter((x) => x[0] === "attach").length, 1, "one attach serves both");
+});
+
+test("a command cut short by a detach answers as the tab's new state would", async () => {
+  const cases = [
+    { name: "on its way to chrome://", tab: { url: "https://a.test/", pendingUrl: "chrome://version/" }, code: ErrorCodes.DEBUGGER_ATTACH_FAILED, reason: "restricted_page", re: /chrome:\/\//, hint: /http\(s\) page/ },
+    { name: "on the Web Store", tab: { url: "https://chromewebstore.google.com/detail/x" }, code: ErrorCodes.DEBUGGER_ATTACH_FAILED, reason: "restricted_page", re: /Web Store/ },
+    { name: "closed", tab: null, code: ErrorCodes.TAB_NOT_FOUND },
+    { name: "detached by someone else", tab: { url: "https://a.test/" }, code: ErrorCodes.INTERNAL_ERROR, re: /detached from tab .* during Runtime\.evaluate/ },
+  ];
+  for (const k of cases) {
+    const fake = fakeTab({
+      "Runtime.evaluate": (p) => {
+        if (p.expression !== WEBDRIVER_SHIM) throw new Error("Detached while handling command.");
+        return { result: { type: "undefined" } };
+      },
+    });
+    fake.chromeApi.tabs = { get: async () => (k.tab ? k.tab : Promise.reject(new Error("No tab with id"))) };
+    const { c } = makeController(fake);
+    await assert.rejects(c.run(TAB, { type: "evaluate", expression: "1" }), (e) => {
+      assert.ok(e instanceof BridgeError, `${k.name}: ${e && e.stack}`);
+      assert.equal(e.code, k.code, `${k.name}: ${e.message}`);
+      if (k.reason) assert.equal(e.reason, k.reason, k.name);
+      if (k.re) assert.match(e.message, k.re, k.name);
+      if (k.hint) assert.match(e.message, k.hint, k.name);
+      return true;
+    });
+    assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 1, `${k.name}: attached again after the detach`);
+  }
 });

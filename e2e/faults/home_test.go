@@ -4,26 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	"github.com/bua-dev/bua/pkg/browser"
 )
-
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	// A zombie still answers signal 0: read its state too.
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err != nil || !strings.Contains(string(stat), ") Z ")
-}
 
 // TestHomeDeleted: deleting BUA_HOME under a running daemon and managed
 // browser stops both within seconds, so no ghost keeps the port and the
@@ -43,7 +30,7 @@ func TestHomeDeleted(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for _, pid := range []int{st.PID, st.Managed.PID} {
-			if alive(pid) {
+			if browser.Alive(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
@@ -57,12 +44,12 @@ func TestHomeDeleted(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for time.Since(start) < 10*time.Second && (alive(st.PID) || alive(st.Managed.PID)) {
+	for time.Since(start) < 10*time.Second && (browser.Alive(st.PID) || browser.Alive(st.Managed.PID)) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	took := time.Since(start)
-	if alive(st.PID) || alive(st.Managed.PID) {
-		t.Fatalf("after deleting BUA_HOME: daemon alive %v, browser alive %v, %s later", alive(st.PID), alive(st.Managed.PID), took.Round(time.Millisecond))
+	if browser.Alive(st.PID) || browser.Alive(st.Managed.PID) {
+		t.Fatalf("after deleting BUA_HOME: daemon alive %v, browser alive %v, %s later", browser.Alive(st.PID), browser.Alive(st.Managed.PID), took.Round(time.Millisecond))
 	}
 	if took > 5*time.Second {
 		t.Fatalf("daemon and browser took %s to stop, want a few seconds", took)

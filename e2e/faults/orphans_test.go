@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	"github.com/bua-dev/bua/pkg/browser"
 	bhome "github.com/bua-dev/bua/pkg/home"
 )
 
@@ -42,7 +43,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	start := func() (daemon, browser int) {
+	start := func() (daemon, browserPID int) {
 		t.Helper()
 		if r := cmd.Run(ctx, "browser", "start", "--headless"); r.Code != 0 {
 			harness.DumpLogs(home)
@@ -55,7 +56,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 		pids = append(pids, st.PID, st.Managed.PID)
 		return st.PID, st.Managed.PID
 	}
-	daemon, browser := start()
+	daemon, browserPID := start()
 
 	// A request that waits 30 s, killed 1 s into its wait.
 	if r := cmd.Run(ctx, "navigate", siteURL("blank.html")); r.Code != 0 {
@@ -91,21 +92,21 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 	if failedIn > 3*time.Second {
 		t.Errorf("wait-for failed %s after the kill, want at once", failedIn)
 	}
-	if !alive(browser) {
+	if !browser.Alive(browserPID) {
 		t.Fatal("the browser died with its daemon: nothing left to test")
 	}
 
 	waitDead(t, daemon, sock)
 	r := cmd.Run(ctx, "status")
-	if r.Code != 4 || !strings.Contains(r.Stdout, "orphan (pid "+strconv.Itoa(browser)) {
-		t.Fatalf("status with the daemon killed: exit %d\n%s\nwant 4 and the orphan browser %d", r.Code, r.Output(), browser)
+	if r.Code != 4 || !strings.Contains(r.Stdout, "orphan (pid "+strconv.Itoa(browserPID)) {
+		t.Fatalf("status with the daemon killed: exit %d\n%s\nwant 4 and the orphan browser %d", r.Code, r.Output(), browserPID)
 	}
 	stopStart := time.Now()
-	if r := cmd.Run(ctx, "browser", "stop"); r.Code != 0 || !strings.Contains(r.Stdout, "managed browser stopped (pid "+strconv.Itoa(browser)) {
+	if r := cmd.Run(ctx, "browser", "stop"); r.Code != 0 || !strings.Contains(r.Stdout, "managed browser stopped (pid "+strconv.Itoa(browserPID)) {
 		t.Fatalf("browser stop with no daemon: exit %d\n%s", r.Code, r.Output())
 	}
 	stopTook := time.Since(stopStart)
-	left := homeProcs(profile, browser)
+	left := homeProcs(profile, browserPID)
 	if len(left) > 0 {
 		t.Fatalf("processes %v of the browser are left after bua browser stop", left)
 	}
@@ -113,19 +114,19 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 		failedIn.Round(time.Millisecond), stopTook.Round(time.Millisecond), len(left))
 
 	// Again, and this time a new daemon deals with the orphan.
-	daemon, browser = start()
+	daemon, browserPID = start()
 	if err := syscall.Kill(daemon, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitDead(t, daemon, sock)
-	if !alive(browser) {
+	if !browser.Alive(browserPID) {
 		t.Fatal("the browser died with its daemon")
 	}
 	restart := time.Now()
 	_, browser2 := start()
 	restartTook := time.Since(restart)
-	if alive(browser) || len(homeProcs(profile, browser)) > len(homeProcs(profile, browser2)) {
-		t.Errorf("the orphan %d survived the new daemon's start (alive %v)", browser, alive(browser))
+	if browser.Alive(browserPID) || len(homeProcs(profile, browserPID)) > len(homeProcs(profile, browser2)) {
+		t.Errorf("the orphan %d survived the new daemon's start (alive %v)", browserPID, browser.Alive(browserPID))
 	}
 	if mains := browserMains(profile); len(mains) != 1 || mains[0] != browser2 {
 		t.Errorf("browsers on the home's profile: %v, want exactly the new one, %d", mains, browser2)
@@ -137,7 +138,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 		t.Fatalf("stop: exit %d\n%s", r.Code, r.Output())
 	}
 	t.Logf("bua stop (daemon and browser): %s", time.Since(stopStart).Round(time.Millisecond))
-	if left := homeProcs(profile, browser, browser2); len(left) > 0 {
+	if left := homeProcs(profile, browserPID, browser2); len(left) > 0 {
 		t.Errorf("processes %v left after bua stop", left)
 	}
 	if _, err := os.Stat(filepath.Join(home, "browser", "browser.json")); !os.IsNotExist(err) {
@@ -152,7 +153,7 @@ func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 func waitDead(t *testing.T, pid int, sock string) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if !alive(pid) {
+		if !browser.Alive(pid) {
 			c, err := net.Dial("unix", sock)
 			if err != nil {
 				return

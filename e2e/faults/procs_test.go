@@ -23,7 +23,7 @@ func homeProcs(profile string, pgids ...int) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil || slices.Contains(pids, pid) || !alive(pid) {
+		if err != nil || slices.Contains(pids, pid) || !browser.Alive(pid) {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))

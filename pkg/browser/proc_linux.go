@@ -50,6 +50,11 @@ func procStart(pid int) string {
 	return st.start
 }
 
+// Alive reports whether pid is a running process; a zombie (dead, only
+// waiting for its parent to reap it) counts as gone, as it does for the
+// browser record (procStart).
+func Alive(pid int) bool { return pid > 0 && procStart(pid) != "" }
+
 // procArgs is pid's command line, one element an argument.
 func procArgs(pid int) []string {
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")

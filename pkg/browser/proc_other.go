@@ -20,6 +20,10 @@ func procStart(pid int) string {
 	return strings.TrimSpace(start)
 }
 
+// Alive reports whether pid is a running process; a zombie counts as
+// gone.
+func Alive(pid int) bool { return pid > 0 && procStart(pid) != "" }
+
 // procArgs is pid's command line split on spaces: ps(1) cannot tell the
 // spaces inside an argument apart, which is enough to find
 // --user-data-dir= in a profile path without spaces.

@@ -80,7 +80,9 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 			extra[k.Value] = kv
 		default:
 			unknown = true
-			if sug := suggest(k.Value, stepKeyNames()); sug != "" {
+			if spec := protocol.ActionSpecs[protocol.ActionType(k.Value)]; spec != nil && spec.NoFlowStep {
+				fs.errf(k, "%s is not a flow step: flows hand a page to a person through the obstacle policy, obstacles: { high: handoff }", k.Value)
+			} else if sug := suggest(k.Value, stepKeyNames()); sug != "" {
 				fs.errf(k, "unknown step key %q (did you mean %s?)", k.Value, sug)
 			} else {
 				fs.errf(k, "unknown step key %q (expected a step kind: %s; or name, as, if, timeout, retry, continue_on_error)", k.Value, kindKeys())

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -22,6 +24,8 @@ func newExtractCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
 			&cli.BoolFlag{Name: "text", Usage: "with --json or --format json, keep the page's raw text (left out by default)"},
 			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
+			&cli.BoolFlag{Name: "handoff", Usage: "on a high-confidence obstacle, hand the tab to the person and print the page once they cleared it (see `bua wait-for-human`)"},
+			&cli.DurationFlag{Name: "handoff-timeout", Value: handoff.DefaultTimeout, Usage: "with --handoff, how long the person gets"},
 		},
 		func(c *cli.Context) error {
 			format := c.String("format")
@@ -41,7 +45,7 @@ func newExtractCommand(env *Env) *cli.Command {
 			keepText := c.Bool("text")
 			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
 			var verdict *protocol.Obstacle
-			err := runActionJSON(c, env, action, shape, func(res json.RawMessage) error {
+			render := func(res json.RawMessage) error {
 				var r protocol.ExtractResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err
@@ -52,7 +56,11 @@ func newExtractCommand(env *Env) *cli.Command {
 				}
 				renderExtract(env.streams(c), r, format)
 				return nil
-			})
+			}
+			if c.Bool("handoff") {
+				return extractHandoff(c, env, action, shape, render)
+			}
+			err := runActionJSON(c, env, action, shape, render)
 			if err != nil {
 				return err
 			}
@@ -70,7 +78,9 @@ func newExtractCommand(env *Env) *cli.Command {
 		"--json prints the result without the page's raw text (--text keeps it;\n" +
 		"--format text prints only the text). One-shot extract only reports a\n" +
 		"verdict; pass --fail-on-obstacle to exit 3 on a high one (flows stop on it\n" +
-		"by default). At most 200 elements are listed (--max-elements); a cut\n" +
+		"by default); --handoff hands the page to the person instead and prints\n" +
+		"it once they cleared it (exit 3 if they do not within --handoff-timeout,\n" +
+		"or at once when the browser is a headless managed one). At most 200 elements are listed (--max-elements); a cut\n" +
 		"list ends with a line giving both counts. A page that stays blank is\n" +
 		"read and flagged empty."
 	return cmd
@@ -191,4 +201,39 @@ func elementStates(e protocol.Element) []string {
 // narrow or widen the read.
 func cutLine(r protocol.ExtractResult) string {
 	return fmt.Sprintf("elements: %d of %d listed; narrow with --selector or widen with --max-elements %d", len(r.Elements), r.ElementsTotal, min(r.ElementsTotal, 5000))
+}
+
+// extractHandoff is `bua extract --handoff`: extract, and on a high verdict
+// hand the tab to the person (handOver), then print the page they cleared.
+func extractHandoff(c *cli.Context, env *Env, action protocol.Action, shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
+	if c.IsSet("tab") {
+		action = action.OnTab(c.Int("tab"))
+	}
+	cl, err := connect(c, env)
+	if err != nil {
+		return fail(c, env, err)
+	}
+	defer cl.Close()
+	ctx, cancel := actionContext(c, action)
+	res, berr := cl.Request(ctx, action)
+	cancel()
+	if berr != nil {
+		return failWith(c, env, berr)
+	}
+	var r protocol.ExtractResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return err
+	}
+	if handoff.HighOnly(r.Obstacle) {
+		out, err := handOver(c, env, cl, action, r, c.Duration("handoff-timeout"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "handed back: the %s was cleared after %s\n", r.Obstacle.Type, out.Waited.Round(100*time.Millisecond))
+		res = out.Result
+	}
+	if c.Bool("json") {
+		return printJSON(env, shape(res))
+	}
+	return render(res)
 }

@@ -107,7 +107,7 @@ func newRunCommand(env *Env) *cli.Command {
 				return usageError(err.Error())
 			}
 			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
-				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus}
+				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env)}
 			if c.Bool("dry-run") {
 				return dryRun(env, r, files)
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -383,12 +384,29 @@ func TestEveryActionHasACommand(t *testing.T) {
 		protocol.ActionOpenTab:    {"open", "https://a.test/"},
 		protocol.ActionCloseTab:   {"close", "3"},
 		protocol.ActionReload:     {"reload"},
+		protocol.ActionHandoff:    {"wait-for-human", "--timeout", "5s"},
+	}
+	// What a command needs the page to show before it sends its action.
+	setup := map[protocol.ActionType]func(){
+		protocol.ActionHandoff: func() {
+			captcha := protocol.ExtractResult{Elements: []protocol.Element{}, Obstacle: &protocol.Obstacle{Type: "captcha", Confidence: "high", Message: "A captcha is shown"}}
+			var n atomic.Int32
+			ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) {
+				if n.Add(1) == 1 {
+					return captcha, nil
+				}
+				return protocol.ExtractResult{Elements: []protocol.Element{}}, nil
+			})
+		},
 	}
 	for _, typ := range protocol.Actions {
 		args, ok := commands[typ]
 		if !ok {
 			t.Errorf("%s: no CLI command sends it: add one in cmd_actions.go and a row here", typ)
 			continue
+		}
+		if f := setup[typ]; f != nil {
+			f()
 		}
 		r := runCLI(t, h, "", args...)
 		reqs := ext.Requests()

@@ -29,6 +29,20 @@ func TestHints(t *testing.T) {
 		{"NetFailureIsThePage", &protocol.Error{Code: protocol.CodeInternalError, Reason: "net::ERR_CONNECTION_REFUSED"}, "the page could not be loaded (net::ERR_CONNECTION_REFUSED)", exitFailure},
 		{"PortInUse", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonPortInUse}, "BUA_LISTEN", exitUnavailable},
 		{"Blocked", &protocol.Error{Code: protocol.CodeDomainBlocked}, "blocklist", exitBlocked},
+		{"UserStopped", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonUserStopped}, "pressed Stop on this tab", exitFailure},
+		{"GlobalStop", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonGlobalStop}, "pressed Stop all", exitFailure},
+		{"BlockedWhileRunning", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonDomainBlocked}, "blocked this tab's domain", exitFailure},
+		{"Detached", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonDebuggerDetached}, "Cancel bar", exitFailure},
+		{"Idle", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonSystemIdle}, "went idle", exitFailure},
+		{"Locked", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonScreenLocked}, "screen was locked", exitFailure},
+		// The hint goes by code and reason: the same reason on another code
+		// keeps the code's hint.
+		{"ReasonOnOtherCode", &protocol.Error{Code: protocol.CodeTimeout, Reason: protocol.ReasonGlobalStop}, "raise --timeout", exitTimeout},
+	}
+	for _, r := range []string{protocol.ReasonUserStopped, protocol.ReasonGlobalStop, protocol.ReasonDomainBlocked, protocol.ReasonDebuggerDetached, protocol.ReasonSystemIdle, protocol.ReasonScreenLocked} {
+		if endHints[r] == "" {
+			t.Errorf("session-end reason %s has no hint", r)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

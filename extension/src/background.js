@@ -11,6 +11,8 @@ import { createSessionManager } from "./session-manager.js";
 import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger-controller.js";
+import { createHandoffRegistry } from "./handoff-registry.js";
+import { createHandoffService } from "./actions/handoff.js";
 import { budgetFor } from "./lib/budget.js";
 import { abortable } from "./lib/cdp.js";
 import { END_REASONS, EVENTS } from "./generated/protocol.js";
@@ -28,12 +30,15 @@ function emitEvent(event) {
 
 const sessions = createSessionManager({ storage: api.storage, emit: emitEvent });
 const windows = createWindowManager({ api });
+const handoffs = createHandoffRegistry({ storage: api.storage });
+const handoffService = createHandoffService({ api, windows, registry: handoffs, emit: emitEvent });
 // Created synchronously so the controller can add its chrome.debugger
 // listeners at top level. `managed` is a getter: the pairing file is read
 // asynchronously, after this line runs.
 const controller = createDebuggerController({
   chromeApi: api,
   emitEvent,
+  handoff: handoffService,
   get managed() {
     return pairing.managed;
   },
@@ -67,7 +72,7 @@ const client = createWsClient({
 const validatorReady = loadValidator(async () => (await api.fetch(api.runtime.getURL("schema/protocol.schema.json"))).json());
 
 async function init() {
-  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), loadPairing(api)]);
+  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), loadPairing(api), handoffs.init()]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
   if (!pairing.managed) {
@@ -114,6 +119,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => {
     controller.forgetTab?.(tabId);
     sessions.tabRemoved(tabId);
+    handoffs.resolve(tabId); // a closed tab is nobody's to clear any more
   });
 });
 
@@ -149,9 +155,13 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
           client.pairingChanged();
           return { ok: true };
         case "stop_all": {
-          await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
-          const endedCount = sessions.endAll(END_REASONS.GLOBAL_STOP);
+          // global_stop goes out before the detach: the daemon then answers
+          // every request in flight with "stopped by the user", before a
+          // detach can fail one with a CDP error.
+          const endedCount = sessions.list().length;
           emitEvent({ type: EVENTS.GLOBAL_STOP, endedCount });
+          await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
+          sessions.endAll(END_REASONS.GLOBAL_STOP);
           return { ok: true, endedCount };
         }
         case "state":

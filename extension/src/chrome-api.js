@@ -24,6 +24,7 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       query: (q) => c.tabs.query(q),
       create: (props) => c.tabs.create(props),
       update: (tabId, props) => c.tabs.update(tabId, props),
+      move: (tabId, props) => c.tabs.move(tabId, props),
       remove: (tabId) => c.tabs.remove(tabId),
     },
     windows: {

@@ -216,6 +216,21 @@ func (c *Conn) shutdown(code int, reason string) {
 	})
 }
 
+// failPending answers every pending request with errf's error, removes
+// them, and returns their ids.
+func (c *Conn) failPending(errf func() *protocol.Error) []string {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = make(map[string]chan *protocol.Response)
+	c.mu.Unlock()
+	ids := make([]string, 0, len(pending))
+	for id, ch := range pending {
+		ch <- &protocol.Response{ID: id, Error: errf()}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // register adds a pending request; false when the connection is closed.
 func (c *Conn) register(id string) (chan *protocol.Response, bool) {
 	ch := make(chan *protocol.Response, 1)

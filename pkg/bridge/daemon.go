@@ -259,6 +259,10 @@ func (d *Daemon) tokens() map[Kind]string {
 
 func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 	d.log.Info("extension event", "kind", c.Kind, "type", ev.Type, "event", string(ev.Raw))
+	if ev.Type == protocol.EventGlobalStop {
+		// Before the log write: the callers hear of the stop at once.
+		d.pool.stopAll(c)
+	}
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
 	}

@@ -195,6 +195,9 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	if !c.Implements(a.Type) {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not implement %s: it is older than this bua; load the extension this bua writes out, then reconnect", c.Hello.ClientVersion, a.Type)
 	}
+	if err := featureGate(c, a.Type); err != nil {
+		return nil, err
+	}
 	id := uuid.NewString()
 	timeout := Deadline(ctx, a)
 	// The request carries what is left of the deadline (level 3 of the
@@ -242,6 +245,42 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 		p.cancelSent(c, id, a, err)
 		return nil, err
 	}
+}
+
+// featureGate refuses an action whose schema def names a feature
+// (x-feature, protocol.ActionSpec.Feature) that the connected extension's
+// hello does not list: an older extension would reject or misread it, so it
+// is never sent (protocol v4 §Versioning discipline: pure additions are
+// safe only when the peer can ignore them).
+func featureGate(c *Conn, typ protocol.ActionType) *protocol.Error {
+	spec := protocol.ActionSpecs[typ]
+	if spec == nil || spec.Feature == "" || c.Supports(spec.Feature) {
+		return nil
+	}
+	err := protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not support %s: its hello does not list the %q feature; update it (load the folder `bua extension path` prints, then reconnect) and send again", c.Hello.ClientVersion, typ, spec.Feature)
+	err.Reason = protocol.ReasonRefused
+	return err
+}
+
+// stopAll answers every request in flight on c at once with internal_error
+// "stopped by the user" (reason global_stop) and sends cancel for each, when
+// the extension reports the popup's Stop all (protocol v4 §Events:
+// global_stop, "server should treat in-flight requests as cancelled").
+// Answers the extension sends after this are dropped as stray.
+func (p *Pool) stopAll(c *Conn) int {
+	stopped := c.failPending(func() *protocol.Error {
+		err := protocol.Errorf(protocol.CodeInternalError, "stopped by the user: the person pressed Stop all in the bua extension")
+		err.Reason = protocol.ReasonGlobalStop
+		return err
+	})
+	sent := false
+	if c.Supports(protocol.FeatureCancel) {
+		for _, id := range stopped {
+			sent = c.cancel(id)
+		}
+	}
+	p.log.Info("global stop: requests cancelled", "kind", c.Kind, "count", len(stopped), "cancelSent", sent)
+	return len(stopped)
 }
 
 // cancelSent ends a sent request that will get no answer here (the caller

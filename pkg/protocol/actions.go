@@ -37,6 +37,12 @@ type Action struct {
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`
+	// State, ObstacleType and Message are handoff's (a pure addition to
+	// v4): state is requested, resolved or abandoned; a request says what
+	// the person is asked to clear (extract's obstacle type and message).
+	State        string `json:"state,omitempty"`
+	ObstacleType string `json:"obstacleType,omitempty"`
+	Message      string `json:"message,omitempty"`
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly
@@ -58,6 +64,20 @@ func ParseTarget(s string) Target {
 }
 
 // Constructors for each action. They do not validate; Validate does.
+
+// Handoff states (schema $defs/action.handoff).
+const (
+	HandoffRequested = "requested"
+	HandoffResolved  = "resolved"
+	HandoffAbandoned = "abandoned"
+)
+
+// Handoff hands the tab to the person (state HandoffRequested, with the
+// obstacle's type and message) or takes it back (HandoffResolved,
+// HandoffAbandoned).
+func Handoff(state, obstacleType, message string) Action {
+	return Action{Type: ActionHandoff, State: state, ObstacleType: obstacleType, Message: message}
+}
 
 // Navigate loads url in the resolved tab and waits for its load event.
 func Navigate(url string) Action { return Action{Type: ActionNavigate, URL: url} }

@@ -30,6 +30,8 @@ const (
 	FeatureScreenshotFullPage = "screenshot_full_page" // screenshot takes fullPage
 	FeatureHeartbeat          = "heartbeat"            // heartbeat events every 20 s keep the connection and the MV3 worker alive
 	FeatureCancel             = "cancel"               // the extension stops a request when the daemon sends cancel with its id, frees its tab, and sends no response
+	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
+	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 )
 
 // Features lists every known feature in schema order.
@@ -40,12 +42,20 @@ var Features = []string{
 	FeatureScreenshotFullPage,
 	FeatureHeartbeat,
 	FeatureCancel,
+	FeatureHandoff,
+	FeatureUserStop,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
 // error.reason x-reasons). Callers pick hints by code and reason.
 const (
-	ReasonRestrictedPage = "restricted_page" // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
+	ReasonRestrictedPage   = "restricted_page"   // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
+	ReasonUserStopped      = "user_stopped"      // the person pressed Stop on this tab's session in the extension's popup while the request ran
+	ReasonGlobalStop       = "global_stop"       // the person pressed Stop all in the extension's popup while the request ran
+	ReasonDomainBlocked    = "domain_blocked"    // the person added the tab's domain to the blocklist while the request ran
+	ReasonDebuggerDetached = "debugger_detached" // the debugger was detached from the tab while the request ran (Chrome's Cancel bar, DevTools, or another extension)
+	ReasonSystemIdle       = "system_idle"       // the computer went idle and the extension ended its sessions while the request ran
+	ReasonScreenLocked     = "screen_locked"     // the screen was locked and the extension ended its sessions while the request ran
 )
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
@@ -76,6 +86,7 @@ const (
 	ActionOpenTab    ActionType = "open_tab"   // Open url in a new tab of the BUA window (or a focused window) and wait for it to load.
 	ActionCloseTab   ActionType = "close_tab"  // Close a tab.
 	ActionReload     ActionType = "reload"     // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
+	ActionHandoff    ActionType = "handoff"    // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
 )
 
 // Actions lists every action in schema order.
@@ -94,6 +105,7 @@ var Actions = []ActionType{
 	ActionOpenTab,
 	ActionCloseTab,
 	ActionReload,
+	ActionHandoff,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -259,6 +271,20 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
+	ActionHandoff: {
+		Type:        ActionHandoff,
+		Description: "Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show \"bua needs you: <obstacle> on <domain>\" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.",
+		Scope:       ScopeTab,
+		Budget:      30 * time.Second,
+		Feature:     FeatureHandoff,
+		NoFlowStep:  true,
+		Params: []ParamSpec{
+			{Name: "state", Kind: KindString, Required: true, Example: "requested", Description: ""},
+			{Name: "obstacleType", Kind: KindString, Required: false, Example: "auth_wall", Description: "requested: what the person is asked to clear (extract's obstacle.type)"},
+			{Name: "message", Kind: KindString, Required: false, Example: "A captcha is shown: solve it in the browser", Description: "requested: what to tell the person (extract's obstacle.message)"},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
 }
 
 // ReplyMargin is how much sooner than the request's deadlineMs the
@@ -313,12 +339,14 @@ var Contract = map[ErrorCode]CodeInfo{
 
 // Known events, per protocol v4 §Events and its pure additions.
 const (
-	EventSessionStarted EventType = "session_started"
-	EventSessionEnded   EventType = "session_ended"
-	EventDomainBlocked  EventType = "domain_blocked"
-	EventTabClosed      EventType = "tab_closed"
-	EventGlobalStop     EventType = "global_stop"
-	EventDialogOpened   EventType = "dialog_opened"
+	EventSessionStarted   EventType = "session_started"
+	EventSessionEnded     EventType = "session_ended"
+	EventDomainBlocked    EventType = "domain_blocked"
+	EventTabClosed        EventType = "tab_closed"
+	EventGlobalStop       EventType = "global_stop"
+	EventDialogOpened     EventType = "dialog_opened"
+	EventHandoffRequested EventType = "handoff_requested"
+	EventHandoffResolved  EventType = "handoff_resolved"
 )
 
 // The session end reasons, per protocol v4 §Events.

@@ -86,3 +86,38 @@ func TestActionExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateActionMarkers checks the generator's reading of x-feature and
+// x-flow on an action: the handoff action carries both, and a wrong value
+// names the action's node instead of generating something silently wrong.
+func TestGenerateActionMarkers(t *testing.T) {
+	spec := ActionSpecs[ActionHandoff]
+	if spec.Feature != FeatureHandoff || !spec.NoFlowStep {
+		t.Errorf("handoff: Feature %q NoFlowStep %v, want %q true", spec.Feature, spec.NoFlowStep, FeatureHandoff)
+	}
+	if s := ActionSpecs[ActionClick]; s.Feature != "" || s.NoFlowStep {
+		t.Errorf("click: Feature %q NoFlowStep %v, want none", s.Feature, s.NoFlowStep)
+	}
+	const marked = `"x-feature": "handoff",
+      "x-flow": false`
+	if !bytes.Contains(extension.Schema, []byte(marked)) {
+		t.Fatal("the schema's action.handoff no longer ends with x-feature and x-flow: update this test")
+	}
+	tests := []struct{ markers, wantErr string }{
+		{`"x-feature": "handoff", "x-flow": true`, ""},
+		{`"x-feature": "teleport", "x-flow": false`, `$defs/action.handoff: x-feature "teleport" is not one of hello's x-features`},
+		{`"x-feature": "handoff", "x-flow": "no"`, `$defs/action.handoff: x-flow must be a boolean`},
+	}
+	for _, tt := range tests {
+		doc := bytes.Replace(extension.Schema, []byte(marked), []byte(tt.markers), 1)
+		goSrc, _, err := gen.Generate(doc)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tt.markers, err)
+		case tt.wantErr == "" && bytes.Contains(goSrc, []byte("NoFlowStep")):
+			t.Errorf("%s: x-flow true still wrote NoFlowStep", tt.markers)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s: error %v, want %q", tt.markers, err, tt.wantErr)
+		}
+	}
+}

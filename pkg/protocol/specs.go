@@ -49,6 +49,15 @@ type ActionSpec struct {
 	Shorthand string
 	// Target is true when the action takes exactly one of uid or selector.
 	Target bool
+	// Feature is the hello caps.features entry (Feature*) an extension must
+	// list before the daemon sends it this action (schema x-feature), or ""
+	// when every v4 extension takes it. The daemon refuses the action with
+	// invalid_action, reason refused, otherwise.
+	Feature string
+	// NoFlowStep is true when a flow never takes the action as a step
+	// (schema x-flow: false): flows reach it another way, as the obstacle
+	// policy reaches handoff.
+	NoFlowStep bool
 	// Params in schema order.
 	Params []ParamSpec
 }

@@ -311,9 +311,13 @@ func (fs *fileScope) obstacles(n *yaml.Node, base ObstaclePolicy) ObstaclePolicy
 		return p
 	}
 	for _, kv := range fs.pairs(n) {
+		if kv[0].Value == "timeout" {
+			p.Timeout = fs.duration(kv[1], "obstacles.timeout")
+			continue
+		}
 		val := fs.str(kv[1], "obstacles."+kv[0].Value)
-		if val != "" && val != PolicyStop && val != PolicyContinue {
-			fs.errf(kv[1], "obstacles.%s: %q is not a policy (expected stop or continue)", kv[0].Value, val)
+		if val != "" && val != PolicyStop && val != PolicyContinue && val != PolicyHandoff {
+			fs.errf(kv[1], "obstacles.%s: %q is not a policy (expected stop, continue or handoff)", kv[0].Value, val)
 			continue
 		}
 		switch kv[0].Value {
@@ -322,7 +326,7 @@ func (fs *fileScope) obstacles(n *yaml.Node, base ObstaclePolicy) ObstaclePolicy
 		case "low":
 			p.Low = val
 		default:
-			fs.errf(kv[0], "unknown key %q in obstacles (expected high or low)", kv[0].Value)
+			fs.errf(kv[0], "unknown key %q in obstacles (expected high, low or timeout)", kv[0].Value)
 		}
 	}
 	return p

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,23 +31,25 @@ var controlKinds = []string{"assert", "set", "run", "repeat", "sleep", "log", "f
 
 var modifierKeys = map[string]bool{"name": true, "as": true, "if": true, "timeout": true, "retry": true, "continue_on_error": true}
 
-// kindKeys lists every step kind for messages.
-func kindKeys() string {
-	var names []string
+// stepActions are the actions a flow takes as steps: every action but
+// those the schema marks x-flow: false (handoff, which the obstacle policy
+// sends).
+var stepActions = func() []string {
+	var out []string
 	for _, a := range protocol.Actions {
-		names = append(names, string(a))
-	}
-	return strings.Join(append(names, controlKinds...), ", ")
-}
-
-func isAction(k string) bool {
-	for _, a := range protocol.Actions {
-		if string(a) == k {
-			return true
+		if !protocol.ActionSpecs[a].NoFlowStep {
+			out = append(out, string(a))
 		}
 	}
-	return false
+	return out
+}()
+
+// kindKeys lists every step kind for messages.
+func kindKeys() string {
+	return strings.Join(append(slices.Clone(stepActions), controlKinds...), ", ")
 }
+
+func isAction(k string) bool { return slices.Contains(stepActions, k) }
 
 func (fs *fileScope) step(n *yaml.Node) Step {
 	if n.Kind != yaml.MappingNode {
@@ -77,7 +80,9 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 			extra[k.Value] = kv
 		default:
 			unknown = true
-			if sug := suggest(k.Value, stepKeyNames()); sug != "" {
+			if spec := protocol.ActionSpecs[protocol.ActionType(k.Value)]; spec != nil && spec.NoFlowStep {
+				fs.errf(k, "%s is not a flow step: flows hand a page to a person through the obstacle policy, obstacles: { high: handoff }", k.Value)
+			} else if sug := suggest(k.Value, stepKeyNames()); sug != "" {
 				fs.errf(k, "unknown step key %q (did you mean %s?)", k.Value, sug)
 			} else {
 				fs.errf(k, "unknown step key %q (expected a step kind: %s; or name, as, if, timeout, retry, continue_on_error)", k.Value, kindKeys())
@@ -397,11 +402,7 @@ func (fs *fileScope) repeatStep(meta StepMeta, v *yaml.Node) Step {
 }
 
 func stepKeyNames() []string {
-	var out []string
-	for _, a := range protocol.Actions {
-		out = append(out, string(a))
-	}
-	out = append(out, controlKinds...)
+	out := append(slices.Clone(stepActions), controlKinds...)
 	for k := range modifierKeys {
 		out = append(out, k)
 	}

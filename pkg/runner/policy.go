@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -35,14 +37,24 @@ func (r *RetryPolicy) allows(code protocol.ErrorCode) bool {
 const (
 	PolicyStop     = "stop"
 	PolicyContinue = "continue"
+	// PolicyHandoff hands the tab to the person (pkg/handoff) and goes on
+	// once they have cleared the page; it acts as PolicyStop when nobody
+	// can be handed the browser (Runner.HandoffGate) or the person does not
+	// clear it within the policy's Timeout.
+	PolicyHandoff = "handoff"
 )
 
 // ObstaclePolicy says what a verdict of each confidence does to the flow:
 // PolicyStop ends it with StatusBlocked, PolicyContinue goes on (a low
-// verdict is then recorded as advisory).
+// verdict is then recorded as advisory), PolicyHandoff waits up to Timeout
+// for a person to clear the page.
 type ObstaclePolicy struct {
 	High string `json:"high"`
 	Low  string `json:"low"`
+	// Timeout is how long a handoff waits for the person (`timeout:` in
+	// obstacles; handoff.DefaultTimeout when zero). The flow's own timeout
+	// still caps it.
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // DefaultObstaclePolicy stops on high and continues on low.
@@ -59,6 +71,9 @@ func (p ObstaclePolicy) override(o *ObstaclePolicy) ObstaclePolicy {
 	if o.Low != "" {
 		p.Low = o.Low
 	}
+	if o.Timeout != 0 {
+		p.Timeout = o.Timeout
+	}
 	return p
 }
 
@@ -74,9 +89,10 @@ func (e *ObstacleError) Error() string {
 	return fmt.Sprintf("blocked by obstacle %s (%s confidence): %s", e.Type, e.Confidence, e.Message)
 }
 
-// checkObstacle applies policy to an extract result's verdict.
-func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error {
-	o, ok := result["obstacle"].(map[string]any)
+// checkObstacle applies policy to the verdict of an extract result, result
+// (read by ex): a handoff may replace result with the cleared page's.
+func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *map[string]any, policy ObstaclePolicy) error {
+	o, ok := (*result)["obstacle"].(map[string]any)
 	if !ok {
 		return nil
 	}
@@ -86,6 +102,9 @@ func checkObstacle(s *State, result map[string]any, policy ObstaclePolicy) error
 	action := policy.Low
 	if conf == "high" {
 		action = policy.High
+	}
+	if action == PolicyHandoff {
+		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: obstacle.Type(typ), Confidence: obstacle.Confidence(conf), Message: msg})
 	}
 	if action == PolicyStop {
 		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}

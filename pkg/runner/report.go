@@ -61,6 +61,9 @@ type StepReport struct {
 	Error    *ErrorInfo     `json:"error,omitempty"`
 	Note     string         `json:"note,omitempty"`
 	Attempts int            `json:"attempts,omitempty"`
+	// Handoff is set when the step's page was handed to a person (the
+	// handoff obstacle policy): the outcome and how long they took.
+	Handoff *HandoffReport `json:"handoff,omitempty"`
 	// Artifacts are files saved for this step (screenshot, markdown).
 	Artifacts []string `json:"artifacts,omitempty"`
 }
@@ -289,8 +292,17 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			}
 			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: string(f.Status), Body: f.masker.Mask(body)}
 		}
-		if len(f.Advisories) > 0 {
-			c.SystemOut = f.masker.Mask("advisory: " + strings.Join(f.Advisories, "\nadvisory: "))
+		var out []string
+		for _, a := range f.Advisories {
+			out = append(out, "advisory: "+a)
+		}
+		for _, st := range f.Steps {
+			if st.Handoff != nil {
+				out = append(out, fmt.Sprintf("step %s %s", st.Path, st.Handoff))
+			}
+		}
+		if len(out) > 0 {
+			c.SystemOut = f.masker.Mask(strings.Join(out, "\n"))
 		}
 		js.Cases = append(js.Cases, c)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -69,6 +70,13 @@ type Runner struct {
 	FailFast bool
 	// Now is the clock for report times; nil is time.Now.
 	Now func() time.Time
+	// HandoffGate, when set, says whether a tab can be handed to a person
+	// now; when it cannot, the handoff obstacle policy acts as stop with the
+	// gate's reason. Nil hands over always. The CLI's gate reads BUA_HANDOFF
+	// and whether the browser serving the flow is a headless managed one.
+	HandoffGate handoff.Gate
+	// handoffSleep shortens a handoff's waits in tests (nil: real time).
+	handoffSleep func(context.Context, time.Duration) error
 	// ExitCode, when set, maps a status to the caller's exit code; the
 	// suite's JSON report then carries it as exitCode (suite and flows).
 	// The runner itself speaks only in statuses.

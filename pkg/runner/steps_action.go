@@ -121,7 +121,7 @@ func toInt(v any) (int, bool) {
 // finish handles a successful result: decode it, move the current tab,
 // remember extracts (for recovery and artifacts) and apply the obstacle
 // policy.
-func (st *ActionStep) finish(s *State, a protocol.Action, raw json.RawMessage) error {
+func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, raw json.RawMessage) error {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -153,10 +153,21 @@ func (st *ActionStep) finish(s *State, a protocol.Action, raw json.RawMessage) e
 			}
 		}
 		if st.As != "" {
-			s.env[st.As] = v
 			s.origins[st.As] = &extractOrigin{as: st.As, action: a, policy: st.policy(s)}
 		}
-		return checkObstacle(s, m, st.policy(s))
+		// A handoff replaces the result with the page the person cleared.
+		err := checkObstacle(ctx, s, a, &m, st.policy(s))
+		if m != nil {
+			s.setResult(m)
+			s.cur.Result = m
+			if md, ok := m["markdown"].(string); ok {
+				s.shared.lastMarkdown = md
+			}
+			if st.As != "" {
+				s.env[st.As] = m
+			}
+		}
+		return err
 	}
 	return nil
 }
@@ -216,7 +227,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 			var raw json.RawMessage
 			raw, err = s.request(ctx, a, st.Timeout)
 			if err == nil {
-				return st.finish(s, a, raw)
+				return st.finish(ctx, s, a, raw)
 			}
 		}
 		var be *protocol.Error
@@ -263,12 +274,13 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "extract result is not JSON: %v", err)
 	}
-	s.env[o.as] = v
 	m, _ := v.(map[string]any)
+	err = checkObstacle(ctx, s, o.action, &m, o.policy)
+	s.env[o.as] = m
 	if md, ok := m["markdown"].(string); ok {
 		s.shared.lastMarkdown = md
 	}
-	return checkObstacle(s, m, o.policy)
+	return err
 }
 
 // actionParams is a's params as the report shows them (without type).

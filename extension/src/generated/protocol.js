@@ -6,11 +6,17 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
+  USER_STOPPED: "user_stopped",
+  GLOBAL_STOP: "global_stop",
+  DOMAIN_BLOCKED: "domain_blocked",
+  DEBUGGER_DETACHED: "debugger_detached",
+  SYSTEM_IDLE: "system_idle",
+  SCREEN_LOCKED: "screen_locked",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -23,7 +29,7 @@ export const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload"]);
+export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
@@ -42,6 +48,7 @@ export const ACTION_SPECS = Object.freeze({
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs
@@ -70,6 +77,8 @@ export const EVENTS = Object.freeze({
   TAB_CLOSED: "tab_closed",
   GLOBAL_STOP: "global_stop",
   DIALOG_OPENED: "dialog_opened",
+  HANDOFF_REQUESTED: "handoff_requested",
+  HANDOFF_RESOLVED: "handoff_resolved",
 });
 export const END_REASONS = Object.freeze({
   TAB_CLOSED: "tab_closed",

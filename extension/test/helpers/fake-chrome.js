@@ -64,6 +64,13 @@ export function createFakeApi({ files = {} } = {}) {
         Object.assign(tabs.get(id), props);
         return { ...tabs.get(id) };
       },
+      async move(id, props) {
+        calls.push(["tabs.move", id, props]);
+        if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
+        if (!wins.has(props.windowId)) throw new Error("No window");
+        tabs.get(id).windowId = props.windowId;
+        return { ...tabs.get(id) };
+      },
       async remove(id) {
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         const w = tabs.get(id).windowId;
@@ -91,6 +98,7 @@ export function createFakeApi({ files = {} } = {}) {
         return { ...w, tabs: [{ ...t }] };
       },
       async update(id, props) {
+        calls.push(["windows.update", id, props]);
         Object.assign(wins.get(id), props);
         return { ...wins.get(id) };
       },

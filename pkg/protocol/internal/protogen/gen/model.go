@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -50,6 +51,8 @@ type Action struct {
 	Scope       string // x-scope: tab or browser
 	BudgetMs    int    // x-budgetMs
 	Shorthand   string // x-shorthand: the param a flow's scalar form sets
+	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
+	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
 	Target      bool   // $ref target: exactly one of uid or selector
 	Params      []Param
 }
@@ -250,6 +253,17 @@ func (r *reader) actions() []Action {
 		}
 		a.BudgetMs = r.int(d, "x-budgetMs", where)
 		a.Shorthand, _ = d.get("x-shorthand").(string)
+		a.Feature, _ = d.get("x-feature").(string)
+		if a.Feature != "" && !slices.ContainsFunc(r.features(), func(f Feature) bool { return f.Name == a.Feature }) {
+			r.fail("%s: x-feature %q is not one of hello's x-features", where, a.Feature)
+		}
+		switch f := d.get("x-flow").(type) {
+		case nil:
+		case bool:
+			a.NoFlowStep = !f
+		default:
+			r.fail("%s: x-flow must be a boolean", where)
+		}
 		a.Target = d.get("$ref") == "#/$defs/target"
 		required := map[string]bool{}
 		if req, ok := d.get("required").([]any); ok {

@@ -138,6 +138,12 @@ func (m *Model) Go() ([]byte, error) {
 		if a.Shorthand != "" {
 			p("\t\tShorthand: %q,\n", a.Shorthand)
 		}
+		if a.Feature != "" {
+			p("\t\tFeature: Feature%s,\n", camel(a.Feature))
+		}
+		if a.NoFlowStep {
+			p("\t\tNoFlowStep: true,\n")
+		}
 		if a.Target {
 			p("\t\tTarget: true,\n")
 		}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/handoff"
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+func init() { register(newWaitForHumanCommand) }
+
+func newWaitForHumanCommand(env *Env) *cli.Command {
+	cmd := actionCommand("wait-for-human", "hand the tab to the person until they clear the obstacle on it (captcha, login wall)", "",
+		[]cli.Flag{&cli.DurationFlag{Name: "timeout", Value: handoff.DefaultTimeout, Usage: "how long the person gets"}},
+		func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("wait-for-human takes no arguments (pass --tab ID to pick the tab)")
+			}
+			if c.Duration("timeout") <= 0 {
+				return usageError("--timeout must be positive, such as 5m")
+			}
+			ex := protocol.Extract("")
+			if c.IsSet("tab") {
+				ex = ex.OnTab(c.Int("tab"))
+			}
+			cl, err := connect(c, env)
+			if err != nil {
+				return fail(c, env, err)
+			}
+			defer cl.Close()
+			raw, berr := cl.Request(c.Context, ex)
+			if berr != nil {
+				return failWith(c, env, berr)
+			}
+			var r protocol.ExtractResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return err
+			}
+			tab := tabOf(r, ex)
+			if !handoff.HighOnly(r.Obstacle) {
+				return printHandoff(c, env, handoffLine{TabID: tab, Outcome: "none"}, fmt.Sprintf("no obstacle on tab %d: nothing for a person to clear", tab))
+			}
+			out, err := handOver(c, env, cl, ex, r, c.Duration("timeout"))
+			if err != nil {
+				return err
+			}
+			line := handoffLine{TabID: tab, Obstacle: string(r.Obstacle.Type), Outcome: protocol.HandoffResolved, WaitedMs: out.Waited.Milliseconds()}
+			return printHandoff(c, env, line, fmt.Sprintf("resolved: the %s on tab %d was cleared after %s", r.Obstacle.Type, tab, out.Waited.Round(100*time.Millisecond)))
+		})
+	cmd.Description = "Reads the tab; when it shows a high-confidence obstacle (a captcha, a login\n" +
+		"wall), brings the tab to the person (out of the minimized BUA window into\n" +
+		"their last focused window), shows \"bua needs you\" in the extension, and\n" +
+		"reads the page again every 0.25-2 s until the obstacle is gone; then the\n" +
+		"tab goes back. Exits 0 when cleared (or when there was nothing to clear),\n" +
+		"3 when --timeout passes first, 130 on Ctrl-C (the tab goes back too).\n" +
+		"Nobody can see a headless managed browser, so there it exits 3 at once;\n" +
+		"BUA_HANDOFF=off does the same anywhere, BUA_HANDOFF=force hands over even\n" +
+		"to a headless browser (tests and demos)."
+	return cmd
+}
+
+// handoffLine is wait-for-human's --json output.
+type handoffLine struct {
+	TabID    int    `json:"tabId"`
+	Obstacle string `json:"obstacle,omitempty"`
+	Outcome  string `json:"outcome"` // none, resolved
+	WaitedMs int64  `json:"waitedMs"`
+}
+
+func printHandoff(c *cli.Context, env *Env, line handoffLine, text string) error {
+	if c.Bool("json") {
+		return printJSON(env, line)
+	}
+	fmt.Fprintln(env.streams(c).Out, text)
+	return nil
+}
+
+// tabOf is the tab an extract read: its result's, else the one asked for.
+func tabOf(r protocol.ExtractResult, ex protocol.Action) int {
+	if r.TabID != nil {
+		return *r.TabID
+	}
+	if ex.TabID != nil {
+		return *ex.TabID
+	}
+	return 0
+}
+
+// handOver runs a handoff for the verdict in r, read by ex: exit 3 at once
+// when the gate says nobody can see the browser, or when the person does
+// not clear the page within timeout; failWith's exit for a failed request
+// (130 on Ctrl-C); else the outcome, whose Result is the cleared page.
+func handOver(c *cli.Context, env *Env, cl *bridge.Client, ex protocol.Action, r protocol.ExtractResult, timeout time.Duration) (handoff.Outcome, error) {
+	v := r.Obstacle
+	tab := tabOf(r, ex)
+	if err := handoffGate(c, env)(c.Context); err != nil {
+		fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\nbua cannot hand this page to a person: %v\n", v.Type, v.Confidence, v.Message, err)
+		return handoff.Outcome{}, exit(exitBlocked)
+	}
+	out, werr := handoff.Wait(c.Context, cl, tab, v, handoff.Options{
+		Extract: ex, Timeout: timeout,
+		OnRequested: func(tab int, o *protocol.Obstacle) {
+			fmt.Fprintf(env.Stderr, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", o.Type, tab, timeout)
+		},
+	})
+	if werr != nil {
+		if be, ok := werr.(*protocol.Error); ok {
+			return out, failWith(c, env, be)
+		}
+		return out, werr
+	}
+	if !out.Resolved {
+		if out.Verdict != nil {
+			v = out.Verdict
+		}
+		fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\nnobody cleared it within %s: the tab went back; run `bua wait-for-human --tab %d` to try again\n", v.Type, v.Confidence, v.Message, timeout, tab)
+		return out, exit(exitBlocked)
+	}
+	return out, nil
+}
+
+// handoffGate says whether a page can be handed to a person now, from
+// BUA_HANDOFF and the browser that serves --browser: a person's Chrome or a
+// headful managed browser can; a headless managed browser cannot, since
+// nobody sees it.
+func handoffGate(c *cli.Context, env *Env) handoff.Gate {
+	return func(ctx context.Context) error {
+		mode, err := handoff.ParseMode(env.Getenv("BUA_HANDOFF"))
+		if err != nil {
+			return &handoff.Unavailable{Reason: err.Error()}
+		}
+		switch mode {
+		case handoff.ModeOff:
+			return &handoff.Unavailable{Reason: "BUA_HANDOFF=off"}
+		case handoff.ModeForce:
+			return nil
+		}
+		cl, berr := dialExisting(c, env)
+		if berr != nil {
+			return &handoff.Unavailable{Reason: "no daemon answers: " + berr.Message}
+		}
+		defer cl.Close()
+		st, berr := cl.Status(ctx)
+		if berr != nil {
+			return &handoff.Unavailable{Reason: "the daemon's status failed: " + berr.Message}
+		}
+		sel, _ := bridge.ParseSelection(c.String("browser"))
+		user := slices.ContainsFunc(st.Connections, func(cs bridge.ConnStatus) bool { return cs.Kind == bridge.KindUser })
+		if user && sel != bridge.SelectManaged {
+			return nil // the person's own Chrome
+		}
+		if st.Managed.Running && st.Managed.Options.Headless {
+			return &handoff.Unavailable{Reason: "the managed browser runs headless, so nobody can see it; start a visible one with `bua browser start`, or pair your Chrome (`bua pair`)"}
+		}
+		return nil
+	}
+}

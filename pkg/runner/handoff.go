@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/handoff"
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+// HandoffReport records a step whose page was handed to the person under
+// the handoff obstacle policy: which obstacle, how it ended (resolved or
+// abandoned) and how long the person took.
+type HandoffReport struct {
+	TabID    int    `json:"tabId"`
+	Obstacle string `json:"obstacle"`
+	Outcome  string `json:"outcome"`
+	WaitedMs int64  `json:"waitedMs"`
+}
+
+// String is the report's note: "handed over (captcha): resolved after 4.1s".
+func (h *HandoffReport) String() string {
+	return fmt.Sprintf("handed over (%s): %s after %s", h.Obstacle, h.Outcome, fmtDur(time.Duration(h.WaitedMs)*time.Millisecond))
+}
+
+// handOver runs the handoff policy for verdict, read by ex into *result: it
+// acts as stop when the Runner's HandoffGate says nobody can be handed the
+// browser; else it hands the tab over (handoff.Wait) and, once the person
+// has cleared the page, replaces *result with the cleared page's extract
+// and applies the policy to what that shows. A person who does not clear it
+// in time ends the flow blocked with the verdict.
+func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[string]any, policy ObstaclePolicy, verdict *protocol.Obstacle) error {
+	stop := &ObstacleError{Type: string(verdict.Type), Confidence: string(verdict.Confidence), Message: verdict.Message}
+	if s.r.HandoffGate != nil {
+		if err := s.r.HandoffGate(ctx); err != nil {
+			stop.Message += " (the handoff policy acts as stop: " + err.Error() + ")"
+			return stop
+		}
+	}
+	tab, ok := toInt((*result)["tabId"])
+	if !ok && ex.TabID != nil {
+		tab, ok = *ex.TabID, true
+	}
+	if !ok {
+		stop.Message += " (the handoff policy acts as stop: the extract result names no tab to hand over)"
+		return stop
+	}
+	timeout := policy.Timeout
+	if timeout <= 0 {
+		timeout = handoff.DefaultTimeout
+	}
+	needs := func(o *protocol.Obstacle) bool {
+		if o == nil {
+			return false
+		}
+		if o.Confidence == "high" {
+			return policy.High == PolicyHandoff
+		}
+		return policy.Low == PolicyHandoff
+	}
+	if s.r.Progress != nil {
+		fmt.Fprintf(s.r.Progress, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", verdict.Type, tab, timeout)
+	}
+	out, err := handoff.Wait(ctx, s.r.Requester, tab, verdict, handoff.Options{Extract: ex, Timeout: timeout, Needs: needs, Sleep: s.r.handoffSleep})
+	rep := &HandoffReport{TabID: tab, Obstacle: string(verdict.Type), Outcome: protocol.HandoffAbandoned, WaitedMs: out.Waited.Milliseconds()}
+	if out.Resolved {
+		rep.Outcome = protocol.HandoffResolved
+	}
+	s.cur.Handoff = rep
+	s.note(rep.String())
+	if err != nil {
+		return err
+	}
+	if !out.Resolved {
+		if out.Verdict != nil {
+			stop = &ObstacleError{Type: string(out.Verdict.Type), Confidence: string(out.Verdict.Confidence), Message: out.Verdict.Message}
+		}
+		stop.Message += fmt.Sprintf(" (handed to a person, who did not clear it within %s)", timeout)
+		return stop
+	}
+	var cleared map[string]any
+	if err := json.Unmarshal(out.Result, &cleared); err != nil {
+		return protocol.Errorf(protocol.CodeInternalError, "extract result is not JSON: %v", err)
+	}
+	*result = cleared
+	// What the cleared page shows now goes through the policy too (a
+	// login wall behind the captcha may stop the flow).
+	return checkObstacle(ctx, s, ex, result, policy)
+}

@@ -4,7 +4,7 @@
 // schema and storage loaded) before doing anything.
 
 import { createChromeApi } from "./chrome-api.js";
-import { loadPairing } from "./pairing.js";
+import { claimCode, loadPairing } from "./pairing.js";
 import { loadValidator, parseMessage } from "./validator.js";
 import { createWsClient } from "./ws-client.js";
 import { createSessionManager } from "./session-manager.js";
@@ -13,10 +13,12 @@ import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger-controller.js";
 import { budgetFor } from "./lib/budget.js";
 import { abortable } from "./lib/cdp.js";
-import { END_REASONS, EVENTS } from "./generated/protocol.js";
+import { END_REASONS } from "./generated/protocol.js";
+import { createIdleGuard } from "./idle-guard.js";
+import { EMPTY_HANDOFFS, createLocalBridgeService } from "./services/bridge-service-local.js";
+import { MESSAGE_KIND, STATE_PORT } from "./contracts/bridge-service.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
-const IDLE_DETECTION_S = 30 * 60; // spec 001: system_idle after 30 min
 
 const api = createChromeApi();
 const log = (...a) => console.debug("[bua]", ...a);
@@ -55,9 +57,31 @@ const client = createWsClient({
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
   },
-  setState: (state) => api.storage.set({ connectionState: { ...state, kind: pairing.kind } }),
+  setState: (state) => {
+    service.setConnection({ ...state, url: state.url || pairing.url });
+    return api.storage.set({ connectionState: { ...state, kind: pairing.kind } });
+  },
   log,
 });
+
+// The handoffs waiting for the person (the popup's "bua needs you"): the
+// handoff registry's {list, subscribe} plugs in here; until then nobody
+// is waited for.
+const handoffs = EMPTY_HANDOFFS;
+
+// The pages' BridgeService (spec 001 §Extension UI Layering): the popup and
+// the options page reach the worker only through it.
+const service = createLocalBridgeService({
+  api,
+  sessions,
+  client,
+  pairing: () => pairing,
+  handoffs,
+  controller,
+  emit: emitEvent,
+  claim: (url, code) => claimCode(api, url, code),
+});
+const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.endAll(reason), isManaged: () => pairing.managed });
 
 // Frames can only be parsed once the validator is loaded; everything else
 // only has to be ready before the first request runs (handleRequest awaits
@@ -70,12 +94,9 @@ async function init() {
   const [, , loaded] = await Promise.all([validatorReady, sessions.init(), loadPairing(api)]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
-  if (!pairing.managed) {
-    // A managed browser has no person at the keyboard: idle and lock never
-    // mean the user walked away, so only user browsers end sessions on them.
-    api.idle.setDetectionInterval(IDLE_DETECTION_S);
-  }
+  idleGuard.start();
   await api.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
+  service.refreshBadge().catch(() => {});
 }
 
 const ready = init().catch((e) => {
@@ -122,11 +143,7 @@ chrome.windows.onRemoved.addListener((windowId) => {
 });
 
 chrome.idle.onStateChanged.addListener((state) => {
-  ready.then(() => {
-    if (pairing.managed) return;
-    if (state === "locked") sessions.endAll(END_REASONS.SCREEN_LOCKED);
-    else if (state === "idle") sessions.endAll(END_REASONS.SYSTEM_IDLE);
-  });
+  ready.then(() => idleGuard.onState(state));
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
@@ -139,29 +156,17 @@ chrome.storage.onChanged.addListener((changes, area) => {
   });
 });
 
-// The options page talks to the worker only through these messages.
+// The popup and the options page talk to the worker only through the
+// contract's messages (contracts/bridge-service.js) and its state port.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  if (!msg || msg.kind !== "bua_options" || sender.id !== chrome.runtime.id) return false;
-  ready
-    .then(async () => {
-      switch (msg.op) {
-        case "reconnect":
-          client.pairingChanged();
-          return { ok: true };
-        case "stop_all": {
-          await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
-          const endedCount = sessions.endAll(END_REASONS.GLOBAL_STOP);
-          emitEvent({ type: EVENTS.GLOBAL_STOP, endedCount });
-          return { ok: true, endedCount };
-        }
-        case "state":
-          return { ok: true, phase: client.phase, terminal: client.terminal, pairing: { kind: pairing.kind, url: pairing.url }, sessions: sessions.list() };
-        default:
-          return { ok: false, message: `unknown op ${msg.op}` };
-      }
-    })
-    .then(sendResponse, (e) => sendResponse({ ok: false, message: String(e) }));
+  if (!msg || msg.kind !== MESSAGE_KIND || sender.id !== chrome.runtime.id) return false;
+  ready.then(() => service.handleMessage(msg)).then(sendResponse, (e) => sendResponse({ ok: false, error: { code: "internal", message: String(e) } }));
   return true; // answer asynchronously
+});
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== STATE_PORT || !port.sender || port.sender.id !== chrome.runtime.id) return;
+  ready.then(() => service.connectPort(port), () => port.disconnect());
 });
 
 function sameList(a, b) {

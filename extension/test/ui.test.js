@@ -96,9 +96,10 @@ test("connectionText puts the reason, close code and URL on one line", () => {
   assert.deepEqual(connectionText({ state: "rejected", reason: "bad pairing token", closeCode: 4002, url: "ws://h", fix: "F" }), {
     state: "rejected",
     label: "rejected",
-    reason: "bad pairing token (close 4002) — ws://h",
+    reason: "bad pairing token (close 4002) · daemon ws://h",
     fix: "F",
   });
+  assert.equal(connectionText({ state: "connected", url: "ws://h" }).reason, "daemon ws://h");
   assert.equal(connectionText(undefined).state, "connecting");
 });
 

@@ -8,14 +8,13 @@ import { validateDomain } from "../../lib/domains.js";
 export const RESET_QUESTION =
   "Reset bua bridge? This forgets the pairing (daemon URL and token), empties the blocklist and deletes the session history. Live sessions are not stopped.";
 
-// connectionText is {state, label, reason} for the #state and #reason lines.
+// connectionText is {state, label, reason, fix} for the #state, #reason
+// and #fix lines: the reason with its close code, then the daemon URL.
 export function connectionText(c) {
   const conn = c || { state: "connecting" };
-  const bits = [];
-  if (conn.reason) bits.push(conn.reason);
-  if (conn.closeCode) bits.push(`(close ${conn.closeCode})`);
-  if (conn.url) bits.push(`— ${conn.url}`);
-  return { state: conn.state, label: connectionLabel(conn.state), reason: bits.join(" "), fix: conn.fix || "" };
+  const why = [conn.reason, conn.closeCode ? `(close ${conn.closeCode})` : ""].filter(Boolean).join(" ");
+  const reason = [why, conn.url ? `daemon ${conn.url}` : ""].filter(Boolean).join(" · ");
+  return { state: conn.state, label: connectionLabel(conn.state), reason, fix: conn.fix || "" };
 }
 
 // historyRows filters the audit log by text (every word must appear in

@@ -240,7 +240,16 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
       blocked(domain, action.type, tabId, ac);
     }
     sessions.ensureSession(tabId, domain);
-    const result = await controller.run(tabId, action, budget);
+    let result;
+    try {
+      result = await controller.run(tabId, action, budget);
+    } finally {
+      // The session ended while the action ran (Stop, Stop all, the
+      // blocklist, idle): whoever ended it detached the debugger, but work
+      // that was still attaching may have attached again after that.
+      // This runs when that leftover work is over, so the tab is let go.
+      if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
+    }
     sessions.recordAction(tabId);
     if (action.type === "navigate" || action.type === "reload") {
       // the page may have redirected: follow the real domain.

@@ -47,7 +47,7 @@ async function setup() {
     claim: async () => ({ ok: false, message: "no" }),
   });
   const request = (action) => d.dispatch(action, budgetFor(action, 20000));
-  return { api, tab, other, events, sessions, d, service, detached, request };
+  return { api, tab, other, events, sessions, d, service, detached, request, controller };
 }
 
 // settled resolves to {value} or {error} and fails when p takes over ms.
@@ -141,6 +141,27 @@ test("Stop detaches the debugger; later actions on that tab are session_not_foun
   // A tab that closes forgets its stop (its id is never reused while Chrome runs).
   sessions.tabRemoved(tab.id);
   assert.equal(sessions.stoppedReason(tab.id), null);
+});
+
+test("work still running when the session is stopped detaches the tab again once it is over", async () => {
+  const env = await setup();
+  const { tab, request, service, detached } = env;
+  let finish;
+  const slow = new Promise((r) => (finish = r));
+  await request({ type: "evaluate", expression: "return 1", tabId: tab.id });
+  // The controller's run stands for an attach still in progress at Stop.
+  env.controller.run = async () => {
+    await slow;
+    return { ok: true };
+  };
+  const p = request({ type: "click", selector: "#a", tabId: tab.id });
+  await sleep(10);
+  await service.stopSession(tab.id);
+  assert.equal((await settled(p, 100)).error.reason, "user_stopped");
+  assert.deepEqual(detached, [tab.id], "Stop detached once");
+  finish(); // the leftover attach completes after the Stop's detach
+  await sleep(10);
+  assert.deepEqual(detached, [tab.id, tab.id], "and the tab is let go again when it is over");
 });
 
 test("Stop all ends and detaches every session, sends global_stop {endedCount}, and fails their requests at once", async () => {

@@ -109,6 +109,9 @@ validatorReady.then(
 );
 
 controller.onDetach?.((tabId, reason) => {
+  // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
+  // session ends with debugger_detached, its requests fail at once and the
+  // tab is refused from then on (spec 001 §Cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.

@@ -27,7 +27,7 @@ func TestOptionsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	page := "chrome-extension://" + extension.ID + "/src/options/options.html"
+	page := "chrome-extension://" + extension.ID + "/src/ui/options/options.html"
 	res, err := c.Call("", "Target.createTarget", map[string]any{"url": page})
 	if err != nil {
 		t.Fatal(err)

@@ -19,14 +19,14 @@ import (
 // the message's shape.
 func pressStopAll(t *testing.T, cdp *harness.CDP) {
 	t.Helper()
-	evalInExtensionPage(t, cdp, `chrome.runtime.sendMessage({kind: "bua_options", op: "stop_all"})`)
+	evalInExtensionPage(t, cdp, `chrome.runtime.sendMessage({kind: "bua_bridge_request", op: "stop_all", args: {}})`)
 }
 
 // evalInExtensionPage opens the extension's options page, evaluates expr
 // there (awaiting its promise) and closes the page.
 func evalInExtensionPage(t *testing.T, cdp *harness.CDP, expr string) {
 	t.Helper()
-	res, err := cdp.Call("", "Target.createTarget", map[string]any{"url": extensionOrigin + "/src/options/options.html"})
+	res, err := cdp.Call("", "Target.createTarget", map[string]any{"url": extensionOrigin + "/src/ui/options/options.html"})
 	if err != nil {
 		t.Fatalf("open the options page: %v", err)
 	}

@@ -9,6 +9,10 @@
 // watchdog fires, or when its tab closes: the request then ends at once,
 // frees its place in the tab's queue, and its leftover work stops at its
 // next await (spec 001 §Cancellation, docs/extension.md §Cancellation).
+// A session the person ends (Stop, Stop all, the debugger bar's Cancel),
+// or that the blocklist, idle or a locked screen ends, ends its tab's
+// pending requests at once with internal_error and error.reason = the end
+// reason; a stopped tab then refuses actions with session_not_found.
 
 import { BridgeError, CancelledError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { hostOf } from "./session-manager.js";
@@ -17,9 +21,38 @@ import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, END_REASONS, EVENTS } from "./generated/protocol.js";
 import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
 
+// endedMessage says, for a request whose session ended under it, what
+// happened (error.reason carries the end reason itself).
+export function endedMessage(tabId, reason) {
+  switch (reason) {
+    case END_REASONS.USER_STOPPED:
+      return `the person stopped bua's session on tab ${tabId} from the extension's popup; the action did not finish`;
+    case END_REASONS.GLOBAL_STOP:
+      return `the person pressed Stop all in the extension's popup, ending every bua session; the action on tab ${tabId} did not finish`;
+    case END_REASONS.DEBUGGER_DETACHED:
+      return `the person cancelled the debugger on tab ${tabId} (Chrome's "started debugging this browser" bar); the action did not finish`;
+    case END_REASONS.DOMAIN_BLOCKED:
+      return `tab ${tabId}'s domain was added to the blocklist while the action ran; the action did not finish`;
+    case END_REASONS.SYSTEM_IDLE:
+      return `the computer went idle, which ends bua's sessions; the action on tab ${tabId} did not finish`;
+    case END_REASONS.SCREEN_LOCKED:
+      return `the screen was locked, which ends bua's sessions; the action on tab ${tabId} did not finish`;
+    default:
+      return `bua's session on tab ${tabId} ended (${reason}); the action did not finish`;
+  }
+}
+
+// stoppedMessage is session_not_found's message for a tab whose session
+// the person stopped (spec 001 §Cancellation).
+export function stoppedMessage(tabId, reason) {
+  const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
+  return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
+}
+
 export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
+  let exempt = null; // the request whose own blocklist check is ending its session
 
   // enqueue runs fn after every earlier action on tabId has ended, and
   // returns fn's promise, which rejects with signal's reason the moment
@@ -64,6 +97,24 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     return set.size;
   }
 
+  // sessionEnded ends every request pending on tabId at once when its
+  // session ends: tab_closed as tabClosed does (tab_not_found), any other
+  // reason with internal_error carrying the reason. The request whose own
+  // blocklist check ended the session answers domain_blocked instead.
+  function sessionEnded(tabId, reason) {
+    if (reason === END_REASONS.TAB_CLOSED) return tabClosed(tabId);
+    const set = pending.get(tabId);
+    if (!set) return 0;
+    let n = 0;
+    for (const ac of [...set]) {
+      if (ac === exempt) continue;
+      ac.abort(new BridgeError(ErrorCodes.INTERNAL_ERROR, endedMessage(tabId, reason), reason));
+      n++;
+    }
+    return n;
+  }
+  if (typeof sessions.onEnded === "function") sessions.onEnded((ev) => sessionEnded(ev.tabId, ev.reason));
+
   // tabGone says whether tabId no longer exists.
   async function tabGone(tabId) {
     try {
@@ -83,13 +134,20 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     }
   }
 
-  function blocked(host, attemptedAction, tabId) {
+  function blocked(host, attemptedAction, tabId, ac = null) {
     const entry = sessions.isDomainBlocked(host);
     if (!entry) return;
     const ev = { type: EVENTS.DOMAIN_BLOCKED, domain: host, attemptedAction };
     if (Number.isInteger(tabId)) ev.tabId = tabId;
     emit(ev);
-    if (Number.isInteger(tabId) && sessions.get(tabId)) sessions.endSession(tabId, END_REASONS.DOMAIN_BLOCKED);
+    if (Number.isInteger(tabId) && sessions.get(tabId)) {
+      exempt = ac;
+      try {
+        sessions.endSession(tabId, END_REASONS.DOMAIN_BLOCKED);
+      } finally {
+        exempt = null;
+      }
+    }
     throw new BridgeError(ErrorCodes.DOMAIN_BLOCKED, `${host} is on the blocklist (entry ${entry})`);
   }
 
@@ -135,7 +193,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     const { tabId } = await resolveTab(action);
     const untrack = track(tabId, ac);
     try {
-      return await enqueue(tabId, () => runOnTab(tabId, action, budget), budget.signal);
+      return await enqueue(tabId, () => runOnTab(tabId, action, budget, ac), budget.signal);
     } catch (e) {
       // A tab closed under the action explains whatever else went wrong
       // (a detached debugger, a CDP call on a dead target).
@@ -161,10 +219,12 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     await api.tabs.update(tabId, { active: true });
   }
 
-  async function runOnTab(tabId, action, budget) {
+  async function runOnTab(tabId, action, budget, ac) {
     if (budget.remaining() <= 0) {
       throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
     }
+    const stopped = sessions.stoppedReason ? sessions.stoppedReason(tabId) : null;
+    if (stopped) throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, stoppedMessage(tabId, stopped));
     // The tab's URL for the blocklist check: the debugger's committed main
     // frame when it is attached (no round trip to the tabs API), else the
     // tab's own, which also fails tab_not_found for a tab that is gone. A
@@ -172,15 +232,24 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     // which perTab reports as tab_not_found.
     const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
     const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
-    blocked(host, action.type, tabId);
+    blocked(host, action.type, tabId, ac);
     await showForHover(action, tabId);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);
-      blocked(domain, action.type, tabId);
+      blocked(domain, action.type, tabId, ac);
     }
     sessions.ensureSession(tabId, domain);
-    const result = await controller.run(tabId, action, budget);
+    let result;
+    try {
+      result = await controller.run(tabId, action, budget);
+    } finally {
+      // The session ended while the action ran (Stop, Stop all, the
+      // blocklist, idle): whoever ended it detached the debugger, but work
+      // that was still attaching may have attached again after that.
+      // This runs when that leftover work is over, so the tab is let go.
+      if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
+    }
     sessions.recordAction(tabId);
     if (action.type === "navigate" || action.type === "reload") {
       // the page may have redirected: follow the real domain.
@@ -255,5 +324,6 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
       }
     },
     tabClosed,
+    sessionEnded,
   };
 }

@@ -4,7 +4,7 @@
 // schema and storage loaded) before doing anything.
 
 import { createChromeApi } from "./chrome-api.js";
-import { loadPairing } from "./pairing.js";
+import { claimCode, loadPairing } from "./pairing.js";
 import { loadValidator, parseMessage } from "./validator.js";
 import { createWsClient } from "./ws-client.js";
 import { createSessionManager } from "./session-manager.js";
@@ -15,10 +15,12 @@ import { createHandoffRegistry } from "./handoff-registry.js";
 import { createHandoffService } from "./actions/handoff.js";
 import { budgetFor } from "./lib/budget.js";
 import { abortable } from "./lib/cdp.js";
-import { END_REASONS, EVENTS } from "./generated/protocol.js";
+import { END_REASONS } from "./generated/protocol.js";
+import { createIdleGuard } from "./idle-guard.js";
+import { createLocalBridgeService } from "./services/bridge-service-local.js";
+import { MESSAGE_KIND, STATE_PORT } from "./contracts/bridge-service.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
-const IDLE_DETECTION_S = 30 * 60; // spec 001: system_idle after 30 min
 
 const api = createChromeApi();
 const log = (...a) => console.debug("[bua]", ...a);
@@ -60,9 +62,26 @@ const client = createWsClient({
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
   },
-  setState: (state) => api.storage.set({ connectionState: { ...state, kind: pairing.kind } }),
+  setState: (state) => {
+    service.setConnection({ ...state, url: state.url || pairing.url });
+    return api.storage.set({ connectionState: { ...state, kind: pairing.kind } });
+  },
   log,
 });
+
+// The pages' BridgeService (spec 001 §Extension UI Layering): the popup and
+// the options page reach the worker only through it.
+const service = createLocalBridgeService({
+  api,
+  sessions,
+  client,
+  pairing: () => pairing,
+  handoffs,
+  controller,
+  emit: emitEvent,
+  claim: (url, code) => claimCode(api, url, code),
+});
+const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.endAll(reason), isManaged: () => pairing.managed });
 
 // Frames can only be parsed once the validator is loaded; everything else
 // only has to be ready before the first request runs (handleRequest awaits
@@ -75,12 +94,9 @@ async function init() {
   const [, , loaded] = await Promise.all([validatorReady, sessions.init(), loadPairing(api), handoffs.init()]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
-  if (!pairing.managed) {
-    // A managed browser has no person at the keyboard: idle and lock never
-    // mean the user walked away, so only user browsers end sessions on them.
-    api.idle.setDetectionInterval(IDLE_DETECTION_S);
-  }
+  idleGuard.start();
   await api.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
+  service.refreshBadge().catch(() => {});
 }
 
 const ready = init().catch((e) => {
@@ -93,6 +109,9 @@ validatorReady.then(
 );
 
 controller.onDetach?.((tabId, reason) => {
+  // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
+  // session ends with debugger_detached, its requests fail at once and the
+  // tab is refused from then on (spec 001 §Cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.
@@ -128,11 +147,7 @@ chrome.windows.onRemoved.addListener((windowId) => {
 });
 
 chrome.idle.onStateChanged.addListener((state) => {
-  ready.then(() => {
-    if (pairing.managed) return;
-    if (state === "locked") sessions.endAll(END_REASONS.SCREEN_LOCKED);
-    else if (state === "idle") sessions.endAll(END_REASONS.SYSTEM_IDLE);
-  });
+  ready.then(() => idleGuard.onState(state));
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
@@ -145,33 +160,17 @@ chrome.storage.onChanged.addListener((changes, area) => {
   });
 });
 
-// The options page talks to the worker only through these messages.
+// The popup and the options page talk to the worker only through the
+// contract's messages (contracts/bridge-service.js) and its state port.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  if (!msg || msg.kind !== "bua_options" || sender.id !== chrome.runtime.id) return false;
-  ready
-    .then(async () => {
-      switch (msg.op) {
-        case "reconnect":
-          client.pairingChanged();
-          return { ok: true };
-        case "stop_all": {
-          // global_stop goes out before the detach: the daemon then answers
-          // every request in flight with "stopped by the user", before a
-          // detach can fail one with a CDP error.
-          const endedCount = sessions.list().length;
-          emitEvent({ type: EVENTS.GLOBAL_STOP, endedCount });
-          await Promise.allSettled(sessions.list().map((x) => controller.detach?.(x.tabId)));
-          sessions.endAll(END_REASONS.GLOBAL_STOP);
-          return { ok: true, endedCount };
-        }
-        case "state":
-          return { ok: true, phase: client.phase, terminal: client.terminal, pairing: { kind: pairing.kind, url: pairing.url }, sessions: sessions.list() };
-        default:
-          return { ok: false, message: `unknown op ${msg.op}` };
-      }
-    })
-    .then(sendResponse, (e) => sendResponse({ ok: false, message: String(e) }));
+  if (!msg || msg.kind !== MESSAGE_KIND || sender.id !== chrome.runtime.id) return false;
+  ready.then(() => service.handleMessage(msg)).then(sendResponse, (e) => sendResponse({ ok: false, error: { code: "internal", message: String(e) } }));
   return true; // answer asynchronously
+});
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== STATE_PORT || !port.sender || port.sender.id !== chrome.runtime.id) return;
+  ready.then(() => service.connectPort(port), () => port.disconnect());
 });
 
 function sameList(a, b) {

@@ -42,6 +42,11 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
     idle: {
       setDetectionInterval: (s) => c.idle.setDetectionInterval(s),
     },
+    action: {
+      setBadgeText: (d) => c.action.setBadgeText(d),
+      setBadgeBackgroundColor: (d) => c.action.setBadgeBackgroundColor(d),
+      setTitle: (d) => c.action.setTitle(d),
+    },
     debugger: {
       attach: (target, version) => c.debugger.attach(target, version),
       detach: (target) => c.debugger.detach(target),

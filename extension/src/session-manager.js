@@ -1,11 +1,13 @@
 // Sessions keyed by tabId, the domain blocklist, and session events
 // (protocol v4 §Events, spec 001 §State Ownership). State survives the
-// worker being killed: activeSessions, blocklist and sessionHistory live in
-// chrome.storage.local and are read back by init().
+// worker being killed: activeSessions, blocklist, sessionHistory (the audit
+// log: {tabId, domain, startedAt, endedAt, actionCount, reason}, at most
+// HISTORY_MAX) and stoppedTabs live in chrome.storage.local and are read
+// back by init(). onEnded and onChange let the dispatcher (to end a
+// stopped session's requests) and the UI service (to push state) follow.
 
 import { END_REASONS, EVENTS } from "./generated/protocol.js";
-
-const HISTORY_MAX = 1000;
+import { normalizeDomain, blockedBy } from "./lib/domains.js";
 
 // RECORD_WRITE_MS is how long recordAction waits before it writes the
 // sessions: the counts and times of the actions of that second go out in
@@ -15,43 +17,26 @@ const HISTORY_MAX = 1000;
 // at once (spec 001 §State Ownership).
 export const RECORD_WRITE_MS = 1000;
 
-// normalizeDomain lower-cases and strips scheme, port, path, a leading
-// "*." and trailing dot, so "https://Example.com:8080/x" blocks example.com.
-export function normalizeDomain(d) {
-  let s = String(d || "").trim().toLowerCase();
-  if (!s) return "";
-  s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[/?#].*$/, "").replace(/^\*\./, "");
-  if (!s.startsWith("[")) s = s.replace(/:\d+$/, "");
-  return s.replace(/\.$/, "");
-}
+export { normalizeDomain, hostOf, blockedBy } from "./lib/domains.js";
 
-// hostOf returns the lower-case host of an http(s) URL, or "" for
-// about:blank and other schemes.
-export function hostOf(url) {
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.hostname.toLowerCase() : "";
-  } catch {
-    return "";
-  }
-}
+// HISTORY_MAX is the audit log's cap (spec 001 §State Ownership: "≤ 1000
+// entries"); the oldest entries are dropped first.
+export const HISTORY_MAX = 1000;
 
-// blockedBy returns the blocklist entry that host falls under (equal, or a
-// subdomain: "a.example.com" is under "example.com", "badexample.com" is
-// not), or null.
-export function blockedBy(host, blocklist) {
-  const h = normalizeDomain(host);
-  if (!h) return null;
-  for (const entry of blocklist) {
-    if (h === entry || h.endsWith("." + entry)) return entry;
-  }
-  return null;
-}
+// STOP_REASONS are the end reasons that come from the person saying stop:
+// the popup's Stop (user_stopped), its Stop all (global_stop) and Chrome's
+// debugger-bar Cancel (debugger_detached). Spec 001 §Cancellation: after
+// them "any subsequent action on that tab fails with session_not_found",
+// for as long as the tab lives; a new tab (open_tab) starts afresh.
+export const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
 
 export function createSessionManager({ storage, emit, now = Date.now, timers = globalThis }) {
   const sessions = new Map(); // tabId -> {tabId, domain, startedAt, lastActionAt, actionCount}
   let blocklist = [];
   let history = [];
+  const stopped = new Map(); // tabId -> the STOP_REASONS reason its session ended with
+  const endedListeners = new Set();
+  const changeListeners = new Set();
   let writes = Promise.resolve();
   let pending = null; // the timer of recordAction's deferred write
 
@@ -64,6 +49,8 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
     }
     if (keys.includes("blocklist")) items.blocklist = blocklist;
     if (keys.includes("sessionHistory")) items.sessionHistory = history;
+    if (keys.includes("stoppedTabs")) items.stoppedTabs = [...stopped].map(([tabId, reason]) => ({ tabId, reason }));
+    changed();
     writes = writes.then(() => storage.set(items)).catch(() => {});
     return writes;
   }
@@ -84,27 +71,71 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
     pending = null;
   }
 
+  // changed tells the change listeners (the UI service) that sessions,
+  // the blocklist or the history moved; they read what they need.
+  function changed() {
+    for (const fn of [...changeListeners]) {
+      try {
+        fn();
+      } catch (e) {
+        console.error("[bua] session change listener failed", e);
+      }
+    }
+  }
+
   function end(tabId, reason) {
     const s = sessions.get(tabId);
     if (!s) return null;
     sessions.delete(tabId);
+    if (STOP_REASONS.includes(reason)) stopped.set(tabId, reason);
     const ev = { type: EVENTS.SESSION_ENDED, domain: s.domain, tabId, actionCount: s.actionCount, reason };
-    history.push({ ...s, endedAt: now(), reason });
+    history.push({ tabId, domain: s.domain, startedAt: s.startedAt, endedAt: now(), actionCount: s.actionCount, reason });
     if (history.length > HISTORY_MAX) history = history.slice(-HISTORY_MAX);
     emit(ev);
+    for (const fn of [...endedListeners]) {
+      try {
+        fn(ev);
+      } catch (e) {
+        console.error("[bua] session end listener failed", e);
+      }
+    }
     return ev;
   }
+
+  const ENDED_KEYS = ["activeSessions", "sessionHistory", "stoppedTabs"];
 
   return {
     // init rehydrates from storage; call once per worker start, before use.
     async init() {
-      const got = await storage.get(["activeSessions", "blocklist", "sessionHistory"]);
+      const got = await storage.get(["activeSessions", "blocklist", "sessionHistory", "stoppedTabs"]);
       sessions.clear();
+      stopped.clear();
+      for (const x of Array.isArray(got.stoppedTabs) ? got.stoppedTabs : []) {
+        if (x && Number.isInteger(x.tabId) && STOP_REASONS.includes(x.reason)) stopped.set(x.tabId, x.reason);
+      }
       for (const s of Array.isArray(got.activeSessions) ? got.activeSessions : []) {
         if (s && Number.isInteger(s.tabId)) sessions.set(s.tabId, { ...s });
       }
       blocklist = Array.isArray(got.blocklist) ? [...new Set(got.blocklist.map(normalizeDomain).filter(Boolean))] : [];
-      history = Array.isArray(got.sessionHistory) ? got.sessionHistory : [];
+      history = Array.isArray(got.sessionHistory) ? got.sessionHistory.slice(-HISTORY_MAX) : [];
+    },
+
+    // onEnded calls fn with every session_ended event, synchronously, as
+    // the session ends. Returns the unsubscribe function.
+    onEnded(fn) {
+      endedListeners.add(fn);
+      return () => endedListeners.delete(fn);
+    },
+    // onChange calls fn() after sessions, the blocklist or the history
+    // changed (an action counted included). Returns the unsubscribe.
+    onChange(fn) {
+      changeListeners.add(fn);
+      return () => changeListeners.delete(fn);
+    },
+    // stoppedReason is the STOP_REASONS reason tabId's session ended with,
+    // or null: such a tab gets no new session until it closes.
+    stoppedReason(tabId) {
+      return stopped.get(tabId) || null;
     },
 
     isDomainBlocked(host) {
@@ -121,12 +152,19 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
       for (const s of [...sessions.values()]) {
         if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
       }
-      await persist(["blocklist", "activeSessions", "sessionHistory"]);
+      await persist(["blocklist", ...ENDED_KEYS]);
     },
     async removeFromBlocklist(domain) {
       const d = normalizeDomain(domain);
       blocklist = blocklist.filter((e) => e !== d);
       await persist(["blocklist"]);
+    },
+    // reset empties the blocklist and the audit log (the options page's
+    // Reset); live sessions go on.
+    async reset() {
+      blocklist = [];
+      history = [];
+      await persist(["blocklist", "sessionHistory"]);
     },
     // reloadBlocklist picks up a list the options page stored directly.
     setBlocklistFromStorage(list) {
@@ -134,7 +172,7 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
       for (const s of [...sessions.values()]) {
         if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
       }
-      persist(["activeSessions", "sessionHistory"]);
+      persist(ENDED_KEYS);
     },
 
     get(tabId) {
@@ -169,6 +207,7 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
       s.actionCount++;
       s.lastActionAt = now();
       persistSoon();
+      changed();
     },
     // touch marks a session most recently used without counting an action
     // (a fresh open_tab should win MRU resolution).
@@ -179,18 +218,19 @@ export function createSessionManager({ storage, emit, now = Date.now, timers = g
 
     endSession(tabId, reason) {
       const ev = end(tabId, reason);
-      if (ev) persist(["activeSessions", "sessionHistory"]);
+      if (ev) persist(ENDED_KEYS);
       return ev;
     },
     // endAll ends every session (idle, lock, Stop all) and returns how many.
     endAll(reason) {
       let n = 0;
       for (const tabId of [...sessions.keys()]) if (end(tabId, reason)) n++;
-      if (n) persist(["activeSessions", "sessionHistory"]);
+      if (n) persist(ENDED_KEYS);
       return n;
     },
     // tabRemoved reports a closed tab: tab_closed, then session_ended.
     tabRemoved(tabId) {
+      if (stopped.delete(tabId) && !sessions.has(tabId)) persist(["stoppedTabs"]);
       if (!sessions.has(tabId)) return;
       emit({ type: EVENTS.TAB_CLOSED, tabId });
       this.endSession(tabId, END_REASONS.TAB_CLOSED);

@@ -31,15 +31,18 @@ test("the CSP, if any, never allows eval", () => {
   assert.doesNotMatch(text, /unsafe-eval|wasm-unsafe-eval/);
 });
 
-test("MV3 module worker and options page point at real files", () => {
+test("MV3 module worker, options page and popup point at real files", () => {
   assert.equal(manifest.manifest_version, 3);
   assert.equal(manifest.background.type, "module");
   assert.ok(existsSync(path("../" + manifest.background.service_worker)));
+  assert.equal(manifest.options_ui.page, "src/ui/options/options.html");
   assert.ok(existsSync(path("../" + manifest.options_ui.page)));
+  assert.equal(manifest.action.default_popup, "src/ui/popup/popup.html");
+  assert.ok(existsSync(path("../" + manifest.action.default_popup)));
 });
 
 test("worker sources never use eval or new Function", () => {
-  for (const f of ["background.js", "validator.js", "ws-client.js", "action-dispatcher.js", "session-manager.js", "window-manager.js", "pairing.js", "chrome-api.js"]) {
+  for (const f of ["background.js", "validator.js", "ws-client.js", "action-dispatcher.js", "session-manager.js", "window-manager.js", "pairing.js", "chrome-api.js", "idle-guard.js", "badge.js", "contracts/bridge-service.js", "services/bridge-service-local.js", "services/bridge-service-runtime.js", "ui/popup/popup.js", "ui/options/options.js"]) {
     const src = readFileSync(path("../src/" + f), "utf8");
     assert.doesNotMatch(src, /\beval\s*\(|new\s+Function\s*\(/, f);
   }

@@ -96,6 +96,9 @@ type FlowReport struct {
 	Steps       []*StepReport  `json:"steps"`
 
 	masker *Masker
+	// stoppedBy is the reason when the person stopped the flow from the
+	// extension's popup (stoppedByPerson), else "".
+	stoppedBy string
 }
 
 // SuiteReport is one `bua run`: every flow in order.

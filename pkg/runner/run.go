@@ -390,6 +390,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 		if errors.As(err, &oe) {
 			rec.Obstacle = oe
 		}
+		rec.stoppedBy = stoppedByPerson(err)
 		var be *protocol.Error
 		if errors.As(err, &be) {
 			if info, ok := protocol.Lookup(be.Code); ok {
@@ -426,6 +427,11 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 		}
 		suite.Flows = append(suite.Flows, rec)
 		if r.FailFast && rec.Status != StatusPassed {
+			stop = true
+		}
+		// Stop all in the popup stops the whole run, not only the flow it
+		// met: the person wants bua out of their browser.
+		if rec.stoppedBy == protocol.ReasonGlobalStop {
 			stop = true
 		}
 	}

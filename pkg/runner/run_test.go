@@ -750,3 +750,56 @@ func TestSuite_JSONExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_PersonStopped: a request the person stopped from the popup is
+// never sent again and never swallowed, whatever the step's retry and
+// continue_on_error say; Stop all also skips the rest of the suite, while
+// one session's Stop ends only its flow.
+func TestRun_PersonStopped(t *testing.T) {
+	stopped := func(reason string) runnertest.Handler {
+		return func(context.Context, protocol.Action) (any, *protocol.Error) {
+			e := protocol.Errorf(protocol.CodeInternalError, "stopped by the user")
+			e.Reason = reason
+			return nil, e
+		}
+	}
+	for _, reason := range []string{protocol.ReasonUserStopped, protocol.ReasonGlobalStop} {
+		t.Run(reason, func(t *testing.T) {
+			fake := runnertest.New().On(protocol.ActionClick, stopped(reason))
+			rec, _ := runFlow(t, fake, `
+name: stop
+steps:
+  - click: "#go"
+    retry: { attempts: 3, on: [internal_error] }
+    continue_on_error: true
+  - log: never
+`)
+			wantStatus(t, rec, StatusFailed)
+			n := 0
+			for _, typ := range fake.Types() {
+				if typ == string(protocol.ActionClick) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("click sent %d times, want once: a stopped request is never sent again", n)
+			}
+			if rec.stoppedBy != reason {
+				t.Errorf("stoppedBy = %q, want %q", rec.stoppedBy, reason)
+			}
+
+			dir := writeFlows(t, map[string]string{
+				"a.yaml": "name: a\nsteps:\n  - click: \"#go\"\n",
+				"b.yaml": "name: b\nsteps:\n  - log: yes\n",
+			})
+			s := (&Runner{Requester: runnertest.New().On(protocol.ActionClick, stopped(reason))}).RunSuite(context.Background(), []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")})
+			want := StatusPassed
+			if reason == protocol.ReasonGlobalStop {
+				want = StatusSkipped
+			}
+			if s.Flows[1].Status != want {
+				t.Errorf("the next flow after %s: %s, want %s", reason, s.Flows[1].Status, want)
+			}
+		})
+	}
+}

@@ -210,7 +210,8 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 //     resend the same request: when the params came from an earlier
 //     extract, that extract is re-run on its tab, its `as` name rebound and
 //     the params re-evaluated, once by default, more with retry;
-//   - any other code is retried only when retry.on lists it.
+//   - any other code is retried only when retry.on lists it, except a
+//     request the person stopped (stoppedByPerson), never sent again.
 func (st *ActionStep) Run(ctx context.Context, s *State) error {
 	retries := 0
 	delay, backoff := time.Duration(0), 1.0
@@ -231,7 +232,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 			}
 		}
 		var be *protocol.Error
-		if !errors.As(err, &be) {
+		if !errors.As(err, &be) || stoppedByPerson(err) != "" {
 			return err
 		}
 		switch be.Code {

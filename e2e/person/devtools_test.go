@@ -180,7 +180,7 @@ func (p *page) str(expr string) string {
 // which fires the page's input events), replacing the selection.
 func (p *page) fill(sel, text string) {
 	p.t.Helper()
-	p.eval(`(() => { const el = document.querySelector(` + jsString(sel) + `); el.focus(); el.select(); return true })()`)
+	p.eval(`(() => { const el = ` + query(sel) + `; el.focus(); el.select(); return true })()`)
 	if _, err := p.c.Call(p.session, "Input.insertText", map[string]any{"text": text}); err != nil {
 		p.t.Fatalf("type into %s: %v", sel, err)
 	}
@@ -192,7 +192,7 @@ func (p *page) fill(sel, text string) {
 // click clicks the middle of sel with a real mouse press and release.
 func (p *page) click(sel string) {
 	p.t.Helper()
-	box, _ := p.eval(`(() => { const el = document.querySelector(` + jsString(sel) + `); el.scrollIntoView({block: "center"});
+	box, _ := p.eval(`(() => { const el = ` + query(sel) + `; el.scrollIntoView({block: "center"});
 		const r = el.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`).([]any)
 	if len(box) != 2 {
 		p.t.Fatalf("no box for %s", sel)
@@ -237,6 +237,12 @@ func (p *page) png(width, height int) []byte {
 		p.t.Fatalf("screenshot: %v (%d bytes)", err, len(data))
 	}
 	return data
+}
+
+// query is a JavaScript expression for the element sel matches, which
+// throws, naming sel, when nothing does.
+func query(sel string) string {
+	return `(document.querySelector(` + jsString(sel) + `) || (() => { throw new Error("no element matches " + ` + jsString(sel) + `) })())`
 }
 
 // jsString quotes s as a JavaScript string literal.

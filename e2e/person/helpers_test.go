@@ -160,3 +160,15 @@ func openTab(t *testing.T, url string) (tab, window int) {
 	t.Cleanup(func() { bua(t, "close", strconv.Itoa(res.TabID)) })
 	return res.TabID, res.WindowID
 }
+
+// tabOf reads the tab id from a `bua --json open` result.
+func tabOf(t *testing.T, r harness.Result) int {
+	t.Helper()
+	var res struct {
+		TabID int `json:"tabId"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || res.TabID == 0 {
+		t.Fatalf("open: %v\n%s", err, r.Stdout)
+	}
+	return res.TabID
+}

@@ -14,12 +14,14 @@
 // state, stopping the worker); bua never uses it. Each test opens the tabs
 // it needs and closes them.
 //
-// Missing Xvfb or Chromium fails the run, in CI and outside it: the project
-// never skips a browser test. .ci/run installs both.
+// A missing Chromium, Xvfb, openbox (the window manager: X11 cannot
+// minimize a window without one) or xdotool (to press Chrome's own
+// buttons) fails the run, in CI and outside it: the project never skips a
+// browser test. .ci/run installs them all.
 //
-// Budget: about 60 s on a 2-core machine, 90 s at most: the build and the
-// browser's start take about 15 s, the tests about 30 s, the longest being
-// the service-worker restart.
+// Budget: about 20 s on a 2-core machine, 90 s at most: the build and the
+// browser's start take about 5 s, the tests about 15 s, every wait a poll
+// with a deadline.
 package person
 
 import (

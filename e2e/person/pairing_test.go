@@ -28,12 +28,23 @@ func pairInfo(t *testing.T) pairing {
 }
 
 // saveInOptions types url and token into the options page's manual
-// pairing fields, presses Save, and waits up to 15 s until the page shows
-// want as the outcome of that Save: the first state the worker published
-// (chrome.storage.local connectionState, which the page follows) after it
-// started connecting to url. States published before, such as a reject
-// from whatever listens on the extension's default port, do not count.
+// pairing fields, presses Save, and waits for want (afterPress).
 func saveInOptions(t *testing.T, p *page, url, token, want string) {
+	t.Helper()
+	afterPress(t, p, url, want, func() {
+		p.fill("#url", url)
+		p.fill("#token", token)
+		p.click("#save")
+	})
+}
+
+// afterPress runs press (typing and a click on the options page) and
+// waits up to 15 s until the page shows want as its outcome: the first
+// state the worker published (chrome.storage.local connectionState, which
+// the page follows) after it started connecting to url. States published
+// before, such as a reject from whatever listens on the extension's
+// default port, do not count.
+func afterPress(t *testing.T, p *page, url, want string, press func()) {
 	t.Helper()
 	p.eval(`(() => {
 		window.__states = [];
@@ -42,9 +53,7 @@ func saveInOptions(t *testing.T, p *page, url, token, want string) {
 		});
 		return true;
 	})()`)
-	p.fill("#url", url)
-	p.fill("#token", token)
-	p.click("#save")
+	press()
 	outcome := `(() => {
 		const i = window.__states.findIndex((s) => s.state === "connecting" && s.url === ` + jsString(url) + `);
 		const next = i < 0 ? undefined : window.__states.slice(i + 1).find((s) => s.state !== "connecting");
@@ -52,10 +61,10 @@ func saveInOptions(t *testing.T, p *page, url, token, want string) {
 	})()`
 	var got string
 	if !poll(15*time.Second, func() bool { got = p.str(outcome); return got != "" }) {
-		t.Fatalf("options page after Save: no outcome within 15 s; states %v", p.eval(`window.__states`))
+		t.Fatalf("options page: no outcome within 15 s; states %v; #msg %q", p.eval(`window.__states`), p.str(`document.querySelector("#msg").textContent`))
 	}
 	if got != want {
-		t.Fatalf("options page after Save: state %q (%s), want %s", got, p.str(`document.querySelector("#reason").textContent`), want)
+		t.Fatalf("options page: state %q (%s), want %s", got, p.str(`document.querySelector("#reason").textContent`), want)
 	}
 	p.waitTrue(5*time.Second, `document.querySelector("#state").dataset.state === `+jsString(want))
 }
@@ -135,4 +144,31 @@ func TestPairing(t *testing.T) {
 		t.Errorf("bua status does not show the user connection:\n%s", r.Stdout)
 	}
 	t.Logf("typed the right token and pressed Save: connected in %s", took.Round(time.Millisecond))
+}
+
+// TestPairingCode pairs with the short one-time code instead of the
+// token, as `bua pair --code` tells the person to: a Chrome holding a
+// mistyped token is rejected; the person types the code into #code and
+// presses Pair (#claim), and the page trades it with the daemon for the
+// token and connects.
+func TestPairingCode(t *testing.T) {
+	c := devtools(t)
+	pi := pairInfo(t)
+	p := openOptions(t, c)
+	saveInOptions(t, p, pi.URL, strings.Repeat("1", len(pi.Token)), "rejected")
+
+	r := bua(t, "pair", "--code", "--json")
+	mustOK(t, "pair --code", r)
+	var pc struct{ Code, URL string }
+	if err := json.Unmarshal([]byte(r.Stdout), &pc); err != nil || pc.Code == "" || pc.URL != pi.URL {
+		t.Fatalf("bua pair --code --json: %v\n%s", err, r.Stdout)
+	}
+	afterPress(t, p, pi.URL, "connected", func() {
+		p.fill("#code", pc.Code)
+		p.click("#claim")
+	})
+	waitUserConnected(t)
+	if got := p.str(`document.querySelector("#token").value`); got != pi.Token {
+		t.Errorf("after the code the options page holds token %q, want the user token", got)
+	}
 }

@@ -11,8 +11,12 @@ import (
 	"time"
 )
 
-// Pictures are 800×600 CSS px at scale 1: the size docs/ shows them at.
-const pictureW, pictureH = 800, 600
+// The options page is pictured at 800×600 CSS px, scale 1; the popup, a
+// narrow page, at 400 px wide and as tall as its content (200-600 px).
+const (
+	optionsW, optionsH = 800, 600
+	popupW             = 400
+)
 
 // artifactsDir is where the suite saves its pictures: $BUA_ARTIFACTS, or
 // e2e/person/out/ (gitignored), which outlives the test's temp dirs.
@@ -28,16 +32,16 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// savePicture checks that data is an 800×600 PNG and writes it to the
+// savePicture checks that data is a w×h PNG and writes it to the
 // artifacts dir as name, and with -update-docs to docs/name too.
-func savePicture(t *testing.T, name string, data []byte) {
+func savePicture(t *testing.T, name string, data []byte, w, h int) {
 	t.Helper()
 	cfg, err := png.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s is not a PNG: %v", name, err)
 	}
-	if got := (image.Point{cfg.Width, cfg.Height}); got != (image.Point{pictureW, pictureH}) {
-		t.Errorf("%s is %v, want %dx%d", name, got, pictureW, pictureH)
+	if got := (image.Point{cfg.Width, cfg.Height}); got != (image.Point{w, h}) {
+		t.Errorf("%s is %v, want %dx%d", name, got, w, h)
 	}
 	paths := []string{filepath.Join(artifactsDir(t), name)}
 	if *updateDocs {
@@ -59,7 +63,7 @@ func TestPictureOptions(t *testing.T) {
 	p := openOptions(t, c)
 	p.front()
 	p.waitTrue(10*time.Second, `document.querySelector("#state").dataset.state === "connected"`)
-	savePicture(t, "options.png", p.png(pictureW, pictureH))
+	savePicture(t, "options.png", p.png(optionsW, optionsH), optionsW, optionsH)
 }
 
 // TestPicturePopup saves the toolbar popup (action.default_popup, opened
@@ -78,5 +82,9 @@ func TestPicturePopup(t *testing.T) {
 	p.front()
 	p.waitTrue(10*time.Second, `document.querySelector("#state") && document.querySelector("#state").dataset.state === "connected" &&
 		Boolean(document.querySelector('#sessions li[data-tab-id="`+strconv.Itoa(tab)+`"]'))`)
-	savePicture(t, "popup.png", p.png(pictureW, pictureH))
+	p.png(popupW, 600) // lay the page out at the popup's width first
+	// As tall as its content: the lowest bottom of the body's children,
+	// plus a margin (the document is at least as tall as the viewport).
+	h := int(p.eval(`Math.min(600, Math.max(200, Math.ceil(16 + Math.max(...[...document.body.children].map((e) => e.getBoundingClientRect().bottom)))))`).(float64))
+	savePicture(t, "popup.png", p.png(popupW, h), popupW, h)
 }

@@ -34,7 +34,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -162,6 +161,7 @@ func startDaemon(dir string) (func(), error) {
 	}
 	cmd := exec.Command(buaCmd.Bin, "serve")
 	cmd.Env = buaCmd.Env
+	dieWithParent(cmd, false)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -229,7 +229,7 @@ func startChrome(exe, display string) (func(), error) {
 	cmd := exec.Command(exe, personArgs(display)...)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
 	cmd.Stdout, cmd.Stderr = io.Discard, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd, true)
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", exe, err)

@@ -36,6 +36,7 @@ func startXvfb() (string, func(), error) {
 	// fd 3 in the child is ExtraFiles[0].
 	cmd := exec.Command(exe, "-displayfd", "3", "-screen", "0", xvfbScreen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
+	dieWithParent(cmd, false)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -86,6 +87,7 @@ func startWM(display, dir string) (func(), error) {
 	ready := filepath.Join(dir, "wm-ready")
 	cmd := exec.Command(exe, "--sm-disable", "--startup", "touch "+ready)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	dieWithParent(cmd, false)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -170,3 +170,37 @@ func checkShot(t *testing.T, path, tab string) {
 		t.Errorf("screenshot pixel beside the block = %v, want white", got)
 	}
 }
+
+// TestBuaWindowTwoTabs: bua works in two tabs of its window, as an agent
+// comparing two pages does. The second `bua open` goes into the minimized
+// BUA window without restoring or focusing it, and a click on either tab,
+// the one in front of the BUA window or the one behind it, reaches its
+// page (the form's submit handler runs) while the person keeps the focus.
+func TestBuaWindowTwoTabs(t *testing.T) {
+	c := devtools(t)
+	ensurePaired(t, c)
+	mine := newPage(t, c, siteURL("person/mine.html?two"), nil)
+	mine.front()
+	mine.waitTrue(10*time.Second, `document.hasFocus()`)
+	probe := extProbe(t, c)
+
+	first, _ := openTab(t, siteURL("person/card.html?two=first"))
+	buaID := buaWindow(t, probe).ID
+	second, win := openTab(t, siteURL("person/card.html?two=second"))
+	if win != buaID {
+		t.Errorf("the second bua open went to window %d, not the BUA window %d", win, buaID)
+	}
+	personFocused(t, mine, probe, buaID, "a second bua open")
+
+	for _, tab := range []int{first, second} {
+		id := strconv.Itoa(tab)
+		mustOK(t, "type", bua(t, "type", "--tab", id, "#name", "Ada"))
+		mustOK(t, "click", bua(t, "click", "--tab", id, "#go"))
+		r := bua(t, "eval", "--tab", id, `return document.getElementById("result").textContent`)
+		mustOK(t, "eval", r)
+		if got := strings.TrimSpace(r.Stdout); got != "Hello, Ada" {
+			t.Errorf("tab %d: after bua type and click exited 0 the page says %q, want \"Hello, Ada\": the click never reached it", tab, got)
+		}
+		personFocused(t, mine, probe, buaID, "bua click on tab "+id)
+	}
+}

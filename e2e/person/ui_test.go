@@ -36,7 +36,12 @@ func TestOptionsBlocklist(t *testing.T) {
 	p.click("#block-add")
 	p.waitTrue(5*time.Second, `Boolean(document.querySelector('#blocklist li[data-domain="localhost"]'))`)
 	var r harness.Result
-	if !poll(5*time.Second, func() bool { r = bua(t, "--json", "open", url); return r.Code == 3 }) {
+	if !poll(5*time.Second, func() bool {
+		if r = bua(t, "--json", "open", url); r.Code == 0 {
+			bua(t, "close", strconv.Itoa(tabOf(t, r)))
+		}
+		return r.Code == 3
+	}) {
 		t.Fatalf("open %s after blocking localhost: exit %d, want 3\n%s", url, r.Code, r.Output())
 	}
 	if e := failure(t, r); e.Error.Code != "domain_blocked" {

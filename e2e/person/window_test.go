@@ -143,7 +143,7 @@ func checkShot(t *testing.T, path, tab string) {
 	mustOK(t, "eval viewport", r)
 	var vw, vh int
 	var dpr float64
-	if _, err := fmt.Sscanf(string(bytes.TrimSpace([]byte(r.Stdout))), "%d %d %g", &vw, &vh, &dpr); err != nil {
+	if _, err := fmt.Sscanf(strings.TrimSpace(r.Stdout), "%d %d %g", &vw, &vh, &dpr); err != nil {
 		t.Fatalf("viewport %q: %v", r.Stdout, err)
 	}
 	b := img.Bounds()

@@ -66,13 +66,12 @@ func runMain(m *testing.M) int {
 			stops[i]()
 		}
 	}()
-	code, err := setUp(&stops)
-	if err != nil {
+	if err := setUp(&stops); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e/person: %v\n", err)
 		dumpLogs()
 		return 1
 	}
-	code = m.Run()
+	code := m.Run()
 	if code != 0 {
 		dumpLogs()
 	}
@@ -81,29 +80,27 @@ func runMain(m *testing.M) int {
 
 // setUp starts the display, the daemon and the person's browser, adding
 // each one's stop to stops as it goes.
-func setUp(stops *[]func()) (int, error) {
+func setUp(stops *[]func()) error {
 	chrome, err := browser.Find(os.Getenv)
 	if err != nil {
-		return 1, fmt.Errorf("needs a real Chromium (.ci/run installs one; apt-get install chromium): %w", err)
+		return fmt.Errorf("needs a real Chromium (.ci/run installs one; apt-get install chromium): %w", err)
 	}
 	tmp := harness.TempDir("buaperson")
 	*stops = append(*stops, func() { os.RemoveAll(tmp) })
-	for _, tool := range []string{"xdotool"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return 1, fmt.Errorf("%s is not on PATH: the tests press Chrome's own buttons with it (.ci/run installs it; apt-get install %s)", tool, tool)
-		}
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		return errors.New("xdotool is not on PATH: the tests press Chrome's own buttons with it (.ci/run installs it; apt-get install xdotool)")
 	}
 	display = os.Getenv("DISPLAY")
 	if display == "" {
 		d, stop, err := startXvfb()
 		if err != nil {
-			return 1, err
+			return err
 		}
 		*stops = append(*stops, stop)
 		display = d
 		stopWM, err := startWM(display, tmp)
 		if err != nil {
-			return 1, err
+			return err
 		}
 		*stops = append(*stops, stopWM)
 	}
@@ -116,7 +113,7 @@ func setUp(stops *[]func()) (int, error) {
 	buaCmd = harness.Cmd{Bin: bin, Env: personEnv(buaHome)}
 	stopDaemon, err := startDaemon(tmp)
 	if err != nil {
-		return 1, err
+		return err
 	}
 	*stops = append(*stops, stopDaemon)
 
@@ -124,7 +121,7 @@ func setUp(stops *[]func()) (int, error) {
 	defer cancel()
 	r := buaCmd.Run(ctx, "extension", "path")
 	if r.Code != 0 {
-		return 1, fmt.Errorf("bua extension path: exit %d\n%s", r.Code, r.Output())
+		return fmt.Errorf("bua extension path: exit %d\n%s", r.Code, r.Output())
 	}
 	extDir = strings.TrimSpace(r.Stdout)
 
@@ -132,10 +129,10 @@ func setUp(stops *[]func()) (int, error) {
 	chromeLog = filepath.Join(tmp, "chrome.log")
 	stopChrome, err := startChrome(chrome, display)
 	if err != nil {
-		return 1, err
+		return err
 	}
 	*stops = append(*stops, stopChrome)
-	return 0, nil
+	return nil
 }
 
 // personEnv is a fresh bua environment (harness.FreshEnv) but outside CI:

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ const xvfbScreen = "1920x1080x24"
 // startXvfb starts Xvfb on a display it picks itself (-displayfd: the
 // server takes the first free display number and writes it to the given
 // fd once it accepts clients), so parallel runs and a developer's own X
-// servers never collide. It returns ":N" and a stop that kills the server.
+// servers never collide. It returns ":N" and a stop that ends the server.
 func startXvfb() (string, func(), error) {
 	exe, err := exec.LookPath("Xvfb")
 	if err != nil {
@@ -46,10 +47,7 @@ func startXvfb() (string, func(), error) {
 	w.Close()
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	stop := func() {
-		cmd.Process.Kill()
-		<-done
-	}
+	stop := func() { terminate(cmd, done) }
 
 	got := make(chan string, 1)
 	go func() {
@@ -66,6 +64,18 @@ func startXvfb() (string, func(), error) {
 	case <-time.After(15 * time.Second):
 		stop()
 		return "", nil, fmt.Errorf("Xvfb named no display within 15 s: %s", stderr.String())
+	}
+}
+
+// terminate asks cmd to exit (SIGTERM: Xvfb then removes its socket and
+// lock file in /tmp) and kills it after 5 s; done closes once it is reaped.
+func terminate(cmd *exec.Cmd, done <-chan struct{}) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-done
 	}
 }
 
@@ -95,10 +105,7 @@ func startWM(display, dir string) (func(), error) {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	stop := func() {
-		cmd.Process.Kill()
-		<-done
-	}
+	stop := func() { terminate(cmd, done) }
 	if !poll(15*time.Second, func() bool { _, err := os.Stat(ready); return err == nil }) {
 		stop()
 		return nil, errors.New("openbox did not start within 15 s: " + stderr.String())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -26,29 +27,33 @@ func TestSecondConnection(t *testing.T) {
 	cmd, home := ownBrowser(t)
 	before := status(t, cmd)
 
-	ws, _, err := websocket.DefaultDialer.Dial("ws://"+before.Listen+"/ws/browser", http.Header{"Origin": {extensionOrigin}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	hello := map[string]any{"type": "hello", "protocolVersion": protocol.ProtocolVersion, "clientVersion": "second-client", "pairingToken": managedToken(t, home)}
-	if err := ws.WriteJSON(hello); err != nil {
-		t.Fatal(err)
-	}
-	var ack struct{ Type string }
-	if err := ws.ReadJSON(&ack); err != nil || ack.Type != "ack" {
-		t.Fatalf("second connection: %+v, %v: want ack (the token is right)", ack, err)
-	}
-	st := status(t, cmd)
-	if len(st.Connections) != 1 || st.Connections[0].ClientVersion != "second-client" {
-		t.Fatalf("connections = %+v: want only the second client, the extension replaced", st.Connections)
+	// The second client replaces the extension's connection. On a loaded
+	// machine the extension may be reconnecting just then (a heartbeat
+	// missed): its newer connection then replaces ours, as the pool
+	// should. That is a race of the test's, not the fault: dial again.
+	var ws *websocket.Conn
+	for attempt := 1; ; attempt++ {
+		dialed := time.Now()
+		ws = secondClient(t, before.Listen, managedToken(t, home))
+		st := status(t, cmd)
+		if len(st.Connections) == 1 && st.Connections[0].ClientVersion == "second-client" {
+			break
+		}
+		raced := len(st.Connections) == 1 && st.Connections[0].ConnectedAt.After(dialed)
+		if !raced || attempt == 3 {
+			harness.DumpLogs(home)
+			t.Fatalf("connections = %+v: want only the second client, the extension replaced", st.Connections)
+		}
+		t.Logf("the extension reconnected %s after the second client dialled; dialling again", st.Connections[0].ConnectedAt.Sub(dialed))
+		ws.Close()
+		time.Sleep(time.Second)
 	}
 	ws.Close()
 
 	// The extension reconnects within 0.5-5 s after any other close; after
 	// 4003 it must stay away.
 	time.Sleep(3 * time.Second)
-	st = status(t, cmd)
+	st := status(t, cmd)
 	if len(st.Connections) != 0 {
 		t.Fatalf("connections = %+v after the second client left: the replaced extension came back, want it to stay away (close 4003 is final)", st.Connections)
 	}
@@ -81,4 +86,23 @@ func TestSecondConnection(t *testing.T) {
 		t.Errorf("connections after the restart = %+v, want the extension", st.Connections)
 	}
 	t.Logf("extract failed in %s: %s; the restart and the next extract took %s", took.Round(time.Millisecond), e.Error.Message, time.Since(t1).Round(time.Millisecond))
+}
+
+// secondClient dials the daemon's extension endpoint as the extension's
+// origin and completes the handshake with token.
+func secondClient(t *testing.T, listen, token string) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+listen+"/ws/browser", http.Header{"Origin": {extensionOrigin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := map[string]any{"type": "hello", "protocolVersion": protocol.ProtocolVersion, "clientVersion": "second-client", "pairingToken": token}
+	if err := ws.WriteJSON(hello); err != nil {
+		t.Fatal(err)
+	}
+	var ack struct{ Type string }
+	if err := ws.ReadJSON(&ack); err != nil || ack.Type != "ack" {
+		t.Fatalf("second connection: %+v, %v: want ack (the token is right)", ack, err)
+	}
+	return ws
 }

@@ -149,25 +149,16 @@ func evaluate(t *testing.T, tabID int, expression string) any {
 	return r.Value
 }
 
-// onlyInitialTab closes every tab but the lowest-id one (the browser's
-// first about:blank, which tests never act on), so no session survives from
-// an earlier test. Chrome quits when its last tab closes, hence the keeper.
-func onlyInitialTab(t *testing.T) {
+// closeAllTabs closes every tab get_tabs lists, so no session survives
+// from an earlier test. The headless managed browser has no startup window
+// and keeps running without any (pkg/browser Args).
+func closeAllTabs(t *testing.T) {
 	t.Helper()
-	tabs := getTabs(t)
-	if len(tabs) == 0 {
-		t.Fatal("get_tabs is empty: the initial about:blank tab is gone")
+	for _, tb := range getTabs(t) {
+		request(t, map[string]any{"type": "close_tab", "tabId": tb.TabID})
 	}
-	keep := tabs[0].TabID
-	for _, tb := range tabs {
-		if tb.TabID < keep {
-			keep = tb.TabID
-		}
-	}
-	for _, tb := range tabs {
-		if tb.TabID != keep {
-			request(t, map[string]any{"type": "close_tab", "tabId": tb.TabID})
-		}
+	if left := getTabs(t); len(left) > 0 {
+		t.Fatalf("tabs left after closing them all: %+v", left)
 	}
 }
 

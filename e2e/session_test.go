@@ -111,7 +111,7 @@ func TestTabNotFound(t *testing.T) {
 // session_not_found; two sessions outside the BUA window are ambiguous;
 // a BUA-window session is picked over them.
 func TestSessionResolution(t *testing.T) {
-	onlyInitialTab(t)
+	closeAllTabs(t)
 	e := wantError(t, map[string]any{"type": "evaluate", "expression": "return 1"}, "session_not_found")
 	// The extension says what happened; the CLI's hint says what to run.
 	wantContains(t, "message", e.Message, "no session to act on")
@@ -149,7 +149,7 @@ func TestSessionResolution(t *testing.T) {
 // TestNavigateOpensBuaTab: navigate with no session opens a tab in the
 // BUA window instead of failing.
 func TestNavigateOpensBuaTab(t *testing.T) {
-	onlyInitialTab(t)
+	closeAllTabs(t)
 	var r struct {
 		TabID int `json:"tabId"`
 	}

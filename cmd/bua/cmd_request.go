@@ -50,7 +50,7 @@ func newRequestCommand(env *Env) *cli.Command {
 					return jsonFail(err, exitUsage)
 				}
 			}
-			cl, err := connect(c, env)
+			cl, err := connectToAct(c, env)
 			if err != nil {
 				if be, ok := err.(*protocol.Error); ok {
 					return jsonFail(be, exitForCode(be.Code))

@@ -24,7 +24,7 @@ func init() { register(newRunCommand) }
 // flowRequester opens the bridge for `bua run`; tests replace it with a
 // fake. The returned close func releases the connection.
 var flowRequester = func(c *cli.Context, env *Env) (protocol.Requester, func(), error) {
-	cl, err := connect(c, env)
+	cl, err := connectToAct(c, env)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,9 @@ func newServeCommand(env *Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Usage: "WebSocket `ADDR` for the extension (default 127.0.0.1:48123, or $BUA_LISTEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "also accept this exact `ORIGIN` (chrome-extension://ID); repeatable"},
+			// Set by the command that starts the daemon to act at once
+			// (bridge.Config.Prelaunch); not for people.
+			&cli.StringFlag{Name: "prelaunch", Hidden: true, Usage: "launch the managed browser at start if a request with this --browser `SELECTION` would"},
 		},
 		Action: func(c *cli.Context) error {
 			d, err := dirs(env)
@@ -46,9 +49,15 @@ func newServeCommand(env *Env) *cli.Command {
 			if listen == "" {
 				listen = env.Getenv("BUA_LISTEN")
 			}
+			var prelaunch bridge.Selection
+			if p := c.String("prelaunch"); p != "" {
+				if prelaunch, err = bridge.ParseSelection(p); err != nil {
+					return usageError(err.Error())
+				}
+			}
 			daemon, err := bridge.New(bridge.Config{
 				Dirs: d, Listen: listen, AllowOrigins: c.StringSlice("allow-origin"),
-				ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log,
+				ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log, Prelaunch: prelaunch,
 			})
 			if err != nil {
 				return err

@@ -18,6 +18,17 @@ func dirs(env *Env) (home.Dirs, error) { return home.Resolve(env.Getenv) }
 // connect returns a client to the daemon, starting one when none runs.
 // Failure is a *protocol.Error with CodeBridgeUnavailable.
 func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
+	return dial(c, env, false)
+}
+
+// connectToAct is connect for a command about to send actions: a daemon it
+// starts launches the managed browser at once where the launch policy
+// allows (bridge.ClientOptions.Prelaunch), overlapping the dial.
+func connectToAct(c *cli.Context, env *Env) (*bridge.Client, error) {
+	return dial(c, env, true)
+}
+
+func dial(c *cli.Context, env *Env, prelaunch bool) (*bridge.Client, error) {
 	d, err := dirs(env)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
@@ -27,7 +38,7 @@ func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
 		return nil, usageError(err.Error())
 	}
 	cl, berr := bridge.Dial(c.Context, bridge.ClientOptions{
-		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(),
+		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
 	})
 	if berr != nil {
 		return nil, berr
@@ -81,7 +92,7 @@ func runActionJSON(c *cli.Context, env *Env, a protocol.Action, shape func(json.
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
-	cl, err := connect(c, env)
+	cl, err := connectToAct(c, env)
 	if err != nil {
 		return fail(c, env, err)
 	}

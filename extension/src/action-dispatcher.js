@@ -15,7 +15,7 @@
 // reason; a stopped tab then refuses actions with session_not_found.
 
 import { BridgeError, CancelledError, ErrorCodes, toWireError } from "./lib/errors.js";
-import { hostOf } from "./session-manager.js";
+import { hostOf } from "./lib/domains.js";
 import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, END_REASONS, EVENTS } from "./generated/protocol.js";

@@ -90,8 +90,17 @@ const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.
 // (docs/architecture.md §Cold start).
 const validatorReady = loadValidator(async () => (await api.fetch(api.runtime.getURL("schema/protocol.schema.json"))).json());
 
+// A managed browser opens the BUA window now, alongside the hello, so the
+// first open_tab or navigate finds it, its tab attached (docs/architecture.md
+// §Cold start). A person's Chrome gets no window until an agent asks.
+const pairingLoaded = loadPairing(api);
+pairingLoaded
+  .then((p) => p.managed && windows.prewarm())
+  .then((tab) => tab && controller.prepare(tab.id))
+  .catch((e) => log("BUA window not prewarmed", e));
+
 async function init() {
-  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), loadPairing(api), handoffs.init()]);
+  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), pairingLoaded, handoffs.init()]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
   idleGuard.start();

@@ -17,7 +17,6 @@ import { normalizeDomain, blockedBy } from "./lib/domains.js";
 // at once (spec 001 §State Ownership).
 export const RECORD_WRITE_MS = 1000;
 
-export { normalizeDomain, hostOf, blockedBy } from "./lib/domains.js";
 
 // HISTORY_MAX is the audit log's cap (spec 001 §State Ownership: "≤ 1000
 // entries"); the oldest entries are dropped first.

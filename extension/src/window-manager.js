@@ -3,10 +3,17 @@
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
+//
+// A managed browser opens the window at start-up (prewarm), while the
+// worker says hello, so the first open_tab or navigate finds it ready: its
+// blank first tab is the spare, handed to the first caller that needs a
+// BUA-window tab instead of opening another (docs/architecture.md §Cold
+// start). Until then get_tabs does not list it (isSpare).
 
 export function createWindowManager({ api }) {
   let lock = Promise.resolve();
   let cachedId = null;
+  let spareId = null; // the prewarmed window's blank tab, not yet handed out
 
   function withLock(fn) {
     const run = lock.then(fn, fn);
@@ -30,19 +37,50 @@ export function createWindowManager({ api }) {
     }
   }
 
-  async function openInBuaWindow(url) {
-    const id = await liveWindowId();
-    if (id != null) {
-      // active inside a minimized window shows nothing to the person.
-      return api.tabs.create({ windowId: id, url, active: true });
-    }
+  async function createBuaWindow(url) {
     const win = await api.windows.create({ url, state: "minimized", focused: false, type: "normal" });
     cachedId = win.id;
-    await api.storage.set({ buaWindowId: win.id });
+    // Not awaited: only a restarted worker reads it back, and a fresh
+    // profile's first write costs the first tab ~20 ms.
+    api.storage.set({ buaWindowId: win.id }).catch(() => {});
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
     const [first] = await api.tabs.query({ windowId: win.id });
     return first;
+  }
+
+  // claimSpare hands out the prewarmed tab, loading url in it; null when
+  // there is none, or it is no longer a tab of the BUA window.
+  async function claimSpare(url, windowId) {
+    const id = spareId;
+    spareId = null;
+    if (id == null) return null;
+    let tab;
+    try {
+      tab = await api.tabs.get(id);
+    } catch {
+      return null;
+    }
+    if (tab.windowId !== windowId) return null;
+    return url === "about:blank" ? tab : api.tabs.update(id, { url, active: true });
+  }
+
+  async function openInBuaWindow(url) {
+    const id = await liveWindowId();
+    if (id == null) return createBuaWindow(url);
+    const spare = await claimSpare(url, id);
+    if (spare) return spare;
+    // active inside a minimized window shows nothing to the person.
+    return api.tabs.create({ windowId: id, url, active: true });
+  }
+
+  // prewarm opens the BUA window with a blank spare tab unless a BUA window
+  // exists; it returns the spare tab, or null.
+  async function prewarm() {
+    if ((await liveWindowId()) != null) return null;
+    const tab = await createBuaWindow("about:blank");
+    spareId = tab ? tab.id : null;
+    return tab || null;
   }
 
   async function openFocused(url) {
@@ -64,6 +102,13 @@ export function createWindowManager({ api }) {
   }
 
   return {
+    // prewarm opens the BUA window ahead of the first open_tab (managed
+    // browsers, at start-up). Returns its spare tab, or null when a BUA
+    // window already exists.
+    prewarm: () => withLock(prewarm),
+    // isSpare says whether tabId is the prewarmed tab nobody has asked for
+    // yet: get_tabs leaves it out.
+    isSpare: (tabId) => tabId === spareId,
     // buaWindowId is the live BUA window's id, or null when there is none.
     buaWindowId: () => withLock(liveWindowId),
     // openTab opens url in the BUA window (created lazily), or with focus in
@@ -76,6 +121,7 @@ export function createWindowManager({ api }) {
     windowRemoved(windowId) {
       if (windowId === cachedId) {
         cachedId = null;
+        spareId = null;
         api.storage.remove("buaWindowId").catch(() => {});
       }
     },

@@ -34,6 +34,12 @@ type ClientOptions struct {
 	Browser Selection
 	// StartTimeout bounds the wait for an auto-started daemon (default 10s).
 	StartTimeout time.Duration
+	// Prelaunch says the caller is about to send actions: a daemon it
+	// starts launches the managed browser at once where Browser's launch
+	// policy would (Config.Prelaunch), instead of when the first request
+	// arrives. Commands that may never send one (status, pair, browser
+	// start with its own options) leave it false.
+	Prelaunch bool
 }
 
 // Client is a CLI command's link to the daemon. It is safe for concurrent
@@ -95,7 +101,8 @@ var errDaemonExited = errors.New("daemon exited")
 func waitSocket(ctx context.Context, path, lockFile string, limit time.Duration, exited <-chan struct{}) (net.Conn, error) {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
+	// Short: a cold start waits on this poll before its first request.
+	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		conn, err := dialSocket(ctx, path)
@@ -135,7 +142,15 @@ func startDaemon(opts ClientOptions) (exited <-chan struct{}, err error) {
 	if err := opts.Dirs.Ensure(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "serve")
+	args := []string{"serve"}
+	if opts.Prelaunch {
+		sel := opts.Browser
+		if sel == "" {
+			sel = SelectAuto
+		}
+		args = append(args, "--prelaunch", string(sel))
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Env = opts.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

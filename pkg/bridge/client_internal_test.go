@@ -6,8 +6,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -43,5 +45,37 @@ func TestLogFailureRoundTrip(t *testing.T) {
 	}
 	if msg, _ := lastDaemonError(filepath.Join(t.TempDir(), "none.log")); msg != "" {
 		t.Errorf("a missing log gave %q", msg)
+	}
+}
+
+// TestStartDaemonPrelaunch: the daemon a command starts is told to launch
+// the managed browser at once only when the command is about to act, with
+// the command's --browser selection.
+func TestStartDaemonPrelaunch(t *testing.T) {
+	for _, tc := range []struct {
+		opts ClientOptions
+		want string
+	}{
+		{ClientOptions{}, "serve"},
+		{ClientOptions{Prelaunch: true}, "serve --prelaunch auto"},
+		{ClientOptions{Prelaunch: true, Browser: SelectManaged}, "serve --prelaunch managed"},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "args")
+		exe := filepath.Join(dir, "fake-bua")
+		if err := os.WriteFile(exe, []byte("#!/bin/sh\necho \"$@\" > "+out+"\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		tc.opts.Exe = exe
+		tc.opts.Dirs = home.Dirs{Config: dir, State: dir, Runtime: dir}
+		exited, err := startDaemon(tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		got, _ := os.ReadFile(out)
+		if strings.TrimSpace(string(got)) != tc.want {
+			t.Errorf("Prelaunch %v, Browser %q: started %q, want %q", tc.opts.Prelaunch, tc.opts.Browser, strings.TrimSpace(string(got)), tc.want)
+		}
 	}
 }

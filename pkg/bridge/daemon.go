@@ -56,6 +56,12 @@ type Config struct {
 	Getenv func(string) string
 	// Launch starts a managed browser; nil disables launching.
 	Launch Launcher
+	// Prelaunch, when set, is the --browser selection of the command that
+	// started this daemon to send it actions: if a request with it would
+	// launch the managed browser at once (LaunchPolicyFor), Run launches
+	// it as soon as it listens, before that request arrives
+	// (docs/architecture.md §Cold start). "" launches nothing unasked.
+	Prelaunch Selection
 	// Log receives the daemon's structured log (default: discard).
 	Log *slog.Logger
 }
@@ -206,6 +212,7 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		return err
 	}
 	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
+	d.prelaunch()
 	if ready != nil {
 		ready()
 	}
@@ -334,6 +341,23 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 		return nil, err
 	}
 	return d.waitManaged(ctx)
+}
+
+// prelaunch starts the managed browser in the background when the command
+// that started the daemon is about to ask for it (Config.Prelaunch), so
+// its launch overlaps that command's dial and request. The request then
+// finds it launching and waits for its hello as usual; a failed launch is
+// logged, and the request's own attempt reports it.
+func (d *Daemon) prelaunch() {
+	sel := d.cfg.Prelaunch
+	if sel == "" || d.cfg.Launch == nil || LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs) != LaunchAtOnce {
+		return
+	}
+	go func() {
+		if err := d.managed.start(d, BrowserOptions{Headless: true}); err != nil {
+			d.log.Warn("managed browser not launched at start", "err", err)
+		}
+	}()
 }
 
 // LaunchPolicy is what a request does when no extension that may serve it

@@ -991,3 +991,54 @@ func TestLaunchPolicy(t *testing.T) {
 		t.Fatal("CI=true: the request never launched a managed browser")
 	}
 }
+
+// TestPrelaunch: a daemon started for a command about to send actions
+// (Config.Prelaunch) launches the managed browser as soon as it listens,
+// with no request, where that command's request would launch it at once;
+// otherwise it launches nothing unasked.
+func TestPrelaunch(t *testing.T) {
+	ci := func(string) string { return "true" }
+	none := func(string) string { return "" }
+	for _, tc := range []struct {
+		name      string
+		prelaunch bridge.Selection
+		getenv    func(string) string
+		want      bool
+	}{
+		{"auto in CI", bridge.SelectAuto, ci, true},
+		{"managed", bridge.SelectManaged, none, true},
+		// The harness pairs a user browser: auto outside CI waits for it.
+		{"auto with a user pairing", bridge.SelectAuto, none, false},
+		{"user", bridge.SelectUser, ci, false},
+		{"not asked", "", ci, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			launched := make(chan bridge.LaunchOptions, 2)
+			bridgetest.StartDaemon(t, bridge.Config{
+				Getenv:    tc.getenv,
+				Prelaunch: tc.prelaunch,
+				Launch: func(_ context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+					launched <- o
+					return &hungBrowser{done: make(chan struct{})}, nil
+				},
+			})
+			wait := 300 * time.Millisecond
+			if tc.want {
+				wait = 5 * time.Second
+			}
+			select {
+			case o := <-launched:
+				if !tc.want {
+					t.Fatalf("launched a browser nobody asked for: %+v", o)
+				}
+				if !o.Headless {
+					t.Errorf("prelaunched browser is not headless: %+v", o)
+				}
+			case <-time.After(wait):
+				if tc.want {
+					t.Fatal("no browser launched at start")
+				}
+			}
+		})
+	}
+}

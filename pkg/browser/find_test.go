@@ -99,14 +99,23 @@ func TestArgs(t *testing.T) {
 	for _, want := range []string{
 		"--user-data-dir=/p", "--load-extension=/e", "--disable-extensions-except=/e", "--headless",
 		"--disable-gpu", "--silent-debugger-extension-api", "--no-first-run", "--password-store=basic",
-		"--disable-features=Translate,MediaRouter", "--x about:blank",
+		"--disable-features=Translate,MediaRouter", "--no-startup-window", "--keep-alive-for-test",
 	} {
 		if !strings.Contains(a, want) {
 			t.Errorf("args %q lack %q", a, want)
 		}
 	}
-	if h := strings.Join(Args(Options{ProfileDir: "/p"}), " "); strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") || strings.Contains(h, "--silent-debugger") {
+	// Headless starts with no window at all (its first is the extension's
+	// BUA window); a headful browser opens one a person can see.
+	if strings.Contains(a, "about:blank") {
+		t.Errorf("headless args %q open a startup tab", a)
+	}
+	h := strings.Join(Args(Options{ProfileDir: "/p"}), " ")
+	if strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") || strings.Contains(h, "--silent-debugger") {
 		t.Errorf("headful, extension-less args %q carry headless, extension or silent-debugger flags (a headful browser shows its debugging bar)", h)
+	}
+	if !strings.HasSuffix(h, " about:blank") || strings.Contains(h, "--no-startup-window") || strings.Contains(h, "--keep-alive-for-test") {
+		t.Errorf("headful args %q: want a startup tab (about:blank, last) and no window-less flags", h)
 	}
 	// No DevTools endpoint of any kind: an open port has no
 	// authentication, and bua drives the browser through the extension.

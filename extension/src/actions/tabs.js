@@ -7,7 +7,7 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { sleep } from "../lib/cdp.js";
-import { hostOf } from "../session-manager.js";
+import { hostOf } from "../lib/domains.js";
 
 // LOAD_POLL_MS are the pauses between reads of a loading tab: short at
 // first, as a local page loads in a few tens of ms (a fixed 100 ms made
@@ -26,7 +26,9 @@ export const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 // waitForLoad polls the tab until it reports complete or the request's
 // budget is nearly spent (budget.inner()), and returns the tab either way:
 // open_tab answers with a tab that is still loading rather than failing.
-async function waitForLoad(env, tabId) {
+// A tab still showing about:blank has not started loading url yet (the
+// BUA window's spare tab, just handed out), however complete it says it is.
+async function waitForLoad(env, tabId, url) {
   const stopAt = Date.now() + env.budget.inner();
   for (let i = 0; ; i++) {
     env.budget.check();
@@ -37,7 +39,8 @@ async function waitForLoad(env, tabId) {
       throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} closed while loading`);
     }
     const left = stopAt - Date.now();
-    if (tab.status === "complete" || left <= 0) return tab;
+    const started = url === "about:blank" || tab.url !== "about:blank";
+    if ((tab.status === "complete" && started) || left <= 0) return tab;
     await sleep(Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left), env.timers, env.budget.signal);
   }
 }
@@ -47,7 +50,7 @@ async function getTabs(env) {
   const out = [];
   for (const t of tabs) {
     const url = urlOf(t);
-    if (!isListable(url)) continue;
+    if (!isListable(url) || env.windows.isSpare(t.id)) continue;
     const domain = hostOf(url);
     if (domain && env.sessions.isDomainBlocked(domain)) continue;
     // windowId is a pure addition: callers can tell BUA tabs from the person's.
@@ -64,7 +67,7 @@ async function openTab(env, action) {
   if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
-  await waitForLoad(env, tab.id);
+  await waitForLoad(env, tab.id, action.url);
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 

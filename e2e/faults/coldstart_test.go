@@ -1,0 +1,98 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
+)
+
+// TestColdStart_BuaWindowReady: a fresh headless managed browser starts
+// with no window of its own; its extension opens the minimized BUA window
+// at start-up, before any agent asks, and the first open_tab is handed
+// that window's blank tab rather than opening another. With its last tab
+// closed the browser keeps running, and the next open_tab opens the BUA
+// window again (docs/architecture.md §Cold start).
+func TestColdStart_BuaWindowReady(t *testing.T) {
+	dir := harness.TempDir("buacold") // short: the socket path must fit sun_path
+	home := filepath.Join(dir, "h")
+	cmd := harness.Cmd{Bin: buaBin, Env: append(harness.FreshEnv(home), "BUA_CHROME="+devChrome)}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd.Run(ctx, "browser", "stop")
+		cmd.Run(ctx, "stop")
+		os.RemoveAll(dir)
+	})
+	mustOK(t, "browser start", run(t, cmd, 90*time.Second, "browser", "start", "--headless"))
+	u, err := harness.DevToolsURL(harness.ManagedProfile(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdp, err := harness.DialCDP(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cdp.Close() })
+	pages := func() []harness.Target {
+		ts, err := cdp.Targets()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []harness.Target
+		for _, tg := range ts {
+			if tg.Type == "page" {
+				out = append(out, tg)
+			}
+		}
+		return out
+	}
+
+	// browser start returned at the hello; the window follows within moments.
+	var spare []harness.Target
+	if !waitFor(10*time.Second, func() bool { spare = pages(); return len(spare) > 0 }) {
+		t.Fatal("no page in the browser: the extension did not open the BUA window at start-up")
+	}
+	if len(spare) != 1 || spare[0].URL != "about:blank" {
+		t.Fatalf("pages before any action = %+v, want the BUA window's one blank tab (no startup window)", spare)
+	}
+	raw, err := cdp.Call("", "Browser.getWindowForTarget", map[string]any{"targetId": spare[0].TargetID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var win struct {
+		Bounds struct {
+			WindowState string `json:"windowState"`
+		} `json:"bounds"`
+	}
+	if err := json.Unmarshal(raw, &win); err != nil || win.Bounds.WindowState != "minimized" {
+		t.Fatalf("the prewarmed window is %s (%v), want minimized", raw, err)
+	}
+	if r := run(t, cmd, 30*time.Second, "--json", "tabs"); r.Code != 0 || r.Stdout != "[]\n" {
+		t.Fatalf("tabs before any action = %q (exit %d), want [] (the blank tab is nobody's yet)", r.Stdout, r.Code)
+	}
+	pid := managedPID(t, cmd)
+
+	tab := openTab(t, cmd, siteURL("form.html"))
+	after := pages()
+	if len(after) != 1 || after[0].TargetID != spare[0].TargetID || after[0].URL != siteURL("form.html") {
+		t.Fatalf("pages after the first open = %+v, want the blank tab %s showing %s", after, spare[0].TargetID, siteURL("form.html"))
+	}
+
+	mustOK(t, "close "+tab, run(t, cmd, 30*time.Second, "close", tab))
+	if !waitFor(5*time.Second, func() bool { return len(pages()) == 0 }) {
+		t.Fatalf("pages after closing the only tab = %+v", pages())
+	}
+	time.Sleep(300 * time.Millisecond) // a browser that quits with its last window does so by now
+	if got := managedPID(t, cmd); got != pid {
+		t.Fatalf("managed browser pid %d after its last tab closed, want %d still running", got, pid)
+	}
+	openTab(t, cmd, siteURL("form.html"))
+	if got := pages(); len(got) != 1 || got[0].URL != siteURL("form.html") {
+		t.Fatalf("pages after reopening = %+v, want one at %s", got, siteURL("form.html"))
+	}
+}

@@ -74,7 +74,7 @@ func waitFor(t *testing.T, eval func(string) any, what, expr string) {
 // next action on that tab is session_not_found (spec 001 §Cancellation);
 // Stop all ends the rest; the options page's history shows both ends.
 func TestPopup_Stop(t *testing.T) {
-	onlyInitialTab(t)
+	closeAllTabs(t)
 	tab := openTab(t, "form.html")
 	evaluate(t, tab, "return 1")
 	popup := extPage(t, "src/ui/popup/popup.html")

@@ -25,7 +25,6 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       create: (props) => c.tabs.create(props),
       update: (tabId, props) => c.tabs.update(tabId, props),
       remove: (tabId) => c.tabs.remove(tabId),
-      onUpdated: c.tabs?.onUpdated,
     },
     windows: {
       get: (windowId, q) => c.windows.get(windowId, q),

@@ -6,15 +6,13 @@
 // work while an action on that tab hangs.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { onAbort } from "../lib/cdp.js";
+import { sleep } from "../lib/cdp.js";
 import { hostOf } from "../session-manager.js";
 
-// LOAD_POLL_MS are the pauses between reads of a loading tab when no
-// tabs.onUpdated event says it completed first: the event wakes the wait
-// the moment the tab completes (polling alone, at 10, 20, 40, 60, 110 ms,
-// answered a page that loaded in 61 ms at 110), so the reads are only a
-// fallback for an event missed.
-const LOAD_POLL_MS = [50, 100];
+// LOAD_POLL_MS are the pauses between reads of a loading tab: short at
+// first, as a local page loads in a few tens of ms (a fixed 100 ms made
+// every open_tab take at least that), then every 100 ms.
+const LOAD_POLL_MS = [10, 10, 20, 20, 50, 100];
 
 // isListable says whether get_tabs shows a URL: http(s) and about:blank only,
 // so chrome://, devtools and extension pages never reach the agent.
@@ -25,56 +23,22 @@ export function isListable(url) {
 
 export const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 
-// waitForLoad waits until the tab reports complete or the request's budget
-// is nearly spent (budget.inner()), and returns the tab either way:
+// waitForLoad polls the tab until it reports complete or the request's
+// budget is nearly spent (budget.inner()), and returns the tab either way:
 // open_tab answers with a tab that is still loading rather than failing.
-// The listener is added before the first read, so a load that completes
-// in between is seen by the read, and one that completes after it by the
-// event.
 async function waitForLoad(env, tabId) {
   const stopAt = Date.now() + env.budget.inner();
-  const onUpdated = env.api.tabs.onUpdated;
-  let completed = false;
-  let wake = () => {};
-  const listener = (id, change) => {
-    if (id !== tabId || !change || change.status !== "complete") return;
-    completed = true;
-    wake();
-  };
-  if (onUpdated) onUpdated.addListener(listener);
-  try {
-    for (let i = 0; ; i++) {
-      env.budget.check();
-      let tab;
-      try {
-        tab = await env.api.tabs.get(tabId);
-      } catch {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} closed while loading`);
-      }
-      const left = stopAt - Date.now();
-      if (tab.status === "complete" || left <= 0) return tab;
-      if (completed) {
-        completed = false; // the event came before this read saw it: read again
-        continue;
-      }
-      const ms = Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left);
-      await new Promise((resolve, reject) => {
-        const signal = env.budget.signal;
-        let off = () => {};
-        const done = (settle) => {
-          env.timers.clearTimeout(t);
-          off();
-          wake = () => {};
-          settle();
-        };
-        const t = env.timers.setTimeout(() => done(resolve), ms);
-        wake = () => done(resolve);
-        off = onAbort(signal, () => done(() => reject(signal.reason)));
-      });
-      completed = false;
+  for (let i = 0; ; i++) {
+    env.budget.check();
+    let tab;
+    try {
+      tab = await env.api.tabs.get(tabId);
+    } catch {
+      throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} closed while loading`);
     }
-  } finally {
-    if (onUpdated) onUpdated.removeListener(listener);
+    const left = stopAt - Date.now();
+    if (tab.status === "complete" || left <= 0) return tab;
+    await sleep(Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left), env.timers, env.budget.signal);
   }
 }
 

@@ -129,6 +129,9 @@ var version = "0.1.0"
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, env *Env) int {
+	if code, ok := fastEval(ctx, args, env); ok {
+		return code
+	}
 	app := newApp(env)
 	if len(args) == 3 && args[1] == "help" && args[2] == "exit-codes" {
 		args = []string{args[0], "exit-codes"} // a help topic, not a command's usage

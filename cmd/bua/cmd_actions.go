@@ -254,33 +254,38 @@ func newEvalCommand(env *Env) *cli.Command {
 				}
 				expr = string(b)
 			}
-			return runAction(c, env, protocol.Evaluate(expr), func(res json.RawMessage) error {
-				var r protocol.EvaluateResult
-				if err := json.Unmarshal(res, &r); err != nil {
-					return err
-				}
-				switch {
-				case r.Truncated:
-					fmt.Fprintln(env.Stdout, r.Preview)
-				case r.Description != "":
-					fmt.Fprintln(env.Stdout, r.Description)
-				case r.Type == "undefined":
-					fmt.Fprintln(env.Stdout, "undefined (did you forget `return`?)")
-				default:
-					if s, ok := r.Value.(string); ok {
-						fmt.Fprintln(env.Stdout, s)
-						return nil
-					}
-					b, _ := json.Marshal(r.Value)
-					fmt.Fprintln(env.Stdout, string(b))
-				}
-				return nil
-			})
+			return runAction(c, env, protocol.Evaluate(expr), func(res json.RawMessage) error { return printEvalResult(env, res) })
 		})
 	cmd.Description = "EXPRESSION is wrapped as (() => { EXPRESSION })() and awaited, so write a\n" +
 		"function body and use return: `bua eval 'return document.title'`. A bare\n" +
 		"expression without return yields undefined. A thrown error is invalid_action."
 	return cmd
+}
+
+// printEvalResult prints an evaluate result as `bua eval` shows it: a
+// string as it is, any other value as JSON, a described or truncated value
+// by its description or preview (protocol v4 §evaluate semantics).
+func printEvalResult(env *Env, res json.RawMessage) error {
+	var r protocol.EvaluateResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return err
+	}
+	switch {
+	case r.Truncated:
+		fmt.Fprintln(env.Stdout, r.Preview)
+	case r.Description != "":
+		fmt.Fprintln(env.Stdout, r.Description)
+	case r.Type == "undefined":
+		fmt.Fprintln(env.Stdout, "undefined (did you forget `return`?)")
+	default:
+		if s, ok := r.Value.(string); ok {
+			fmt.Fprintln(env.Stdout, s)
+			return nil
+		}
+		b, _ := json.Marshal(r.Value)
+		fmt.Fprintln(env.Stdout, string(b))
+	}
+	return nil
 }
 
 func newWaitForCommand(env *Env) *cli.Command {

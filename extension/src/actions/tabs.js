@@ -74,8 +74,8 @@ async function openTab(env, action) {
 // closeTab closes the tab at once, without queueing behind its actions,
 // and ends every action pending on it with tab_not_found (the dispatcher's
 // tabClosed; tabs.onRemoved does the same for tabs closed any other way).
+// tabs.remove itself refuses a tab that is gone, so no read comes first.
 async function closeTab(env, action) {
-  await env.getTab(action.tabId);
   try {
     await env.api.tabs.remove(action.tabId);
   } catch {

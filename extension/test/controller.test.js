@@ -59,8 +59,13 @@ function fakeTab(overrides = {}, opts = {}) {
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
         const id = Number(p.objectId.slice(4));
-        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: false };
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: Boolean(page.stable) };
         return { result: { type: "object", value } };
+      }
+      // The stability probe, asked only while an animation runs on the target.
+      if (p.functionDeclaration.includes("no frames")) {
+        const value = page.stable();
+        return { result: { type: typeof value, value } };
       }
       if (p.functionDeclaration.includes("isConnected")) {
         const id = Number(p.objectId.slice(4));
@@ -329,6 +334,19 @@ test("click waits for a moving target to stand still", async () => {
   // read as standing still.
   fake.page.rectFor = () => [50 + Math.random() * 50, 10, 20, 10];
   await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /not stable/);
+});
+
+test("an animating target is clicked once two frames show it still, never on a tab that draws no frames", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  const answers = [false, "no frames", true];
+  fake.page.stable = () => answers.shift();
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.equal(answers.length, 0, "clicked before the probe said stable");
+  fake.page.stable = () => "no frames";
+  const action = { type: "click", uid: "e0" };
+  await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /animating, in a tab that draws no frames/);
 });
 
 test("during evaluate, alerts are accepted and confirms/prompts dismissed", async () => {

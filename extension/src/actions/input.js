@@ -152,14 +152,15 @@ const ACTIONABLE = `function () { /* bua:actionable */
 
 // STABLE runs in the page: whether the target's rect is the same over two
 // animation frames (Playwright's "stable"); asked only while an animation
-// runs on it. A hidden tab draws no frames, so 100 ms stands in for them.
+// runs on it. It answers true, false, or "no frames" when none came in
+// 100 ms: a tab that draws no frames (hidden) does not advance its
+// animations either, so an unchanged rect there proves nothing.
 const STABLE = `function () {
   const rect = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
   const before = rect();
   return new Promise((resolve) => {
-    const done = () => resolve(rect() === before);
-    const t = setTimeout(done, 100);
-    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); done(); }));
+    const t = setTimeout(() => resolve("no frames"), 100);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); resolve(rect() === before); }));
   });
 }`;
 
@@ -275,7 +276,9 @@ async function probeAim(ctx, action, enabled) {
   }
   if (st.animating) {
     const r = await ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
-    if (!(r.result && r.result.value === true)) return { ok: false, why: "not stable (animating)" };
+    const v = r.result && r.result.value;
+    if (v === "no frames") return { ok: false, why: "not stable (animating, in a tab that draws no frames)" };
+    if (v !== true) return { ok: false, why: "not stable (animating)" };
   }
   if (enabled && !st.enabled) return { ok: false, why: "not enabled" };
   // No node at the point means the centre is outside the viewport even

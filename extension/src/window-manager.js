@@ -33,8 +33,11 @@ export function createWindowManager({ api }) {
   async function openInBuaWindow(url) {
     const id = await liveWindowId();
     if (id != null) {
-      // active inside a minimized window shows nothing to the person.
-      return api.tabs.create({ windowId: id, url, active: true });
+      // Created active, a tab restores and focuses its minimized window;
+      // created in the background and then made active, it does not. It
+      // must be the active one: Chrome drops input to a background tab.
+      const tab = await api.tabs.create({ windowId: id, url, active: false });
+      return api.tabs.update(tab.id, { active: true });
     }
     const win = await api.windows.create({ url, state: "minimized", focused: false, type: "normal" });
     cachedId = win.id;

@@ -92,9 +92,9 @@ func (s daemonStatus) userSince() time.Time {
 type event struct {
 	Kind  string `json:"kind"`
 	Event struct {
-		Type        string `json:"type"`
-		TabID       int    `json:"tabId"`
-		Reason      string `json:"reason"`
+		Type         string `json:"type"`
+		TabID        int    `json:"tabId"`
+		Reason       string `json:"reason"`
 		Domain       string `json:"domain"`
 		ActionCount  int    `json:"actionCount"`
 		ObstacleType string `json:"obstacleType"` // handoff_requested

@@ -74,6 +74,23 @@ export function createWindowManager({ api }) {
     openTab(url, { focus = false } = {}) {
       return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
     },
+    // takeBack puts tabId back into the BUA window at index (a handoff's
+    // end): into the live one, or into a new minimized, unfocused one
+    // when the tab was its last and Chrome closed it as the tab left.
+    // Returns the BUA window's id.
+    takeBack(tabId, index = -1) {
+      return withLock(async () => {
+        const id = await liveWindowId();
+        if (id != null) {
+          await api.tabs.move(tabId, { windowId: id, index });
+          return id;
+        }
+        const win = await api.windows.create({ tabId, state: "minimized", focused: false, type: "normal" });
+        cachedId = win.id;
+        await api.storage.set({ buaWindowId: win.id });
+        return win.id;
+      });
+    },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {

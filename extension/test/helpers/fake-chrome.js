@@ -91,7 +91,10 @@ export function createFakeApi({ files = {} } = {}) {
         calls.push(["tabs.move", id, props]);
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         if (!wins.has(props.windowId)) throw new Error("No window");
+        const from = tabs.get(id).windowId;
         tabs.get(id).windowId = props.windowId;
+        // As Chrome does: a window whose last tab left it closes.
+        if (![...tabs.values()].some((t) => t.windowId === from)) wins.delete(from);
         return { ...tabs.get(id) };
       },
       async remove(id) {
@@ -117,6 +120,14 @@ export function createFakeApi({ files = {} } = {}) {
       async create(props) {
         calls.push(["windows.create", props]);
         const w = mkWindow(props);
+        if (props.tabId !== undefined) {
+          // Moves the tab into the new window, as Chrome does.
+          const t = tabs.get(props.tabId);
+          const from = t.windowId;
+          t.windowId = w.id;
+          if (![...tabs.values()].some((x) => x.windowId === from)) wins.delete(from);
+          return { ...w, tabs: [{ ...t }] };
+        }
         const t = mkTab(w.id, props.url || "about:blank");
         return { ...w, tabs: [{ ...t }] };
       },

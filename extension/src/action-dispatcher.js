@@ -219,7 +219,8 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // showForInput readies tabId for an action that sends input through
   // the Input domain (INPUT_ACTIONS): Chrome drops input to a background
   // tab's page, so the action would report ok for input that never
-  // arrived. A background tab of the BUA window is made its window's
+  // arrived (a lone mouse move, a hover, gets there only every 5 s). A
+  // background tab of the BUA window is made its window's
   // active tab (bua's own window: the person sees nothing change); a
   // background tab of the person's own window fails with background_tab,
   // as switching it would change what they look at.

@@ -174,6 +174,28 @@ func TestHoverBackgroundTab(t *testing.T) {
 	}
 }
 
+// TestClickBackgroundTab: bua works in two tabs of its window, and a type
+// and a click on the one behind the other reach its page in the headless
+// managed browser too, where the dispatcher also brings the tab up in the
+// BUA window first and the click draws a hidden page a frame
+// (docs/extension.md §Focus and input in the BUA window). e2e/person's
+// TestBuaWindowTwoTabs proves it in headful Chromium, where without them
+// the click is lost.
+func TestClickBackgroundTab(t *testing.T) {
+	first := openTab(t, "person/card.html?bg=first")
+	second := openTab(t, "person/card.html?bg=second")
+	for _, tab := range []int{first, second} {
+		if got := evalString(t, tab, "return document.visibilityState"); got != "hidden" {
+			t.Fatalf("tab %d is %q behind the other, want hidden (the case under test)", tab, got)
+		}
+		act(t, tab, "type", map[string]any{"selector": "#name", "text": "Ada"})
+		act(t, tab, "click", map[string]any{"selector": "#go"})
+		if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != "Hello, Ada" {
+			t.Errorf("tab %d: after type and click answered ok the page says %q, want \"Hello, Ada\"", tab, got)
+		}
+	}
+}
+
 func TestHoverPressKeyScroll(t *testing.T) {
 	tab := openTab(t, "input.html")
 	act(t, tab, "hover", map[string]any{"selector": "#hoverme"})

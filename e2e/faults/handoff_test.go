@@ -35,6 +35,20 @@ func evalInExtensionPage(t *testing.T, cdp *harness.CDP, expr string) {
 	}
 	_ = json.Unmarshal(res, &tg)
 	defer cdp.Call("", "Target.closeTarget", map[string]any{"targetId": tg.TargetID})
+	// A new target answers at about:blank until its page commits, where
+	// chrome.runtime is undefined: wait for the extension page first.
+	sess, err := cdp.Attach(tg.TargetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cdp.Call("", "Target.detachFromTarget", map[string]any{"sessionId": sess})
+	loaded := func() bool {
+		out, err := cdp.Call(sess, "Runtime.evaluate", map[string]any{"expression": `location.protocol === "chrome-extension:" && typeof chrome.runtime?.sendMessage === "function"`, "returnByValue": true})
+		return err == nil && strings.Contains(string(out), `"value":true`)
+	}
+	if !waitFor(10*time.Second, loaded) {
+		t.Fatal("the options page did not load within 10 s")
+	}
 	evalOnTarget(t, cdp, tg.TargetID, expr)
 }
 

@@ -38,6 +38,7 @@ type cliError struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Reason  string `json:"reason"`
 		Hint    string `json:"hint"`
 	} `json:"error"`
 }
@@ -63,6 +64,7 @@ type daemonStatus struct {
 	Managed struct {
 		Running bool `json:"running"`
 	} `json:"managed"`
+	InFlight int `json:"inFlight"` // requests sent to an extension and not yet answered
 }
 
 func status(t *testing.T) daemonStatus {
@@ -90,11 +92,14 @@ func (s daemonStatus) userSince() time.Time {
 type event struct {
 	Kind  string `json:"kind"`
 	Event struct {
-		Type        string `json:"type"`
-		TabID       int    `json:"tabId"`
-		Reason      string `json:"reason"`
-		Domain      string `json:"domain"`
-		ActionCount int    `json:"actionCount"`
+		Type         string `json:"type"`
+		TabID        int    `json:"tabId"`
+		Reason       string `json:"reason"`
+		Domain       string `json:"domain"`
+		ActionCount  int    `json:"actionCount"`
+		ObstacleType string `json:"obstacleType"` // handoff_requested
+		Outcome      string `json:"outcome"`      // handoff_resolved
+		EndedCount   int    `json:"endedCount"`   // global_stop
 	} `json:"event"`
 }
 
@@ -171,4 +176,33 @@ func tabOf(t *testing.T, r harness.Result) int {
 		t.Fatalf("open: %v\n%s", err, r.Stdout)
 	}
 	return res.TabID
+}
+
+// ended is a bua run started with start: its result and when it exited.
+type ended struct {
+	harness.Result
+	at time.Time
+}
+
+// start runs bua (with --browser user, as bua does) in the background; the
+// channel gets its result when it exits.
+func start(t *testing.T, args ...string) <-chan ended {
+	t.Helper()
+	ch := make(chan ended, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		r := buaCmd.Run(ctx, append([]string{"--browser", "user"}, args...)...)
+		ch <- ended{r, time.Now()}
+	}()
+	return ch
+}
+
+// waitInFlight waits until the daemon has n requests in flight.
+func waitInFlight(t *testing.T, n int) {
+	t.Helper()
+	var got int
+	if !poll(10*time.Second, func() bool { got = status(t).InFlight; return got == n }) {
+		t.Fatalf("in flight = %d, want %d", got, n)
+	}
 }

@@ -22,12 +22,16 @@ func visibleRows(sel string) string {
 	return `[...document.querySelectorAll(` + jsString(sel) + `)].filter((el) => el.getClientRects().length > 0).length`
 }
 
-// TestOptionsBlocklist: the person adds a domain to the blocklist on the
-// options page; bua is refused it (domain_blocked, exit 3); the person
-// removes it again and bua may open it.
+// TestOptionsBlocklist: bua has a live session on localhost when the
+// person adds localhost to the blocklist on the options page: the session
+// ends (domain_blocked), bua's next action on that tab is refused
+// (domain_blocked, exit 3), and so is opening the domain again; the person
+// removes the entry and bua may open it.
 func TestOptionsBlocklist(t *testing.T) {
 	c := devtools(t)
 	ensurePaired(t, c)
+	live, _ := openTab(t, strings.Replace(siteURL("person/card.html?ui=block-live"), "127.0.0.1", "localhost", 1))
+	mustOK(t, "extract", bua(t, "extract", "--tab", strconv.Itoa(live)))
 	p := openOptions(t, c)
 	t.Cleanup(func() { p.tryEval(`chrome.storage.local.set({ blocklist: [] }).then(() => true)`) })
 	url := strings.Replace(siteURL("person/card.html?ui=block"), "127.0.0.1", "localhost", 1)
@@ -35,6 +39,13 @@ func TestOptionsBlocklist(t *testing.T) {
 	p.fill("#block-domain", "localhost")
 	p.click("#block-add")
 	p.waitTrue(5*time.Second, `Boolean(document.querySelector('#blocklist li[data-domain="localhost"]'))`)
+	if e := waitEvent(t, 5*time.Second, "session_ended", live); e.Event.Reason != "domain_blocked" {
+		t.Errorf("the live session on localhost ended with %+v, want reason domain_blocked", e)
+	}
+	next := bua(t, "--json", "extract", "--tab", strconv.Itoa(live))
+	if e := failure(t, next); next.Code != 3 || e.Error.Code != "domain_blocked" {
+		t.Errorf("the next action on the blocked session's tab: exit %d, %s: want exit 3, domain_blocked", next.Code, e.Error.Code)
+	}
 	var r harness.Result
 	if !poll(5*time.Second, func() bool {
 		if r = bua(t, "--json", "open", url); r.Code == 0 {
@@ -106,4 +117,49 @@ func TestPopupStop(t *testing.T) {
 		t.Errorf("Stop all ended tab %d with %q, want global_stop", two, e.Event.Reason)
 	}
 	p.waitTrue(5*time.Second, `!document.querySelector('`+li(two)+`') && document.querySelector("#empty").getClientRects().length > 0`)
+}
+
+// TestPopupStopAllInFlight: bua waits on a page (a 30 s wait-for) when the
+// person presses Stop all in the popup. The worker tells the daemon
+// (global_stop, in `bua events`), and the waiting command is answered at
+// once with internal_error, reason global_stop, and a hint naming the
+// person's Stop all (protocol v4 §Errors, spec 001 §Cancellation).
+func TestPopupStopAllInFlight(t *testing.T) {
+	c := devtools(t)
+	ensurePaired(t, c)
+	tab, _ := openTab(t, siteURL("person/card.html?ui=stop-in-flight"))
+	id := strconv.Itoa(tab)
+	mustOK(t, "extract", bua(t, "extract", "--tab", id))
+	stopsBefore := countEvents(t, "global_stop", 0)
+	p := newPage(t, c, manifestPage(t, "popup"), map[string]any{"newWindow": true})
+	p.waitTrue(10*time.Second, `Boolean(document.querySelector('#sessions li[data-tab-id="`+id+`"]')) && !document.querySelector("#stop-all").disabled`)
+
+	ch := start(t, "--json", "wait-for", "#never", "--timeout", "30s", "--tab", id)
+	waitInFlight(t, 1)
+	pressed := time.Now()
+	p.click("#stop-all")
+	var r ended
+	select {
+	case r = <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the wait-for in flight was not answered within 20 s of Stop all (it had 30 s)")
+	}
+	after := r.at.Sub(pressed)
+	e := failure(t, r.Result)
+	if r.Code != 1 || e.Error.Code != "internal_error" || e.Error.Reason != "global_stop" || !strings.Contains(e.Error.Hint, "Stop all") {
+		t.Errorf("wait-for after Stop all: exit %d, %+v: want exit 1, internal_error reason global_stop, a hint naming Stop all", r.Code, e.Error)
+	}
+	if after > 5*time.Second {
+		t.Errorf("the in-flight wait-for was answered %s after Stop all, want at once", after)
+	}
+	if !poll(5*time.Second, func() bool { return countEvents(t, "global_stop", 0) > stopsBefore }) {
+		t.Error("no global_stop event reached the daemon's log")
+	}
+	if e := waitEvent(t, 5*time.Second, "session_ended", tab); e.Event.Reason != "global_stop" {
+		t.Errorf("session_ended for tab %d = %+v, want reason global_stop", tab, e)
+	}
+	if n := status(t).InFlight; n != 0 {
+		t.Errorf("in flight = %d after Stop all, want 0", n)
+	}
+	t.Logf("Stop all answered the in-flight wait-for %s after the press", after.Round(time.Millisecond))
 }

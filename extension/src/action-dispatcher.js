@@ -18,7 +18,7 @@ import { BridgeError, CancelledError, ErrorCodes, toWireError } from "./lib/erro
 import { hostOf } from "./lib/domains.js";
 import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
-import { ACTION_SPECS, END_REASONS, EVENTS } from "./generated/protocol.js";
+import { ACTION_SPECS, END_REASONS, EVENTS, REASONS } from "./generated/protocol.js";
 import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
 
 // endedMessage says, for a request whose session ended under it, what
@@ -49,7 +49,18 @@ export function stoppedMessage(tabId, reason) {
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
 }
 
-export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
+// INPUT_ACTIONS send input through the Input domain (actions/input.js), which
+// Chrome delivers only to a page it shows. scroll is not one: it runs
+// window.scrollBy in the page, which works in any tab.
+const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
+
+// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
+// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
+const FOCUS_BACK_MS = 500;
+
+// isManaged (optional) reports whether the browser is a managed one: no
+// person sits at it, so showForInput keeps nobody's focus there.
+export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
   let exempt = null; // the request whose own blocklist check is ending its session
@@ -207,16 +218,65 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     }
   }
 
-  // showForHover makes a BUA-window tab its window's active tab before a
-  // hover: Chrome delivers a lone mouse move to a page that draws no frames
-  // (a background tab) only every 5 s, while a click's press delivers it at
-  // once. The BUA window is bua's own, so this changes nothing the person
-  // sees; a tab in the person's window is never switched to.
-  async function showForHover(action, tabId) {
-    if (action.type !== "hover") return;
-    const tab = await getTab(tabId);
-    if (tab.active || tab.windowId !== (await windows.buaWindowId())) return;
-    await api.tabs.update(tabId, { active: true });
+  // showForInput readies tabId for an action that sends input through
+  // the Input domain (INPUT_ACTIONS): Chrome drops input to a background
+  // tab's page, so the action would report ok for input that never
+  // arrived (a lone mouse move, a hover, gets there only every 5 s). A
+  // background tab of the BUA window is made its window's
+  // active tab (bua's own window: the person sees nothing change); a
+  // background tab of the person's own window fails with background_tab,
+  // as switching it would change what they look at.
+  async function showForInput(action, tabId, known) {
+    if (!INPUT_ACTIONS.has(action.type)) return null;
+    // A managed browser has no person whose focus or tabs to keep, and its
+    // headless pages take input in the background once they have drawn a
+    // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
+    // needs its tab shown. Every click there skips the window reads.
+    if (isManaged() && action.type !== "hover") return null;
+    const click = action.type === "click";
+    const [tab, buaId, wins] = await Promise.all([
+      known || getTab(tabId),
+      windows.buaWindowId(),
+      click ? api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
+    ]);
+    if (!tab.active) {
+      if (tab.windowId !== buaId) {
+        throw new BridgeError(
+          ErrorCodes.INVALID_ACTION,
+          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
+          REASONS.BACKGROUND_TAB,
+        );
+      }
+      await api.tabs.update(tabId, { active: true });
+    }
+    return click ? holdFocus(tab.windowId, wins) : null;
+  }
+
+  // holdFocus is for a click in a window that does not have the focus:
+  // Chrome activates (restores and focuses) the window of a page that gets
+  // a mouse press, whatever focus emulation says (docs/extension.md
+  // §Focus). wins are the windows as they were before the press; the
+  // returned function, run after the click, puts them back: the window
+  // minimized again if it was, the focus back on the window that had it.
+  // Null when there is nothing to keep.
+  function holdFocus(windowId, wins) {
+    const win = wins.find((w) => w.id === windowId);
+    if (!win || win.focused) return null;
+    const focused = wins.find((w) => w.focused);
+    return async () => {
+      const after = await api.windows.get(windowId);
+      if (after.state === win.state && !after.focused) return;
+      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
+      if (!focused) return;
+      await api.windows.update(focused.id, { focused: true });
+      // The window manager applies the focus after windows.update answers:
+      // wait for it, so the person's page has the focus again when the
+      // click's answer (and the agent's next action) comes.
+      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
+        if ((await api.windows.get(focused.id)).focused) return;
+        await new Promise((resolve) => timers.setTimeout(resolve, 20));
+      }
+    };
   }
 
   async function runOnTab(tabId, action, budget, ac) {
@@ -231,9 +291,10 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     // tab closed under an attached debugger fails at its first CDP call,
     // which perTab reports as tab_not_found.
     const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
-    const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
+    const tab = known !== null ? null : await getTab(tabId);
+    const host = hostOf(known !== null ? known : urlOf(tab));
     blocked(host, action.type, tabId, ac);
-    await showForHover(action, tabId);
+    const giveBack = await showForInput(action, tabId, tab);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);
@@ -244,6 +305,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     try {
       result = await controller.run(tabId, action, budget);
     } finally {
+      if (giveBack) await giveBack().catch(() => {}); // a closed window needs nothing back
       // The session ended while the action ran (Stop, Stop all, the
       // blocklist, idle): whoever ended it detached the debugger, but work
       // that was still attaching may have attached again after that.

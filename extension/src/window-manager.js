@@ -70,8 +70,11 @@ export function createWindowManager({ api }) {
     if (id == null) return createBuaWindow(url);
     const spare = await claimSpare(url, id);
     if (spare) return spare;
-    // active inside a minimized window shows nothing to the person.
-    return api.tabs.create({ windowId: id, url, active: true });
+    // Created active, a tab restores and focuses its minimized window;
+    // created in the background and then made active, it does not. It
+    // must be the active one: Chrome drops input to a background tab.
+    const tab = await api.tabs.create({ windowId: id, url, active: false });
+    return api.tabs.update(tab.id, { active: true });
   }
 
   // prewarm opens the BUA window with a blank spare tab unless a BUA window
@@ -115,6 +118,23 @@ export function createWindowManager({ api }) {
     // the person's last focused normal window. Returns the chrome Tab.
     openTab(url, { focus = false } = {}) {
       return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
+    },
+    // takeBack puts tabId back into the BUA window at index (a handoff's
+    // end): into the live one, or into a new minimized, unfocused one
+    // when the tab was its last and Chrome closed it as the tab left.
+    // Returns the BUA window's id.
+    takeBack(tabId, index = -1) {
+      return withLock(async () => {
+        const id = await liveWindowId();
+        if (id != null) {
+          await api.tabs.move(tabId, { windowId: id, index });
+          return id;
+        }
+        const win = await api.windows.create({ tabId, state: "minimized", focused: false, type: "normal" });
+        cachedId = win.id;
+        await api.storage.set({ buaWindowId: win.id });
+        return win.id;
+      });
     },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).

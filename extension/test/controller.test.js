@@ -21,6 +21,7 @@ function fakeTab(overrides = {}, opts = {}) {
     cover: null,
     disabled: new Set(), // backendNodeIds that are :disabled or aria-disabled
     rectFor: () => [10, 10, 20, 10], // getBoundingClientRect, matching the default box
+    hidden: false, // document.visibilityState === "hidden"
   };
   const throwCdp = (message) => {
     throw new Error(JSON.stringify({ code: -32000, message }));
@@ -59,7 +60,7 @@ function fakeTab(overrides = {}, opts = {}) {
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
         const id = Number(p.objectId.slice(4));
-        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: Boolean(page.stable) };
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: Boolean(page.stable), hidden: page.hidden };
         return { result: { type: "object", value } };
       }
       // The stability probe, asked only while an animation runs on the target.
@@ -242,6 +243,23 @@ test("selector with no match is element_not_found; a malformed one is invalid_ac
   assert.deepEqual(mouse, [["mouseMoved", 20, 15], ["mousePressed", 20, 15], ["mouseReleased", 20, 15]]);
   assert.deepEqual(await c.run(TAB, { type: "type", selector: "#go", text: "hi" }), { ok: true });
   assert.deepEqual(fake.calls.filter((x) => x[0] === "Input.insertText").map((x) => x[1].text), ["hi"]);
+});
+
+test("a click or hover on a hidden page draws it a frame first; on a shown page it does not", async () => {
+  const fake = fakeTab({ "Runtime.evaluate": pageQuery(), "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }) });
+  const { c } = makeController(fake);
+  const seq = () => fake.calls.map((x) => (x[0] === "Input.dispatchMouseEvent" ? x[1].type : x[0])).filter((m) => m === "Page.captureScreenshot" || m.startsWith("mouse"));
+  await c.run(TAB, { type: "click", selector: "#go" });
+  assert.deepEqual(seq(), ["mouseMoved", "mousePressed", "mouseReleased"], "a shown page: no capture");
+  fake.calls.length = 0;
+  fake.page.hidden = true; // a tab of the minimized BUA window
+  await c.run(TAB, { type: "click", selector: "#go" });
+  assert.deepEqual(seq(), ["Page.captureScreenshot", "mouseMoved", "mousePressed", "mouseReleased"]);
+  const shot = fake.calls.find((x) => x[0] === "Page.captureScreenshot")[1];
+  assert.deepEqual(shot.clip, { x: 0, y: 0, width: 1, height: 1, scale: 1 }, "one pixel: the frame, not the picture, is the point");
+  fake.calls.length = 0;
+  await c.run(TAB, { type: "hover", selector: "#go" });
+  assert.deepEqual(seq(), ["Page.captureScreenshot", "mouseMoved"]);
 });
 
 test("type checks and focuses in one page call, then inserts: nothing else before the settle", async () => {

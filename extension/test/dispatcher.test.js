@@ -8,7 +8,7 @@ import { BridgeError } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
-async function setup({ run } = {}) {
+async function setup({ run, managed = false } = {}) {
   const api = createFakeApi();
   const userWin = api.mkWindow({ focused: true });
   const events = [];
@@ -24,7 +24,7 @@ async function setup({ run } = {}) {
       return { ok: true };
     }),
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e) });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e), isManaged: () => managed });
   return { api, userWin, events, sessions, windows, ran, d };
 }
 
@@ -52,20 +52,92 @@ test("open_tab lands in one minimized, unfocused BUA window and starts a session
   assert.deepEqual(events.filter((e) => e.type === "session_started").map((e) => e.tabId), [a.tabId, b.tabId]);
 });
 
-test("a hover makes its BUA-window tab the active one first, never a tab of the person's", async () => {
+test("an input action makes its BUA-window tab the active one first, and fails on a background tab of the person's", async () => {
   const { api, d, userWin } = await setup();
   const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
-  await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
-  api.tabsMap.get(a.tabId).active = false; // b was opened last: a is a background tab
-  await d.dispatch({ type: "hover", tabId: a.tabId, selector: "#x" });
-  assert.equal(api.tabsMap.get(a.tabId).active, true, "the BUA tab was brought up in its window");
-  const theirs = api.mkTab(userWin.id, "http://mine.test/");
-  theirs.active = false;
-  await d.dispatch({ type: "hover", tabId: theirs.id, selector: "#x" });
-  assert.equal(api.tabsMap.get(theirs.id).active, false, "the person's tab was not switched to");
-  api.tabsMap.get(a.tabId).active = false;
-  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#x" });
-  assert.equal(api.tabsMap.get(a.tabId).active, false, "a click needs no activation");
+  for (const type of ["hover", "click", "type", "press_key"]) {
+    await d.dispatch({ type: "open_tab", url: `http://site.test/${type}` }); // a goes behind it
+    assert.equal(api.tabsMap.get(a.tabId).active, false);
+    await d.dispatch({ type, tabId: a.tabId, selector: "#x" });
+    assert.equal(api.tabsMap.get(a.tabId).active, true, `${type}: the BUA tab was brought up in its window`);
+  }
+  const theirs = api.mkTab(userWin.id, "http://mine.test/", { active: false });
+  for (const type of ["hover", "click", "type", "press_key"]) {
+    let err;
+    try {
+      await d.dispatch({ type, tabId: theirs.id, selector: "#x" });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof BridgeError, `${type} on the person's background tab must fail`);
+    assert.deepEqual([err.code, err.reason], ["invalid_action", "background_tab"]);
+    assert.match(err.message, /background tab of the person's own window.*did not run/);
+    assert.equal(api.tabsMap.get(theirs.id).active, false, "the person's tab was not switched to");
+  }
+  const r = await d.dispatch({ type: "scroll", tabId: theirs.id, direction: "down" });
+  assert.equal(r.tabId, theirs.id, "scroll runs in the page, which works in a background tab");
+});
+
+test("a second open_tab never restores or focuses the minimized BUA window", async () => {
+  const { api, d, userWin } = await setup();
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const b = await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  const bua = api.winsMap.get(a.windowId);
+  assert.deepEqual({ state: bua.state, focused: bua.focused }, { state: "minimized", focused: false });
+  assert.equal(api.winsMap.get(userWin.id).focused, true);
+  assert.equal(api.tabsMap.get(b.tabId).active, true, "the new tab is its window's active one, so input reaches it");
+  const create = api.calls.find(([c]) => c === "tabs.create");
+  assert.equal(create[1].active, false, "created in the background (created active, Chrome restores its window)");
+});
+
+test("a click in the minimized BUA window gives the focus back and minimizes it again", async () => {
+  let pressed = 0;
+  const s = await setup({
+    run: async (tabId, action) => {
+      // Chrome activates the window of a page that gets a mouse press.
+      if (action.type === "click") {
+        pressed++;
+        s.api.focusWindow(s.api.tabsMap.get(tabId).windowId);
+      }
+      return { ok: true };
+    },
+  });
+  const { api, d, userWin } = s;
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#go" });
+  assert.equal(pressed, 1);
+  const bua = api.winsMap.get(a.windowId);
+  assert.deepEqual({ state: bua.state, focused: bua.focused }, { state: "minimized", focused: false }, "the BUA window is minimized again");
+  assert.equal(api.winsMap.get(userWin.id).focused, true, "the person's window has the focus back");
+  const updates = api.calls.filter(([c]) => c === "windows.update").map(([, id, p]) => [id, p]);
+  assert.deepEqual(updates, [[a.windowId, { state: "minimized" }], [userWin.id, { focused: true }]]);
+
+  // A click in the window that has the focus touches no window.
+  const mine = api.mkTab(userWin.id, "http://mine.test/");
+  const n = api.calls.length;
+  await d.dispatch({ type: "click", tabId: mine.id, selector: "#go" });
+  assert.equal(pressed, 2);
+  assert.equal(api.calls.slice(n).filter(([c]) => c === "windows.update").length, 0);
+});
+
+test("in a managed browser a click reads no window and keeps no focus: nobody sits at it", async () => {
+  const { api, d } = await setup({ managed: true });
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const reads = [];
+  for (const [ns, fn] of [["windows", "get"], ["windows", "getAll"]]) {
+    const orig = api[ns][fn];
+    api[ns][fn] = (...args) => (reads.push(`${ns}.${fn}`), orig(...args));
+  }
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#go" });
+  assert.deepEqual(reads, [], "a managed click costs no window read");
+});
+
+test("a click that leaves its window as it was touches no window", async () => {
+  const { api, d } = await setup();
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const n = api.calls.length;
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#go" });
+  assert.equal(api.calls.slice(n).filter(([c]) => c === "windows.update").length, 0);
 });
 
 test("concurrent open_tabs never create two BUA windows", async () => {
@@ -149,11 +221,13 @@ test("with the debugger attached, the blocklist reads its committed URL, not the
   await d2.dispatch({ type: "click", selector: "a", tabId: t.id });
   assert.equal(gets() - before, 1, "not attached: one tabs.get");
   committed = "http://fine.test/next";
-  await d2.dispatch({ type: "click", selector: "a", tabId: t.id });
+  await d2.dispatch({ type: "screenshot", tabId: t.id });
   assert.equal(gets() - before, 1, "attached: no tabs.get");
+  await d2.dispatch({ type: "click", selector: "a", tabId: t.id });
+  assert.equal(gets() - before, 2, "attached: an input action reads only whether its tab is the active one");
   committed = "http://sub.blocked.localhost/"; // the page navigated there
   assert.equal(await code(d2.dispatch({ type: "click", selector: "a", tabId: t.id })), "domain_blocked");
-  assert.equal(ran.length, 2);
+  assert.equal(ran.length, 3);
   assert.ok(d, "the default setup still builds");
 });
 

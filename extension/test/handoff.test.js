@@ -50,6 +50,7 @@ test("registry: a restarted worker finds the entries in storage.local handoffs",
 async function setup() {
   const api = createFakeApi();
   const person = api.mkWindow({ state: "maximized", focused: true });
+  api.mkTab(person.id, "https://mine.test/"); // the person's own page
   const windows = createWindowManager({ api });
   const tab = await windows.openTab("https://shop.test/checkout");
   const buaId = await windows.buaWindowId();
@@ -76,14 +77,31 @@ test("requested moves a tab out of the BUA window into the person's window; reso
   assert.equal(events.length, 1);
 
   c.t += 4200;
+  assert.equal(api.winsMap.has(buaId), false, "its last tab gone, Chrome closed the BUA window");
   const back = await svc.run(tab.id, { type: "handoff", state: "resolved" });
-  assert.deepEqual(back, { windowId: buaId, moved: true });
-  assert.equal(api.tabsMap.get(tab.id).windowId, buaId);
+  assert.equal(back.moved, true);
+  assert.equal(api.tabsMap.get(tab.id).windowId, back.windowId);
+  const again = api.winsMap.get(back.windowId);
+  assert.deepEqual({ state: again.state, focused: again.focused }, { state: "minimized", focused: false }, "back in a new minimized BUA window");
+  assert.equal((await api.storage.get("buaWindowId")).buaWindowId, back.windowId, "which bua opens its next tabs into");
+  assert.equal(api.winsMap.get(person.id).focused, true, "the person keeps the focus");
   assert.deepEqual(registry.list(), []);
   assert.deepEqual(events[1], { type: "handoff_resolved", tabId: tab.id, domain: "shop.test", outcome: "resolved", waitedMs: 4200 });
   // Idempotent too: nothing more happens.
   await svc.run(tab.id, { type: "handoff", state: "abandoned" });
   assert.equal(events.length, 2);
+});
+
+test("resolved moves the tab back into the BUA window it came from when other tabs kept it open", async () => {
+  const { api, tab, buaId, svc, events } = await setup();
+  const other = api.mkTab(buaId, "https://other.test/");
+  await svc.run(tab.id, { type: "handoff", state: "requested", obstacleType: "captcha" });
+  assert.equal(api.winsMap.has(buaId), true);
+  assert.deepEqual(await svc.run(tab.id, { type: "handoff", state: "abandoned" }), { windowId: buaId, moved: true });
+  assert.equal(api.tabsMap.get(tab.id).windowId, buaId);
+  assert.equal(api.tabsMap.get(other.id).windowId, buaId);
+  assert.equal(api.calls.filter((x) => x[0] === "windows.create").length, 1, "no second BUA window");
+  assert.equal(events.at(-1).outcome, "abandoned");
 });
 
 test("requested on a tab in a window of its own focuses that window, restoring it if minimized, and moves nothing", async () => {

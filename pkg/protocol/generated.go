@@ -50,6 +50,7 @@ var Features = []string{
 // error.reason x-reasons). Callers pick hints by code and reason.
 const (
 	ReasonRestrictedPage   = "restricted_page"   // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
+	ReasonBackgroundTab    = "background_tab"    // the tab is a background tab of the person's own window, where Chrome delivers no input to the page: the input action did not run (bua never switches the person's tabs)
 	ReasonUserStopped      = "user_stopped"      // the person pressed Stop on this tab's session in the extension's popup while the request ran
 	ReasonGlobalStop       = "global_stop"       // the person pressed Stop all in the extension's popup while the request ran
 	ReasonDomainBlocked    = "domain_blocked"    // the person added the tab's domain to the blocklist while the request ran

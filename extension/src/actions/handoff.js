@@ -75,13 +75,10 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
     let moved = false;
     const r = entry.restore;
     if (r && r.moved) {
-      // Back into the BUA window it came from, if that still exists.
-      const buaId = await windows.buaWindowId();
-      if (buaId != null && buaId === r.windowId) {
-        await api.tabs.move(tabId, { windowId: r.windowId, index: r.index });
-        windowId = r.windowId;
-        moved = true;
-      }
+      // Back into the BUA window it came from; a new one when it was the
+      // window's last tab, which Chrome closed as the tab left.
+      windowId = await windows.takeBack(tabId, r.index);
+      moved = true;
     }
     emit({ type: EVENTS.HANDOFF_RESOLVED, tabId, domain: entry.domain, outcome, waitedMs: Math.max(0, now() - entry.since) });
     return { windowId, moved };

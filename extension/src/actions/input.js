@@ -147,7 +147,8 @@ const ACTIONABLE = `function () { /* bua:actionable */
     }
   }
   const top = window === window.top;
-  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating };
+  const hidden = document.visibilityState === "hidden";
+  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -246,7 +247,7 @@ async function probeAim(ctx, action, enabled) {
   }
   const q = model.border;
   const { x, y } = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
-  if (force) return { ok: true, x, y };
+  if (force) return { ok: true, x, y, hidden: true }; // unknown: drawFrame costs one capture
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
@@ -306,7 +307,20 @@ async function probeAim(ctx, action, enabled) {
       return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})` };
     }
   }
-  return { ok: true, x, y };
+  return { ok: true, x, y, hidden: st.hidden };
+}
+
+// drawFrame makes a hidden page (a tab of the minimized BUA window) draw
+// one compositor frame before a mouse event: Chrome routes mouse input by
+// the hit-test data of the page's last frame, and drops it when the page
+// has drawn none (a tab that became active while its window was
+// minimized), while the action would report ok. A 1×1 capture draws one
+// frame (about 20-40 ms, measured in e2e/person); a capture that stalls
+// (see capture.js) is not waited for past DRAW_FRAME_MS.
+const DRAW_FRAME_MS = 1000;
+async function drawFrame(ctx) {
+  const shot = ctx.send("Page.captureScreenshot", { format: "jpeg", quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } });
+  await Promise.race([shot.catch(() => {}), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
 }
 
 // settleAfter runs act (the input) with the tab's navigation events
@@ -328,7 +342,8 @@ async function mouse(ctx, type, x, y, extra) {
 }
 
 export async function click(ctx, action) {
-  const { x, y } = await aim(ctx, action);
+  const { x, y, hidden } = await aim(ctx, action);
+  if (hidden) await drawFrame(ctx);
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
@@ -344,7 +359,8 @@ export async function click(ctx, action) {
 // hover waits as click does, except for enabled (Playwright's rule: a
 // disabled control still shows its tooltip).
 export async function hover(ctx, action) {
-  const { x, y } = await aim(ctx, action, { enabled: false });
+  const { x, y, hidden } = await aim(ctx, action, { enabled: false });
+  if (hidden) await drawFrame(ctx);
   return settleAfter(ctx, "hover", () => mouse(ctx, "mouseMoved", x, y));
 }
 

@@ -11,6 +11,7 @@ export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screens
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
+  BACKGROUND_TAB: "background_tab",
   USER_STOPPED: "user_stopped",
   GLOBAL_STOP: "global_stop",
   DOMAIN_BLOCKED: "domain_blocked",

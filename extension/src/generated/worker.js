@@ -396,6 +396,7 @@ const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_ful
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
+  BACKGROUND_TAB: "background_tab",
   USER_STOPPED: "user_stopped",
   GLOBAL_STOP: "global_stop",
   DOMAIN_BLOCKED: "domain_blocked",
@@ -1303,8 +1304,11 @@ function createWindowManager({ api }) {
     if (id == null) return createBuaWindow(url);
     const spare = await claimSpare(url, id);
     if (spare) return spare;
-    // active inside a minimized window shows nothing to the person.
-    return api.tabs.create({ windowId: id, url, active: true });
+    // Created active, a tab restores and focuses its minimized window;
+    // created in the background and then made active, it does not. It
+    // must be the active one: Chrome drops input to a background tab.
+    const tab = await api.tabs.create({ windowId: id, url, active: false });
+    return api.tabs.update(tab.id, { active: true });
   }
 
   // prewarm opens the BUA window with a blank spare tab unless a BUA window
@@ -1348,6 +1352,23 @@ function createWindowManager({ api }) {
     // the person's last focused normal window. Returns the chrome Tab.
     openTab(url, { focus = false } = {}) {
       return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
+    },
+    // takeBack puts tabId back into the BUA window at index (a handoff's
+    // end): into the live one, or into a new minimized, unfocused one
+    // when the tab was its last and Chrome closed it as the tab left.
+    // Returns the BUA window's id.
+    takeBack(tabId, index = -1) {
+      return withLock(async () => {
+        const id = await liveWindowId();
+        if (id != null) {
+          await api.tabs.move(tabId, { windowId: id, index });
+          return id;
+        }
+        const win = await api.windows.create({ tabId, state: "minimized", focused: false, type: "normal" });
+        cachedId = win.id;
+        await api.storage.set({ buaWindowId: win.id });
+        return win.id;
+      });
     },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
@@ -1566,7 +1587,7 @@ const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
 const { hostOf } = __lib_domains;
 const { abortable, onAbort } = __lib_cdp;
 const { budgetFor } = __lib_budget;
-const { ACTION_SPECS, END_REASONS, EVENTS } = __generated_protocol;
+const { ACTION_SPECS, END_REASONS, EVENTS, REASONS } = __generated_protocol;
 const { executors: browserExecutors, urlOf } = __actions_tabs;
 
 // endedMessage says, for a request whose session ended under it, what
@@ -1597,7 +1618,18 @@ function stoppedMessage(tabId, reason) {
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
 }
 
-function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
+// INPUT_ACTIONS send input through the Input domain (actions/input.js), which
+// Chrome delivers only to a page it shows. scroll is not one: it runs
+// window.scrollBy in the page, which works in any tab.
+const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
+
+// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
+// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
+const FOCUS_BACK_MS = 500;
+
+// isManaged (optional) reports whether the browser is a managed one: no
+// person sits at it, so showForInput keeps nobody's focus there.
+function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
   let exempt = null; // the request whose own blocklist check is ending its session
@@ -1755,16 +1787,65 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     }
   }
 
-  // showForHover makes a BUA-window tab its window's active tab before a
-  // hover: Chrome delivers a lone mouse move to a page that draws no frames
-  // (a background tab) only every 5 s, while a click's press delivers it at
-  // once. The BUA window is bua's own, so this changes nothing the person
-  // sees; a tab in the person's window is never switched to.
-  async function showForHover(action, tabId) {
-    if (action.type !== "hover") return;
-    const tab = await getTab(tabId);
-    if (tab.active || tab.windowId !== (await windows.buaWindowId())) return;
-    await api.tabs.update(tabId, { active: true });
+  // showForInput readies tabId for an action that sends input through
+  // the Input domain (INPUT_ACTIONS): Chrome drops input to a background
+  // tab's page, so the action would report ok for input that never
+  // arrived (a lone mouse move, a hover, gets there only every 5 s). A
+  // background tab of the BUA window is made its window's
+  // active tab (bua's own window: the person sees nothing change); a
+  // background tab of the person's own window fails with background_tab,
+  // as switching it would change what they look at.
+  async function showForInput(action, tabId, known) {
+    if (!INPUT_ACTIONS.has(action.type)) return null;
+    // A managed browser has no person whose focus or tabs to keep, and its
+    // headless pages take input in the background once they have drawn a
+    // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
+    // needs its tab shown. Every click there skips the window reads.
+    if (isManaged() && action.type !== "hover") return null;
+    const click = action.type === "click";
+    const [tab, buaId, wins] = await Promise.all([
+      known || getTab(tabId),
+      windows.buaWindowId(),
+      click ? api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
+    ]);
+    if (!tab.active) {
+      if (tab.windowId !== buaId) {
+        throw new BridgeError(
+          ErrorCodes.INVALID_ACTION,
+          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
+          REASONS.BACKGROUND_TAB,
+        );
+      }
+      await api.tabs.update(tabId, { active: true });
+    }
+    return click ? holdFocus(tab.windowId, wins) : null;
+  }
+
+  // holdFocus is for a click in a window that does not have the focus:
+  // Chrome activates (restores and focuses) the window of a page that gets
+  // a mouse press, whatever focus emulation says (docs/extension.md
+  // §Focus). wins are the windows as they were before the press; the
+  // returned function, run after the click, puts them back: the window
+  // minimized again if it was, the focus back on the window that had it.
+  // Null when there is nothing to keep.
+  function holdFocus(windowId, wins) {
+    const win = wins.find((w) => w.id === windowId);
+    if (!win || win.focused) return null;
+    const focused = wins.find((w) => w.focused);
+    return async () => {
+      const after = await api.windows.get(windowId);
+      if (after.state === win.state && !after.focused) return;
+      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
+      if (!focused) return;
+      await api.windows.update(focused.id, { focused: true });
+      // The window manager applies the focus after windows.update answers:
+      // wait for it, so the person's page has the focus again when the
+      // click's answer (and the agent's next action) comes.
+      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
+        if ((await api.windows.get(focused.id)).focused) return;
+        await new Promise((resolve) => timers.setTimeout(resolve, 20));
+      }
+    };
   }
 
   async function runOnTab(tabId, action, budget, ac) {
@@ -1779,9 +1860,10 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     // tab closed under an attached debugger fails at its first CDP call,
     // which perTab reports as tab_not_found.
     const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
-    const host = hostOf(known !== null ? known : urlOf(await getTab(tabId)));
+    const tab = known !== null ? null : await getTab(tabId);
+    const host = hostOf(known !== null ? known : urlOf(tab));
     blocked(host, action.type, tabId, ac);
-    await showForHover(action, tabId);
+    const giveBack = await showForInput(action, tabId, tab);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);
@@ -1792,6 +1874,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     try {
       result = await controller.run(tabId, action, budget);
     } finally {
+      if (giveBack) await giveBack().catch(() => {}); // a closed window needs nothing back
       // The session ended while the action ran (Stop, Stop all, the
       // blocklist, idle): whoever ended it detached the debugger, but work
       // that was still attaching may have attached again after that.
@@ -2482,7 +2565,8 @@ const ACTIONABLE = `function () { /* bua:actionable */
     }
   }
   const top = window === window.top;
-  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating };
+  const hidden = document.visibilityState === "hidden";
+  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -2581,7 +2665,7 @@ async function probeAim(ctx, action, enabled) {
   }
   const q = model.border;
   const { x, y } = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
-  if (force) return { ok: true, x, y };
+  if (force) return { ok: true, x, y, hidden: true }; // unknown: drawFrame costs one capture
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
@@ -2641,7 +2725,20 @@ async function probeAim(ctx, action, enabled) {
       return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})` };
     }
   }
-  return { ok: true, x, y };
+  return { ok: true, x, y, hidden: st.hidden };
+}
+
+// drawFrame makes a hidden page (a tab of the minimized BUA window) draw
+// one compositor frame before a mouse event: Chrome routes mouse input by
+// the hit-test data of the page's last frame, and drops it when the page
+// has drawn none (a tab that became active while its window was
+// minimized), while the action would report ok. A 1×1 capture draws one
+// frame (about 20-40 ms, measured in e2e/person); a capture that stalls
+// (see capture.js) is not waited for past DRAW_FRAME_MS.
+const DRAW_FRAME_MS = 1000;
+async function drawFrame(ctx) {
+  const shot = ctx.send("Page.captureScreenshot", { format: "jpeg", quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } });
+  await Promise.race([shot.catch(() => {}), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
 }
 
 // settleAfter runs act (the input) with the tab's navigation events
@@ -2663,7 +2760,8 @@ async function mouse(ctx, type, x, y, extra) {
 }
 
 async function click(ctx, action) {
-  const { x, y } = await aim(ctx, action);
+  const { x, y, hidden } = await aim(ctx, action);
+  if (hidden) await drawFrame(ctx);
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
@@ -2679,7 +2777,8 @@ async function click(ctx, action) {
 // hover waits as click does, except for enabled (Playwright's rule: a
 // disabled control still shows its tooltip).
 async function hover(ctx, action) {
-  const { x, y } = await aim(ctx, action, { enabled: false });
+  const { x, y, hidden } = await aim(ctx, action, { enabled: false });
+  if (hidden) await drawFrame(ctx);
   return settleAfter(ctx, "hover", () => mouse(ctx, "mouseMoved", x, y));
 }
 
@@ -4548,13 +4647,10 @@ function createHandoffService({ api, windows, registry, emit, now = Date.now }) 
     let moved = false;
     const r = entry.restore;
     if (r && r.moved) {
-      // Back into the BUA window it came from, if that still exists.
-      const buaId = await windows.buaWindowId();
-      if (buaId != null && buaId === r.windowId) {
-        await api.tabs.move(tabId, { windowId: r.windowId, index: r.index });
-        windowId = r.windowId;
-        moved = true;
-      }
+      // Back into the BUA window it came from; a new one when it was the
+      // window's last tab, which Chrome closed as the tab left.
+      windowId = await windows.takeBack(tabId, r.index);
+      moved = true;
     }
     emit({ type: EVENTS.HANDOFF_RESOLVED, tabId, domain: entry.domain, outcome, waitedMs: Math.max(0, now() - entry.since) });
     return { windowId, moved };
@@ -5839,7 +5935,7 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,

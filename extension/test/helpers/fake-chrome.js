@@ -14,10 +14,23 @@ export function createFakeApi({ files = {} } = {}) {
     wins.set(w.id, w);
     return w;
   }
-  function mkTab(windowId, url) {
-    const t = { id: nextTab++, windowId, url, title: "", status: "complete" };
+  // mkTab adds a tab to windowId, its window's active tab unless
+  // active: false (the fake keeps no tab order, so several may be active).
+  function mkTab(windowId, url, { active = true } = {}) {
+    const t = { id: nextTab++, windowId, url, title: "", status: "complete", active };
     tabs.set(t.id, t);
     return t;
+  }
+  // activate makes tab id its window's one active tab.
+  function activate(id) {
+    const t = tabs.get(id);
+    for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = o.id === id;
+  }
+  // focusWindow gives the focus to window id, restoring it if minimized,
+  // as Chrome does when it activates a window.
+  function focusWindow(id) {
+    for (const w of wins.values()) w.focused = w.id === id;
+    if (wins.get(id).state === "minimized") wins.get(id).state = "normal";
   }
   const clone = (x) => JSON.parse(JSON.stringify(x));
 
@@ -28,6 +41,7 @@ export function createFakeApi({ files = {} } = {}) {
     storeMap: store,
     mkWindow,
     mkTab,
+    focusWindow,
     runtime: {
       getURL: (p) => `chrome-extension://fake/${p}`,
       getManifest: () => ({ version: "0.1.0" }),
@@ -58,17 +72,29 @@ export function createFakeApi({ files = {} } = {}) {
       async create(props) {
         calls.push(["tabs.create", props]);
         if (!wins.has(props.windowId)) throw new Error("No window");
-        return { ...mkTab(props.windowId, props.url) };
+        const t = mkTab(props.windowId, props.url, { active: props.active !== false });
+        // As Chrome does: a tab created active activates its window.
+        if (t.active) {
+          activate(t.id);
+          focusWindow(props.windowId);
+        }
+        return { ...t };
       },
       async update(id, props) {
+        calls.push(["tabs.update", id, props]);
+        if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         Object.assign(tabs.get(id), props);
+        if (props.active) activate(id); // switches tabs, never the window's state
         return { ...tabs.get(id) };
       },
       async move(id, props) {
         calls.push(["tabs.move", id, props]);
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         if (!wins.has(props.windowId)) throw new Error("No window");
+        const from = tabs.get(id).windowId;
         tabs.get(id).windowId = props.windowId;
+        // As Chrome does: a window whose last tab left it closes.
+        if (![...tabs.values()].some((t) => t.windowId === from)) wins.delete(from);
         return { ...tabs.get(id) };
       },
       async remove(id) {
@@ -84,7 +110,7 @@ export function createFakeApi({ files = {} } = {}) {
         return { ...wins.get(id) };
       },
       async getAll() {
-        return [...wins.values()];
+        return [...wins.values()].map((w) => ({ ...w }));
       },
       async getLastFocused() {
         const w = [...wins.values()].reverse().find((x) => x.focused);
@@ -94,12 +120,23 @@ export function createFakeApi({ files = {} } = {}) {
       async create(props) {
         calls.push(["windows.create", props]);
         const w = mkWindow(props);
+        if (props.tabId !== undefined) {
+          // Moves the tab into the new window, as Chrome does.
+          const t = tabs.get(props.tabId);
+          const from = t.windowId;
+          t.windowId = w.id;
+          if (![...tabs.values()].some((x) => x.windowId === from)) wins.delete(from);
+          return { ...w, tabs: [{ ...t }] };
+        }
         const t = mkTab(w.id, props.url || "about:blank");
         return { ...w, tabs: [{ ...t }] };
       },
       async update(id, props) {
         calls.push(["windows.update", id, props]);
         Object.assign(wins.get(id), props);
+        // As Chrome does: one window has the focus, and a minimized one never.
+        if (props.focused) focusWindow(id);
+        if (props.state === "minimized") wins.get(id).focused = false;
         return { ...wins.get(id) };
       },
       async remove(id) {

@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"net"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -174,17 +175,19 @@ func TestHoverBackgroundTab(t *testing.T) {
 	}
 }
 
-// TestClickBackgroundTab: bua works in two tabs of its window, and a type
-// and a click on the one behind the other reach its page in the headless
-// managed browser too, where the dispatcher also brings the tab up in the
-// BUA window first and the click draws a hidden page a frame
-// (docs/extension.md §Focus and input in the BUA window). e2e/person's
-// TestBuaWindowTwoTabs proves it in headful Chromium, where without them
-// the click is lost.
+// TestClickBackgroundTab: bua works in several tabs of its window, and a
+// type and a click on a tab behind another reach its page in the headless
+// managed browser, which takes input in a background tab as it is: the
+// dispatcher brings a tab up in the BUA window, and a click draws a hidden
+// page a frame, only in a person's browser (docs/extension.md §Focus and
+// input in the BUA window). e2e/person's TestBuaWindowTwoTabs proves that
+// in headful Chromium, where without them the click is lost.
 func TestClickBackgroundTab(t *testing.T) {
 	first := openTab(t, "person/card.html?bg=first")
 	second := openTab(t, "person/card.html?bg=second")
-	for _, tab := range []int{first, second} {
+	for i, tab := range []int{first, second} {
+		openTab(t, "person/mine.html?bg="+strconv.Itoa(i)) // the newest tab is the shown one
+
 		if got := evalString(t, tab, "return document.visibilityState"); got != "hidden" {
 			t.Fatalf("tab %d is %q behind the other, want hidden (the case under test)", tab, got)
 		}

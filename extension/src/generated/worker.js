@@ -2735,8 +2735,12 @@ async function probeAim(ctx, action, enabled) {
 // minimized), while the action would report ok. A 1×1 capture draws one
 // frame (about 20-40 ms, measured in e2e/person); a capture that stalls
 // (see capture.js) is not waited for past DRAW_FRAME_MS.
+// A managed (headless) browser needs none of this: its pages take mouse
+// input without a frame drawn first (e2e TestClickBackgroundTab), and a
+// capture there can stall for the whole DRAW_FRAME_MS.
 const DRAW_FRAME_MS = 1000;
 async function drawFrame(ctx) {
+  if (ctx.managed && ctx.managed()) return;
   const shot = ctx.send("Page.captureScreenshot", { format: "jpeg", quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } });
   await Promise.race([shot.catch(() => {}), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
 }

@@ -37,12 +37,30 @@ export function createWindowManager({ api }) {
     }
   }
 
-  async function createBuaWindow(url) {
-    const win = await api.windows.create({ url, state: "minimized", focused: false, type: "normal" });
+  // newBuaWindow opens the minimized, unfocused BUA window with props
+  // ({url} or {tabId}) and remembers it.
+  async function newBuaWindow(props) {
+    const win = await api.windows.create({ ...props, state: "minimized", focused: false, type: "normal" });
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    return win;
+  }
+
+  // personWindow is the person's last focused normal window, or null when
+  // that is the BUA window (buaId) or there is none.
+  async function personWindow(buaId) {
+    try {
+      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
+      return w && w.id !== buaId ? w : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function createBuaWindow(url) {
+    const win = await newBuaWindow({ url });
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
     const [first] = await api.tabs.query({ windowId: win.id });
@@ -87,14 +105,7 @@ export function createWindowManager({ api }) {
   }
 
   async function openFocused(url) {
-    const buaId = await liveWindowId();
-    let target = null;
-    try {
-      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-      if (w && w.id !== buaId) target = w;
-    } catch {
-      target = null;
-    }
+    const target = await personWindow(await liveWindowId());
     if (!target) {
       const win = await api.windows.create({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
@@ -114,6 +125,9 @@ export function createWindowManager({ api }) {
     isSpare: (tabId) => tabId === spareId,
     // buaWindowId is the live BUA window's id, or null when there is none.
     buaWindowId: () => withLock(liveWindowId),
+    // personWindow is the person's last focused normal window (never the
+    // BUA window), or null.
+    personWindow: () => withLock(async () => personWindow(await liveWindowId())),
     // openTab opens url in the BUA window (created lazily), or with focus in
     // the person's last focused normal window. Returns the chrome Tab.
     openTab(url, { focus = false } = {}) {
@@ -130,10 +144,7 @@ export function createWindowManager({ api }) {
           await api.tabs.move(tabId, { windowId: id, index });
           return id;
         }
-        const win = await api.windows.create({ tabId, state: "minimized", focused: false, type: "normal" });
-        cachedId = win.id;
-        await api.storage.set({ buaWindowId: win.id });
-        return win.id;
+        return (await newBuaWindow({ tabId })).id;
       });
     },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
@@ -146,4 +157,11 @@ export function createWindowManager({ api }) {
       }
     },
   };
+}
+
+// showWindow brings windowId in front of the person: focused, and
+// restored first when minimized (a focus alone leaves it minimized).
+export async function showWindow(api, windowId) {
+  const win = await api.windows.get(windowId).catch(() => null);
+  await api.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }

@@ -7,6 +7,7 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { EVENTS } from "../generated/protocol.js";
+import { showWindow } from "../window-manager.js";
 
 function hostOf(url) {
   try {
@@ -28,13 +29,7 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
     let windowId = tab.windowId;
     let moved = false;
     if (buaId != null && tab.windowId === buaId) {
-      let target = null;
-      try {
-        const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-        if (w && w.id !== buaId) target = w;
-      } catch {
-        target = null;
-      }
+      const target = await windows.personWindow();
       if (target) {
         await api.tabs.move(tab.id, { windowId: target.id, index: -1 });
         windowId = target.id;
@@ -42,8 +37,7 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
       }
     }
     await api.tabs.update(tab.id, { active: true });
-    const win = await api.windows.get(windowId);
-    await api.windows.update(windowId, win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
+    await showWindow(api, windowId);
     return { windowId, moved };
   }
 

@@ -1271,12 +1271,30 @@ function createWindowManager({ api }) {
     }
   }
 
-  async function createBuaWindow(url) {
-    const win = await api.windows.create({ url, state: "minimized", focused: false, type: "normal" });
+  // newBuaWindow opens the minimized, unfocused BUA window with props
+  // ({url} or {tabId}) and remembers it.
+  async function newBuaWindow(props) {
+    const win = await api.windows.create({ ...props, state: "minimized", focused: false, type: "normal" });
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    return win;
+  }
+
+  // personWindow is the person's last focused normal window, or null when
+  // that is the BUA window (buaId) or there is none.
+  async function personWindow(buaId) {
+    try {
+      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
+      return w && w.id !== buaId ? w : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function createBuaWindow(url) {
+    const win = await newBuaWindow({ url });
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
     const [first] = await api.tabs.query({ windowId: win.id });
@@ -1321,14 +1339,7 @@ function createWindowManager({ api }) {
   }
 
   async function openFocused(url) {
-    const buaId = await liveWindowId();
-    let target = null;
-    try {
-      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-      if (w && w.id !== buaId) target = w;
-    } catch {
-      target = null;
-    }
+    const target = await personWindow(await liveWindowId());
     if (!target) {
       const win = await api.windows.create({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
@@ -1348,6 +1359,9 @@ function createWindowManager({ api }) {
     isSpare: (tabId) => tabId === spareId,
     // buaWindowId is the live BUA window's id, or null when there is none.
     buaWindowId: () => withLock(liveWindowId),
+    // personWindow is the person's last focused normal window (never the
+    // BUA window), or null.
+    personWindow: () => withLock(async () => personWindow(await liveWindowId())),
     // openTab opens url in the BUA window (created lazily), or with focus in
     // the person's last focused normal window. Returns the chrome Tab.
     openTab(url, { focus = false } = {}) {
@@ -1364,10 +1378,7 @@ function createWindowManager({ api }) {
           await api.tabs.move(tabId, { windowId: id, index });
           return id;
         }
-        const win = await api.windows.create({ tabId, state: "minimized", focused: false, type: "normal" });
-        cachedId = win.id;
-        await api.storage.set({ buaWindowId: win.id });
-        return win.id;
+        return (await newBuaWindow({ tabId })).id;
       });
     },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
@@ -1381,7 +1392,14 @@ function createWindowManager({ api }) {
     },
   };
 }
-return Object.freeze({ createWindowManager });
+
+// showWindow brings windowId in front of the person: focused, and
+// restored first when minimized (a focus alone leaves it minimized).
+async function showWindow(api, windowId) {
+  const win = await api.windows.get(windowId).catch(() => null);
+  await api.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
+}
+return Object.freeze({ createWindowManager, showWindow });
 })();
 
 // lib/budget.js
@@ -4583,6 +4601,7 @@ const __actions_handoff = (() => {
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { EVENTS } = __generated_protocol;
+const { showWindow } = __window_manager;
 
 function hostOf(url) {
   try {
@@ -4604,13 +4623,7 @@ function createHandoffService({ api, windows, registry, emit, now = Date.now }) 
     let windowId = tab.windowId;
     let moved = false;
     if (buaId != null && tab.windowId === buaId) {
-      let target = null;
-      try {
-        const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-        if (w && w.id !== buaId) target = w;
-      } catch {
-        target = null;
-      }
+      const target = await windows.personWindow();
       if (target) {
         await api.tabs.move(tab.id, { windowId: target.id, index: -1 });
         windowId = target.id;
@@ -4618,8 +4631,7 @@ function createHandoffService({ api, windows, registry, emit, now = Date.now }) 
       }
     }
     await api.tabs.update(tab.id, { active: true });
-    const win = await api.windows.get(windowId);
-    await api.windows.update(windowId, win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
+    await showWindow(api, windowId);
     return { windowId, moved };
   }
 
@@ -5582,6 +5594,7 @@ const { CONNECTION_STATES, SERVICE_ERRORS, STATE_KIND, ServiceError, callLocal, 
 const { badgeFor } = __badge;
 const { normalizeDomain, validateDomain } = __lib_domains;
 const { normalizeCode } = __pairing;
+const { showWindow } = __window_manager;
 const { CLOSE_CODES, END_REASONS, EVENTS } = __generated_protocol;
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
@@ -5762,8 +5775,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api.tabs.update(tabId, { active: true });
-      const win = await api.windows.get(tab.windowId).catch(() => null);
-      await api.windows.update(tab.windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
+      await showWindow(api, tab.windowId);
       return {};
     },
 

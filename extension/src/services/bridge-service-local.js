@@ -18,6 +18,7 @@ import {
 import { badgeFor } from "../badge.js";
 import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
+import { showWindow } from "../window-manager.js";
 import { CLOSE_CODES, END_REASONS, EVENTS } from "../generated/protocol.js";
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
@@ -198,8 +199,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api.tabs.update(tabId, { active: true });
-      const win = await api.windows.get(tab.windowId).catch(() => null);
-      await api.windows.update(tab.windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
+      await showWindow(api, tab.windowId);
       return {};
     },
 

@@ -94,7 +94,7 @@ func TestDebuggerDetached(t *testing.T) {
 		cdpNavigate(t, cdp, sess, "chrome://version/")
 		r := <-wait
 		failedIn := r.ended.Sub(t0)
-		e := failure(t, r.Result)
+		e := harness.Failure(t, r.Result)
 		// Whether the wait's next CDP call or its attach again meets the
 		// chrome:// page first, the caller hears one code and reason.
 		if e.Error.Code != "debugger_attach_failed" || e.Error.Reason != "restricted_page" || r.Code != 1 || !strings.Contains(e.Error.Message, "chrome://") || !strings.Contains(e.Error.Hint, "http(s) page") {
@@ -132,7 +132,7 @@ func TestDebuggerDetached(t *testing.T) {
 		}
 		t0 := time.Now()
 		r := run(t, shared, 30*time.Second, "--json", "click", "--tab", tab, "--uid", "e1")
-		if e := failure(t, r); e.Error.Code != "element_stale" || r.Code != 1 {
+		if e := harness.Failure(t, r); e.Error.Code != "element_stale" || r.Code != 1 {
 			t.Errorf("click on a uid from before the detach: exit %d, %s %q: want exit 1, element_stale", r.Code, e.Error.Code, e.Error.Message)
 		}
 		mustOK(t, "extract after the detach", run(t, shared, 30*time.Second, "extract", "--tab", tab))

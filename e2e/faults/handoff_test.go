@@ -80,7 +80,7 @@ func TestStopAll(t *testing.T) {
 	pressStopAll(t, cdp)
 	r := <-ch
 	after := r.ended.Sub(pressed)
-	e := failure(t, r.Result)
+	e := harness.Failure(t, r.Result)
 	if r.Code != 1 || e.Error.Code != "internal_error" || e.Error.Reason != "global_stop" {
 		t.Fatalf("exit %d %+v, want exit 1, internal_error reason global_stop", r.Code, e.Error)
 	}

@@ -58,26 +58,6 @@ func start(cmd harness.Cmd, d time.Duration, args ...string) <-chan timed {
 	return ch
 }
 
-// cliError is what `bua --json` prints on failure (cmd/bua/hints.go).
-type cliError struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Reason  string `json:"reason"`
-		Hint    string `json:"hint"`
-	} `json:"error"`
-}
-
-// failure reads r as a --json failure: its code, message and hint.
-func failure(t *testing.T, r harness.Result) cliError {
-	t.Helper()
-	var e cliError
-	if err := json.Unmarshal([]byte(r.Stdout), &e); err != nil || e.Error.Code == "" {
-		t.Fatalf("exit %d: want a --json error on stdout, got:\n%s", r.Code, r.Output())
-	}
-	return e
-}
-
 // mustOK fails t unless r exited 0.
 func mustOK(t *testing.T, what string, r harness.Result) {
 	t.Helper()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // extractResult is the part of `bua --json extract` these tests read.
@@ -65,7 +67,7 @@ func TestNavigationDuringClick(t *testing.T) {
 			r := <-start(shared, 60*time.Second, "--json", "click", "--tab", tab, "--uid", goUID)
 			got := "ok"
 			if r.Code != 0 {
-				e := failure(t, r.Result)
+				e := harness.Failure(t, r.Result)
 				got = e.Error.Code
 				t.Logf("click: %s %q", e.Error.Code, e.Error.Message)
 			}
@@ -80,7 +82,7 @@ func TestNavigationDuringClick(t *testing.T) {
 				t.Fatalf("extract after the click reads %q, want the page it navigated to", after.Title)
 			}
 			stale := run(t, shared, 30*time.Second, "--json", "click", "--tab", tab, "--uid", stayUID)
-			if e := failure(t, stale); e.Error.Code != "element_stale" || stale.Code != 1 {
+			if e := harness.Failure(t, stale); e.Error.Code != "element_stale" || stale.Code != 1 {
 				t.Errorf("click on the old page's uid: exit %d, %s %q: want exit 1, element_stale", stale.Code, e.Error.Code, e.Error.Message)
 			}
 			t.Logf("click answered %s in %s", got, r.took.Round(time.Millisecond))

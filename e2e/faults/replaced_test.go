@@ -74,7 +74,7 @@ func TestSecondConnection(t *testing.T) {
 	t0 := time.Now()
 	r := run(t, cmd, 60*time.Second, "--json", "extract")
 	took := time.Since(t0)
-	e := failure(t, r)
+	e := harness.Failure(t, r)
 	if e.Error.Code != "bridge_unavailable" || r.Code != 4 || !strings.Contains(e.Error.Message, "replaced") || !strings.Contains(e.Error.Message, "bua browser stop") {
 		t.Errorf("extract: exit %d, %s %q: want exit 4, bridge_unavailable saying the extension was replaced and how to restart", r.Code, e.Error.Code, e.Error.Message)
 	}

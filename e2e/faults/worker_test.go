@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/e2e/harness"
 )
 
 // TestWorkerStopped: the extension's MV3 service worker is stopped while a
@@ -26,7 +28,7 @@ func TestWorkerStopped(t *testing.T) {
 	waitInFlight(t, shared, 1)
 	stopped := stopWorker(t, cdp)
 	r := <-wait
-	e := failure(t, r.Result)
+	e := harness.Failure(t, r.Result)
 	if e.Error.Code != "internal_error" || r.Code != 1 || !strings.Contains(e.Error.Message, "disconnected") {
 		t.Errorf("wait-for after the worker stopped: exit %d, %s %q: want exit 1, internal_error saying the extension disconnected", r.Code, e.Error.Code, e.Error.Message)
 	}

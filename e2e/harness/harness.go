@@ -7,6 +7,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/browser"
@@ -213,4 +215,25 @@ func logTail(log string, n int) string {
 		out = out[len(out)-n:]
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// CLIError is what `bua --json` prints on failure (cmd/bua/hints.go).
+type CLIError struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Reason  string `json:"reason"`
+		Hint    string `json:"hint"`
+	} `json:"error"`
+}
+
+// Failure reads r as a --json failure: its code, message, reason and
+// hint; it fails the test when r printed none.
+func Failure(t testing.TB, r Result) CLIError {
+	t.Helper()
+	var e CLIError
+	if err := json.Unmarshal([]byte(r.Stdout), &e); err != nil || e.Error.Code == "" {
+		t.Fatalf("exit %d: want a --json error on stdout, got:\n%s", r.Code, r.Output())
+	}
+	return e
 }

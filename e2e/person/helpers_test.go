@@ -33,26 +33,6 @@ func mustOK(t *testing.T, what string, r harness.Result) {
 	}
 }
 
-// cliError is what `bua --json` prints on failure (cmd/bua/hints.go).
-type cliError struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Reason  string `json:"reason"`
-		Hint    string `json:"hint"`
-	} `json:"error"`
-}
-
-// failure reads r as a --json failure.
-func failure(t *testing.T, r harness.Result) cliError {
-	t.Helper()
-	var e cliError
-	if err := json.Unmarshal([]byte(r.Stdout), &e); err != nil || e.Error.Code == "" {
-		t.Fatalf("exit %d: want a --json error on stdout, got:\n%s", r.Code, r.Output())
-	}
-	return e
-}
-
 // daemonStatus is the part of `bua status --json` the tests read.
 type daemonStatus struct {
 	URL         string `json:"url"`

@@ -143,7 +143,7 @@ func TestSessionEnds(t *testing.T) {
 				}
 				return r.Code == 3
 			})
-			if e := failure(t, r); e.Error.Code != "domain_blocked" || r.Code != 3 {
+			if e := harness.Failure(t, r); e.Error.Code != "domain_blocked" || r.Code != 3 {
 				t.Errorf("%s: open %s: exit %d, %s: want exit 3, domain_blocked", when, blocked, r.Code, e.Error.Code)
 			}
 		}

@@ -43,7 +43,7 @@ func TestOptionsBlocklist(t *testing.T) {
 		t.Errorf("the live session on localhost ended with %+v, want reason domain_blocked", e)
 	}
 	next := bua(t, "--json", "extract", "--tab", strconv.Itoa(live))
-	if e := failure(t, next); next.Code != 3 || e.Error.Code != "domain_blocked" {
+	if e := harness.Failure(t, next); next.Code != 3 || e.Error.Code != "domain_blocked" {
 		t.Errorf("the next action on the blocked session's tab: exit %d, %s: want exit 3, domain_blocked", next.Code, e.Error.Code)
 	}
 	var r harness.Result
@@ -55,7 +55,7 @@ func TestOptionsBlocklist(t *testing.T) {
 	}) {
 		t.Fatalf("open %s after blocking localhost: exit %d, want 3\n%s", url, r.Code, r.Output())
 	}
-	if e := failure(t, r); e.Error.Code != "domain_blocked" {
+	if e := harness.Failure(t, r); e.Error.Code != "domain_blocked" {
 		t.Errorf("open a blocked domain: %s, want domain_blocked", e.Error.Code)
 	}
 
@@ -145,7 +145,7 @@ func TestPopupStopAllInFlight(t *testing.T) {
 		t.Fatal("the wait-for in flight was not answered within 20 s of Stop all (it had 30 s)")
 	}
 	after := r.at.Sub(pressed)
-	e := failure(t, r.Result)
+	e := harness.Failure(t, r.Result)
 	if r.Code != 1 || e.Error.Code != "internal_error" || e.Error.Reason != "global_stop" || !strings.Contains(e.Error.Hint, "Stop all") {
 		t.Errorf("wait-for after Stop all: exit %d, %+v: want exit 1, internal_error reason global_stop, a hint naming Stop all", r.Code, e.Error)
 	}

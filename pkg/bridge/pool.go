@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -195,7 +196,7 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	if !c.Implements(a.Type) {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not implement %s: it is older than this bua; load the extension this bua writes out, then reconnect", c.Hello.ClientVersion, a.Type)
 	}
-	if err := featureGate(c, a.Type); err != nil {
+	if err := featureGate(c, protocol.ActionSpecs[a.Type], action); err != nil {
 		return nil, err
 	}
 	id := uuid.NewString()
@@ -248,18 +249,39 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 }
 
 // featureGate refuses an action whose schema def names a feature
-// (x-feature, protocol.ActionSpec.Feature) that the connected extension's
-// hello does not list: an older extension would reject or misread it, so it
-// is never sent (protocol v4 §Versioning discipline: pure additions are
-// safe only when the peer can ignore them).
-func featureGate(c *Conn, typ protocol.ActionType) *protocol.Error {
-	spec := protocol.ActionSpecs[typ]
-	if spec == nil || spec.Feature == "" || c.Supports(spec.Feature) {
+// (x-feature, protocol.ActionSpec.Feature), or that sets a param whose
+// property names one (protocol.ParamSpec.Feature), when the connected
+// extension's hello does not list it: an older extension would reject or
+// misread it, so it is never sent (protocol v4 §Versioning discipline: pure
+// additions are safe only when the peer can ignore them). action is the
+// encoded action object.
+func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *protocol.Error {
+	if spec == nil {
 		return nil
 	}
-	err := protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not support %s: its hello does not list the %q feature; update it (load the folder `bua extension path` prints, then reconnect) and send again", c.Hello.ClientVersion, typ, spec.Feature)
-	err.Reason = protocol.ReasonRefused
-	return err
+	refuse := func(what, feature string) *protocol.Error {
+		err := protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not support %s: its hello does not list the %q feature; update it (load the folder `bua extension path` prints, then reconnect) and send again", c.Hello.ClientVersion, what, feature)
+		err.Reason = protocol.ReasonRefused
+		return err
+	}
+	if spec.Feature != "" && !c.Supports(spec.Feature) {
+		return refuse(string(spec.Type), spec.Feature)
+	}
+	var set map[string]json.RawMessage
+	for _, p := range spec.Params {
+		if p.Feature == "" || c.Supports(p.Feature) {
+			continue
+		}
+		if set == nil {
+			if json.Unmarshal(action, &set) != nil {
+				return nil // the extension's validator answers a malformed action
+			}
+		}
+		if _, ok := set[p.Name]; ok {
+			return refuse(fmt.Sprintf("%s with %s", spec.Type, p.Name), p.Feature)
+		}
+	}
+	return nil
 }
 
 // stopAll answers every request in flight on c at once with internal_error

@@ -37,6 +37,9 @@ type Action struct {
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`
+	// SinceSeq is get_trace's: the first trace seq to return (a pure
+	// addition to v4).
+	SinceSeq *int `json:"sinceSeq,omitempty"`
 	// State, ObstacleType and Message are handoff's (a pure addition to
 	// v4): state is requested, resolved or abandoned; a request says what
 	// the person is asked to clear (extract's obstacle type and message).

@@ -32,6 +32,7 @@ const (
 	FeatureCancel             = "cancel"               // the extension stops a request when the daemon sends cancel with its id, frees its tab, and sends no response
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
+	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
 )
 
 // Features lists every known feature in schema order.
@@ -44,6 +45,7 @@ var Features = []string{
 	FeatureCancel,
 	FeatureHandoff,
 	FeatureUserStop,
+	FeatureTrace,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -88,6 +90,7 @@ const (
 	ActionCloseTab   ActionType = "close_tab"  // Close a tab.
 	ActionReload     ActionType = "reload"     // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
 	ActionHandoff    ActionType = "handoff"    // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
+	ActionGetTrace   ActionType = "get_trace"  // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -107,6 +110,7 @@ var Actions = []ActionType{
 	ActionCloseTab,
 	ActionReload,
 	ActionHandoff,
+	ActionGetTrace,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -283,6 +287,18 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "state", Kind: KindString, Required: true, Example: "requested", Description: ""},
 			{Name: "obstacleType", Kind: KindString, Required: false, Example: "auth_wall", Description: "requested: what the person is asked to clear (extract's obstacle.type)"},
 			{Name: "message", Kind: KindString, Required: false, Example: "A captcha is shown: solve it in the browser", Description: "requested: what to tell the person (extract's obstacle.message)"},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionGetTrace: {
+		Type:        ActionGetTrace,
+		Description: "Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).",
+		Scope:       ScopeTab,
+		Budget:      5 * time.Second,
+		Feature:     FeatureTrace,
+		NoFlowStep:  true,
+		Params: []ParamSpec{
+			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the events whose seq is at least this (nextSeq of the previous call); 0 returns all the ring holds."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

@@ -32,7 +32,14 @@ type ParamSpec struct {
 	// Example is a value the schema accepts for the param (its examples[0],
 	// first enum value or minimum): the flow loader validates a step whose
 	// param is an expression with it standing in.
-	Example     any
+	Example any
+	// Feature is the hello caps.features entry (Feature*) an extension must
+	// list before the daemon sends it an action that sets this param
+	// (schema x-feature on the property), or "" when every v4 extension
+	// reads it. An older extension would ignore the field and act wrongly
+	// (click in the main frame, wait for visible), so the daemon refuses
+	// the action with invalid_action, reason refused, instead.
+	Feature     string
 	Description string
 }
 

@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -30,7 +30,7 @@ export const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff"]);
+export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
@@ -50,6 +50,7 @@ export const ACTION_SPECS = Object.freeze({
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
+  get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs

@@ -64,6 +64,9 @@ type Param struct {
 	Required    bool
 	Description string
 	Example     any // a valid value: examples[0], enum[0], minimum, true
+	// Feature is the property's x-feature: the caps.features entry an
+	// extension must list before the daemon sends an action that sets it.
+	Feature string
 }
 
 // Code is one error code and its contract row.
@@ -304,6 +307,10 @@ func (r *reader) param(name string, prop *object, required bool, where string) P
 	}
 	def := r.resolve(prop)
 	p := Param{Name: name, Required: required}
+	p.Feature, _ = prop.get("x-feature").(string)
+	if p.Feature != "" && !slices.ContainsFunc(r.features(), func(f Feature) bool { return f.Name == p.Feature }) {
+		r.fail("%s: property %s: x-feature %q is not one of hello's x-features", where, name, p.Feature)
+	}
 	p.Description, _ = prop.get("description").(string)
 	if p.Description == "" {
 		p.Description, _ = def.get("description").(string)

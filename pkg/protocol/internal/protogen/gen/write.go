@@ -150,8 +150,12 @@ func (m *Model) Go() ([]byte, error) {
 		if len(a.Params) > 0 {
 			p("\t\tParams: []ParamSpec{\n")
 			for _, pr := range a.Params {
-				p("\t\t\t{Name: %q, Kind: %s, Required: %v, Example: %s, Description: %q},\n",
-					pr.Name, kindConst[pr.Kind], pr.Required, goLiteral(pr.Example), pr.Description)
+				feature := ""
+				if pr.Feature != "" {
+					feature = fmt.Sprintf(" Feature: Feature%s,", camel(pr.Feature))
+				}
+				p("\t\t\t{Name: %q, Kind: %s, Required: %v, Example: %s,%s Description: %q},\n",
+					pr.Name, kindConst[pr.Kind], pr.Required, goLiteral(pr.Example), feature, pr.Description)
 			}
 			p("\t\t},\n")
 		}

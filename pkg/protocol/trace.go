@@ -1,0 +1,45 @@
+package protocol
+
+// GetTrace reads the tab's trace ring buffer from sequence number sinceSeq
+// on (0: everything it still holds); a pure addition to v4, sent only to an
+// extension whose hello lists the trace feature.
+func GetTrace(sinceSeq int) Action {
+	return Action{Type: ActionGetTrace, SinceSeq: &sinceSeq}
+}
+
+// Trace event kinds (schema $defs/traceEvent kind).
+const (
+	TraceConsole   = "console"    // Runtime.consoleAPICalled: Level, Text
+	TraceException = "exception"  // Runtime.exceptionThrown: Text, URL
+	TraceRequest   = "request"    // a failed request or a 4xx/5xx response: URL, Method, Status or ErrorText
+	TraceNavigate  = "navigation" // a top-level navigation committed: URL
+	TraceDialog    = "dialog"     // a JavaScript dialog opened: Level (its type), Text (its message)
+	TraceAction    = "action"     // one of bua's own actions ended: Action, DurationMs, Code ("" when it succeeded)
+)
+
+// TraceEvent is one entry of a tab's trace ring buffer (schema
+// $defs/traceEvent). Only the fields of its Kind are set. It never holds
+// request or response bodies or headers, nor typed text.
+type TraceEvent struct {
+	Seq        int     `json:"seq"`
+	T          float64 `json:"t"` // Unix milliseconds
+	Kind       string  `json:"kind"`
+	Level      string  `json:"level,omitempty"`
+	Text       string  `json:"text,omitempty"` // at most 1,000 characters
+	URL        string  `json:"url,omitempty"`
+	Method     string  `json:"method,omitempty"`
+	Status     int     `json:"status,omitempty"`
+	ErrorText  string  `json:"errorText,omitempty"`
+	Action     string  `json:"action,omitempty"`
+	DurationMs int     `json:"durationMs,omitempty"`
+	Code       string  `json:"code,omitempty"`
+}
+
+// TraceResult is get_trace's result (schema $defs/result.get_trace):
+// Events in Seq order, NextSeq to pass as sinceSeq next time, and Dropped,
+// how many events after sinceSeq the ring had already evicted.
+type TraceResult struct {
+	Events  []TraceEvent `json:"events"`
+	NextSeq int          `json:"nextSeq"`
+	Dropped int          `json:"dropped"`
+}

@@ -85,18 +85,30 @@ func newRunCommand(env *Env) *cli.Command {
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop at the first flow that does not pass"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without a browser; values from results stay unevaluated"},
 			&cli.StringFlag{Name: "serve", Usage: "serve `DIR` on a loopback port and set vars.base_url"},
+			&cli.IntFlag{Name: "retries", Usage: "run a failed flow again up to `N` times; one that then passes is flaky"},
+			&cli.BoolFlag{Name: "fail-on-flaky", Usage: "count a flaky flow (passed after a failed run or a retried step) as failed"},
+			&cli.StringSliceFlag{Name: "tag", Usage: "run only flows with any of these tags: `TAG` (repeatable, or comma-separated)"},
+			&cli.StringSliceFlag{Name: "exclude-tag", Usage: "skip flows with any of these tags: `TAG` (repeatable, or comma-separated)"},
+			&cli.BoolFlag{Name: "list", Usage: "print the flows that would run (after --tag and --shard) without a browser"},
 		},
 		Action: func(c *cli.Context) error {
 			files, err := expandFlows(c.Args().Slice())
 			if err != nil {
 				return usageError(err.Error())
 			}
-			if s := c.String("shard"); s != "" {
-				i, n, err := parseShard(s)
-				if err != nil {
-					return usageError(err.Error())
-				}
-				files = runner.Shard(files, i, n)
+			infos, err := selectFlows(c, files)
+			if err != nil {
+				return usageError(err.Error())
+			}
+			if c.Int("retries") < 0 {
+				return usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", c.Int("retries")))
+			}
+			if c.Bool("list") {
+				return listFlows(env, c, infos)
+			}
+			files = files[:0]
+			for _, info := range infos {
+				files = append(files, info.File)
 			}
 			vars, err := parseVars(c.StringSlice("var"))
 			if err != nil {
@@ -107,7 +119,8 @@ func newRunCommand(env *Env) *cli.Command {
 				return usageError(err.Error())
 			}
 			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
-				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env)}
+				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env),
+				Retries: c.Int("retries"), FailOnFlaky: c.Bool("fail-on-flaky")}
 			if c.Bool("dry-run") {
 				return dryRun(env, r, files)
 			}

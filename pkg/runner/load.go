@@ -35,7 +35,9 @@ type Flow struct {
 	Timeout, StepTimeout time.Duration
 	Obstacles            ObstaclePolicy
 	// Serve is a directory to serve on loopback for the run, "" for none.
-	Serve     string
+	Serve string
+	// Tags label the flow for `bua run --tag/--exclude-tag` (Selection).
+	Tags      []string
 	Steps     []Step
 	OnFailure []Step
 	Finally   []Step
@@ -200,7 +202,7 @@ func (fs *fileScope) pairs(n *yaml.Node) [][2]*yaml.Node {
 	return out
 }
 
-var flowKeys = []string{"name", "description", "vars", "secrets", "timeout", "defaults", "obstacles", "serve", "steps", "on_failure", "finally"}
+var flowKeys = []string{"name", "description", "tags", "vars", "secrets", "timeout", "defaults", "obstacles", "serve", "steps", "on_failure", "finally"}
 
 func (fs *fileScope) parseFlow(root *yaml.Node) {
 	f := fs.flow
@@ -212,6 +214,8 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 			f.Name = fs.str(v, "name")
 		case "description":
 			fs.str(v, "description")
+		case "tags":
+			f.Tags = fs.tags(v)
 		case "vars":
 			fs.parseVars(v)
 		case "secrets":

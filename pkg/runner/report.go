@@ -66,6 +66,11 @@ type StepReport struct {
 	Handoff *HandoffReport `json:"handoff,omitempty"`
 	// Artifacts are files saved for this step (screenshot, markdown).
 	Artifacts []string `json:"artifacts,omitempty"`
+	// FailedAttempts are the attempts its retry policy sent again, each
+	// with its error; Flaky is set when one was followed by a pass (see
+	// flaky.go).
+	FailedAttempts []AttemptError `json:"failedAttempts,omitempty"`
+	Flaky          bool           `json:"flaky,omitempty"`
 }
 
 func (r *StepReport) label() string {
@@ -94,6 +99,15 @@ type FlowReport struct {
 	HookErrors  []string       `json:"hookErrors,omitempty"`
 	Diagnostics Diagnostics    `json:"diagnostics,omitempty"`
 	Steps       []*StepReport  `json:"steps"`
+	// Attempts counts the runs of the flow (1 + its reruns under
+	// Runner.Retries); FailedAttempts are the runs before the last one,
+	// which all failed. Flaky: the flow passed after a failed run or a
+	// flaky step (flaky.go).
+	Attempts int `json:"attempts,omitempty"`
+	// Tags are the flow's `tags`.
+	Tags           []string      `json:"tags,omitempty"`
+	FailedAttempts []*FlowReport `json:"-"`
+	Flaky          bool          `json:"-"`
 
 	masker *Masker
 	// stoppedBy is the reason when the person stopped the flow from the
@@ -180,8 +194,10 @@ type jsonFlow struct {
 	Status   Status `json:"status"`
 	ExitCode *int   `json:"exitCode,omitempty"`
 	*FlowReport
-	DurationMs int64      `json:"durationMs"`
-	Steps      []jsonStep `json:"steps"`
+	DurationMs     int64      `json:"durationMs"`
+	Flaky          bool       `json:"flaky"`
+	Steps          []jsonStep `json:"steps"`
+	FailedAttempts []jsonFlow `json:"failedAttempts,omitempty"`
 }
 
 // exitCode is s.ExitCode(st), or nil when no mapping was given.
@@ -191,6 +207,30 @@ func (s *SuiteReport) exitCode(st Status) *int {
 	}
 	c := s.ExitCode(st)
 	return &c
+}
+
+// jsonFlow is f's JSON form, its failed attempts included.
+func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
+	jf := jsonFlow{Name: f.Name, File: f.File, Status: f.Status, ExitCode: s.exitCode(f.Status), Flaky: f.Flaky,
+		FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
+	for _, st := range f.Steps {
+		c := *st
+		c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
+		c.Result = f.masker.MaskValue(elide(st.Result))
+		if st.Error != nil {
+			e := *st.Error
+			e.Message = f.masker.Mask(e.Message)
+			c.Error = &e
+		}
+		c.FailedAttempts = maskAttempts(f.masker, st.FailedAttempts)
+		c.Note = f.masker.Mask(c.Note)
+		jf.Steps = append(jf.Steps, jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()})
+	}
+	jf.Steps = jf.Steps[:len(jf.Steps):len(jf.Steps)]
+	for _, a := range f.FailedAttempts {
+		jf.FailedAttempts = append(jf.FailedAttempts, s.jsonFlow(a))
+	}
+	return jf
 }
 
 // WriteJSON writes the suite with every step: params after interpolation,
@@ -205,22 +245,7 @@ func (s *SuiteReport) WriteJSON(w io.Writer) error {
 		Flows      []jsonFlow `json:"flows"`
 	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), ExitCode: s.exitCode(s.Status()), Flows: []jsonFlow{}}
 	for _, f := range s.Flows {
-		jf := jsonFlow{Name: f.Name, File: f.File, Status: f.Status, ExitCode: s.exitCode(f.Status),
-			FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
-		for _, st := range f.Steps {
-			c := *st
-			c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
-			c.Result = f.masker.MaskValue(elide(st.Result))
-			if st.Error != nil {
-				e := *st.Error
-				e.Message = f.masker.Mask(e.Message)
-				c.Error = &e
-			}
-			c.Note = f.masker.Mask(c.Note)
-			jf.Steps = append(jf.Steps, jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()})
-		}
-		jf.Steps = jf.Steps[:len(jf.Steps):len(jf.Steps)]
-		out.Flows = append(out.Flows, jf)
+		out.Flows = append(out.Flows, s.jsonFlow(f))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -248,9 +273,12 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
-	Error     *junitFailure `xml:"error,omitempty"`
-	Skipped   *struct{}     `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	// Reruns and flaky runs, as Maven Surefire writes them (flaky.go).
+	RerunFailures []junitRerun  `xml:"rerunFailure"`
+	FlakyFailures []junitRerun  `xml:"flakyFailure"`
+	Error         *junitFailure `xml:"error,omitempty"`
+	Skipped       *struct{}     `xml:"skipped,omitempty"`
+	SystemOut     string        `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -295,6 +323,7 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			}
 			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: string(f.Status), Body: f.masker.Mask(body)}
 		}
+		c.RerunFailures, c.FlakyFailures = f.junitReruns()
 		var out []string
 		for _, a := range f.Advisories {
 			out = append(out, "advisory: "+a)
@@ -335,24 +364,29 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		if note == "" && len(f.Advisories) > 0 {
 			note = fmt.Sprintf("%d advisory", len(f.Advisories))
 		}
-		rows = append(rows, []string{f.Name, string(f.Status), fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
+		if note == "" && f.Flaky {
+			note = "flaky: " + f.flakyNote()
+		}
+		rows = append(rows, []string{f.Name, flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
 		for _, st := range f.Steps {
 			note := st.Note
 			if st.Error != nil {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
 			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			rows = append(rows, []string{label, string(st.Status), fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
+			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
 		}
 	}
 	return rows
 }
 
 // SummaryLine is the run's last line: "2 passed, 1 failed, 0 skipped in
-// 3.2s".
+// 3.2s", with the flaky flows among them: "3 passed (1 flaky), ...", or
+// "1 failed (1 flaky)" when Runner.FailOnFlaky counted one as failed.
 func (s *SuiteReport) SummaryLine() string {
 	p, fl, sk := s.Counts()
-	return fmt.Sprintf("%d passed, %d failed, %d skipped in %s", p, fl, sk, fmtDur(s.Duration))
+	fp, ff := s.FlakyCounts()
+	return fmt.Sprintf("%d passed%s, %d failed%s, %d skipped in %s", p, flakyCount(fp), fl, flakyCount(ff), sk, fmtDur(s.Duration))
 }
 
 func fmtDur(d time.Duration) string {

@@ -68,6 +68,12 @@ type Runner struct {
 	TTY      bool
 	// FailFast stops a suite at its first flow that does not pass.
 	FailFast bool
+	// Retries is how many more times a flow that failed runs again
+	// (`--retries N`), each run a fresh one; only failures a rerun may fix
+	// are retried (rerunnable). A flow that passes on a rerun is flaky.
+	Retries int
+	// FailOnFlaky reports a flaky flow as failed (`--fail-on-flaky`).
+	FailOnFlaky bool
 	// Now is the clock for report times; nil is time.Now.
 	Now func() time.Time
 	// HandoffGate, when set, says whether a tab can be handed to a person
@@ -250,6 +256,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	}
 	if err == nil {
 		rep.Status = StatusPassed
+		rep.Flaky = len(rep.FailedAttempts) > 0
 		if m.As != "" {
 			s.env[m.As] = s.result
 		}
@@ -347,25 +354,63 @@ func joinPath(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// RunFlow runs one loaded flow and returns its report.
+// RunFlow runs one loaded flow and returns its report. A flow that failed
+// for a reason a rerun may fix (rerunnable) runs again, up to r.Retries
+// more times: each run is a fresh one (vars, hooks and the current tab as
+// the first run had them, its own timeout); the folder it serves is served
+// once for all its runs, like a test server. The last run's report is the
+// flow's; the runs before it are its FailedAttempts, and a rerun's
+// artifacts go under Artifacts/attempt-N so the first failure's stay.
 func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
-	rec := &FlowReport{Name: f.Name, File: f.File, Started: r.now()}
+	dir := r.Serve
+	if f.Serve != "" {
+		dir = f.Serve
+	}
+	var srv *Server
+	var serveErr error
+	if dir != "" {
+		if srv, serveErr = Serve(dir); serveErr == nil {
+			defer srv.Close()
+		}
+	}
+	var failed []*FlowReport
+	for attempt := 1; ; attempt++ {
+		rr := r
+		if attempt > 1 && r.Artifacts != "" {
+			c := *r
+			c.Artifacts = filepath.Join(r.Artifacts, fmt.Sprintf("attempt-%d", attempt))
+			rr = &c
+		}
+		rec, started, err := rr.runAttempt(ctx, f, srv, serveErr, attempt)
+		rec.Attempts = attempt
+		if attempt <= r.Retries && ctx.Err() == nil && rerunnable(err, started) {
+			r.progressFlowEnd(rec)
+			r.progressf("  rerunning %s (attempt %d of at most %d)", rec.Name, attempt+1, r.Retries+1)
+			failed = append(failed, rec)
+			continue
+		}
+		rec.FailedAttempts = failed
+		markFlaky(rec, r.FailOnFlaky)
+		r.progressFlowEnd(rec)
+		return rec
+	}
+}
+
+// runAttempt is one run of f; started says whether its steps began (a
+// failure before them, in serve or vars, is not rerun).
+func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr error, attempt int) (*FlowReport, bool, error) {
+	rec := &FlowReport{Name: f.Name, File: f.File, Tags: f.Tags, Started: r.now()}
 	sh := &shared{masker: &Masker{}}
 	rec.masker = sh.masker
 	s := newState(r, f, sh, rec)
-	r.progressFlow(rec)
+	r.progressFlow(rec, attempt)
+	started := false
 	err := func() error {
 		with := map[string]any{}
-		dir := r.Serve
-		if f.Serve != "" {
-			dir = f.Serve
+		if serveErr != nil {
+			return serveErr
 		}
-		if dir != "" {
-			srv, err := Serve(dir)
-			if err != nil {
-				return err
-			}
-			defer srv.Close()
+		if srv != nil {
 			with["base_url"] = srv.URL
 		}
 		if err := s.initVars(with, r.Vars); err != nil {
@@ -373,6 +418,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 		}
 		fctx, cancel := context.WithTimeoutCause(ctx, f.Timeout, fmt.Errorf("flow timeout %s exceeded", f.Timeout))
 		defer cancel()
+		started = true
 		return s.runBody(fctx)
 	}()
 	rec.Duration = r.now().Sub(rec.Started)
@@ -398,8 +444,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 			}
 		}
 	}
-	r.progressFlowEnd(rec)
-	return rec
+	return rec, started, err
 }
 
 // RunSuite loads and runs each file in order (see Shard to split a suite
@@ -473,9 +518,20 @@ func (s *SuiteReport) Status() Status {
 	return worst
 }
 
-func (r *Runner) progressFlow(rec *FlowReport) {
+func (r *Runner) progressFlow(rec *FlowReport, attempt int) {
+	if r.Progress == nil {
+		return
+	}
+	if attempt > 1 {
+		fmt.Fprintf(r.Progress, "flow %s (%s), attempt %d\n", rec.Name, rec.File, attempt)
+		return
+	}
+	fmt.Fprintf(r.Progress, "flow %s (%s)\n", rec.Name, rec.File)
+}
+
+func (r *Runner) progressf(format string, args ...any) {
 	if r.Progress != nil {
-		fmt.Fprintf(r.Progress, "flow %s (%s)\n", rec.Name, rec.File)
+		fmt.Fprintf(r.Progress, format+"\n", args...)
 	}
 }
 
@@ -486,6 +542,8 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 	line := fmt.Sprintf("%s %s %s (%s)", statusMark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
 	if rec.Error != "" {
 		line += ": " + firstLine(rec.Error)
+	} else if rec.Flaky {
+		line += ", flaky: " + firstLine(rec.flakyNote())
 	}
 	if rec.Hint != "" {
 		line += "\n  hint: " + rec.Hint

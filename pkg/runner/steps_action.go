@@ -254,6 +254,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		}
 		if retries > 0 && st.Retry.allows(be.Code) && ctx.Err() == nil {
 			retries--
+			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *errorInfo(be)})
 			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
 			if err := wait(ctx, delay); err != nil {
 				return be

@@ -76,7 +76,9 @@ func newRunCommand(env *Env) *cli.Command {
 		Description: "Runs each flow in order and prints a line per step, then a summary table.\n" +
 			"Exit codes: 0 all passed; 1 a failure; 2 an invalid flow or usage;\n" +
 			"3 blocked (domain_blocked or an obstacle); 4 no bridge. The worst wins,\n" +
-			"in the order 2 > 4 > 3 > 1. See the README (Writing flows) for the format.",
+			"in the order 2 > 4 > 3 > 1. --retries N runs a failed flow again; one that\n" +
+			"then passes (or passes through a step's retry) is flaky, and --fail-on-flaky\n" +
+			"counts it as failed. See the README (Writing flows) for the format.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE` or json=FILE (repeatable)"},

@@ -20,7 +20,9 @@
 //     steps hold their children.
 //
 // policy.go holds the error contract as policy (retry, re-extract recovery,
-// domain_blocked as terminal) and the obstacle policy. run.go has the
+// domain_blocked as terminal) and the obstacle policy; flaky.go which failed
+// flows a rerun may fix (Runner.Retries) and what is flaky; select.go flow
+// tags and the --tag/--exclude-tag Selection. run.go has the
 // Runner (suite and flow execution, hooks, the current tab) and State.
 // report.go gives the summary as rows (the CLI renders them), JUnit XML and the JSON report;
 // artifacts.go saves a failed step's screenshot and markdown; secrets.go masks secrets everywhere they would be

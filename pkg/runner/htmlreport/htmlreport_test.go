@@ -131,12 +131,22 @@ func TestWrite_SelfContained(t *testing.T) {
 	html := b.String()
 	for _, bad := range []*regexp.Regexp{
 		regexp.MustCompile(`(?i)<script`),
-		regexp.MustCompile(`(?i)\b(src|href|action|poster)\s*=\s*"(?:https?:)?//`),
-		regexp.MustCompile(`(?i)<link\b|@import|url\(`),
+		regexp.MustCompile(`(?i)@import|url\(|<iframe|<object|<embed`),
 		regexp.MustCompile(`s3cret-pw`),
 	} {
 		if loc := bad.FindStringIndex(html); loc != nil {
 			t.Errorf("report has %q: %s", bad, html[max(0, loc[0]-80):min(len(html), loc[1]+80)])
+		}
+	}
+	// Every URL the page holds is a data: URL (the screenshot, and an empty
+	// icon so the browser does not ask the server for /favicon.ico).
+	urls := regexp.MustCompile(`(?i)\b(?:src|href|action|poster|srcset)\s*=\s*"([^"]*)"`).FindAllStringSubmatch(html, -1)
+	if len(urls) != 2 {
+		t.Errorf("report has %d URLs, want 2 (the icon and the screenshot): %q", len(urls), urls)
+	}
+	for _, u := range urls {
+		if !strings.HasPrefix(u[1], "data:") {
+			t.Errorf("report loads %s: want data: URLs only", u[0])
 		}
 	}
 	for _, want := range []string{

@@ -154,6 +154,8 @@ func TestReport_FailingFlowEvidence(t *testing.T) {
 			t.Errorf("junit attachment %d is not [[ATTACHMENT|%s]]:\n%s", i, a, junit.SystemOut)
 		}
 	}
+	wantContains(t, "junit system-out", junit.SystemOut, "console error: payment service: 404 Not Found from api/pay.json, card declined")
+	wantContains(t, "junit system-out", junit.SystemOut, "/app/api/pay.json 404")
 	if bytes.Contains(data, []byte(secret)) {
 		t.Errorf("junit shows the password")
 	}

@@ -156,9 +156,12 @@ func TestBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(cases.SystemOut, "\n")
+	if len(lines) != 2+len(failed.Artifacts) || lines[0] != "console error: boom: token *** rejected" || lines[1] != "failed request: GET http://127.0.0.1/api?key=*** 404" {
+		t.Errorf("junit system-out does not start with the console error and the failed request, masked:\n%s", cases.SystemOut)
+	}
 	for i, a := range failed.Artifacts {
-		if i >= len(lines) || lines[i] != "[[ATTACHMENT|"+a+"]]" {
-			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i, a, cases.SystemOut)
+		if i+2 >= len(lines) || lines[i+2] != "[[ATTACHMENT|"+a+"]]" {
+			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i+2, a, cases.SystemOut)
 		}
 	}
 	if err := suite.WriteJSON(&js); err != nil {

@@ -56,6 +56,29 @@ func (e *Evidence) FailedRequests() []protocol.TraceEvent {
 	return e.kinds(protocol.TraceRequest)
 }
 
+// junitLines are the console errors, exceptions and failed requests as
+// JUnit's system-out shows them: "console error: TEXT", "failed request:
+// GET URL 404".
+func (e *Evidence) junitLines() []string {
+	var out []string
+	for _, ev := range e.Console() {
+		switch {
+		case ev.Kind == protocol.TraceException:
+			out = append(out, "exception: "+firstLine(ev.Text))
+		case ev.Level == "error":
+			out = append(out, "console error: "+firstLine(ev.Text))
+		}
+	}
+	for _, ev := range e.FailedRequests() {
+		status := ev.ErrorText
+		if ev.Status != 0 {
+			status = fmt.Sprint(ev.Status)
+		}
+		out = append(out, fmt.Sprintf("failed request: %s %s %s", ev.Method, ev.URL, status))
+	}
+	return out
+}
+
 func (e *Evidence) kinds(kinds ...string) []protocol.TraceEvent {
 	if e == nil {
 		return nil

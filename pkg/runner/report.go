@@ -328,6 +328,11 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 				out = append(out, fmt.Sprintf("step %s %s", st.Path, st.Handoff))
 			}
 		}
+		// The failed step's console errors and failed requests (already
+		// masked), so the CI page says what the page did without a file.
+		for _, st := range f.Steps {
+			out = append(out, st.Evidence.junitLines()...)
+		}
 		// The bundle's files, one per line in the convention Jenkins'
 		// JUnit Attachments plugin and GitLab read.
 		for _, st := range f.Steps {

@@ -169,8 +169,8 @@ func TestFlows_ExpectedFailureJUnit(t *testing.T) {
 	for _, st := range rep.Flows[0].Steps {
 		arts = append(arts, st.Artifacts...)
 	}
-	if len(arts) != 2 {
-		t.Fatalf("artifacts = %v, want a screenshot and a markdown", arts)
+	if len(arts) != 7 {
+		t.Fatalf("artifacts = %v, want the evidence bundle (screenshot first)", arts)
 	}
 	for _, a := range arts {
 		fi, err := os.Stat(a)

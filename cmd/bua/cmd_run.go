@@ -17,6 +17,7 @@ import (
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/htmlreport"
 )
 
 func init() { register(newRunCommand) }
@@ -81,8 +82,8 @@ func newRunCommand(env *Env) *cli.Command {
 			"counts it as failed. See the README (Writing flows) for the format.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
-			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE` or json=FILE (repeatable)"},
-			&cli.StringFlag{Name: "artifacts", Usage: "save a failed step's screenshot and markdown in `DIR`"},
+			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
+			&cli.StringFlag{Name: "artifacts", Usage: "save a failed step's evidence bundle (screenshot, extract, trace, step log, values) in `DIR`/<flow>/<step>/"},
 			&cli.StringFlag{Name: "shard", Usage: "run shard `I/N` of the sorted files (index % N == I-1)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop at the first flow that does not pass"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without a browser; values from results stay unevaluated"},
@@ -123,6 +124,9 @@ func newRunCommand(env *Env) *cli.Command {
 			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
 				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env),
 				Retries: c.Int("retries"), FailOnFlaky: c.Bool("fail-on-flaky")}
+			for _, rep := range reports {
+				r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
+			}
 			if c.Bool("dry-run") {
 				return dryRun(env, r, files)
 			}
@@ -243,8 +247,8 @@ func parseReports(specs []string) ([][2]string, error) {
 	var out [][2]string
 	for _, s := range specs {
 		kind, file, ok := strings.Cut(s, "=")
-		if !ok || file == "" || (kind != "junit" && kind != "json") {
-			return nil, fmt.Errorf("--report %q: want junit=FILE or json=FILE", s)
+		if !ok || file == "" || (kind != "junit" && kind != "json" && kind != "html") {
+			return nil, fmt.Errorf("--report %q: want junit=FILE, json=FILE or html=FILE", s)
 		}
 		out = append(out, [2]string{kind, file})
 	}
@@ -261,9 +265,12 @@ func writeReport(kind, file string, suite *runner.SuiteReport) error {
 	if err != nil {
 		return fmt.Errorf("report %s: %w", file, err)
 	}
-	if kind == "junit" {
+	switch kind {
+	case "junit":
 		err = suite.WriteJUnit(f)
-	} else {
+	case "html":
+		err = htmlreport.Write(f, suite)
+	default:
 		err = suite.WriteJSON(f)
 	}
 	if cerr := f.Close(); err == nil {

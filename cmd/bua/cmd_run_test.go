@@ -75,6 +75,7 @@ func TestRunCommand(t *testing.T) {
 		{"NoFlows", nil, 2, ""},
 		{"BadShard", []string{pass, "--shard", "5/4"}, 2, ""},
 		{"BadVar", []string{pass, "--var", "novalue"}, 2, ""},
+		{"BadReport", []string{pass, "--report", "pdf=out.pdf"}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			withRequester(t, fake, nil)
@@ -102,7 +103,8 @@ func TestRunCommand_Reports(t *testing.T) {
 	withRequester(t, fake, nil)
 	env, out, errb := testEnv()
 	junit, js, art := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "out", "report.json"), filepath.Join(dir, "art")
-	code := run(context.Background(), []string{"bua", "run", fail, "--report", "junit=" + junit, "--report", "json=" + js, "--artifacts", art}, env)
+	html := filepath.Join(dir, "out", "report.html")
+	code := run(context.Background(), []string{"bua", "run", fail, "--report", "junit=" + junit, "--report", "json=" + js, "--report", "html=" + html, "--artifacts", art}, env)
 	if code != 1 {
 		t.Fatalf("exit = %d\n%s\n%s", code, out, errb)
 	}
@@ -127,8 +129,20 @@ func TestRunCommand_Reports(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.ExitCode != 1 || rep.Flows[0].Status != "failed" || rep.Flows[0].ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 2 {
+	if rep.ExitCode != 1 || rep.Flows[0].Status != "failed" || rep.Flows[0].ExitCode != 1 || len(rep.Flows[0].Steps[1].Artifacts) != 7 {
 		t.Errorf("json report = %s", b)
+	}
+	if !strings.Contains(string(x), "[[ATTACHMENT|"+rep.Flows[0].Steps[1].Artifacts[0]+"]]") {
+		t.Errorf("junit does not attach the bundle:\n%s", x)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<details class="flow failed" open>`, `src="data:image/jpeg;base64,/9j/4AAQ"`, "title check"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("html report lacks %s", want)
+		}
 	}
 }
 

@@ -385,6 +385,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		protocol.ActionCloseTab:   {"close", "3"},
 		protocol.ActionReload:     {"reload"},
 		protocol.ActionHandoff:    {"wait-for-human", "--timeout", "5s"},
+		protocol.ActionGetTrace:   {"trace"},
 	}
 	// What a command needs the page to show before it sends its action.
 	setup := map[protocol.ActionType]func(){

@@ -20,6 +20,7 @@ import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, END_REASONS, EVENTS, REASONS } from "./generated/protocol.js";
 import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
+import { PASSIVE_ACTIONS } from "./actions/trace.js";
 
 // endedMessage says, for a request whose session ended under it, what
 // happened (error.reason carries the end reason itself).
@@ -204,6 +205,9 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     const { tabId } = await resolveTab(action);
     const untrack = track(tabId, ac);
     try {
+      // A passive action (get_trace) reads bua's bookkeeping, not the page:
+      // it waits behind nobody.
+      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(runOnTab(tabId, action, budget, ac), budget.signal);
       return await enqueue(tabId, () => runOnTab(tabId, action, budget, ac), budget.signal);
     } catch (e) {
       // A tab closed under the action explains whatever else went wrong
@@ -294,6 +298,11 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     const tab = known !== null ? null : await getTab(tabId);
     const host = hostOf(known !== null ? known : urlOf(tab));
     blocked(host, action.type, tabId, ac);
+    if (PASSIVE_ACTIONS.has(action.type)) {
+      // No session starts or lasts longer for a read of bua's own state.
+      const result = await controller.run(tabId, action, budget);
+      return { ...result, tabId };
+    }
     const giveBack = await showForInput(action, tabId, tab);
     let domain = host;
     if (action.type === "navigate") {

@@ -5,7 +5,7 @@
 // sequence for each action family and reach the tab only through the ctx
 // object built here.
 
-import { BridgeError, ErrorCodes } from "./lib/errors.js";
+import { BridgeError, CancelledError, ErrorCodes, toWireError } from "./lib/errors.js";
 import { CdpError, abortable, cdpMessage, sleep, withDeadline } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, REASONS } from "./generated/protocol.js";
@@ -16,6 +16,9 @@ import * as extract from "./actions/extract.js";
 import * as evaluate from "./actions/evaluate.js";
 import * as wait from "./actions/wait.js";
 import * as handoff from "./actions/handoff.js";
+import * as trace from "./actions/trace.js";
+import { PASSIVE_ACTIONS } from "./actions/trace.js";
+import { actionEvent, createTraceStore } from "./lib/trace.js";
 
 const CDP_VERSION = "1.3";
 
@@ -33,7 +36,7 @@ export const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 export const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -59,6 +62,11 @@ function restricted(tabId, msg) {
 // attach error RESTRICTED matches.
 const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
 
+// NETWORK_ENABLE turns on the Network domain for the trace (lib/trace.js)
+// without its response-body buffers: bua never reads a body, and the
+// default buffers would hold a busy page's bodies in memory for nothing.
+export const NETWORK_ENABLE = Object.freeze({ maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -77,6 +85,11 @@ export function createDebuggerController(opts) {
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
+  // The per-tab trace rings (docs/extension.md §Trace): fed by this
+  // controller's CDP events and action ends, kept across detaches (the
+  // trace of a session the person stopped still says why), dropped when
+  // the tab closes (forgetTab).
+  const traces = opts.traces || createTraceStore();
 
   async function send(tabId, method, params) {
     try {
@@ -168,10 +181,14 @@ export function createDebuggerController(opts) {
       // All sent at once: a debugger session runs its commands in order,
       // so the shim's evaluate and the frame tree still come after the
       // domains are enabled, and the setup costs one round trip.
-      const [, , , , , , , { frameTree }] = await Promise.all([
+      // Runtime and Network also feed the trace: console messages and
+      // exceptions, failed requests (docs/extension.md §Trace says why
+      // Runtime.enable shows nothing to the page).
+      const [, , , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
+        send(tabId, "Network.enable", NETWORK_ENABLE),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
@@ -191,6 +208,7 @@ export function createDebuggerController(opts) {
   function handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
+    traces.cdpEvent(tabId, method, params);
     switch (method) {
       case "Page.frameNavigated": {
         const frame = params && params.frame;
@@ -366,6 +384,8 @@ export function createDebuggerController(opts) {
         uidCaches.set(tabId, { loaderId, map });
       },
       clearUids: () => uidCaches.delete(tabId),
+      // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+      readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
       beginEvaluate: () => evaluating.add(tabId),
       endEvaluate: () => evaluating.delete(tabId),
     };
@@ -379,6 +399,26 @@ export function createDebuggerController(opts) {
   async function run(tabId, action, budget = budgetFor(action)) {
     const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
+    // Reading the trace neither attaches nor waits for the page, and is
+    // not itself traced (a follower's polls would crowd out the rest).
+    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    const started = Date.now();
+    let code;
+    let cancelled = false;
+    try {
+      return await runAttached(tabId, action, budget, exec);
+    } catch (e) {
+      cancelled = e instanceof CancelledError;
+      code = toWireError(e).code;
+      throw e;
+    } finally {
+      // Only a tab the debugger reached has a trace: a failed attach to a
+      // closed tab must not leave a ring behind.
+      if (attached.has(tabId) || traces.has(tabId)) traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+    }
+  }
+
+  async function runAttached(tabId, action, budget, exec) {
     const open = openDialogs.get(tabId);
     if (open) throw dialogError(tabId, open);
     // The watchdog: the queue wait and the attach already spent part of the
@@ -428,6 +468,7 @@ export function createDebuggerController(opts) {
 
   function forgetTab(tabId) {
     dropTab(tabId);
+    traces.forget(tabId);
     tabListeners.delete(tabId);
     dialogWatchers.delete(tabId);
   }
@@ -459,6 +500,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces },
   };
 }

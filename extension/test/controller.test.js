@@ -1,6 +1,6 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
+import { createDebuggerController, NETWORK_ENABLE, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
 import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
@@ -847,4 +847,56 @@ test("a command cut short by a detach answers as the tab's new state would", asy
     });
     assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 1, `${k.name}: attached again after the detach`);
   }
+});
+
+test("the trace: Network is enabled without body buffers; page events and bua's actions land in the tab's ring, typed text never", async () => {
+  const fake = fakeTab({ "Runtime.evaluate": pageQuery(), "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }) });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "type", selector: "#go", text: "hunter2-TYPED" });
+  const enable = fake.calls.find((x) => x[0] === "Network.enable");
+  assert.deepEqual(enable[1], NETWORK_ENABLE);
+  assert.deepEqual(NETWORK_ENABLE, { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+  c.handleDebuggerEvent({ tabId: TAB }, "Runtime.consoleAPICalled", { type: "error", args: [{ type: "string", value: "boom" }] });
+  c.handleDebuggerEvent({ tabId: 99 }, "Runtime.consoleAPICalled", { type: "log", args: [{ type: "string", value: "other tab" }] });
+  await rejectsWith(c.run(TAB, { type: "click", selector: "#nope" }), "element_not_found");
+  const got = await c.run(TAB, { type: "get_trace", sinceSeq: 0 });
+  assert.deepEqual(
+    got.events.map(({ seq, kind, action, level, text, code }) => ({ seq, kind, action, level, text, code })),
+    [
+      { seq: 1, kind: "action", action: "type", level: undefined, text: undefined, code: undefined },
+      { seq: 2, kind: "console", action: undefined, level: "error", text: "boom", code: undefined },
+      { seq: 3, kind: "action", action: "click", level: undefined, text: undefined, code: "element_not_found" },
+    ],
+  );
+  assert.ok(got.events.every((e) => typeof e.t === "number" && e.t > 0));
+  assert.ok(got.events[0].durationMs >= 0);
+  assert.equal(got.nextSeq, 4);
+  assert.equal(got.dropped, 0);
+  assert.equal(JSON.stringify(got).includes("hunter2"), false, "typed text never reaches the trace");
+  assert.deepEqual((await c.run(TAB, { type: "get_trace", sinceSeq: 3 })).events.map((e) => e.seq), [3]);
+  assert.equal((await c.run(TAB, { type: "get_trace" })).nextSeq, 4, "get_trace itself is not traced");
+  // The ring outlives a detach; it goes with the tab.
+  c.handleDetach({ tabId: TAB }, "canceled_by_user");
+  assert.equal((await c.run(TAB, { type: "get_trace" })).events.length, 3);
+  c.forgetTab(TAB);
+  assert.deepEqual(await c.run(TAB, { type: "get_trace" }), { events: [], nextSeq: 1, dropped: 0 });
+});
+
+test("get_trace neither attaches nor waits for an open dialog", async () => {
+  const fresh = fakeTab();
+  const { c: c1 } = makeController(fresh);
+  assert.deepEqual(await c1.run(TAB, { type: "get_trace" }), { events: [], nextSeq: 1, dropped: 0 });
+  assert.deepEqual(fresh.calls, [], "no attach, no CDP call");
+
+  const fake = fakeTab();
+  const { c } = makeController(fake, { managed: false });
+  await c.run(TAB, { type: "press_key", key: "a" });
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "prompt", message: "Your name?" });
+  await rejectsWith(c.run(TAB, { type: "press_key", key: "b" }), "invalid_action", /dialog is open/);
+  const got = await c.run(TAB, { type: "get_trace" });
+  assert.deepEqual(got.events.map((e) => [e.kind, e.level, e.text, e.code]), [
+    ["action", undefined, undefined, undefined],
+    ["dialog", "prompt", "Your name?", undefined],
+    ["action", undefined, undefined, "invalid_action"],
+  ]);
 });

@@ -283,6 +283,27 @@ test("actions on one tab run one at a time, in order", async () => {
   assert.deepEqual(log, ["start first", "end first", "start second", "end second"]);
 });
 
+test("get_trace answers at once beside a running action, starts no session, and fails for a closed tab", async () => {
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const { api, d, userWin, sessions } = await setup({
+    run: async (tabId, action) => {
+      if (action.type === "get_trace") return { events: [], nextSeq: 1, dropped: 0 };
+      await gate;
+      return { ok: true };
+    },
+  });
+  const t = api.mkTab(userWin.id, "http://q.test/");
+  assert.deepEqual(await d.dispatch({ type: "get_trace", tabId: t.id }), { events: [], nextSeq: 1, dropped: 0, tabId: t.id });
+  assert.equal(sessions.get(t.id), null, "reading the trace starts no session");
+  const slow = d.dispatch({ type: "wait_for", selector: "#late", tabId: t.id });
+  const read = await Promise.race([d.dispatch({ type: "get_trace", tabId: t.id }), new Promise((r) => setTimeout(() => r("queued"), 200))]);
+  assert.notEqual(read, "queued", "get_trace did not wait behind wait_for");
+  release();
+  await slow;
+  assert.equal(await code(d.dispatch({ type: "get_trace", tabId: 9999 })), "tab_not_found");
+});
+
 test("a failing action does not block the tab's queue", async () => {
   const { api, d, userWin } = await setup({
     run: async (tabId, action) => {

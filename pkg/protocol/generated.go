@@ -90,7 +90,7 @@ const (
 	ActionCloseTab   ActionType = "close_tab"  // Close a tab.
 	ActionReload     ActionType = "reload"     // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
 	ActionHandoff    ActionType = "handoff"    // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
-	ActionGetTrace   ActionType = "get_trace"  // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
+	ActionGetTrace   ActionType = "get_trace"  // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -292,7 +292,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 	},
 	ActionGetTrace: {
 		Type:        ActionGetTrace,
-		Description: "Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).",
+		Description: "Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).",
 		Scope:       ScopeTab,
 		Budget:      5 * time.Second,
 		Feature:     FeatureTrace,

@@ -7,6 +7,15 @@ func GetTrace(sinceSeq int) Action {
 	return Action{Type: ActionGetTrace, SinceSeq: &sinceSeq}
 }
 
+// The extension's trace bounds per tab (docs/extension.md §Trace): events,
+// and UTF-8 bytes of the events' JSON. Rings are kept for at most
+// TraceMaxTabs tabs.
+const (
+	TraceMaxEvents = 500
+	TraceMaxBytes  = 256 << 10
+	TraceMaxTabs   = 16
+)
+
 // Trace event kinds (schema $defs/traceEvent kind).
 const (
 	TraceConsole   = "console"    // Runtime.consoleAPICalled: Level, Text
@@ -37,9 +46,12 @@ type TraceEvent struct {
 
 // TraceResult is get_trace's result (schema $defs/result.get_trace):
 // Events in Seq order, NextSeq to pass as sinceSeq next time, and Dropped,
-// how many events after sinceSeq the ring had already evicted.
+// how many events after sinceSeq the ring had already evicted. The
+// extension keeps at most TraceMaxEvents events and TraceMaxBytes bytes per
+// tab (docs/extension.md §Trace).
 type TraceResult struct {
 	Events  []TraceEvent `json:"events"`
 	NextSeq int          `json:"nextSeq"`
 	Dropped int          `json:"dropped"`
+	TabID   *int         `json:"tabId,omitempty"`
 }

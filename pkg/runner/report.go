@@ -64,13 +64,17 @@ type StepReport struct {
 	// Handoff is set when the step's page was handed to a person (the
 	// handoff obstacle policy): the outcome and how long they took.
 	Handoff *HandoffReport `json:"handoff,omitempty"`
-	// Artifacts are files saved for this step (screenshot, markdown).
+	// Artifacts are the files of this step's evidence bundle (bundle.go),
+	// when it failed the flow and --artifacts was given.
 	Artifacts []string `json:"artifacts,omitempty"`
 	// FailedAttempts are the attempts its retry policy sent again, each
 	// with its error; Flaky is set when one was followed by a pass (see
 	// flaky.go).
 	FailedAttempts []AttemptError `json:"failedAttempts,omitempty"`
 	Flaky          bool           `json:"flaky,omitempty"`
+	// Evidence is what was gathered when this step failed the flow (nil
+	// otherwise, or when neither Artifacts nor Runner.Evidence asked).
+	Evidence *Evidence `json:"-"`
 }
 
 func (r *StepReport) label() string {
@@ -200,6 +204,29 @@ type jsonFlow struct {
 	FailedAttempts []jsonFlow `json:"failedAttempts,omitempty"`
 }
 
+// maskedStep is st as the JSON report and the bundle's step log show it:
+// params, result, error and note masked, large result fields elided.
+func (f *FlowReport) maskedStep(st *StepReport) jsonStep {
+	c := *st
+	c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
+	c.Result = f.masker.MaskValue(elide(st.Result))
+	if st.Error != nil {
+		e := *st.Error
+		e.Message = f.masker.Mask(e.Message)
+		c.Error = &e
+	}
+	c.Note = f.masker.Mask(c.Note)
+	return jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()}
+}
+
+// Mask returns s with the flow's secrets replaced by Mask, for a report
+// written outside this package (the HTML report).
+func (f *FlowReport) Mask(s string) string { return f.masker.Mask(s) }
+
+// MaskValue returns a copy of a JSON-shaped v with the flow's secrets
+// masked in every string.
+func (f *FlowReport) MaskValue(v any) any { return f.masker.MaskValue(v) }
+
 // exitCode is s.ExitCode(st), or nil when no mapping was given.
 func (s *SuiteReport) exitCode(st Status) *int {
 	if s.ExitCode == nil {
@@ -214,17 +241,9 @@ func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
 	jf := jsonFlow{Name: f.Name, File: f.File, Status: f.Status, ExitCode: s.exitCode(f.Status), Flaky: f.Flaky,
 		FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 	for _, st := range f.Steps {
-		c := *st
-		c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
-		c.Result = f.masker.MaskValue(elide(st.Result))
-		if st.Error != nil {
-			e := *st.Error
-			e.Message = f.masker.Mask(e.Message)
-			c.Error = &e
-		}
-		c.FailedAttempts = maskAttempts(f.masker, st.FailedAttempts)
-		c.Note = f.masker.Mask(c.Note)
-		jf.Steps = append(jf.Steps, jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()})
+		js := f.maskedStep(st)
+		js.FailedAttempts = maskAttempts(f.masker, st.FailedAttempts)
+		jf.Steps = append(jf.Steps, js)
 	}
 	jf.Steps = jf.Steps[:len(jf.Steps):len(jf.Steps)]
 	for _, a := range f.FailedAttempts {
@@ -278,7 +297,13 @@ type junitCase struct {
 	FlakyFailures []junitRerun  `xml:"flakyFailure"`
 	Error         *junitFailure `xml:"error,omitempty"`
 	Skipped       *struct{}     `xml:"skipped,omitempty"`
-	SystemOut     string        `xml:"system-out,omitempty"`
+	SystemOut     *junitText    `xml:"system-out,omitempty"`
+}
+
+// junitText is CDATA, so each [[ATTACHMENT|path]] stays on a line of its
+// own in the file, as Surefire writes system-out.
+type junitText struct {
+	Text string `xml:",cdata"`
 }
 
 type junitFailure struct {
@@ -333,8 +358,20 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 				out = append(out, fmt.Sprintf("step %s %s", st.Path, st.Handoff))
 			}
 		}
+		// The failed step's console errors and failed requests (already
+		// masked), so the CI page says what the page did without a file.
+		for _, st := range f.Steps {
+			out = append(out, st.Evidence.junitLines()...)
+		}
+		// The bundle's files, one per line in the convention Jenkins'
+		// JUnit Attachments plugin and GitLab read.
+		for _, st := range f.Steps {
+			for _, a := range st.Artifacts {
+				out = append(out, "[[ATTACHMENT|"+a+"]]")
+			}
+		}
 		if len(out) > 0 {
-			c.SystemOut = f.masker.Mask(strings.Join(out, "\n"))
+			c.SystemOut = &junitText{f.masker.Mask(strings.Join(out, "\n"))}
 		}
 		js.Cases = append(js.Cases, c)
 	}

@@ -59,9 +59,14 @@ type Runner struct {
 	// Serve, when set, is a directory served on loopback for every flow,
 	// whose URL becomes vars.base_url (`--serve DIR`).
 	Serve string
-	// Artifacts, when set, is where a failed step's screenshot (.jpg) and
-	// last extract's markdown (.md) are saved.
+	// Artifacts, when set, is where the evidence bundle of a step that
+	// fails a flow is saved, in Artifacts/<flow>/<step>/ (see
+	// writeBundle): screenshot, extract, trace, step log and the values
+	// the failing expression read.
 	Artifacts string
+	// Evidence gathers that evidence in memory (StepReport.Evidence) even
+	// without Artifacts, for the HTML report.
+	Evidence bool
 	// Progress receives one line per step (nil: silent). TTY redraws a
 	// running line in place.
 	Progress io.Writer
@@ -98,9 +103,11 @@ func (r *Runner) now() time.Time {
 
 // shared is what a flow and its sub-flows have in common.
 type shared struct {
-	tab          *int // current tab; nil lets the extension pick
-	lastMarkdown string
-	masker       *Masker
+	tab *int // current tab; nil lets the extension pick
+	// lastExtract is the latest extract result, the bundle's fallback
+	// when the page cannot be read again at failure.
+	lastExtract map[string]any
+	masker      *Masker
 }
 
 // State is one flow's (or sub-flow's) execution state: its expression
@@ -279,6 +286,9 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 		s.r.progressEnd(s, rep)
 		return nil
 	}
+	if rep.Error != nil {
+		s.readFailingExprs(st, rep) // this step's own failure, not a nested one's
+	}
 	s.r.progressEnd(s, rep)
 	return se
 }
@@ -328,7 +338,7 @@ func (s *State) runBody(ctx context.Context) error {
 	err := s.execSteps(ctx, s.flow.Steps, s.prefix)
 	status := classify(err)
 	if err != nil && s.depth == 0 {
-		s.saveArtifacts(ctx, err)
+		s.gatherEvidence(ctx, err)
 	}
 	// Hooks get time of their own: the flow's deadline may be what failed.
 	hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.flow.StepTimeout, time.Minute))

@@ -631,8 +631,8 @@ steps:
 	if got := steps[1].Result.(map[string]any)["dataUrl"]; got != "<jpeg 7 bytes>" {
 		t.Errorf("screenshot result = %v, want elided to its size", got)
 	}
-	if got := steps[2].Artifacts; len(got) != 2 {
-		t.Fatalf("artifacts = %v, want a .jpg and a .md", got)
+	if got := steps[2].Artifacts; len(got) != 7 || filepath.Base(got[0]) != BundleScreenshot || filepath.Base(got[1]) != BundleMarkdown {
+		t.Fatalf("artifacts = %v, want the bundle: screenshot, markdown, elements, obstacle, trace, steps, values", got)
 	}
 	img, err := os.ReadFile(steps[2].Artifacts[0])
 	if err != nil || !bytes.Equal(img, jpeg) {

@@ -142,9 +142,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 			s.shared.tab = nil
 		}
 	case protocol.ActionExtract:
-		if md, ok := m["markdown"].(string); ok {
-			s.shared.lastMarkdown = md
-		}
+		s.shared.lastExtract = m
 		// Pin the extract to the tab it read, so a recovery re-reads the
 		// same tab even if the current tab moved since.
 		if a.TabID == nil {
@@ -160,9 +158,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 		if m != nil {
 			s.setResult(m)
 			s.cur.Result = m
-			if md, ok := m["markdown"].(string); ok {
-				s.shared.lastMarkdown = md
-			}
+			s.shared.lastExtract = m
 			if st.As != "" {
 				s.env[st.As] = m
 			}
@@ -279,8 +275,8 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 	m, _ := v.(map[string]any)
 	err = checkObstacle(ctx, s, o.action, &m, o.policy)
 	s.env[o.as] = m
-	if md, ok := m["markdown"].(string); ok {
-		s.shared.lastMarkdown = md
+	if m != nil {
+		s.shared.lastExtract = m
 	}
 	return err
 }

@@ -1584,6 +1584,25 @@ const executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_ta
 return Object.freeze({ isListable, urlOf, executors });
 })();
 
+// actions/trace.js
+const __actions_trace = (() => {
+// get_trace: read the tab's trace ring (lib/trace.js, docs/extension.md
+// §Trace).
+
+// PASSIVE_ACTIONS read bua's own bookkeeping for a tab, not the page: they
+// wait behind no action in the tab's queue (a follower polling the trace
+// while a long wait_for runs gets its answer at once), attach no debugger,
+// start no session, and still answer while a dialog blocks the page.
+const PASSIVE_ACTIONS = Object.freeze(new Set(["get_trace"]));
+
+function getTrace(ctx, action) {
+  return ctx.readTrace(action.sinceSeq ?? 0);
+}
+
+const executors = Object.freeze({ get_trace: getTrace });
+return Object.freeze({ PASSIVE_ACTIONS, getTrace, executors });
+})();
+
 // action-dispatcher.js
 const __action_dispatcher = (() => {
 // Turns one validated action into one result (spec 001 §End-to-End Data
@@ -1608,6 +1627,7 @@ const { abortable, onAbort } = __lib_cdp;
 const { budgetFor } = __lib_budget;
 const { ACTION_SPECS, END_REASONS, EVENTS, REASONS } = __generated_protocol;
 const { executors: browserExecutors, urlOf } = __actions_tabs;
+const { PASSIVE_ACTIONS } = __actions_trace;
 
 // endedMessage says, for a request whose session ended under it, what
 // happened (error.reason carries the end reason itself).
@@ -1792,6 +1812,9 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     const { tabId } = await resolveTab(action);
     const untrack = track(tabId, ac);
     try {
+      // A passive action (get_trace) reads bua's bookkeeping, not the page:
+      // it waits behind nobody.
+      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(runOnTab(tabId, action, budget, ac), budget.signal);
       return await enqueue(tabId, () => runOnTab(tabId, action, budget, ac), budget.signal);
     } catch (e) {
       // A tab closed under the action explains whatever else went wrong
@@ -1882,6 +1905,11 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     const tab = known !== null ? null : await getTab(tabId);
     const host = hostOf(known !== null ? known : urlOf(tab));
     blocked(host, action.type, tabId, ac);
+    if (PASSIVE_ACTIONS.has(action.type)) {
+      // No session starts or lasts longer for a read of bua's own state.
+      const result = await controller.run(tabId, action, budget);
+      return { ...result, tabId };
+    }
     const giveBack = await showForInput(action, tabId, tab);
     let domain = host;
     if (action.type === "navigate") {
@@ -4692,6 +4720,366 @@ const executors = {
 return Object.freeze({ createHandoffService, executors });
 })();
 
+// lib/trace.js
+const __lib_trace = (() => {
+// The trace ring buffer (spec 004 §Trace ring buffer, docs/extension.md
+// §Trace): for each attached tab, a bounded ring of what the page and bua
+// did recently, read with get_trace. This file is pure: the debugger
+// controller feeds it CDP events and bua's own action ends, and reads it.
+//
+// Bounds, all at once (docs/extension.md §Trace, schema
+// $defs/action.get_trace): TRACE_MAX_EVENTS events and TRACE_MAX_BYTES
+// bytes per tab (each event counted as the UTF-8 length of its JSON, the
+// size get_trace sends), the oldest evicted first; rings for at most
+// TRACE_MAX_TABS tabs, the least recently used one dropped first; and per
+// tab a table of the requests in flight (their URL and method, for the
+// failure that may follow) of at most PENDING_MAX_REQUESTS entries and
+// PENDING_MAX_BYTES bytes. Worst case: 16 × (256 + 64) KiB = 5 MiB.
+//
+// What it keeps is chosen so that nothing secret leaks: requests by URL,
+// method and status only (no headers, so no cookies or tokens, and no
+// bodies), and bua's actions by type, duration and error code only (never
+// the text a type action typed).
+
+const TRACE_MAX_EVENTS = 500;
+const TRACE_MAX_BYTES = 256 * 1024;
+const TRACE_MAX_TABS = 16;
+const PENDING_MAX_REQUESTS = 256;
+const PENDING_MAX_BYTES = 64 * 1024;
+
+// Field limits: the schema's maxLength of $defs/traceEvent.
+const LIMITS = Object.freeze({ text: 1000, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
+
+// clip returns s cut to max UTF-16 units, ending in "…" when cut, never
+// splitting a surrogate pair. A cut string is copied, so the ring never
+// keeps alive the (maybe megabytes long) string it was cut from: V8's
+// slice shares its parent's storage.
+function clip(s, max) {
+  if (typeof s !== "string") return "";
+  if (s.length <= max) return s;
+  let cut = s.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return JSON.parse(JSON.stringify(cut + "…"));
+}
+
+// utf8Length is the number of bytes s takes in UTF-8.
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+function eventBytes(ev) {
+  return utf8Length(JSON.stringify(ev));
+}
+
+// createTraceRing is one tab's ring. Events get seq firstSeq, firstSeq+1, …
+// in the order they are pushed, and t (Unix ms) when pushed unless they
+// carry one.
+function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BYTES, firstSeq = 1, now = Date.now } = {}) {
+  let events = []; // oldest first
+  let sizes = [];
+  let head = 0; // index of the oldest event still held
+  let bytes = 0;
+  let nextSeq = firstSeq;
+
+  function evictOldest() {
+    bytes -= sizes[head];
+    events[head] = undefined;
+    head++;
+    // Compact now and then, so eviction stays O(1) amortised.
+    if (head > 64 && head * 2 > events.length) {
+      events = events.slice(head);
+      sizes = sizes.slice(head);
+      head = 0;
+    }
+  }
+
+  return {
+    push(ev) {
+      const { seq: _ignored, t, ...rest } = ev;
+      const e = { seq: nextSeq++, t: typeof t === "number" ? t : now(), ...rest };
+      const size = eventBytes(e);
+      events.push(e);
+      sizes.push(size);
+      bytes += size;
+      while (events.length - head > maxEvents || bytes > maxBytes) evictOldest();
+      return e;
+    },
+    // read returns {events, nextSeq, dropped}: the events held whose seq is
+    // at least sinceSeq (0: all), the seq the next event will get, and how
+    // many events from sinceSeq on the ring had already evicted. A sinceSeq
+    // beyond nextSeq comes from a reader of an earlier ring (the worker
+    // restarted, or the tab's ring was dropped): it reads the whole ring.
+    read(sinceSeq = 0) {
+      const first = events.length > head ? events[head].seq : nextSeq;
+      let since = Number.isInteger(sinceSeq) && sinceSeq > 0 ? sinceSeq : 1;
+      if (since > nextSeq) since = 1;
+      const out = [];
+      for (let i = head; i < events.length; i++) if (events[i].seq >= since) out.push(events[i]);
+      return { events: out, nextSeq, dropped: Math.max(0, first - since) };
+    },
+    get size() {
+      return events.length - head;
+    },
+    get bytes() {
+      return bytes;
+    },
+    get nextSeq() {
+      return nextSeq;
+    },
+  };
+}
+
+// createPendingRequests tracks the URL and method of the requests in
+// flight (Network.requestWillBeSent), since Network.loadingFailed names a
+// request by id only. Bounded by count and bytes, oldest dropped first: a
+// failure of a dropped request is still recorded, without its URL.
+function createPendingRequests({ maxRequests = PENDING_MAX_REQUESTS, maxBytes = PENDING_MAX_BYTES } = {}) {
+  const map = new Map(); // requestId -> {url, method, size, reported}
+  let bytes = 0;
+  function remove(id) {
+    const r = map.get(id);
+    if (!r) return null;
+    map.delete(id);
+    bytes -= r.size;
+    return r;
+  }
+  return {
+    add(id, url, method) {
+      remove(id);
+      const r = { url: clip(url, LIMITS.url), method: clip(method, LIMITS.method), reported: false };
+      r.size = id.length + r.url.length + r.method.length;
+      map.set(id, r);
+      bytes += r.size;
+      while (map.size > maxRequests || bytes > maxBytes) remove(map.keys().next().value);
+    },
+    get: (id) => map.get(id) || null,
+    remove,
+    get size() {
+      return map.size;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
+
+// CONSOLE_LEVELS maps Runtime.consoleAPICalled's type to the trace's level.
+const CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
+
+// describeArg renders one console argument (a CDP RemoteObject) as
+// DevTools' console would in one line, briefly.
+function describeArg(o) {
+  if (!o || typeof o !== "object") return String(o);
+  if (o.type === "string") return String(o.value);
+  if (o.unserializableValue !== undefined) return String(o.unserializableValue);
+  if (o.type === "undefined") return "undefined";
+  if ("value" in o && o.type !== "object") return String(o.value);
+  if (o.subtype === "null") return "null";
+  const p = o.preview;
+  if (p && Array.isArray(p.properties) && o.subtype !== "error" && o.subtype !== "node") {
+    const props = p.properties.map((x) => {
+      const v = x.type === "string" ? JSON.stringify(x.value) : x.value;
+      return p.subtype === "array" ? v : `${x.name}: ${v}`;
+    });
+    if (p.overflow) props.push("…");
+    return p.subtype === "array" ? `[${props.join(", ")}]` : `{${props.join(", ")}}`;
+  }
+  return String(o.description ?? o.className ?? o.type);
+}
+
+// consoleText joins a console call's arguments, applying the format
+// specifiers of a first string argument (%s %d %i %f %o %O %c) as the
+// console does.
+function consoleText(args) {
+  if (!Array.isArray(args) || args.length === 0) return "";
+  const rest = args.slice();
+  let head = "";
+  if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
+    const fmt = String(rest.shift().value);
+    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+      if (c === "%") return "%";
+      if (rest.length === 0) return m;
+      const a = rest.shift();
+      if (c === "c") return "";
+      if (c === "d" || c === "i") return String(parseInt(a.value ?? a.description, 10));
+      if (c === "f") return String(parseFloat(a.value ?? a.description));
+      return describeArg(a);
+    });
+    return [head, ...rest.map(describeArg)].join(" ");
+  }
+  return rest.map(describeArg).join(" ");
+}
+
+// exceptionText is Runtime.exceptionThrown's message as DevTools shows it:
+// "Uncaught Error: boom\n    at …".
+function exceptionText(d) {
+  const desc = d.exception && (d.exception.description ?? (d.exception.value !== undefined ? String(d.exception.value) : undefined));
+  const text = typeof d.text === "string" ? d.text : "";
+  if (desc === undefined) return text;
+  return text ? `${text} ${desc}` : desc;
+}
+
+function exceptionURL(d) {
+  if (typeof d.url === "string" && d.url) return d.url;
+  const frames = d.stackTrace && d.stackTrace.callFrames;
+  return frames && frames[0] && frames[0].url ? frames[0].url : "";
+}
+
+// set adds key to ev when value is a non-empty string, clipped to its limit.
+function set(ev, key, value) {
+  if (typeof value === "string" && value) ev[key] = clip(value, LIMITS[key]);
+  return ev;
+}
+
+// traceEventFor maps one CDP event of a tab to a trace event (without seq
+// and t), or null when it records nothing; pending is the tab's
+// createPendingRequests, which it updates.
+function traceEventFor(method, p, pending) {
+  p = p || {};
+  switch (method) {
+    case "Runtime.consoleAPICalled":
+      return set({ kind: "console", level: CONSOLE_LEVELS[p.type] || "log" }, "text", consoleText(p.args));
+    case "Runtime.exceptionThrown": {
+      const d = p.exceptionDetails || {};
+      return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
+    }
+    case "Network.requestWillBeSent": {
+      const req = p.request || {};
+      // data: URLs cannot fail on the network, and may be megabytes long.
+      if (typeof req.url === "string" && !req.url.startsWith("data:")) pending.add(String(p.requestId), req.url, req.method || "");
+      return null;
+    }
+    case "Network.responseReceived": {
+      const res = p.response || {};
+      if (!(res.status >= 400)) return null;
+      const r = pending.get(String(p.requestId));
+      if (r) r.reported = true;
+      const ev = set({ kind: "request" }, "url", res.url || (r && r.url));
+      if (r) set(ev, "method", r.method);
+      ev.status = res.status;
+      return ev;
+    }
+    case "Network.loadingFinished":
+      pending.remove(String(p.requestId));
+      return null;
+    case "Network.loadingFailed": {
+      const r = pending.remove(String(p.requestId));
+      // A request the page or a navigation cancelled did not fail; one
+      // whose 4xx/5xx response is already in the ring is not news.
+      if (p.canceled || (r && r.reported)) return null;
+      const ev = { kind: "request" };
+      if (r) set(set(ev, "url", r.url), "method", r.method);
+      return set(ev, "errorText", p.blockedReason ? `${p.errorText || "blocked"} (${p.blockedReason})` : p.errorText || "failed");
+    }
+    case "Page.frameNavigated": {
+      const f = p.frame;
+      if (!f || f.parentId) return null;
+      return set({ kind: "navigation" }, "url", f.url + (f.urlFragment || ""));
+    }
+    case "Page.javascriptDialogOpening":
+      return set(set({ kind: "dialog" }, "level", p.type || "alert"), "text", typeof p.message === "string" ? p.message : "");
+    default:
+      return null;
+  }
+}
+
+// actionEvent is the trace event for one of bua's actions that ended:
+// its type, how long it ran, and the code it failed with (none when it
+// succeeded; level "cancelled" when the daemon cancelled it). Nothing of
+// its params: a type action's text never reaches the trace.
+function actionEvent(type, durationMs, code, cancelled = false) {
+  const ev = set({ kind: "action" }, "action", type);
+  ev.durationMs = Math.max(0, Math.round(durationMs));
+  if (cancelled) ev.level = "cancelled";
+  else if (code) ev.code = code;
+  return ev;
+}
+
+// createTraceStore holds the rings of up to maxTabs tabs (the least
+// recently used dropped first) and their pending-request tables.
+function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {}, pending: pendingOpts = {} } = {}) {
+  const tabs = new Map(); // tabId -> {ring, pending}; insertion order = least recently used first
+  // The next seq of a ring dropped for room while its tab lives on, so a
+  // new ring for the tab continues its numbering and a reader's sinceSeq
+  // stays meaningful (dropped counts what was lost).
+  const resume = new Map();
+
+  function entry(tabId) {
+    let e = tabs.get(tabId);
+    if (e) {
+      tabs.delete(tabId); // touch: most recently used last
+      tabs.set(tabId, e);
+      return e;
+    }
+    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }), pending: createPendingRequests(pendingOpts) };
+    resume.delete(tabId);
+    tabs.set(tabId, e);
+    while (tabs.size > maxTabs) {
+      const [oldId, old] = tabs.entries().next().value;
+      tabs.delete(oldId);
+      resume.set(oldId, old.ring.nextSeq);
+    }
+    return e;
+  }
+
+  return {
+    // cdpEvent records what a CDP event of tabId says, if anything.
+    cdpEvent(tabId, method, params) {
+      const e = tabs.get(tabId) || (method in RECORDED ? entry(tabId) : null);
+      if (!e) return null;
+      const ev = traceEventFor(method, params, e.pending);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // push records a ready-made event (actionEvent's).
+    push(tabId, ev) {
+      return entry(tabId).ring.push(ev);
+    },
+    // read is get_trace's result for tabId (an empty ring for a tab that
+    // has none).
+    read(tabId, sinceSeq) {
+      const e = tabs.get(tabId);
+      if (e) return e.ring.read(sinceSeq);
+      const next = resume.get(tabId) || 1;
+      const since = Number.isInteger(sinceSeq) && sinceSeq > 0 && sinceSeq <= next ? sinceSeq : 1;
+      return { events: [], nextSeq: next, dropped: Math.max(0, next - since) };
+    },
+    // forget drops tabId's ring for good (the tab closed).
+    forget(tabId) {
+      tabs.delete(tabId);
+      resume.delete(tabId);
+    },
+    has: (tabId) => tabs.has(tabId),
+    get tabCount() {
+      return tabs.size;
+    },
+    _tabs: tabs,
+  };
+}
+
+// RECORDED are the CDP events the trace listens to.
+const RECORDED = Object.freeze({
+  "Runtime.consoleAPICalled": true,
+  "Runtime.exceptionThrown": true,
+  "Network.requestWillBeSent": true,
+  "Network.responseReceived": true,
+  "Network.loadingFinished": true,
+  "Network.loadingFailed": true,
+  "Page.frameNavigated": true,
+  "Page.javascriptDialogOpening": true,
+});
+return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, PENDING_MAX_REQUESTS, PENDING_MAX_BYTES, LIMITS, clip, utf8Length, eventBytes, createTraceRing, createPendingRequests, consoleText, traceEventFor, actionEvent, createTraceStore });
+})();
+
 // debugger-controller.js
 const __debugger_controller = (() => {
 // The debugger controller: every per-tab action runs here through
@@ -4701,7 +5089,7 @@ const __debugger_controller = (() => {
 // sequence for each action family and reach the tab only through the ctx
 // object built here.
 
-const { BridgeError, ErrorCodes } = __lib_errors;
+const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
 const { CdpError, abortable, cdpMessage, sleep, withDeadline } = __lib_cdp;
 const { budgetFor } = __lib_budget;
 const { ACTION_SPECS, REASONS } = __generated_protocol;
@@ -4712,6 +5100,9 @@ const extract = __actions_extract;
 const evaluate = __actions_evaluate;
 const wait = __actions_wait;
 const handoff = __actions_handoff;
+const trace = __actions_trace;
+const { PASSIVE_ACTIONS } = __actions_trace;
+const { actionEvent, createTraceStore } = __lib_trace;
 
 const CDP_VERSION = "1.3";
 
@@ -4729,7 +5120,7 @@ const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -4755,6 +5146,11 @@ function restricted(tabId, msg) {
 // attach error RESTRICTED matches.
 const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
 
+// NETWORK_ENABLE turns on the Network domain for the trace (lib/trace.js)
+// without its response-body buffers: bua never reads a body, and the
+// default buffers would hold a busy page's bodies in memory for nothing.
+const NETWORK_ENABLE = Object.freeze({ maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -4773,6 +5169,11 @@ function createDebuggerController(opts) {
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
+  // The per-tab trace rings (docs/extension.md §Trace): fed by this
+  // controller's CDP events and action ends, kept across detaches (the
+  // trace of a session the person stopped still says why), dropped when
+  // the tab closes (forgetTab).
+  const traces = opts.traces || createTraceStore();
 
   async function send(tabId, method, params) {
     try {
@@ -4864,10 +5265,14 @@ function createDebuggerController(opts) {
       // All sent at once: a debugger session runs its commands in order,
       // so the shim's evaluate and the frame tree still come after the
       // domains are enabled, and the setup costs one round trip.
-      const [, , , , , , , { frameTree }] = await Promise.all([
+      // Runtime and Network also feed the trace: console messages and
+      // exceptions, failed requests (docs/extension.md §Trace says why
+      // Runtime.enable shows nothing to the page).
+      const [, , , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
+        send(tabId, "Network.enable", NETWORK_ENABLE),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
@@ -4887,6 +5292,7 @@ function createDebuggerController(opts) {
   function handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
+    traces.cdpEvent(tabId, method, params);
     switch (method) {
       case "Page.frameNavigated": {
         const frame = params && params.frame;
@@ -5062,6 +5468,8 @@ function createDebuggerController(opts) {
         uidCaches.set(tabId, { loaderId, map });
       },
       clearUids: () => uidCaches.delete(tabId),
+      // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+      readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
       beginEvaluate: () => evaluating.add(tabId),
       endEvaluate: () => evaluating.delete(tabId),
     };
@@ -5075,6 +5483,26 @@ function createDebuggerController(opts) {
   async function run(tabId, action, budget = budgetFor(action)) {
     const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
+    // Reading the trace neither attaches nor waits for the page, and is
+    // not itself traced (a follower's polls would crowd out the rest).
+    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    const started = Date.now();
+    let code;
+    let cancelled = false;
+    try {
+      return await runAttached(tabId, action, budget, exec);
+    } catch (e) {
+      cancelled = e instanceof CancelledError;
+      code = toWireError(e).code;
+      throw e;
+    } finally {
+      // Only a tab the debugger reached has a trace: a failed attach to a
+      // closed tab must not leave a ring behind.
+      if (attached.has(tabId) || traces.has(tabId)) traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+    }
+  }
+
+  async function runAttached(tabId, action, budget, exec) {
     const open = openDialogs.get(tabId);
     if (open) throw dialogError(tabId, open);
     // The watchdog: the queue wait and the attach already spent part of the
@@ -5124,6 +5552,7 @@ function createDebuggerController(opts) {
 
   function forgetTab(tabId) {
     dropTab(tabId);
+    traces.forget(tabId);
     tabListeners.delete(tabId);
     dialogWatchers.delete(tabId);
   }
@@ -5155,10 +5584,10 @@ function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces },
   };
 }
-return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, createDebuggerController });
+return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, NETWORK_ENABLE, createDebuggerController });
 })();
 
 // handoff-registry.js

@@ -1,6 +1,7 @@
 // Package bridgetest is a fake bua extension for tests: it dials a real
 // daemon over a real WebSocket, completes the real handshake, and answers
-// requests from per-action handlers. Named failure modes (Silent, Hangup,
+// requests from per-action handlers (get_trace, unless handled, from a
+// trace of its own: Extension.Trace). Named failure modes (Silent, Hangup,
 // Malformed, Slow) script the peers' bad days.
 package bridgetest
 
@@ -71,6 +72,7 @@ type Extension struct {
 	cancels   []string
 	closed    chan struct{}
 	closeErr  error
+	traces    fakeTraces
 }
 
 // RejectError is a refused handshake: its close code, and the reject
@@ -296,11 +298,16 @@ func (e *Extension) serve(r *protocol.Request) {
 	e.ids = append(e.ids, r.ID)
 	e.deadlines = append(e.deadlines, r.DeadlineMs)
 	h := e.handlers[r.Action.Type]
+	if h == nil && r.Action.Type == protocol.ActionGetTrace {
+		h = func(a protocol.Action) (any, *protocol.Error) { return e.traces.read(a), nil }
+	}
 	if h == nil {
 		h = e.fallback
 	}
 	e.mu.Unlock()
+	start := time.Now()
 	res, perr := h(r.Action)
+	e.recordAction(r.Action, time.Since(start), perr)
 	switch perr {
 	case Silent:
 		return

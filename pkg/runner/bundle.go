@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// The evidence bundle's files, in Artifacts/<flow>/<step>/. JSON files are
+// indented; every string in them is masked.
+const (
+	BundleScreenshot = "screenshot.jpg" // the current tab when the step failed
+	BundleMarkdown   = "page.md"        // the extract's markdown
+	BundleElements   = "elements.json"  // the extract's elements, with url, title and elementsTotal
+	BundleObstacle   = "obstacle.json"  // the extract's obstacle verdict (null: none seen)
+	BundleTrace      = "trace.json"     // the tab's trace since the flow started
+	BundleSteps      = "steps.json"     // the step log: every step so far, params resolved
+	BundleValues     = "values.json"    // the failing expression's names and their values
+)
+
+// bundleDir is where the bundle of step rep of this flow goes:
+// Artifacts/<flow slug>/<path and label slug>, e.g.
+// artifacts/expected-failure/3-title-check.
+func (s *State) bundleDir(rep *StepReport) string {
+	flow := slug(s.rec.Name)
+	if flow == "" {
+		flow = slug(flowName(s.rec.File))
+	}
+	return filepath.Join(s.r.Artifacts, flow, slug(rep.Path+"-"+rep.label()))
+}
+
+// writeBundle writes failed's evidence into its bundle dir and lists each
+// file in failed.Artifacts (the JSON report lists them, JUnit attaches
+// them). Paths are Artifacts joined with the file's place, so a relative
+// --artifacts gives relative paths (as GitLab wants them) and an absolute
+// one absolute paths (as Jenkins does).
+func (s *State) writeBundle(failed *StepReport) error {
+	ev := failed.Evidence
+	dir := s.bundleDir(failed)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, data []byte) error {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		failed.Artifacts = append(failed.Artifacts, path)
+		return nil
+	}
+	writeJSON := func(name string, v any) error {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return write(name, append(b, '\n'))
+	}
+	var errs []string
+	try := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if ev.Screenshot != nil {
+		try(write(BundleScreenshot, ev.Screenshot))
+	} else {
+		os.Remove(filepath.Join(dir, BundleScreenshot)) // not a stale one from an earlier run
+	}
+	if ev.Extract != nil {
+		md, _ := ev.Extract["markdown"].(string)
+		try(write(BundleMarkdown, []byte(md)))
+		try(writeJSON(BundleElements, map[string]any{
+			"source": ev.ExtractSource, "url": ev.Extract["url"], "title": ev.Extract["title"],
+			"elementsTotal": ev.Extract["elementsTotal"], "elements": ev.Extract["elements"],
+		}))
+		try(writeJSON(BundleObstacle, ev.Extract["obstacle"]))
+	}
+	trace := struct {
+		SinceMs int64  `json:"sinceMs"`
+		Note    string `json:"note,omitempty"`
+		Dropped int    `json:"dropped"`
+		Events  any    `json:"events"`
+	}{SinceMs: s.rec.Started.UnixMilli(), Note: ev.TraceNote, Dropped: ev.TraceDropped, Events: ev.Trace}
+	if ev.Trace == nil {
+		trace.Events = []any{}
+	}
+	try(writeJSON(BundleTrace, trace))
+	var log []jsonStep
+	for _, st := range s.rec.Steps {
+		log = append(log, s.rec.maskedStep(st))
+		if st == failed {
+			break
+		}
+	}
+	try(writeJSON(BundleSteps, log))
+	exprs := ev.Exprs
+	if exprs == nil {
+		exprs = []ExprReads{}
+	}
+	try(writeJSON(BundleValues, exprs))
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug is s lower-cased with every run of other characters a single dash.
+func slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}

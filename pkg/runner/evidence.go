@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+// Evidence is what the runner gathers when a step fails a flow, for the
+// evidence bundle (--artifacts) and the HTML report: the page at failure
+// (screenshot, extract), the tab's trace since the flow started, and the
+// values the failing expression read. Every string in it is already masked
+// with the flow's secrets.
+type Evidence struct {
+	// Screenshot is the current tab as a JPEG (nil when the capture failed).
+	Screenshot []byte
+	// Extract is the page at failure, read again when the step failed (or
+	// the flow's last extract when that read failed), as decoded JSON:
+	// markdown, elements, obstacle, url, title.
+	Extract map[string]any
+	// ExtractSource says which: "at failure" or "last extract".
+	ExtractSource string
+	// Trace holds the tab's trace events with t at or after the flow's
+	// start (per protocol v4 §get_trace), oldest first; TraceDropped counts
+	// the events the ring had evicted; TraceNote says why there is no trace
+	// when there is none (an extension without the trace feature).
+	Trace        []protocol.TraceEvent
+	TraceDropped int
+	TraceNote    string
+	// Exprs are the failing step's expressions (an assert, if, while or
+	// until condition) with the value of every name each one read.
+	Exprs []ExprReads
+	// Notes are capture failures: what could not be gathered, and why.
+	Notes []string
+}
+
+// ExprReads is one expression and the values of the names it read.
+type ExprReads struct {
+	Src    string      `json:"expression"`
+	Values []ExprValue `json:"values"`
+}
+
+// Console returns the trace's console messages and exceptions.
+func (e *Evidence) Console() []protocol.TraceEvent {
+	return e.kinds(protocol.TraceConsole, protocol.TraceException)
+}
+
+// FailedRequests returns the trace's failed requests and 4xx/5xx
+// responses.
+func (e *Evidence) FailedRequests() []protocol.TraceEvent {
+	return e.kinds(protocol.TraceRequest)
+}
+
+// junitLines are the console errors, exceptions and failed requests as
+// JUnit's system-out shows them: "console error: TEXT", "failed request:
+// GET URL 404".
+func (e *Evidence) junitLines() []string {
+	var out []string
+	for _, ev := range e.Console() {
+		switch {
+		case ev.Kind == protocol.TraceException:
+			out = append(out, "exception: "+firstLine(ev.Text))
+		case ev.Level == "error":
+			out = append(out, "console error: "+firstLine(ev.Text))
+		}
+	}
+	for _, ev := range e.FailedRequests() {
+		status := ev.ErrorText
+		if ev.Status != 0 {
+			status = fmt.Sprint(ev.Status)
+		}
+		out = append(out, fmt.Sprintf("failed request: %s %s %s", ev.Method, ev.URL, status))
+	}
+	return out
+}
+
+func (e *Evidence) kinds(kinds ...string) []protocol.TraceEvent {
+	if e == nil {
+		return nil
+	}
+	var out []protocol.TraceEvent
+	for _, ev := range e.Trace {
+		if contains(kinds, ev.Kind) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// gathers reports whether the runner collects evidence for failed steps:
+// for the bundle (Artifacts) or the HTML report (Evidence).
+func (r *Runner) gathers() bool { return r.Artifacts != "" || r.Evidence }
+
+// failingExprs are the conditions of st that can fail it: its if modifier,
+// an assert's or if's condition, a repeat's while and until.
+func failingExprs(st Step) []*Expr {
+	var out []*Expr
+	if m := st.Meta(); m.If != nil {
+		out = append(out, m.If)
+	}
+	switch x := st.(type) {
+	case *AssertStep:
+		out = append(out, x.Cond)
+	case *IfStep:
+		out = append(out, x.Cond)
+	case *RepeatStep:
+		if x.While != nil {
+			out = append(out, x.While)
+		}
+		if x.Until != nil {
+			out = append(out, x.Until)
+		}
+	}
+	return out
+}
+
+// readFailingExprs records, on the step that just failed, the value of
+// every name its conditions read, evaluated in the state the step ran in
+// (a sub-flow's names stay inside it).
+func (s *State) readFailingExprs(st Step, rep *StepReport) {
+	if !s.r.gathers() {
+		return
+	}
+	ev := &Evidence{}
+	for _, e := range failingExprs(st) {
+		ev.Exprs = append(ev.Exprs, ExprReads{Src: s.shared.masker.Mask(e.Src), Values: e.readValues(s)})
+	}
+	rep.Evidence = ev
+}
+
+// failedStep is the step that failed the flow: the last one recorded with
+// an error of its own (an if, repeat or run around it has none).
+func (s *State) failedStep() *StepReport {
+	for i := len(s.rec.Steps) - 1; i >= 0; i-- {
+		if st := s.rec.Steps[i]; st.Status != StatusPassed && st.Status != StatusSkipped && st.Error != nil {
+			return st
+		}
+	}
+	return nil
+}
+
+// captureTimeout bounds the evidence capture (screenshot, extract, trace)
+// as a whole: the flow's own deadline may be what failed.
+const captureTimeout = 20 * time.Second
+
+// gatherEvidence captures, for the step that failed the flow, the current
+// tab's screenshot, its extract and its trace since the flow started, and
+// writes the bundle when Artifacts is set. A failure to capture is noted,
+// never fatal: the step's error stays the flow's outcome.
+func (s *State) gatherEvidence(ctx context.Context, cause error) {
+	if !s.r.gathers() || classify(cause) == StatusUnavailable {
+		return
+	}
+	failed := s.failedStep()
+	if failed == nil {
+		return
+	}
+	if failed.Evidence == nil {
+		failed.Evidence = &Evidence{}
+	}
+	ev := failed.Evidence
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), captureTimeout)
+	defer cancel()
+	onTab := func(a protocol.Action) protocol.Action {
+		if s.shared.tab != nil {
+			return a.OnTab(*s.shared.tab)
+		}
+		return a
+	}
+	mask := s.shared.masker
+
+	if raw, berr := s.r.Requester.Request(actx, onTab(protocol.Screenshot(false))); berr != nil {
+		ev.Notes = append(ev.Notes, "screenshot failed: "+mask.Mask(berr.Error()))
+	} else {
+		var res protocol.ScreenshotResult
+		_ = json.Unmarshal(raw, &res)
+		_, b64, _ := strings.Cut(res.DataURL, ",")
+		if img, err := base64.StdEncoding.DecodeString(b64); err == nil && len(img) > 0 {
+			ev.Screenshot = img
+		} else {
+			ev.Notes = append(ev.Notes, "screenshot failed: the result holds no base64 image")
+		}
+	}
+
+	if raw, berr := s.r.Requester.Request(actx, onTab(protocol.Action{Type: protocol.ActionExtract})); berr == nil {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			ev.Extract, ev.ExtractSource = m, "at failure"
+		}
+	} else {
+		ev.Notes = append(ev.Notes, "extract at failure failed: "+mask.Mask(berr.Error()))
+	}
+	if ev.Extract == nil && s.shared.lastExtract != nil {
+		ev.Extract, ev.ExtractSource = s.shared.lastExtract, "last extract"
+	}
+	if ev.Extract != nil {
+		ev.Extract, _ = mask.MaskValue(ev.Extract).(map[string]any)
+	}
+
+	s.readTrace(actx, ev, onTab(protocol.GetTrace(0)))
+
+	if s.r.Artifacts != "" {
+		if err := s.writeBundle(failed); err != nil {
+			ev.Notes = append(ev.Notes, "bundle: "+err.Error())
+			s.rec.HookErrors = append(s.rec.HookErrors, "artifacts: "+err.Error())
+		}
+	}
+	if len(ev.Notes) > 0 {
+		failed.Note = strings.TrimPrefix(failed.Note+"; "+strings.Join(ev.Notes, "; "), "; ")
+	}
+}
+
+// readTrace reads the tab's trace and keeps the events since the flow
+// started, masked. An extension without the trace feature (the daemon
+// refuses get_trace with invalid_action) leaves a note, not an error.
+func (s *State) readTrace(ctx context.Context, ev *Evidence, a protocol.Action) {
+	raw, berr := s.r.Requester.Request(ctx, a)
+	if berr != nil {
+		if berr.Code == protocol.CodeInvalidAction {
+			ev.TraceNote = "no trace: the extension does not support get_trace (feature trace): " + berr.Message
+		} else {
+			ev.TraceNote = "no trace: get_trace failed: " + s.shared.masker.Mask(berr.Error())
+		}
+		return
+	}
+	var res protocol.TraceResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		ev.TraceNote = fmt.Sprintf("no trace: get_trace result is not JSON: %v", err)
+		return
+	}
+	since := float64(s.rec.Started.UnixMilli())
+	m := s.shared.masker
+	for _, e := range res.Events {
+		if e.T < since {
+			continue
+		}
+		e.Text, e.URL, e.ErrorText = m.Mask(e.Text), m.Mask(e.URL), m.Mask(e.ErrorText)
+		ev.Trace = append(ev.Trace, e)
+	}
+	ev.TraceDropped = res.Dropped
+}

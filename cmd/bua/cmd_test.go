@@ -370,21 +370,23 @@ func TestEveryActionHasACommand(t *testing.T) {
 	})
 	shot := filepath.Join(t.TempDir(), "s.jpg")
 	commands := map[protocol.ActionType][]string{
-		protocol.ActionNavigate:   {"navigate", "https://a.test/"},
-		protocol.ActionClick:      {"click", "e1"},
-		protocol.ActionType_:      {"type", "e1", "hi"},
-		protocol.ActionHover:      {"hover", "#a"},
-		protocol.ActionPressKey:   {"press", "Enter"},
-		protocol.ActionScroll:     {"scroll", "down"},
-		protocol.ActionScreenshot: {"screenshot", "-o", shot},
-		protocol.ActionExtract:    {"extract"},
-		protocol.ActionEvaluate:   {"eval", "return 1"},
-		protocol.ActionWaitFor:    {"wait-for", "#a"},
-		protocol.ActionGetTabs:    {"tabs"},
-		protocol.ActionOpenTab:    {"open", "https://a.test/"},
-		protocol.ActionCloseTab:   {"close", "3"},
-		protocol.ActionReload:     {"reload"},
-		protocol.ActionHandoff:    {"wait-for-human", "--timeout", "5s"},
+		protocol.ActionNavigate:     {"navigate", "https://a.test/"},
+		protocol.ActionClick:        {"click", "e1"},
+		protocol.ActionType_:        {"type", "e1", "hi"},
+		protocol.ActionHover:        {"hover", "#a"},
+		protocol.ActionPressKey:     {"press", "Enter"},
+		protocol.ActionScroll:       {"scroll", "down"},
+		protocol.ActionScreenshot:   {"screenshot", "-o", shot},
+		protocol.ActionExtract:      {"extract"},
+		protocol.ActionEvaluate:     {"eval", "return 1"},
+		protocol.ActionWaitFor:      {"wait-for", "#a"},
+		protocol.ActionGetTabs:      {"tabs"},
+		protocol.ActionOpenTab:      {"open", "https://a.test/"},
+		protocol.ActionCloseTab:     {"close", "3"},
+		protocol.ActionReload:       {"reload"},
+		protocol.ActionHandoff:      {"wait-for-human", "--timeout", "5s"},
+		protocol.ActionSelectOption: {"select", "#s", "--label", "Blue"},
+		protocol.ActionUpload:       {"upload", "input", "cmd_test.go"},
 	}
 	// What a command needs the page to show before it sends its action.
 	setup := map[protocol.ActionType]func(){

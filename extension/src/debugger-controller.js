@@ -16,6 +16,7 @@ import * as extract from "./actions/extract.js";
 import * as evaluate from "./actions/evaluate.js";
 import * as wait from "./actions/wait.js";
 import * as handoff from "./actions/handoff.js";
+import * as forms from "./actions/forms.js";
 
 const CDP_VERSION = "1.3";
 
@@ -33,7 +34,7 @@ export const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 export const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff]
+    [nav, input, forms, capture, extract, evaluate, wait, handoff]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -297,6 +298,9 @@ export function createDebuggerController(opts) {
       // handoff is the worker's handoff service (actions/handoff.js), for
       // the handoff executor only.
       handoff: opts.handoff,
+      // downloads is chrome.downloads (chrome-api.js), for the inputs that
+      // wait for the download they start (lib/downloads.js).
+      downloads: opts.chromeApi.downloads,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -192,10 +193,20 @@ func deliverDownload(res json.RawMessage, dir, managedDir string) (json.RawMessa
 	if src == "" {
 		return nil, errors.New("the result reports no downloaded file: update the extension (`bua extension path`)")
 	}
-	dst := filepath.Join(dir, filepath.Base(src))
+	name := filepath.Base(src)
+	rel, rerr := filepath.Rel(managedDir, src)
+	managed := rerr == nil && !strings.HasPrefix(rel, "..")
+	if m := uniquified.FindStringSubmatch(name); managed && m != nil {
+		// Chrome named it "report (1).bin" because an earlier report.bin
+		// is still in bua's folder: DIR gets the name the site gave.
+		if _, err := os.Stat(filepath.Join(filepath.Dir(src), m[1]+m[2])); err == nil {
+			name = m[1] + m[2]
+		}
+	}
+	dst := filepath.Join(dir, name)
 	if dst != src {
 		var err error
-		if rel, rerr := filepath.Rel(managedDir, src); rerr == nil && !strings.HasPrefix(rel, "..") {
+		if managed {
 			err = moveFile(src, dst)
 		} else {
 			err = copyFile(src, dst)
@@ -207,6 +218,10 @@ func deliverDownload(res json.RawMessage, dir, managedDir string) (json.RawMessa
 	dl["path"], dl["filename"] = dst, filepath.Base(dst)
 	return json.Marshal(r)
 }
+
+// uniquified matches the " (N)" Chrome adds to a download's name when a
+// file of that name is already in the folder: base, extension.
+var uniquified = regexp.MustCompile(`^(.+) \([0-9]+\)(\.[^. ]+)?$`)
 
 // moveFile renames src to dst, or copies and removes it across devices.
 func moveFile(src, dst string) error {

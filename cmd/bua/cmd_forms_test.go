@@ -139,3 +139,38 @@ func TestClickDownloadCommand(t *testing.T) {
 		t.Fatalf("press sent %+v, want press_key without download", last)
 	}
 }
+
+// TestDeliverDownloadName: a file Chrome renamed "report (1).bin" in bua's
+// own folder because report.bin was there already reaches DIR as
+// report.bin; a name that only looks like that keeps it.
+func TestDeliverDownloadName(t *testing.T) {
+	managed := t.TempDir()
+	for _, tt := range []struct {
+		earlier, got, want string
+	}{
+		{"report.bin", "report (1).bin", "report.bin"},
+		{"", "minutes (2).txt", "minutes (2).txt"},
+		{"notes", "notes (3)", "notes"},
+	} {
+		if tt.earlier != "" {
+			if err := os.WriteFile(filepath.Join(managed, tt.earlier), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src := filepath.Join(managed, tt.got)
+		if err := os.WriteFile(src, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		res, err := deliverDownload(json.RawMessage(`{"ok":true,"download":{"path":`+strconvQuote(src)+`,"filename":"x","size":1}}`), dir, managed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.OKResult
+		if json.Unmarshal(res, &r); r.Download.Path != filepath.Join(dir, tt.want) || r.Download.Filename != tt.want {
+			t.Errorf("%s: delivered as %+v, want %s", tt.got, r.Download, tt.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -154,3 +154,11 @@ test("the schema takes one item or a list for value, label and index, and absolu
   assert.equal(validateAction({ type: "upload", selector: "s", files: ["rel/x"] }), "action.files.0: must be an absolute path");
   assert.equal(validateAction({ type: "click", selector: "s", download: 1 }), "action.download: must be boolean, got number");
 });
+
+test("upload of no files empties the input in the page instead of DOM.setFileInputFiles", async () => {
+  const ctx = uploadCtx({ connected: true, ok: true, disabled: false });
+  await upload(ctx, { type: "upload", uid: "e3", files: [] });
+  assert.ok(!ctx.sent.some(([m]) => m === "DOM.setFileInputFiles"));
+  const calls = ctx.sent.filter(([m]) => m === "Runtime.callFunctionOn");
+  assert.match(calls[calls.length - 1][1].functionDeclaration, /this\.value = ""/);
+});

@@ -4963,8 +4963,21 @@ async function upload(ctx, action) {
   if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
   if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
   if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
+  if (files.length === 0) {
+    // DOM.setFileInputFiles with no files leaves the old ones in place.
+    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
+  }
   return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
 }
+
+// CLEAR_FILES empties a file input and fires input and change, as the
+// files changing through the dialog would.
+const CLEAR_FILES = `function () {
+  if (this.files.length === 0) return;
+  this.value = "";
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+}`;
 
 const executors = Object.freeze({ select_option: selectOption, upload });
 return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, executors });

@@ -117,13 +117,13 @@ func newReloadCommand(env *Env) *cli.Command {
 }
 
 func newClickCommand(env *Env) *cli.Command {
-	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", append(targetFlags(), forceFlag()),
+	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", append(targetFlags(), forceFlag(), downloadFlag()),
 		func(c *cli.Context) error {
 			t, err := target(c)
 			if err != nil {
 				return err
 			}
-			return runAction(c, env, withForce(c, protocol.Click(t)), printOK(c, env, "ok"))
+			return runInput(c, env, withForce(c, protocol.Click(t)))
 		})
 }
 
@@ -173,12 +173,12 @@ func newTypeCommand(env *Env) *cli.Command {
 }
 
 func newPressCommand(env *Env) *cli.Command {
-	cmd := actionCommand("press", "press a key or chord: Enter, Tab, Escape, ArrowDown, Control+a, Shift+Tab, F5, a", "KEY", nil,
+	cmd := actionCommand("press", "press a key or chord: Enter, Tab, Escape, ArrowDown, Control+a, Shift+Tab, F5, a", "KEY", []cli.Flag{downloadFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("press takes one KEY, e.g. Enter or Control+a")
 			}
-			return runAction(c, env, protocol.PressKey(c.Args().First()), printOK(c, env, "ok"))
+			return runInput(c, env, protocol.PressKey(c.Args().First()))
 		})
 	cmd.Description = "Named keys: Enter Tab Escape Backspace Delete Space ArrowUp ArrowDown ArrowLeft\n" +
 		"ArrowRight Home End PageUp PageDown F1-F12; any single character; chords of\n" +

@@ -61,6 +61,9 @@ func newRequestCommand(env *Env) *cli.Command {
 			ctx, cancel := commandContext(c)
 			defer cancel()
 			res, berr := cl.RequestRaw(ctx, action, noValidate)
+			if berr != nil && berr.Reason == protocol.ReasonRefused {
+				return jsonFail(berr, exitUsage) // the daemon refused it before sending, as runAction exits
+			}
 			if berr != nil {
 				return jsonFail(berr, exitForCode(berr.Code))
 			}

@@ -80,6 +80,6 @@ func newServeCommand(env *Env) *cli.Command {
 // launchBrowser adapts pkg/browser to the daemon's Launcher.
 func launchBrowser(ctx context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
 	return browser.Launch(ctx, browser.Options{
-		Exec: o.Exec, Headless: o.Headless, ProfileDir: o.ProfileDir, ExtensionDir: o.ExtensionDir, Log: o.Log,
+		Exec: o.Exec, Headless: o.Headless, ProfileDir: o.ProfileDir, ExtensionDir: o.ExtensionDir, DownloadDir: o.DownloadDir, Log: o.Log,
 	})
 }

@@ -89,6 +89,13 @@ func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.Raw
 // runActionJSON is runAction whose --json output is shape(result) when
 // shape is not nil.
 func runActionJSON(c *cli.Context, env *Env, a protocol.Action, shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
+	return runActionAfter(c, env, a, nil, shape, render)
+}
+
+// runActionAfter is runActionJSON whose result first goes through after
+// when after is not nil (--download moves the file it reports); an error
+// from after fails the command.
+func runActionAfter(c *cli.Context, env *Env, a protocol.Action, after func(json.RawMessage) (json.RawMessage, error), shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
@@ -106,6 +113,12 @@ func runActionJSON(c *cli.Context, env *Env, a protocol.Action, shape func(json.
 	}
 	if berr != nil {
 		return failWith(c, env, berr)
+	}
+	if after != nil {
+		var err error
+		if res, err = after(res); err != nil {
+			return cli.Exit("bua: "+err.Error(), exitFailure)
+		}
 	}
 	if c.Bool("json") {
 		if shape != nil {

@@ -75,6 +75,10 @@ func ServeSites(dir string) (port int, stop func()) {
 			slowLoad(w, r)
 			return
 		}
+		if r.URL.Path == "/download" {
+			download(w, r)
+			return
+		}
 		if d, err := time.ParseDuration(r.URL.Query().Get("delay")); err == nil && d > 0 && d <= 10*time.Second {
 			t := time.NewTimer(d)
 			select {
@@ -105,6 +109,46 @@ func slowLoad(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html")
 	fmt.Fprintf(w, "<!doctype html><title>Slow</title><p>Loaded after %d ms</p>", ms)
+}
+
+// DownloadBody is the file /download?bytes=N serves: N bytes, each its
+// position times 31 plus 7, modulo 251, so a test can check a download's
+// sha256 against it.
+func DownloadBody(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte((i*31 + 7) % 251)
+	}
+	return b
+}
+
+// download answers /download?name=F&bytes=N (at most 16 MiB) with
+// DownloadBody(N) as an attachment named F; with &interrupt=1 it announces
+// N bytes, sends half, and drops the connection, as a failing server does.
+func download(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.URL.Query().Get("bytes"))
+	n = min(max(n, 0), 16<<20)
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		name = "download.bin"
+	}
+	body := DownloadBody(n)
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	if r.URL.Query().Get("interrupt") == "" {
+		_, _ = w.Write(body)
+		return
+	}
+	_, _ = w.Write(body[:n/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	if hj, ok := w.(http.Hijacker); ok {
+		if c, _, err := hj.Hijack(); err == nil {
+			_ = c.Close()
+		}
+	}
 }
 
 // FreshEnv is this process's environment for a bua that has never seen

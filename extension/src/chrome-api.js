@@ -55,6 +55,16 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach,
     },
+    // downloads: the ones an input started (lib/downloads.js); the events
+    // are listened to only while such an action runs, so they need not be
+    // registered at top level.
+    downloads: c.downloads
+      ? {
+          search: (q) => c.downloads.search(q),
+          onCreated: c.downloads.onCreated,
+          onChanged: c.downloads.onChanged,
+        }
+      : undefined,
     fetch: (...args) => fetchImpl(...args),
   };
 }

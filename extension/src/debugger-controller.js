@@ -19,6 +19,7 @@ import * as handoff from "./actions/handoff.js";
 import * as trace from "./actions/trace.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 import { actionEvent, createTraceStore } from "./lib/trace.js";
+import * as forms from "./actions/forms.js";
 
 const CDP_VERSION = "1.3";
 
@@ -36,7 +37,7 @@ export const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 export const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -315,6 +316,9 @@ export function createDebuggerController(opts) {
       // handoff is the worker's handoff service (actions/handoff.js), for
       // the handoff executor only.
       handoff: opts.handoff,
+      // downloads is chrome.downloads (chrome-api.js), for the inputs that
+      // wait for the download they start (lib/downloads.js).
+      downloads: opts.chromeApi.downloads,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 const path = (p) => fileURLToPath(new URL(p, import.meta.url));
 const manifest = JSON.parse(readFileSync(path("../manifest.json"), "utf8"));
 
-test("permissions are exactly debugger, tabs, storage, alarms, idle", () => {
-  assert.deepEqual([...manifest.permissions].sort(), ["alarms", "debugger", "idle", "storage", "tabs"]);
+test("permissions are exactly debugger, tabs, storage, alarms, idle, downloads", () => {
+  assert.deepEqual([...manifest.permissions].sort(), ["alarms", "debugger", "downloads", "idle", "storage", "tabs"]);
   assert.equal(manifest.optional_permissions, undefined);
 });
 

@@ -287,6 +287,9 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 			return nil, err
 		}
 	}
+	if err := checkUploadFiles(lr.Action); err != nil {
+		return nil, err
+	}
 	if lr.TimeoutMs > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.statedTimeout())
@@ -298,7 +301,11 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	// Validated above (or deliberately not): send the caller's bytes as
 	// they are rather than re-encoding them.
-	return d.pool.SendRaw(ctx, c, lr.Action)
+	res, err := d.pool.SendRaw(ctx, c, lr.Action)
+	if err != nil {
+		return nil, err
+	}
+	return hashDownload(res), nil
 }
 
 // acquire returns the connection sel picks, launching a managed browser

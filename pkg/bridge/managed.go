@@ -26,7 +26,10 @@ type LaunchOptions struct {
 	Headless     bool
 	ProfileDir   string
 	ExtensionDir string
-	Log          io.Writer // the browser's stderr
+	// DownloadDir is where the browser saves downloads without asking
+	// (home.Dirs.Downloads).
+	DownloadDir string
+	Log         io.Writer // the browser's stderr
 }
 
 // BrowserProcess is a running managed browser.
@@ -187,7 +190,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	}
 	// The browser outlives the request that launched it.
 	proc, err := d.cfg.Launch(context.Background(), LaunchOptions{
-		Exec: o.Chrome, Headless: o.Headless, ProfileDir: profile, ExtensionDir: extDir, Log: logf,
+		Exec: o.Chrome, Headless: o.Headless, ProfileDir: profile, ExtensionDir: extDir, DownloadDir: dirs.Downloads(), Log: logf,
 	})
 	if err != nil {
 		logf.Close()

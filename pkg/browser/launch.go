@@ -29,6 +29,10 @@ type Options struct {
 	// ExtensionDir is the unpacked extension to load (extension.WriteTo);
 	// "" launches without one.
 	ExtensionDir string
+	// DownloadDir, when set, is where the browser saves downloads, without
+	// asking: Launch writes it into the profile's preferences
+	// (SetDownloadDir) before starting.
+	DownloadDir string
 	// ExtraArgs are appended after bua's flags and before the start URL.
 	ExtraArgs []string
 	// Log receives the browser's stderr; nil discards it.
@@ -114,6 +118,11 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	}
 	if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
 		return nil, fmt.Errorf("browser: profile dir: %w", err)
+	}
+	if o.DownloadDir != "" {
+		if err := SetDownloadDir(o.ProfileDir, o.DownloadDir); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(exe, Args(o)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

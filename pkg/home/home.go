@@ -89,6 +89,10 @@ func (d Dirs) EventLog() string { return filepath.Join(d.State, "events.jsonl") 
 // BrowserDir holds the managed browser's profile and extension copy.
 func (d Dirs) BrowserDir() string { return filepath.Join(d.State, "browser") }
 
+// Downloads is where the managed browser saves downloads (protocol
+// result.download reports each file's path there).
+func (d Dirs) Downloads() string { return filepath.Join(d.State, "downloads") }
+
 // BrowserRecord is the running managed browser's record (pid, process
 // start time, profile), at 0600: written by the daemon that launched it,
 // read by the next daemon or `bua browser stop` when that daemon died.

@@ -2,7 +2,9 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -46,6 +48,37 @@ type Action struct {
 	State        string `json:"state,omitempty"`
 	ObstacleType string `json:"obstacleType,omitempty"`
 	Message      string `json:"message,omitempty"`
+	// Value, Label and Index are select_option's (a pure addition to v4):
+	// exactly one is set, always sent as a list (omitzero keeps an empty
+	// list, which deselects every option).
+	Value OneOrMany[string] `json:"value,omitzero"`
+	Label OneOrMany[string] `json:"label,omitzero"`
+	Index OneOrMany[int]    `json:"index,omitzero"`
+	// Files are upload's absolute paths (a pure addition to v4); empty
+	// clears the input.
+	Files []string `json:"files,omitzero"`
+	// Download makes click and press_key wait for the download they start
+	// and answer DownloadResult (a pure addition to v4, feature download).
+	Download bool `json:"download,omitempty"`
+}
+
+// OneOrMany is a param the schema types [X, "array"]: one X stands for a
+// list of one. It decodes either form and always encodes a list.
+type OneOrMany[T any] []T
+
+// UnmarshalJSON reads one T or a list of them.
+func (l *OneOrMany[T]) UnmarshalJSON(b []byte) error {
+	var one T
+	if json.Unmarshal(b, &one) == nil {
+		*l = OneOrMany[T]{one}
+		return nil
+	}
+	var many []T
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*l = many
+	return nil
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly
@@ -132,6 +165,48 @@ func WaitFor(t Target, timeout time.Duration) Action {
 		a.TimeoutMs = &ms
 	}
 	return a
+}
+
+// Option is how select_option picks options: by ByValue, ByLabel or
+// ByIndex, the schema's value, label and index.
+type Option string
+
+// The ways select_option picks options.
+const (
+	ByValue Option = "value"
+	ByLabel Option = "label"
+	ByIndex Option = "index"
+)
+
+// SelectOption chooses the target select's options whose value, label or
+// 0-based index (by) is one of items; an index that is not a non-negative
+// integer is left for Validate to refuse. No items deselects every option.
+func SelectOption(t Target, by Option, items []string) (Action, error) {
+	a := Action{Type: ActionSelectOption, UID: t.UID, Selector: t.Selector}
+	switch by {
+	case ByValue:
+		a.Value = append([]string{}, items...)
+	case ByLabel:
+		a.Label = append([]string{}, items...)
+	case ByIndex:
+		a.Index = OneOrMany[int]{}
+		for _, it := range items {
+			i, err := strconv.Atoi(it)
+			if err != nil || i < 0 {
+				return a, fmt.Errorf("index %q is not a 0-based option position", it)
+			}
+			a.Index = append(a.Index, i)
+		}
+	default:
+		return a, fmt.Errorf("select_option picks options by value, label or index, not %q", by)
+	}
+	return a, nil
+}
+
+// Upload sets the target file input's files from absolute paths; none
+// clears it.
+func Upload(t Target, files []string) Action {
+	return Action{Type: ActionUpload, UID: t.UID, Selector: t.Selector, Files: append([]string{}, files...)}
 }
 
 // GetTabs lists the tabs the blocklist allows.

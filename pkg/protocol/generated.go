@@ -33,6 +33,9 @@ const (
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
+	FeatureSelectOption       = "select_option"        // the select_option action: choose a <select>'s options by value, label or index, firing input and change as a person's choice does
+	FeatureUpload             = "upload"               // the upload action: set a file input's files from paths on this machine (DOM.setFileInputFiles)
+	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
 )
 
 // Features lists every known feature in schema order.
@@ -46,19 +49,23 @@ var Features = []string{
 	FeatureHandoff,
 	FeatureUserStop,
 	FeatureTrace,
+	FeatureSelectOption,
+	FeatureUpload,
+	FeatureDownload,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
 // error.reason x-reasons). Callers pick hints by code and reason.
 const (
-	ReasonRestrictedPage   = "restricted_page"   // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
-	ReasonBackgroundTab    = "background_tab"    // the tab is a background tab of the person's own window, where Chrome delivers no input to the page: the input action did not run (bua never switches the person's tabs)
-	ReasonUserStopped      = "user_stopped"      // the person pressed Stop on this tab's session in the extension's popup while the request ran
-	ReasonGlobalStop       = "global_stop"       // the person pressed Stop all in the extension's popup while the request ran
-	ReasonDomainBlocked    = "domain_blocked"    // the person added the tab's domain to the blocklist while the request ran
-	ReasonDebuggerDetached = "debugger_detached" // the debugger was detached from the tab while the request ran (Chrome's Cancel bar, DevTools, or another extension)
-	ReasonSystemIdle       = "system_idle"       // the computer went idle and the extension ended its sessions while the request ran
-	ReasonScreenLocked     = "screen_locked"     // the screen was locked and the extension ended its sessions while the request ran
+	ReasonRestrictedPage      = "restricted_page"      // the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there
+	ReasonBackgroundTab       = "background_tab"       // the tab is a background tab of the person's own window, where Chrome delivers no input to the page: the input action did not run (bua never switches the person's tabs)
+	ReasonUserStopped         = "user_stopped"         // the person pressed Stop on this tab's session in the extension's popup while the request ran
+	ReasonGlobalStop          = "global_stop"          // the person pressed Stop all in the extension's popup while the request ran
+	ReasonDomainBlocked       = "domain_blocked"       // the person added the tab's domain to the blocklist while the request ran
+	ReasonDebuggerDetached    = "debugger_detached"    // the debugger was detached from the tab while the request ran (Chrome's Cancel bar, DevTools, or another extension)
+	ReasonSystemIdle          = "system_idle"          // the computer went idle and the extension ended its sessions while the request ran
+	ReasonScreenLocked        = "screen_locked"        // the screen was locked and the extension ended its sessions while the request ran
+	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
 )
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
@@ -75,22 +82,24 @@ const (
 
 // The actions, per protocol v4 §Action Schema and its pure additions.
 const (
-	ActionNavigate   ActionType = "navigate"   // Load url in the tab and wait for its load event; clears the tab's uids.
-	ActionClick      ActionType = "click"      // A trusted mouse click at the target's centre.
-	ActionType_      ActionType = "type"       // Focus the target and insert text.
-	ActionHover      ActionType = "hover"      // Move the mouse to the target's centre.
-	ActionPressKey   ActionType = "press_key"  // Dispatch a key, or a chord such as Control+a.
-	ActionScroll     ActionType = "scroll"     // Scroll the page up or down, by amount CSS pixels or one viewport.
-	ActionScreenshot ActionType = "screenshot" // A JPEG (q=80) of the viewport, or of the full page.
-	ActionExtract    ActionType = "extract"    // Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of the element matching selector.
-	ActionEvaluate   ActionType = "evaluate"   // Run a JS function body (use return) in the page.
-	ActionWaitFor    ActionType = "wait_for"   // Wait until the target exists; x-budgetMs is added to timeoutMs.
-	ActionGetTabs    ActionType = "get_tabs"   // List the tabs the blocklist allows.
-	ActionOpenTab    ActionType = "open_tab"   // Open url in a new tab of the BUA window (or a focused window) and wait for it to load.
-	ActionCloseTab   ActionType = "close_tab"  // Close a tab.
-	ActionReload     ActionType = "reload"     // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
-	ActionHandoff    ActionType = "handoff"    // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
-	ActionGetTrace   ActionType = "get_trace"  // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
+	ActionNavigate     ActionType = "navigate"      // Load url in the tab and wait for its load event; clears the tab's uids.
+	ActionClick        ActionType = "click"         // A trusted mouse click at the target's centre.
+	ActionType_        ActionType = "type"          // Focus the target and insert text.
+	ActionHover        ActionType = "hover"         // Move the mouse to the target's centre.
+	ActionPressKey     ActionType = "press_key"     // Dispatch a key, or a chord such as Control+a.
+	ActionScroll       ActionType = "scroll"        // Scroll the page up or down, by amount CSS pixels or one viewport.
+	ActionScreenshot   ActionType = "screenshot"    // A JPEG (q=80) of the viewport, or of the full page.
+	ActionExtract      ActionType = "extract"       // Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of the element matching selector.
+	ActionEvaluate     ActionType = "evaluate"      // Run a JS function body (use return) in the page.
+	ActionWaitFor      ActionType = "wait_for"      // Wait until the target exists; x-budgetMs is added to timeoutMs.
+	ActionGetTabs      ActionType = "get_tabs"      // List the tabs the blocklist allows.
+	ActionOpenTab      ActionType = "open_tab"      // Open url in a new tab of the BUA window (or a focused window) and wait for it to load.
+	ActionCloseTab     ActionType = "close_tab"     // Close a tab.
+	ActionReload       ActionType = "reload"        // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
+	ActionHandoff      ActionType = "handoff"       // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
+	ActionGetTrace     ActionType = "get_trace"     // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
+	ActionSelectOption ActionType = "select_option" // Choose options of a <select> (any target form) as a person's choice would: exactly one of value, label or index, each one item or a list. The options are set, then input and change are fired on the select, bubbling. Answers result.select_option, the values selected afterwards. A target that is not a <select> is invalid_action, as is several options for a select without multiple; an option the select lacks is element_not_found naming it, at once (the select is waited for like any target, its options are not). A pure addition to v4, sent only to an extension whose hello lists select_option (x-feature).
+	ActionUpload       ActionType = "upload"        // Set a file input's files (any target form) from absolute paths on the machine the daemon and the browser share, through DOM.setFileInputFiles, as a person's choice in the file dialog would: the input fires input and change. The daemon checks each path exists and is a regular file before sending (invalid_action naming a missing one); an empty list clears the input. A target that is not an <input type=file> is invalid_action, as is several files for an input without multiple. Answers result.ok. A pure addition to v4, sent only to an extension whose hello lists upload (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -111,6 +120,8 @@ var Actions = []ActionType{
 	ActionReload,
 	ActionHandoff,
 	ActionGetTrace,
+	ActionSelectOption,
+	ActionUpload,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -139,6 +150,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
+			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -178,6 +190,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "key",
 		Params: []ParamSpec{
 			{Name: "key", Kind: KindString, Required: true, Example: "Enter", Description: "A named key, a single character, or a chord of modifiers and one key joined by '+', e.g. Control+a, Shift+Tab."},
+			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -299,6 +312,38 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		NoFlowStep:  true,
 		Params: []ParamSpec{
 			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the events whose seq is at least this (nextSeq of the previous call); 0 returns all the ring holds."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionSelectOption: {
+		Type:        ActionSelectOption,
+		Description: "Choose options of a <select> (any target form) as a person's choice would: exactly one of value, label or index, each one item or a list. The options are set, then input and change are fired on the select, bubbling. Answers result.select_option, the values selected afterwards. A target that is not a <select> is invalid_action, as is several options for a select without multiple; an option the select lacks is element_not_found naming it, at once (the select is waited for like any target, its options are not). A pure addition to v4, sent only to an extension whose hello lists select_option (x-feature).",
+		Scope:       ScopeTab,
+		Budget:      30 * time.Second,
+		Feature:     FeatureSelectOption,
+		Target:      true,
+		OneOf:       []string{"value", "label", "index"},
+		Params: []ParamSpec{
+			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "value", Kind: KindList, Item: KindString, Required: false, Example: []any{"blue"}, Description: "The options' value attributes. One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
+			{Name: "label", Kind: KindList, Item: KindString, Required: false, Example: []any{"Blue"}, Description: "The options' labels (their text, whitespace trimmed and collapsed). One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
+			{Name: "index", Kind: KindList, Item: KindInteger, Required: false, Example: []any{0}, Description: "The options' 0-based positions among the select's options, optgroups flattened. One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
+			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, enabled) and act at once."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionUpload: {
+		Type:        ActionUpload,
+		Description: "Set a file input's files (any target form) from absolute paths on the machine the daemon and the browser share, through DOM.setFileInputFiles, as a person's choice in the file dialog would: the input fires input and change. The daemon checks each path exists and is a regular file before sending (invalid_action naming a missing one); an empty list clears the input. A target that is not an <input type=file> is invalid_action, as is several files for an input without multiple. Answers result.ok. A pure addition to v4, sent only to an extension whose hello lists upload (x-feature).",
+		Scope:       ScopeTab,
+		Budget:      30 * time.Second,
+		Feature:     FeatureUpload,
+		Target:      true,
+		Params: []ParamSpec{
+			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files; relative paths are the CLI's and the flow runner's to resolve."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

@@ -57,6 +57,12 @@ func TestActionFields(t *testing.T) {
 				t.Errorf("%s.%s: Action has no field with json name %q", typ, p.Name, p.Name)
 				continue
 			}
+			if p.Kind == KindList {
+				if ft.Kind() != reflect.Slice || ft.Elem().Kind() != kinds[p.Item] {
+					t.Errorf("%s.%s: Action field is %s, schema says a list of %s", typ, p.Name, ft, p.Item)
+				}
+				continue
+			}
 			if ft.Kind() != kinds[p.Kind] {
 				t.Errorf("%s.%s: Action field is %s, schema says %s", typ, p.Name, ft.Kind(), p.Kind)
 			}
@@ -71,7 +77,7 @@ func TestActionExamples(t *testing.T) {
 		spec := ActionSpecs[typ]
 		raw := map[string]any{"type": string(typ)}
 		for _, p := range spec.Params {
-			if p.Required || (spec.Target && p.Name == "uid") {
+			if p.Required || (spec.Target && p.Name == "uid") || (len(spec.OneOf) > 0 && spec.OneOf[0] == p.Name) {
 				raw[p.Name] = p.Example
 			}
 		}

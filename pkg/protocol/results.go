@@ -13,6 +13,31 @@ type OKResult struct {
 	OK       bool  `json:"ok"`
 	Scrolled *bool `json:"scrolled,omitempty"`
 	TabID    *int  `json:"tabId,omitempty"`
+	// Download is set by click and press_key sent with download: true
+	// (the schema's result.download, a pure addition to v4).
+	Download *Download `json:"download,omitempty"`
+}
+
+// Download is a finished download, per the schema's result.download: the
+// extension reports Path, Filename, Size, MIME and URL from
+// chrome.downloads; the daemon, which shares the machine with the
+// browser, reads the file and adds SHA256 (hex), left empty when it could
+// not read it.
+type Download struct {
+	Path     string `json:"path"`
+	Filename string `json:"filename"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256,omitempty"`
+	MIME     string `json:"mime,omitempty"`
+	URL      string `json:"url,omitempty"`
+}
+
+// SelectOptionResult is select_option's result (the schema's
+// result.select_option): the values of the options selected afterwards,
+// in document order.
+type SelectOptionResult struct {
+	Values []string `json:"values"`
+	TabID  *int     `json:"tabId,omitempty"`
 }
 
 // ScreenshotResult holds a base64 JPEG (q=80) as a data URL.

@@ -22,12 +22,18 @@ const (
 	KindString  ParamKind = "string"
 	KindInteger ParamKind = "integer"
 	KindBoolean ParamKind = "boolean"
+	// KindList is a list of Item: the schema's type "array", or [Item,
+	// "array"] where one item stands for a list of one. The flow loader
+	// and the CLI always send a list.
+	KindList ParamKind = "list"
 )
 
 // ParamSpec is one param of an action, from its schema property.
 type ParamSpec struct {
-	Name     string
-	Kind     ParamKind
+	Name string
+	Kind ParamKind
+	// Item is a KindList param's item kind (KindString or KindInteger).
+	Item     ParamKind
 	Required bool
 	// Example is a value the schema accepts for the param (its examples[0],
 	// first enum value or minimum): the flow loader validates a step whose
@@ -56,6 +62,10 @@ type ActionSpec struct {
 	Shorthand string
 	// Target is true when the action takes exactly one of uid or selector.
 	Target bool
+	// OneOf names params of which the action takes exactly one (the
+	// action's own schema oneOf), as select_option takes one of value,
+	// label or index; nil for most actions.
+	OneOf []string
 	// Feature is the hello caps.features entry (Feature*) an extension must
 	// list before the daemon sends it this action (schema x-feature), or ""
 	// when every v4 extension takes it. The daemon refuses the action with

@@ -37,7 +37,7 @@ func isExprBuiltin(name string) bool {
 }
 
 // helperNames are the runner's own expression functions.
-var helperNames = map[string]bool{"uid": true, "has": true, "element": true}
+var helperNames = map[string]bool{"uid": true, "has": true, "element": true, "checked": true}
 
 // helperOptions declare the helpers with their Go signatures, so a call with
 // the wrong number or types of arguments fails at compile time.
@@ -51,6 +51,9 @@ var helperOptions = []expr.Option{
 	expr.Function("element", func(p ...any) (any, error) {
 		return Element(p[0], p[1].(string), p[2].(string))
 	}, new(func(any, string, string) map[string]any)),
+	expr.Function("checked", func(p ...any) (any, error) {
+		return Checked(p[0], p[1].(string), p[2].(string))
+	}, new(func(any, string, string) bool)),
 }
 
 // compileEnv types the built-ins that have a fixed shape; `last`, `error`
@@ -192,12 +195,15 @@ func (e *Expr) EvalBool(s *State) (bool, error) {
 
 // Template is a YAML value that may interpolate `${{ expr }}`. Lit holds a
 // value without any; Whole a value that is exactly one `${{ }}` and keeps
-// its type; otherwise Parts concatenate to a string.
+// its type; otherwise Parts concatenate to a string. Items, for a list
+// param written as a YAML list, holds one Template per item (Lit is then
+// the list of their values when none has an expression).
 type Template struct {
 	Raw   string
 	Lit   any
 	Whole *Expr
 	Parts []tplPart
+	Items []*Template
 }
 
 type tplPart struct {
@@ -206,7 +212,7 @@ type tplPart struct {
 }
 
 // IsLiteral reports whether t has no expression.
-func (t *Template) IsLiteral() bool { return t.Whole == nil && t.Parts == nil }
+func (t *Template) IsLiteral() bool { return t.Whole == nil && t.Parts == nil && len(t.Exprs()) == 0 }
 
 // Exprs lists t's expressions.
 func (t *Template) Exprs() []*Expr {
@@ -217,6 +223,9 @@ func (t *Template) Exprs() []*Expr {
 		return []*Expr{t.Whole}
 	}
 	var out []*Expr
+	for _, it := range t.Items {
+		out = append(out, it.Exprs()...)
+	}
 	for _, p := range t.Parts {
 		if p.Expr != nil {
 			out = append(out, p.Expr)
@@ -241,6 +250,16 @@ func (t *Template) Eval(s *State) (any, error) {
 	switch {
 	case t.Whole != nil:
 		return t.Whole.Eval(s)
+	case t.Items != nil:
+		out := make([]any, len(t.Items))
+		for i, it := range t.Items {
+			v, err := it.Eval(s)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
 	case t.Parts == nil:
 		return t.Lit, nil
 	}
@@ -410,7 +429,7 @@ func compileExpr(src string, known func(string) bool, later func(string) (int, b
 	ast.Walk(&node, c)
 	for _, id := range c.calls {
 		if !helperNames[id.Value] && !known(id.Value) {
-			return nil, snippetError(src, id, fmt.Sprintf("unknown function %s (expected a helper: uid, has, element, or an expr builtin)", id.Value))
+			return nil, snippetError(src, id, fmt.Sprintf("unknown function %s (expected a helper: uid, has, element, checked, or an expr builtin)", id.Value))
 		}
 	}
 	if len(c.badRegex) > 0 {
@@ -587,4 +606,26 @@ func Has(result any, role, nameRegex string) (bool, error) {
 func Element(result any, role, nameRegex string) (map[string]any, error) {
 	el, _, err := findElement(result, role, nameRegex)
 	return el, err
+}
+
+// Checked reports whether the first element of an extract result whose
+// role is role and whose name matches nameRegex (as UID finds it) is
+// checked: true only for the schema's checked true, false for false and
+// for "mixed" (indeterminate). A miss is element_not_found, as UID's; an
+// element that reports no checked state (not a checkbox, radio, switch or
+// checkable menu item) is invalid_action.
+func Checked(result any, role, nameRegex string) (bool, error) {
+	if _, err := UID(result, role, nameRegex); err != nil {
+		return false, err
+	}
+	el, _, _ := findElement(result, role, nameRegex)
+	switch v := el["checked"].(type) {
+	case bool:
+		return v, nil
+	case string:
+		if v == string(protocol.Mixed) {
+			return false, nil
+		}
+	}
+	return false, protocol.Errorf(protocol.CodeInvalidAction, "the %s named /%s/ reports no checked state: checked() reads checkboxes, radios, switches and checkable menu items", role, nameRegex)
 }

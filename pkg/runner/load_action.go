@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,9 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 				bad = true
 				continue
 			}
-			st.Params = append(st.Params, Param{Name: name, Value: fs.template(kv[1], string(typ)+"."+name)})
+			before := len(fs.l.diags)
+			st.Params = append(st.Params, Param{Name: name, Value: fs.paramValue(spec, name, kv[1], string(typ)+"."+name)})
+			bad = bad || len(fs.l.diags) > before // said already: no schema echo of it
 			nodes[name] = kv[1]
 		}
 	default:
@@ -109,6 +112,12 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 			}
 			continue
 		}
+		if ps, _ := spec.Param(p.Name); ps.Kind == protocol.KindList {
+			val = asList(val)
+			if typ == protocol.ActionUpload && p.Name == "files" {
+				val = resolvePaths(fs.file, val.([]any))
+			}
+		}
 		raw[p.Name] = val
 	}
 	data, _ := json.Marshal(raw)
@@ -118,7 +127,8 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 			// The validator names fields from the action (Path
 			// "action.url"); a flow author wrote them as the step's params.
 			field := strings.TrimPrefix(strings.TrimPrefix(se.Path, "action"), ".")
-			if n, ok := nodes[field]; ok {
+			param, _, _ := strings.Cut(field, ".") // "index.1": the list's node
+			if n, ok := nodes[param]; ok {
 				at = n
 			} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
 				at = nodes["target"]
@@ -137,6 +147,68 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	return st
 }
 
+// paramValue reads a param's YAML value: a list param (protocol.KindList)
+// may be a YAML list, whose items are templates each; anything else, and a
+// list param's single item, is one template.
+func (fs *fileScope) paramValue(spec *protocol.ActionSpec, name string, n *yaml.Node, what string) *Template {
+	p, _ := spec.Param(name)
+	if p.Kind != protocol.KindList || n.Kind != yaml.SequenceNode {
+		return fs.template(n, what)
+	}
+	t := &Template{Items: []*Template{}}
+	lits := []any{}
+	for i, item := range n.Content {
+		it := fs.template(item, fmt.Sprintf("%s[%d]", what, i))
+		t.Items = append(t.Items, it)
+		if it.IsLiteral() {
+			lits = append(lits, it.Lit)
+		}
+	}
+	if len(lits) == len(t.Items) {
+		t.Lit = lits
+	}
+	return t
+}
+
+// asList is v as a list: one item stands for a list of one.
+func asList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	}
+	return []any{v}
+}
+
+// resolvePaths makes upload's relative paths absolute against the
+// directory of the flow file that names them (the working directory for a
+// flow with no file), as a person reading the flow would expect.
+func resolvePaths(flowFile string, paths []any) []any {
+	base := "."
+	if flowFile != "" && !strings.HasPrefix(flowFile, "<") {
+		base = filepath.Dir(flowFile)
+	}
+	out := make([]any, len(paths))
+	for i, p := range paths {
+		s, ok := p.(string)
+		if !ok || s == "" || filepath.IsAbs(s) {
+			out[i] = p
+			continue
+		}
+		abs, err := filepath.Abs(filepath.Join(base, s))
+		if err != nil {
+			abs = s // left for the schema to refuse as relative
+		}
+		out[i] = abs
+	}
+	return out
+}
+
 func paramList(params []string) string {
 	if len(params) == 0 {
 		return "no params: write {}"
@@ -152,7 +224,7 @@ func mappingExample(spec *protocol.ActionSpec) string {
 		parts = append(parts, fmt.Sprintf("uid: %q", placeholder(spec, "uid")))
 	}
 	for _, p := range spec.Params {
-		if p.Required {
+		if p.Required || (len(spec.OneOf) > 0 && spec.OneOf[0] == p.Name) {
 			parts = append(parts, fmt.Sprintf("%s: %s", p.Name, yamlScalar(p.Example)))
 		}
 	}
@@ -163,8 +235,15 @@ func mappingExample(spec *protocol.ActionSpec) string {
 }
 
 func yamlScalar(v any) string {
-	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case []any:
+		items := make([]string, len(x))
+		for i, it := range x {
+			items[i] = yamlScalar(it)
+		}
+		return "[" + strings.Join(items, ", ") + "]"
 	}
 	return fmt.Sprint(v)
 }

@@ -55,6 +55,9 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 		if fields[p.Name], err = coerce(ps, v); err != nil {
 			return protocol.Action{Type: st.Type}, err
 		}
+		if st.Type == protocol.ActionUpload && p.Name == "files" {
+			fields[p.Name] = resolvePaths(st.File, fields[p.Name].([]any))
+		}
 		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
 			// than not: mask it wherever it would be printed.
@@ -78,9 +81,22 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 	return a, nil
 }
 
-// coerce converts an evaluated param to the kind the schema gives it.
+// coerce converts an evaluated param to the kind the schema gives it; a
+// list param's items each to its item kind, one value standing for a list
+// of one.
 func coerce(p protocol.ParamSpec, v any) (any, error) {
 	switch p.Kind {
+	case protocol.KindList:
+		items := asList(v)
+		out := make([]any, len(items))
+		for i, it := range items {
+			c, err := coerce(protocol.ParamSpec{Name: fmt.Sprintf("%s[%d]", p.Name, i), Kind: p.Item}, it)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
 	case protocol.KindInteger:
 		i, ok := toInt(v)
 		if !ok {

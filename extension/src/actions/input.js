@@ -6,10 +6,11 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError, invalid, notFound } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
+import { withDownload } from "../lib/downloads.js";
 
 const GROUP = "bua";
 
-function describeTarget(action) {
+export function describeTarget(action) {
   return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
 }
 
@@ -22,7 +23,7 @@ function describeTarget(action) {
 // and focus queries, so callers that act on it check isConnected first.
 // A selector is looked up in the page (findSelector), and the commands go
 // by the remote object it returns.
-async function resolveWith(ctx, action, also = () => []) {
+export async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.selector !== undefined) {
     const objectId = await findSelector(ctx, action.selector);
@@ -129,7 +130,7 @@ const HIT_CHECK = `function (hit) {
 // aria-disabled="true"), editable (not a read-only input), its viewport
 // rect when it lives in the top document (to compare with the box model
 // for stability), and whether a running animation moves it or an ancestor.
-const ACTIONABLE = `function () { /* bua:actionable */
+export const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
   const e = el.nodeType === 1 ? el : el.parentElement;
@@ -173,7 +174,7 @@ const POLL_MS = [20, 50, 100, 100, 200];
 // action's budget (lib/budget.js) runs out, which is timeout naming the
 // check that failed last. A probe throws for what waiting cannot fix: a
 // stale uid, a selector with no match, a node removed from the page.
-async function waitActionable(ctx, action, probe) {
+export async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
   let slowest = 0; // the longest probe so far: the next one must fit too
@@ -330,7 +331,7 @@ async function drawFrame(ctx) {
 // settleAfter runs act (the input) with the tab's navigation events
 // watched, then settles (lib/settle.js): a navigation the input started is
 // waited for until DOMContentLoaded, anything else for one page task.
-async function settleAfter(ctx, what, act) {
+export async function settleAfter(ctx, what, act) {
   const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
   try {
     await act();
@@ -351,12 +352,14 @@ export async function click(ctx, action) {
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
-  return settleAfter(ctx, "click", () =>
-    Promise.all([
-      mouse(ctx, "mouseMoved", x, y),
-      mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
-      mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
-    ]),
+  return withDownload(ctx, action, "click", () =>
+    settleAfter(ctx, "click", () =>
+      Promise.all([
+        mouse(ctx, "mouseMoved", x, y),
+        mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
+        mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
+      ]),
+    ),
   );
 }
 
@@ -450,9 +453,11 @@ export async function pressKey(ctx, action) {
     if (e instanceof RangeError) throw invalid(e.message);
     throw e;
   }
-  return settleAfter(ctx, "press_key", async () => {
-    for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
-  });
+  return withDownload(ctx, action, "press_key", () =>
+    settleAfter(ctx, "press_key", async () => {
+      for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+    }),
+  );
 }
 
 // scroll moves the page by amount CSS pixels (default one viewport height).

@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -18,6 +18,7 @@ export const REASONS = Object.freeze({
   DEBUGGER_DETACHED: "debugger_detached",
   SYSTEM_IDLE: "system_idle",
   SCREEN_LOCKED: "screen_locked",
+  DOWNLOAD_INTERRUPTED: "download_interrupted",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -30,16 +31,16 @@ export const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace"]);
+export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 export const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
-  press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","tabId"]) }),
+  press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
@@ -51,6 +52,8 @@ export const ACTION_SPECS = Object.freeze({
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
+  select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","value","label","index","force","tabId"]) }),
+  upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","files","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs

@@ -61,6 +61,16 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach,
     },
+    // downloads: the ones an input started (lib/downloads.js); the events
+    // are listened to only while such an action runs, so they need not be
+    // registered at top level.
+    downloads: c.downloads
+      ? {
+          search: (q) => c.downloads.search(q),
+          onCreated: c.downloads.onCreated,
+          onChanged: c.downloads.onChanged,
+        }
+      : undefined,
     fetch: (...args) => fetchImpl(...args),
   };
 }
@@ -391,7 +401,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -403,6 +413,7 @@ const REASONS = Object.freeze({
   DEBUGGER_DETACHED: "debugger_detached",
   SYSTEM_IDLE: "system_idle",
   SCREEN_LOCKED: "screen_locked",
+  DOWNLOAD_INTERRUPTED: "download_interrupted",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -415,16 +426,16 @@ const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace"]);
+const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
-  press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","tabId"]) }),
+  press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
@@ -436,6 +447,8 @@ const ACTION_SPECS = Object.freeze({
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
+  select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","value","label","index","force","tabId"]) }),
+  upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","files","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs
@@ -2461,6 +2474,122 @@ function observe(state, method, p, isMain = () => true) {
 return Object.freeze({ SETTLE_PING, SETTLE_TASK, watchNavigation, observe });
 })();
 
+// lib/downloads.js
+const __lib_downloads = (() => {
+// Downloads an input starts: click and press_key with download: true wait,
+// through chrome.downloads, for the download the input started to finish,
+// and answer where the file went (the schema's result.download). The
+// daemon, which shares the machine with the browser, reads the file and
+// adds its sha256; the extension cannot read files.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { REASONS } = __generated_protocol;
+const { withDeadline } = __lib_cdp;
+
+// withDownload runs act (the input and its settle) and, when
+// action.download is set, waits for the first download the browser starts
+// after the input began, until it completes or is interrupted, within the
+// action's budget. Without download: true it is act itself. The listeners
+// are added before the input, so a download that starts and ends within
+// it is not missed.
+async function withDownload(ctx, action, what, act) {
+  if (action.download !== true) return act();
+  if (!ctx.downloads) {
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension build cannot watch downloads (no chrome.downloads)");
+  }
+  const watch = watchDownload(ctx.downloads, Date.now());
+  try {
+    const result = await act();
+    const wait = Math.max(1, ctx.budget.inner());
+    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis).catch((e) => {
+      if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
+      throw e;
+    });
+    return { ...result, download: describe(item) };
+  } finally {
+    watch.off();
+  }
+}
+
+// describe is result.download's download object from a DownloadItem.
+function describe(item) {
+  const path = String(item.filename || "");
+  const out = {
+    path,
+    filename: path.split(/[\\/]/).pop(),
+    size: Number(item.fileSize >= 0 ? item.fileSize : item.bytesReceived) || 0,
+    mime: String(item.mime || ""),
+  };
+  const url = item.finalUrl || item.url;
+  if (url) out.url = String(url);
+  return out;
+}
+
+// watchDownload follows the first download created at or after `since`
+// (epoch ms; DownloadItem.startTime is an ISO string): `finished` resolves
+// with its DownloadItem once complete, or rejects with internal_error,
+// reason download_interrupted, carrying Chrome's reason. Later downloads
+// are ignored: one input, one download.
+function watchDownload(api, since) {
+  let id = null;
+  let item = null;
+  let settle;
+  const finished = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  finished.catch(() => {}); // a rejection nobody awaits yet is not unhandled
+  const done = async () => {
+    const [found] = await api.search({ id });
+    settle.resolve(found || item);
+  };
+  const interrupted = (reason) => {
+    const name = item && item.filename ? item.filename.split(/[\\/]/).pop() : item && item.url ? item.url : `download ${id}`;
+    settle.reject(
+      new BridgeError(
+        ErrorCodes.INTERNAL_ERROR,
+        `the download of ${name} was interrupted: ${reason || "no reason given"} (Chrome's reason)`,
+        REASONS.DOWNLOAD_INTERRUPTED,
+      ),
+    );
+  };
+  const onCreated = (it) => {
+    if (id !== null) return;
+    const started = Date.parse(it.startTime);
+    if (Number.isFinite(started) && started < since - 1000) return; // an earlier download still in progress
+    id = it.id;
+    item = it;
+    if (it.state === "complete") done().catch((e) => settle.reject(e));
+    else if (it.state === "interrupted") interrupted(it.error);
+  };
+  const onChanged = (delta) => {
+    if (delta.id !== id) return;
+    if (delta.filename && delta.filename.current) item = { ...item, filename: delta.filename.current };
+    const state = delta.state && delta.state.current;
+    if (state === "complete") done().catch((e) => settle.reject(e));
+    else if (state === "interrupted") interrupted(delta.error && delta.error.current);
+  };
+  api.onCreated.addListener(onCreated);
+  api.onChanged.addListener(onChanged);
+  return {
+    finished,
+    off() {
+      api.onCreated.removeListener(onCreated);
+      api.onChanged.removeListener(onChanged);
+    },
+    // timeout is the error for a wait that ran out: no download started,
+    // or it did not finish in time.
+    timeout(what, ms) {
+      if (id === null) {
+        return new BridgeError(ErrorCodes.TIMEOUT, `the ${what} started no download within ${ms} ms (download: true waits for one)`);
+      }
+      const name = item && item.filename ? item.filename : item.url;
+      return new BridgeError(ErrorCodes.TIMEOUT, `the download of ${name} did not finish within ${ms} ms`);
+    },
+  };
+}
+return Object.freeze({ withDownload, describe, watchDownload });
+})();
+
 // actions/input.js
 const __actions_input = (() => {
 // click, hover, type, press_key, scroll: trusted input through the Input
@@ -2471,6 +2600,7 @@ const { BridgeError, ErrorCodes } = __lib_errors;
 const { CdpError, invalid, notFound } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
+const { withDownload } = __lib_downloads;
 
 const GROUP = "bua";
 
@@ -2816,12 +2946,14 @@ async function click(ctx, action) {
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
-  return settleAfter(ctx, "click", () =>
-    Promise.all([
-      mouse(ctx, "mouseMoved", x, y),
-      mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
-      mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
-    ]),
+  return withDownload(ctx, action, "click", () =>
+    settleAfter(ctx, "click", () =>
+      Promise.all([
+        mouse(ctx, "mouseMoved", x, y),
+        mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
+        mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
+      ]),
+    ),
   );
 }
 
@@ -2915,9 +3047,11 @@ async function pressKey(ctx, action) {
     if (e instanceof RangeError) throw invalid(e.message);
     throw e;
   }
-  return settleAfter(ctx, "press_key", async () => {
-    for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
-  });
+  return withDownload(ctx, action, "press_key", () =>
+    settleAfter(ctx, "press_key", async () => {
+      for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+    }),
+  );
 }
 
 // scroll moves the page by amount CSS pixels (default one viewport height).
@@ -2960,7 +3094,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ invalidSelector, connectedObject, aim, aimPoint, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, resolveWith, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js
@@ -5080,6 +5214,163 @@ const RECORDED = Object.freeze({
 return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, PENDING_MAX_REQUESTS, PENDING_MAX_BYTES, LIMITS, clip, utf8Length, eventBytes, createTraceRing, createPendingRequests, consoleText, traceEventFor, actionEvent, createTraceStore });
 })();
 
+// actions/forms.js
+const __actions_forms = (() => {
+// select_option and upload: form controls a mouse click cannot set. The
+// select's options are chosen in the page and input and change are fired
+// as a person's choice fires them; a file input's files are set through
+// DOM.setFileInputFiles, after which Chrome fires input and change itself.
+// Both settle after the input as click does (a change handler may submit).
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { invalid, notFound } = __lib_cdp;
+const { ACTIONABLE, describeTarget, resolveWith, settleAfter, waitActionable } = __actions_input;
+
+// SELECT runs in the page with `this` = the target. Unless force, it
+// waits (answers {ok: false, why}) while the select is not visible or not
+// enabled, or an option to choose is disabled (itself or its optgroup), as
+// Playwright's selectOption does. When it may act it sets every option's
+// selected state at once, then fires input (composed) and change, both
+// bubbling, as Chrome does after a person's choice. Labels compare with
+// whitespace collapsed and trimmed, non-breaking spaces included.
+const SELECT = `function (force, by, items) { /* bua:select */
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "select") {
+    let d = "<" + el.localName;
+    if (el.type && el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notSelect: d + ">" };
+  }
+  if (!force) {
+    const st = (${ACTIONABLE}).call(el);
+    if (!st.visible) return { connected: true, ok: false, why: "not visible" };
+    if (!st.enabled) return { connected: true, ok: false, why: "not enabled" };
+  }
+  const norm = (s) => String(s).replace(/\\s+/g, " ").trim();
+  const options = Array.from(el.options);
+  const picked = [];
+  for (const it of items) {
+    let o;
+    if (by === "value") o = options.find((x) => x.value === it);
+    else if (by === "label") o = options.find((x) => norm(x.label) === norm(it));
+    else o = options[it];
+    if (!o) {
+      const shown = options.slice(0, 12).map((x) => by === "label" ? norm(x.label) : x.value);
+      return { connected: true, missing: it, count: options.length, shown };
+    }
+    const group = o.parentElement && o.parentElement.localName === "optgroup" ? o.parentElement : null;
+    if (!force && (o.disabled || (group && group.disabled))) {
+      return { connected: true, ok: false, why: "choosing a disabled option (" + JSON.stringify(norm(o.label)) + ")" };
+    }
+    if (!picked.includes(o)) picked.push(o);
+  }
+  if (!el.multiple && picked.length > 1) return { connected: true, tooMany: picked.length };
+  for (const o of options) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { connected: true, ok: true, values: options.filter((o) => o.selected).map((o) => o.value) };
+}`;
+
+// pickedBy returns which of value, label or index the action picks by, and
+// its items as a list (the schema lets one item stand for a list of one).
+function pickedBy(action) {
+  for (const by of ["value", "label", "index"]) {
+    if (action[by] !== undefined) return { by, items: Array.isArray(action[by]) ? action[by] : [action[by]] };
+  }
+  throw invalid("select_option needs one of value, label or index");
+}
+
+async function selectOption(ctx, action) {
+  const { by, items } = pickedBy(action);
+  const force = action.force === true;
+  const label = describeTarget(action);
+  let values;
+  await settleAfter(ctx, "select_option", async () => {
+    const r = await waitActionable(ctx, action, async () => {
+      const { target } = await resolveWith(ctx, action);
+      const res = await ctx.send("Runtime.callFunctionOn", {
+        objectId: target.objectId,
+        functionDeclaration: SELECT,
+        arguments: [{ value: force }, { value: by }, { value: items }],
+        returnByValue: true,
+      });
+      if (res.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `select_option failed in the page: ${res.exceptionDetails.text}`);
+      return selectVerdict(label, by, res.result && res.result.value);
+    });
+    values = r.values;
+  });
+  return { values };
+}
+
+// selectVerdict turns SELECT's answer into a probe result or the error
+// waiting cannot fix.
+function selectVerdict(label, by, st) {
+  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (st.notSelect) {
+    throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
+  }
+  if (st.missing !== undefined) {
+    const more = st.count > st.shown.length ? `, … (${st.count} in all)` : "";
+    const list = st.shown.map((x) => JSON.stringify(x)).join(", ");
+    const what = by === "index" ? `no option at index ${st.missing}` : `no option with ${by} ${JSON.stringify(st.missing)}`;
+    throw notFound(`${label} has ${what}: its options' ${by === "index" ? "values" : by + "s"} are ${list || "none"}${more}`);
+  }
+  if (st.tooMany) {
+    throw invalid(`${label} takes one option (it has no multiple attribute), and ${st.tooMany} were given: pass one`);
+  }
+  return st;
+}
+
+// FILE_INPUT runs in the page with `this` = the target: what upload needs
+// to know before setting files. A file input need not be visible (pages
+// hide it behind a styled button), so there is no actionability wait.
+const FILE_INPUT = `function (n) {
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "input" || el.type !== "file") {
+    let d = "<" + el.localName;
+    if (el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notFile: d + ">" };
+  }
+  if (n > 1 && !el.multiple) return { connected: true, tooMany: true };
+  return { connected: true, ok: true, disabled: el.disabled };
+}`;
+
+async function upload(ctx, action) {
+  const files = action.files;
+  const label = describeTarget(action);
+  const { target } = await resolveWith(ctx, action);
+  const res = await ctx.send("Runtime.callFunctionOn", {
+    objectId: target.objectId,
+    functionDeclaration: FILE_INPUT,
+    arguments: [{ value: files.length }],
+    returnByValue: true,
+  });
+  const st = res.result && res.result.value;
+  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
+  if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
+  if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
+  if (files.length === 0) {
+    // DOM.setFileInputFiles with no files leaves the old ones in place.
+    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
+  }
+  return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
+}
+
+// CLEAR_FILES empties a file input and fires input and change, as the
+// files changing through the dialog would.
+const CLEAR_FILES = `function () {
+  if (this.files.length === 0) return;
+  this.value = "";
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+}`;
+
+const executors = Object.freeze({ select_option: selectOption, upload });
+return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, executors });
+})();
+
 // debugger-controller.js
 const __debugger_controller = (() => {
 // The debugger controller: every per-tab action runs here through
@@ -5103,6 +5394,7 @@ const handoff = __actions_handoff;
 const trace = __actions_trace;
 const { PASSIVE_ACTIONS } = __actions_trace;
 const { actionEvent, createTraceStore } = __lib_trace;
+const forms = __actions_forms;
 
 const CDP_VERSION = "1.3";
 
@@ -5120,7 +5412,7 @@ const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -5399,6 +5691,9 @@ function createDebuggerController(opts) {
       // handoff is the worker's handoff service (actions/handoff.js), for
       // the handoff executor only.
       handoff: opts.handoff,
+      // downloads is chrome.downloads (chrome-api.js), for the inputs that
+      // wait for the download they start (lib/downloads.js).
+      downloads: opts.chromeApi.downloads,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,

@@ -54,13 +54,19 @@ type Action struct {
 	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
 	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
 	Target      bool   // $ref target: exactly one of uid or selector
-	Params      []Param
+	// OneOf are the params of the action's own oneOf, each branch
+	// {required: [X]}: the action takes exactly one of them.
+	OneOf  []string
+	Params []Param
 }
 
 // Param is one property of an action.
 type Param struct {
-	Name        string
-	Kind        string // string, integer or boolean
+	Name string
+	Kind string // string, integer, boolean or list
+	// Item is a list param's item kind (string or integer): the schema's
+	// type "array", or ["string", "array"] for one item or a list.
+	Item        string
 	Required    bool
 	Description string
 	Example     any // a valid value: examples[0], enum[0], minimum, true
@@ -268,6 +274,16 @@ func (r *reader) actions() []Action {
 			r.fail("%s: x-flow must be a boolean", where)
 		}
 		a.Target = d.get("$ref") == "#/$defs/target"
+		if branches, ok := d.get("oneOf").([]any); ok {
+			for _, b := range branches {
+				req, _ := b.(*object).get("required").([]any)
+				if len(req) != 1 || len(b.(*object).keys) != 1 {
+					r.fail("%s: each oneOf branch must be {required: [one param]}", where)
+					break
+				}
+				a.OneOf = append(a.OneOf, r.strings(req, where+" oneOf")...)
+			}
+		}
 		required := map[string]bool{}
 		if req, ok := d.get("required").([]any); ok {
 			for _, x := range r.strings(req, where+" required") {
@@ -315,7 +331,7 @@ func (r *reader) param(name string, prop *object, required bool, where string) P
 	if p.Description == "" {
 		p.Description, _ = def.get("description").(string)
 	}
-	p.Kind, _ = def.get("type").(string)
+	p.Kind, p.Item = r.kind(def, where, name)
 	enum, _ := def.get("enum").([]any)
 	if p.Kind == "" && len(enum) > 0 {
 		if _, ok := enum[0].(string); ok {
@@ -323,9 +339,9 @@ func (r *reader) param(name string, prop *object, required bool, where string) P
 		}
 	}
 	switch p.Kind {
-	case "string", "integer", "boolean":
+	case "string", "integer", "boolean", "list":
 	default:
-		r.fail("%s: property %s must be a string, integer or boolean, got %q", where, name, p.Kind)
+		r.fail("%s: property %s must be a string, integer, boolean or a list of strings or integers, got %q", where, name, p.Kind)
 	}
 	for _, n := range []*object{prop, def} {
 		if ex, ok := n.get("examples").([]any); ok && len(ex) > 0 {
@@ -348,6 +364,34 @@ func (r *reader) param(name string, prop *object, required bool, where string) P
 		r.fail("%s: property %s needs examples", where, name)
 	}
 	return p
+}
+
+// kind reads a property's type: a scalar kind as is; "array" of strings or
+// integers, or [X, "array"] (one X or a list of them), is a list of X.
+func (r *reader) kind(def *object, where, name string) (kind, item string) {
+	switch t := def.get("type").(type) {
+	case string:
+		if t != "array" {
+			return t, ""
+		}
+	case []any:
+		if len(t) != 2 || t[1] != "array" {
+			r.fail("%s: property %s: a type list must be [X, \"array\"] (one X or a list of them)", where, name)
+			return "", ""
+		}
+		item, _ = t[0].(string)
+	default:
+		return "", ""
+	}
+	items, _ := def.get("items").(*object)
+	it, _ := items.get("type").(string)
+	if item == "" {
+		item = it
+	}
+	if (item != "string" && item != "integer") || it != item {
+		r.fail("%s: property %s: a list's items must all be strings or all integers, of the same type as a single item", where, name)
+	}
+	return "list", item
 }
 
 func (r *reader) codes() []Code {

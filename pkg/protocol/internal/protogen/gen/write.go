@@ -71,13 +71,19 @@ func goLiteral(v any) string {
 		return v.String()
 	case bool:
 		return strconv.FormatBool(v)
+	case []any:
+		items := make([]string, len(v))
+		for i, x := range v {
+			items[i] = goLiteral(x)
+		}
+		return "[]any{" + strings.Join(items, ", ") + "}"
 	}
 	return "nil"
 }
 
 var retryConst = map[string]string{"never": "RetryNever", "re-extract": "RetryReExtract", "if-transient": "RetryIfTransient"}
 
-var kindConst = map[string]string{"string": "KindString", "integer": "KindInteger", "boolean": "KindBoolean"}
+var kindConst = map[string]string{"string": "KindString", "integer": "KindInteger", "boolean": "KindBoolean", "list": "KindList"}
 
 // Go renders the Go file, gofmt'ed.
 func (m *Model) Go() ([]byte, error) {
@@ -147,6 +153,9 @@ func (m *Model) Go() ([]byte, error) {
 		if a.Target {
 			p("\t\tTarget: true,\n")
 		}
+		if len(a.OneOf) > 0 {
+			p("\t\tOneOf: %#v,\n", a.OneOf)
+		}
 		if len(a.Params) > 0 {
 			p("\t\tParams: []ParamSpec{\n")
 			for _, pr := range a.Params {
@@ -154,8 +163,12 @@ func (m *Model) Go() ([]byte, error) {
 				if pr.Feature != "" {
 					feature = fmt.Sprintf(" Feature: Feature%s,", camel(pr.Feature))
 				}
-				p("\t\t\t{Name: %q, Kind: %s, Required: %v, Example: %s,%s Description: %q},\n",
-					pr.Name, kindConst[pr.Kind], pr.Required, goLiteral(pr.Example), feature, pr.Description)
+				item := ""
+				if pr.Item != "" {
+					item = fmt.Sprintf(" Item: %s,", kindConst[pr.Item])
+				}
+				p("\t\t\t{Name: %q, Kind: %s,%s Required: %v, Example: %s,%s Description: %q},\n",
+					pr.Name, kindConst[pr.Kind], item, pr.Required, goLiteral(pr.Example), feature, pr.Description)
 			}
 			p("\t\t},\n")
 		}

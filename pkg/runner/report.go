@@ -64,6 +64,9 @@ type StepReport struct {
 	// Handoff is set when the step's page was handed to a person (the
 	// handoff obstacle policy): the outcome and how long they took.
 	Handoff *HandoffReport `json:"handoff,omitempty"`
+	// Dialogs are the page dialogs the flow's dialogs policy answered
+	// while the step ran, in order.
+	Dialogs []DialogReport `json:"dialogs,omitempty"`
 	// Artifacts are files saved for this step (screenshot, markdown).
 	Artifacts []string `json:"artifacts,omitempty"`
 }

@@ -53,8 +53,10 @@ type Action struct {
 	Shorthand   string // x-shorthand: the param a flow's scalar form sets
 	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
 	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
-	Target      bool   // $ref target: exactly one of uid or selector
-	Params      []Param
+	Target      bool   // $ref target or optionalTarget: takes uid or selector
+	// TargetOptional is $ref optionalTarget: at most one of uid or selector.
+	TargetOptional bool
+	Params         []Param
 }
 
 // Param is one property of an action.
@@ -267,7 +269,8 @@ func (r *reader) actions() []Action {
 		default:
 			r.fail("%s: x-flow must be a boolean", where)
 		}
-		a.Target = d.get("$ref") == "#/$defs/target"
+		a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
+		a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional
 		required := map[string]bool{}
 		if req, ok := d.get("required").([]any); ok {
 			for _, x := range r.strings(req, where+" required") {
@@ -284,7 +287,7 @@ func (r *reader) actions() []Action {
 			r.fail("%s: x-shorthand %q is not one of its properties", where, a.Shorthand)
 		}
 		if a.Shorthand == "target" && !a.Target {
-			r.fail("%s: x-shorthand target needs $ref #/$defs/target", where)
+			r.fail("%s: x-shorthand target needs $ref #/$defs/target or #/$defs/optionalTarget", where)
 		}
 		out = append(out, a)
 	}

@@ -147,6 +147,9 @@ func (m *Model) Go() ([]byte, error) {
 		if a.Target {
 			p("\t\tTarget: true,\n")
 		}
+		if a.TargetOptional {
+			p("\t\tTargetOptional: true,\n")
+		}
 		if len(a.Params) > 0 {
 			p("\t\tParams: []ParamSpec{\n")
 			for _, pr := range a.Params {

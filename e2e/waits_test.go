@@ -291,7 +291,6 @@ func TestDialogs_BeforeUnload(t *testing.T) {
 	on(t, tab, "wait_for", map[string]any{"text": "Page A"})
 }
 
-
 // TestFlows_WaitsAndDialogs runs flows/waits-dialogs.yaml: a spinner and
 // late text waited out, history walked, and a confirm the flow's
 // `dialogs: accept` answers, recorded in the report.

@@ -252,6 +252,7 @@ func TestDialogs_HandleDialog(t *testing.T) {
 		if took > 5*time.Second {
 			t.Errorf("%s: the click met its dialog and answered after %v", tc.button, took)
 		}
+		t.Logf("%s: the click that opened it failed after %v (the whole bua request command)", tc.button, took.Round(time.Millisecond))
 		// Any other action meets it before it runs.
 		e, took = refused(t, tab, "extract", nil, "invalid_action")
 		if !strings.Contains(e.Message, "so extract did not run") || e.Reason != "dialog_open" || took > 5*time.Second {

@@ -532,24 +532,6 @@ func TestEvaluateDialogs(t *testing.T) {
 	}
 }
 
-func TestDialogFromClickDoesNotStall(t *testing.T) {
-	tab := openTab(t, "dialogs.html")
-	for _, c := range []struct{ id, want string }{
-		{"alert", "alert:null"},
-		{"confirm", "confirm:false"},
-		{"prompt", "prompt:null"},
-	} {
-		start := time.Now()
-		act(t, tab, "click", map[string]any{"selector": "#" + c.id})
-		if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != c.want {
-			t.Errorf("%s: result %q, want %q", c.id, got, c.want)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s: click + next action took %v", c.id, d)
-		}
-	}
-}
-
 func TestWebdriverIsFalse(t *testing.T) {
 	tab := openTab(t, "index.html")
 	if got := evaluate(t, tab, "return navigator.webdriver"); got != false {

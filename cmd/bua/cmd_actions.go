@@ -17,6 +17,9 @@ import (
 func init() {
 	register(newNavigateCommand)
 	register(newReloadCommand)
+	register(newBackCommand)
+	register(newForwardCommand)
+	register(newDialogCommand)
 	register(newClickCommand)
 	register(newTypeCommand)
 	register(newHoverCommand)
@@ -289,15 +292,128 @@ func printEvalResult(env *Env, res json.RawMessage) error {
 }
 
 func newWaitForCommand(env *Env) *cli.Command {
-	flags := append(targetFlags(), &cli.DurationFlag{Name: "timeout", Value: protocol.DefaultWaitForTimeout, Usage: "how long to wait for TARGET (at most 60s)"})
-	return actionCommand("wait-for", "wait until an element exists", "TARGET", flags,
+	flags := append(targetFlags(),
+		&cli.DurationFlag{Name: "timeout", Value: protocol.DefaultWaitForTimeout, Usage: "how long to wait (at most 60s)"},
+		&cli.StringFlag{Name: "text", Usage: "wait for `TEXT` shown in the page (or in TARGET): a substring, or /regex/flags"},
+		&cli.StringFlag{Name: "state", Usage: "wait until TARGET (or --text) is `STATE`: attached, visible (default), hidden or detached"},
+		&cli.StringFlag{Name: "url", Usage: "wait until the tab's URL matches `PATTERN`: a glob (**/done, *.html) or /regex/flags"},
+	)
+	cmd := actionCommand("wait-for", "wait until an element is visible (or attached, hidden, detached), text shows, or the URL matches", "[TARGET]", flags,
 		func(c *cli.Context) error {
-			t, err := target(c)
-			if err != nil {
-				return err
+			w := protocol.Wait{Text: c.String("text"), State: c.String("state"), URL: c.String("url")}
+			if c.IsSet("text") && w.Text == "" {
+				return usageError("--text needs the text to wait for")
 			}
-			return runAction(c, env, protocol.WaitFor(t, c.Duration("timeout")), printOK(c, env, "found"))
+			var t protocol.Target
+			if c.NArg() > 0 || (w.Text == "" && w.URL == "") {
+				var err error
+				if t, err = target(c); err != nil {
+					return usageError("wait-for needs a TARGET (a uid like e3 or a CSS selector), --text or --url")
+				}
+			}
+			if c.NArg() > 1 {
+				return usageError("wait-for takes one TARGET; quote a selector with spaces")
+			}
+			verb := "found"
+			if w.URL != "" || w.State == protocol.WaitHidden || w.State == protocol.WaitDetached {
+				verb = "ok"
+			}
+			return runAction(c, env, protocol.WaitUntil(t, w, c.Duration("timeout")), printOK(c, env, verb))
 		})
+	cmd.Description = "With TARGET alone, waits until it is visible. --state attached|visible|hidden|detached\n" +
+		"changes that (detached: until no element matches, e.g. a spinner). --text waits\n" +
+		"for text shown in the page, or inside TARGET; with --state hidden or detached, for\n" +
+		"it to go. --url waits for the tab's URL alone: a glob over the whole URL (** any\n" +
+		"characters, * any but /, {a,b} either) or /regex/flags."
+	return cmd
+}
+
+func newBackCommand(env *Env) *cli.Command {
+	return actionCommand("back", "go back one page in the tab's history and wait for it (uids go stale)", "", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("back takes no arguments (pass --tab ID to pick the tab)")
+			}
+			return runAction(c, env, protocol.GoBack(), printMoved(c, env, "earlier"))
+		})
+}
+
+func newForwardCommand(env *Env) *cli.Command {
+	return actionCommand("forward", "go forward one page in the tab's history and wait for it (uids go stale)", "", nil,
+		func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("forward takes no arguments (pass --tab ID to pick the tab)")
+			}
+			return runAction(c, env, protocol.GoForward(), printMoved(c, env, "later"))
+		})
+}
+
+// printMoved prints go_back's and go_forward's result: the URL the tab
+// went to, or that its history had no page that way (not an error, as
+// Playwright's goBack returns null).
+func printMoved(c *cli.Context, env *Env, which string) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		if c.Bool("quiet") {
+			return nil
+		}
+		var r protocol.OKResult
+		_ = json.Unmarshal(res, &r)
+		tab := ""
+		if r.TabID != nil {
+			tab = fmt.Sprintf(" (tab %d)", *r.TabID)
+		}
+		if r.Moved != nil && !*r.Moved {
+			fmt.Fprintf(env.Stdout, "ok, nothing moved: no %s page in the tab's history%s\n", which, tab)
+			return nil
+		}
+		fmt.Fprintf(env.Stdout, "ok %s%s\n", r.URL, tab)
+		return nil
+	}
+}
+
+func newDialogCommand(env *Env) *cli.Command {
+	cmd := actionCommand("dialog", "answer the alert, confirm, prompt or beforeunload dialog open on the tab", "accept|dismiss",
+		[]cli.Flag{&cli.StringFlag{Name: "prompt-text", Usage: "answer a prompt with `TEXT` (with accept)"}},
+		func(c *cli.Context) error {
+			var accept bool
+			switch c.Args().First() {
+			case "accept":
+				accept = true
+			case "dismiss":
+			default:
+				return usageError("dialog takes accept or dismiss")
+			}
+			if c.NArg() != 1 {
+				return usageError("dialog takes one word: accept or dismiss")
+			}
+			var text *string
+			if c.IsSet("prompt-text") {
+				if !accept {
+					return usageError("--prompt-text answers a prompt you accept: use dialog accept --prompt-text TEXT")
+				}
+				s := c.String("prompt-text")
+				text = &s
+			}
+			return runAction(c, env, protocol.HandleDialog(accept, text), func(res json.RawMessage) error {
+				if c.Bool("quiet") {
+					return nil
+				}
+				var r protocol.HandleDialogResult
+				if err := json.Unmarshal(res, &r); err != nil {
+					return err
+				}
+				how := "dismissed"
+				if r.Accepted {
+					how = "accepted"
+				}
+				fmt.Fprintf(env.Stdout, "%s %s %q\n", how, r.DialogType, r.Message)
+				return nil
+			})
+		})
+	cmd.Description = "A page's dialogs are left open (the action that meets one fails, naming it):\n" +
+		"this answers the one open on the tab. A flow can answer them as they open with\n" +
+		"dialogs: accept or dismiss."
+	return cmd
 }
 
 func newTabsCommand(env *Env) *cli.Command {

@@ -1,7 +1,7 @@
 // The debugger controller: every per-tab action runs here through
 // chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
 // It owns the attachment set, the uid cache, the evaluate-in-progress set
-// and the dialog policy; the action modules in ./actions/ hold the CDP
+// and the dialogs left open; the action modules in ./actions/ hold the CDP
 // sequence for each action family and reach the tab only through the ctx
 // object built here.
 
@@ -20,6 +20,7 @@ import * as trace from "./actions/trace.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 import { actionEvent, createTraceStore } from "./lib/trace.js";
 import * as forms from "./actions/forms.js";
+import * as dialog from "./actions/dialog.js";
 
 const CDP_VERSION = "1.3";
 
@@ -37,7 +38,7 @@ export const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 export const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -82,7 +83,7 @@ export function createDebuggerController(opts) {
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
   const evaluating = new Set(); // tabIds with an evaluate in flight
-  const openDialogs = new Map(); // tabId -> {dialogType, message}; user browser only
+  const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
@@ -261,33 +262,58 @@ export function createDebuggerController(opts) {
   function onDialogOpening(tabId, p) {
     const dialogType = p.type || "alert";
     const message = typeof p.message === "string" ? p.message : "";
-    const accept = dialogType === "alert" || dialogType === "beforeunload";
-    const inEvaluate = evaluating.has(tabId);
-    if (inEvaluate || isManaged()) {
-      // Answer at once: until a dialog is answered the renderer is blocked
-      // and every CDP call on the tab (including the one that raised the
-      // dialog) would hang.
+    if (evaluating.has(tabId)) {
+      // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+      // alert or beforeunload, dismiss a confirm or prompt): until a dialog
+      // is answered the renderer is blocked and the evaluate would hang.
+      const accept = dialogType === "alert" || dialogType === "beforeunload";
       send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
         console.warn("[bua] could not answer dialog", e);
       });
-      if (!inEvaluate) {
-        emitEvent({ type: "dialog_opened", tabId, dialogType, message, handled: accept ? "accepted" : "dismissed" });
-      }
       return;
     }
-    // A person's own browser: the dialog is theirs to answer.
-    const dialog = { dialogType, message };
-    openDialogs.set(tabId, dialog);
+    // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+    // managed browser too: handle_dialog answers it, or the person does.
+    // Until then the page is blocked, so every action on the tab fails at
+    // once, naming it (run).
+    const d = { dialogType, message };
+    openDialogs.set(tabId, d);
+    emitEvent({ type: "dialog_opened", tabId, dialogType, message });
     const ws = dialogWatchers.get(tabId);
-    if (ws) for (const fn of [...ws]) fn(dialog);
+    if (ws) for (const fn of [...ws]) fn(d);
   }
 
-  function dialogError(tabId, d) {
-    const text = d.message ? ` (${JSON.stringify(d.message.slice(0, 200))})` : "";
+  // dialogError is the answer to an action that meets an open dialog:
+  // before it ran (reason dialog_open: it did not run) or while it ran
+  // (dialog_opened: it ran up to the dialog, most often by opening it).
+  function dialogError(tabId, d, type, during) {
+    const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
+    const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
+    const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
     return new BridgeError(
       ErrorCodes.INVALID_ACTION,
-      `a ${d.dialogType} dialog is open on tab ${tabId}${text}: the page is blocked until someone answers it in the browser`,
+      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow`,
+      during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
     );
+  }
+
+  // answerDialog is handle_dialog's: it answers the dialog left open on
+  // tabId, or is invalid_action when there is none.
+  async function answerDialog(tabId, accept, promptText) {
+    const d = openDialogs.get(tabId);
+    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for handle_dialog to answer`);
+    const params = { accept };
+    if (promptText !== undefined) params.promptText = promptText;
+    try {
+      await send(tabId, "Page.handleJavaScriptDialog", params);
+    } catch (e) {
+      // The person (or the page's navigation) closed it first.
+      if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
+      openDialogs.delete(tabId);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before handle_dialog answered it`);
+    }
+    if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
+    return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
   }
 
   function on(tabId, fn) {
@@ -390,6 +416,7 @@ export function createDebuggerController(opts) {
       clearUids: () => uidCaches.delete(tabId),
       // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
       readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
+      answerDialog: (accept, promptText) => answerDialog(tabId, accept, promptText),
       beginEvaluate: () => evaluating.add(tabId),
       endEvaluate: () => evaluating.delete(tabId),
     };
@@ -423,8 +450,10 @@ export function createDebuggerController(opts) {
   }
 
   async function runAttached(tabId, action, budget, exec) {
+    // handle_dialog is the one action an open dialog lets through.
+    const answers = action.type === "handle_dialog";
     const open = openDialogs.get(tabId);
-    if (open) throw dialogError(tabId, open);
+    if (open && !answers) throw dialogError(tabId, open, action.type, false);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
     let ctx = null;
@@ -436,7 +465,7 @@ export function createDebuggerController(opts) {
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
-    if (!isManaged()) {
+    if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
       races.push(
@@ -444,7 +473,7 @@ export function createDebuggerController(opts) {
           let ws = dialogWatchers.get(tabId);
           if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
           const fn = (d) => {
-            if (!evaluating.has(tabId)) reject(dialogError(tabId, d));
+            if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
           };
           ws.add(fn);
           stopWatch = () => ws.delete(fn);

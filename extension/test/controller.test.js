@@ -110,12 +110,15 @@ function makeController(fake, extra = {}) {
 const methods = (calls) => calls.map((c) => c[0]);
 
 async function rejectsWith(p, code, re) {
+  let err;
   await assert.rejects(p, (e) => {
     assert.ok(e instanceof BridgeError, `BridgeError, got ${e && e.stack}`);
     assert.equal(e.code, code, e.message);
     if (re) assert.match(e.message, re);
+    err = e;
     return true;
   });
+  return err;
 }
 
 test("attaches once with CDP 1.3, enables domains and installs the webdriver shim", async () => {
@@ -390,57 +393,57 @@ test("during evaluate, alerts are accepted and confirms/prompts dismissed", asyn
   assert.equal(c._state.evaluating.size, 0, "evaluateInProgress cleared");
 });
 
-test("managed browser: a dialog outside evaluate is answered and reported", async () => {
-  const fake = fakeTab({
-    "Input.dispatchMouseEvent": (p) => {
-      if (p.type === "mouseReleased") c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "confirm", message: "Delete?" });
-    },
+for (const managed of [true, false]) {
+  test(`${managed ? "managed" : "user"} browser: a dialog outside evaluate is left open, the raising action and later ones fail at once naming it, handle_dialog answers it`, async () => {
+    const fake = fakeTab({
+      "Input.dispatchMouseEvent": (p) => {
+        if (p.type !== "mouseReleased") return {};
+        // The renderer is blocked by the dialog: this call never answers.
+        setTimeout(() => c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "Are you sure?" }), 1);
+        return new Promise(() => {});
+      },
+    });
+    const { c, events } = makeController(fake, { managed });
+    await c.run(TAB, { type: "extract" });
+    const e1 = await rejectsWith(
+      c.run(TAB, { type: "click", uid: "e0" }),
+      "invalid_action",
+      /^an alert "Are you sure\?" is open on tab 7 \(it opened during click\): answer it with handle_dialog, or set dialogs: accept or dismiss in a flow$/,
+    );
+    assert.equal(e1.reason, "dialog_opened");
+    assert.equal(c.hasOpenDialog(TAB), true);
+    assert.deepEqual(events, [{ type: "dialog_opened", tabId: TAB, dialogType: "alert", message: "Are you sure?" }]);
+    const before = fake.calls.length;
+    const e2 = await rejectsWith(c.run(TAB, { type: "press_key", key: "Enter" }), "invalid_action", /^an alert "Are you sure\?" is open on tab 7, so press_key did not run: answer it with handle_dialog/);
+    assert.equal(e2.reason, "dialog_open");
+    assert.equal(fake.calls.length, before, "no CDP call while the dialog is open");
+    assert.equal(methods(fake.calls).includes("Page.handleJavaScriptDialog"), false, "left for the caller to answer");
+    assert.deepEqual(await c.run(TAB, { type: "handle_dialog", accept: true }), { ok: true, dialogType: "alert", message: "Are you sure?", accepted: true });
+    assert.deepEqual(fake.calls.find((x) => x[0] === "Page.handleJavaScriptDialog")[1], { accept: true });
+    assert.equal(c.hasOpenDialog(TAB), false);
+    assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true });
   });
-  const { c, events } = makeController(fake, { managed: true });
-  await c.run(TAB, { type: "extract" });
-  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
-  assert.deepEqual(events, [{ type: "dialog_opened", tabId: TAB, dialogType: "confirm", message: "Delete?", handled: "dismissed" }]);
-  const h = fake.calls.find((x) => x[0] === "Page.handleJavaScriptDialog");
-  assert.equal(h[1].accept, false);
-  assert.equal(c.hasOpenDialog(TAB), false);
+}
+
+test("handle_dialog answers a prompt with its text, and with no dialog open is invalid_action", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake);
+  await rejectsWith(c.run(TAB, { type: "handle_dialog", accept: true }), "invalid_action", /^no dialog is open on tab 7: there is nothing for handle_dialog to answer$/);
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "prompt", message: "Name?" });
+  assert.deepEqual(await c.run(TAB, { type: "handle_dialog", accept: true, promptText: "Ada" }), { ok: true, dialogType: "prompt", message: "Name?", accepted: true });
+  assert.deepEqual(fake.calls.find((x) => x[0] === "Page.handleJavaScriptDialog")[1], { accept: true, promptText: "Ada" });
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "confirm", message: "Delete?" });
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogClosed", { result: false });
+  await rejectsWith(c.run(TAB, { type: "handle_dialog", accept: false }), "invalid_action", /no dialog is open/);
 });
 
-test("user browser: a dialog is left open, the raising action and later ones fail at once, closing clears it", async () => {
-  const fake = fakeTab({
-    "Input.dispatchMouseEvent": (p) => {
-      if (p.type !== "mouseReleased") return {};
-      // The renderer is blocked by the dialog: this call never answers.
-      setTimeout(() => c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "Saved" }), 1);
-      return new Promise(() => {});
-    },
-  });
-  const { c, events } = makeController(fake, { managed: false });
-  await c.run(TAB, { type: "extract" });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "invalid_action", /a alert dialog is open on tab 7 \("Saved"\): the page is blocked until someone answers it/);
-  assert.equal(c.hasOpenDialog(TAB), true);
-  const before = fake.calls.length;
-  await rejectsWith(c.run(TAB, { type: "press_key", key: "Enter" }), "invalid_action", /dialog is open/);
-  assert.equal(fake.calls.length, before, "no CDP call while the dialog is open");
-  assert.equal(methods(fake.calls).includes("Page.handleJavaScriptDialog"), false);
-  assert.deepEqual(events, []);
+test("a dialog closed by someone else lets actions through again", async () => {
+  const fake = fakeTab();
+  const { c } = makeController(fake, { managed: false });
+  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "confirm", message: "" });
+  await rejectsWith(c.run(TAB, { type: "press_key", key: "Enter" }), "invalid_action", /^a confirm is open on tab 7, so press_key did not run/);
   c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogClosed", { result: true });
   assert.deepEqual(await c.run(TAB, { type: "press_key", key: "Enter" }), { ok: true });
-});
-
-test("managed getter is read at event time, not at creation", async () => {
-  const pairing = { managed: false };
-  const fake = fakeTab();
-  const events = [];
-  const c = createDebuggerController({
-    chromeApi: fake.chromeApi,
-    emitEvent: (e) => events.push(e),
-    get managed() {
-      return pairing.managed;
-    },
-  });
-  pairing.managed = true;
-  c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "x" });
-  assert.equal(events.length, 1);
 });
 
 test("onDetach listeners hear Chrome's detach and the tab's state is dropped", async () => {
@@ -681,11 +684,11 @@ test("a navigate that never loads fails timeout inside its budget", async () => 
 
 test("wait_for and evaluate take their inner timeouts from the budget", async () => {
   const fake = fakeTab({
-    "Runtime.evaluate": (p) => (p.expression.includes("querySelector") ? { result: { type: "boolean", value: false } } : { result: { type: "undefined" } }),
+    "Runtime.evaluate": (p) => (p.expression.includes("querySelector") ? { result: { type: "object", value: { ok: false, seen: "no element matches" } } } : { result: { type: "undefined" } }),
   });
   const { c } = makeController(fake);
   const w = { type: "wait_for", selector: "#never", timeoutMs: 60000 };
-  await rejectsWith(c.run(TAB, w, budgetFor(w, 1500)), "timeout", /did not appear within (4\d\d|500) ms/);
+  await rejectsWith(c.run(TAB, w, budgetFor(w, 1500)), "timeout", /^selector "#never" still not visible after (4\d\d|500) ms \(no element matches\)$/);
   const e = { type: "evaluate", expression: "return 1" };
   await c.run(TAB, e, budgetFor(e, 4000));
   const sent = fake.calls.filter((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("return 1")).at(-1)[1];
@@ -892,7 +895,7 @@ test("get_trace neither attaches nor waits for an open dialog", async () => {
   const { c } = makeController(fake, { managed: false });
   await c.run(TAB, { type: "press_key", key: "a" });
   c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "prompt", message: "Your name?" });
-  await rejectsWith(c.run(TAB, { type: "press_key", key: "b" }), "invalid_action", /dialog is open/);
+  await rejectsWith(c.run(TAB, { type: "press_key", key: "b" }), "invalid_action", /prompt "Your name\?" is open on tab/);
   const got = await c.run(TAB, { type: "get_trace" });
   assert.deepEqual(got.events.map((e) => [e.kind, e.level, e.text, e.code]), [
     ["action", undefined, undefined, undefined],

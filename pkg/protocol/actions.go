@@ -24,10 +24,10 @@ type Action struct {
 	// open_tab (a pure addition to v4), required on close_tab.
 	TabID *int `json:"tabId,omitempty"`
 
-	URL        string  `json:"url,omitempty"`        // navigate, open_tab: http(s) or about:blank
+	URL        string  `json:"url,omitempty"`        // navigate, open_tab: http(s) or about:blank; wait_for: a glob or /regex/flags
 	Selector   string  `json:"selector,omitempty"`   // click, type, hover, wait_for (xor UID); extract (optional)
 	UID        string  `json:"uid,omitempty"`        // click, type, hover, wait_for (xor Selector)
-	Text       *string `json:"text,omitempty"`       // type
+	Text       *string `json:"text,omitempty"`       // type; wait_for: text to wait for
 	Key        string  `json:"key,omitempty"`        // press_key: named key, character or chord
 	Direction  string  `json:"direction,omitempty"`  // scroll: up or down
 	Amount     *int    `json:"amount,omitempty"`     // scroll: CSS pixels
@@ -45,9 +45,15 @@ type Action struct {
 	// State, ObstacleType and Message are handoff's (a pure addition to
 	// v4): state is requested, resolved or abandoned; a request says what
 	// the person is asked to clear (extract's obstacle type and message).
+	// State is also wait_for's: attached, visible, hidden or detached
+	// (Wait*).
 	State        string `json:"state,omitempty"`
 	ObstacleType string `json:"obstacleType,omitempty"`
 	Message      string `json:"message,omitempty"`
+	// Accept and PromptText are handle_dialog's (a pure addition to v4):
+	// accept or dismiss the open dialog, and a prompt's answer.
+	Accept     *bool   `json:"accept,omitempty"`
+	PromptText *string `json:"promptText,omitempty"`
 	// Value, Label and Index are select_option's (a pure addition to v4):
 	// exactly one is set, always sent as a list (omitzero keeps an empty
 	// list, which deselects every option).
@@ -207,6 +213,48 @@ func SelectOption(t Target, by Option, items []string) (Action, error) {
 // clears it.
 func Upload(t Target, files []string) Action {
 	return Action{Type: ActionUpload, UID: t.UID, Selector: t.Selector, Files: append([]string{}, files...)}
+}
+
+// wait_for's states (schema $defs/action.wait_for state): what its target,
+// or its text, must be before the wait ends. WaitVisible is the default.
+const (
+	WaitAttached = "attached"
+	WaitVisible  = "visible"
+	WaitHidden   = "hidden"
+	WaitDetached = "detached"
+)
+
+// Wait is what wait_for waits for beside (or instead of) a target: Text
+// shown in the page or the target, the target's (or the text's) State, or
+// the tab's URL matching a glob or /regex/flags. Empty fields are left out.
+type Wait struct {
+	Text  string
+	State string
+	URL   string
+}
+
+// WaitUntil is wait_for with the conditions of w; t may be the zero Target
+// when w has Text or URL. timeout <= 0 keeps the 10 s default.
+func WaitUntil(t Target, w Wait, timeout time.Duration) Action {
+	a := WaitFor(t, timeout)
+	if w.Text != "" {
+		a.Text = &w.Text
+	}
+	a.State, a.URL = w.State, w.URL
+	return a
+}
+
+// GoBack moves the tab one entry back in its history (result moved false
+// when there is none).
+func GoBack() Action { return Action{Type: ActionGoBack} }
+
+// GoForward moves the tab one entry forward in its history.
+func GoForward() Action { return Action{Type: ActionGoForward} }
+
+// HandleDialog accepts (or dismisses) the dialog open on the tab; a
+// non-nil promptText answers a prompt.
+func HandleDialog(accept bool, promptText *string) Action {
+	return Action{Type: ActionHandleDialog, Accept: &accept, PromptText: promptText}
 }
 
 // GetTabs lists the tabs the blocklist allows.

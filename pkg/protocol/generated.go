@@ -25,7 +25,7 @@ const (
 // the hello lists it.
 const (
 	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (protocol v4 §uid addressing)
-	FeatureDialogEvents       = "dialog_events"        // dialog_opened events for dialogs answered in a managed browser
+	FeatureDialogEvents       = "dialog_events"        // dialog_opened events when a page opens a dialog outside evaluate (left open for handle_dialog; the action that meets it fails at once)
 	FeatureObstacle           = "obstacle"             // extract results carry the obstacle verdict
 	FeatureScreenshotFullPage = "screenshot_full_page" // screenshot takes fullPage
 	FeatureHeartbeat          = "heartbeat"            // heartbeat events every 20 s keep the connection and the MV3 worker alive
@@ -33,6 +33,9 @@ const (
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
+	FeatureWaitStates         = "wait_states"          // wait_for takes text, state (attached, visible, hidden, detached) and url, and its target is optional when text or url is given
+	FeatureHistory            = "history"              // the go_back and go_forward actions
+	FeatureHandleDialog       = "handle_dialog"        // the handle_dialog action; dialogs outside evaluate are left open (also in a managed browser) and the action that meets one fails at once with reason dialog_open or dialog_opened
 	FeatureSelectOption       = "select_option"        // the select_option action: choose a <select>'s options by value, label or index, firing input and change as a person's choice does
 	FeatureUpload             = "upload"               // the upload action: set a file input's files from paths on this machine (DOM.setFileInputFiles)
 	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
@@ -49,6 +52,9 @@ var Features = []string{
 	FeatureHandoff,
 	FeatureUserStop,
 	FeatureTrace,
+	FeatureWaitStates,
+	FeatureHistory,
+	FeatureHandleDialog,
 	FeatureSelectOption,
 	FeatureUpload,
 	FeatureDownload,
@@ -65,6 +71,8 @@ const (
 	ReasonDebuggerDetached    = "debugger_detached"    // the debugger was detached from the tab while the request ran (Chrome's Cancel bar, DevTools, or another extension)
 	ReasonSystemIdle          = "system_idle"          // the computer went idle and the extension ended its sessions while the request ran
 	ReasonScreenLocked        = "screen_locked"        // the screen was locked and the extension ended its sessions while the request ran
+	ReasonDialogOpen          = "dialog_open"          // a JavaScript dialog was already open on the tab, so the action did not run: answer it with handle_dialog first
+	ReasonDialogOpened        = "dialog_opened"        // the action opened a JavaScript dialog (or one opened while it ran): the action ran up to the dialog, which blocks the page until handle_dialog answers it
 	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
 )
 
@@ -91,7 +99,7 @@ const (
 	ActionScreenshot   ActionType = "screenshot"    // A JPEG (q=80) of the viewport, or of the full page.
 	ActionExtract      ActionType = "extract"       // Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of the element matching selector.
 	ActionEvaluate     ActionType = "evaluate"      // Run a JS function body (use return) in the page.
-	ActionWaitFor      ActionType = "wait_for"      // Wait until the target exists; x-budgetMs is added to timeoutMs.
+	ActionWaitFor      ActionType = "wait_for"      // Wait until a condition holds: the target in a state (default visible), text shown in the page or in the target, or the tab's URL matching; x-budgetMs is added to timeoutMs.
 	ActionGetTabs      ActionType = "get_tabs"      // List the tabs the blocklist allows.
 	ActionOpenTab      ActionType = "open_tab"      // Open url in a new tab of the BUA window (or a focused window) and wait for it to load.
 	ActionCloseTab     ActionType = "close_tab"     // Close a tab.
@@ -100,6 +108,9 @@ const (
 	ActionGetTrace     ActionType = "get_trace"     // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
 	ActionSelectOption ActionType = "select_option" // Choose options of a <select> (any target form) as a person's choice would: exactly one of value, label or index, each one item or a list. The options are set, then input and change are fired on the select, bubbling. Answers result.select_option, the values selected afterwards. A target that is not a <select> is invalid_action, as is several options for a select without multiple; an option the select lacks is element_not_found naming it, at once (the select is waited for like any target, its options are not). A pure addition to v4, sent only to an extension whose hello lists select_option (x-feature).
 	ActionUpload       ActionType = "upload"        // Set a file input's files (any target form) from absolute paths on the machine the daemon and the browser share, through DOM.setFileInputFiles, as a person's choice in the file dialog would: the input fires input and change. The daemon checks each path exists and is a regular file before sending (invalid_action naming a missing one); an empty list clears the input. A target that is not an <input type=file> is invalid_action, as is several files for an input without multiple. Answers result.ok. A pure addition to v4, sent only to an extension whose hello lists upload (x-feature).
+	ActionGoBack       ActionType = "go_back"       // Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).
+	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
+	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.
 )
 
 // Actions lists every action in schema order.
@@ -122,6 +133,9 @@ var Actions = []ActionType{
 	ActionGetTrace,
 	ActionSelectOption,
 	ActionUpload,
+	ActionGoBack,
+	ActionGoForward,
+	ActionHandleDialog,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -240,15 +254,19 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		},
 	},
 	ActionWaitFor: {
-		Type:        ActionWaitFor,
-		Description: "Wait until the target exists; x-budgetMs is added to timeoutMs.",
-		Scope:       ScopeTab,
-		Budget:      5 * time.Second,
-		Shorthand:   "target",
-		Target:      true,
+		Type:           ActionWaitFor,
+		Description:    "Wait until a condition holds: the target in a state (default visible), text shown in the page or in the target, or the tab's URL matching; x-budgetMs is added to timeoutMs.",
+		Scope:          ScopeTab,
+		Budget:         5 * time.Second,
+		Shorthand:      "target",
+		Target:         true,
+		TargetOptional: true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "text", Kind: KindString, Required: false, Example: "Saved", Feature: FeatureWaitStates, Description: "Wait for this text in the page's visible text, or the target's when one is given: a substring (case-sensitive, whitespace collapsed) or /regex/flags (a pure addition to v4)."},
+			{Name: "state", Kind: KindString, Required: false, Example: "visible", Feature: FeatureWaitStates, Description: "What to wait for: attached (in the DOM), visible (default: in the DOM with a non-empty box, not visibility:hidden), hidden (not visible, or absent), detached (absent). Applies to the text when text is given, else to the target (a pure addition to v4)."},
+			{Name: "url", Kind: KindString, Required: false, Example: "**/done.html", Feature: FeatureWaitStates, Description: "Wait until the tab's URL matches: a glob over the whole URL (** any characters, * any but /, {a,b} either), or /regex/flags (a pure addition to v4)."},
 			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds, default 10000, at most 60000."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -344,6 +362,38 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
 			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files; relative paths are the CLI's and the flow runner's to resolve."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionGoBack: {
+		Type:        ActionGoBack,
+		Description: "Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).",
+		Scope:       ScopeTab,
+		Budget:      30 * time.Second,
+		Feature:     FeatureHistory,
+		Params: []ParamSpec{
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionGoForward: {
+		Type:        ActionGoForward,
+		Description: "Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).",
+		Scope:       ScopeTab,
+		Budget:      30 * time.Second,
+		Feature:     FeatureHistory,
+		Params: []ParamSpec{
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionHandleDialog: {
+		Type:        ActionHandleDialog,
+		Description: "Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.",
+		Scope:       ScopeTab,
+		Budget:      5 * time.Second,
+		Feature:     FeatureHandleDialog,
+		Params: []ParamSpec{
+			{Name: "accept", Kind: KindBoolean, Required: true, Example: true, Description: "true accepts (OK), false dismisses (Cancel); an alert is closed either way."},
+			{Name: "promptText", Kind: KindString, Required: false, Example: "Ada", Description: "The text a prompt answers with when accepted (default: the prompt's own default text)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

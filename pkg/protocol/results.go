@@ -6,13 +6,18 @@ import "github.com/bua-dev/bua/pkg/obstacle"
 // result that acted on a tab carries its TabID (a pure addition to v4).
 
 // OKResult answers navigate, reload, click, type, hover, press_key,
-// scroll, wait_for and close_tab. Scrolled is set by scroll only (the
-// schema's result.scroll, a pure addition): false when the page's scroll
-// position did not change.
+// scroll, wait_for, go_back, go_forward and close_tab. Scrolled is set by
+// scroll only (the schema's result.scroll, a pure addition): false when
+// the page's scroll position did not change. Moved and URL are go_back's
+// and go_forward's (result.history, a pure addition): Moved is false when
+// the tab's history had no entry in that direction, as Playwright's goBack
+// returns null; URL is the entry it moved to.
 type OKResult struct {
-	OK       bool  `json:"ok"`
-	Scrolled *bool `json:"scrolled,omitempty"`
-	TabID    *int  `json:"tabId,omitempty"`
+	OK       bool   `json:"ok"`
+	Scrolled *bool  `json:"scrolled,omitempty"`
+	Moved    *bool  `json:"moved,omitempty"`
+	URL      string `json:"url,omitempty"`
+	TabID    *int   `json:"tabId,omitempty"`
 	// Download is set by click and press_key sent with download: true
 	// (the schema's result.download, a pure addition to v4).
 	Download *Download `json:"download,omitempty"`
@@ -38,6 +43,16 @@ type Download struct {
 type SelectOptionResult struct {
 	Values []string `json:"values"`
 	TabID  *int     `json:"tabId,omitempty"`
+}
+
+// HandleDialogResult is handle_dialog's (result.handle_dialog, a pure
+// addition to v4): the dialog it answered, and how.
+type HandleDialogResult struct {
+	OK         bool   `json:"ok"`
+	DialogType string `json:"dialogType"` // alert, confirm, prompt or beforeunload
+	Message    string `json:"message,omitempty"`
+	Accepted   bool   `json:"accepted"`
+	TabID      *int   `json:"tabId,omitempty"`
 }
 
 // ScreenshotResult holds a base64 JPEG (q=80) as a data URL.

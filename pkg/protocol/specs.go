@@ -66,6 +66,10 @@ type ActionSpec struct {
 	// action's own schema oneOf), as select_option takes one of value,
 	// label or index; nil for most actions.
 	OneOf []string
+	// TargetOptional is true when that target may also be left out (schema
+	// $ref optionalTarget): wait_for, which can wait for text or a URL
+	// instead.
+	TargetOptional bool
 	// Feature is the hello caps.features entry (Feature*) an extension must
 	// list before the daemon sends it this action (schema x-feature), or ""
 	// when every v4 extension takes it. The daemon refuses the action with

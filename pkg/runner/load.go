@@ -34,6 +34,10 @@ type Flow struct {
 	// Timeout bounds the whole flow; StepTimeout each leaf step attempt.
 	Timeout, StepTimeout time.Duration
 	Obstacles            ObstaclePolicy
+	// Dialogs is the flow's dialogs policy (Dialogs*), "" when the flow
+	// sets none: a sub-flow then keeps its caller's, a top flow leaves
+	// dialogs open.
+	Dialogs string
 	// Serve is a directory to serve on loopback for the run, "" for none.
 	Serve string
 	// Tags label the flow for `bua run --tag/--exclude-tag` (Selection).
@@ -202,7 +206,7 @@ func (fs *fileScope) pairs(n *yaml.Node) [][2]*yaml.Node {
 	return out
 }
 
-var flowKeys = []string{"name", "description", "tags", "vars", "secrets", "timeout", "defaults", "obstacles", "serve", "steps", "on_failure", "finally"}
+var flowKeys = []string{"name", "description", "tags", "vars", "secrets", "timeout", "defaults", "obstacles", "dialogs", "serve", "steps", "on_failure", "finally"}
 
 func (fs *fileScope) parseFlow(root *yaml.Node) {
 	f := fs.flow
@@ -242,6 +246,13 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 			}
 		case "obstacles":
 			f.Obstacles = fs.obstacles(v, DefaultObstaclePolicy)
+		case "dialogs":
+			switch d := fs.str(v, "dialogs"); d {
+			case DialogsAccept, DialogsDismiss, DialogsLeave:
+				f.Dialogs = d
+			default:
+				fs.errf(v, "dialogs: %q is not a policy (expected accept, dismiss or leave)", d)
+			}
 		case "serve":
 			if s := fs.str(v, "serve"); s != "" {
 				f.Serve = filepath.Join(f.Dir, s)

@@ -83,7 +83,11 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 				n++
 			}
 		}
-		if n != 1 {
+		switch {
+		case n == 0 && spec.TargetOptional:
+			// wait_for with text or url only: the schema check below
+			// says when none of them is there.
+		case n != 1:
 			fs.errf(v, "%s needs exactly one target: uid, selector or target (a uid like e12 or a CSS selector), got %d", typ, n)
 			return st
 		}

@@ -64,6 +64,9 @@ type StepReport struct {
 	// Handoff is set when the step's page was handed to a person (the
 	// handoff obstacle policy): the outcome and how long they took.
 	Handoff *HandoffReport `json:"handoff,omitempty"`
+	// Dialogs are the page dialogs the flow's dialogs policy answered
+	// while the step ran, in order.
+	Dialogs []DialogReport `json:"dialogs,omitempty"`
 	// Artifacts are the files of this step's evidence bundle (bundle.go),
 	// when it failed the flow and --artifacts was given.
 	Artifacts []string `json:"artifacts,omitempty"`

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +128,9 @@ type State struct {
 	last    any
 	result  any // the current step's result, for `as`
 	depth   int
+	// dialogs is the dialog policy in force (Dialogs*): the flow's own,
+	// else its caller's; "" leaves dialogs open.
+	dialogs string
 }
 
 func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
@@ -147,6 +151,7 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 		"error": nil,
 	}
 	s.cur = &StepReport{}
+	s.dialogs = f.Dialogs
 	return s
 }
 
@@ -155,6 +160,9 @@ func (s *State) child(f *Flow, prefix string) *State {
 	c := newState(s.r, f, s.shared, s.rec)
 	c.prefix = prefix
 	c.depth = s.depth + 1
+	if c.dialogs == "" {
+		c.dialogs = s.dialogs // a sub-flow without its own policy keeps its caller's
+	}
 	c.cur = s.cur
 	return c
 }
@@ -318,6 +326,12 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 	actx, cancel := protocol.WithTimeout(ctx, timeout) // errors downstream state timeout
 	defer cancel()
 	raw, berr := s.r.Requester.Request(actx, a)
+	if berr != nil && s.dialogs != "" {
+		// The flow's dialogs policy answers a dialog the action met.
+		raw, berr = s.answerDialogs(actx, a, raw, berr, func() (json.RawMessage, *protocol.Error) {
+			return s.r.Requester.Request(actx, a)
+		})
+	}
 	if berr != nil {
 		if ctx.Err() != nil {
 			// The flow's own deadline or a cancel, not this attempt's.

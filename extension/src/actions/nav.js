@@ -44,7 +44,7 @@ function watchEvents(ctx) {
 // loaderId). It waits until the budget is nearly spent (budget.inner()),
 // then resolves ok if DOMContentLoaded fired, since subresources that never
 // finish should not fail a usable page; otherwise it throws timeout.
-async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what }) {
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false }) {
   let committed = false;
   let domReady = false;
   const waitMs = ctx.budget.inner();
@@ -57,9 +57,14 @@ async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what
         throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
       }
       if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
+        // A page the back/forward cache restores fires no load again.
+        if (history && p.type === "BackForwardCacheRestore") return;
         if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
         if (p.frame.loaderId === loaderId) committed = true;
       }
+      // A history entry of the same document (a fragment, pushState)
+      // loads nothing: the change is the whole navigation.
+      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
       if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
         if (p.name === "load") return;
         if (p.name === "DOMContentLoaded") domReady = true;
@@ -114,4 +119,31 @@ export async function reload(ctx) {
   }
 }
 
-export const executors = Object.freeze({ navigate, reload });
+// traverse moves the tab `delta` (-1 or 1) entries through its session
+// history and waits as navigate does: for the new document's load, or for
+// nothing more when the entry is the same document (navigatedWithinDocument)
+// or comes back from the back/forward cache. With no entry that way it
+// does nothing and answers moved: false, as Playwright's goBack and
+// goForward return null.
+async function traverse(ctx, delta) {
+  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
+  const entry = entries[currentIndex + delta];
+  if (!entry) return { ok: true, moved: false };
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+    ctx.clearUids();
+    const word = delta < 0 ? "back" : "forward";
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})` });
+    return { ok: true, moved: true, url: entry.url };
+  } finally {
+    watch.off();
+  }
+}
+
+export const goBack = (ctx) => traverse(ctx, -1);
+export const goForward = (ctx) => traverse(ctx, 1);
+
+export const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });

@@ -1,8 +1,13 @@
-// wait_for: poll until the selector matches or the uid's node is connected.
+// wait_for: poll until a condition holds: the target in a state (attached,
+// visible, hidden, detached; visible by default), text shown in the page or
+// in the target, or the tab's URL matching a glob or /regex/flags. Every
+// round is one CDP call (two for a uid); a cancelled request stops at the
+// next await (ctx.send and ctx.sleep reject once the signal aborts).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
-import { connectedObject, invalidSelector } from "./input.js";
+import { CdpError, invalid } from "../lib/cdp.js";
+import { invalidSelector } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -12,13 +17,151 @@ function pollDelay() {
   return POLL_MS * (0.75 + Math.random() * 0.5);
 }
 
-async function selectorPresent(ctx, selector) {
+// PROBE runs in the page: el is the target (or null when none matches),
+// hasTarget whether the action named one, spec {state, text?, re?}. It
+// answers {ok, seen}: whether the condition holds, and what it saw, for
+// the timeout's message. Visible is Playwright's rule: a non-empty box and
+// not visibility:hidden. Text is matched whitespace-collapsed: the shown
+// text is innerText (which leaves out display:none and visibility:hidden),
+// the attached text is textContent.
+export const PROBE = function probe(el, hasTarget, spec) {
+  const norm = (s) => String(s || "").replace(/\s+/g, " ").trim();
+  const visible = (e) => {
+    if (!e || !e.isConnected || typeof e.getBoundingClientRect !== "function") return false;
+    const r = e.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    return typeof e.checkVisibility === "function" ? e.checkVisibility({ visibilityProperty: true }) : getComputedStyle(e).visibility !== "hidden";
+  };
+  const attached = Boolean(el && el.isConnected);
+  const state = spec.state;
+  if (spec.text === undefined) {
+    const shown = visible(el);
+    const seen = !attached ? "no element matches" : shown ? "it is visible" : "it is attached but hidden";
+    const ok = state === "attached" ? attached : state === "detached" ? !attached : state === "visible" ? shown : !shown;
+    return { ok, seen };
+  }
+  const re = spec.re ? new RegExp(spec.re.source, spec.re.flags) : null;
+  const has = (s) => {
+    const t = norm(s);
+    if (!re) return t.includes(spec.text);
+    re.lastIndex = 0;
+    return re.test(t);
+  };
+  const root = hasTarget ? el : document.body || document.documentElement;
+  const rooted = Boolean(root && root.isConnected);
+  const inDom = rooted && has(root.textContent);
+  const shown = rooted && (!hasTarget || visible(root)) && has(root.innerText);
+  const seen = hasTarget && !rooted ? "the target is not in the page" : shown ? "it is shown" : inDom ? "it is in the DOM but not shown" : "it is not in the page";
+  const ok = state === "attached" ? inDom : state === "detached" ? !inDom : state === "visible" ? shown : !shown;
+  return { ok, seen };
+};
+
+// regexOf reads "/source/flags" as a RegExp's parts, or null for any other
+// string; a malformed one is invalid_action, naming the param.
+export function regexOf(name, s) {
+  const m = /^\/(.*)\/([dgimsuvy]*)$/s.exec(s);
+  if (!m || m[1] === "") return null;
+  try {
+    new RegExp(m[1], m[2]);
+  } catch (e) {
+    throw invalid(`${name} ${JSON.stringify(s)} is not a valid regular expression: ${e.message}`);
+  }
+  return { source: m[1], flags: m[2] };
+}
+
+function escapeRe(c) {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+// globRegExp turns a URL glob into a RegExp over the whole URL, as
+// Playwright's waitForURL reads one: ** is any characters, * any but /,
+// {a,b} either alternative, a backslash escapes; the rest is literal.
+export function globRegExp(glob) {
+  let re = "^";
+  let group = false;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        re += ".*";
+        i++;
+      } else re += "[^/]*";
+    } else if (c === "{" && !group) {
+      group = true;
+      re += "(?:";
+    } else if (c === "}" && group) {
+      group = false;
+      re += ")";
+    } else if (c === "," && group) {
+      re += "|";
+    } else if (c === "\\" && i + 1 < glob.length) {
+      re += escapeRe(glob[++i]);
+    } else {
+      re += escapeRe(c);
+    }
+  }
+  if (group) throw invalid(`url ${JSON.stringify(glob)} has a { without its }`);
+  return new RegExp(re + "$");
+}
+
+// urlMatcher is url's test: /regex/flags, else a glob over the whole URL.
+export function urlMatcher(url) {
+  const r = regexOf("url", url);
+  const re = r ? new RegExp(r.source, r.flags) : globRegExp(url);
+  return (u) => {
+    re.lastIndex = 0;
+    return re.test(u);
+  };
+}
+
+// waitedFor says how long a wait ran, as a person would: "10 s", "1.5 s",
+// "400 ms".
+export function waitedFor(ms) {
+  if (ms >= 1000) return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+  return `${ms} ms`;
+}
+
+function targetName(action) {
+  if (action.uid !== undefined) return `uid ${action.uid}`;
+  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}`;
+  return null;
+}
+
+// probeTarget runs PROBE on the action's target (or the page when it has
+// none) and returns its {ok, seen}.
+async function probeTarget(ctx, action, spec) {
+  const hasTarget = action.uid !== undefined || action.selector !== undefined;
+  const fn = PROBE.toString();
+  if (action.uid !== undefined) {
+    // Re-read every round: a navigation while waiting makes the uid stale,
+    // which is an answer, not something to wait out.
+    const backendNodeId = await ctx.lookupUid(action.uid);
+    let objectId = null;
+    try {
+      ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: "bua" }));
+    } catch (e) {
+      if (!(e instanceof CdpError)) throw e;
+    }
+    if (objectId) {
+      const { result } = await ctx.send("Runtime.callFunctionOn", {
+        objectId,
+        functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
+        arguments: [{ value: true }, { value: spec }],
+        returnByValue: true,
+      });
+      return result.value;
+    }
+    // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  const el = action.selector !== undefined ? `document.querySelector(${JSON.stringify(action.selector)})` : "null";
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: `document.querySelector(${JSON.stringify(selector)}) !== null`,
+    expression: `(${fn})(${el}, ${hasTarget}, ${JSON.stringify(spec)})`,
     returnByValue: true,
   });
-  if (exceptionDetails) throw invalidSelector(selector, exceptionDetails);
-  return result.value === true;
+  if (exceptionDetails) throw invalidSelector(action.selector, exceptionDetails);
+  return result.value;
 }
 
 export async function waitFor(ctx, action) {
@@ -26,24 +169,53 @@ export async function waitFor(ctx, action) {
   // to what the request's budget leaves (lib/budget.js).
   const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
+  const state = action.state || "visible";
+  let check;
+  let what;
+  if (action.url !== undefined) {
+    const matches = urlMatcher(action.url);
+    let last = "";
+    check = async () => {
+      last = (await ctx.mainFrame()).url;
+      return matches(last);
+    };
+    what = () => `the tab's URL still does not match ${JSON.stringify(action.url)} after ${waitedFor(timeoutMs)} (it is ${last})`;
+  } else {
+    const spec = { state };
+    if (action.text !== undefined) {
+      const re = regexOf("text", action.text);
+      if (re) spec.re = re;
+      spec.text = action.text.replace(/\s+/g, " ").trim();
+    }
+    let seen = "";
+    check = async () => {
+      let r;
+      try {
+        r = (await probeTarget(ctx, action, spec)) || {};
+      } catch (e) {
+        // A document being replaced has no context to evaluate in for a
+        // moment: that is "not yet", not an error.
+        if (!(e instanceof CdpError)) throw e;
+        seen = "the page was loading";
+        return false;
+      }
+      seen = r.seen || "";
+      return r.ok === true;
+    };
+    what = () => {
+      const t = targetName(action);
+      const subject = action.text !== undefined ? `text ${JSON.stringify(action.text)}${t ? ` in ${t}` : ""}` : t;
+      return `${subject} still not ${state} after ${waitedFor(timeoutMs)}${seen ? ` (${seen})` : ""}`;
+    };
+  }
   for (;;) {
     ctx.budget.check(); // ctx.sleep and ctx.send end on abort too; this is the loop's own stop
-    let present;
-    if (action.uid !== undefined) {
-      // Re-checked every round: a navigation while waiting makes the uid
-      // stale, which is an answer, not something to wait out.
-      const id = await ctx.lookupUid(action.uid);
-      present = (await connectedObject(ctx, id)) !== null;
-    } else {
-      present = await selectorPresent(ctx, action.selector);
-    }
-    if (present) return { ok: true };
+    if (await check()) return { ok: true };
     const left = deadline - Date.now();
     if (left <= 0) break;
     await ctx.sleep(Math.min(left, pollDelay()));
   }
-  const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
+  throw new BridgeError(ErrorCodes.TIMEOUT, what());
 }
 
 export const executors = Object.freeze({ wait_for: waitFor });

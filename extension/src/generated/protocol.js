@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","select_option","upload","download"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","wait_states","history","handle_dialog","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -18,6 +18,8 @@ export const REASONS = Object.freeze({
   DEBUGGER_DETACHED: "debugger_detached",
   SYSTEM_IDLE: "system_idle",
   SCREEN_LOCKED: "screen_locked",
+  DIALOG_OPEN: "dialog_open",
+  DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
 });
 
@@ -31,7 +33,7 @@ export const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload"]);
+export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload","go_back","go_forward","handle_dialog"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
@@ -45,7 +47,7 @@ export const ACTION_SPECS = Object.freeze({
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
@@ -54,6 +56,9 @@ export const ACTION_SPECS = Object.freeze({
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
   select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","value","label","index","force","tabId"]) }),
   upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","files","tabId"]) }),
+  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs

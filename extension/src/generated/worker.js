@@ -401,7 +401,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","select_option","upload","download"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","wait_states","history","handle_dialog","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -413,6 +413,8 @@ const REASONS = Object.freeze({
   DEBUGGER_DETACHED: "debugger_detached",
   SYSTEM_IDLE: "system_idle",
   SCREEN_LOCKED: "screen_locked",
+  DIALOG_OPEN: "dialog_open",
+  DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
 });
 
@@ -426,7 +428,7 @@ const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload"]);
+const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload","go_back","go_forward","handle_dialog"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
@@ -440,7 +442,7 @@ const ACTION_SPECS = Object.freeze({
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
@@ -449,6 +451,9 @@ const ACTION_SPECS = Object.freeze({
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
   select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","value","label","index","force","tabId"]) }),
   upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","files","tabId"]) }),
+  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs
@@ -2069,7 +2074,7 @@ function watchEvents(ctx) {
 // loaderId). It waits until the budget is nearly spent (budget.inner()),
 // then resolves ok if DOMContentLoaded fired, since subresources that never
 // finish should not fail a usable page; otherwise it throws timeout.
-async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what }) {
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false }) {
   let committed = false;
   let domReady = false;
   const waitMs = ctx.budget.inner();
@@ -2082,9 +2087,14 @@ async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what
         throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
       }
       if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
+        // A page the back/forward cache restores fires no load again.
+        if (history && p.type === "BackForwardCacheRestore") return;
         if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
         if (p.frame.loaderId === loaderId) committed = true;
       }
+      // A history entry of the same document (a fragment, pushState)
+      // loads nothing: the change is the whole navigation.
+      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
       if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
         if (p.name === "load") return;
         if (p.name === "DOMContentLoaded") domReady = true;
@@ -2139,8 +2149,35 @@ async function reload(ctx) {
   }
 }
 
-const executors = Object.freeze({ navigate, reload });
-return Object.freeze({ isNavigableUrl, navigate, reload, executors });
+// traverse moves the tab `delta` (-1 or 1) entries through its session
+// history and waits as navigate does: for the new document's load, or for
+// nothing more when the entry is the same document (navigatedWithinDocument)
+// or comes back from the back/forward cache. With no entry that way it
+// does nothing and answers moved: false, as Playwright's goBack and
+// goForward return null.
+async function traverse(ctx, delta) {
+  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
+  const entry = entries[currentIndex + delta];
+  if (!entry) return { ok: true, moved: false };
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+    ctx.clearUids();
+    const word = delta < 0 ? "back" : "forward";
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})` });
+    return { ok: true, moved: true, url: entry.url };
+  } finally {
+    watch.off();
+  }
+}
+
+const goBack = (ctx) => traverse(ctx, -1);
+const goForward = (ctx) => traverse(ctx, 1);
+
+const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
+return Object.freeze({ isNavigableUrl, navigate, reload, goBack, goForward, executors });
 })();
 
 // lib/keys.js
@@ -4701,11 +4738,16 @@ return Object.freeze({ EVALUATE_TIMEOUT_MS, VALUE_MAX_CHARS, wrapExpression, sha
 
 // actions/wait.js
 const __actions_wait = (() => {
-// wait_for: poll until the selector matches or the uid's node is connected.
+// wait_for: poll until a condition holds: the target in a state (attached,
+// visible, hidden, detached; visible by default), text shown in the page or
+// in the target, or the tab's URL matching a glob or /regex/flags. Every
+// round is one CDP call (two for a uid); a cancelled request stops at the
+// next await (ctx.send and ctx.sleep reject once the signal aborts).
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
-const { connectedObject, invalidSelector } = __actions_input;
+const { CdpError, invalid } = __lib_cdp;
+const { invalidSelector } = __actions_input;
 
 const POLL_MS = 100;
 
@@ -4715,13 +4757,151 @@ function pollDelay() {
   return POLL_MS * (0.75 + Math.random() * 0.5);
 }
 
-async function selectorPresent(ctx, selector) {
+// PROBE runs in the page: el is the target (or null when none matches),
+// hasTarget whether the action named one, spec {state, text?, re?}. It
+// answers {ok, seen}: whether the condition holds, and what it saw, for
+// the timeout's message. Visible is Playwright's rule: a non-empty box and
+// not visibility:hidden. Text is matched whitespace-collapsed: the shown
+// text is innerText (which leaves out display:none and visibility:hidden),
+// the attached text is textContent.
+const PROBE = function probe(el, hasTarget, spec) {
+  const norm = (s) => String(s || "").replace(/\s+/g, " ").trim();
+  const visible = (e) => {
+    if (!e || !e.isConnected || typeof e.getBoundingClientRect !== "function") return false;
+    const r = e.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    return typeof e.checkVisibility === "function" ? e.checkVisibility({ visibilityProperty: true }) : getComputedStyle(e).visibility !== "hidden";
+  };
+  const attached = Boolean(el && el.isConnected);
+  const state = spec.state;
+  if (spec.text === undefined) {
+    const shown = visible(el);
+    const seen = !attached ? "no element matches" : shown ? "it is visible" : "it is attached but hidden";
+    const ok = state === "attached" ? attached : state === "detached" ? !attached : state === "visible" ? shown : !shown;
+    return { ok, seen };
+  }
+  const re = spec.re ? new RegExp(spec.re.source, spec.re.flags) : null;
+  const has = (s) => {
+    const t = norm(s);
+    if (!re) return t.includes(spec.text);
+    re.lastIndex = 0;
+    return re.test(t);
+  };
+  const root = hasTarget ? el : document.body || document.documentElement;
+  const rooted = Boolean(root && root.isConnected);
+  const inDom = rooted && has(root.textContent);
+  const shown = rooted && (!hasTarget || visible(root)) && has(root.innerText);
+  const seen = hasTarget && !rooted ? "the target is not in the page" : shown ? "it is shown" : inDom ? "it is in the DOM but not shown" : "it is not in the page";
+  const ok = state === "attached" ? inDom : state === "detached" ? !inDom : state === "visible" ? shown : !shown;
+  return { ok, seen };
+};
+
+// regexOf reads "/source/flags" as a RegExp's parts, or null for any other
+// string; a malformed one is invalid_action, naming the param.
+function regexOf(name, s) {
+  const m = /^\/(.*)\/([dgimsuvy]*)$/s.exec(s);
+  if (!m || m[1] === "") return null;
+  try {
+    new RegExp(m[1], m[2]);
+  } catch (e) {
+    throw invalid(`${name} ${JSON.stringify(s)} is not a valid regular expression: ${e.message}`);
+  }
+  return { source: m[1], flags: m[2] };
+}
+
+function escapeRe(c) {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+// globRegExp turns a URL glob into a RegExp over the whole URL, as
+// Playwright's waitForURL reads one: ** is any characters, * any but /,
+// {a,b} either alternative, a backslash escapes; the rest is literal.
+function globRegExp(glob) {
+  let re = "^";
+  let group = false;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        re += ".*";
+        i++;
+      } else re += "[^/]*";
+    } else if (c === "{" && !group) {
+      group = true;
+      re += "(?:";
+    } else if (c === "}" && group) {
+      group = false;
+      re += ")";
+    } else if (c === "," && group) {
+      re += "|";
+    } else if (c === "\\" && i + 1 < glob.length) {
+      re += escapeRe(glob[++i]);
+    } else {
+      re += escapeRe(c);
+    }
+  }
+  if (group) throw invalid(`url ${JSON.stringify(glob)} has a { without its }`);
+  return new RegExp(re + "$");
+}
+
+// urlMatcher is url's test: /regex/flags, else a glob over the whole URL.
+function urlMatcher(url) {
+  const r = regexOf("url", url);
+  const re = r ? new RegExp(r.source, r.flags) : globRegExp(url);
+  return (u) => {
+    re.lastIndex = 0;
+    return re.test(u);
+  };
+}
+
+// waitedFor says how long a wait ran, as a person would: "10 s", "1.5 s",
+// "400 ms".
+function waitedFor(ms) {
+  if (ms >= 1000) return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+  return `${ms} ms`;
+}
+
+function targetName(action) {
+  if (action.uid !== undefined) return `uid ${action.uid}`;
+  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}`;
+  return null;
+}
+
+// probeTarget runs PROBE on the action's target (or the page when it has
+// none) and returns its {ok, seen}.
+async function probeTarget(ctx, action, spec) {
+  const hasTarget = action.uid !== undefined || action.selector !== undefined;
+  const fn = PROBE.toString();
+  if (action.uid !== undefined) {
+    // Re-read every round: a navigation while waiting makes the uid stale,
+    // which is an answer, not something to wait out.
+    const backendNodeId = await ctx.lookupUid(action.uid);
+    let objectId = null;
+    try {
+      ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: "bua" }));
+    } catch (e) {
+      if (!(e instanceof CdpError)) throw e;
+    }
+    if (objectId) {
+      const { result } = await ctx.send("Runtime.callFunctionOn", {
+        objectId,
+        functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
+        arguments: [{ value: true }, { value: spec }],
+        returnByValue: true,
+      });
+      return result.value;
+    }
+    // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  const el = action.selector !== undefined ? `document.querySelector(${JSON.stringify(action.selector)})` : "null";
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: `document.querySelector(${JSON.stringify(selector)}) !== null`,
+    expression: `(${fn})(${el}, ${hasTarget}, ${JSON.stringify(spec)})`,
     returnByValue: true,
   });
-  if (exceptionDetails) throw invalidSelector(selector, exceptionDetails);
-  return result.value === true;
+  if (exceptionDetails) throw invalidSelector(action.selector, exceptionDetails);
+  return result.value;
 }
 
 async function waitFor(ctx, action) {
@@ -4729,28 +4909,57 @@ async function waitFor(ctx, action) {
   // to what the request's budget leaves (lib/budget.js).
   const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
+  const state = action.state || "visible";
+  let check;
+  let what;
+  if (action.url !== undefined) {
+    const matches = urlMatcher(action.url);
+    let last = "";
+    check = async () => {
+      last = (await ctx.mainFrame()).url;
+      return matches(last);
+    };
+    what = () => `the tab's URL still does not match ${JSON.stringify(action.url)} after ${waitedFor(timeoutMs)} (it is ${last})`;
+  } else {
+    const spec = { state };
+    if (action.text !== undefined) {
+      const re = regexOf("text", action.text);
+      if (re) spec.re = re;
+      spec.text = action.text.replace(/\s+/g, " ").trim();
+    }
+    let seen = "";
+    check = async () => {
+      let r;
+      try {
+        r = (await probeTarget(ctx, action, spec)) || {};
+      } catch (e) {
+        // A document being replaced has no context to evaluate in for a
+        // moment: that is "not yet", not an error.
+        if (!(e instanceof CdpError)) throw e;
+        seen = "the page was loading";
+        return false;
+      }
+      seen = r.seen || "";
+      return r.ok === true;
+    };
+    what = () => {
+      const t = targetName(action);
+      const subject = action.text !== undefined ? `text ${JSON.stringify(action.text)}${t ? ` in ${t}` : ""}` : t;
+      return `${subject} still not ${state} after ${waitedFor(timeoutMs)}${seen ? ` (${seen})` : ""}`;
+    };
+  }
   for (;;) {
     ctx.budget.check(); // ctx.sleep and ctx.send end on abort too; this is the loop's own stop
-    let present;
-    if (action.uid !== undefined) {
-      // Re-checked every round: a navigation while waiting makes the uid
-      // stale, which is an answer, not something to wait out.
-      const id = await ctx.lookupUid(action.uid);
-      present = (await connectedObject(ctx, id)) !== null;
-    } else {
-      present = await selectorPresent(ctx, action.selector);
-    }
-    if (present) return { ok: true };
+    if (await check()) return { ok: true };
     const left = deadline - Date.now();
     if (left <= 0) break;
     await ctx.sleep(Math.min(left, pollDelay()));
   }
-  const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
+  throw new BridgeError(ErrorCodes.TIMEOUT, what());
 }
 
 const executors = Object.freeze({ wait_for: waitFor });
-return Object.freeze({ waitFor, executors });
+return Object.freeze({ PROBE, regexOf, globRegExp, urlMatcher, waitedFor, waitFor, executors });
 })();
 
 // actions/handoff.js
@@ -5371,12 +5580,27 @@ const executors = Object.freeze({ select_option: selectOption, upload });
 return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, executors });
 })();
 
+// actions/dialog.js
+const __actions_dialog = (() => {
+// handle_dialog: answer the JavaScript dialog left open on the tab
+// (protocol v4 §Dialogs leaves page dialogs outside evaluate alone) through
+// Page.handleJavaScriptDialog. The controller keeps the open dialog and lets
+// this action through while every other one fails naming it.
+
+function handleDialog(ctx, action) {
+  return ctx.answerDialog(action.accept === true, action.promptText);
+}
+
+const executors = Object.freeze({ handle_dialog: handleDialog });
+return Object.freeze({ handleDialog, executors });
+})();
+
 // debugger-controller.js
 const __debugger_controller = (() => {
 // The debugger controller: every per-tab action runs here through
 // chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
 // It owns the attachment set, the uid cache, the evaluate-in-progress set
-// and the dialog policy; the action modules in ./actions/ hold the CDP
+// and the dialogs left open; the action modules in ./actions/ hold the CDP
 // sequence for each action family and reach the tab only through the ctx
 // object built here.
 
@@ -5395,6 +5619,7 @@ const trace = __actions_trace;
 const { PASSIVE_ACTIONS } = __actions_trace;
 const { actionEvent, createTraceStore } = __lib_trace;
 const forms = __actions_forms;
+const dialog = __actions_dialog;
 
 const CDP_VERSION = "1.3";
 
@@ -5412,7 +5637,7 @@ const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -5457,7 +5682,7 @@ function createDebuggerController(opts) {
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
   const evaluating = new Set(); // tabIds with an evaluate in flight
-  const openDialogs = new Map(); // tabId -> {dialogType, message}; user browser only
+  const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
@@ -5636,33 +5861,58 @@ function createDebuggerController(opts) {
   function onDialogOpening(tabId, p) {
     const dialogType = p.type || "alert";
     const message = typeof p.message === "string" ? p.message : "";
-    const accept = dialogType === "alert" || dialogType === "beforeunload";
-    const inEvaluate = evaluating.has(tabId);
-    if (inEvaluate || isManaged()) {
-      // Answer at once: until a dialog is answered the renderer is blocked
-      // and every CDP call on the tab (including the one that raised the
-      // dialog) would hang.
+    if (evaluating.has(tabId)) {
+      // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+      // alert or beforeunload, dismiss a confirm or prompt): until a dialog
+      // is answered the renderer is blocked and the evaluate would hang.
+      const accept = dialogType === "alert" || dialogType === "beforeunload";
       send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
         console.warn("[bua] could not answer dialog", e);
       });
-      if (!inEvaluate) {
-        emitEvent({ type: "dialog_opened", tabId, dialogType, message, handled: accept ? "accepted" : "dismissed" });
-      }
       return;
     }
-    // A person's own browser: the dialog is theirs to answer.
-    const dialog = { dialogType, message };
-    openDialogs.set(tabId, dialog);
+    // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+    // managed browser too: handle_dialog answers it, or the person does.
+    // Until then the page is blocked, so every action on the tab fails at
+    // once, naming it (run).
+    const d = { dialogType, message };
+    openDialogs.set(tabId, d);
+    emitEvent({ type: "dialog_opened", tabId, dialogType, message });
     const ws = dialogWatchers.get(tabId);
-    if (ws) for (const fn of [...ws]) fn(dialog);
+    if (ws) for (const fn of [...ws]) fn(d);
   }
 
-  function dialogError(tabId, d) {
-    const text = d.message ? ` (${JSON.stringify(d.message.slice(0, 200))})` : "";
+  // dialogError is the answer to an action that meets an open dialog:
+  // before it ran (reason dialog_open: it did not run) or while it ran
+  // (dialog_opened: it ran up to the dialog, most often by opening it).
+  function dialogError(tabId, d, type, during) {
+    const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
+    const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
+    const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
     return new BridgeError(
       ErrorCodes.INVALID_ACTION,
-      `a ${d.dialogType} dialog is open on tab ${tabId}${text}: the page is blocked until someone answers it in the browser`,
+      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow`,
+      during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
     );
+  }
+
+  // answerDialog is handle_dialog's: it answers the dialog left open on
+  // tabId, or is invalid_action when there is none.
+  async function answerDialog(tabId, accept, promptText) {
+    const d = openDialogs.get(tabId);
+    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for handle_dialog to answer`);
+    const params = { accept };
+    if (promptText !== undefined) params.promptText = promptText;
+    try {
+      await send(tabId, "Page.handleJavaScriptDialog", params);
+    } catch (e) {
+      // The person (or the page's navigation) closed it first.
+      if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
+      openDialogs.delete(tabId);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before handle_dialog answered it`);
+    }
+    if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
+    return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
   }
 
   function on(tabId, fn) {
@@ -5765,6 +6015,7 @@ function createDebuggerController(opts) {
       clearUids: () => uidCaches.delete(tabId),
       // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
       readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
+      answerDialog: (accept, promptText) => answerDialog(tabId, accept, promptText),
       beginEvaluate: () => evaluating.add(tabId),
       endEvaluate: () => evaluating.delete(tabId),
     };
@@ -5798,8 +6049,10 @@ function createDebuggerController(opts) {
   }
 
   async function runAttached(tabId, action, budget, exec) {
+    // handle_dialog is the one action an open dialog lets through.
+    const answers = action.type === "handle_dialog";
     const open = openDialogs.get(tabId);
-    if (open) throw dialogError(tabId, open);
+    if (open && !answers) throw dialogError(tabId, open, action.type, false);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
     let ctx = null;
@@ -5811,7 +6064,7 @@ function createDebuggerController(opts) {
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
-    if (!isManaged()) {
+    if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
       races.push(
@@ -5819,7 +6072,7 @@ function createDebuggerController(opts) {
           let ws = dialogWatchers.get(tabId);
           if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
           const fn = (d) => {
-            if (!evaluating.has(tabId)) reject(dialogError(tabId, d));
+            if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
           };
           ws.add(fn);
           stopWatch = () => ws.delete(fn);

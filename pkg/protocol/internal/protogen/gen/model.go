@@ -53,7 +53,9 @@ type Action struct {
 	Shorthand   string // x-shorthand: the param a flow's scalar form sets
 	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
 	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
-	Target      bool   // $ref target: exactly one of uid or selector
+	Target      bool   // $ref target or optionalTarget: takes uid or selector
+	// TargetOptional is $ref optionalTarget: at most one of uid or selector.
+	TargetOptional bool
 	// OneOf are the params of the action's own oneOf, each branch
 	// {required: [X]}: the action takes exactly one of them.
 	OneOf  []string
@@ -273,7 +275,8 @@ func (r *reader) actions() []Action {
 		default:
 			r.fail("%s: x-flow must be a boolean", where)
 		}
-		a.Target = d.get("$ref") == "#/$defs/target"
+		a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
+		a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional
 		if branches, ok := d.get("oneOf").([]any); ok {
 			for _, b := range branches {
 				req, _ := b.(*object).get("required").([]any)
@@ -300,7 +303,7 @@ func (r *reader) actions() []Action {
 			r.fail("%s: x-shorthand %q is not one of its properties", where, a.Shorthand)
 		}
 		if a.Shorthand == "target" && !a.Target {
-			r.fail("%s: x-shorthand target needs $ref #/$defs/target", where)
+			r.fail("%s: x-shorthand target needs $ref #/$defs/target or #/$defs/optionalTarget", where)
 		}
 		out = append(out, a)
 	}

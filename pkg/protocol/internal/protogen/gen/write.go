@@ -156,6 +156,9 @@ func (m *Model) Go() ([]byte, error) {
 		if len(a.OneOf) > 0 {
 			p("\t\tOneOf: %#v,\n", a.OneOf)
 		}
+		if a.TargetOptional {
+			p("\t\tTargetOptional: true,\n")
+		}
 		if len(a.Params) > 0 {
 			p("\t\tParams: []ParamSpec{\n")
 			for _, pr := range a.Params {

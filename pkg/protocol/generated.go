@@ -33,6 +33,7 @@ const (
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
+	FeatureFrames             = "frames"               // extract lists the elements of same-origin and cross-origin (out-of-process) iframes, each with its frame's URL; click, type, hover and wait_for take frame beside selector
 )
 
 // Features lists every known feature in schema order.
@@ -46,6 +47,7 @@ var Features = []string{
 	FeatureHandoff,
 	FeatureUserStop,
 	FeatureTrace,
+	FeatureFrames,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -138,6 +140,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -151,6 +154,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
@@ -166,6 +170,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -236,6 +241,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds, default 10000, at most 60000."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},

@@ -268,3 +268,21 @@ func TestPlaywright_NestedFrames(t *testing.T) {
 		t.Fatalf("div in two-frames.html (which has none of its own): %s %+v", res, e)
 	}
 }
+
+// TestFrames_Flow runs flows/frames-checkout.yaml: a flow fills and
+// submits the cross-site payment form, by selector with frame and by uid.
+func TestFrames_Flow(t *testing.T) {
+	out, code, rep, _ := runFlow(t, "frames-checkout.yaml")
+	if code != 0 || len(rep.Flows) != 1 || rep.Flows[0].Status != "passed" {
+		t.Fatalf("bua run frames-checkout.yaml: exit %d\n%s", code, out)
+	}
+	var typed bool
+	for _, s := range rep.Flows[0].Steps {
+		if s.Kind == "type" && s.Params["frame"] == "pay" {
+			typed = true
+		}
+	}
+	if !typed {
+		t.Errorf("the report shows no type step with frame pay: %+v", rep.Flows[0].Steps)
+	}
+}

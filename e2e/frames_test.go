@@ -130,6 +130,14 @@ func TestFrames_Extract(t *testing.T) {
 	if len(capped.Elements) != 3 || capped.ElementsTotal != 5 {
 		t.Errorf("maxElements 3: %d elements (total %d), want 3 of 5", len(capped.Elements), capped.ElementsTotal)
 	}
+
+	// A hidden iframe's content is left out, as the accessibility tree
+	// leaves it out, out of process or not.
+	evaluate(t, tab, "document.getElementById('pay').style.display = 'none'; document.getElementById('notes').style.display = 'none'; return true")
+	hidden := extractFrames(t, tab)
+	if len(hidden.Elements) != 0 || hidden.ElementsTotal != 0 {
+		t.Errorf("with both iframes hidden: %+v (total %d), want none", hidden.Elements, hidden.ElementsTotal)
+	}
 }
 
 // TestFrames_ActByUID fills and submits the cross-site payment form by
@@ -285,4 +293,22 @@ func TestFrames_Flow(t *testing.T) {
 	if !typed {
 		t.Errorf("the report shows no type step with frame pay: %+v", rep.Flows[0].Steps)
 	}
+}
+
+// TestFrames_NestedOutOfProcess: the payment form from this site inside a
+// wallet frame from another site (frames/nested.html): two out-of-process
+// frames deep, its uids and its selector still land, the point placed
+// through both frames' offsets.
+func TestFrames_NestedOutOfProcess(t *testing.T) {
+	tab := openTab(t, "frames/nested.html")
+	act(t, tab, "wait_for", map[string]any{"selector": "#card", "frame": "inner"})
+	r := extractFrames(t, tab)
+	card := r.find(t, "textbox", "Card number")
+	if card.Frame != siteURL("frames/pay.html") {
+		t.Fatalf("card number frame %q, want %q", card.Frame, siteURL("frames/pay.html"))
+	}
+	act(t, tab, "type", map[string]any{"uid": card.UID, "text": "4242"})
+	act(t, tab, "type", map[string]any{"selector": "#holder", "frame": "inner", "text": "Ada"})
+	act(t, tab, "click", map[string]any{"uid": r.find(t, "button", "Pay now").UID})
+	eventually(t, tab, "return document.getElementById('result').textContent", "paid Ada 4242 (trusted click)")
 }

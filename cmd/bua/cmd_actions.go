@@ -54,11 +54,13 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 	}
 }
 
-// targetFlags are --uid and --selector, which force how TARGET is read.
+// targetFlags are --uid and --selector, which force how TARGET is read,
+// and --frame, the frame a selector is looked up in (the schema's frame).
 func targetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "uid", Usage: "read TARGET as a uid from the last extract"},
 		&cli.BoolFlag{Name: "selector", Usage: "read TARGET as a CSS selector, even when it looks like e3"},
+		&cli.StringFlag{Name: "frame", Usage: "look for the selector in the iframe whose URL contains `TEXT` or whose name is TEXT"},
 	}
 }
 
@@ -81,15 +83,26 @@ func target(c *cli.Context) (protocol.Target, error) {
 	if s == "" {
 		return protocol.Target{}, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`) or a CSS selector")
 	}
+	var t protocol.Target
 	switch {
 	case c.Bool("uid") && c.Bool("selector"):
 		return protocol.Target{}, usageError("--uid and --selector exclude each other")
 	case c.Bool("uid"):
-		return protocol.Target{UID: s}, nil
+		t = protocol.Target{UID: s}
 	case c.Bool("selector"):
-		return protocol.Target{Selector: s}, nil
+		t = protocol.Target{Selector: s}
+	default:
+		t = protocol.ParseTarget(s)
 	}
-	return protocol.ParseTarget(s), nil
+	if c.IsSet("frame") {
+		if t.UID != "" {
+			return protocol.Target{}, usageError("--frame goes with a CSS selector: uid " + t.UID + " already names the frame it was read in")
+		}
+		if t.Frame = c.String("frame"); t.Frame == "" {
+			return protocol.Target{}, usageError("--frame needs TEXT: a part of the iframe's URL, or its name")
+		}
+	}
+	return t, nil
 }
 
 func actionCommand(name, usage, args string, flags []cli.Flag, action func(c *cli.Context) error) *cli.Command {

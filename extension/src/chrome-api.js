@@ -1,5 +1,6 @@
 // The one thin wrapper around the chrome.* calls the worker makes (MV3 APIs
-// return promises since Chrome 116, our minimum). Modules take this object
+// return promises since Chrome 116; our minimum is 125, whose chrome.debugger
+// sends to out-of-process iframes' child sessions). Modules take this object
 // instead of touching the global, so node tests hand them a fake with the
 // same shape (test/helpers/fake-chrome.js).
 //

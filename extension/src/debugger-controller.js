@@ -24,6 +24,12 @@ import * as dialog from "./actions/dialog.js";
 
 const CDP_VERSION = "1.3";
 
+// AUTO_ATTACH attaches the tab's session (and each child's) to its
+// out-of-process iframes, and only to those (not workers), as child
+// sessions sent to with {tabId, sessionId}; nothing waits for the
+// debugger, so the frames load as they would without it.
+const AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
+
 // Defined on the prototype, not the instance, so navigator keeps no own
 // "webdriver" property that a fingerprinting script could spot.
 export const WEBDRIVER_SHIM =
@@ -81,7 +87,12 @@ export function createDebuggerController(opts) {
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
-  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
+  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
+  // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
+  // out-of-process iframes, reached through child sessions of its debugger
+  // session (Target.setAutoAttach with flatten; chrome.debugger since
+  // Chrome 125). parent is the session that attached it (null: the tab's).
+  const childFrames = new Map();
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
@@ -93,14 +104,21 @@ export function createDebuggerController(opts) {
   // the tab closes (forgetTab).
   const traces = opts.traces || createTraceStore();
 
-  async function send(tabId, method, params) {
+  // send runs one CDP command on the tab's debugger session, or on one of
+  // its child sessions (an out-of-process iframe) when sessionId is given.
+  async function send(tabId, method, params, sessionId) {
     try {
-      return await api.sendCommand({ tabId }, method, params || {});
+      return await api.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
     } catch (e) {
       const msg = cdpMessage(e);
       if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
       if (/No tab with given id/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+      }
+      if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
+        // The frame went away (navigated, removed): its nodes with it.
+        forgetChild(tabId, sessionId);
+        throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
       }
       if (/not attached|Detached while handling|Target closed/i.test(msg)) {
         attached.delete(tabId);
@@ -197,6 +215,9 @@ export function createDebuggerController(opts) {
         // The shim above covers future documents; the current one needs it now.
         send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
         send(tabId, "Page.getFrameTree"),
+        // Out-of-process iframes come as child sessions (handleChildEvent).
+        // An older Chrome refuses this: frames then stay same-origin only.
+        send(tabId, "Target.setAutoAttach", AUTO_ATTACH).catch(() => {}),
       ]);
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
@@ -206,10 +227,40 @@ export function createDebuggerController(opts) {
     }
   }
 
+  // handleChildEvent tracks the out-of-process iframes: attached (an
+  // iframe target only, thanks to AUTO_ATTACH's filter; its own children
+  // are attached in turn) and detached. The parent session of an event is
+  // source.sessionId (none: the tab's own session).
+  function handleChildEvent(tabId, parent, method, params) {
+    if (method === "Target.attachedToTarget") {
+      const info = params.targetInfo || {};
+      if (info.type !== "iframe" || !params.sessionId) return;
+      let kids = childFrames.get(tabId);
+      if (!kids) childFrames.set(tabId, (kids = new Map()));
+      kids.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
+      send(tabId, "Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {});
+    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
+      forgetChild(tabId, params.sessionId);
+    }
+  }
+
+  function forgetChild(tabId, sessionId) {
+    const kids = childFrames.get(tabId);
+    if (!kids || !kids.delete(sessionId)) return;
+    for (const k of [...kids.values()]) if (k.parent === sessionId) forgetChild(tabId, k.sessionId);
+  }
+
   // handleDebuggerEvent is chrome.debugger.onEvent's listener.
   function handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
+    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
+      handleChildEvent(tabId, source.sessionId, method, params || {});
+      return;
+    }
+    // A child session's own events (its frame's) are not the tab's: the
+    // settle and the dialog policy follow the main frame.
+    if (source.sessionId) return;
     traces.cdpEvent(tabId, method, params);
     switch (method) {
       case "Page.frameNavigated": {
@@ -255,6 +306,7 @@ export function createDebuggerController(opts) {
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
+    childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
   }
@@ -335,7 +387,15 @@ export function createDebuggerController(opts) {
 
   function makeCtx(tabId, budget) {
     const signal = budget.signal;
-    let holds = false;
+    const holders = new Set(); // sessions (null: the tab's) holding remote objects
+    function sendTo(session, method, params) {
+      if (signal && signal.aborted) return Promise.reject(signal.reason);
+      const p = send(tabId, method, params, session || undefined);
+      p.then((r) => {
+        if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holders.add(session || null);
+      }, () => {});
+      return abortable(p, signal);
+    }
     return {
       tabId,
       timers,
@@ -353,19 +413,23 @@ export function createDebuggerController(opts) {
       // OBJECT_GROUP only then, so an action that asked for values only
       // (an evaluate of a primitive, a type by selector) sends no release.
       get holdsObjects() {
-        return holds;
+        return holders.size > 0;
+      },
+      // objectHolders are the sessions whose object group run releases.
+      get objectHolders() {
+        return [...holders];
       },
       // send and sleep reject with the signal's reason once the request has
       // stopped (cancelled, timed out, tab closed), so every loop of CDP
       // calls and polls ends at its next await.
-      send(method, params) {
-        if (signal && signal.aborted) return Promise.reject(signal.reason);
-        const p = send(tabId, method, params);
-        p.then((r) => {
-          if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holds = true;
-        }, () => {});
-        return abortable(p, signal);
-      },
+      send: (method, params) => sendTo(null, method, params),
+      // sendTo is send on a child session (an out-of-process iframe's,
+      // from frames() or a uid), or on the tab's own when session is null.
+      sendTo,
+      // frames lists the tab's out-of-process iframes, in the order they
+      // attached: [{sessionId, targetId, parent}] (parent null: attached by
+      // the tab's own session). Same-origin frames are in the tab's.
+      frames: () => [...(childFrames.get(tabId) || new Map()).values()],
       on: (fn) => on(tabId, fn),
       sleep: (ms) => sleep(ms, timers, signal),
       managed: isManaged,
@@ -373,7 +437,8 @@ export function createDebuggerController(opts) {
       // mainFrameId is the committed main frame's id as last reported,
       // without a round trip (null before the attach read it).
       mainFrameId: () => (mainFrames.has(tabId) ? mainFrames.get(tabId).id : null),
-      // uidNode returns uid's backendNodeId from the cache at once (or throws
+      // uidNode returns uid's backendNodeId and session (null: the tab's
+      // own; else its out-of-process iframe's) from the cache at once (or throws
       // element_stale when the last extract has no such uid) together with
       // `current`, a promise that rejects element_stale when the tab's
       // document is no longer the one the cache was built on. Callers may
@@ -381,8 +446,8 @@ export function createDebuggerController(opts) {
       // await it before acting.
       uidNode(uid) {
         const cache = uidCaches.get(tabId);
-        const id = cache && cache.map.get(uid);
-        if (id === undefined) {
+        const node = cache && cache.map.get(uid);
+        if (node === undefined) {
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
           throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
@@ -394,14 +459,16 @@ export function createDebuggerController(opts) {
             throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
           }
         });
-        return { id, current };
+        return { id: node.id, session: node.session, current };
       },
-      // lookupUid returns the backendNodeId for uid, or throws element_stale
-      // when the uid is not from the document currently in the tab.
+      // lookupUid returns {session, id}, uid's debugger session (null: the
+      // tab's own; else an out-of-process iframe's) and backendNodeId, or
+      // throws element_stale when the uid is not from the document
+      // currently in the tab.
       async lookupUid(uid) {
-        const { id, current } = this.uidNode(uid);
+        const { id, session, current } = this.uidNode(uid);
         await current;
-        return id;
+        return { session, id };
       },
       storeUids(map, loaderId) {
         // A navigation that committed while extract ran makes its uids
@@ -489,7 +556,10 @@ export function createDebuggerController(opts) {
       stopWatch();
       // An action that ended early may still have a command in flight that
       // creates an object; the release, sent after it, frees that too.
-      if (ctx && (ctx.holdsObjects || !finished)) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      if (ctx && (ctx.holdsObjects || !finished)) {
+        const sessions = ctx.objectHolders.length && finished ? ctx.objectHolders : [null, ...ctx.frames().map((f) => f.sessionId)];
+        for (const session of sessions) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }, session || undefined).catch(() => {});
+      }
     }
   }
 
@@ -533,6 +603,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames },
   };
 }

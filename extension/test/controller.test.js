@@ -60,7 +60,7 @@ function fakeTab(overrides = {}, opts = {}) {
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
         const id = Number(p.objectId.slice(4));
-        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), animating: Boolean(page.stable), hidden: page.hidden };
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), top: true, root: true, animating: Boolean(page.stable), hidden: page.hidden };
         return { result: { type: "object", value } };
       }
       // The stability probe, asked only while an animation runs on the target.
@@ -539,7 +539,7 @@ test("the page's read gets each element's backendNodeId from its deep-serialized
     { uid: "e0", role: "combobox", name: "Plan", visible: true },
     { uid: "e1", role: "option", name: "Free", visible: true, selected: true, parent: "e0" },
   ]);
-  assert.deepEqual([...uids], [["e0", 7], ["e1", 9]]);
+  assert.deepEqual([...uids], [["e0", { session: null, id: 7 }], ["e1", { session: null, id: 9 }]]);
 
   const short = { type: "array", value: [deep.value[0], deep.value[1]] };
   assert.throws(() => readValue(short), /no backend node for element 1/);

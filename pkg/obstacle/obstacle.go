@@ -59,6 +59,9 @@ type Element struct {
 	Disabled bool       `json:"disabled,omitempty"`
 	// Parent is the uid of the select or listbox an option belongs to.
 	Parent string `json:"parent,omitempty"`
+	// Frame is the URL of the iframe the element is in; empty in the main
+	// frame (schema result.element.frame).
+	Frame string `json:"frame,omitempty"`
 }
 
 // Input is everything the classifier looks at, gathered during extract

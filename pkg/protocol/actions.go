@@ -24,18 +24,22 @@ type Action struct {
 	// open_tab (a pure addition to v4), required on close_tab.
 	TabID *int `json:"tabId,omitempty"`
 
-	URL        string  `json:"url,omitempty"`        // navigate, open_tab: http(s) or about:blank; wait_for: a glob or /regex/flags
-	Selector   string  `json:"selector,omitempty"`   // click, type, hover, wait_for (xor UID); extract (optional)
-	UID        string  `json:"uid,omitempty"`        // click, type, hover, wait_for (xor Selector)
-	Text       *string `json:"text,omitempty"`       // type; wait_for: text to wait for
-	Key        string  `json:"key,omitempty"`        // press_key: named key, character or chord
-	Direction  string  `json:"direction,omitempty"`  // scroll: up or down
-	Amount     *int    `json:"amount,omitempty"`     // scroll: CSS pixels
-	FullPage   *bool   `json:"fullPage,omitempty"`   // screenshot
-	Expression string  `json:"expression,omitempty"` // evaluate: function body, use return
-	TimeoutMs  *int    `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
-	Focus      *bool   `json:"focus,omitempty"`      // open_tab
-	Force      bool    `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
+	URL      string  `json:"url,omitempty"`      // navigate, open_tab: http(s) or about:blank; wait_for: a glob or /regex/flags
+	Selector string  `json:"selector,omitempty"` // click, type, hover, wait_for (xor UID); extract (optional)
+	UID      string  `json:"uid,omitempty"`      // click, type, hover, wait_for (xor Selector)
+	Text     *string `json:"text,omitempty"`     // type; wait_for: text to wait for
+	// Frame narrows Selector to one frame: the first whose URL contains
+	// it or whose name equals it (click, type, hover, wait_for; a pure
+	// addition to v4, sent only to an extension with the frames feature).
+	Frame      string `json:"frame,omitempty"`
+	Key        string `json:"key,omitempty"`        // press_key: named key, character or chord
+	Direction  string `json:"direction,omitempty"`  // scroll: up or down
+	Amount     *int   `json:"amount,omitempty"`     // scroll: CSS pixels
+	FullPage   *bool  `json:"fullPage,omitempty"`   // screenshot
+	Expression string `json:"expression,omitempty"` // evaluate: function body, use return
+	TimeoutMs  *int   `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
+	Focus      *bool  `json:"focus,omitempty"`      // open_tab
+	Force      bool   `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`
@@ -88,10 +92,12 @@ func (l *OneOrMany[T]) UnmarshalJSON(b []byte) error {
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly
-// one of UID (from the last extract) or Selector (CSS).
+// one of UID (from the last extract) or Selector (CSS), and with Selector
+// optionally Frame, the frame to look in (a part of its URL or its name).
 type Target struct {
 	UID      string
 	Selector string
+	Frame    string
 }
 
 var uidPattern = regexp.MustCompile(`^e[0-9]+$`)
@@ -125,15 +131,19 @@ func Handoff(state, obstacleType, message string) Action {
 func Navigate(url string) Action { return Action{Type: ActionNavigate, URL: url} }
 
 // Click dispatches a trusted mouse click at the target's centre.
-func Click(t Target) Action { return Action{Type: ActionClick, UID: t.UID, Selector: t.Selector} }
+func Click(t Target) Action {
+	return Action{Type: ActionClick, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
+}
 
 // Type focuses the target and inserts text.
 func Type(t Target, text string) Action {
-	return Action{Type: ActionType_, UID: t.UID, Selector: t.Selector, Text: &text}
+	return Action{Type: ActionType_, UID: t.UID, Selector: t.Selector, Frame: t.Frame, Text: &text}
 }
 
 // Hover moves the mouse to the target's centre.
-func Hover(t Target) Action { return Action{Type: ActionHover, UID: t.UID, Selector: t.Selector} }
+func Hover(t Target) Action {
+	return Action{Type: ActionHover, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
+}
 
 // PressKey dispatches a key (or chord such as "Control+a") to the page.
 func PressKey(key string) Action { return Action{Type: ActionPressKey, Key: key} }
@@ -165,7 +175,7 @@ func Evaluate(expression string) Action { return Action{Type: ActionEvaluate, Ex
 
 // WaitFor waits until the target exists; timeout <= 0 keeps the 10 s default.
 func WaitFor(t Target, timeout time.Duration) Action {
-	a := Action{Type: ActionWaitFor, UID: t.UID, Selector: t.Selector}
+	a := Action{Type: ActionWaitFor, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
 	if timeout > 0 {
 		ms := int(timeout / time.Millisecond)
 		a.TimeoutMs = &ms

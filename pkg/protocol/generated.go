@@ -33,6 +33,7 @@ const (
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
+	FeatureFrames             = "frames"               // extract lists the elements of same-origin and cross-origin (out-of-process) iframes, each with its frame's URL; click, type, hover and wait_for take frame beside selector
 	FeatureWaitStates         = "wait_states"          // wait_for takes text, state (attached, visible, hidden, detached) and url, and its target is optional when text or url is given
 	FeatureHistory            = "history"              // the go_back and go_forward actions
 	FeatureHandleDialog       = "handle_dialog"        // the handle_dialog action; dialogs outside evaluate are left open (also in a managed browser) and the action that meets one fails at once with reason dialog_open or dialog_opened
@@ -52,6 +53,7 @@ var Features = []string{
 	FeatureHandoff,
 	FeatureUserStop,
 	FeatureTrace,
+	FeatureFrames,
 	FeatureWaitStates,
 	FeatureHistory,
 	FeatureHandleDialog,
@@ -163,6 +165,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
@@ -177,6 +180,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
@@ -192,6 +196,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -264,6 +269,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for selector in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "text", Kind: KindString, Required: false, Example: "Saved", Feature: FeatureWaitStates, Description: "Wait for this text in the page's visible text, or the target's when one is given: a substring (case-sensitive, whitespace collapsed) or /regex/flags (a pure addition to v4)."},
 			{Name: "state", Kind: KindString, Required: false, Example: "visible", Feature: FeatureWaitStates, Description: "What to wait for: attached (in the DOM), visible (default: in the DOM with a non-empty box, not visibility:hidden), hidden (not visible, or absent), detached (absent). Applies to the text when text is given, else to the target (a pure addition to v4)."},
 			{Name: "url", Kind: KindString, Required: false, Example: "**/done.html", Feature: FeatureWaitStates, Description: "Wait until the tab's URL matches: a glob over the whole URL (** any characters, * any but /, {a,b} either), or /regex/flags (a pure addition to v4)."},

@@ -6,9 +6,11 @@
 // "Extract"). Then the obstacle verdict.
 //
 // Limits: `selector` scopes text, markdown and elements to the first match
-// in the main document only (not inside iframes or shadow roots); elements
-// of a whole-page extract include same-origin iframes and open shadow
-// roots (a cross-origin frame's document is not the page's to read).
+// in the main document only (not inside iframes or shadow roots). Elements
+// of a whole-page extract include same-origin iframes and open shadow roots
+// (the page script walks them), then the out-of-process iframes' (each
+// read in its own child session, readFrames); markdown includes
+// same-origin frames' text, under a "[frame: URL]" marker.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
@@ -163,24 +165,70 @@ export function maxElementsOf(action) {
   return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
 }
 
+// buildFrameScript returns the expression extract evaluates in an
+// out-of-process iframe's own session: its elements only (markdown covers
+// same-origin frames, which the page script walks), each marked with the
+// frame's URL, the same array shape as buildPageScript's. A frame drawn
+// with no size (its iframe display: none) lists nothing, as the
+// accessibility tree leaves a hidden iframe's content out.
+export function buildFrameScript(maxElements) {
+  return `(() => {
+  const collectElements = ${collectElements.toString()};
+  const url = location.href;
+  if (!document.documentElement || innerWidth === 0 || innerHeight === 0) return [JSON.stringify({ url, elements: [], elementsTotal: 0 })];
+  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url });
+  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes];
+})()`;
+}
+
+// readFrames reads the elements of the tab's out-of-process iframes
+// (ctx.frames(), in the order they attached), each in its own session, all
+// at once: [{session, elements, elementsTotal}]. A frame that fails to
+// answer (it navigated or went away meanwhile) adds nothing. A tab
+// without such frames costs nothing.
+export async function readFrames(ctx, maxElements) {
+  const frames = ctx.frames ? ctx.frames() : [];
+  if (frames.length === 0) return [];
+  const expression = buildFrameScript(maxElements);
+  const reads = await Promise.allSettled(
+    frames.map((f) =>
+      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
+    ),
+  );
+  const out = [];
+  reads.forEach((r, i) => {
+    if (r.status !== "fulfilled" || r.value.exceptionDetails) return;
+    try {
+      const page = readValue(r.value.result.deepSerializedValue);
+      for (const el of page.elements) el.session = frames[i].sessionId;
+      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0 });
+    } catch (e) {
+      if (!(e instanceof BridgeError)) throw e;
+    }
+  });
+  return out;
+}
+
 // STATE_FIELDS are the optional element fields copied from the page's read
 // into the result (the schema's result.element).
 const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 
 // toElements numbers the page's items e0, e1, ... and returns the result's
-// elements and the uid -> backendNodeId map for the tab's cache. A parent
-// index becomes its uid.
+// elements and the uid -> {session, id} map for the tab's cache (session:
+// the out-of-process iframe's debugger session, null for the tab's own;
+// id: the backendNodeId). A parent index becomes its uid.
 export function toElements(items) {
   const uids = new Map();
   const elements = items.map((el, i) => {
     const uid = `e${i}`;
-    uids.set(uid, el.backendNodeId);
+    uids.set(uid, { session: el.session || null, id: el.backendNodeId });
     const out = { uid, role: el.role };
     if (el.name) out.name = el.name;
     if (el.value) out.value = el.value;
     out.visible = el.visible;
     for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
     if (Number.isInteger(el.parent) && el.parent < i) out.parent = `e${el.parent}`;
+    if (el.frame) out.frame = el.frame;
     return out;
   });
   return { elements, uids };
@@ -216,7 +264,23 @@ export async function extract(ctx, action) {
   globalThis.buaProfile.extract = prof;
   if (!page || !page.found) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
 
-  const { elements, uids } = toElements(page.elements || []);
+  // A whole-page extract adds the out-of-process iframes' elements after
+  // the page's own (a selector scopes the read to the main document).
+  const items = page.elements || [];
+  let total = page.elementsTotal || 0;
+  if (selector === undefined && page.hasContent !== false) {
+    const max = maxElementsOf(action);
+    for (const f of await readFrames(ctx, max)) {
+      total += f.elementsTotal;
+      const base = items.length;
+      for (const el of f.elements.slice(0, Math.max(0, max - base))) {
+        // An option's parent is an index into its frame's own list.
+        if (Number.isInteger(el.parent)) el.parent += base;
+        items.push(el);
+      }
+    }
+  }
+  const { elements, uids } = toElements(items);
   ctx.storeUids(uids, loaderId);
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
@@ -224,7 +288,7 @@ export async function extract(ctx, action) {
     text: page.text,
     markdown: page.markdown,
     elements,
-    elementsTotal: page.elementsTotal || 0,
+    elementsTotal: total,
     url: page.url,
     title: page.title,
     captchaFrame,

@@ -11,46 +11,128 @@ import { withDownload } from "../lib/downloads.js";
 const GROUP = "bua";
 
 export function describeTarget(action) {
-  return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
+  if (action.uid !== undefined) return `uid ${action.uid}`;
+  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
+  return `selector ${JSON.stringify(action.selector)}${inFrame}`;
 }
 
-// resolveWith turns {uid} or {selector} into a live node,
-// {backendNodeId, objectId, label}, and sends `also(by)` (commands that
-// need only the node's id) in the same round trip, returning their settled
-// results as `rest`. A uid missing from the cache, or from an older
-// document, is element_stale; a node that is gone from the page is
-// element_not_found. A detached node still resolves and still accepts box
-// and focus queries, so callers that act on it check isConnected first.
-// A selector is looked up in the page (findSelector), and the commands go
-// by the remote object it returns.
+// sessionSend is ctx.send on the debugger session a node lives in: the
+// tab's own (session null) or an out-of-process iframe's.
+export function sessionSend(ctx, session) {
+  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
+}
+
+// resolveWith turns {uid} or {selector, frame?} into a live node,
+// {session, backendNodeId, objectId, label}, and sends `also(by, send)`
+// (commands that need only the node's id, through send, which goes to the
+// node's session) in the same round trip, returning their settled results
+// as `rest`. session is the debugger session the node lives in: null for
+// the tab's own (the main frame and its same-process iframes), else an
+// out-of-process iframe's child session; every command on the node goes
+// there. A uid missing from the cache, or from an older document, is
+// element_stale; a node that is gone from the page is element_not_found. A
+// detached node still resolves and still accepts box and focus queries, so
+// callers that act on it check isConnected first. A selector is looked up
+// in the page (findSelector), and the commands go by the remote object it
+// returns.
 export async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.selector !== undefined) {
-    const objectId = await findSelector(ctx, action.selector);
+    const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
+    const send = sessionSend(ctx, session);
     const by = { objectId };
-    const [described, ...rest] = await settle([ctx.send("DOM.describeNode", by), ...also(by)]);
+    const [described, ...rest] = await settle([send("DOM.describeNode", by), ...also(by, send)]);
     if (described.status === "rejected") throw gone(label);
-    return { target: { backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
+    return { target: { session, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
   }
   const u = ctx.uidNode(action.uid);
+  const session = u.session || null;
+  const send = sessionSend(ctx, session);
   const by = { backendNodeId: u.id };
-  const [doc, resolved, ...rest] = await settle([u.current, ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by)]);
+  const [doc, resolved, ...rest] = await settle([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
-  return { target: { backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
+  return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
 }
 
-// findSelector returns the remote object of the first match of selector in
-// the main document, as DOM.querySelector would find it, in one round trip
-// (DOM.getDocument then DOM.querySelector took two, and querySelector
-// pushes the path to the node into the DOM agent). No match is
+// findSelector returns {session, objectId}: the remote object of the first
+// match of selector, and the debugger session it lives in (null: the
+// tab's). Without frame it looks in the main document, as
+// DOM.querySelector would, in one round trip (DOM.getDocument then
+// DOM.querySelector took two, and querySelector pushes the path to the
+// node into the DOM agent). With frame it looks in the first frame whose
+// URL contains frame or whose name equals it (findInFrame). No match is
 // element_not_found; a malformed selector is the caller's bug:
 // invalid_action.
-async function findSelector(ctx, selector) {
+export async function findSelector(ctx, selector, frame) {
+  if (frame !== undefined) return findInFrame(ctx, selector, frame);
   const r = await ctx.send("Runtime.evaluate", { expression: `document.querySelector(${JSON.stringify(selector)})`, objectGroup: GROUP });
   if (r.exceptionDetails) throw invalidSelector(selector, r.exceptionDetails);
   if (!r.result || r.result.subtype !== "node" || !r.result.objectId) throw noMatch(selector);
-  return r.result.objectId;
+  return { session: null, objectId: r.result.objectId };
+}
+
+// FRAME_QUERY runs in a document (the main one, or an out-of-process
+// iframe's) and answers, for selector in frame want: the first match, in
+// the first frame in document order whose URL contains want or whose name
+// (the iframe's name attribute) equals it, walking same-origin frames
+// depth first; null when that frame has no match; or a string "nomatch"
+// followed by the JSON list of the frame URLs it saw. own says whether the
+// document itself is a candidate (an out-of-process iframe's is: its name
+// is window.name).
+export const FRAME_QUERY = `function (sel, want, own) { /* bua:frame */
+  const seen = [];
+  const hit = (url, name) => (name !== "" && name === want) || url.includes(want);
+  if (own) {
+    seen.push(location.href);
+    if (hit(location.href, window.name)) return document.querySelector(sel);
+  }
+  let found;
+  (function walk(doc) {
+    for (const f of doc.querySelectorAll("iframe, frame")) {
+      if (found !== undefined) return;
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (!d) continue;
+      seen.push(d.URL);
+      if (hit(d.URL, f.name || "")) { found = d; return; }
+      walk(d);
+    }
+  })(document);
+  if (found !== undefined) return found.querySelector(sel);
+  return "nomatch" + JSON.stringify(seen);
+}`;
+
+// findInFrame looks for selector in frame (FRAME_QUERY): first in the tab's
+// own session, which holds the main document and its same-origin frames,
+// then in each out-of-process iframe's child session (in the order they
+// attached), all those at once. No frame matching is element_not_found
+// listing the frames there are.
+async function findInFrame(ctx, selector, frame) {
+  const args = (own) => ({
+    expression: `(${FRAME_QUERY})(${JSON.stringify(selector)}, ${JSON.stringify(frame)}, ${own})`,
+    objectGroup: GROUP,
+  });
+  const answer = (session, r) => {
+    if (r.exceptionDetails) throw invalidSelector(selector, r.exceptionDetails);
+    const v = r.result || {};
+    if (v.subtype === "node" && v.objectId) return { session, objectId: v.objectId };
+    if (v.type === "string" && String(v.value).startsWith("nomatch")) return { seen: JSON.parse(String(v.value).slice(7)) };
+    throw notFound(`no element matches selector ${JSON.stringify(selector)} in frame ${JSON.stringify(frame)}`);
+  };
+  const main = answer(null, await ctx.send("Runtime.evaluate", args(false)));
+  if (!main.seen) return main;
+  const seen = [...main.seen];
+  const kids = ctx.frames ? ctx.frames() : [];
+  const reads = await settle(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
+  for (let i = 0; i < reads.length; i++) {
+    if (reads[i].status === "rejected") continue; // a frame gone meanwhile
+    const a = answer(kids[i].sessionId, reads[i].value);
+    if (!a.seen) return a;
+    seen.push(...a.seen);
+  }
+  const list = seen.length ? `the page's frames are ${seen.slice(0, 10).map((u) => JSON.stringify(u)).join(", ")}` : "the page has no frames";
+  throw notFound(`no frame matches ${JSON.stringify(frame)} (a part of its URL or its name): ${list}`);
 }
 
 // invalidSelector is invalid_action for a selector the page's
@@ -81,8 +163,8 @@ function gone(label) {
 // isConnected asks the page whether the resolved node is still in its
 // document: a detached node still resolves and still answers box and focus
 // queries, so without this an action on a removed node would report ok.
-async function isConnected(ctx, objectId) {
-  const r = await ctx.send("Runtime.callFunctionOn", {
+async function isConnected(ctx, objectId, session = null) {
+  const r = await sessionSend(ctx, session)("Runtime.callFunctionOn", {
     objectId,
     functionDeclaration: "function () { return this.isConnected === true; }",
     returnByValue: true,
@@ -90,18 +172,20 @@ async function isConnected(ctx, objectId) {
   return Boolean(r.result && r.result.value === true);
 }
 
-// connectedObject resolves backendNodeId to a remote object if the node is
-// still connected to its document, else returns null.
-export async function connectedObject(ctx, backendNodeId) {
+// connectedObject resolves backendNodeId (in session, null for the tab's
+// own) to a remote object if the node is still connected to its document,
+// else returns null.
+export async function connectedObject(ctx, backendNodeId, session = null) {
   let object;
   try {
-    ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
+    ({ object } = await sessionSend(ctx, session)("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
   } catch (e) {
     if (e instanceof CdpError) return null;
+    if (session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND) return null; // its frame went away
     throw e;
   }
   if (!object || !object.objectId) return null;
-  return (await isConnected(ctx, object.objectId)) ? object.objectId : null;
+  return (await isConnected(ctx, object.objectId, session)) ? object.objectId : null;
 }
 
 // Runs in the page with `this` = the target and hit = the node at the click
@@ -123,13 +207,37 @@ const HIT_CHECK = `function (hit) {
   return { ok: false, cover: d, text };
 }`;
 
+// FRAME_HIT runs in an out-of-process iframe with `this` = the target and
+// (x, y) the aim point in that frame's viewport: the frame's own hit test
+// (elementFromPoint, which skips pointer-events: none as a click does),
+// judged as HIT_CHECK judges the tab's. The tab's hit test then checks
+// that the point lands on the frame's iframe at all.
+const FRAME_HIT = `function (x, y) {
+  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
+  if (!hit) return { ok: false, outside: true };
+  return (${HIT_CHECK}).call(this, hit);
+}`;
+
+// COVER runs in the page with `this` = the node a hit test found instead
+// of the target: a short description for the message.
+const COVER = `function () {
+  let el = this;
+  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
+  if (!el) return { cover: String(this.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
+}`;
+
 // ACTIONABLE runs in the page with `this` = the target and returns what
 // the actionability checks need (docs/extension.md §Actionability): still
 // connected, visible (a non-empty box, not visibility:hidden), enabled (not
 // :disabled, itself or through a fieldset, and not inside
 // aria-disabled="true"), editable (not a read-only input), its viewport
-// rect when it lives in the top document (to compare with the box model
-// for stability), and whether a running animation moves it or an ancestor.
+// rect (compared with the box model for stability where both share one
+// viewport: the top document, or an out-of-process iframe's own), and
+// whether a running animation moves it or an ancestor.
 export const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
@@ -140,16 +248,24 @@ export const ACTIONABLE = `function () { /* bua:actionable */
     (typeof e.checkVisibility !== "function" || e.checkVisibility());
   const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
   const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
+  // The element's own document and window: a node found from the parent
+  // (a selector in a same-origin frame) runs this in the parent's realm.
+  const doc = e.ownerDocument || document;
+  const win = doc.defaultView || window;
   let animating = false;
-  if (typeof document.getAnimations === "function") {
-    for (const a of document.getAnimations()) {
+  if (typeof doc.getAnimations === "function") {
+    for (const a of doc.getAnimations()) {
       const t = a.effect && a.effect.target;
       if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
     }
   }
-  const top = window === window.top;
-  const hidden = document.visibilityState === "hidden";
-  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating, hidden };
+  const top = win === win.top;
+  const hidden = doc.visibilityState === "hidden";
+  // root: the document is its process's outermost (the top one, or an
+  // out-of-process iframe's: its parent is not reachable), where the box
+  // model and this rect share one viewport.
+  const root = top || win.frameElement === null;
+  return { connected: true, visible, enabled: !disabled, editable, rect: [r.x, r.y, r.width, r.height], top, root, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -225,17 +341,18 @@ export function aimPoint(border, quads) {
 }
 
 async function probeAim(ctx, action, enabled) {
-  const { target, rest } = await resolveWith(ctx, action, (by) => [
-    ctx.send("DOM.scrollIntoViewIfNeeded", by),
-    ctx.send("DOM.getBoxModel", by),
+  const { target, rest } = await resolveWith(ctx, action, (by, send) => [
+    send("DOM.scrollIntoViewIfNeeded", by),
+    send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
-    ctx.send("DOM.getContentQuads", by),
+    send("DOM.getContentQuads", by),
   ]);
   const [scrolled, boxed, metrics, quads] = rest;
-  const { backendNodeId, objectId, label } = target;
+  const { session, backendNodeId, objectId, label } = target;
+  const send = sessionSend(ctx, session);
   const force = action.force === true;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
-    if (!(await isConnected(ctx, objectId))) throw gone(label);
+    if (!(await isConnected(ctx, objectId, session))) throw gone(label);
     if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
     if (force) throw notFound(`${label} is not visible: it has no box (hidden or not rendered)`);
     return { ok: false, why: "not visible (not rendered)" };
@@ -247,25 +364,34 @@ async function probeAim(ctx, action, enabled) {
     return { ok: false, why: "not visible (zero size)" };
   }
   const q = model.border;
-  const { x, y } = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
+  // The box model is in the viewport of the node's session: the tab's, or
+  // an out-of-process iframe's own, which frameOrigin places in the tab's.
+  const local = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
+  const origin = session ? await frameOrigin(ctx, session) : { x: 0, y: 0, owner: null };
+  const x = local.x + origin.x;
+  const y = local.y + origin.y;
   if (force) return { ok: true, x, y, hidden: true }; // unknown: drawFrame costs one capture
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
+  // In an out-of-process iframe the frame hit-tests itself (FRAME_HIT) and
+  // the tab's hit test must land on the frame's iframe.
   const vv = metrics.value.cssVisualViewport;
-  const [checked, located] = await settle([
-    ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
-    ctx.send("DOM.getNodeForLocation", {
-      x: Math.floor(x + (vv ? vv.pageX : 0)),
-      y: Math.floor(y + (vv ? vv.pageY : 0)),
-      includeUserAgentShadowDOM: true,
-      ignorePointerEventsNone: false,
-    }),
+  const tabHit = ctx.send("DOM.getNodeForLocation", {
+    x: Math.floor(x + (vv ? vv.pageX : 0)),
+    y: Math.floor(y + (vv ? vv.pageY : 0)),
+    includeUserAgentShadowDOM: true,
+    ignorePointerEventsNone: false,
+  });
+  const [checked, located, frameHit] = await settle([
+    send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
+    tabHit,
+    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
   ]);
   const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
   if (!st || !st.connected) throw gone(label);
   if (!st.visible) return { ok: false, why: "not visible" };
-  if (st.rect) {
+  if (session ? st.root : st.top) {
     // Stable: the box read before the scroll settled and the rect read now agree.
     // Compare like with like: getBoundingClientRect bounds every fragment
     // of the element (all line boxes of a wrapped link), as its content
@@ -277,7 +403,7 @@ async function probeAim(ctx, action, enabled) {
     if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
   }
   if (st.animating) {
-    const r = await ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
+    const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
     const v = r.result && r.result.value;
     if (v === "no frames") return { ok: false, why: "not stable (animating, in a tab that draws no frames)" };
     if (v !== true) return { ok: false, why: "not stable (animating)" };
@@ -287,6 +413,16 @@ async function probeAim(ctx, action, enabled) {
   // after scrolling (e.g. an element wider than the window).
   if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(x)}, ${Math.round(y)})` };
   const hit = located.value;
+  if (session) {
+    const fh = frameHit.status === "fulfilled" && frameHit.value.result ? frameHit.value.result.value : null;
+    if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
+    if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
+    if (hit.backendNodeId !== origin.owner) {
+      const c = await cover(ctx, hit.backendNodeId);
+      return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
+    }
+    return { ok: true, x, y, hidden: st.hidden };
+  }
   if (hit.backendNodeId !== backendNodeId) {
     let verdict = { ok: true };
     try {
@@ -309,6 +445,49 @@ async function probeAim(ctx, action, enabled) {
     }
   }
   return { ok: true, x, y, hidden: st.hidden };
+}
+
+// cover describes the node a hit test found in the tab (COVER): "div#x
+// \"text\"", or its node id when it cannot be read.
+async function cover(ctx, backendNodeId) {
+  try {
+    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP });
+    const r = await ctx.send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: COVER, returnByValue: true });
+    const v = r.result && r.result.value;
+    if (v) return v.text ? `${v.cover} ${JSON.stringify(v.text)}` : v.cover;
+  } catch (e) {
+    if (!(e instanceof CdpError)) throw e;
+  }
+  return `node ${backendNodeId}`;
+}
+
+// frameOrigin places an out-of-process iframe's viewport in the tab's:
+// {x, y} is the top-left of its iframe's content box, added up through
+// every out-of-process ancestor (each box read in the parent's session,
+// after scrolling the iframe into view there), and owner the backendNodeId,
+// in the tab's session, of the outermost such iframe: where the tab's hit
+// test must land. A frame gone since is element_not_found.
+export async function frameOrigin(ctx, session) {
+  const frames = new Map(ctx.frames().map((f) => [f.sessionId, f]));
+  let x = 0;
+  let y = 0;
+  let owner = null;
+  for (let s = session; s; ) {
+    const f = frames.get(s);
+    if (!f) throw notFound("its frame is no longer in the page");
+    const send = sessionSend(ctx, f.parent);
+    const { backendNodeId } = await send("DOM.getFrameOwner", { frameId: f.targetId });
+    const [, boxed] = await Promise.all([
+      send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {}),
+      send("DOM.getBoxModel", { backendNodeId }),
+    ]);
+    const c = boxed.model.content;
+    x += c[0];
+    y += c[1];
+    owner = backendNodeId;
+    s = f.parent;
+  }
+  return { x, y, owner };
 }
 
 // drawFrame makes a hidden page (a tab of the minimized BUA window) draw
@@ -412,11 +591,14 @@ const TYPE_PROBE = `function (force) { /* bua:type */
 }`;
 
 // typeProbe runs TYPE_PROBE on the target in one round trip: by selector,
-// the lookup runs in the same evaluate; by uid, on the resolved node.
+// the lookup runs in the same evaluate; by uid or by selector in a frame,
+// on the resolved node, in its session (an out-of-process iframe's focus
+// moves the tab's focused frame there, where Input.insertText then goes,
+// as a person's typing would).
 async function typeProbe(ctx, action, force) {
   const label = describeTarget(action);
   let r;
-  if (action.selector !== undefined) {
+  if (action.selector !== undefined && action.frame === undefined) {
     const sel = JSON.stringify(action.selector);
     r = await ctx.send("Runtime.evaluate", {
       expression: `(() => { let el; try { el = document.querySelector(${sel}); } catch (e) { return { invalid: String(e) }; } return el ? (${TYPE_PROBE}).call(el, ${force}) : { found: false }; })()`,
@@ -424,7 +606,7 @@ async function typeProbe(ctx, action, force) {
     });
   } else {
     const { target } = await resolveWith(ctx, action);
-    r = await ctx.send("Runtime.callFunctionOn", {
+    r = await sessionSend(ctx, target.session)("Runtime.callFunctionOn", {
       objectId: target.objectId,
       functionDeclaration: TYPE_PROBE,
       arguments: [{ value: force }],

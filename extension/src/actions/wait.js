@@ -1,13 +1,15 @@
 // wait_for: poll until a condition holds: the target in a state (attached,
 // visible, hidden, detached; visible by default), text shown in the page or
-// in the target, or the tab's URL matching a glob or /regex/flags. Every
+// in the target, or the tab's URL matching a glob or /regex/flags. A
+// selector with frame is looked up in that iframe, and a uid read in a
+// frame is probed in its frame's session. Every
 // round is one CDP call (two for a uid); a cancelled request stops at the
 // next await (ctx.send and ctx.sleep reject once the signal aborts).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid } from "../lib/cdp.js";
-import { invalidSelector } from "./input.js";
+import { findSelector, invalidSelector, sessionSend } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -123,8 +125,21 @@ export function waitedFor(ms) {
 
 function targetName(action) {
   if (action.uid !== undefined) return `uid ${action.uid}`;
-  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}`;
+  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
+  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}${inFrame}`;
   return null;
+}
+
+// probeObject runs PROBE on the remote object objectId, through send (its
+// session's).
+async function probeObject(send, objectId, fn, spec) {
+  const { result } = await send("Runtime.callFunctionOn", {
+    objectId,
+    functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
+    arguments: [{ value: true }, { value: spec }],
+    returnByValue: true,
+  });
+  return result.value;
 }
 
 // probeTarget runs PROBE on the action's target (or the page when it has
@@ -135,23 +150,31 @@ async function probeTarget(ctx, action, spec) {
   if (action.uid !== undefined) {
     // Re-read every round: a navigation while waiting makes the uid stale,
     // which is an answer, not something to wait out.
-    const backendNodeId = await ctx.lookupUid(action.uid);
+    const { session, id } = await ctx.lookupUid(action.uid);
+    const send = sessionSend(ctx, session);
     let objectId = null;
     try {
-      ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: "bua" }));
+      ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: id, objectGroup: "bua" }));
     } catch (e) {
-      if (!(e instanceof CdpError)) throw e;
+      // A CDP error, or the uid's frame gone: the node is gone too.
+      if (!(e instanceof CdpError) && !(session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
     }
-    if (objectId) {
-      const { result } = await ctx.send("Runtime.callFunctionOn", {
-        objectId,
-        functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
-        arguments: [{ value: true }, { value: spec }],
-        returnByValue: true,
-      });
-      return result.value;
-    }
+    if (objectId) return probeObject(send, objectId, fn, spec);
     // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  if (action.selector !== undefined && action.frame !== undefined) {
+    // In an iframe: findSelector waits for nothing and answers
+    // element_not_found for a frame or match not there yet, which is
+    // "no element" to the probe.
+    let found = null;
+    try {
+      found = await findSelector(ctx, action.selector, action.frame);
+    } catch (e) {
+      if (!(e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
+    }
+    if (found) return probeObject(sessionSend(ctx, found.session), found.objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }

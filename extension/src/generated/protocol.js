@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","wait_states","history","handle_dialog","select_option","upload","download"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -39,15 +39,15 @@ export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_k
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 export const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","download","tabId"]) }),
-  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
-  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","download","tabId"]) }),
+  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","text","force","tabId"]) }),
+  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","text","state","url","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),

@@ -5,7 +5,8 @@
 // chrome-api.js
 const __chrome_api = (() => {
 // The one thin wrapper around the chrome.* calls the worker makes (MV3 APIs
-// return promises since Chrome 116, our minimum). Modules take this object
+// return promises since Chrome 116; our minimum is 125, whose chrome.debugger
+// sends to out-of-process iframes' child sessions). Modules take this object
 // instead of touching the global, so node tests hand them a fake with the
 // same shape (test/helpers/fake-chrome.js).
 //
@@ -401,7 +402,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","wait_states","history","handle_dialog","select_option","upload","download"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -434,15 +435,15 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","download","tabId"]) }),
-  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
-  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","download","tabId"]) }),
+  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","text","force","tabId"]) }),
+  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","text","state","url","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
@@ -2642,46 +2643,128 @@ const { withDownload } = __lib_downloads;
 const GROUP = "bua";
 
 function describeTarget(action) {
-  return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
+  if (action.uid !== undefined) return `uid ${action.uid}`;
+  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
+  return `selector ${JSON.stringify(action.selector)}${inFrame}`;
 }
 
-// resolveWith turns {uid} or {selector} into a live node,
-// {backendNodeId, objectId, label}, and sends `also(by)` (commands that
-// need only the node's id) in the same round trip, returning their settled
-// results as `rest`. A uid missing from the cache, or from an older
-// document, is element_stale; a node that is gone from the page is
-// element_not_found. A detached node still resolves and still accepts box
-// and focus queries, so callers that act on it check isConnected first.
-// A selector is looked up in the page (findSelector), and the commands go
-// by the remote object it returns.
+// sessionSend is ctx.send on the debugger session a node lives in: the
+// tab's own (session null) or an out-of-process iframe's.
+function sessionSend(ctx, session) {
+  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
+}
+
+// resolveWith turns {uid} or {selector, frame?} into a live node,
+// {session, backendNodeId, objectId, label}, and sends `also(by, send)`
+// (commands that need only the node's id, through send, which goes to the
+// node's session) in the same round trip, returning their settled results
+// as `rest`. session is the debugger session the node lives in: null for
+// the tab's own (the main frame and its same-process iframes), else an
+// out-of-process iframe's child session; every command on the node goes
+// there. A uid missing from the cache, or from an older document, is
+// element_stale; a node that is gone from the page is element_not_found. A
+// detached node still resolves and still accepts box and focus queries, so
+// callers that act on it check isConnected first. A selector is looked up
+// in the page (findSelector), and the commands go by the remote object it
+// returns.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.selector !== undefined) {
-    const objectId = await findSelector(ctx, action.selector);
+    const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
+    const send = sessionSend(ctx, session);
     const by = { objectId };
-    const [described, ...rest] = await settle([ctx.send("DOM.describeNode", by), ...also(by)]);
+    const [described, ...rest] = await settle([send("DOM.describeNode", by), ...also(by, send)]);
     if (described.status === "rejected") throw gone(label);
-    return { target: { backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
+    return { target: { session, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
   }
   const u = ctx.uidNode(action.uid);
+  const session = u.session || null;
+  const send = sessionSend(ctx, session);
   const by = { backendNodeId: u.id };
-  const [doc, resolved, ...rest] = await settle([u.current, ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by)]);
+  const [doc, resolved, ...rest] = await settle([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
-  return { target: { backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
+  return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
 }
 
-// findSelector returns the remote object of the first match of selector in
-// the main document, as DOM.querySelector would find it, in one round trip
-// (DOM.getDocument then DOM.querySelector took two, and querySelector
-// pushes the path to the node into the DOM agent). No match is
+// findSelector returns {session, objectId}: the remote object of the first
+// match of selector, and the debugger session it lives in (null: the
+// tab's). Without frame it looks in the main document, as
+// DOM.querySelector would, in one round trip (DOM.getDocument then
+// DOM.querySelector took two, and querySelector pushes the path to the
+// node into the DOM agent). With frame it looks in the first frame whose
+// URL contains frame or whose name equals it (findInFrame). No match is
 // element_not_found; a malformed selector is the caller's bug:
 // invalid_action.
-async function findSelector(ctx, selector) {
+async function findSelector(ctx, selector, frame) {
+  if (frame !== undefined) return findInFrame(ctx, selector, frame);
   const r = await ctx.send("Runtime.evaluate", { expression: `document.querySelector(${JSON.stringify(selector)})`, objectGroup: GROUP });
   if (r.exceptionDetails) throw invalidSelector(selector, r.exceptionDetails);
   if (!r.result || r.result.subtype !== "node" || !r.result.objectId) throw noMatch(selector);
-  return r.result.objectId;
+  return { session: null, objectId: r.result.objectId };
+}
+
+// FRAME_QUERY runs in a document (the main one, or an out-of-process
+// iframe's) and answers, for selector in frame want: the first match, in
+// the first frame in document order whose URL contains want or whose name
+// (the iframe's name attribute) equals it, walking same-origin frames
+// depth first; null when that frame has no match; or a string "nomatch"
+// followed by the JSON list of the frame URLs it saw. own says whether the
+// document itself is a candidate (an out-of-process iframe's is: its name
+// is window.name).
+const FRAME_QUERY = `function (sel, want, own) { /* bua:frame */
+  const seen = [];
+  const hit = (url, name) => (name !== "" && name === want) || url.includes(want);
+  if (own) {
+    seen.push(location.href);
+    if (hit(location.href, window.name)) return document.querySelector(sel);
+  }
+  let found;
+  (function walk(doc) {
+    for (const f of doc.querySelectorAll("iframe, frame")) {
+      if (found !== undefined) return;
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (!d) continue;
+      seen.push(d.URL);
+      if (hit(d.URL, f.name || "")) { found = d; return; }
+      walk(d);
+    }
+  })(document);
+  if (found !== undefined) return found.querySelector(sel);
+  return "nomatch" + JSON.stringify(seen);
+}`;
+
+// findInFrame looks for selector in frame (FRAME_QUERY): first in the tab's
+// own session, which holds the main document and its same-origin frames,
+// then in each out-of-process iframe's child session (in the order they
+// attached), all those at once. No frame matching is element_not_found
+// listing the frames there are.
+async function findInFrame(ctx, selector, frame) {
+  const args = (own) => ({
+    expression: `(${FRAME_QUERY})(${JSON.stringify(selector)}, ${JSON.stringify(frame)}, ${own})`,
+    objectGroup: GROUP,
+  });
+  const answer = (session, r) => {
+    if (r.exceptionDetails) throw invalidSelector(selector, r.exceptionDetails);
+    const v = r.result || {};
+    if (v.subtype === "node" && v.objectId) return { session, objectId: v.objectId };
+    if (v.type === "string" && String(v.value).startsWith("nomatch")) return { seen: JSON.parse(String(v.value).slice(7)) };
+    throw notFound(`no element matches selector ${JSON.stringify(selector)} in frame ${JSON.stringify(frame)}`);
+  };
+  const main = answer(null, await ctx.send("Runtime.evaluate", args(false)));
+  if (!main.seen) return main;
+  const seen = [...main.seen];
+  const kids = ctx.frames ? ctx.frames() : [];
+  const reads = await settle(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
+  for (let i = 0; i < reads.length; i++) {
+    if (reads[i].status === "rejected") continue; // a frame gone meanwhile
+    const a = answer(kids[i].sessionId, reads[i].value);
+    if (!a.seen) return a;
+    seen.push(...a.seen);
+  }
+  const list = seen.length ? `the page's frames are ${seen.slice(0, 10).map((u) => JSON.stringify(u)).join(", ")}` : "the page has no frames";
+  throw notFound(`no frame matches ${JSON.stringify(frame)} (a part of its URL or its name): ${list}`);
 }
 
 // invalidSelector is invalid_action for a selector the page's
@@ -2712,8 +2795,8 @@ function gone(label) {
 // isConnected asks the page whether the resolved node is still in its
 // document: a detached node still resolves and still answers box and focus
 // queries, so without this an action on a removed node would report ok.
-async function isConnected(ctx, objectId) {
-  const r = await ctx.send("Runtime.callFunctionOn", {
+async function isConnected(ctx, objectId, session = null) {
+  const r = await sessionSend(ctx, session)("Runtime.callFunctionOn", {
     objectId,
     functionDeclaration: "function () { return this.isConnected === true; }",
     returnByValue: true,
@@ -2721,18 +2804,20 @@ async function isConnected(ctx, objectId) {
   return Boolean(r.result && r.result.value === true);
 }
 
-// connectedObject resolves backendNodeId to a remote object if the node is
-// still connected to its document, else returns null.
-async function connectedObject(ctx, backendNodeId) {
+// connectedObject resolves backendNodeId (in session, null for the tab's
+// own) to a remote object if the node is still connected to its document,
+// else returns null.
+async function connectedObject(ctx, backendNodeId, session = null) {
   let object;
   try {
-    ({ object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
+    ({ object } = await sessionSend(ctx, session)("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
   } catch (e) {
     if (e instanceof CdpError) return null;
+    if (session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND) return null; // its frame went away
     throw e;
   }
   if (!object || !object.objectId) return null;
-  return (await isConnected(ctx, object.objectId)) ? object.objectId : null;
+  return (await isConnected(ctx, object.objectId, session)) ? object.objectId : null;
 }
 
 // Runs in the page with `this` = the target and hit = the node at the click
@@ -2754,13 +2839,37 @@ const HIT_CHECK = `function (hit) {
   return { ok: false, cover: d, text };
 }`;
 
+// FRAME_HIT runs in an out-of-process iframe with `this` = the target and
+// (x, y) the aim point in that frame's viewport: the frame's own hit test
+// (elementFromPoint, which skips pointer-events: none as a click does),
+// judged as HIT_CHECK judges the tab's. The tab's hit test then checks
+// that the point lands on the frame's iframe at all.
+const FRAME_HIT = `function (x, y) {
+  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
+  if (!hit) return { ok: false, outside: true };
+  return (${HIT_CHECK}).call(this, hit);
+}`;
+
+// COVER runs in the page with `this` = the node a hit test found instead
+// of the target: a short description for the message.
+const COVER = `function () {
+  let el = this;
+  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
+  if (!el) return { cover: String(this.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
+}`;
+
 // ACTIONABLE runs in the page with `this` = the target and returns what
 // the actionability checks need (docs/extension.md §Actionability): still
 // connected, visible (a non-empty box, not visibility:hidden), enabled (not
 // :disabled, itself or through a fieldset, and not inside
 // aria-disabled="true"), editable (not a read-only input), its viewport
-// rect when it lives in the top document (to compare with the box model
-// for stability), and whether a running animation moves it or an ancestor.
+// rect (compared with the box model for stability where both share one
+// viewport: the top document, or an out-of-process iframe's own), and
+// whether a running animation moves it or an ancestor.
 const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
@@ -2771,16 +2880,24 @@ const ACTIONABLE = `function () { /* bua:actionable */
     (typeof e.checkVisibility !== "function" || e.checkVisibility());
   const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
   const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
+  // The element's own document and window: a node found from the parent
+  // (a selector in a same-origin frame) runs this in the parent's realm.
+  const doc = e.ownerDocument || document;
+  const win = doc.defaultView || window;
   let animating = false;
-  if (typeof document.getAnimations === "function") {
-    for (const a of document.getAnimations()) {
+  if (typeof doc.getAnimations === "function") {
+    for (const a of doc.getAnimations()) {
       const t = a.effect && a.effect.target;
       if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
     }
   }
-  const top = window === window.top;
-  const hidden = document.visibilityState === "hidden";
-  return { connected: true, visible, enabled: !disabled, editable, rect: top ? [r.x, r.y, r.width, r.height] : null, animating, hidden };
+  const top = win === win.top;
+  const hidden = doc.visibilityState === "hidden";
+  // root: the document is its process's outermost (the top one, or an
+  // out-of-process iframe's: its parent is not reachable), where the box
+  // model and this rect share one viewport.
+  const root = top || win.frameElement === null;
+  return { connected: true, visible, enabled: !disabled, editable, rect: [r.x, r.y, r.width, r.height], top, root, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -2856,17 +2973,18 @@ function aimPoint(border, quads) {
 }
 
 async function probeAim(ctx, action, enabled) {
-  const { target, rest } = await resolveWith(ctx, action, (by) => [
-    ctx.send("DOM.scrollIntoViewIfNeeded", by),
-    ctx.send("DOM.getBoxModel", by),
+  const { target, rest } = await resolveWith(ctx, action, (by, send) => [
+    send("DOM.scrollIntoViewIfNeeded", by),
+    send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
-    ctx.send("DOM.getContentQuads", by),
+    send("DOM.getContentQuads", by),
   ]);
   const [scrolled, boxed, metrics, quads] = rest;
-  const { backendNodeId, objectId, label } = target;
+  const { session, backendNodeId, objectId, label } = target;
+  const send = sessionSend(ctx, session);
   const force = action.force === true;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
-    if (!(await isConnected(ctx, objectId))) throw gone(label);
+    if (!(await isConnected(ctx, objectId, session))) throw gone(label);
     if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
     if (force) throw notFound(`${label} is not visible: it has no box (hidden or not rendered)`);
     return { ok: false, why: "not visible (not rendered)" };
@@ -2878,25 +2996,34 @@ async function probeAim(ctx, action, enabled) {
     return { ok: false, why: "not visible (zero size)" };
   }
   const q = model.border;
-  const { x, y } = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
+  // The box model is in the viewport of the node's session: the tab's, or
+  // an out-of-process iframe's own, which frameOrigin places in the tab's.
+  const local = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
+  const origin = session ? await frameOrigin(ctx, session) : { x: 0, y: 0, owner: null };
+  const x = local.x + origin.x;
+  const y = local.y + origin.y;
   if (force) return { ok: true, x, y, hidden: true }; // unknown: drawFrame costs one capture
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
+  // In an out-of-process iframe the frame hit-tests itself (FRAME_HIT) and
+  // the tab's hit test must land on the frame's iframe.
   const vv = metrics.value.cssVisualViewport;
-  const [checked, located] = await settle([
-    ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
-    ctx.send("DOM.getNodeForLocation", {
-      x: Math.floor(x + (vv ? vv.pageX : 0)),
-      y: Math.floor(y + (vv ? vv.pageY : 0)),
-      includeUserAgentShadowDOM: true,
-      ignorePointerEventsNone: false,
-    }),
+  const tabHit = ctx.send("DOM.getNodeForLocation", {
+    x: Math.floor(x + (vv ? vv.pageX : 0)),
+    y: Math.floor(y + (vv ? vv.pageY : 0)),
+    includeUserAgentShadowDOM: true,
+    ignorePointerEventsNone: false,
+  });
+  const [checked, located, frameHit] = await settle([
+    send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
+    tabHit,
+    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
   ]);
   const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
   if (!st || !st.connected) throw gone(label);
   if (!st.visible) return { ok: false, why: "not visible" };
-  if (st.rect) {
+  if (session ? st.root : st.top) {
     // Stable: the box read before the scroll settled and the rect read now agree.
     // Compare like with like: getBoundingClientRect bounds every fragment
     // of the element (all line boxes of a wrapped link), as its content
@@ -2908,7 +3035,7 @@ async function probeAim(ctx, action, enabled) {
     if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
   }
   if (st.animating) {
-    const r = await ctx.send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
+    const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
     const v = r.result && r.result.value;
     if (v === "no frames") return { ok: false, why: "not stable (animating, in a tab that draws no frames)" };
     if (v !== true) return { ok: false, why: "not stable (animating)" };
@@ -2918,6 +3045,16 @@ async function probeAim(ctx, action, enabled) {
   // after scrolling (e.g. an element wider than the window).
   if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(x)}, ${Math.round(y)})` };
   const hit = located.value;
+  if (session) {
+    const fh = frameHit.status === "fulfilled" && frameHit.value.result ? frameHit.value.result.value : null;
+    if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
+    if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
+    if (hit.backendNodeId !== origin.owner) {
+      const c = await cover(ctx, hit.backendNodeId);
+      return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
+    }
+    return { ok: true, x, y, hidden: st.hidden };
+  }
   if (hit.backendNodeId !== backendNodeId) {
     let verdict = { ok: true };
     try {
@@ -2940,6 +3077,49 @@ async function probeAim(ctx, action, enabled) {
     }
   }
   return { ok: true, x, y, hidden: st.hidden };
+}
+
+// cover describes the node a hit test found in the tab (COVER): "div#x
+// \"text\"", or its node id when it cannot be read.
+async function cover(ctx, backendNodeId) {
+  try {
+    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP });
+    const r = await ctx.send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: COVER, returnByValue: true });
+    const v = r.result && r.result.value;
+    if (v) return v.text ? `${v.cover} ${JSON.stringify(v.text)}` : v.cover;
+  } catch (e) {
+    if (!(e instanceof CdpError)) throw e;
+  }
+  return `node ${backendNodeId}`;
+}
+
+// frameOrigin places an out-of-process iframe's viewport in the tab's:
+// {x, y} is the top-left of its iframe's content box, added up through
+// every out-of-process ancestor (each box read in the parent's session,
+// after scrolling the iframe into view there), and owner the backendNodeId,
+// in the tab's session, of the outermost such iframe: where the tab's hit
+// test must land. A frame gone since is element_not_found.
+async function frameOrigin(ctx, session) {
+  const frames = new Map(ctx.frames().map((f) => [f.sessionId, f]));
+  let x = 0;
+  let y = 0;
+  let owner = null;
+  for (let s = session; s; ) {
+    const f = frames.get(s);
+    if (!f) throw notFound("its frame is no longer in the page");
+    const send = sessionSend(ctx, f.parent);
+    const { backendNodeId } = await send("DOM.getFrameOwner", { frameId: f.targetId });
+    const [, boxed] = await Promise.all([
+      send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {}),
+      send("DOM.getBoxModel", { backendNodeId }),
+    ]);
+    const c = boxed.model.content;
+    x += c[0];
+    y += c[1];
+    owner = backendNodeId;
+    s = f.parent;
+  }
+  return { x, y, owner };
 }
 
 // drawFrame makes a hidden page (a tab of the minimized BUA window) draw
@@ -3043,11 +3223,14 @@ const TYPE_PROBE = `function (force) { /* bua:type */
 }`;
 
 // typeProbe runs TYPE_PROBE on the target in one round trip: by selector,
-// the lookup runs in the same evaluate; by uid, on the resolved node.
+// the lookup runs in the same evaluate; by uid or by selector in a frame,
+// on the resolved node, in its session (an out-of-process iframe's focus
+// moves the tab's focused frame there, where Input.insertText then goes,
+// as a person's typing would).
 async function typeProbe(ctx, action, force) {
   const label = describeTarget(action);
   let r;
-  if (action.selector !== undefined) {
+  if (action.selector !== undefined && action.frame === undefined) {
     const sel = JSON.stringify(action.selector);
     r = await ctx.send("Runtime.evaluate", {
       expression: `(() => { let el; try { el = document.querySelector(${sel}); } catch (e) { return { invalid: String(e) }; } return el ? (${TYPE_PROBE}).call(el, ${force}) : { found: false }; })()`,
@@ -3055,7 +3238,7 @@ async function typeProbe(ctx, action, force) {
     });
   } else {
     const { target } = await resolveWith(ctx, action);
-    r = await ctx.send("Runtime.callFunctionOn", {
+    r = await sessionSend(ctx, target.session)("Runtime.callFunctionOn", {
       objectId: target.objectId,
       functionDeclaration: TYPE_PROBE,
       arguments: [{ value: force }],
@@ -3131,7 +3314,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, resolveWith, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, sessionSend, resolveWith, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js
@@ -3240,7 +3423,7 @@ function domToTree(root, opts) {
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
-    svg: 1, canvas: 1, iframe: 1, frame: 1, object: 1, embed: 1, audio: 1, video: 1,
+    svg: 1, canvas: 1, object: 1, embed: 1, audio: 1, video: 1,
   };
   const ATTRS = ["alt", "title", "role", "aria-hidden", "aria-label", "hidden"];
   let count = 0;
@@ -3275,6 +3458,22 @@ function domToTree(root, opts) {
     if (tag === "img") attrs.src = node.currentSrc || node.src || "";
     const el = { tag, attrs, style, children: [] };
     if (style.display === "none") return el;
+    if (tag === "iframe" || tag === "frame") {
+      // A same-origin frame's text is the page's too: its body is walked
+      // in place, under the frame's URL; a cross-origin one is not the
+      // page's to read (contentDocument is null).
+      let inner = null;
+      try {
+        inner = node.contentDocument;
+      } catch (e) {
+        inner = null;
+      }
+      if (!inner || !inner.body) return null;
+      attrs.src = inner.URL;
+      const body = walk(inner.body, quiet || style.visibility === "hidden");
+      if (body) el.children.push(body);
+      return el;
+    }
     const role = String(attrs.role || "").toLowerCase();
     const still = quiet || QUIET_TAGS[tag] || QUIET_ROLES[role] || attrs.hidden !== undefined ||
       String(attrs["aria-hidden"]).toLowerCase() === "true" || style.position === "fixed" ||
@@ -3344,7 +3543,7 @@ function toMarkdown(tree, opts) {
   const LAYOUT_CELL_CHARS = 100; // a longer cell in a table without a header row is prose
   const STRIP_TAGS = {
     nav: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1,
-    head: 1, svg: 1, canvas: 1, iframe: 1, select: 1, datalist: 1, option: 1,
+    head: 1, svg: 1, canvas: 1, select: 1, datalist: 1, option: 1,
     input: 1, textarea: 1,
   };
   const STRIP_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
@@ -3617,6 +3816,13 @@ function toMarkdown(tree, opts) {
       case "td":
       case "th":
         return " " + kids(n, ctx) + " ";
+      case "iframe":
+      case "frame": {
+        // A same-origin frame's text (domToTree walked its body), under a
+        // marker naming the frame, so it is never taken for the page's own.
+        const body = tidy(kids(n, ctx));
+        return body ? `\n\n[frame: ${target(a.src || "")}]\n\n${body}\n\n` : "";
+      }
       default:
         break;
     }
@@ -3684,7 +3890,9 @@ const __lib_elements = (() => {
 // opts.max of them; total counts every listed element, kept or not.
 //
 // An item is {role, name?, value?, visible, checked?, selected?,
-// expanded?, disabled?, parent?}: checked is true, false or "mixed" on
+// expanded?, disabled?, parent?, frame?}: frame is the URL of the iframe
+// document the element is in (opts.frame for root's own document, which is
+// unset for the main frame's); checked is true, false or "mixed" on
 // the checkable roles; expanded is set when the element says (aria-expanded);
 // selected and disabled only when true; parent is the index of the listbox
 // or combobox (a <select>) an option belongs to, when that one is kept.
@@ -3895,7 +4103,7 @@ function collectElements(root, opts) {
     const a = el.closest("[aria-disabled]");
     return Boolean(a) && a.getAttribute("aria-disabled") === "true";
   }
-  function describe(el, role, visible, parent) {
+  function describe(el, role, visible, parent, frame) {
     const item = { role, visible };
     const name = nameOf(el, role).slice(0, 300);
     if (name) item.name = name;
@@ -3914,6 +4122,7 @@ function collectElements(root, opts) {
     if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";
     if (disabledOf(el)) item.disabled = true;
     if (parent !== undefined) item.parent = parent;
+    if (frame) item.frame = frame;
     return item;
   }
 
@@ -3921,7 +4130,7 @@ function collectElements(root, opts) {
   // ancestor took the subtree out of the accessibility tree (aria-hidden,
   // inert, an iframe not rendered); owner is the index of the kept select
   // or listbox the subtree belongs to.
-  function visit(el, hidden, owner) {
+  function visit(el, hidden, owner, frame) {
     if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;
     const tag = el.localName;
     if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;
@@ -3947,7 +4156,7 @@ function collectElements(root, opts) {
           if (nodes.length < max) {
             const index = nodes.length;
             nodes.push(el);
-            items.push(describe(el, role, visible, role === "option" ? owner : undefined));
+            items.push(describe(el, role, visible, role === "option" ? owner : undefined, frame));
             if (role === "listbox" || role === "combobox") owner = index;
           }
         }
@@ -3960,7 +4169,7 @@ function collectElements(root, opts) {
       } catch (e) {
         doc = null;
       }
-      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner);
+      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner, doc.URL);
       return;
     }
     let kids;
@@ -3969,7 +4178,7 @@ function collectElements(root, opts) {
       const assigned = el.assignedElements({ flatten: true });
       kids = assigned.length ? assigned : el.children;
     } else kids = el.children;
-    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner);
+    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner, frame);
   }
 
   // Ancestors above root still hide it.
@@ -3977,7 +4186,7 @@ function collectElements(root, opts) {
   for (let a = root.parentElement; a; a = a.parentElement) {
     if (a.getAttribute("aria-hidden") === "true" || a.hasAttribute("inert")) hidden = true;
   }
-  visit(root, hidden, undefined);
+  visit(root, hidden, undefined, opts.frame);
   return { nodes, items, total };
 }
 return Object.freeze({ collectElements });
@@ -4361,9 +4570,11 @@ const __actions_extract = (() => {
 // "Extract"). Then the obstacle verdict.
 //
 // Limits: `selector` scopes text, markdown and elements to the first match
-// in the main document only (not inside iframes or shadow roots); elements
-// of a whole-page extract include same-origin iframes and open shadow
-// roots (a cross-origin frame's document is not the page's to read).
+// in the main document only (not inside iframes or shadow roots). Elements
+// of a whole-page extract include same-origin iframes and open shadow roots
+// (the page script walks them), then the out-of-process iframes' (each
+// read in its own child session, readFrames); markdown includes
+// same-origin frames' text, under a "[frame: URL]" marker.
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { invalid, notFound } = __lib_cdp;
@@ -4518,24 +4729,70 @@ function maxElementsOf(action) {
   return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
 }
 
+// buildFrameScript returns the expression extract evaluates in an
+// out-of-process iframe's own session: its elements only (markdown covers
+// same-origin frames, which the page script walks), each marked with the
+// frame's URL, the same array shape as buildPageScript's. A frame drawn
+// with no size (its iframe display: none) lists nothing, as the
+// accessibility tree leaves a hidden iframe's content out.
+function buildFrameScript(maxElements) {
+  return `(() => {
+  const collectElements = ${collectElements.toString()};
+  const url = location.href;
+  if (!document.documentElement || innerWidth === 0 || innerHeight === 0) return [JSON.stringify({ url, elements: [], elementsTotal: 0 })];
+  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url });
+  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes];
+})()`;
+}
+
+// readFrames reads the elements of the tab's out-of-process iframes
+// (ctx.frames(), in the order they attached), each in its own session, all
+// at once: [{session, elements, elementsTotal}]. A frame that fails to
+// answer (it navigated or went away meanwhile) adds nothing. A tab
+// without such frames costs nothing.
+async function readFrames(ctx, maxElements) {
+  const frames = ctx.frames ? ctx.frames() : [];
+  if (frames.length === 0) return [];
+  const expression = buildFrameScript(maxElements);
+  const reads = await Promise.allSettled(
+    frames.map((f) =>
+      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
+    ),
+  );
+  const out = [];
+  reads.forEach((r, i) => {
+    if (r.status !== "fulfilled" || r.value.exceptionDetails) return;
+    try {
+      const page = readValue(r.value.result.deepSerializedValue);
+      for (const el of page.elements) el.session = frames[i].sessionId;
+      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0 });
+    } catch (e) {
+      if (!(e instanceof BridgeError)) throw e;
+    }
+  });
+  return out;
+}
+
 // STATE_FIELDS are the optional element fields copied from the page's read
 // into the result (the schema's result.element).
 const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 
 // toElements numbers the page's items e0, e1, ... and returns the result's
-// elements and the uid -> backendNodeId map for the tab's cache. A parent
-// index becomes its uid.
+// elements and the uid -> {session, id} map for the tab's cache (session:
+// the out-of-process iframe's debugger session, null for the tab's own;
+// id: the backendNodeId). A parent index becomes its uid.
 function toElements(items) {
   const uids = new Map();
   const elements = items.map((el, i) => {
     const uid = `e${i}`;
-    uids.set(uid, el.backendNodeId);
+    uids.set(uid, { session: el.session || null, id: el.backendNodeId });
     const out = { uid, role: el.role };
     if (el.name) out.name = el.name;
     if (el.value) out.value = el.value;
     out.visible = el.visible;
     for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
     if (Number.isInteger(el.parent) && el.parent < i) out.parent = `e${el.parent}`;
+    if (el.frame) out.frame = el.frame;
     return out;
   });
   return { elements, uids };
@@ -4571,7 +4828,23 @@ async function extract(ctx, action) {
   globalThis.buaProfile.extract = prof;
   if (!page || !page.found) throw notFound(`no element matches selector ${JSON.stringify(selector)}`);
 
-  const { elements, uids } = toElements(page.elements || []);
+  // A whole-page extract adds the out-of-process iframes' elements after
+  // the page's own (a selector scopes the read to the main document).
+  const items = page.elements || [];
+  let total = page.elementsTotal || 0;
+  if (selector === undefined && page.hasContent !== false) {
+    const max = maxElementsOf(action);
+    for (const f of await readFrames(ctx, max)) {
+      total += f.elementsTotal;
+      const base = items.length;
+      for (const el of f.elements.slice(0, Math.max(0, max - base))) {
+        // An option's parent is an index into its frame's own list.
+        if (Number.isInteger(el.parent)) el.parent += base;
+        items.push(el);
+      }
+    }
+  }
+  const { elements, uids } = toElements(items);
   ctx.storeUids(uids, loaderId);
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
@@ -4579,7 +4852,7 @@ async function extract(ctx, action) {
     text: page.text,
     markdown: page.markdown,
     elements,
-    elementsTotal: page.elementsTotal || 0,
+    elementsTotal: total,
     url: page.url,
     title: page.title,
     captchaFrame,
@@ -4591,7 +4864,7 @@ async function extract(ctx, action) {
 }
 
 const executors = Object.freeze({ extract });
-return Object.freeze({ MAX_ELEMENTS, MAX_ELEMENTS_LIMIT, CONTENT_WAIT_MS, READ_RESERVE_MS, buildPageScript, readValue, maxElementsOf, toElements, extract, executors });
+return Object.freeze({ MAX_ELEMENTS, MAX_ELEMENTS_LIMIT, CONTENT_WAIT_MS, READ_RESERVE_MS, buildPageScript, readValue, maxElementsOf, buildFrameScript, readFrames, toElements, extract, executors });
 })();
 
 // actions/evaluate.js
@@ -4740,14 +5013,16 @@ return Object.freeze({ EVALUATE_TIMEOUT_MS, VALUE_MAX_CHARS, wrapExpression, sha
 const __actions_wait = (() => {
 // wait_for: poll until a condition holds: the target in a state (attached,
 // visible, hidden, detached; visible by default), text shown in the page or
-// in the target, or the tab's URL matching a glob or /regex/flags. Every
+// in the target, or the tab's URL matching a glob or /regex/flags. A
+// selector with frame is looked up in that iframe, and a uid read in a
+// frame is probed in its frame's session. Every
 // round is one CDP call (two for a uid); a cancelled request stops at the
 // next await (ctx.send and ctx.sleep reject once the signal aborts).
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
 const { CdpError, invalid } = __lib_cdp;
-const { invalidSelector } = __actions_input;
+const { findSelector, invalidSelector, sessionSend } = __actions_input;
 
 const POLL_MS = 100;
 
@@ -4863,8 +5138,21 @@ function waitedFor(ms) {
 
 function targetName(action) {
   if (action.uid !== undefined) return `uid ${action.uid}`;
-  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}`;
+  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
+  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}${inFrame}`;
   return null;
+}
+
+// probeObject runs PROBE on the remote object objectId, through send (its
+// session's).
+async function probeObject(send, objectId, fn, spec) {
+  const { result } = await send("Runtime.callFunctionOn", {
+    objectId,
+    functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
+    arguments: [{ value: true }, { value: spec }],
+    returnByValue: true,
+  });
+  return result.value;
 }
 
 // probeTarget runs PROBE on the action's target (or the page when it has
@@ -4875,23 +5163,31 @@ async function probeTarget(ctx, action, spec) {
   if (action.uid !== undefined) {
     // Re-read every round: a navigation while waiting makes the uid stale,
     // which is an answer, not something to wait out.
-    const backendNodeId = await ctx.lookupUid(action.uid);
+    const { session, id } = await ctx.lookupUid(action.uid);
+    const send = sessionSend(ctx, session);
     let objectId = null;
     try {
-      ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: "bua" }));
+      ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: id, objectGroup: "bua" }));
     } catch (e) {
-      if (!(e instanceof CdpError)) throw e;
+      // A CDP error, or the uid's frame gone: the node is gone too.
+      if (!(e instanceof CdpError) && !(session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
     }
-    if (objectId) {
-      const { result } = await ctx.send("Runtime.callFunctionOn", {
-        objectId,
-        functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
-        arguments: [{ value: true }, { value: spec }],
-        returnByValue: true,
-      });
-      return result.value;
-    }
+    if (objectId) return probeObject(send, objectId, fn, spec);
     // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  if (action.selector !== undefined && action.frame !== undefined) {
+    // In an iframe: findSelector waits for nothing and answers
+    // element_not_found for a frame or match not there yet, which is
+    // "no element" to the probe.
+    let found = null;
+    try {
+      found = await findSelector(ctx, action.selector, action.frame);
+    } catch (e) {
+      if (!(e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
+    }
+    if (found) return probeObject(sessionSend(ctx, found.session), found.objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }
@@ -5623,6 +5919,12 @@ const dialog = __actions_dialog;
 
 const CDP_VERSION = "1.3";
 
+// AUTO_ATTACH attaches the tab's session (and each child's) to its
+// out-of-process iframes, and only to those (not workers), as child
+// sessions sent to with {tabId, sessionId}; nothing waits for the
+// debugger, so the frames load as they would without it.
+const AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
+
 // Defined on the prototype, not the instance, so navigator keeps no own
 // "webdriver" property that a fingerprinting script could spot.
 const WEBDRIVER_SHIM =
@@ -5680,7 +5982,12 @@ function createDebuggerController(opts) {
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
-  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, backendNodeId>}
+  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
+  // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
+  // out-of-process iframes, reached through child sessions of its debugger
+  // session (Target.setAutoAttach with flatten; chrome.debugger since
+  // Chrome 125). parent is the session that attached it (null: the tab's).
+  const childFrames = new Map();
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
@@ -5692,14 +5999,21 @@ function createDebuggerController(opts) {
   // the tab closes (forgetTab).
   const traces = opts.traces || createTraceStore();
 
-  async function send(tabId, method, params) {
+  // send runs one CDP command on the tab's debugger session, or on one of
+  // its child sessions (an out-of-process iframe) when sessionId is given.
+  async function send(tabId, method, params, sessionId) {
     try {
-      return await api.sendCommand({ tabId }, method, params || {});
+      return await api.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
     } catch (e) {
       const msg = cdpMessage(e);
       if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
       if (/No tab with given id/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+      }
+      if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
+        // The frame went away (navigated, removed): its nodes with it.
+        forgetChild(tabId, sessionId);
+        throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
       }
       if (/not attached|Detached while handling|Target closed/i.test(msg)) {
         attached.delete(tabId);
@@ -5796,6 +6110,9 @@ function createDebuggerController(opts) {
         // The shim above covers future documents; the current one needs it now.
         send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
         send(tabId, "Page.getFrameTree"),
+        // Out-of-process iframes come as child sessions (handleChildEvent).
+        // An older Chrome refuses this: frames then stay same-origin only.
+        send(tabId, "Target.setAutoAttach", AUTO_ATTACH).catch(() => {}),
       ]);
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
@@ -5805,10 +6122,40 @@ function createDebuggerController(opts) {
     }
   }
 
+  // handleChildEvent tracks the out-of-process iframes: attached (an
+  // iframe target only, thanks to AUTO_ATTACH's filter; its own children
+  // are attached in turn) and detached. The parent session of an event is
+  // source.sessionId (none: the tab's own session).
+  function handleChildEvent(tabId, parent, method, params) {
+    if (method === "Target.attachedToTarget") {
+      const info = params.targetInfo || {};
+      if (info.type !== "iframe" || !params.sessionId) return;
+      let kids = childFrames.get(tabId);
+      if (!kids) childFrames.set(tabId, (kids = new Map()));
+      kids.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
+      send(tabId, "Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {});
+    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
+      forgetChild(tabId, params.sessionId);
+    }
+  }
+
+  function forgetChild(tabId, sessionId) {
+    const kids = childFrames.get(tabId);
+    if (!kids || !kids.delete(sessionId)) return;
+    for (const k of [...kids.values()]) if (k.parent === sessionId) forgetChild(tabId, k.sessionId);
+  }
+
   // handleDebuggerEvent is chrome.debugger.onEvent's listener.
   function handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
+    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
+      handleChildEvent(tabId, source.sessionId, method, params || {});
+      return;
+    }
+    // A child session's own events (its frame's) are not the tab's: the
+    // settle and the dialog policy follow the main frame.
+    if (source.sessionId) return;
     traces.cdpEvent(tabId, method, params);
     switch (method) {
       case "Page.frameNavigated": {
@@ -5854,6 +6201,7 @@ function createDebuggerController(opts) {
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
+    childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
   }
@@ -5934,7 +6282,15 @@ function createDebuggerController(opts) {
 
   function makeCtx(tabId, budget) {
     const signal = budget.signal;
-    let holds = false;
+    const holders = new Set(); // sessions (null: the tab's) holding remote objects
+    function sendTo(session, method, params) {
+      if (signal && signal.aborted) return Promise.reject(signal.reason);
+      const p = send(tabId, method, params, session || undefined);
+      p.then((r) => {
+        if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holders.add(session || null);
+      }, () => {});
+      return abortable(p, signal);
+    }
     return {
       tabId,
       timers,
@@ -5952,19 +6308,23 @@ function createDebuggerController(opts) {
       // OBJECT_GROUP only then, so an action that asked for values only
       // (an evaluate of a primitive, a type by selector) sends no release.
       get holdsObjects() {
-        return holds;
+        return holders.size > 0;
+      },
+      // objectHolders are the sessions whose object group run releases.
+      get objectHolders() {
+        return [...holders];
       },
       // send and sleep reject with the signal's reason once the request has
       // stopped (cancelled, timed out, tab closed), so every loop of CDP
       // calls and polls ends at its next await.
-      send(method, params) {
-        if (signal && signal.aborted) return Promise.reject(signal.reason);
-        const p = send(tabId, method, params);
-        p.then((r) => {
-          if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holds = true;
-        }, () => {});
-        return abortable(p, signal);
-      },
+      send: (method, params) => sendTo(null, method, params),
+      // sendTo is send on a child session (an out-of-process iframe's,
+      // from frames() or a uid), or on the tab's own when session is null.
+      sendTo,
+      // frames lists the tab's out-of-process iframes, in the order they
+      // attached: [{sessionId, targetId, parent}] (parent null: attached by
+      // the tab's own session). Same-origin frames are in the tab's.
+      frames: () => [...(childFrames.get(tabId) || new Map()).values()],
       on: (fn) => on(tabId, fn),
       sleep: (ms) => sleep(ms, timers, signal),
       managed: isManaged,
@@ -5972,7 +6332,8 @@ function createDebuggerController(opts) {
       // mainFrameId is the committed main frame's id as last reported,
       // without a round trip (null before the attach read it).
       mainFrameId: () => (mainFrames.has(tabId) ? mainFrames.get(tabId).id : null),
-      // uidNode returns uid's backendNodeId from the cache at once (or throws
+      // uidNode returns uid's backendNodeId and session (null: the tab's
+      // own; else its out-of-process iframe's) from the cache at once (or throws
       // element_stale when the last extract has no such uid) together with
       // `current`, a promise that rejects element_stale when the tab's
       // document is no longer the one the cache was built on. Callers may
@@ -5980,8 +6341,8 @@ function createDebuggerController(opts) {
       // await it before acting.
       uidNode(uid) {
         const cache = uidCaches.get(tabId);
-        const id = cache && cache.map.get(uid);
-        if (id === undefined) {
+        const node = cache && cache.map.get(uid);
+        if (node === undefined) {
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
           throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
@@ -5993,14 +6354,16 @@ function createDebuggerController(opts) {
             throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
           }
         });
-        return { id, current };
+        return { id: node.id, session: node.session, current };
       },
-      // lookupUid returns the backendNodeId for uid, or throws element_stale
-      // when the uid is not from the document currently in the tab.
+      // lookupUid returns {session, id}, uid's debugger session (null: the
+      // tab's own; else an out-of-process iframe's) and backendNodeId, or
+      // throws element_stale when the uid is not from the document
+      // currently in the tab.
       async lookupUid(uid) {
-        const { id, current } = this.uidNode(uid);
+        const { id, session, current } = this.uidNode(uid);
         await current;
-        return id;
+        return { session, id };
       },
       storeUids(map, loaderId) {
         // A navigation that committed while extract ran makes its uids
@@ -6088,7 +6451,10 @@ function createDebuggerController(opts) {
       stopWatch();
       // An action that ended early may still have a command in flight that
       // creates an object; the release, sent after it, frees that too.
-      if (ctx && (ctx.holdsObjects || !finished)) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      if (ctx && (ctx.holdsObjects || !finished)) {
+        const sessions = ctx.objectHolders.length && finished ? ctx.objectHolders : [null, ...ctx.frames().map((f) => f.sessionId)];
+        for (const session of sessions) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }, session || undefined).catch(() => {});
+      }
     }
   }
 
@@ -6132,7 +6498,7 @@ function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames },
   };
 }
 return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, NETWORK_ENABLE, createDebuggerController });

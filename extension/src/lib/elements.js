@@ -20,7 +20,9 @@
 // opts.max of them; total counts every listed element, kept or not.
 //
 // An item is {role, name?, value?, visible, checked?, selected?,
-// expanded?, disabled?, parent?}: checked is true, false or "mixed" on
+// expanded?, disabled?, parent?, frame?}: frame is the URL of the iframe
+// document the element is in (opts.frame for root's own document, which is
+// unset for the main frame's); checked is true, false or "mixed" on
 // the checkable roles; expanded is set when the element says (aria-expanded);
 // selected and disabled only when true; parent is the index of the listbox
 // or combobox (a <select>) an option belongs to, when that one is kept.
@@ -231,7 +233,7 @@ export function collectElements(root, opts) {
     const a = el.closest("[aria-disabled]");
     return Boolean(a) && a.getAttribute("aria-disabled") === "true";
   }
-  function describe(el, role, visible, parent) {
+  function describe(el, role, visible, parent, frame) {
     const item = { role, visible };
     const name = nameOf(el, role).slice(0, 300);
     if (name) item.name = name;
@@ -250,6 +252,7 @@ export function collectElements(root, opts) {
     if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";
     if (disabledOf(el)) item.disabled = true;
     if (parent !== undefined) item.parent = parent;
+    if (frame) item.frame = frame;
     return item;
   }
 
@@ -257,7 +260,7 @@ export function collectElements(root, opts) {
   // ancestor took the subtree out of the accessibility tree (aria-hidden,
   // inert, an iframe not rendered); owner is the index of the kept select
   // or listbox the subtree belongs to.
-  function visit(el, hidden, owner) {
+  function visit(el, hidden, owner, frame) {
     if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;
     const tag = el.localName;
     if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;
@@ -283,7 +286,7 @@ export function collectElements(root, opts) {
           if (nodes.length < max) {
             const index = nodes.length;
             nodes.push(el);
-            items.push(describe(el, role, visible, role === "option" ? owner : undefined));
+            items.push(describe(el, role, visible, role === "option" ? owner : undefined, frame));
             if (role === "listbox" || role === "combobox") owner = index;
           }
         }
@@ -296,7 +299,7 @@ export function collectElements(root, opts) {
       } catch (e) {
         doc = null;
       }
-      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner);
+      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner, doc.URL);
       return;
     }
     let kids;
@@ -305,7 +308,7 @@ export function collectElements(root, opts) {
       const assigned = el.assignedElements({ flatten: true });
       kids = assigned.length ? assigned : el.children;
     } else kids = el.children;
-    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner);
+    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner, frame);
   }
 
   // Ancestors above root still hide it.
@@ -313,6 +316,6 @@ export function collectElements(root, opts) {
   for (let a = root.parentElement; a; a = a.parentElement) {
     if (a.getAttribute("aria-hidden") === "true" || a.hasAttribute("inert")) hidden = true;
   }
-  visit(root, hidden, undefined);
+  visit(root, hidden, undefined, opts.frame);
   return { nodes, items, total };
 }

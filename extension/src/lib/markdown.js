@@ -33,7 +33,7 @@ export function domToTree(root, opts) {
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
-    svg: 1, canvas: 1, iframe: 1, frame: 1, object: 1, embed: 1, audio: 1, video: 1,
+    svg: 1, canvas: 1, object: 1, embed: 1, audio: 1, video: 1,
   };
   const ATTRS = ["alt", "title", "role", "aria-hidden", "aria-label", "hidden"];
   let count = 0;
@@ -68,6 +68,22 @@ export function domToTree(root, opts) {
     if (tag === "img") attrs.src = node.currentSrc || node.src || "";
     const el = { tag, attrs, style, children: [] };
     if (style.display === "none") return el;
+    if (tag === "iframe" || tag === "frame") {
+      // A same-origin frame's text is the page's too: its body is walked
+      // in place, under the frame's URL; a cross-origin one is not the
+      // page's to read (contentDocument is null).
+      let inner = null;
+      try {
+        inner = node.contentDocument;
+      } catch (e) {
+        inner = null;
+      }
+      if (!inner || !inner.body) return null;
+      attrs.src = inner.URL;
+      const body = walk(inner.body, quiet || style.visibility === "hidden");
+      if (body) el.children.push(body);
+      return el;
+    }
     const role = String(attrs.role || "").toLowerCase();
     const still = quiet || QUIET_TAGS[tag] || QUIET_ROLES[role] || attrs.hidden !== undefined ||
       String(attrs["aria-hidden"]).toLowerCase() === "true" || style.position === "fixed" ||
@@ -137,7 +153,7 @@ export function toMarkdown(tree, opts) {
   const LAYOUT_CELL_CHARS = 100; // a longer cell in a table without a header row is prose
   const STRIP_TAGS = {
     nav: 1, footer: 1, aside: 1, script: 1, style: 1, noscript: 1, template: 1,
-    head: 1, svg: 1, canvas: 1, iframe: 1, select: 1, datalist: 1, option: 1,
+    head: 1, svg: 1, canvas: 1, select: 1, datalist: 1, option: 1,
     input: 1, textarea: 1,
   };
   const STRIP_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
@@ -410,6 +426,13 @@ export function toMarkdown(tree, opts) {
       case "td":
       case "th":
         return " " + kids(n, ctx) + " ";
+      case "iframe":
+      case "frame": {
+        // A same-origin frame's text (domToTree walked its body), under a
+        // marker naming the frame, so it is never taken for the page's own.
+        const body = tidy(kids(n, ctx));
+        return body ? `\n\n[frame: ${target(a.src || "")}]\n\n${body}\n\n` : "";
+      }
       default:
         break;
     }

@@ -34,6 +34,14 @@ type Action struct {
 	TimeoutMs  *int    `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
 	Focus      *bool   `json:"focus,omitempty"`      // open_tab
 	Force      bool    `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
+	// Role, Name and Nth are the third target form of click, type, hover
+	// and wait_for (xor UID and Selector; a pure addition to v4, feature
+	// role_target): the element whose WAI-ARIA role is Role and whose
+	// accessible name is Name (exact, or /pattern/flags), the Nth (0-based)
+	// of several. Name and Nth go only with Role.
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	Nth  *int   `json:"nth,omitempty"`
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`
@@ -49,10 +57,21 @@ type Action struct {
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly
-// one of UID (from the last extract) or Selector (CSS).
+// one of UID (from the last extract), Selector (CSS) or Role, the last with
+// an optional Name (exact, or /pattern/flags) and Nth (0-based; nil means
+// the one match).
 type Target struct {
 	UID      string
 	Selector string
+	Role     string
+	Name     string
+	Nth      *int
+}
+
+// on returns a with t's fields set.
+func (t Target) on(a Action) Action {
+	a.UID, a.Selector, a.Role, a.Name, a.Nth = t.UID, t.Selector, t.Role, t.Name, t.Nth
+	return a
 }
 
 var uidPattern = regexp.MustCompile(`^e[0-9]+$`)
@@ -86,15 +105,15 @@ func Handoff(state, obstacleType, message string) Action {
 func Navigate(url string) Action { return Action{Type: ActionNavigate, URL: url} }
 
 // Click dispatches a trusted mouse click at the target's centre.
-func Click(t Target) Action { return Action{Type: ActionClick, UID: t.UID, Selector: t.Selector} }
+func Click(t Target) Action { return t.on(Action{Type: ActionClick}) }
 
 // Type focuses the target and inserts text.
 func Type(t Target, text string) Action {
-	return Action{Type: ActionType_, UID: t.UID, Selector: t.Selector, Text: &text}
+	return t.on(Action{Type: ActionType_, Text: &text})
 }
 
 // Hover moves the mouse to the target's centre.
-func Hover(t Target) Action { return Action{Type: ActionHover, UID: t.UID, Selector: t.Selector} }
+func Hover(t Target) Action { return t.on(Action{Type: ActionHover}) }
 
 // PressKey dispatches a key (or chord such as "Control+a") to the page.
 func PressKey(key string) Action { return Action{Type: ActionPressKey, Key: key} }
@@ -126,7 +145,7 @@ func Evaluate(expression string) Action { return Action{Type: ActionEvaluate, Ex
 
 // WaitFor waits until the target exists; timeout <= 0 keeps the 10 s default.
 func WaitFor(t Target, timeout time.Duration) Action {
-	a := Action{Type: ActionWaitFor, UID: t.UID, Selector: t.Selector}
+	a := t.on(Action{Type: ActionWaitFor})
 	if timeout > 0 {
 		ms := int(timeout / time.Millisecond)
 		a.TimeoutMs = &ms

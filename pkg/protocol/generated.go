@@ -33,6 +33,7 @@ const (
 	FeatureHandoff            = "handoff"              // the handoff action and its handoff_requested/handoff_resolved events: bring a tab to the person when a page needs a human, and return it after
 	FeatureUserStop           = "user_stop"            // the popup's per-session Stop and Stop all end sessions at once; a request in flight on an ended session is answered with internal_error carrying the end reason, and Stop all sends global_stop
 	FeatureTrace              = "trace"                // the get_trace action: a bounded per-tab ring of console messages, exceptions, failed requests, navigations, dialogs and bua's actions
+	FeatureRoleTarget         = "role_target"          // click, type, hover and wait_for take a third target form, {role, name, nth}: an element by its WAI-ARIA role and accessible name, resolved through the page's accessibility tree without an extract
 )
 
 // Features lists every known feature in schema order.
@@ -46,6 +47,7 @@ var Features = []string{
 	FeatureHandoff,
 	FeatureUserStop,
 	FeatureTrace,
+	FeatureRoleTarget,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -138,6 +140,9 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -151,6 +156,9 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
@@ -166,6 +174,9 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -236,6 +247,9 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds, default 10000, at most 60000."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
@@ -394,3 +408,7 @@ var (
 	NamedKeys    = []string{"Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12"}
 	KeyModifiers = []string{"Control", "Shift", "Alt", "Meta"}
 )
+
+// Roles are the WAI-ARIA roles a role target may name, lowercase (schema
+// $defs/role).
+var Roles = []string{"alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "image", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter", "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"}

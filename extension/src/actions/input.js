@@ -6,14 +6,16 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError, invalid, notFound } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
+import { describeRoleTarget, findByRole } from "../lib/role-target.js";
 
 const GROUP = "bua";
 
-function describeTarget(action) {
+export function describeTarget(action) {
+  if (action.role !== undefined) return describeRoleTarget(action);
   return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
 }
 
-// resolveWith turns {uid} or {selector} into a live node,
+// resolveWith turns {uid}, {selector} or {role, name, nth} into a live node,
 // {backendNodeId, objectId, label}, and sends `also(by)` (commands that
 // need only the node's id) in the same round trip, returning their settled
 // results as `rest`. A uid missing from the cache, or from an older
@@ -21,9 +23,19 @@ function describeTarget(action) {
 // element_not_found. A detached node still resolves and still accepts box
 // and focus queries, so callers that act on it check isConnected first.
 // A selector is looked up in the page (findSelector), and the commands go
-// by the remote object it returns.
+// by the remote object it returns. A role target is looked up in the
+// accessibility tree (lib/role-target.js) on every call, so each
+// actionability probe finds the element afresh, and the commands go by the
+// backendNodeId it names.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
+  if (action.role !== undefined) {
+    const { backendNodeId } = await findByRole(ctx, action);
+    const by = { backendNodeId };
+    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by)]);
+    if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+    return { target: { backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+  }
   if (action.selector !== undefined) {
     const objectId = await findSelector(ctx, action.selector);
     const by = { objectId };
@@ -74,7 +86,8 @@ async function settle(promises) {
 }
 
 function gone(label) {
-  return notFound(`${label} is no longer in the page (removed since the extract)`);
+  const since = label.startsWith("uid ") ? "the extract" : "it was found";
+  return notFound(`${label} is no longer in the page (removed since ${since})`);
 }
 
 // isConnected asks the page whether the resolved node is still in its

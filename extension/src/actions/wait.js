@@ -1,8 +1,10 @@
-// wait_for: poll until the selector matches or the uid's node is connected.
+// wait_for: poll until the selector matches, the uid's node is connected,
+// or the role target is in the accessibility tree.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
-import { connectedObject, invalidSelector } from "./input.js";
+import { pick, queryRole } from "../lib/role-target.js";
+import { connectedObject, describeTarget, invalidSelector } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -34,6 +36,10 @@ export async function waitFor(ctx, action) {
       // stale, which is an answer, not something to wait out.
       const id = await ctx.lookupUid(action.uid);
       present = (await connectedObject(ctx, id)) !== null;
+    } else if (action.role !== undefined) {
+      // None yet (or fewer than nth + 1) is worth waiting for; more than
+      // one without nth is invalid_action at once, as it is for click.
+      present = (await pick(ctx, action, await queryRole(ctx, action))) !== null;
     } else {
       present = await selectorPresent(ctx, action.selector);
     }
@@ -42,8 +48,7 @@ export async function waitFor(ctx, action) {
     if (left <= 0) break;
     await ctx.sleep(Math.min(left, pollDelay()));
   }
-  const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${describeTarget(action)} did not appear within ${timeoutMs} ms`);
 }
 
 export const executors = Object.freeze({ wait_for: waitFor });

@@ -339,8 +339,10 @@ function oneOfMessage(branches, v, path, passed, errs) {
   const fields = branches.map((b) => (b.required ? b.required.join("+") : null));
   if (fields.every(Boolean)) {
     const present = typeOf(v) === "object" ? branches.filter((b) => b.required.every((k) => Object.hasOwn(v, k))).length : 0;
-    const got = present > 1 ? " (got both)" : present === 0 ? " (got neither)" : "";
-    return `${where(path)}: needs exactly one of ${fields.join(" or ")}${got}`;
+    const two = branches.length === 2;
+    const got = present > 1 ? (two ? " (got both)" : ` (got ${present})`) : present === 0 ? (two ? " (got neither)" : " (got none)") : "";
+    const list = `${fields.slice(0, -1).join(", ")} or ${fields[fields.length - 1]}`;
+    return `${where(path)}: needs exactly one of ${list}${got}`;
   }
   return passed > 1 ? `${where(path)}: matches more than one alternative` : errs[0];
 }
@@ -391,7 +393,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -421,15 +423,15 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
-  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","text","force","tabId"]) }),
-  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","force","tabId"]) }),
+  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","text","force","tabId"]) }),
+  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","role","name","nth","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
@@ -478,7 +480,9 @@ const END_REASONS = Object.freeze({
 });
 const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","Space","ArrowUp","ArrowDown","ArrowLeft","ArrowRight","Home","End","PageUp","PageDown","F1","F2","F3","F4","F5","F6","F7","F8","F9","F10","F11","F12"]);
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS });
+// The roles a role target may name ($defs/role).
+const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js
@@ -2433,6 +2437,157 @@ function observe(state, method, p, isMain = () => true) {
 return Object.freeze({ SETTLE_PING, SETTLE_TASK, watchNavigation, observe });
 })();
 
+// lib/role-target.js
+const __lib_role_target = (() => {
+// Role targets, {role, name, nth} (feature role_target): the element a
+// person would name, found through the page's accessibility tree with
+// Accessibility.queryAXTree, so no extract (and no uid cache) is needed.
+// Like Playwright's getByRole, hidden elements never match: queryAXTree
+// leaves out display:none and visibility:hidden content and reports
+// aria-hidden (and other ignored) nodes as ignored, which are skipped.
+
+const { CdpError, invalid, notFound } = __lib_cdp;
+
+const GROUP = "bua";
+
+// QUERY_ROLE: the ARIA 1.2 roles Chromium's tree spells its own way.
+// queryAXTree finds nothing for "img" (Chromium's role is "image", ARIA
+// 1.3's name) or "directory" (which Chromium maps to list).
+const QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
+
+// CANDIDATES_SHOWN caps the candidates an ambiguity error lists.
+const CANDIDATES_SHOWN = 8;
+
+// parseName reads the schema's name: "/pattern/flags" is a RegExp (the
+// same rule as Go's protocol.ParseName), anything else an exact name. A
+// pattern JavaScript refuses is invalid_action.
+const REGEX_NAME = /^\/(.*)\/([a-z]*)$/s;
+
+function parseName(name) {
+  if (name === undefined) return { any: true };
+  const m = REGEX_NAME.exec(name);
+  if (!m) return { exact: name };
+  try {
+    return { regex: new RegExp(m[1], m[2]) };
+  } catch (e) {
+    throw invalid(`name ${name} is not a valid regular expression: ${e.message}`);
+  }
+}
+
+// describeRoleTarget names the target in messages: role button named
+// "Sign in", role link named /^docs/i, role textbox (nth 2).
+function describeRoleTarget(action) {
+  let d = `role ${action.role}`;
+  if (action.name !== undefined) d += ` named ${REGEX_NAME.test(action.name) ? action.name : JSON.stringify(action.name)}`;
+  if (action.nth !== undefined) d += ` (nth ${action.nth})`;
+  return d;
+}
+
+// normalizeName collapses whitespace runs to one space and trims, as
+// Playwright does before comparing names: Chromium keeps an aria-label's
+// own spaces (" Hello " stays so), where a person sees "Hello".
+function normalizeName(s) {
+  return String(s).replace(/\s+/g, " ").trim();
+}
+
+// queryRole lists the elements that match the role target, in document
+// order, as [{backendNodeId, role, name}]: one Runtime.evaluate for the
+// document and one Accessibility.queryAXTree for the role. The names are
+// compared here, not by queryAXTree's accessibleName, which compares the
+// raw name and would miss " Hello " for "Hello".
+async function queryRole(ctx, action) {
+  const want = parseName(action.name);
+  const exact = want.exact !== undefined ? normalizeName(want.exact) : undefined;
+  const doc = await ctx.send("Runtime.evaluate", { expression: "document", objectGroup: GROUP });
+  if (!doc.result || !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const { nodes } = await ctx.send("Accessibility.queryAXTree", { objectId: doc.result.objectId, role: QUERY_ROLE[action.role] || action.role });
+  const out = [];
+  for (const n of nodes || []) {
+    if (n.ignored || n.backendDOMNodeId === undefined) continue;
+    const name = normalizeName(n.name && typeof n.name.value === "string" ? n.name.value : "");
+    if (exact !== undefined && name !== exact) continue;
+    if (want.regex) {
+      want.regex.lastIndex = 0; // a g or y flag makes test() stateful
+      if (!want.regex.test(name)) continue;
+    }
+    out.push({ backendNodeId: n.backendDOMNodeId, role: n.role && n.role.value ? String(n.role.value) : action.role, name });
+  }
+  return out;
+}
+
+// pick chooses the action's element among matches: the nth, or the only
+// one. More than one without nth is invalid_action listing the
+// candidates; none (or too few for nth) returns null, for the caller to
+// wait or fail.
+async function pick(ctx, action, matches) {
+  if (action.nth !== undefined) return matches[action.nth] || null;
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
+  return matches[0] || null;
+}
+
+// findByRole resolves the role target now: the chosen element's
+// {backendNodeId}, or element_not_found saying what the page has instead.
+async function findByRole(ctx, action) {
+  const matches = await queryRole(ctx, action);
+  const hit = await pick(ctx, action, matches);
+  if (hit) return hit;
+  throw await noMatch(ctx, action, matches);
+}
+
+// noMatch is element_not_found for a role target: with nth past the end,
+// how many matched; otherwise up to five names the role does have.
+async function noMatch(ctx, action, matches) {
+  const what = describeRoleTarget({ ...action, nth: undefined });
+  if (action.nth !== undefined && matches.length > 0) {
+    return notFound(`${what} matches ${matches.length} element${matches.length === 1 ? "" : "s"}, so there is no nth ${action.nth} (nth counts from 0)`);
+  }
+  let others = [];
+  if (action.name !== undefined) {
+    try {
+      others = await queryRole(ctx, { role: action.role });
+    } catch (e) {
+      if (!(e instanceof CdpError)) throw e;
+    }
+  }
+  if (others.length === 0) return notFound(`no element with ${what} in the page (hidden ones do not count)`);
+  const names = [...new Set(others.map((o) => JSON.stringify(o.name)))];
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+  return notFound(`no element with ${what} in the page; its ${action.role} elements are named ${shown}`);
+}
+
+// ambiguous is invalid_action listing the candidates: each one's nth, role,
+// name and a short locator hint (tag#id.class), so the caller can add nth
+// or a more exact name.
+async function ambiguous(ctx, action, matches) {
+  const shown = matches.slice(0, CANDIDATES_SHOWN);
+  const hints = await Promise.all(shown.map((m) => locatorHint(ctx, m.backendNodeId)));
+  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
+  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+}
+
+// locatorHint is a short CSS-like description of a node, <button#id.a.b>,
+// or <?> when it cannot be described.
+async function locatorHint(ctx, backendNodeId) {
+  let node;
+  try {
+    ({ node } = await ctx.send("DOM.describeNode", { backendNodeId }));
+  } catch (e) {
+    if (e instanceof CdpError) return "<?>";
+    throw e;
+  }
+  const attrs = {};
+  const a = node.attributes || [];
+  for (let i = 0; i + 1 < a.length; i += 2) attrs[a[i]] = a[i + 1];
+  let d = node.localName || String(node.nodeName || "?").toLowerCase();
+  if (attrs.id) d += `#${attrs.id}`;
+  else if (attrs.name) d += `[name=${JSON.stringify(attrs.name)}]`;
+  for (const c of String(attrs.class || "").split(/\s+/).filter(Boolean).slice(0, 2)) d += `.${c}`;
+  return `<${d}>`;
+}
+return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, pick, findByRole, noMatch });
+})();
+
 // actions/input.js
 const __actions_input = (() => {
 // click, hover, type, press_key, scroll: trusted input through the Input
@@ -2443,14 +2598,16 @@ const { BridgeError, ErrorCodes } = __lib_errors;
 const { CdpError, invalid, notFound } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
+const { describeRoleTarget, findByRole } = __lib_role_target;
 
 const GROUP = "bua";
 
 function describeTarget(action) {
+  if (action.role !== undefined) return describeRoleTarget(action);
   return action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
 }
 
-// resolveWith turns {uid} or {selector} into a live node,
+// resolveWith turns {uid}, {selector} or {role, name, nth} into a live node,
 // {backendNodeId, objectId, label}, and sends `also(by)` (commands that
 // need only the node's id) in the same round trip, returning their settled
 // results as `rest`. A uid missing from the cache, or from an older
@@ -2458,9 +2615,19 @@ function describeTarget(action) {
 // element_not_found. A detached node still resolves and still accepts box
 // and focus queries, so callers that act on it check isConnected first.
 // A selector is looked up in the page (findSelector), and the commands go
-// by the remote object it returns.
+// by the remote object it returns. A role target is looked up in the
+// accessibility tree (lib/role-target.js) on every call, so each
+// actionability probe finds the element afresh, and the commands go by the
+// backendNodeId it names.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
+  if (action.role !== undefined) {
+    const { backendNodeId } = await findByRole(ctx, action);
+    const by = { backendNodeId };
+    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by)]);
+    if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+    return { target: { backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+  }
   if (action.selector !== undefined) {
     const objectId = await findSelector(ctx, action.selector);
     const by = { objectId };
@@ -2511,7 +2678,8 @@ async function settle(promises) {
 }
 
 function gone(label) {
-  return notFound(`${label} is no longer in the page (removed since the extract)`);
+  const since = label.startsWith("uid ") ? "the extract" : "it was found";
+  return notFound(`${label} is no longer in the page (removed since ${since})`);
 }
 
 // isConnected asks the page whether the resolved node is still in its
@@ -2932,7 +3100,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ invalidSelector, connectedObject, aim, aimPoint, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, invalidSelector, connectedObject, aim, aimPoint, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js
@@ -4539,11 +4707,13 @@ return Object.freeze({ EVALUATE_TIMEOUT_MS, VALUE_MAX_CHARS, wrapExpression, sha
 
 // actions/wait.js
 const __actions_wait = (() => {
-// wait_for: poll until the selector matches or the uid's node is connected.
+// wait_for: poll until the selector matches, the uid's node is connected,
+// or the role target is in the accessibility tree.
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
-const { connectedObject, invalidSelector } = __actions_input;
+const { pick, queryRole } = __lib_role_target;
+const { connectedObject, describeTarget, invalidSelector } = __actions_input;
 
 const POLL_MS = 100;
 
@@ -4575,6 +4745,10 @@ async function waitFor(ctx, action) {
       // stale, which is an answer, not something to wait out.
       const id = await ctx.lookupUid(action.uid);
       present = (await connectedObject(ctx, id)) !== null;
+    } else if (action.role !== undefined) {
+      // None yet (or fewer than nth + 1) is worth waiting for; more than
+      // one without nth is invalid_action at once, as it is for click.
+      present = (await pick(ctx, action, await queryRole(ctx, action))) !== null;
     } else {
       present = await selectorPresent(ctx, action.selector);
     }
@@ -4583,8 +4757,7 @@ async function waitFor(ctx, action) {
     if (left <= 0) break;
     await ctx.sleep(Math.min(left, pollDelay()));
   }
-  const what = action.uid !== undefined ? `uid ${action.uid}` : `selector ${JSON.stringify(action.selector)}`;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not appear within ${timeoutMs} ms`);
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${describeTarget(action)} did not appear within ${timeoutMs} ms`);
 }
 
 const executors = Object.freeze({ wait_for: waitFor });

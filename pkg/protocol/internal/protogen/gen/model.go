@@ -28,8 +28,9 @@ type Model struct {
 	Events        []string
 	NamedKeys     []string
 	Modifiers     []string
-	WaitDefaultMs int // action.wait_for timeoutMs default
-	WaitMaxMs     int // action.wait_for timeoutMs maximum
+	Roles         []string // $defs/role enum: the roles a role target may name
+	WaitDefaultMs int      // action.wait_for timeoutMs default
+	WaitMaxMs     int      // action.wait_for timeoutMs maximum
 }
 
 // Feature is one caps.features entry the schema knows, with what it means.
@@ -184,6 +185,7 @@ func (r *reader) model() *Model {
 	key := r.def("key")
 	m.NamedKeys = r.strings(key.get("x-namedKeys"), "$defs/key x-namedKeys")
 	m.Modifiers = r.strings(key.get("x-modifiers"), "$defs/key x-modifiers")
+	m.Roles = r.strings(r.def("role").get("enum"), "$defs/role enum")
 	if wait, ok := r.def("action.wait_for").path("properties", "timeoutMs").(*object); ok {
 		m.WaitDefaultMs = r.int(wait, "default", "action.wait_for timeoutMs")
 		m.WaitMaxMs = r.int(wait, "maximum", "action.wait_for timeoutMs")

@@ -18,7 +18,11 @@ function fakeCtx(nodes, described = {}) {
     async send(method, params) {
       sent.push({ method, params });
       if (method === "Runtime.evaluate") return { result: { type: "object", objectId: "doc-1" } };
-      if (method === "Accessibility.queryAXTree") return { nodes: nodes(params) };
+      if (method === "Accessibility.queryAXTree") {
+        // As Chromium does: accessibleName keeps only nodes whose raw name is it.
+        const all = nodes(params);
+        return { nodes: params.accessibleName === undefined ? all : all.filter((n) => n.name && n.name.value === params.accessibleName) };
+      }
       if (method === "DOM.describeNode") return { node: described[params.backendNodeId] || { localName: "button", attributes: [] } };
       throw new Error(`unexpected ${method}`);
     },
@@ -57,7 +61,7 @@ test("describeRoleTarget quotes an exact name and shows a regex as written", () 
   assert.equal(describeRoleTarget({ role: "textbox" }), "role textbox");
 });
 
-test("queryRole asks for the role, skips ignored nodes and compares names itself", async () => {
+test("queryRole asks for the role, skips ignored nodes and compares names with whitespace collapsed", async () => {
   const ctx = fakeCtx(() => [
     ax(1, "button", " Hello "),
     ax(2, "button", "Hello", { ignored: true }),
@@ -71,8 +75,19 @@ test("queryRole asks for the role, skips ignored nodes and compares names itself
   assert.deepEqual(re.map((m) => m.backendNodeId), [1, 3]);
   const all = await queryRole(ctx, { role: "button" });
   assert.deepEqual(all.map((m) => m.backendNodeId), [1, 3, 5]);
-  const q = ctx.sent.find((c) => c.method === "Accessibility.queryAXTree");
-  assert.deepEqual(q.params, { objectId: "doc-1", role: "button" }, "the name is compared here, not by queryAXTree");
+  const queries = ctx.sent.filter((c) => c.method === "Accessibility.queryAXTree").map((c) => c.params);
+  assert.deepEqual(queries.slice(0, 2), [
+    { objectId: "doc-1", role: "button", accessibleName: "Hello" }, // finds only the ignored one
+    { objectId: "doc-1", role: "button" }, // so every button, compared here
+  ]);
+});
+
+test("an exact name Chromium finds costs one query, not the whole role", async () => {
+  const ctx = fakeCtx(() => [ax(1, "button", "Save"), ax(2, "button", "Cancel")]);
+  assert.deepEqual((await queryRole(ctx, { role: "button", name: "Save" })).map((m) => m.backendNodeId), [1]);
+  const queries = ctx.sent.filter((c) => c.method === "Accessibility.queryAXTree");
+  assert.equal(queries.length, 1);
+  assert.equal(queries[0].params.accessibleName, "Save");
 });
 
 test("a regex with the g flag matches every candidate, not every other one", async () => {

@@ -109,7 +109,7 @@ func CheckName(name string) error {
 	}
 	for _, c := range flags {
 		if !strings.ContainsRune(regexFlags, c) || strings.Count(flags, string(c)) > 1 {
-			return fmt.Errorf("name %q: %q is not a regular expression flag (flags: d g i m s u v y, each once)", name, c)
+			return fmt.Errorf("name %q: %q is not a regular expression flag (flags: d g i m s u v y, each once)", name, string(c))
 		}
 	}
 	return nil

@@ -54,7 +54,8 @@ type ActionSpec struct {
 	// Shorthand is the param a flow step's scalar form sets ("target" for
 	// uid-or-selector), or "" when the action takes a mapping only.
 	Shorthand string
-	// Target is true when the action takes exactly one of uid or selector.
+	// Target is true when the action takes exactly one of uid, selector or
+	// role (with name and nth): schema $defs/target.
 	Target bool
 	// Feature is the hello caps.features entry (Feature*) an extension must
 	// list before the daemon sends it this action (schema x-feature), or ""

@@ -54,7 +54,7 @@ type Action struct {
 	Shorthand   string // x-shorthand: the param a flow's scalar form sets
 	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
 	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
-	Target      bool   // $ref target: exactly one of uid or selector
+	Target      bool   // $ref target: exactly one of uid, selector or role
 	Params      []Param
 }
 

@@ -54,13 +54,17 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 	}
 }
 
-// targetFlags are --uid and --selector, which force how TARGET is read,
-// and --frame, the frame a selector is looked up in (the schema's frame).
+// targetFlags are --uid and --selector, which force how TARGET is read;
+// --frame, the frame a selector is looked up in (the schema's frame); and
+// --role, --name and --nth, the role target that replaces TARGET.
 func targetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "uid", Usage: "read TARGET as a uid from the last extract"},
 		&cli.BoolFlag{Name: "selector", Usage: "read TARGET as a CSS selector, even when it looks like e3"},
 		&cli.StringFlag{Name: "frame", Usage: "look for the selector in the iframe whose URL contains `TEXT` or whose name is TEXT"},
+		&cli.StringFlag{Name: "role", Usage: "target the element with WAI-ARIA `ROLE` (button, link, textbox, ...) instead of TARGET; no extract needed"},
+		&cli.StringFlag{Name: "name", Usage: "with --role: the accessible `NAME`, exact, or /pattern/flags"},
+		&cli.IntFlag{Name: "nth", Usage: "with --role: take the `N`th match, 0-based, when several have that role and name"},
 	}
 }
 
@@ -76,17 +80,26 @@ func withForce(c *cli.Context, a protocol.Action) protocol.Action {
 	return a
 }
 
-// target reads TARGET: ^e\d+$ is a uid, anything else a CSS selector, unless
-// --uid or --selector says otherwise.
-func target(c *cli.Context) (protocol.Target, error) {
-	s := c.Args().First()
-	if s == "" {
-		return protocol.Target{}, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`) or a CSS selector")
+// target reads the command's target and returns the args after it: with
+// --role, the role target (no TARGET argument); otherwise TARGET, where
+// ^e\d+$ is a uid and anything else a CSS selector, unless --uid or
+// --selector says otherwise.
+func target(c *cli.Context) (protocol.Target, []string, error) {
+	args := c.Args().Slice()
+	if c.IsSet("role") {
+		return roleTarget(c, args)
 	}
+	if c.IsSet("name") || c.IsSet("nth") {
+		return protocol.Target{}, nil, usageError("--name and --nth go with --role, e.g. --role button --name \"Sign in\"")
+	}
+	if len(args) == 0 {
+		return protocol.Target{}, nil, usageError(c.Command.Name + " needs a TARGET: a uid like e3 (from `bua extract`), a CSS selector, or --role ROLE [--name NAME]")
+	}
+	s, rest := args[0], args[1:]
 	var t protocol.Target
 	switch {
 	case c.Bool("uid") && c.Bool("selector"):
-		return protocol.Target{}, usageError("--uid and --selector exclude each other")
+		return protocol.Target{}, nil, usageError("--uid and --selector exclude each other")
 	case c.Bool("uid"):
 		t = protocol.Target{UID: s}
 	case c.Bool("selector"):
@@ -94,15 +107,53 @@ func target(c *cli.Context) (protocol.Target, error) {
 	default:
 		t = protocol.ParseTarget(s)
 	}
-	if c.IsSet("frame") {
-		if t.UID != "" {
-			return protocol.Target{}, usageError("--frame goes with a CSS selector: uid " + t.UID + " already names the frame it was read in")
-		}
-		if t.Frame = c.String("frame"); t.Frame == "" {
-			return protocol.Target{}, usageError("--frame needs TEXT: a part of the iframe's URL, or its name")
-		}
+	if err := frameFlag(c, &t); err != nil {
+		return protocol.Target{}, nil, err
 	}
-	return t, nil
+	return t, rest, nil
+}
+
+// frameFlag sets t.Frame from --frame, which goes with a CSS selector only.
+func frameFlag(c *cli.Context, t *protocol.Target) error {
+	if !c.IsSet("frame") {
+		return nil
+	}
+	if t.UID != "" {
+		return usageError("--frame goes with a CSS selector: uid " + t.UID + " already names the frame it was read in")
+	}
+	if t.Role != "" {
+		return usageError("--frame goes with a CSS selector: a --role target is looked up in the main frame")
+	}
+	if t.Frame = c.String("frame"); t.Frame == "" {
+		return usageError("--frame needs TEXT: a part of the iframe's URL, or its name")
+	}
+	return nil
+}
+
+// roleTarget reads --role, --name and --nth, checking the role and name as
+// the flow loader does (protocol.CheckRole, protocol.CheckName).
+func roleTarget(c *cli.Context, args []string) (protocol.Target, []string, error) {
+	if c.Bool("uid") || c.Bool("selector") {
+		return protocol.Target{}, nil, usageError("--role replaces TARGET: drop --uid and --selector")
+	}
+	t := protocol.Target{Role: c.String("role"), Name: c.String("name")}
+	if err := protocol.CheckRole(t.Role); err != nil {
+		return protocol.Target{}, nil, usageError(err.Error())
+	}
+	if c.IsSet("name") && t.Name == "" {
+		return protocol.Target{}, nil, usageError("--name is empty: leave it out to match any name")
+	}
+	if err := protocol.CheckName(t.Name); err != nil {
+		return protocol.Target{}, nil, usageError(err.Error())
+	}
+	if c.IsSet("nth") {
+		n := c.Int("nth")
+		if n < 0 {
+			return protocol.Target{}, nil, usageError("--nth counts from 0: the first match is --nth 0")
+		}
+		t.Nth = &n
+	}
+	return t, args, nil
 }
 
 func actionCommand(name, usage, args string, flags []cli.Flag, action func(c *cli.Context) error) *cli.Command {
@@ -133,22 +184,28 @@ func newReloadCommand(env *Env) *cli.Command {
 }
 
 func newClickCommand(env *Env) *cli.Command {
-	return actionCommand("click", "click an element with a trusted mouse event", "TARGET", append(targetFlags(), forceFlag(), downloadFlag()),
+	return actionCommand("click", "click an element with a trusted mouse event", "TARGET|--role ROLE", append(targetFlags(), forceFlag(), downloadFlag()),
 		func(c *cli.Context) error {
-			t, err := target(c)
+			t, rest, err := target(c)
 			if err != nil {
 				return err
+			}
+			if len(rest) > 0 {
+				return usageError(fmt.Sprintf("click takes one TARGET (or --role ROLE [--name NAME]), got extra %q", rest[0]))
 			}
 			return runInput(c, env, withForce(c, protocol.Click(t)))
 		})
 }
 
 func newHoverCommand(env *Env) *cli.Command {
-	return actionCommand("hover", "move the mouse over an element", "TARGET", append(targetFlags(), forceFlag()),
+	return actionCommand("hover", "move the mouse over an element", "TARGET|--role ROLE", append(targetFlags(), forceFlag()),
 		func(c *cli.Context) error {
-			t, err := target(c)
+			t, rest, err := target(c)
 			if err != nil {
 				return err
+			}
+			if len(rest) > 0 {
+				return usageError(fmt.Sprintf("hover takes one TARGET (or --role ROLE [--name NAME]), got extra %q", rest[0]))
 			}
 			return runAction(c, env, withForce(c, protocol.Hover(t)), printOK(c, env, "ok"))
 		})
@@ -156,32 +213,32 @@ func newHoverCommand(env *Env) *cli.Command {
 
 func newTypeCommand(env *Env) *cli.Command {
 	flags := append(targetFlags(), forceFlag(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
-	cmd := actionCommand("type", "focus an element and insert text", "TARGET TEXT|-", flags,
+	cmd := actionCommand("type", "focus an element and insert text", "TARGET|--role ROLE TEXT|-", flags,
 		func(c *cli.Context) error {
-			t, err := target(c)
+			t, rest, err := target(c)
 			if err != nil {
 				return err
 			}
 			var text string
 			switch {
 			case c.IsSet("text-env"):
-				if c.NArg() != 1 {
-					return usageError("with --text-env, type takes only TARGET")
+				if len(rest) != 0 {
+					return usageError("with --text-env, type takes only TARGET (or --role ROLE [--name NAME])")
 				}
 				text = env.Getenv(c.String("text-env"))
 				if text == "" {
 					return usageError("environment variable " + c.String("text-env") + " is not set or empty: export it first")
 				}
-			case c.NArg() != 2:
-				return usageError("type takes TARGET and TEXT (or - to read stdin, or --text-env VAR)")
-			case c.Args().Get(1) == "-":
+			case len(rest) != 1:
+				return usageError("type takes TARGET and TEXT (or - to read stdin, or --text-env VAR); with --role, only TEXT")
+			case rest[0] == "-":
 				b, err := io.ReadAll(env.Stdin)
 				if err != nil {
 					return err
 				}
 				text = strings.TrimSuffix(string(b), "\n")
 			default:
-				text = c.Args().Get(1)
+				text = rest[0]
 			}
 			return runAction(c, env, withForce(c, protocol.Type(t, text)), printOK(c, env, "ok"))
 		})
@@ -311,21 +368,22 @@ func newWaitForCommand(env *Env) *cli.Command {
 		&cli.StringFlag{Name: "state", Usage: "wait until TARGET (or --text) is `STATE`: attached, visible (default), hidden or detached"},
 		&cli.StringFlag{Name: "url", Usage: "wait until the tab's URL matches `PATTERN`: a glob (**/done, *.html) or /regex/flags"},
 	)
-	cmd := actionCommand("wait-for", "wait until an element is visible (or attached, hidden, detached), text shows, or the URL matches", "[TARGET]", flags,
+	cmd := actionCommand("wait-for", "wait until an element is visible (or attached, hidden, detached), text shows, or the URL matches", "[TARGET|--role ROLE]", flags,
 		func(c *cli.Context) error {
 			w := protocol.Wait{Text: c.String("text"), State: c.String("state"), URL: c.String("url")}
 			if c.IsSet("text") && w.Text == "" {
 				return usageError("--text needs the text to wait for")
 			}
 			var t protocol.Target
-			if c.NArg() > 0 || (w.Text == "" && w.URL == "") {
+			if c.NArg() > 0 || c.IsSet("role") || (w.Text == "" && w.URL == "") {
+				var rest []string
 				var err error
-				if t, err = target(c); err != nil {
-					return usageError("wait-for needs a TARGET (a uid like e3 or a CSS selector), --text or --url")
+				if t, rest, err = target(c); err != nil {
+					return err
 				}
-			}
-			if c.NArg() > 1 {
-				return usageError("wait-for takes one TARGET; quote a selector with spaces")
+				if len(rest) > 0 {
+					return usageError(fmt.Sprintf("wait-for takes one TARGET (or --role ROLE [--name NAME]); quote a selector with spaces, got extra %q", rest[0]))
+				}
 			}
 			verb := "found"
 			if w.URL != "" || w.State == protocol.WaitHidden || w.State == protocol.WaitDetached {

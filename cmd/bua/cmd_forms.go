@@ -36,14 +36,14 @@ func newSelectCommand(env *Env) *cli.Command {
 		&cli.GenericFlag{Name: "index", Value: &indexes, Usage: "choose the option at 0-based position `N`; repeatable"},
 		forceFlag(),
 	)
-	cmd := actionCommand("select", "choose options of a <select>, firing input and change as a person's choice does", "TARGET", flags,
+	cmd := actionCommand("select", "choose options of a <select>, firing input and change as a person's choice does", "TARGET|--role ROLE", flags,
 		func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usageError("select takes one TARGET (a uid like e3 or a CSS selector) and --value, --label or --index")
-			}
-			t, err := target(c)
+			t, rest, err := target(c)
 			if err != nil {
 				return err
+			}
+			if len(rest) > 0 {
+				return usageError("select takes one TARGET (a uid like e3, a CSS selector, or --role combobox --name NAME) and --value, --label or --index")
 			}
 			var by protocol.Option
 			var items []string
@@ -97,16 +97,16 @@ func quoteAll(ss []string) []string {
 }
 
 func newUploadCommand(env *Env) *cli.Command {
-	return actionCommand("upload", "set a file input's files, as choosing them in the file dialog would", "TARGET FILE...", targetFlags(),
+	return actionCommand("upload", "set a file input's files, as choosing them in the file dialog would", "TARGET|--role ROLE FILE...", targetFlags(),
 		func(c *cli.Context) error {
-			if c.NArg() < 2 {
-				return usageError("upload takes TARGET (the <input type=file>) and one or more FILEs")
-			}
-			t, err := target(c)
+			t, rest, err := target(c)
 			if err != nil {
 				return err
 			}
-			files, err := absPaths(c.Args().Slice()[1:])
+			if len(rest) == 0 {
+				return usageError("upload takes TARGET (the <input type=file>) and one or more FILEs")
+			}
+			files, err := absPaths(rest)
 			if err != nil {
 				return usageError(err.Error())
 			}

@@ -169,8 +169,10 @@ function oneOfMessage(branches, v, path, passed, errs) {
   const fields = branches.map((b) => (b.required ? b.required.join("+") : null));
   if (fields.every(Boolean)) {
     const present = typeOf(v) === "object" ? branches.filter((b) => b.required.every((k) => Object.hasOwn(v, k))).length : 0;
-    const got = present > 1 ? " (got both)" : present === 0 ? " (got neither)" : "";
-    return `${where(path)}: needs exactly one of ${fields.join(" or ")}${got}`;
+    const two = branches.length === 2;
+    const got = present > 1 ? (two ? " (got both)" : ` (got ${present})`) : present === 0 ? (two ? " (got neither)" : " (got none)") : "";
+    const list = `${fields.slice(0, -1).join(", ")} or ${fields[fields.length - 1]}`;
+    return `${where(path)}: needs exactly one of ${list}${got}`;
   }
   return passed > 1 ? `${where(path)}: matches more than one alternative` : errs[0];
 }

@@ -149,7 +149,7 @@ test("an input that starts no download times out saying so, within the budget", 
 test("the schema takes one item or a list for value, label and index, and absolute paths for files", () => {
   assert.equal(validateAction({ type: "select_option", selector: "s", value: "a" }), null);
   assert.equal(validateAction({ type: "select_option", selector: "s", index: [0, 2] }), null);
-  assert.equal(validateAction({ type: "select_option", selector: "s", value: "a", label: "A" }), "action: needs exactly one of value or label or index (got both)");
+  assert.equal(validateAction({ type: "select_option", selector: "s", value: "a", label: "A" }), "action: needs exactly one of value, label or index (got 2)");
   assert.equal(validateAction({ type: "select_option", selector: "s", index: -1 }), "action.index: must be >= 0");
   assert.equal(validateAction({ type: "upload", selector: "s", files: ["rel/x"] }), "action.files.0: must be an absolute path");
   assert.equal(validateAction({ type: "click", selector: "s", download: 1 }), "action.download: must be boolean, got number");

@@ -38,7 +38,9 @@ test("messages name the offending field", () => {
   assert.equal(r.ok, false);
   assert.match(r.message, /action\.url/);
   r = validateMessage({ type: "request", id, action: { type: "click", uid: "e1", selector: "a" } });
-  assert.match(r.message, /exactly one of selector or uid \(got both\)/);
+  assert.match(r.message, /exactly one of selector, uid or role \(got 2\)/);
+  r = validateMessage({ type: "request", id, action: { type: "click", selector: "a", name: "Go" } });
+  assert.match(r.message, /name and nth pick among the elements of a role/);
   r = validateMessage({ type: "request", id, action: { type: "teleport" } });
   assert.match(r.message, /action\.type: must be one of/);
 });

@@ -126,7 +126,7 @@ test("handler errors and invalid requests become error responses", async () => {
   const r = ws.sent.at(-1);
   assert.equal(r.id, ID);
   assert.equal(r.error.code, "invalid_action");
-  assert.match(r.error.message, /selector or uid/);
+  assert.match(r.error.message, /selector, uid or role/);
   const ID2 = ID.replace("3f", "4f");
   ws.recv({ type: "request", id: ID2, action: { type: "get_tabs" } });
   await tick();

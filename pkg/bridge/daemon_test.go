@@ -556,7 +556,7 @@ func TestClientRoundTrip(t *testing.T) {
 	}
 	// --no-validate lets the extension's own validation answer.
 	before := len(ext.Requests())
-	if _, err := c.RequestRaw(context.Background(), json.RawMessage(`{"type":"click"}`), true); err == nil || err.Code != protocol.CodeInvalidAction || !strings.Contains(err.Message, "selector or uid") {
+	if _, err := c.RequestRaw(context.Background(), json.RawMessage(`{"type":"click"}`), true); err == nil || err.Code != protocol.CodeInvalidAction || !strings.Contains(err.Message, "selector, uid or role") {
 		t.Fatalf("raw request: %v, want the extension's invalid_action", err)
 	}
 	if len(ext.Requests()) != before {

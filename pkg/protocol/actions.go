@@ -40,6 +40,14 @@ type Action struct {
 	TimeoutMs  *int   `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
 	Focus      *bool  `json:"focus,omitempty"`      // open_tab
 	Force      bool   `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
+	// Role, Name and Nth are the third target form of click, type, hover
+	// and wait_for (xor UID and Selector; a pure addition to v4, feature
+	// role_target): the element whose WAI-ARIA role is Role and whose
+	// accessible name is Name (exact, or /pattern/flags), the Nth (0-based)
+	// of several. Name and Nth go only with Role.
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	Nth  *int   `json:"nth,omitempty"`
 	// MaxElements caps extract's element list (1-5000, default 200); a
 	// pure addition to v4.
 	MaxElements *int `json:"maxElements,omitempty"`
@@ -92,12 +100,23 @@ func (l *OneOrMany[T]) UnmarshalJSON(b []byte) error {
 }
 
 // Target is how click, type, hover and wait_for address an element: exactly
-// one of UID (from the last extract) or Selector (CSS), and with Selector
-// optionally Frame, the frame to look in (a part of its URL or its name).
+// one of UID (from the last extract), Selector (CSS) or Role, the last with
+// an optional Name (exact, or /pattern/flags) and Nth (0-based; nil means
+// the one match); with Selector optionally Frame, the frame to look in (a
+// part of its URL or its name).
 type Target struct {
 	UID      string
 	Selector string
 	Frame    string
+	Role     string
+	Name     string
+	Nth      *int
+}
+
+// on returns a with t's fields set.
+func (t Target) on(a Action) Action {
+	a.UID, a.Selector, a.Frame, a.Role, a.Name, a.Nth = t.UID, t.Selector, t.Frame, t.Role, t.Name, t.Nth
+	return a
 }
 
 var uidPattern = regexp.MustCompile(`^e[0-9]+$`)
@@ -131,19 +150,15 @@ func Handoff(state, obstacleType, message string) Action {
 func Navigate(url string) Action { return Action{Type: ActionNavigate, URL: url} }
 
 // Click dispatches a trusted mouse click at the target's centre.
-func Click(t Target) Action {
-	return Action{Type: ActionClick, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
-}
+func Click(t Target) Action { return t.on(Action{Type: ActionClick}) }
 
 // Type focuses the target and inserts text.
 func Type(t Target, text string) Action {
-	return Action{Type: ActionType_, UID: t.UID, Selector: t.Selector, Frame: t.Frame, Text: &text}
+	return t.on(Action{Type: ActionType_, Text: &text})
 }
 
 // Hover moves the mouse to the target's centre.
-func Hover(t Target) Action {
-	return Action{Type: ActionHover, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
-}
+func Hover(t Target) Action { return t.on(Action{Type: ActionHover}) }
 
 // PressKey dispatches a key (or chord such as "Control+a") to the page.
 func PressKey(key string) Action { return Action{Type: ActionPressKey, Key: key} }
@@ -175,7 +190,7 @@ func Evaluate(expression string) Action { return Action{Type: ActionEvaluate, Ex
 
 // WaitFor waits until the target exists; timeout <= 0 keeps the 10 s default.
 func WaitFor(t Target, timeout time.Duration) Action {
-	a := Action{Type: ActionWaitFor, UID: t.UID, Selector: t.Selector, Frame: t.Frame}
+	a := t.on(Action{Type: ActionWaitFor})
 	if timeout > 0 {
 		ms := int(timeout / time.Millisecond)
 		a.TimeoutMs = &ms
@@ -198,7 +213,7 @@ const (
 // 0-based index (by) is one of items; an index that is not a non-negative
 // integer is left for Validate to refuse. No items deselects every option.
 func SelectOption(t Target, by Option, items []string) (Action, error) {
-	a := Action{Type: ActionSelectOption, UID: t.UID, Selector: t.Selector}
+	a := t.on(Action{Type: ActionSelectOption})
 	switch by {
 	case ByValue:
 		a.Value = append([]string{}, items...)
@@ -222,7 +237,7 @@ func SelectOption(t Target, by Option, items []string) (Action, error) {
 // Upload sets the target file input's files from absolute paths; none
 // clears it.
 func Upload(t Target, files []string) Action {
-	return Action{Type: ActionUpload, UID: t.UID, Selector: t.Selector, Files: append([]string{}, files...)}
+	return t.on(Action{Type: ActionUpload, Files: append([]string{}, files...)})
 }
 
 // wait_for's states (schema $defs/action.wait_for state): what its target,

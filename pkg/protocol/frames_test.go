@@ -30,7 +30,7 @@ func TestFrameParam(t *testing.T) {
 		{"HoverSelectorFrame", Hover(Target{Selector: "button", Frame: "pay"}), ""},
 		{"WaitForSelectorFrame", WaitFor(Target{Selector: "#card", Frame: "pay"}, 0), ""},
 		{"UIDFrame", Click(Target{UID: "e3", Frame: "pay"}), "frame goes with selector"},
-		{"FrameAlone", Hover(Target{Frame: "pay"}), "needs exactly one of selector or uid"},
+		{"FrameAlone", Hover(Target{Frame: "pay"}), "needs exactly one of selector, uid or role"},
 		{"FrameTooLong", Click(Target{Selector: "#a", Frame: strings.Repeat("x", 2049)}), "frame: must be a non-empty part of a frame's URL"},
 	}
 	for _, tt := range tests {

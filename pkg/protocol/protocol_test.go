@@ -57,8 +57,8 @@ func TestActionValidateMessages(t *testing.T) {
 		want   string // substring of the error message; "" means valid
 	}{
 		{"OK", Click(Target{UID: "e3"}), ""},
-		{"BothTargets", Action{Type: ActionClick, UID: "e1", Selector: "#a"}, "needs exactly one of selector or uid"},
-		{"NoTarget", Action{Type: ActionHover}, "needs exactly one of selector or uid"},
+		{"BothTargets", Action{Type: ActionClick, UID: "e1", Selector: "#a"}, "needs exactly one of selector, uid or role"},
+		{"NoTarget", Action{Type: ActionHover}, "needs exactly one of selector, uid or role"},
 		{"JavascriptURL", Navigate("javascript:alert(1)"), "url"},
 		{"TimeoutTooLong", WaitFor(Target{Selector: "#x"}, 61e9), "timeoutMs"},
 		{"BadKey", PressKey("Hyper+a"), "key"},

@@ -60,7 +60,8 @@ type ActionSpec struct {
 	// Shorthand is the param a flow step's scalar form sets ("target" for
 	// uid-or-selector), or "" when the action takes a mapping only.
 	Shorthand string
-	// Target is true when the action takes exactly one of uid or selector.
+	// Target is true when the action takes exactly one of uid, selector or
+	// role (with name and nth): schema $defs/target.
 	Target bool
 	// OneOf names params of which the action takes exactly one (the
 	// action's own schema oneOf), as select_option takes one of value,

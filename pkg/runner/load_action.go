@@ -78,7 +78,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	}
 	if spec.Target {
 		n := 0
-		for _, f := range []string{"target", "uid", "selector"} {
+		for _, f := range []string{"target", "uid", "selector", "role"} {
 			if nodes[f] != nil {
 				n++
 			}
@@ -88,7 +88,9 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 			// wait_for with text or url only: the schema check below
 			// says when none of them is there.
 		case n != 1:
-			fs.errf(v, "%s needs exactly one target: uid, selector or target (a uid like e12 or a CSS selector), got %d", typ, n)
+			fs.errf(v, "%s needs exactly one target: uid, selector, role (with name and nth) or target (a uid like e12 or a CSS selector), got %d", typ, n)
+			return st
+		case !fs.checkRoleTarget(typ, st.Params, nodes):
 			return st
 		}
 	}
@@ -211,6 +213,35 @@ func resolvePaths(flowFile string, paths []any) []any {
 		out[i] = abs
 	}
 	return out
+}
+
+// checkRoleTarget checks a role target's literal role and name
+// (protocol.CheckRole, protocol.CheckName) before the schema does, so a
+// flow author reads "roles are lowercase; write \"button\"" rather than
+// the schema's list. It reports whether both passed.
+func (fs *fileScope) checkRoleTarget(typ protocol.ActionType, params []Param, nodes map[string]*yaml.Node) bool {
+	ok := true
+	for _, p := range params {
+		if !p.Value.IsLiteral() {
+			continue
+		}
+		s, isString := p.Value.Lit.(string)
+		if !isString {
+			continue // the schema names the type
+		}
+		var err error
+		switch p.Name {
+		case "role":
+			err = protocol.CheckRole(s)
+		case "name":
+			err = protocol.CheckName(s)
+		}
+		if err != nil {
+			fs.errf(nodes[p.Name], "%s: %v", typ, err)
+			ok = false
+		}
+	}
+	return ok
 }
 
 func paramList(params []string) string {

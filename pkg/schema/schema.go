@@ -619,12 +619,18 @@ func (s *Schema) oneOfMessage(branches []*node, v any, path *loc, passed int) *E
 			}
 		}
 		got := ""
-		if present > 1 {
+		switch {
+		case present > 1 && len(branches) == 2:
 			got = " (got both)"
-		} else if present == 0 {
+		case present > 1:
+			got = fmt.Sprintf(" (got %d)", present)
+		case present == 0 && len(branches) == 2:
 			got = " (got neither)"
+		case present == 0:
+			got = " (got none)"
 		}
-		return &Error{Path: where(path), Reason: fmt.Sprintf("needs exactly one of %s%s", strings.Join(fields, " or "), got)}
+		list := strings.Join(fields[:len(fields)-1], ", ") + " or " + fields[len(fields)-1]
+		return &Error{Path: where(path), Reason: fmt.Sprintf("needs exactly one of %s%s", list, got)}
 	}
 	if passed > 1 {
 		return &Error{Path: where(path), Reason: "matches more than one alternative"}

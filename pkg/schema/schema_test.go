@@ -12,7 +12,8 @@ func TestValidate(t *testing.T) {
 	doc := `{
 	  "$defs": {
 	    "id": {"type": "string", "pattern": "^e[0-9]+$", "x-message": "must be a uid like e3"},
-	    "target": {"oneOf": [{"required": ["selector"], "not": {"required": ["uid"]}}, {"required": ["uid"], "not": {"required": ["selector"]}}]}
+	    "target": {"oneOf": [{"required": ["selector"], "not": {"required": ["uid"]}}, {"required": ["uid"], "not": {"required": ["selector"]}}]},
+	    "three": {"oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["c3"]}]}
 	  },
 	  "type": "object",
 	  "required": ["type"],
@@ -25,7 +26,7 @@ func TestValidate(t *testing.T) {
 	    "c": {"const": true},
 	    "u": {"anyOf": [{"const": "about:blank"}, {"pattern": "^https?://"}]}
 	  },
-	  "allOf": [{"if": {"properties": {"type": {"const": "click"}}}, "then": {"$ref": "#/$defs/target"}}]
+	  "allOf": [{"if": {"properties": {"type": {"const": "click"}}}, "then": {"$ref": "#/$defs/target"}}, {"if": {"required": ["three"]}, "then": {"$ref": "#/$defs/three"}}]
 	}`
 	s, err := Compile([]byte(doc))
 	if err != nil {
@@ -54,6 +55,9 @@ func TestValidate(t *testing.T) {
 		{"AnyOfOK", `{"type":"scroll","u":"about:blank"}`, ""},
 		{"OneOfBoth", `{"type":"click","uid":"e1","selector":"a"}`, "message: needs exactly one of selector or uid (got both)"},
 		{"OneOfNeither", `{"type":"click"}`, "message: needs exactly one of selector or uid (got neither)"},
+		{"OneOfThreeOne", `{"type":"scroll","three":1,"b":1}`, ""},
+		{"OneOfThreeTwo", `{"type":"scroll","three":1,"a":1,"c3":1}`, "message: needs exactly one of a, b or c3 (got 2)"},
+		{"OneOfThreeNone", `{"type":"scroll","three":1}`, "message: needs exactly one of a, b or c3 (got none)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,10 +7,12 @@ import { CdpError, invalid, notFound } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
+import { describeRoleTarget, findByRole } from "../lib/role-target.js";
 
 const GROUP = "bua";
 
 export function describeTarget(action) {
+  if (action.role !== undefined) return describeRoleTarget(action);
   if (action.uid !== undefined) return `uid ${action.uid}`;
   const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
@@ -22,8 +24,8 @@ export function sessionSend(ctx, session) {
   return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
-// resolveWith turns {uid} or {selector, frame?} into a live node,
-// {session, backendNodeId, objectId, label}, and sends `also(by, send)`
+// resolveWith turns {uid}, {selector, frame?} or {role, name, nth} into a
+// live node, {session, backendNodeId, objectId, label}, and sends `also(by, send)`
 // (commands that need only the node's id, through send, which goes to the
 // node's session) in the same round trip, returning their settled results
 // as `rest`. session is the debugger session the node lives in: null for
@@ -34,9 +36,19 @@ export function sessionSend(ctx, session) {
 // detached node still resolves and still accepts box and focus queries, so
 // callers that act on it check isConnected first. A selector is looked up
 // in the page (findSelector), and the commands go by the remote object it
-// returns.
+// returns. A role target is looked up in the main frame's accessibility
+// tree (lib/role-target.js) on every call, so each actionability probe
+// finds the element afresh, and the commands go by the backendNodeId it
+// names.
 export async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
+  if (action.role !== undefined) {
+    const { backendNodeId } = await findByRole(ctx, action);
+    const by = { backendNodeId };
+    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, ctx.send)]);
+    if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+    return { target: { session: null, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+  }
   if (action.selector !== undefined) {
     const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
     const send = sessionSend(ctx, session);
@@ -157,7 +169,8 @@ async function settle(promises) {
 }
 
 function gone(label) {
-  return notFound(`${label} is no longer in the page (removed since the extract)`);
+  const since = label.startsWith("uid ") ? "the extract" : "it was found";
+  return notFound(`${label} is no longer in the page (removed since ${since})`);
 }
 
 // isConnected asks the page whether the resolved node is still in its

@@ -1,15 +1,17 @@
 // wait_for: poll until a condition holds: the target in a state (attached,
 // visible, hidden, detached; visible by default), text shown in the page or
 // in the target, or the tab's URL matching a glob or /regex/flags. A
-// selector with frame is looked up in that iframe, and a uid read in a
-// frame is probed in its frame's session. Every
-// round is one CDP call (two for a uid); a cancelled request stops at the
-// next await (ctx.send and ctx.sleep reject once the signal aborts).
+// selector with frame is looked up in that iframe, a uid read in a frame is
+// probed in its frame's session, and a role target is looked up in the
+// accessibility tree each round. Every round is one CDP call (two for a
+// uid, more for a role target); a cancelled request stops at the next await
+// (ctx.send and ctx.sleep reject once the signal aborts).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid } from "../lib/cdp.js";
-import { findSelector, invalidSelector, sessionSend } from "./input.js";
+import { pick, queryRole } from "../lib/role-target.js";
+import { describeTarget, findSelector, invalidSelector, sessionSend } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -124,10 +126,11 @@ export function waitedFor(ms) {
 }
 
 function targetName(action) {
-  if (action.uid !== undefined) return `uid ${action.uid}`;
-  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
-  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}${inFrame}`;
-  return null;
+  return hasTarget(action) ? describeTarget(action) : null;
+}
+
+function hasTarget(action) {
+  return action.uid !== undefined || action.selector !== undefined || action.role !== undefined;
 }
 
 // probeObject runs PROBE on the remote object objectId, through send (its
@@ -145,7 +148,6 @@ async function probeObject(send, objectId, fn, spec) {
 // probeTarget runs PROBE on the action's target (or the page when it has
 // none) and returns its {ok, seen}.
 async function probeTarget(ctx, action, spec) {
-  const hasTarget = action.uid !== undefined || action.selector !== undefined;
   const fn = PROBE.toString();
   if (action.uid !== undefined) {
     // Re-read every round: a navigation while waiting makes the uid stale,
@@ -161,6 +163,22 @@ async function probeTarget(ctx, action, spec) {
     }
     if (objectId) return probeObject(send, objectId, fn, spec);
     // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  if (action.role !== undefined) {
+    // None yet (or fewer than nth + 1) is "no element"; more than one
+    // without nth is invalid_action at once, as it is for click.
+    const hit = await pick(ctx, action, await queryRole(ctx, action));
+    let objectId = null;
+    if (hit) {
+      try {
+        ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
+      } catch (e) {
+        if (!(e instanceof CdpError)) throw e;
+      }
+    }
+    if (objectId) return probeObject(ctx.send, objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }
@@ -180,7 +198,7 @@ async function probeTarget(ctx, action, spec) {
   }
   const el = action.selector !== undefined ? `document.querySelector(${JSON.stringify(action.selector)})` : "null";
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: `(${fn})(${el}, ${hasTarget}, ${JSON.stringify(spec)})`,
+    expression: `(${fn})(${el}, ${hasTarget(action)}, ${JSON.stringify(spec)})`,
     returnByValue: true,
   });
   if (exceptionDetails) throw invalidSelector(action.selector, exceptionDetails);

@@ -350,8 +350,10 @@ function oneOfMessage(branches, v, path, passed, errs) {
   const fields = branches.map((b) => (b.required ? b.required.join("+") : null));
   if (fields.every(Boolean)) {
     const present = typeOf(v) === "object" ? branches.filter((b) => b.required.every((k) => Object.hasOwn(v, k))).length : 0;
-    const got = present > 1 ? " (got both)" : present === 0 ? " (got neither)" : "";
-    return `${where(path)}: needs exactly one of ${fields.join(" or ")}${got}`;
+    const two = branches.length === 2;
+    const got = present > 1 ? (two ? " (got both)" : ` (got ${present})`) : present === 0 ? (two ? " (got neither)" : " (got none)") : "";
+    const list = `${fields.slice(0, -1).join(", ")} or ${fields[fields.length - 1]}`;
+    return `${where(path)}: needs exactly one of ${list}${got}`;
   }
   return passed > 1 ? `${where(path)}: matches more than one alternative` : errs[0];
 }
@@ -402,7 +404,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -435,23 +437,23 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","download","tabId"]) }),
-  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","text","force","tabId"]) }),
-  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","frame","force","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
+  type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","tabId"]) }),
+  hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
   scroll: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["direction","amount","tabId"]) }),
   screenshot: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["fullPage","tabId"]) }),
   extract: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["selector","maxElements","tabId"]) }),
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
-  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","frame","text","state","url","timeoutMs","tabId"]) }),
+  wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
   open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
-  select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","value","label","index","force","tabId"]) }),
-  upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","files","tabId"]) }),
+  select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","value","label","index","force","tabId"]) }),
+  upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","files","tabId"]) }),
   go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
   handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
@@ -497,7 +499,9 @@ const END_REASONS = Object.freeze({
 });
 const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","Space","ArrowUp","ArrowDown","ArrowLeft","ArrowRight","Home","End","PageUp","PageDown","F1","F2","F3","F4","F5","F6","F7","F8","F9","F10","F11","F12"]);
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS });
+// The roles a role target may name ($defs/role).
+const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js
@@ -2628,6 +2632,169 @@ function watchDownload(api, since) {
 return Object.freeze({ withDownload, describe, watchDownload });
 })();
 
+// lib/role-target.js
+const __lib_role_target = (() => {
+// Role targets, {role, name, nth} (feature role_target): the element a
+// person would name, found through the page's accessibility tree with
+// Accessibility.queryAXTree, so no extract (and no uid cache) is needed.
+// Like Playwright's getByRole, hidden elements never match: queryAXTree
+// leaves out display:none and visibility:hidden content and reports
+// aria-hidden (and other ignored) nodes as ignored, which are skipped.
+
+const { CdpError, invalid, notFound } = __lib_cdp;
+
+const GROUP = "bua";
+
+// QUERY_ROLE: the ARIA 1.2 roles Chromium's tree spells its own way.
+// queryAXTree finds nothing for "img" (Chromium's role is "image", ARIA
+// 1.3's name) or "directory" (which Chromium maps to list).
+const QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
+
+// CANDIDATES_SHOWN caps the candidates an ambiguity error lists.
+const CANDIDATES_SHOWN = 8;
+
+// parseName reads the schema's name: "/pattern/flags" is a RegExp (the
+// same rule as Go's protocol.ParseName), anything else an exact name. A
+// pattern JavaScript refuses is invalid_action.
+const REGEX_NAME = /^\/(.*)\/([a-z]*)$/s;
+
+function parseName(name) {
+  if (name === undefined) return { any: true };
+  const m = REGEX_NAME.exec(name);
+  if (!m) return { exact: name };
+  try {
+    return { regex: new RegExp(m[1], m[2]) };
+  } catch (e) {
+    throw invalid(`name ${name} is not a valid regular expression: ${e.message}`);
+  }
+}
+
+// describeRoleTarget names the target in messages: role button named
+// "Sign in", role link named /^docs/i, role textbox (nth 2).
+function describeRoleTarget(action) {
+  let d = `role ${action.role}`;
+  if (action.name !== undefined) d += ` named ${REGEX_NAME.test(action.name) ? action.name : JSON.stringify(action.name)}`;
+  if (action.nth !== undefined) d += ` (nth ${action.nth})`;
+  return d;
+}
+
+// normalizeName collapses whitespace runs to one space and trims, as
+// Playwright does before comparing names: Chromium keeps an aria-label's
+// own spaces (" Hello " stays so), where a person sees "Hello".
+function normalizeName(s) {
+  return String(s).replace(/\s+/g, " ").trim();
+}
+
+// queryRole lists the elements that match the role target, in document
+// order, as [{backendNodeId, role, name}]: one Runtime.evaluate for the
+// document, then Accessibility.queryAXTree. An exact name is first asked
+// of Chromium as accessibleName, which compares the raw name and returns
+// only the matches (on a page of 1,000 buttons about 10× cheaper than all
+// of them). When that finds none, and always for a regex or no name, the
+// query asks for every element of the role and compares the names here,
+// whitespace collapsed: Chromium keeps an aria-label's own spaces, so
+// " Hello " is found for "Hello" only this way.
+async function queryRole(ctx, action) {
+  const want = parseName(action.name);
+  const doc = await ctx.send("Runtime.evaluate", { expression: "document", objectGroup: GROUP });
+  if (!doc.result || !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { objectId: doc.result.objectId, role: QUERY_ROLE[action.role] || action.role };
+  if (want.exact !== undefined) {
+    const fast = matching(await ctx.send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
+    if (fast.length > 0) return fast;
+  }
+  const all = await ctx.send("Accessibility.queryAXTree", params);
+  const out = matching(all, action, want);
+  // What the role does have, for noMatch's message, without asking again.
+  if (out.length === 0) out.others = matching(all, action, { any: true });
+  return out;
+}
+
+// matching keeps the queried nodes that a person could see (not ignored),
+// that are DOM elements, and whose normalised name is the one wanted.
+function matching({ nodes }, action, want) {
+  const exact = want.exact !== undefined ? normalizeName(want.exact) : undefined;
+  const out = [];
+  for (const n of nodes || []) {
+    if (n.ignored || n.backendDOMNodeId === undefined) continue;
+    const name = normalizeName(n.name && typeof n.name.value === "string" ? n.name.value : "");
+    if (exact !== undefined && name !== exact) continue;
+    if (want.regex) {
+      want.regex.lastIndex = 0; // a g or y flag makes test() stateful
+      if (!want.regex.test(name)) continue;
+    }
+    out.push({ backendNodeId: n.backendDOMNodeId, role: n.role && n.role.value ? String(n.role.value) : action.role, name });
+  }
+  return out;
+}
+
+// pick chooses the action's element among matches: the nth, or the only
+// one. More than one without nth is invalid_action listing the
+// candidates; none (or too few for nth) returns null, for the caller to
+// wait or fail.
+async function pick(ctx, action, matches) {
+  if (action.nth !== undefined) return matches[action.nth] || null;
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
+  return matches[0] || null;
+}
+
+// findByRole resolves the role target now: the chosen element's
+// {backendNodeId}, or element_not_found saying what the page has instead.
+async function findByRole(ctx, action) {
+  const matches = await queryRole(ctx, action);
+  const hit = await pick(ctx, action, matches);
+  if (hit) return hit;
+  throw noMatch(action, matches);
+}
+
+// noMatch is element_not_found for a role target: with nth past the end,
+// how many matched; otherwise up to five names the role does have (from
+// the query that found none).
+function noMatch(action, matches) {
+  const what = describeRoleTarget({ ...action, nth: undefined });
+  if (action.nth !== undefined && matches.length > 0) {
+    return notFound(`${what} matches ${matches.length} element${matches.length === 1 ? "" : "s"}, so there is no nth ${action.nth} (nth counts from 0)`);
+  }
+  const others = action.name !== undefined && matches.others ? matches.others : [];
+  if (others.length === 0) return notFound(`no element with ${what} in the page (hidden ones do not count)`);
+  const names = [...new Set(others.map((o) => JSON.stringify(o.name)))];
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+  return notFound(`no element with ${what} in the page; its ${action.role} elements are named ${shown}`);
+}
+
+// ambiguous is invalid_action listing the candidates: each one's nth, role,
+// name and a short locator hint (tag#id.class), so the caller can add nth
+// or a more exact name.
+async function ambiguous(ctx, action, matches) {
+  const shown = matches.slice(0, CANDIDATES_SHOWN);
+  const hints = await Promise.all(shown.map((m) => locatorHint(ctx, m.backendNodeId)));
+  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
+  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+}
+
+// locatorHint is a short CSS-like description of a node, <button#id.a.b>,
+// or <?> when it cannot be described.
+async function locatorHint(ctx, backendNodeId) {
+  let node;
+  try {
+    ({ node } = await ctx.send("DOM.describeNode", { backendNodeId }));
+  } catch (e) {
+    if (e instanceof CdpError) return "<?>";
+    throw e;
+  }
+  const attrs = {};
+  const a = node.attributes || [];
+  for (let i = 0; i + 1 < a.length; i += 2) attrs[a[i]] = a[i + 1];
+  let d = node.localName || String(node.nodeName || "?").toLowerCase();
+  if (attrs.id) d += `#${attrs.id}`;
+  else if (attrs.name) d += `[name=${JSON.stringify(attrs.name)}]`;
+  for (const c of String(attrs.class || "").split(/\s+/).filter(Boolean).slice(0, 2)) d += `.${c}`;
+  return `<${d}>`;
+}
+return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, pick, findByRole, noMatch });
+})();
+
 // actions/input.js
 const __actions_input = (() => {
 // click, hover, type, press_key, scroll: trusted input through the Input
@@ -2639,10 +2806,12 @@ const { CdpError, invalid, notFound } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
+const { describeRoleTarget, findByRole } = __lib_role_target;
 
 const GROUP = "bua";
 
 function describeTarget(action) {
+  if (action.role !== undefined) return describeRoleTarget(action);
   if (action.uid !== undefined) return `uid ${action.uid}`;
   const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
@@ -2654,8 +2823,8 @@ function sessionSend(ctx, session) {
   return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
-// resolveWith turns {uid} or {selector, frame?} into a live node,
-// {session, backendNodeId, objectId, label}, and sends `also(by, send)`
+// resolveWith turns {uid}, {selector, frame?} or {role, name, nth} into a
+// live node, {session, backendNodeId, objectId, label}, and sends `also(by, send)`
 // (commands that need only the node's id, through send, which goes to the
 // node's session) in the same round trip, returning their settled results
 // as `rest`. session is the debugger session the node lives in: null for
@@ -2666,9 +2835,19 @@ function sessionSend(ctx, session) {
 // detached node still resolves and still accepts box and focus queries, so
 // callers that act on it check isConnected first. A selector is looked up
 // in the page (findSelector), and the commands go by the remote object it
-// returns.
+// returns. A role target is looked up in the main frame's accessibility
+// tree (lib/role-target.js) on every call, so each actionability probe
+// finds the element afresh, and the commands go by the backendNodeId it
+// names.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
+  if (action.role !== undefined) {
+    const { backendNodeId } = await findByRole(ctx, action);
+    const by = { backendNodeId };
+    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, ctx.send)]);
+    if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+    return { target: { session: null, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+  }
   if (action.selector !== undefined) {
     const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
     const send = sessionSend(ctx, session);
@@ -2789,7 +2968,8 @@ async function settle(promises) {
 }
 
 function gone(label) {
-  return notFound(`${label} is no longer in the page (removed since the extract)`);
+  const since = label.startsWith("uid ") ? "the extract" : "it was found";
+  return notFound(`${label} is no longer in the page (removed since ${since})`);
 }
 
 // isConnected asks the page whether the resolved node is still in its
@@ -5014,15 +5194,17 @@ const __actions_wait = (() => {
 // wait_for: poll until a condition holds: the target in a state (attached,
 // visible, hidden, detached; visible by default), text shown in the page or
 // in the target, or the tab's URL matching a glob or /regex/flags. A
-// selector with frame is looked up in that iframe, and a uid read in a
-// frame is probed in its frame's session. Every
-// round is one CDP call (two for a uid); a cancelled request stops at the
-// next await (ctx.send and ctx.sleep reject once the signal aborts).
+// selector with frame is looked up in that iframe, a uid read in a frame is
+// probed in its frame's session, and a role target is looked up in the
+// accessibility tree each round. Every round is one CDP call (two for a
+// uid, more for a role target); a cancelled request stops at the next await
+// (ctx.send and ctx.sleep reject once the signal aborts).
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
 const { CdpError, invalid } = __lib_cdp;
-const { findSelector, invalidSelector, sessionSend } = __actions_input;
+const { pick, queryRole } = __lib_role_target;
+const { describeTarget, findSelector, invalidSelector, sessionSend } = __actions_input;
 
 const POLL_MS = 100;
 
@@ -5137,10 +5319,11 @@ function waitedFor(ms) {
 }
 
 function targetName(action) {
-  if (action.uid !== undefined) return `uid ${action.uid}`;
-  const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
-  if (action.selector !== undefined) return `selector ${JSON.stringify(action.selector)}${inFrame}`;
-  return null;
+  return hasTarget(action) ? describeTarget(action) : null;
+}
+
+function hasTarget(action) {
+  return action.uid !== undefined || action.selector !== undefined || action.role !== undefined;
 }
 
 // probeObject runs PROBE on the remote object objectId, through send (its
@@ -5158,7 +5341,6 @@ async function probeObject(send, objectId, fn, spec) {
 // probeTarget runs PROBE on the action's target (or the page when it has
 // none) and returns its {ok, seen}.
 async function probeTarget(ctx, action, spec) {
-  const hasTarget = action.uid !== undefined || action.selector !== undefined;
   const fn = PROBE.toString();
   if (action.uid !== undefined) {
     // Re-read every round: a navigation while waiting makes the uid stale,
@@ -5174,6 +5356,22 @@ async function probeTarget(ctx, action, spec) {
     }
     if (objectId) return probeObject(send, objectId, fn, spec);
     // The node is gone (collected): it is detached, and so is its text.
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    return result.value;
+  }
+  if (action.role !== undefined) {
+    // None yet (or fewer than nth + 1) is "no element"; more than one
+    // without nth is invalid_action at once, as it is for click.
+    const hit = await pick(ctx, action, await queryRole(ctx, action));
+    let objectId = null;
+    if (hit) {
+      try {
+        ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
+      } catch (e) {
+        if (!(e instanceof CdpError)) throw e;
+      }
+    }
+    if (objectId) return probeObject(ctx.send, objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }
@@ -5193,7 +5391,7 @@ async function probeTarget(ctx, action, spec) {
   }
   const el = action.selector !== undefined ? `document.querySelector(${JSON.stringify(action.selector)})` : "null";
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: `(${fn})(${el}, ${hasTarget}, ${JSON.stringify(spec)})`,
+    expression: `(${fn})(${el}, ${hasTarget(action)}, ${JSON.stringify(spec)})`,
     returnByValue: true,
   });
   if (exceptionDetails) throw invalidSelector(action.selector, exceptionDetails);

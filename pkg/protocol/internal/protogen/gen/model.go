@@ -28,8 +28,9 @@ type Model struct {
 	Events        []string
 	NamedKeys     []string
 	Modifiers     []string
-	WaitDefaultMs int // action.wait_for timeoutMs default
-	WaitMaxMs     int // action.wait_for timeoutMs maximum
+	Roles         []string // $defs/role enum: the roles a role target may name
+	WaitDefaultMs int      // action.wait_for timeoutMs default
+	WaitMaxMs     int      // action.wait_for timeoutMs maximum
 }
 
 // Feature is one caps.features entry the schema knows, with what it means.
@@ -53,8 +54,8 @@ type Action struct {
 	Shorthand   string // x-shorthand: the param a flow's scalar form sets
 	Feature     string // x-feature: the caps.features entry an extension must list to be sent it
 	NoFlowStep  bool   // x-flow: false: flows reach the action another way, never as a step
-	Target      bool   // $ref target or optionalTarget: takes uid or selector
-	// TargetOptional is $ref optionalTarget: at most one of uid or selector.
+	Target      bool   // $ref target or optionalTarget: takes uid, selector or role
+	// TargetOptional is $ref optionalTarget: at most one of uid, selector or role.
 	TargetOptional bool
 	// OneOf are the params of the action's own oneOf, each branch
 	// {required: [X]}: the action takes exactly one of them.
@@ -192,6 +193,7 @@ func (r *reader) model() *Model {
 	key := r.def("key")
 	m.NamedKeys = r.strings(key.get("x-namedKeys"), "$defs/key x-namedKeys")
 	m.Modifiers = r.strings(key.get("x-modifiers"), "$defs/key x-modifiers")
+	m.Roles = r.strings(r.def("role").get("enum"), "$defs/role enum")
 	if wait, ok := r.def("action.wait_for").path("properties", "timeoutMs").(*object); ok {
 		m.WaitDefaultMs = r.int(wait, "default", "action.wait_for timeoutMs")
 		m.WaitMaxMs = r.int(wait, "maximum", "action.wait_for timeoutMs")

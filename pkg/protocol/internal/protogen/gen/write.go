@@ -216,6 +216,7 @@ func (m *Model) Go() ([]byte, error) {
 
 	p("// NamedKeys are press_key's named keys, and KeyModifiers the modifiers a\n// chord may join with '+' (schema $defs/key).\nvar (\n")
 	p("\tNamedKeys = %s\n\tKeyModifiers = %s\n)\n", goStrings(m.NamedKeys), goStrings(m.Modifiers))
+	p("\n// Roles are the WAI-ARIA roles a role target may name, lowercase (schema\n// $defs/role).\nvar Roles = %s\n", goStrings(m.Roles))
 	return format.Source(b.Bytes())
 }
 
@@ -301,5 +302,7 @@ func (m *Model) JS() []byte {
 	p("export const END_REASONS = %s;\n", jsEnum(m.EndReasons))
 	p("export const NAMED_KEYS = Object.freeze(%s);\n", jsJSON(m.NamedKeys))
 	p("export const KEY_MODIFIERS = Object.freeze(%s);\n", jsJSON(m.Modifiers))
+	p("// The roles a role target may name ($defs/role).\n")
+	p("export const ROLES = Object.freeze(%s);\n", jsJSON(m.Roles))
 	return b.Bytes()
 }

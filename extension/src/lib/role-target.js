@@ -1,0 +1,158 @@
+// Role targets, {role, name, nth} (feature role_target): the element a
+// person would name, found through the page's accessibility tree with
+// Accessibility.queryAXTree, so no extract (and no uid cache) is needed.
+// Like Playwright's getByRole, hidden elements never match: queryAXTree
+// leaves out display:none and visibility:hidden content and reports
+// aria-hidden (and other ignored) nodes as ignored, which are skipped.
+
+import { CdpError, invalid, notFound } from "./cdp.js";
+
+const GROUP = "bua";
+
+// QUERY_ROLE: the ARIA 1.2 roles Chromium's tree spells its own way.
+// queryAXTree finds nothing for "img" (Chromium's role is "image", ARIA
+// 1.3's name) or "directory" (which Chromium maps to list).
+const QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
+
+// CANDIDATES_SHOWN caps the candidates an ambiguity error lists.
+const CANDIDATES_SHOWN = 8;
+
+// parseName reads the schema's name: "/pattern/flags" is a RegExp (the
+// same rule as Go's protocol.ParseName), anything else an exact name. A
+// pattern JavaScript refuses is invalid_action.
+const REGEX_NAME = /^\/(.*)\/([a-z]*)$/s;
+
+export function parseName(name) {
+  if (name === undefined) return { any: true };
+  const m = REGEX_NAME.exec(name);
+  if (!m) return { exact: name };
+  try {
+    return { regex: new RegExp(m[1], m[2]) };
+  } catch (e) {
+    throw invalid(`name ${name} is not a valid regular expression: ${e.message}`);
+  }
+}
+
+// describeRoleTarget names the target in messages: role button named
+// "Sign in", role link named /^docs/i, role textbox (nth 2).
+export function describeRoleTarget(action) {
+  let d = `role ${action.role}`;
+  if (action.name !== undefined) d += ` named ${REGEX_NAME.test(action.name) ? action.name : JSON.stringify(action.name)}`;
+  if (action.nth !== undefined) d += ` (nth ${action.nth})`;
+  return d;
+}
+
+// normalizeName collapses whitespace runs to one space and trims, as
+// Playwright does before comparing names: Chromium keeps an aria-label's
+// own spaces (" Hello " stays so), where a person sees "Hello".
+export function normalizeName(s) {
+  return String(s).replace(/\s+/g, " ").trim();
+}
+
+// queryRole lists the elements that match the role target, in document
+// order, as [{backendNodeId, role, name}]: one Runtime.evaluate for the
+// document, then Accessibility.queryAXTree. An exact name is first asked
+// of Chromium as accessibleName, which compares the raw name and returns
+// only the matches (on a page of 1,000 buttons about 10× cheaper than all
+// of them). When that finds none, and always for a regex or no name, the
+// query asks for every element of the role and compares the names here,
+// whitespace collapsed: Chromium keeps an aria-label's own spaces, so
+// " Hello " is found for "Hello" only this way.
+export async function queryRole(ctx, action) {
+  const want = parseName(action.name);
+  const doc = await ctx.send("Runtime.evaluate", { expression: "document", objectGroup: GROUP });
+  if (!doc.result || !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { objectId: doc.result.objectId, role: QUERY_ROLE[action.role] || action.role };
+  if (want.exact !== undefined) {
+    const fast = matching(await ctx.send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
+    if (fast.length > 0) return fast;
+  }
+  const all = await ctx.send("Accessibility.queryAXTree", params);
+  const out = matching(all, action, want);
+  // What the role does have, for noMatch's message, without asking again.
+  if (out.length === 0) out.others = matching(all, action, { any: true });
+  return out;
+}
+
+// matching keeps the queried nodes that a person could see (not ignored),
+// that are DOM elements, and whose normalised name is the one wanted.
+function matching({ nodes }, action, want) {
+  const exact = want.exact !== undefined ? normalizeName(want.exact) : undefined;
+  const out = [];
+  for (const n of nodes || []) {
+    if (n.ignored || n.backendDOMNodeId === undefined) continue;
+    const name = normalizeName(n.name && typeof n.name.value === "string" ? n.name.value : "");
+    if (exact !== undefined && name !== exact) continue;
+    if (want.regex) {
+      want.regex.lastIndex = 0; // a g or y flag makes test() stateful
+      if (!want.regex.test(name)) continue;
+    }
+    out.push({ backendNodeId: n.backendDOMNodeId, role: n.role && n.role.value ? String(n.role.value) : action.role, name });
+  }
+  return out;
+}
+
+// pick chooses the action's element among matches: the nth, or the only
+// one. More than one without nth is invalid_action listing the
+// candidates; none (or too few for nth) returns null, for the caller to
+// wait or fail.
+export async function pick(ctx, action, matches) {
+  if (action.nth !== undefined) return matches[action.nth] || null;
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
+  return matches[0] || null;
+}
+
+// findByRole resolves the role target now: the chosen element's
+// {backendNodeId}, or element_not_found saying what the page has instead.
+export async function findByRole(ctx, action) {
+  const matches = await queryRole(ctx, action);
+  const hit = await pick(ctx, action, matches);
+  if (hit) return hit;
+  throw noMatch(action, matches);
+}
+
+// noMatch is element_not_found for a role target: with nth past the end,
+// how many matched; otherwise up to five names the role does have (from
+// the query that found none).
+export function noMatch(action, matches) {
+  const what = describeRoleTarget({ ...action, nth: undefined });
+  if (action.nth !== undefined && matches.length > 0) {
+    return notFound(`${what} matches ${matches.length} element${matches.length === 1 ? "" : "s"}, so there is no nth ${action.nth} (nth counts from 0)`);
+  }
+  const others = action.name !== undefined && matches.others ? matches.others : [];
+  if (others.length === 0) return notFound(`no element with ${what} in the page (hidden ones do not count)`);
+  const names = [...new Set(others.map((o) => JSON.stringify(o.name)))];
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+  return notFound(`no element with ${what} in the page; its ${action.role} elements are named ${shown}`);
+}
+
+// ambiguous is invalid_action listing the candidates: each one's nth, role,
+// name and a short locator hint (tag#id.class), so the caller can add nth
+// or a more exact name.
+async function ambiguous(ctx, action, matches) {
+  const shown = matches.slice(0, CANDIDATES_SHOWN);
+  const hints = await Promise.all(shown.map((m) => locatorHint(ctx, m.backendNodeId)));
+  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
+  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+}
+
+// locatorHint is a short CSS-like description of a node, <button#id.a.b>,
+// or <?> when it cannot be described.
+async function locatorHint(ctx, backendNodeId) {
+  let node;
+  try {
+    ({ node } = await ctx.send("DOM.describeNode", { backendNodeId }));
+  } catch (e) {
+    if (e instanceof CdpError) return "<?>";
+    throw e;
+  }
+  const attrs = {};
+  const a = node.attributes || [];
+  for (let i = 0; i + 1 < a.length; i += 2) attrs[a[i]] = a[i + 1];
+  let d = node.localName || String(node.nodeName || "?").toLowerCase();
+  if (attrs.id) d += `#${attrs.id}`;
+  else if (attrs.name) d += `[name=${JSON.stringify(attrs.name)}]`;
+  for (const c of String(attrs.class || "").split(/\s+/).filter(Boolean).slice(0, 2)) d += `.${c}`;
+  return `<${d}>`;
+}

@@ -106,7 +106,7 @@ func TestRoleTarget_WaitForLate(t *testing.T) {
 		t.Fatalf("heading = %v after wait_for", got)
 	}
 	e := wantError(t, roleAction("wait_for", tab, "heading", map[string]any{"name": "Never here", "timeoutMs": 500}), "timeout")
-	wantContains(t, "wait_for timeout", e.Message, `role heading named "Never here" did not appear within`)
+	wantContains(t, "wait_for timeout", e.Message, `role heading named "Never here" still not visible after`)
 }
 
 func TestRoleTarget_TypeIntoTextbox(t *testing.T) {

@@ -63,7 +63,6 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 	const typed = "typed-secret-4711"
 	mustRequest(t, map[string]any{"type": "type", "tabId": tab, "selector": "#name", "text": typed}, nil)
 	mustRequest(t, map[string]any{"type": "click", "tabId": tab, "selector": "#go"}, nil)
-	mustRequest(t, map[string]any{"type": "wait_for", "tabId": tab, "selector": "#arrived", "timeoutMs": 15000}, nil)
 
 	find := func(r protocol.TraceResult, kind string, match func(protocol.TraceEvent) bool) *protocol.TraceEvent {
 		for i := range r.Events {
@@ -74,6 +73,10 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 		return nil
 	}
 	isNext := func(e protocol.TraceEvent) bool { return strings.HasSuffix(e.URL, "/trace/next.html") }
+	// The trace itself says when the page has left: a wait_for sent while
+	// the navigation commits can fail on the old document's context.
+	traceUntil(t, tab, func(r protocol.TraceResult) bool { return find(r, protocol.TraceNavigate, isNext) != nil })
+	mustRequest(t, map[string]any{"type": "wait_for", "tabId": tab, "selector": "#arrived", "timeoutMs": 15000}, nil)
 	r, raw := traceUntil(t, tab, func(r protocol.TraceResult) bool {
 		return find(r, protocol.TraceNavigate, isNext) != nil && find(r, protocol.TraceAction, func(e protocol.TraceEvent) bool { return e.Action == "wait_for" }) != nil
 	})

@@ -17,7 +17,6 @@ import * as evaluate from "./actions/evaluate.js";
 import * as wait from "./actions/wait.js";
 import * as handoff from "./actions/handoff.js";
 import * as trace from "./actions/trace.js";
-import { PASSIVE_ACTIONS } from "./actions/trace.js";
 import { actionEvent, createTraceStore } from "./lib/trace.js";
 
 const CDP_VERSION = "1.3";
@@ -401,7 +400,7 @@ export function createDebuggerController(opts) {
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
     // Reading the trace neither attaches nor waits for the page, and is
     // not itself traced (a follower's polls would crowd out the rest).
-    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    if (trace.PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
     const started = Date.now();
     let code;
     let cancelled = false;

@@ -5101,7 +5101,6 @@ const evaluate = __actions_evaluate;
 const wait = __actions_wait;
 const handoff = __actions_handoff;
 const trace = __actions_trace;
-const { PASSIVE_ACTIONS } = __actions_trace;
 const { actionEvent, createTraceStore } = __lib_trace;
 
 const CDP_VERSION = "1.3";
@@ -5485,7 +5484,7 @@ function createDebuggerController(opts) {
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
     // Reading the trace neither attaches nor waits for the page, and is
     // not itself traced (a follower's polls would crowd out the rest).
-    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    if (trace.PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
     const started = Date.now();
     let code;
     let cancelled = false;

@@ -55,6 +55,12 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach,
     },
+    // The trace's request outcomes (lib/trace.js): events passed through,
+    // listened to per attached tab with a tabId filter.
+    webRequest: {
+      onCompleted: c.webRequest?.onCompleted,
+      onErrorOccurred: c.webRequest?.onErrorOccurred,
+    },
     fetch: (...args) => fetchImpl(...args),
   };
 }

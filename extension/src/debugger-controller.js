@@ -61,11 +61,6 @@ function restricted(tabId, msg) {
 // attach error RESTRICTED matches.
 const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
 
-// NETWORK_ENABLE turns on the Network domain for the trace (lib/trace.js)
-// without its response-body buffers: bua never reads a body, and the
-// default buffers would hold a busy page's bodies in memory for nothing.
-export const NETWORK_ENABLE = Object.freeze({ maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -89,6 +84,33 @@ export function createDebuggerController(opts) {
   // trace of a session the person stopped still says why), dropped when
   // the tab closes (forgetTab).
   const traces = opts.traces || createTraceStore();
+  // The trace's failed requests come from chrome.webRequest, not the
+  // Network domain: one small event per request instead of five large ones
+  // through chrome.debugger (docs/extension.md §Trace measures both).
+  // Listened to per attached tab (a tabId filter), so the person's other
+  // tabs send the worker nothing.
+  const webRequest = opts.chromeApi.webRequest;
+  const requestWatches = new Map(); // tabId -> () => void, removing its listeners
+
+  function watchRequests(tabId) {
+    if (requestWatches.has(tabId) || !webRequest || !webRequest.onCompleted || !webRequest.onErrorOccurred) return;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const completed = (d) => traces.request(tabId, "completed", d);
+    const failed = (d) => traces.request(tabId, "error", d);
+    webRequest.onCompleted.addListener(completed, filter);
+    webRequest.onErrorOccurred.addListener(failed, filter);
+    requestWatches.set(tabId, () => {
+      webRequest.onCompleted.removeListener(completed);
+      webRequest.onErrorOccurred.removeListener(failed);
+    });
+  }
+
+  function unwatchRequests(tabId) {
+    const off = requestWatches.get(tabId);
+    if (!off) return;
+    requestWatches.delete(tabId);
+    off();
+  }
 
   async function send(tabId, method, params) {
     try {
@@ -176,18 +198,18 @@ export function createDebuggerController(opts) {
         );
       }
     }
+    watchRequests(tabId);
     try {
       // All sent at once: a debugger session runs its commands in order,
       // so the shim's evaluate and the frame tree still come after the
       // domains are enabled, and the setup costs one round trip.
-      // Runtime and Network also feed the trace: console messages and
-      // exceptions, failed requests (docs/extension.md §Trace says why
-      // Runtime.enable shows nothing to the page).
-      const [, , , , , , , , { frameTree }] = await Promise.all([
+      // Runtime also feeds the trace its console messages and exceptions
+      // (docs/extension.md §Trace says why Runtime.enable shows nothing to
+      // the page).
+      const [, , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
-        send(tabId, "Network.enable", NETWORK_ENABLE),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
@@ -197,6 +219,7 @@ export function createDebuggerController(opts) {
       ]);
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
+      unwatchRequests(tabId);
       await api.detach(target).catch(() => {});
       if (e instanceof BridgeError) throw e;
       throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
@@ -249,6 +272,7 @@ export function createDebuggerController(opts) {
   }
 
   function dropTab(tabId) {
+    unwatchRequests(tabId);
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
@@ -499,6 +523,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, requestWatches },
   };
 }

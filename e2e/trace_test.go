@@ -232,3 +232,57 @@ func TestTraceFloodStaysBounded(t *testing.T) {
 		t.Errorf("no \"after the flood\" event at or after seq %d", long.NextSeq)
 	}
 }
+
+// TestTraceRuntimeProbesStayQuiet: the page-side checks that betray a
+// debugger with Runtime enabled (a logged Error's stack getter, a logged
+// Proxy's traps, an object's getter) do not fire in a tab bua is attached
+// to and tracing, while its console messages do reach the trace
+// (docs/extension.md §Trace, "Runtime.enable and detection").
+func TestTraceRuntimeProbesStayQuiet(t *testing.T) {
+	tab := openTab(t, "trace/probe.html")
+	r, _ := traceUntil(t, tab, func(r protocol.TraceResult) bool {
+		n := 0
+		for _, e := range r.Events {
+			if e.Kind == protocol.TraceConsole {
+				n++
+			}
+		}
+		return n >= 30 // ten rounds of the three probes
+	})
+	var levels []string
+	for _, e := range r.Events {
+		if e.Kind == protocol.TraceConsole && len(levels) < 3 {
+			levels = append(levels, e.Level+":"+e.Text)
+		}
+	}
+	if len(levels) < 3 || !strings.HasPrefix(levels[0], "debug:Error: probe") {
+		t.Fatalf("the probes' messages did not reach the trace as expected: %q", levels)
+	}
+	var out struct {
+		Detected []string `json:"detected"`
+		Probes   int      `json:"probes"`
+	}
+	raw, _ := json.Marshal(evaluate(t, tab, "return {detected: window.detected, probes: window.probes}"))
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Probes < 10 || len(out.Detected) != 0 {
+		t.Errorf("after %d probe rounds the page detected %v", out.Probes, out.Detected)
+	}
+}
+
+// BenchmarkNavigateMany navigates to a page with 150 images and 200 console
+// lines, the load the trace's event sources weigh on most: the figures in
+// docs/extension.md §Trace ("Why webRequest").
+func BenchmarkNavigateMany(b *testing.B) {
+	cl := benchClient(b)
+	tab := benchTabAt(b, cl, "trace/many.html?n=0")
+	samples := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		nav := fmt.Sprintf(`{"type":"navigate","tabId":%d,"url":%q}`, tab, siteURL(fmt.Sprintf("trace/many.html?n=%d", i+1)))
+		start := time.Now()
+		benchRequest(b, cl, nav)
+		samples = append(samples, time.Since(start))
+	}
+	reportMedian(b, samples)
+}

@@ -134,7 +134,9 @@ func TestTraceFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"bua", "trace", "--tab", "4", "--follow", "--json", "--interval", "20ms"}, env) }()
+	go func() {
+		done <- run(ctx, []string{"bua", "trace", "--tab", "4", "--follow", "--json", "--interval", "20ms"}, env)
+	}()
 	waitFor := func(n int) []protocol.TraceEvent {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)

@@ -56,20 +56,23 @@ func newTraceCommand(env *Env) *cli.Command {
 		"duration and error code (never the text typed). One line per event: time,\n" +
 		"kind, level or status, then the text or URL. --json prints get_trace's\n" +
 		"result {events, nextSeq, dropped}; with --follow, one event per line\n" +
-		"(NDJSON). --follow stays on the tab of its first answer; Ctrl-C ends it\n" +
-		"(exit 0)."
+		"(NDJSON). --follow stays on the tab of its first answer; Ctrl-C, or the\n" +
+		"global --timeout, ends it (exit 0)."
 	return cmd
 }
 
 // followTrace polls get_trace with sinceSeq = the last nextSeq until the
-// command's context ends (Ctrl-C), printing each new event once.
+// command's context ends (Ctrl-C, or --timeout), printing each new event
+// once.
 func followTrace(c *cli.Context, env *Env) error {
 	cl, err := connectToAct(c, env)
 	if err != nil {
 		return fail(c, env, err)
 	}
 	defer cl.Close()
-	ctx := c.Context
+	// --timeout bounds the whole follow: it ends at the deadline as at Ctrl-C.
+	ctx, cancel := commandContext(c)
+	defer cancel()
 	tab, pinned := c.Int("tab"), c.IsSet("tab")
 	since := 0
 	enc := json.NewEncoder(env.Stdout)

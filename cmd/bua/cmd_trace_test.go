@@ -201,6 +201,20 @@ func TestTraceFollow(t *testing.T) {
 	}
 }
 
+// TestTraceFollowTimeout: the global --timeout ends a follow, exit 0.
+func TestTraceFollowTimeout(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Trace(0, protocol.TraceEvent{Kind: protocol.TraceNavigate, URL: "http://a.test/"})
+	start := time.Now()
+	r := runCLI(t, h, "", "trace", "--follow", "--interval", "20ms", "--timeout", "300ms")
+	if r.code != 0 || !strings.Contains(r.stdout, "navigation -        http://a.test/") {
+		t.Fatalf("trace --follow --timeout: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the follow took %s to end after a 300ms --timeout", took)
+	}
+}
+
 // TestFakeTracesActions: the fake extension records each action it
 // serves, as the extension does, so runner tests can read a trace.
 func TestFakeTracesActions(t *testing.T) {

@@ -60,7 +60,8 @@ func BuildBua(root, dir string) string {
 // ServeSites serves dir on a free loopback port until stop is called.
 // A request with ?delay=DURATION (e.g. ?delay=1500ms, at most 10 s) is
 // answered only after that long, to stand for a slow server; /slow-load
-// is a page that takes ?ms=N to load. HTML goes out as "text/html" with
+// is a page that takes ?ms=N to load; ?status=N (400-599) answers with
+// that status. HTML goes out as "text/html" with
 // no charset parameter, as many real servers send it, so each page's own
 // <meta charset> decides its encoding (net/http would otherwise add
 // "; charset=utf-8" and override it).
@@ -87,6 +88,12 @@ func ServeSites(dir string) (port int, stop func()) {
 				t.Stop()
 				return
 			}
+		}
+		// ?status=N (400-599) answers N with a short text body: a failing
+		// request for the pages that need one.
+		if n, err := strconv.Atoi(r.URL.Query().Get("status")); err == nil && n >= 400 && n < 600 {
+			http.Error(w, http.StatusText(n), n)
+			return
 		}
 		if p := r.URL.Path; strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm") || strings.HasSuffix(p, "/") {
 			w.Header().Set("Content-Type", "text/html")

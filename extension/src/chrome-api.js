@@ -66,6 +66,12 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
           onChanged: c.downloads.onChanged,
         }
       : undefined,
+    // The trace's request outcomes (lib/trace.js): events passed through,
+    // listened to per attached tab with a tabId filter.
+    webRequest: {
+      onCompleted: c.webRequest?.onCompleted,
+      onErrorOccurred: c.webRequest?.onErrorOccurred,
+    },
     fetch: (...args) => fetchImpl(...args),
   };
 }

@@ -17,7 +17,6 @@ import * as evaluate from "./actions/evaluate.js";
 import * as wait from "./actions/wait.js";
 import * as handoff from "./actions/handoff.js";
 import * as trace from "./actions/trace.js";
-import { PASSIVE_ACTIONS } from "./actions/trace.js";
 import { actionEvent, createTraceStore } from "./lib/trace.js";
 import * as forms from "./actions/forms.js";
 import * as dialog from "./actions/dialog.js";
@@ -70,11 +69,6 @@ function restricted(tabId, msg) {
 // attach error RESTRICTED matches.
 const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
 
-// NETWORK_ENABLE turns on the Network domain for the trace (lib/trace.js)
-// without its response-body buffers: bua never reads a body, and the
-// default buffers would hold a busy page's bodies in memory for nothing.
-export const NETWORK_ENABLE = Object.freeze({ maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -103,6 +97,33 @@ export function createDebuggerController(opts) {
   // trace of a session the person stopped still says why), dropped when
   // the tab closes (forgetTab).
   const traces = opts.traces || createTraceStore();
+  // The trace's failed requests come from chrome.webRequest, not the
+  // Network domain: one small event per request instead of five large ones
+  // through chrome.debugger (docs/extension.md §Trace measures both).
+  // Listened to per attached tab (a tabId filter), so the person's other
+  // tabs send the worker nothing.
+  const webRequest = opts.chromeApi.webRequest;
+  const requestWatches = new Map(); // tabId -> () => void, removing its listeners
+
+  function watchRequests(tabId) {
+    if (requestWatches.has(tabId) || !webRequest || !webRequest.onCompleted || !webRequest.onErrorOccurred) return;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const completed = (d) => traces.request(tabId, "completed", d);
+    const failed = (d) => traces.request(tabId, "error", d);
+    webRequest.onCompleted.addListener(completed, filter);
+    webRequest.onErrorOccurred.addListener(failed, filter);
+    requestWatches.set(tabId, () => {
+      webRequest.onCompleted.removeListener(completed);
+      webRequest.onErrorOccurred.removeListener(failed);
+    });
+  }
+
+  function unwatchRequests(tabId) {
+    const off = requestWatches.get(tabId);
+    if (!off) return;
+    requestWatches.delete(tabId);
+    off();
+  }
 
   // send runs one CDP command on the tab's debugger session, or on one of
   // its child sessions (an out-of-process iframe) when sessionId is given.
@@ -197,18 +218,18 @@ export function createDebuggerController(opts) {
         );
       }
     }
+    watchRequests(tabId);
     try {
       // All sent at once: a debugger session runs its commands in order,
       // so the shim's evaluate and the frame tree still come after the
       // domains are enabled, and the setup costs one round trip.
-      // Runtime and Network also feed the trace: console messages and
-      // exceptions, failed requests (docs/extension.md §Trace says why
-      // Runtime.enable shows nothing to the page).
-      const [, , , , , , , , { frameTree }] = await Promise.all([
+      // Runtime also feeds the trace its console messages and exceptions
+      // (docs/extension.md §Trace says why Runtime.enable shows nothing to
+      // the page).
+      const [, , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
-        send(tabId, "Network.enable", NETWORK_ENABLE),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
@@ -221,6 +242,7 @@ export function createDebuggerController(opts) {
       ]);
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
+      unwatchRequests(tabId);
       await api.detach(target).catch(() => {});
       if (e instanceof BridgeError) throw e;
       throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
@@ -303,6 +325,7 @@ export function createDebuggerController(opts) {
   }
 
   function dropTab(tabId) {
+    unwatchRequests(tabId);
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
@@ -499,7 +522,7 @@ export function createDebuggerController(opts) {
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
     // Reading the trace neither attaches nor waits for the page, and is
     // not itself traced (a follower's polls would crowd out the rest).
-    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    if (trace.PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
     const started = Date.now();
     let code;
     let cancelled = false;
@@ -603,6 +626,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames, requestWatches },
   };
 }

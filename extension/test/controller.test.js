@@ -1,6 +1,6 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController, NETWORK_ENABLE, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
+import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
 import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
@@ -852,35 +852,59 @@ test("a command cut short by a detach answers as the tab's new state would", asy
   }
 });
 
-test("the trace: Network is enabled without body buffers; page events and bua's actions land in the tab's ring, typed text never", async () => {
+// fakeWebRequest stands in for chrome.webRequest's two events: listeners
+// with their filters, and fire(), which calls those whose tabId matches.
+function fakeWebRequest() {
+  const make = () => {
+    const ls = new Map();
+    return {
+      ls,
+      addListener: (fn, filter) => ls.set(fn, filter),
+      removeListener: (fn) => ls.delete(fn),
+      fire: (d) => {
+        for (const [fn, f] of ls) if (f.tabId === d.tabId) fn(d);
+      },
+    };
+  };
+  return { onCompleted: make(), onErrorOccurred: make() };
+}
+
+test("the trace: page events, failed requests and bua's actions land in the tab's ring, typed text never", async () => {
   const fake = fakeTab({ "Runtime.evaluate": pageQuery(), "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }) });
+  const wr = fakeWebRequest();
+  fake.chromeApi.webRequest = wr;
   const { c } = makeController(fake);
   await c.run(TAB, { type: "type", selector: "#go", text: "hunter2-TYPED" });
-  const enable = fake.calls.find((x) => x[0] === "Network.enable");
-  assert.deepEqual(enable[1], NETWORK_ENABLE);
-  assert.deepEqual(NETWORK_ENABLE, { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+  assert.equal(methods(fake.calls).includes("Network.enable"), false, "requests come from webRequest, not the Network domain");
+  assert.deepEqual([...wr.onCompleted.ls.values()], [{ urls: ["<all_urls>"], tabId: TAB }], "listened to for this tab only");
+  assert.deepEqual([...wr.onErrorOccurred.ls.values()], [{ urls: ["<all_urls>"], tabId: TAB }]);
   c.handleDebuggerEvent({ tabId: TAB }, "Runtime.consoleAPICalled", { type: "error", args: [{ type: "string", value: "boom" }] });
   c.handleDebuggerEvent({ tabId: 99 }, "Runtime.consoleAPICalled", { type: "log", args: [{ type: "string", value: "other tab" }] });
+  wr.onCompleted.fire({ tabId: TAB, url: "http://site.test/ok", method: "GET", statusCode: 200 });
+  wr.onCompleted.fire({ tabId: TAB, url: "http://site.test/api", method: "POST", statusCode: 500 });
+  wr.onErrorOccurred.fire({ tabId: 99, url: "http://other.test/", method: "GET", error: "net::ERR_FAILED" });
   await rejectsWith(c.run(TAB, { type: "click", selector: "#nope" }), "element_not_found");
   const got = await c.run(TAB, { type: "get_trace", sinceSeq: 0 });
   assert.deepEqual(
-    got.events.map(({ seq, kind, action, level, text, code }) => ({ seq, kind, action, level, text, code })),
+    got.events.map(({ seq, kind, action, level, text, code, status }) => ({ seq, kind, action, level, text, code, status })),
     [
-      { seq: 1, kind: "action", action: "type", level: undefined, text: undefined, code: undefined },
-      { seq: 2, kind: "console", action: undefined, level: "error", text: "boom", code: undefined },
-      { seq: 3, kind: "action", action: "click", level: undefined, text: undefined, code: "element_not_found" },
+      { seq: 1, kind: "action", action: "type", level: undefined, text: undefined, code: undefined, status: undefined },
+      { seq: 2, kind: "console", action: undefined, level: "error", text: "boom", code: undefined, status: undefined },
+      { seq: 3, kind: "request", action: undefined, level: undefined, text: undefined, code: undefined, status: 500 },
+      { seq: 4, kind: "action", action: "click", level: undefined, text: undefined, code: "element_not_found", status: undefined },
     ],
   );
   assert.ok(got.events.every((e) => typeof e.t === "number" && e.t > 0));
   assert.ok(got.events[0].durationMs >= 0);
-  assert.equal(got.nextSeq, 4);
+  assert.equal(got.nextSeq, 5);
   assert.equal(got.dropped, 0);
   assert.equal(JSON.stringify(got).includes("hunter2"), false, "typed text never reaches the trace");
-  assert.deepEqual((await c.run(TAB, { type: "get_trace", sinceSeq: 3 })).events.map((e) => e.seq), [3]);
-  assert.equal((await c.run(TAB, { type: "get_trace" })).nextSeq, 4, "get_trace itself is not traced");
-  // The ring outlives a detach; it goes with the tab.
+  assert.deepEqual((await c.run(TAB, { type: "get_trace", sinceSeq: 4 })).events.map((e) => e.seq), [4]);
+  assert.equal((await c.run(TAB, { type: "get_trace" })).nextSeq, 5, "get_trace itself is not traced");
+  // The ring outlives a detach, which stops the request listeners; it goes with the tab.
   c.handleDetach({ tabId: TAB }, "canceled_by_user");
-  assert.equal((await c.run(TAB, { type: "get_trace" })).events.length, 3);
+  assert.equal(wr.onCompleted.ls.size + wr.onErrorOccurred.ls.size, 0, "no listener left for a detached tab");
+  assert.equal((await c.run(TAB, { type: "get_trace" })).events.length, 4);
   c.forgetTab(TAB);
   assert.deepEqual(await c.run(TAB, { type: "get_trace" }), { events: [], nextSeq: 1, dropped: 0 });
 });

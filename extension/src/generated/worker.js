@@ -72,6 +72,12 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
           onChanged: c.downloads.onChanged,
         }
       : undefined,
+    // The trace's request outcomes (lib/trace.js): events passed through,
+    // listened to per attached tab with a tabId filter.
+    webRequest: {
+      onCompleted: c.webRequest?.onCompleted,
+      onErrorOccurred: c.webRequest?.onErrorOccurred,
+    },
     fetch: (...args) => fetchImpl(...args),
   };
 }
@@ -5567,22 +5573,18 @@ const __lib_trace = (() => {
 // Bounds, all at once (docs/extension.md §Trace, schema
 // $defs/action.get_trace): TRACE_MAX_EVENTS events and TRACE_MAX_BYTES
 // bytes per tab (each event counted as the UTF-8 length of its JSON, the
-// size get_trace sends), the oldest evicted first; rings for at most
-// TRACE_MAX_TABS tabs, the least recently used one dropped first; and per
-// tab a table of the requests in flight (their URL and method, for the
-// failure that may follow) of at most PENDING_MAX_REQUESTS entries and
-// PENDING_MAX_BYTES bytes. Worst case: 16 × (256 + 64) KiB = 5 MiB.
+// size get_trace sends), the oldest evicted first; and rings for at most
+// TRACE_MAX_TABS tabs, the least recently used one dropped first. Worst
+// case: 16 × 256 KiB = 4 MiB.
 //
 // What it keeps is chosen so that nothing secret leaks: requests by URL,
 // method and status only (no headers, so no cookies or tokens, and no
-// bodies), and bua's actions by type, duration and error code only (never
+// bodies: the requests come from chrome.webRequest, asked for neither), and bua's actions by type, duration and error code only (never
 // the text a type action typed).
 
 const TRACE_MAX_EVENTS = 500;
 const TRACE_MAX_BYTES = 256 * 1024;
 const TRACE_MAX_TABS = 16;
-const PENDING_MAX_REQUESTS = 256;
-const PENDING_MAX_BYTES = 64 * 1024;
 
 // Field limits: the schema's maxLength of $defs/traceEvent.
 const LIMITS = Object.freeze({ text: 1000, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
@@ -5676,40 +5678,6 @@ function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BY
   };
 }
 
-// createPendingRequests tracks the URL and method of the requests in
-// flight (Network.requestWillBeSent), since Network.loadingFailed names a
-// request by id only. Bounded by count and bytes, oldest dropped first: a
-// failure of a dropped request is still recorded, without its URL.
-function createPendingRequests({ maxRequests = PENDING_MAX_REQUESTS, maxBytes = PENDING_MAX_BYTES } = {}) {
-  const map = new Map(); // requestId -> {url, method, size, reported}
-  let bytes = 0;
-  function remove(id) {
-    const r = map.get(id);
-    if (!r) return null;
-    map.delete(id);
-    bytes -= r.size;
-    return r;
-  }
-  return {
-    add(id, url, method) {
-      remove(id);
-      const r = { url: clip(url, LIMITS.url), method: clip(method, LIMITS.method), reported: false };
-      r.size = id.length + r.url.length + r.method.length;
-      map.set(id, r);
-      bytes += r.size;
-      while (map.size > maxRequests || bytes > maxBytes) remove(map.keys().next().value);
-    },
-    get: (id) => map.get(id) || null,
-    remove,
-    get size() {
-      return map.size;
-    },
-    get bytes() {
-      return bytes;
-    },
-  };
-}
-
 // CONSOLE_LEVELS maps Runtime.consoleAPICalled's type to the trace's level.
 const CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
 
@@ -5779,9 +5747,8 @@ function set(ev, key, value) {
 }
 
 // traceEventFor maps one CDP event of a tab to a trace event (without seq
-// and t), or null when it records nothing; pending is the tab's
-// createPendingRequests, which it updates.
-function traceEventFor(method, p, pending) {
+// and t), or null when it records nothing.
+function traceEventFor(method, p) {
   p = p || {};
   switch (method) {
     case "Runtime.consoleAPICalled":
@@ -5789,34 +5756,6 @@ function traceEventFor(method, p, pending) {
     case "Runtime.exceptionThrown": {
       const d = p.exceptionDetails || {};
       return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
-    }
-    case "Network.requestWillBeSent": {
-      const req = p.request || {};
-      // data: URLs cannot fail on the network, and may be megabytes long.
-      if (typeof req.url === "string" && !req.url.startsWith("data:")) pending.add(String(p.requestId), req.url, req.method || "");
-      return null;
-    }
-    case "Network.responseReceived": {
-      const res = p.response || {};
-      if (!(res.status >= 400)) return null;
-      const r = pending.get(String(p.requestId));
-      if (r) r.reported = true;
-      const ev = set({ kind: "request" }, "url", res.url || (r && r.url));
-      if (r) set(ev, "method", r.method);
-      ev.status = res.status;
-      return ev;
-    }
-    case "Network.loadingFinished":
-      pending.remove(String(p.requestId));
-      return null;
-    case "Network.loadingFailed": {
-      const r = pending.remove(String(p.requestId));
-      // A request the page or a navigation cancelled did not fail; one
-      // whose 4xx/5xx response is already in the ring is not news.
-      if (p.canceled || (r && r.reported)) return null;
-      const ev = { kind: "request" };
-      if (r) set(set(ev, "url", r.url), "method", r.method);
-      return set(ev, "errorText", p.blockedReason ? `${p.errorText || "blocked"} (${p.blockedReason})` : p.errorText || "failed");
     }
     case "Page.frameNavigated": {
       const f = p.frame;
@@ -5828,6 +5767,24 @@ function traceEventFor(method, p, pending) {
     default:
       return null;
   }
+}
+
+// requestEventFor maps the end of one of a tab's requests, as
+// chrome.webRequest reports it ("completed": onCompleted, "error":
+// onErrorOccurred), to a trace event, or null when it went well. Only the
+// URL, method, and status or error: the listeners ask for no headers, and
+// webRequest never sees bodies. A request the page or a navigation
+// cancelled (net::ERR_ABORTED) did not fail.
+function requestEventFor(outcome, d) {
+  d = d || {};
+  if (outcome === "completed") {
+    if (!(d.statusCode >= 400)) return null;
+    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
+    ev.status = d.statusCode;
+    return ev;
+  }
+  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
+  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
 }
 
 // actionEvent is the trace event for one of bua's actions that ended:
@@ -5843,9 +5800,9 @@ function actionEvent(type, durationMs, code, cancelled = false) {
 }
 
 // createTraceStore holds the rings of up to maxTabs tabs (the least
-// recently used dropped first) and their pending-request tables.
-function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {}, pending: pendingOpts = {} } = {}) {
-  const tabs = new Map(); // tabId -> {ring, pending}; insertion order = least recently used first
+// recently used dropped first).
+function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
+  const tabs = new Map(); // tabId -> {ring}; insertion order = least recently used first
   // The next seq of a ring dropped for room while its tab lives on, so a
   // new ring for the tab continues its numbering and a reader's sinceSeq
   // stays meaningful (dropped counts what was lost).
@@ -5858,7 +5815,7 @@ function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ring
       tabs.set(tabId, e);
       return e;
     }
-    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }), pending: createPendingRequests(pendingOpts) };
+    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
     resume.delete(tabId);
     tabs.set(tabId, e);
     while (tabs.size > maxTabs) {
@@ -5872,9 +5829,12 @@ function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ring
   return {
     // cdpEvent records what a CDP event of tabId says, if anything.
     cdpEvent(tabId, method, params) {
-      const e = tabs.get(tabId) || (method in RECORDED ? entry(tabId) : null);
-      if (!e) return null;
-      const ev = traceEventFor(method, params, e.pending);
+      const ev = traceEventFor(method, params);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // request records a request's end (requestEventFor), if it failed.
+    request(tabId, outcome, details) {
+      const ev = requestEventFor(outcome, details);
       return ev ? entry(tabId).ring.push(ev) : null;
     },
     // push records a ready-made event (actionEvent's).
@@ -5902,19 +5862,7 @@ function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ring
     _tabs: tabs,
   };
 }
-
-// RECORDED are the CDP events the trace listens to.
-const RECORDED = Object.freeze({
-  "Runtime.consoleAPICalled": true,
-  "Runtime.exceptionThrown": true,
-  "Network.requestWillBeSent": true,
-  "Network.responseReceived": true,
-  "Network.loadingFinished": true,
-  "Network.loadingFailed": true,
-  "Page.frameNavigated": true,
-  "Page.javascriptDialogOpening": true,
-});
-return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, PENDING_MAX_REQUESTS, PENDING_MAX_BYTES, LIMITS, clip, utf8Length, eventBytes, createTraceRing, createPendingRequests, consoleText, traceEventFor, actionEvent, createTraceStore });
+return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, LIMITS, clip, utf8Length, eventBytes, createTraceRing, consoleText, traceEventFor, requestEventFor, actionEvent, createTraceStore });
 })();
 
 // actions/forms.js
@@ -6110,7 +6058,6 @@ const evaluate = __actions_evaluate;
 const wait = __actions_wait;
 const handoff = __actions_handoff;
 const trace = __actions_trace;
-const { PASSIVE_ACTIONS } = __actions_trace;
 const { actionEvent, createTraceStore } = __lib_trace;
 const forms = __actions_forms;
 const dialog = __actions_dialog;
@@ -6163,11 +6110,6 @@ function restricted(tabId, msg) {
 // attach error RESTRICTED matches.
 const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
 
-// NETWORK_ENABLE turns on the Network domain for the trace (lib/trace.js)
-// without its response-body buffers: bua never reads a body, and the
-// default buffers would hold a busy page's bodies in memory for nothing.
-const NETWORK_ENABLE = Object.freeze({ maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-
 // createDebuggerController: see docs/extension.md §Controller
 // interface. `opts.managed` is read at each use (the worker passes a getter
 // because pairing loads after the controller is created).
@@ -6196,6 +6138,33 @@ function createDebuggerController(opts) {
   // trace of a session the person stopped still says why), dropped when
   // the tab closes (forgetTab).
   const traces = opts.traces || createTraceStore();
+  // The trace's failed requests come from chrome.webRequest, not the
+  // Network domain: one small event per request instead of five large ones
+  // through chrome.debugger (docs/extension.md §Trace measures both).
+  // Listened to per attached tab (a tabId filter), so the person's other
+  // tabs send the worker nothing.
+  const webRequest = opts.chromeApi.webRequest;
+  const requestWatches = new Map(); // tabId -> () => void, removing its listeners
+
+  function watchRequests(tabId) {
+    if (requestWatches.has(tabId) || !webRequest || !webRequest.onCompleted || !webRequest.onErrorOccurred) return;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const completed = (d) => traces.request(tabId, "completed", d);
+    const failed = (d) => traces.request(tabId, "error", d);
+    webRequest.onCompleted.addListener(completed, filter);
+    webRequest.onErrorOccurred.addListener(failed, filter);
+    requestWatches.set(tabId, () => {
+      webRequest.onCompleted.removeListener(completed);
+      webRequest.onErrorOccurred.removeListener(failed);
+    });
+  }
+
+  function unwatchRequests(tabId) {
+    const off = requestWatches.get(tabId);
+    if (!off) return;
+    requestWatches.delete(tabId);
+    off();
+  }
 
   // send runs one CDP command on the tab's debugger session, or on one of
   // its child sessions (an out-of-process iframe) when sessionId is given.
@@ -6290,18 +6259,18 @@ function createDebuggerController(opts) {
         );
       }
     }
+    watchRequests(tabId);
     try {
       // All sent at once: a debugger session runs its commands in order,
       // so the shim's evaluate and the frame tree still come after the
       // domains are enabled, and the setup costs one round trip.
-      // Runtime and Network also feed the trace: console messages and
-      // exceptions, failed requests (docs/extension.md §Trace says why
-      // Runtime.enable shows nothing to the page).
-      const [, , , , , , , , { frameTree }] = await Promise.all([
+      // Runtime also feeds the trace its console messages and exceptions
+      // (docs/extension.md §Trace says why Runtime.enable shows nothing to
+      // the page).
+      const [, , , , , , , { frameTree }] = await Promise.all([
         send(tabId, "Page.enable"),
         send(tabId, "DOM.enable"),
         send(tabId, "Runtime.enable"),
-        send(tabId, "Network.enable", NETWORK_ENABLE),
         send(tabId, "Accessibility.enable"),
         send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
         send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
@@ -6314,6 +6283,7 @@ function createDebuggerController(opts) {
       ]);
       mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
     } catch (e) {
+      unwatchRequests(tabId);
       await api.detach(target).catch(() => {});
       if (e instanceof BridgeError) throw e;
       throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
@@ -6396,6 +6366,7 @@ function createDebuggerController(opts) {
   }
 
   function dropTab(tabId) {
+    unwatchRequests(tabId);
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
@@ -6592,7 +6563,7 @@ function createDebuggerController(opts) {
     if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
     // Reading the trace neither attaches nor waits for the page, and is
     // not itself traced (a follower's polls would crowd out the rest).
-    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
+    if (trace.PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
     const started = Date.now();
     let code;
     let cancelled = false;
@@ -6696,10 +6667,10 @@ function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames },
+    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames, requestWatches },
   };
 }
-return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, NETWORK_ENABLE, createDebuggerController });
+return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, createDebuggerController });
 })();
 
 // handoff-registry.js

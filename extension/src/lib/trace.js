@@ -6,22 +6,18 @@
 // Bounds, all at once (docs/extension.md §Trace, schema
 // $defs/action.get_trace): TRACE_MAX_EVENTS events and TRACE_MAX_BYTES
 // bytes per tab (each event counted as the UTF-8 length of its JSON, the
-// size get_trace sends), the oldest evicted first; rings for at most
-// TRACE_MAX_TABS tabs, the least recently used one dropped first; and per
-// tab a table of the requests in flight (their URL and method, for the
-// failure that may follow) of at most PENDING_MAX_REQUESTS entries and
-// PENDING_MAX_BYTES bytes. Worst case: 16 × (256 + 64) KiB = 5 MiB.
+// size get_trace sends), the oldest evicted first; and rings for at most
+// TRACE_MAX_TABS tabs, the least recently used one dropped first. Worst
+// case: 16 × 256 KiB = 4 MiB.
 //
 // What it keeps is chosen so that nothing secret leaks: requests by URL,
 // method and status only (no headers, so no cookies or tokens, and no
-// bodies), and bua's actions by type, duration and error code only (never
+// bodies: the requests come from chrome.webRequest, asked for neither), and bua's actions by type, duration and error code only (never
 // the text a type action typed).
 
 export const TRACE_MAX_EVENTS = 500;
 export const TRACE_MAX_BYTES = 256 * 1024;
 export const TRACE_MAX_TABS = 16;
-export const PENDING_MAX_REQUESTS = 256;
-export const PENDING_MAX_BYTES = 64 * 1024;
 
 // Field limits: the schema's maxLength of $defs/traceEvent.
 export const LIMITS = Object.freeze({ text: 1000, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
@@ -115,40 +111,6 @@ export function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE
   };
 }
 
-// createPendingRequests tracks the URL and method of the requests in
-// flight (Network.requestWillBeSent), since Network.loadingFailed names a
-// request by id only. Bounded by count and bytes, oldest dropped first: a
-// failure of a dropped request is still recorded, without its URL.
-export function createPendingRequests({ maxRequests = PENDING_MAX_REQUESTS, maxBytes = PENDING_MAX_BYTES } = {}) {
-  const map = new Map(); // requestId -> {url, method, size, reported}
-  let bytes = 0;
-  function remove(id) {
-    const r = map.get(id);
-    if (!r) return null;
-    map.delete(id);
-    bytes -= r.size;
-    return r;
-  }
-  return {
-    add(id, url, method) {
-      remove(id);
-      const r = { url: clip(url, LIMITS.url), method: clip(method, LIMITS.method), reported: false };
-      r.size = id.length + r.url.length + r.method.length;
-      map.set(id, r);
-      bytes += r.size;
-      while (map.size > maxRequests || bytes > maxBytes) remove(map.keys().next().value);
-    },
-    get: (id) => map.get(id) || null,
-    remove,
-    get size() {
-      return map.size;
-    },
-    get bytes() {
-      return bytes;
-    },
-  };
-}
-
 // CONSOLE_LEVELS maps Runtime.consoleAPICalled's type to the trace's level.
 const CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
 
@@ -218,9 +180,8 @@ function set(ev, key, value) {
 }
 
 // traceEventFor maps one CDP event of a tab to a trace event (without seq
-// and t), or null when it records nothing; pending is the tab's
-// createPendingRequests, which it updates.
-export function traceEventFor(method, p, pending) {
+// and t), or null when it records nothing.
+export function traceEventFor(method, p) {
   p = p || {};
   switch (method) {
     case "Runtime.consoleAPICalled":
@@ -228,34 +189,6 @@ export function traceEventFor(method, p, pending) {
     case "Runtime.exceptionThrown": {
       const d = p.exceptionDetails || {};
       return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
-    }
-    case "Network.requestWillBeSent": {
-      const req = p.request || {};
-      // data: URLs cannot fail on the network, and may be megabytes long.
-      if (typeof req.url === "string" && !req.url.startsWith("data:")) pending.add(String(p.requestId), req.url, req.method || "");
-      return null;
-    }
-    case "Network.responseReceived": {
-      const res = p.response || {};
-      if (!(res.status >= 400)) return null;
-      const r = pending.get(String(p.requestId));
-      if (r) r.reported = true;
-      const ev = set({ kind: "request" }, "url", res.url || (r && r.url));
-      if (r) set(ev, "method", r.method);
-      ev.status = res.status;
-      return ev;
-    }
-    case "Network.loadingFinished":
-      pending.remove(String(p.requestId));
-      return null;
-    case "Network.loadingFailed": {
-      const r = pending.remove(String(p.requestId));
-      // A request the page or a navigation cancelled did not fail; one
-      // whose 4xx/5xx response is already in the ring is not news.
-      if (p.canceled || (r && r.reported)) return null;
-      const ev = { kind: "request" };
-      if (r) set(set(ev, "url", r.url), "method", r.method);
-      return set(ev, "errorText", p.blockedReason ? `${p.errorText || "blocked"} (${p.blockedReason})` : p.errorText || "failed");
     }
     case "Page.frameNavigated": {
       const f = p.frame;
@@ -267,6 +200,24 @@ export function traceEventFor(method, p, pending) {
     default:
       return null;
   }
+}
+
+// requestEventFor maps the end of one of a tab's requests, as
+// chrome.webRequest reports it ("completed": onCompleted, "error":
+// onErrorOccurred), to a trace event, or null when it went well. Only the
+// URL, method, and status or error: the listeners ask for no headers, and
+// webRequest never sees bodies. A request the page or a navigation
+// cancelled (net::ERR_ABORTED) did not fail.
+export function requestEventFor(outcome, d) {
+  d = d || {};
+  if (outcome === "completed") {
+    if (!(d.statusCode >= 400)) return null;
+    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
+    ev.status = d.statusCode;
+    return ev;
+  }
+  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
+  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
 }
 
 // actionEvent is the trace event for one of bua's actions that ended:
@@ -282,9 +233,9 @@ export function actionEvent(type, durationMs, code, cancelled = false) {
 }
 
 // createTraceStore holds the rings of up to maxTabs tabs (the least
-// recently used dropped first) and their pending-request tables.
-export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {}, pending: pendingOpts = {} } = {}) {
-  const tabs = new Map(); // tabId -> {ring, pending}; insertion order = least recently used first
+// recently used dropped first).
+export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
+  const tabs = new Map(); // tabId -> {ring}; insertion order = least recently used first
   // The next seq of a ring dropped for room while its tab lives on, so a
   // new ring for the tab continues its numbering and a reader's sinceSeq
   // stays meaningful (dropped counts what was lost).
@@ -297,7 +248,7 @@ export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, rin
       tabs.set(tabId, e);
       return e;
     }
-    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }), pending: createPendingRequests(pendingOpts) };
+    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
     resume.delete(tabId);
     tabs.set(tabId, e);
     while (tabs.size > maxTabs) {
@@ -311,9 +262,12 @@ export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, rin
   return {
     // cdpEvent records what a CDP event of tabId says, if anything.
     cdpEvent(tabId, method, params) {
-      const e = tabs.get(tabId) || (method in RECORDED ? entry(tabId) : null);
-      if (!e) return null;
-      const ev = traceEventFor(method, params, e.pending);
+      const ev = traceEventFor(method, params);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // request records a request's end (requestEventFor), if it failed.
+    request(tabId, outcome, details) {
+      const ev = requestEventFor(outcome, details);
       return ev ? entry(tabId).ring.push(ev) : null;
     },
     // push records a ready-made event (actionEvent's).
@@ -341,15 +295,3 @@ export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, rin
     _tabs: tabs,
   };
 }
-
-// RECORDED are the CDP events the trace listens to.
-const RECORDED = Object.freeze({
-  "Runtime.consoleAPICalled": true,
-  "Runtime.exceptionThrown": true,
-  "Network.requestWillBeSent": true,
-  "Network.responseReceived": true,
-  "Network.loadingFinished": true,
-  "Network.loadingFailed": true,
-  "Page.frameNavigated": true,
-  "Page.javascriptDialogOpening": true,
-});

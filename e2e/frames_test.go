@@ -188,7 +188,7 @@ func TestFrames_ActBySelector(t *testing.T) {
 	e = wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "#missing", "frame": "pay"}, "element_not_found")
 	wantContains(t, "message", e.Message, `no element matches selector "#missing" in frame "pay"`)
 	e = wantError(t, map[string]any{"type": "wait_for", "tabId": tab, "selector": "#missing", "frame": "pay", "timeoutMs": 300}, "timeout")
-	wantContains(t, "message", e.Message, `selector "#missing" in frame "pay" did not appear`)
+	wantContains(t, "message", e.Message, `selector "#missing" in frame "pay" still not visible after`)
 }
 
 // TestFrames_CoveredFrameIsNotClicked: "receives the hit" holds across the

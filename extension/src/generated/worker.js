@@ -3188,7 +3188,12 @@ async function probeAim(ctx, action, enabled) {
   const origin = session ? await frameOrigin(ctx, session) : { x: 0, y: 0, owner: null };
   const x = local.x + origin.x;
   const y = local.y + origin.y;
-  if (force) return { ok: true, x, y, hidden: true }; // unknown: drawFrame costs one capture
+  // Input for an out-of-process iframe goes to its own session, at the
+  // point in its viewport: sent to the tab's, Chromium routes it by a hit
+  // test on the frames the compositor drew, and a tab that draws none (a
+  // background tab, a minimized BUA window) would route it to the page.
+  const to = session ? { session, x: local.x, y: local.y } : null;
+  if (force) return { ok: true, x, y, to, hidden: true }; // unknown: drawFrame costs one capture
 
   // getNodeForLocation hit-tests in document coordinates, while the box
   // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
@@ -3239,7 +3244,7 @@ async function probeAim(ctx, action, enabled) {
       const c = await cover(ctx, hit.backendNodeId);
       return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
     }
-    return { ok: true, x, y, hidden: st.hidden };
+    return { ok: true, x, y, to, hidden: st.hidden };
   }
   if (hit.backendNodeId !== backendNodeId) {
     let verdict = { ok: true };
@@ -3339,22 +3344,25 @@ async function settleAfter(ctx, what, act) {
   return { ok: true };
 }
 
-async function mouse(ctx, type, x, y, extra) {
-  await ctx.send("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
+// mouse sends one mouse event at the aim's point: the tab's, or for an
+// out-of-process iframe (aim.to) its own session's and its point.
+async function mouse(ctx, aim, type, extra) {
+  const { x, y } = aim.to || aim;
+  await sessionSend(ctx, aim.to ? aim.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
 }
 
 async function click(ctx, action) {
-  const { x, y, hidden } = await aim(ctx, action);
-  if (hidden) await drawFrame(ctx);
+  const at = await aim(ctx, action);
+  if (at.hidden) await drawFrame(ctx);
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
   return withDownload(ctx, action, "click", () =>
     settleAfter(ctx, "click", () =>
       Promise.all([
-        mouse(ctx, "mouseMoved", x, y),
-        mouse(ctx, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 }),
-        mouse(ctx, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 }),
+        mouse(ctx, at, "mouseMoved"),
+        mouse(ctx, at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
+        mouse(ctx, at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
       ]),
     ),
   );
@@ -3363,9 +3371,9 @@ async function click(ctx, action) {
 // hover waits as click does, except for enabled (Playwright's rule: a
 // disabled control still shows its tooltip).
 async function hover(ctx, action) {
-  const { x, y, hidden } = await aim(ctx, action, { enabled: false });
-  if (hidden) await drawFrame(ctx);
-  return settleAfter(ctx, "hover", () => mouse(ctx, "mouseMoved", x, y));
+  const at = await aim(ctx, action, { enabled: false });
+  if (at.hidden) await drawFrame(ctx);
+  return settleAfter(ctx, "hover", () => mouse(ctx, at, "mouseMoved"));
 }
 
 // typeText focuses the target and inserts the text like a paste: Unicode

@@ -9,7 +9,9 @@ import { budgetFor } from "../src/lib/budget.js";
 // fakeCtx answers the CDP commands a role lookup sends: Runtime.evaluate of
 // the document, Accessibility.queryAXTree (from nodes(), called per query
 // so a test can change the page between polls) and DOM.describeNode.
-function fakeCtx(nodes, described = {}) {
+const DOC_EXPR = "document.visibilityState === 'hidden' ? null : document";
+
+function fakeCtx(nodes, described = {}, { hidden = false } = {}) {
   const sent = [];
   const ctx = {
     sent,
@@ -18,8 +20,12 @@ function fakeCtx(nodes, described = {}) {
     async send(method, params) {
       sent.push({ method, params });
       // wait_for's probe of "no element" evaluates PROBE with null.
-      if (method === "Runtime.evaluate" && params.expression !== "document") return { result: { value: { ok: false, seen: "no element matches" } } };
-      if (method === "Runtime.evaluate") return { result: { type: "object", objectId: "doc-1" } };
+      if (method === "Runtime.evaluate" && params.expression !== DOC_EXPR) return { result: { value: { ok: false, seen: "no element matches" } } };
+      if (method === "Runtime.evaluate") return { result: hidden ? { type: "object", subtype: "null" } : { type: "object", objectId: "doc-1" } };
+      if (method === "Accessibility.getFullAXTree") {
+        if (!hidden) throw new Error("getFullAXTree on a shown page");
+        return { nodes: nodes({}) };
+      }
       if (method === "DOM.resolveNode") return { object: { objectId: `node-${params.backendNodeId}` } };
       if (method === "Runtime.callFunctionOn") return { result: { value: { ok: true, seen: "it is visible" } } };
       if (method === "Accessibility.queryAXTree") {
@@ -157,4 +163,13 @@ test("wait_for by role times out naming the target", async () => {
   const ctx = fakeCtx(() => []);
   await assert.rejects(waitExecutors.wait_for(ctx, { type: "wait_for", role: "button", name: "Never", timeoutMs: 50 }), (e) =>
     assertCode(e, ErrorCodes.TIMEOUT, /role button named "Never" still not visible after 50 ms \(no element matches\)/));
+});
+
+test("a hidden page is read whole: queryAXTree, which a page drawing no frames never answers, is not sent", async () => {
+  const ctx = fakeCtx(() => [ax(1, "heading", "Save"), ax(2, "button", "Save"), ax(3, "button", " Save "), ax(4, "button", "Cancel")], {}, { hidden: true });
+  const got = await queryRole(ctx, { role: "button", name: "Save" });
+  assert.deepEqual(got.map((m) => m.backendNodeId), [2, 3]);
+  assert.ok(!ctx.sent.some((c) => c.method === "Accessibility.queryAXTree"));
+  await assert.rejects(findByRole(ctx, { role: "button", name: "Send" }), (e) =>
+    assertCode(e, ErrorCodes.ELEMENT_NOT_FOUND, /its button elements are named "Save", "Cancel"/));
 });

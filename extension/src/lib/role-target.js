@@ -60,9 +60,22 @@ export function normalizeName(s) {
 // " Hello " is found for "Hello" only this way.
 export async function queryRole(ctx, action) {
   const want = parseName(action.name);
-  const doc = await ctx.send("Runtime.evaluate", { expression: "document", objectGroup: GROUP });
-  if (!doc.result || !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
-  const params = { objectId: doc.result.objectId, role: QUERY_ROLE[action.role] || action.role };
+  const role = QUERY_ROLE[action.role] || action.role;
+  // A hidden page (a background tab, the minimized BUA window) never
+  // answers queryAXTree: Chromium defers it to a lifecycle update that a
+  // page drawing no frames does not run. The whole tree still comes, so a
+  // hidden page is read whole and filtered here (slower on a big page).
+  const doc = await ctx.send("Runtime.evaluate", { expression: "document.visibilityState === 'hidden' ? null : document", objectGroup: GROUP });
+  if (!doc.result) throw new CdpError("Runtime.evaluate", "the page has no document");
+  if (doc.result.subtype === "null") {
+    const { nodes } = await ctx.send("Accessibility.getFullAXTree", {});
+    const all = { nodes: (nodes || []).filter((n) => n.role && n.role.value === role) };
+    const out = matching(all, action, want);
+    if (out.length === 0) out.others = matching(all, action, { any: true });
+    return out;
+  }
+  if (!doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { objectId: doc.result.objectId, role };
   if (want.exact !== undefined) {
     const fast = matching(await ctx.send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
     if (fast.length > 0) return fast;

@@ -73,6 +73,12 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 		return nil
 	}
 	isNext := func(e protocol.TraceEvent) bool { return strings.HasSuffix(e.URL, "/trace/next.html") }
+	// The page's alert stays open until answered (protocol v4 §Dialogs):
+	// answer it once the trace has it, and the page goes on to navigate.
+	traceUntil(t, tab, func(r protocol.TraceResult) bool {
+		return find(r, protocol.TraceDialog, func(e protocol.TraceEvent) bool { return e.Text == "trace-fixture: dialog" }) != nil
+	})
+	mustRequest(t, map[string]any{"type": "handle_dialog", "tabId": tab, "accept": true}, nil)
 	// The trace itself says when the page has left: a wait_for sent while
 	// the navigation commits can fail on the old document's context.
 	traceUntil(t, tab, func(r protocol.TraceResult) bool { return find(r, protocol.TraceNavigate, isNext) != nil })

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bua-dev/bua/e2e/harness"
-	"github.com/bua-dev/bua/extension"
 )
 
 // TestOptionsPage opens the extension's own options page in the managed
@@ -22,41 +19,7 @@ import (
 // claims the user token from the daemon through the page's real code, with
 // the extension's Origin. A code works once.
 func TestOptionsPage(t *testing.T) {
-	c, err := harness.DialCDP(devToolsURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	page := "chrome-extension://" + extension.ID + "/src/ui/options/options.html"
-	res, err := c.Call("", "Target.createTarget", map[string]any{"url": page})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var created struct{ TargetID string }
-	json.Unmarshal(res, &created)
-	t.Cleanup(func() { c.Call("", "Target.closeTarget", map[string]any{"targetId": created.TargetID}) })
-	res, err = c.Call("", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var att struct{ SessionID string }
-	json.Unmarshal(res, &att)
-	eval := func(expr string) any {
-		t.Helper()
-		res, err := c.Call(att.SessionID, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Result           struct{ Value any }
-			ExceptionDetails *struct{ Text string }
-		}
-		json.Unmarshal(res, &r)
-		if r.ExceptionDetails != nil {
-			t.Fatalf("%s: %s", expr, r.ExceptionDetails.Text)
-		}
-		return r.Result.Value
-	}
+	eval := extPage(t, "src/ui/options/options.html")
 
 	deadline := time.Now().Add(10 * time.Second)
 	for eval(`document.getElementById("state")?.dataset.state ?? ""`) != "connected" {

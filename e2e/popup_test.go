@@ -17,41 +17,7 @@ import (
 // by value). The tab closes when the test ends.
 func extPage(t *testing.T, path string) func(expr string) any {
 	t.Helper()
-	c, err := harness.DialCDP(devToolsURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	res, err := c.Call("", "Target.createTarget", map[string]any{"url": "chrome-extension://" + extension.ID + "/" + path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var created struct{ TargetID string }
-	json.Unmarshal(res, &created)
-	t.Cleanup(func() { c.Call("", "Target.closeTarget", map[string]any{"targetId": created.TargetID}) })
-	sess, err := c.Attach(created.TargetID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(expr string) any {
-		t.Helper()
-		res, err := c.Call(sess, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Result           struct{ Value any }
-			ExceptionDetails *struct {
-				Text      string
-				Exception struct{ Description string }
-			}
-		}
-		json.Unmarshal(res, &r)
-		if r.ExceptionDetails != nil {
-			t.Fatalf("%s: %s %s", expr, r.ExceptionDetails.Text, r.ExceptionDetails.Exception.Description)
-		}
-		return r.Result.Value
-	}
+	return browserPage(t, "chrome-extension://"+extension.ID+"/"+path).eval
 }
 
 // waitFor polls expr in a page until it is true, or fails after 10 s. An

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/bua-dev/bua/internal/nearest"
 )
 
 // abstractRoles are WAI-ARIA 1.2's abstract roles (§5.3.1): ontology only,
@@ -41,35 +43,7 @@ func CheckRole(role string) error {
 // enough to be a misspelling (at most a third of its letters, at least 2),
 // else "".
 func nearestRole(s string) string {
-	best, bestD := "", max(2, len(s)/3)+1
-	for _, r := range Roles {
-		if d := editDistance(s, r); d < bestD {
-			best, bestD = r, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (roles are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return nearest.Word(s, Roles, max(2, len(s)/3))
 }
 
 // regexFlags are the flags a JavaScript RegExp takes.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bua-dev/bua/internal/nearest"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -138,31 +140,5 @@ func scalarValue(n *yaml.Node) any {
 
 // suggest returns the candidate within edit distance 2 of s, if one is.
 func suggest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return nearest.Word(s, candidates, 2)
 }

@@ -165,6 +165,39 @@ func TestFrames_ActByUID(t *testing.T) {
 	}
 }
 
+// TestFrames_ActByRole: a role target with frame is looked up in that
+// frame's accessibility tree: the cross-site form (the frame's own
+// session) and the same-origin notes frame; the same name in the page
+// does not count, and a name the frame lacks says what it has.
+func TestFrames_ActByRole(t *testing.T) {
+	tab := openCheckout(t)
+	act(t, tab, "wait_for", map[string]any{"role": "button", "name": "Pay now", "frame": "pay"})
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Name on card", "frame": "pay", "text": "Lin"})
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Card number", "frame": "pay", "text": "1881"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Pay now", "frame": "pay"})
+	eventually(t, tab, "return document.getElementById('result').textContent", "paid Lin 1881 (trusted click)")
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Note", "frame": "notes", "text": "tape"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Add gift wrap", "frame": "notes"})
+	if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != "wrap tape" {
+		t.Fatalf("after the same-origin frame's click by role: %q", got)
+	}
+	e := wantError(t, map[string]any{"type": "click", "tabId": tab, "role": "button", "name": "Refund", "frame": "pay"}, "element_not_found")
+	wantContains(t, "message", e.Message, `role button named "Refund" in frame "pay"; its button elements are named "Pay now"`)
+
+	// In a background tab, which never answers queryAXTree, the frame's
+	// whole tree is read instead: the same elements are found.
+	openTab(t, "blank.html")
+	if v := evalString(t, tab, "return document.visibilityState"); v != "hidden" {
+		t.Fatalf("the checkout tab is %s behind another tab, want hidden", v)
+	}
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Name on card", "frame": "pay", "text": "Bo"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Pay now", "frame": "pay"})
+	eventually(t, tab, "return document.getElementById('result').textContent", "paid LinBo 1881 (trusted click)")
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Add gift wrap", "frame": "notes"})
+	e = wantError(t, map[string]any{"type": "click", "tabId": tab, "role": "button", "name": "Refund", "frame": "pay"}, "element_not_found")
+	wantContains(t, "message", e.Message, `its button elements are named "Pay now"`)
+}
+
 // TestFrames_ActBySelector: a selector with frame (the iframe's name, or a
 // part of its URL) reaches the same fields; a frame nobody has is
 // element_not_found naming the frames there are; a selector missing in

@@ -55,13 +55,14 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 }
 
 // targetFlags are --uid and --selector, which force how TARGET is read;
-// --frame, the frame a selector is looked up in (the schema's frame); and
+// --frame, the frame a selector or role target is looked up in (the
+// schema's frame); and
 // --role, --name and --nth, the role target that replaces TARGET.
 func targetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "uid", Usage: "read TARGET as a uid from the last extract"},
 		&cli.BoolFlag{Name: "selector", Usage: "read TARGET as a CSS selector, even when it looks like e3"},
-		&cli.StringFlag{Name: "frame", Usage: "look for the selector in the iframe whose URL contains `TEXT` or whose name is TEXT"},
+		&cli.StringFlag{Name: "frame", Usage: "look for the selector (or --role) in the iframe whose URL contains `TEXT` or whose name is TEXT"},
 		&cli.StringFlag{Name: "role", Usage: "target the element with WAI-ARIA `ROLE` (button, link, textbox, ...) instead of TARGET; no extract needed"},
 		&cli.StringFlag{Name: "name", Usage: "with --role: the accessible `NAME`, exact, or /pattern/flags"},
 		&cli.IntFlag{Name: "nth", Usage: "with --role: take the `N`th match, 0-based, when several have that role and name"},
@@ -113,16 +114,14 @@ func target(c *cli.Context) (protocol.Target, []string, error) {
 	return t, rest, nil
 }
 
-// frameFlag sets t.Frame from --frame, which goes with a CSS selector only.
+// frameFlag sets t.Frame from --frame, which goes with a CSS selector or
+// --role, not a uid.
 func frameFlag(c *cli.Context, t *protocol.Target) error {
 	if !c.IsSet("frame") {
 		return nil
 	}
 	if t.UID != "" {
-		return usageError("--frame goes with a CSS selector: uid " + t.UID + " already names the frame it was read in")
-	}
-	if t.Role != "" {
-		return usageError("--frame goes with a CSS selector: a --role target is looked up in the main frame")
+		return usageError("--frame goes with a CSS selector or --role: uid " + t.UID + " already names the frame it was read in")
 	}
 	if t.Frame = c.String("frame"); t.Frame == "" {
 		return usageError("--frame needs TEXT: a part of the iframe's URL, or its name")
@@ -152,6 +151,9 @@ func roleTarget(c *cli.Context, args []string) (protocol.Target, []string, error
 			return protocol.Target{}, nil, usageError("--nth counts from 0: the first match is --nth 0")
 		}
 		t.Nth = &n
+	}
+	if err := frameFlag(c, &t); err != nil {
+		return protocol.Target{}, nil, err
 	}
 	return t, args, nil
 }

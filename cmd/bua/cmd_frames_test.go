@@ -46,6 +46,17 @@ func TestFrameFlag(t *testing.T) {
 			t.Fatal("a uid with --frame reached the extension")
 		}
 	})
+	t.Run("WithRole", func(t *testing.T) {
+		r := runCLI(t, h, "", "click", "--role", "button", "--name", "Pay now", "--frame", "pay")
+		if r.code != 0 {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		reqs := ext.Requests()
+		got := reqs[len(reqs)-1]
+		if got.Role != "button" || got.Name != "Pay now" || got.Frame != "pay" {
+			t.Fatalf("sent %+v", got)
+		}
+	})
 	t.Run("Empty", func(t *testing.T) {
 		before := len(ext.Requests())
 		r := runCLI(t, h, "", "click", "#card", "--frame", "")

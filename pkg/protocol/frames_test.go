@@ -29,7 +29,8 @@ func TestFrameParam(t *testing.T) {
 		{"TypeSelectorFrame", Type(Target{Selector: "#card", Frame: "localhost:8080/pay"}, "4242"), ""},
 		{"HoverSelectorFrame", Hover(Target{Selector: "button", Frame: "pay"}), ""},
 		{"WaitForSelectorFrame", WaitFor(Target{Selector: "#card", Frame: "pay"}, 0), ""},
-		{"UIDFrame", Click(Target{UID: "e3", Frame: "pay"}), "frame goes with selector"},
+		{"UIDFrame", Click(Target{UID: "e3", Frame: "pay"}), "frame goes with a selector or a role target"},
+		{"RoleFrame", Click(Target{Role: "button", Name: "Pay now", Frame: "pay"}), ""},
 		{"FrameAlone", Hover(Target{Frame: "pay"}), "needs exactly one of selector, uid or role"},
 		{"FrameTooLong", Click(Target{Selector: "#a", Frame: strings.Repeat("x", 2049)}), "frame: must be a non-empty part of a frame's URL"},
 	}

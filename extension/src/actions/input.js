@@ -43,11 +43,14 @@ export function sessionSend(ctx, session) {
 export async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.role !== undefined) {
-    const { backendNodeId } = await findByRole(ctx, action);
+    const scope = await roleScope(ctx, action);
+    const { backendNodeId } = await findByRole(ctx, action, scope);
+    const session = scope ? scope.session : null;
+    const send = sessionSend(ctx, session);
     const by = { backendNodeId };
-    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, ctx.send)]);
+    const [resolved, ...rest] = await settle([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
     if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
-    return { target: { session: null, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+    return { target: { session, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
   }
   if (action.selector !== undefined) {
     const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
@@ -65,6 +68,13 @@ export async function resolveWith(ctx, action, also = () => []) {
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
   return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
+}
+
+// roleScope is where a role target with frame is looked up: the frame's
+// root element, {session, objectId}, found as a selector with frame is
+// (findSelector); null without frame (the main frame's document).
+export async function roleScope(ctx, action) {
+  return action.frame === undefined ? null : findSelector(ctx, ":root", action.frame);
 }
 
 // findSelector returns {session, objectId}: the remote object of the first

@@ -11,7 +11,7 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid } from "../lib/cdp.js";
 import { pick, queryRole } from "../lib/role-target.js";
-import { describeTarget, findSelector, invalidSelector, sessionSend } from "./input.js";
+import { describeTarget, findSelector, invalidSelector, roleScope, sessionSend } from "./input.js";
 
 const POLL_MS = 100;
 
@@ -169,16 +169,25 @@ async function probeTarget(ctx, action, spec) {
   if (action.role !== undefined) {
     // None yet (or fewer than nth + 1) is "no element"; more than one
     // without nth is invalid_action at once, as it is for click.
-    const hit = await pick(ctx, action, await queryRole(ctx, action));
+    // With frame, a frame not there yet is "no element" too.
+    let scope = null;
+    let hit = null;
+    try {
+      scope = await roleScope(ctx, action);
+      hit = await pick(ctx, action, await queryRole(ctx, action, scope), scope);
+    } catch (e) {
+      if (!(action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
+    }
+    const send = sessionSend(ctx, scope ? scope.session : null);
     let objectId = null;
     if (hit) {
       try {
-        ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
+        ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
       } catch (e) {
         if (!(e instanceof CdpError)) throw e;
       }
     }
-    if (objectId) return probeObject(ctx.send, objectId, fn, spec);
+    if (objectId) return probeObject(send, objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }

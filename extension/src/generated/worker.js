@@ -2681,6 +2681,7 @@ function describeRoleTarget(action) {
   let d = `role ${action.role}`;
   if (action.name !== undefined) d += ` named ${REGEX_NAME.test(action.name) ? action.name : JSON.stringify(action.name)}`;
   if (action.nth !== undefined) d += ` (nth ${action.nth})`;
+  if (action.frame !== undefined) d += ` in frame ${JSON.stringify(action.frame)}`;
   return d;
 }
 
@@ -2700,29 +2701,38 @@ function normalizeName(s) {
 // query asks for every element of the role and compares the names here,
 // whitespace collapsed: Chromium keeps an aria-label's own spaces, so
 // " Hello " is found for "Hello" only this way.
-async function queryRole(ctx, action) {
+async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
+  // scope, for a role target with frame: the frame's root element and the
+  // session it lives in (the tab's for a same-origin frame, else the
+  // out-of-process frame's), from input.js's roleScope.
+  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
-  // hidden page is read whole and filtered here (slower on a big page).
-  const doc = await ctx.send("Runtime.evaluate", { expression: "document.visibilityState === 'hidden' ? null : document", objectGroup: GROUP });
+  // hidden page is read whole (the frame's, with frame) and filtered here,
+  // slower on a big page.
+  const probe = scope ? "document.visibilityState === 'hidden' ? null : true" : "document.visibilityState === 'hidden' ? null : document";
+  const doc = await ctx.send("Runtime.evaluate", { expression: probe, objectGroup: GROUP });
   if (!doc.result) throw new CdpError("Runtime.evaluate", "the page has no document");
   if (doc.result.subtype === "null") {
-    const { nodes } = await ctx.send("Accessibility.getFullAXTree", {});
+    const params = {};
+    if (scope) params.frameId = (await send("DOM.describeNode", { objectId: scope.objectId })).node.frameId;
+    const { nodes } = await send("Accessibility.getFullAXTree", params);
     const all = { nodes: (nodes || []).filter((n) => n.role && n.role.value === role) };
     const out = matching(all, action, want);
     if (out.length === 0) out.others = matching(all, action, { any: true });
     return out;
   }
-  if (!doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
-  const params = { objectId: doc.result.objectId, role };
+  const objectId = scope ? scope.objectId : doc.result.objectId;
+  if (!objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { objectId, role };
   if (want.exact !== undefined) {
-    const fast = matching(await ctx.send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
+    const fast = matching(await send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
     if (fast.length > 0) return fast;
   }
-  const all = await ctx.send("Accessibility.queryAXTree", params);
+  const all = await send("Accessibility.queryAXTree", params);
   const out = matching(all, action, want);
   // What the role does have, for noMatch's message, without asking again.
   if (out.length === 0) out.others = matching(all, action, { any: true });
@@ -2751,17 +2761,17 @@ function matching({ nodes }, action, want) {
 // one. More than one without nth is invalid_action listing the
 // candidates; none (or too few for nth) returns null, for the caller to
 // wait or fail.
-async function pick(ctx, action, matches) {
+async function pick(ctx, action, matches, scope = null) {
   if (action.nth !== undefined) return matches[action.nth] || null;
-  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches, scope);
   return matches[0] || null;
 }
 
 // findByRole resolves the role target now: the chosen element's
 // {backendNodeId}, or element_not_found saying what the page has instead.
-async function findByRole(ctx, action) {
-  const matches = await queryRole(ctx, action);
-  const hit = await pick(ctx, action, matches);
+async function findByRole(ctx, action, scope = null) {
+  const matches = await queryRole(ctx, action, scope);
+  const hit = await pick(ctx, action, matches, scope);
   if (hit) return hit;
   throw noMatch(action, matches);
 }
@@ -2775,18 +2785,20 @@ function noMatch(action, matches) {
     return notFound(`${what} matches ${matches.length} element${matches.length === 1 ? "" : "s"}, so there is no nth ${action.nth} (nth counts from 0)`);
   }
   const others = action.name !== undefined && matches.others ? matches.others : [];
-  if (others.length === 0) return notFound(`no element with ${what} in the page (hidden ones do not count)`);
+  const where = action.frame !== undefined ? "" : " in the page";
+  if (others.length === 0) return notFound(`no element with ${what}${where} (hidden ones do not count)`);
   const names = [...new Set(others.map((o) => JSON.stringify(o.name)))];
   const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
-  return notFound(`no element with ${what} in the page; its ${action.role} elements are named ${shown}`);
+  return notFound(`no element with ${what}${where}; its ${action.role} elements are named ${shown}`);
 }
 
 // ambiguous is invalid_action listing the candidates: each one's nth, role,
 // name and a short locator hint (tag#id.class), so the caller can add nth
 // or a more exact name.
-async function ambiguous(ctx, action, matches) {
+async function ambiguous(ctx, action, matches, scope) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const hints = await Promise.all(shown.map((m) => locatorHint(ctx, m.backendNodeId)));
+  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
   const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
   return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
@@ -2794,10 +2806,10 @@ async function ambiguous(ctx, action, matches) {
 
 // locatorHint is a short CSS-like description of a node, <button#id.a.b>,
 // or <?> when it cannot be described.
-async function locatorHint(ctx, backendNodeId) {
+async function locatorHint(send, backendNodeId) {
   let node;
   try {
-    ({ node } = await ctx.send("DOM.describeNode", { backendNodeId }));
+    ({ node } = await send("DOM.describeNode", { backendNodeId }));
   } catch (e) {
     if (e instanceof CdpError) return "<?>";
     throw e;
@@ -2861,11 +2873,14 @@ function sessionSend(ctx, session) {
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.role !== undefined) {
-    const { backendNodeId } = await findByRole(ctx, action);
+    const scope = await roleScope(ctx, action);
+    const { backendNodeId } = await findByRole(ctx, action, scope);
+    const session = scope ? scope.session : null;
+    const send = sessionSend(ctx, session);
     const by = { backendNodeId };
-    const [resolved, ...rest] = await settle([ctx.send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, ctx.send)]);
+    const [resolved, ...rest] = await settle([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
     if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
-    return { target: { session: null, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+    return { target: { session, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
   }
   if (action.selector !== undefined) {
     const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
@@ -2883,6 +2898,13 @@ async function resolveWith(ctx, action, also = () => []) {
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
   return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
+}
+
+// roleScope is where a role target with frame is looked up: the frame's
+// root element, {session, objectId}, found as a selector with frame is
+// (findSelector); null without frame (the main frame's document).
+async function roleScope(ctx, action) {
+  return action.frame === undefined ? null : findSelector(ctx, ":root", action.frame);
 }
 
 // findSelector returns {session, objectId}: the remote object of the first
@@ -3521,7 +3543,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, sessionSend, resolveWith, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, sessionSend, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js
@@ -5231,7 +5253,7 @@ const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
 const { CdpError, invalid } = __lib_cdp;
 const { pick, queryRole } = __lib_role_target;
-const { describeTarget, findSelector, invalidSelector, sessionSend } = __actions_input;
+const { describeTarget, findSelector, invalidSelector, roleScope, sessionSend } = __actions_input;
 
 const POLL_MS = 100;
 
@@ -5389,16 +5411,25 @@ async function probeTarget(ctx, action, spec) {
   if (action.role !== undefined) {
     // None yet (or fewer than nth + 1) is "no element"; more than one
     // without nth is invalid_action at once, as it is for click.
-    const hit = await pick(ctx, action, await queryRole(ctx, action));
+    // With frame, a frame not there yet is "no element" too.
+    let scope = null;
+    let hit = null;
+    try {
+      scope = await roleScope(ctx, action);
+      hit = await pick(ctx, action, await queryRole(ctx, action, scope), scope);
+    } catch (e) {
+      if (!(action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
+    }
+    const send = sessionSend(ctx, scope ? scope.session : null);
     let objectId = null;
     if (hit) {
       try {
-        ({ object: { objectId } = {} } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
+        ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
       } catch (e) {
         if (!(e instanceof CdpError)) throw e;
       }
     }
-    if (objectId) return probeObject(ctx.send, objectId, fn, spec);
+    if (objectId) return probeObject(send, objectId, fn, spec);
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }

@@ -39,6 +39,7 @@ export function describeRoleTarget(action) {
   let d = `role ${action.role}`;
   if (action.name !== undefined) d += ` named ${REGEX_NAME.test(action.name) ? action.name : JSON.stringify(action.name)}`;
   if (action.nth !== undefined) d += ` (nth ${action.nth})`;
+  if (action.frame !== undefined) d += ` in frame ${JSON.stringify(action.frame)}`;
   return d;
 }
 
@@ -58,29 +59,38 @@ export function normalizeName(s) {
 // query asks for every element of the role and compares the names here,
 // whitespace collapsed: Chromium keeps an aria-label's own spaces, so
 // " Hello " is found for "Hello" only this way.
-export async function queryRole(ctx, action) {
+export async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
+  // scope, for a role target with frame: the frame's root element and the
+  // session it lives in (the tab's for a same-origin frame, else the
+  // out-of-process frame's), from input.js's roleScope.
+  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
-  // hidden page is read whole and filtered here (slower on a big page).
-  const doc = await ctx.send("Runtime.evaluate", { expression: "document.visibilityState === 'hidden' ? null : document", objectGroup: GROUP });
+  // hidden page is read whole (the frame's, with frame) and filtered here,
+  // slower on a big page.
+  const probe = scope ? "document.visibilityState === 'hidden' ? null : true" : "document.visibilityState === 'hidden' ? null : document";
+  const doc = await ctx.send("Runtime.evaluate", { expression: probe, objectGroup: GROUP });
   if (!doc.result) throw new CdpError("Runtime.evaluate", "the page has no document");
   if (doc.result.subtype === "null") {
-    const { nodes } = await ctx.send("Accessibility.getFullAXTree", {});
+    const params = {};
+    if (scope) params.frameId = (await send("DOM.describeNode", { objectId: scope.objectId })).node.frameId;
+    const { nodes } = await send("Accessibility.getFullAXTree", params);
     const all = { nodes: (nodes || []).filter((n) => n.role && n.role.value === role) };
     const out = matching(all, action, want);
     if (out.length === 0) out.others = matching(all, action, { any: true });
     return out;
   }
-  if (!doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
-  const params = { objectId: doc.result.objectId, role };
+  const objectId = scope ? scope.objectId : doc.result.objectId;
+  if (!objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { objectId, role };
   if (want.exact !== undefined) {
-    const fast = matching(await ctx.send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
+    const fast = matching(await send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
     if (fast.length > 0) return fast;
   }
-  const all = await ctx.send("Accessibility.queryAXTree", params);
+  const all = await send("Accessibility.queryAXTree", params);
   const out = matching(all, action, want);
   // What the role does have, for noMatch's message, without asking again.
   if (out.length === 0) out.others = matching(all, action, { any: true });
@@ -109,17 +119,17 @@ function matching({ nodes }, action, want) {
 // one. More than one without nth is invalid_action listing the
 // candidates; none (or too few for nth) returns null, for the caller to
 // wait or fail.
-export async function pick(ctx, action, matches) {
+export async function pick(ctx, action, matches, scope = null) {
   if (action.nth !== undefined) return matches[action.nth] || null;
-  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches, scope);
   return matches[0] || null;
 }
 
 // findByRole resolves the role target now: the chosen element's
 // {backendNodeId}, or element_not_found saying what the page has instead.
-export async function findByRole(ctx, action) {
-  const matches = await queryRole(ctx, action);
-  const hit = await pick(ctx, action, matches);
+export async function findByRole(ctx, action, scope = null) {
+  const matches = await queryRole(ctx, action, scope);
+  const hit = await pick(ctx, action, matches, scope);
   if (hit) return hit;
   throw noMatch(action, matches);
 }
@@ -133,18 +143,20 @@ export function noMatch(action, matches) {
     return notFound(`${what} matches ${matches.length} element${matches.length === 1 ? "" : "s"}, so there is no nth ${action.nth} (nth counts from 0)`);
   }
   const others = action.name !== undefined && matches.others ? matches.others : [];
-  if (others.length === 0) return notFound(`no element with ${what} in the page (hidden ones do not count)`);
+  const where = action.frame !== undefined ? "" : " in the page";
+  if (others.length === 0) return notFound(`no element with ${what}${where} (hidden ones do not count)`);
   const names = [...new Set(others.map((o) => JSON.stringify(o.name)))];
   const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
-  return notFound(`no element with ${what} in the page; its ${action.role} elements are named ${shown}`);
+  return notFound(`no element with ${what}${where}; its ${action.role} elements are named ${shown}`);
 }
 
 // ambiguous is invalid_action listing the candidates: each one's nth, role,
 // name and a short locator hint (tag#id.class), so the caller can add nth
 // or a more exact name.
-async function ambiguous(ctx, action, matches) {
+async function ambiguous(ctx, action, matches, scope) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const hints = await Promise.all(shown.map((m) => locatorHint(ctx, m.backendNodeId)));
+  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
   const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
   return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
@@ -152,10 +164,10 @@ async function ambiguous(ctx, action, matches) {
 
 // locatorHint is a short CSS-like description of a node, <button#id.a.b>,
 // or <?> when it cannot be described.
-async function locatorHint(ctx, backendNodeId) {
+async function locatorHint(send, backendNodeId) {
   let node;
   try {
-    ({ node } = await ctx.send("DOM.describeNode", { backendNodeId }));
+    ({ node } = await send("DOM.describeNode", { backendNodeId }));
   } catch (e) {
     if (e instanceof CdpError) return "<?>";
     throw e;

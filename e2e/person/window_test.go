@@ -211,3 +211,37 @@ func TestBuaWindowTwoTabs(t *testing.T) {
 		personFocused(t, mine, probe, buaID, "bua click on tab "+id)
 	}
 }
+
+// TestScreenshotMinimizedWindowUnchanged: a capture in the person's
+// minimized BUA window leaves the page's visibility as it was and fires no
+// visibilitychange, then and after a later navigation, for the window's
+// first tab and a later one. That the window stays minimized is
+// extension/test/capture.test.js's: a capture that answers never calls
+// Page.bringToFront.
+func TestScreenshotMinimizedWindowUnchanged(t *testing.T) {
+	c := devtools(t)
+	ensurePaired(t, c)
+	first, _ := openTab(t, siteURL("cli/cli.html?shot=first"))
+	second, _ := openTab(t, siteURL("cli/cli.html?shot=second"))
+	eval := func(id, expr string) string {
+		t.Helper()
+		r := bua(t, "eval", "--tab", id, expr)
+		mustOK(t, "eval", r)
+		return strings.TrimSpace(r.Stdout)
+	}
+	for _, tab := range []struct {
+		what string
+		id   int
+	}{{"the BUA window's first tab", first}, {"a later tab in the BUA window", second}} {
+		id := strconv.Itoa(tab.id)
+		before := eval(id, `window.__vc = 0; document.addEventListener("visibilitychange", () => window.__vc++); return document.visibilityState`)
+		mustOK(t, "screenshot", bua(t, "screenshot", "--tab", id, "-o", t.TempDir()+"/shot.jpg"))
+		if got, want := eval(id, `return document.visibilityState + " " + window.__vc`), before+" 0"; got != want {
+			t.Errorf("%s: after a screenshot: visibility and visibilitychange count %q, want %q", tab.what, got, want)
+		}
+		mustOK(t, "navigate", bua(t, "navigate", "--tab", id, siteURL("form.html")))
+		if got := eval(id, "return document.visibilityState"); got != before {
+			t.Errorf("%s: after a screenshot and a navigation: visibility %q, want %q", tab.what, got, before)
+		}
+	}
+}

@@ -231,12 +231,18 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // background tab of the person's own window fails with background_tab,
   // as switching it would change what they look at.
   async function showForInput(action, tabId, known) {
-    if (!INPUT_ACTIONS.has(action.type)) return null;
     // A managed browser has no person whose focus or tabs to keep, and its
     // headless pages take input in the background once they have drawn a
     // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
-    // needs its tab shown. Every click there skips the window reads.
-    if (isManaged() && action.type !== "hover") return null;
+    // needs its tab shown, and a screenshot, whose capture of a background
+    // tab waits for a frame that never comes (the capture's last resort,
+    // Page.bringToFront, leaves the headless window hiding every tab
+    // opened after it). Every click there skips the window reads.
+    if (isManaged()) {
+      if (action.type !== "hover" && action.type !== "screenshot") return null;
+    } else if (!INPUT_ACTIONS.has(action.type)) {
+      return null;
+    }
     const click = action.type === "click";
     const [tab, buaId, wins] = await Promise.all([
       known || getTab(tabId),
@@ -245,6 +251,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     ]);
     if (!tab.active) {
       if (tab.windowId !== buaId) {
+        if (action.type === "screenshot") return null; // the capture's own retries, as before
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,
           `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,

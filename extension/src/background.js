@@ -31,7 +31,7 @@ function emitEvent(event) {
 }
 
 const sessions = createSessionManager({ storage: api.storage, emit: emitEvent });
-const windows = createWindowManager({ api });
+const windows = createWindowManager({ api, isManaged: () => pairing.managed });
 const handoffs = createHandoffRegistry({ storage: api.storage });
 const handoffService = createHandoffService({ api, windows, registry: handoffs, emit: emitEvent });
 // Created synchronously so the controller can add its chrome.debugger

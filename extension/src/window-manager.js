@@ -10,7 +10,7 @@
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
 
-export function createWindowManager({ api }) {
+export function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
@@ -38,9 +38,14 @@ export function createWindowManager({ api }) {
   }
 
   // newBuaWindow opens the minimized, unfocused BUA window with props
-  // ({url} or {tabId}) and remembers it.
+  // ({url} or {tabId}) and remembers it. A managed browser's is not
+  // minimized: nobody sees it, and headless Chromium hides every tab of a
+  // minimized window once one of its tabs is made active again (a hover or
+  // a capture of a background tab), after which queryAXTree, captures and
+  // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
-    const win = await api.windows.create({ ...props, state: "minimized", focused: false, type: "normal" });
+    const state = isManaged() ? "normal" : "minimized";
+    const win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.

@@ -1274,7 +1274,7 @@ const __window_manager = (() => {
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
 
-function createWindowManager({ api }) {
+function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
@@ -1302,9 +1302,14 @@ function createWindowManager({ api }) {
   }
 
   // newBuaWindow opens the minimized, unfocused BUA window with props
-  // ({url} or {tabId}) and remembers it.
+  // ({url} or {tabId}) and remembers it. A managed browser's is not
+  // minimized: nobody sees it, and headless Chromium hides every tab of a
+  // minimized window once one of its tabs is made active again (a hover or
+  // a capture of a background tab), after which queryAXTree, captures and
+  // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
-    const win = await api.windows.create({ ...props, state: "minimized", focused: false, type: "normal" });
+    const state = isManaged() ? "normal" : "minimized";
+    const win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
@@ -1867,12 +1872,18 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
   // background tab of the person's own window fails with background_tab,
   // as switching it would change what they look at.
   async function showForInput(action, tabId, known) {
-    if (!INPUT_ACTIONS.has(action.type)) return null;
     // A managed browser has no person whose focus or tabs to keep, and its
     // headless pages take input in the background once they have drawn a
     // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
-    // needs its tab shown. Every click there skips the window reads.
-    if (isManaged() && action.type !== "hover") return null;
+    // needs its tab shown, and a screenshot, whose capture of a background
+    // tab waits for a frame that never comes (the capture's last resort,
+    // Page.bringToFront, leaves the headless window hiding every tab
+    // opened after it). Every click there skips the window reads.
+    if (isManaged()) {
+      if (action.type !== "hover" && action.type !== "screenshot") return null;
+    } else if (!INPUT_ACTIONS.has(action.type)) {
+      return null;
+    }
     const click = action.type === "click";
     const [tab, buaId, wins] = await Promise.all([
       known || getTab(tabId),
@@ -1881,6 +1892,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     ]);
     if (!tab.active) {
       if (tab.windowId !== buaId) {
+        if (action.type === "screenshot") return null; // the capture's own retries, as before
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,
           `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
@@ -7502,7 +7514,7 @@ function emitEvent(event) {
 }
 
 const sessions = createSessionManager({ storage: api.storage, emit: emitEvent });
-const windows = createWindowManager({ api });
+const windows = createWindowManager({ api, isManaged: () => pairing.managed });
 const handoffs = createHandoffRegistry({ storage: api.storage });
 const handoffService = createHandoffService({ api, windows, registry: handoffs, emit: emitEvent });
 // Created synchronously so the controller can add its chrome.debugger

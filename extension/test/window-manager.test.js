@@ -8,11 +8,11 @@ import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
-async function setup() {
+async function setup({ managed = false } = {}) {
   const api = createFakeApi();
   const sessions = createSessionManager({ storage: api.storage, emit: () => {} });
   await sessions.init();
-  const windows = createWindowManager({ api });
+  const windows = createWindowManager({ api, isManaged: () => managed });
   const ran = [];
   const controller = {
     run: async (tabId, action) => {
@@ -21,7 +21,7 @@ async function setup() {
       return { ok: true };
     },
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {}, isManaged: () => managed });
   return { api, windows, ran, d };
 }
 
@@ -95,4 +95,19 @@ test("open_tab on the spare waits until the tab has left about:blank", async () 
   const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
   assert.equal(a.tabId, spare.id);
   assert.ok(reads > 2, `open_tab answered after ${reads} reads, while the tab still showed about:blank`);
+});
+
+test("a managed browser's BUA window is a normal, unfocused one, and a screenshot of its background tab makes that tab active first", async () => {
+  const { api, windows, d } = await setup({ managed: true });
+  await windows.prewarm();
+  const [, props] = api.calls.find(([c]) => c === "windows.create");
+  assert.deepEqual({ state: props.state, focused: props.focused }, { state: "normal", focused: false });
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  assert.equal(api.tabsMap.get(a.tabId).active, false, "the first tab is in the background");
+  await d.dispatch({ type: "screenshot", tabId: a.tabId });
+  assert.equal(api.tabsMap.get(a.tabId).active, true, "the screenshot's tab was made active");
+  const clicks = api.calls.length;
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#x" });
+  assert.equal(api.calls.slice(clicks).filter(([c]) => c.startsWith("windows.")).length, 0, "a click in a managed browser reads no windows");
 });

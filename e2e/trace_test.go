@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +65,12 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 	mustRequest(t, map[string]any{"type": "type", "tabId": tab, "selector": "#name", "text": typed}, nil)
 	// The page's alert may open while the click settles: the click then
 	// answers invalid_action naming it (reason dialog_opened), having run.
-	if _, e, _ := request(t, map[string]any{"type": "click", "tabId": tab, "selector": "#go"}); e != nil && (e.Code != "invalid_action" || !strings.Contains(e.Message, "trace-fixture: dialog")) {
-		t.Fatalf("click: %s: %s", e.Code, e.Message)
+	clickCode := ""
+	if _, e, _ := request(t, map[string]any{"type": "click", "tabId": tab, "selector": "#go"}); e != nil {
+		if e.Code != "invalid_action" || !strings.Contains(e.Message, "trace-fixture: dialog") {
+			t.Fatalf("click: %s: %s", e.Code, e.Message)
+		}
+		clickCode = e.Code
 	}
 
 	find := func(r protocol.TraceResult, kind string, match func(protocol.TraceEvent) bool) *protocol.TraceEvent {
@@ -122,7 +127,7 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 		{"bua's type, without its text", protocol.TraceAction, func(e protocol.TraceEvent) bool {
 			return e.Action == "type" && e.Code == "" && e.Text == "" && e.DurationMs >= 0
 		}},
-		{"bua's click", protocol.TraceAction, func(e protocol.TraceEvent) bool { return e.Action == "click" && e.Code == "" }},
+		{"bua's click, with the code it answered", protocol.TraceAction, func(e protocol.TraceEvent) bool { return e.Action == "click" && e.Code == clickCode }},
 		{"bua's wait_for", protocol.TraceAction, func(e protocol.TraceEvent) bool { return e.Action == "wait_for" && e.Code == "" }},
 	}
 	for _, c := range checks {
@@ -169,10 +174,17 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out := harness.Cmd{Bin: buaBin, Env: buaEnv}.Run(ctx, "trace", "--tab", fmt.Sprint(tab))
-	for _, want := range []string{"request    404      GET " + siteURL("trace/missing.json"), "console    error    trace-fixture: boom", "action     ok       click "} {
+	clickLine := regexp.MustCompile(`(?m)^\S+ action +ok +click `)
+	if clickCode != "" {
+		clickLine = regexp.MustCompile(`(?m)^\S+ action +` + clickCode + ` +click `)
+	}
+	for _, want := range []string{"request    404      GET " + siteURL("trace/missing.json"), "console    error    trace-fixture: boom"} {
 		if out.Code != 0 || !strings.Contains(out.Stdout, want) {
 			t.Errorf("bua trace: exit %d, no line with %q:\n%s%s", out.Code, want, out.Stdout, out.Stderr)
 		}
+	}
+	if !clickLine.MatchString(out.Stdout) {
+		t.Errorf("bua trace: no line matching %s for the click:\n%s", clickLine, out.Stdout)
 	}
 
 	// A closed tab's ring goes with it.

@@ -1309,7 +1309,11 @@ function createWindowManager({ api, isManaged = () => false }) {
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
-    const win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
+    let win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
+    // A window made around an existing tab ({tabId}, a handoff's return)
+    // can come up normal under some window managers: minimize it again, or
+    // the person would see the BUA window appear.
+    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.

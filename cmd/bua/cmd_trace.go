@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/internal/ctxtime"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -109,20 +109,9 @@ func followTrace(c *cli.Context, env *Env) error {
 			}
 		}
 		since = r.NextSeq
-		if err := sleepCtx(ctx, c.Duration("interval")); err != nil {
+		if err := ctxtime.Sleep(ctx, c.Duration("interval")); err != nil {
 			return nil
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

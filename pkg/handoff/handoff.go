@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bua-dev/bua/internal/ctxtime"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -83,7 +84,7 @@ func Wait(ctx context.Context, r protocol.Requester, tabID int, verdict *protoco
 		o.Needs = HighOnly
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = ctxtime.Sleep
 	}
 	out := Outcome{TabID: tabID, Verdict: verdict}
 	start := time.Now()
@@ -162,17 +163,6 @@ func passing(err *protocol.Error) bool {
 		return err.Reason == ""
 	}
 	return false
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Mode is BUA_HANDOFF: whether a handoff may happen at all.

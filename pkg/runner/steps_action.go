@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bua-dev/bua/internal/ctxtime"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -268,7 +269,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 			retries--
 			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *errorInfo(be)})
 			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
-			if err := wait(ctx, delay); err != nil {
+			if err := ctxtime.Sleep(ctx, delay); err != nil {
 				return be
 			}
 			delay = time.Duration(float64(delay) * backoff)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bua-dev/bua/internal/ctxtime"
 )
 
 // Step is one validated flow step. Run executes it against the flow's
@@ -232,22 +234,7 @@ type SleepStep struct {
 }
 
 // Run waits with a timer.
-func (st *SleepStep) Run(ctx context.Context, s *State) error { return wait(ctx, st.D) }
-
-// wait blocks for d or until ctx is done.
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (st *SleepStep) Run(ctx context.Context, s *State) error { return ctxtime.Sleep(ctx, st.D) }
 
 // LogStep prints Msg to the progress output and records it in the report.
 type LogStep struct {

@@ -1,10 +1,7 @@
 package faults
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,17 +15,7 @@ import (
 // closed the browser keeps running, and the next open_tab opens the BUA
 // window again (docs/architecture.md §Cold start).
 func TestColdStart_BuaWindowReady(t *testing.T) {
-	dir := harness.TempDir("buacold") // short: the socket path must fit sun_path
-	home := filepath.Join(dir, "h")
-	cmd := harness.Cmd{Bin: buaBin, Env: append(harness.FreshEnv(home), "BUA_CHROME="+devChrome)}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd.Run(ctx, "browser", "stop")
-		cmd.Run(ctx, "stop")
-		os.RemoveAll(dir)
-	})
-	mustOK(t, "browser start", run(t, cmd, 90*time.Second, "browser", "start", "--headless"))
+	cmd, home := ownBrowser(t, "BUA_CHROME="+devChrome)
 	u, err := harness.DevToolsURL(harness.ManagedProfile(home))
 	if err != nil {
 		t.Fatal(err)

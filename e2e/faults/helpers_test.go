@@ -261,13 +261,14 @@ func startWorker(t *testing.T, cdp *harness.CDP, url string) {
 
 // ownBrowser starts a headless managed browser in a BUA_HOME of its own,
 // for a scenario whose fault must not reach the shared browser, and stops
-// it (and removes the home) when t ends. It returns the command runner
-// and the home.
-func ownBrowser(t *testing.T) (harness.Cmd, string) {
+// it (and removes the home) when t ends. env is added to the bua
+// environment (e.g. a BUA_CHROME). It returns the command runner and the
+// home.
+func ownBrowser(t *testing.T, env ...string) (harness.Cmd, string) {
 	t.Helper()
 	dir := harness.TempDir("buaown") // short: the socket path must fit sun_path
 	home := filepath.Join(dir, "h")
-	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
+	cmd := harness.Cmd{Bin: buaBin, Env: append(harness.FreshEnv(home), env...)}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -145,63 +145,65 @@ async function probeObject(send, objectId, fn, spec) {
   return result.value;
 }
 
-// probeTarget runs PROBE on the action's target (or the page when it has
-// none) and returns its {ok, seen}.
-async function probeTarget(ctx, action, spec) {
-  const fn = PROBE.toString();
+// nodeObject resolves backendNodeId through send to a remote object id, or
+// null when the node is gone (or, in a frame's session, its frame is).
+async function nodeObject(send, backendNodeId, session) {
+  try {
+    const { object } = await send("DOM.resolveNode", { backendNodeId, objectGroup: "bua" });
+    return object && object.objectId ? object.objectId : null;
+  } catch (e) {
+    if (e instanceof CdpError || (session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) return null;
+    throw e;
+  }
+}
+
+// targetObject finds the node of a uid, a role target or a selector with
+// frame, re-read every round: {send, objectId} in the node's session, or
+// null when there is none (yet) or it is gone. A navigation while waiting
+// makes a uid stale, which is an answer, not something to wait out. A role
+// target with none yet (or fewer than nth + 1) is no node; more than one
+// without nth is invalid_action at once, as it is for click. With frame, a
+// frame not there yet is no node too (findSelector waits for nothing).
+async function targetObject(ctx, action) {
   if (action.uid !== undefined) {
-    // Re-read every round: a navigation while waiting makes the uid stale,
-    // which is an answer, not something to wait out.
     const { session, id } = await ctx.lookupUid(action.uid);
     const send = sessionSend(ctx, session);
-    let objectId = null;
-    try {
-      ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: id, objectGroup: "bua" }));
-    } catch (e) {
-      // A CDP error, or the uid's frame gone: the node is gone too.
-      if (!(e instanceof CdpError) && !(session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
-    }
-    if (objectId) return probeObject(send, objectId, fn, spec);
-    // The node is gone (collected): it is detached, and so is its text.
-    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
-    return result.value;
+    const objectId = await nodeObject(send, id, session);
+    return objectId ? { send, objectId } : null;
   }
+  const notThereYet = (e) => action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND;
   if (action.role !== undefined) {
-    // None yet (or fewer than nth + 1) is "no element"; more than one
-    // without nth is invalid_action at once, as it is for click.
-    // With frame, a frame not there yet is "no element" too.
     let scope = null;
     let hit = null;
     try {
       scope = await roleScope(ctx, action);
       hit = await pick(ctx, action, await queryRole(ctx, action, scope), scope);
     } catch (e) {
-      if (!(action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
+      if (!notThereYet(e)) throw e;
     }
-    const send = sessionSend(ctx, scope ? scope.session : null);
-    let objectId = null;
-    if (hit) {
-      try {
-        ({ object: { objectId } = {} } = await send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: "bua" }));
-      } catch (e) {
-        if (!(e instanceof CdpError)) throw e;
-      }
-    }
-    if (objectId) return probeObject(send, objectId, fn, spec);
-    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
-    return result.value;
+    if (!hit) return null;
+    const session = scope ? scope.session : null;
+    const send = sessionSend(ctx, session);
+    const objectId = await nodeObject(send, hit.backendNodeId, session);
+    return objectId ? { send, objectId } : null;
   }
-  if (action.selector !== undefined && action.frame !== undefined) {
-    // In an iframe: findSelector waits for nothing and answers
-    // element_not_found for a frame or match not there yet, which is
-    // "no element" to the probe.
-    let found = null;
-    try {
-      found = await findSelector(ctx, action.selector, action.frame);
-    } catch (e) {
-      if (!(e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND)) throw e;
-    }
-    if (found) return probeObject(sessionSend(ctx, found.session), found.objectId, fn, spec);
+  try {
+    const found = await findSelector(ctx, action.selector, action.frame);
+    return { send: sessionSend(ctx, found.session), objectId: found.objectId };
+  } catch (e) {
+    if (!notThereYet(e)) throw e;
+    return null;
+  }
+}
+
+// probeTarget runs PROBE on the action's target (or the page when it has
+// none) and returns its {ok, seen}.
+async function probeTarget(ctx, action, spec) {
+  const fn = PROBE.toString();
+  if (action.uid !== undefined || action.role !== undefined || action.frame !== undefined) {
+    const found = await targetObject(ctx, action);
+    if (found) return probeObject(found.send, found.objectId, fn, spec);
+    // No node: it is detached, and so is its text.
     const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }

@@ -3,7 +3,7 @@
 // node id, never by re-querying a selector in the page.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { CdpError, invalid, notFound } from "../lib/cdp.js";
+import { CdpError, invalid, notFound, sessionSend } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
@@ -16,12 +16,6 @@ export function describeTarget(action) {
   if (action.uid !== undefined) return `uid ${action.uid}`;
   const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
-}
-
-// sessionSend is ctx.send on the debugger session a node lives in: the
-// tab's own (session null) or an out-of-process iframe's.
-export function sessionSend(ctx, session) {
-  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
 // resolveWith turns {uid}, {selector, frame?} or {role, name, nth} into a

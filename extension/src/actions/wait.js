@@ -9,9 +9,9 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
-import { CdpError, invalid } from "../lib/cdp.js";
+import { CdpError, invalid, sessionSend } from "../lib/cdp.js";
 import { pick, queryRole } from "../lib/role-target.js";
-import { describeTarget, findSelector, invalidSelector, roleScope, sessionSend } from "./input.js";
+import { describeTarget, findSelector, invalidSelector, roleScope } from "./input.js";
 
 const POLL_MS = 100;
 

@@ -653,7 +653,13 @@ function notFound(message) {
 function invalid(message) {
   return new BridgeError(ErrorCodes.INVALID_ACTION, message);
 }
-return Object.freeze({ CdpError, cdpMessage, sleep, onAbort, abortable, withDeadline, notFound, invalid });
+
+// sessionSend is ctx.send on the debugger session a node lives in: the
+// tab's own (session null) or an out-of-process iframe's.
+function sessionSend(ctx, session) {
+  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
+}
+return Object.freeze({ CdpError, cdpMessage, sleep, onAbort, abortable, withDeadline, notFound, invalid, sessionSend });
 })();
 
 // ws-client.js
@@ -2663,7 +2669,7 @@ const __lib_role_target = (() => {
 // leaves out display:none and visibility:hidden content and reports
 // aria-hidden (and other ignored) nodes as ignored, which are skipped.
 
-const { CdpError, invalid, notFound } = __lib_cdp;
+const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
 
 const GROUP = "bua";
 
@@ -2723,7 +2729,7 @@ async function queryRole(ctx, action, scope = null) {
   // scope, for a role target with frame: the frame's root element and the
   // session it lives in (the tab's for a same-origin frame, else the
   // out-of-process frame's), from input.js's roleScope.
-  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const send = sessionSend(ctx, scope && scope.session);
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
@@ -2813,7 +2819,7 @@ function noMatch(action, matches) {
 // or a more exact name.
 async function ambiguous(ctx, action, matches, scope) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const send = sessionSend(ctx, scope && scope.session);
   const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
   const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
@@ -2849,7 +2855,7 @@ const __actions_input = (() => {
 // node id, never by re-querying a selector in the page.
 
 const { BridgeError, ErrorCodes } = __lib_errors;
-const { CdpError, invalid, notFound } = __lib_cdp;
+const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
@@ -2862,12 +2868,6 @@ function describeTarget(action) {
   if (action.uid !== undefined) return `uid ${action.uid}`;
   const inFrame = action.frame !== undefined ? ` in frame ${JSON.stringify(action.frame)}` : "";
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
-}
-
-// sessionSend is ctx.send on the debugger session a node lives in: the
-// tab's own (session null) or an out-of-process iframe's.
-function sessionSend(ctx, session) {
-  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
 // resolveWith turns {uid}, {selector, frame?} or {role, name, nth} into a
@@ -3559,7 +3559,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, sessionSend, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js
@@ -5267,9 +5267,9 @@ const __actions_wait = (() => {
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
-const { CdpError, invalid } = __lib_cdp;
+const { CdpError, invalid, sessionSend } = __lib_cdp;
 const { pick, queryRole } = __lib_role_target;
-const { describeTarget, findSelector, invalidSelector, roleScope, sessionSend } = __actions_input;
+const { describeTarget, findSelector, invalidSelector, roleScope } = __actions_input;
 
 const POLL_MS = 100;
 

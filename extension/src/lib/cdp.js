@@ -88,3 +88,9 @@ export function notFound(message) {
 export function invalid(message) {
   return new BridgeError(ErrorCodes.INVALID_ACTION, message);
 }
+
+// sessionSend is ctx.send on the debugger session a node lives in: the
+// tab's own (session null) or an out-of-process iframe's.
+export function sessionSend(ctx, session) {
+  return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
+}

@@ -5,7 +5,7 @@
 // leaves out display:none and visibility:hidden content and reports
 // aria-hidden (and other ignored) nodes as ignored, which are skipped.
 
-import { CdpError, invalid, notFound } from "./cdp.js";
+import { CdpError, invalid, notFound, sessionSend } from "./cdp.js";
 
 const GROUP = "bua";
 
@@ -65,7 +65,7 @@ export async function queryRole(ctx, action, scope = null) {
   // scope, for a role target with frame: the frame's root element and the
   // session it lives in (the tab's for a same-origin frame, else the
   // out-of-process frame's), from input.js's roleScope.
-  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const send = sessionSend(ctx, scope && scope.session);
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
@@ -155,7 +155,7 @@ export function noMatch(action, matches) {
 // or a more exact name.
 async function ambiguous(ctx, action, matches, scope) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const send = scope && scope.session ? (method, params) => ctx.sendTo(scope.session, method, params) : ctx.send;
+  const send = sessionSend(ctx, scope && scope.session);
   const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
   const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";

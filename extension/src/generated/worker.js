@@ -1711,7 +1711,7 @@ const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 const FOCUS_BACK_MS = 500;
 
 // isManaged (optional) reports whether the browser is a managed one: no
-// person sits at it, so showForInput keeps nobody's focus there.
+// person sits at it, so showTab keeps nobody's focus there.
 function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
@@ -1873,15 +1873,16 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     }
   }
 
-  // showForInput readies tabId for an action that sends input through
-  // the Input domain (INPUT_ACTIONS): Chrome drops input to a background
+  // showTab readies tabId for an action that needs its page shown: one
+  // that sends input through the Input domain (INPUT_ACTIONS), and in a
+  // managed browser a screenshot (below). Chrome drops input to a background
   // tab's page, so the action would report ok for input that never
   // arrived (a lone mouse move, a hover, gets there only every 5 s). A
   // background tab of the BUA window is made its window's
   // active tab (bua's own window: the person sees nothing change); a
   // background tab of the person's own window fails with background_tab,
   // as switching it would change what they look at.
-  async function showForInput(action, tabId, known) {
+  async function showTab(action, tabId, known) {
     // A managed browser has no person whose focus or tabs to keep, and its
     // headless pages take input in the background once they have drawn a
     // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
@@ -1961,7 +1962,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
       const result = await controller.run(tabId, action, budget);
       return { ...result, tabId };
     }
-    const giveBack = await showForInput(action, tabId, tab);
+    const giveBack = await showTab(action, tabId, tab);
     let domain = host;
     if (action.type === "navigate") {
       domain = hostOf(action.url);

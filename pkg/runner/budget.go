@@ -13,10 +13,10 @@ import (
 	"github.com/expr-lang/expr/vm/runtime"
 )
 
-// The size budget of what expressions compute (README §Limits). A flow is
-// a file anyone may hand to bua, so `repeat(repeat('a', 100000), 100000)`
-// or a var doubled forty times must be an error naming the expression,
-// not a 10 GB allocation that takes the machine down.
+// The size budget of what expressions compute (README §Size budget). A
+// flow is a file anyone may hand to bua, so `repeat(repeat('a', 100000),
+// 100000)` or a var doubled forty times must be an error naming the
+// expression, not a 10 GB allocation that takes the machine down.
 const (
 	// MaxValueBytes bounds one value an expression, a `${{ }}` template or
 	// a set builds: a string's bytes, a list's 16 per item. Step results
@@ -88,7 +88,7 @@ func (b *evalBudget) charge(op string, n int64) error {
 }
 
 // budgetKey is where a State's evalBudget sits in its expression
-// environment: `$` keeps it out of reach of any name a flow can write.
+// environment: no name a flow binds (vars, as) can start with `$`.
 const budgetKey = "$budget"
 
 // budgetOf finds the evaluation's budget in the environment the guarded

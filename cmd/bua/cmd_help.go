@@ -14,7 +14,7 @@ func init() { register(newExitCodesCommand) }
 const exitCodesText = `Exit codes:
   0  success
   1  an action error (element_not_found, element_stale, ...) or a failed flow
-  2  usage or invalid input: a bad flag, an action refused before it is sent, an invalid flow
+  2  usage or invalid input: a bad flag, an action refused before it is sent, an invalid flow; for run, also a report or evidence file it could not write
   3  blocked: domain_blocked, or an obstacle that policy says stops
   4  bridge unavailable: no daemon, or no browser connected in time
   5  timeout (one-shot commands)

@@ -26,7 +26,8 @@ func newLintCommand(env *Env) *cli.Command {
 		ArgsUsage: "FLOW...",
 		Description: "Loads each flow and its sub-flows as `bua run` would, compiles every\n" +
 			"expression and checks every action against the protocol schema. Exit 0\n" +
-			"when all are valid, 2 otherwise. --json prints the findings as JSON.",
+			"when all are valid, 2 otherwise. Warnings (a repeat of over 10,000 passes)\n" +
+			"are printed but leave a flow valid. --json prints the findings as JSON.",
 		Action: func(c *cli.Context) error {
 			files, err := expandFlows(c.Args().Slice())
 			if err != nil {
@@ -36,15 +37,20 @@ func newLintCommand(env *Env) *cli.Command {
 			code := exitOK
 			for _, file := range files {
 				res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
-				if _, err := runner.Load(file); err != nil {
+				f, err := runner.Load(file)
+				var le *runner.LoadError
+				switch {
+				case err == nil:
+					res.Diagnostics = append(res.Diagnostics, f.Warnings...)
+				case errors.As(err, &le):
 					res.OK = false
+					res.Diagnostics = le.All()
+				default:
+					res.OK = false
+					res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+				}
+				if !res.OK {
 					code = exitUsage
-					var le *runner.LoadError
-					if errors.As(err, &le) {
-						res.Diagnostics = le.Diags
-					} else {
-						res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
-					}
 				}
 				results = append(results, res)
 			}
@@ -55,13 +61,10 @@ func newLintCommand(env *Env) *cli.Command {
 				return exit(code)
 			}
 			for _, res := range results {
-				if res.OK {
-					if !c.Bool("quiet") {
-						fmt.Fprintf(env.Stdout, "ok %s\n", res.File)
-					}
-					continue
-				}
 				fmt.Fprint(env.Stdout, runner.Diagnostics(res.Diagnostics).String())
+				if res.OK && !c.Bool("quiet") {
+					fmt.Fprintf(env.Stdout, "ok %s\n", res.File)
+				}
 			}
 			return exit(code)
 		},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/internal/safewrite"
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
@@ -75,11 +76,13 @@ func newRunCommand(env *Env) *cli.Command {
 		Usage:     "run flows (YAML files, globs or folders) as a suite, with reports",
 		ArgsUsage: "FLOW...",
 		Description: "Runs each flow in order and prints a line per step, then a summary table.\n" +
-			"Exit codes: 0 all passed; 1 a failure; 2 an invalid flow or usage;\n" +
-			"3 blocked (domain_blocked or an obstacle); 4 no bridge. The worst wins,\n" +
-			"in the order 2 > 4 > 3 > 1. --retries N runs a failed flow again; one that\n" +
-			"then passes (or passes through a step's retry) is flaky, and --fail-on-flaky\n" +
-			"counts it as failed. See the README (Writing flows) for the format.",
+			"Exit codes: 0 all passed; 1 a failure; 2 an invalid flow, usage, or a report\n" +
+			"or evidence file not written; 3 blocked (domain_blocked or an obstacle);\n" +
+			"4 no bridge; 130 interrupted (Ctrl-C, SIGTERM: the reports are still written).\n" +
+			"The worst wins, in the order 130 > 2 > 4 > 3 > 1. --retries N runs a failed\n" +
+			"flow again; one that then passes (or passes through a step's retry) is flaky,\n" +
+			"and --fail-on-flaky counts it as failed. See the README (Writing flows) for\n" +
+			"the format.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
@@ -144,7 +147,18 @@ func newRunCommand(env *Env) *cli.Command {
 			ctx, cancel := commandContext(c)
 			defer cancel()
 			suite := r.RunSuite(ctx, files)
-			code := exitForStatus(suite.Status())
+			// The files first, so the summary's exit code counts one that
+			// could not be written; an interrupted run writes them too,
+			// with the flows so far.
+			for _, rep := range reports {
+				if err := writeReport(rep[0], rep[1], suite); err != nil {
+					suite.Problems = append(suite.Problems, err.Error())
+				}
+			}
+			for _, p := range suite.Problems {
+				fmt.Fprintf(env.Stderr, "bua: could not write %s\n", p)
+			}
+			code := suite.Exit()
 			if c.Bool("json") {
 				if err := suite.WriteJSON(env.Stdout); err != nil {
 					return err
@@ -159,14 +173,10 @@ func newRunCommand(env *Env) *cli.Command {
 					writeFailures(ios.ErrOut, suite)
 				}
 			}
-			if lazy.err != nil {
+			if suite.Interrupted {
+				fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
+			} else if lazy.err != nil {
 				printBridgeError(env, lazy.err, false)
-			}
-			for _, rep := range reports {
-				if err := writeReport(rep[0], rep[1], suite); err != nil {
-					fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-					code = max(code, exitUsage)
-				}
 			}
 			return exit(code)
 		},
@@ -255,29 +265,23 @@ func parseReports(specs []string) ([][2]string, error) {
 	return out, nil
 }
 
+// writeReport writes one --report file; a write that fails leaves no
+// partial file, and its error names the file and the OS's reason.
 func writeReport(kind, file string, suite *runner.SuiteReport) error {
-	if dir := filepath.Dir(file); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("report %s: %w", file, err)
-		}
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("report %s: %w", file, err)
-	}
-	switch kind {
-	case "junit":
-		err = suite.WriteJUnit(f)
-	case "html":
-		err = htmlreport.Write(f, suite)
-	default:
-		err = suite.WriteJSON(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err := os.MkdirAll(filepath.Dir(file), 0o755)
+	if err == nil {
+		err = safewrite.File(file, 0o644, func(w io.Writer) error {
+			switch kind {
+			case "junit":
+				return suite.WriteJUnit(w)
+			case "html":
+				return htmlreport.Write(w, suite)
+			}
+			return suite.WriteJSON(w)
+		})
 	}
 	if err != nil {
-		return fmt.Errorf("report %s: %w", file, err)
+		return fmt.Errorf("%s report %s: %s", kind, file, safewrite.Cause(file, err))
 	}
 	return nil
 }

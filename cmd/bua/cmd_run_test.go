@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +147,101 @@ func TestRunCommand_Reports(t *testing.T) {
 	}
 }
 
+// TestRunCommand_Interrupted: Ctrl-C (main's signal context, cancelled
+// here) stops a busy flow at once and `bua run` exits 130, as every command
+// does, after writing its reports: the flows so far, the interrupted one
+// marked so, the rest skipped.
+func TestRunCommand_Interrupted(t *testing.T) {
+	withRequester(t, runnertest.New(), nil)
+	dir := t.TempDir()
+	first := writeFlow(t, dir, "a.yaml", "name: first\nsteps:\n  - log: done\n")
+	busy := writeFlow(t, dir, "b.yaml", "name: busy\nvars: { i: 0 }\nsteps:\n  - repeat:\n      times: 1000000000\n      steps: [ { set: { i: \"vars.i + 1\" } } ]\n")
+	last := writeFlow(t, dir, "c.yaml", "name: last\nsteps:\n  - log: never\n")
+	junit, js, html := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "out", "r.json"), filepath.Join(dir, "out", "r.html")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	env, out, errb := testEnv()
+	start := time.Now()
+	code := run(ctx, []string{"bua", "run", first, busy, last, "--report", "junit=" + junit, "--report", "json=" + js, "--report", "html=" + html}, env)
+	took := time.Since(start)
+	if code != exitInterrupted {
+		t.Fatalf("exit = %d, want 130\n%s\n%s", code, out, errb)
+	}
+	if took > 3*time.Second {
+		t.Errorf("exited %s after start, 300ms after which it was interrupted", took)
+	}
+	if !strings.Contains(out.String(), "1 passed, 1 failed, 1 skipped") || !strings.Contains(out.String(), ", interrupted (exit 130)") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if !strings.Contains(errb.String(), "bua: interrupted") {
+		t.Errorf("stderr:\n%s", errb)
+	}
+	var rep struct {
+		ExitCode    int  `json:"exitCode"`
+		Interrupted bool `json:"interrupted"`
+		Flows       []struct {
+			Status string `json:"status"`
+		} `json:"flows"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.ExitCode != 130 || !rep.Interrupted || len(rep.Flows) != 3 ||
+		rep.Flows[0].Status != "passed" || rep.Flows[1].Status != "interrupted" || rep.Flows[2].Status != "skipped" {
+		t.Errorf("json report: %v\n%.600s", err, b)
+	}
+	var suites struct {
+		Suite struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Skipped  int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
+	}
+	x, _ := os.ReadFile(junit)
+	if err := xml.Unmarshal(x, &suites); err != nil || suites.Suite.Tests != 3 || suites.Suite.Failures != 1 || suites.Suite.Skipped != 1 || !strings.Contains(string(x), `type="interrupted"`) {
+		t.Errorf("junit report: %v\n%s", err, x)
+	}
+	if page, err := os.ReadFile(html); err != nil || !strings.Contains(string(page), `<details class="flow interrupted" open>`) {
+		t.Errorf("html report: %v", err)
+	}
+}
+
+// TestRunCommand_ReportNotWritten: a --report that cannot be written is
+// printed on stderr with its path and the OS's reason, the summary counts
+// it, and the exit code the summary prints is the one bua exits with.
+func TestRunCommand_ReportNotWritten(t *testing.T) {
+	withRequester(t, runnertest.New(), nil)
+	dir := t.TempDir()
+	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - log: fine\n")
+	notDir := writeFlow(t, dir, "plain", "a file, not a folder")
+	good := filepath.Join(dir, "out", "r.json")
+	for _, tc := range []struct {
+		name, report, stderr, summary string
+	}{
+		{"NoFolder", "junit=" + filepath.Join(notDir, "junit.xml"), "bua: could not write junit report " + filepath.Join(notDir, "junit.xml") + ": mkdir " + notDir + ": not a directory", "1 file not written (exit 2)"},
+		{"DiskFull", "junit=/dev/full", "bua: could not write junit report /dev/full: no space left on device", "1 file not written (exit 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errb := testEnv()
+			code := run(context.Background(), []string{"bua", "run", f, "--report", tc.report, "--report", "json=" + good}, env)
+			if code != exitUsage {
+				t.Fatalf("exit = %d, want 2\n%s\n%s", code, out, errb)
+			}
+			if strings.TrimSpace(errb.String()) != tc.stderr {
+				t.Errorf("stderr = %q, want %q", errb, tc.stderr)
+			}
+			if !strings.Contains(out.String(), "1 passed, 0 failed, 0 skipped in") || !strings.Contains(out.String(), tc.summary) {
+				t.Errorf("summary:\n%s", out)
+			}
+			b, err := os.ReadFile(good)
+			var rep struct {
+				Problems []string `json:"problems"`
+			}
+			if err != nil || json.Unmarshal(b, &rep) != nil || len(rep.Problems) != 1 {
+				t.Errorf("the other report: %v\n%s", err, b)
+			}
+		})
+	}
+}
+
 func TestRunCommand_BridgeUnavailable(t *testing.T) {
 	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no daemon"))
 	dir := t.TempDir()
@@ -202,6 +298,30 @@ func TestLintCommand(t *testing.T) {
 	env, _, _ = testEnv()
 	if code := run(context.Background(), []string{"bua", "lint", good}, env); code != 0 {
 		t.Errorf("valid flow: exit %d", code)
+	}
+}
+
+// TestLintCommand_Warnings: a repeat of over 10,000 passes is a warning:
+// printed, marked in --json, and the flow stays valid (exit 0).
+func TestLintCommand_Warnings(t *testing.T) {
+	dir := t.TempDir()
+	long := writeFlow(t, dir, "long.yaml", "name: l\nsteps:\n  - repeat: { times: 20000, steps: [ { log: x } ] }\n  - repeat: { until: \"false\", max: 10000, steps: [ { log: y } ] }\n")
+	env, out, _ := testEnv()
+	if code := run(context.Background(), []string{"bua", "lint", long}, env); code != 0 {
+		t.Fatalf("exit = %d, want 0 (a warning leaves the flow valid)\n%s", code, out)
+	}
+	want := long + ":3:22: warning: repeat.times: 20000 is over 10000 passes; check it is meant (a loop this long may run until the flow's timeout)\n" +
+		"ok " + long + "\n"
+	if out.String() != want {
+		t.Errorf("lint output\n--- got\n%s--- want\n%s", out, want)
+	}
+	env, out, _ = testEnv()
+	if code := run(context.Background(), []string{"bua", "lint", "--json", long}, env); code != 0 {
+		t.Fatalf("--json: exit = %d", code)
+	}
+	var res []lintResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res) != 1 || !res[0].OK || len(res[0].Diagnostics) != 1 || !res[0].Diagnostics[0].Warning {
+		t.Errorf("lint --json = %v %s", err, out)
 	}
 }
 

@@ -46,7 +46,8 @@ func exitForCode(code protocol.ErrorCode) int {
 
 // statusExits maps a flow's status (pkg/runner) to `bua run`'s exit code.
 // A suite exits with its worst flow's status (runner.SuiteReport.Status:
-// invalid > unavailable > blocked > failed > passed), so 2 > 4 > 3 > 1 > 0.
+// interrupted > invalid > unavailable > blocked > failed > passed), so
+// 130 > 2 > 4 > 3 > 1 > 0.
 var statusExits = map[runner.Status]int{
 	runner.StatusPassed:      exitOK,
 	runner.StatusSkipped:     exitOK,
@@ -54,6 +55,7 @@ var statusExits = map[runner.Status]int{
 	runner.StatusBlocked:     exitBlocked,
 	runner.StatusUnavailable: exitUnavailable,
 	runner.StatusInvalid:     exitUsage,
+	runner.StatusInterrupted: exitInterrupted,
 }
 
 // exitForStatus is `bua run`'s exit code for a suite or flow status; it is

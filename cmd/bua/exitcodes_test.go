@@ -12,6 +12,7 @@ func TestExitForStatus(t *testing.T) {
 	for st, want := range map[runner.Status]int{
 		runner.StatusPassed: exitOK, runner.StatusSkipped: exitOK, runner.StatusFailed: exitFailure,
 		runner.StatusBlocked: exitBlocked, runner.StatusUnavailable: exitUnavailable, runner.StatusInvalid: exitUsage,
+		runner.StatusInterrupted: exitInterrupted,
 	} {
 		if got := exitForStatus(st); got != want {
 			t.Errorf("exitForStatus(%s) = %d, want %d", st, got, want)
@@ -27,6 +28,7 @@ func TestExitForStatus(t *testing.T) {
 		{"BlockedOverFailed", []runner.Status{runner.StatusFailed, runner.StatusBlocked}, exitBlocked},
 		{"UnavailableOverBlocked", []runner.Status{runner.StatusBlocked, runner.StatusUnavailable}, exitUnavailable},
 		{"InvalidOverAll", []runner.Status{runner.StatusUnavailable, runner.StatusInvalid, runner.StatusFailed}, exitUsage},
+		{"InterruptedOverAll", []runner.Status{runner.StatusInvalid, runner.StatusInterrupted, runner.StatusSkipped}, exitInterrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/bua-dev/bua/internal/safewrite"
 )
 
 // The evidence bundle's files, in Artifacts/<flow>/<step>/. JSON files are
@@ -37,16 +39,19 @@ func (s *State) bundleDir(rep *StepReport) string {
 // them). Paths are Artifacts joined with the file's place, so a relative
 // --artifacts gives relative paths (as GitLab wants them) and an absolute
 // one absolute paths (as Jenkins does).
-func (s *State) writeBundle(failed *StepReport) error {
+//
+// It returns every write that failed, each naming its path and the OS
+// error; a file that could not be written whole is not left behind.
+func (s *State) writeBundle(failed *StepReport) []error {
 	ev := failed.Evidence
 	dir := s.bundleDir(failed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return []error{fmt.Errorf("%s: %s", dir, safewrite.Cause(dir, err))}
 	}
 	write := func(name string, data []byte) error {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return err
+		if err := safewrite.Bytes(path, 0o644, data); err != nil {
+			return fmt.Errorf("%s: %s", path, safewrite.Cause(path, err))
 		}
 		failed.Artifacts = append(failed.Artifacts, path)
 		return nil
@@ -54,14 +59,14 @@ func (s *State) writeBundle(failed *StepReport) error {
 	writeJSON := func(name string, v any) error {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
 		return write(name, append(b, '\n'))
 	}
-	var errs []string
+	var errs []error
 	try := func(err error) {
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, err)
 		}
 	}
 	if ev.Screenshot != nil {
@@ -101,10 +106,7 @@ func (s *State) writeBundle(failed *StepReport) error {
 		exprs = []ExprReads{}
 	}
 	try(writeJSON(BundleValues, exprs))
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

@@ -9,18 +9,26 @@ import (
 // Diagnostic is one problem found while loading a flow, hcl-style: where it
 // is (File, 1-based Line and Col of the YAML node), what is wrong and what is
 // expected (Msg), and for expressions expr's caret Snippet.
+//
+// A Warning is a finding that does not stop the flow from loading (a
+// repeat of more than lintMaxPasses): `bua lint` prints it and exits 0.
 type Diagnostic struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Col     int    `json:"col"`
 	Msg     string `json:"message"`
 	Snippet string `json:"snippet,omitempty"`
+	Warning bool   `json:"warning,omitempty"`
 }
 
-// String formats d as `file:line:col: msg`, followed by the snippet lines
-// when there is one.
+// String formats d as `file:line:col: msg` (`file:line:col: warning: msg`
+// for a warning), followed by the snippet lines when there is one.
 func (d Diagnostic) String() string {
-	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, d.Msg)
+	msg := d.Msg
+	if d.Warning {
+		msg = "warning: " + msg
+	}
+	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, msg)
 	if d.Snippet != "" {
 		s += strings.TrimRight(d.Snippet, "\n")
 	}
@@ -55,8 +63,18 @@ func (ds Diagnostics) String() string {
 
 // LoadError is an invalid flow: every diagnostic of the load. Its flow's
 // status is StatusInvalid, and nothing has run when it is returned.
+// Warnings are the load's warnings, apart: they do not make it fail.
 type LoadError struct {
-	Diags Diagnostics
+	Diags    Diagnostics
+	Warnings Diagnostics
+}
+
+// All is the load's errors and warnings together, in file then position
+// order: what `bua lint` prints.
+func (e *LoadError) All() Diagnostics {
+	all := append(append(Diagnostics{}, e.Diags...), e.Warnings...)
+	all.sort()
+	return all
 }
 
 func (e *LoadError) Error() string {

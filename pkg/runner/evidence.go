@@ -164,7 +164,7 @@ func (s *State) gatherEvidence(ctx context.Context, cause error) {
 		failed.Evidence = &Evidence{}
 	}
 	ev := failed.Evidence
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), captureTimeout)
+	actx, cancel := context.WithTimeout(s.shared.runCtx(), captureTimeout)
 	defer cancel()
 	onTab := func(a protocol.Action) protocol.Action {
 		if s.shared.tab != nil {
@@ -205,9 +205,10 @@ func (s *State) gatherEvidence(ctx context.Context, cause error) {
 	s.readTrace(actx, ev, onTab(protocol.GetTrace(0)))
 
 	if s.r.Artifacts != "" {
-		if err := s.writeBundle(failed); err != nil {
+		for _, err := range s.writeBundle(failed) {
 			ev.Notes = append(ev.Notes, "bundle: "+err.Error())
 			s.rec.HookErrors = append(s.rec.HookErrors, "artifacts: "+err.Error())
+			s.rec.writeErrors = append(s.rec.writeErrors, "artifact "+err.Error())
 		}
 	}
 	if len(ev.Notes) > 0 {

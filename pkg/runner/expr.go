@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -66,8 +67,14 @@ var compileEnv = map[string]any{
 
 // Expr is one compiled expression with what it refers to, as found at load.
 type Expr struct {
-	Src  string
+	Src string
+	// Pos is where it is, file:line:col (of its YAML value), for errors
+	// the budget raises at run time.
+	Pos  string
 	prog *vm.Program
+	// tree is the expression as written and type-checked, before the
+	// budget's patch (guardOptions): what explain and reads walk.
+	tree ast.Node
 	// refs are the top-level identifiers it reads (vars, page, last, ...).
 	refs []string
 	// envNames are the environment variables read as env.NAME.
@@ -82,6 +89,7 @@ func (e *Expr) Eval(s *State) (any, error) {
 	if e.prog == nil { // placeholder left by a failed compile; never run
 		return nil, fmt.Errorf("expression %q did not compile", e.Src)
 	}
+	s.budget = evalBudget{}
 	out, err := s.vm.Run(e.prog, s.env)
 	if err != nil {
 		// Keep a helper's *protocol.Error (uid miss) visible to the policy,
@@ -89,6 +97,10 @@ func (e *Expr) Eval(s *State) (any, error) {
 		var be *protocol.Error
 		if errors.As(err, &be) {
 			return nil, be
+		}
+		var over *BudgetError
+		if errors.As(err, &over) {
+			return nil, fmt.Errorf("expression %q at %s: %w", e.Src, e.Pos, over)
 		}
 		var fe *file.Error
 		if errors.As(err, &fe) {
@@ -107,7 +119,7 @@ func (e *Expr) explain(s *State) []string {
 	if e.prog == nil {
 		return nil
 	}
-	node := e.prog.Node()
+	node := e.tree
 	for {
 		b, ok := node.(*ast.BinaryNode)
 		if !ok {
@@ -159,11 +171,11 @@ func isLiteral(n ast.Node) bool {
 // Eval reports it.
 func (e *Expr) sub(n ast.Node) *Expr {
 	src := n.String()
-	prog, err := expr.Compile(src, exprOptions()...)
+	prog, err := expr.Compile(src, guardedOptions...)
 	if err != nil {
-		return &Expr{Src: src}
+		return &Expr{Src: src, Pos: e.Pos}
 	}
-	return &Expr{Src: src, prog: prog}
+	return &Expr{Src: src, Pos: e.Pos, prog: prog, tree: n}
 }
 
 // showValue prints v as JSON, cut to 120 characters.
@@ -172,10 +184,7 @@ func showValue(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if r := []rune(string(b)); len(r) > 120 {
-		return string(r[:119]) + "…"
-	}
-	return string(b)
+	return cut(string(b), 120)
 }
 
 // EvalBool runs e and requires a bool (nil counts as false).
@@ -204,6 +213,9 @@ type Template struct {
 	Whole *Expr
 	Parts []tplPart
 	Items []*Template
+	// Pos is where a template with Parts is (file:line:col), for the
+	// budget's error when the interpolated string would pass it.
+	Pos string
 }
 
 type tplPart struct {
@@ -265,17 +277,35 @@ func (t *Template) Eval(s *State) (any, error) {
 	}
 	var b strings.Builder
 	for _, p := range t.Parts {
-		if p.Expr == nil {
-			b.WriteString(p.Text)
-			continue
+		text := p.Text
+		if p.Expr != nil {
+			v, err := p.Expr.Eval(s)
+			if err != nil {
+				return nil, err
+			}
+			text = Stringify(v)
 		}
-		v, err := p.Expr.Eval(s)
-		if err != nil {
-			return nil, err
+		if n := int64(b.Len()) + int64(len(text)); n > MaxValueBytes {
+			return nil, fmt.Errorf("value %q at %s: %w", cut(t.Raw, 120), t.Pos, &BudgetError{Op: "interpolation", Bytes: n})
 		}
-		b.WriteString(Stringify(v))
+		b.WriteString(text)
 	}
 	return b.String(), nil
+}
+
+// cut is s cut to n characters, the last an ellipsis when it was longer.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n-1 {
+			return s[:pos] + "…"
+		}
+		i++
+	}
+	return s
 }
 
 // EvalString evaluates t and formats the value as a string.
@@ -400,11 +430,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// exprOptions are the options every flow expression compiles with. `last`
+// exprOptions are the options every flow expression is checked with. `last`
 // is the latest step result here, so expr's last() builtin goes.
 func exprOptions() []expr.Option {
 	return append([]expr.Option{expr.Env(compileEnv), expr.AllowUndefinedVariables(), expr.DisableBuiltin("last")}, helperOptions...)
 }
+
+// guardedOptions are exprOptions with the size budget's guards
+// (budget.go): what an expression runs as.
+var guardedOptions = append(exprOptions(), guardOptions()...)
 
 // exprError is a compile problem with expr's caret snippet.
 type exprError struct {
@@ -415,8 +449,16 @@ type exprError struct {
 // compileExpr compiles src for a scope where known reports the names
 // defined so far (built-ins, and the `as` names of earlier steps). later
 // names `as` names defined further down, for a precise message.
+//
+// It compiles src twice: as written, for the type checks, the name checks
+// and their messages, then with the budget's guards, for running (a
+// guard's twin takes any, so it would check nothing itself).
 func compileExpr(src string, known func(string) bool, later func(string) (int, bool)) (*Expr, *exprError) {
-	prog, err := expr.Compile(src, exprOptions()...)
+	checked, err := expr.Compile(src, exprOptions()...)
+	var prog *vm.Program
+	if err == nil {
+		prog, err = expr.Compile(src, guardedOptions...)
+	}
 	if err != nil {
 		var fe *file.Error
 		if errors.As(err, &fe) {
@@ -425,7 +467,7 @@ func compileExpr(src string, known func(string) bool, later func(string) (int, b
 		return nil, &exprError{msg: err.Error()}
 	}
 	c := &nameCheck{known: known, lets: map[string]bool{}}
-	node := prog.Node()
+	node := checked.Node()
 	ast.Walk(&node, c)
 	for _, id := range c.calls {
 		if !helperNames[id.Value] && !known(id.Value) {
@@ -445,7 +487,7 @@ func compileExpr(src string, known func(string) bool, later func(string) (int, b
 		}
 		return nil, snippetError(src, id, fmt.Sprintf("unknown name %s (expected vars, env, last, error, flow or an earlier step's `as` name)", id.Value))
 	}
-	e := &Expr{Src: src, prog: prog, refs: c.refs, envNames: c.envNames}
+	e := &Expr{Src: src, prog: prog, tree: node, refs: c.refs, envNames: c.envNames}
 	for _, r := range c.refs {
 		if r != "vars" && r != "env" && r != "flow" {
 			e.dynamic = true

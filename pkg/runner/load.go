@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,6 +47,9 @@ type Flow struct {
 	Steps     []Step
 	OnFailure []Step
 	Finally   []Step
+	// Warnings are what `bua lint` warns about in this file and the
+	// sub-flows it runs (Diagnostic.Warning); they do not stop a run.
+	Warnings Diagnostics
 	// envNames are every env.NAME any expression reads, so the runner can
 	// fill `env` from an injected Getenv.
 	envNames []string
@@ -62,15 +67,18 @@ type VarDef struct {
 func Load(path string) (*Flow, error) {
 	l := &loader{flows: map[string]*Flow{}, loading: map[string]bool{}}
 	f := l.loadFile(path, nil)
+	l.warns.sort()
 	if len(l.diags) > 0 {
 		l.diags.sort()
-		return nil, &LoadError{Diags: l.diags}
+		return nil, &LoadError{Diags: l.diags, Warnings: l.warns}
 	}
+	f.Warnings = l.warns
 	return f, nil
 }
 
 type loader struct {
 	diags   Diagnostics
+	warns   Diagnostics
 	flows   map[string]*Flow // by absolute path
 	loading map[string]bool
 	chain   []string
@@ -94,6 +102,12 @@ func (fs *fileScope) errf(n *yaml.Node, format string, args ...any) {
 		line, col = n.Line, max(n.Column, 1)
 	}
 	fs.l.diags = append(fs.l.diags, Diagnostic{File: fs.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// warnf records a warning at n: a finding that does not make the flow
+// invalid.
+func (fs *fileScope) warnf(n *yaml.Node, format string, args ...any) {
+	fs.l.warns = append(fs.l.warns, Diagnostic{File: fs.file, Line: n.Line, Col: max(n.Column, 1), Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -132,8 +146,8 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 	}()
 
 	fs := &fileScope{l: l, file: path, defined: map[string]bool{}, allAs: map[string]int{}, envs: map[string]bool{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := fs.decode(data)
+	if err != nil {
 		line := 1
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
@@ -145,7 +159,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 		return nil
 	}
 	if len(doc.Content) == 0 {
-		fs.errf(&doc, "empty flow (expected a mapping with name and steps)")
+		fs.errf(doc, "empty flow (expected a mapping with name and steps)")
 		return nil
 	}
 	root := doc.Content[0]
@@ -163,6 +177,32 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 	sort.Strings(f.envNames)
 	l.flows[abs] = f
 	return f
+}
+
+// decode reads the file's one YAML document (empty for an empty file). A
+// later document is an error at its start: yaml.Unmarshal would drop it
+// without a word, and steps the author wrote would never run. A later
+// document holding nothing (a trailing ---) loses nothing and passes.
+func (fs *fileScope) decode(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			return &doc, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
+			fs.errf(&next, "a second YAML document starts here, and a flow file holds one flow (move it to a file of its own, or delete from this --- on)")
+			return &doc, nil
+		}
+	}
 }
 
 func unwrapPathError(err error) error {

@@ -362,6 +362,8 @@ func (fs *fileScope) repeatStep(meta StepMeta, v *yaml.Node) Step {
 			if st.Times.IsLiteral() {
 				if i, ok := st.Times.Lit.(int); !ok || i < 0 {
 					fs.errf(val, "repeat.times: expected a non-negative integer, got %s", kindName(val))
+				} else {
+					fs.warnPasses(val, "times", i)
 				}
 			}
 		case "while":
@@ -377,6 +379,7 @@ func (fs *fileScope) repeatStep(meta StepMeta, v *yaml.Node) Step {
 				continue
 			}
 			st.Max = i
+			fs.warnPasses(val, "max", i)
 		case "steps":
 			stepsNode = val
 		default:
@@ -399,6 +402,18 @@ func (fs *fileScope) repeatStep(meta StepMeta, v *yaml.Node) Step {
 		st.Max = DefaultRepeatMax
 	}
 	return st
+}
+
+// lintMaxPasses is the most passes a repeat's times or max may ask for
+// without a warning: more is rarely meant (a typo, a forgotten exit) and
+// runs until the flow's timeout.
+const lintMaxPasses = 10_000
+
+// warnPasses warns about a repeat's times or max over lintMaxPasses.
+func (fs *fileScope) warnPasses(n *yaml.Node, key string, passes int) {
+	if passes > lintMaxPasses {
+		fs.warnf(n, "repeat.%s: %d is over %d passes; check it is meant (a loop this long may run until the flow's timeout)", key, passes, lintMaxPasses)
+	}
 }
 
 func stepKeyNames() []string {

@@ -17,23 +17,45 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // testdata/flows/invalid/NNN_name.yaml must produce exactly the diagnostics
 // in NNN_name.want (paths relative to that folder).
 func TestLoad_Invalid(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "flows", "invalid")
+	goldenFlows(t, "invalid", 15, func(t *testing.T, file string) string {
+		_, err := Load(file)
+		var le *LoadError
+		if !errors.As(err, &le) {
+			t.Fatalf("Load(%s) = %v, want a *LoadError", file, err)
+		}
+		return le.Diags.String()
+	})
+}
+
+// TestLoad_Warnings is the golden suite of lint warnings: each
+// testdata/flows/warn/NNN_name.yaml loads (a warning leaves a flow valid)
+// with exactly the warnings in NNN_name.want.
+func TestLoad_Warnings(t *testing.T) {
+	goldenFlows(t, "warn", 1, func(t *testing.T, file string) string {
+		f, err := Load(file)
+		if err != nil {
+			t.Fatalf("Load(%s) = %v, want a valid flow with warnings", file, err)
+		}
+		return f.Warnings.String()
+	})
+}
+
+// goldenFlows compares what of each testdata/flows/FOLDER/*.yaml (at least
+// min of them) with its .want, paths made relative to the folder; -update
+// rewrites the .want files.
+func goldenFlows(t *testing.T, folder string, min int, what func(t *testing.T, file string) string) {
+	dir := filepath.Join("..", "..", "testdata", "flows", folder)
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 15 {
-		t.Fatalf("want at least 15 invalid flows, found %d", len(files))
+	if len(files) < min {
+		t.Fatalf("want at least %d flows in %s, found %d", min, dir, len(files))
 	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			_, err := Load(file)
-			var le *LoadError
-			if !errors.As(err, &le) {
-				t.Fatalf("Load(%s) = %v, want a *LoadError", file, err)
-			}
-			got := strings.ReplaceAll(le.Diags.String(), dir+string(filepath.Separator), "")
+			got := strings.ReplaceAll(what(t, file), dir+string(filepath.Separator), "")
 			want := strings.TrimSuffix(file, ".yaml") + ".want"
 			if *update {
 				if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
@@ -49,6 +71,64 @@ func TestLoad_Invalid(t *testing.T) {
 				t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, b)
 			}
 		})
+	}
+}
+
+// TestLoad_OneDocument: a flow file is one YAML document. A second one is
+// an error at its ---, wherever it is; an empty one (a trailing ---, a
+// comment) and the document markers themselves are fine.
+func TestLoad_OneDocument(t *testing.T) {
+	const flow = "name: a\nsteps:\n  - log: hi\n"
+	for _, tc := range []struct {
+		name, src string
+		want      string // the diagnostic, "" for a valid flow
+	}{
+		{"One", flow, ""},
+		{"LeadingMarker", "---\n" + flow, ""},
+		{"EndMarker", flow + "...\n", ""},
+		{"TrailingMarker", flow + "---\n", ""},
+		{"TrailingComment", flow + "---\n# nothing more\n", ""},
+		{"Second", flow + "---\nname: b\nsteps: []\n", "f.yaml:4:1: a second YAML document"},
+		{"SecondAfterEmpty", flow + "---\n---\n- log: x\n", "f.yaml:5:1: a second YAML document"},
+		{"SecondIndented", flow + "\n---   \n  name: b\n", "f.yaml:5:1: a second YAML document"},
+		{"SecondScalar", flow + "--- just text\n", "f.yaml:4:1: a second YAML document"},
+		{"SecondMalformed", flow + "---\n: : [\n", "malformed YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFlows(t, map[string]string{"f.yaml": tc.src})
+			_, err := Load(filepath.Join(dir, "f.yaml"))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Load = %v, want a valid flow", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tc.want) {
+				t.Fatalf("Load = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoad_WarningsBesideErrors: an invalid flow's warnings stay apart from
+// its errors (the count of problems is the errors'), and All merges them
+// in position order for lint.
+func TestLoad_WarningsBesideErrors(t *testing.T) {
+	dir := writeFlows(t, map[string]string{"f.yaml": "name: f\nsteps:\n  - repeat: { times: 50000, steps: [ { log: x } ] }\n  - clik: x\n"})
+	_, err := Load(filepath.Join(dir, "f.yaml"))
+	var le *LoadError
+	if !errors.As(err, &le) || len(le.Diags) != 1 || len(le.Warnings) != 1 {
+		t.Fatalf("Load = %v, want one error and one warning", err)
+	}
+	if strings.Contains(le.Error(), "warning") {
+		t.Errorf("the error's text counts the warning: %v", le)
+	}
+	all := le.All()
+	if len(all) != 2 || !all[0].Warning || all[0].Line != 3 || all[1].Warning || all[1].Line != 4 {
+		t.Errorf("All = %+v, want the warning (line 3) then the error (line 4)", all)
+	}
+	if got := all[0].String(); !strings.HasSuffix(got, ":3:22: warning: repeat.times: 50000 is over 10000 passes; check it is meant (a loop this long may run until the flow's timeout)") {
+		t.Errorf("warning = %q", got)
 	}
 }
 

@@ -82,7 +82,13 @@ func (fs *fileScope) compile(n *yaml.Node, src, what string) *Expr {
 	for _, name := range e.envNames {
 		fs.envs[name] = true
 	}
+	e.Pos = fs.pos(n)
 	return e
+}
+
+// pos is n's place as file:line:col, for errors found at run time.
+func (fs *fileScope) pos(n *yaml.Node) string {
+	return fmt.Sprintf("%s:%d:%d", fs.file, n.Line, n.Column)
 }
 
 // template reads any YAML value as a Template: scalars interpolate
@@ -112,6 +118,7 @@ func (fs *fileScope) template(n *yaml.Node, what string) *Template {
 		return t
 	}
 	t.Parts = parts
+	t.Pos = fs.pos(n)
 	return t
 }
 

@@ -120,6 +120,9 @@ type FlowReport struct {
 	// stoppedBy is the reason when the person stopped the flow from the
 	// extension's popup (stoppedByPerson), else "".
 	stoppedBy string
+	// writeErrors are the evidence files it could not write (RunSuite
+	// gathers them into SuiteReport.Problems).
+	writeErrors []string
 }
 
 // SuiteReport is one `bua run`: every flow in order.
@@ -127,9 +130,31 @@ type SuiteReport struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"-"`
 	Flows    []*FlowReport `json:"flows"`
+	// Interrupted is set when the run's caller stopped it (the context
+	// RunSuite was given was cancelled: Ctrl-C, SIGTERM). The flow that
+	// was running is StatusInterrupted, the ones after it skipped.
+	Interrupted bool `json:"-"`
+	// Problems are the files the run could not write, each naming the path
+	// and the OS error: evidence bundles (--artifacts), then what the
+	// caller adds (the CLI's --report files). Any makes Exit fail.
+	Problems []string `json:"-"`
 	// ExitCode is Runner.ExitCode: when set, WriteJSON adds each flow's
-	// and the suite's exit code. nil leaves exitCode out.
+	// and the suite's exit code (Exit). nil leaves exitCode out.
 	ExitCode func(Status) int `json:"-"`
+}
+
+// Exit is the run's exit code on ExitCode's scale (0 when ExitCode is
+// nil): its Status's, raised to an invalid flow's when a file could not
+// be written (Problems), so CI never takes a missing report for a pass.
+func (s *SuiteReport) Exit() int {
+	if s.ExitCode == nil {
+		return 0
+	}
+	code := s.ExitCode(s.Status())
+	if len(s.Problems) > 0 {
+		code = max(code, s.ExitCode(StatusInvalid))
+	}
+	return code
 }
 
 // Counts returns how many flows passed, failed (any other status) and were
@@ -261,11 +286,17 @@ func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
 // Secrets are masked.
 func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	out := struct {
-		Started    time.Time  `json:"started"`
-		DurationMs int64      `json:"durationMs"`
-		ExitCode   *int       `json:"exitCode,omitempty"`
-		Flows      []jsonFlow `json:"flows"`
-	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), ExitCode: s.exitCode(s.Status()), Flows: []jsonFlow{}}
+		Started     time.Time  `json:"started"`
+		DurationMs  int64      `json:"durationMs"`
+		ExitCode    *int       `json:"exitCode,omitempty"`
+		Interrupted bool       `json:"interrupted,omitempty"`
+		Problems    []string   `json:"problems,omitempty"`
+		Flows       []jsonFlow `json:"flows"`
+	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), Interrupted: s.Interrupted, Problems: s.Problems, Flows: []jsonFlow{}}
+	if s.ExitCode != nil {
+		code := s.Exit()
+		out.ExitCode = &code
+	}
 	for _, f := range s.Flows {
 		out.Flows = append(out.Flows, s.jsonFlow(f))
 	}
@@ -426,7 +457,14 @@ func (s *SuiteReport) SummaryRows() [][]string {
 func (s *SuiteReport) SummaryLine() string {
 	p, fl, sk := s.Counts()
 	fp, ff := s.FlakyCounts()
-	return fmt.Sprintf("%d passed%s, %d failed%s, %d skipped in %s", p, flakyCount(fp), fl, flakyCount(ff), sk, fmtDur(s.Duration))
+	line := fmt.Sprintf("%d passed%s, %d failed%s, %d skipped in %s", p, flakyCount(fp), fl, flakyCount(ff), sk, fmtDur(s.Duration))
+	if s.Interrupted {
+		line += ", interrupted"
+	}
+	if n := len(s.Problems); n > 0 {
+		line += ", " + plural(n, "file") + " not written"
+	}
+	return line
 }
 
 func fmtDur(d time.Duration) string {

@@ -30,6 +30,9 @@ const (
 	StatusInvalid     Status = "invalid"     // the flow did not load: see its diagnostics
 	StatusUnavailable Status = "unavailable" // no daemon or browser answered
 	StatusSkipped     Status = "skipped"     // not run (--shard, --fail-fast, a false if)
+	// StatusInterrupted: the run's caller stopped it (Ctrl-C, SIGTERM: the
+	// context RunSuite was given was cancelled) while this flow ran.
+	StatusInterrupted Status = "interrupted"
 )
 
 // StepError is a step's failure with where it happened: the flow's name,
@@ -109,6 +112,19 @@ type shared struct {
 	// when the page cannot be read again at failure.
 	lastExtract map[string]any
 	masker      *Masker
+	// run is the context the flow was run with: its timeout does not
+	// cancel it, an interrupt (Ctrl-C) does. Hooks and the evidence
+	// capture run under it, so they outlive the flow's timeout but not an
+	// interrupt. Nil is context.Background.
+	run context.Context
+}
+
+// runCtx is sh.run, or context.Background when there is none (a plan).
+func (sh *shared) runCtx() context.Context {
+	if sh.run == nil {
+		return context.Background()
+	}
+	return sh.run
 }
 
 // State is one flow's (or sub-flow's) execution state: its expression
@@ -131,6 +147,12 @@ type State struct {
 	// dialogs is the dialog policy in force (Dialogs*): the flow's own,
 	// else its caller's; "" leaves dialogs open.
 	dialogs string
+	// unlisted is set while a repeat runs a pass the report leaves out
+	// (passLog): its passing steps print no progress line.
+	unlisted bool
+	// budget is the running expression's size account (budget.go), in
+	// env as budgetKey.
+	budget evalBudget
 }
 
 func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
@@ -149,6 +171,8 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 		"flow":  map[string]any{"name": f.Name, "file": f.File},
 		"last":  nil,
 		"error": nil,
+		// The budget's guards find it here ($env); no name reaches it.
+		budgetKey: &s.budget,
 	}
 	s.cur = &StepReport{}
 	s.dialogs = f.Dialogs
@@ -164,6 +188,7 @@ func (s *State) child(f *Flow, prefix string) *State {
 		c.dialogs = s.dialogs // a sub-flow without its own policy keeps its caller's
 	}
 	c.cur = s.cur
+	c.unlisted = s.unlisted
 	return c
 }
 
@@ -241,7 +266,14 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	start := s.r.now()
 	s.result = nil
 
+	stepCtx := ctx // with the step's own timeout, when it has one
 	err := func() error {
+		// A step that only computes (set, assert, if) never waits, so the
+		// flow's timeout and an interrupt are checked here, before each
+		// step, or a busy repeat would never see them.
+		if ctx.Err() != nil {
+			return stopped(ctx)
+		}
 		if m.If != nil {
 			ok, err := m.If.EvalBool(s)
 			if err != nil {
@@ -254,15 +286,15 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 			}
 		}
 		_, isAction := st.(*ActionStep)
-		if isLeaf(st) {
+		if isLeaf(st) && !s.unlisted {
 			s.r.progressStart(s, rep, m)
 		}
 		if m.Timeout > 0 && !isAction {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, m.Timeout)
+			stepCtx, cancel = context.WithTimeoutCause(ctx, m.Timeout, protocol.Errorf(protocol.CodeTimeout, "step timed out after %s", m.Timeout))
 			defer cancel()
 		}
-		return st.Run(ctx, s)
+		return st.Run(stepCtx, s)
 	}()
 	rep.Duration = s.r.now().Sub(start)
 	if rep.Status == StatusSkipped {
@@ -280,8 +312,8 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	}
 	var se *StepError
 	if !errors.As(err, &se) {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = protocol.Errorf(protocol.CodeTimeout, "step timed out after %s", m.Timeout)
+		if stepCtx != ctx && stepCtx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = context.Cause(stepCtx) // the step's own timeout (a sleep's), not the flow's
 		}
 		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
 		rep.Error = errorInfo(err)
@@ -299,6 +331,18 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	}
 	s.r.progressEnd(s, rep)
 	return se
+}
+
+// stopped is the error of a step that ctx stopped, as context.Cause says
+// why: a step's own timeout (a timeout *protocol.Error, as is), the flow's
+// timeout, or the run's caller going away (Ctrl-C, SIGTERM).
+func stopped(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	var be *protocol.Error
+	if errors.As(cause, &be) {
+		return cause
+	}
+	return fmt.Errorf("flow stopped: %w", cause)
 }
 
 func isLeaf(st Step) bool {
@@ -335,7 +379,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 	if berr != nil {
 		if ctx.Err() != nil {
 			// The flow's own deadline or a cancel, not this attempt's.
-			return nil, fmt.Errorf("flow stopped: %w", context.Cause(ctx))
+			return nil, stopped(ctx)
 		}
 		if actx.Err() != nil && berr.Code != protocol.CodeTimeout {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not answer within %s", a.Type, timeout)
@@ -348,14 +392,24 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 // runBody runs a flow's steps, then on_failure when they failed or were
 // blocked, then finally. A hook's failure is recorded but never replaces
 // the steps' error; it fails a flow whose steps passed.
+//
+// When the run's caller stopped it (Ctrl-C, SIGTERM), neither evidence nor
+// hooks run: the person or the CI job wants bua out now, and the reports
+// are still to be written.
 func (s *State) runBody(ctx context.Context) error {
 	err := s.execSteps(ctx, s.flow.Steps, s.prefix)
+	if err != nil && interrupted(ctx) {
+		if len(s.flow.OnFailure)+len(s.flow.Finally) > 0 {
+			s.rec.HookErrors = append(s.rec.HookErrors, "on_failure and finally did not run: the run was interrupted")
+		}
+		return err
+	}
 	status := classify(err)
 	if err != nil && s.depth == 0 {
 		s.gatherEvidence(ctx, err)
 	}
 	// Hooks get time of their own: the flow's deadline may be what failed.
-	hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.flow.StepTimeout, time.Minute))
+	hookCtx, cancel := context.WithTimeout(s.shared.runCtx(), max(s.flow.StepTimeout, time.Minute))
 	defer cancel()
 	if status == StatusFailed || status == StatusBlocked {
 		if herr := s.execSteps(hookCtx, s.flow.OnFailure, joinPath(s.prefix, "on_failure")); herr != nil {
@@ -424,7 +478,7 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 // failure before them, in serve or vars, is not rerun).
 func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr error, attempt int) (*FlowReport, bool, error) {
 	rec := &FlowReport{Name: f.Name, File: f.File, Tags: f.Tags, Started: r.now()}
-	sh := &shared{masker: &Masker{}}
+	sh := &shared{masker: &Masker{}, run: ctx}
 	rec.masker = sh.masker
 	s := newState(r, f, sh, rec)
 	r.progressFlow(rec, attempt)
@@ -447,6 +501,9 @@ func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr 
 	}()
 	rec.Duration = r.now().Sub(rec.Started)
 	rec.Status = classify(err)
+	if err != nil && interrupted(ctx) {
+		rec.Status = StatusInterrupted
+	}
 	if err != nil {
 		rec.Error = sh.masker.Mask(err.Error())
 		var se *StepError
@@ -495,6 +552,9 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 			rec = r.RunFlow(ctx, f)
 		}
 		suite.Flows = append(suite.Flows, rec)
+		for _, a := range append(rec.FailedAttempts, rec) {
+			suite.Problems = append(suite.Problems, a.writeErrors...)
+		}
 		if r.FailFast && rec.Status != StatusPassed {
 			stop = true
 		}
@@ -505,8 +565,13 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 		}
 	}
 	suite.Duration = r.now().Sub(suite.Started)
+	suite.Interrupted = interrupted(ctx)
 	return suite
 }
+
+// interrupted reports whether ctx, a run's or a flow's, was cancelled by
+// the run's caller (Ctrl-C, SIGTERM) rather than timed out.
+func interrupted(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
 
 func flowName(file string) string {
 	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
@@ -527,12 +592,16 @@ func Shard(files []string, i, n int) []string {
 }
 
 // statusRank orders flow statuses from best to worst for Status.
-var statusRank = map[Status]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4}
+var statusRank = map[Status]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4, StatusInterrupted: 5}
 
-// Status is the suite's verdict: its worst flow's status, in the order
-// invalid > unavailable > blocked > failed > passed (skipped flows count
-// as passed: they were not run).
+// Status is the suite's verdict: interrupted when its caller stopped it,
+// else its worst flow's status, in the order invalid > unavailable >
+// blocked > failed > passed (skipped flows count as passed: they were not
+// run).
 func (s *SuiteReport) Status() Status {
+	if s.Interrupted {
+		return StatusInterrupted
+	}
 	worst := StatusPassed
 	for _, f := range s.Flows {
 		if statusRank[f.Status] > statusRank[worst] {
@@ -586,7 +655,7 @@ func (r *Runner) progressStart(s *State, rep *StepReport, m *StepMeta) {
 }
 
 func (r *Runner) progressEnd(s *State, rep *StepReport) {
-	if r.Progress == nil {
+	if r.Progress == nil || s.unlisted && (rep.Status == StatusPassed || rep.Status == StatusSkipped) {
 		return
 	}
 	prefix := ""

@@ -181,7 +181,14 @@ type RepeatStep struct {
 // without its condition settling.
 var ErrRepeatMax = errors.New("repeat reached max passes")
 
-// Run loops.
+// The report keeps a repeat's passes while its flow has recorded fewer
+// than maxListedSteps steps; after that it keeps only the latest pass (the
+// one that failed, or the last), so a loop of a million passes holds one
+// pass's records, not a million.
+const maxListedSteps = 1000
+
+// Run loops. Each pass checks ctx first, so the flow's timeout and an
+// interrupt stop a loop whose body never waits (an empty one included).
 func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 	n := st.Max
 	if st.Times != nil {
@@ -195,7 +202,12 @@ func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 		}
 		n = i
 	}
+	l := passLog{s: s, rep: s.cur, unlisted: s.unlisted, mark: -1}
+	defer l.end()
 	for pass := 1; pass <= n; pass++ {
+		if ctx.Err() != nil {
+			return stopped(ctx)
+		}
 		if st.While != nil {
 			ok, err := st.While.EvalBool(s)
 			if err != nil {
@@ -206,6 +218,7 @@ func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 				return nil
 			}
 		}
+		l.begin(pass)
 		if err := s.execSteps(ctx, st.Steps, fmt.Sprintf("%s.%d", s.cur.Path, pass)); err != nil {
 			return err
 		}
@@ -225,6 +238,50 @@ func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 		return nil
 	}
 	return fmt.Errorf("%w (%d) without its condition settling", ErrRepeatMax, n)
+}
+
+// passLog bounds what a repeat's passes leave in the report: once the
+// flow holds maxListedSteps step records, each new pass drops the records
+// of the pass before it, and the repeat's note says how many passes it
+// left out.
+type passLog struct {
+	s        *State
+	rep      *StepReport // the repeat's own, for the note
+	unlisted bool        // the caller's s.unlisted, restored at end
+	mark     int         // where the latest unlisted pass's records start; -1 before one
+	dropped  int         // passes whose records were dropped
+	first    int         // the first dropped pass
+}
+
+// begin starts pass: it drops the previous unlisted pass's records, and
+// marks this pass unlisted once the flow's report is full.
+func (l *passLog) begin(pass int) {
+	s := l.s
+	if l.mark >= 0 {
+		clear(s.rec.Steps[l.mark:])
+		s.rec.Steps = s.rec.Steps[:l.mark]
+		if l.dropped == 0 {
+			l.first = pass - 1
+		}
+		l.dropped++
+	}
+	if l.mark >= 0 || len(s.rec.Steps) >= maxListedSteps {
+		l.mark = len(s.rec.Steps)
+		s.unlisted = true
+	}
+}
+
+// end restores the caller's listing and notes the dropped passes.
+func (l *passLog) end() {
+	l.s.unlisted = l.unlisted
+	if l.dropped > 0 {
+		last := l.first + l.dropped - 1
+		note := fmt.Sprintf("passes %d to %d left out of the report", l.first, last)
+		if l.dropped == 1 {
+			note = fmt.Sprintf("pass %d left out of the report", l.first)
+		}
+		l.rep.Note = strings.TrimPrefix(l.rep.Note+"; "+note, "; ")
+	}
 }
 
 // SleepStep waits D, or less if the flow is cancelled.

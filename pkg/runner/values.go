@@ -25,7 +25,7 @@ func (e *Expr) reads() []ast.Node {
 	if e == nil || e.prog == nil {
 		return nil
 	}
-	node := e.prog.Node()
+	node := e.tree
 	// The walk visits a let's body before its declarator: name the lets
 	// first.
 	lets := letNames{}

@@ -319,7 +319,7 @@ func (c *Client) unresponsive(op string, stated time.Duration, hasStated bool) *
 	if info, err := ReadInfo(c.opts.Dirs); err == nil && info.PID > 0 {
 		who = fmt.Sprintf("the bua daemon (pid %d)", info.PID)
 	}
-	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s accepted the connection but did not answer %s %s: it is suspended (Ctrl-Z, SIGSTOP) or stuck; its log is %s", who, op, within, c.opts.Dirs.LogFile())
+	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s accepted the connection but did not answer %s %s: it is suspended (Ctrl-Z, SIGSTOP) or stuck, and may still act on the request if it resumes; its log is %s", who, op, within, c.opts.Dirs.LogFile())
 	e.Reason = protocol.ReasonDaemonUnresponsive
 	return e
 }

@@ -269,6 +269,9 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	go func() {
 		<-proc.Done()
 		logf.Close()
+		// Helpers a browser started before it died (a zygote, crashpad)
+		// stay in its group: end them, or they hold the profile.
+		_ = proc.Stop(context.Background())
 		m.mu.Lock()
 		browser.RemoveRecord(dirs.BrowserRecord(), pid)
 		m.mu.Unlock()
@@ -280,19 +283,23 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 }
 
 // exited is the launched browser's error when it has exited (its
-// launchError), else nil, and the channel closed when it exits (nil when
-// none was launched).
+// launchError, once the helpers left in its group are stopped too), else
+// nil, and the channel closed when it exits (nil when none was launched).
 func (m *managedBrowser) exited(getenv func(string) string) (<-chan struct{}, *protocol.Error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.proc == nil {
+	proc, headless, log := m.proc, m.opts.Headless, m.log
+	m.mu.Unlock()
+	if proc == nil {
 		return nil, nil
 	}
 	select {
-	case <-m.proc.Done():
-		return m.proc.Done(), launchError(m.proc.Err(), m.opts.Headless, m.log, getenv)
+	case <-proc.Done():
+		// Its helpers go before the caller hears of it, so a retry never
+		// meets them holding the profile.
+		_ = proc.Stop(context.Background())
+		return proc.Done(), launchError(proc.Err(), headless, log, getenv)
 	default:
-		return m.proc.Done(), nil
+		return proc.Done(), nil
 	}
 }
 

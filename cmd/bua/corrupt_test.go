@@ -63,7 +63,7 @@ func TestStuckDaemon(t *testing.T) {
 	}()
 	env := map[string]string{"BUA_HOME": dir}
 	const timeout = 300 * time.Millisecond
-	for _, args := range [][]string{{"status"}, {"stop"}, {"browser", "stop"}, {"status", "--json"}} {
+	for _, args := range [][]string{{"status"}, {"stop"}, {"browser", "stop"}, {"status", "--json"}, {"pair", "--code"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			start := time.Now()
 			r := runCLIEnv(t, nil, env, "", append([]string{"--timeout", timeout.String()}, args...)...)

@@ -342,7 +342,6 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 		if _, terr := ReadToken(d.cfg.Dirs.TokenFile()); terr != nil {
 			// No extension can pair with a bad token file, so waiting
 			// for one would only cost the grace.
-			d.log.Warn("user pairing token unusable", "err", terr)
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v: no extension can pair as your browser until you run `bua pair` (then paste its token into the extension's options), or use --browser managed", terr)
 		}
 		graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)

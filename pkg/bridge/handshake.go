@@ -123,7 +123,7 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
 		}
 		if _, err := ReadToken(d.cfg.Dirs.TokenFile()); err != nil {
-			msg = "bua's pairing token file is unreadable or malformed, so no token pairs: run `bua pair` for a new one and paste it into the extension's options"
+			msg = "bua's pairing token file is unreadable or malformed, so no token pairs as your browser: run `bua pair` for a new one and paste it into the extension's options"
 		}
 		d.reject(ws, protocol.CloseBadToken, msg)
 		return

@@ -215,7 +215,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	s, err := StopOrphan(context.Background(), dirs)
 	logHealed(d.log, s)
 	if err != nil {
-		return protocol.Errorf(protocol.CodeBridgeUnavailable, "a managed browser left by an earlier daemon would not stop: %v: run `bua browser stop`, then retry", err)
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (left running by an earlier daemon): run `bua browser stop`, then retry", err)
 	}
 	tok, err := HealToken(dirs.ManagedTokenFile(), d.log)
 	if err != nil {

@@ -38,7 +38,10 @@ func dial(c *cli.Context, env *Env, prelaunch bool) (*bridge.Client, error) {
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
-	cl, berr := bridge.Dial(c.Context, bridge.ClientOptions{
+	// --timeout bounds the dial too, a daemon's start included.
+	ctx, cancel := commandContext(c)
+	defer cancel()
+	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
 		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
 	})
 	if berr != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -55,14 +57,17 @@ func newBrowserCommand(env *Env) *cli.Command {
 				Name:  "stop",
 				Usage: "stop the managed browser of this home, whoever started it",
 				Description: "Asks the daemon to stop its managed browser. With no daemon running (it was\n" +
-					"killed, say), stops the browser the last daemon recorded, if it still runs.",
+					"killed, say), stops the browser the last daemon recorded, if it still runs; an\n" +
+					"unreadable record is moved aside and the browser found by its profile.",
 				Action: func(c *cli.Context) error {
-					cl, berr := dialExisting(c, env)
+					ctx, cancel := linkContext(c)
+					defer cancel()
+					cl, berr := dialExisting(ctx, env)
 					if berr != nil {
-						return stopOrphan(c, env)
+						return stopOrphan(ctx, c, env)
 					}
 					defer cl.Close()
-					stopped, berr := cl.BrowserStop(c.Context)
+					stopped, berr := cl.BrowserStop(ctx)
 					if berr != nil {
 						return failWith(c, env, berr)
 					}
@@ -76,21 +81,37 @@ func newBrowserCommand(env *Env) *cli.Command {
 	}
 }
 
-// stopOrphan stops the managed browser recorded in the home when no daemon
-// runs: one left by a daemon that was killed before it could stop it.
-func stopOrphan(c *cli.Context, env *Env) error {
+// stopOrphan stops the managed browser of the home when no daemon runs:
+// one left by a daemon that was killed before it could stop it
+// (bridge.StopOrphan). An unreadable record costs one line on stderr.
+func stopOrphan(ctx context.Context, c *cli.Context, env *Env) error {
 	d, err := dirs(env)
 	if err != nil {
 		return err
 	}
-	r, stopped, err := browser.StopRecorded(c.Context, d.BrowserRecord())
-	if err != nil {
-		return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, "the managed browser (pid %d) did not stop: %v: kill its process group (`kill -KILL -- -%d`)", r.PID, err, r.PID))
+	s, err := bridge.StopOrphan(ctx, d)
+	if s.Corrupt != nil {
+		fmt.Fprintf(env.Stderr, "bua: %v: moved it to %s, and looked for the browser by its profile instead\n", s.Corrupt, s.MovedTo)
 	}
-	if !c.Bool("quiet") {
-		fmt.Fprintln(env.Stdout, yesNo(stopped,
-			fmt.Sprintf("managed browser stopped (pid %d, left running by a daemon that is gone)", r.PID),
-			"no managed browser (the daemon is not running)"))
+	if err != nil {
+		msg := "%v: run `bua browser stop` again"
+		if errors.Is(err, browser.ErrRefusedSignal) {
+			msg = "%v: bua signals no other process; run `bua browser stop` from a shell outside that process group"
+		}
+		return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, msg, err))
+	}
+	if c.Bool("quiet") {
+		return nil
+	}
+	if len(s.Browsers) == 0 {
+		fmt.Fprintln(env.Stdout, "no managed browser (the daemon is not running)")
+	}
+	for _, r := range s.Browsers {
+		how := "left running by a daemon that is gone"
+		if s.Corrupt != nil {
+			how = "found by its profile " + r.ProfileDir
+		}
+		fmt.Fprintf(env.Stdout, "managed browser stopped (pid %d, %s)\n", r.PID, how)
 	}
 	return nil
 }

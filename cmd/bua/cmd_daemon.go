@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -28,16 +29,18 @@ func newStopCommand(env *Env) *cli.Command {
 		Category: catSetup,
 		Usage:    "stop the daemon (and the managed browser)",
 		Action: func(c *cli.Context) error {
-			cl, err := dialExisting(c, env)
+			ctx, cancel := linkContext(c)
+			defer cancel()
+			cl, err := dialExisting(ctx, env)
 			if err != nil {
 				if !c.Bool("quiet") {
 					fmt.Fprintln(env.Stdout, "bua daemon is not running")
 				}
 				// A killed daemon may have left its browser behind.
-				return stopOrphan(c, env)
+				return stopOrphan(ctx, c, env)
 			}
 			defer cl.Close()
-			if err := cl.StopDaemon(c.Context); err != nil {
+			if err := cl.StopDaemon(ctx); err != nil {
 				return failWith(c, env, err)
 			}
 			// Wait for the daemon to finish (its socket gone, its lock
@@ -45,20 +48,22 @@ func newStopCommand(env *Env) *cli.Command {
 			// following command starts a fresh daemon rather than racing
 			// the old one's shutdown, and no browser outlives `bua stop`.
 			d, _ := dirs(env)
-			ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-			defer cancel()
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
-		wait:
 			for {
 				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
 					break
 				}
 				select {
 				case <-tick.C:
+					continue
 				case <-ctx.Done():
-					break wait
 				}
+				if errors.Is(ctx.Err(), context.Canceled) {
+					return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, "aborted by caller"))
+				}
+				t, _ := protocol.Timeout(ctx)
+				return cli.Exit(fmt.Sprintf("bua: the daemon said it is stopping, but it still runs after %s (the command's timeout): its managed browser may take a few seconds more; run `bua status` to see when it is gone", t), exitTimeout)
 			}
 			if !c.Bool("quiet") {
 				fmt.Fprintln(env.Stdout, "bua daemon stopped")
@@ -77,7 +82,9 @@ func newStatusCommand(env *Env) *cli.Command {
 		// nothing, the exit code being the answer.
 		Action: func(c *cli.Context) error {
 			quiet := c.Bool("quiet") && !c.Bool("json")
-			cl, berr := dialExisting(c, env)
+			ctx, cancel := linkContext(c)
+			defer cancel()
+			cl, berr := dialExisting(ctx, env)
 			if berr != nil {
 				var orphan bridge.ManagedStatus
 				if d, err := dirs(env); err == nil {
@@ -91,14 +98,14 @@ func newStatusCommand(env *Env) *cli.Command {
 				}
 				if !quiet {
 					fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
-					if orphan.Running {
+					if orphan.Running || orphan.RecordError != "" {
 						printManaged(env, orphan)
 					}
 				}
 				return exit(exitUnavailable)
 			}
 			defer cl.Close()
-			st, berr := cl.Status(c.Context)
+			st, berr := cl.Status(ctx)
 			if berr != nil {
 				return failWith(c, env, berr)
 			}
@@ -140,7 +147,12 @@ func newStatusCommand(env *Env) *cli.Command {
 
 // printManaged is status's managed-browser line.
 func printManaged(env *Env, m bridge.ManagedStatus) {
+	if m.RecordError != "" {
+		fmt.Fprintf(env.Stdout, "record:     %s: `bua browser stop` moves it aside and stops the browser found by its profile\n", m.RecordError)
+	}
 	switch {
+	case m.Orphan && m.RecordError != "":
+		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s), found by its profile: left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
 	case m.Orphan:
 		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s): left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
 	case m.Running:
@@ -209,7 +221,11 @@ func newEventsCommand(env *Env) *cli.Command {
 				return fail(c, env, berr)
 			}
 			defer cl.Close()
-			ferr := cl.Follow(c.Context, printLog, func(rec bridge.EventRecord) {
+			// --timeout bounds the follow: it ends at the deadline as at
+			// Ctrl-C, exit 0, as `bua trace --follow` does.
+			ctx, cancel := commandContext(c)
+			defer cancel()
+			ferr := cl.Follow(ctx, printLog, func(rec bridge.EventRecord) {
 				line, _ := json.Marshal(rec)
 				printRec(line)
 			})

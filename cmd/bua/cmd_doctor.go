@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -42,7 +43,9 @@ func newDoctorCommand(env *Env) *cli.Command {
 			"no user pairing on a CI machine, are warnings.",
 		// --quiet prints only the checks that are not ok, without the verdict.
 		Action: func(c *cli.Context) error {
-			rep := diagnose(c.Context, env)
+			ctx, cancel := commandContext(c)
+			defer cancel()
+			rep := diagnose(ctx, env)
 			if c.Bool("json") {
 				if err := printJSON(env, rep); err != nil {
 					return err
@@ -91,8 +94,11 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	}
 	rep.Checks = append(rep.Checks, sandboxCheck(browser.SandboxOff()))
 
-	tok, _ := bridge.ReadToken(d.TokenFile())
+	tok, terr := bridge.ReadToken(d.TokenFile())
 	switch {
+	case terr != nil:
+		add("token", "fail", terr.Error()+": no extension can pair as your browser with it",
+			"run `bua pair` for a new token, and paste it into the bua extension's options (or pair with a code: `bua pair --code`)")
 	case tok == "":
 		add("token", "warn", "no user pairing: actions use a managed browser", "to use your own Chrome: `bua pair`")
 	default:
@@ -101,6 +107,13 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 		} else {
 			add("token", "ok", "user pairing token set (0600)")
 		}
+	}
+
+	if _, merr := bridge.ReadToken(d.ManagedTokenFile()); merr != nil {
+		add("token", "warn", merr.Error(), "nothing to do: the daemon replaces the managed pairing's token when it next starts or launches its browser")
+	}
+	if _, rerr := browser.ReadRecord(d.BrowserRecord()); errors.Is(rerr, browser.ErrCorruptRecord) {
+		add("managed", "warn", rerr.Error(), "`bua browser stop` (or the next launch) moves it aside, and stops the browser it stood for, found by its profile")
 	}
 
 	var bad []string

@@ -142,7 +142,7 @@ func handoffGate(c *cli.Context, env *Env) handoff.Gate {
 		case handoff.ModeForce:
 			return nil
 		}
-		cl, berr := dialExisting(c, env)
+		cl, berr := dialExisting(ctx, env)
 		if berr != nil {
 			return &handoff.Unavailable{Reason: "no daemon answers: " + berr.Message}
 		}

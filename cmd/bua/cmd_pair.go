@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -30,17 +31,24 @@ func newPairCommand(env *Env) *cli.Command {
 				return err
 			}
 			tok, err := bridge.EnsureToken(d.TokenFile(), c.Bool("rotate"))
+			if errors.Is(err, bridge.ErrBadToken) {
+				// It pairs nothing: a new one is what `bua doctor` asks for.
+				fmt.Fprintf(env.Stderr, "bua: %v: made a new token; paste it into the bua extension's options\n", err)
+				tok, err = bridge.EnsureToken(d.TokenFile(), true)
+			}
 			if err != nil {
 				return err
 			}
 			url := daemonURL(env, d)
 			if c.Bool("code") {
+				ctx, cancel := linkContext(c)
+				defer cancel()
 				cl, cerr := connect(c, env)
 				if cerr != nil {
 					return fail(c, env, cerr)
 				}
 				defer cl.Close()
-				pc, berr := cl.PairCode(c.Context)
+				pc, berr := cl.PairCode(ctx)
 				if berr != nil {
 					return failWith(c, env, berr)
 				}

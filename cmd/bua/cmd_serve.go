@@ -62,7 +62,10 @@ func newServeCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			err = daemon.Run(c.Context, nil)
+			// --timeout, when given, is how long this daemon serves.
+			ctx, cancel := commandContext(c)
+			defer cancel()
+			err = daemon.Run(ctx, nil)
 			if errors.Is(err, home.ErrLocked) {
 				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", exitUsage)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,7 +38,10 @@ func dial(c *cli.Context, env *Env, prelaunch bool) (*bridge.Client, error) {
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
-	cl, berr := bridge.Dial(c.Context, bridge.ClientOptions{
+	// --timeout bounds the dial too, a daemon's start included.
+	ctx, cancel := commandContext(c)
+	defer cancel()
+	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
 		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
 	})
 	if berr != nil {
@@ -46,13 +50,14 @@ func dial(c *cli.Context, env *Env, prelaunch bool) (*bridge.Client, error) {
 	return cl, nil
 }
 
-// dialExisting connects only to a running daemon (status, stop, events).
-func dialExisting(c *cli.Context, env *Env) (*bridge.Client, *protocol.Error) {
+// dialExisting connects only to a running daemon (status, stop, browser
+// stop), within ctx.
+func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Error) {
 	d, err := dirs(env)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	return bridge.Dial(c.Context, bridge.ClientOptions{Dirs: d})
+	return bridge.Dial(ctx, bridge.ClientOptions{Dirs: d})
 }
 
 // commandContext applies the global --timeout to c's context.
@@ -62,6 +67,23 @@ func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 		return protocol.WithTimeout(c.Context, t)
 	}
 	return context.WithCancel(c.Context)
+}
+
+// linkTimeout is the deadline of a command that only asks the daemon
+// something (status, stop, browser stop, pair --code) when --timeout sets
+// none. The daemon answers those at once (browser stop within the
+// browser's 5 s SIGTERM grace), so one that has not answered by then is
+// suspended or stuck, and the command says so (bridge.Client's
+// daemon_unresponsive) instead of waiting for ever.
+const linkTimeout = 30 * time.Second
+
+// linkContext is commandContext for those commands: --timeout when given,
+// else linkTimeout. It bounds the dial and every wait of the command.
+func linkContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	if c.Duration("timeout") > 0 {
+		return commandContext(c)
+	}
+	return protocol.WithTimeout(c.Context, linkTimeout)
 }
 
 // actionContext is runAction's context. An action with a timeoutMs of its

@@ -26,11 +26,14 @@ var codeHints = map[protocol.ErrorCode]string{
 // reasonHints refine a code's hint by the error's reason (protocol
 // §Errors' optional reason): the cause is known, so is the fix.
 var reasonHints = map[string]string{
-	protocol.ReasonRestrictedPage: "the tab shows a browser page that no extension may drive (chrome://, the Web Store): navigate it to an http(s) page, or act on another tab",
-	protocol.ReasonPortInUse:      "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
-	protocol.ReasonBackgroundTab:  "that tab is behind another in the person's own window, where Chrome delivers no input: ask them to switch to it, or open the page in bua's window with `bua open URL`",
-	protocol.ReasonDialogOpen:     "a dialog blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt), then run the action again",
-	protocol.ReasonDialogOpened:   "the action opened a dialog, which blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt)",
+	protocol.ReasonRestrictedPage:     "the tab shows a browser page that no extension may drive (chrome://, the Web Store): navigate it to an http(s) page, or act on another tab",
+	protocol.ReasonPortInUse:          "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
+	protocol.ReasonBackgroundTab:      "that tab is behind another in the person's own window, where Chrome delivers no input: ask them to switch to it, or open the page in bua's window with `bua open URL`",
+	protocol.ReasonDialogOpen:         "a dialog blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt), then run the action again",
+	protocol.ReasonDialogOpened:       "the action opened a dialog, which blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt)",
+	protocol.ReasonBrowserExited:      "the managed browser quit as it started: its own last lines above say why; fix that (or point BUA_CHROME at a Chromium), then run `bua browser start` to see it start",
+	protocol.ReasonNoDisplay:          "a browser with a window needs a display: use `bua browser start --headless`, or run bua under Xvfb (`xvfb-run bua ...`)",
+	protocol.ReasonDaemonUnresponsive: "the bua daemon took the connection but does not answer: if it was suspended (Ctrl-Z), resume it with `fg`; otherwise end that `bua serve` process, and the next command starts a fresh daemon",
 }
 
 // endHints are internal_error's hints by the session-end reason the

@@ -231,12 +231,13 @@ func startChrome(exe, display string) (func(), error) {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
+	group := browser.GroupOf(cmd.Process.Pid) // before the reaper runs
 	done := make(chan struct{})
 	go func() { cmd.Wait(); logf.Close(); close(done) }()
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		browser.StopGroup(ctx, cmd.Process.Pid, 5*time.Second)
+		group.Stop(ctx, 5*time.Second)
 		<-done
 	}
 	var url string

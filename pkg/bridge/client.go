@@ -291,6 +291,11 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 			return answer(r, ok)
 		case <-grace.C:
 		}
+		if req.Op != OpRequest {
+			// Unlike an action, the daemon answers these at once, or by
+			// the same deadline: silence means it does not run.
+			return nil, c.unresponsive(req.Op, stated, hasStated)
+		}
 		if hasStated {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish within %s (the caller's timeout)", req.Op, stated)
 		}
@@ -301,6 +306,23 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 // answerGrace is how long past its deadline a call waits for the daemon's
 // own timeout error, which names what timed out.
 const answerGrace = 200 * time.Millisecond
+
+// unresponsive is the error of a link operation the daemon accepted but
+// never answered: bridge_unavailable, reason daemon_unresponsive, naming
+// the daemon's pid (from its info file) and log.
+func (c *Client) unresponsive(op string, stated time.Duration, hasStated bool) *protocol.Error {
+	within := "before the deadline"
+	if hasStated {
+		within = fmt.Sprintf("within %s (the command's timeout)", stated)
+	}
+	who := "the bua daemon"
+	if info, err := ReadInfo(c.opts.Dirs); err == nil && info.PID > 0 {
+		who = fmt.Sprintf("the bua daemon (pid %d)", info.PID)
+	}
+	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s accepted the connection but did not answer %s %s: it is suspended (Ctrl-Z, SIGSTOP) or stuck, and may still act on the request if it resumes; its log is %s", who, op, within, c.opts.Dirs.LogFile())
+	e.Reason = protocol.ReasonDaemonUnresponsive
+	return e
+}
 
 // Request runs a in the daemon, which validates it before sending: an
 // invalid action fails invalid_action with Reason protocol.ReasonRefused

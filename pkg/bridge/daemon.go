@@ -175,9 +175,11 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		return err
 	}
 	defer lock.Close()
-	if _, err := EnsureToken(dirs.ManagedTokenFile(), false); err != nil {
+	tok, err := HealToken(dirs.ManagedTokenFile(), d.log)
+	if err != nil {
 		return err
 	}
+	d.managed.token.Store(tok)
 	d.managed.reapOrphan(ctx, dirs, d.log)
 
 	tcp, err := net.Listen("tcp", d.cfg.Listen)
@@ -250,7 +252,7 @@ loop:
 	for _, c := range d.pool.Conns() {
 		c.Close(1001, "bua daemon stopping")
 	}
-	if _, err := d.managed.stop(shutCtx, dirs); err != nil {
+	if _, err := d.managed.stop(shutCtx, dirs, d.log); err != nil {
 		d.log.Warn("managed browser did not stop", "err", err)
 	}
 	_ = os.Remove(dirs.Socket())
@@ -258,9 +260,14 @@ loop:
 	return nil
 }
 
+// tokens are the pairings' tokens for a hello: the user's as its file
+// holds it now (`bua pair --rotate` takes effect at once), "" while that
+// file is bad; the managed one as this daemon last handed it to its
+// browser (managedBrowser.token), so a token file damaged under a running
+// browser does not lock its extension out when it reconnects.
 func (d *Daemon) tokens() map[Kind]string {
 	user, _ := ReadToken(d.cfg.Dirs.TokenFile())
-	managed, _ := ReadToken(d.cfg.Dirs.ManagedTokenFile())
+	managed, _ := d.managed.token.Load().(string)
 	return map[Kind]string{KindUser: user, KindManaged: managed}
 }
 
@@ -279,6 +286,13 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 // then send. It is where --browser and the auto-launch policy meet.
 func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *protocol.Error) {
 	d.lastActivity.Store(time.Now().UnixMilli())
+	sel, serr := ParseSelection(string(lr.Browser))
+	if serr != nil {
+		// A raw frame may carry anything: never guess auto for it.
+		err := protocol.Errorf(protocol.CodeInvalidAction, "unknown browser %q in the request: it must be auto, user or managed (or extension, user's alias), or left out for auto", lr.Browser)
+		err.Reason = protocol.ReasonRefused
+		return nil, err
+	}
 	if !lr.NoValidate {
 		// The one check of an action on its way out: the CLI leaves it to
 		// the daemon, whose schema is compiled once, not once per command.
@@ -295,7 +309,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.statedTimeout())
 		defer cancel()
 	}
-	c, err := d.acquire(ctx, lr.Browser)
+	c, err := d.acquire(ctx, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +339,11 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	}
 	policy := LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs)
 	if policy != LaunchAtOnce {
+		if _, terr := ReadToken(d.cfg.Dirs.TokenFile()); terr != nil {
+			// No extension can pair with a bad token file, so waiting
+			// for one would only cost the grace.
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v: no extension can pair as your browser until you run `bua pair` (then paste its token into the extension's options), or use --browser managed", terr)
+		}
 		graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
 		c, _ := d.pool.WaitConn(graceCtx, sel)
 		cancel()
@@ -407,8 +426,10 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 	if getenv("CI") == "true" {
 		return true
 	}
-	tok, _ := ReadToken(dirs.TokenFile())
-	return tok == ""
+	// A bad token file (ErrBadToken) still says the person paired their
+	// own browser once: it counts as a pairing.
+	tok, err := ReadToken(dirs.TokenFile())
+	return tok == "" && err == nil
 }
 
 // ManagedConnectTimeout bounds how long a launched browser has to load the
@@ -416,14 +437,27 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 const ManagedConnectTimeout = 30 * time.Second
 
 // waitManaged waits for the managed browser's extension: at most
-// ManagedConnectTimeout, or less when the caller's deadline comes first.
-// Its error names whichever of the two ran out.
+// ManagedConnectTimeout, or less when the caller's deadline comes first,
+// or until the browser exits. Its error names whichever of the two ran
+// out, or how the browser exited and why (launchError).
 func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
 	defer cancel()
+	if exited, _ := d.managed.exited(d.cfg.Getenv); exited != nil {
+		go func() {
+			select {
+			case <-exited:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
 	c, err := d.pool.WaitConn(wctx, SelectManaged)
 	if err == nil {
 		return c, nil
+	}
+	if _, lerr := d.managed.exited(d.cfg.Getenv); lerr != nil {
+		return nil, lerr
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "aborted by caller")

@@ -762,6 +762,7 @@ func (b *hungBrowser) Stop(context.Context) error {
 	return nil
 }
 func (b *hungBrowser) Done() <-chan struct{} { return b.done }
+func (b *hungBrowser) Err() error            { return nil }
 
 // TestTimeoutErrorsStateTheTimeout: an error names the timeout that ran
 // out, the caller's when it was shorter than the daemon's own.

@@ -122,6 +122,9 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		if h.PairingToken == "" {
 			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
 		}
+		if _, err := ReadToken(d.cfg.Dirs.TokenFile()); err != nil {
+			msg = "bua's pairing token file is unreadable or malformed, so no token pairs as your browser: run `bua pair` for a new one and paste it into the extension's options"
+		}
 		d.reject(ws, protocol.CloseBadToken, msg)
 		return
 	}
@@ -207,7 +210,7 @@ func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
 	}
 	tok, err := EnsureToken(d.cfg.Dirs.TokenFile(), false)
 	if err != nil {
-		fail(http.StatusInternalServerError, "cannot read the pairing token: "+err.Error())
+		fail(http.StatusInternalServerError, "cannot read bua's pairing token: run `bua pair` in a terminal, then claim a new code: "+err.Error())
 		return
 	}
 	writeJSON(http.StatusOK, ClaimResponse{Token: tok, URL: d.URL(), ExtensionID: d.cfg.ExtensionID})

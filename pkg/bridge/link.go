@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"sync"
@@ -206,8 +207,15 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		}
 		reply(d.managed.status(d.cfg.Dirs), nil)
 	case OpBrowserStop:
-		stopped, err := d.managed.stop(ctx, d.cfg.Dirs)
-		if err != nil {
+		if req.TimeoutMs > 0 {
+			// The caller's deadline cuts the SIGTERM grace short (SIGKILL
+			// then), so the answer comes before the caller gives up.
+			var cancel context.CancelFunc
+			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
+			defer cancel()
+		}
+		stopped, err := d.managed.stop(ctx, d.cfg.Dirs, d.log)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			reply(nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err))
 			return
 		}

@@ -3,11 +3,13 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bua-dev/bua/extension"
@@ -37,6 +39,10 @@ type BrowserProcess interface {
 	Pid() int
 	Stop(ctx context.Context) error
 	Done() <-chan struct{}
+	// Err is how the process exited, once Done is closed: nil for exit
+	// status 0, else an error reading like "exit status 3"; nil while it
+	// runs.
+	Err() error
 }
 
 // BrowserOptions are `bua browser start`'s flags.
@@ -69,17 +75,64 @@ type ManagedStatus struct {
 	Orphan bool `json:"orphan,omitempty"`
 	// Profile is the browser's profile dir, when known.
 	Profile string `json:"profile,omitempty"`
+	// RecordError, when set, says the browser record
+	// (home.Dirs.BrowserRecord) is unreadable (browser.ErrCorruptRecord):
+	// an orphan was then found by its command line (OrphanArgs), and
+	// `bua browser stop` moves the record aside.
+	RecordError string `json:"recordError,omitempty"`
+}
+
+// ManagedProfile is the managed browser's profile dir when `bua browser
+// start --profile` names none.
+func ManagedProfile(dirs home.Dirs) string { return filepath.Join(dirs.BrowserDir(), "profile") }
+
+// managedExtension is where the daemon writes the managed browser's copy
+// of the extension.
+func managedExtension(dirs home.Dirs) string { return filepath.Join(dirs.BrowserDir(), "extension") }
+
+// OrphanArgs are the command-line arguments that mark a managed browser of
+// dirs in the process table when its record is lost (browser.FindByArgs):
+// the default profile, and the extension copy every managed browser of the
+// home loads, whatever its --profile.
+func OrphanArgs(dirs home.Dirs) []string {
+	ext := managedExtension(dirs)
+	return []string{"--user-data-dir=" + ManagedProfile(dirs), "--load-extension=" + ext}
 }
 
 // OrphanStatus is the ManagedStatus of the browser recorded in dirs when
 // it runs but no live daemon owns it, or the zero ManagedStatus: what
-// `bua status` shows with the daemon down.
+// `bua status` shows with the daemon down. An unreadable record is
+// reported in RecordError, with the browser found by its command line
+// (OrphanArgs) in its place; it is left where it is: StopOrphan moves it.
 func OrphanStatus(dirs home.Dirs) ManagedStatus {
 	r, err := browser.ReadRecord(dirs.BrowserRecord())
+	if errors.Is(err, browser.ErrCorruptRecord) {
+		st := ManagedStatus{RecordError: err.Error()}
+		if found := browser.FindByArgs(OrphanArgs(dirs)...); len(found) > 0 {
+			st.Running, st.PID, st.Orphan, st.Profile = true, found[0].PID, true, found[0].ProfileDir
+		}
+		return st
+	}
 	if err != nil || !r.Alive() {
 		return ManagedStatus{}
 	}
 	return ManagedStatus{Running: true, PID: r.PID, StartedAt: r.StartedAt, Orphan: true, Profile: r.ProfileDir}
+}
+
+// StopOrphan stops the managed browser of dirs that no running daemon
+// owns: the one recorded in dirs.BrowserRecord, or, when that record is
+// unreadable, the ones found by OrphanArgs, the record being moved aside
+// (browser.StopRecorded). It is how a daemon at start, a launch, and
+// `bua browser stop` with no daemon all end such a browser.
+func StopOrphan(ctx context.Context, dirs home.Dirs) (browser.Stopped, error) {
+	return browser.StopRecorded(ctx, dirs.BrowserRecord(), OrphanArgs(dirs)...)
+}
+
+// logHealed logs an unreadable record StopOrphan moved aside, once.
+func logHealed(log *slog.Logger, s browser.Stopped) {
+	if s.Corrupt != nil {
+		log.Warn("unreadable managed browser record moved aside; its browser was looked for by its profile", "err", s.Corrupt, "movedTo", s.MovedTo, "found", len(s.Browsers))
+	}
 }
 
 // managedBrowser is the daemon's one managed browser. Each launch is
@@ -101,6 +154,10 @@ type managedBrowser struct {
 	started time.Time
 	opts    BrowserOptions
 	profile string
+	log     string // the browser's stderr, browser/browser.log
+	// token is the managed pairing's token as last written to a
+	// browser's pairing.json (a string; Daemon.tokens reads it).
+	token atomic.Value
 }
 
 func (m *managedBrowser) running() bool {
@@ -133,11 +190,12 @@ func (m *managedBrowser) status(dirs home.Dirs) ManagedStatus {
 // SingletonLock. It takes at most browser.StopGrace plus a moment.
 func (m *managedBrowser) reapOrphan(ctx context.Context, dirs home.Dirs, log *slog.Logger) {
 	start := time.Now()
-	r, stopped, err := browser.StopRecorded(ctx, dirs.BrowserRecord())
-	switch {
-	case err != nil:
-		log.Warn("orphaned managed browser would not stop", "pid", r.PID, "err", err)
-	case stopped:
+	s, err := StopOrphan(ctx, dirs)
+	logHealed(log, s)
+	if err != nil {
+		log.Warn("orphaned managed browser would not stop", "err", err)
+	}
+	for _, r := range s.Browsers {
 		log.Info("stopped the managed browser an earlier daemon left running", "pid", r.PID, "daemonPid", r.DaemonPID, "took", time.Since(start).Round(time.Millisecond))
 	}
 }
@@ -154,16 +212,18 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	}
 	dirs := d.cfg.Dirs
 	// An orphan that would not stop at start-up still holds its profile.
-	if r, _, err := browser.StopRecorded(context.Background(), dirs.BrowserRecord()); err != nil {
-		return protocol.Errorf(protocol.CodeBridgeUnavailable, "a managed browser left by an earlier daemon (pid %d) would not stop: %v: kill process group %d, then retry", r.PID, err, r.PID)
+	s, err := StopOrphan(context.Background(), dirs)
+	logHealed(d.log, s)
+	if err != nil {
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (left running by an earlier daemon): run `bua browser stop`, then retry", err)
 	}
-	tok, err := EnsureToken(dirs.ManagedTokenFile(), false)
+	tok, err := HealToken(dirs.ManagedTokenFile(), d.log)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
 	}
 	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
 	base := dirs.BrowserDir()
-	extDir := filepath.Join(base, "extension")
+	extDir := managedExtension(dirs)
 	newBuild := extension.WrittenVersion(extDir) != extension.Version()
 	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
 	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
@@ -171,7 +231,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	}
 	profile := o.Profile
 	if profile == "" {
-		profile = filepath.Join(base, "profile")
+		profile = ManagedProfile(dirs)
 	}
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
@@ -184,7 +244,8 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 			return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
 		}
 	}
-	logf, err := os.OpenFile(filepath.Join(base, "browser.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	logPath := filepath.Join(base, "browser.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "browser log: %v", err)
 	}
@@ -208,25 +269,51 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	go func() {
 		<-proc.Done()
 		logf.Close()
+		// Helpers a browser started before it died (a zygote, crashpad)
+		// stay in its group: end them, or they hold the profile.
+		_ = proc.Stop(context.Background())
 		m.mu.Lock()
 		browser.RemoveRecord(dirs.BrowserRecord(), pid)
 		m.mu.Unlock()
 	}()
-	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
+	m.proc, m.started, m.opts, m.profile, m.log = proc, time.Now(), o, profile, logPath
+	m.token.Store(tok)
 	d.log.Info("managed browser launched", "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
 }
 
+// exited is the launched browser's error when it has exited (its
+// launchError, once the helpers left in its group are stopped too), else
+// nil, and the channel closed when it exits (nil when none was launched).
+func (m *managedBrowser) exited(getenv func(string) string) (<-chan struct{}, *protocol.Error) {
+	m.mu.Lock()
+	proc, headless, log := m.proc, m.opts.Headless, m.log
+	m.mu.Unlock()
+	if proc == nil {
+		return nil, nil
+	}
+	select {
+	case <-proc.Done():
+		// Its helpers go before the caller hears of it, so a retry never
+		// meets them holding the profile.
+		_ = proc.Stop(context.Background())
+		return proc.Done(), launchError(proc.Err(), headless, log, getenv)
+	default:
+		return proc.Done(), nil
+	}
+}
+
 // stop stops the managed browser of this home: the one this daemon
 // launched, else one an earlier daemon left. It reports whether one ran.
-func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs) (bool, error) {
+func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs, log *slog.Logger) (bool, error) {
 	m.mu.Lock()
 	proc := m.proc
 	m.proc = nil
 	m.mu.Unlock()
 	if proc == nil {
-		_, stopped, err := browser.StopRecorded(ctx, dirs.BrowserRecord())
-		return stopped, err
+		s, err := StopOrphan(ctx, dirs)
+		logHealed(log, s)
+		return len(s.Browsers) > 0, err
 	}
 	err := proc.Stop(ctx)
 	// Removed here too, not only when Done fires: a daemon that is

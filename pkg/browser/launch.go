@@ -42,7 +42,9 @@ type Options struct {
 // Process is a launched browser.
 type Process struct {
 	cmd      *exec.Cmd
+	group    Group // read as it started, so Stop never signals a reused pid
 	done     chan struct{}
+	err      error // how it exited, set before done is closed
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -135,9 +137,11 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
 	}
-	p := &Process{cmd: cmd, done: make(chan struct{})}
+	// Read before the reaper below can run: until then the process is at
+	// worst a zombie, whose start time still reads.
+	p := &Process{cmd: cmd, group: GroupOf(cmd.Process.Pid), done: make(chan struct{})}
 	go func() {
-		_ = cmd.Wait()
+		p.err = cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
@@ -149,13 +153,25 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // Done is closed once the browser process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Stop ends the browser's process group (StopGroup: SIGTERM, then SIGKILL
+// Err is how the browser exited, once Done is closed: nil for exit status
+// 0, else cmd.Wait's error (an *exec.ExitError reading "exit status 3" or
+// "signal: killed"). It is nil while the browser runs.
+func (p *Process) Err() error {
+	select {
+	case <-p.done:
+		return p.err
+	default:
+		return nil
+	}
+}
+
+// Stop ends the browser's process group (Group.Stop: SIGTERM, then SIGKILL
 // after StopGrace or when ctx ends) and waits until the main process is
 // reaped. It is safe to call more than once; an already-exited browser is
 // not an error, though helpers it left in its group are still ended.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() {
-		p.stopErr = StopGroup(ctx, p.cmd.Process.Pid, StopGrace)
+		p.stopErr = p.group.Stop(ctx, StopGrace)
 		<-p.done
 	})
 	return p.stopErr

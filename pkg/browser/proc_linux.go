@@ -50,6 +50,32 @@ func procStart(pid int) string {
 	return st.start
 }
 
+// startTime is pid's start time even when it is a zombie, "" when it is
+// gone: a browser that exited at once is still the process Launch started
+// until it is reaped.
+func startTime(pid int) string {
+	st, _ := readProcStat(pid)
+	return st.start
+}
+
+// procGroup is pid's process group id, 0 when pid is gone.
+func procGroup(pid int) int {
+	st, _ := readProcStat(pid)
+	return st.pgrp
+}
+
+// pids lists the processes in /proc.
+func pids() []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	out := make([]int, 0, len(dirs))
+	for _, d := range dirs {
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // Alive reports whether pid is a running process; a zombie (dead, only
 // waiting for its parent to reap it) counts as gone, as it does for the
 // browser record (procStart).
@@ -67,16 +93,11 @@ func procArgs(pid int) []string {
 // GroupMembers lists the live processes (zombies left out) whose process
 // group is pgid, from /proc.
 func GroupMembers(pgid int) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var pids []int
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
+	var members []int
+	for _, pid := range pids() {
 		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.state != "Z" && st.state != "X" {
-			pids = append(pids, pid)
+			members = append(members, pid)
 		}
 	}
-	return pids
+	return members
 }

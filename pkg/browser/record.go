@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/home"
@@ -93,17 +95,91 @@ func WriteRecord(path string, r Record) error {
 	return home.WriteFile(path, data)
 }
 
-// ReadRecord reads the record at path; a missing file is fs.ErrNotExist.
+// ErrCorruptRecord means a record file exists but cannot be trusted: it
+// does not read, is not a record's JSON, or names a pid, start time or
+// profile that no launched browser has (a pid of 0 or 1 would have bua
+// signal its own process group or every process). ReadRecord's errors
+// wrap it; StopRecorded moves such a file aside (QuarantineRecord) and
+// finds the browser by its command line instead (FindByArgs).
+var ErrCorruptRecord = errors.New("the browser record is unreadable")
+
+// ReadRecord reads the record at path; a missing file is fs.ErrNotExist,
+// any other failure wraps ErrCorruptRecord.
 func ReadRecord(path string) (Record, error) {
 	var r Record
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("browser record %s: %w", path, err)
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+	}
+	if err == nil {
+		err = r.check()
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("%w (%s): %v", ErrCorruptRecord, path, err)
 	}
 	return r, nil
+}
+
+// check says what in r no launched browser's record could hold, or nil.
+func (r Record) check() error {
+	switch {
+	case r.PID <= 1:
+		return fmt.Errorf("pid %d is no browser's", r.PID)
+	case r.ProcStart == "":
+		return errors.New("no process start time")
+	case !filepath.IsAbs(r.ProfileDir):
+		return fmt.Errorf("profile %q is not an absolute path", r.ProfileDir)
+	}
+	return nil
+}
+
+// group is the process group r names, checked against r's start time.
+func (r Record) group() Group { return Group{PGID: r.PID, Start: r.ProcStart} }
+
+// QuarantineRecord moves the unreadable record at path aside, to
+// path.corrupt-<UTC time>, where a person can still read it, and returns
+// that path: the next launch then writes a fresh record instead of failing
+// on this one.
+func QuarantineRecord(path string) (string, error) {
+	to := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000Z")
+	if err := os.Rename(path, to); err != nil {
+		return "", fmt.Errorf("move the unreadable browser record aside: %w", err)
+	}
+	return to, nil
+}
+
+// FindByArgs finds running browsers in the process table by their command
+// line, for when their record is lost: each is a live process that leads
+// its own process group (Launch's Setpgid), carries one of args exactly
+// (such as "--user-data-dir=" and the profile), and no --type= (Chromium's
+// helpers carry one). Each Record has the pid, start time and the
+// --user-data-dir it names, and no StartedAt or DaemonPID.
+func FindByArgs(args ...string) []Record {
+	var found []Record
+	for _, pid := range pids() {
+		if pid == os.Getpid() || procGroup(pid) != pid {
+			continue
+		}
+		cmdline := procArgs(pid)
+		if !slices.ContainsFunc(cmdline, func(a string) bool { return slices.Contains(args, a) }) ||
+			slices.ContainsFunc(cmdline, func(a string) bool { return strings.HasPrefix(a, "--type=") }) {
+			continue
+		}
+		r := Record{PID: pid, ProcStart: procStart(pid)}
+		if r.ProcStart == "" {
+			continue // exited, or a zombie
+		}
+		for _, a := range cmdline {
+			if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok {
+				r.ProfileDir = dir
+			}
+		}
+		found = append(found, r)
+	}
+	return found
 }
 
 // RemoveRecord removes the record at path if it names pid, so a browser
@@ -114,77 +190,56 @@ func RemoveRecord(path string, pid int) {
 	}
 }
 
+// Stopped is what StopRecorded did.
+type Stopped struct {
+	// Browsers are the browsers it stopped: the recorded one, or those
+	// found by their command line when the record was unreadable.
+	Browsers []Record
+	// Corrupt is why the record could not be read (it wraps
+	// ErrCorruptRecord), nil when it could or there was none.
+	Corrupt error
+	// MovedTo is where the unreadable record went (QuarantineRecord).
+	MovedTo string
+}
+
 // StopRecorded stops the browser recorded at path, whoever launched it,
 // and removes the record: it is how a browser left by a killed daemon is
-// ended. stopped is false when no record exists or its browser is already
-// gone (the stale record is removed too); the record is kept when the
-// browser would not stop, so a later call can try again.
-func StopRecorded(ctx context.Context, path string) (r Record, stopped bool, err error) {
-	r, err = ReadRecord(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			err = nil
+// ended. Nothing is stopped when no record exists or its browser is
+// already gone (the stale record is removed too); the record is kept when
+// the browser would not stop, so a later call can try again.
+//
+// An unreadable record (ErrCorruptRecord) is moved aside and reported in
+// Stopped.Corrupt, and the browsers whose command lines carry one of args
+// (FindByArgs: the home's profile and extension copy) are stopped in its
+// place, so a corrupt file neither leaks the browser nor blocks the next
+// launch. Every signal passes Group.Check: the recorded pid and start time
+// must still be the browser's, and never bua's own group.
+func StopRecorded(ctx context.Context, path string, args ...string) (Stopped, error) {
+	var s Stopped
+	r, err := ReadRecord(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, nil
+	case err != nil:
+		s.Corrupt = err
+		if s.MovedTo, err = QuarantineRecord(path); err != nil {
+			return s, err
 		}
-		return r, false, err
-	}
-	if !r.Alive() {
+		for _, found := range FindByArgs(args...) {
+			if err := found.group().Stop(ctx, StopGrace); err != nil {
+				return s, fmt.Errorf("the managed browser (pid %d) did not stop: %w", found.PID, err)
+			}
+			s.Browsers = append(s.Browsers, found)
+		}
+		return s, nil
+	case !r.Alive():
 		RemoveRecord(path, r.PID)
-		return r, false, nil
+		return s, nil
 	}
-	if err := StopGroup(ctx, r.PID, StopGrace); err != nil {
-		return r, false, err
+	if err := r.group().Stop(ctx, StopGrace); err != nil {
+		return s, fmt.Errorf("the managed browser (pid %d) did not stop: %w", r.PID, err)
 	}
 	RemoveRecord(path, r.PID)
-	return r, true, nil
-}
-
-// groupPoll is how often StopGroup looks for the group's members.
-const groupPoll = 20 * time.Millisecond
-
-// killWait bounds the wait for a SIGKILLed group to go.
-const killWait = 2 * time.Second
-
-// StopGroup ends the process group pgid: SIGTERM (Chromium flushes its
-// profile), then SIGKILL once grace has passed or ctx ends, and returns
-// once no live member is left. It works from any process of the same user,
-// not only the group's parent: members are found in /proc, zombies left
-// out, since a process whose parent died is only reaped if init does it.
-// The error says the group outlived SIGKILL, or ctx's error when ctx cut
-// the grace short.
-func StopGroup(ctx context.Context, pgid int, grace time.Duration) error {
-	if pgid <= 1 {
-		return fmt.Errorf("browser: refusing to signal process group %d", pgid)
-	}
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
-		return nil // no member left
-	} else if err != nil {
-		return fmt.Errorf("browser: signal process group %d: %w", pgid, err)
-	}
-	gctx, cancel := context.WithTimeout(ctx, grace)
-	defer cancel()
-	if waitGroup(gctx, pgid) {
-		return nil
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	kctx, kcancel := context.WithTimeout(context.Background(), killWait)
-	defer kcancel()
-	if !waitGroup(kctx, pgid) {
-		return fmt.Errorf("browser: process group %d still has %d live processes %s after SIGKILL", pgid, len(GroupMembers(pgid)), killWait)
-	}
-	return ctx.Err()
-}
-
-// waitGroup polls until group pgid has no live member (true) or ctx ends
-// (false).
-func waitGroup(ctx context.Context, pgid int) bool {
-	tick := time.NewTicker(groupPoll)
-	defer tick.Stop()
-	for len(GroupMembers(pgid)) > 0 {
-		select {
-		case <-ctx.Done():
-			return len(GroupMembers(pgid)) == 0
-		case <-tick.C:
-		}
-	}
-	return true
+	s.Browsers = []Record{r}
+	return s, nil
 }

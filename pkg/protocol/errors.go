@@ -88,6 +88,17 @@ const (
 	// ReasonRefused: the daemon refused an invalid_action before sending
 	// it to any extension (it does not match the schema), so nothing ran.
 	ReasonRefused = "refused"
+	// ReasonBrowserExited: bridge_unavailable because the managed browser
+	// exited at launch, before its extension connected; the message gives
+	// its exit status and the last lines of its log.
+	ReasonBrowserExited = "browser_exited"
+	// ReasonNoDisplay: bridge_unavailable because a managed browser with a
+	// window (not --headless) found no display to open it on.
+	ReasonNoDisplay = "no_display"
+	// ReasonDaemonUnresponsive: bridge_unavailable because the daemon
+	// accepted the CLI's connection but did not answer in time: it is
+	// suspended (SIGSTOP, Ctrl-Z) or stuck.
+	ReasonDaemonUnresponsive = "daemon_unresponsive"
 )
 
 // Errorf builds an *Error with a formatted message.

@@ -29,6 +29,9 @@ func newStopCommand(env *Env) *cli.Command {
 		Usage:    "stop the daemon (and the managed browser)",
 		Action: func(c *cli.Context) error {
 			cl, err := dialExisting(c, env)
+			if err != nil && err.Reason == protocol.ReasonUnsafeSocket {
+				return failWith(c, env, err) // whether a daemon runs is unknown
+			}
 			if err != nil {
 				if !c.Bool("quiet") {
 					fmt.Fprintln(env.Stdout, "bua daemon is not running")
@@ -78,6 +81,9 @@ func newStatusCommand(env *Env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			quiet := c.Bool("quiet") && !c.Bool("json")
 			cl, berr := dialExisting(c, env)
+			if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
+				return failWith(c, env, berr) // whether a daemon runs is unknown
+			}
 			if berr != nil {
 				var orphan bridge.ManagedStatus
 				if d, err := dirs(env); err == nil {

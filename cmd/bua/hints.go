@@ -28,6 +28,7 @@ var codeHints = map[protocol.ErrorCode]string{
 var reasonHints = map[string]string{
 	protocol.ReasonRestrictedPage: "the tab shows a browser page that no extension may drive (chrome://, the Web Store): navigate it to an http(s) page, or act on another tab",
 	protocol.ReasonPortInUse:      "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
+	protocol.ReasonUnsafeSocket:   "bua sent nothing: the way to its socket is not yours alone; do what the message says, then check with `bua doctor`",
 	protocol.ReasonBackgroundTab:  "that tab is behind another in the person's own window, where Chrome delivers no input: ask them to switch to it, or open the page in bua's window with `bua open URL`",
 	protocol.ReasonDialogOpen:     "a dialog blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt), then run the action again",
 	protocol.ReasonDialogOpened:   "the action opened a dialog, which blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt)",

@@ -191,6 +191,13 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		tcp.Close()
 		return err
 	}
+	// What the CLI will check before it speaks: refuse to serve where it
+	// would refuse to be served.
+	if err := dirs.CheckSocket(false); err != nil {
+		sock.Close()
+		tcp.Close()
+		return err
+	}
 	d.started = time.Now()
 	d.lastActivity.Store(d.started.UnixMilli())
 	info, _ := json.Marshal(Info{PID: os.Getpid(), Listen: d.addr, URL: d.URL(), Version: d.cfg.ServerVersion, StartedAt: d.started})

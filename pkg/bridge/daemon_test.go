@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -839,12 +841,13 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		lose func(t *testing.T, dirs home.Dirs)
+		xdg  bool // config, state and runtime dirs apart, as XDG_RUNTIME_DIR has them
 	}{
 		{"home deleted", func(t *testing.T, dirs home.Dirs) {
 			if err := os.RemoveAll(dirs.Runtime); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"lock taken over", func(t *testing.T, dirs home.Dirs) {
 			// Another daemon that found no lock file creates and takes a
 			// new one.
@@ -856,12 +859,12 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { f.Close() })
-		}},
+		}, false},
 		{"socket deleted", func(t *testing.T, dirs home.Dirs) {
 			if err := os.Remove(dirs.Socket()); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"socket taken over", func(t *testing.T, dirs home.Dirs) {
 			if err := os.Remove(dirs.Socket()); err != nil {
 				t.Fatal(err)
@@ -871,15 +874,20 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { ln.Close() })
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, err := os.MkdirTemp("", "bua") // short: the socket path must fit
-			if err != nil {
+		}, false},
+		{"state dir deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.RemoveAll(dirs.State); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
+		}, true},
+		{"config dir deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.RemoveAll(dirs.Config); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := tempHome(t, tc.xdg)
 			d, err := bridge.New(bridge.Config{Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" }})
 			if err != nil {
 				t.Fatal(err)
@@ -906,6 +914,69 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 				t.Fatalf("the daemon kept running after its %s", tc.name)
 			}
 		})
+	}
+}
+
+// tempHome is a fresh home: one directory as BUA_HOME makes it, or with
+// xdg config, state and runtime dirs apart. Its paths are short, so the
+// socket path fits.
+func tempHome(t *testing.T, xdg bool) home.Dirs {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "bua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if !xdg {
+		return home.Dirs{Config: dir, State: dir, Runtime: dir}
+	}
+	return home.Dirs{Config: filepath.Join(dir, "c"), State: filepath.Join(dir, "s"), Runtime: filepath.Join(dir, "r")}
+}
+
+// TestLostHomeLaunchesNothing: a request that reaches a daemon whose
+// state dir was just deleted, before the daemon notices, launches no
+// browser: making the profile would create the deleted home again. The
+// daemon then stops, and the state dir stays gone.
+func TestLostHomeLaunchesNothing(t *testing.T) {
+	dirs := tempHome(t, true)
+	var launches atomic.Int32
+	d, err := bridge.New(bridge.Config{
+		Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" },
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			launches.Add(1)
+			return &hungBrowser{done: make(chan struct{})}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- d.Run(context.Background(), func() { close(ready) }) }()
+	<-ready
+	cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: dirs, Browser: bridge.SelectManaged})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	defer cl.Close()
+	if err := os.RemoveAll(dirs.State); err != nil {
+		t.Fatal(err)
+	}
+	_, perr = cl.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: true})
+	if perr == nil || perr.Code != protocol.CodeBridgeUnavailable {
+		t.Fatalf("browser start in a deleted home: %v, want bridge_unavailable", perr)
+	}
+	select {
+	case <-done:
+	case <-time.After(3*bridge.HomeCheckInterval + time.Second):
+		d.Stop()
+		t.Fatal("the daemon kept running after its state dir was deleted")
+	}
+	if n := launches.Load(); n != 0 {
+		t.Errorf("%d browsers launched in the deleted home", n)
+	}
+	if _, err := os.Stat(dirs.State); !os.IsNotExist(err) {
+		t.Errorf("the deleted state dir is back: %v", err)
 	}
 }
 

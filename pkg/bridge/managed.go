@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bua-dev/bua/extension"
@@ -149,6 +150,10 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	if m.running() {
 		return nil
 	}
+	if why := d.homeLost(); why != "" {
+		// Creating the profile would create the deleted home again.
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon's home is gone (%s), so it launches no browser there and is stopping: retry, and the next command starts a new daemon", why)
+	}
 	if d.cfg.Launch == nil {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon cannot launch browsers")
 	}
@@ -215,6 +220,21 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
 	d.log.Info("managed browser launched", "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
+}
+
+// kill ends the managed browser this daemon launched at once, its whole
+// process group (launchers start it as the group's leader), with SIGKILL:
+// for a home that was deleted, where a browser given SIGTERM writes its
+// profile back and so creates the home again. stop then reaps it.
+func (m *managedBrowser) kill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running() {
+		return
+	}
+	if pid := m.proc.Pid(); pid > 1 && pid != syscall.Getpgrp() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
 }
 
 // stop stops the managed browser of this home: the one this daemon

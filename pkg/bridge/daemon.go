@@ -223,8 +223,8 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 	idle := time.NewTicker(time.Minute)
 	defer idle.Stop()
-	homeCheck := time.NewTicker(HomeCheckInterval)
-	defer homeCheck.Stop()
+	homeCheck, unwatch := watchHome(dirs)
+	defer unwatch()
 	lost := false
 loop:
 	for {
@@ -233,8 +233,8 @@ loop:
 			break loop
 		case <-d.stopCh:
 			break loop
-		case <-homeCheck.C:
-			if why := d.homeLost(); why != "" {
+		case <-homeCheck:
+			if why := d.lostHome(); why != "" {
 				d.log.Warn("home lost: stopping", "why", why)
 				lost = true
 				break loop
@@ -264,8 +264,14 @@ loop:
 	if _, err := d.managed.stop(shutCtx, dirs); err != nil {
 		d.log.Warn("managed browser did not stop", "err", err)
 	}
-	if !lost { // else they are gone, or another daemon's
+	if lost {
+		d.clearLostHome(held)
+	}
+	// Unless they are gone, or another daemon's now.
+	if held.still(dirs.Socket()) {
 		_ = os.Remove(dirs.Socket())
+	}
+	if held.still(dirs.LockFile()) {
 		_ = os.Remove(dirs.InfoFile())
 	}
 	return nil

@@ -873,7 +873,12 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { ln.Close() })
+			t.Cleanup(func() { // once the ghost has stopped
+				if _, err := os.Lstat(dirs.Socket()); err != nil {
+					t.Errorf("the stopped daemon removed the socket that took over: %v", err)
+				}
+				ln.Close()
+			})
 		}, false},
 		{"state dir deleted", func(t *testing.T, dirs home.Dirs) {
 			if err := os.RemoveAll(dirs.State); err != nil {
@@ -934,9 +939,10 @@ func tempHome(t *testing.T, xdg bool) home.Dirs {
 }
 
 // TestLostHomeLaunchesNothing: a request that reaches a daemon whose
-// state dir was just deleted, before the daemon notices, launches no
-// browser: making the profile would create the deleted home again. The
-// daemon then stops, and the state dir stays gone.
+// state dir was just deleted launches no browser, whether the daemon has
+// noticed yet (it is stopping) or not (managedBrowser.start's check):
+// making the profile would create the deleted home again. The daemon
+// stops, and the state dir stays gone.
 func TestLostHomeLaunchesNothing(t *testing.T) {
 	dirs := tempHome(t, true)
 	var launches atomic.Int32
@@ -977,6 +983,105 @@ func TestLostHomeLaunchesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(dirs.State); !os.IsNotExist(err) {
 		t.Errorf("the deleted state dir is back: %v", err)
+	}
+}
+
+// writingBrowser is a managed browser that, as Chromium does, creates its
+// profile's folders again as it writes (mkdir -p): every few ms, and once
+// more as it stops, so it always writes after its home is deleted.
+type writingBrowser struct {
+	profile string
+	mu      sync.Mutex
+	done    chan struct{}
+	writing chan struct{} // closed at the first write
+}
+
+func startWriting(profile string) *writingBrowser {
+	b := &writingBrowser{profile: profile, done: make(chan struct{}), writing: make(chan struct{})}
+	b.write()
+	close(b.writing)
+	go func() {
+		for {
+			select {
+			case <-b.done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				b.write()
+			}
+		}
+	}()
+	return b
+}
+
+func (b *writingBrowser) write() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.done:
+		return // exited: writes nothing more
+	default:
+	}
+	dir := filepath.Join(b.profile, "Default", "Cache")
+	if os.MkdirAll(dir, 0o700) == nil {
+		_ = os.WriteFile(filepath.Join(dir, "entry"), []byte("x"), 0o600)
+	}
+}
+
+func (b *writingBrowser) Pid() int { return 1 } // never signalled
+func (b *writingBrowser) Stop(context.Context) error {
+	b.write()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+	return nil
+}
+func (b *writingBrowser) Done() <-chan struct{} { return b.done }
+
+// TestLostHomeStaysGone: what a browser writes into its deleted home
+// before it is stopped (Chromium creates the profile's folders again) is
+// removed once it is, so the home stays deleted: BUA_HOME, or the state
+// dir with the lock and socket elsewhere.
+func TestLostHomeStaysGone(t *testing.T) {
+	for _, xdg := range []bool{false, true} {
+		t.Run(map[bool]string{false: "BUA_HOME", true: "state dir"}[xdg], func(t *testing.T) {
+			dirs := tempHome(t, xdg)
+			launched := make(chan *writingBrowser, 1)
+			d, err := bridge.New(bridge.Config{
+				Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Prelaunch: bridge.SelectManaged,
+				Getenv: func(string) string { return "" },
+				Launch: func(_ context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+					b := startWriting(o.ProfileDir)
+					launched <- b
+					return b, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- d.Run(context.Background(), nil) }()
+			<-(<-launched).writing
+			// Gone at once, as after `mv` to the trash: the browser's
+			// next write creates it again, whenever the daemon notices.
+			if err := os.Rename(dirs.State, dirs.State+".trash"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dirs.State + ".trash") })
+			select {
+			case <-done:
+			case <-time.After(3*bridge.HomeCheckInterval + time.Second):
+				d.Stop()
+				t.Fatal("the daemon kept running in its deleted home")
+			}
+			if _, err := os.Stat(dirs.State); !os.IsNotExist(err) {
+				entries, _ := filepath.Glob(filepath.Join(dirs.State, "*", "*"))
+				t.Fatalf("the deleted home is back: %v %v", err, entries)
+			}
+		})
 	}
 }
 

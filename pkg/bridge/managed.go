@@ -237,6 +237,20 @@ func (m *managedBrowser) kill() {
 	}
 }
 
+// profileGone says why the running browser's profile is gone (deleted
+// under it), or "".
+func (m *managedBrowser) profileGone() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running() || m.profile == "" {
+		return ""
+	}
+	if _, err := os.Stat(m.profile); os.IsNotExist(err) {
+		return "the managed browser's profile is gone (" + m.profile + ")"
+	}
+	return ""
+}
+
 // stop stops the managed browser of this home: the one this daemon
 // launched, else one an earlier daemon left. It reports whether one ran.
 func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs) (bool, error) {

@@ -11,7 +11,9 @@ import (
 // ListenSocket listens on the unix socket at path, created at 0600: the
 // umask is set before bind so the socket never exists with wider modes, not
 // even for an instant. A stale socket file from a dead daemon is removed;
-// the caller must hold the daemon lock.
+// the caller must hold the daemon lock. Closing the listener leaves the
+// file: by then the path may be another daemon's socket, so the caller
+// removes it when it is still its own.
 func ListenSocket(path string) (net.Listener, error) {
 	_ = os.Remove(path)
 	old := syscall.Umask(0o177)
@@ -20,6 +22,7 @@ func ListenSocket(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		return nil, err

@@ -79,11 +79,15 @@ func (d Dirs) notYours() string {
 	return "you cannot remove another user's files: " + d.elsewhere() + "; and tell your administrator"
 }
 
-// foreign is the refusal of path, owned by another user.
-func (d Dirs) foreign(path, what string, owner uint32) *UnsafeError {
+// foreign is the refusal of path (fi), owned by another user.
+func (d Dirs) foreign(path, what string, fi fs.FileInfo) *UnsafeError {
+	is := "belongs"
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		is = "is a symlink that belongs"
+	}
 	return &UnsafeError{Path: path, Fix: d.notYours(), Problem: fmt.Sprintf(
-		"%s %s belongs to another local user, %s, not to you, %s: whoever owns it could read what you send to bua and answer in the daemon's place, so bua will not use it",
-		what, path, whoIs(owner), whoIs(uid))}
+		"%s %s %s to another local user, %s, not to you, %s: whoever owns it could read what you send to bua and answer in the daemon's place, so bua will not use it",
+		what, path, is, whoIs(ownerOf(fi)), whoIs(uid))}
 }
 
 // checkDir checks dir, one of the directories bua keeps its socket and
@@ -101,9 +105,9 @@ func (d Dirs) checkDir(dir string, tighten bool) error {
 		return err
 	}
 	what := d.label(dir)
-	switch owner := ownerOf(fi); {
-	case owner != uid:
-		return d.foreign(dir, what, owner)
+	switch {
+	case ownerOf(fi) != uid:
+		return d.foreign(dir, what, fi)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		fix := d.elsewhere()
 		if to, err := filepath.EvalSymlinks(dir); err == nil && dir == d.Runtime && d.homeLayout() {
@@ -155,8 +159,8 @@ func (d Dirs) CheckSocket(tighten bool) error {
 	if err != nil {
 		return err
 	}
-	if owner := ownerOf(fi); owner != uid {
-		return d.foreign(sock, "the socket", owner)
+	if ownerOf(fi) != uid {
+		return d.foreign(sock, "the socket", fi)
 	}
 	return nil
 }
@@ -170,8 +174,8 @@ func (d Dirs) ownDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	if owner := ownerOf(fi); owner != uid {
-		return d.foreign(dir, d.label(dir), owner)
+	if ownerOf(fi) != uid {
+		return d.foreign(dir, d.label(dir), fi)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return os.Chmod(dir, 0o700)

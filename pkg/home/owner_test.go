@@ -138,7 +138,7 @@ func TestCheckSocket(t *testing.T) {
 			}
 			giveAway(t, link)
 			return link
-		}, []string{"belongs to another local user, uid 61001"}},
+		}, []string{"is a symlink that belongs to another local user, uid 61001"}},
 		{"another user's socket in own dir", true, func(t *testing.T, base string) string {
 			run := filepath.Join(base, "run")
 			mkdir(t, run, 0o700)

@@ -56,7 +56,7 @@ func (d Dirs) CheckServer(c net.Conn) error {
 			"cannot tell which user answers on %s (%v), so bua sent nothing", d.Socket(), err)}
 	}
 	if id != uid {
-		return &UnsafeError{Path: d.Socket(), Fix: d.notYours(), Problem: fmt.Sprintf(
+		return &UnsafeError{Path: d.Socket(), Fix: d.elsewhere() + "; and tell your administrator", Problem: fmt.Sprintf(
 			"the process answering on %s runs as another local user, %s, not as you, %s: it could read what you send to bua and answer in the daemon's place, so bua sent it nothing",
 			d.Socket(), whoIs(id), whoIs(uid))}
 	}

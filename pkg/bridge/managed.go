@@ -35,7 +35,7 @@ type LaunchOptions struct {
 
 // BrowserProcess is a running managed browser.
 type BrowserProcess interface {
-	Pid() int
+	Pid() int // the browser's pid, which leads its process group
 	Stop(ctx context.Context) error
 	Done() <-chan struct{}
 }

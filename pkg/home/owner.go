@@ -18,14 +18,16 @@ import (
 // daemon before it serves (Ensure).
 
 // UnsafeError is a path bua will not trust with what the CLI sends: a
-// directory or socket that another local user owns, a symlink, a directory
-// open to other users, or a daemon running as someone else. Problem names
-// the path, its owner and whose doing it is; Fix says what to do, and
-// never asks the user to delete what is not theirs.
+// directory or socket that another local user owns, a symlink or a file
+// where bua keeps a directory, or a daemon running as someone else. The
+// CLI reports it as bridge_unavailable with reason unsafe_socket (exit 4).
 type UnsafeError struct {
-	Path    string
+	Path string // the directory, symlink or socket refused
+	// Problem names the path, its owner, and whose doing it is ("belongs
+	// to another local user, uid 1001 (alice)").
 	Problem string
-	Fix     string
+	// Fix is what to do: never to delete what is not the user's.
+	Fix string
 }
 
 func (e *UnsafeError) Error() string { return e.Problem + ": " + e.Fix }
@@ -110,8 +112,10 @@ func (d Dirs) checkDir(dir string, tighten bool) error {
 		return d.foreign(dir, what, fi)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		fix := d.elsewhere()
-		if to, err := filepath.EvalSymlinks(dir); err == nil && dir == d.Runtime && d.homeLayout() {
-			fix = "set BUA_HOME to the directory it leads to, " + to + ", then retry"
+		if what == "BUA_HOME" {
+			if to, err := filepath.EvalSymlinks(dir); err == nil {
+				fix = "set BUA_HOME to the directory it leads to, " + to + ", then retry"
+			}
 		}
 		return &UnsafeError{Path: dir, Fix: fix, Problem: fmt.Sprintf(
 			"%s %s is a symlink, not a directory: bua keeps its socket only in a real directory of yours, which no one can point elsewhere", what, dir)}

@@ -89,9 +89,9 @@ const (
 	// it to any extension (it does not match the schema), so nothing ran.
 	ReasonRefused = "refused"
 	// ReasonUnsafeSocket: the CLI refused to speak on the daemon's socket,
-	// or the daemon to serve from its home, because a directory on the
-	// way is not the user's alone or the socket's listener runs as another
-	// user (home.UnsafeError): nothing was sent.
+	// or to start a daemon there, because a directory on the way is
+	// another user's or a symlink, or the socket's listener runs as
+	// another user (home.UnsafeError): nothing was sent.
 	ReasonUnsafeSocket = "unsafe_socket"
 )
 

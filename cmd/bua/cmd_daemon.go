@@ -32,6 +32,9 @@ func newStopCommand(env *Env) *cli.Command {
 			ctx, cancel := linkContext(c)
 			defer cancel()
 			cl, err := dialExisting(ctx, env)
+			if err != nil && err.Reason == protocol.ReasonUnsafeSocket {
+				return failWith(c, env, err) // whether a daemon runs is unknown
+			}
 			if err != nil {
 				if !c.Bool("quiet") {
 					fmt.Fprintln(env.Stdout, "bua daemon is not running")
@@ -85,6 +88,9 @@ func newStatusCommand(env *Env) *cli.Command {
 			ctx, cancel := linkContext(c)
 			defer cancel()
 			cl, berr := dialExisting(ctx, env)
+			if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
+				return failWith(c, env, berr) // whether a daemon runs is unknown
+			}
 			if berr != nil {
 				var orphan bridge.ManagedStatus
 				if d, err := dirs(env); err == nil {

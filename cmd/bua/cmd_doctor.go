@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -116,8 +117,15 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 		add("managed", "warn", rerr.Error(), "`bua browser stop` (or the next launch) moves it aside, and stops the browser it stood for, found by its profile")
 	}
 
+	var unsafe *home.UnsafeError
+	if errors.As(d.CheckSocket(false), &unsafe) {
+		// The CLI refuses to speak on this socket, and the daemon to
+		// serve from it: nothing further can be checked.
+		add("socket", "fail", unsafe.Problem, unsafe.Fix)
+		return rep
+	}
 	var bad []string
-	for _, p := range []string{d.Config, d.State, d.Runtime, d.Socket(), d.InfoFile(), d.ManagedTokenFile()} {
+	for _, p := range []string{d.Config, d.State, d.Runtime, filepath.Dir(d.Socket()), d.Socket(), d.InfoFile(), d.ManagedTokenFile()} {
 		if perr := home.CheckPrivate(p); perr != nil && !home.IsNotExist(perr) {
 			bad = append(bad, perr.Error())
 		}
@@ -131,6 +139,10 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
+	if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
+		add("socket", "fail", berr.Message) // the daemon's uid (CheckServer)
+		return rep
+	}
 	if berr != nil {
 		add("daemon", "warn", "not running (any action command starts it)", "or run `bua serve` to see its log in the terminal")
 		if o := bridge.OrphanStatus(d); o.Running {

@@ -37,7 +37,7 @@ func newServeCommand(env *Env) *cli.Command {
 				return err
 			}
 			if err := d.Ensure(); err != nil {
-				return err
+				return cli.Exit("bua: "+err.Error(), exitUnavailable)
 			}
 			logf, err := os.OpenFile(d.LogFile(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 			if err != nil {

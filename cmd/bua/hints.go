@@ -34,6 +34,7 @@ var reasonHints = map[string]string{
 	protocol.ReasonBrowserExited:      "the managed browser quit as it started: its own last lines above say why; fix that (or point BUA_CHROME at a Chromium), then run `bua browser start` to see it start",
 	protocol.ReasonNoDisplay:          "a browser with a window needs a display: use `bua browser start --headless`, or run bua under Xvfb (`xvfb-run bua ...`)",
 	protocol.ReasonDaemonUnresponsive: "the bua daemon took the connection but does not answer: if it was suspended (Ctrl-Z), resume it with `fg`; otherwise end that `bua serve` process, and the next command starts a fresh daemon",
+	protocol.ReasonUnsafeSocket:       "bua sent nothing: the way to its socket is not yours alone; do what the message says, then check with `bua doctor`",
 }
 
 // endHints are internal_error's hints by the session-end reason the

@@ -9,6 +9,10 @@
 // the debugger). Scenarios that kill the daemon or delete its home take a
 // BUA_HOME of their own, so the fault cannot leak into the others.
 //
+// The socket scenarios (TestSquat) run bua as two throwaway non-root users
+// through setpriv, an attacker and a victim, so the package must run as
+// root (as CI does): the test binary is the attacker's listener too.
+//
 // The scenarios that hurt the shared browser (stop its worker, flood its
 // daemon, detach its debugger) are parallel but take it in turns
 // (exclusive); the ones with a home of their own run beside them, so the
@@ -39,7 +43,12 @@ var (
 	devChrome  string      // harness.DevToolsChrome's wrapper
 )
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(squatEnv) != "" { // this binary, run as TestSquat's attacker
+		os.Exit(squat())
+	}
+	os.Exit(runMain(m))
+}
 
 func runMain(m *testing.M) int {
 	harness.RequireBrowser("faults")

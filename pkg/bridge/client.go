@@ -57,19 +57,30 @@ type Client struct {
 }
 
 // Dial connects to the daemon, starting one when opts.AutoStart allows.
-// Failure is a *Error with CodeBridgeUnavailable.
+// Failure is a *Error with CodeBridgeUnavailable; with ReasonUnsafeSocket
+// when the way to the socket, or the process answering on it, is not the
+// user's alone (home.Dirs.CheckSocket, CheckServer): then nothing was sent
+// and no daemon is started.
 func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
-	sock := opts.Dirs.Socket()
-	conn, err := dialSocket(ctx, sock)
+	conn, err := dialSocket(ctx, opts.Dirs)
+	if refused := unsafeSocket(err); refused != nil {
+		return nil, refused
+	}
 	if err != nil && opts.AutoStart {
 		exited, serr := startDaemon(opts)
+		if refused := unsafeSocket(serr); refused != nil {
+			return nil, refused
+		}
 		if serr != nil {
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
 		}
-		conn, err = waitSocket(ctx, sock, opts.Dirs.LockFile(), opts.StartTimeout, exited)
+		conn, err = waitSocket(ctx, opts.Dirs, opts.StartTimeout, exited)
+		if refused := unsafeSocket(err); refused != nil {
+			return nil, refused
+		}
 		if errors.Is(err, errDaemonExited) {
 			// The daemon stopped before it listened (a taken port, a bad
 			// BUA_LISTEN): say why at once instead of after StartTimeout.
@@ -82,47 +93,74 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 		}
 	}
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", sock)
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", opts.Dirs.Socket())
 	}
 	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
 	go c.readLoop()
 	return c, nil
 }
 
-func dialSocket(ctx context.Context, path string) (net.Conn, error) {
+// dialSocket connects to the daemon's socket, after checking the way to
+// it (and tightening the user's own directories there, as the daemon
+// does) and, before handing the connection on, the daemon's uid: another
+// user's socket gets no byte (home.UnsafeError).
+func dialSocket(ctx context.Context, dirs home.Dirs) (net.Conn, error) {
+	if err := dirs.CheckSocket(true); err != nil {
+		return nil, err
+	}
 	var d net.Dialer
-	return d.DialContext(ctx, "unix", path)
+	conn, err := d.DialContext(ctx, "unix", dirs.Socket())
+	if err != nil {
+		return nil, err
+	}
+	if err := dirs.CheckServer(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// unsafeSocket is the refusal of a socket that is not the user's alone,
+// or nil when err is something else.
+func unsafeSocket(err error) *protocol.Error {
+	var ue *home.UnsafeError
+	if !errors.As(err, &ue) {
+		return nil
+	}
+	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s", ue.Error())
+	e.Reason = protocol.ReasonUnsafeSocket
+	return e
 }
 
 // errDaemonExited means the started daemon exited before its socket
 // answered.
 var errDaemonExited = errors.New("daemon exited")
 
-func waitSocket(ctx context.Context, path, lockFile string, limit time.Duration, exited <-chan struct{}) (net.Conn, error) {
+func waitSocket(ctx context.Context, dirs home.Dirs, limit time.Duration, exited <-chan struct{}) (net.Conn, error) {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	// Short: a cold start waits on this poll before its first request.
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		conn, err := dialSocket(ctx, path)
-		if err == nil {
-			return conn, nil
+		conn, err := dialSocket(ctx, dirs)
+		if err == nil || unsafeSocket(err) != nil {
+			return conn, err
 		}
 		select {
 		case <-tick.C:
 		case <-exited:
 			// A racing start that lost the lock exits too, while the
 			// winner's socket comes up: look once more before giving up.
-			if conn, err := dialSocket(ctx, path); err == nil {
-				return conn, nil
+			if conn, err := dialSocket(ctx, dirs); err == nil || unsafeSocket(err) != nil {
+				return conn, err
 			}
-			if !home.Locked(lockFile) {
+			if !home.Locked(dirs.LockFile()) {
 				return nil, errDaemonExited
 			}
 			exited = nil
 		case <-deadline.C:
-			return nil, fmt.Errorf("daemon did not open %s within %s", path, limit)
+			return nil, fmt.Errorf("daemon did not open %s within %s", dirs.Socket(), limit)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

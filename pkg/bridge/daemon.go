@@ -91,6 +91,8 @@ type Daemon struct {
 	stopCh       chan struct{}
 	replacedMu   sync.Mutex
 	replaced     map[Kind]time.Time // see replaced.go
+
+	held atomic.Pointer[heldHome] // see homewatch.go
 }
 
 // New checks cfg and returns a daemon ready to Run.
@@ -193,6 +195,13 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		tcp.Close()
 		return err
 	}
+	// What the CLI will check before it speaks: refuse to serve where it
+	// would refuse to be served.
+	if err := dirs.CheckSocket(false); err != nil {
+		sock.Close()
+		tcp.Close()
+		return err
+	}
 	d.started = time.Now()
 	d.lastActivity.Store(d.started.UnixMilli())
 	info, _ := json.Marshal(Info{PID: os.Getpid(), Listen: d.addr, URL: d.URL(), Version: d.cfg.ServerVersion, StartedAt: d.started})
@@ -203,16 +212,11 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	srv := &http.Server{Handler: d, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(tcp) }()
 	go d.acceptLink(sock)
-	// What the daemon holds, read before anyone is told it serves: a
-	// caller that replaces the socket at once must find it noticed.
-	lockInfo, err := lock.Stat()
+	held, err := holdHome(dirs, lock)
 	if err != nil {
 		return err
 	}
-	sockInfo, err := os.Stat(dirs.Socket())
-	if err != nil {
-		return err
-	}
+	d.held.Store(&held)
 	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
 	d.prelaunch()
 	if ready != nil {
@@ -221,8 +225,9 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 
 	idle := time.NewTicker(time.Minute)
 	defer idle.Stop()
-	homeCheck := time.NewTicker(HomeCheckInterval)
-	defer homeCheck.Stop()
+	homeCheck, unwatch := watchHome(dirs)
+	defer unwatch()
+	lost := false
 loop:
 	for {
 		select {
@@ -230,9 +235,10 @@ loop:
 			break loop
 		case <-d.stopCh:
 			break loop
-		case <-homeCheck.C:
-			if why := homeLost(dirs, lockInfo, sockInfo); why != "" {
+		case <-homeCheck:
+			if why := d.lostHome(); why != "" {
 				d.log.Warn("home lost: stopping", "why", why)
+				lost = true
 				break loop
 			}
 		case <-idle.C:
@@ -244,6 +250,11 @@ loop:
 		}
 	}
 
+	if lost {
+		// At once and without SIGTERM: Chromium flushes its profile on
+		// SIGTERM, which would create the deleted home again.
+		d.managed.kill()
+	}
 	d.log.Info("daemon stopping")
 	sock.Close()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -255,8 +266,16 @@ loop:
 	if _, err := d.managed.stop(shutCtx, dirs, d.log); err != nil {
 		d.log.Warn("managed browser did not stop", "err", err)
 	}
-	_ = os.Remove(dirs.Socket())
-	_ = os.Remove(dirs.InfoFile())
+	if lost {
+		d.clearLostHome(held)
+	}
+	// Unless they are gone, or another daemon's now.
+	if held.still(dirs.Socket()) {
+		_ = os.Remove(dirs.Socket())
+	}
+	if held.still(dirs.LockFile()) {
+		_ = os.Remove(dirs.InfoFile())
+	}
 	return nil
 }
 
@@ -470,36 +489,6 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 		}
 	}
 	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", within, d.cfg.Dirs.LogFile())
-}
-
-// HomeCheckInterval is how often the daemon checks that its home is still
-// its own: one daemon per BUA_HOME, for as long as the home exists.
-const HomeCheckInterval = time.Second
-
-// homeLost says why the daemon no longer owns its home, or "": the lock
-// file it holds was deleted or replaced (BUA_HOME removed, or another
-// daemon took over), or its socket was deleted or replaced (CLI commands
-// now reach someone else, or start a second daemon). Either way this one
-// is a ghost: it stops its browser and exits.
-func homeLost(dirs home.Dirs, lockInfo, sockInfo os.FileInfo) string {
-	for _, f := range []struct {
-		what, path string
-		held       os.FileInfo
-	}{
-		{"lock file", dirs.LockFile(), lockInfo},
-		{"socket", dirs.Socket(), sockInfo},
-	} {
-		fi, err := os.Stat(f.path)
-		if err != nil {
-			return "the " + f.what + " is gone (" + f.path + ")"
-		}
-		// A file deleted and created again can get the same inode back
-		// at once (tmpfs does): its modification time tells them apart.
-		if !os.SameFile(fi, f.held) || !fi.ModTime().Equal(f.held.ModTime()) {
-			return "the " + f.what + " was replaced (" + f.path + ")"
-		}
-	}
-	return ""
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -840,12 +842,13 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		lose func(t *testing.T, dirs home.Dirs)
+		xdg  bool // config, state and runtime dirs apart, as XDG_RUNTIME_DIR has them
 	}{
 		{"home deleted", func(t *testing.T, dirs home.Dirs) {
 			if err := os.RemoveAll(dirs.Runtime); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"lock taken over", func(t *testing.T, dirs home.Dirs) {
 			// Another daemon that found no lock file creates and takes a
 			// new one.
@@ -857,12 +860,12 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { f.Close() })
-		}},
+		}, false},
 		{"socket deleted", func(t *testing.T, dirs home.Dirs) {
 			if err := os.Remove(dirs.Socket()); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"socket taken over", func(t *testing.T, dirs home.Dirs) {
 			if err := os.Remove(dirs.Socket()); err != nil {
 				t.Fatal(err)
@@ -871,16 +874,26 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { ln.Close() })
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, err := os.MkdirTemp("", "bua") // short: the socket path must fit
-			if err != nil {
+			t.Cleanup(func() { // once the ghost has stopped
+				if _, err := os.Lstat(dirs.Socket()); err != nil {
+					t.Errorf("the stopped daemon removed the socket that took over: %v", err)
+				}
+				ln.Close()
+			})
+		}, false},
+		{"state dir deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.RemoveAll(dirs.State); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			dirs := home.Dirs{Config: dir, State: dir, Runtime: dir}
+		}, true},
+		{"config dir deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.RemoveAll(dirs.Config); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := tempHome(t, tc.xdg)
 			d, err := bridge.New(bridge.Config{Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" }})
 			if err != nil {
 				t.Fatal(err)
@@ -905,6 +918,170 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				d.Stop()
 				t.Fatalf("the daemon kept running after its %s", tc.name)
+			}
+		})
+	}
+}
+
+// tempHome is a fresh home: one directory as BUA_HOME makes it, or with
+// xdg config, state and runtime dirs apart. Its paths are short, so the
+// socket path fits.
+func tempHome(t *testing.T, xdg bool) home.Dirs {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "bua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if !xdg {
+		return home.Dirs{Config: dir, State: dir, Runtime: dir}
+	}
+	return home.Dirs{Config: filepath.Join(dir, "c"), State: filepath.Join(dir, "s"), Runtime: filepath.Join(dir, "r")}
+}
+
+// TestLostHomeLaunchesNothing: a request that reaches a daemon whose
+// state dir was just deleted launches no browser, whether the daemon has
+// noticed yet (it is stopping) or not (managedBrowser.start's check):
+// making the profile would create the deleted home again. The daemon
+// stops, and the state dir stays gone.
+func TestLostHomeLaunchesNothing(t *testing.T) {
+	dirs := tempHome(t, true)
+	var launches atomic.Int32
+	d, err := bridge.New(bridge.Config{
+		Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Getenv: func(string) string { return "" },
+		Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+			launches.Add(1)
+			return &hungBrowser{done: make(chan struct{})}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- d.Run(context.Background(), func() { close(ready) }) }()
+	<-ready
+	cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: dirs, Browser: bridge.SelectManaged})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	defer cl.Close()
+	if err := os.RemoveAll(dirs.State); err != nil {
+		t.Fatal(err)
+	}
+	_, perr = cl.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: true})
+	if perr == nil || perr.Code != protocol.CodeBridgeUnavailable {
+		t.Fatalf("browser start in a deleted home: %v, want bridge_unavailable", perr)
+	}
+	select {
+	case <-done:
+	case <-time.After(3*bridge.HomeCheckInterval + time.Second):
+		d.Stop()
+		t.Fatal("the daemon kept running after its state dir was deleted")
+	}
+	if n := launches.Load(); n != 0 {
+		t.Errorf("%d browsers launched in the deleted home", n)
+	}
+	if _, err := os.Stat(dirs.State); !os.IsNotExist(err) {
+		t.Errorf("the deleted state dir is back: %v", err)
+	}
+}
+
+// writingBrowser is a managed browser that, as Chromium does, creates its
+// profile's folders again as it writes (mkdir -p): every few ms, and once
+// more as it stops, so it always writes after its home is deleted.
+type writingBrowser struct {
+	profile string
+	mu      sync.Mutex
+	done    chan struct{}
+	writing chan struct{} // closed at the first write
+}
+
+func startWriting(profile string) *writingBrowser {
+	b := &writingBrowser{profile: profile, done: make(chan struct{}), writing: make(chan struct{})}
+	b.write()
+	close(b.writing)
+	go func() {
+		for {
+			select {
+			case <-b.done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				b.write()
+			}
+		}
+	}()
+	return b
+}
+
+func (b *writingBrowser) write() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.done:
+		return // exited: writes nothing more
+	default:
+	}
+	dir := filepath.Join(b.profile, "Default", "Cache")
+	if os.MkdirAll(dir, 0o700) == nil {
+		_ = os.WriteFile(filepath.Join(dir, "entry"), []byte("x"), 0o600)
+	}
+}
+
+func (b *writingBrowser) Pid() int { return 1 } // never signalled
+func (b *writingBrowser) Stop(context.Context) error {
+	b.write()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+	return nil
+}
+func (b *writingBrowser) Done() <-chan struct{} { return b.done }
+func (b *writingBrowser) Err() error            { return nil }
+
+// TestLostHomeStaysGone: what a browser writes into its deleted home
+// before it is stopped (Chromium creates the profile's folders again) is
+// removed once it is, so the home stays deleted: BUA_HOME, or the state
+// dir with the lock and socket elsewhere.
+func TestLostHomeStaysGone(t *testing.T) {
+	for _, xdg := range []bool{false, true} {
+		t.Run(map[bool]string{false: "BUA_HOME", true: "state dir"}[xdg], func(t *testing.T) {
+			dirs := tempHome(t, xdg)
+			launched := make(chan *writingBrowser, 1)
+			d, err := bridge.New(bridge.Config{
+				Dirs: dirs, Listen: "127.0.0.1:0", ServerVersion: "0.0.0-test", Prelaunch: bridge.SelectManaged,
+				Getenv: func(string) string { return "" },
+				Launch: func(_ context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+					b := startWriting(o.ProfileDir)
+					launched <- b
+					return b, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- d.Run(context.Background(), nil) }()
+			<-(<-launched).writing
+			// Gone at once, as after `mv` to the trash: the browser's
+			// next write creates it again, whenever the daemon notices.
+			if err := os.Rename(dirs.State, dirs.State+".trash"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dirs.State + ".trash") })
+			select {
+			case <-done:
+			case <-time.After(3*bridge.HomeCheckInterval + time.Second):
+				d.Stop()
+				t.Fatal("the daemon kept running in its deleted home")
+			}
+			if _, err := os.Stat(dirs.State); !os.IsNotExist(err) {
+				entries, _ := filepath.Glob(filepath.Join(dirs.State, "*", "*"))
+				t.Fatalf("the deleted home is back: %v %v", err, entries)
 			}
 		})
 	}

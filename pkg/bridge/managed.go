@@ -36,7 +36,7 @@ type LaunchOptions struct {
 
 // BrowserProcess is a running managed browser.
 type BrowserProcess interface {
-	Pid() int
+	Pid() int // the browser's pid, which leads its process group
 	Stop(ctx context.Context) error
 	Done() <-chan struct{}
 	// Err is how the process exited, once Done is closed: nil for exit
@@ -207,6 +207,10 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	if m.running() {
 		return nil
 	}
+	if why := d.homeLost(); why != "" {
+		// Creating the profile would create the deleted home again.
+		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon's home is gone (%s), so it launches no browser there and is stopping: retry, and the next command starts a new daemon", why)
+	}
 	if d.cfg.Launch == nil {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon cannot launch browsers")
 	}
@@ -301,6 +305,33 @@ func (m *managedBrowser) exited(getenv func(string) string) (<-chan struct{}, *p
 	default:
 		return proc.Done(), nil
 	}
+}
+
+// kill ends the managed browser this daemon launched at once, its whole
+// process group (launchers start it as the group's leader), with SIGKILL:
+// for a home that was deleted, where a browser given SIGTERM writes its
+// profile back and so creates the home again. stop then reaps it.
+func (m *managedBrowser) kill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running() {
+		return
+	}
+	_ = browser.GroupOf(m.proc.Pid()).Kill()
+}
+
+// profileGone says why the running browser's profile is gone (deleted
+// under it), or "".
+func (m *managedBrowser) profileGone() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.running() || m.profile == "" {
+		return ""
+	}
+	if _, err := os.Stat(m.profile); os.IsNotExist(err) {
+		return "the managed browser's profile is gone (" + m.profile + ")"
+	}
+	return ""
 }
 
 // stop stops the managed browser of this home: the one this daemon

@@ -71,6 +71,11 @@ func (g Group) signal(sig syscall.Signal) error {
 	return syscall.Kill(-g.PGID, sig)
 }
 
+// Kill sends SIGKILL to the whole group at once, once Check passes: for a
+// browser that must not write its profile back (a deleted home), which
+// SIGTERM would let it do. It does not wait; the group's parent reaps it.
+func (g Group) Kill() error { return g.signal(syscall.SIGKILL) }
+
 // groupPoll is how often Stop looks for the group's members.
 const groupPoll = 20 * time.Millisecond
 

@@ -13,7 +13,15 @@ import (
 // Dirs are bua's three directories. With $BUA_HOME set all three are that
 // directory; otherwise they follow XDG: config ($XDG_CONFIG_HOME/bua or
 // ~/.config/bua), state ($XDG_STATE_HOME/bua or ~/.local/state/bua) and
-// runtime ($XDG_RUNTIME_DIR/bua or /tmp/bua-UID).
+// runtime ($XDG_RUNTIME_DIR/bua, else the state dir's run/).
+//
+// The runtime dir holds the socket, and whoever owns a directory on the
+// way to the socket can read what the CLI sends. Without XDG_RUNTIME_DIR
+// (a private per-user tmpfs where the system provides one) it is therefore
+// under the user's own home, where no other user can create it first, not
+// /tmp/bua-UID, a predictable name in a directory everyone may write to.
+// /tmp/bua-UID is only the short path a socket moves to when the natural
+// one would not fit in sun_path (Socket), and is checked like the rest.
 type Dirs struct {
 	Config  string // token files
 	State   string // logs, event log, managed browser profile
@@ -46,22 +54,33 @@ func Resolve(getenv func(string) string) (Dirs, error) {
 		}
 		return fallback
 	}
+	state := pick("XDG_STATE_HOME", filepath.Join(userHome, ".local", "state", "bua"))
 	return Dirs{
 		Config:  pick("XDG_CONFIG_HOME", filepath.Join(userHome, ".config", "bua")),
-		State:   pick("XDG_STATE_HOME", filepath.Join(userHome, ".local", "state", "bua")),
-		Runtime: pick("XDG_RUNTIME_DIR", filepath.Join(os.TempDir(), "bua-"+strconv.Itoa(os.Getuid()))),
+		State:   state,
+		Runtime: pick("XDG_RUNTIME_DIR", filepath.Join(state, "run")),
 	}, nil
 }
 
-// Ensure creates the directories at 0700 and tightens them if they exist
-// with wider modes, because the token and socket inside grant control of a
-// logged-in browser.
+// Ensure creates the directories at 0700 and tightens this user's own if
+// they exist with wider modes, because the token and socket inside grant
+// control of a logged-in browser. A directory of another user's, or a
+// symlink on the way to the socket, is an *UnsafeError: the daemon does
+// not serve from it (root's chmod would succeed, and leave it theirs).
 func (d Dirs) Ensure() error {
-	for _, dir := range []string{d.Config, d.State, d.Runtime, filepath.Dir(d.Socket())} {
+	for _, dir := range []string{d.Config, d.State} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		if err := os.Chmod(dir, 0o700); err != nil {
+		if err := d.ownDir(dir); err != nil {
+			return err
+		}
+	}
+	for _, dir := range d.socketDirs() {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := d.checkDir(dir, true); err != nil {
 			return err
 		}
 	}
@@ -135,12 +154,16 @@ func WriteFile(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// CheckPrivate reports whether path exists with no group or other bits set
-// (0600 files, 0700 directories). A missing file is fs.ErrNotExist.
+// CheckPrivate reports whether path exists, is this user's and has no
+// group or other bits set (0600 files, 0700 directories). A missing file
+// is fs.ErrNotExist.
 func CheckPrivate(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
+	}
+	if owner := ownerOf(fi); owner != uid {
+		return fmt.Errorf("%s belongs to %s, not to you, %s, so bua cannot rely on it: ask its owner to remove it, or set BUA_HOME to a new directory of yours", path, whoIs(owner), whoIs(uid))
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s has mode %04o: run `chmod go-rwx %s`", path, fi.Mode().Perm(), path)

@@ -99,6 +99,11 @@ const (
 	// accepted the CLI's connection but did not answer in time: it is
 	// suspended (SIGSTOP, Ctrl-Z) or stuck.
 	ReasonDaemonUnresponsive = "daemon_unresponsive"
+	// ReasonUnsafeSocket: the CLI refused to speak on the daemon's socket,
+	// or to start a daemon there, because a directory on the way is
+	// another user's or a symlink, or the socket's listener runs as
+	// another user (home.UnsafeError): nothing was sent.
+	ReasonUnsafeSocket = "unsafe_socket"
 )
 
 // Errorf builds an *Error with a formatted message.

@@ -20,7 +20,7 @@ function fakeTab(overrides = {}, opts = {}) {
     hitFor: (id) => id, // node at a target's centre
     cover: null,
     disabled: new Set(), // backendNodeIds that are :disabled or aria-disabled
-    rectFor: () => [10, 10, 20, 10], // getBoundingClientRect, matching the default box
+    quadsFor: () => [[10, 10, 30, 10, 30, 20, 10, 20]], // DOM.getContentQuads, matching the default box
     hidden: false, // document.visibilityState === "hidden"
   };
   const throwCdp = (message) => {
@@ -60,7 +60,7 @@ function fakeTab(overrides = {}, opts = {}) {
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
         const id = Number(p.objectId.slice(4));
-        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), top: true, root: true, animating: Boolean(page.stable), hidden: page.hidden };
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, animating: Boolean(page.stable), hidden: page.hidden };
         return { result: { type: "object", value } };
       }
       // The stability probe, asked only while an animation runs on the target.
@@ -78,6 +78,7 @@ function fakeTab(overrides = {}, opts = {}) {
       return { result: { type: "undefined" } };
     },
     "DOM.getNodeForLocation": () => ({ backendNodeId: page.hitFor(page.lastBox) }),
+    "DOM.getContentQuads": () => ({ quads: page.quadsFor() }),
     "DOM.scrollIntoViewIfNeeded": (p) => {
       page.lastBox = p.backendNodeId !== undefined ? p.backendNodeId : Number(p.objectId.slice(4));
       return {};
@@ -346,15 +347,36 @@ test("click waits for a moving target to stand still", async () => {
   const fake = fakeTab();
   const { c } = makeController(fake);
   await c.run(TAB, { type: "extract" });
+  // Each probe reads the content quads twice, after the scroll and with
+  // the page-side checks: the click waits until two reads agree.
+  const at = (x) => [[x, 10, x + 20, 10, x + 20, 20, x, 20]];
   let moves = 3;
-  fake.page.rectFor = () => (moves-- > 0 ? [10 + moves * 5, 10, 20, 10] : [10, 10, 20, 10]);
+  fake.page.quadsFor = () => (moves-- > 0 ? at(10 + moves * 5) : at(10));
   assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
-  assert.equal(moves, 0);
+  assert.ok(moves < 0, "clicked while it moved");
   const action = { type: "click", uid: "e0" };
-  // Always away from the box (x 10): a position within 1 px of it would
-  // read as standing still.
-  fake.page.rectFor = () => [50 + Math.random() * 50, 10, 20, 10];
+  // Always more than 1 px from the last read: within 1 px reads as still.
+  let x = 10;
+  fake.page.quadsFor = () => at((x += 5));
   await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /not stable/);
+});
+
+test("the stability check compares the hit-target box with itself: an inline link whose line box differs from its quads is clicked at once", async () => {
+  // An <a> around an <img> with whitespace about it: its border box is
+  // the link's own line box (17 px, the font's), its content quads the
+  // image (40 px) and the trailing space; neither moves.
+  const fake = fakeTab({
+    "DOM.getBoxModel": () => ({ model: { width: 124, height: 17, border: [22, 42, 146, 42, 146, 59, 22, 59] } }),
+    "DOM.getContentQuads": () => ({ quads: [[22, 16, 142, 16, 142, 56, 22, 56], [142, 42, 146, 42, 146, 59, 142, 59]] }),
+  });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  const started = Date.now();
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.equal(fake.calls.filter((x) => x[0] === "DOM.getContentQuads").length, 2, "one probe: two reads of the same box");
+  assert.ok(Date.now() - started < 200, "no retries");
+  const down = fake.calls.find((x) => x[0] === "Input.dispatchMouseEvent" && x[1].type === "mousePressed")[1];
+  assert.deepEqual([down.x, down.y], [82, 36], "aimed at the image's centre, the first quad");
 });
 
 test("an animating target is clicked once two frames show it still, never on a tab that draws no frames", async () => {

@@ -6,6 +6,7 @@ import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
 import { collectElements } from "../src/lib/elements.js";
+import { REPLY_MARGIN_MS } from "../src/generated/protocol.js";
 
 const TAB = 7;
 
@@ -640,7 +641,7 @@ test("reload resolves on DOMContentLoaded when load never comes, just before the
     });
     const { c } = makeController(fake);
     let out;
-    const p = c.run(TAB, { type: "reload" }, budgetFor({ type: "reload" }, 5000, 0)).then((r) => (out = r), (e) => (out = e));
+    const p = c.run(TAB, { type: "reload" }, budgetFor({ type: "reload" }, 4000 + REPLY_MARGIN_MS, 0)).then((r) => (out = r), (e) => (out = e));
     for (let t = 0; t < 3700; t += 100) {
       await flush();
       mock.timers.tick(100);
@@ -689,7 +690,7 @@ test("a navigate that never loads fails timeout inside its budget", async () => 
     const action = { type: "navigate", url: "http://never.test/" };
     let out;
     let at;
-    const p = c.run(TAB, action, budgetFor(action, 3000, 0)).then((r) => (out = r), (e) => (out = e)).finally(() => (at = Date.now()));
+    const p = c.run(TAB, action, budgetFor(action, 2000 + REPLY_MARGIN_MS, 0)).then((r) => (out = r), (e) => (out = e)).finally(() => (at = Date.now()));
     for (let t = 0; t < 2000; t += 100) {
       await flush(5);
       mock.timers.tick(100);
@@ -710,9 +711,9 @@ test("wait_for and evaluate take their inner timeouts from the budget", async ()
   });
   const { c } = makeController(fake);
   const w = { type: "wait_for", selector: "#never", timeoutMs: 60000 };
-  await rejectsWith(c.run(TAB, w, budgetFor(w, 1500)), "timeout", /^selector "#never" still not visible after (4\d\d|500) ms \(no element matches\)$/);
+  await rejectsWith(c.run(TAB, w, budgetFor(w, 750 + REPLY_MARGIN_MS)), "timeout", /^selector "#never" still not visible after (4\d\d|500) ms \(no element matches\)$/);
   const e = { type: "evaluate", expression: "return 1" };
-  await c.run(TAB, e, budgetFor(e, 4000));
+  await c.run(TAB, e, budgetFor(e, 3000 + REPLY_MARGIN_MS));
   const sent = fake.calls.filter((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("return 1")).at(-1)[1];
   assert.ok(sent.timeout <= 3000 - 250 && sent.timeout > 2500, `CDP timeout ${sent.timeout}`);
 });

@@ -8,6 +8,7 @@ import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
+import { SETTLE_MS } from "../lib/budget.js";
 
 const GROUP = "bua";
 
@@ -297,25 +298,29 @@ const STABLE = `function () {
 const POLL_MS = [20, 50, 100, 100, 200];
 
 // waitActionable runs probe until it returns {ok: true, ...} or the
-// action's budget (lib/budget.js) runs out, which is timeout naming the
-// check that failed last. A probe throws for what waiting cannot fix: a
-// stale uid, a selector with no match, a node removed from the page.
+// action's own time (budget.inner(): the caller's --timeout or step
+// timeout, x-ladder) runs out, which is timeout naming the check that
+// failed last. The last probe starts when that time is up; the settle
+// margin above it is for that probe and the answer. A probe throws for
+// what waiting cannot fix: a stale uid, a selector with no match, a node
+// removed from the page.
 export async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
-  let slowest = 0; // the longest probe so far: the next one must fit too
+  let slowest = 0; // the longest probe so far
   for (let i = 0; ; i++) {
     const t0 = Date.now();
     const r = await probe();
     slowest = Math.max(slowest, Date.now() - t0);
     if (r.ok) return r;
     why = r.why;
-    const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
-    // Stop while there is room to say which check failed: a probe that
-    // would outrun the budget ends in the controller's bare watchdog
-    // timeout instead (a slow page, a loaded machine).
-    if (ctx.budget.inner() <= pause + slowest) break;
-    await ctx.sleep(pause);
+    const left = ctx.budget.inner();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
+    // Stop while there is room to say which check failed: a last probe
+    // slower than the settle margin (a slow page, a loaded machine) would
+    // end in the controller's bare watchdog timeout instead.
+    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,

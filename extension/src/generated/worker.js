@@ -467,7 +467,10 @@ const ACTION_SPECS = Object.freeze({
 
 // The extension ends an action this much before the request's deadlineMs
 // (x-ladder).
-const REPLY_MARGIN_MS = 1000;
+const REPLY_MARGIN_MS = 500;
+// The extension's budget runs this much past the action's own time, its
+// inner waits, for the last probe and the answer (x-ladder).
+const SETTLE_MARGIN_MS = 250;
 const WAIT_FOR_DEFAULT_MS = 10000;
 const WAIT_FOR_MAX_MS = 60000;
 
@@ -507,7 +510,7 @@ const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","S
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
 // The roles a role target may name ($defs/role).
 const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js
@@ -1452,16 +1455,20 @@ const __lib_budget = (() => {
 // The extension's rungs of the timeout ladder (the schema's x-ladder,
 // docs/extension.md §Timeout ladder): a request's action budget is its
 // deadlineMs less REPLY_MARGIN_MS, so our own timeout error reaches the
-// daemon before its pool gives up; every inner wait (the controller's
-// watchdog, a page load, a wait_for poll, evaluate's CDP timeout) is
-// bounded by what is left of that budget. Pure: node tests prove the order.
+// daemon before its pool gives up; every inner wait (a page load, a
+// wait_for poll, an actionability wait, evaluate's CDP timeout) may take
+// what is left of that budget less SETTLE_MS, the action's own time: the
+// caller's --timeout or step timeout, since the daemon adds both margins
+// on top of it. The controller's watchdog fires at the budget's end. Pure:
+// node tests prove the order.
 
-const { ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } = __generated_protocol;
+const { ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } = __generated_protocol;
 
-// SETTLE_MS is what an inner wait leaves unused so its action can still
-// answer (e.g. navigate's DOMContentLoaded fallback) before the
-// controller's watchdog fires at the end of the budget.
-const SETTLE_MS = 250;
+// SETTLE_MS is what an inner wait leaves of the budget so its action can
+// still answer (a last actionability probe, navigate's DOMContentLoaded
+// fallback) before the controller's watchdog fires at the budget's end:
+// the schema's x-ladder settleMarginMs.
+const SETTLE_MS = SETTLE_MARGIN_MS;
 
 // Used only for a type the schema does not know; such an action fails
 // invalid_action at once.
@@ -1474,18 +1481,21 @@ function waitTimeoutMs(action) {
   return Math.min(WAIT_FOR_MAX_MS, t);
 }
 
-// poolDeadlineMs is the daemon's default pool deadline for action (x-ladder
-// level 2): its x-budgetMs, plus its timeoutMs when its params include one.
+// poolDeadlineMs is the daemon's default pool deadline for action
+// (x-ladder): the action's own default time, its x-budgetMs plus its
+// timeoutMs when its params include one, with both margins on top.
 function poolDeadlineMs(action) {
   const spec = action && Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
   if (!spec) return FALLBACK_BUDGET_MS;
-  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0);
+  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0) + SETTLE_MS + REPLY_MARGIN_MS;
 }
 
-// actionBudgetMs is x-ladder level 4 for a request that leaves deadlineMs
-// (level 3) to the daemon: deadlineMs less REPLY_MARGIN_MS. A deadline too
-// short to keep the whole margin keeps half of itself instead, so the
-// budget stays below deadlineMs and is never less than 1 ms.
+// actionBudgetMs is the extension's budget (x-ladder level 2) for a
+// request's deadlineMs (level 3): deadlineMs less REPLY_MARGIN_MS. A
+// deadline too short to keep the whole margin (from a plain deadline of
+// under a second: the daemon adds the margins to a caller's timeout) keeps
+// half of itself instead, so the budget stays below deadlineMs and is
+// never less than 1 ms.
 function actionBudgetMs(deadlineMs) {
   if (deadlineMs > 2 * REPLY_MARGIN_MS) return deadlineMs - REPLY_MARGIN_MS;
   return Math.max(1, Math.floor(deadlineMs / 2));
@@ -2861,6 +2871,7 @@ const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
 const { describeRoleTarget, findByRole } = __lib_role_target;
+const { SETTLE_MS } = __lib_budget;
 
 const GROUP = "bua";
 
@@ -3150,25 +3161,29 @@ const STABLE = `function () {
 const POLL_MS = [20, 50, 100, 100, 200];
 
 // waitActionable runs probe until it returns {ok: true, ...} or the
-// action's budget (lib/budget.js) runs out, which is timeout naming the
-// check that failed last. A probe throws for what waiting cannot fix: a
-// stale uid, a selector with no match, a node removed from the page.
+// action's own time (budget.inner(): the caller's --timeout or step
+// timeout, x-ladder) runs out, which is timeout naming the check that
+// failed last. The last probe starts when that time is up; the settle
+// margin above it is for that probe and the answer. A probe throws for
+// what waiting cannot fix: a stale uid, a selector with no match, a node
+// removed from the page.
 async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
-  let slowest = 0; // the longest probe so far: the next one must fit too
+  let slowest = 0; // the longest probe so far
   for (let i = 0; ; i++) {
     const t0 = Date.now();
     const r = await probe();
     slowest = Math.max(slowest, Date.now() - t0);
     if (r.ok) return r;
     why = r.why;
-    const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
-    // Stop while there is room to say which check failed: a probe that
-    // would outrun the budget ends in the controller's bare watchdog
-    // timeout instead (a slow page, a loaded machine).
-    if (ctx.budget.inner() <= pause + slowest) break;
-    await ctx.sleep(pause);
+    const left = ctx.budget.inner();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
+    // Stop while there is room to say which check failed: a last probe
+    // slower than the settle margin (a slow page, a loaded machine) would
+    // end in the controller's bare watchdog timeout instead.
+    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,

@@ -79,7 +79,7 @@ const corpusLinksPerPage = 4
 // evaluate records the link each trusted click reached and prevents its
 // navigation, so the page stays put for the next click and no click
 // leaves for the network. Issue 21 found 9 of 25 such clicks failing "not
-// stable"; the figures are in docs/testing.md ("Image links on real
+// stable"; the figures are in BENCHMARKS.md ("Image links on real
 // pages").
 func TestClickCorpusImageLinks(t *testing.T) {
 	srv := httptest.NewServer(corpusHandler())

@@ -44,7 +44,7 @@ func exit(code int) error {
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "json", Usage: "print the full result or error as one JSON object"},
-		&cli.DurationFlag{Name: "timeout", Usage: "deadline for the whole command (0 = the action's own default)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "how long the command may work, all of it; it answers within that plus " + protocol.LadderMargin.String() + " (0 = the action's own default)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only what scripts need"},
 		&cli.StringFlag{Name: "browser", Value: "auto", Usage: "which browser serves actions: auto, user or managed"},
 	}

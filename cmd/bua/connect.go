@@ -60,7 +60,10 @@ func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Erro
 	return bridge.Dial(ctx, bridge.ClientOptions{Dirs: d})
 }
 
-// commandContext applies the global --timeout to c's context.
+// commandContext applies the global --timeout to c's context: the time
+// the command's work may take (for an action, schema x-ladder level 1),
+// all of it. protocol.WithTimeout puts the ladder's margins on top, so the
+// command answers within --timeout plus protocol.LadderMargin.
 func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 	if t := c.Duration("timeout"); t > 0 {
 		// protocol.WithTimeout keeps t, so errors state it.

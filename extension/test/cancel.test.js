@@ -365,7 +365,7 @@ test("click stops its actionability polling when cancelled", async () => {
     "DOM.describeNode": () => ({ node: { backendNodeId: 101 } }),
     "DOM.getBoxModel": () => ({ model: { width: 20, height: 10, border: [10, 10, 30, 10, 30, 20, 10, 20] } }),
     // never visible: the probe keeps waiting
-    "Runtime.callFunctionOn": () => ({ result: { type: "object", value: { connected: true, visible: false, enabled: true, editable: true, rect: [10, 10, 20, 10], animating: false } } }),
+    "Runtime.callFunctionOn": () => ({ result: { type: "object", value: { connected: true, visible: false, enabled: true, editable: true, animating: false } } }),
   });
   await runAborted(c, { type: "click", selector: "#hidden" }, 150);
   const n = calls.length;

@@ -6,6 +6,7 @@ import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
 import { collectElements } from "../src/lib/elements.js";
+import { REPLY_MARGIN_MS } from "../src/generated/protocol.js";
 
 const TAB = 7;
 
@@ -20,7 +21,7 @@ function fakeTab(overrides = {}, opts = {}) {
     hitFor: (id) => id, // node at a target's centre
     cover: null,
     disabled: new Set(), // backendNodeIds that are :disabled or aria-disabled
-    rectFor: () => [10, 10, 20, 10], // getBoundingClientRect, matching the default box
+    quadsFor: () => [[10, 10, 30, 10, 30, 20, 10, 20]], // DOM.getContentQuads, matching the default box
     hidden: false, // document.visibilityState === "hidden"
   };
   const throwCdp = (message) => {
@@ -60,7 +61,7 @@ function fakeTab(overrides = {}, opts = {}) {
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
         const id = Number(p.objectId.slice(4));
-        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, rect: page.rectFor(id), top: true, root: true, animating: Boolean(page.stable), hidden: page.hidden };
+        const value = { connected: page.connected.has(id), visible: id !== 103, enabled: !page.disabled.has(id), editable: true, animating: Boolean(page.stable), hidden: page.hidden };
         return { result: { type: "object", value } };
       }
       // The stability probe, asked only while an animation runs on the target.
@@ -78,6 +79,7 @@ function fakeTab(overrides = {}, opts = {}) {
       return { result: { type: "undefined" } };
     },
     "DOM.getNodeForLocation": () => ({ backendNodeId: page.hitFor(page.lastBox) }),
+    "DOM.getContentQuads": () => ({ quads: page.quadsFor() }),
     "DOM.scrollIntoViewIfNeeded": (p) => {
       page.lastBox = p.backendNodeId !== undefined ? p.backendNodeId : Number(p.objectId.slice(4));
       return {};
@@ -346,15 +348,36 @@ test("click waits for a moving target to stand still", async () => {
   const fake = fakeTab();
   const { c } = makeController(fake);
   await c.run(TAB, { type: "extract" });
+  // Each probe reads the content quads twice, after the scroll and with
+  // the page-side checks: the click waits until two reads agree.
+  const at = (x) => [[x, 10, x + 20, 10, x + 20, 20, x, 20]];
   let moves = 3;
-  fake.page.rectFor = () => (moves-- > 0 ? [10 + moves * 5, 10, 20, 10] : [10, 10, 20, 10]);
+  fake.page.quadsFor = () => (moves-- > 0 ? at(10 + moves * 5) : at(10));
   assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
-  assert.equal(moves, 0);
+  assert.ok(moves < 0, "clicked while it moved");
   const action = { type: "click", uid: "e0" };
-  // Always away from the box (x 10): a position within 1 px of it would
-  // read as standing still.
-  fake.page.rectFor = () => [50 + Math.random() * 50, 10, 20, 10];
+  // Always more than 1 px from the last read: within 1 px reads as still.
+  let x = 10;
+  fake.page.quadsFor = () => at((x += 5));
   await rejectsWith(c.run(TAB, action, budgetFor(action, 800)), "timeout", /not stable/);
+});
+
+test("the stability check compares the hit-target box with itself: an inline link whose line box differs from its quads is clicked at once", async () => {
+  // An <a> around an <img> with whitespace about it: its border box is
+  // the link's own line box (17 px, the font's), its content quads the
+  // image (40 px) and the trailing space; neither moves.
+  const fake = fakeTab({
+    "DOM.getBoxModel": () => ({ model: { width: 124, height: 17, border: [22, 42, 146, 42, 146, 59, 22, 59] } }),
+    "DOM.getContentQuads": () => ({ quads: [[22, 16, 142, 16, 142, 56, 22, 56], [142, 42, 146, 42, 146, 59, 142, 59]] }),
+  });
+  const { c } = makeController(fake);
+  await c.run(TAB, { type: "extract" });
+  const started = Date.now();
+  assert.deepEqual(await c.run(TAB, { type: "click", uid: "e0" }), { ok: true });
+  assert.equal(fake.calls.filter((x) => x[0] === "DOM.getContentQuads").length, 2, "one probe: two reads of the same box");
+  assert.ok(Date.now() - started < 200, "no retries");
+  const down = fake.calls.find((x) => x[0] === "Input.dispatchMouseEvent" && x[1].type === "mousePressed")[1];
+  assert.deepEqual([down.x, down.y], [82, 36], "aimed at the image's centre, the first quad");
 });
 
 test("an animating target is clicked once two frames show it still, never on a tab that draws no frames", async () => {
@@ -618,7 +641,7 @@ test("reload resolves on DOMContentLoaded when load never comes, just before the
     });
     const { c } = makeController(fake);
     let out;
-    const p = c.run(TAB, { type: "reload" }, budgetFor({ type: "reload" }, 5000, 0)).then((r) => (out = r), (e) => (out = e));
+    const p = c.run(TAB, { type: "reload" }, budgetFor({ type: "reload" }, 4000 + REPLY_MARGIN_MS, 0)).then((r) => (out = r), (e) => (out = e));
     for (let t = 0; t < 3700; t += 100) {
       await flush();
       mock.timers.tick(100);
@@ -667,7 +690,7 @@ test("a navigate that never loads fails timeout inside its budget", async () => 
     const action = { type: "navigate", url: "http://never.test/" };
     let out;
     let at;
-    const p = c.run(TAB, action, budgetFor(action, 3000, 0)).then((r) => (out = r), (e) => (out = e)).finally(() => (at = Date.now()));
+    const p = c.run(TAB, action, budgetFor(action, 2000 + REPLY_MARGIN_MS, 0)).then((r) => (out = r), (e) => (out = e)).finally(() => (at = Date.now()));
     for (let t = 0; t < 2000; t += 100) {
       await flush(5);
       mock.timers.tick(100);
@@ -688,9 +711,9 @@ test("wait_for and evaluate take their inner timeouts from the budget", async ()
   });
   const { c } = makeController(fake);
   const w = { type: "wait_for", selector: "#never", timeoutMs: 60000 };
-  await rejectsWith(c.run(TAB, w, budgetFor(w, 1500)), "timeout", /^selector "#never" still not visible after (4\d\d|500) ms \(no element matches\)$/);
+  await rejectsWith(c.run(TAB, w, budgetFor(w, 750 + REPLY_MARGIN_MS)), "timeout", /^selector "#never" still not visible after (4\d\d|500) ms \(no element matches\)$/);
   const e = { type: "evaluate", expression: "return 1" };
-  await c.run(TAB, e, budgetFor(e, 4000));
+  await c.run(TAB, e, budgetFor(e, 3000 + REPLY_MARGIN_MS));
   const sent = fake.calls.filter((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("return 1")).at(-1)[1];
   assert.ok(sent.timeout <= 3000 - 250 && sent.timeout > 2500, `CDP timeout ${sent.timeout}`);
 });

@@ -55,7 +55,7 @@ function fakeFrames() {
     "DOM.getContentQuads": () => ({ quads: [box.border] }),
     "Runtime.callFunctionOn": (p) => {
       if (p.functionDeclaration.includes("bua:actionable")) {
-        return { result: { type: "object", value: { connected: true, visible: true, enabled: true, editable: true, rect: [10, 10, 20, 10], top: false, root: true, animating: false, hidden: false } } };
+        return { result: { type: "object", value: { connected: true, visible: true, enabled: true, editable: true, animating: false, hidden: false } } };
       }
       if (p.functionDeclaration.includes("elementFromPoint")) return { result: { type: "object", value: { ok: true } } };
       return { result: { type: "undefined" } };

@@ -18,6 +18,7 @@ test("version, actions, codes, reasons, events and keys match the schema", () =>
   assert.deepEqual([...P.NAMED_KEYS], defs.key["x-namedKeys"]);
   assert.deepEqual([...P.KEY_MODIFIERS], defs.key["x-modifiers"]);
   assert.equal(P.REPLY_MARGIN_MS, schema["x-ladder"].replyMarginMs);
+  assert.equal(P.SETTLE_MARGIN_MS, schema["x-ladder"].settleMarginMs);
   for (const a of P.ACTIONS) {
     const def = defs[`action.${a}`];
     assert.equal(P.ACTION_SPECS[a].scope, def["x-scope"], a);

@@ -690,50 +690,74 @@ func TestOneDaemonPerHome(t *testing.T) {
 	}
 }
 
-// TestTimeoutLadder proves the schema's x-ladder ordering end to end over a
-// real socket: the caller's limit > the pool deadline >= the request's
-// deadlineMs > the extension's action budget (deadlineMs less the reply
-// margin), for a caller deadline and for each action's default.
+// TestTimeoutLadder proves the schema's x-ladder end to end over real
+// sockets, from the CLI's client through the daemon to the extension: the
+// caller's timeout, or else the action's default, is the
+// action's own time, and each margin goes on top of it. The request's
+// deadlineMs is that time plus protocol.LadderMargin (less what sending
+// took), so the extension's budget (deadlineMs less the reply margin) less
+// its settle margin, the time its inner waits may take, is the whole
+// timeout; the caller's context ends last. A plain context deadline is the
+// caller's whole limit instead, and the margins come out of it.
 func TestTimeoutLadder(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
-	pool := h.Daemon.Pool()
+	client := h.Client(t)
 	ms := 2000
+	// slack is what the request's way to the fake extension may take.
+	const slack = 500 * time.Millisecond
 	tests := []struct {
-		name   string
-		limit  time.Duration // the caller's; 0: none
-		action protocol.Action
+		name    string
+		timeout time.Duration // the caller's, through protocol.WithTimeout; 0: none
+		limit   time.Duration // a plain context deadline; 0: none
+		action  protocol.Action
+		own     time.Duration // the time the action's inner waits may take
 	}{
-		{"CallerLimit", 50 * time.Second, protocol.Navigate("https://a.test")},
-		{"ShortCallerLimit", 3 * time.Second, protocol.Evaluate("return 1")},
-		{"DefaultNavigate", 0, protocol.Navigate("https://a.test")},
-		{"DefaultEvaluate", 0, protocol.Evaluate("return 1")},
-		{"DefaultWaitFor", 0, protocol.Action{Type: protocol.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}},
-		{"LongerThanWaitForCap", 90 * time.Second, protocol.WaitFor(protocol.Target{Selector: "#a"}, time.Minute)},
+		{"CallerTimeout", 3 * time.Second, 0, protocol.Click(protocol.Target{Selector: "#a"}), 3 * time.Second},
+		{"OneSecond", time.Second, 0, protocol.Click(protocol.Target{Selector: "#a"}), time.Second},
+		{"LongCallerTimeout", 50 * time.Second, 0, protocol.Navigate("https://a.test"), 50 * time.Second},
+		{"LongerThanWaitForCap", 90 * time.Second, 0, protocol.WaitFor(protocol.Target{Selector: "#a"}, time.Minute), 90 * time.Second},
+		{"DefaultNavigate", 0, 0, protocol.Navigate("https://a.test"), 30 * time.Second},
+		{"DefaultEvaluate", 0, 0, protocol.Evaluate("return 1"), 15 * time.Second},
+		{"DefaultWaitFor", 0, 0, protocol.Action{Type: protocol.ActionWaitFor, Selector: "#a", TimeoutMs: &ms}, 7 * time.Second},
+		{"PlainDeadline", 0, 10 * time.Second, protocol.Evaluate("return 1"), 10*time.Second - protocol.LadderMargin},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			limit := protocol.DefaultTimeout(tt.action)
-			if tt.limit > 0 {
+			switch {
+			case tt.timeout > 0:
+				var cancel context.CancelFunc
+				ctx, cancel = protocol.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+				dl, _ := ctx.Deadline()
+				if left := time.Until(dl); left > tt.timeout+protocol.LadderMargin || left < tt.timeout+protocol.LadderMargin-slack {
+					t.Fatalf("the caller's context ends in %s, want its timeout %s plus the ladder's margins %s", left, tt.timeout, protocol.LadderMargin)
+				}
+			case tt.limit > 0:
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, tt.limit)
 				defer cancel()
-				limit = tt.limit
 			}
-			pool.Request(ctx, tt.action)
+			client.Request(ctx, tt.action)
 			ds := ext.Deadlines()
-			got := time.Duration(ds[len(ds)-1]) * time.Millisecond
-			if got <= 0 || got > limit || got < limit-2*time.Second {
-				t.Fatalf("deadlineMs = %s, want just under the limit %s", got, limit)
+			deadline := time.Duration(ds[len(ds)-1]) * time.Millisecond
+			want := tt.own + protocol.LadderMargin
+			if deadline > want || deadline < want-slack {
+				t.Fatalf("deadlineMs = %s, want the action's time %s plus the ladder's margins: %s", deadline, tt.own, want)
 			}
-			if budget := got - protocol.ReplyMargin; budget <= 0 || budget >= got {
-				t.Fatalf("extension budget %s is not below deadlineMs %s", budget, got)
+			budget := deadline - protocol.ReplyMargin // the extension's (extension/src/lib/budget.js)
+			inner := budget - protocol.SettleMargin
+			if !(inner < budget && budget < deadline) {
+				t.Fatalf("the ladder is out of order: inner waits %s, budget %s, deadlineMs %s", inner, budget, deadline)
 			}
-			if tt.limit > protocol.MaxWaitForTimeout && got <= protocol.MaxWaitForTimeout {
-				t.Fatalf("deadlineMs %s is capped at wait_for's %s", got, protocol.MaxWaitForTimeout)
+			if inner < tt.own-slack {
+				t.Fatalf("the action's inner waits get %s of its %s", inner, tt.own)
 			}
 		})
+	}
+	if got := bridge.Deadline(context.Background(), protocol.Click(protocol.Target{UID: "e1"})); got != 30*time.Second+protocol.LadderMargin {
+		t.Errorf("the pool's default for click = %s, want its x-budgetMs 30s plus %s", got, protocol.LadderMargin)
 	}
 }
 

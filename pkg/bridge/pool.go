@@ -162,8 +162,9 @@ func (p *Pool) Request(ctx context.Context, a protocol.Action) (json.RawMessage,
 }
 
 // Send validates a, sends it on c and waits for the response. The deadline
-// is ctx's when it has one (an explicit deadline replaces the default),
-// else DefaultTimeout(a); expiry resolves with timeout. A cancelled ctx
+// is Deadline's: ctx's when it has one (an explicit deadline replaces the
+// default), else the action's default time plus the ladder's margins;
+// expiry resolves with timeout. A cancelled ctx
 // resolves at once with internal_error "aborted by caller"; a disconnect
 // with internal_error. The pending entry is always removed, so a late
 // response is logged and dropped as stray.
@@ -316,14 +317,16 @@ func (p *Pool) cancelSent(c *Conn, id string, a protocol.Action, err *protocol.E
 	p.log.Info("request cancelled", "id", id, "action", a.Type, "reason", err.Message, "code", err.Code, "cancelSent", sent)
 }
 
-// Deadline is the pool's deadline for a, level (2) of the schema's timeout
-// ladder (x-ladder): what is left of ctx's deadline when it has one, else
-// protocol.DefaultTimeout(a).
+// Deadline is the pool's deadline for a, level (4) of the schema's timeout
+// ladder (x-ladder), which the request's deadlineMs carries: what is left
+// of ctx's deadline when it has one (protocol.WithTimeout put the ladder's
+// margins on top of the caller's timeout), else the action's own default
+// time, protocol.DefaultTimeout(a), plus protocol.LadderMargin.
 func Deadline(ctx context.Context, a protocol.Action) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		return time.Until(dl)
 	}
-	return protocol.DefaultTimeout(a)
+	return protocol.DefaultTimeout(a) + protocol.LadderMargin
 }
 
 func ctxError(ctx context.Context, a protocol.Action) *protocol.Error {
@@ -350,8 +353,8 @@ func timeoutError(ctx context.Context, a protocol.Action, d time.Duration) *prot
 // the timeout that applied rather than a default or what was left of it.
 func withCallerTimeout(ctx context.Context, left, stated time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := protocol.WithTimeout(ctx, stated)
-	// protocol.WithTimeout's deadline is stated from now; the caller's
-	// deadline is left from now, which is sooner.
+	// protocol.WithTimeout's deadline is stated plus the ladder's margins
+	// from now; the caller's deadline is left from now, which is sooner.
 	ctx2, cancel2 := context.WithTimeout(ctx, left)
 	return ctx2, func() { cancel2(); cancel() }
 }

@@ -303,10 +303,11 @@ func (a Action) OnTab(tabID int) Action {
 	return a
 }
 
-// DefaultTimeout is the pool's deadline for a when the caller sets none,
-// level (2) of the schema's timeout ladder (x-ladder): the action's budget
+// DefaultTimeout is the time a may take when the caller sets none, level
+// (1) of the schema's timeout ladder (x-ladder): the action's budget
 // (x-budgetMs), plus its timeoutMs param (or that param's default) for an
-// action that waits, such as wait_for. A ctx deadline replaces it.
+// action that waits, such as wait_for. The ladder's margins
+// (LadderMargin) go on top; a caller's timeout replaces it.
 func DefaultTimeout(a Action) time.Duration {
 	spec, ok := ActionSpecs[a.Type]
 	if !ok {

@@ -430,7 +430,12 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 // ReplyMargin is how much sooner than the request's deadlineMs the
 // extension ends an action, so its own timeout reaches the daemon first
 // (schema x-ladder).
-const ReplyMargin = 1 * time.Second
+const ReplyMargin = 500 * time.Millisecond
+
+// SettleMargin is how much longer than the action's own time (its inner
+// waits) the extension's budget runs, for the last probe and the answer
+// (schema x-ladder).
+const SettleMargin = 250 * time.Millisecond
 
 // wait_for's timeoutMs when the action omits it, and its cap.
 const (

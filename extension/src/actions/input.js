@@ -8,6 +8,7 @@ import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
+import { SETTLE_MS } from "../lib/budget.js";
 
 const GROUP = "bua";
 
@@ -251,24 +252,22 @@ const COVER = `function () {
 // the actionability checks need (docs/extension.md §Actionability): still
 // connected, visible (a non-empty box, not visibility:hidden), enabled (not
 // :disabled, itself or through a fieldset, and not inside
-// aria-disabled="true"), editable (not a read-only input), its viewport
-// rect (compared with the box model for stability where both share one
-// viewport: the top document, or an out-of-process iframe's own), and
-// whether a running animation moves it or an ancestor.
+// aria-disabled="true"), editable (not a read-only input), whether a
+// running animation moves it or an ancestor, and whether its document is
+// hidden (drawFrame).
 export const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
   const e = el.nodeType === 1 ? el : el.parentElement;
-  if (!e) return { connected: true, visible: false, enabled: true, editable: true, rect: null, animating: false };
+  if (!e) return { connected: true, visible: false, enabled: true, editable: true, animating: false };
   const r = e.getBoundingClientRect();
   const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden" &&
     (typeof e.checkVisibility !== "function" || e.checkVisibility());
   const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
   const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
-  // The element's own document and window: a node found from the parent
-  // (a selector in a same-origin frame) runs this in the parent's realm.
+  // The element's own document: a node found from the parent (a selector
+  // in a same-origin frame) runs this in the parent's realm.
   const doc = e.ownerDocument || document;
-  const win = doc.defaultView || window;
   let animating = false;
   if (typeof doc.getAnimations === "function") {
     for (const a of doc.getAnimations()) {
@@ -276,13 +275,8 @@ export const ACTIONABLE = `function () { /* bua:actionable */
       if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
     }
   }
-  const top = win === win.top;
   const hidden = doc.visibilityState === "hidden";
-  // root: the document is its process's outermost (the top one, or an
-  // out-of-process iframe's: its parent is not reachable), where the box
-  // model and this rect share one viewport.
-  const root = top || win.frameElement === null;
-  return { connected: true, visible, enabled: !disabled, editable, rect: [r.x, r.y, r.width, r.height], top, root, animating, hidden };
+  return { connected: true, visible, enabled: !disabled, editable, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -304,25 +298,29 @@ const STABLE = `function () {
 const POLL_MS = [20, 50, 100, 100, 200];
 
 // waitActionable runs probe until it returns {ok: true, ...} or the
-// action's budget (lib/budget.js) runs out, which is timeout naming the
-// check that failed last. A probe throws for what waiting cannot fix: a
-// stale uid, a selector with no match, a node removed from the page.
+// action's own time (budget.inner(): the caller's --timeout or step
+// timeout, x-ladder) runs out, which is timeout naming the check that
+// failed last. The last probe starts when that time is up; the settle
+// margin above it is for that probe and the answer. A probe throws for
+// what waiting cannot fix: a stale uid, a selector with no match, a node
+// removed from the page.
 export async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
-  let slowest = 0; // the longest probe so far: the next one must fit too
+  let slowest = 0; // the longest probe so far
   for (let i = 0; ; i++) {
     const t0 = Date.now();
     const r = await probe();
     slowest = Math.max(slowest, Date.now() - t0);
     if (r.ok) return r;
     why = r.why;
-    const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
-    // Stop while there is room to say which check failed: a probe that
-    // would outrun the budget ends in the controller's bare watchdog
-    // timeout instead (a slow page, a loaded machine).
-    if (ctx.budget.inner() <= pause + slowest) break;
-    await ctx.sleep(pause);
+    const left = ctx.budget.inner();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
+    // Stop while there is room to say which check failed: a last probe
+    // slower than the settle margin (a slow page, a loaded machine) would
+    // end in the controller's bare watchdog timeout instead.
+    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,
@@ -355,6 +353,32 @@ export function aimPoint(border, quads) {
     if (area > 0.99) return { x: (c[0] + c[2] + c[4] + c[6]) / 4, y: (c[1] + c[3] + c[5] + c[7]) / 4 };
   }
   return { x: (border[0] + border[2] + border[4] + border[6]) / 4, y: (border[1] + border[3] + border[5] + border[7]) / 4 };
+}
+
+// hitBox is the bounding box [x, y, width, height] of a settled
+// DOM.getContentQuads read, the boxes a click there could land on, or null
+// when there were none. Stability compares two such reads: the same
+// command twice, so the same box. The border box (DOM.getBoxModel) or
+// getBoundingClientRect would not do for the second read: for an inline
+// element they hold only its own line boxes, the height of its font,
+// while its content quads also take in what it wraps (an image, a block),
+// so an image link or a link around a block never matched itself.
+export function hitBox(read) {
+  const quads = read && read.status === "fulfilled" && read.value ? read.value.quads : null;
+  if (!quads || quads.length === 0) return null;
+  const pts = quads.flat();
+  const xs = pts.filter((_, i) => i % 2 === 0);
+  const ys = pts.filter((_, i) => i % 2 === 1);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+}
+
+// sameBox says whether two hitBox reads agree within 1 px (two reads with
+// no quads agree too: the box model already showed the target rendered).
+export function sameBox(a, b) {
+  if (!a || !b) return a === b;
+  return a.every((v, i) => Math.abs(v - b[i]) <= 1);
 }
 
 async function probeAim(ctx, action, enabled) {
@@ -405,25 +429,16 @@ async function probeAim(ctx, action, enabled) {
     includeUserAgentShadowDOM: true,
     ignorePointerEventsNone: false,
   });
-  const [checked, located, frameHit] = await settle([
+  const [checked, located, frameHit, requads] = await settle([
     send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
     tabHit,
     session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
+    send("DOM.getContentQuads", { objectId }),
   ]);
   const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
   if (!st || !st.connected) throw gone(label);
   if (!st.visible) return { ok: false, why: "not visible" };
-  if (session ? st.root : st.top) {
-    // Stable: the box read before the scroll settled and the rect read now agree.
-    // Compare like with like: getBoundingClientRect bounds every fragment
-    // of the element (all line boxes of a wrapped link), as its content
-    // quads do; the border box of an inline element does not.
-    const pts = quads.status === "fulfilled" && quads.value.quads && quads.value.quads.length ? quads.value.quads.flat() : q;
-    const xs = pts.filter((_, i) => i % 2 === 0);
-    const ys = pts.filter((_, i) => i % 2 === 1);
-    const bx = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
-    if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
-  }
+  if (!sameBox(hitBox(quads), hitBox(requads))) return { ok: false, why: "not stable (it moved between two reads)" };
   if (st.animating) {
     const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
     const v = r.result && r.result.value;

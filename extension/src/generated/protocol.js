@@ -63,7 +63,10 @@ export const ACTION_SPECS = Object.freeze({
 
 // The extension ends an action this much before the request's deadlineMs
 // (x-ladder).
-export const REPLY_MARGIN_MS = 1000;
+export const REPLY_MARGIN_MS = 500;
+// The extension's budget runs this much past the action's own time, its
+// inner waits, for the last probe and the answer (x-ladder).
+export const SETTLE_MARGIN_MS = 250;
 export const WAIT_FOR_DEFAULT_MS = 10000;
 export const WAIT_FOR_MAX_MS = 60000;
 

@@ -467,7 +467,10 @@ const ACTION_SPECS = Object.freeze({
 
 // The extension ends an action this much before the request's deadlineMs
 // (x-ladder).
-const REPLY_MARGIN_MS = 1000;
+const REPLY_MARGIN_MS = 500;
+// The extension's budget runs this much past the action's own time, its
+// inner waits, for the last probe and the answer (x-ladder).
+const SETTLE_MARGIN_MS = 250;
 const WAIT_FOR_DEFAULT_MS = 10000;
 const WAIT_FOR_MAX_MS = 60000;
 
@@ -507,7 +510,7 @@ const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","S
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
 // The roles a role target may name ($defs/role).
 const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js
@@ -1452,16 +1455,20 @@ const __lib_budget = (() => {
 // The extension's rungs of the timeout ladder (the schema's x-ladder,
 // docs/extension.md §Timeout ladder): a request's action budget is its
 // deadlineMs less REPLY_MARGIN_MS, so our own timeout error reaches the
-// daemon before its pool gives up; every inner wait (the controller's
-// watchdog, a page load, a wait_for poll, evaluate's CDP timeout) is
-// bounded by what is left of that budget. Pure: node tests prove the order.
+// daemon before its pool gives up; every inner wait (a page load, a
+// wait_for poll, an actionability wait, evaluate's CDP timeout) may take
+// what is left of that budget less SETTLE_MS, the action's own time: the
+// caller's --timeout or step timeout, since the daemon adds both margins
+// on top of it. The controller's watchdog fires at the budget's end. Pure:
+// node tests prove the order.
 
-const { ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } = __generated_protocol;
+const { ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } = __generated_protocol;
 
-// SETTLE_MS is what an inner wait leaves unused so its action can still
-// answer (e.g. navigate's DOMContentLoaded fallback) before the
-// controller's watchdog fires at the end of the budget.
-const SETTLE_MS = 250;
+// SETTLE_MS is what an inner wait leaves of the budget so its action can
+// still answer (a last actionability probe, navigate's DOMContentLoaded
+// fallback) before the controller's watchdog fires at the budget's end:
+// the schema's x-ladder settleMarginMs.
+const SETTLE_MS = SETTLE_MARGIN_MS;
 
 // Used only for a type the schema does not know; such an action fails
 // invalid_action at once.
@@ -1474,18 +1481,21 @@ function waitTimeoutMs(action) {
   return Math.min(WAIT_FOR_MAX_MS, t);
 }
 
-// poolDeadlineMs is the daemon's default pool deadline for action (x-ladder
-// level 2): its x-budgetMs, plus its timeoutMs when its params include one.
+// poolDeadlineMs is the daemon's default pool deadline for action
+// (x-ladder): the action's own default time, its x-budgetMs plus its
+// timeoutMs when its params include one, with both margins on top.
 function poolDeadlineMs(action) {
   const spec = action && Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
   if (!spec) return FALLBACK_BUDGET_MS;
-  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0);
+  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0) + SETTLE_MS + REPLY_MARGIN_MS;
 }
 
-// actionBudgetMs is x-ladder level 4 for a request that leaves deadlineMs
-// (level 3) to the daemon: deadlineMs less REPLY_MARGIN_MS. A deadline too
-// short to keep the whole margin keeps half of itself instead, so the
-// budget stays below deadlineMs and is never less than 1 ms.
+// actionBudgetMs is the extension's budget (x-ladder level 2) for a
+// request's deadlineMs (level 3): deadlineMs less REPLY_MARGIN_MS. A
+// deadline too short to keep the whole margin (from a plain deadline of
+// under a second: the daemon adds the margins to a caller's timeout) keeps
+// half of itself instead, so the budget stays below deadlineMs and is
+// never less than 1 ms.
 function actionBudgetMs(deadlineMs) {
   if (deadlineMs > 2 * REPLY_MARGIN_MS) return deadlineMs - REPLY_MARGIN_MS;
   return Math.max(1, Math.floor(deadlineMs / 2));
@@ -2861,6 +2871,7 @@ const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
 const { describeRoleTarget, findByRole } = __lib_role_target;
+const { SETTLE_MS } = __lib_budget;
 
 const GROUP = "bua";
 
@@ -3104,24 +3115,22 @@ const COVER = `function () {
 // the actionability checks need (docs/extension.md §Actionability): still
 // connected, visible (a non-empty box, not visibility:hidden), enabled (not
 // :disabled, itself or through a fieldset, and not inside
-// aria-disabled="true"), editable (not a read-only input), its viewport
-// rect (compared with the box model for stability where both share one
-// viewport: the top document, or an out-of-process iframe's own), and
-// whether a running animation moves it or an ancestor.
+// aria-disabled="true"), editable (not a read-only input), whether a
+// running animation moves it or an ancestor, and whether its document is
+// hidden (drawFrame).
 const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
   const e = el.nodeType === 1 ? el : el.parentElement;
-  if (!e) return { connected: true, visible: false, enabled: true, editable: true, rect: null, animating: false };
+  if (!e) return { connected: true, visible: false, enabled: true, editable: true, animating: false };
   const r = e.getBoundingClientRect();
   const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden" &&
     (typeof e.checkVisibility !== "function" || e.checkVisibility());
   const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
   const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
-  // The element's own document and window: a node found from the parent
-  // (a selector in a same-origin frame) runs this in the parent's realm.
+  // The element's own document: a node found from the parent (a selector
+  // in a same-origin frame) runs this in the parent's realm.
   const doc = e.ownerDocument || document;
-  const win = doc.defaultView || window;
   let animating = false;
   if (typeof doc.getAnimations === "function") {
     for (const a of doc.getAnimations()) {
@@ -3129,13 +3138,8 @@ const ACTIONABLE = `function () { /* bua:actionable */
       if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
     }
   }
-  const top = win === win.top;
   const hidden = doc.visibilityState === "hidden";
-  // root: the document is its process's outermost (the top one, or an
-  // out-of-process iframe's: its parent is not reachable), where the box
-  // model and this rect share one viewport.
-  const root = top || win.frameElement === null;
-  return { connected: true, visible, enabled: !disabled, editable, rect: [r.x, r.y, r.width, r.height], top, root, animating, hidden };
+  return { connected: true, visible, enabled: !disabled, editable, animating, hidden };
 }`;
 
 // STABLE runs in the page: whether the target's rect is the same over two
@@ -3157,25 +3161,29 @@ const STABLE = `function () {
 const POLL_MS = [20, 50, 100, 100, 200];
 
 // waitActionable runs probe until it returns {ok: true, ...} or the
-// action's budget (lib/budget.js) runs out, which is timeout naming the
-// check that failed last. A probe throws for what waiting cannot fix: a
-// stale uid, a selector with no match, a node removed from the page.
+// action's own time (budget.inner(): the caller's --timeout or step
+// timeout, x-ladder) runs out, which is timeout naming the check that
+// failed last. The last probe starts when that time is up; the settle
+// margin above it is for that probe and the answer. A probe throws for
+// what waiting cannot fix: a stale uid, a selector with no match, a node
+// removed from the page.
 async function waitActionable(ctx, action, probe) {
   const started = Date.now();
   let why = "";
-  let slowest = 0; // the longest probe so far: the next one must fit too
+  let slowest = 0; // the longest probe so far
   for (let i = 0; ; i++) {
     const t0 = Date.now();
     const r = await probe();
     slowest = Math.max(slowest, Date.now() - t0);
     if (r.ok) return r;
     why = r.why;
-    const pause = POLL_MS[Math.min(i, POLL_MS.length - 1)];
-    // Stop while there is room to say which check failed: a probe that
-    // would outrun the budget ends in the controller's bare watchdog
-    // timeout instead (a slow page, a loaded machine).
-    if (ctx.budget.inner() <= pause + slowest) break;
-    await ctx.sleep(pause);
+    const left = ctx.budget.inner();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
+    // Stop while there is room to say which check failed: a last probe
+    // slower than the settle margin (a slow page, a loaded machine) would
+    // end in the controller's bare watchdog timeout instead.
+    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,
@@ -3208,6 +3216,32 @@ function aimPoint(border, quads) {
     if (area > 0.99) return { x: (c[0] + c[2] + c[4] + c[6]) / 4, y: (c[1] + c[3] + c[5] + c[7]) / 4 };
   }
   return { x: (border[0] + border[2] + border[4] + border[6]) / 4, y: (border[1] + border[3] + border[5] + border[7]) / 4 };
+}
+
+// hitBox is the bounding box [x, y, width, height] of a settled
+// DOM.getContentQuads read, the boxes a click there could land on, or null
+// when there were none. Stability compares two such reads: the same
+// command twice, so the same box. The border box (DOM.getBoxModel) or
+// getBoundingClientRect would not do for the second read: for an inline
+// element they hold only its own line boxes, the height of its font,
+// while its content quads also take in what it wraps (an image, a block),
+// so an image link or a link around a block never matched itself.
+function hitBox(read) {
+  const quads = read && read.status === "fulfilled" && read.value ? read.value.quads : null;
+  if (!quads || quads.length === 0) return null;
+  const pts = quads.flat();
+  const xs = pts.filter((_, i) => i % 2 === 0);
+  const ys = pts.filter((_, i) => i % 2 === 1);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+}
+
+// sameBox says whether two hitBox reads agree within 1 px (two reads with
+// no quads agree too: the box model already showed the target rendered).
+function sameBox(a, b) {
+  if (!a || !b) return a === b;
+  return a.every((v, i) => Math.abs(v - b[i]) <= 1);
 }
 
 async function probeAim(ctx, action, enabled) {
@@ -3258,25 +3292,16 @@ async function probeAim(ctx, action, enabled) {
     includeUserAgentShadowDOM: true,
     ignorePointerEventsNone: false,
   });
-  const [checked, located, frameHit] = await settle([
+  const [checked, located, frameHit, requads] = await settle([
     send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
     tabHit,
     session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
+    send("DOM.getContentQuads", { objectId }),
   ]);
   const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
   if (!st || !st.connected) throw gone(label);
   if (!st.visible) return { ok: false, why: "not visible" };
-  if (session ? st.root : st.top) {
-    // Stable: the box read before the scroll settled and the rect read now agree.
-    // Compare like with like: getBoundingClientRect bounds every fragment
-    // of the element (all line boxes of a wrapped link), as its content
-    // quads do; the border box of an inline element does not.
-    const pts = quads.status === "fulfilled" && quads.value.quads && quads.value.quads.length ? quads.value.quads.flat() : q;
-    const xs = pts.filter((_, i) => i % 2 === 0);
-    const ys = pts.filter((_, i) => i % 2 === 1);
-    const bx = [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
-    if (bx.some((v, i) => Math.abs(v - st.rect[i]) > 1)) return { ok: false, why: "not stable (it moved between two reads)" };
-  }
+  if (!sameBox(hitBox(quads), hitBox(requads))) return { ok: false, why: "not stable (it moved between two reads)" };
   if (st.animating) {
     const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
     const v = r.result && r.result.value;
@@ -3560,7 +3585,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, hitBox, sameBox, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // actions/capture.js

@@ -1,16 +1,20 @@
 // The extension's rungs of the timeout ladder (the schema's x-ladder,
 // docs/extension.md §Timeout ladder): a request's action budget is its
 // deadlineMs less REPLY_MARGIN_MS, so our own timeout error reaches the
-// daemon before its pool gives up; every inner wait (the controller's
-// watchdog, a page load, a wait_for poll, evaluate's CDP timeout) is
-// bounded by what is left of that budget. Pure: node tests prove the order.
+// daemon before its pool gives up; every inner wait (a page load, a
+// wait_for poll, an actionability wait, evaluate's CDP timeout) may take
+// what is left of that budget less SETTLE_MS, the action's own time: the
+// caller's --timeout or step timeout, since the daemon adds both margins
+// on top of it. The controller's watchdog fires at the budget's end. Pure:
+// node tests prove the order.
 
-import { ACTION_SPECS, REPLY_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from "../generated/protocol.js";
+import { ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from "../generated/protocol.js";
 
-// SETTLE_MS is what an inner wait leaves unused so its action can still
-// answer (e.g. navigate's DOMContentLoaded fallback) before the
-// controller's watchdog fires at the end of the budget.
-export const SETTLE_MS = 250;
+// SETTLE_MS is what an inner wait leaves of the budget so its action can
+// still answer (a last actionability probe, navigate's DOMContentLoaded
+// fallback) before the controller's watchdog fires at the budget's end:
+// the schema's x-ladder settleMarginMs.
+export const SETTLE_MS = SETTLE_MARGIN_MS;
 
 // Used only for a type the schema does not know; such an action fails
 // invalid_action at once.
@@ -23,18 +27,21 @@ export function waitTimeoutMs(action) {
   return Math.min(WAIT_FOR_MAX_MS, t);
 }
 
-// poolDeadlineMs is the daemon's default pool deadline for action (x-ladder
-// level 2): its x-budgetMs, plus its timeoutMs when its params include one.
+// poolDeadlineMs is the daemon's default pool deadline for action
+// (x-ladder): the action's own default time, its x-budgetMs plus its
+// timeoutMs when its params include one, with both margins on top.
 export function poolDeadlineMs(action) {
   const spec = action && Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
   if (!spec) return FALLBACK_BUDGET_MS;
-  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0);
+  return spec.budgetMs + (spec.params.includes("timeoutMs") ? waitTimeoutMs(action) : 0) + SETTLE_MS + REPLY_MARGIN_MS;
 }
 
-// actionBudgetMs is x-ladder level 4 for a request that leaves deadlineMs
-// (level 3) to the daemon: deadlineMs less REPLY_MARGIN_MS. A deadline too
-// short to keep the whole margin keeps half of itself instead, so the
-// budget stays below deadlineMs and is never less than 1 ms.
+// actionBudgetMs is the extension's budget (x-ladder level 2) for a
+// request's deadlineMs (level 3): deadlineMs less REPLY_MARGIN_MS. A
+// deadline too short to keep the whole margin (from a plain deadline of
+// under a second: the daemon adds the margins to a caller's timeout) keeps
+// half of itself instead, so the budget stays below deadlineMs and is
+// never less than 1 ms.
 export function actionBudgetMs(deadlineMs) {
   if (deadlineMs > 2 * REPLY_MARGIN_MS) return deadlineMs - REPLY_MARGIN_MS;
   return Math.max(1, Math.floor(deadlineMs / 2));

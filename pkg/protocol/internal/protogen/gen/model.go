@@ -16,21 +16,22 @@ import (
 
 // Model is what the generated files hold, read from the schema.
 type Model struct {
-	Version       int
-	ReplyMarginMs int
-	CloseCodes    []Named // x-closeCodes, by value
-	MessageTypes  []string
-	Features      []Feature // hello caps.features x-features, in schema order
-	Reasons       []Feature // error.reason x-reasons: named reasons, in schema order
-	Actions       []Action
-	Codes         []Code
-	EndReasons    []string
-	Events        []string
-	NamedKeys     []string
-	Modifiers     []string
-	Roles         []string // $defs/role enum: the roles a role target may name
-	WaitDefaultMs int      // action.wait_for timeoutMs default
-	WaitMaxMs     int      // action.wait_for timeoutMs maximum
+	Version        int
+	ReplyMarginMs  int
+	SettleMarginMs int
+	CloseCodes     []Named // x-closeCodes, by value
+	MessageTypes   []string
+	Features       []Feature // hello caps.features x-features, in schema order
+	Reasons        []Feature // error.reason x-reasons: named reasons, in schema order
+	Actions        []Action
+	Codes          []Code
+	EndReasons     []string
+	Events         []string
+	NamedKeys      []string
+	Modifiers      []string
+	Roles          []string // $defs/role enum: the roles a role target may name
+	WaitDefaultMs  int      // action.wait_for timeoutMs default
+	WaitMaxMs      int      // action.wait_for timeoutMs maximum
 }
 
 // Feature is one caps.features entry the schema knows, with what it means.
@@ -172,6 +173,7 @@ func (r *reader) model() *Model {
 		return m
 	}
 	m.ReplyMarginMs = r.int(ladder, "replyMarginMs", "x-ladder")
+	m.SettleMarginMs = r.int(ladder, "settleMarginMs", "x-ladder")
 	if cc, ok := r.root.get("x-closeCodes").(*object); ok {
 		for _, k := range cc.keys {
 			if k == "description" {

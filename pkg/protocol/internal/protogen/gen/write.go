@@ -182,6 +182,9 @@ func (m *Model) Go() ([]byte, error) {
 	p("// ReplyMargin is how much sooner than the request's deadlineMs the\n")
 	p("// extension ends an action, so its own timeout reaches the daemon first\n// (schema x-ladder).\n")
 	p("const ReplyMargin = %s\n\n", goDuration(m.ReplyMarginMs))
+	p("// SettleMargin is how much longer than the action's own time (its inner\n")
+	p("// waits) the extension's budget runs, for the last probe and the answer\n// (schema x-ladder).\n")
+	p("const SettleMargin = %s\n\n", goDuration(m.SettleMarginMs))
 	p("// wait_for's timeoutMs when the action omits it, and its cap.\nconst (\n")
 	p("\tDefaultWaitForTimeout = %s\n\tMaxWaitForTimeout = %s\n)\n\n", goDuration(m.WaitDefaultMs), goDuration(m.WaitMaxMs))
 
@@ -291,6 +294,8 @@ func (m *Model) JS() []byte {
 	p("});\n\n")
 	p("// The extension ends an action this much before the request's deadlineMs\n// (x-ladder).\n")
 	p("export const REPLY_MARGIN_MS = %d;\n", m.ReplyMarginMs)
+	p("// The extension's budget runs this much past the action's own time, its\n// inner waits, for the last probe and the answer (x-ladder).\n")
+	p("export const SETTLE_MARGIN_MS = %d;\n", m.SettleMarginMs)
 	p("export const WAIT_FOR_DEFAULT_MS = %d;\nexport const WAIT_FOR_MAX_MS = %d;\n\n", m.WaitDefaultMs, m.WaitMaxMs)
 	p("export const ERROR_CODES = Object.freeze({\n")
 	for _, c := range m.Codes {

@@ -81,12 +81,15 @@ func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 const linkTimeout = 30 * time.Second
 
 // linkContext is commandContext for those commands: --timeout when given,
-// else linkTimeout. It bounds the dial and every wait of the command.
+// else linkTimeout. It bounds the dial and every wait of the command. No
+// ladder margin goes on top: nothing it asks reaches the extension, so
+// the command answers within --timeout itself.
 func linkContext(c *cli.Context) (context.Context, context.CancelFunc) {
-	if c.Duration("timeout") > 0 {
-		return commandContext(c)
+	t := c.Duration("timeout")
+	if t <= 0 {
+		t = linkTimeout
 	}
-	return protocol.WithTimeout(c.Context, linkTimeout)
+	return protocol.WithExactTimeout(c.Context, t)
 }
 
 // actionContext is runAction's context. An action with a timeoutMs of its

@@ -39,7 +39,17 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	return context.WithValue(ctx, timeoutKey{}, d), cancel
 }
 
-// Timeout is the timeout the nearest WithTimeout set on ctx.
+// WithExactTimeout is WithTimeout without the ladder's margin: for work
+// that never reaches the extension (a question to the daemon, such as
+// `bua status` or `bua stop`), where no reply margin is owed and d is the
+// whole deadline. Timeout(ctx) still states d.
+func WithExactTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return context.WithValue(ctx, timeoutKey{}, d), cancel
+}
+
+// Timeout is the timeout the nearest WithTimeout or WithExactTimeout set
+// on ctx.
 func Timeout(ctx context.Context) (time.Duration, bool) {
 	d, ok := ctx.Value(timeoutKey{}).(time.Duration)
 	return d, ok

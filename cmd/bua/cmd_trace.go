@@ -137,8 +137,13 @@ func traceLine(ev protocol.TraceEvent) string {
 	when := time.UnixMilli(ms).Format("15:04:05.000")
 	var mark, rest string
 	switch ev.Kind {
-	case protocol.TraceConsole, protocol.TraceDialog:
+	case protocol.TraceConsole:
 		mark, rest = ev.Level, ev.Text
+	case protocol.TraceDialog:
+		mark, rest = ev.Level, ev.Text
+		if ev.Answer != "" {
+			rest = fmt.Sprintf("%s: %s by %s", strings.TrimSpace(rest), ev.Answer, ev.Action)
+		}
 	case protocol.TraceException:
 		mark, rest = "uncaught", ev.Text
 		if ev.URL != "" {

@@ -29,8 +29,8 @@ var reasonHints = map[string]string{
 	protocol.ReasonRestrictedPage: "the tab shows a browser page that no extension may drive (chrome://, the Web Store): navigate it to an http(s) page, or act on another tab",
 	protocol.ReasonPortInUse:      "another program holds bua's port: stop it, or set BUA_LISTEN=127.0.0.1:PORT for every bua command and pair the extension with that port",
 	protocol.ReasonBackgroundTab:  "that tab is behind another in the person's own window, where Chrome delivers no input: ask them to switch to it, or open the page in bua's window with `bua open URL`",
-	protocol.ReasonDialogOpen:     "a dialog blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt), then run the action again",
-	protocol.ReasonDialogOpened:   "the action opened a dialog, which blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt)",
+	protocol.ReasonDialogOpen:     "a dialog blocks the page: answer it with `bua dialog dismiss` (or accept; --prompt-text TEXT for a prompt) and run the action again, or run it with --dialogs dismiss (or accept) to answer dialogs as actions meet them and leave a page that has one",
+	protocol.ReasonDialogOpened:   "the action opened a dialog, which blocks the page: answer it with `bua dialog dismiss` (or accept; --prompt-text TEXT for a prompt), or run actions with --dialogs dismiss (or accept) to answer dialogs as they meet them",
 }
 
 // endHints are internal_error's hints by the session-end reason the

@@ -141,8 +141,12 @@ func traceLine(ev protocol.TraceEvent) string {
 		mark, rest = ev.Level, ev.Text
 	case protocol.TraceDialog:
 		mark, rest = ev.Level, ev.Text
-		if ev.Answer != "" {
-			rest = fmt.Sprintf("%s: %s by %s", strings.TrimSpace(rest), ev.Answer, ev.Action)
+		if ev.Answer != "" { // bua answered it (schema traceEvent answer)
+			how := ev.Answer + " by " + ev.Action
+			if rest = strings.TrimSpace(rest); rest != "" {
+				how = rest + ": " + how
+			}
+			rest = how
 		}
 	case protocol.TraceException:
 		mark, rest = "uncaught", ev.Text

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,25 +34,60 @@ func init() {
 	register(newCloseCommand)
 }
 
-// printOK is the text form of {ok: true, tabId}; --quiet silences it, as
-// it carries nothing a script needs beyond the exit code.
+// printOK is the text form of {ok: true, tabId}, and of the tab an input
+// opened (newTabId); --quiet prints only that new tab's id, as `bua open`
+// prints its tab's, since the rest is nothing a script needs beyond the
+// exit code.
 func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
-		if c.Bool("quiet") {
-			return nil
-		}
 		var r protocol.OKResult
 		_ = json.Unmarshal(res, &r)
+		if c.Bool("quiet") {
+			if r.NewTabID != nil {
+				fmt.Fprintln(env.Stdout, *r.NewTabID)
+			}
+			return nil
+		}
 		if r.Scrolled != nil && !*r.Scrolled {
 			verb += ", nothing scrolled (already at that end)"
 		}
 		if r.TabID != nil {
-			fmt.Fprintf(env.Stdout, "%s (tab %d)\n", verb, *r.TabID)
-		} else {
-			fmt.Fprintln(env.Stdout, verb)
+			verb += fmt.Sprintf(" (tab %d)", *r.TabID)
 		}
+		if r.NewTabID != nil {
+			verb += fmt.Sprintf("; it opened tab %d (act on it with --tab %d)", *r.NewTabID, *r.NewTabID)
+		}
+		fmt.Fprintln(env.Stdout, verb)
 		return nil
 	}
+}
+
+// waitUntilFlag is --wait-until on the commands that load a page (the
+// schema's waitUntil).
+func waitUntilFlag() cli.Flag {
+	return &cli.StringFlag{Name: "wait-until", Usage: "answer once the page has reached `POINT`: commit (its response arrived), domcontentloaded, load (the default: every image, script and frame loaded) or networkidle (load, then no network connection for 500 ms)"}
+}
+
+// withWaitUntil sets the action's waitUntil from --wait-until, when given.
+func withWaitUntil(c *cli.Context, a protocol.Action) (protocol.Action, error) {
+	if !c.IsSet("wait-until") {
+		return a, nil
+	}
+	a.WaitUntil = c.String("wait-until")
+	if !slices.Contains(protocol.WaitUntilValues, a.WaitUntil) {
+		return a, usageError(fmt.Sprintf("--wait-until %q: expected %s", a.WaitUntil, strings.Join(protocol.WaitUntilValues, ", ")))
+	}
+	return a, nil
+}
+
+// loadAction sends a page-loading action (navigate, reload, back,
+// forward) with --wait-until applied.
+func loadAction(c *cli.Context, env *Env, a protocol.Action, render func(json.RawMessage) error) error {
+	a, err := withWaitUntil(c, a)
+	if err != nil {
+		return err
+	}
+	return runAction(c, env, a, render)
 }
 
 // targetFlags are --uid and --selector, which force how TARGET is read;
@@ -166,22 +202,28 @@ func actionCommand(name, usage, args string, flags []cli.Flag, action func(c *cl
 }
 
 func newNavigateCommand(env *Env) *cli.Command {
-	return actionCommand("navigate", "load URL in the current tab (opens one in the BUA window if none)", "URL", nil,
+	cmd := actionCommand("navigate", "load URL in the current tab (opens one in the BUA window if none)", "URL", []cli.Flag{waitUntilFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("navigate takes one URL (http, https or about:blank)")
 			}
-			return runAction(c, env, protocol.Navigate(c.Args().First()), printOK(c, env, "ok"))
+			return loadAction(c, env, protocol.Navigate(c.Args().First()), printOK(c, env, "ok"))
 		})
+	cmd.Description = "By default navigate answers at the page's load event, once its images, scripts\n" +
+		"and frames have loaded. --wait-until commit answers once the server's response\n" +
+		"arrived, domcontentloaded once the HTML is parsed (its text is there; slow ads\n" +
+		"and trackers may still load), networkidle once the page has also had no\n" +
+		"network connection for 500 ms (data it fetches after load has arrived)."
+	return cmd
 }
 
 func newReloadCommand(env *Env) *cli.Command {
-	return actionCommand("reload", "reload the current tab and wait for it to load (uids from an earlier extract go stale)", "", nil,
+	return actionCommand("reload", "reload the current tab and wait for it to load (uids from an earlier extract go stale)", "", []cli.Flag{waitUntilFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageError("reload takes no arguments (pass --tab ID to pick the tab)")
 			}
-			return runAction(c, env, protocol.Action{Type: protocol.ActionReload}, printOK(c, env, "ok"))
+			return loadAction(c, env, protocol.Action{Type: protocol.ActionReload}, printOK(c, env, "ok"))
 		})
 }
 
@@ -402,22 +444,22 @@ func newWaitForCommand(env *Env) *cli.Command {
 }
 
 func newBackCommand(env *Env) *cli.Command {
-	return actionCommand("back", "go back one page in the tab's history and wait for it (uids go stale)", "", nil,
+	return actionCommand("back", "go back one page in the tab's history and wait for it (uids go stale)", "", []cli.Flag{waitUntilFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageError("back takes no arguments (pass --tab ID to pick the tab)")
 			}
-			return runAction(c, env, protocol.GoBack(), printMoved(c, env, "earlier"))
+			return loadAction(c, env, protocol.GoBack(), printMoved(c, env, "earlier"))
 		})
 }
 
 func newForwardCommand(env *Env) *cli.Command {
-	return actionCommand("forward", "go forward one page in the tab's history and wait for it (uids go stale)", "", nil,
+	return actionCommand("forward", "go forward one page in the tab's history and wait for it (uids go stale)", "", []cli.Flag{waitUntilFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageError("forward takes no arguments (pass --tab ID to pick the tab)")
 			}
-			return runAction(c, env, protocol.GoForward(), printMoved(c, env, "later"))
+			return loadAction(c, env, protocol.GoForward(), printMoved(c, env, "later"))
 		})
 }
 
@@ -519,12 +561,12 @@ func newOpenCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name: "open", Category: catActions, ArgsUsage: "URL",
 		Usage: "open URL in a new tab in the minimized BUA window and print its tab id",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "focus", Usage: "open in a normal, focused window instead"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "focus", Usage: "open in a normal, focused window instead"}, waitUntilFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("open takes one URL")
 			}
-			return runAction(c, env, protocol.OpenTab(c.Args().First(), c.Bool("focus")), func(res json.RawMessage) error {
+			return loadAction(c, env, protocol.OpenTab(c.Args().First(), c.Bool("focus")), func(res json.RawMessage) error {
 				var r protocol.OpenTabResult
 				if err := json.Unmarshal(res, &r); err != nil {
 					return err

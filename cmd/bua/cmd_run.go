@@ -130,6 +130,11 @@ func newRunCommand(env *Env) *cli.Command {
 			for _, rep := range reports {
 				r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
 			}
+			if c.IsSet("dialogs") { // the policy of flows without a dialogs key
+				if r.Dialogs, err = dialogPolicy(c); err != nil {
+					return err
+				}
+			}
 			if c.Bool("dry-run") {
 				return dryRun(env, r, files)
 			}

@@ -279,7 +279,7 @@ func TestLintCommand(t *testing.T) {
 		t.Fatalf("exit = %d, want 2", code)
 	}
 	want := "ok " + good + "\n" +
-		bad + `:3:17: navigate has no param "href" (expected url, tabId)` + "\n" +
+		bad + `:3:17: navigate has no param "href" (expected url, waitUntil, dialogs, tabId)` + "\n" +
 		bad + `:4:12: sleep: bad duration "soon" (expected a positive Go duration such as 500ms, 30s or 2m)` + "\n"
 	if out.String() != want {
 		t.Errorf("lint output\n--- got\n%s--- want\n%s", out, want)

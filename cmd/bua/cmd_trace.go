@@ -137,8 +137,17 @@ func traceLine(ev protocol.TraceEvent) string {
 	when := time.UnixMilli(ms).Format("15:04:05.000")
 	var mark, rest string
 	switch ev.Kind {
-	case protocol.TraceConsole, protocol.TraceDialog:
+	case protocol.TraceConsole:
 		mark, rest = ev.Level, ev.Text
+	case protocol.TraceDialog:
+		mark, rest = ev.Level, ev.Text
+		if ev.Answer != "" { // bua answered it (schema traceEvent answer)
+			how := ev.Answer + " by " + ev.Action
+			if rest = strings.TrimSpace(rest); rest != "" {
+				how = rest + ": " + how
+			}
+			rest = how
+		}
 	case protocol.TraceException:
 		mark, rest = "uncaught", ev.Text
 		if ev.URL != "" {

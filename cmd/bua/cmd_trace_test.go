@@ -23,6 +23,8 @@ var traceFixture = []protocol.TraceEvent{
 	{Kind: protocol.TraceRequest, Method: "POST", URL: "http://a.test/api/cart", Status: 500},
 	{Kind: protocol.TraceRequest, Method: "GET", URL: "http://down.test/x", ErrorText: "net::ERR_NAME_NOT_RESOLVED"},
 	{Kind: protocol.TraceDialog, Level: "confirm", Text: "Leave?"},
+	{Kind: protocol.TraceDialog, Level: "confirm", Text: "Leave?", Answer: protocol.TraceDismissed, Action: "handle_dialog"},
+	{Kind: protocol.TraceDialog, Level: "beforeunload", Answer: protocol.TraceAccepted, Action: "navigate"},
 	{Kind: protocol.TraceAction, Action: "click", DurationMs: 42, Code: "element_not_found"},
 }
 
@@ -43,6 +45,8 @@ func TestTraceText(t *testing.T) {
 		`request    500      POST http://a.test/api/cart`,
 		`request    failed   GET http://down.test/x: net::ERR_NAME_NOT_RESOLVED`,
 		`dialog     confirm  Leave?`,
+		`dialog     confirm  Leave?: dismissed by handle_dialog`,
+		`dialog     beforeunload accepted by navigate`,
 		`action     element_not_found click 42ms`,
 	}
 	if len(lines) != len(want) {

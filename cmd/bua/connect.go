@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/dialogs"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -127,6 +129,10 @@ func runActionAfter(c *cli.Context, env *Env, a protocol.Action, after func(json
 	if tab := c.Int("tab"); c.IsSet("tab") {
 		a = a.OnTab(tab)
 	}
+	policy, err := dialogPolicy(c)
+	if err != nil {
+		return err
+	}
 	cl, err := connectToAct(c, env)
 	if err != nil {
 		return fail(c, env, err)
@@ -134,7 +140,11 @@ func runActionAfter(c *cli.Context, env *Env, a protocol.Action, after func(json
 	defer cl.Close()
 	ctx, cancel := actionContext(c, a)
 	defer cancel()
-	res, berr := cl.Request(ctx, a)
+	res, berr := dialogs.Send(ctx, cl, a, policy, func(d dialogs.Answer) {
+		if !c.Bool("quiet") {
+			fmt.Fprintf(env.Stderr, "bua: %s %s %q (--dialogs %s)\n", d.How(), d.DialogType, d.Message, policy)
+		}
+	})
 	if berr != nil && berr.Reason == protocol.ReasonRefused {
 		printBridgeError(env, berr, c.Bool("json"))
 		return exit(exitUsage) // the daemon refused it before sending
@@ -184,6 +194,16 @@ func printJSON(env *Env, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// dialogPolicy reads the global --dialogs (pkg/dialogs): leave (the
+// default), accept or dismiss.
+func dialogPolicy(c *cli.Context) (string, error) {
+	p := c.String("dialogs")
+	if err := dialogs.Check(p); err != nil {
+		return "", usageError("--dialogs: " + err.Error())
+	}
+	return p, nil
 }
 
 // tabFlag is --tab on every action command.

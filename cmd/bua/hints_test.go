@@ -35,11 +35,13 @@ func TestHints(t *testing.T) {
 		{"Detached", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonDebuggerDetached}, "Cancel bar", exitFailure},
 		{"Idle", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonSystemIdle}, "went idle", exitFailure},
 		{"Locked", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonScreenLocked}, "screen was locked", exitFailure},
-		{"DialogOpen", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "`bua dialog accept`", exitFailure},
+		{"DialogOpen", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "`bua dialog dismiss`", exitFailure},
+		{"DialogOpenWayOut", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "--dialogs dismiss", exitFailure},
 		{"DialogOpened", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "the action opened a dialog", exitFailure},
 		{"BrowserExited", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonBrowserExited}, "BUA_CHROME", exitUnavailable},
 		{"NoDisplay", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonNoDisplay}, "--headless", exitUnavailable},
 		{"DaemonUnresponsive", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonDaemonUnresponsive}, "does not answer", exitUnavailable},
+		{"DialogOpenedWayOut", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "--dialogs dismiss", exitFailure},
 		// The hint goes by code and reason: the same reason on another code
 		// keeps the code's hint.
 		{"ReasonOnOtherCode", &protocol.Error{Code: protocol.CodeTimeout, Reason: protocol.ReasonGlobalStop}, "raise --timeout", exitTimeout},

@@ -329,6 +329,9 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
       // This runs when that leftover work is over, so the tab is let go.
       if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
     }
+    // A tab the input opened becomes a session before the input's own tab
+    // counts this action, so the input's tab stays the most recently used.
+    if (result && Number.isInteger(result.newTabId)) await adoptTab(result);
     sessions.recordAction(tabId);
     if (action.type === "navigate" || action.type === "reload") {
       // the page may have redirected: follow the real domain.
@@ -341,13 +344,51 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
   }
 
+  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // ready for the next action that names it: a session, and the debugger
+  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // get_tabs does not list it; one that closed already neither.
+  async function adoptTab(result) {
+    let tab;
+    try {
+      tab = await api.tabs.get(result.newTabId);
+    } catch {
+      delete result.newTabId;
+      return;
+    }
+    const domain = hostOf(urlOf(tab));
+    if (domain && sessions.isDomainBlocked(domain)) {
+      delete result.newTabId;
+      return;
+    }
+    sessions.ensureSession(tab.id, domain);
+    prepare(tab.id);
+  }
+
   // env is what a "browser" executor (actions/tabs.js) may use.
   // prepare(tabId) lets open_tab start the debugger's attach while the
-  // new tab loads (the controller's prepare).
+  // new tab loads (the controller's prepare); navigate(action) runs a
+  // navigate on the tab open_tab opened, as a request of its own would
+  // run (queue, session, the controller) within open_tab's budget;
+  // hasOpenDialog and closeTab are the controller's, for open_tab's wait
+  // and close_tab's way through a dialog.
   const prepare = (tabId) => {
     if (controller.prepare) controller.prepare(tabId);
   };
-  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare });
+  const envFor = (budget, ac) => ({
+    api,
+    sessions,
+    windows,
+    budget,
+    timers,
+    blocked,
+    getTab,
+    tabClosed,
+    prepare,
+    navigate: (action) => perTab(action, budget, ac),
+    hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
+    closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+  });
 
   function run(action, budget, ac) {
     const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
@@ -355,7 +396,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
       case "tab":
         return perTab(action, budget, ac);
       case "browser":
-        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget), action);
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget, ac), action);
         break;
       default:
         break;

@@ -66,6 +66,12 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
           onChanged: c.downloads.onChanged,
         }
       : undefined,
+    // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
+    // names the tab a navigation opened and the tab it came from, listened
+    // to only while an input runs.
+    webNavigation: {
+      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
+    },
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {

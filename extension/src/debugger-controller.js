@@ -17,11 +17,22 @@ import * as evaluate from "./actions/evaluate.js";
 import * as wait from "./actions/wait.js";
 import * as handoff from "./actions/handoff.js";
 import * as trace from "./actions/trace.js";
-import { actionEvent, createTraceStore } from "./lib/trace.js";
+import { actionEvent, createTraceStore, dialogAnswerEvent } from "./lib/trace.js";
 import * as forms from "./actions/forms.js";
 import * as dialog from "./actions/dialog.js";
 
 const CDP_VERSION = "1.3";
+
+// LEAVING_ACTIONS take the dialogs policy (the schema's dialogPolicy): they
+// leave the page, so a dialog on it is answered first rather than failing
+// them. close_tab, the fifth, is scope "browser" and comes through closeTab.
+const LEAVING_ACTIONS = new Set(["navigate", "reload", "go_back", "go_forward"]);
+
+// policyOf is the dialogs policy an action runs under: "accept" or
+// "dismiss", or null when it leaves dialogs open (leave, the default).
+function policyOf(action) {
+  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
+}
 
 // AUTO_ATTACH attaches the tab's session (and each child's) to its
 // out-of-process iframes, and only to those (not workers), as child
@@ -89,6 +100,10 @@ export function createDebuggerController(opts) {
   const childFrames = new Map();
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
+  // tabId -> {how, action, answered}: the dialogs policy of the action
+  // running there (LEAVING_ACTIONS, close_tab) under which a dialog that
+  // opens is answered, and the answers given (result.dialogs).
+  const policies = new Map();
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
@@ -332,6 +347,18 @@ export function createDebuggerController(opts) {
     childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
+    policies.delete(tabId);
+  }
+
+  // answerNow answers the dialog that is opening on tabId at once, and
+  // records the answer in the tab's trace with the action that gave it.
+  function answerNow(tabId, d, accept, by) {
+    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+    const policy = policies.get(tabId);
+    if (policy) policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
+    send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
+      console.warn("[bua] could not answer dialog", e);
+    });
   }
 
   function onDialogOpening(tabId, p) {
@@ -341,10 +368,15 @@ export function createDebuggerController(opts) {
       // protocol v4 §Dialogs: during evaluate, answer at once (accept an
       // alert or beforeunload, dismiss a confirm or prompt): until a dialog
       // is answered the renderer is blocked and the evaluate would hang.
-      const accept = dialogType === "alert" || dialogType === "beforeunload";
-      send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
-        console.warn("[bua] could not answer dialog", e);
-      });
+      answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
+      return;
+    }
+    const policy = policies.get(tabId);
+    if (policy) {
+      // An action that leaves the page under a dialogs policy: answer as
+      // it says, but always accept a beforeunload, whose dismissal would
+      // cancel the very navigation (or close) the action makes.
+      answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
       return;
     }
     // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
@@ -367,16 +399,18 @@ export function createDebuggerController(opts) {
     const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
     return new BridgeError(
       ErrorCodes.INVALID_ACTION,
-      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow`,
+      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
       during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
     );
   }
 
-  // answerDialog is handle_dialog's: it answers the dialog left open on
-  // tabId, or is invalid_action when there is none.
-  async function answerDialog(tabId, accept, promptText) {
+  // answerDialog answers the dialog left open on tabId, for `by`: the
+  // handle_dialog action, or one that leaves the page under a dialogs
+  // policy. With none open it is invalid_action. The answer goes into the
+  // tab's trace.
+  async function answerDialog(tabId, accept, promptText, by = "handle_dialog") {
     const d = openDialogs.get(tabId);
-    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for handle_dialog to answer`);
+    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
     const params = { accept };
     if (promptText !== undefined) params.promptText = promptText;
     try {
@@ -385,10 +419,97 @@ export function createDebuggerController(opts) {
       // The person (or the page's navigation) closed it first.
       if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
       openDialogs.delete(tabId);
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before handle_dialog answered it`);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
     }
     if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
+    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
     return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
+  }
+
+  // withPolicy runs fn on behalf of the action `by` under the dialogs
+  // policy `how`: first the dialog left open on tabId is answered, a
+  // beforeunload accepted whatever the policy (dismissing it keeps the
+  // page), then each dialog that opens while fn runs (onDialogOpening).
+  // It returns fn's result and the answers given, in order.
+  async function withPolicy(tabId, how, by, fn) {
+    const mine = { how, action: by, answered: [] };
+    const d = openDialogs.get(tabId);
+    if (d) {
+      try {
+        const r = await answerDialog(tabId, d.dialogType === "beforeunload" || how === "accept", undefined, by);
+        mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
+      } catch (e) {
+        // A dialog closed meanwhile needs no answer.
+        if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
+      }
+    }
+    policies.set(tabId, mine);
+    try {
+      return { result: await fn(), answered: mine.answered };
+    } finally {
+      if (policies.get(tabId) === mine) policies.delete(tabId);
+    }
+  }
+
+  // withAnswers is result with the dialogs a policy answered (the schema's
+  // answeredDialogs), when there are any.
+  function withAnswers({ result, answered }) {
+    if (!answered.length || !result || typeof result !== "object") return result;
+    return { ...result, dialogs: answered };
+  }
+
+  // closeTab is close_tab's way through the tab's dialogs: remove() closes
+  // action.tabId (tabs.remove), which waits on a beforeunload dialog until
+  // it is answered. It returns remove's result, with the dialogs answered
+  // as withAnswers puts them. Under a dialogs policy (action.dialogs accept
+  // or dismiss) a dialog open on the tab is answered first, and one that
+  // opens while it closes as it opens, the debugger attached first if it
+  // was not, so that it sees it. Without one, a beforeunload open on the
+  // tab, or one that opens while it closes, fails close_tab at once
+  // (reason dialog_open or dialog_opened) instead of leaving it to hang;
+  // any other dialog open on a closing tab goes with it.
+  async function closeTab(action, remove) {
+    const tabId = action.tabId;
+    const how = policyOf(action);
+    if (!how) {
+      const open = openDialogs.get(tabId);
+      if (open && open.dialogType === "beforeunload") throw dialogError(tabId, open, "close_tab", false);
+      if (!attached.has(tabId)) return remove();
+      let stop = () => {};
+      const opened = new Promise((_, reject) => {
+        stop = watchDialogs(tabId, (d) => {
+          if (d.dialogType === "beforeunload") reject(dialogError(tabId, d, "close_tab", true));
+        });
+      });
+      try {
+        return await Promise.race([remove(), opened]);
+      } finally {
+        stop();
+      }
+    }
+    // An attach that fails (a restricted page) leaves nothing to answer.
+    await ensureAttached(tabId).catch(() => {});
+    const held = openDialogs.has(tabId) && openDialogs.get(tabId).dialogType === "beforeunload";
+    const done = await withPolicy(tabId, how, "close_tab", async () => {
+      try {
+        return await remove();
+      } catch (e) {
+        // The beforeunload just accepted held an earlier close (one that
+        // failed dialog_opened): that close has now removed the tab.
+        if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId };
+        throw e;
+      }
+    });
+    return withAnswers(done);
+  }
+
+  // watchDialogs calls fn with each dialog left open on tabId from now on,
+  // until the returned function is called.
+  function watchDialogs(tabId, fn) {
+    let ws = dialogWatchers.get(tabId);
+    if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
+    ws.add(fn);
+    return () => ws.delete(fn);
   }
 
   function on(tabId, fn) {
@@ -428,6 +549,10 @@ export function createDebuggerController(opts) {
       // downloads is chrome.downloads (chrome-api.js), for the inputs that
       // wait for the download they start (lib/downloads.js).
       downloads: opts.chromeApi.downloads,
+      // tabs and webNavigation (chrome-api.js) are for the inputs that
+      // report the tab they opened (lib/new-tab.js).
+      tabs: opts.chromeApi.tabs,
+      webNavigation: opts.chromeApi.webNavigation,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,
@@ -540,33 +665,33 @@ export function createDebuggerController(opts) {
   }
 
   async function runAttached(tabId, action, budget, exec) {
-    // handle_dialog is the one action an open dialog lets through.
+    // handle_dialog is the one action an open dialog lets through, and an
+    // action that leaves the page under a dialogs policy answers it first.
     const answers = action.type === "handle_dialog";
+    const policy = LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
     const open = openDialogs.get(tabId);
-    if (open && !answers) throw dialogError(tabId, open, action.type, false);
+    if (open && !answers && !policy) throw dialogError(tabId, open, action.type, false);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
     let ctx = null;
     const first = ensureAttached(tabId);
     const ready = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
-    const work = ready.then(() => {
+    const work = ready.then(async () => {
       ctx = makeCtx(tabId, budget);
-      return exec(ctx, action);
+      if (!policy) return exec(ctx, action);
+      return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
     if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
+      // (Under a dialogs policy none is left open to be seen here.)
       races.push(
         new Promise((_, reject) => {
-          let ws = dialogWatchers.get(tabId);
-          if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
-          const fn = (d) => {
+          stopWatch = watchDialogs(tabId, (d) => {
             if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
-          };
-          ws.add(fn);
-          stopWatch = () => ws.delete(fn);
+          });
         }),
       );
     }
@@ -608,6 +733,7 @@ export function createDebuggerController(opts) {
   return {
     run,
     prepare,
+    closeTab,
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
@@ -626,6 +752,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames, requestWatches },
+    _state: { attached, uidCaches, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
   };
 }

@@ -431,7 +431,7 @@ for (const managed of [true, false]) {
     const e1 = await rejectsWith(
       c.run(TAB, { type: "click", uid: "e0" }),
       "invalid_action",
-      /^an alert "Are you sure\?" is open on tab 7 \(it opened during click\): answer it with handle_dialog, or set dialogs: accept or dismiss in a flow$/,
+      /^an alert "Are you sure\?" is open on tab 7 \(it opened during click\): answer it with handle_dialog, or set dialogs: accept or dismiss in a flow \(or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page\)$/,
     );
     assert.equal(e1.reason, "dialog_opened");
     assert.equal(c.hasOpenDialog(TAB), true);

@@ -78,6 +78,16 @@ type Action struct {
 	// Download makes click and press_key wait for the download they start
 	// and answer DownloadResult (a pure addition to v4, feature download).
 	Download bool `json:"download,omitempty"`
+	// WaitUntil is when navigate, reload, go_back, go_forward and open_tab
+	// answer (WaitUntil*; "" is the default, WaitUntilLoad): a pure
+	// addition to v4, feature wait_until.
+	WaitUntil string `json:"waitUntil,omitempty"`
+	// Dialogs is the dialog policy of navigate, reload, go_back,
+	// go_forward and close_tab (Dialogs*; "" is DialogsLeave): accept or
+	// dismiss answers a dialog open on the tab, or opening while the
+	// action runs, instead of failing on it, a beforeunload always
+	// accepted. A pure addition to v4, feature dialog_policy.
+	Dialogs string `json:"dialogs,omitempty"`
 }
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a
@@ -268,6 +278,33 @@ func WaitUntil(t Target, w Wait, timeout time.Duration) Action {
 	a.State, a.URL = w.State, w.URL
 	return a
 }
+
+// The points of a page's load at which an action that loads one answers
+// (schema $defs/waitUntil, Playwright's waitUntil): the new document
+// committed, its DOMContentLoaded, its load event (the default), or load
+// and then no network connection for at least 500 ms.
+const (
+	WaitUntilCommit           = "commit"
+	WaitUntilDOMContentLoaded = "domcontentloaded"
+	WaitUntilLoad             = "load"
+	WaitUntilNetworkIdle      = "networkidle"
+)
+
+// WaitUntilValues are the WaitUntil* values in the schema's order.
+var WaitUntilValues = []string{WaitUntilCommit, WaitUntilDOMContentLoaded, WaitUntilLoad, WaitUntilNetworkIdle}
+
+// Dialog policies (schema $defs/dialogPolicy; a flow's dialogs: key, the
+// CLI's --dialogs): what an action does with a page's alert, confirm,
+// prompt or beforeunload. DialogsLeave, the default, leaves it open, as
+// protocol v4 §Dialogs does, and the action fails naming it.
+const (
+	DialogsAccept  = "accept"
+	DialogsDismiss = "dismiss"
+	DialogsLeave   = "leave"
+)
+
+// DialogPolicies are the Dialogs* values in the schema's order.
+var DialogPolicies = []string{DialogsAccept, DialogsDismiss, DialogsLeave}
 
 // GoBack moves the tab one entry back in its history (result moved false
 // when there is none).

@@ -41,6 +41,8 @@ const (
 	FeatureSelectOption       = "select_option"        // the select_option action: choose a <select>'s options by value, label or index, firing input and change as a person's choice does
 	FeatureUpload             = "upload"               // the upload action: set a file input's files from paths on this machine (DOM.setFileInputFiles)
 	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
+	FeatureWaitUntil          = "wait_until"           // navigate, reload, go_back, go_forward and open_tab take waitUntil (commit, domcontentloaded, load or networkidle): the point of the page's load at which they answer
+	FeatureDialogPolicy       = "dialog_policy"        // navigate, reload, go_back, go_forward and close_tab take dialogs (accept or dismiss): a dialog open on the tab, or opening while they run, is answered and recorded in the trace instead of failing the action; a beforeunload is always accepted
 )
 
 // Features lists every known feature in schema order.
@@ -62,6 +64,8 @@ var Features = []string{
 	FeatureSelectOption,
 	FeatureUpload,
 	FeatureDownload,
+	FeatureWaitUntil,
+	FeatureDialogPolicy,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -94,7 +98,7 @@ const (
 
 // The actions, per protocol v4 §Action Schema and its pure additions.
 const (
-	ActionNavigate     ActionType = "navigate"      // Load url in the tab and wait for its load event; clears the tab's uids.
+	ActionNavigate     ActionType = "navigate"      // Load url in the tab and wait for its load event (or the point waitUntil names); clears the tab's uids.
 	ActionClick        ActionType = "click"         // A trusted mouse click at the target's centre.
 	ActionType_        ActionType = "type"          // Focus the target and insert text.
 	ActionHover        ActionType = "hover"         // Move the mouse to the target's centre.
@@ -107,7 +111,7 @@ const (
 	ActionGetTabs      ActionType = "get_tabs"      // List the tabs the blocklist allows.
 	ActionOpenTab      ActionType = "open_tab"      // Open url in a new tab of the BUA window (or a focused window) and wait for it to load.
 	ActionCloseTab     ActionType = "close_tab"     // Close a tab.
-	ActionReload       ActionType = "reload"        // Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).
+	ActionReload       ActionType = "reload"        // Reload the tab and wait for its load event (or the point waitUntil names), as navigate does; clears the tab's uids (a pure addition to v4).
 	ActionHandoff      ActionType = "handoff"       // Hand the tab to the person, a pure addition to v4 sent only to an extension whose hello lists the handoff feature (x-feature). state requested: bring the tab where the person sees it (focus its window, or move it out of the minimized BUA window into the person's last focused window), show "bua needs you: <obstacle> on <domain>" in the popup and on the badge, and emit handoff_requested. state resolved (no obstacle is seen any more) or abandoned (the caller gave up): clear that notice, return the tab to the window it came from, and emit handoff_resolved. Idempotent per tab.
 	ActionGetTrace     ActionType = "get_trace"     // Read the tab's trace ring buffer: recent console messages and exceptions, failed requests and 4xx/5xx responses (URL, method and status only: no bodies, no headers), navigations, dialogs, and bua's own actions with their timings. Never typed text. Bounded: at most 500 events and 256 KiB (UTF-8 bytes of the events' JSON) per tab, oldest evicted first; rings for at most 16 tabs, the least recently used dropped; a closed tab's ring is dropped (docs/extension.md §Trace). Reading it waits behind no action, attaches no debugger and starts no session. A pure addition to v4, sent only to an extension whose hello lists the trace feature (x-feature).
 	ActionSelectOption ActionType = "select_option" // Choose options of a <select> (any target form) as a person's choice would: exactly one of value, label or index, each one item or a list. The options are set, then input and change are fired on the select, bubbling. Answers result.select_option, the values selected afterwards. A target that is not a <select> is invalid_action, as is several options for a select without multiple; an option the select lacks is element_not_found naming it, at once (the select is waited for like any target, its options are not). A pure addition to v4, sent only to an extension whose hello lists select_option (x-feature).
@@ -148,12 +152,14 @@ var Actions = []ActionType{
 var ActionSpecs = map[ActionType]*ActionSpec{
 	ActionNavigate: {
 		Type:        ActionNavigate,
-		Description: "Load url in the tab and wait for its load event; clears the tab's uids.",
+		Description: "Load url in the tab and wait for its load event (or the point waitUntil names); clears the tab's uids.",
 		Scope:       ScopeTab,
 		Budget:      30 * time.Second,
 		Shorthand:   "url",
 		Params: []ParamSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
+			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -306,6 +312,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
 			{Name: "focus", Kind: KindBoolean, Required: false, Example: true, Description: ""},
+			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
 		},
 	},
 	ActionCloseTab: {
@@ -316,14 +323,17 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "tabId",
 		Params: []ParamSpec{
 			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: ""},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 		},
 	},
 	ActionReload: {
 		Type:        ActionReload,
-		Description: "Reload the tab and wait for its load event, as navigate does; clears the tab's uids (a pure addition to v4).",
+		Description: "Reload the tab and wait for its load event (or the point waitUntil names), as navigate does; clears the tab's uids (a pure addition to v4).",
 		Scope:       ScopeTab,
 		Budget:      30 * time.Second,
 		Params: []ParamSpec{
+			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -400,6 +410,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
+			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -410,6 +422,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
+			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

@@ -18,6 +18,10 @@ type OKResult struct {
 	Moved    *bool  `json:"moved,omitempty"`
 	URL      string `json:"url,omitempty"`
 	TabID    *int   `json:"tabId,omitempty"`
+	// NewTabID is the tab a click, press_key, hover or type opened (a
+	// target=_blank link, window.open), once its first document committed
+	// (result.ok newTabId, a pure addition to v4); nil when none opened.
+	NewTabID *int `json:"newTabId,omitempty"`
 	// Download is set by click and press_key sent with download: true
 	// (the schema's result.download, a pure addition to v4).
 	Download *Download `json:"download,omitempty"`

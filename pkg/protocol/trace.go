@@ -22,7 +22,7 @@ const (
 	TraceException = "exception"  // Runtime.exceptionThrown: Text, URL
 	TraceRequest   = "request"    // a failed request or a 4xx/5xx response: URL, Method, Status or ErrorText
 	TraceNavigate  = "navigation" // a top-level navigation committed: URL
-	TraceDialog    = "dialog"     // a JavaScript dialog opened: Level (its type), Text (its message)
+	TraceDialog    = "dialog"     // a JavaScript dialog opened: Level (its type), Text (its message); or bua answered it: also Answer and Action
 	TraceAction    = "action"     // one of bua's own actions ended: Action, DurationMs, Code ("" when it succeeded)
 )
 
@@ -42,7 +42,18 @@ type TraceEvent struct {
 	Action     string  `json:"action,omitempty"`
 	DurationMs int     `json:"durationMs,omitempty"`
 	Code       string  `json:"code,omitempty"`
+	// Answer is set on the dialog event bua records when it answers a
+	// dialog (TraceAccepted or TraceDismissed), with Action the action
+	// that answered it: handle_dialog, evaluate, or one sent with
+	// dialogs (a pure addition to v4).
+	Answer string `json:"answer,omitempty"`
 }
+
+// How bua answered a dialog (TraceEvent.Answer).
+const (
+	TraceAccepted  = "accepted"
+	TraceDismissed = "dismissed"
+)
 
 // TraceResult is get_trace's result (schema $defs/result.get_trace):
 // Events in Seq order, NextSeq to pass as sinceSeq next time, and Dropped,

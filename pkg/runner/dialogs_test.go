@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/dialogs"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -91,8 +93,8 @@ func TestDialogsPolicyGivesUp(t *testing.T) {
 	fake := dialogFake().On(protocol.ActionExtract, blockedBy(protocol.ReasonDialogOpen))
 	rec, _ := runFlow(t, fake, "name: d\ndialogs: dismiss\nsteps:\n  - extract: {}\n")
 	wantStatus(t, rec, StatusFailed)
-	if n := strings.Count(strings.Join(fake.Types(), " "), "handle_dialog"); n != maxDialogsPerRequest {
-		t.Errorf("answered %d dialogs, want %d", n, maxDialogsPerRequest)
+	if n := strings.Count(strings.Join(fake.Types(), " "), "handle_dialog"); n != dialogs.MaxPerRequest {
+		t.Errorf("answered %d dialogs, want %d", n, dialogs.MaxPerRequest)
 	}
 }
 
@@ -103,5 +105,52 @@ func TestDialogsPolicyInherited(t *testing.T) {
 	wantStatus(t, rec, StatusPassed)
 	if got := strings.Join(fake.Types(), " "); got != "click handle_dialog" {
 		t.Errorf("sent %q", got)
+	}
+}
+
+// The actions that leave a page take the flow's policy as their own
+// dialogs param: the extension answers the dialog in their way (a
+// beforeunload always accepted) and lists it in the result, which the
+// step's report records.
+func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
+	fake := runnertest.New().On(protocol.ActionNavigate, func(_ context.Context, a protocol.Action) (any, *protocol.Error) {
+		if a.Dialogs != DialogsDismiss {
+			t.Errorf("navigate sent with dialogs %q, want dismiss", a.Dialogs)
+		}
+		return map[string]any{"ok": true, "dialogs": []map[string]any{{"dialogType": "beforeunload", "message": "", "accepted": true}}}, nil
+	})
+	rec, _ := runFlow(t, fake, "name: d\ndialogs: dismiss\nsteps:\n  - navigate: https://a.test/\n  - close_tab: 3\n")
+	wantStatus(t, rec, StatusPassed)
+	if got := strings.Join(fake.Types(), " "); got != "navigate close_tab" {
+		t.Errorf("sent %q", got)
+	}
+	if d := fake.Requests()[1].Dialogs; d != DialogsDismiss {
+		t.Errorf("close_tab sent with dialogs %q", d)
+	}
+	if st := rec.Steps[0]; len(st.Dialogs) != 1 || st.Dialogs[0] != (DialogReport{Type: "beforeunload", How: "accepted"}) || !strings.Contains(st.Note, `accepted beforeunload "" (dialogs: dismiss)`) {
+		t.Errorf("navigate step: dialogs %+v, note %q", st.Dialogs, st.Note)
+	}
+}
+
+// Runner.Dialogs (`bua run --dialogs`) is the policy of a flow without a
+// dialogs key; a flow's own key wins.
+func TestDialogsRunnerDefault(t *testing.T) {
+	for _, tc := range []struct{ key, def, want string }{
+		{"", DialogsAccept, DialogsAccept},
+		{"dialogs: leave\n", DialogsAccept, ""},
+		{"dialogs: dismiss\n", DialogsAccept, DialogsDismiss},
+		{"", "", ""},
+	} {
+		fake := runnertest.New()
+		files := writeFlows(t, map[string]string{"main.yaml": "name: d\n" + tc.key + "steps:\n  - reload: {}\n"})
+		f, err := Load(filepath.Join(files, "main.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{Requester: fake, Dialogs: tc.def}
+		wantStatus(t, r.RunFlow(context.Background(), f), StatusPassed)
+		if got := fake.Requests()[0].Dialogs; got != tc.want {
+			t.Errorf("key %q, --dialogs %q: reload sent with dialogs %q, want %q", tc.key, tc.def, got, tc.want)
+		}
 	}
 }

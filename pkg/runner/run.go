@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,6 +89,9 @@ type Runner struct {
 	// gate's reason. Nil hands over always. The CLI's gate reads BUA_HANDOFF
 	// and whether the browser serving the flow is a headless managed one.
 	HandoffGate handoff.Gate
+	// Dialogs is the dialog policy (Dialogs*) of a flow without a dialogs
+	// key of its own (`bua run --dialogs`); "" leaves dialogs open.
+	Dialogs string
 	// handoffSleep shortens a handoff's waits in tests (nil: real time).
 	handoffSleep func(context.Context, time.Duration) error
 	// ExitCode, when set, maps a status to the caller's exit code; the
@@ -369,13 +371,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 	}
 	actx, cancel := protocol.WithTimeout(ctx, timeout) // errors downstream state timeout
 	defer cancel()
-	raw, berr := s.r.Requester.Request(actx, a)
-	if berr != nil && s.dialogs != "" {
-		// The flow's dialogs policy answers a dialog the action met.
-		raw, berr = s.answerDialogs(actx, a, raw, berr, func() (json.RawMessage, *protocol.Error) {
-			return s.r.Requester.Request(actx, a)
-		})
-	}
+	raw, berr := s.send(actx, a) // under the flow's dialogs policy
 	if berr != nil {
 		if ctx.Err() != nil {
 			// The flow's own deadline or a cancel, not this attempt's.
@@ -481,6 +477,9 @@ func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr 
 	sh := &shared{masker: &Masker{}, run: ctx}
 	rec.masker = sh.masker
 	s := newState(r, f, sh, rec)
+	if s.dialogs == "" {
+		s.dialogs = r.Dialogs // a flow's own dialogs key wins over --dialogs
+	}
 	r.progressFlow(rec, attempt)
 	started := false
 	err := func() error {

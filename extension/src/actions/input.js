@@ -7,6 +7,7 @@ import { CdpError, invalid, notFound, sessionSend } from "../lib/cdp.js";
 import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
+import { watchNewTab } from "../lib/new-tab.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
 import { SETTLE_MS } from "../lib/budget.js";
 
@@ -546,16 +547,20 @@ async function drawFrame(ctx) {
 
 // settleAfter runs act (the input) with the tab's navigation events
 // watched, then settles (lib/settle.js): a navigation the input started is
-// waited for until DOMContentLoaded, anything else for one page task.
+// waited for until DOMContentLoaded, anything else for one page task. A
+// tab the input opened is answered as newTabId (lib/new-tab.js).
 export async function settleAfter(ctx, what, act) {
   const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
+  const popup = watchNewTab(ctx);
   try {
     await act();
     await watch.settle(what);
+    const newTabId = await popup.opened();
+    return newTabId === null ? { ok: true } : { ok: true, newTabId };
   } finally {
     watch.off();
+    popup.off();
   }
-  return { ok: true };
 }
 
 // mouse sends one mouse event at the aim's point: the tab's, or for an

@@ -1,5 +1,7 @@
-// navigate and reload: load a document in the tab, then wait for its load
-// event for as long as the request's budget allows (lib/budget.js).
+// navigate, reload, go_back and go_forward: load a document in the tab,
+// then wait for its load event, or the point of the load the action's
+// waitUntil names, for as long as the request's budget allows
+// (lib/budget.js).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, onAbort } from "../lib/cdp.js";
@@ -38,15 +40,33 @@ function watchEvents(ctx) {
   return { seen, off, next };
 }
 
-// waitForLoad waits for the main frame's new document to fire load: the
-// document with loaderId when the command reported one, else the first
-// main-frame document that is not `replacing` (Page.reload reports no
-// loaderId). It waits until the budget is nearly spent (budget.inner()),
-// then resolves ok if DOMContentLoaded fired, since subresources that never
-// finish should not fail a usable page; otherwise it throws timeout.
-async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false }) {
+// waitForLoad waits for the main frame's new document to reach `until`
+// (the schema's waitUntil): commit (its frameNavigated), domcontentloaded,
+// load (the default) or networkidle (load, and Chromium's networkIdle
+// lifecycle event: no network connection for 500 ms, as Puppeteer's
+// networkidle0 and Playwright's networkidle). The document is the one with
+// loaderId when the command reported one, else the first main-frame
+// document that is not `replacing` (Page.reload reports no loaderId). It
+// waits until the budget is nearly spent (budget.inner()); then a wait for
+// load resolves ok if DOMContentLoaded fired, since subresources that never
+// finish should not fail a usable page, and any other wait throws timeout.
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
   let committed = false;
   let domReady = false;
+  let loaded = false;
+  let idle = false;
+  const reached = () => {
+    switch (until) {
+      case "commit":
+        return committed;
+      case "domcontentloaded":
+        return domReady;
+      case "networkidle":
+        return loaded && idle;
+      default:
+        return loaded;
+    }
+  };
   const waitMs = ctx.budget.inner();
   const stopAt = Date.now() + waitMs;
   for (let i = 0; ; ) {
@@ -66,19 +86,41 @@ async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what
       // loads nothing: the change is the whole navigation.
       if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
       if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
-        if (p.name === "load") return;
+        if (p.name === "load") loaded = true;
         if (p.name === "DOMContentLoaded") domReady = true;
+        if (p.name === "networkIdle") idle = true;
       }
       // loadEventFired carries no loaderId; it counts once our document committed.
-      if (method === "Page.loadEventFired" && committed) return;
+      if (method === "Page.loadEventFired" && committed) loaded = true;
       if (method === "Page.domContentEventFired" && committed) domReady = true;
     }
+    // Each later point implies the earlier ones, whatever order the events took.
+    if (idle && loaded) domReady = true;
+    if (loaded) domReady = true;
+    if (domReady) committed = true;
+    if (reached()) return;
     const left = stopAt - Date.now();
     if (left <= 0) break;
     await watch.next(Math.min(left, 1000));
   }
-  if (domReady) return;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not load within ${waitMs} ms`);
+  if (until === "load" && domReady) return;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed, domReady, loaded })} within ${waitMs} ms`);
+}
+
+// missed says which point of the load a timed-out wait for `until` did not
+// reach, and how far the page got.
+function missed(until, { committed, domReady, loaded }) {
+  switch (until) {
+    case "commit":
+      return "did not commit (no response from its server)";
+    case "domcontentloaded":
+      return committed ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
+    case "networkidle":
+      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
+      return domReady ? "did not load (and so never went network-idle)" : "did not load";
+    default:
+      return "did not load";
+  }
 }
 
 export async function navigate(ctx, action) {
@@ -96,7 +138,7 @@ export async function navigate(ctx, action) {
     }
     ctx.clearUids();
     if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads
-    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url });
+    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
     return { ok: true };
   } finally {
     watch.off();
@@ -105,14 +147,14 @@ export async function navigate(ctx, action) {
 
 // reload reloads the tab's document and waits for the new one to load, as
 // navigate does; every uid of the old document is stale afterwards.
-export async function reload(ctx) {
+export async function reload(ctx, action) {
   const before = await ctx.mainFrame();
   ctx.clearUids();
   const watch = watchEvents(ctx);
   try {
     await ctx.send("Page.reload", {});
     ctx.clearUids();
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}` });
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
     return { ok: true };
   } finally {
     watch.off();
@@ -125,7 +167,7 @@ export async function reload(ctx) {
 // or comes back from the back/forward cache. With no entry that way it
 // does nothing and answers moved: false, as Playwright's goBack and
 // goForward return null.
-async function traverse(ctx, delta) {
+async function traverse(ctx, action, delta) {
   const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
   const entry = entries[currentIndex + delta];
   if (!entry) return { ok: true, moved: false };
@@ -136,14 +178,14 @@ async function traverse(ctx, delta) {
     await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
     ctx.clearUids();
     const word = delta < 0 ? "back" : "forward";
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})` });
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
     return { ok: true, moved: true, url: entry.url };
   } finally {
     watch.off();
   }
 }
 
-export const goBack = (ctx) => traverse(ctx, -1);
-export const goForward = (ctx) => traverse(ctx, 1);
+export const goBack = (ctx, action) => traverse(ctx, action, -1);
+export const goForward = (ctx, action) => traverse(ctx, action, 1);
 
 export const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });

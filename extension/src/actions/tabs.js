@@ -1,13 +1,15 @@
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare}.
+// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed,
+// prepare, navigate, hasOpenDialog, closeTab}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { sleep } from "../lib/cdp.js";
 import { hostOf } from "../lib/domains.js";
+import { REASONS } from "../generated/protocol.js";
 
 // LOAD_POLL_MS are the pauses between reads of a loading tab: short at
 // first, as a local page loads in a few tens of ms (a fixed 100 ms made
@@ -28,6 +30,9 @@ export const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 // open_tab answers with a tab that is still loading rather than failing.
 // A tab still showing about:blank has not started loading url yet (the
 // BUA window's spare tab, just handed out), however complete it says it is.
+// A page that opened a dialog while it loads (an alert in its first
+// script) does not finish loading until the dialog is answered: the tab is
+// answered then, and the dialog left for the next action to meet.
 async function waitForLoad(env, tabId, url) {
   const stopAt = Date.now() + env.budget.inner();
   for (let i = 0; ; i++) {
@@ -41,6 +46,7 @@ async function waitForLoad(env, tabId, url) {
     const left = stopAt - Date.now();
     const started = url === "about:blank" || tab.url !== "about:blank";
     if ((tab.status === "complete" && started) || left <= 0) return tab;
+    if (env.hasOpenDialog && env.hasOpenDialog(tabId)) return tab;
     await sleep(Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left), env.timers, env.budget.signal);
   }
 }
@@ -59,15 +65,33 @@ async function getTabs(env) {
   return out;
 }
 
+// openTab opens action.url in a new tab. Without waitUntil it polls the
+// tab until it reports complete (waitForLoad). With waitUntil the tab opens
+// blank and the page is loaded into it as navigate loads it, since only
+// the debugger sees the page's commit, DOMContentLoaded and network idle:
+// the tabs API knows loading and complete. As without it, open_tab answers
+// with the tab whatever became of its page: one that could not be loaded
+// (a net:: error page), that is still loading when the budget ends, or
+// that opened a dialog is the next action's business.
 async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
-  const tab = await env.windows.openTab(action.url, { focus: action.focus === true });
+  const waits = action.waitUntil !== undefined && env.navigate;
+  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true });
   // The tab is opened to be acted on: attach while it loads.
   if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
-  await waitForLoad(env, tab.id, action.url);
+  if (!waits) {
+    await waitForLoad(env, tab.id, action.url);
+  } else {
+    try {
+      await env.navigate({ type: "navigate", url: action.url, waitUntil: action.waitUntil, tabId: tab.id });
+    } catch (e) {
+      const page = e instanceof BridgeError && (e.code === ErrorCodes.TIMEOUT || e.reason === REASONS.DIALOG_OPENED || /^net::/.test(e.reason || ""));
+      if (!page) throw e;
+    }
+  }
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 
@@ -75,14 +99,20 @@ async function openTab(env, action) {
 // and ends every action pending on it with tab_not_found (the dispatcher's
 // tabClosed; tabs.onRemoved does the same for tabs closed any other way).
 // tabs.remove itself refuses a tab that is gone, so no read comes first.
+// It waits on a beforeunload dialog: env.closeTab (the controller's)
+// answers one under the action's dialogs policy, or fails at once without.
 async function closeTab(env, action) {
-  try {
-    await env.api.tabs.remove(action.tabId);
-  } catch {
-    throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
-  }
+  const remove = async () => {
+    try {
+      await env.api.tabs.remove(action.tabId);
+    } catch {
+      throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
+    }
+  };
+  const out = { ok: true, tabId: action.tabId };
+  const closed = env.closeTab ? await env.closeTab(action, async () => (await remove(), out)) : (await remove(), out);
   env.tabClosed(action.tabId);
-  return { ok: true, tabId: action.tabId };
+  return closed;
 }
 
 export const executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_tab: closeTab });

@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -38,7 +38,7 @@ export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_k
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 export const ACTION_SPECS = Object.freeze({
-  navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
+  navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","waitUntil","dialogs","tabId"]) }),
   click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
@@ -49,15 +49,15 @@ export const ACTION_SPECS = Object.freeze({
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
-  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
-  close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
-  reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus","waitUntil"]) }),
+  close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId","dialogs"]) }),
+  reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
   select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","value","label","index","force","tabId"]) }),
   upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","files","tabId"]) }),
-  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
-  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
+  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
 });
 

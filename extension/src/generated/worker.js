@@ -72,6 +72,12 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
           onChanged: c.downloads.onChanged,
         }
       : undefined,
+    // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
+    // names the tab a navigation opened and the tab it came from, listened
+    // to only while an input runs.
+    webNavigation: {
+      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
+    },
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
@@ -410,7 +416,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -442,7 +448,7 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
-  navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","tabId"]) }),
+  navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","waitUntil","dialogs","tabId"]) }),
   click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
@@ -453,15 +459,15 @@ const ACTION_SPECS = Object.freeze({
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
-  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus"]) }),
-  close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
-  reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus","waitUntil"]) }),
+  close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId","dialogs"]) }),
+  reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
   get_trace: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["sinceSeq","tabId"]) }),
   select_option: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","value","label","index","force","tabId"]) }),
   upload: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","files","tabId"]) }),
-  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
-  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  go_back: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
+  go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
 });
 
@@ -1550,13 +1556,15 @@ const __actions_tabs = (() => {
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare}.
+// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed,
+// prepare, navigate, hasOpenDialog, closeTab}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { sleep } = __lib_cdp;
 const { hostOf } = __lib_domains;
+const { REASONS } = __generated_protocol;
 
 // LOAD_POLL_MS are the pauses between reads of a loading tab: short at
 // first, as a local page loads in a few tens of ms (a fixed 100 ms made
@@ -1577,6 +1585,9 @@ const urlOf = (tab) => tab.url || tab.pendingUrl || "";
 // open_tab answers with a tab that is still loading rather than failing.
 // A tab still showing about:blank has not started loading url yet (the
 // BUA window's spare tab, just handed out), however complete it says it is.
+// A page that opened a dialog while it loads (an alert in its first
+// script) does not finish loading until the dialog is answered: the tab is
+// answered then, and the dialog left for the next action to meet.
 async function waitForLoad(env, tabId, url) {
   const stopAt = Date.now() + env.budget.inner();
   for (let i = 0; ; i++) {
@@ -1590,6 +1601,7 @@ async function waitForLoad(env, tabId, url) {
     const left = stopAt - Date.now();
     const started = url === "about:blank" || tab.url !== "about:blank";
     if ((tab.status === "complete" && started) || left <= 0) return tab;
+    if (env.hasOpenDialog && env.hasOpenDialog(tabId)) return tab;
     await sleep(Math.min(LOAD_POLL_MS[Math.min(i, LOAD_POLL_MS.length - 1)], left), env.timers, env.budget.signal);
   }
 }
@@ -1608,15 +1620,33 @@ async function getTabs(env) {
   return out;
 }
 
+// openTab opens action.url in a new tab. Without waitUntil it polls the
+// tab until it reports complete (waitForLoad). With waitUntil the tab opens
+// blank and the page is loaded into it as navigate loads it, since only
+// the debugger sees the page's commit, DOMContentLoaded and network idle:
+// the tabs API knows loading and complete. As without it, open_tab answers
+// with the tab whatever became of its page: one that could not be loaded
+// (a net:: error page), that is still loading when the budget ends, or
+// that opened a dialog is the next action's business.
 async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
-  const tab = await env.windows.openTab(action.url, { focus: action.focus === true });
+  const waits = action.waitUntil !== undefined && env.navigate;
+  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true });
   // The tab is opened to be acted on: attach while it loads.
   if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
-  await waitForLoad(env, tab.id, action.url);
+  if (!waits) {
+    await waitForLoad(env, tab.id, action.url);
+  } else {
+    try {
+      await env.navigate({ type: "navigate", url: action.url, waitUntil: action.waitUntil, tabId: tab.id });
+    } catch (e) {
+      const page = e instanceof BridgeError && (e.code === ErrorCodes.TIMEOUT || e.reason === REASONS.DIALOG_OPENED || /^net::/.test(e.reason || ""));
+      if (!page) throw e;
+    }
+  }
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 
@@ -1624,14 +1654,20 @@ async function openTab(env, action) {
 // and ends every action pending on it with tab_not_found (the dispatcher's
 // tabClosed; tabs.onRemoved does the same for tabs closed any other way).
 // tabs.remove itself refuses a tab that is gone, so no read comes first.
+// It waits on a beforeunload dialog: env.closeTab (the controller's)
+// answers one under the action's dialogs policy, or fails at once without.
 async function closeTab(env, action) {
-  try {
-    await env.api.tabs.remove(action.tabId);
-  } catch {
-    throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
-  }
+  const remove = async () => {
+    try {
+      await env.api.tabs.remove(action.tabId);
+    } catch {
+      throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${action.tabId} is closed or never existed`);
+    }
+  };
+  const out = { ok: true, tabId: action.tabId };
+  const closed = env.closeTab ? await env.closeTab(action, async () => (await remove(), out)) : (await remove(), out);
   env.tabClosed(action.tabId);
-  return { ok: true, tabId: action.tabId };
+  return closed;
 }
 
 const executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_tab: closeTab });
@@ -1990,6 +2026,9 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
       // This runs when that leftover work is over, so the tab is let go.
       if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
     }
+    // A tab the input opened becomes a session before the input's own tab
+    // counts this action, so the input's tab stays the most recently used.
+    if (result && Number.isInteger(result.newTabId)) await adoptTab(result);
     sessions.recordAction(tabId);
     if (action.type === "navigate" || action.type === "reload") {
       // the page may have redirected: follow the real domain.
@@ -2002,13 +2041,51 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
   }
 
+  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // ready for the next action that names it: a session, and the debugger
+  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // get_tabs does not list it; one that closed already neither.
+  async function adoptTab(result) {
+    let tab;
+    try {
+      tab = await api.tabs.get(result.newTabId);
+    } catch {
+      delete result.newTabId;
+      return;
+    }
+    const domain = hostOf(urlOf(tab));
+    if (domain && sessions.isDomainBlocked(domain)) {
+      delete result.newTabId;
+      return;
+    }
+    sessions.ensureSession(tab.id, domain);
+    prepare(tab.id);
+  }
+
   // env is what a "browser" executor (actions/tabs.js) may use.
   // prepare(tabId) lets open_tab start the debugger's attach while the
-  // new tab loads (the controller's prepare).
+  // new tab loads (the controller's prepare); navigate(action) runs a
+  // navigate on the tab open_tab opened, as a request of its own would
+  // run (queue, session, the controller) within open_tab's budget;
+  // hasOpenDialog and closeTab are the controller's, for open_tab's wait
+  // and close_tab's way through a dialog.
   const prepare = (tabId) => {
     if (controller.prepare) controller.prepare(tabId);
   };
-  const envFor = (budget) => ({ api, sessions, windows, budget, timers, blocked, getTab, tabClosed, prepare });
+  const envFor = (budget, ac) => ({
+    api,
+    sessions,
+    windows,
+    budget,
+    timers,
+    blocked,
+    getTab,
+    tabClosed,
+    prepare,
+    navigate: (action) => perTab(action, budget, ac),
+    hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
+    closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+  });
 
   function run(action, budget, ac) {
     const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
@@ -2016,7 +2093,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
       case "tab":
         return perTab(action, budget, ac);
       case "browser":
-        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget), action);
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget, ac), action);
         break;
       default:
         break;
@@ -2072,8 +2149,10 @@ return Object.freeze({ endedMessage, stoppedMessage, createDispatcher });
 
 // actions/nav.js
 const __actions_nav = (() => {
-// navigate and reload: load a document in the tab, then wait for its load
-// event for as long as the request's budget allows (lib/budget.js).
+// navigate, reload, go_back and go_forward: load a document in the tab,
+// then wait for its load event, or the point of the load the action's
+// waitUntil names, for as long as the request's budget allows
+// (lib/budget.js).
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { invalid, onAbort } = __lib_cdp;
@@ -2112,15 +2191,33 @@ function watchEvents(ctx) {
   return { seen, off, next };
 }
 
-// waitForLoad waits for the main frame's new document to fire load: the
-// document with loaderId when the command reported one, else the first
-// main-frame document that is not `replacing` (Page.reload reports no
-// loaderId). It waits until the budget is nearly spent (budget.inner()),
-// then resolves ok if DOMContentLoaded fired, since subresources that never
-// finish should not fail a usable page; otherwise it throws timeout.
-async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false }) {
+// waitForLoad waits for the main frame's new document to reach `until`
+// (the schema's waitUntil): commit (its frameNavigated), domcontentloaded,
+// load (the default) or networkidle (load, and Chromium's networkIdle
+// lifecycle event: no network connection for 500 ms, as Puppeteer's
+// networkidle0 and Playwright's networkidle). The document is the one with
+// loaderId when the command reported one, else the first main-frame
+// document that is not `replacing` (Page.reload reports no loaderId). It
+// waits until the budget is nearly spent (budget.inner()); then a wait for
+// load resolves ok if DOMContentLoaded fired, since subresources that never
+// finish should not fail a usable page, and any other wait throws timeout.
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
   let committed = false;
   let domReady = false;
+  let loaded = false;
+  let idle = false;
+  const reached = () => {
+    switch (until) {
+      case "commit":
+        return committed;
+      case "domcontentloaded":
+        return domReady;
+      case "networkidle":
+        return loaded && idle;
+      default:
+        return loaded;
+    }
+  };
   const waitMs = ctx.budget.inner();
   const stopAt = Date.now() + waitMs;
   for (let i = 0; ; ) {
@@ -2140,19 +2237,41 @@ async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what
       // loads nothing: the change is the whole navigation.
       if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
       if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
-        if (p.name === "load") return;
+        if (p.name === "load") loaded = true;
         if (p.name === "DOMContentLoaded") domReady = true;
+        if (p.name === "networkIdle") idle = true;
       }
       // loadEventFired carries no loaderId; it counts once our document committed.
-      if (method === "Page.loadEventFired" && committed) return;
+      if (method === "Page.loadEventFired" && committed) loaded = true;
       if (method === "Page.domContentEventFired" && committed) domReady = true;
     }
+    // Each later point implies the earlier ones, whatever order the events took.
+    if (idle && loaded) domReady = true;
+    if (loaded) domReady = true;
+    if (domReady) committed = true;
+    if (reached()) return;
     const left = stopAt - Date.now();
     if (left <= 0) break;
     await watch.next(Math.min(left, 1000));
   }
-  if (domReady) return;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} did not load within ${waitMs} ms`);
+  if (until === "load" && domReady) return;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed, domReady, loaded })} within ${waitMs} ms`);
+}
+
+// missed says which point of the load a timed-out wait for `until` did not
+// reach, and how far the page got.
+function missed(until, { committed, domReady, loaded }) {
+  switch (until) {
+    case "commit":
+      return "did not commit (no response from its server)";
+    case "domcontentloaded":
+      return committed ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
+    case "networkidle":
+      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
+      return domReady ? "did not load (and so never went network-idle)" : "did not load";
+    default:
+      return "did not load";
+  }
 }
 
 async function navigate(ctx, action) {
@@ -2170,7 +2289,7 @@ async function navigate(ctx, action) {
     }
     ctx.clearUids();
     if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads
-    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url });
+    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
     return { ok: true };
   } finally {
     watch.off();
@@ -2179,14 +2298,14 @@ async function navigate(ctx, action) {
 
 // reload reloads the tab's document and waits for the new one to load, as
 // navigate does; every uid of the old document is stale afterwards.
-async function reload(ctx) {
+async function reload(ctx, action) {
   const before = await ctx.mainFrame();
   ctx.clearUids();
   const watch = watchEvents(ctx);
   try {
     await ctx.send("Page.reload", {});
     ctx.clearUids();
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}` });
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
     return { ok: true };
   } finally {
     watch.off();
@@ -2199,7 +2318,7 @@ async function reload(ctx) {
 // or comes back from the back/forward cache. With no entry that way it
 // does nothing and answers moved: false, as Playwright's goBack and
 // goForward return null.
-async function traverse(ctx, delta) {
+async function traverse(ctx, action, delta) {
   const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
   const entry = entries[currentIndex + delta];
   if (!entry) return { ok: true, moved: false };
@@ -2210,15 +2329,15 @@ async function traverse(ctx, delta) {
     await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
     ctx.clearUids();
     const word = delta < 0 ? "back" : "forward";
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})` });
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
     return { ok: true, moved: true, url: entry.url };
   } finally {
     watch.off();
   }
 }
 
-const goBack = (ctx) => traverse(ctx, -1);
-const goForward = (ctx) => traverse(ctx, 1);
+const goBack = (ctx, action) => traverse(ctx, action, -1);
+const goForward = (ctx, action) => traverse(ctx, action, 1);
 
 const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
 return Object.freeze({ isNavigableUrl, navigate, reload, goBack, goForward, executors });
@@ -2671,6 +2790,113 @@ function watchDownload(api, since) {
 return Object.freeze({ withDownload, describe, watchDownload });
 })();
 
+// lib/new-tab.js
+const __lib_new_tab = (() => {
+// The tab an input opens (result.ok newTabId): a target=_blank link, a
+// window.open from a click handler, Enter on such a link. Chromium reports
+// Page.windowOpen on the opener's session in order with the answers to the
+// input, so by the settle's round trip (lib/settle.js) the opener has said
+// whether a tab is coming; chrome.webNavigation.onCreatedNavigationTarget
+// then names it, with the tab it came from (sourceTabId). tabs.Tab's
+// openerTabId cannot say: Chrome sets it to the window's active tab, which
+// the clicked tab need not be (a background tab of the BUA window, any tab
+// of a headless browser). The new tab is handed over once its first
+// document committed, as Playwright's popup event is: a page the next
+// action can read, not the blank one it starts with.
+
+const { sleep } = __lib_cdp;
+
+// NEW_TAB_MS bounds the wait for the new tab after Page.windowOpen: a
+// popup Chromium blocks (no user gesture) is announced and never created.
+const NEW_TAB_MS = 2000;
+
+// COMMIT_POLL_MS are the pauses between reads of the new tab while its
+// first document has not committed: short at first, as a local page
+// commits in a few ms, then every 100 ms.
+const COMMIT_POLL_MS = [5, 10, 20, 50, 100];
+
+// committed says whether a tab (tabs.Tab) shows its first real document:
+// no navigation pending, and a URL other than the blank one a new tab
+// starts with (unless it was opened blank and has finished loading).
+function committed(tab) {
+  if (!tab || tab.pendingUrl || !tab.url) return false;
+  return tab.url !== "about:blank" || tab.status === "complete";
+}
+
+// watchNewTab starts watching for a tab the input about to be sent opens.
+// Call it before the input, opened() after the settle, off() always.
+// ctx.tabs (get) and ctx.webNavigation (onCreatedNavigationTarget) are
+// chrome-api's; without them nothing is watched.
+function watchNewTab(ctx) {
+  const events = ctx.webNavigation && ctx.webNavigation.onCreatedNavigationTarget;
+  if (!ctx.tabs || !events || typeof events.addListener !== "function") {
+    return { opened: async () => null, off() {} };
+  }
+  let asked = false; // Page.windowOpen came
+  const created = []; // ids of the tabs this tab opened, in order
+  let wake = () => {};
+  const offCdp = ctx.on((method) => {
+    if (method !== "Page.windowOpen") return;
+    asked = true;
+    wake();
+  });
+  const onTarget = (d) => {
+    if (!d || d.sourceTabId !== ctx.tabId || !Number.isInteger(d.tabId)) return;
+    created.push(d.tabId);
+    wake();
+  };
+  events.addListener(onTarget);
+
+  // waitCreated resolves once a tab was created, or after ms.
+  function waitCreated(ms) {
+    if (created.length || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        wake = () => {};
+        resolve();
+      }
+      wake = () => {
+        if (created.length) done();
+      };
+    });
+  }
+
+  // opened returns the id of the first tab the input opened, once its
+  // first document committed (or the budget is nearly spent: then as it
+  // is), or null when it opened none (or the tab closed at once).
+  async function opened() {
+    if (!asked && !created.length) return null;
+    await waitCreated(Math.min(NEW_TAB_MS, Math.max(0, ctx.budget.inner())));
+    ctx.budget.check();
+    if (!created.length) return null;
+    const id = created[0];
+    const stopAt = Date.now() + Math.max(0, ctx.budget.inner());
+    for (let i = 0; ; i++) {
+      let tab;
+      try {
+        tab = await ctx.tabs.get(id);
+      } catch {
+        return null; // closed by its page already
+      }
+      const left = stopAt - Date.now();
+      if (committed(tab) || left <= 0) return id;
+      await sleep(Math.min(COMMIT_POLL_MS[Math.min(i, COMMIT_POLL_MS.length - 1)], left), ctx.timers, ctx.budget.signal);
+    }
+  }
+
+  return {
+    opened,
+    off() {
+      offCdp();
+      events.removeListener(onTarget);
+    },
+  };
+}
+return Object.freeze({ NEW_TAB_MS, committed, watchNewTab });
+})();
+
 // lib/role-target.js
 const __lib_role_target = (() => {
 // Role targets, {role, name, nth} (feature role_target): the element a
@@ -2870,6 +3096,7 @@ const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
+const { watchNewTab } = __lib_new_tab;
 const { describeRoleTarget, findByRole } = __lib_role_target;
 const { SETTLE_MS } = __lib_budget;
 
@@ -3409,16 +3636,20 @@ async function drawFrame(ctx) {
 
 // settleAfter runs act (the input) with the tab's navigation events
 // watched, then settles (lib/settle.js): a navigation the input started is
-// waited for until DOMContentLoaded, anything else for one page task.
+// waited for until DOMContentLoaded, anything else for one page task. A
+// tab the input opened is answered as newTabId (lib/new-tab.js).
 async function settleAfter(ctx, what, act) {
   const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
+  const popup = watchNewTab(ctx);
   try {
     await act();
     await watch.settle(what);
+    const newTabId = await popup.opened();
+    return newTabId === null ? { ok: true } : { ok: true, newTabId };
   } finally {
     watch.off();
+    popup.off();
   }
-  return { ok: true };
 }
 
 // mouse sends one mouse event at the aim's point: the tab's, or for an
@@ -5895,6 +6126,16 @@ function actionEvent(type, durationMs, code, cancelled = false) {
   return ev;
 }
 
+// dialogAnswerEvent is the dialog event bua records when it answers a
+// dialog: the dialog's type (level) and message (text) as at its opening,
+// how it answered, and the action that did (handle_dialog, evaluate, or
+// one sent with dialogs).
+function dialogAnswerEvent(dialogType, message, accepted, by) {
+  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
+  ev.answer = accepted ? "accepted" : "dismissed";
+  return set(ev, "action", by);
+}
+
 // createTraceStore holds the rings of up to maxTabs tabs (the least
 // recently used dropped first).
 function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
@@ -5958,7 +6199,7 @@ function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ring
     _tabs: tabs,
   };
 }
-return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, LIMITS, clip, utf8Length, eventBytes, createTraceRing, consoleText, traceEventFor, requestEventFor, actionEvent, createTraceStore });
+return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, LIMITS, clip, utf8Length, eventBytes, createTraceRing, consoleText, traceEventFor, requestEventFor, actionEvent, dialogAnswerEvent, createTraceStore });
 })();
 
 // actions/forms.js
@@ -6154,11 +6395,22 @@ const evaluate = __actions_evaluate;
 const wait = __actions_wait;
 const handoff = __actions_handoff;
 const trace = __actions_trace;
-const { actionEvent, createTraceStore } = __lib_trace;
+const { actionEvent, createTraceStore, dialogAnswerEvent } = __lib_trace;
 const forms = __actions_forms;
 const dialog = __actions_dialog;
 
 const CDP_VERSION = "1.3";
+
+// LEAVING_ACTIONS take the dialogs policy (the schema's dialogPolicy): they
+// leave the page, so a dialog on it is answered first rather than failing
+// them. close_tab, the fifth, is scope "browser" and comes through closeTab.
+const LEAVING_ACTIONS = new Set(["navigate", "reload", "go_back", "go_forward"]);
+
+// policyOf is the dialogs policy an action runs under: "accept" or
+// "dismiss", or null when it leaves dialogs open (leave, the default).
+function policyOf(action) {
+  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
+}
 
 // AUTO_ATTACH attaches the tab's session (and each child's) to its
 // out-of-process iframes, and only to those (not workers), as child
@@ -6226,6 +6478,10 @@ function createDebuggerController(opts) {
   const childFrames = new Map();
   const evaluating = new Set(); // tabIds with an evaluate in flight
   const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
+  // tabId -> {how, action, answered}: the dialogs policy of the action
+  // running there (LEAVING_ACTIONS, close_tab) under which a dialog that
+  // opens is answered, and the answers given (result.dialogs).
+  const policies = new Map();
   const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
   const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
   const detachListeners = new Set();
@@ -6469,6 +6725,18 @@ function createDebuggerController(opts) {
     childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
+    policies.delete(tabId);
+  }
+
+  // answerNow answers the dialog that is opening on tabId at once, and
+  // records the answer in the tab's trace with the action that gave it.
+  function answerNow(tabId, d, accept, by) {
+    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+    const policy = policies.get(tabId);
+    if (policy) policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
+    send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
+      console.warn("[bua] could not answer dialog", e);
+    });
   }
 
   function onDialogOpening(tabId, p) {
@@ -6478,10 +6746,15 @@ function createDebuggerController(opts) {
       // protocol v4 §Dialogs: during evaluate, answer at once (accept an
       // alert or beforeunload, dismiss a confirm or prompt): until a dialog
       // is answered the renderer is blocked and the evaluate would hang.
-      const accept = dialogType === "alert" || dialogType === "beforeunload";
-      send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
-        console.warn("[bua] could not answer dialog", e);
-      });
+      answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
+      return;
+    }
+    const policy = policies.get(tabId);
+    if (policy) {
+      // An action that leaves the page under a dialogs policy: answer as
+      // it says, but always accept a beforeunload, whose dismissal would
+      // cancel the very navigation (or close) the action makes.
+      answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
       return;
     }
     // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
@@ -6504,16 +6777,18 @@ function createDebuggerController(opts) {
     const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
     return new BridgeError(
       ErrorCodes.INVALID_ACTION,
-      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow`,
+      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
       during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
     );
   }
 
-  // answerDialog is handle_dialog's: it answers the dialog left open on
-  // tabId, or is invalid_action when there is none.
-  async function answerDialog(tabId, accept, promptText) {
+  // answerDialog answers the dialog left open on tabId, for `by`: the
+  // handle_dialog action, or one that leaves the page under a dialogs
+  // policy. With none open it is invalid_action. The answer goes into the
+  // tab's trace.
+  async function answerDialog(tabId, accept, promptText, by = "handle_dialog") {
     const d = openDialogs.get(tabId);
-    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for handle_dialog to answer`);
+    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
     const params = { accept };
     if (promptText !== undefined) params.promptText = promptText;
     try {
@@ -6522,10 +6797,97 @@ function createDebuggerController(opts) {
       // The person (or the page's navigation) closed it first.
       if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
       openDialogs.delete(tabId);
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before handle_dialog answered it`);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
     }
     if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
+    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
     return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
+  }
+
+  // withPolicy runs fn on behalf of the action `by` under the dialogs
+  // policy `how`: first the dialog left open on tabId is answered, a
+  // beforeunload accepted whatever the policy (dismissing it keeps the
+  // page), then each dialog that opens while fn runs (onDialogOpening).
+  // It returns fn's result and the answers given, in order.
+  async function withPolicy(tabId, how, by, fn) {
+    const mine = { how, action: by, answered: [] };
+    const d = openDialogs.get(tabId);
+    if (d) {
+      try {
+        const r = await answerDialog(tabId, d.dialogType === "beforeunload" || how === "accept", undefined, by);
+        mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
+      } catch (e) {
+        // A dialog closed meanwhile needs no answer.
+        if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
+      }
+    }
+    policies.set(tabId, mine);
+    try {
+      return { result: await fn(), answered: mine.answered };
+    } finally {
+      if (policies.get(tabId) === mine) policies.delete(tabId);
+    }
+  }
+
+  // withAnswers is result with the dialogs a policy answered (the schema's
+  // answeredDialogs), when there are any.
+  function withAnswers({ result, answered }) {
+    if (!answered.length || !result || typeof result !== "object") return result;
+    return { ...result, dialogs: answered };
+  }
+
+  // closeTab is close_tab's way through the tab's dialogs: remove() closes
+  // action.tabId (tabs.remove), which waits on a beforeunload dialog until
+  // it is answered. It returns remove's result, with the dialogs answered
+  // as withAnswers puts them. Under a dialogs policy (action.dialogs accept
+  // or dismiss) a dialog open on the tab is answered first, and one that
+  // opens while it closes as it opens, the debugger attached first if it
+  // was not, so that it sees it. Without one, a beforeunload open on the
+  // tab, or one that opens while it closes, fails close_tab at once
+  // (reason dialog_open or dialog_opened) instead of leaving it to hang;
+  // any other dialog open on a closing tab goes with it.
+  async function closeTab(action, remove) {
+    const tabId = action.tabId;
+    const how = policyOf(action);
+    if (!how) {
+      const open = openDialogs.get(tabId);
+      if (open && open.dialogType === "beforeunload") throw dialogError(tabId, open, "close_tab", false);
+      if (!attached.has(tabId)) return remove();
+      let stop = () => {};
+      const opened = new Promise((_, reject) => {
+        stop = watchDialogs(tabId, (d) => {
+          if (d.dialogType === "beforeunload") reject(dialogError(tabId, d, "close_tab", true));
+        });
+      });
+      try {
+        return await Promise.race([remove(), opened]);
+      } finally {
+        stop();
+      }
+    }
+    // An attach that fails (a restricted page) leaves nothing to answer.
+    await ensureAttached(tabId).catch(() => {});
+    const held = openDialogs.has(tabId) && openDialogs.get(tabId).dialogType === "beforeunload";
+    const done = await withPolicy(tabId, how, "close_tab", async () => {
+      try {
+        return await remove();
+      } catch (e) {
+        // The beforeunload just accepted held an earlier close (one that
+        // failed dialog_opened): that close has now removed the tab.
+        if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId };
+        throw e;
+      }
+    });
+    return withAnswers(done);
+  }
+
+  // watchDialogs calls fn with each dialog left open on tabId from now on,
+  // until the returned function is called.
+  function watchDialogs(tabId, fn) {
+    let ws = dialogWatchers.get(tabId);
+    if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
+    ws.add(fn);
+    return () => ws.delete(fn);
   }
 
   function on(tabId, fn) {
@@ -6565,6 +6927,10 @@ function createDebuggerController(opts) {
       // downloads is chrome.downloads (chrome-api.js), for the inputs that
       // wait for the download they start (lib/downloads.js).
       downloads: opts.chromeApi.downloads,
+      // tabs and webNavigation (chrome-api.js) are for the inputs that
+      // report the tab they opened (lib/new-tab.js).
+      tabs: opts.chromeApi.tabs,
+      webNavigation: opts.chromeApi.webNavigation,
       // budget is the request's (lib/budget.js): every inner wait is
       // bounded by budget.inner(), and ends when budget.signal aborts.
       budget,
@@ -6677,33 +7043,33 @@ function createDebuggerController(opts) {
   }
 
   async function runAttached(tabId, action, budget, exec) {
-    // handle_dialog is the one action an open dialog lets through.
+    // handle_dialog is the one action an open dialog lets through, and an
+    // action that leaves the page under a dialogs policy answers it first.
     const answers = action.type === "handle_dialog";
+    const policy = LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
     const open = openDialogs.get(tabId);
-    if (open && !answers) throw dialogError(tabId, open, action.type, false);
+    if (open && !answers && !policy) throw dialogError(tabId, open, action.type, false);
     // The watchdog: the queue wait and the attach already spent part of the
     // budget, so it gets what remains.
     let ctx = null;
     const first = ensureAttached(tabId);
     const ready = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
-    const work = ready.then(() => {
+    const work = ready.then(async () => {
       ctx = makeCtx(tabId, budget);
-      return exec(ctx, action);
+      if (!policy) return exec(ctx, action);
+      return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
     });
     let stopWatch = () => {};
     const races = [withDeadline(work, budget.remaining(), action.type, timers)];
     if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
+      // (Under a dialogs policy none is left open to be seen here.)
       races.push(
         new Promise((_, reject) => {
-          let ws = dialogWatchers.get(tabId);
-          if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
-          const fn = (d) => {
+          stopWatch = watchDialogs(tabId, (d) => {
             if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
-          };
-          ws.add(fn);
-          stopWatch = () => ws.delete(fn);
+          });
         }),
       );
     }
@@ -6745,6 +7111,7 @@ function createDebuggerController(opts) {
   return {
     run,
     prepare,
+    closeTab,
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
@@ -6763,7 +7130,7 @@ function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, mainFrames, traces, childFrames, requestWatches },
+    _state: { attached, uidCaches, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
   };
 }
 return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, createDebuggerController });

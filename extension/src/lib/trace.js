@@ -232,6 +232,16 @@ export function actionEvent(type, durationMs, code, cancelled = false) {
   return ev;
 }
 
+// dialogAnswerEvent is the dialog event bua records when it answers a
+// dialog: the dialog's type (level) and message (text) as at its opening,
+// how it answered, and the action that did (handle_dialog, evaluate, or
+// one sent with dialogs).
+export function dialogAnswerEvent(dialogType, message, accepted, by) {
+  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
+  ev.answer = accepted ? "accepted" : "dismissed";
+  return set(ev, "action", by);
+}
+
 // createTraceStore holds the rings of up to maxTabs tabs (the least
 // recently used dropped first).
 export function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {

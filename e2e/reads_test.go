@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These tests prove that reads are complete (README §extract): extract waits
@@ -28,6 +29,37 @@ func TestExtract_RevealedBody(t *testing.T) {
 	wantContains(t, "markdown", r.Markdown, "Revealed headline")
 	if r.Empty {
 		t.Error("a revealed page is flagged empty")
+	}
+}
+
+// TestExtract_ShadowPage: a page drawn in an open shadow root (its body
+// holds only the custom element's host, so innerText is empty) is read
+// with its content, is not empty, and is read without the empty-page
+// wait (extract.js CONTENT_WAIT_MS, 2.5 s). The bound includes the CLI's
+// own start; before the fix the read took 2.55 s and said empty.
+func TestExtract_ShadowPage(t *testing.T) {
+	tab := openTab(t, "shadow-app.html")
+	var r frameExtract
+	start := time.Now()
+	res, e, _ := request(t, map[string]any{"type": "extract", "tabId": tab})
+	took := time.Since(start)
+	if e != nil {
+		t.Fatalf("extract: %s: %s", e.Code, e.Message)
+	}
+	var flags readResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(res, &flags); err != nil {
+		t.Fatal(err)
+	}
+	if flags.Empty {
+		t.Errorf("a page drawn in a shadow root is flagged empty: %s", res)
+	}
+	wantContains(t, "markdown", r.Markdown, "# Shadow app\n\nEverything here lives in the shadow root.")
+	r.find(t, "button", "Continue")
+	if took >= time.Second {
+		t.Errorf("extract took %v, want well under the 2.5 s empty-page wait", took)
 	}
 }
 

@@ -4836,9 +4836,10 @@ const MAX_ELEMENTS = 200;
 const MAX_ELEMENTS_LIMIT = 5000;
 
 // CONTENT_WAIT_MS bounds how long extract waits, from its start, for a page
-// with no visible text and no visible element to show some (a body hidden
-// until script runs); after it the page is read and reported empty.
-// README §extract documents it.
+// that shows nothing (its body hidden until script runs, or a read with no
+// text, markdown, element or drawn image) to show some; after it the page
+// is read, and reported empty unless that read found markdown or
+// elements. README §extract documents it.
 const CONTENT_WAIT_MS = 2500;
 // READ_RESERVE_MS is what the wait for a loading document leaves of the
 // budget for the read itself.
@@ -4853,9 +4854,11 @@ const POLL_MS = 100;
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
-// backendNodeIds. Unless options.final, a page with no visible content
-// comes back as [{found, hasContent: false, readyState}] without the
-// costly read. options.maxElements caps the nodes (MAX_ELEMENTS).
+// backendNodeIds. hasContent: the root is shown and the read found text,
+// markdown, elements or a drawn image or field. Unless options.final, a
+// page without content comes back as [{found, hasContent: false,
+// readyState}], and one whose root is hidden (a body revealed by script)
+// is not read at all. options.maxElements caps the nodes (MAX_ELEMENTS).
 function buildPageScript(selector, options = {}) {
   const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
@@ -4868,18 +4871,10 @@ function buildPageScript(selector, options = {}) {
   const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
   if (!root) return [JSON.stringify({ found: false })];
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-  const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
   const shown = rendered(root) && rendered(document.documentElement);
-  let hasContent = shown && raw.trim() !== "";
-  if (shown && !hasContent) {
-    for (const el of root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")) {
-      if (!rendered(el)) continue;
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) { hasContent = true; break; }
-    }
-  }
-  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
+  if (!shown && !options.final) return [JSON.stringify({ found: true, hasContent: false, readyState: document.readyState })];
   const t0 = performance.now();
+  const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
   const text = capText(raw, ${TEXT_MAX_CHARS});
   const tree = domToTree(root);
   const t1 = performance.now();
@@ -4895,6 +4890,17 @@ function buildPageScript(selector, options = {}) {
   const t3 = performance.now();
   const els = collectElements(selector === null ? document.documentElement : root, { max: options.maxElements });
   const t4 = performance.now();
+  // Content is what the read found (markdown and elements follow open
+  // shadow roots, where innerText does not reach), or a drawn image,
+  // canvas or field, which neither may name.
+  const boxed = (el) => {
+    if (!rendered(el)) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
+    Array.from(root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")).some(boxed));
+  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
   return [JSON.stringify(page), ...els.nodes];
@@ -5078,7 +5084,10 @@ async function extract(ctx, action) {
   // the page's own (a selector scopes the read to the main document).
   const items = page.elements || [];
   let total = page.elementsTotal || 0;
-  if (selector === undefined && page.hasContent !== false) {
+  // A page whose read found markdown or elements is never empty, whatever
+  // the probe for content saw.
+  const empty = !page.hasContent && !(page.markdown || "").trim() && total === 0;
+  if (selector === undefined && !empty) {
     const max = maxElementsOf(action);
     for (const f of await readFrames(ctx, max)) {
       total += f.elementsTotal;
@@ -5103,7 +5112,7 @@ async function extract(ctx, action) {
     title: page.title,
     captchaFrame,
   };
-  if (!page.hasContent) res.empty = true;
+  if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
   return res;

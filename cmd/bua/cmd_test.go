@@ -314,6 +314,22 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
+// TestEvaluateIsEval: `bua evaluate`, the flow step's name, is `bua eval`:
+// the same help and the same evaluate request, through the full CLI too.
+func TestEvaluateIsEval(t *testing.T) {
+	if a, b := runCLI(t, nil, "", "evaluate", "--help"), runCLI(t, nil, "", "eval", "--help"); a != b || a.code != 0 {
+		t.Errorf("evaluate --help %+v, want eval --help %+v", a, b)
+	}
+	h, ext := startFake(t)
+	ext.Handle(protocol.ActionEvaluate, func(a protocol.Action) (any, *protocol.Error) {
+		return map[string]any{"type": "string", "value": "got " + a.Expression}, nil
+	})
+	r := runCLI(t, h, "", "evaluate", "--json", "return 1")
+	if r.code != 0 || !strings.Contains(r.stdout, `"value": "got return 1"`) {
+		t.Errorf("bua evaluate --json: %+v", r)
+	}
+}
+
 func TestCompletion(t *testing.T) {
 	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "compdef _bua bua", "fish": "complete -c bua"} {
 		r := runCLI(t, nil, "", "completion", shell)

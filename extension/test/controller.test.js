@@ -480,6 +480,27 @@ test("evaluate: throw is invalid_action with the JS message; never-settling prom
   assert.equal(ev.timeout, 10000);
 });
 
+test("evaluate: a body that uses await is sent again wrapped async; any other body, and other SyntaxErrors, once as the spec wraps it", async () => {
+  const syntax = (msg) => ({ result: { type: "object", subtype: "error", className: "SyntaxError" }, exceptionDetails: { text: "Uncaught", exception: { className: "SyntaxError", description: `SyntaxError: ${msg}` } } });
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => {
+      if (p.expression.includes("await") && !p.expression.startsWith("(async ")) return syntax("await is only valid in async functions and the top level bodies of modules");
+      if (p.expression.includes("return )")) return syntax("Unexpected token ')'");
+      return { result: { type: "number", value: 1 } };
+    },
+  });
+  const { c } = makeController(fake);
+  const sent = () => fake.calls.filter((x) => x[0] === "Runtime.evaluate").map((x) => x[1].expression);
+  assert.deepEqual(await c.run(TAB, { type: "evaluate", expression: "return await 1" }), { type: "number", value: 1 });
+  assert.deepEqual(sent().slice(-2), ["(() => {\nreturn await 1\n})()", "(async () => {\nreturn await 1\n})()"]);
+  const before = sent().length;
+  assert.deepEqual(await c.run(TAB, { type: "evaluate", expression: "return 1" }), { type: "number", value: 1 });
+  assert.deepEqual(sent().slice(before), ["(() => {\nreturn 1\n})()"]);
+  const again = sent().length;
+  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "return )" }), "invalid_action", /^SyntaxError: Unexpected token '\)'$/);
+  assert.equal(sent().length - again, 1);
+});
+
 test("evaluate: own clock terminates a hung evaluate with timeout", async () => {
   // Fake timers running 1000x fast keep the test fast while driving the same path.
   const timers = { setTimeout: (fn, ms) => setTimeout(fn, ms / 1000), clearTimeout: (t) => clearTimeout(t) };

@@ -37,6 +37,22 @@ func TestNavigate(t *testing.T) {
 			t.Fatalf("stderr lacks the hint: %q", r.stderr)
 		}
 	})
+	t.Run("UIDNeverHandedOut", func(t *testing.T) {
+		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
+			e := protocol.Errorf(protocol.CodeElementStale, "uid e9999 was never handed out on this page")
+			e.Reason = protocol.ReasonUidUnknown
+			return nil, e
+		})
+		defer ext.Handle(protocol.ActionClick, nil)
+		r := runCLI(t, h, "", "click", "e9999")
+		if r.code != exitFailure {
+			t.Fatalf("exit %d, want %d", r.code, exitFailure)
+		}
+		golden(t, "errors/uid_unknown.txt", r.stderr)
+		if strings.Contains(r.stderr, "the page changed") {
+			t.Fatalf("a uid never handed out gets the stale-page hint: %q", r.stderr)
+		}
+	})
 	t.Run("RefusedBeforeSending", func(t *testing.T) {
 		before := len(ext.Requests())
 		r := runCLI(t, h, "", "navigate", "javascript:alert(1)")

@@ -19,7 +19,7 @@ func TestParseFastEval(t *testing.T) {
 		{[]string{"bua", "eval", "return 1", "--tab", "7"}, "return 1", 7, true, true},
 		{[]string{"bua", "eval", "--tab", "7", "return 1"}, "return 1", 7, true, true},
 		{[]string{"bua", "eval", "--tab=7", "return 1"}, "return 1", 7, true, true},
-		{[]string{"bua", "evaluate", "return 1"}, "return 1", 0, false, true}, // the flow step's name
+		{[]string{"bua", "evaluate", "return 1"}, "return 1", 0, false, true},           // the flow step's name
 		{[]string{"bua", "eval"}, "", 0, false, false},                                  // usage error: the full CLI explains
 		{[]string{"bua", "eval", "-"}, "", 0, false, false},                             // stdin
 		{[]string{"bua", "eval", "return 1", "--json"}, "", 0, false, false},            // another flag

@@ -31,6 +31,7 @@ var reasonHints = map[string]string{
 	protocol.ReasonBackgroundTab:  "that tab is behind another in the person's own window, where Chrome delivers no input: ask them to switch to it, or open the page in bua's window with `bua open URL`",
 	protocol.ReasonDialogOpen:     "a dialog blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt), then run the action again",
 	protocol.ReasonDialogOpened:   "the action opened a dialog, which blocks the page: answer it with `bua dialog accept` or `bua dialog dismiss` (--prompt-text TEXT for a prompt)",
+	protocol.ReasonUidUnknown:     "no extract on this tab listed that uid (a typo, or another tab's uid?): run `bua extract` and use a uid it lists",
 }
 
 // endHints are internal_error's hints by the session-end reason the

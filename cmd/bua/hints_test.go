@@ -36,6 +36,7 @@ func TestHints(t *testing.T) {
 		{"Idle", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonSystemIdle}, "went idle", exitFailure},
 		{"Locked", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonScreenLocked}, "screen was locked", exitFailure},
 		{"DialogOpen", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "`bua dialog accept`", exitFailure},
+		{"UIDUnknown", &protocol.Error{Code: protocol.CodeElementStale, Reason: protocol.ReasonUidUnknown}, "use a uid it lists", exitFailure},
 		{"DialogOpened", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "the action opened a dialog", exitFailure},
 		// The hint goes by code and reason: the same reason on another code
 		// keeps the code's hint.

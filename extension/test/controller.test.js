@@ -192,15 +192,22 @@ test("navigate clears the uid cache", async () => {
   await new Promise((r) => setTimeout(r, 5));
   c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L1", name: "load" });
   assert.deepEqual(await nav, { ok: true });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale");
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /^uid e0 is stale: the page has no extract since it last loaded$/);
 });
 
 test("uid never extracted is element_stale; a removed node is element_not_found and never clicked", async () => {
   const fake = fakeTab();
   const { c } = makeController(fake);
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /no extract/);
-  await c.run(TAB, { type: "extract" });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /not in the last extract/);
+  // Never handed out on the tab: the same code, saying so, with its reason.
+  const never = await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /^uid e0 was never handed out on this page$/);
+  assert.equal(never.reason, "uid_unknown");
+  await c.run(TAB, { type: "extract" }); // e0, e1, e2
+  const past = await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /^uid e9 was never handed out on this page$/);
+  assert.equal(past.reason, "uid_unknown");
+  // Handed out, then outdated: the page changed.
+  c._state.uidCaches.get(TAB).map.delete("e2");
+  const stale = await rejectsWith(c.run(TAB, { type: "click", uid: "e2" }), "element_stale", /is stale: it is not in the last extract/);
+  assert.equal(stale.reason, undefined);
 
   fake.page.connected.delete(101); // detached but still resolvable
   await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_not_found", /no longer in the page/);

@@ -78,6 +78,7 @@ const (
 	ReasonDialogOpen          = "dialog_open"          // a JavaScript dialog was already open on the tab, so the action did not run: answer it with handle_dialog first
 	ReasonDialogOpened        = "dialog_opened"        // the action opened a JavaScript dialog (or one opened while it ran): the action ran up to the dialog, which blocks the page until handle_dialog answers it
 	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
+	ReasonUidUnknown          = "uid_unknown"          // element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid
 )
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).

@@ -63,6 +63,62 @@ func TestExtract_ShadowPage(t *testing.T) {
 	}
 }
 
+// TestExtract_SelectorReadsEveryMatch: --selector reads every match in
+// document order, not the first: one markdown block per match, their
+// elements in turn (an option's parent uid shifted with its select) within
+// one cap, a match inside another read with it, and what is outside the
+// matches (the page's headline, the footer's button) left out.
+func TestExtract_SelectorReadsEveryMatch(t *testing.T) {
+	tab := openTab(t, "cards.html")
+	type element struct {
+		UID    string `json:"uid"`
+		Role   string `json:"role"`
+		Name   string `json:"name"`
+		Parent string `json:"parent"`
+	}
+	var r struct {
+		Markdown      string    `json:"markdown"`
+		Text          string    `json:"text"`
+		Elements      []element `json:"elements"`
+		ElementsTotal int       `json:"elementsTotal"`
+		Matches       int       `json:"matches"`
+	}
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab, "selector": ".card"}, &r)
+	want := "## Free\n\nFor one person.\n\nChoose Free\n\n## Team\n\nFor a small team.\n\nSeats Choose Team\n\nMost teams pick this one.\n\n## Company\n\nFor everyone.\n\n[Contact sales](/contact)"
+	if strings.TrimSpace(r.Markdown) != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", r.Markdown, want)
+	}
+	if r.Matches != 3 {
+		t.Errorf("matches %d, want 3 (the card inside a card is read with it)", r.Matches)
+	}
+	if strings.Count(r.Text, "Most teams pick this one.") != 1 || !strings.Contains(r.Text, "Choose Free") || !strings.Contains(r.Text, "Contact sales") {
+		t.Errorf("text %q, want every card's once", r.Text)
+	}
+	var got []string
+	for _, e := range r.Elements {
+		got = append(got, e.UID+" "+e.Role+" "+e.Name+" "+e.Parent)
+	}
+	wantEls := []string{"e0 button Choose Free ", "e1 combobox Seats ", "e2 option 5 e1", "e3 option 10 e1", "e4 button Choose Team ", "e5 link Contact sales "}
+	if strings.Join(got, "|") != strings.Join(wantEls, "|") || r.ElementsTotal != 6 {
+		t.Errorf("elements %q (total %d), want %q (total 6)", got, r.ElementsTotal, wantEls)
+	}
+
+	var capped readResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab, "selector": ".card", "maxElements": 3}, &capped)
+	if len(capped.Elements) != 3 || capped.ElementsTotal != 6 {
+		t.Errorf("maxElements 3: %d of %d elements, want 3 of 6", len(capped.Elements), capped.ElementsTotal)
+	}
+
+	out := mustCLI(t, "extract", "--tab", strconv.Itoa(tab), "--selector", ".card").Stdout
+	if !strings.HasPrefix(out, "matches: 3, read in document order\n\n## Free\n") {
+		t.Errorf("bua extract --selector .card printed:\n%s", out)
+	}
+	one := mustCLI(t, "extract", "--tab", strconv.Itoa(tab), "--selector", "h1").Stdout
+	if !strings.HasPrefix(one, "# Plans\n") {
+		t.Errorf("bua extract --selector h1 printed:\n%s", one)
+	}
+}
+
 // TestExtract_BlankPage: a page still blank after the wait is read and
 // flagged empty, and the CLI says so on one line.
 func TestExtract_BlankPage(t *testing.T) {

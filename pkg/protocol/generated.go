@@ -102,7 +102,7 @@ const (
 	ActionPressKey     ActionType = "press_key"     // Dispatch a key, or a chord such as Control+a.
 	ActionScroll       ActionType = "scroll"        // Scroll the page up or down, by amount CSS pixels or one viewport.
 	ActionScreenshot   ActionType = "screenshot"    // A JPEG (q=80) of the viewport, or of the full page.
-	ActionExtract      ActionType = "extract"       // Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of the element matching selector.
+	ActionExtract      ActionType = "extract"       // Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of every element matching selector: the matches in document order (one inside another is read with it), their markdown one block each, their text joined by a blank line, their elements in turn within maxElements.
 	ActionEvaluate     ActionType = "evaluate"      // Run a JS function body (use return) in the page.
 	ActionWaitFor      ActionType = "wait_for"      // Wait until a condition holds: the target in a state (default visible), text shown in the page or in the target, or the tab's URL matching; x-budgetMs is added to timeoutMs.
 	ActionGetTabs      ActionType = "get_tabs"      // List the tabs the blocklist allows.
@@ -249,7 +249,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 	},
 	ActionExtract: {
 		Type:        ActionExtract,
-		Description: "Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of the element matching selector.",
+		Description: "Markdown, text, interactive elements with uids, and the obstacle verdict, of the page or of every element matching selector: the matches in document order (one inside another is read with it), their markdown one block each, their text joined by a blank line, their elements in turn within maxElements.",
 		Scope:       ScopeTab,
 		Budget:      30 * time.Second,
 		Shorthand:   "selector",

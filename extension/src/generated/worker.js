@@ -3759,7 +3759,8 @@ const MARKDOWN_MAX_CHARS = 30720; // 30 KB, protocol v4 extract.markdown
 const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
 
 // domToTree snapshots root's flat tree (open shadow roots and slotted nodes
-// included, as rendered) into plain objects. Computed style is read once per
+// included, as rendered) into plain objects; root may be a list of
+// elements, each then one block of the tree. Computed style is read once per
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
 // without touching the DOM again.
 //
@@ -3774,7 +3775,8 @@ function domToTree(root, opts) {
   const QUIET_TAGS = { nav: 1, footer: 1, aside: 1, select: 1, datalist: 1, option: 1, textarea: 1 };
   const QUIET_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
   let cut = false;
-  const doc = root.ownerDocument || root;
+  const first = Array.isArray(root) ? root[0] : root;
+  const doc = first.ownerDocument || first;
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
@@ -3846,7 +3848,18 @@ function domToTree(root, opts) {
     }
     return el;
   }
-  const tree = walk(root, false);
+  // Several roots (extract's selector matches) share the budget, each
+  // one block under a plain root.
+  const block = (children) => ({ tag: "div", attrs: {}, style: { display: "block" }, children });
+  let tree;
+  if (Array.isArray(root)) {
+    tree = block([]);
+    for (const r of root) {
+      const t = walk(r, false);
+      if (t) tree.children.push(block([t]));
+      if (cut) break;
+    }
+  } else tree = walk(root, false);
   if (tree && cut) tree.cut = true;
   return tree;
 }
@@ -4924,8 +4937,10 @@ const __actions_extract = (() => {
 // follows what is returned, not the size of the page (BENCHMARKS.md
 // "Extract"). Then the obstacle verdict.
 //
-// Limits: `selector` scopes text, markdown and elements to the first match
-// in the main document only (not inside iframes or shadow roots). Elements
+// Limits: `selector` scopes text, markdown and elements to its matches in
+// the main document only (not inside iframes or shadow roots): every match
+// in document order, one markdown block each, a match inside another read
+// with it (result.matches counts those read). Elements
 // of a whole-page extract include same-origin iframes and open shadow roots
 // (the page script walks them), then the out-of-process iframes' (each
 // read in its own child session, readFrames); markdown includes
@@ -4977,15 +4992,19 @@ function buildPageScript(selector, options = {}) {
   const capText = ${capText.toString()};
   const collectElements = ${collectElements.toString()};
   const selector = ${JSON.stringify(selector === undefined ? null : selector)};
-  const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
-  if (!root) return [JSON.stringify({ found: false })];
+  // roots: the page's body, or every match of selector in document order
+  // but those inside another match, which are read with it.
+  const roots = [];
+  if (selector === null) roots.push(document.body || document.documentElement);
+  else for (const el of document.querySelectorAll(selector)) if (!roots.length || !roots[roots.length - 1].contains(el)) roots.push(el);
+  if (!roots.length) return [JSON.stringify({ found: false })];
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-  const shown = rendered(root) && rendered(document.documentElement);
+  const shown = roots.some(rendered) && rendered(document.documentElement);
   if (!shown && !options.final) return [JSON.stringify({ found: true, hasContent: false, readyState: document.readyState })];
   const t0 = performance.now();
-  const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
+  const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(root);
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots);
   const t1 = performance.now();
   const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
   const t2 = performance.now();
@@ -4997,7 +5016,19 @@ function buildPageScript(selector, options = {}) {
     frameSrcs.push(String(f.src));
   }
   const t3 = performance.now();
-  const els = collectElements(selector === null ? document.documentElement : root, { max: options.maxElements });
+  // Each root's elements in turn, within one cap; an option's parent is
+  // an index into its own root's list until it is shifted here.
+  const els = { nodes: [], items: [], total: 0 };
+  for (const r of selector === null ? [document.documentElement] : roots) {
+    const base = els.nodes.length;
+    const got = collectElements(r, { max: options.maxElements - base });
+    for (const it of got.items) {
+      if (Number.isInteger(it.parent)) it.parent += base;
+      els.items.push(it);
+    }
+    els.nodes.push(...got.nodes);
+    els.total += got.total;
+  }
   const t4 = performance.now();
   // Content is what the read found (markdown and elements follow open
   // shadow roots, where innerText does not reach), or a drawn image,
@@ -5007,11 +5038,13 @@ function buildPageScript(selector, options = {}) {
     const r = el.getBoundingClientRect();
     return r.width > 0 && r.height > 0;
   };
+  const media = "img,video,canvas,svg,iframe,input,button,select,textarea,object,embed";
   const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
-    Array.from(root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")).some(boxed));
+    roots.some((r) => Array.from(r.querySelectorAll(media)).some(boxed)));
   if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
+  if (selector !== null) page.matches = roots.length;
   return [JSON.stringify(page), ...els.nodes];
 })()`;
 }
@@ -5221,6 +5254,7 @@ async function extract(ctx, action) {
     title: page.title,
     captchaFrame,
   };
+  if (page.matches !== undefined) res.matches = page.matches;
   if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;

@@ -14,7 +14,8 @@ export const MARKDOWN_MAX_CHARS = 30720; // 30 KB, protocol v4 extract.markdown
 export const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
 
 // domToTree snapshots root's flat tree (open shadow roots and slotted nodes
-// included, as rendered) into plain objects. Computed style is read once per
+// included, as rendered) into plain objects; root may be a list of
+// elements, each then one block of the tree. Computed style is read once per
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
 // without touching the DOM again.
 //
@@ -29,7 +30,8 @@ export function domToTree(root, opts) {
   const QUIET_TAGS = { nav: 1, footer: 1, aside: 1, select: 1, datalist: 1, option: 1, textarea: 1 };
   const QUIET_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
   let cut = false;
-  const doc = root.ownerDocument || root;
+  const first = Array.isArray(root) ? root[0] : root;
+  const doc = first.ownerDocument || first;
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
@@ -101,7 +103,18 @@ export function domToTree(root, opts) {
     }
     return el;
   }
-  const tree = walk(root, false);
+  // Several roots (extract's selector matches) share the budget, each
+  // one block under a plain root.
+  const block = (children) => ({ tag: "div", attrs: {}, style: { display: "block" }, children });
+  let tree;
+  if (Array.isArray(root)) {
+    tree = block([]);
+    for (const r of root) {
+      const t = walk(r, false);
+      if (t) tree.children.push(block([t]));
+      if (cut) break;
+    }
+  } else tree = walk(root, false);
   if (tree && cut) tree.cut = true;
   return tree;
 }

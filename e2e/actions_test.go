@@ -572,6 +572,8 @@ func TestExtractMarkdown(t *testing.T) {
 		"- apple",
 		"  1. nested one",
 		"| Key | Value |",
+		// A data table whose header cells hold headings and paragraphs.
+		"| Plan | Price per month |\n| --- | --- |\n| Free | $0 |\n| Pro | $12 |",
 		"## Scoped part",
 	} {
 		wantContains(t, "markdown", r.Markdown, want)

@@ -354,7 +354,18 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	// The --generate-bash-completion protocol itself reads os.Args, so
-	// e2e/completion_test.go proves it through the built binary.
+	// e2e/completion_test.go proves it through the built binary. After
+	// "--" urfave/cli would run the command: bua answers nothing instead.
+	h, ext := startFake(t)
+	before := len(ext.Requests())
+	for _, args := range [][]string{{"eval", "--", "--generate-bash-completion"}, {"click", "--", "e3", "--generate-bash-completion"}} {
+		if r := runCLI(t, h, "", args...); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Errorf("%q: %+v, want nothing", args, r)
+		}
+	}
+	if n := len(ext.Requests()) - before; n != 0 {
+		t.Errorf("a completion after -- sent %d requests", n)
+	}
 	if r := runCLI(t, nil, "", "completion", "tcsh"); r.code != 2 {
 		t.Errorf("unknown shell exit %d, want 2", r.code)
 	}

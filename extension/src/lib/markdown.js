@@ -289,8 +289,9 @@ export function toMarkdown(tree, opts) {
   // no table nested in it, no body cell holding blocks (headings, lists,
   // quotes, pre, forms, rules, or more than one paragraph; a header cell's
   // blocks are its label, on one line), and either a header row (thead,
-  // or th in the first row) or no cell longer than LAYOUT_CELL_CHARS. Anything else is layout (LWN's and Tumblr's page
-  // grids): a Markdown table would put the whole page on one line.
+  // or th in the first row) or no cell longer than LAYOUT_CELL_CHARS.
+  // Anything else is layout (LWN's and Tumblr's page grids): a Markdown
+  // table would put the whole page on one line.
   function table(n, ctx) {
     const rows = [];
     const headRows = new Set(); // the rows of a thead

@@ -249,26 +249,30 @@ export function noMatch(action, matches) {
 // or a more exact name. Candidates found in a frame the action did not
 // name say which.
 async function ambiguous(ctx, action, matches) {
-  const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const hints = await Promise.all(shown.map((m) => locatorHint(sessionSend(ctx, m.session), m.backendNodeId)));
-  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
-  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  const list = await candidates(ctx, matches, (m, i, hint) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hint}`);
   const where = matches[0].frame !== undefined ? ` in frame ${JSON.stringify(matches[0].frame)}` : "";
-  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements${where}; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements${where}; add nth (0-based) or a more exact name to pick one: ${list}`);
 }
 
 // inSeveralFrames is invalid_action for matches found in more than one
 // frame (none in the main one): each candidate with its frame, so the
 // caller can add frame (and nth within it).
 async function inSeveralFrames(ctx, action, matches, frames) {
-  const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const hints = await Promise.all(shown.map((m) => locatorHint(sessionSend(ctx, m.session), m.backendNodeId)));
-  const list = shown.map((m, i) => `${m.role} ${JSON.stringify(m.name)} ${hints[i]} in frame ${JSON.stringify(m.frame)}`).join("; ");
-  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  const list = await candidates(ctx, matches, (m, i, hint) => `${m.role} ${JSON.stringify(m.name)} ${hint} in frame ${JSON.stringify(m.frame)}`);
   return invalid(
     `${describeRoleTarget(action)} matches elements in ${frames} frames and none in the main frame; ` +
-      `add frame (a part of its URL, or its name) to pick one: ${list}${more}`,
+      `add frame (a part of its URL, or its name) to pick one: ${list}`,
   );
+}
+
+// candidates describes the first CANDIDATES_SHOWN matches, each as
+// line(match, index, its locator hint, read in its own session), and says
+// how many more there are.
+async function candidates(ctx, matches, line) {
+  const shown = matches.slice(0, CANDIDATES_SHOWN);
+  const hints = await Promise.all(shown.map((m) => locatorHint(sessionSend(ctx, m.session), m.backendNodeId)));
+  const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
+  return shown.map((m, i) => line(m, i, hints[i])).join("; ") + more;
 }
 
 // locatorHint is a short CSS-like description of a node, <button#id.a.b>,

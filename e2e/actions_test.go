@@ -490,8 +490,27 @@ func TestEvaluateShapes(t *testing.T) {
 		if e.Message != "TypeError: boom here" {
 			t.Errorf("message = %q", e.Message)
 		}
-		e = wantError(t, map[string]any{"type": "evaluate", "tabId": tab, "expression": "return await 1"}, "invalid_action")
-		wantContains(t, "message", e.Message, "SyntaxError")
+		e = wantError(t, map[string]any{"type": "evaluate", "tabId": tab, "expression": "await 1; return )"}, "invalid_action")
+		wantContains(t, "message", e.Message, "SyntaxError: Unexpected token ')'")
+		e = wantError(t, map[string]any{"type": "evaluate", "tabId": tab, "expression": "await Promise.reject(new RangeError('late boom')); return 1"}, "invalid_action")
+		if e.Message != "RangeError: late boom" {
+			t.Errorf("message = %q", e.Message)
+		}
+	})
+	// A body that uses await runs as an async arrow function (a pure
+	// extension of spec 000's wrapper); any other body keeps the spec's
+	// sync one, where await is still an identifier.
+	t.Run("Await", func(t *testing.T) {
+		for _, c := range []struct{ expr, want string }{
+			{"const r = await new Promise(r => setTimeout(() => r('awaited'), 30)); return r", "awaited"},
+			{"const res = await fetch(location.href); return String(res.status)", "200"},
+			{"var await = 'sync'; return await", "sync"},
+			{"return String([1, 2].map(async (x) => await x).length)", "2"},
+		} {
+			if got := evalString(t, tab, c.expr); got != c.want {
+				t.Errorf("%s: %q, want %q", c.expr, got, c.want)
+			}
+		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
 		start := time.Now()
@@ -553,6 +572,8 @@ func TestExtractMarkdown(t *testing.T) {
 		"- apple",
 		"  1. nested one",
 		"| Key | Value |",
+		// A data table whose header cells hold headings and paragraphs.
+		"| Plan | Price per month |\n| --- | --- |\n| Free | $0 |\n| Pro | $12 |",
 		"## Scoped part",
 	} {
 		wantContains(t, "markdown", r.Markdown, want)

@@ -526,7 +526,20 @@ func TestCLI_ExitCodes(t *testing.T) {
 	uid := cliUID(t, tab, "button", "Press")
 	mustCLI(t, "navigate", "--tab", tab, siteURL("stale.html?again=1"))
 	stale := []string{"click", uid, "--tab", tab}
-	wantCLIError(t, cliCmd(t, stale...), 1, "element_stale", stale...)
+	r := cliCmd(t, stale...)
+	wantCLIError(t, r, 1, "element_stale", stale...)
+	wantContains(t, "stale uid", r.Stderr, "the page changed")
+
+	// element_stale too for a uid never handed out on the tab, which says
+	// so and does not blame the page.
+	never := []string{"click", "e9999", "--tab", tab}
+	r = cliCmd(t, never...)
+	wantCLIError(t, r, 1, "element_stale", never...)
+	wantContains(t, "uid never handed out", r.Stderr, "error[element_stale]: uid e9999 was never handed out on this page\nhint: no extract on this tab listed that uid")
+	j := wantCLIJSONError(t, cliCmd(t, append(never, "--json")...), 1, "element_stale", never...)
+	if j.Reason != "uid_unknown" {
+		t.Errorf("bua click e9999 --json: reason %q, want uid_unknown", j.Reason)
+	}
 
 	notFound := []string{"click", "#no-such-element", "--tab", tab}
 	wantCLIError(t, cliCmd(t, notFound...), 1, "element_not_found", notFound...)

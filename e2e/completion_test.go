@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +23,12 @@ func TestCompletionProtocol(t *testing.T) {
 		{[]string{"--generate-bash-completion"}, []string{"click", "extract", "doctor", "browser", "run"}},
 		{[]string{"browser", "--generate-bash-completion"}, []string{"start", "stop"}},
 		{[]string{"extension", "--generate-bash-completion"}, []string{"path", "id"}},
+		// A flag being typed: the command's flags, the global ones too,
+		// wherever the positionals stand.
+		{[]string{"click", "--f", "--generate-bash-completion"}, []string{"--force", "--frame"}},
+		{[]string{"click", "e3", "--f", "--generate-bash-completion"}, []string{"--force", "--frame"}},
+		{[]string{"eval", "-", "--generate-bash-completion"}, []string{"--tab", "--json", "--timeout"}},
+		{[]string{"--j", "--generate-bash-completion"}, []string{"--json"}},
 	} {
 		out, code := bua(ctx, tt.args...)
 		if code != 0 {
@@ -29,6 +38,51 @@ func TestCompletionProtocol(t *testing.T) {
 		for _, w := range tt.want {
 			if !strings.Contains(lines, "\n"+w+"\n") {
 				t.Errorf("%q: no candidate %q in:\n%s", tt.args, w, out)
+			}
+		}
+	}
+}
+
+// TestCompletionBash sources `bua completion bash` in a real bash and
+// completes as the shell would on Tab: commands, subcommands, and a
+// command's flags once the word typed starts with "-".
+func TestCompletionBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash is not on PATH: %v", err)
+	}
+	for _, tt := range []struct {
+		words string // COMP_WORDS, the last being completed
+		want  []string
+		not   []string
+	}{
+		{"bua cl", []string{"click", "close"}, []string{"extract"}},
+		{"bua browser st", []string{"start", "stop"}, nil},
+		{"bua click --f", []string{"--force", "--frame"}, []string{"--tab"}},
+		{"bua click e3 --t", []string{"--tab", "--timeout"}, []string{"--force"}},
+		{"bua extract --", []string{"--selector", "--max-elements", "--json"}, []string{"--force"}},
+	} {
+		script := `eval "$(bua completion bash)"
+COMP_WORDS=(` + tt.words + `)
+[[ "` + tt.words + `" == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_bua_complete
+printf '%s\n' "${COMPREPLY[@]}"`
+		cmd := exec.Command(bash, "--norc", "-c", script)
+		cmd.Env = append(buaEnv, "PATH="+filepath.Dir(buaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", tt.words, err)
+		}
+		got := "\n" + string(out)
+		for _, w := range tt.want {
+			if !strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: no candidate %q in:\n%s", tt.words, w, out)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: candidate %q offered:\n%s", tt.words, w, out)
 			}
 		}
 	}

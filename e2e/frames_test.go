@@ -198,6 +198,62 @@ func TestFrames_ActByRole(t *testing.T) {
 	wantContains(t, "message", e.Message, `its button elements are named "Pay now"`)
 }
 
+// TestFrames_RoleWithoutFrame: a role target without frame is looked up
+// in the main frame and, when it has no match there, in every frame (as
+// extract lists them all): the cross-site form's button and fields (out of
+// process) and the same-origin notes frame's are reached with no frame
+// given, in a shown tab and in a background one; a role the page has in
+// two frames is invalid_action naming both; a match in the main frame
+// wins over the frames'.
+func TestFrames_RoleWithoutFrame(t *testing.T) {
+	tab := openCheckout(t)
+	act(t, tab, "wait_for", map[string]any{"role": "button", "name": "Pay now"})
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Name on card", "text": "Ada"})
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Card number", "text": "1815"})
+	act(t, tab, "hover", map[string]any{"role": "button", "name": "Pay now"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Pay now"})
+	eventually(t, tab, "return document.getElementById('result').textContent", "paid Ada 1815 (trusted click)")
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Note", "text": "bow"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Add gift wrap"})
+	if got := evalString(t, tab, "return document.getElementById('result').textContent"); got != "wrap bow" {
+		t.Fatalf("after the same-origin frame's click by role: %q", got)
+	}
+
+	e := wantError(t, map[string]any{"type": "click", "tabId": tab, "role": "button"}, "invalid_action")
+	wantContains(t, "message", e.Message, "role button matches elements in 2 frames and none in the main frame")
+	wantContains(t, "message", e.Message, `button "Add gift wrap" <button#wrap> in frame "`+siteURL("frames/same.html")+`"`)
+	wantContains(t, "message", e.Message, `button "Pay now" <button#paybtn> in frame "`+payURL()+`"`)
+	e = wantError(t, map[string]any{"type": "wait_for", "tabId": tab, "role": "textbox"}, "invalid_action")
+	wantContains(t, "message", e.Message, "role textbox matches elements in 2 frames")
+	e = wantError(t, map[string]any{"type": "click", "tabId": tab, "role": "button", "name": "Refund"}, "element_not_found")
+	wantContains(t, "message", e.Message, `no element with role button named "Refund" in the page; its button elements are named "Add gift wrap", "Pay now"`)
+
+	// In a background tab, which never answers queryAXTree, each frame's
+	// whole tree is read instead: the same elements are found.
+	openTab(t, "blank.html")
+	if v := evalString(t, tab, "return document.visibilityState"); v != "hidden" {
+		t.Fatalf("the checkout tab is %s behind another tab, want hidden", v)
+	}
+	act(t, tab, "type", map[string]any{"role": "textbox", "name": "Name on card", "text": "B"})
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Pay now"})
+	eventually(t, tab, "return document.getElementById('result').textContent", "paid AdaB 1815 (trusted click)")
+
+	// The main frame's match wins: a "Pay now" button of the page's own.
+	evaluate(t, tab, `const b = document.createElement('button'); b.textContent = 'Pay now';
+		b.onclick = () => { document.getElementById('result').textContent = 'main pay'; };
+		document.body.prepend(b); return true`)
+	act(t, tab, "click", map[string]any{"role": "button", "name": "Pay now"})
+	eventually(t, tab, "return document.getElementById('result').textContent", "main pay")
+
+	// A cross-site frame in a cross-site frame: found in the inner one's
+	// own session.
+	nested := openTab(t, "frames/nested.html")
+	act(t, nested, "wait_for", map[string]any{"role": "button", "name": "Pay now"})
+	act(t, nested, "type", map[string]any{"role": "textbox", "name": "Card number", "text": "77"})
+	act(t, nested, "click", map[string]any{"role": "button", "name": "Pay now"})
+	eventually(t, nested, "return document.getElementById('result').textContent", "paid  77 (trusted click)")
+}
+
 // TestFrames_ActBySelector: a selector with frame (the iframe's name, or a
 // part of its URL) reaches the same fields; a frame nobody has is
 // element_not_found naming the frames there are; a selector missing in

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // These tests prove that reads are complete (README §extract): extract waits
@@ -28,6 +29,93 @@ func TestExtract_RevealedBody(t *testing.T) {
 	wantContains(t, "markdown", r.Markdown, "Revealed headline")
 	if r.Empty {
 		t.Error("a revealed page is flagged empty")
+	}
+}
+
+// TestExtract_ShadowPage: a page drawn in an open shadow root (its body
+// holds only the custom element's host, so innerText is empty) is read
+// with its content, is not empty, and is read without the empty-page
+// wait (extract.js CONTENT_WAIT_MS, 2.5 s). The bound includes the CLI's
+// own start; before the fix the read took 2.55 s and said empty.
+func TestExtract_ShadowPage(t *testing.T) {
+	tab := openTab(t, "shadow-app.html")
+	var r frameExtract
+	start := time.Now()
+	res, e, _ := request(t, map[string]any{"type": "extract", "tabId": tab})
+	took := time.Since(start)
+	if e != nil {
+		t.Fatalf("extract: %s: %s", e.Code, e.Message)
+	}
+	var flags readResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(res, &flags); err != nil {
+		t.Fatal(err)
+	}
+	if flags.Empty {
+		t.Errorf("a page drawn in a shadow root is flagged empty: %s", res)
+	}
+	wantContains(t, "markdown", r.Markdown, "# Shadow app\n\nEverything here lives in the shadow root.")
+	r.find(t, "button", "Continue")
+	if took >= time.Second {
+		t.Errorf("extract took %v, want well under the 2.5 s empty-page wait", took)
+	}
+}
+
+// TestExtract_SelectorReadsEveryMatch: --selector reads every match in
+// document order, not the first: one markdown block per match, their
+// elements in turn (an option's parent uid shifted with its select) within
+// one cap, a match inside another read with it, and what is outside the
+// matches (the page's headline, the footer's button) left out.
+func TestExtract_SelectorReadsEveryMatch(t *testing.T) {
+	tab := openTab(t, "cards.html")
+	type element struct {
+		UID    string `json:"uid"`
+		Role   string `json:"role"`
+		Name   string `json:"name"`
+		Parent string `json:"parent"`
+	}
+	var r struct {
+		Markdown      string    `json:"markdown"`
+		Text          string    `json:"text"`
+		Elements      []element `json:"elements"`
+		ElementsTotal int       `json:"elementsTotal"`
+		Matches       int       `json:"matches"`
+	}
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab, "selector": ".card"}, &r)
+	want := "## Free\n\nFor one person.\n\nChoose Free\n\n## Team\n\nFor a small team.\n\nSeats Choose Team\n\nMost teams pick this one.\n\n## Company\n\nFor everyone.\n\n[Contact sales](/contact)"
+	if strings.TrimSpace(r.Markdown) != want {
+		t.Errorf("markdown:\n%s\nwant:\n%s", r.Markdown, want)
+	}
+	if r.Matches != 3 {
+		t.Errorf("matches %d, want 3 (the card inside a card is read with it)", r.Matches)
+	}
+	if strings.Count(r.Text, "Most teams pick this one.") != 1 || !strings.Contains(r.Text, "Choose Free") || !strings.Contains(r.Text, "Contact sales") {
+		t.Errorf("text %q, want every card's once", r.Text)
+	}
+	var got []string
+	for _, e := range r.Elements {
+		got = append(got, e.UID+" "+e.Role+" "+e.Name+" "+e.Parent)
+	}
+	wantEls := []string{"e0 button Choose Free ", "e1 combobox Seats ", "e2 option 5 e1", "e3 option 10 e1", "e4 button Choose Team ", "e5 link Contact sales "}
+	if strings.Join(got, "|") != strings.Join(wantEls, "|") || r.ElementsTotal != 6 {
+		t.Errorf("elements %q (total %d), want %q (total 6)", got, r.ElementsTotal, wantEls)
+	}
+
+	var capped readResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab, "selector": ".card", "maxElements": 3}, &capped)
+	if len(capped.Elements) != 3 || capped.ElementsTotal != 6 {
+		t.Errorf("maxElements 3: %d of %d elements, want 3 of 6", len(capped.Elements), capped.ElementsTotal)
+	}
+
+	out := mustCLI(t, "extract", "--tab", strconv.Itoa(tab), "--selector", ".card").Stdout
+	if !strings.HasPrefix(out, "matches: 3, read in document order\n\n## Free\n") {
+		t.Errorf("bua extract --selector .card printed:\n%s", out)
+	}
+	one := mustCLI(t, "extract", "--tab", strconv.Itoa(tab), "--selector", "h1").Stdout
+	if !strings.HasPrefix(one, "# Plans\n") {
+		t.Errorf("bua extract --selector h1 printed:\n%s", one)
 	}
 }
 

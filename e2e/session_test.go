@@ -38,6 +38,21 @@ func TestOpenTab_BuaWindow(t *testing.T) {
 	}
 }
 
+// TestManagedViewport: the managed browser's pages are 1280×720,
+// Playwright's default viewport (Chromium's default window left them
+// 780×493), in the BUA window and in a window a focus:true open_tab opens.
+func TestManagedViewport(t *testing.T) {
+	const size = "return innerWidth + 'x' + innerHeight"
+	tab := openTab(t, "index.html")
+	if got := evalString(t, tab, size); got != "1280x720" {
+		t.Errorf("a BUA window page is %s, want 1280x720", got)
+	}
+	f := openTabWith(t, map[string]any{"type": "open_tab", "url": siteURL("index.html"), "focus": true})
+	if got := evalString(t, f.TabID, size); got != "1280x720" {
+		t.Errorf("a focus:true page is %s, want 1280x720", got)
+	}
+}
+
 // TestGetTabs lists open tabs with url, title and domain.
 func TestGetTabs(t *testing.T) {
 	id := openTab(t, "")

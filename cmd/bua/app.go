@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -130,6 +131,11 @@ var version = "0.1.0"
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, env *Env) int {
+	if n := len(args) - 1; n > 0 && args[n] == "--generate-bash-completion" && slices.Contains(args[:n], "--") {
+		// After "--" urfave/cli stops completing and runs the command,
+		// the request as its argument: a Tab must never run an action.
+		return 0
+	}
 	if code, ok := fastEval(ctx, args, env); ok {
 		return code
 	}

@@ -14,6 +14,12 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
+	// Completion (`bua completion`'s scripts) asks with the words typed so
+	// far and --generate-bash-completion, which urfave/cli reads only when
+	// it is last: the words are reordered, the request stays behind them.
+	if n := len(args) - 1; n > 1 && args[n] == "--generate-bash-completion" {
+		return append(reorderArgs(app, args[:n]), args[n])
+	}
 	out := []string{args[0]}
 	// Global flags typed before the command move behind it: every command
 	// defines them too, and urfave/cli reads the nearest definition.

@@ -373,8 +373,12 @@ func newEvalCommand(env *Env) *cli.Command {
 			}
 			return runAction(c, env, protocol.Evaluate(expr), func(res json.RawMessage) error { return printEvalResult(env, res) })
 		})
+	// evaluate is the flow step's name (and the protocol action's).
+	cmd.Aliases = []string{"evaluate"}
 	cmd.Description = "EXPRESSION is wrapped as (() => { EXPRESSION })() and awaited, so write a\n" +
-		"function body and use return: `bua eval 'return document.title'`. A bare\n" +
+		"function body and use return: `bua eval 'return document.title'`. A body\n" +
+		"that uses await is wrapped as (async () => { EXPRESSION })():\n" +
+		"`bua eval 'const r = await fetch(\"/api\"); return r.status'`. A bare\n" +
 		"expression without return yields undefined. A thrown error is invalid_action."
 	return cmd
 }

@@ -10,12 +10,19 @@ func init() { register(newCompletionCommand) }
 
 // Shell glue for urfave/cli's completion protocol: the shell re-runs the
 // words typed so far with --generate-bash-completion and offers the lines
-// bua prints.
+// bua prints that start with the word being typed. When that word starts
+// with "-", a "-" goes along: then urfave/cli offers every flag of the
+// command (the global ones included), where it otherwise offers
+// subcommands; the word itself could be "--", after which urfave/cli would
+// run the command instead (run refuses that). fish's script, from
+// urfave/cli, lists every command's flags itself.
 const bashCompletion = `# bua completion for bash: eval "$(bua completion bash)"
 _bua_complete() {
   local cur="${COMP_WORDS[COMP_CWORD]}"
+  local -a typed=("${COMP_WORDS[@]:0:$COMP_CWORD}")
+  [[ "${cur}" == -* ]] && typed+=("-")
   local candidates
-  candidates=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)
+  candidates=$("${typed[@]}" --generate-bash-completion 2>/dev/null)
   COMPREPLY=($(compgen -W "${candidates}" -- "${cur}"))
 }
 complete -o default -o bashdefault -F _bua_complete bua
@@ -24,8 +31,10 @@ complete -o default -o bashdefault -F _bua_complete bua
 const zshCompletion = `#compdef bua
 # bua completion for zsh: eval "$(bua completion zsh)"
 _bua() {
-  local -a candidates
-  candidates=("${(@f)$(${words[@]:0:$((CURRENT-1))} --generate-bash-completion 2>/dev/null)}")
+  local -a typed candidates
+  typed=(${words[@]:0:$((CURRENT-1))})
+  [[ "${words[CURRENT]}" == -* ]] && typed+=("-")
+  candidates=("${(@f)$(${typed[@]} --generate-bash-completion 2>/dev/null)}")
   _describe 'bua' candidates
 }
 compdef _bua bua

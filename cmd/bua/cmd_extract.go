@@ -19,7 +19,7 @@ func init() { register(newExtractCommand) }
 func newExtractCommand(env *Env) *cli.Command {
 	cmd := actionCommand("extract", "read the page: markdown, interactive elements with uids, obstacle verdict", "",
 		[]cli.Flag{
-			&cli.StringFlag{Name: "selector", Usage: "extract only the element matching `CSS` (main document)"},
+			&cli.StringFlag{Name: "selector", Usage: "extract only the elements matching `CSS` (main document), each in turn"},
 			&cli.IntFlag{Name: "max-elements", Usage: "list at most `N` interactive elements (1-5000; default 200)"},
 			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
 			&cli.BoolFlag{Name: "text", Usage: "with --json or --format json, keep the page's raw text (left out by default)"},
@@ -82,7 +82,9 @@ func newExtractCommand(env *Env) *cli.Command {
 		"it once they cleared it (exit 3 if they do not within --handoff-timeout,\n" +
 		"or at once when the browser is a headless managed one). At most 200 elements are listed (--max-elements); a cut\n" +
 		"list ends with a line giving both counts. A page that stays blank is\n" +
-		"read and flagged empty."
+		"read and flagged empty. --selector reads every match in document order\n" +
+		"(one inside another with it): their markdown one block each, their\n" +
+		"elements in turn, and a first line saying how many when there are several."
 	return cmd
 }
 
@@ -119,6 +121,9 @@ func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format st
 	}
 	if r.Empty {
 		fmt.Fprintln(w, "empty: the page showed no text and no visible element, even after waiting for it to settle")
+	}
+	if r.Matches > 1 {
+		fmt.Fprintf(w, "matches: %d, read in document order\n\n", r.Matches)
 	}
 	fmt.Fprintln(w, strings.TrimRight(r.Markdown, "\n"))
 	fmt.Fprintln(w)

@@ -139,12 +139,12 @@ func newRunCommand(env *Env) *cli.Command {
 				return dryRun(env, r, files)
 			}
 			ios := env.streams(c)
-			out, tty := ios.Out, ios.IsTerminal()
+			out, tty, color := ios.Out, ios.IsTerminal(), ios.ColorEnabled()
 			if c.Bool("json") {
-				out, tty = ios.ErrOut, ios.IsErrTerminal() // stdout carries the JSON report
+				out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
 			}
 			if !ios.Quiet {
-				r.Progress, r.TTY = out, tty
+				r.Progress, r.TTY, r.Color = out, tty, color
 			}
 			lazy := &lazyRequester{c: c, env: env}
 			defer lazy.close()
@@ -321,9 +321,11 @@ func writeSummary(ios *iostreams.IOStreams, suite *runner.SuiteReport, code int)
 		return err
 	}
 	line := fmt.Sprintf("%s (exit %d)", suite.SummaryLine(), code)
+	paint := iostreams.Green
 	if code != exitOK {
-		line = iostreams.Color(ios.ColorEnabled(), iostreams.Red, line)
+		paint = iostreams.Red
 	}
+	line = iostreams.Color(ios.ColorEnabled(), paint, line)
 	_, err := fmt.Fprintln(ios.Out, line)
 	return err
 }

@@ -346,10 +346,44 @@ func TestRunSummary(t *testing.T) {
 			t.Errorf("--quiet stderr lacks the full failure reason:\n%s", r.stderr)
 		}
 	}
+	// A passing flow is one summary line (its steps were on the progress
+	// lines); a failing one lists its steps.
+	if r := runCLI(t, nil, "", "run", "--quiet", pass, fail); !strings.Contains(r.stdout, "passes\tpassed\t0ms\t\nfails\tfailed") ||
+		!strings.Contains(r.stdout, "\n 2 click\tfailed") {
+		t.Errorf("summary lists a passing flow's steps, or not a failing one's:\n%s", r.stdout)
+	}
 	// NO_COLOR keeps the terminal's summary line plain; piped it never
 	// has colour (run_summary.txt above).
 	r := runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", "--quiet", pass, fail)
 	if strings.Contains(r.stdout, "\x1b[") || !strings.Contains(r.stdout, "1 passed, 1 failed, 0 skipped in 0ms (exit 1)\n") {
 		t.Errorf("NO_COLOR summary has colour or lacks its last line:\n%q", r.stdout)
+	}
+}
+
+// TestRunProgressColour: on a terminal the progress lines' marks are
+// coloured, ok green and FAIL red, for steps and flows, and a passing
+// run's last line is green; NO_COLOR and a pipe keep them plain.
+func TestRunProgressColour(t *testing.T) {
+	dir := t.TempDir()
+	pass := writeFlow(t, dir, "a.yaml", "name: passes\nsteps:\n  - navigate: http://x.test/\n")
+	fail := writeFlow(t, dir, "b.yaml", "name: fails\nsteps:\n  - navigate: http://x.test/\n  - click: \"#missing\"\n")
+	withRequester(t, runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "no #missing")), nil)
+	const green, red = "\x1b[32m", "\x1b[31m"
+	r := runCLITerm(t, nil, 80, "run", pass, fail)
+	for _, want := range []string{green + "ok\x1b[0m 1 navigate", red + "FAIL\x1b[0m 2 click", green + "ok\x1b[0m passes passed", red + "FAIL\x1b[0m fails failed"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("terminal progress lacks %q:\n%q", want, r.stdout)
+		}
+	}
+	if ok := runCLITerm(t, nil, 80, "run", pass); !strings.Contains(ok.stdout, green+"1 passed, 0 failed, 0 skipped") {
+		t.Errorf("a passing run's last line is not green:\n%q", ok.stdout)
+	}
+	for name, r := range map[string]result{
+		"NO_COLOR": runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", pass, fail),
+		"piped":    runCLI(t, nil, "", "run", pass, fail),
+	} {
+		if strings.Contains(r.stdout, green) || strings.Contains(r.stdout, red) || !strings.Contains(r.stdout, "FAIL 2 click") {
+			t.Errorf("%s: progress has colour, or lacks its FAIL line:\n%q", name, r.stdout)
+		}
 	}
 }

@@ -37,6 +37,22 @@ func TestNavigate(t *testing.T) {
 			t.Fatalf("stderr lacks the hint: %q", r.stderr)
 		}
 	})
+	t.Run("UIDNeverHandedOut", func(t *testing.T) {
+		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
+			e := protocol.Errorf(protocol.CodeElementStale, "uid e9999 was never handed out on this page")
+			e.Reason = protocol.ReasonUidUnknown
+			return nil, e
+		})
+		defer ext.Handle(protocol.ActionClick, nil)
+		r := runCLI(t, h, "", "click", "e9999")
+		if r.code != exitFailure {
+			t.Fatalf("exit %d, want %d", r.code, exitFailure)
+		}
+		golden(t, "errors/uid_unknown.txt", r.stderr)
+		if strings.Contains(r.stderr, "the page changed") {
+			t.Fatalf("a uid never handed out gets the stale-page hint: %q", r.stderr)
+		}
+	})
 	t.Run("RefusedBeforeSending", func(t *testing.T) {
 		before := len(ext.Requests())
 		r := runCLI(t, h, "", "navigate", "javascript:alert(1)")
@@ -314,6 +330,22 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
+// TestEvaluateIsEval: `bua evaluate`, the flow step's name, is `bua eval`:
+// the same help and the same evaluate request, through the full CLI too.
+func TestEvaluateIsEval(t *testing.T) {
+	if a, b := runCLI(t, nil, "", "evaluate", "--help"), runCLI(t, nil, "", "eval", "--help"); a != b || a.code != 0 {
+		t.Errorf("evaluate --help %+v, want eval --help %+v", a, b)
+	}
+	h, ext := startFake(t)
+	ext.Handle(protocol.ActionEvaluate, func(a protocol.Action) (any, *protocol.Error) {
+		return map[string]any{"type": "string", "value": "got " + a.Expression}, nil
+	})
+	r := runCLI(t, h, "", "evaluate", "--json", "return 1")
+	if r.code != 0 || !strings.Contains(r.stdout, `"value": "got return 1"`) {
+		t.Errorf("bua evaluate --json: %+v", r)
+	}
+}
+
 func TestCompletion(t *testing.T) {
 	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "compdef _bua bua", "fish": "complete -c bua"} {
 		r := runCLI(t, nil, "", "completion", shell)
@@ -322,7 +354,18 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	// The --generate-bash-completion protocol itself reads os.Args, so
-	// e2e/completion_test.go proves it through the built binary.
+	// e2e/completion_test.go proves it through the built binary. After
+	// "--" urfave/cli would run the command: bua answers nothing instead.
+	h, ext := startFake(t)
+	before := len(ext.Requests())
+	for _, args := range [][]string{{"eval", "--", "--generate-bash-completion"}, {"click", "--", "e3", "--generate-bash-completion"}} {
+		if r := runCLI(t, h, "", args...); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Errorf("%q: %+v, want nothing", args, r)
+		}
+	}
+	if n := len(ext.Requests()) - before; n != 0 {
+		t.Errorf("a completion after -- sent %d requests", n)
+	}
 	if r := runCLI(t, nil, "", "completion", "tcsh"); r.code != 2 {
 		t.Errorf("unknown shell exit %d, want 2", r.code)
 	}

@@ -22,7 +22,7 @@ var fastEvalEnabled = true
 // a flag-like EXPR, a malformed tab) is not ok and goes through the full
 // CLI, which parses, refuses and explains it.
 func parseFastEval(args []string) (expr string, tab int, hasTab, ok bool) {
-	if len(args) < 3 || args[1] != "eval" {
+	if len(args) < 3 || (args[1] != "eval" && args[1] != "evaluate") {
 		return "", 0, false, false
 	}
 	var exprs []string

@@ -19,6 +19,7 @@ func TestParseFastEval(t *testing.T) {
 		{[]string{"bua", "eval", "return 1", "--tab", "7"}, "return 1", 7, true, true},
 		{[]string{"bua", "eval", "--tab", "7", "return 1"}, "return 1", 7, true, true},
 		{[]string{"bua", "eval", "--tab=7", "return 1"}, "return 1", 7, true, true},
+		{[]string{"bua", "evaluate", "return 1"}, "return 1", 0, false, true},           // the flow step's name
 		{[]string{"bua", "eval"}, "", 0, false, false},                                  // usage error: the full CLI explains
 		{[]string{"bua", "eval", "-"}, "", 0, false, false},                             // stdin
 		{[]string{"bua", "eval", "return 1", "--json"}, "", 0, false, false},            // another flag
@@ -69,7 +70,7 @@ func TestFastEvalAnswersAsTheFullCLI(t *testing.T) {
 	}
 	for _, r := range replies {
 		ext.Handle(protocol.ActionEvaluate, r.reply)
-		for _, args := range [][]string{{"eval", "return x", "--tab", "7"}, {"eval", "return x"}} {
+		for _, args := range [][]string{{"eval", "return x", "--tab", "7"}, {"eval", "return x"}, {"evaluate", "return x", "--tab", "7"}} {
 			if _, _, _, ok := parseFastEval(append([]string{"bua"}, args...)); !ok {
 				t.Fatalf("%q does not take the fast path", args)
 			}

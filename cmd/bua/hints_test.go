@@ -37,6 +37,7 @@ func TestHints(t *testing.T) {
 		{"Locked", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonScreenLocked}, "screen was locked", exitFailure},
 		{"DialogOpen", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "`bua dialog dismiss`", exitFailure},
 		{"DialogOpenWayOut", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpen}, "--dialogs dismiss", exitFailure},
+		{"UIDUnknown", &protocol.Error{Code: protocol.CodeElementStale, Reason: protocol.ReasonUidUnknown}, "use a uid it lists", exitFailure},
 		{"DialogOpened", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "the action opened a dialog", exitFailure},
 		{"BrowserExited", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonBrowserExited}, "BUA_CHROME", exitUnavailable},
 		{"NoDisplay", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonNoDisplay}, "--headless", exitUnavailable},

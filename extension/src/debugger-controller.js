@@ -93,6 +93,11 @@ export function createDebuggerController(opts) {
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
+  // tabId -> how many uids (e0 … eN-1) extract has handed out on the tab,
+  // the most on any page: a uid at or past it was never handed out (a typo,
+  // another tab's uid), which is not a page that changed. Kept across
+  // navigations and detaches, dropped when the tab closes (forgetTab).
+  const uidsHandedOut = new Map();
   // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
   // out-of-process iframes, reached through child sessions of its debugger
   // session (Target.setAutoAttach with flatten; chrome.debugger since
@@ -596,6 +601,9 @@ export function createDebuggerController(opts) {
         const cache = uidCaches.get(tabId);
         const node = cache && cache.map.get(uid);
         if (node === undefined) {
+          if (Number(uid.slice(1)) >= (uidsHandedOut.get(tabId) || 0)) {
+            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
+          }
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
           throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
@@ -619,6 +627,8 @@ export function createDebuggerController(opts) {
         return { session, id };
       },
       storeUids(map, loaderId) {
+        // Handed out even when the cache is not kept: extract answers them.
+        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, map.size));
         // A navigation that committed while extract ran makes its uids
         // stale at birth; keep the empty state instead.
         const cur = mainFrames.get(tabId);
@@ -719,6 +729,7 @@ export function createDebuggerController(opts) {
 
   function forgetTab(tabId) {
     dropTab(tabId);
+    uidsHandedOut.delete(tabId);
     traces.forget(tabId);
     tabListeners.delete(tabId);
     dialogWatchers.delete(tabId);

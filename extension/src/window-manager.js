@@ -10,6 +10,11 @@
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
 
+// VIEWPORT is the page size of a managed browser's windows, Playwright's
+// default: a page is laid out as under Playwright (Chromium's own default
+// window left 780×493). A person's windows keep the size they have.
+export const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
+
 export function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
@@ -45,7 +50,7 @@ export function createWindowManager({ api, isManaged = () => false }) {
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
-    let win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
+    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
     // the person would see the BUA window appear.
@@ -55,6 +60,23 @@ export function createWindowManager({ api, isManaged = () => false }) {
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
     return win;
+  }
+
+  // createWindow is windows.create(props), and in a managed browser a
+  // window whose pages are VIEWPORT: windows.create sizes the window, its
+  // tab strip, toolbar and frame included, and a tab's width and height
+  // are its page's, so one update by the difference makes the page the
+  // size asked for, headless or under any window manager. A person's
+  // window is created as Chrome sizes it and never resized.
+  async function createWindow(props) {
+    if (!isManaged()) return api.windows.create(props);
+    const win = await api.windows.create({ ...props, width: VIEWPORT.width, height: VIEWPORT.height });
+    const tab = (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
+    if (!tab || !tab.width || !tab.height) return win;
+    const dw = VIEWPORT.width - tab.width;
+    const dh = VIEWPORT.height - tab.height;
+    if (dw === 0 && dh === 0) return win;
+    return { ...win, ...(await api.windows.update(win.id, { width: win.width + dw, height: win.height + dh })) };
   }
 
   // personWindow is the person's last focused normal window, or null when
@@ -116,7 +138,7 @@ export function createWindowManager({ api, isManaged = () => false }) {
   async function openFocused(url) {
     const target = await personWindow(await liveWindowId());
     if (!target) {
-      const win = await api.windows.create({ url, focused: true, type: "normal" });
+      const win = await createWindow({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
     }
     const tab = await api.tabs.create({ windowId: target.id, url, active: true });

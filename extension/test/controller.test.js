@@ -194,15 +194,22 @@ test("navigate clears the uid cache", async () => {
   await new Promise((r) => setTimeout(r, 5));
   c.handleDebuggerEvent({ tabId: TAB }, "Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L1", name: "load" });
   assert.deepEqual(await nav, { ok: true });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale");
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /^uid e0 is stale: the page has no extract since it last loaded$/);
 });
 
 test("uid never extracted is element_stale; a removed node is element_not_found and never clicked", async () => {
   const fake = fakeTab();
   const { c } = makeController(fake);
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /no extract/);
-  await c.run(TAB, { type: "extract" });
-  await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /not in the last extract/);
+  // Never handed out on the tab: the same code, saying so, with its reason.
+  const never = await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_stale", /^uid e0 was never handed out on this page$/);
+  assert.equal(never.reason, "uid_unknown");
+  await c.run(TAB, { type: "extract" }); // e0, e1, e2
+  const past = await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /^uid e9 was never handed out on this page$/);
+  assert.equal(past.reason, "uid_unknown");
+  // Handed out, then outdated: the page changed.
+  c._state.uidCaches.get(TAB).map.delete("e2");
+  const stale = await rejectsWith(c.run(TAB, { type: "click", uid: "e2" }), "element_stale", /is stale: it is not in the last extract/);
+  assert.equal(stale.reason, undefined);
 
   fake.page.connected.delete(101); // detached but still resolvable
   await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "element_not_found", /no longer in the page/);
@@ -501,6 +508,27 @@ test("evaluate: throw is invalid_action with the JS message; never-settling prom
   assert.equal(ev.awaitPromise, true);
   assert.equal(ev.userGesture, true);
   assert.equal(ev.timeout, 10000);
+});
+
+test("evaluate: a body that uses await is sent again wrapped async; any other body, and other SyntaxErrors, once as the spec wraps it", async () => {
+  const syntax = (msg) => ({ result: { type: "object", subtype: "error", className: "SyntaxError" }, exceptionDetails: { text: "Uncaught", exception: { className: "SyntaxError", description: `SyntaxError: ${msg}` } } });
+  const fake = fakeTab({
+    "Runtime.evaluate": (p) => {
+      if (p.expression.includes("await") && !p.expression.startsWith("(async ")) return syntax("await is only valid in async functions and the top level bodies of modules");
+      if (p.expression.includes("return )")) return syntax("Unexpected token ')'");
+      return { result: { type: "number", value: 1 } };
+    },
+  });
+  const { c } = makeController(fake);
+  const sent = () => fake.calls.filter((x) => x[0] === "Runtime.evaluate").map((x) => x[1].expression);
+  assert.deepEqual(await c.run(TAB, { type: "evaluate", expression: "return await 1" }), { type: "number", value: 1 });
+  assert.deepEqual(sent().slice(-2), ["(() => {\nreturn await 1\n})()", "(async () => {\nreturn await 1\n})()"]);
+  const before = sent().length;
+  assert.deepEqual(await c.run(TAB, { type: "evaluate", expression: "return 1" }), { type: "number", value: 1 });
+  assert.deepEqual(sent().slice(before), ["(() => {\nreturn 1\n})()"]);
+  const again = sent().length;
+  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "return )" }), "invalid_action", /^SyntaxError: Unexpected token '\)'$/);
+  assert.equal(sent().length - again, 1);
 });
 
 test("evaluate: own clock terminates a hung evaluate with timeout", async () => {

@@ -173,3 +173,96 @@ test("a hidden page is read whole: queryAXTree, which a page drawing no frames n
   await assert.rejects(findByRole(ctx, { role: "button", name: "Send" }), (e) =>
     assertCode(e, ErrorCodes.ELEMENT_NOT_FOUND, /its button elements are named "Save", "Cancel"/));
 });
+
+// framedCtx is a tab with frames: trees maps a query root ("main", or a
+// frame root's backendNodeId) to its AX nodes; sameOrigin lists the tab's
+// same-origin frames [{url, root}] and oopifs the out-of-process ones
+// [{sessionId, url, root}], each answering in its own session.
+function framedCtx(trees, { sameOrigin = [], oopifs = [] } = {}) {
+  const sent = [];
+  const deep = (frames) => ({
+    result: { type: "object", deepSerializedValue: { type: "array", value: [
+      { type: "string", value: JSON.stringify(frames.map((f) => f.url)) },
+      ...frames.map((f) => ({ type: "node", value: { backendNodeId: f.root } })),
+    ] } },
+  });
+  const answer = (session, method, params) => {
+    sent.push({ session, method, params });
+    if (method === "Runtime.evaluate" && params.expression === DOC_EXPR) return { result: { type: "object", objectId: "doc-1" } };
+    if (method === "Runtime.evaluate" && params.expression.startsWith("document.visibilityState")) return { result: { type: "boolean", value: true } };
+    if (method === "Runtime.evaluate" && params.expression.includes("bua:frame-roots")) {
+      if (session === null) return deep(sameOrigin);
+      return deep(oopifs.filter((f) => f.sessionId === session));
+    }
+    if (method === "Accessibility.queryAXTree") {
+      const all = trees[params.objectId === "doc-1" ? "main" : params.backendNodeId] || [];
+      return { nodes: params.accessibleName === undefined ? all : all.filter((n) => n.name.value === params.accessibleName) };
+    }
+    if (method === "DOM.describeNode") return { node: { localName: "button", attributes: ["id", `b${params.backendNodeId}`] } };
+    throw new Error(`unexpected ${method} in session ${session}`);
+  };
+  return {
+    sent,
+    send: async (method, params) => answer(null, method, params),
+    sendTo: async (session, method, params) => answer(session, method, params),
+    frames: () => oopifs.map((f) => ({ sessionId: f.sessionId, targetId: f.sessionId, parent: null })),
+  };
+}
+
+test("without frame, the main frame's matches win and no other frame is asked", async () => {
+  const ctx = framedCtx({ main: [ax(1, "button", "Pay")], 50: [ax(51, "button", "Pay")] }, { oopifs: [{ sessionId: "S1", url: "http://pay.test/", root: 50 }] });
+  const hit = await findByRole(ctx, { role: "button", name: "Pay" });
+  assert.deepEqual([hit.backendNodeId, hit.session, hit.frame], [1, null, undefined]);
+  assert.ok(!ctx.sent.some((c) => c.session === "S1"), "an out-of-process frame was asked");
+});
+
+test("without frame, the one frame with matches wins: a same-origin frame's in the tab's session, an out-of-process one's in its own", async () => {
+  const same = framedCtx({ main: [ax(1, "button", "Back")], 20: [ax(21, "button", "Pay")] }, { sameOrigin: [{ url: "http://shop.test/notes.html", root: 20 }] });
+  const a = await findByRole(same, { role: "button", name: "Pay" });
+  assert.deepEqual([a.backendNodeId, a.session, a.frame], [21, null, "http://shop.test/notes.html"]);
+
+  const oop = framedCtx({ main: [], 50: [ax(51, "button", "Pay"), ax(52, "button", "Pay")] }, { oopifs: [{ sessionId: "S1", url: "http://pay.test/", root: 50 }] });
+  const b = await findByRole(oop, { role: "button", name: "Pay", nth: 1 });
+  assert.deepEqual([b.backendNodeId, b.session, b.frame], [52, "S1", "http://pay.test/"]);
+  assert.ok(oop.sent.some((c) => c.session === "S1" && c.method === "Accessibility.queryAXTree" && c.params.backendNodeId === 50));
+  // Several in that one frame, without nth, is the usual ambiguity, saying where.
+  await assert.rejects(findByRole(oop, { role: "button", name: "Pay" }), (e) =>
+    assertCode(e, ErrorCodes.INVALID_ACTION, /^role button named "Pay" matches 2 elements in frame "http:\/\/pay.test\/"; add nth .*nth 0: button "Pay" <button#b51>; nth 1: button "Pay" <button#b52>$/));
+});
+
+test("without frame, matches in several frames are invalid_action naming each with its frame", async () => {
+  const ctx = framedCtx(
+    { main: [ax(1, "button", "Back")], 20: [ax(21, "button", "Pay")], 50: [ax(51, "button", "Pay")] },
+    { sameOrigin: [{ url: "http://shop.test/notes.html", root: 20 }], oopifs: [{ sessionId: "S1", url: "http://pay.test/", root: 50 }] },
+  );
+  await assert.rejects(findByRole(ctx, { role: "button", name: "Pay", nth: 0 }), (e) => {
+    assertCode(e, ErrorCodes.INVALID_ACTION);
+    assert.equal(
+      e.message,
+      'role button named "Pay" (nth 0) matches elements in 2 frames and none in the main frame; add frame (a part of its URL, or its name) to pick one: ' +
+        'button "Pay" <button#b21> in frame "http://shop.test/notes.html"; button "Pay" <button#b51> in frame "http://pay.test/"',
+    );
+    return true;
+  });
+  // None anywhere names what the role has, the frames' too.
+  await assert.rejects(findByRole(ctx, { role: "button", name: "Refund" }), (e) =>
+    assertCode(e, ErrorCodes.ELEMENT_NOT_FOUND, /its button elements are named "Back", "Pay"$/));
+});
+
+test("wait_for by role without frame finds the element in a frame", async () => {
+  const ctx = framedCtx({ main: [], 50: [ax(51, "heading", "Paid")] }, { oopifs: [{ sessionId: "S1", url: "http://pay.test/", root: 50 }] });
+  const seen = [];
+  ctx.budget = budgetFor({ type: "wait_for", timeoutMs: 2000 }, 5000);
+  ctx.sleep = (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5)));
+  const base = ctx.sendTo;
+  ctx.sendTo = async (session, method, params) => {
+    if (method === "DOM.resolveNode") return { object: { objectId: `node-${params.backendNodeId}` } };
+    if (method === "Runtime.callFunctionOn") {
+      seen.push([session, params.objectId]);
+      return { result: { value: { ok: true, seen: "it is visible" } } };
+    }
+    return base(session, method, params);
+  };
+  assert.deepEqual(await waitExecutors.wait_for(ctx, { type: "wait_for", role: "heading", name: "Paid" }), { ok: true });
+  assert.deepEqual(seen, [["S1", "node-51"]]);
+});

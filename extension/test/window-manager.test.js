@@ -111,3 +111,29 @@ test("a managed browser's BUA window is a normal, unfocused one, and a screensho
   await d.dispatch({ type: "click", tabId: a.tabId, selector: "#x" });
   assert.equal(api.calls.slice(clicks).filter(([c]) => c.startsWith("windows.")).length, 0, "a click in a managed browser reads no windows");
 });
+
+test("a managed browser's windows are sized so their pages are 1280×720; a person's are created as Chrome sizes them and never resized", async () => {
+  for (const managed of [true, false]) {
+    const { api, windows } = await setup({ managed });
+    // As Chrome does: a window's size includes its tab strip and toolbar
+    // (87 px headless), and its tabs report the page's size.
+    const create = api.windows.create;
+    api.windows.create = async (props) => {
+      const w = await create(props);
+      Object.assign(w, { width: props.width || 800, height: props.height || 600 });
+      w.tabs = w.tabs.map((t) => ({ ...t, width: w.width, height: w.height - 87 }));
+      return w;
+    };
+    await windows.openTab("http://site.test/a");
+    await windows.openTab("http://site.test/b", { focus: true });
+    const creates = api.calls.filter(([c]) => c === "windows.create").map(([, p]) => [p.width, p.height]);
+    const resizes = api.calls.filter(([c, , p]) => c === "windows.update" && (p.width !== undefined || p.height !== undefined)).map(([, , p]) => [p.width, p.height]);
+    if (managed) {
+      assert.deepEqual(creates, [[1280, 720], [1280, 720]], "managed windows are asked for at 1280×720");
+      assert.deepEqual(resizes, [[1280, 807], [1280, 807]], "then grown by the toolbar, so the page is 1280×720");
+    } else {
+      assert.deepEqual(creates, [[undefined, undefined], [undefined, undefined]], "a person's windows get no size");
+      assert.deepEqual(resizes, [], "and are never resized");
+    }
+  }
+});

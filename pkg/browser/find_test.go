@@ -100,6 +100,7 @@ func TestArgs(t *testing.T) {
 		"--user-data-dir=/p", "--load-extension=/e", "--disable-extensions-except=/e", "--headless",
 		"--disable-gpu", "--silent-debugger-extension-api", "--no-first-run", "--password-store=basic",
 		"--disable-features=Translate,MediaRouter", "--no-startup-window", "--keep-alive-for-test",
+		"--screen-info={1920x1080}",
 	} {
 		if !strings.Contains(a, want) {
 			t.Errorf("args %q lack %q", a, want)
@@ -112,10 +113,19 @@ func TestArgs(t *testing.T) {
 	}
 	h := strings.Join(Args(Options{ProfileDir: "/p"}), " ")
 	if strings.Contains(h, "--headless") || strings.Contains(h, "--load-extension") || strings.Contains(h, "--silent-debugger") {
-		t.Errorf("headful, extension-less args %q carry headless, extension or silent-debugger flags (a headful browser shows its debugging bar)", h)
+		t.Errorf("headful, extension-less args %q carry headless, extension or silent-debugger flags", h)
+	}
+	// A headful managed browser shows no debugging bar either: it would
+	// take the top of the 1280×720 page the extension sizes for.
+	if hm := strings.Join(Args(Options{ProfileDir: "/p", ExtensionDir: "/e"}), " "); !strings.Contains(hm, "--silent-debugger-extension-api") {
+		t.Errorf("headful managed args %q show the debugging bar", hm)
 	}
 	if !strings.HasSuffix(h, " about:blank") || strings.Contains(h, "--no-startup-window") || strings.Contains(h, "--keep-alive-for-test") {
 		t.Errorf("headful args %q: want a startup tab (about:blank, last) and no window-less flags", h)
+	}
+	// A headful browser's screen is the display's.
+	if strings.Contains(h, "--screen-info") {
+		t.Errorf("headful args %q set a screen", h)
 	}
 	// No DevTools endpoint of any kind: an open port has no
 	// authentication, and bua drives the browser through the extension.

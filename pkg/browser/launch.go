@@ -70,13 +70,16 @@ func Args(o Options) []string {
 	}
 	if o.ExtensionDir != "" {
 		args = append(args, "--load-extension="+o.ExtensionDir, "--disable-extensions-except="+o.ExtensionDir)
-	}
-	if o.Headless {
-		// No "started debugging this browser" bar: nobody can see it, and it
+		// No "started debugging this browser" bar, headless or headful: it
 		// appears a moment after the first attach, shrinking the viewport
 		// under an action already running (a page at its bottom could
-		// scroll again, a computed click point moved).
-		args = append(args, "--headless", "--disable-gpu", "--silent-debugger-extension-api")
+		// scroll again, a computed click point moved) and below the 1280×720
+		// the extension sizes its windows for (window-manager.js VIEWPORT).
+		// The browser is bua's own; a person's Chrome still shows the bar.
+		args = append(args, "--silent-debugger-extension-api")
+	}
+	if o.Headless {
+		args = append(args, "--headless", "--disable-gpu")
 		// No startup window, as Playwright launches: Chromium starts the
 		// extension's service worker ~300 ms sooner without one to load
 		// first (BENCHMARKS.md §Cold start, this round), and nobody would
@@ -84,6 +87,10 @@ func Args(o Options) []string {
 		// keep-alive keeps the browser running while it has no window (it
 		// would quit when the last one closes).
 		args = append(args, "--no-startup-window", "--keep-alive-for-test")
+		// A screen room enough for the extension's 1280×720 pages with the
+		// window's toolbar (extension/src/window-manager.js VIEWPORT):
+		// headless Chromium's own is 800×600, and it clamps windows to it.
+		args = append(args, "--screen-info={1920x1080}")
 	}
 	if SandboxOff() {
 		args = append(args, "--no-sandbox")

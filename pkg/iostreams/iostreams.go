@@ -94,9 +94,13 @@ func (s *IOStreams) ColorEnabled() bool { return s.outTTY && !s.noColor }
 // ErrColorEnabled is ColorEnabled for ErrOut.
 func (s *IOStreams) ErrColorEnabled() bool { return s.errTTY && !s.noColor }
 
-// Red is the ANSI colour code of a failed run's summary line, the one place
-// bua colours text.
-const Red = "31"
+// The ANSI colour codes bua uses, on a terminal only (ColorEnabled): Red
+// for a failed run's summary line and a flow's or step's FAIL (and other
+// failure) mark, Green for a passed run's summary line and the ok mark.
+const (
+	Red   = "31"
+	Green = "32"
+)
 
 // Color wraps text in the ANSI code when enabled, and returns it as is
 // otherwise.

@@ -192,7 +192,7 @@ func Screenshot(fullPage bool) Action {
 }
 
 // Extract returns text, markdown, elements and the obstacle verdict, of the
-// page or of the element matching selector.
+// page or of every element matching selector, in document order.
 func Extract(selector string) Action { return Action{Type: ActionExtract, Selector: selector} }
 
 // Evaluate runs expression as the body of an arrow-IIFE: use return.

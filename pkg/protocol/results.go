@@ -103,12 +103,15 @@ type ExtractResult struct {
 	CaptchaFrame bool      `json:"captchaFrame,omitempty"`
 	TabID        *int      `json:"tabId,omitempty"`
 	// ElementsTotal is how many interactive elements the page (or the
-	// selector's subtree) has before the cut to maxElements; more than
+	// selector's matches) has before the cut to maxElements; more than
 	// len(Elements) means the list was cut. Empty is true when the page
-	// showed no text and no visible element even after extract's wait for
-	// content. Both are pure additions to v4.
+	// showed nothing (no text, markdown, element or drawn image) even after
+	// extract's wait for content. Matches, with a selector, is how many of
+	// its matches were read, in document order (schema result.extract).
+	// All are pure additions to v4.
 	ElementsTotal int  `json:"elementsTotal,omitempty"`
 	Empty         bool `json:"empty,omitempty"`
+	Matches       int  `json:"matches,omitempty"`
 }
 
 // Cut reports whether the element list holds fewer elements than the page has.

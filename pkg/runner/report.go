@@ -424,10 +424,12 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 // SummaryHeader names SummaryRows' columns.
 var SummaryHeader = []string{"flow / step", "status", "time", "note"}
 
-// SummaryRows is the run's summary as table rows: a row per flow, then an
-// indented row per step, with status, duration and note (an error's code
-// and message, or a step's note), secrets masked. The CLI renders it
-// through its output layer (pkg/iostreams).
+// SummaryRows is the run's summary as table rows: a row per flow, then,
+// for a flow that neither passed nor was skipped, an indented row per
+// step, with status, duration and note (an error's code and message, or a
+// step's note), secrets masked: a passing flow is one line, its steps
+// already on the progress lines. The CLI renders it through its output
+// layer (pkg/iostreams).
 func (s *SuiteReport) SummaryRows() [][]string {
 	var rows [][]string
 	for _, f := range s.Flows {
@@ -439,6 +441,9 @@ func (s *SuiteReport) SummaryRows() [][]string {
 			note = "flaky: " + f.flakyNote()
 		}
 		rows = append(rows, []string{f.Name, flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
+		if f.Status == StatusPassed || f.Status == StatusSkipped {
+			continue
+		}
 		for _, st := range f.Steps {
 			note := st.Note
 			if st.Error != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/bua-dev/bua/pkg/handoff"
+	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -71,9 +72,11 @@ type Runner struct {
 	// without Artifacts, for the HTML report.
 	Evidence bool
 	// Progress receives one line per step (nil: silent). TTY redraws a
-	// running line in place.
+	// running line in place. Color paints the lines' marks (a terminal
+	// without NO_COLOR): ok green, FAIL and the other failures red.
 	Progress io.Writer
 	TTY      bool
+	Color    bool
 	// FailFast stops a suite at its first flow that does not pass.
 	FailFast bool
 	// Retries is how many more times a flow that failed runs again
@@ -631,7 +634,7 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 	if r.Progress == nil {
 		return
 	}
-	line := fmt.Sprintf("%s %s %s (%s)", statusMark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
+	line := fmt.Sprintf("%s %s %s (%s)", r.mark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
 	if rec.Error != "" {
 		line += ": " + firstLine(rec.Error)
 	} else if rec.Flaky {
@@ -661,7 +664,7 @@ func (r *Runner) progressEnd(s *State, rep *StepReport) {
 	if r.TTY {
 		prefix = "\r\x1b[K"
 	}
-	line := fmt.Sprintf("%s%s%s %s %s (%s)", prefix, strings.Repeat("  ", rep.Depth+1), statusMark(rep.Status), rep.Path, rep.label(), fmtDur(rep.Duration))
+	line := fmt.Sprintf("%s%s%s %s %s (%s)", prefix, strings.Repeat("  ", rep.Depth+1), r.mark(rep.Status), rep.Path, rep.label(), fmtDur(rep.Duration))
 	if rep.Note != "" {
 		line += " — " + rep.Note
 	}
@@ -669,6 +672,18 @@ func (r *Runner) progressEnd(s *State, rep *StepReport) {
 		line += " — " + string(rep.Error.Code) + ": " + firstLine(rep.Error.Message)
 	}
 	fmt.Fprintln(r.Progress, s.shared.masker.Mask(line))
+}
+
+// mark is statusMark, painted when r.Color: a skip stays plain.
+func (r *Runner) mark(status Status) string {
+	m := statusMark(status)
+	switch {
+	case !r.Color || status == StatusSkipped:
+		return m
+	case status == StatusPassed:
+		return iostreams.Color(true, iostreams.Green, m)
+	}
+	return iostreams.Color(true, iostreams.Red, m)
 }
 
 func statusMark(status Status) string {

@@ -11,12 +11,21 @@ export const EVALUATE_TIMEOUT_MS = 10000;
 const OWN_CLOCK_SLACK_MS = 500;
 export const VALUE_MAX_CHARS = 8192; // 8 KB of serialised JSON
 
-// wrapExpression applies the spec's arrow-IIFE. Not async: the spec says
-// (() => { ... })(), so `await` in the body is a SyntaxError the agent sees
-// as invalid_action; a returned promise is still awaited (awaitPromise).
-// The newline keeps a trailing // comment from swallowing the brace.
-export function wrapExpression(expression) {
-  return `(() => {\n${expression}\n})()`;
+// wrapExpression applies the spec's arrow-IIFE, (() => { ... })(); a
+// returned promise is awaited (awaitPromise). With async, the pure
+// extension for a body that uses await: (async () => { ... })(). The
+// newline keeps a trailing // comment from swallowing the brace.
+export function wrapExpression(expression, async = false) {
+  return `(${async ? "async " : ""}() => {\n${expression}\n})()`;
+}
+
+// usesAwait says whether the spec's wrapper failed to compile because the
+// body uses await, which V8 allows only in async functions. Nothing of the
+// body ran (a SyntaxError is thrown before the script starts), so it is
+// sent again, wrapped async. Any other body keeps the spec's wrapper.
+export function usesAwait(details) {
+  const ex = details && details.exception;
+  return Boolean(ex && ex.className === "SyntaxError" && /await is only valid in async function/.test(String(ex.description || "")));
 }
 
 // Subtypes whose JSON form would lose what the value is (a DOM node
@@ -80,20 +89,10 @@ function exceptionMessage(details) {
 }
 
 export async function evaluate(ctx, action) {
-  const expression = wrapExpression(action.expression);
   ctx.beginEvaluate();
   let timer;
   const timeoutMs = ctx.budget.inner(EVALUATE_TIMEOUT_MS);
   try {
-    const call = ctx.send("Runtime.evaluate", {
-      expression,
-      returnByValue: false,
-      awaitPromise: true,
-      userGesture: true,
-      timeout: timeoutMs,
-      objectGroup: "bua",
-    });
-    call.catch(() => {}); // abandoned if our own clock fires first
     // CDP's timeout covers only synchronous execution; a promise that never
     // settles needs our own clock.
     const expired = new Promise((resolve) => {
@@ -104,7 +103,20 @@ export async function evaluate(ctx, action) {
     // terminate the page's script: Runtime.terminateExecution would also
     // kill the page's next script when none of ours is running, and a
     // synchronous loop is already bounded by the CDP timeout above.
-    const res = await Promise.race([call, expired]);
+    const run = (async) => {
+      const call = ctx.send("Runtime.evaluate", {
+        expression: wrapExpression(action.expression, async),
+        returnByValue: false,
+        awaitPromise: true,
+        userGesture: true,
+        timeout: timeoutMs,
+        objectGroup: "bua",
+      });
+      call.catch(() => {}); // abandoned if our own clock fires first
+      return Promise.race([call, expired]);
+    };
+    let res = await run(false);
+    if (res && usesAwait(res.exceptionDetails)) res = await run(true);
     if (res === null) {
       await ctx.send("Runtime.terminateExecution").catch(() => {});
       throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);

@@ -5,8 +5,10 @@
 // follows what is returned, not the size of the page (BENCHMARKS.md
 // "Extract"). Then the obstacle verdict.
 //
-// Limits: `selector` scopes text, markdown and elements to the first match
-// in the main document only (not inside iframes or shadow roots). Elements
+// Limits: `selector` scopes text, markdown and elements to its matches in
+// the main document only (not inside iframes or shadow roots): every match
+// in document order, one markdown block each, a match inside another read
+// with it (result.matches counts those read). Elements
 // of a whole-page extract include same-origin iframes and open shadow roots
 // (the page script walks them), then the out-of-process iframes' (each
 // read in its own child session, readFrames); markdown includes
@@ -26,9 +28,10 @@ export const MAX_ELEMENTS = 200;
 export const MAX_ELEMENTS_LIMIT = 5000;
 
 // CONTENT_WAIT_MS bounds how long extract waits, from its start, for a page
-// with no visible text and no visible element to show some (a body hidden
-// until script runs); after it the page is read and reported empty.
-// README §extract documents it.
+// that shows nothing (its body hidden until script runs, or a read with no
+// text, markdown, element or drawn image) to show some; after it the page
+// is read, and reported empty unless that read found markdown or
+// elements. README §extract documents it.
 export const CONTENT_WAIT_MS = 2500;
 // READ_RESERVE_MS is what the wait for a loading document leaves of the
 // budget for the read itself.
@@ -43,9 +46,11 @@ const POLL_MS = 100;
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
-// backendNodeIds. Unless options.final, a page with no visible content
-// comes back as [{found, hasContent: false, readyState}] without the
-// costly read. options.maxElements caps the nodes (MAX_ELEMENTS).
+// backendNodeIds. hasContent: the root is shown and the read found text,
+// markdown, elements or a drawn image or field. Unless options.final, a
+// page without content comes back as [{found, hasContent: false,
+// readyState}], and one whose root is hidden (a body revealed by script)
+// is not read at all. options.maxElements caps the nodes (MAX_ELEMENTS).
 export function buildPageScript(selector, options = {}) {
   const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
@@ -55,23 +60,19 @@ export function buildPageScript(selector, options = {}) {
   const capText = ${capText.toString()};
   const collectElements = ${collectElements.toString()};
   const selector = ${JSON.stringify(selector === undefined ? null : selector)};
-  const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
-  if (!root) return [JSON.stringify({ found: false })];
+  // roots: the page's body, or every match of selector in document order
+  // but those inside another match, which are read with it.
+  const roots = [];
+  if (selector === null) roots.push(document.body || document.documentElement);
+  else for (const el of document.querySelectorAll(selector)) if (!roots.length || !roots[roots.length - 1].contains(el)) roots.push(el);
+  if (!roots.length) return [JSON.stringify({ found: false })];
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-  const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
-  const shown = rendered(root) && rendered(document.documentElement);
-  let hasContent = shown && raw.trim() !== "";
-  if (shown && !hasContent) {
-    for (const el of root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")) {
-      if (!rendered(el)) continue;
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) { hasContent = true; break; }
-    }
-  }
-  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
+  const shown = roots.some(rendered) && rendered(document.documentElement);
+  if (!shown && !options.final) return [JSON.stringify({ found: true, hasContent: false, readyState: document.readyState })];
   const t0 = performance.now();
+  const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(root);
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots);
   const t1 = performance.now();
   const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
   const t2 = performance.now();
@@ -83,10 +84,35 @@ export function buildPageScript(selector, options = {}) {
     frameSrcs.push(String(f.src));
   }
   const t3 = performance.now();
-  const els = collectElements(selector === null ? document.documentElement : root, { max: options.maxElements });
+  // Each root's elements in turn, within one cap; an option's parent is
+  // an index into its own root's list until it is shifted here.
+  const els = { nodes: [], items: [], total: 0 };
+  for (const r of selector === null ? [document.documentElement] : roots) {
+    const base = els.nodes.length;
+    const got = collectElements(r, { max: options.maxElements - base });
+    for (const it of got.items) {
+      if (Number.isInteger(it.parent)) it.parent += base;
+      els.items.push(it);
+    }
+    els.nodes.push(...got.nodes);
+    els.total += got.total;
+  }
   const t4 = performance.now();
+  // Content is what the read found (markdown and elements follow open
+  // shadow roots, where innerText does not reach), or a drawn image,
+  // canvas or field, which neither may name.
+  const boxed = (el) => {
+    if (!rendered(el)) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const media = "img,video,canvas,svg,iframe,input,button,select,textarea,object,embed";
+  const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
+    roots.some((r) => Array.from(r.querySelectorAll(media)).some(boxed)));
+  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
+  if (selector !== null) page.matches = roots.length;
   return [JSON.stringify(page), ...els.nodes];
 })()`;
 }
@@ -268,7 +294,10 @@ export async function extract(ctx, action) {
   // the page's own (a selector scopes the read to the main document).
   const items = page.elements || [];
   let total = page.elementsTotal || 0;
-  if (selector === undefined && page.hasContent !== false) {
+  // A page whose read found markdown or elements is never empty, whatever
+  // the probe for content saw.
+  const empty = !page.hasContent && !(page.markdown || "").trim() && total === 0;
+  if (selector === undefined && !empty) {
     const max = maxElementsOf(action);
     for (const f of await readFrames(ctx, max)) {
       total += f.elementsTotal;
@@ -293,7 +322,8 @@ export async function extract(ctx, action) {
     title: page.title,
     captchaFrame,
   };
-  if (!page.hasContent) res.empty = true;
+  if (page.matches !== undefined) res.matches = page.matches;
+  if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
   return res;

@@ -32,16 +32,15 @@ export function describeTarget(action) {
 // detached node still resolves and still accepts box and focus queries, so
 // callers that act on it check isConnected first. A selector is looked up
 // in the page (findSelector), and the commands go by the remote object it
-// returns. A role target is looked up in the main frame's accessibility
-// tree (lib/role-target.js) on every call, so each actionability probe
-// finds the element afresh, and the commands go by the backendNodeId it
-// names.
+// returns. A role target is looked up in the accessibility tree
+// (lib/role-target.js: its frame's, or without frame the main frame's
+// and then every other frame's) on every call, so each actionability
+// probe finds the element afresh, and the commands go by the
+// backendNodeId it names, in its frame's session.
 export async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.role !== undefined) {
-    const scope = await roleScope(ctx, action);
-    const { backendNodeId } = await findByRole(ctx, action, scope);
-    const session = scope ? scope.session : null;
+    const { backendNodeId, session } = await findByRole(ctx, action, await roleScope(ctx, action));
     const send = sessionSend(ctx, session);
     const by = { backendNodeId };
     const [resolved, ...rest] = await settle([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);

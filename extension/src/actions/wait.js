@@ -10,7 +10,7 @@
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid, sessionSend } from "../lib/cdp.js";
-import { pick, queryRole } from "../lib/role-target.js";
+import { lookupRole, pick } from "../lib/role-target.js";
 import { describeTarget, findSelector, invalidSelector, roleScope } from "./input.js";
 
 const POLL_MS = 100;
@@ -173,18 +173,15 @@ async function targetObject(ctx, action) {
   }
   const notThereYet = (e) => action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND;
   if (action.role !== undefined) {
-    let scope = null;
     let hit = null;
     try {
-      scope = await roleScope(ctx, action);
-      hit = await pick(ctx, action, await queryRole(ctx, action, scope), scope);
+      hit = await pick(ctx, action, await lookupRole(ctx, action, await roleScope(ctx, action)));
     } catch (e) {
       if (!notThereYet(e)) throw e;
     }
     if (!hit) return null;
-    const session = scope ? scope.session : null;
-    const send = sessionSend(ctx, session);
-    const objectId = await nodeObject(send, hit.backendNodeId, session);
+    const send = sessionSend(ctx, hit.session);
+    const objectId = await nodeObject(send, hit.backendNodeId, hit.session);
     return objectId ? { send, objectId } : null;
   }
   try {

@@ -21,6 +21,7 @@ export const REASONS = Object.freeze({
   DIALOG_OPEN: "dialog_open",
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
+  UID_UNKNOWN: "uid_unknown",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).

@@ -431,6 +431,7 @@ const REASONS = Object.freeze({
   DIALOG_OPEN: "dialog_open",
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
+  UID_UNKNOWN: "uid_unknown",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -1289,6 +1290,11 @@ const __window_manager = (() => {
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
 
+// VIEWPORT is the page size of a managed browser's windows, Playwright's
+// default: a page is laid out as under Playwright (Chromium's own default
+// window left 780×493). A person's windows keep the size they have.
+const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
+
 function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
@@ -1324,7 +1330,7 @@ function createWindowManager({ api, isManaged = () => false }) {
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
-    let win = await api.windows.create({ ...props, state, focused: false, type: "normal" });
+    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
     // the person would see the BUA window appear.
@@ -1334,6 +1340,23 @@ function createWindowManager({ api, isManaged = () => false }) {
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
     return win;
+  }
+
+  // createWindow is windows.create(props), and in a managed browser a
+  // window whose pages are VIEWPORT: windows.create sizes the window, its
+  // tab strip, toolbar and frame included, and a tab's width and height
+  // are its page's, so one update by the difference makes the page the
+  // size asked for, headless or under any window manager. A person's
+  // window is created as Chrome sizes it and never resized.
+  async function createWindow(props) {
+    if (!isManaged()) return api.windows.create(props);
+    const win = await api.windows.create({ ...props, width: VIEWPORT.width, height: VIEWPORT.height });
+    const tab = (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
+    if (!tab || !tab.width || !tab.height) return win;
+    const dw = VIEWPORT.width - tab.width;
+    const dh = VIEWPORT.height - tab.height;
+    if (dw === 0 && dh === 0) return win;
+    return { ...win, ...(await api.windows.update(win.id, { width: win.width + dw, height: win.height + dh })) };
   }
 
   // personWindow is the person's last focused normal window, or null when
@@ -1395,7 +1418,7 @@ function createWindowManager({ api, isManaged = () => false }) {
   async function openFocused(url) {
     const target = await personWindow(await liveWindowId());
     if (!target) {
-      const win = await api.windows.create({ url, focused: true, type: "normal" });
+      const win = await createWindow({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
     }
     const tab = await api.tabs.create({ windowId: target.id, url, active: true });
@@ -1453,7 +1476,7 @@ async function showWindow(api, windowId) {
   const win = await api.windows.get(windowId).catch(() => null);
   await api.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
-return Object.freeze({ createWindowManager, showWindow });
+return Object.freeze({ VIEWPORT, createWindowManager, showWindow });
 })();
 
 // lib/budget.js
@@ -2907,6 +2930,7 @@ const __lib_role_target = (() => {
 // aria-hidden (and other ignored) nodes as ignored, which are skipped.
 
 const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
+const { BridgeError, ErrorCodes } = __lib_errors;
 
 const GROUP = "bua";
 
@@ -2963,10 +2987,12 @@ function normalizeName(s) {
 async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
-  // scope, for a role target with frame: the frame's root element and the
+  // scope, for a frame's lookup: the frame's root element ({objectId}
+  // from input.js's roleScope, or {backendNodeId} from frameRoots) and the
   // session it lives in (the tab's for a same-origin frame, else the
-  // out-of-process frame's), from input.js's roleScope.
+  // out-of-process frame's).
   const send = sessionSend(ctx, scope && scope.session);
+  const root = scope && (scope.objectId ? { objectId: scope.objectId } : { backendNodeId: scope.backendNodeId });
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
@@ -2977,16 +3003,15 @@ async function queryRole(ctx, action, scope = null) {
   if (!doc.result) throw new CdpError("Runtime.evaluate", "the page has no document");
   if (doc.result.subtype === "null") {
     const params = {};
-    if (scope) params.frameId = (await send("DOM.describeNode", { objectId: scope.objectId })).node.frameId;
+    if (scope) params.frameId = (await send("DOM.describeNode", root)).node.frameId;
     const { nodes } = await send("Accessibility.getFullAXTree", params);
     const all = { nodes: (nodes || []).filter((n) => n.role && n.role.value === role) };
     const out = matching(all, action, want);
     if (out.length === 0) out.others = matching(all, action, { any: true });
     return out;
   }
-  const objectId = scope ? scope.objectId : doc.result.objectId;
-  if (!objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
-  const params = { objectId, role };
+  if (!scope && !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { ...(root || { objectId: doc.result.objectId }), role };
   if (want.exact !== undefined) {
     const fast = matching(await send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
     if (fast.length > 0) return fast;
@@ -3016,21 +3041,113 @@ function matching({ nodes }, action, want) {
   return out;
 }
 
+// FRAME_ROOTS runs in a document (the main one, or an out-of-process
+// iframe's) and lists the root elements of the frames it reaches: its own
+// when own, then its same-origin iframes', depth first in document order,
+// as [JSON list of their URLs, ...root elements] for deep serialization,
+// which gives each root's backendNodeId.
+const FRAME_ROOTS = `((own) => { /* bua:frame-roots */
+  const urls = [];
+  const roots = [];
+  if (own && document.documentElement) { urls.push(location.href); roots.push(document.documentElement); }
+  (function walk(doc) {
+    for (const f of doc.querySelectorAll("iframe, frame")) {
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (!d || !d.documentElement) continue;
+      urls.push(d.URL);
+      roots.push(d.documentElement);
+      walk(d);
+    }
+  })(document);
+  return [JSON.stringify(urls), ...roots];
+})`;
+
+// frameRoots lists every frame of the tab but the main one, as
+// [{session, backendNodeId, url}]: the same-origin frames (in the tab's
+// session) in document order, then each out-of-process iframe (in its
+// own session, in the order they attached) with its same-origin frames.
+// A frame gone meanwhile is left out.
+async function frameRoots(ctx) {
+  const read = (send, own) =>
+    send("Runtime.evaluate", { expression: `${FRAME_ROOTS}(${own})`, serializationOptions: { serialization: "deep", maxDepth: 1 } });
+  const kids = ctx.frames ? ctx.frames() : [];
+  const reads = await Promise.allSettled([read(ctx.send, false), ...kids.map((f) => read(sessionSend(ctx, f.sessionId), true))]);
+  const out = [];
+  reads.forEach((r, i) => {
+    if (r.status === "rejected") {
+      if (frameGone(r.reason)) return;
+      throw r.reason;
+    }
+    const parts = (r.value.result && r.value.result.deepSerializedValue && r.value.result.deepSerializedValue.value) || [];
+    if (!parts[0] || parts[0].type !== "string") return;
+    const urls = JSON.parse(parts[0].value);
+    const session = i === 0 ? null : kids[i - 1].sessionId;
+    urls.forEach((url, j) => {
+      const node = parts[j + 1];
+      const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+      if (Number.isInteger(id)) out.push({ session, backendNodeId: id, url });
+    });
+  });
+  return out;
+}
+
+// frameGone: the error of a command sent to a frame that navigated or
+// went away meanwhile (a child session's is element_not_found).
+function frameGone(e) {
+  return e instanceof CdpError || (e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND);
+}
+
+// lookupRole lists the role target's matches, each {backendNodeId, role,
+// name, session, frame}: session is the debugger session the node lives
+// in (null: the tab's), frame its frame's URL (undefined: the main frame,
+// or the frame the action names). With scope (the action's frame) it
+// looks there. Without, the main frame's matches win; when it has none,
+// every other frame is looked in (as extract lists them all) and the one
+// frame with matches wins; matches in several frames are invalid_action
+// listing each with its frame. matches.others is what the role does have,
+// for noMatch.
+async function lookupRole(ctx, action, scope = null) {
+  const main = await queryRole(ctx, action, scope);
+  const session = scope ? scope.session : null;
+  for (const m of main) m.session = session;
+  if (main.length > 0 || scope) return main;
+  const roots = await frameRoots(ctx);
+  if (roots.length === 0) return main;
+  const reads = await Promise.allSettled(roots.map((r) => queryRole(ctx, action, r)));
+  const found = [];
+  const others = [...(main.others || [])];
+  reads.forEach((r, i) => {
+    if (r.status === "rejected") {
+      if (frameGone(r.reason)) return;
+      throw r.reason;
+    }
+    for (const m of r.value) Object.assign(m, { session: roots[i].session, frame: roots[i].url });
+    if (r.value.length > 0) found.push(r.value);
+    others.push(...(r.value.others || []));
+  });
+  if (found.length > 1) throw await inSeveralFrames(ctx, action, found.flat(), found.length);
+  const out = found[0] || [];
+  if (out.length === 0) out.others = others;
+  return out;
+}
+
 // pick chooses the action's element among matches: the nth, or the only
 // one. More than one without nth is invalid_action listing the
 // candidates; none (or too few for nth) returns null, for the caller to
 // wait or fail.
-async function pick(ctx, action, matches, scope = null) {
+async function pick(ctx, action, matches) {
   if (action.nth !== undefined) return matches[action.nth] || null;
-  if (matches.length > 1) throw await ambiguous(ctx, action, matches, scope);
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
   return matches[0] || null;
 }
 
 // findByRole resolves the role target now: the chosen element's
-// {backendNodeId}, or element_not_found saying what the page has instead.
+// {backendNodeId, session, frame}, or element_not_found saying what the
+// page has instead.
 async function findByRole(ctx, action, scope = null) {
-  const matches = await queryRole(ctx, action, scope);
-  const hit = await pick(ctx, action, matches, scope);
+  const matches = await lookupRole(ctx, action, scope);
+  const hit = await pick(ctx, action, matches);
   if (hit) return hit;
   throw noMatch(action, matches);
 }
@@ -3053,14 +3170,33 @@ function noMatch(action, matches) {
 
 // ambiguous is invalid_action listing the candidates: each one's nth, role,
 // name and a short locator hint (tag#id.class), so the caller can add nth
-// or a more exact name.
-async function ambiguous(ctx, action, matches, scope) {
+// or a more exact name. Candidates found in a frame the action did not
+// name say which.
+async function ambiguous(ctx, action, matches) {
+  const list = await candidates(ctx, matches, (m, i, hint) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hint}`);
+  const where = matches[0].frame !== undefined ? ` in frame ${JSON.stringify(matches[0].frame)}` : "";
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements${where}; add nth (0-based) or a more exact name to pick one: ${list}`);
+}
+
+// inSeveralFrames is invalid_action for matches found in more than one
+// frame (none in the main one): each candidate with its frame, so the
+// caller can add frame (and nth within it).
+async function inSeveralFrames(ctx, action, matches, frames) {
+  const list = await candidates(ctx, matches, (m, i, hint) => `${m.role} ${JSON.stringify(m.name)} ${hint} in frame ${JSON.stringify(m.frame)}`);
+  return invalid(
+    `${describeRoleTarget(action)} matches elements in ${frames} frames and none in the main frame; ` +
+      `add frame (a part of its URL, or its name) to pick one: ${list}`,
+  );
+}
+
+// candidates describes the first CANDIDATES_SHOWN matches, each as
+// line(match, index, its locator hint, read in its own session), and says
+// how many more there are.
+async function candidates(ctx, matches, line) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const send = sessionSend(ctx, scope && scope.session);
-  const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
-  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
+  const hints = await Promise.all(shown.map((m) => locatorHint(sessionSend(ctx, m.session), m.backendNodeId)));
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
-  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+  return shown.map((m, i) => line(m, i, hints[i])).join("; ") + more;
 }
 
 // locatorHint is a short CSS-like description of a node, <button#id.a.b>,
@@ -3082,7 +3218,7 @@ async function locatorHint(send, backendNodeId) {
   for (const c of String(attrs.class || "").split(/\s+/).filter(Boolean).slice(0, 2)) d += `.${c}`;
   return `<${d}>`;
 }
-return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, pick, findByRole, noMatch });
+return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, FRAME_ROOTS, frameRoots, lookupRole, pick, findByRole, noMatch });
 })();
 
 // actions/input.js
@@ -3121,16 +3257,15 @@ function describeTarget(action) {
 // detached node still resolves and still accepts box and focus queries, so
 // callers that act on it check isConnected first. A selector is looked up
 // in the page (findSelector), and the commands go by the remote object it
-// returns. A role target is looked up in the main frame's accessibility
-// tree (lib/role-target.js) on every call, so each actionability probe
-// finds the element afresh, and the commands go by the backendNodeId it
-// names.
+// returns. A role target is looked up in the accessibility tree
+// (lib/role-target.js: its frame's, or without frame the main frame's
+// and then every other frame's) on every call, so each actionability
+// probe finds the element afresh, and the commands go by the
+// backendNodeId it names, in its frame's session.
 async function resolveWith(ctx, action, also = () => []) {
   const label = describeTarget(action);
   if (action.role !== undefined) {
-    const scope = await roleScope(ctx, action);
-    const { backendNodeId } = await findByRole(ctx, action, scope);
-    const session = scope ? scope.session : null;
+    const { backendNodeId, session } = await findByRole(ctx, action, await roleScope(ctx, action));
     const send = sessionSend(ctx, session);
     const by = { backendNodeId };
     const [resolved, ...rest] = await settle([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
@@ -3906,7 +4041,8 @@ const MARKDOWN_MAX_CHARS = 30720; // 30 KB, protocol v4 extract.markdown
 const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
 
 // domToTree snapshots root's flat tree (open shadow roots and slotted nodes
-// included, as rendered) into plain objects. Computed style is read once per
+// included, as rendered) into plain objects; root may be a list of
+// elements, each then one block of the tree. Computed style is read once per
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
 // without touching the DOM again.
 //
@@ -3921,7 +4057,8 @@ function domToTree(root, opts) {
   const QUIET_TAGS = { nav: 1, footer: 1, aside: 1, select: 1, datalist: 1, option: 1, textarea: 1 };
   const QUIET_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
   let cut = false;
-  const doc = root.ownerDocument || root;
+  const first = Array.isArray(root) ? root[0] : root;
+  const doc = first.ownerDocument || first;
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
@@ -3993,7 +4130,18 @@ function domToTree(root, opts) {
     }
     return el;
   }
-  const tree = walk(root, false);
+  // Several roots (extract's selector matches) share the budget, each
+  // one block under a plain root.
+  const block = (children) => ({ tag: "div", attrs: {}, style: { display: "block" }, children });
+  let tree;
+  if (Array.isArray(root)) {
+    tree = block([]);
+    for (const r of root) {
+      const t = walk(r, false);
+      if (t) tree.children.push(block([t]));
+      if (cut) break;
+    }
+  } else tree = walk(root, false);
   if (tree && cut) tree.cut = true;
   return tree;
 }
@@ -4165,45 +4313,48 @@ function toMarkdown(tree, opts) {
   // table renders a data table as a Markdown table and a layout table as
   // its cells' content, one block per cell, row by row. A table is data
   // when it has at least 2 rows and 2 columns, no role=presentation/none,
-  // no table nested in it, no cell holding blocks (headings, lists, quotes,
-  // pre, forms, rules, or more than one paragraph), and either a header row
-  // (thead, or th in the first row) or no cell longer than
-  // LAYOUT_CELL_CHARS. Anything else is layout (LWN's and Tumblr's page
-  // grids): a Markdown table would put the whole page on one line.
+  // no table nested in it, no body cell holding blocks (headings, lists,
+  // quotes, pre, forms, rules, or more than one paragraph; a header cell's
+  // blocks are its label, on one line), and either a header row (thead,
+  // or th in the first row) or no cell longer than LAYOUT_CELL_CHARS.
+  // Anything else is layout (LWN's and Tumblr's page grids): a Markdown
+  // table would put the whole page on one line.
   function table(n, ctx) {
     const rows = [];
-    let thead = false;
-    (function collect(t) {
+    const headRows = new Set(); // the rows of a thead
+    (function collect(t, inHead) {
       for (const c of t.children || []) {
         if (c.text !== undefined || stripped(c)) continue;
-        if (c.tag === "tr") rows.push(c);
-        else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") {
-          if (c.tag === "thead") thead = true;
-          collect(c);
-        }
+        if (c.tag === "tr") {
+          rows.push(c);
+          if (inHead) headRows.add(c);
+        } else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") collect(c, inHead || c.tag === "thead");
       }
-    })(n);
+    })(n, false);
+    const thead = headRows.size > 0;
     const cellsOf = (r) => (r.children || []).filter((c) => (c.tag === "td" || c.tag === "th") && !stripped(c));
     const grid = rows.map(cellsOf);
     const width = grid.length ? Math.max(...grid.map((r) => r.length)) : 0;
     const role = String((n.attrs && n.attrs.role) || "").toLowerCase();
     let data = rows.length >= 2 && width >= 2 && role !== "presentation" && role !== "none";
-    function blocky(c) {
+    // blocky: the cell holds blocks. A header cell (a th, or any cell of
+    // a thead) is a label, whose headings, paragraphs and lists read as
+    // one line: only a table nested in it makes it layout.
+    function blocky(c, header) {
       let paras = 0;
       return (function walk(x) {
         for (const k of x.children || []) {
           if (k.text !== undefined || stripped(k)) continue;
-          if (CELL_BLOCKS[k.tag]) return true;
-          if (k.tag === "p" && ++paras > 1) return true;
+          if (header ? k.tag === "table" : CELL_BLOCKS[k.tag]) return true;
+          if (!header && k.tag === "p" && ++paras > 1) return true;
           if (walk(k)) return true;
         }
         return false;
       })(c);
     }
-    for (const r of grid) {
-      if (!data) break;
-      for (const c of r) {
-        if (blocky(c)) {
+    for (let i = 0; i < grid.length && data; i++) {
+      for (const c of grid[i]) {
+        if (blocky(c, c.tag === "th" || headRows.has(rows[i]))) {
           data = false;
           break;
         }
@@ -4211,7 +4362,7 @@ function toMarkdown(tree, opts) {
     }
     let cells = null;
     if (data) {
-      cells = grid.map((r) => r.map((c) => oneLine(kids(c, ctx))));
+      cells = grid.map((r) => r.map((c) => oneLine(kids(c, { ...ctx, cell: true }))));
       const header = thead || grid[0].some((c) => c.tag === "th");
       if (!header && cells.some((r) => r.some((c) => c.length > LAYOUT_CELL_CHARS))) data = false;
     }
@@ -4257,6 +4408,8 @@ function toMarkdown(tree, opts) {
       const href = ctx.headingHref;
       let t = oneLine(kids(n, href ? { ...ctx, headingHref: null, link: true } : ctx));
       if (t && href) t = `[${t}](${target(href)})`;
+      // In a data table's cell a heading is the cell's text.
+      if (ctx.cell) return t ? ` ${t} ` : "";
       return t ? `\n\n${"#".repeat(Number(tag[1]))} ${t}\n\n` : "";
     }
     switch (tag) {
@@ -5071,8 +5224,10 @@ const __actions_extract = (() => {
 // follows what is returned, not the size of the page (BENCHMARKS.md
 // "Extract"). Then the obstacle verdict.
 //
-// Limits: `selector` scopes text, markdown and elements to the first match
-// in the main document only (not inside iframes or shadow roots). Elements
+// Limits: `selector` scopes text, markdown and elements to its matches in
+// the main document only (not inside iframes or shadow roots): every match
+// in document order, one markdown block each, a match inside another read
+// with it (result.matches counts those read). Elements
 // of a whole-page extract include same-origin iframes and open shadow roots
 // (the page script walks them), then the out-of-process iframes' (each
 // read in its own child session, readFrames); markdown includes
@@ -5092,9 +5247,10 @@ const MAX_ELEMENTS = 200;
 const MAX_ELEMENTS_LIMIT = 5000;
 
 // CONTENT_WAIT_MS bounds how long extract waits, from its start, for a page
-// with no visible text and no visible element to show some (a body hidden
-// until script runs); after it the page is read and reported empty.
-// README §extract documents it.
+// that shows nothing (its body hidden until script runs, or a read with no
+// text, markdown, element or drawn image) to show some; after it the page
+// is read, and reported empty unless that read found markdown or
+// elements. README §extract documents it.
 const CONTENT_WAIT_MS = 2500;
 // READ_RESERVE_MS is what the wait for a loading document leaves of the
 // budget for the read itself.
@@ -5109,9 +5265,11 @@ const POLL_MS = 100;
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
-// backendNodeIds. Unless options.final, a page with no visible content
-// comes back as [{found, hasContent: false, readyState}] without the
-// costly read. options.maxElements caps the nodes (MAX_ELEMENTS).
+// backendNodeIds. hasContent: the root is shown and the read found text,
+// markdown, elements or a drawn image or field. Unless options.final, a
+// page without content comes back as [{found, hasContent: false,
+// readyState}], and one whose root is hidden (a body revealed by script)
+// is not read at all. options.maxElements caps the nodes (MAX_ELEMENTS).
 function buildPageScript(selector, options = {}) {
   const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
@@ -5121,23 +5279,19 @@ function buildPageScript(selector, options = {}) {
   const capText = ${capText.toString()};
   const collectElements = ${collectElements.toString()};
   const selector = ${JSON.stringify(selector === undefined ? null : selector)};
-  const root = selector === null ? (document.body || document.documentElement) : document.querySelector(selector);
-  if (!root) return [JSON.stringify({ found: false })];
+  // roots: the page's body, or every match of selector in document order
+  // but those inside another match, which are read with it.
+  const roots = [];
+  if (selector === null) roots.push(document.body || document.documentElement);
+  else for (const el of document.querySelectorAll(selector)) if (!roots.length || !roots[roots.length - 1].contains(el)) roots.push(el);
+  if (!roots.length) return [JSON.stringify({ found: false })];
   const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-  const raw = String(root.innerText !== undefined ? root.innerText : root.textContent || "");
-  const shown = rendered(root) && rendered(document.documentElement);
-  let hasContent = shown && raw.trim() !== "";
-  if (shown && !hasContent) {
-    for (const el of root.querySelectorAll("img,video,canvas,svg,iframe,input,button,select,textarea,object,embed")) {
-      if (!rendered(el)) continue;
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) { hasContent = true; break; }
-    }
-  }
-  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
+  const shown = roots.some(rendered) && rendered(document.documentElement);
+  if (!shown && !options.final) return [JSON.stringify({ found: true, hasContent: false, readyState: document.readyState })];
   const t0 = performance.now();
+  const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(root);
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots);
   const t1 = performance.now();
   const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
   const t2 = performance.now();
@@ -5149,10 +5303,35 @@ function buildPageScript(selector, options = {}) {
     frameSrcs.push(String(f.src));
   }
   const t3 = performance.now();
-  const els = collectElements(selector === null ? document.documentElement : root, { max: options.maxElements });
+  // Each root's elements in turn, within one cap; an option's parent is
+  // an index into its own root's list until it is shifted here.
+  const els = { nodes: [], items: [], total: 0 };
+  for (const r of selector === null ? [document.documentElement] : roots) {
+    const base = els.nodes.length;
+    const got = collectElements(r, { max: options.maxElements - base });
+    for (const it of got.items) {
+      if (Number.isInteger(it.parent)) it.parent += base;
+      els.items.push(it);
+    }
+    els.nodes.push(...got.nodes);
+    els.total += got.total;
+  }
   const t4 = performance.now();
+  // Content is what the read found (markdown and elements follow open
+  // shadow roots, where innerText does not reach), or a drawn image,
+  // canvas or field, which neither may name.
+  const boxed = (el) => {
+    if (!rendered(el)) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const media = "img,video,canvas,svg,iframe,input,button,select,textarea,object,embed";
+  const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
+    roots.some((r) => Array.from(r.querySelectorAll(media)).some(boxed)));
+  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
+  if (selector !== null) page.matches = roots.length;
   return [JSON.stringify(page), ...els.nodes];
 })()`;
 }
@@ -5334,7 +5513,10 @@ async function extract(ctx, action) {
   // the page's own (a selector scopes the read to the main document).
   const items = page.elements || [];
   let total = page.elementsTotal || 0;
-  if (selector === undefined && page.hasContent !== false) {
+  // A page whose read found markdown or elements is never empty, whatever
+  // the probe for content saw.
+  const empty = !page.hasContent && !(page.markdown || "").trim() && total === 0;
+  if (selector === undefined && !empty) {
     const max = maxElementsOf(action);
     for (const f of await readFrames(ctx, max)) {
       total += f.elementsTotal;
@@ -5359,7 +5541,8 @@ async function extract(ctx, action) {
     title: page.title,
     captchaFrame,
   };
-  if (!page.hasContent) res.empty = true;
+  if (page.matches !== undefined) res.matches = page.matches;
+  if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
   return res;
@@ -5384,12 +5567,21 @@ const EVALUATE_TIMEOUT_MS = 10000;
 const OWN_CLOCK_SLACK_MS = 500;
 const VALUE_MAX_CHARS = 8192; // 8 KB of serialised JSON
 
-// wrapExpression applies the spec's arrow-IIFE. Not async: the spec says
-// (() => { ... })(), so `await` in the body is a SyntaxError the agent sees
-// as invalid_action; a returned promise is still awaited (awaitPromise).
-// The newline keeps a trailing // comment from swallowing the brace.
-function wrapExpression(expression) {
-  return `(() => {\n${expression}\n})()`;
+// wrapExpression applies the spec's arrow-IIFE, (() => { ... })(); a
+// returned promise is awaited (awaitPromise). With async, the pure
+// extension for a body that uses await: (async () => { ... })(). The
+// newline keeps a trailing // comment from swallowing the brace.
+function wrapExpression(expression, async = false) {
+  return `(${async ? "async " : ""}() => {\n${expression}\n})()`;
+}
+
+// usesAwait says whether the spec's wrapper failed to compile because the
+// body uses await, which V8 allows only in async functions. Nothing of the
+// body ran (a SyntaxError is thrown before the script starts), so it is
+// sent again, wrapped async. Any other body keeps the spec's wrapper.
+function usesAwait(details) {
+  const ex = details && details.exception;
+  return Boolean(ex && ex.className === "SyntaxError" && /await is only valid in async function/.test(String(ex.description || "")));
 }
 
 // Subtypes whose JSON form would lose what the value is (a DOM node
@@ -5453,20 +5645,10 @@ function exceptionMessage(details) {
 }
 
 async function evaluate(ctx, action) {
-  const expression = wrapExpression(action.expression);
   ctx.beginEvaluate();
   let timer;
   const timeoutMs = ctx.budget.inner(EVALUATE_TIMEOUT_MS);
   try {
-    const call = ctx.send("Runtime.evaluate", {
-      expression,
-      returnByValue: false,
-      awaitPromise: true,
-      userGesture: true,
-      timeout: timeoutMs,
-      objectGroup: "bua",
-    });
-    call.catch(() => {}); // abandoned if our own clock fires first
     // CDP's timeout covers only synchronous execution; a promise that never
     // settles needs our own clock.
     const expired = new Promise((resolve) => {
@@ -5477,7 +5659,20 @@ async function evaluate(ctx, action) {
     // terminate the page's script: Runtime.terminateExecution would also
     // kill the page's next script when none of ours is running, and a
     // synchronous loop is already bounded by the CDP timeout above.
-    const res = await Promise.race([call, expired]);
+    const run = (async) => {
+      const call = ctx.send("Runtime.evaluate", {
+        expression: wrapExpression(action.expression, async),
+        returnByValue: false,
+        awaitPromise: true,
+        userGesture: true,
+        timeout: timeoutMs,
+        objectGroup: "bua",
+      });
+      call.catch(() => {}); // abandoned if our own clock fires first
+      return Promise.race([call, expired]);
+    };
+    let res = await run(false);
+    if (res && usesAwait(res.exceptionDetails)) res = await run(true);
     if (res === null) {
       await ctx.send("Runtime.terminateExecution").catch(() => {});
       throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);
@@ -5508,7 +5703,7 @@ async function evaluate(ctx, action) {
 }
 
 const executors = Object.freeze({ evaluate });
-return Object.freeze({ EVALUATE_TIMEOUT_MS, VALUE_MAX_CHARS, wrapExpression, shapeResult, evaluate, executors });
+return Object.freeze({ EVALUATE_TIMEOUT_MS, VALUE_MAX_CHARS, wrapExpression, usesAwait, shapeResult, evaluate, executors });
 })();
 
 // actions/wait.js
@@ -5525,7 +5720,7 @@ const __actions_wait = (() => {
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
 const { CdpError, invalid, sessionSend } = __lib_cdp;
-const { pick, queryRole } = __lib_role_target;
+const { lookupRole, pick } = __lib_role_target;
 const { describeTarget, findSelector, invalidSelector, roleScope } = __actions_input;
 
 const POLL_MS = 100;
@@ -5688,18 +5883,15 @@ async function targetObject(ctx, action) {
   }
   const notThereYet = (e) => action.frame !== undefined && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND;
   if (action.role !== undefined) {
-    let scope = null;
     let hit = null;
     try {
-      scope = await roleScope(ctx, action);
-      hit = await pick(ctx, action, await queryRole(ctx, action, scope), scope);
+      hit = await pick(ctx, action, await lookupRole(ctx, action, await roleScope(ctx, action)));
     } catch (e) {
       if (!notThereYet(e)) throw e;
     }
     if (!hit) return null;
-    const session = scope ? scope.session : null;
-    const send = sessionSend(ctx, session);
-    const objectId = await nodeObject(send, hit.backendNodeId, session);
+    const send = sessionSend(ctx, hit.session);
+    const objectId = await nodeObject(send, hit.backendNodeId, hit.session);
     return objectId ? { send, objectId } : null;
   }
   try {
@@ -6471,6 +6663,11 @@ function createDebuggerController(opts) {
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
   const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
+  // tabId -> how many uids (e0 … eN-1) extract has handed out on the tab,
+  // the most on any page: a uid at or past it was never handed out (a typo,
+  // another tab's uid), which is not a page that changed. Kept across
+  // navigations and detaches, dropped when the tab closes (forgetTab).
+  const uidsHandedOut = new Map();
   // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
   // out-of-process iframes, reached through child sessions of its debugger
   // session (Target.setAutoAttach with flatten; chrome.debugger since
@@ -6974,6 +7171,9 @@ function createDebuggerController(opts) {
         const cache = uidCaches.get(tabId);
         const node = cache && cache.map.get(uid);
         if (node === undefined) {
+          if (Number(uid.slice(1)) >= (uidsHandedOut.get(tabId) || 0)) {
+            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
+          }
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
           throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
@@ -6997,6 +7197,8 @@ function createDebuggerController(opts) {
         return { session, id };
       },
       storeUids(map, loaderId) {
+        // Handed out even when the cache is not kept: extract answers them.
+        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, map.size));
         // A navigation that committed while extract ran makes its uids
         // stale at birth; keep the empty state instead.
         const cur = mainFrames.get(tabId);
@@ -7097,6 +7299,7 @@ function createDebuggerController(opts) {
 
   function forgetTab(tabId) {
     dropTab(tabId);
+    uidsHandedOut.delete(tabId);
     traces.forget(tabId);
     tabListeners.delete(tabId);
     dialogWatchers.delete(tabId);

@@ -14,7 +14,8 @@ export const MARKDOWN_MAX_CHARS = 30720; // 30 KB, protocol v4 extract.markdown
 export const TEXT_MAX_CHARS = 51200; // 50 KB, protocol v4 extract.text
 
 // domToTree snapshots root's flat tree (open shadow roots and slotted nodes
-// included, as rendered) into plain objects. Computed style is read once per
+// included, as rendered) into plain objects; root may be a list of
+// elements, each then one block of the tree. Computed style is read once per
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
 // without touching the DOM again.
 //
@@ -29,7 +30,8 @@ export function domToTree(root, opts) {
   const QUIET_TAGS = { nav: 1, footer: 1, aside: 1, select: 1, datalist: 1, option: 1, textarea: 1 };
   const QUIET_ROLES = { navigation: 1, contentinfo: 1, complementary: 1 };
   let cut = false;
-  const doc = root.ownerDocument || root;
+  const first = Array.isArray(root) ? root[0] : root;
+  const doc = first.ownerDocument || first;
   const view = doc.defaultView;
   const SKIP = {
     script: 1, style: 1, noscript: 1, template: 1, head: 1, meta: 1, link: 1,
@@ -101,7 +103,18 @@ export function domToTree(root, opts) {
     }
     return el;
   }
-  const tree = walk(root, false);
+  // Several roots (extract's selector matches) share the budget, each
+  // one block under a plain root.
+  const block = (children) => ({ tag: "div", attrs: {}, style: { display: "block" }, children });
+  let tree;
+  if (Array.isArray(root)) {
+    tree = block([]);
+    for (const r of root) {
+      const t = walk(r, false);
+      if (t) tree.children.push(block([t]));
+      if (cut) break;
+    }
+  } else tree = walk(root, false);
   if (tree && cut) tree.cut = true;
   return tree;
 }
@@ -273,45 +286,48 @@ export function toMarkdown(tree, opts) {
   // table renders a data table as a Markdown table and a layout table as
   // its cells' content, one block per cell, row by row. A table is data
   // when it has at least 2 rows and 2 columns, no role=presentation/none,
-  // no table nested in it, no cell holding blocks (headings, lists, quotes,
-  // pre, forms, rules, or more than one paragraph), and either a header row
-  // (thead, or th in the first row) or no cell longer than
-  // LAYOUT_CELL_CHARS. Anything else is layout (LWN's and Tumblr's page
-  // grids): a Markdown table would put the whole page on one line.
+  // no table nested in it, no body cell holding blocks (headings, lists,
+  // quotes, pre, forms, rules, or more than one paragraph; a header cell's
+  // blocks are its label, on one line), and either a header row (thead,
+  // or th in the first row) or no cell longer than LAYOUT_CELL_CHARS.
+  // Anything else is layout (LWN's and Tumblr's page grids): a Markdown
+  // table would put the whole page on one line.
   function table(n, ctx) {
     const rows = [];
-    let thead = false;
-    (function collect(t) {
+    const headRows = new Set(); // the rows of a thead
+    (function collect(t, inHead) {
       for (const c of t.children || []) {
         if (c.text !== undefined || stripped(c)) continue;
-        if (c.tag === "tr") rows.push(c);
-        else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") {
-          if (c.tag === "thead") thead = true;
-          collect(c);
-        }
+        if (c.tag === "tr") {
+          rows.push(c);
+          if (inHead) headRows.add(c);
+        } else if (c.tag === "thead" || c.tag === "tbody" || c.tag === "tfoot") collect(c, inHead || c.tag === "thead");
       }
-    })(n);
+    })(n, false);
+    const thead = headRows.size > 0;
     const cellsOf = (r) => (r.children || []).filter((c) => (c.tag === "td" || c.tag === "th") && !stripped(c));
     const grid = rows.map(cellsOf);
     const width = grid.length ? Math.max(...grid.map((r) => r.length)) : 0;
     const role = String((n.attrs && n.attrs.role) || "").toLowerCase();
     let data = rows.length >= 2 && width >= 2 && role !== "presentation" && role !== "none";
-    function blocky(c) {
+    // blocky: the cell holds blocks. A header cell (a th, or any cell of
+    // a thead) is a label, whose headings, paragraphs and lists read as
+    // one line: only a table nested in it makes it layout.
+    function blocky(c, header) {
       let paras = 0;
       return (function walk(x) {
         for (const k of x.children || []) {
           if (k.text !== undefined || stripped(k)) continue;
-          if (CELL_BLOCKS[k.tag]) return true;
-          if (k.tag === "p" && ++paras > 1) return true;
+          if (header ? k.tag === "table" : CELL_BLOCKS[k.tag]) return true;
+          if (!header && k.tag === "p" && ++paras > 1) return true;
           if (walk(k)) return true;
         }
         return false;
       })(c);
     }
-    for (const r of grid) {
-      if (!data) break;
-      for (const c of r) {
-        if (blocky(c)) {
+    for (let i = 0; i < grid.length && data; i++) {
+      for (const c of grid[i]) {
+        if (blocky(c, c.tag === "th" || headRows.has(rows[i]))) {
           data = false;
           break;
         }
@@ -319,7 +335,7 @@ export function toMarkdown(tree, opts) {
     }
     let cells = null;
     if (data) {
-      cells = grid.map((r) => r.map((c) => oneLine(kids(c, ctx))));
+      cells = grid.map((r) => r.map((c) => oneLine(kids(c, { ...ctx, cell: true }))));
       const header = thead || grid[0].some((c) => c.tag === "th");
       if (!header && cells.some((r) => r.some((c) => c.length > LAYOUT_CELL_CHARS))) data = false;
     }
@@ -365,6 +381,8 @@ export function toMarkdown(tree, opts) {
       const href = ctx.headingHref;
       let t = oneLine(kids(n, href ? { ...ctx, headingHref: null, link: true } : ctx));
       if (t && href) t = `[${t}](${target(href)})`;
+      // In a data table's cell a heading is the cell's text.
+      if (ctx.cell) return t ? ` ${t} ` : "";
       return t ? `\n\n${"#".repeat(Number(tag[1]))} ${t}\n\n` : "";
     }
     switch (tag) {

@@ -6,6 +6,7 @@
 // aria-hidden (and other ignored) nodes as ignored, which are skipped.
 
 import { CdpError, invalid, notFound, sessionSend } from "./cdp.js";
+import { BridgeError, ErrorCodes } from "./errors.js";
 
 const GROUP = "bua";
 
@@ -62,10 +63,12 @@ export function normalizeName(s) {
 export async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
-  // scope, for a role target with frame: the frame's root element and the
+  // scope, for a frame's lookup: the frame's root element ({objectId}
+  // from input.js's roleScope, or {backendNodeId} from frameRoots) and the
   // session it lives in (the tab's for a same-origin frame, else the
-  // out-of-process frame's), from input.js's roleScope.
+  // out-of-process frame's).
   const send = sessionSend(ctx, scope && scope.session);
+  const root = scope && (scope.objectId ? { objectId: scope.objectId } : { backendNodeId: scope.backendNodeId });
   // A hidden page (a background tab, the minimized BUA window) never
   // answers queryAXTree: Chromium defers it to a lifecycle update that a
   // page drawing no frames does not run. The whole tree still comes, so a
@@ -76,16 +79,15 @@ export async function queryRole(ctx, action, scope = null) {
   if (!doc.result) throw new CdpError("Runtime.evaluate", "the page has no document");
   if (doc.result.subtype === "null") {
     const params = {};
-    if (scope) params.frameId = (await send("DOM.describeNode", { objectId: scope.objectId })).node.frameId;
+    if (scope) params.frameId = (await send("DOM.describeNode", root)).node.frameId;
     const { nodes } = await send("Accessibility.getFullAXTree", params);
     const all = { nodes: (nodes || []).filter((n) => n.role && n.role.value === role) };
     const out = matching(all, action, want);
     if (out.length === 0) out.others = matching(all, action, { any: true });
     return out;
   }
-  const objectId = scope ? scope.objectId : doc.result.objectId;
-  if (!objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
-  const params = { objectId, role };
+  if (!scope && !doc.result.objectId) throw new CdpError("Runtime.evaluate", "the page has no document");
+  const params = { ...(root || { objectId: doc.result.objectId }), role };
   if (want.exact !== undefined) {
     const fast = matching(await send("Accessibility.queryAXTree", { ...params, accessibleName: want.exact }), action, want);
     if (fast.length > 0) return fast;
@@ -115,21 +117,113 @@ function matching({ nodes }, action, want) {
   return out;
 }
 
+// FRAME_ROOTS runs in a document (the main one, or an out-of-process
+// iframe's) and lists the root elements of the frames it reaches: its own
+// when own, then its same-origin iframes', depth first in document order,
+// as [JSON list of their URLs, ...root elements] for deep serialization,
+// which gives each root's backendNodeId.
+export const FRAME_ROOTS = `((own) => { /* bua:frame-roots */
+  const urls = [];
+  const roots = [];
+  if (own && document.documentElement) { urls.push(location.href); roots.push(document.documentElement); }
+  (function walk(doc) {
+    for (const f of doc.querySelectorAll("iframe, frame")) {
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (!d || !d.documentElement) continue;
+      urls.push(d.URL);
+      roots.push(d.documentElement);
+      walk(d);
+    }
+  })(document);
+  return [JSON.stringify(urls), ...roots];
+})`;
+
+// frameRoots lists every frame of the tab but the main one, as
+// [{session, backendNodeId, url}]: the same-origin frames (in the tab's
+// session) in document order, then each out-of-process iframe (in its
+// own session, in the order they attached) with its same-origin frames.
+// A frame gone meanwhile is left out.
+export async function frameRoots(ctx) {
+  const read = (send, own) =>
+    send("Runtime.evaluate", { expression: `${FRAME_ROOTS}(${own})`, serializationOptions: { serialization: "deep", maxDepth: 1 } });
+  const kids = ctx.frames ? ctx.frames() : [];
+  const reads = await Promise.allSettled([read(ctx.send, false), ...kids.map((f) => read(sessionSend(ctx, f.sessionId), true))]);
+  const out = [];
+  reads.forEach((r, i) => {
+    if (r.status === "rejected") {
+      if (frameGone(r.reason)) return;
+      throw r.reason;
+    }
+    const parts = (r.value.result && r.value.result.deepSerializedValue && r.value.result.deepSerializedValue.value) || [];
+    if (!parts[0] || parts[0].type !== "string") return;
+    const urls = JSON.parse(parts[0].value);
+    const session = i === 0 ? null : kids[i - 1].sessionId;
+    urls.forEach((url, j) => {
+      const node = parts[j + 1];
+      const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+      if (Number.isInteger(id)) out.push({ session, backendNodeId: id, url });
+    });
+  });
+  return out;
+}
+
+// frameGone: the error of a command sent to a frame that navigated or
+// went away meanwhile (a child session's is element_not_found).
+function frameGone(e) {
+  return e instanceof CdpError || (e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND);
+}
+
+// lookupRole lists the role target's matches, each {backendNodeId, role,
+// name, session, frame}: session is the debugger session the node lives
+// in (null: the tab's), frame its frame's URL (undefined: the main frame,
+// or the frame the action names). With scope (the action's frame) it
+// looks there. Without, the main frame's matches win; when it has none,
+// every other frame is looked in (as extract lists them all) and the one
+// frame with matches wins; matches in several frames are invalid_action
+// listing each with its frame. matches.others is what the role does have,
+// for noMatch.
+export async function lookupRole(ctx, action, scope = null) {
+  const main = await queryRole(ctx, action, scope);
+  const session = scope ? scope.session : null;
+  for (const m of main) m.session = session;
+  if (main.length > 0 || scope) return main;
+  const roots = await frameRoots(ctx);
+  if (roots.length === 0) return main;
+  const reads = await Promise.allSettled(roots.map((r) => queryRole(ctx, action, r)));
+  const found = [];
+  const others = [...(main.others || [])];
+  reads.forEach((r, i) => {
+    if (r.status === "rejected") {
+      if (frameGone(r.reason)) return;
+      throw r.reason;
+    }
+    for (const m of r.value) Object.assign(m, { session: roots[i].session, frame: roots[i].url });
+    if (r.value.length > 0) found.push(r.value);
+    others.push(...(r.value.others || []));
+  });
+  if (found.length > 1) throw await inSeveralFrames(ctx, action, found.flat(), found.length);
+  const out = found[0] || [];
+  if (out.length === 0) out.others = others;
+  return out;
+}
+
 // pick chooses the action's element among matches: the nth, or the only
 // one. More than one without nth is invalid_action listing the
 // candidates; none (or too few for nth) returns null, for the caller to
 // wait or fail.
-export async function pick(ctx, action, matches, scope = null) {
+export async function pick(ctx, action, matches) {
   if (action.nth !== undefined) return matches[action.nth] || null;
-  if (matches.length > 1) throw await ambiguous(ctx, action, matches, scope);
+  if (matches.length > 1) throw await ambiguous(ctx, action, matches);
   return matches[0] || null;
 }
 
 // findByRole resolves the role target now: the chosen element's
-// {backendNodeId}, or element_not_found saying what the page has instead.
+// {backendNodeId, session, frame}, or element_not_found saying what the
+// page has instead.
 export async function findByRole(ctx, action, scope = null) {
-  const matches = await queryRole(ctx, action, scope);
-  const hit = await pick(ctx, action, matches, scope);
+  const matches = await lookupRole(ctx, action, scope);
+  const hit = await pick(ctx, action, matches);
   if (hit) return hit;
   throw noMatch(action, matches);
 }
@@ -152,14 +246,33 @@ export function noMatch(action, matches) {
 
 // ambiguous is invalid_action listing the candidates: each one's nth, role,
 // name and a short locator hint (tag#id.class), so the caller can add nth
-// or a more exact name.
-async function ambiguous(ctx, action, matches, scope) {
+// or a more exact name. Candidates found in a frame the action did not
+// name say which.
+async function ambiguous(ctx, action, matches) {
+  const list = await candidates(ctx, matches, (m, i, hint) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hint}`);
+  const where = matches[0].frame !== undefined ? ` in frame ${JSON.stringify(matches[0].frame)}` : "";
+  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements${where}; add nth (0-based) or a more exact name to pick one: ${list}`);
+}
+
+// inSeveralFrames is invalid_action for matches found in more than one
+// frame (none in the main one): each candidate with its frame, so the
+// caller can add frame (and nth within it).
+async function inSeveralFrames(ctx, action, matches, frames) {
+  const list = await candidates(ctx, matches, (m, i, hint) => `${m.role} ${JSON.stringify(m.name)} ${hint} in frame ${JSON.stringify(m.frame)}`);
+  return invalid(
+    `${describeRoleTarget(action)} matches elements in ${frames} frames and none in the main frame; ` +
+      `add frame (a part of its URL, or its name) to pick one: ${list}`,
+  );
+}
+
+// candidates describes the first CANDIDATES_SHOWN matches, each as
+// line(match, index, its locator hint, read in its own session), and says
+// how many more there are.
+async function candidates(ctx, matches, line) {
   const shown = matches.slice(0, CANDIDATES_SHOWN);
-  const send = sessionSend(ctx, scope && scope.session);
-  const hints = await Promise.all(shown.map((m) => locatorHint(send, m.backendNodeId)));
-  const list = shown.map((m, i) => `nth ${i}: ${m.role} ${JSON.stringify(m.name)} ${hints[i]}`).join("; ");
+  const hints = await Promise.all(shown.map((m) => locatorHint(sessionSend(ctx, m.session), m.backendNodeId)));
   const more = matches.length > shown.length ? `; and ${matches.length - shown.length} more` : "";
-  return invalid(`${describeRoleTarget(action)} matches ${matches.length} elements; add nth (0-based) or a more exact name to pick one: ${list}${more}`);
+  return shown.map((m, i) => line(m, i, hints[i])).join("; ") + more;
 }
 
 // locatorHint is a short CSS-like description of a node, <button#id.a.b>,

@@ -300,8 +300,8 @@ func (d *Daemon) patient(ln net.Listener, name string) *patientListener {
 	return &patientListener{Listener: ln, name: name, logs: d.logs, freed: &d.freed}
 }
 
-// tokens reads both pairings' tokens; err is the first that could not be
-// read (a missing file is no token, not an error).
+// tokens reads both pairings' tokens; err joins the reads that failed (a
+// missing file is no token, not an error).
 func (d *Daemon) tokens() (map[Kind]string, error) {
 	user, uerr := ReadToken(d.cfg.Dirs.TokenFile())
 	managed, merr := ReadToken(d.cfg.Dirs.ManagedTokenFile())

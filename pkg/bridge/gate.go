@@ -118,9 +118,9 @@ func withGatedConn(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, gatedConnKey{}, c)
 }
 
-// ackConn takes r's connection out of the gate's count; false when the
-// gate shed it first. A request that did not come through the gate (a
-// test's own server) has nothing to ack.
+// ackConn takes the connection of the request whose context is ctx out
+// of the count; false when the gate shed it first. A request that did not
+// come through the gate (a test's own server) has nothing to ack.
 func (g *gate) ackConn(ctx context.Context) bool {
 	c, ok := ctx.Value(gatedConnKey{}).(*gatedConn)
 	return !ok || g.ack(c)

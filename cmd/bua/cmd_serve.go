@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,7 +22,8 @@ func newServeCommand(env *Env) *cli.Command {
 		Category: catSetup,
 		Usage:    "run the daemon (other commands start it when it is not running)",
 		Description: "Listens on ws://127.0.0.1:48123 (or --listen, or $BUA_LISTEN) for the extension,\n" +
-			"and on a private unix socket for CLI commands. Logs go to the state dir's daemon.log.\n" +
+			"and on a private unix socket for CLI commands. Logs go to the state dir's daemon.log,\n" +
+			fmt.Sprintf("which rotates at %d MiB, keeping %d old files.\n", bridge.LogMaxMiB, bridge.LogBackups) +
 			"It stops after an idle hour, or on `bua stop`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Usage: "WebSocket `ADDR` for the extension (default 127.0.0.1:48123, or $BUA_LISTEN)"},
@@ -39,7 +40,7 @@ func newServeCommand(env *Env) *cli.Command {
 			if err := d.Ensure(); err != nil {
 				return cli.Exit("bua: "+err.Error(), exitUnavailable)
 			}
-			logf, err := os.OpenFile(d.LogFile(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			logf, err := bridge.OpenLog(d.LogFile())
 			if err != nil {
 				return err
 			}

@@ -19,8 +19,9 @@
 // one long wait, TestIdle's 120 s, overlaps the rest.
 //
 // Budget: about 150 s on a 2-core machine: TestIdle's 120 s plus the
-// browsers' start-up; the shared-browser scenarios take about 25 s in all
-// and TestSecondConnection about 10 s, inside that wait.
+// browsers' start-up; the shared-browser scenarios take about 25 s in all,
+// the floods of limits_test.go (which take their turn too) about 10 s, and
+// TestSecondConnection about 10 s, inside that wait.
 package faults
 
 import (

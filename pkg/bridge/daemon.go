@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -82,6 +84,13 @@ type Daemon struct {
 	codes        pairCodes
 	events       *eventLog
 	managed      managedBrowser
+	// logs bounds what peers can make the daemon log (loglimit.go);
+	// gate caps the extension port's unauthenticated connections
+	// (gate.go); freed wakes an accept loop that waits out a lack of
+	// descriptors when a connection closes (accept.go).
+	logs  *logLimiter
+	gate  *gate
+	freed waker
 
 	port         int
 	addr         string
@@ -126,7 +135,9 @@ func New(cfg Config) (*Daemon, error) {
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:       &eventLog{path: cfg.Dirs.EventLog()},
 		stopCh:       make(chan struct{}),
+		logs:         newLogLimiter(log),
 	}
+	d.gate = &gate{max: MaxUnauthenticated, logs: d.logs, freed: &d.freed}
 	for _, o := range cfg.AllowOrigins {
 		d.origins[o] = struct{}{}
 	}
@@ -209,9 +220,27 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		return err
 	}
 
-	srv := &http.Server{Handler: d, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(tcp) }()
-	go d.acceptLink(sock)
+	srv := &http.Server{
+		Handler: d,
+		// Every connection that has not said hello has a deadline
+		// (issue 20 §2): its request's headers within 5 s, its next
+		// request on a kept-alive connection within HTTPIdleTimeout, its
+		// hello within HandshakeTimeout (serveWS). And the gate sheds
+		// the oldest past MaxUnauthenticated (gate.go).
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       HTTPIdleTimeout,
+		ConnContext:       withGatedConn,
+		ErrorLog:          log.New(limitedWriter{d.logs, "net/http errors"}, "", 0),
+	}
+	tcpLn := gateListener{d.patient(tcp, "the extension port"), d.gate}
+	sockLn := d.patient(sock, "the CLI socket")
+	go func() {
+		if err := srv.Serve(tcpLn); !errors.Is(err, http.ErrServerClosed) {
+			d.log.Error("the extension port stopped accepting: stopping", "err", err)
+			d.Stop()
+		}
+	}()
+	go d.acceptLink(sockLn)
 	held, err := holdHome(dirs, lock)
 	if err != nil {
 		return err
@@ -256,7 +285,7 @@ loop:
 		d.managed.kill()
 	}
 	d.log.Info("daemon stopping")
-	sock.Close()
+	sockLn.Close()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutCtx)
@@ -276,18 +305,39 @@ loop:
 	if held.still(dirs.LockFile()) {
 		_ = os.Remove(dirs.InfoFile())
 	}
+	d.logs.flush()
 	return nil
+}
+
+// HTTPIdleTimeout closes a kept-alive HTTP connection to the extension
+// port after this long without a request. The extension's WebSocket is not
+// one (it was hijacked), and a pairing-code claim is one request, so
+// nothing needs a long one; without it an idle connection stayed open for
+// good (issue 20 §2).
+const HTTPIdleTimeout = 5 * time.Second
+
+// patient wraps ln so that its Accept waits out temporary errors
+// (accept.go); name says which listener in the log.
+func (d *Daemon) patient(ln net.Listener, name string) *patientListener {
+	return &patientListener{Listener: ln, name: name, logs: d.logs, freed: &d.freed}
 }
 
 // tokens are the pairings' tokens for a hello: the user's as its file
 // holds it now (`bua pair --rotate` takes effect at once), "" while that
-// file is bad; the managed one as this daemon last handed it to its
+// file is malformed; the managed one as this daemon last handed it to its
 // browser (managedBrowser.token), so a token file damaged under a running
-// browser does not lock its extension out when it reconnects.
-func (d *Daemon) tokens() map[Kind]string {
-	user, _ := ReadToken(d.cfg.Dirs.TokenFile())
+// browser does not lock its extension out when it reconnects. err is a
+// read of the user's file that failed for now (out of descriptors, say),
+// not a malformed or missing file: the caller then says "try later"
+// rather than a final reject.
+func (d *Daemon) tokens() (map[Kind]string, error) {
+	user, uerr := ReadToken(d.cfg.Dirs.TokenFile())
+	var unreadable *fs.PathError
+	if !errors.As(uerr, &unreadable) {
+		uerr = nil
+	}
 	managed, _ := d.managed.token.Load().(string)
-	return map[Kind]string{KindUser: user, KindManaged: managed}
+	return map[Kind]string{KindUser: user, KindManaged: managed}, uerr
 }
 
 func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {

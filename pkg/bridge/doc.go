@@ -13,6 +13,11 @@
 //   - pairing.go, tokens.go: pairings, tokens and one-time codes.
 //   - managed.go: the daemon's glue to the managed Chromium (pkg/browser).
 //   - eventlog.go: the size-bounded JSONL event log and its subscribers.
+//   - gate.go, accept.go: the limits that shed load (issue 20): a cap on
+//     unauthenticated connections that sheds the oldest, and accept loops
+//     that wait out a lack of descriptors.
+//   - loglimit.go, logfile.go: the daemon's log, bounded: clipped input,
+//     rate-limited repeats with summaries, rotation at a size cap.
 //
 // The bridgetest subpackage holds a fake extension that speaks the real
 // protocol over a real socket.

@@ -24,10 +24,12 @@ const HandshakeTimeout = 5 * time.Second
 // this port, and a rebinding DNS name could reach it as "same origin".
 func (d *Daemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !d.loopbackHost(r.Host) {
+		d.logs.Info("refused requests (Host)", "request refused: Host is not loopback and this port", "host", clipInput(r.Host), "remote", r.RemoteAddr)
 		http.Error(w, "bua: Host must be a loopback address and this port", http.StatusForbidden)
 		return
 	}
-	if !d.allowedOrigin(r.Header.Get("Origin")) {
+	if origin := r.Header.Get("Origin"); !d.allowedOrigin(origin) {
+		d.logs.Info("refused requests (Origin)", "request refused: Origin is not the paired extension", "origin", clipInput(origin), "remote", r.RemoteAddr)
 		http.Error(w, "bua: Origin is not the paired bua extension", http.StatusForbidden)
 		return
 	}
@@ -77,18 +79,25 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(MaxHandshakeMessage)
 	_ = ws.SetReadDeadline(time.Now().Add(HandshakeTimeout))
+	// Whatever fails here is logged through the limiter, keyed by Origin
+	// (one of the allowed few by now): any local process can forge it.
+	from := " from Origin " + r.Header.Get("Origin")
 	typ, data, err := ws.ReadMessage()
 	if err != nil {
-		d.log.Info("handshake failed", "err", err)
+		d.logs.Info("failed handshakes"+from, "handshake failed", "err", clipInput(err.Error()), "remote", r.RemoteAddr)
 		closeWS(ws, protocol.CloseHandshake, fmt.Sprintf("no hello within %s", HandshakeTimeout))
 		return
 	}
 	if typ != websocket.TextMessage {
 		// The protocol is JSON text frames only (protocol v4 §Message
 		// Envelope): refuse, without a reject, like any frame after ack.
-		d.log.Info("handshake refused: binary frame")
+		d.logs.Info("rejected hellos"+from, "handshake refused: binary frame", "remote", r.RemoteAddr)
 		closeWS(ws, protocol.CloseUnsupportedData, "bua speaks JSON text frames only")
 		return
+	}
+	reject := func(code int, msg string) {
+		d.logs.Info("rejected hellos"+from, "handshake rejected", "closeCode", code, "reason", clipInput(msg), "remote", r.RemoteAddr)
+		rejectWS(ws, code, msg)
 	}
 	m, perr := protocol.Decode(data)
 	if perr != nil || m.Type != protocol.TypeHello {
@@ -96,12 +105,12 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		if perr != nil {
 			msg += ": " + perr.Message
 		}
-		d.reject(ws, protocol.CloseHandshake, msg)
+		reject(protocol.CloseHandshake, msg)
 		return
 	}
 	h := m.Hello
 	if h.ProtocolVersion != protocol.ProtocolVersion {
-		d.reject(ws, protocol.CloseVersionMismatch, fmt.Sprintf(
+		reject(protocol.CloseVersionMismatch, fmt.Sprintf(
 			"protocol version %d is not supported; this bua speaks %d: update the bua extension (`bua extension path`) or the bua binary so both match",
 			h.ProtocolVersion, protocol.ProtocolVersion))
 		return
@@ -109,12 +118,20 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	// The token is checked first, in constant time, and only failures
 	// spend the budget: however many wrong hellos arrive, the right token
 	// is accepted at once.
-	kind, ok := matchToken(h.PairingToken, d.tokens())
+	tokens, terr := d.tokens()
+	kind, ok := matchToken(h.PairingToken, tokens)
+	if !ok && terr != nil {
+		// A token file that cannot be read now (out of descriptors, say)
+		// must not turn the right token into a final reject: "try later".
+		d.logs.Warn("unreadable pairing tokens", "handshake deferred: cannot read the pairing tokens", "err", terr)
+		closeWS(ws, protocol.CloseRateLimited, "the daemon cannot read its pairing tokens now: try later")
+		return
+	}
 	if !ok {
 		if !d.helloLimiter.Allow() {
 			// Not a reject, which the extension takes as final: 4029 says
 			// "try later", and the extension retries with its backoff.
-			d.log.Debug("handshake rate-limited")
+			d.logs.Info("rate-limited hellos"+from, "handshake rate-limited", "remote", r.RemoteAddr)
 			closeWS(ws, protocol.CloseRateLimited, "too many failed handshakes: try later")
 			return
 		}
@@ -125,7 +142,13 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		if _, err := ReadToken(d.cfg.Dirs.TokenFile()); err != nil {
 			msg = "bua's pairing token file is unreadable or malformed, so no token pairs as your browser: run `bua pair` for a new one and paste it into the extension's options"
 		}
-		d.reject(ws, protocol.CloseBadToken, msg)
+		reject(protocol.CloseBadToken, msg)
+		return
+	}
+	if !d.gate.ackConn(r.Context()) {
+		// Shed at the cap between its hello and now (gate.go): the
+		// extension reconnects with its backoff.
+		_ = ws.Close()
 		return
 	}
 	ack, _ := json.Marshal(protocol.Ack{Type: protocol.TypeAck, ProtocolVersion: protocol.ProtocolVersion, ServerVersion: d.cfg.ServerVersion})
@@ -136,7 +159,7 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = ws.SetWriteDeadline(time.Time{})
 	c := newConn(ws, kind, *h, d.log, d.onEvent)
-	d.log.Info("extension connected", "kind", kind, "clientVersion", h.ClientVersion)
+	d.log.Info("extension connected", "kind", kind, "clientVersion", clipInput(h.ClientVersion))
 	if d.pool.Conn(Selection(kind)) != nil {
 		d.markReplaced(kind) // the older one stops reconnecting: replaced.go
 	} else {
@@ -145,8 +168,8 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	d.pool.Attach(c)
 }
 
-func (d *Daemon) reject(ws *websocket.Conn, code int, msg string) {
-	d.log.Info("handshake rejected", "closeCode", code, "reason", msg)
+// rejectWS sends a reject saying msg, then closes ws with code.
+func rejectWS(ws *websocket.Conn, code int, msg string) {
 	rej, _ := json.Marshal(protocol.Reject{
 		Type: protocol.TypeReject, RequiredMinProtocolVersion: protocol.ProtocolVersion,
 		Error: &protocol.Error{Code: protocol.CodeInvalidAction, Message: msg},

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,10 +98,17 @@ type PairCode struct {
 	URL       string    `json:"url"`
 }
 
+// acceptLink serves the CLI socket until ln closes. ln waits out a lack
+// of descriptors (patientListener); any other failure leaves no way to
+// reach this daemon, so it stops, and the next command starts another.
 func (d *Daemon) acceptLink(ln net.Listener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				d.log.Error("the CLI socket stopped accepting: stopping", "err", err)
+				d.Stop()
+			}
 			return
 		}
 		if err := home.CheckPeer(c); err != nil {
@@ -115,6 +123,7 @@ func (d *Daemon) acceptLink(ln net.Listener) {
 func (d *Daemon) serveLink(c net.Conn) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
+	defer d.freed.signal()
 	defer c.Close()
 	var wmu sync.Mutex
 	enc := json.NewEncoder(c)
@@ -125,11 +134,22 @@ func (d *Daemon) serveLink(c net.Conn) {
 	}
 	var omu sync.Mutex
 	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 64<<10), MaxMessage)
-	for sc.Scan() {
+	r := bufio.NewReaderSize(c, 64<<10)
+	var buf []byte
+	for {
+		line, err := readLine(r, MaxRequestLine, buf[:0])
+		buf = line
+		if errors.Is(err, errLineTooLong) {
+			e := protocol.Errorf(protocol.CodeInvalidAction, "the request is over %d MiB, the most one CLI request may send to the daemon: a text or script that long cannot be sent in one action, so split it", MaxRequestLine>>20)
+			e.Reason = protocol.ReasonRefused
+			write(linkResponse{ID: frameID(line), Error: e})
+			continue
+		}
+		if err != nil {
+			return // hung up, mid-line or not
+		}
 		var req linkRequest
-		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+		if err := json.Unmarshal(line, &req); err != nil {
 			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
@@ -264,4 +284,64 @@ func (r *linkRequest) statedTimeout() time.Duration {
 		return time.Duration(r.CallerTimeoutMs) * time.Millisecond
 	}
 	return time.Duration(r.TimeoutMs) * time.Millisecond
+}
+
+// MaxRequestLine bounds one CLI request frame, in bytes, newline
+// excluded: what a CLI may make the daemon buffer (issue 20 §2; it was
+// MaxMessage, 64 MiB). An action's largest strings (type's text, eval's
+// expression) are capped at 1 Mi characters by the schema, so an action
+// near that cap is refused here first, with invalid_action. Answers are
+// not bounded by it: a full-page screenshot comes back whole.
+const MaxRequestLine = 1 << 20
+
+// errLineTooLong is readLine's answer to a line over its limit.
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one newline-terminated line from r into buf and returns
+// it without the newline. A line over limit is read to its end but not
+// kept: readLine returns its first limit bytes and errLineTooLong, and the
+// next call reads the line after it. At EOF (or any read error) mid-line
+// it returns what it read and the error.
+func readLine(r *bufio.Reader, limit int, buf []byte) ([]byte, error) {
+	line, long := buf, false // len(line) <= limit
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n := len(chunk)
+		if err == nil {
+			n-- // the newline
+		}
+		switch {
+		case long:
+		case len(line)+n > limit:
+			long = true
+			line = append(line, chunk[:limit-len(line)]...)
+		default:
+			line = append(line, chunk[:n]...)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			return line, err
+		case long:
+			return line, errLineTooLong
+		}
+		return line, nil
+	}
+}
+
+// frameID is the id an over-long request frame starts with, or "": the
+// client encodes id first (linkRequest's field order), so the refusal
+// reaches the call that sent it.
+func frameID(prefix []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	if tok, err := dec.Token(); err != nil || tok != "id" {
+		return ""
+	}
+	tok, _ := dec.Token()
+	id, _ := tok.(string)
+	return id
 }

@@ -40,7 +40,7 @@ func ReadToken(path string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w (%s): %v", ErrBadToken, path, err)
+		return "", fmt.Errorf("%w (%s): %w", ErrBadToken, path, err)
 	}
 	tok := strings.TrimSpace(string(data))
 	if _, herr := hex.DecodeString(tok); len(tok) != TokenLen || herr != nil {

@@ -44,7 +44,10 @@ type Entry struct {
 	// URLBefore and URLAfter are the tab's URL before and after the
 	// action. A change is a navigation, which a wait_for on URLAfter
 	// follows in the flow. URLBefore of the first entry is where a replay
-	// starts when the recording did not start with a navigate.
+	// starts when the recording did not start with a navigate. An empty
+	// URLBefore is the URLAfter of the last entry on the same tab, so a
+	// producer that reads the URL only after each action need not carry
+	// it.
 	URLBefore string `json:"urlBefore,omitempty"`
 	URLAfter  string `json:"urlAfter,omitempty"`
 	// Title is the page's title after the action: the flow's default name

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,7 +53,7 @@ func Write(w io.Writer, h Header, entries []Entry) error {
 // some entries need a hand edit; any other error (bua's own fault) comes
 // with a nil Flow.
 func Compile(h Header, entries []Entry) (*Flow, error) {
-	b := &builder{entries: entries, notes: map[int][]string{}}
+	b := &builder{entries: withURLsBefore(entries), notes: map[int][]string{}}
 	root := b.build(h)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -447,6 +448,30 @@ func actionFields(a protocol.Action) map[string]any {
 	var m map[string]any
 	_ = dec.Decode(&m)
 	return m
+}
+
+// withURLsBefore is a copy of entries in which an entry with no URLBefore
+// has the URL the last entry on its tab left it at (its URLAfter), so a
+// producer that reads the URL only after each action need not carry it.
+// An entry whose tab is not known takes the last URL of any tab.
+func withURLsBefore(entries []Entry) []Entry {
+	out := slices.Clone(entries)
+	last := map[int]string{} // tab -> its URL after the last entry on it; -1: any tab
+	for i, e := range out {
+		tab := -1
+		if t := resultTab(e); t != nil {
+			tab = *t
+		} else if e.Action.TabID != nil {
+			tab = *e.Action.TabID
+		}
+		if e.URLBefore == "" && e.Action.Type != protocol.ActionOpenTab {
+			out[i].URLBefore = last[tab]
+		}
+		if e.URLAfter != "" {
+			last[tab], last[-1] = e.URLAfter, e.URLAfter
+		}
+	}
+	return out
 }
 
 func firstOf(s ...string) string {

@@ -60,10 +60,11 @@ func (b *builder) header(h Header) string {
 			lines = append(lines, fmt.Sprintf("  %s: the text for %s (a secret: it is never written here)", sc.Env, field(sc.Field)))
 		}
 	}
-	for i, l := range lines {
-		lines[i] = strings.TrimRight("# "+l, " ")
+	var out []string
+	for _, l := range strings.Split(strings.Join(lines, "\n"), "\n") {
+		out = append(out, strings.TrimRight("# "+l, " "))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }
 
 func field(label string) string {

@@ -114,3 +114,26 @@ func TestLogRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentsOverLines: a header or comment over several lines stays
+// comment, so the file still lints.
+func TestCommentsOverLines(t *testing.T) {
+	var buf bytes.Buffer
+	err := Write(&buf, Header{MadeBy: "a\nname: oops", Command: "bua record \\\n  -o x.yaml", Name: "two\nlines"}, []Entry{
+		{Action: protocol.Action{Type: protocol.ActionNavigate, URL: "https://h.example/"}, Comment: "first\nsteps: []"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := runner.Load(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if f.Name != "two\nlines" || len(f.Steps) != 2 {
+		t.Errorf("name %q, %d steps, want the header's name and navigate, wait_for:\n%s", f.Name, len(f.Steps), buf.String())
+	}
+}

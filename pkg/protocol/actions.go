@@ -88,6 +88,9 @@ type Action struct {
 	// action runs, instead of failing on it, a beforeunload always
 	// accepted. A pure addition to v4, feature dialog_policy.
 	Dialogs string `json:"dialogs,omitempty"`
+	// Clear makes type clear the field's value before it types (feature
+	// type_clear, Playwright's fill).
+	Clear bool `json:"clear,omitempty"`
 }
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a

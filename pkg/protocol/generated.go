@@ -43,6 +43,7 @@ const (
 	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
 	FeatureWaitUntil          = "wait_until"           // navigate, reload, go_back, go_forward and open_tab take waitUntil (commit, domcontentloaded, load or networkidle): the point of the page's load at which they answer
 	FeatureDialogPolicy       = "dialog_policy"        // navigate, reload, go_back, go_forward and close_tab take dialogs (accept or dismiss): a dialog open on the tab, or opening while they run, is answered and recorded in the trace instead of failing the action; a beforeunload is always accepted
+	FeatureTypeClear          = "type_clear"           // type takes clear: true and clears the field's value (select all, then delete, firing input events) before it types, as Playwright's fill
 )
 
 // Features lists every known feature in schema order.
@@ -66,6 +67,7 @@ var Features = []string{
 	FeatureDownload,
 	FeatureWaitUntil,
 	FeatureDialogPolicy,
+	FeatureTypeClear,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -198,6 +200,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
+			{Name: "clear", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureTypeClear, Description: "Clear the field's value first (select all, then delete, so input events fire), so text replaces it rather than adding to it, as Playwright's fill (a pure addition to v4)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

@@ -78,6 +78,21 @@ type Action struct {
 	// Download makes click and press_key wait for the download they start
 	// and answer DownloadResult (a pure addition to v4, feature download).
 	Download bool `json:"download,omitempty"`
+	// MaxChars and Part are extract's budget (feature extract_budget): at
+	// most MaxChars characters of markdown and element lines (500-1000000),
+	// and which part (from 1) of a page the budget cut. The result's Cut
+	// says what was left out.
+	MaxChars *int `json:"maxChars,omitempty"`
+	Part     *int `json:"part,omitempty"`
+	// Changes makes extract answer only what changed since the tab's last
+	// read (feature extract_changes): ExtractResult.Changes.
+	Changes bool `json:"changes,omitempty"`
+	// Labels draws the uids of the last extract on screenshot's image
+	// (feature screenshot_labels, set-of-marks).
+	Labels bool `json:"labels,omitempty"`
+	// Clear makes type clear the field's value before it types (feature
+	// type_clear, Playwright's fill).
+	Clear bool `json:"clear,omitempty"`
 }
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a
@@ -268,6 +283,9 @@ func WaitUntil(t Target, w Wait, timeout time.Duration) Action {
 	a.State, a.URL = w.State, w.URL
 	return a
 }
+
+// Describe asks for the target's readable locators (DescribeResult).
+func Describe(t Target) Action { return t.on(Action{Type: ActionDescribe}) }
 
 // GoBack moves the tab one entry back in its history (result moved false
 // when there is none).

@@ -1,6 +1,10 @@
 package protocol
 
-import "github.com/bua-dev/bua/pkg/obstacle"
+import (
+	"strings"
+
+	"github.com/bua-dev/bua/pkg/obstacle"
+)
 
 // Result types, one per result shape of protocol v4 §Action Schema. Every
 // result that acted on a tab carries its TabID (a pure addition to v4).
@@ -105,6 +109,67 @@ type ExtractResult struct {
 	// content. Both are pure additions to v4.
 	ElementsTotal int  `json:"elementsTotal,omitempty"`
 	Empty         bool `json:"empty,omitempty"`
+	// BudgetCut is set when maxChars left anything out (feature
+	// extract_budget, the schema's cut): Markdown is then part BudgetCut.Part
+	// of BudgetCut.Parts.
+	BudgetCut *ExtractCut `json:"cut,omitempty"`
+	// Changes is the whole answer of an extract sent with changes: true
+	// (feature extract_changes): Text, Markdown and Elements are then
+	// empty. An extension without the feature ignores the param and
+	// answers a full extract, with Changes nil.
+	Changes *ElementChanges `json:"changes,omitempty"`
+}
+
+// ExtractCut is result.extract's cut: the markdown holds part Part of
+// Parts, and ShownChars of TotalChars characters (markdown and element
+// lines) are shown. What to say about it is render's to write.
+type ExtractCut struct {
+	Part       int `json:"part"`
+	Parts      int `json:"parts"`
+	ShownChars int `json:"shownChars"`
+	TotalChars int `json:"totalChars"`
+}
+
+// ElementChanges is result.extract_changes' changes: the elements that
+// appeared since the tab's last read, with fresh uids continuing its
+// numbering, and the uids whose node is gone.
+type ElementChanges struct {
+	Added   []Element `json:"added"`
+	Removed []string  `json:"removed"`
+}
+
+// DescribeResult is describe's answer (result.describe): the element's
+// tag, input type, autocomplete, label and frame, and its locators best
+// first.
+type DescribeResult struct {
+	Tag          string    `json:"tag"`
+	InputType    string    `json:"inputType,omitempty"`
+	Autocomplete string    `json:"autocomplete,omitempty"`
+	Label        string    `json:"label,omitempty"`
+	Frame        string    `json:"frame,omitempty"`
+	Locators     []Locator `json:"locators"`
+	TabID        *int      `json:"tabId,omitempty"`
+}
+
+// Password reports whether the element is a password field: inputType
+// password, or autocomplete ending in password or one-time-code
+// (result.describe).
+func (d DescribeResult) Password() bool {
+	ac := d.Autocomplete
+	return d.InputType == "password" || strings.HasSuffix(ac, "password") || strings.HasSuffix(ac, "one-time-code")
+}
+
+// Locator is one of result.describe's locators: By is role (Role, Name),
+// label (Label), testid, id or css (Selector), or text (Text); Count is
+// how many elements it matches in the element's frame now (1: unique).
+type Locator struct {
+	By       string `json:"by"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Count    int    `json:"count"`
 }
 
 // Cut reports whether the element list holds fewer elements than the page has.
@@ -130,6 +195,11 @@ type TabInfo struct {
 	Title    string `json:"title"`
 	Domain   string `json:"domain"`
 	WindowID int    `json:"windowId,omitempty"` // a pure addition: which window holds it
+	// Mine and HeldByOther are the daemon's, for a caller that names an
+	// owner (bua mcp): this caller holds the tab, or another one does
+	// (result.get_tabs).
+	Mine        bool `json:"mine,omitempty"`
+	HeldByOther bool `json:"heldByOther,omitempty"`
 }
 
 // OpenTabResult is open_tab's result.

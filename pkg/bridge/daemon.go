@@ -82,6 +82,7 @@ type Daemon struct {
 	codes        pairCodes
 	events       *eventLog
 	managed      managedBrowser
+	owners       *tabOwners // agents' tabs (owners.go)
 
 	port         int
 	addr         string
@@ -123,6 +124,7 @@ func New(cfg Config) (*Daemon, error) {
 		helloLimiter: rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:       &eventLog{path: cfg.Dirs.EventLog()},
+		owners:       newTabOwners(),
 		stopCh:       make(chan struct{}),
 	}
 	for _, o := range cfg.AllowOrigins {
@@ -270,6 +272,14 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 		// Before the log write: the callers hear of the stop at once.
 		d.pool.stopAll(c)
 	}
+	if ev.Type == protocol.EventTabClosed {
+		var closed struct {
+			TabID int `json:"tabId"`
+		}
+		if json.Unmarshal(ev.Raw, &closed) == nil {
+			d.owners.drop(tabKey{c.Kind, closed.TabID})
+		}
+	}
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
 	}
@@ -298,6 +308,13 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	c, err := d.acquire(ctx, lr.Browser)
 	if err != nil {
 		return nil, err
+	}
+	if lr.Owner != "" {
+		res, err := d.requestOwned(ctx, c, lr.Owner, lr.Action)
+		if err != nil {
+			return nil, err
+		}
+		return hashDownload(res), nil
 	}
 	// Validated above (or deliberately not): send the caller's bytes as
 	// they are rather than re-encoding them.

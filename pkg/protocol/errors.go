@@ -88,6 +88,9 @@ const (
 	// ReasonRefused: the daemon refused an invalid_action before sending
 	// it to any extension (it does not match the schema), so nothing ran.
 	ReasonRefused = "refused"
+	// ReasonTabHeld: the daemon refused an agent's action on a tab that
+	// another agent (another bua mcp) holds, so nothing ran.
+	ReasonTabHeld = "tab_held"
 )
 
 // Errorf builds an *Error with a formatted message.

@@ -200,6 +200,9 @@ type TabInfo struct {
 	// (result.get_tabs).
 	Mine        bool `json:"mine,omitempty"`
 	HeldByOther bool `json:"heldByOther,omitempty"`
+	// Current marks the owner's current tab: where its actions with no
+	// tabId go.
+	Current bool `json:"current,omitempty"`
 }
 
 // OpenTabResult is open_tab's result.

@@ -193,6 +193,15 @@ func lastDaemonError(logFile string) (msg, reason string) {
 // Close hangs up; the daemon aborts this client's unfinished requests.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// Dead reports whether the daemon closed this client's connection (it
+// stopped, or was stopped): every call on it fails bridge_unavailable, and
+// a long-lived caller (bua mcp) dials again.
+func (c *Client) Dead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err != nil
+}
+
 func (c *Client) readLoop() {
 	sc := bufio.NewScanner(c.conn)
 	sc.Buffer(make([]byte, 64<<10), MaxMessage)

@@ -46,7 +46,7 @@ type Config struct {
 	// ServerVersion is sent in ack.
 	ServerVersion string
 	// IdleTimeout stops the daemon after this long with no CLI request
-	// (default 1h; negative disables).
+	// and no agent's link open (default 1h; negative disables).
 	IdleTimeout time.Duration
 	// ConnectGrace is how long a request that may only be served by the
 	// person's extension waits for it to connect before failing (default
@@ -82,7 +82,8 @@ type Daemon struct {
 	codes        pairCodes
 	events       *eventLog
 	managed      managedBrowser
-	owners       *tabOwners // agents' tabs (owners.go)
+	owners       *tabOwners   // agents' tabs (owners.go)
+	agents       atomic.Int32 // link connections of agents (owners), which keep the daemon from idling out
 
 	port         int
 	addr         string
@@ -237,7 +238,9 @@ loop:
 			}
 		case <-idle.C:
 			last := time.UnixMilli(d.lastActivity.Load())
-			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 {
+			// An agent (bua mcp) may think for longer than an hour; while
+			// its link is open, its tabs and browser must stay.
+			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 && d.agents.Load() == 0 {
 				d.log.Info("idle: stopping", "idleFor", time.Since(last).Round(time.Second))
 				break loop
 			}

@@ -130,6 +130,9 @@ func (d *Daemon) serveLink(c net.Conn) {
 	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
 	owners := map[string]bool{}            // the owners this connection's requests named
 	defer func() {
+		if len(owners) > 0 {
+			d.agents.Add(-1)
+		}
 		// The agent went away: its tabs stay open, and are anyone's again.
 		for o := range owners {
 			if n := d.owners.release(o); n > 0 {
@@ -156,7 +159,10 @@ func (d *Daemon) serveLink(c net.Conn) {
 		octx, stop := context.WithCancel(ctx)
 		omu.Lock()
 		ops[req.ID] = stop
-		if req.Owner != "" {
+		if req.Owner != "" && !owners[req.Owner] {
+			if len(owners) == 0 {
+				d.agents.Add(1) // an agent's link: the daemon stays up for it
+			}
 			owners[req.Owner] = true
 		}
 		omu.Unlock()

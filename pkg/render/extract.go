@@ -17,6 +17,15 @@ type ExtractOptions struct {
 	// NoneLine, when set, is written in place of an empty element list
 	// (the CLI's "(no interactive elements)" on a terminal).
 	NoneLine string
+	// Where starts the page's words with its URL and title (Where), for
+	// an agent that did not type the URL.
+	Where bool
+}
+
+// Where is a page's URL and title as one line: `at URL "title"`, each cut
+// to a sensible length (a tracking-laden URL, a title stuffed for search).
+func Where(r protocol.ExtractResult) string {
+	return fmt.Sprintf("at %s %q", Cut(r.URL, 200), Cut(r.Title, 120))
 }
 
 // Extract writes an extract result as `bua extract` prints it and as an
@@ -29,6 +38,9 @@ func Extract(w io.Writer, r protocol.ExtractResult, o ExtractOptions) {
 		fmt.Fprintln(w, "empty: the page showed no text and no visible element, even after waiting for it to settle")
 	}
 	var page strings.Builder
+	if o.Where {
+		page.WriteString(Where(r) + "\n\n")
+	}
 	page.WriteString(strings.TrimRight(r.Markdown, "\n"))
 	page.WriteString("\n\n")
 	if len(r.Elements) == 0 && o.NoneLine != "" {

@@ -49,30 +49,62 @@ func Eval(r protocol.EvaluateResult) string {
 }
 
 // Changes is what an input changed in the page's elements (extract with
-// changes: true): the elements that appeared, one a line, at most max of
-// them and then how many more, and the uids that went away. "" when
-// nothing changed.
-func Changes(c *protocol.ElementChanges, max int) string {
+// changes: true): the elements that appeared, one a line, then the uids
+// that went away. It stays small on any page: at most maxElements element
+// lines and about maxChars characters (a name is cut at 80), then how
+// many more there are. "" when nothing changed.
+func Changes(c *protocol.ElementChanges, maxElements, maxChars int) string {
 	if c == nil || (len(c.Added) == 0 && len(c.Removed) == 0) {
 		return ""
 	}
 	var b strings.Builder
 	if n := len(c.Added); n > 0 {
 		fmt.Fprintf(&b, "appeared (%d):\n", n)
-		Elements(&b, c.Added[:min(n, max)])
-		if n > max {
-			fmt.Fprintf(&b, "... and %d more: extract to read them all\n", n-max)
+		shown := 0
+		for _, e := range c.Added {
+			if shown == maxElements || b.Len() >= maxChars {
+				break
+			}
+			e.Name = Cut(e.Name, 80)
+			e.Value = Cut(e.Value, 80)
+			if e.Parent != "" {
+				b.WriteString("  ")
+			}
+			b.WriteString(ElementLine(e) + "\n")
+			shown++
+		}
+		if n > shown {
+			fmt.Fprintf(&b, "... and %d more: extract to read them all\n", n-shown)
 		}
 	}
 	if n := len(c.Removed); n > 0 {
-		shown := c.Removed[:min(n, max)]
-		fmt.Fprintf(&b, "gone (%d): %s", n, strings.Join(shown, " "))
-		if n > max {
-			fmt.Fprintf(&b, " ... and %d more", n-max)
+		fmt.Fprintf(&b, "gone (%d):", n)
+		shown := 0
+		for _, uid := range c.Removed {
+			if shown == maxElements*4 || b.Len() >= maxChars+200 {
+				break
+			}
+			b.WriteString(" " + uid)
+			shown++
+		}
+		if n > shown {
+			fmt.Fprintf(&b, " ... and %d more", n-shown)
 		}
 		b.WriteByte('\n')
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// Cut shortens s to at most n runes, ending a cut one with "…".
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // Tab is one get_tabs row for an agent: `12 example.com "Title" URL`,

@@ -5,14 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
@@ -100,17 +97,11 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 		return err
 	}
 	log.Info("bua mcp serving on stdio", "browser", sel, "readOnly", c.Bool("read-only"), "allow", allow, "block", block)
-	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
-	err = srv.Run(c.Context, t)
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	if err := srv.Serve(c.Context, env.Stdin, env.Stdout); err != nil {
 		log.Warn("bua mcp ended", "err", err)
 	}
 	return nil // the client hung up, or Ctrl-C: both end the server
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // newOwnerID is this server's owner id on the daemon's link: random, so
 // two agents never share tabs by accident.

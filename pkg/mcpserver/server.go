@@ -18,7 +18,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -81,6 +83,8 @@ type Server struct {
 	// changes: true without changes (it lacks extract_changes), or the
 	// daemon refused it: input answers then say nothing about elements.
 	noChanges atomic.Bool
+	// life is Run's context: every call's action ends with it.
+	life context.Context
 }
 
 // New returns a server for o.
@@ -158,10 +162,27 @@ func (s *Server) MCP() *mcp.Server {
 	return srv
 }
 
-// Run serves one client on t until it hangs up or ctx ends.
+// Run serves one client on t until it hangs up or ctx ends. When ctx
+// ends (Ctrl-C, SIGTERM), the actions in flight are cancelled at once:
+// the SDK's handler contexts outlive ctx, and its session waits for them.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.life = ctx
 	return s.MCP().Run(ctx, t)
 }
+
+// Serve serves one client on in and out (newline-delimited JSON-RPC,
+// `bua mcp`'s stdin and stdout) until the client hangs up or ctx ends.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // Nonce is the fence's nonce (tests check what the page cannot forge).
 func (s *Server) Nonce() string { return s.fence.Nonce() }
@@ -170,6 +191,12 @@ func (s *Server) Nonce() string { return s.fence.Nonce() }
 // bad arguments included, is a result with isError; only a broken call to
 // the server itself (no such tool: the SDK's) is a JSON-RPC error.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if s.life != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.life, cancel)()
+	}
 	c, perr := s.decode(req.Params.Arguments)
 	if perr != nil {
 		return s.failed(perr, map[string]any{"field": c.field}), nil

@@ -277,7 +277,7 @@ func TestExtractAnswer(t *testing.T) {
 		"elements: 2 of 40 listed; narrow with selector or widen with maxElements: 40\n" +
 		"cut: part 1 of 2 (1990 of 3500 characters); read on with part: 2 and the same maxChars, or narrow with selector\n" +
 		"obstacle: auth_wall (high) — Login wall: a password field on a sign-in page\n" +
-		"next: a person must clear this page: call handoff to hand them the tab (you get the cleared page back), or stop and tell the person; do not try to get around it"
+		"next: sign in only with credentials the person gave you for this site; otherwise call handoff to hand them the tab (you get the page back once they signed in), or stop and tell the person"
 	if text != want {
 		t.Errorf("extract's answer:\n%s\nwant:\n%s", text, want)
 	}

@@ -161,7 +161,10 @@ func Verdict(o *protocol.Obstacle, t Terms) string {
 	if t == CLI {
 		return line
 	}
-	if o.Confidence == "high" {
+	switch {
+	case o.Confidence == "high" && o.Type == "auth_wall":
+		return line + "\nnext: sign in only with credentials the person gave you for this site; otherwise call handoff to hand them the tab (you get the page back once they signed in), or stop and tell the person"
+	case o.Confidence == "high":
 		return line + "\nnext: a person must clear this page: call handoff to hand them the tab (you get the cleared page back), or stop and tell the person; do not try to get around it"
 	}
 	return line + "\nnext: advisory only: the page may still be usable; one other attempt is reasonable before giving up"

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,8 +83,14 @@ type agent struct {
 // connects the Go SDK's client to it. It is closed when t ends.
 func startAgent(t *testing.T, opts *mcp.ClientOptions, args ...string) *agent {
 	t.Helper()
+	return startAgentEnv(t, nil, opts, args...)
+}
+
+// startAgentEnv is startAgent with env added to the package's.
+func startAgentEnv(t *testing.T, env []string, opts *mcp.ClientOptions, args ...string) *agent {
+	t.Helper()
 	cmd := exec.Command(buaBin, append([]string{"mcp"}, args...)...)
-	cmd.Env = buaEnv
+	cmd.Env = append(slices.Clone(buaEnv), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &syncWriter{w: &stderr}
 	stdin, err := cmd.StdinPipe()

@@ -17,13 +17,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	"github.com/bua-dev/bua/internal/syncbuf"
 )
 
 var (
@@ -76,7 +76,7 @@ type agent struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{} // closed when the process has exited
-	stderr *strings.Builder
+	stderr *syncbuf.Buffer
 }
 
 // startAgent starts `bua mcp args...` as an MCP client host does, and
@@ -91,8 +91,8 @@ func startAgentEnv(t *testing.T, env []string, opts *mcp.ClientOptions, args ...
 	t.Helper()
 	cmd := exec.Command(buaBin, append([]string{"mcp"}, args...)...)
 	cmd.Env = append(slices.Clone(buaEnv), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &syncWriter{w: &stderr}
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -134,19 +134,6 @@ func startAgentEnv(t *testing.T, env []string, opts *mcp.ClientOptions, args ...
 // hangUp closes bua mcp's stdin at once, as a host that quits (or
 // crashes) does, without waiting for calls in flight.
 func (a *agent) hangUp() { _ = a.stdin.Close() }
-
-// syncWriter serializes writes from the process's stderr copier and
-// reads by the test.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
 
 // call calls the browser tool and returns the result and its text; a
 // JSON-RPC error fails t.

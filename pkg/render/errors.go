@@ -57,7 +57,7 @@ func Next(e *protocol.Error) string {
 // nil, wraps that message.
 func Problem(e *protocol.Error, fence *Fence) string {
 	msg := e.Message
-	if e.Code == protocol.CodeInvalidAction && e.Reason != protocol.ReasonRefused && e.Schema == nil {
+	if fromPage(e) {
 		msg = fence.Inline(msg)
 	}
 	out := "error[" + string(e.Code) + "]: " + msg
@@ -65,4 +65,18 @@ func Problem(e *protocol.Error, fence *Fence) string {
 		out += "\nnext: " + n
 	}
 	return out
+}
+
+// fromPage reports whether e's message quotes the page: an invalid_action
+// the extension raised (a page script threw, a dialog is open), not one
+// bua refused itself (a schema check, another agent's tab).
+func fromPage(e *protocol.Error) bool {
+	if e.Code != protocol.CodeInvalidAction || e.Schema != nil {
+		return false
+	}
+	switch e.Reason {
+	case "", protocol.ReasonDialogOpen, protocol.ReasonDialogOpened:
+		return true
+	}
+	return false
 }

@@ -85,7 +85,11 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 	}}
 	defer link.Close()
 	if sel == bridge.SelectManaged || c.IsSet("headless") {
+		// This server launches the managed browser itself, headful unless
+		// --headless, so a daemon it starts must not launch a headless one
+		// first (a browser that already runs is used as it is).
 		link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
+		link.opts.Prelaunch = false
 	}
 	root, _ := os.Getwd()
 	srv, err := mcpserver.New(mcpserver.Options{

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,19 +22,30 @@ import (
 // next action there is refused.
 
 // NormalizeDomain reads a --allow or --block value: a domain (or an IP),
-// lowercased, without a scheme, port, path or leading dot. "" when s names
-// none.
+// lowercased, without a scheme, port, path, leading "*." or dots. "" when
+// s names none.
 func NormalizeDomain(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
-	if u, err := url.Parse(s); err == nil && u.Host != "" {
+	if strings.Contains(s, "://") {
+		u, err := url.Parse(s)
+		if err != nil {
+			return ""
+		}
 		s = u.Host
 	}
+	s, _, _ = strings.Cut(s, "/")
 	if h, _, err := net.SplitHostPort(s); err == nil {
 		s = h
 	}
-	s, _, _ = strings.Cut(s, "/")
-	return strings.Trim(s, ".[]")
+	s = strings.Trim(strings.TrimPrefix(s, "*."), ".[]")
+	if net.ParseIP(s) != nil || hostname.MatchString(s) {
+		return s
+	}
+	return ""
 }
+
+// hostname is a DNS name: labels of letters, digits and inner hyphens.
+var hostname = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // covers reports whether domain d covers host h: h is d or a subdomain.
 func covers(d, h string) bool { return h == d || strings.HasSuffix(h, "."+d) }

@@ -208,8 +208,8 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.failed(perr, nil), nil
 	}
 	step := Step{Time: time.Now()}
-	if s.o.Recorder != nil && protocol.ActionSpecs[c.action.Type].Target {
-		step.Target = s.describe(ctx, c.action)
+	if a := c.action; s.o.Recorder != nil && (a.UID != "" || a.Selector != "" || a.Role != "") {
+		step.Target = s.describe(ctx, a)
 	}
 	stop := s.progress(ctx, req, c.action)
 	res, perr := s.o.Requester.Request(ctx, c.action)

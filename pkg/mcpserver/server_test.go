@@ -647,3 +647,14 @@ func waitUntil(t *testing.T, cond func() bool) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestNormalizeDomain(t *testing.T) {
+	for in, want := range map[string]string{
+		"Example.COM": "example.com", "https://a.test:8443/x": "a.test", "*.b.test": "b.test", ".c.test.": "c.test",
+		"127.0.0.1:9000": "127.0.0.1", "[::1]": "::1", "": "", "https:///": "", "a b": "", "-x.test": "",
+	} {
+		if got := NormalizeDomain(in); got != want {
+			t.Errorf("NormalizeDomain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -50,6 +50,23 @@ func (b *Tabs) openLocked(u string) int {
 	return id
 }
 
+// Close closes tab as the person would (no action).
+func (b *Tabs) Close(tab int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closeLocked(tab)
+}
+
+func (b *Tabs) closeLocked(tab int) {
+	delete(b.urls, tab)
+	for i, t := range b.order {
+		if t == tab {
+			b.order = append(b.order[:i:i], b.order[i+1:]...)
+			return
+		}
+	}
+}
+
 // resolve is the action's tab: its tabId, else the most recent one.
 func (b *Tabs) resolveLocked(a protocol.Action) (int, *protocol.Error) {
 	if a.TabID != nil {
@@ -92,13 +109,7 @@ func (b *Tabs) handle(a protocol.Action) (any, *protocol.Error) {
 		if _, ok := b.urls[*a.TabID]; !ok {
 			return nil, protocol.Errorf(protocol.CodeTabNotFound, "no tab with id %d", *a.TabID)
 		}
-		delete(b.urls, *a.TabID)
-		for i, t := range b.order {
-			if t == *a.TabID {
-				b.order = append(b.order[:i:i], b.order[i+1:]...)
-				break
-			}
-		}
+		b.closeLocked(*a.TabID)
 		return protocol.OKResult{OK: true}, nil
 	}
 	tab, err := b.resolveLocked(a)

@@ -148,7 +148,9 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 	switch cur, has := d.owners.current(owner, c.Kind); {
 	case head.TabID != nil:
 		tab = *head.TabID
-		if h := d.owners.holderOf(tabKey{c.Kind, tab}); h != "" && h != owner {
+		// Held from now on, before it is sent: two agents that reach for
+		// one free tab at once cannot both act on it.
+		if !d.owners.claim(owner, tabKey{c.Kind, tab}, false) {
 			e := protocol.Errorf(protocol.CodeInvalidAction, "tab %d is held by another agent (another bua mcp on this daemon), so this one may not act on it: act on your own tabs (get_tabs marks them), or open one with navigate or open_tab", tab)
 			e.Reason = protocol.ReasonTabHeld
 			return nil, e

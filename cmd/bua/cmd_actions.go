@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 func init() {
@@ -48,16 +49,11 @@ func printOK(c *cli.Context, env *Env, verb string) func(json.RawMessage) error 
 			}
 			return nil
 		}
-		if r.Scrolled != nil && !*r.Scrolled {
-			verb += ", nothing scrolled (already at that end)"
-		}
-		if r.TabID != nil {
-			verb += fmt.Sprintf(" (tab %d)", *r.TabID)
-		}
+		line := render.OK(verb, r, "")
 		if r.NewTabID != nil {
-			verb += fmt.Sprintf("; it opened tab %d (act on it with --tab %d)", *r.NewTabID, *r.NewTabID)
+			line += "; " + render.NewTab(*r.NewTabID, render.CLI)
 		}
-		fmt.Fprintln(env.Stdout, verb)
+		fmt.Fprintln(env.Stdout, line)
 		return nil
 	}
 }
@@ -256,7 +252,8 @@ func newHoverCommand(env *Env) *cli.Command {
 }
 
 func newTypeCommand(env *Env) *cli.Command {
-	flags := append(targetFlags(), forceFlag(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
+	flags := append(targetFlags(), forceFlag(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"},
+		&cli.BoolFlag{Name: "clear", Usage: "clear the field first, so TEXT replaces its value (select all, delete)"})
 	cmd := actionCommand("type", "focus an element and insert text", "TARGET|--role ROLE TEXT|-", flags,
 		func(c *cli.Context) error {
 			t, rest, err := target(c)
@@ -284,7 +281,9 @@ func newTypeCommand(env *Env) *cli.Command {
 			default:
 				text = rest[0]
 			}
-			return runAction(c, env, withForce(c, protocol.Type(t, text)), printOK(c, env, "ok"))
+			a := withForce(c, protocol.Type(t, text))
+			a.Clear = c.Bool("clear")
+			return runAction(c, env, a, printOK(c, env, "ok"))
 		})
 	return cmd
 }
@@ -319,6 +318,7 @@ func newScreenshotCommand(env *Env) *cli.Command {
 		[]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (default: screenshot-TIME.jpg)"},
 			&cli.BoolFlag{Name: "full-page", Usage: "capture the whole page, not just the viewport"},
+			&cli.BoolFlag{Name: "labels", Usage: "draw each element's uid from the last extract on the image"},
 		},
 		func(c *cli.Context) error {
 			out := c.String("output")
@@ -326,6 +326,7 @@ func newScreenshotCommand(env *Env) *cli.Command {
 				out = "screenshot-" + env.Now().Format("20060102-150405.000") + ".jpg"
 			}
 			a := protocol.Screenshot(c.Bool("full-page"))
+			a.Labels = c.Bool("labels")
 			if c.Bool("json") {
 				// --json prints the full result, dataUrl included, and still saves the file.
 				return runAction(c, env, a, nil)
@@ -391,21 +392,7 @@ func printEvalResult(env *Env, res json.RawMessage) error {
 	if err := json.Unmarshal(res, &r); err != nil {
 		return err
 	}
-	switch {
-	case r.Truncated:
-		fmt.Fprintln(env.Stdout, r.Preview)
-	case r.Description != "":
-		fmt.Fprintln(env.Stdout, r.Description)
-	case r.Type == "undefined":
-		fmt.Fprintln(env.Stdout, "undefined (did you forget `return`?)")
-	default:
-		if s, ok := r.Value.(string); ok {
-			fmt.Fprintln(env.Stdout, s)
-			return nil
-		}
-		b, _ := json.Marshal(r.Value)
-		fmt.Fprintln(env.Stdout, string(b))
-	}
+	fmt.Fprintln(env.Stdout, render.Eval(r))
 	return nil
 }
 
@@ -477,15 +464,7 @@ func printMoved(c *cli.Context, env *Env, which string) func(json.RawMessage) er
 		}
 		var r protocol.OKResult
 		_ = json.Unmarshal(res, &r)
-		tab := ""
-		if r.TabID != nil {
-			tab = fmt.Sprintf(" (tab %d)", *r.TabID)
-		}
-		if r.Moved != nil && !*r.Moved {
-			fmt.Fprintf(env.Stdout, "ok, nothing moved: no %s page in the tab's history%s\n", which, tab)
-			return nil
-		}
-		fmt.Fprintf(env.Stdout, "ok %s%s\n", r.URL, tab)
+		fmt.Fprintln(env.Stdout, render.OK("ok", r, which))
 		return nil
 	}
 }

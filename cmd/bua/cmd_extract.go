@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +10,7 @@ import (
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 func init() { register(newExtractCommand) }
@@ -21,6 +20,8 @@ func newExtractCommand(env *Env) *cli.Command {
 		[]cli.Flag{
 			&cli.StringFlag{Name: "selector", Usage: "extract only the elements matching `CSS` (main document), each in turn"},
 			&cli.IntFlag{Name: "max-elements", Usage: "list at most `N` interactive elements (1-5000; default 200)"},
+			&cli.IntFlag{Name: "max-chars", Usage: "print at most `N` characters of markdown and elements (500-1000000); the rest goes to later parts"},
+			&cli.IntFlag{Name: "part", Usage: "with --max-chars, print part `N` of the cut page (from 1)"},
 			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
 			&cli.BoolFlag{Name: "text", Usage: "with --json or --format json, keep the page's raw text (left out by default)"},
 			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
@@ -41,6 +42,20 @@ func newExtractCommand(env *Env) *cli.Command {
 					return usageError("--max-elements must be from 1 to 5000")
 				}
 				action.MaxElements = &n
+			}
+			if c.IsSet("max-chars") {
+				n := c.Int("max-chars")
+				if n < 500 || n > 1000000 {
+					return usageError("--max-chars must be from 500 to 1000000")
+				}
+				action.MaxChars = &n
+			}
+			if c.IsSet("part") {
+				n := c.Int("part")
+				if !c.IsSet("max-chars") || n < 1 {
+					return usageError("--part N (from 1) reads one part of a page cut by --max-chars: give --max-chars too")
+				}
+				action.Part = &n
 			}
 			keepText := c.Bool("text")
 			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
@@ -81,7 +96,9 @@ func newExtractCommand(env *Env) *cli.Command {
 		"by default); --handoff hands the page to the person instead and prints\n" +
 		"it once they cleared it (exit 3 if they do not within --handoff-timeout,\n" +
 		"or at once when the browser is a headless managed one). At most 200 elements are listed (--max-elements); a cut\n" +
-		"list ends with a line giving both counts. A page that stays blank is\n" +
+		"list ends with a line giving both counts. --max-chars N cuts the markdown\n" +
+		"and the elements to N characters, with a last line that says which part\n" +
+		"this is and how to read the next (--part). A page that stays blank is\n" +
 		"read and flagged empty. --selector reads every match in document order\n" +
 		"(one inside another with it): their markdown one block each, their\n" +
 		"elements in turn, and a first line saying how many when there are several."
@@ -111,102 +128,29 @@ func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format st
 		return
 	case "markdown":
 		fmt.Fprintln(w, r.Markdown)
+		if line := render.Budget(r, render.CLI); line != "" {
+			fmt.Fprintln(ios.ErrOut, line)
+		}
 		return
 	case "elements":
-		renderElements(ios, r.Elements)
+		if len(r.Elements) == 0 && ios.IsTerminal() && !ios.Quiet {
+			fmt.Fprintln(w, noElements)
+		}
+		render.Elements(w, r.Elements)
 		if r.Cut() {
-			fmt.Fprintln(ios.ErrOut, cutLine(r))
+			fmt.Fprintln(ios.ErrOut, render.ElementsCut(r, render.CLI))
 		}
 		return
 	}
-	if r.Empty {
-		fmt.Fprintln(w, "empty: the page showed no text and no visible element, even after waiting for it to settle")
+	o := render.ExtractOptions{Terms: render.CLI}
+	if ios.IsTerminal() && !ios.Quiet {
+		o.NoneLine = noElements
 	}
-	if r.Matches > 1 {
-		fmt.Fprintf(w, "matches: %d, read in document order\n\n", r.Matches)
-	}
-	fmt.Fprintln(w, strings.TrimRight(r.Markdown, "\n"))
-	fmt.Fprintln(w)
-	renderElements(ios, r.Elements)
-	if r.Cut() {
-		fmt.Fprintln(w, cutLine(r))
-	}
-	if o := r.Obstacle; o != nil {
-		fmt.Fprintf(w, "\nobstacle: %s (%s) — %s\n", o.Type, o.Confidence, o.Message)
-	}
+	render.Extract(w, r, o)
 }
 
-func renderElements(ios *iostreams.IOStreams, els []protocol.Element) {
-	if len(els) == 0 {
-		if ios.IsTerminal() && !ios.Quiet {
-			fmt.Fprintln(ios.Out, "(no interactive elements)")
-		}
-		return
-	}
-	writeElements(ios.Out, els)
-}
-
-// writeElements prints one line per element: `e3 button "Sign in"`, then
-// `: value` and the states in brackets; an option is indented under the
-// select or listbox it belongs to. About 25 characters for a named
-// button, a third of the table it replaced.
-func writeElements(w io.Writer, els []protocol.Element) {
-	var b strings.Builder
-	for _, e := range els {
-		b.Reset()
-		if e.Parent != "" {
-			b.WriteString("  ")
-		}
-		b.WriteString(e.UID)
-		b.WriteByte(' ')
-		b.WriteString(e.Role)
-		if e.Name != "" {
-			fmt.Fprintf(&b, " %q", e.Name)
-		}
-		if e.Value != "" {
-			b.WriteString(": ")
-			b.WriteString(e.Value)
-		}
-		for _, s := range elementStates(e) {
-			b.WriteString(" [")
-			b.WriteString(s)
-			b.WriteByte(']')
-		}
-		b.WriteByte('\n')
-		io.WriteString(w, b.String())
-	}
-}
-
-// elementStates lists the states an element line shows, only those that
-// hold: an unchecked box or a collapsed menu shows nothing.
-func elementStates(e protocol.Element) []string {
-	var out []string
-	switch e.Checked {
-	case protocol.Checked:
-		out = append(out, "checked")
-	case protocol.Mixed:
-		out = append(out, "mixed")
-	}
-	if e.Selected {
-		out = append(out, "selected")
-	}
-	if e.Expanded != nil && *e.Expanded {
-		out = append(out, "expanded")
-	}
-	if e.Disabled {
-		out = append(out, "disabled")
-	}
-	if e.Visible != nil && !*e.Visible {
-		out = append(out, "hidden")
-	}
-	return out
-}
-
-// cutLine is the one line under a cut element list: both counts and how to
-// narrow or widen the read.
-func cutLine(r protocol.ExtractResult) string {
-	return fmt.Sprintf("elements: %d of %d listed; narrow with --selector or widen with --max-elements %d", len(r.Elements), r.ElementsTotal, min(r.ElementsTotal, 5000))
-}
+// noElements stands for an empty element list on a terminal.
+const noElements = "(no interactive elements)"
 
 // extractHandoff is `bua extract --handoff`: extract, and on a high verdict
 // hand the tab to the person (handOver), then print the page they cleared.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -126,39 +125,20 @@ func handOver(c *cli.Context, env *Env, cl *bridge.Client, ex protocol.Action, r
 	return out, nil
 }
 
-// handoffGate says whether a page can be handed to a person now, from
-// BUA_HANDOFF and the browser that serves --browser: a person's Chrome or a
-// headful managed browser can; a headless managed browser cannot, since
-// nobody sees it.
+// handoffGate says whether a page can be handed to a person now
+// (bridge.HandoffGate), asking a daemon that already runs.
 func handoffGate(c *cli.Context, env *Env) handoff.Gate {
-	return func(ctx context.Context) error {
-		mode, err := handoff.ParseMode(env.Getenv("BUA_HANDOFF"))
-		if err != nil {
-			return &handoff.Unavailable{Reason: err.Error()}
-		}
-		switch mode {
-		case handoff.ModeOff:
-			return &handoff.Unavailable{Reason: "BUA_HANDOFF=off"}
-		case handoff.ModeForce:
-			return nil
-		}
+	sel, _ := bridge.ParseSelection(c.String("browser"))
+	return bridge.HandoffGate(env.Getenv, sel, func(ctx context.Context) (bridge.Status, *protocol.Error) {
 		cl, berr := dialExisting(ctx, env)
 		if berr != nil {
-			return &handoff.Unavailable{Reason: "no daemon answers: " + berr.Message}
+			return bridge.Status{}, protocol.Errorf(berr.Code, "no daemon answers: %s", berr.Message)
 		}
 		defer cl.Close()
 		st, berr := cl.Status(ctx)
 		if berr != nil {
-			return &handoff.Unavailable{Reason: "the daemon's status failed: " + berr.Message}
+			return st, protocol.Errorf(berr.Code, "the daemon's status failed: %s", berr.Message)
 		}
-		sel, _ := bridge.ParseSelection(c.String("browser"))
-		user := slices.ContainsFunc(st.Connections, func(cs bridge.ConnStatus) bool { return cs.Kind == bridge.KindUser })
-		if user && sel != bridge.SelectManaged {
-			return nil // the person's own Chrome
-		}
-		if st.Managed.Running && st.Managed.Options.Headless {
-			return &handoff.Unavailable{Reason: "the managed browser runs headless, so nobody can see it; start a visible one with `bua browser start`, or pair your Chrome (`bua pair`)"}
-		}
-		return nil
-	}
+		return st, nil
+	})
 }

@@ -411,6 +411,9 @@ func TestEveryActionHasACommand(t *testing.T) {
 	ext.Handle(protocol.ActionScreenshot, func(protocol.Action) (any, *protocol.Error) {
 		return protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/"}, nil
 	})
+	ext.Handle(protocol.ActionDescribe, func(protocol.Action) (any, *protocol.Error) {
+		return protocol.DescribeResult{Tag: "button", Locators: []protocol.Locator{{By: "css", Selector: "#a", Count: 1}}}, nil
+	})
 	shot := filepath.Join(t.TempDir(), "s.jpg")
 	commands := map[protocol.ActionType][]string{
 		protocol.ActionNavigate:     {"navigate", "https://a.test/"},
@@ -434,6 +437,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		protocol.ActionSelectOption: {"select", "#s", "--label", "Blue"},
 		protocol.ActionUpload:       {"upload", "input", "cmd_test.go"},
 		protocol.ActionGetTrace:     {"trace"},
+		protocol.ActionDescribe:     {"describe", "e1"},
 	}
 	// What a command needs the page to show before it sends its action.
 	setup := map[protocol.ActionType]func(){

@@ -188,14 +188,16 @@ func TestTraceFollow(t *testing.T) {
 	if strings.Join(texts, ",") != "before,a,b,http://a.test/gone" {
 		t.Errorf("followed %v", texts)
 	}
-	// Every poll after the first asked from the last nextSeq.
+	// Every poll after the first asked from the last nextSeq. How many
+	// polls fell in the quiet 100 ms depends on the machine's load: three
+	// (the first, one after it, one reaching the end) show the rule.
 	var sinces []int
 	for _, a := range ext.Requests() {
 		if a.Type == protocol.ActionGetTrace {
 			sinces = append(sinces, *a.SinceSeq)
 		}
 	}
-	if len(sinces) < 4 || sinces[0] != 0 || sinces[1] != 2 || sinces[len(sinces)-1] < 4 {
+	if len(sinces) < 3 || sinces[0] != 0 || sinces[1] != 2 || sinces[len(sinces)-1] < 4 {
 		t.Errorf("sinceSeq of the polls: %v, want 0, then 2 (nextSeq after one event), reaching 4", sinces)
 	}
 	for i := 1; i < len(sinces); i++ {

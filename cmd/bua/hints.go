@@ -1,9 +1,8 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // codeHints is the CLI's next step for each error code, in bua's own
@@ -39,17 +38,8 @@ var reasonHints = map[string]string{
 }
 
 // endHints are internal_error's hints by the session-end reason the
-// extension gives (schema error.reason x-reasons): the person, or their
-// computer, ended the session while the request ran, so bua says who did
-// and what to do rather than blaming itself.
-var endHints = map[string]string{
-	protocol.ReasonUserStopped:      "the person pressed Stop on this tab in the bua extension: they want it left alone, so ask them before acting on that tab again",
-	protocol.ReasonGlobalStop:       "the person pressed Stop all in the bua extension: every bua session ended; ask them before running anything again",
-	protocol.ReasonDomainBlocked:    "the person blocked this tab's domain while the action ran: this is intentional, do not retry on that domain",
-	protocol.ReasonDebuggerDetached: "the debugger was detached (Chrome's Cancel bar, DevTools, or another extension): close DevTools on that tab and retry once; if the person pressed Cancel, ask them first",
-	protocol.ReasonSystemIdle:       "the computer went idle, so the extension ended its sessions: retry when the person is back",
-	protocol.ReasonScreenLocked:     "the screen was locked, so the extension ended its sessions: retry when the person has unlocked it",
-}
+// extension gives; an agent reads the same words (pkg/render).
+var endHints = render.EndHints
 
 // hintFor is the one line printed under an error: by code and reason when
 // one is known (a net:: failure is the page's, not bua's), else by code.
@@ -60,8 +50,8 @@ func hintFor(e *protocol.Error) string {
 	if h, ok := reasonHints[e.Reason]; ok {
 		return h
 	}
-	if strings.HasPrefix(e.Reason, "net::") {
-		return "the page could not be loaded (" + e.Reason + "): check the URL, and that the server is up and reachable from this machine"
+	if h := render.NetHint(e.Reason); h != "" {
+		return h
 	}
 	return codeHints[e.Code]
 }

@@ -34,6 +34,10 @@ type ClientOptions struct {
 	Browser Selection
 	// StartTimeout bounds the wait for an auto-started daemon (default 10s).
 	StartTimeout time.Duration
+	// Owner names the agent this client's requests act for (bua mcp: one
+	// random id per process), so the daemon keeps them to its own tabs
+	// (owners.go); "" for a one-shot command.
+	Owner string
 	// Prelaunch says the caller is about to send actions: a daemon it
 	// starts launches the managed browser at once where Browser's launch
 	// policy would (Config.Prelaunch), instead of when the first request
@@ -227,6 +231,15 @@ func lastDaemonError(logFile string) (msg, reason string) {
 // Close hangs up; the daemon aborts this client's unfinished requests.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// Dead reports whether the daemon closed this client's connection (it
+// stopped, or was stopped): every call on it fails bridge_unavailable, and
+// a long-lived caller (bua mcp) dials again.
+func (c *Client) Dead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err != nil
+}
+
 func (c *Client) readLoop() {
 	sc := bufio.NewScanner(c.conn)
 	sc.Buffer(make([]byte, 64<<10), MaxMessage)
@@ -378,7 +391,7 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 // answers. Validating here too would cost each one-shot command the
 // schema's compile (about 1 ms) for nothing.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate})
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner})
 }
 
 // callInto runs one link operation and decodes its result into a T.

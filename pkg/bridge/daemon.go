@@ -48,7 +48,7 @@ type Config struct {
 	// ServerVersion is sent in ack.
 	ServerVersion string
 	// IdleTimeout stops the daemon after this long with no CLI request
-	// (default 1h; negative disables).
+	// and no agent's link open (default 1h; negative disables).
 	IdleTimeout time.Duration
 	// ConnectGrace is how long a request that may only be served by the
 	// person's extension waits for it to connect before failing (default
@@ -91,6 +91,8 @@ type Daemon struct {
 	logs  *logLimiter
 	gate  *gate
 	freed waker
+	owners       *tabOwners   // agents' tabs (owners.go)
+	agents       atomic.Int32 // link connections of agents (owners), which keep the daemon from idling out
 
 	port         int
 	addr         string
@@ -134,6 +136,7 @@ func New(cfg Config) (*Daemon, error) {
 		helloLimiter: rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:       &eventLog{path: cfg.Dirs.EventLog()},
+		owners:       newTabOwners(),
 		stopCh:       make(chan struct{}),
 		logs:         newLogLimiter(log),
 	}
@@ -272,7 +275,9 @@ loop:
 			}
 		case <-idle.C:
 			last := time.UnixMilli(d.lastActivity.Load())
-			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 {
+			// An agent (bua mcp) may think for longer than an hour; while
+			// its link is open, its tabs and browser must stay.
+			if d.cfg.IdleTimeout > 0 && time.Since(last) > d.cfg.IdleTimeout && d.pool.Stats().InFlight == 0 && d.agents.Load() == 0 {
 				d.log.Info("idle: stopping", "idleFor", time.Since(last).Round(time.Second))
 				break loop
 			}
@@ -346,6 +351,14 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 		// Before the log write: the callers hear of the stop at once.
 		d.pool.stopAll(c)
 	}
+	if ev.Type == protocol.EventTabClosed {
+		var closed struct {
+			TabID int `json:"tabId"`
+		}
+		if json.Unmarshal(ev.Raw, &closed) == nil {
+			d.owners.drop(tabKey{c.Kind, closed.TabID})
+		}
+	}
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
 	}
@@ -381,6 +394,13 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	c, err := d.acquire(ctx, sel)
 	if err != nil {
 		return nil, err
+	}
+	if lr.Owner != "" {
+		res, err := d.requestOwned(ctx, c, lr.Owner, lr.Action)
+		if err != nil {
+			return nil, err
+		}
+		return hashDownload(res), nil
 	}
 	// Validated above (or deliberately not): send the caller's bytes as
 	// they are rather than re-encoding them.

@@ -47,6 +47,10 @@ type linkRequest struct {
 	CallerTimeoutMs int64           `json:"callerTimeoutMs,omitempty"`
 	NoValidate      bool            `json:"noValidate,omitempty"`
 	Options         *BrowserOptions `json:"options,omitempty"`
+	// Owner names the agent a request acts for (a bua mcp process, one
+	// random id each): its actions keep to its own tabs (owners.go). A
+	// one-shot CLI command names none.
+	Owner string `json:"owner,omitempty"`
 }
 
 type linkResponse struct {
@@ -134,6 +138,18 @@ func (d *Daemon) serveLink(c net.Conn) {
 	}
 	var omu sync.Mutex
 	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
+	owners := map[string]bool{}            // the owners this connection's requests named
+	defer func() {
+		if len(owners) > 0 {
+			d.agents.Add(-1)
+		}
+		// The agent went away: its tabs stay open, and are anyone's again.
+		for o := range owners {
+			if n := d.owners.release(o); n > 0 {
+				d.log.Info("agent's tabs released", "owner", o, "tabs", n)
+			}
+		}
+	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	var buf []byte
 	for {
@@ -164,6 +180,12 @@ func (d *Daemon) serveLink(c net.Conn) {
 		octx, stop := context.WithCancel(ctx)
 		omu.Lock()
 		ops[req.ID] = stop
+		if req.Owner != "" && !owners[req.Owner] {
+			if len(owners) == 0 {
+				d.agents.Add(1) // an agent's link: the daemon stays up for it
+			}
+			owners[req.Owner] = true
+		}
 		omu.Unlock()
 		go func() {
 			defer func() {

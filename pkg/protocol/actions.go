@@ -88,6 +88,18 @@ type Action struct {
 	// action runs, instead of failing on it, a beforeunload always
 	// accepted. A pure addition to v4, feature dialog_policy.
 	Dialogs string `json:"dialogs,omitempty"`
+	// MaxChars and Part are extract's budget (feature extract_budget): at
+	// most MaxChars characters of markdown and element lines (500-1000000),
+	// and which part (from 1) of a page the budget cut. The result's Cut
+	// says what was left out.
+	MaxChars *int `json:"maxChars,omitempty"`
+	Part     *int `json:"part,omitempty"`
+	// Changes makes extract answer only what changed since the tab's last
+	// read (feature extract_changes): ExtractResult.Changes.
+	Changes bool `json:"changes,omitempty"`
+	// Labels draws the uids of the last extract on screenshot's image
+	// (feature screenshot_labels, set-of-marks).
+	Labels bool `json:"labels,omitempty"`
 	// Clear makes type clear the field's value before it types (feature
 	// type_clear, Playwright's fill).
 	Clear bool `json:"clear,omitempty"`
@@ -308,6 +320,9 @@ const (
 
 // DialogPolicies are the Dialogs* values in the schema's order.
 var DialogPolicies = []string{DialogsAccept, DialogsDismiss, DialogsLeave}
+
+// Describe asks for the target's readable locators (DescribeResult).
+func Describe(t Target) Action { return t.on(Action{Type: ActionDescribe}) }
 
 // GoBack moves the tab one entry back in its history (result moved false
 // when there is none).

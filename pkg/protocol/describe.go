@@ -2,9 +2,8 @@ package protocol
 
 import "strings"
 
-// The describe action's result (MCP-CONTRACT.md, feature describe; the
-// schema's result.describe). These types are the same as the mcp branch's
-// in results.go, plus Locator.Nth: when both branches land, one copy stays.
+// The describe action's result (feature describe; the schema's
+// result.describe).
 
 // DescribeResult is describe's answer (result.describe): the element's
 // tag, input type, autocomplete, label and frame, and its locators best

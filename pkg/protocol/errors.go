@@ -104,6 +104,9 @@ const (
 	// another user's or a symlink, or the socket's listener runs as
 	// another user (home.UnsafeError): nothing was sent.
 	ReasonUnsafeSocket = "unsafe_socket"
+	// ReasonTabHeld: the daemon refused an agent's action on a tab that
+	// another agent (another bua mcp) holds, so nothing ran.
+	ReasonTabHeld = "tab_held"
 )
 
 // Errorf builds an *Error with a formatted message.

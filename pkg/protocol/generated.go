@@ -43,6 +43,10 @@ const (
 	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
 	FeatureWaitUntil          = "wait_until"           // navigate, reload, go_back, go_forward and open_tab take waitUntil (commit, domcontentloaded, load or networkidle): the point of the page's load at which they answer
 	FeatureDialogPolicy       = "dialog_policy"        // navigate, reload, go_back, go_forward and close_tab take dialogs (accept or dismiss): a dialog open on the tab, or opening while they run, is answered and recorded in the trace instead of failing the action; a beforeunload is always accepted
+	FeatureExtractBudget      = "extract_budget"       // extract takes maxChars, a budget for the markdown and the element lines together, and part, which part of a longer page to read; it answers cut when anything was left out
+	FeatureExtractChanges     = "extract_changes"      // extract takes changes: true and answers only what changed since the tab's last read: the elements that appeared (fresh uids continuing the tab's numbering) and the uids whose node is gone
+	FeatureScreenshotLabels   = "screenshot_labels"    // screenshot takes labels: true and draws each listed element's uid on the image at its box (set-of-marks)
+	FeatureDescribe           = "describe"             // the describe action: one element's readable locators (role and name, label, test id, id, a short CSS path, text), best first, each with how many elements it matches
 	FeatureTypeClear          = "type_clear"           // type takes clear: true and clears the field's value (select all, then delete, firing input events) before it types, as Playwright's fill
 )
 
@@ -67,6 +71,10 @@ var Features = []string{
 	FeatureDownload,
 	FeatureWaitUntil,
 	FeatureDialogPolicy,
+	FeatureExtractBudget,
+	FeatureExtractChanges,
+	FeatureScreenshotLabels,
+	FeatureDescribe,
 	FeatureTypeClear,
 }
 
@@ -86,6 +94,23 @@ const (
 	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
 	ReasonUidUnknown          = "uid_unknown"          // element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid
 )
+
+// Reasons says what each named reason means to a caller, in the
+// protocol's terms (x-reasons): an agent's next step.
+var Reasons = map[string]string{
+	ReasonRestrictedPage:      "the tab shows a page Chrome lets no extension debug (chrome://, the Web Store, another extension's page): the action cannot run there",
+	ReasonBackgroundTab:       "the tab is a background tab of the person's own window, where Chrome delivers no input to the page: the input action did not run (bua never switches the person's tabs)",
+	ReasonUserStopped:         "the person pressed Stop on this tab's session in the extension's popup while the request ran",
+	ReasonGlobalStop:          "the person pressed Stop all in the extension's popup while the request ran",
+	ReasonDomainBlocked:       "the person added the tab's domain to the blocklist while the request ran",
+	ReasonDebuggerDetached:    "the debugger was detached from the tab while the request ran (Chrome's Cancel bar, DevTools, or another extension)",
+	ReasonSystemIdle:          "the computer went idle and the extension ended its sessions while the request ran",
+	ReasonScreenLocked:        "the screen was locked and the extension ended its sessions while the request ran",
+	ReasonDialogOpen:          "a JavaScript dialog was already open on the tab, so the action did not run: answer it with handle_dialog first",
+	ReasonDialogOpened:        "the action opened a JavaScript dialog (or one opened while it ran): the action ran up to the dialog, which blocks the page until handle_dialog answers it",
+	ReasonDownloadInterrupted: "a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)",
+	ReasonUidUnknown:          "element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid",
+}
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
 // The reject's error code is always invalid_action; the close code tells
@@ -122,6 +147,7 @@ const (
 	ActionGoBack       ActionType = "go_back"       // Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).
 	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
 	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.
+	ActionDescribe     ActionType = "describe"      // Describe one element (any target form) so a person or a flow writer can find it again: its tag, input type, autocomplete, label and frame, and its readable locators best first (role and name, label, test id, an id that does not look generated, a short CSS path, text), each with count, how many elements it matches in that frame now (1 is unique). Answers result.describe. Reads only; a pure addition to v4, sent only to an extension whose hello lists describe (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -147,6 +173,7 @@ var Actions = []ActionType{
 	ActionGoBack,
 	ActionGoForward,
 	ActionHandleDialog,
+	ActionDescribe,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -251,8 +278,10 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Description: "A JPEG (q=80) of the viewport, or of the full page.",
 		Scope:       ScopeTab,
 		Budget:      30 * time.Second,
+		Reads:       true,
 		Params: []ParamSpec{
 			{Name: "fullPage", Kind: KindBoolean, Required: false, Example: true, Description: ""},
+			{Name: "labels", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureScreenshotLabels, Description: "Draw each element's uid from the tab's last extract at its box (set-of-marks; with none, an extract's element pass runs first); the overlay is removed before the answer (a pure addition to v4)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -262,9 +291,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Scope:       ScopeTab,
 		Budget:      30 * time.Second,
 		Shorthand:   "selector",
+		Reads:       true,
 		Params: []ParamSpec{
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
 			{Name: "maxElements", Kind: KindInteger, Required: false, Example: 1, Description: "The most interactive elements to list (default 200); elementsTotal in the result says how many the page has."},
+			{Name: "maxChars", Kind: KindInteger, Required: false, Example: 500, Feature: FeatureExtractBudget, Description: "A budget in characters for the markdown and the element lines together: what does not fit is left for later parts, and cut in the result says how many there are (a pure addition to v4)."},
+			{Name: "part", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureExtractBudget, Description: "Which part of a page cut by maxChars to read: 1 (the default) is the start, up to cut.parts (a pure addition to v4)."},
+			{Name: "changes", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureExtractChanges, Description: "Answer only what changed since the tab's last read (result.extract_changes): the elements that appeared, with fresh uids continuing the tab's numbering, and the uids whose node is gone; the uids of the last read stay valid (a pure addition to v4)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -285,6 +318,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Scope:          ScopeTab,
 		Budget:         5 * time.Second,
 		Shorthand:      "target",
+		Reads:          true,
 		Target:         true,
 		TargetOptional: true,
 		Params: []ParamSpec{
@@ -306,6 +340,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Description: "List the tabs the blocklist allows.",
 		Scope:       ScopeBrowser,
 		Budget:      30 * time.Second,
+		Reads:       true,
 	},
 	ActionOpenTab: {
 		Type:        ActionOpenTab,
@@ -362,6 +397,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      5 * time.Second,
 		Feature:     FeatureTrace,
 		NoFlowStep:  true,
+		Reads:       true,
 		Params: []ParamSpec{
 			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the events whose seq is at least this (nextSeq of the previous call); 0 returns all the ring holds."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
@@ -440,6 +476,25 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "accept", Kind: KindBoolean, Required: true, Example: true, Description: "true accepts (OK), false dismisses (Cancel); an alert is closed either way."},
 			{Name: "promptText", Kind: KindString, Required: false, Example: "Ada", Description: "The text a prompt answers with when accepted (default: the prompt's own default text)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionDescribe: {
+		Type:        ActionDescribe,
+		Description: "Describe one element (any target form) so a person or a flow writer can find it again: its tag, input type, autocomplete, label and frame, and its readable locators best first (role and name, label, test id, an id that does not look generated, a short CSS path, text), each with count, how many elements it matches in that frame now (1 is unique). Answers result.describe. Reads only; a pure addition to v4, sent only to an extension whose hello lists describe (x-feature).",
+		Scope:       ScopeTab,
+		Budget:      10 * time.Second,
+		Feature:     FeatureDescribe,
+		NoFlowStep:  true,
+		Reads:       true,
+		Target:      true,
+		Params: []ParamSpec{
+			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

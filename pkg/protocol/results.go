@@ -112,7 +112,35 @@ type ExtractResult struct {
 	ElementsTotal int  `json:"elementsTotal,omitempty"`
 	Empty         bool `json:"empty,omitempty"`
 	Matches       int  `json:"matches,omitempty"`
+	// BudgetCut is set when maxChars left anything out (feature
+	// extract_budget, the schema's cut): Markdown is then part BudgetCut.Part
+	// of BudgetCut.Parts.
+	BudgetCut *ExtractCut `json:"cut,omitempty"`
+	// Changes is the whole answer of an extract sent with changes: true
+	// (feature extract_changes): Text, Markdown and Elements are then
+	// empty. An extension without the feature ignores the param and
+	// answers a full extract, with Changes nil.
+	Changes *ElementChanges `json:"changes,omitempty"`
 }
+
+// ExtractCut is result.extract's cut: the markdown holds part Part of
+// Parts, and ShownChars of TotalChars characters (markdown and element
+// lines) are shown. What to say about it is render's to write.
+type ExtractCut struct {
+	Part       int `json:"part"`
+	Parts      int `json:"parts"`
+	ShownChars int `json:"shownChars"`
+	TotalChars int `json:"totalChars"`
+}
+
+// ElementChanges is result.extract_changes' changes: the elements that
+// appeared since the tab's last read, with fresh uids continuing its
+// numbering, and the uids whose node is gone.
+type ElementChanges struct {
+	Added   []Element `json:"added"`
+	Removed []string  `json:"removed"`
+}
+
 
 // Cut reports whether the element list holds fewer elements than the page has.
 func (r ExtractResult) Cut() bool { return r.ElementsTotal > len(r.Elements) }
@@ -137,6 +165,14 @@ type TabInfo struct {
 	Title    string `json:"title"`
 	Domain   string `json:"domain"`
 	WindowID int    `json:"windowId,omitempty"` // a pure addition: which window holds it
+	// Mine and HeldByOther are the daemon's, for a caller that names an
+	// owner (bua mcp): this caller holds the tab, or another one does
+	// (result.get_tabs).
+	Mine        bool `json:"mine,omitempty"`
+	HeldByOther bool `json:"heldByOther,omitempty"`
+	// Current marks the owner's current tab: where its actions with no
+	// tabId go.
+	Current bool `json:"current,omitempty"`
 }
 
 // OpenTabResult is open_tab's result.

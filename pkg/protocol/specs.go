@@ -80,6 +80,10 @@ type ActionSpec struct {
 	// (schema x-flow: false): flows reach it another way, as the obstacle
 	// policy reaches handoff.
 	NoFlowStep bool
+	// Reads is true when the action only reads the page or the browser
+	// (schema x-reads): an agent tool limited to reading (bua mcp
+	// --read-only) offers only these.
+	Reads bool
 	// Params in schema order.
 	Params []ParamSpec
 }

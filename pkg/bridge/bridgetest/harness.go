@@ -111,7 +111,14 @@ func (h *Harness) ConnectManaged(t testing.TB) *Extension {
 // Client dials the daemon's unix socket like a CLI command.
 func (h *Harness) Client(t testing.TB) *bridge.Client {
 	t.Helper()
-	c, err := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs})
+	return h.ClientAs(t, "")
+}
+
+// ClientAs dials the daemon like an agent (bua mcp) whose requests name
+// owner, so the daemon keeps them to owner's own tabs; "" is Client.
+func (h *Harness) ClientAs(t testing.TB, owner string) *bridge.Client {
+	t.Helper()
+	c, err := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Owner: owner})
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}

@@ -62,6 +62,12 @@ type Action struct {
 	// {required: [X]}: the action takes exactly one of them.
 	OneOf  []string
 	Params []Param
+	// Reads is x-reads: the action only reads the page or the browser, so
+	// an agent tool limited to reading (bua mcp --read-only) offers it.
+	Reads bool
+	// Agent is x-agent: the agent tool's one-line summary of the action,
+	// when the description's first sentence does not make a good one.
+	Agent string
 }
 
 // Param is one property of an action.
@@ -77,6 +83,13 @@ type Param struct {
 	// Feature is the property's x-feature: the caps.features entry an
 	// extension must list before the daemon sends an action that sets it.
 	Feature string
+	// Enum is the property's enum of strings, when it has one.
+	Enum []string
+	// Agent is the property's x-agent: the agent tool's short description
+	// (a string), or false to leave the param out of the tool (the tool's
+	// server sets it: handoff's state).
+	Agent     string
+	AgentSkip bool
 }
 
 // Code is one error code and its contract row.
@@ -279,6 +292,18 @@ func (r *reader) actions() []Action {
 		default:
 			r.fail("%s: x-flow must be a boolean", where)
 		}
+		switch f := d.get("x-reads").(type) {
+		case nil:
+		case bool:
+			a.Reads = f
+		default:
+			r.fail("%s: x-reads must be a boolean", where)
+		}
+		if ag := d.get("x-agent"); ag != nil {
+			if a.Agent, _ = ag.(string); a.Agent == "" {
+				r.fail("%s: x-agent must be a non-empty string", where)
+			}
+		}
 		a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
 		a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional
 		if branches, ok := d.get("oneOf").([]any); ok {
@@ -339,7 +364,25 @@ func (r *reader) param(name string, prop *object, required bool, where string) P
 		p.Description, _ = def.get("description").(string)
 	}
 	p.Kind, p.Item = r.kind(def, where, name)
+	ag := prop.get("x-agent")
+	if ag == nil {
+		ag = def.get("x-agent")
+	}
+	switch ag := ag.(type) {
+	case nil:
+	case string:
+		p.Agent = ag
+	case bool:
+		p.AgentSkip = !ag
+	default:
+		r.fail("%s: property %s: x-agent must be a string or false", where, name)
+	}
 	enum, _ := def.get("enum").([]any)
+	for _, e := range enum {
+		if es, ok := e.(string); ok {
+			p.Enum = append(p.Enum, es)
+		}
+	}
 	if p.Kind == "" && len(enum) > 0 {
 		if _, ok := enum[0].(string); ok {
 			p.Kind = "string"

@@ -117,6 +117,12 @@ func (m *Model) Go() ([]byte, error) {
 		p("\tReason%s = %q // %s\n", camel(f.Name), f.Name, f.Description)
 	}
 	p(")\n\n")
+	p("// Reasons says what each named reason means to a caller, in the\n// protocol's terms (x-reasons): an agent's next step.\n")
+	p("var Reasons = map[string]string{\n")
+	for _, f := range m.Reasons {
+		p("\tReason%s: %q,\n", camel(f.Name), f.Description)
+	}
+	p("}\n\n")
 
 	p("// WebSocket close codes after a reject or a replacement (schema x-closeCodes).\n")
 	p("// The reject's error code is always invalid_action; the close code tells\n// the cases apart.\nconst (\n")
@@ -149,6 +155,9 @@ func (m *Model) Go() ([]byte, error) {
 		}
 		if a.NoFlowStep {
 			p("\t\tNoFlowStep: true,\n")
+		}
+		if a.Reads {
+			p("\t\tReads: true,\n")
 		}
 		if a.Target {
 			p("\t\tTarget: true,\n")

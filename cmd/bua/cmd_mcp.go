@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/mcpserver"
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+func init() { register(newMCPCommand) }
+
+func newMCPCommand(env *Env) *cli.Command {
+	cmd := &cli.Command{
+		Name: "mcp", Category: catSetup,
+		Usage: "serve the browser to an AI agent: an MCP server on stdin/stdout with one tool, browser",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "allow", Usage: "act only on `DOMAIN` and its subdomains (repeat for more)"},
+			&cli.StringSliceFlag{Name: "block", Usage: "never act on `DOMAIN` or its subdomains, on top of your blocklist (repeat for more)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "offer only the actions that read: extract, screenshot, get_tabs, wait_for, get_trace, describe"},
+			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed, or when none is paired)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError("mcp takes no arguments: an MCP client starts it, e.g. `claude mcp add bua -- bua mcp`")
+			}
+			allow, err := domains(c, "allow")
+			if err != nil {
+				return err
+			}
+			block, err := domains(c, "block")
+			if err != nil {
+				return err
+			}
+			return serveMCP(c, env, allow, block)
+		},
+	}
+	cmd.Description = "An MCP client (Claude Code, Cursor, VS Code) starts `bua mcp` and speaks\n" +
+		"JSON-RPC on its stdin and stdout; logs go to stderr. It uses the same daemon,\n" +
+		"and the same --browser auto|user|managed choice, as every command: your\n" +
+		"paired Chrome, or a managed Chromium. Each `bua mcp` is one agent with tabs\n" +
+		"of its own: its actions with no tabId go to its own current tab, and it may\n" +
+		"not act on a tab another agent holds. --allow and --block bound where it may\n" +
+		"act (checked on navigate's URL and on the tab's URL before each action); a\n" +
+		"refused call is an error with code domain_blocked. See docs/mcp.md."
+	return cmd
+}
+
+// domains reads a repeatable --allow or --block, one domain each (a URL's
+// host is taken as its domain).
+func domains(c *cli.Context, flag string) ([]string, error) {
+	var out []string
+	for _, v := range c.StringSlice(flag) {
+		d := mcpserver.NormalizeDomain(v)
+		if d == "" {
+			return nil, usageError(fmt.Sprintf("--%s %q names no domain: give one like example.com", flag, v))
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
+	d, err := dirs(env)
+	if err != nil {
+		return cli.Exit("bua: "+err.Error(), exitUnavailable)
+	}
+	sel, err := bridge.ParseSelection(c.String("browser"))
+	if err != nil {
+		return usageError(err.Error())
+	}
+	// Logs go to stderr: stdout carries JSON-RPC only.
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	link := &agentLink{opts: bridge.ClientOptions{
+		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
+	}}
+	defer link.Close()
+	if sel == bridge.SelectManaged || c.IsSet("headless") {
+		// This server launches the managed browser itself, headful unless
+		// --headless, so a daemon it starts must not launch a headless one
+		// first (a browser that already runs is used as it is).
+		link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
+		link.opts.Prelaunch = false
+	}
+	root, _ := os.Getwd()
+	srv, err := mcpserver.New(mcpserver.Options{
+		Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
+		HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
+		Version:     version, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("bua mcp serving on stdio", "browser", sel, "readOnly", c.Bool("read-only"), "allow", allow, "block", block)
+	if err := srv.Serve(c.Context, env.Stdin, env.Stdout); err != nil {
+		log.Warn("bua mcp ended", "err", err)
+	}
+	return nil // the client hung up, or Ctrl-C: both end the server
+}
+
+// newOwnerID is this server's owner id on the daemon's link: random, so
+// two agents never share tabs by accident.
+func newOwnerID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "mcp-" + hex.EncodeToString(b)
+}
+
+// agentLink is the daemon client of a long-lived agent. It dials on the
+// first call (so tools/list answers at once), and again after the daemon
+// went away (`bua stop`, an upgrade): the call in flight then fails
+// bridge_unavailable (it may or may not have run), and the next one starts
+// a daemon as any command would. When start is set, the first call
+// launches the managed browser with those options (--headless).
+type agentLink struct {
+	opts  bridge.ClientOptions
+	start *bridge.BrowserOptions
+
+	mu      sync.Mutex
+	cl      *bridge.Client
+	started bool
+}
+
+func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cl != nil && !l.cl.Dead() {
+		return l.cl, nil
+	}
+	if l.cl != nil {
+		l.cl.Close()
+	}
+	cl, err := bridge.Dial(ctx, l.opts)
+	if err != nil {
+		return nil, err
+	}
+	l.cl = cl
+	if l.start != nil && !l.started {
+		l.started = true
+		if _, err := cl.BrowserStart(ctx, *l.start); err != nil {
+			return nil, err
+		}
+	}
+	return cl, nil
+}
+
+// Request implements protocol.Requester.
+func (l *agentLink) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
+	cl, err := l.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cl.Request(ctx, a)
+}
+
+// Status is the daemon's, for the handoff gate.
+func (l *agentLink) Status(ctx context.Context) (bridge.Status, *protocol.Error) {
+	cl, err := l.client(ctx)
+	if err != nil {
+		return bridge.Status{}, err
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return st, protocol.Errorf(err.Code, "the daemon's status failed: %s", err.Message)
+	}
+	return st, nil
+}
+
+// Close hangs up: the daemon cancels what is in flight and frees this
+// agent's tabs (they stay open).
+func (l *agentLink) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cl != nil {
+		l.cl.Close()
+	}
+}

@@ -1,0 +1,147 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+// call is one tool call decoded: the protocol action it sends.
+type call struct {
+	action protocol.Action
+	// field names the argument a refused call got wrong, for the
+	// structured error.
+	field string
+}
+
+// toolParams are, for each action, the params the tool offers it: the
+// action's schema params that the tool's schema has (x-agent: false
+// leaves some to the server).
+var toolParams = sync.OnceValue(func() map[protocol.ActionType][]string {
+	var tool struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(protocol.ToolSchema, &tool); err != nil {
+		panic(fmt.Sprintf("tool.json: %v", err)) // embedded: a build bug
+	}
+	out := map[protocol.ActionType][]string{}
+	for _, a := range protocol.Actions {
+		out[a] = []string{}
+		for _, p := range protocol.ActionSpecs[a].Params {
+			if _, ok := tool.Properties[p.Name]; ok {
+				out[a] = append(out[a], p.Name)
+			}
+		}
+	}
+	return out
+})
+
+// decode turns a call's arguments into the protocol's action: action
+// names it, every other argument is one of its params, and the whole is
+// checked against the action's own schema branch, the check the daemon
+// makes (protocol.ValidateAction). Any mistake is invalid_action (reason
+// refused: nothing was sent) whose message names the argument.
+func (s *Server) decode(args json.RawMessage) (*call, *protocol.Error) {
+	bad := func(field, format string, a ...any) (*call, *protocol.Error) {
+		e := protocol.Errorf(protocol.CodeInvalidAction, format, a...)
+		e.Reason = protocol.ReasonRefused
+		return &call{field: field}, e
+	}
+	fields := map[string]json.RawMessage{}
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &fields); err != nil {
+			return bad("", "the arguments must be an object with action and its params: %v", err)
+		}
+	}
+	rawType, ok := fields["action"]
+	if !ok {
+		return bad("action", "action is required: one of %s", s.actionList())
+	}
+	var typ protocol.ActionType
+	if err := json.Unmarshal(rawType, &typ); err != nil {
+		return bad("action", "action must be a string: one of %s", s.actionList())
+	}
+	if !slices.Contains(s.actions, typ) {
+		if _, known := protocol.ActionSpecs[typ]; known && s.o.ReadOnly {
+			return bad("action", "%s is not available: this server only reads (bua mcp --read-only); it offers %s", typ, s.actionList())
+		}
+		return bad("action", "action %q is not an action: one of %s", typ, s.actionList())
+	}
+	params := toolParams()[typ]
+	obj := map[string]json.RawMessage{"type": rawType}
+	for k, v := range fields {
+		if k == "action" {
+			continue
+		}
+		if !slices.Contains(params, k) {
+			if len(params) == 0 {
+				return bad(k, "%s takes no params, got %s", typ, k)
+			}
+			return bad(k, "%s takes no param %s: its params are %s", typ, k, strings.Join(params, ", "))
+		}
+		if string(v) == "null" {
+			continue // a client that sends every property, unset ones as null
+		}
+		obj[k] = v
+	}
+	if typ == protocol.ActionHandoff {
+		// The tool's handoff is the whole of it: hand over, wait, take
+		// back (handoff.Wait); its first message is a request.
+		obj["state"] = json.RawMessage(`"requested"`)
+	}
+	if typ == protocol.ActionUpload {
+		files, perr := s.uploadFiles(obj["files"])
+		if perr != nil {
+			return &call{field: "files"}, perr
+		}
+		if files != nil {
+			obj["files"] = files
+		}
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return bad("", "the arguments do not encode: %v", err)
+	}
+	if perr := protocol.ValidateAction(raw); perr != nil {
+		field, msg := schemaField(perr)
+		return bad(field, "bad arguments for %s: %s", typ, msg)
+	}
+	c := &call{}
+	if err := json.Unmarshal(raw, &c.action); err != nil {
+		return bad("", "the arguments do not fit %s: %v", typ, err)
+	}
+	return c, nil
+}
+
+// schemaField names the argument a schema failure is about, and the
+// failure in the tool's words: the schema's path is the protocol's
+// (action.url; action.type for the action itself).
+func schemaField(e *protocol.Error) (field, msg string) {
+	if e.Schema == nil {
+		return "", e.Message
+	}
+	field = strings.TrimPrefix(strings.TrimPrefix(e.Schema.Path, "action"), ".")
+	switch {
+	case field == "type":
+		field = "action"
+	case field == "" && e.Schema.Missing != "":
+		return e.Schema.Missing, fmt.Sprintf("%s is required", e.Schema.Missing)
+	}
+	if field == "" {
+		return "", e.Schema.Reason
+	}
+	return field, field + ": " + e.Schema.Reason
+}
+
+// actionList is the actions this server offers, comma-separated.
+func (s *Server) actionList() string {
+	names := make([]string, len(s.actions))
+	for i, a := range s.actions {
+		names[i] = string(a)
+	}
+	return strings.Join(names, ", ")
+}

@@ -159,6 +159,48 @@ func TestRunCommand_BridgeUnavailable(t *testing.T) {
 	}
 }
 
+// TestRunCommand_HintsAsTheCLI: a flow's error gets the hint the same
+// action's would get from the CLI (hintFor, by code and reason), in its
+// progress and in its reports, not the contract's generic one.
+func TestRunCommand_HintsAsTheCLI(t *testing.T) {
+	refused := &protocol.Error{Code: protocol.CodeInternalError, Message: "navigation failed: net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
+	withRequester(t, runnertest.New().On(protocol.ActionNavigate, func(context.Context, protocol.Action) (any, *protocol.Error) {
+		e := *refused
+		return nil, &e
+	}), nil)
+	dir := t.TempDir()
+	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://127.0.0.1:9/\n")
+	js := filepath.Join(dir, "report.json")
+	env, out, errb := testEnv()
+	if code := run(context.Background(), []string{"bua", "run", f, "--report", "json=" + js}, env); code != exitFailure {
+		t.Fatalf("exit = %d, want %d\n%s\n%s", code, exitFailure, out, errb)
+	}
+	want := hintFor(refused)
+	if !strings.Contains(want, "the page could not be loaded") {
+		t.Fatalf("hintFor(refused) = %q: the test wants the CLI's net:: hint", want)
+	}
+	if !strings.Contains(out.String(), "hint: "+want) || strings.Contains(out.String(), "failed unexpectedly") {
+		t.Errorf("progress does not give the CLI's hint %q:\n%s", want, out)
+	}
+	var rep struct {
+		Flows []struct {
+			Hint  string `json:"hint"`
+			Steps []struct {
+				Error struct {
+					Hint string `json:"hint"`
+				} `json:"error"`
+			} `json:"steps"`
+		} `json:"flows"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Flows) != 1 || rep.Flows[0].Hint != want || len(rep.Flows[0].Steps) != 1 || rep.Flows[0].Steps[0].Error.Hint != want {
+		t.Errorf("json report's hints are not the CLI's %q:\n%s", want, b)
+	}
+}
+
 func TestRunCommand_DryRun(t *testing.T) {
 	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()

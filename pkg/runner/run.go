@@ -93,6 +93,11 @@ type Runner struct {
 	// suite's JSON report then carries it as exitCode (suite and flows).
 	// The runner itself speaks only in statuses.
 	ExitCode func(Status) int
+	// Hint, when set, is the next step shown under a protocol error in
+	// progress and reports: the CLI passes its own (cmd/bua/hints.go, by
+	// code and reason), so a flow's error reads as the same command's would.
+	// Nil uses the error contract's hint for the code (protocol.Lookup).
+	Hint func(*protocol.Error) string
 }
 
 func (r *Runner) now() time.Time {
@@ -284,11 +289,11 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 			err = protocol.Errorf(protocol.CodeTimeout, "step timed out after %s", m.Timeout)
 		}
 		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
-		rep.Error = errorInfo(err)
+		rep.Error = s.r.errorInfo(err)
 	}
 	rep.Status = classify(err)
 	if m.ContinueOnError && !terminal(err) && ctx.Err() == nil {
-		info := errorInfo(se.Err)
+		info := s.r.errorInfo(se.Err)
 		s.env["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
 		s.note("continued after error")
 		s.r.progressEnd(s, rep)
@@ -463,9 +468,7 @@ func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr 
 		rec.stoppedBy = stoppedByPerson(err)
 		var be *protocol.Error
 		if errors.As(err, &be) {
-			if info, ok := protocol.Lookup(be.Code); ok {
-				rec.Hint = info.Next
-			}
+			rec.Hint = r.hint(be)
 		}
 	}
 	return rec, started, err

@@ -201,6 +201,38 @@ func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 	}
 }
 
+// TestRunCommand_MissingFile: a flow file that does not exist is said once,
+// with no invented line:col, and with a hint (the nearest flow file of that
+// folder when the name is close); lint says the same.
+func TestRunCommand_MissingFile(t *testing.T) {
+	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
+	dir := t.TempDir()
+	writeFlow(t, dir, "login.yaml", "name: l\nsteps:\n  - log: hi\n")
+	for _, tc := range []struct{ name, file, hint string }{
+		{"Nope", filepath.Join(dir, "nope.yaml"), "hint: check the path"},
+		{"Misspelt", filepath.Join(dir, "logn.yaml"), "hint: did you mean " + filepath.Join(dir, "login.yaml") + "?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := tc.file + ": cannot read flow: no such file or directory"
+			env, out, errb := testEnv()
+			if code := run(context.Background(), []string{"bua", "run", tc.file}, env); code != exitUsage {
+				t.Fatalf("run: exit = %d, want %d\n%s\n%s", code, exitUsage, out, errb)
+			}
+			all := out.String() + errb.String()
+			if n := strings.Count(all, "cannot read flow"); n != 1 || !strings.Contains(all, msg) || !strings.Contains(all, tc.hint) || strings.Contains(all, ":1:1") {
+				t.Errorf("run says it %d times (want once, as %q with %q, no :1:1):\n%s", n, msg, tc.hint, all)
+			}
+			env, out, _ = testEnv()
+			if code := run(context.Background(), []string{"bua", "lint", tc.file}, env); code != exitUsage {
+				t.Fatalf("lint: exit = %d, want %d", code, exitUsage)
+			}
+			if want := msg + "\n" + tc.hint; !strings.HasPrefix(out.String(), want) {
+				t.Errorf("lint says\n%s\nwant it to start with\n%s", out, want)
+			}
+		})
+	}
+}
+
 func TestRunCommand_DryRun(t *testing.T) {
 	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()

@@ -120,7 +120,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 		if from != nil {
 			from("sub-flow file %s cannot be read: %v", path, unwrapPathError(err))
 		} else {
-			l.diags = append(l.diags, Diagnostic{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read flow: %v", unwrapPathError(err))})
+			l.diags = append(l.diags, unreadable(path, err))
 		}
 		return nil
 	}

@@ -567,7 +567,8 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 		return
 	}
 	line := fmt.Sprintf("%s %s %s (%s)", statusMark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
-	if rec.Error != "" {
+	// An invalid flow's error is its diagnostics, printed below: said once.
+	if rec.Error != "" && len(rec.Diagnostics) == 0 {
 		line += ": " + firstLine(rec.Error)
 	} else if rec.Flaky {
 		line += ", flaky: " + firstLine(rec.flakyNote())

@@ -256,6 +256,7 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 		case "serve":
 			if s := fs.str(v, "serve"); s != "" {
 				f.Serve = filepath.Join(f.Dir, s)
+				fs.checkServe(v, s)
 			}
 		case "steps":
 			steps = v

@@ -48,6 +48,12 @@ type Flow struct {
 	// envNames are every env.NAME any expression reads, so the runner can
 	// fill `env` from an injected Getenv.
 	envNames []string
+	// ownObstacles are the obstacles keys the file sets (nil: none), and
+	// ownTimeout and ownStepTimeout whether it sets timeout and
+	// defaults.timeout: run as a sub-flow, it keeps its caller's policy
+	// for each key it does not set (State.child).
+	ownObstacles               *ObstaclePolicy
+	ownTimeout, ownStepTimeout bool
 }
 
 // VarDef is one declared var and its default (which may interpolate env
@@ -232,6 +238,7 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 			}
 		case "timeout":
 			f.Timeout = fs.duration(v, "timeout")
+			f.ownTimeout = f.Timeout > 0
 		case "defaults":
 			if v.Kind != yaml.MappingNode {
 				fs.errf(v, "defaults: expected a mapping such as { timeout: 30s }, got %s", kindName(v))
@@ -243,9 +250,12 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 					continue
 				}
 				f.StepTimeout = fs.duration(dkv[1], "defaults.timeout")
+				f.ownStepTimeout = f.StepTimeout > 0
 			}
 		case "obstacles":
-			f.Obstacles = fs.obstacles(v, DefaultObstaclePolicy)
+			own := fs.obstacles(v, ObstaclePolicy{})
+			f.ownObstacles = &own
+			f.Obstacles = DefaultObstaclePolicy.override(&own)
 		case "dialogs":
 			switch d := fs.str(v, "dialogs"); d {
 			case DialogsAccept, DialogsDismiss, DialogsLeave:

@@ -136,6 +136,11 @@ type State struct {
 	// dialogs is the dialog policy in force (Dialogs*): the flow's own,
 	// else its caller's; "" leaves dialogs open.
 	dialogs string
+	// obstacles and stepTimeout are the obstacle policy and the step
+	// timeout (defaults.timeout) in force: a sub-flow keeps its caller's
+	// for each key it does not set itself (child).
+	obstacles   ObstaclePolicy
+	stepTimeout time.Duration
 }
 
 func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
@@ -157,6 +162,7 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 	}
 	s.cur = &StepReport{}
 	s.dialogs = f.Dialogs
+	s.obstacles, s.stepTimeout = f.Obstacles, f.StepTimeout
 	return s
 }
 
@@ -165,8 +171,15 @@ func (s *State) child(f *Flow, prefix string) *State {
 	c := newState(s.r, f, s.shared, s.rec)
 	c.prefix = prefix
 	c.depth = s.depth + 1
+	// A sub-flow keeps its caller's policies where it sets none of its own
+	// (README §Flow keys): a sign-in sub-flow run by a flow that continues
+	// past a login wall must not stop on the very page it is there to fill.
 	if c.dialogs == "" {
-		c.dialogs = s.dialogs // a sub-flow without its own policy keeps its caller's
+		c.dialogs = s.dialogs
+	}
+	c.obstacles = s.obstacles.override(f.ownObstacles)
+	if !f.ownStepTimeout {
+		c.stepTimeout = s.stepTimeout
 	}
 	c.cur = s.cur
 	return c
@@ -326,7 +339,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 		}
 	}
 	if timeout == 0 {
-		timeout = max(s.flow.StepTimeout, protocol.DefaultTimeout(a))
+		timeout = max(s.stepTimeout, protocol.DefaultTimeout(a))
 	}
 	actx, cancel := protocol.WithTimeout(ctx, timeout) // errors downstream state timeout
 	defer cancel()
@@ -360,7 +373,7 @@ func (s *State) runBody(ctx context.Context) error {
 		s.gatherEvidence(ctx, err)
 	}
 	// Hooks get time of their own: the flow's deadline may be what failed.
-	hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.flow.StepTimeout, time.Minute))
+	hookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.stepTimeout, time.Minute))
 	defer cancel()
 	if status == StatusFailed || status == StatusBlocked {
 		if herr := s.execSteps(hookCtx, s.flow.OnFailure, joinPath(s.prefix, "on_failure")); herr != nil {

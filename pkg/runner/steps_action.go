@@ -186,7 +186,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 }
 
 func (st *ActionStep) policy(s *State) ObstaclePolicy {
-	return s.flow.Obstacles.override(st.Obstacles)
+	return s.obstacles.override(st.Obstacles)
 }
 
 // extractOrigin is how an `as` name got its extract result, so the

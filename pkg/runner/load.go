@@ -90,6 +90,12 @@ type fileScope struct {
 	defined map[string]bool
 	allAs   map[string]int // every as name in the file -> line
 	envs    map[string]bool
+	// vars are the var names set: steps assigned or expressions tested so
+	// far; allVars every name under vars:, allSets every name a set: step
+	// assigns, with its line (load_vars.go).
+	vars    map[string]bool
+	allVars []string
+	allSets map[string]int
 }
 
 func (fs *fileScope) errf(n *yaml.Node, format string, args ...any) {
@@ -160,6 +166,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 		return nil
 	}
 	collectAs(root, fs.allAs)
+	fs.scanVars(root)
 	f := &Flow{File: path, Dir: filepath.Dir(path), Timeout: DefaultFlowTimeout, StepTimeout: DefaultStepTimeout, Obstacles: DefaultObstaclePolicy}
 	fs.flow = f
 	fs.parseFlow(root)

@@ -82,6 +82,7 @@ func (fs *fileScope) compile(n *yaml.Node, src, what string) *Expr {
 	for _, name := range e.envNames {
 		fs.envs[name] = true
 	}
+	fs.checkVars(n, src, e, what)
 	return e
 }
 

@@ -182,3 +182,87 @@ func TestFlows_ExpectedFailureJUnit(t *testing.T) {
 		t.Errorf("screenshot %s is not a JPEG", arts[0])
 	}
 }
+
+// TestFlows_SubFlowInheritsPolicies: in real Chromium, a sign-in sub-flow
+// with no obstacles policy of its own (flows/selftest/sign-in.yaml) goes
+// through the login page, an auth wall, when its caller continues on high
+// verdicts; run alone, the same sub-flow stops on that page.
+func TestFlows_SubFlowInheritsPolicies(t *testing.T) {
+	out, code, rep, _ := runFlow(t, filepath.Join("selftest", "sign-in-inherits.yaml"))
+	if code != 0 || len(rep.Flows) != 1 || rep.Flows[0].Status != "passed" {
+		t.Fatalf("exit %d, want 0: the sub-flow did not keep its caller's obstacles policy\n%s", code, out)
+	}
+	var typed int
+	for _, st := range rep.Flows[0].Steps {
+		if strings.HasPrefix(st.Path, "1.run.") && st.Kind == "type" && st.Status == "passed" {
+			typed++
+		}
+	}
+	if typed != 2 {
+		t.Errorf("the sub-flow typed %d fields past the login wall, want 2\n%s", typed, out)
+	}
+	out, code, rep, _ = runFlow(t, filepath.Join("selftest", "sign-in.yaml"), "--serve", filepath.Join("..", "testdata", "sites"))
+	if code != 3 || rep.Flows[0].Obstacle == nil || rep.Flows[0].Obstacle.Type != "auth_wall" {
+		t.Errorf("sign-in.yaml alone: exit %d, want 3, blocked by the auth wall (the default policy)\n%s", code, out)
+	}
+}
+
+// TestFlows_SecretsMaskContentNotPaths: in real Chromium, a failing flow
+// whose secret ("pass") is part of its step's name attaches the evidence
+// bundle's real files in JUnit (Jenkins and GitLab open them), while the
+// secret stays masked in every message, in the report and in the bundle.
+func TestFlows_SecretsMaskContentNotPaths(t *testing.T) {
+	out, code, rep, dir := runFlow(t, filepath.Join("selftest", "secret-in-step-name.yaml"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 {
+		t.Fatalf("junit: %v\n%s", err, data)
+	}
+	c := suites.Suites[0].Cases[0]
+	var attached []string
+	for _, line := range strings.Split(c.SystemOut, "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "[[ATTACHMENT|"); ok {
+			attached = append(attached, strings.TrimSuffix(p, "]]"))
+		}
+	}
+	if len(attached) != 7 {
+		t.Fatalf("junit attaches %d files, want the bundle's 7:\n%s", len(attached), data)
+	}
+	for _, a := range attached {
+		if !strings.Contains(a, filepath.Join("password-reset", "4-password-reset")) {
+			t.Errorf("attachment %s: want the bundle dir as written, password-reset/4-password-reset", a)
+		}
+		if fi, err := os.Stat(a); err != nil || fi.Size() == 0 {
+			t.Errorf("junit attaches %s, which CI cannot open: %v", a, err)
+		}
+	}
+	var arts []string
+	for _, st := range rep.Flows[0].Steps {
+		arts = append(arts, st.Artifacts...)
+	}
+	if strings.Join(arts, "\n") != strings.Join(attached, "\n") {
+		t.Errorf("json artifacts %v, want the files junit attaches %v", arts, attached)
+	}
+	if c.Failure == nil || !strings.Contains(c.Failure.Message, "not the reset page for ***") {
+		t.Errorf("junit failure = %+v, want the secret masked in its message", c.Failure)
+	}
+	steps, _ := os.ReadFile(filepath.Join(filepath.Dir(attached[0]), "steps.json"))
+	if !strings.Contains(string(steps), `"text": "***"`) || strings.Contains(string(steps), `"text": "pass"`) {
+		t.Errorf("the bundle's step log does not mask the typed secret:\n%s", steps)
+	}
+}

@@ -126,7 +126,7 @@ func newRunCommand(env *Env) *cli.Command {
 			}
 			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
 				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env),
-				Retries: c.Int("retries"), FailOnFlaky: c.Bool("fail-on-flaky")}
+				Retries: c.Int("retries"), FailOnFlaky: c.Bool("fail-on-flaky"), Hint: hintFor}
 			for _, rep := range reports {
 				r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
 			}

@@ -255,6 +255,80 @@ func TestRunCommand_BridgeUnavailable(t *testing.T) {
 	}
 }
 
+// TestRunCommand_HintsAsTheCLI: a flow's error gets the hint the same
+// action's would get from the CLI (hintFor, by code and reason), in its
+// progress and in its reports, not the contract's generic one.
+func TestRunCommand_HintsAsTheCLI(t *testing.T) {
+	refused := &protocol.Error{Code: protocol.CodeInternalError, Message: "navigation failed: net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
+	withRequester(t, runnertest.New().On(protocol.ActionNavigate, func(context.Context, protocol.Action) (any, *protocol.Error) {
+		e := *refused
+		return nil, &e
+	}), nil)
+	dir := t.TempDir()
+	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://127.0.0.1:9/\n")
+	js := filepath.Join(dir, "report.json")
+	env, out, errb := testEnv()
+	if code := run(context.Background(), []string{"bua", "run", f, "--report", "json=" + js}, env); code != exitFailure {
+		t.Fatalf("exit = %d, want %d\n%s\n%s", code, exitFailure, out, errb)
+	}
+	want := hintFor(refused)
+	if !strings.Contains(want, "the page could not be loaded") {
+		t.Fatalf("hintFor(refused) = %q: the test wants the CLI's net:: hint", want)
+	}
+	if !strings.Contains(out.String(), "hint: "+want) || strings.Contains(out.String(), "failed unexpectedly") {
+		t.Errorf("progress does not give the CLI's hint %q:\n%s", want, out)
+	}
+	var rep struct {
+		Flows []struct {
+			Hint  string `json:"hint"`
+			Steps []struct {
+				Error struct {
+					Hint string `json:"hint"`
+				} `json:"error"`
+			} `json:"steps"`
+		} `json:"flows"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Flows) != 1 || rep.Flows[0].Hint != want || len(rep.Flows[0].Steps) != 1 || rep.Flows[0].Steps[0].Error.Hint != want {
+		t.Errorf("json report's hints are not the CLI's %q:\n%s", want, b)
+	}
+}
+
+// TestRunCommand_MissingFile: a flow file that does not exist is said once,
+// with no invented line:col, and with a hint (the nearest flow file of that
+// folder when the name is close); lint says the same.
+func TestRunCommand_MissingFile(t *testing.T) {
+	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
+	dir := t.TempDir()
+	writeFlow(t, dir, "login.yaml", "name: l\nsteps:\n  - log: hi\n")
+	for _, tc := range []struct{ name, file, hint string }{
+		{"Nope", filepath.Join(dir, "nope.yaml"), "hint: check the path"},
+		{"Misspelt", filepath.Join(dir, "logn.yaml"), "hint: did you mean " + filepath.Join(dir, "login.yaml") + "?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := tc.file + ": cannot read flow: no such file or directory"
+			env, out, errb := testEnv()
+			if code := run(context.Background(), []string{"bua", "run", tc.file}, env); code != exitUsage {
+				t.Fatalf("run: exit = %d, want %d\n%s\n%s", code, exitUsage, out, errb)
+			}
+			all := out.String() + errb.String()
+			if n := strings.Count(all, "cannot read flow"); n != 1 || !strings.Contains(all, msg) || !strings.Contains(all, tc.hint) || strings.Contains(all, ":1:1") {
+				t.Errorf("run says it %d times (want once, as %q with %q, no :1:1):\n%s", n, msg, tc.hint, all)
+			}
+			env, out, _ = testEnv()
+			if code := run(context.Background(), []string{"bua", "lint", tc.file}, env); code != exitUsage {
+				t.Fatalf("lint: exit = %d, want %d", code, exitUsage)
+			}
+			if want := msg + "\n" + tc.hint; !strings.HasPrefix(out.String(), want) {
+				t.Errorf("lint says\n%s\nwant it to start with\n%s", out, want)
+			}
+		})
+	}
+}
+
 func TestRunCommand_DryRun(t *testing.T) {
 	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()

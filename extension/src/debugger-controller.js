@@ -692,7 +692,8 @@ export function createDebuggerController(opts) {
       return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
     });
     let stopWatch = () => {};
-    const races = [withDeadline(work, budget.remaining(), action.type, timers)];
+    const ms = budget.remaining();
+    const races = [work];
     if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
@@ -707,7 +708,9 @@ export function createDebuggerController(opts) {
     }
     let finished = false;
     try {
-      const result = await abortable(Promise.race(races), budget.signal);
+      // One deadline over the work and the dialog watch, so its timer goes
+      // when either ends the action, or the signal does.
+      const result = await withDeadline(Promise.race(races), ms, action.type, timers, budget.signal);
       finished = true;
       return result;
     } finally {

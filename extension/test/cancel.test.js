@@ -12,7 +12,7 @@ import { createDebuggerController } from "../src/debugger-controller.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { BridgeError, CancelledError } from "../src/lib/errors.js";
-import { abortable, sleep } from "../src/lib/cdp.js";
+import { abortable, sleep, withDeadline } from "../src/lib/cdp.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { initValidator, parseMessage } from "../src/validator.js";
 import { createFakeApi, createFakeTimers } from "./helpers/fake-chrome.js";
@@ -57,6 +57,24 @@ test("sleep and abortable reject with the signal's reason the moment it aborts",
   assert.throws(() => b.check(), (e) => e === why);
   assert.equal(b.withSignal(undefined).signal, undefined);
   assert.doesNotThrow(() => budgetFor({ type: "wait_for" }).check(), "no signal never aborts");
+});
+
+test("withDeadline's timer goes the moment its wait ends: p settles, or the signal aborts", async () => {
+  const timers = createFakeTimers();
+  assert.equal(await withDeadline(Promise.resolve(1), 60000, "read", timers), 1);
+  assert.deepEqual(timers.list(), [], "settled: no timer left");
+  const ac = new AbortController();
+  const why = new CancelledError("stop");
+  const w = withDeadline(never(), 60000, "read", timers, ac.signal);
+  assert.equal(timers.list().length, 1);
+  ac.abort(why);
+  assert.equal((await settledWithin(w, 50)).error, why);
+  assert.deepEqual(timers.list(), [], "aborted: no timer left armed for the rest of its 60 s");
+  const late = withDeadline(never(), 5, "read", timers);
+  timers.fire(timers.list()[0].id);
+  const out = await settledWithin(late, 50);
+  assertCode(out, "timeout");
+  assert.match(out.error.message, /^read did not finish within 5 ms$/);
 });
 
 // ---- ws-client ----
@@ -287,12 +305,14 @@ test("a debugger failure on a tab that is gone is tab_not_found", async () => {
 
 test("get_tabs and open_tab answer while an action hangs on a tab", async () => {
   const { d, tab } = await dispatcherWith(async () => never());
-  request(d, { type: "wait_for", selector: "#never", tabId: tab.id });
+  const hung = request(d, { type: "wait_for", selector: "#never", tabId: tab.id });
   await sleep(10);
   const tabs = await settledWithin(d.dispatch({ type: "get_tabs" }), 100);
   assert.ok(tabs.value.some((t) => t.tabId === tab.id));
   const opened = await settledWithin(d.dispatch({ type: "open_tab", url: "http://site.test/b" }), 500);
   assert.ok(Number.isInteger(opened.value.tabId));
+  hung.cancel(); // as the daemon would when its caller leaves: its watchdog goes with it
+  assert.ok((await settledWithin(hung.p, 50)).error instanceof CancelledError);
 });
 
 // ---- controller: inner loops stop on abort ----

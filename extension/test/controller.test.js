@@ -455,6 +455,45 @@ for (const managed of [true, false]) {
   });
 }
 
+test("an action a dialog or the caller ended leaves no timer armed behind it", async () => {
+  // Real timers, counted: the click's work never answers, and the deadline
+  // over it must go with the action, not 29 s later.
+  const armed = new Set();
+  const timers = {
+    setTimeout(fn, ms) {
+      const id = setTimeout(() => {
+        armed.delete(id);
+        fn();
+      }, ms);
+      armed.add(id);
+      return id;
+    },
+    clearTimeout(id) {
+      armed.delete(id);
+      clearTimeout(id);
+    },
+  };
+  const fake = fakeTab({
+    "Input.dispatchMouseEvent": (p) => {
+      if (p.type !== "mouseReleased") return {};
+      setTimeout(() => c.handleDebuggerEvent({ tabId: TAB }, "Page.javascriptDialogOpening", { type: "alert", message: "Hi" }), 1);
+      return new Promise(() => {});
+    },
+    "Input.dispatchKeyEvent": () => new Promise(() => {}),
+  });
+  const { c } = makeController(fake, { timers });
+  await c.run(TAB, { type: "extract" });
+  await rejectsWith(c.run(TAB, { type: "click", uid: "e0" }), "invalid_action", /it opened during click/);
+  assert.equal(armed.size, 0, "the dialog ended the click: its deadline goes too");
+  await c.run(TAB, { type: "handle_dialog", accept: true });
+  const ac = new AbortController();
+  const press = c.run(TAB, { type: "press_key", key: "a" }, budgetFor({ type: "press_key" }, 30000, Date.now(), ac.signal));
+  await new Promise((r) => setTimeout(r, 20));
+  ac.abort(new BridgeError(ErrorCodes.TIMEOUT, "stopped by the test"));
+  await rejectsWith(press, "timeout", /stopped by the test/);
+  assert.equal(armed.size, 0, "the caller's abort ended the press: its deadline goes too");
+});
+
 test("handle_dialog answers a prompt with its text, and with no dialog open is invalid_action", async () => {
   const fake = fakeTab();
   const { c } = makeController(fake);

@@ -88,11 +88,11 @@ type Daemon struct {
 	// gate caps the extension port's unauthenticated connections
 	// (gate.go); freed wakes an accept loop that waits out a lack of
 	// descriptors when a connection closes (accept.go).
-	logs  *logLimiter
-	gate  *gate
-	freed waker
-	owners       *tabOwners   // agents' tabs (owners.go)
-	agents       atomic.Int32 // link connections of agents (owners), which keep the daemon from idling out
+	logs   *logLimiter
+	gate   *gate
+	freed  waker
+	owners *tabOwners   // agents' tabs (owners.go)
+	agents atomic.Int32 // link connections of agents (owners), which keep the daemon from idling out
 
 	port         int
 	addr         string

@@ -160,12 +160,7 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	_ = ws.SetWriteDeadline(time.Time{})
 	c := newConn(ws, kind, *h, d.log, d.onEvent)
 	d.log.Info("extension connected", "kind", kind, "clientVersion", clipInput(h.ClientVersion))
-	if d.pool.Conn(Selection(kind)) != nil {
-		d.markReplaced(kind) // the older one stops reconnecting: replaced.go
-	} else {
-		d.clearReplaced(kind)
-	}
-	d.pool.Attach(c)
+	d.attach(c) // replaced.go
 }
 
 // rejectWS sends a reject saying msg, then closes ws with code.

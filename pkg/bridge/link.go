@@ -284,12 +284,14 @@ func (d *Daemon) status() Status {
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
 		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(d.cfg.Dirs),
 		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
-		Runtime: readRuntimeStats(), Replaced: d.replacedSince(),
+		Runtime: readRuntimeStats(),
 	}
+	conns := d.pool.Conns() // one read for Connections and Replaced alike
+	s.Replaced = d.replacedSince(conns)
 	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
 	s.UserPaired = tok != ""
 	s.Connections = []ConnStatus{}
-	for _, c := range d.pool.Conns() {
+	for _, c := range conns {
 		n := c.InFlight()
 		s.InFlight += n
 		s.Connections = append(s.Connections, ConnStatus{

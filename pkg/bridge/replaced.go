@@ -14,27 +14,31 @@ import (
 // shows it, and a request fails at once with the way out instead of
 // waiting for a browser that will never say hello.
 
-// markReplaced records that a connection of kind is being replaced now.
-func (d *Daemon) markReplaced(kind Kind) {
+// attach makes c its pairing's connection, recording whether it replaced
+// one (the older one stops reconnecting) or found none (that pairing's
+// extension is back). The check and the attach are one step under
+// replacedMu: two hellos of one pairing at once must not both find the
+// pool empty, or the one replaced would go unrecorded.
+func (d *Daemon) attach(c *Conn) {
 	d.replacedMu.Lock()
 	defer d.replacedMu.Unlock()
-	if d.replaced == nil {
-		d.replaced = make(map[Kind]time.Time)
+	if d.pool.Conn(Selection(c.Kind)) != nil {
+		if d.replaced == nil {
+			d.replaced = make(map[Kind]time.Time)
+		}
+		d.replaced[c.Kind] = time.Now()
+	} else {
+		delete(d.replaced, c.Kind)
 	}
-	d.replaced[kind] = time.Now()
-}
-
-// clearReplaced forgets a replacement: a connection of kind arrived with
-// none to replace, so that pairing's extension is back.
-func (d *Daemon) clearReplaced(kind Kind) {
-	d.replacedMu.Lock()
-	defer d.replacedMu.Unlock()
-	delete(d.replaced, kind)
+	d.pool.Attach(c)
 }
 
 // replacedSince lists the pairings whose extension was replaced and has
-// not connected since, for Status.
-func (d *Daemon) replacedSince() map[Kind]time.Time {
+// no connection among conns, the pool's connections as the caller read
+// them. Status reads the pool once for both its Connections and its
+// Replaced, so the two agree: read twice, a replacement that closed in
+// between showed in neither.
+func (d *Daemon) replacedSince(conns []*Conn) map[Kind]time.Time {
 	d.replacedMu.Lock()
 	defer d.replacedMu.Unlock()
 	if len(d.replaced) == 0 {
@@ -42,9 +46,10 @@ func (d *Daemon) replacedSince() map[Kind]time.Time {
 	}
 	out := make(map[Kind]time.Time, len(d.replaced))
 	for k, at := range d.replaced {
-		if d.pool.Conn(Selection(k)) == nil {
-			out[k] = at
-		}
+		out[k] = at
+	}
+	for _, c := range conns {
+		delete(out, c.Kind)
 	}
 	return out
 }
@@ -53,7 +58,7 @@ func (d *Daemon) replacedSince() map[Kind]time.Time {
 // whose extension was replaced and has not come back, else nil. A managed
 // browser launched after the replacement is a new extension: it counts.
 func (d *Daemon) replacedError(sel Selection) *protocol.Error {
-	gone := d.replacedSince()
+	gone := d.replacedSince(d.pool.Conns())
 	if at, ok := gone[KindManaged]; ok && sel != SelectUser {
 		if m := d.managed.status(d.cfg.Dirs); m.Running && m.StartedAt.Before(at) {
 			return protocol.Errorf(protocol.CodeBridgeUnavailable,

@@ -141,7 +141,6 @@ type ElementChanges struct {
 	Removed []string  `json:"removed"`
 }
 
-
 // Cut reports whether the element list holds fewer elements than the page has.
 func (r ExtractResult) Cut() bool { return r.ElementsTotal > len(r.Elements) }
 

@@ -1,38 +1,88 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bua-dev/bua/internal/nearest"
 )
 
 // Diagnostic is one problem found while loading a flow, hcl-style: where it
-// is (File, 1-based Line and Col of the YAML node), what is wrong and what is
-// expected (Msg), and for expressions expr's caret Snippet.
+// is (File, 1-based Line and Col of the YAML node; both 0 when the problem
+// has no place in the file, as for a file that cannot be read), what is
+// wrong and what is expected (Msg), for expressions expr's caret Snippet,
+// and a Hint when the next step is not plain from the message.
 //
 // A Warning is a finding that does not stop the flow from loading (a
 // repeat of more than lintMaxPasses): `bua lint` prints it and exits 0.
 type Diagnostic struct {
 	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
 	Msg     string `json:"message"`
 	Snippet string `json:"snippet,omitempty"`
 	Warning bool   `json:"warning,omitempty"`
+	Hint    string `json:"hint,omitempty"`
 }
 
-// String formats d as `file:line:col: msg` (`file:line:col: warning: msg`
-// for a warning), followed by the snippet lines when there is one.
+// String formats d as `file:line:col: msg` (`file: msg` without a
+// position; `warning: msg` for a warning), followed by the snippet lines
+// and a `hint:` line when there are.
 func (d Diagnostic) String() string {
 	msg := d.Msg
 	if d.Warning {
 		msg = "warning: " + msg
 	}
 	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, msg)
+	if d.Line == 0 {
+		s = d.File + ": " + msg
+	}
 	if d.Snippet != "" {
 		s += strings.TrimRight(d.Snippet, "\n")
 	}
+	if d.Hint != "" {
+		s += "\nhint: " + d.Hint
+	}
 	return s
+}
+
+// unreadable is the diagnostic of a flow file named on the command line
+// that cannot be read. Nothing of it was read, so it names no line; a
+// missing file's hint names the flow file of that folder its name is
+// nearest to, when one is close.
+func unreadable(path string, err error) Diagnostic {
+	d := Diagnostic{File: path, Msg: fmt.Sprintf("cannot read flow: %v", unwrapPathError(err))}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.Hint = "check the path: bua run and bua lint take flow files, globs and folders, relative to the current directory"
+		if near := nearestFlow(path); near != "" {
+			d.Hint = "did you mean " + near + "?"
+		}
+	case errors.Is(err, fs.ErrPermission):
+		d.Hint = "bua may not read it: check the file's permissions"
+	}
+	return d
+}
+
+// nearestFlow is the .yaml or .yml file in path's folder whose name is
+// nearest to path's, or "".
+func nearestFlow(path string) string {
+	dir, base := filepath.Split(path)
+	var names []string
+	for _, pat := range []string{"*.yaml", "*.yml"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range m {
+			names = append(names, filepath.Base(f))
+		}
+	}
+	if w := nearest.Word(base, names, max(2, len(base)/4)); w != "" {
+		return filepath.Join(dir, w)
+	}
+	return ""
 }
 
 // Diagnostics is every problem of one load, in file then position order.

@@ -630,7 +630,7 @@ func UID(result any, role, nameRegex string) (string, error) {
 		if result == nil {
 			return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/: there is no extract result to search (extract first, with `as`)", role, nameRegex)
 		}
-		return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract%s", role, nameRegex, n, cutNote(result, n))
+		return "", protocol.Errorf(protocol.CodeElementNotFound, "no %s named /%s/ among the %d elements of the extract%s%s", role, nameRegex, n, missDetail(result, role, nameRegex), cutNote(result, n))
 	}
 	uid, _ := el["uid"].(string)
 	return uid, nil

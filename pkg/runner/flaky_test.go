@@ -35,6 +35,17 @@ func stoppedByUser(context.Context, protocol.Action) (any, *protocol.Error) {
 // TestRun_FlowRetries: --retries reruns a flow only for failures a rerun
 // may fix (the error contract's retry meanings), marks one that passes
 // later flaky, keeps every failed run, and --fail-on-flaky fails it.
+// TestRun_ServeErrorNotRerun: a folder to serve that cannot be served when
+// the flow runs (--serve: the loader checks a flow's own serve:) fails the
+// flow once, without a rerun.
+func TestRun_ServeErrorNotRerun(t *testing.T) {
+	r := &Runner{Requester: runnertest.New(), Retries: 2, Serve: filepath.Join(t.TempDir(), "missing-folder")}
+	s, _ := runSuite(t, r, map[string]string{"f.yaml": "name: f\nsteps:\n  - click: \"#go\"\n"}, "f.yaml")
+	if rec := s.Flows[0]; rec.Status != StatusFailed || rec.Attempts != 1 || len(rec.FailedAttempts) != 0 || !strings.Contains(rec.Error, "missing-folder") {
+		t.Fatalf("status %s, attempts %d, %d failed attempts; want failed once, naming the folder (error %q)", rec.Status, rec.Attempts, len(rec.FailedAttempts), rec.Error)
+	}
+}
+
 func TestRun_FlowRetries(t *testing.T) {
 	const clickFlow = "name: f\nsteps:\n  - click: \"#go\"\nfinally:\n  - log: cleanup\n"
 	fail := func(code protocol.ErrorCode) runnertest.Handler { return runnertest.Fail(code, "attempt failed") }
@@ -64,7 +75,6 @@ func TestRun_FlowRetries(t *testing.T) {
 		{"BridgeUnavailableNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeBridgeUnavailable)), 2, false, StatusUnavailable, 1, false},
 		{"PersonStoppedNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, stoppedByUser), 2, false, StatusFailed, 1, false},
 		{"ObstacleNotRerun", "name: f\nsteps:\n  - extract: {}\n", runnertest.New().On(protocol.ActionExtract, runnertest.Result(highWall)), 2, false, StatusBlocked, 1, false},
-		{"ServeErrorNotRerun", "name: f\nserve: missing-folder\nsteps:\n  - click: \"#go\"\n", runnertest.New(), 2, false, StatusFailed, 1, false},
 		{"FlakyStep", "name: f\nsteps:\n  - click: \"#go\"\n    retry: { attempts: 3, on: [timeout] }\n",
 			runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, false, StatusPassed, 1, true},
 		{"FlakyStepFailOnFlaky", "name: f\nsteps:\n  - click: \"#go\"\n    retry: { attempts: 3, on: [timeout] }\n",

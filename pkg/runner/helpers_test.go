@@ -63,5 +63,5 @@ func ExampleUID_cut() {
 	_, err := UID(cut, "searchbox", "Search")
 	fmt.Println(err.(*protocol.Error).Message)
 	// Output:
-	// no searchbox named /Search/ among the 3 elements of the extract (this extract lists 3 of 412 elements: pass maxElements or a selector)
+	// no searchbox named /Search/ among the 3 elements of the extract, which has no searchbox; the roles it has: button (2), textbox (1) (this extract lists 3 of 412 elements: pass maxElements or a selector)
 }

@@ -53,6 +53,12 @@ type Flow struct {
 	// envNames are every env.NAME any expression reads, so the runner can
 	// fill `env` from an injected Getenv.
 	envNames []string
+	// ownObstacles are the obstacles keys the file sets (nil: none), and
+	// ownTimeout and ownStepTimeout whether it sets timeout and
+	// defaults.timeout: run as a sub-flow, it keeps its caller's policy
+	// for each key it does not set (State.child).
+	ownObstacles               *ObstaclePolicy
+	ownTimeout, ownStepTimeout bool
 }
 
 // VarDef is one declared var and its default (which may interpolate env
@@ -92,6 +98,12 @@ type fileScope struct {
 	defined map[string]bool
 	allAs   map[string]int // every as name in the file -> line
 	envs    map[string]bool
+	// vars are the var names set: steps assigned or expressions tested so
+	// far; allVars every name under vars:, allSets every name a set: step
+	// assigns, with its line (load_vars.go).
+	vars    map[string]bool
+	allVars []string
+	allSets map[string]int
 }
 
 func (fs *fileScope) errf(n *yaml.Node, format string, args ...any) {
@@ -134,7 +146,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 		if from != nil {
 			from("sub-flow file %s cannot be read: %v", path, unwrapPathError(err))
 		} else {
-			l.diags = append(l.diags, Diagnostic{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("cannot read flow: %v", unwrapPathError(err))})
+			l.diags = append(l.diags, unreadable(path, err))
 		}
 		return nil
 	}
@@ -168,6 +180,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 		return nil
 	}
 	collectAs(root, fs.allAs)
+	fs.scanVars(root)
 	f := &Flow{File: path, Dir: filepath.Dir(path), Timeout: DefaultFlowTimeout, StepTimeout: DefaultStepTimeout, Obstacles: DefaultObstaclePolicy}
 	fs.flow = f
 	fs.parseFlow(root)
@@ -272,6 +285,7 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 			}
 		case "timeout":
 			f.Timeout = fs.duration(v, "timeout")
+			f.ownTimeout = f.Timeout > 0
 		case "defaults":
 			if v.Kind != yaml.MappingNode {
 				fs.errf(v, "defaults: expected a mapping such as { timeout: 30s }, got %s", kindName(v))
@@ -283,9 +297,12 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 					continue
 				}
 				f.StepTimeout = fs.duration(dkv[1], "defaults.timeout")
+				f.ownStepTimeout = f.StepTimeout > 0
 			}
 		case "obstacles":
-			f.Obstacles = fs.obstacles(v, DefaultObstaclePolicy)
+			own := fs.obstacles(v, ObstaclePolicy{})
+			f.ownObstacles = &own
+			f.Obstacles = DefaultObstaclePolicy.override(&own)
 		case "dialogs":
 			switch d := fs.str(v, "dialogs"); d {
 			case DialogsAccept, DialogsDismiss, DialogsLeave:
@@ -296,6 +313,7 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 		case "serve":
 			if s := fs.str(v, "serve"); s != "" {
 				f.Serve = filepath.Join(f.Dir, s)
+				fs.checkServe(v, s)
 			}
 		case "steps":
 			steps = v

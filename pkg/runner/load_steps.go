@@ -296,6 +296,7 @@ func (fs *fileScope) setStep(meta StepMeta, v *yaml.Node) Step {
 		}
 		st.Names = append(st.Names, kv[0].Value)
 		st.Values = append(st.Values, t)
+		fs.markVar(kv[0].Value) // assigned in order: the next value may read it
 	}
 	return st
 }

@@ -83,6 +83,7 @@ func (fs *fileScope) compile(n *yaml.Node, src, what string) *Expr {
 		fs.envs[name] = true
 	}
 	e.Pos = fs.pos(n)
+	fs.checkVars(n, src, e, what)
 	return e
 }
 

@@ -15,25 +15,33 @@ import (
 
 // ErrorInfo is an error as reports show it: a protocol code when there is
 // one (else "assertion", "fail", "obstacle" or "error"), the message and
-// the contract's hint.
+// the hint (Runner.hint).
 type ErrorInfo struct {
 	Code    protocol.ErrorCode `json:"code"`
 	Message string             `json:"message"`
 	Hint    string             `json:"hint,omitempty"`
 }
 
-func errorInfo(err error) *ErrorInfo {
+// hint is the next step for a protocol error: Runner.Hint's when set (the
+// CLI's, by code and reason), else the error contract's for the code.
+func (r *Runner) hint(be *protocol.Error) string {
+	if r.Hint != nil {
+		return r.Hint(be)
+	}
+	if c, ok := protocol.Lookup(be.Code); ok {
+		return c.Next
+	}
+	return ""
+}
+
+func (r *Runner) errorInfo(err error) *ErrorInfo {
 	var be *protocol.Error
 	var ae *AssertionError
 	var fe *FailError
 	var oe *ObstacleError
 	switch {
 	case errors.As(err, &be):
-		info := &ErrorInfo{Code: be.Code, Message: be.Message}
-		if c, ok := protocol.Lookup(be.Code); ok {
-			info.Hint = c.Next
-		}
-		return info
+		return &ErrorInfo{Code: be.Code, Message: be.Message, Hint: r.hint(be)}
 	case errors.As(err, &ae):
 		return &ErrorInfo{Code: "assertion", Message: strings.TrimPrefix(ae.Error(), "assertion failed: ")}
 	case errors.As(err, &fe):
@@ -397,15 +405,20 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 		for _, st := range f.Steps {
 			out = append(out, st.Evidence.junitLines()...)
 		}
+		for i := range out {
+			out[i] = f.masker.Mask(out[i])
+		}
 		// The bundle's files, one per line in the convention Jenkins'
-		// JUnit Attachments plugin and GitLab read.
+		// JUnit Attachments plugin and GitLab read. Paths bua wrote are
+		// never masked: a secret that is also part of a step's name would
+		// otherwise point CI at a file that does not exist.
 		for _, st := range f.Steps {
 			for _, a := range st.Artifacts {
 				out = append(out, "[[ATTACHMENT|"+a+"]]")
 			}
 		}
 		if len(out) > 0 {
-			c.SystemOut = &junitText{f.masker.Mask(strings.Join(out, "\n"))}
+			c.SystemOut = &junitText{strings.Join(out, "\n")}
 		}
 		js.Cases = append(js.Cases, c)
 	}

@@ -101,6 +101,11 @@ type Runner struct {
 	// suite's JSON report then carries it as exitCode (suite and flows).
 	// The runner itself speaks only in statuses.
 	ExitCode func(Status) int
+	// Hint, when set, is the next step shown under a protocol error in
+	// progress and reports: the CLI passes its own (cmd/bua/hints.go, by
+	// code and reason), so a flow's error reads as the same command's would.
+	// Nil uses the error contract's hint for the code (protocol.Lookup).
+	Hint func(*protocol.Error) string
 }
 
 func (r *Runner) now() time.Time {
@@ -158,6 +163,11 @@ type State struct {
 	// budget is the running expression's size account (budget.go), in
 	// env as budgetKey.
 	budget evalBudget
+	// obstacles and stepTimeout are the obstacle policy and the step
+	// timeout (defaults.timeout) in force: a sub-flow keeps its caller's
+	// for each key it does not set itself (child).
+	obstacles   ObstaclePolicy
+	stepTimeout time.Duration
 }
 
 func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
@@ -181,6 +191,7 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 	}
 	s.cur = &StepReport{}
 	s.dialogs = f.Dialogs
+	s.obstacles, s.stepTimeout = f.Obstacles, f.StepTimeout
 	return s
 }
 
@@ -189,8 +200,15 @@ func (s *State) child(f *Flow, prefix string) *State {
 	c := newState(s.r, f, s.shared, s.rec)
 	c.prefix = prefix
 	c.depth = s.depth + 1
+	// A sub-flow keeps its caller's policies where it sets none of its own
+	// (README §Flow keys): a sign-in sub-flow run by a flow that continues
+	// past a login wall must not stop on the very page it is there to fill.
 	if c.dialogs == "" {
-		c.dialogs = s.dialogs // a sub-flow without its own policy keeps its caller's
+		c.dialogs = s.dialogs
+	}
+	c.obstacles = s.obstacles.override(f.ownObstacles)
+	if !f.ownStepTimeout {
+		c.stepTimeout = s.stepTimeout
 	}
 	c.cur = s.cur
 	c.unlisted = s.unlisted
@@ -321,11 +339,11 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 			err = context.Cause(stepCtx) // the step's own timeout (a sleep's), not the flow's
 		}
 		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
-		rep.Error = errorInfo(err)
+		rep.Error = s.r.errorInfo(err)
 	}
 	rep.Status = classify(err)
 	if m.ContinueOnError && !terminal(err) && ctx.Err() == nil {
-		info := errorInfo(se.Err)
+		info := s.r.errorInfo(se.Err)
 		s.env["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
 		s.note("continued after error")
 		s.r.progressEnd(s, rep)
@@ -370,7 +388,7 @@ func (s *State) request(ctx context.Context, a protocol.Action, timeout time.Dur
 		}
 	}
 	if timeout == 0 {
-		timeout = max(s.flow.StepTimeout, protocol.DefaultTimeout(a))
+		timeout = max(s.stepTimeout, protocol.DefaultTimeout(a))
 	}
 	actx, cancel := protocol.WithTimeout(ctx, timeout) // errors downstream state timeout
 	defer cancel()
@@ -408,7 +426,7 @@ func (s *State) runBody(ctx context.Context) error {
 		s.gatherEvidence(ctx, err)
 	}
 	// Hooks get time of their own: the flow's deadline may be what failed.
-	hookCtx, cancel := context.WithTimeout(s.shared.runCtx(), max(s.flow.StepTimeout, time.Minute))
+	hookCtx, cancel := context.WithTimeout(s.shared.runCtx(), max(s.stepTimeout, time.Minute))
 	defer cancel()
 	if status == StatusFailed || status == StatusBlocked {
 		if herr := s.execSteps(hookCtx, s.flow.OnFailure, joinPath(s.prefix, "on_failure")); herr != nil {
@@ -522,9 +540,7 @@ func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr 
 		rec.stoppedBy = stoppedByPerson(err)
 		var be *protocol.Error
 		if errors.As(err, &be) {
-			if info, ok := protocol.Lookup(be.Code); ok {
-				rec.Hint = info.Next
-			}
+			rec.Hint = r.hint(be)
 		}
 	}
 	return rec, started, err
@@ -635,7 +651,8 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 		return
 	}
 	line := fmt.Sprintf("%s %s %s (%s)", r.mark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
-	if rec.Error != "" {
+	// An invalid flow's error is its diagnostics, printed below: said once.
+	if rec.Error != "" && len(rec.Diagnostics) == 0 {
 		line += ": " + firstLine(rec.Error)
 	} else if rec.Flaky {
 		line += ", flaky: " + firstLine(rec.flakyNote())

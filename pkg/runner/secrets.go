@@ -10,7 +10,10 @@ import (
 const Mask = "***"
 
 // Masker replaces secret values with Mask: vars listed under `secrets`, and
-// env values typed by a type action. Safe for concurrent use.
+// env values typed by a type action. It masks content (values, messages,
+// page text), never the paths bua itself writes (the evidence bundle's
+// files): a secret such as "pass" inside a step's name would otherwise turn
+// a real path into one that does not exist. Safe for concurrent use.
 type Masker struct {
 	mu   sync.Mutex
 	vals []string

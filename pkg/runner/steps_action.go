@@ -186,7 +186,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 }
 
 func (st *ActionStep) policy(s *State) ObstaclePolicy {
-	return s.flow.Obstacles.override(st.Obstacles)
+	return s.obstacles.override(st.Obstacles)
 }
 
 // extractOrigin is how an `as` name got its extract result, so the
@@ -267,7 +267,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		}
 		if retries > 0 && st.Retry.allows(be.Code) && ctx.Err() == nil {
 			retries--
-			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *errorInfo(be)})
+			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *s.r.errorInfo(be)})
 			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
 			if err := ctxtime.Sleep(ctx, delay); err != nil {
 				return be

@@ -137,8 +137,10 @@ func (st *SetStep) Run(ctx context.Context, s *State) error {
 
 // RunStep runs a sub-flow (Path relative to the calling file) with its
 // vars overridden by With. It shares the caller's current tab; its `as`
-// names stay inside. Its result, for the caller's `as`, is the sub-flow's
-// `last`.
+// names stay inside. It keeps the caller's obstacles, defaults.timeout and
+// dialogs policies where it sets none (State.child), and its own timeout,
+// when it sets one, bounds it within the caller's. Its result, for the
+// caller's `as`, is the sub-flow's `last`.
 type RunStep struct {
 	StepMeta
 	Path       string
@@ -160,6 +162,12 @@ func (st *RunStep) Run(ctx context.Context, s *State) error {
 	sub := s.child(st.Sub, s.cur.Path+".run")
 	if err := sub.initVars(with, nil); err != nil {
 		return err
+	}
+	if st.Sub.ownTimeout {
+		// Its own timeout bounds it; without one, the caller's does.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, st.Sub.Timeout, fmt.Errorf("sub-flow %s timeout %s exceeded", st.Path, st.Sub.Timeout))
+		defer cancel()
 	}
 	err := sub.runBody(ctx)
 	s.setResult(sub.last)

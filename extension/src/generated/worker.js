@@ -645,8 +645,11 @@ function abortable(p, signal) {
 }
 
 // withDeadline settles with p, or rejects with a timeout BridgeError after
-// ms. It cannot cancel p; callers that can abort the work do so on their own.
-function withDeadline(p, ms, what, timers = globalThis) {
+// ms, or with signal's reason the moment it aborts (as abortable). It cannot
+// cancel p; callers that can abort the work do so on their own. Its timer
+// goes the moment the wait ends, whichever way: a wait the caller stopped
+// waiting for must not keep a timer armed for the rest of its ms.
+function withDeadline(p, ms, what, timers = globalThis, signal = undefined) {
   let timer;
   const expiry = new Promise((_, reject) => {
     timer = timers.setTimeout(
@@ -654,7 +657,7 @@ function withDeadline(p, ms, what, timers = globalThis) {
       ms,
     );
   });
-  return Promise.race([p, expiry]).finally(() => timers.clearTimeout(timer));
+  return abortable(Promise.race([p, expiry]), signal).finally(() => timers.clearTimeout(timer));
 }
 
 function notFound(message) {
@@ -2725,7 +2728,7 @@ async function withDownload(ctx, action, what, act) {
   try {
     const result = await act();
     const wait = Math.max(1, ctx.budget.inner());
-    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis).catch((e) => {
+    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
       if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
       throw e;
     });
@@ -7263,7 +7266,8 @@ function createDebuggerController(opts) {
       return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
     });
     let stopWatch = () => {};
-    const races = [withDeadline(work, budget.remaining(), action.type, timers)];
+    const ms = budget.remaining();
+    const races = [work];
     if (!answers) {
       // A dialog raised by this very action blocks the renderer, so the
       // pending CDP call would never answer: fail now instead of hanging.
@@ -7278,7 +7282,9 @@ function createDebuggerController(opts) {
     }
     let finished = false;
     try {
-      const result = await abortable(Promise.race(races), budget.signal);
+      // One deadline over the work and the dialog watch, so its timer goes
+      // when either ends the action, or the signal does.
+      const result = await withDeadline(Promise.race(races), ms, action.type, timers, budget.signal);
       finished = true;
       return result;
     } finally {

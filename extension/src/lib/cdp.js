@@ -69,8 +69,11 @@ export function abortable(p, signal) {
 }
 
 // withDeadline settles with p, or rejects with a timeout BridgeError after
-// ms. It cannot cancel p; callers that can abort the work do so on their own.
-export function withDeadline(p, ms, what, timers = globalThis) {
+// ms, or with signal's reason the moment it aborts (as abortable). It cannot
+// cancel p; callers that can abort the work do so on their own. Its timer
+// goes the moment the wait ends, whichever way: a wait the caller stopped
+// waiting for must not keep a timer armed for the rest of its ms.
+export function withDeadline(p, ms, what, timers = globalThis, signal = undefined) {
   let timer;
   const expiry = new Promise((_, reject) => {
     timer = timers.setTimeout(
@@ -78,7 +81,7 @@ export function withDeadline(p, ms, what, timers = globalThis) {
       ms,
     );
   });
-  return Promise.race([p, expiry]).finally(() => timers.clearTimeout(timer));
+  return abortable(Promise.race([p, expiry]), signal).finally(() => timers.clearTimeout(timer));
 }
 
 export function notFound(message) {

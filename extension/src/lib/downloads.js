@@ -23,7 +23,7 @@ export async function withDownload(ctx, action, what, act) {
   try {
     const result = await act();
     const wait = Math.max(1, ctx.budget.inner());
-    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis).catch((e) => {
+    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
       if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
       throw e;
     });

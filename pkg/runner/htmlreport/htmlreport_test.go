@@ -171,3 +171,50 @@ func TestWrite_SelfContained(t *testing.T) {
 		t.Error("the passed flow is not shown folded")
 	}
 }
+
+// TestWrite_FromJSON: a run's JSON report read back (runner.ReadJSONFile,
+// as `bua report merge` reads a shard's) gives the same page as the run
+// itself: every flow, step and flaky mark from the JSON, and the failed
+// step's screenshot, console, requests and values from its evidence
+// bundle.
+func TestWrite_FromJSON(t *testing.T) {
+	s, dir := suite(t)
+	var want bytes.Buffer
+	if err := htmlreport.Write(&want, s); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "report.json")
+	var js bytes.Buffer
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, warnings, err := runner.ReadJSONFile(path)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("ReadJSONFile: %v %q", err, warnings)
+	}
+	var got bytes.Buffer
+	if err := htmlreport.Write(&got, read); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("the page from the JSON report differs from the run's:\n%s", firstDiff(got.String(), want.String()))
+	}
+	if !strings.Contains(got.String(), `<img class="screenshot" src="data:image/jpeg;base64,/9j/4AAQSkZJRg=="`) {
+		t.Error("the page from the JSON report has no screenshot")
+	}
+}
+
+// firstDiff shows where a and b first differ, a few lines around.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		if i >= len(al) || i >= len(bl) || al[i] != bl[i] {
+			lo := max(0, i-2)
+			return "got:\n" + strings.Join(al[lo:min(len(al), i+3)], "\n") + "\nwant:\n" + strings.Join(bl[lo:min(len(bl), i+3)], "\n")
+		}
+	}
+	return ""
+}

@@ -47,8 +47,9 @@ type MergeOptions struct {
 //   - it started when the first input started and lasted until the last
 //     ended (the wall time of the sharded run); it is interrupted when an
 //     input was, and its Problems are the inputs' (prefixed with their
-//     Source), plus a shard of I/N that no input holds and inputs of
-//     different N: flows that are not in the report, so that Exit fails;
+//     Source); MissingShards are the shards of the inputs' I/N splits
+//     that no input ran (a job that failed before its upload), whose
+//     flows the report cannot have, so that Exit fails;
 //   - Shards lists the inputs by shard (a merged input's own Shards, so
 //     merging merged reports again loses nothing).
 //
@@ -104,7 +105,7 @@ func Merge(inputs []*SuiteReport, opt MergeOptions) (*SuiteReport, []string, err
 		return a.Name < b.Name
 	})
 	sort.SliceStable(out.Shards, func(i, j int) bool { return shardIndex(out.Shards[i].Shard) < shardIndex(out.Shards[j].Shard) })
-	out.Problems = append(out.Problems, missingShards(out.Shards)...)
+	out.MissingShards = missingShards(out.Shards)
 	return out, versionWarnings(out.Shards), nil
 }
 
@@ -129,9 +130,9 @@ func shardIndex(shard string) int {
 	return n*1000 + i
 }
 
-// missingShards says which shards of an I/N split no input holds, and
-// when the inputs come from splits of different N: either way flows of
-// the suite are not in the merged report.
+// missingShards are the shards of the inputs' I/N splits ("3/4") that no
+// input ran: their flows are not in the merged report. Inputs of
+// different N leave shards of each split missing.
 func missingShards(shards []ShardInfo) []string {
 	have := map[int]map[int]bool{} // N -> I
 	var ns []int
@@ -148,17 +149,10 @@ func missingShards(shards []ShardInfo) []string {
 	}
 	sort.Ints(ns)
 	var out []string
-	if len(ns) > 1 {
-		var splits []string
-		for _, n := range ns {
-			splits = append(splits, fmt.Sprintf("/%d", n))
-		}
-		out = append(out, "the shards come from different splits ("+strings.Join(splits, ", ")+"): run every job with the same N in --shard I/N")
-	}
 	for _, n := range ns {
 		for i := 1; i <= n; i++ {
 			if !have[n][i] {
-				out = append(out, fmt.Sprintf("shard %d/%d: no report among the inputs, so its flows are missing (did its job fail before it uploaded the report?)", i, n))
+				out = append(out, fmt.Sprintf("%d/%d", i, n))
 			}
 		}
 	}

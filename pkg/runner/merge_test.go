@@ -169,8 +169,8 @@ func TestMerge_Golden(t *testing.T) {
 	if got, want := m.SummaryLine(), "4 passed (2 flaky), 2 failed, 0 skipped in 7.6s"; got != want {
 		t.Errorf("SummaryLine = %q, want %q", got, want)
 	}
-	if m.Status() != StatusInvalid || m.Exit() != 2 || len(m.Problems) != 0 {
-		t.Errorf("status %s exit %d problems %q, want invalid, 2 (e_broken) and none", m.Status(), m.Exit(), m.Problems)
+	if m.Status() != StatusInvalid || m.Exit() != 2 || len(m.Problems) != 0 || len(m.MissingShards) != 0 {
+		t.Errorf("status %s exit %d problems %q missing %q, want invalid, 2 (e_broken) and none", m.Status(), m.Exit(), m.Problems, m.MissingShards)
 	}
 	if len(m.Shards) != 3 || m.Shards[0].Shard != "1/3" || m.Shards[2].Host != "ci-3" || m.Shards[2].Flows != 2 {
 		t.Errorf("shards %+v, want the three inputs by shard", m.Shards)
@@ -269,8 +269,8 @@ func TestMerge_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Problems) != 1 || !strings.Contains(first.Problems[0], "shard 3/3: no report among the inputs") {
-		t.Errorf("problems %q, want shard 3/3 missing", first.Problems)
+	if strings.Join(first.MissingShards, " ") != "3/3" || !strings.HasSuffix(first.SummaryLine(), ", shard 3/3 missing") {
+		t.Errorf("missing shards %q (%s), want 3/3", first.MissingShards, first.SummaryLine())
 	}
 	first.ExitCode = testExit
 	if first.Exit() != 2 {
@@ -291,7 +291,9 @@ func TestMerge_RoundTrip(t *testing.T) {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("%v %q", err, warnings)
 	}
-	again.Problems = nil // the missing shard comes now
+	if strings.Join(again.MissingShards, " ") != "3/3" {
+		t.Errorf("read back, missing shards %q, want 3/3", again.MissingShards)
+	}
 	all, _, err := Merge(append([]*SuiteReport{again}, readShards(t, 3)...), MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -312,8 +314,8 @@ func TestMerge_RoundTrip(t *testing.T) {
 			t.Errorf("merging a merged report again differs from one merge:\n%s", firstDiff(x.String(), y.String()))
 		}
 	}
-	if len(all.Shards) != 3 || all.Shards[0].Shard != "1/3" || all.Shards[2].Shard != "3/3" || len(all.Problems) != 0 {
-		t.Errorf("shards %+v problems %q, want the three inputs and no problem", all.Shards, all.Problems)
+	if len(all.Shards) != 3 || all.Shards[0].Shard != "1/3" || all.Shards[2].Shard != "3/3" || len(all.MissingShards) != 0 {
+		t.Errorf("shards %+v missing %q, want the three inputs and none missing", all.Shards, all.MissingShards)
 	}
 }
 
@@ -416,15 +418,8 @@ func TestMerge_Rules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{
-			"the shards come from different splits (/3, /4): run every job with the same N in --shard I/N",
-			"shard 3/3: no report among the inputs, so its flows are missing (did its job fail before it uploaded the report?)",
-			"shard 1/4: no report among the inputs, so its flows are missing (did its job fail before it uploaded the report?)",
-			"shard 2/4: no report among the inputs, so its flows are missing (did its job fail before it uploaded the report?)",
-			"shard 4/4: no report among the inputs, so its flows are missing (did its job fail before it uploaded the report?)",
-		}
-		if strings.Join(m.Problems, "\n") != strings.Join(want, "\n") {
-			t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(m.Problems, "\n"), strings.Join(want, "\n"))
+		if got := strings.Join(m.MissingShards, " "); got != "3/3 1/4 2/4 4/4" {
+			t.Errorf("missing shards %s, want 3/3 1/4 2/4 4/4", got)
 		}
 	})
 	t.Run("CarriedOver", func(t *testing.T) {

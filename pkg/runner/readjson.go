@@ -117,7 +117,7 @@ func ReadJSON(data []byte, file string) (*SuiteReport, error) {
 	if err := json.Unmarshal(data, &js); err != nil {
 		return nil, jsonError(data, file, err)
 	}
-	s := &SuiteReport{Started: js.Started, Duration: ms(js.DurationMs), Interrupted: js.Interrupted, Problems: js.Problems,
+	s := &SuiteReport{Started: js.Started, Duration: ms(js.DurationMs), Interrupted: js.Interrupted, Problems: js.Problems, MissingShards: js.MissingShards,
 		Bua: js.Bua, Host: js.Host, Shard: js.Shard, WorkDir: js.WorkDir, Shards: js.Shards, Source: file}
 	for i := range js.Flows {
 		f, err := js.Flows[i].flowReport(fmt.Sprintf("flows[%d]", i))

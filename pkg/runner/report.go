@@ -139,9 +139,13 @@ type SuiteReport struct {
 	Interrupted bool `json:"-"`
 	// Problems are the files the run could not write, each naming the path
 	// and the OS error: evidence bundles (--artifacts), then what the
-	// caller adds (the CLI's --report files); in a merged report also the
-	// shards it lacks (Merge). Any makes Exit fail.
+	// caller adds (the CLI's --report files); in a merged report, the
+	// inputs' too. Any makes Exit fail.
 	Problems []string `json:"-"`
+	// MissingShards are the shards ("3/4") of a merged report's I/N
+	// splits that none of its inputs ran (Merge): their flows are not in
+	// it, so Exit fails as for an invalid flow.
+	MissingShards []string `json:"-"`
 	// ExitCode is Runner.ExitCode: when set, WriteJSON adds each flow's
 	// and the suite's exit code (Exit). nil leaves exitCode out.
 	ExitCode func(Status) int `json:"-"`
@@ -166,13 +170,14 @@ type SuiteReport struct {
 
 // Exit is the run's exit code on ExitCode's scale (0 when ExitCode is
 // nil): its Status's, raised to an invalid flow's when a file could not
-// be written (Problems), so CI never takes a missing report for a pass.
+// be written (Problems) or a shard is missing (MissingShards), so CI
+// never takes a missing report for a pass.
 func (s *SuiteReport) Exit() int {
 	if s.ExitCode == nil {
 		return 0
 	}
 	code := s.ExitCode(s.Status())
-	if len(s.Problems) > 0 {
+	if len(s.Problems) > 0 || len(s.MissingShards) > 0 {
 		code = max(code, s.ExitCode(StatusInvalid))
 	}
 	return code
@@ -314,6 +319,7 @@ type jsonSuite struct {
 	ExitCode      *int        `json:"exitCode,omitempty"`
 	Interrupted   bool        `json:"interrupted,omitempty"`
 	Problems      []string    `json:"problems,omitempty"`
+	MissingShards []string    `json:"missingShards,omitempty"`
 	WorkDir       string      `json:"workDir,omitempty"`
 	Shards        []ShardInfo `json:"shards,omitempty"`
 	Flows         []jsonFlow  `json:"flows"`
@@ -327,7 +333,7 @@ type jsonSuite struct {
 func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	out := jsonSuite{ReportVersion: ReportVersion, Bua: s.Bua, Host: s.Host, Shard: s.Shard,
 		Started: s.Started, DurationMs: s.Duration.Milliseconds(), Status: s.Status(),
-		Interrupted: s.Interrupted, Problems: s.Problems, WorkDir: s.WorkDir, Shards: s.Shards, Flows: []jsonFlow{}}
+		Interrupted: s.Interrupted, Problems: s.Problems, MissingShards: s.MissingShards, WorkDir: s.WorkDir, Shards: s.Shards, Flows: []jsonFlow{}}
 	if s.ExitCode != nil {
 		code := s.Exit()
 		out.ExitCode = &code
@@ -503,6 +509,13 @@ func (s *SuiteReport) SummaryLine() string {
 	}
 	if n := len(s.Problems); n > 0 {
 		line += ", " + plural(n, "file") + " not written"
+	}
+	if n := len(s.MissingShards); n > 0 {
+		word := "shard "
+		if n > 1 {
+			word = "shards "
+		}
+		line += ", " + word + strings.Join(s.MissingShards, ", ") + " missing"
 	}
 	return line
 }

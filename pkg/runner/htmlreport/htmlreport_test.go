@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -217,4 +218,58 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return ""
+}
+
+// TestWrite_Merged: the page of three shard reports merged (the runner's
+// testdata/reports, as three CI jobs uploaded them) lists every flow in
+// file order with its shard, the shards in its header, and the failed
+// step's screenshot read from its shard's artifacts; compared with
+// testdata/merged.golden.html (go test -update rewrites it).
+func TestWrite_Merged(t *testing.T) {
+	var inputs []*runner.SuiteReport
+	for i := 1; i <= 3; i++ {
+		s, warnings, err := runner.ReadJSONFile(filepath.Join("..", "testdata", "reports", fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
+		if err != nil || len(warnings) > 0 {
+			t.Fatalf("shard %d: %v %q", i, err, warnings)
+		}
+		inputs = append(inputs, s)
+	}
+	m, _, err := runner.Merge(inputs, runner.MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	var flows []string
+	for _, m := range regexp.MustCompile(`<span class="name">([^<]*)</span> <span class="file">[^<]*</span> <span class="shard">shard (\d/3)</span>`).FindAllStringSubmatch(html, -1) {
+		flows = append(flows, m[1]+"@"+m[2])
+	}
+	if got, want := strings.Join(flows, " "), "Login@1/3 Cart@2/3 Checkout@3/3 Search@1/3 e_broken@2/3 Profile@3/3"; got != want {
+		t.Errorf("flows %s, want %s", got, want)
+	}
+	for _, want := range []string{
+		"<li>shard 1/3 on ci-1 (bua 0.1.0): 2 flows, passed, 1.4s (../testdata/reports/shard-1/report-1.json)</li>",
+		`<img class="screenshot" src="data:image/jpeg;base64,/9j/4AAQSkZJRg=="`,
+		`<li class="error err"><span class="at">`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	golden := filepath.Join("testdata", "merged.golden.html")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if html != string(want) {
+		t.Errorf("page differs from %s (go test -update rewrites it):\n%s", golden, firstDiff(html, string(want)))
+	}
 }

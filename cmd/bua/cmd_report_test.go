@@ -201,3 +201,26 @@ func TestReportMerge_Inputs(t *testing.T) {
 		t.Errorf("summary of a merge that lacks a shard:\n%s", r.stdout)
 	}
 }
+
+// TestCommandGroups: a command made of subcommands (report, browser,
+// extension) answers an unknown subcommand as a usage error, exit 2 (not
+// urfave/cli's help exit 3, which bua reserves for blocked), and alone
+// prints its help.
+func TestCommandGroups(t *testing.T) {
+	groups := 0
+	for _, cmd := range newApp(&Env{}).Commands {
+		if len(cmd.Subcommands) == 0 {
+			continue
+		}
+		groups++
+		if r := runCLI(t, nil, "", cmd.Name, "bogus"); r.code != 2 || r.stderr != `bua: unknown command "bogus": see `+"`bua "+cmd.Name+" --help`\n" {
+			t.Errorf("bua %s bogus: exit %d, stderr %q", cmd.Name, r.code, r.stderr)
+		}
+		if r := runCLI(t, nil, "", cmd.Name); r.code != 0 || !strings.Contains(r.stdout, "COMMANDS:") {
+			t.Errorf("bua %s: exit %d\n%s", cmd.Name, r.code, r.stdout)
+		}
+	}
+	if groups < 3 {
+		t.Errorf("%d commands with subcommands, want report, browser and extension at least", groups)
+	}
+}

@@ -350,9 +350,12 @@ func TestReadJSON_BadInput(t *testing.T) {
 		{"StepsNotArray", "{\"reportVersion\": 1,\n \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"passed\", \"steps\": {}}]}", "in.json:2:73: flows.steps is a JSON object, want an array"},
 		{"NoFile", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"status\": \"passed\", \"steps\": []}]}", "in.json: flows[0] has no file"},
 		{"UnknownStatus", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"green\", \"steps\": []}]}", "in.json: flows[0] (a.yaml): unknown status \"green\""},
+		{"TooLarge", "{\"reportVersion\": 1, \"flows\": []}" + strings.Repeat(" ", 2<<20), "in.json: 2 MiB: larger than any bua report (at most 1 MiB are read)"},
 		{"UnknownStepStatus", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"passed\", \"failedAttempts\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"failed\", \"steps\": [{\"status\": \"ok\"}]}]}]}", "in.json: flows[0].failedAttempts[0].steps[0] (a.yaml): unknown status \"ok\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			defer func(n int64) { maxReportBytes = n }(maxReportBytes)
+			maxReportBytes = 1 << 20
 			dir := t.TempDir()
 			t.Chdir(dir)
 			path := "missing.json"

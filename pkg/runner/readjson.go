@@ -39,6 +39,11 @@ func (e *ReportError) Error() string {
 	return e.File + ": " + e.Msg
 }
 
+// maxReportBytes caps the JSON report ReadJSONFile reads whole: a run's
+// report keeps at most 1,000 steps a flow with large values elided, so a
+// bigger file is something else given by mistake.
+var maxReportBytes int64 = 512 << 20
+
 // hintReportJSON is what to give `bua report merge` instead.
 const hintReportJSON = "give the JSON reports that `bua run --report json=FILE` writes (one per shard)"
 
@@ -52,6 +57,9 @@ const hintReportJSON = "give the JSON reports that `bua run --report json=FILE` 
 // the returned warnings name them, and the report says what the JSON
 // says.
 func ReadJSONFile(path string) (*SuiteReport, []string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxReportBytes {
+		return nil, nil, &ReportError{File: path, Msg: fmt.Sprintf("%d MiB: larger than any bua report (at most %d MiB are read)", fi.Size()>>20, maxReportBytes>>20), Hint: hintReportJSON}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := err.Error()

@@ -77,6 +77,16 @@ func newApp(env *Env) *cli.App {
 	for _, f := range registry {
 		cmd := f(env)
 		addGlobalFlags(cmd)
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			// As for the app: without an Action, urfave/cli answers `bua
+			// browser bogus` with its help's exit code 3 ("blocked").
+			cmd.Action = func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageError(fmt.Sprintf("unknown command %q: see `%s`", c.Args().First(), helpCommand(c)))
+				}
+				return cli.ShowSubcommandHelp(c)
+			}
+		}
 		app.Commands = append(app.Commands, cmd)
 	}
 	sort.SliceStable(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })

@@ -152,6 +152,10 @@ func newRunCommand(env *Env) *cli.Command {
 			ctx, cancel := commandContext(c)
 			defer cancel()
 			suite := r.RunSuite(ctx, files)
+			suite.Bua, suite.Host = version, hostname()
+			if i, n, err := parseShard(c.String("shard")); err == nil {
+				suite.Shard = fmt.Sprintf("%d/%d", i, n)
+			}
 			// The files first, so the summary's exit code counts one that
 			// could not be written; an interrupted run writes them too,
 			// with the flows so far.
@@ -282,13 +286,35 @@ func writeReport(kind, file string, suite *runner.SuiteReport) error {
 			case "html":
 				return htmlreport.Write(w, suite)
 			}
-			return suite.WriteJSON(w)
+			s := *suite
+			s.WorkDir = workDirFrom(file)
+			return s.WriteJSON(w)
 		})
 	}
 	if err != nil {
 		return fmt.Errorf("%s report %s: %s", kind, file, safewrite.Cause(file, err))
 	}
 	return nil
+}
+
+// workDirFrom is the current directory as seen from the folder of the
+// report file, slash-separated ("." or ".."): a JSON report records it
+// (runner.SuiteReport.WorkDir) so relative artifact paths resolve beside
+// it on the machine that merges it. "" when it cannot be worked out.
+func workDirFrom(file string) string {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(dir, wd)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // dryRun prints every flow's plan; invalid flows print their diagnostics

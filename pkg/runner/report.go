@@ -60,7 +60,7 @@ type StepReport struct {
 	Kind     string        `json:"kind"`
 	File     string        `json:"file"`
 	Line     int           `json:"line"`
-	Depth    int           `json:"-"`
+	Depth    int           `json:"depth,omitempty"`
 	Status   Status        `json:"status"`
 	Duration time.Duration `json:"-"`
 	// Params are the action's params after interpolation.
@@ -104,7 +104,7 @@ type FlowReport struct {
 	Duration time.Duration `json:"-"`
 	Error    string        `json:"error,omitempty"`
 	// Reason is the cause alone, without the step's location.
-	Reason string `json:"-"`
+	Reason string `json:"reason,omitempty"`
 	Hint   string `json:"hint,omitempty"`
 	// FailedStep and FailedLine name the step that failed the flow.
 	FailedStep  string         `json:"failedStep,omitempty"`
@@ -120,7 +120,10 @@ type FlowReport struct {
 	// flaky step (flaky.go).
 	Attempts int `json:"attempts,omitempty"`
 	// Tags are the flow's `tags`.
-	Tags           []string      `json:"tags,omitempty"`
+	Tags []string `json:"tags,omitempty"`
+	// Shard is the --shard I/N of the run that ran the flow, set by Merge
+	// (merge.go) in a merged report; "" otherwise.
+	Shard          string        `json:"shard,omitempty"`
 	FailedAttempts []*FlowReport `json:"-"`
 	Flaky          bool          `json:"-"`
 
@@ -144,22 +147,45 @@ type SuiteReport struct {
 	Interrupted bool `json:"-"`
 	// Problems are the files the run could not write, each naming the path
 	// and the OS error: evidence bundles (--artifacts), then what the
-	// caller adds (the CLI's --report files). Any makes Exit fail.
+	// caller adds (the CLI's --report files); in a merged report, the
+	// inputs' too. Any makes Exit fail.
 	Problems []string `json:"-"`
+	// MissingShards are the shards ("3/4") of a merged report's I/N
+	// splits that none of its inputs ran (Merge): their flows are not in
+	// it, so Exit fails as for an invalid flow.
+	MissingShards []string `json:"-"`
 	// ExitCode is Runner.ExitCode: when set, WriteJSON adds each flow's
 	// and the suite's exit code (Exit). nil leaves exitCode out.
 	ExitCode func(Status) int `json:"-"`
+
+	// Bua, Host and Shard say which run wrote the report, so that the
+	// reports of several shards can be merged (merge.go): the bua version,
+	// the machine's host name and --shard's "I/N" ("" when not sharded).
+	// The CLI sets them; the runner does not know them.
+	Bua, Host, Shard string `json:"-"`
+	// WorkDir is the run's working directory relative to the directory of
+	// the JSON report being written, slash-separated ("." or ".."):
+	// relative artifact paths start there, so a merge on another machine
+	// finds them beside the report (ReadJSONFile). The CLI sets it for each
+	// JSON file it writes; "" (stdout) means the report's own directory.
+	WorkDir string `json:"-"`
+	// Shards are a merged report's inputs (Merge); nil for a run.
+	Shards []ShardInfo `json:"-"`
+	// Source is the JSON file the report was read from (ReadJSONFile), for
+	// messages; "" for a run.
+	Source string `json:"-"`
 }
 
 // Exit is the run's exit code on ExitCode's scale (0 when ExitCode is
 // nil): its Status's, raised to an invalid flow's when a file could not
-// be written (Problems), so CI never takes a missing report for a pass.
+// be written (Problems) or a shard is missing (MissingShards), so CI
+// never takes a missing report for a pass.
 func (s *SuiteReport) Exit() int {
 	if s.ExitCode == nil {
 		return 0
 	}
 	code := s.ExitCode(s.Status())
-	if len(s.Problems) > 0 {
+	if len(s.Problems) > 0 || len(s.MissingShards) > 0 {
 		code = max(code, s.ExitCode(StatusInvalid))
 	}
 	return code
@@ -288,19 +314,34 @@ func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
 	return jf
 }
 
+// jsonSuite is SuiteReport's JSON form, written by WriteJSON and read by
+// ReadJSON: the one definition of the format (ReportVersion).
+type jsonSuite struct {
+	ReportVersion int         `json:"reportVersion"`
+	Status        Status      `json:"status"`
+	Bua           string      `json:"bua,omitempty"`
+	Host          string      `json:"host,omitempty"`
+	Shard         string      `json:"shard,omitempty"`
+	Started       time.Time   `json:"started"`
+	DurationMs    int64       `json:"durationMs"`
+	ExitCode      *int        `json:"exitCode,omitempty"`
+	Interrupted   bool        `json:"interrupted,omitempty"`
+	Problems      []string    `json:"problems,omitempty"`
+	MissingShards []string    `json:"missingShards,omitempty"`
+	WorkDir       string      `json:"workDir,omitempty"`
+	Shards        []ShardInfo `json:"shards,omitempty"`
+	Flows         []jsonFlow  `json:"flows"`
+}
+
 // WriteJSON writes the suite with every step: params after interpolation,
 // results with large fields elided, errors and durations (ms), each flow's
 // status and, when ExitCode is set, the suite's and each flow's exit code.
-// Secrets are masked.
+// Secrets are masked. reportVersion, bua, host, shard and workDir let
+// ReadJSON and Merge read it back, on another machine too.
 func (s *SuiteReport) WriteJSON(w io.Writer) error {
-	out := struct {
-		Started     time.Time  `json:"started"`
-		DurationMs  int64      `json:"durationMs"`
-		ExitCode    *int       `json:"exitCode,omitempty"`
-		Interrupted bool       `json:"interrupted,omitempty"`
-		Problems    []string   `json:"problems,omitempty"`
-		Flows       []jsonFlow `json:"flows"`
-	}{Started: s.Started, DurationMs: s.Duration.Milliseconds(), Interrupted: s.Interrupted, Problems: s.Problems, Flows: []jsonFlow{}}
+	out := jsonSuite{ReportVersion: ReportVersion, Bua: s.Bua, Host: s.Host, Shard: s.Shard,
+		Started: s.Started, DurationMs: s.Duration.Milliseconds(), Status: s.Status(),
+		Interrupted: s.Interrupted, Problems: s.Problems, MissingShards: s.MissingShards, WorkDir: s.WorkDir, Shards: s.Shards, Flows: []jsonFlow{}}
 	if s.ExitCode != nil {
 		code := s.Exit()
 		out.ExitCode = &code
@@ -481,6 +522,13 @@ func (s *SuiteReport) SummaryLine() string {
 	}
 	if n := len(s.Problems); n > 0 {
 		line += ", " + plural(n, "file") + " not written"
+	}
+	if n := len(s.MissingShards); n > 0 {
+		word := "shard "
+		if n > 1 {
+			word = "shards "
+		}
+		line += ", " + word + strings.Join(s.MissingShards, ", ") + " missing"
 	}
 	return line
 }

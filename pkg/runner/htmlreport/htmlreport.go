@@ -42,11 +42,15 @@ type view struct {
 	Passed   int
 	Failed   int
 	Skipped  int
-	Flows    []flowView
+	// Shards describe a merged report's inputs, one line each (the shard,
+	// its machine, bua version, outcome and file); none for a run.
+	Shards []string
+	Flows  []flowView
 }
 
 type flowView struct {
 	Name, File, Status, Duration string
+	Shard                        string // the shard that ran it, in a merged report
 	Error, Hint                  string
 	// Flaky marks a flow that passed after a failed run or a retried step
 	// (FlowReport.Flaky); the page shows a badge. EarlierRuns are the
@@ -104,14 +108,39 @@ func newView(s *runner.SuiteReport) view {
 	p, f, sk := s.Counts()
 	v := view{Started: s.Started.UTC().Format(time.RFC3339), Duration: dur(s.Duration), Summary: s.SummaryLine(),
 		Status: string(s.Status()), Passed: p, Failed: f, Skipped: sk}
+	for _, sh := range s.Shards {
+		v.Shards = append(v.Shards, shardLine(sh))
+	}
 	for _, fr := range s.Flows {
 		v.Flows = append(v.Flows, newFlowView(fr))
 	}
 	return v
 }
 
+// shardLine is one input of a merged report: "shard 2/4 on ci-2 (bua
+// 0.1.0): 5 flows, failed, 1.2s (shards/report-2.json)".
+func shardLine(sh runner.ShardInfo) string {
+	var b strings.Builder
+	if sh.Shard != "" {
+		b.WriteString("shard " + sh.Shard)
+	} else {
+		b.WriteString("a run")
+	}
+	if sh.Host != "" {
+		b.WriteString(" on " + sh.Host)
+	}
+	if sh.Bua != "" {
+		b.WriteString(" (bua " + sh.Bua + ")")
+	}
+	fmt.Fprintf(&b, ": %d flows, %s, %s", sh.Flows, sh.Status, dur(time.Duration(sh.DurationMs)*time.Millisecond))
+	if sh.Report != "" {
+		b.WriteString(" (" + sh.Report + ")")
+	}
+	return b.String()
+}
+
 func newFlowView(f *runner.FlowReport) flowView {
-	fv := flowView{Name: f.Name, File: f.File, Status: string(f.Status), Duration: dur(f.Duration),
+	fv := flowView{Name: f.Name, File: f.File, Shard: f.Shard, Status: string(f.Status), Duration: dur(f.Duration),
 		Error: f.Mask(f.Error), Hint: f.Hint, Open: f.Status != runner.StatusPassed && f.Status != runner.StatusSkipped,
 		Diagnostics: f.Diagnostics.String(), Flaky: f.Flaky}
 	for i, a := range f.FailedAttempts {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -169,5 +170,106 @@ func TestWrite_SelfContained(t *testing.T) {
 	}
 	if !strings.Contains(html, `<details class="flow passed">`) {
 		t.Error("the passed flow is not shown folded")
+	}
+}
+
+// TestWrite_FromJSON: a run's JSON report read back (runner.ReadJSONFile,
+// as `bua report merge` reads a shard's) gives the same page as the run
+// itself: every flow, step and flaky mark from the JSON, and the failed
+// step's screenshot, console, requests and values from its evidence
+// bundle.
+func TestWrite_FromJSON(t *testing.T) {
+	s, dir := suite(t)
+	var want bytes.Buffer
+	if err := htmlreport.Write(&want, s); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "report.json")
+	var js bytes.Buffer
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, warnings, err := runner.ReadJSONFile(path)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("ReadJSONFile: %v %q", err, warnings)
+	}
+	var got bytes.Buffer
+	if err := htmlreport.Write(&got, read); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("the page from the JSON report differs from the run's:\n%s", firstDiff(got.String(), want.String()))
+	}
+	if !strings.Contains(got.String(), `<img class="screenshot" src="data:image/jpeg;base64,/9j/4AAQSkZJRg=="`) {
+		t.Error("the page from the JSON report has no screenshot")
+	}
+}
+
+// firstDiff shows where a and b first differ, a few lines around.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		if i >= len(al) || i >= len(bl) || al[i] != bl[i] {
+			lo := max(0, i-2)
+			return "got:\n" + strings.Join(al[lo:min(len(al), i+3)], "\n") + "\nwant:\n" + strings.Join(bl[lo:min(len(bl), i+3)], "\n")
+		}
+	}
+	return ""
+}
+
+// TestWrite_Merged: the page of three shard reports merged (the runner's
+// testdata/reports, as three CI jobs uploaded them) lists every flow in
+// file order with its shard, the shards in its header, and the failed
+// step's screenshot read from its shard's artifacts; compared with
+// testdata/merged.golden.html (go test -update rewrites it).
+func TestWrite_Merged(t *testing.T) {
+	var inputs []*runner.SuiteReport
+	for i := 1; i <= 3; i++ {
+		s, warnings, err := runner.ReadJSONFile(filepath.Join("..", "testdata", "reports", fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
+		if err != nil || len(warnings) > 0 {
+			t.Fatalf("shard %d: %v %q", i, err, warnings)
+		}
+		inputs = append(inputs, s)
+	}
+	m, _, err := runner.Merge(inputs, runner.MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	var flows []string
+	for _, m := range regexp.MustCompile(`<span class="name">([^<]*)</span> <span class="file">[^<]*</span> <span class="shard">shard (\d/3)</span>`).FindAllStringSubmatch(html, -1) {
+		flows = append(flows, m[1]+"@"+m[2])
+	}
+	if got, want := strings.Join(flows, " "), "Login@1/3 Cart@2/3 Checkout@3/3 Search@1/3 e_broken@2/3 Profile@3/3"; got != want {
+		t.Errorf("flows %s, want %s", got, want)
+	}
+	for _, want := range []string{
+		"<li>shard 1/3 on ci-1 (bua 0.1.0): 2 flows, passed, 1.4s (../testdata/reports/shard-1/report-1.json)</li>",
+		`<img class="screenshot" src="data:image/jpeg;base64,/9j/4AAQSkZJRg=="`,
+		`<li class="error err"><span class="at">`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	golden := filepath.Join("testdata", "merged.golden.html")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if html != string(want) {
+		t.Errorf("page differs from %s (go test -update rewrites it):\n%s", golden, firstDiff(html, string(want)))
 	}
 }

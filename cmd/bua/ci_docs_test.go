@@ -1,0 +1,421 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
+)
+
+// docs/ci.md's CI examples (GitHub Actions and GitLab CI) are files that
+// users copy, so they are checked as code: the workflow by actionlint,
+// both by a YAML parse, and every bua command in them by the real CLI's
+// flag parsing, with the paths the shards upload matched against what the
+// merge reads.
+
+const (
+	githubWorkflow = "../../docs/ci/github-actions.yml"
+	gitlabPipeline = "../../docs/ci/gitlab-ci.yml"
+	// actionlintModule is the linter, run with `go run` at a pinned
+	// version (the Go toolchain fetches and checks it once, then caches
+	// it), so it stays out of go.mod and out of bua's own build.
+	actionlintModule = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
+)
+
+// TestCIDocs_Mirrored: docs/ci.md shows each example file whole, so what
+// a reader copies from the page is what the tests check.
+func TestCIDocs_Mirrored(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{githubWorkflow, gitlabPipeline} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "```yaml\n"+string(b)+"```\n") {
+			t.Errorf("docs/ci.md does not show %s as it is: copy the file into its yaml block", filepath.Base(file))
+		}
+	}
+}
+
+// TestCIDocs_Actionlint runs actionlint on the GitHub Actions workflow
+// (shellcheck and pyflakes off: they are not on every machine, so the
+// result would depend on it), and on a copy with a mistake, which it must
+// report: a linter that finds nothing proves nothing.
+func TestCIDocs_Actionlint(t *testing.T) {
+	good, err := filepath.Abs(githubWorkflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "broken.yml")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(src), "needs: flows", "needs: flowz", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(file string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "run", actionlintModule, "-oneline", "-shellcheck=", "-pyflakes=", file)
+		cmd.Dir = t.TempDir() // outside this module: `go run pkg@version` alone decides the version
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := lint(good); err != nil || strings.TrimSpace(out) != "" {
+		t.Errorf("actionlint %s: %v\n%s", githubWorkflow, err, out)
+	}
+	out, err := lint(bad)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, `"flowz"`) {
+		t.Errorf("actionlint on a workflow that needs a job it lacks: %v\n%s\nwant exit 1 naming flowz", err, out)
+	}
+}
+
+// ghWorkflow is the part of a GitHub Actions workflow the checks read.
+type ghWorkflow struct {
+	Jobs map[string]struct {
+		Needs    any    `yaml:"needs"`
+		If       string `yaml:"if"`
+		Strategy struct {
+			FailFast *bool `yaml:"fail-fast"`
+			Matrix   struct {
+				Shard []int `yaml:"shard"`
+			} `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []ghStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+type ghStep struct {
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	If   string            `yaml:"if"`
+	With map[string]string `yaml:"with"`
+}
+
+// TestCIDocs_GitHubActions: the matrix runs shards 1..N of N with every
+// bua flag valid, each shard uploads its report and artifacts even when it
+// failed, and the merge job (after the matrix, even when it failed)
+// downloads them to where its `bua report merge` glob finds every report,
+// each beside its artifacts, and writes all three report kinds.
+func TestCIDocs_GitHubActions(t *testing.T) {
+	var wf ghWorkflow
+	readYAML(t, githubWorkflow, &wf)
+	flows, report := wf.Jobs["flows"], wf.Jobs["report"]
+	shards := flows.Strategy.Matrix.Shard
+	n := len(shards)
+	for i, s := range shards {
+		if s != i+1 {
+			t.Fatalf("matrix shard %v: want 1 to N", shards)
+		}
+	}
+	if n < 2 || flows.Strategy.FailFast == nil || *flows.Strategy.FailFast {
+		t.Errorf("matrix of %d shards, fail-fast %v: want several, and fail-fast false", n, flows.Strategy.FailFast)
+	}
+	runs := func(name string, steps []ghStep, sub func(string) string) [][]string {
+		var out [][]string
+		for _, st := range steps {
+			out = append(out, buaCommands(t, sub(st.Run))...)
+		}
+		return out
+	}
+	var uploads []string // what each shard's job uploads, as download-artifact lays it out
+	for i := 1; i <= n; i++ {
+		sub := func(s string) string { return strings.ReplaceAll(s, "${{ matrix.shard }}", fmt.Sprint(i)) }
+		cmds := runs("flows", flows.Steps, sub)
+		if len(cmds) != 1 {
+			t.Fatalf("shard %d runs %d bua commands, want one bua run: %q", i, len(cmds), cmds)
+		}
+		c := parseCLI(t, cmds[0], "run")
+		if got, want := c.String("shard"), fmt.Sprintf("%d/%d", i, n); got != want {
+			t.Errorf("shard %d runs --shard %s, want %s", i, got, want)
+		}
+		reportFile, art := reportOf(t, c, "json"), c.String("artifacts")
+		if reportFile == "" || art == "" || filepath.IsAbs(art) {
+			t.Fatalf("shard %d: --report json=%q --artifacts %q: want a JSON report and a relative artifacts folder", i, reportFile, art)
+		}
+		up := stepUsing(t, flows.Steps, "actions/upload-artifact@")
+		if !strings.Contains(up.If, "!cancelled()") && !strings.Contains(up.If, "always()") {
+			t.Errorf("the shard's upload runs if %q: want it also after a failed run (!cancelled())", up.If)
+		}
+		paths := strings.Fields(sub(up.With["path"]))
+		if !contains(paths, reportFile) || !contains(paths, art+"/") {
+			t.Errorf("shard %d uploads %q, want %s and %s/ (the report beside its artifacts)", i, paths, reportFile, art)
+		}
+		uploads = append(uploads, sub(up.With["name"])+":"+reportFile)
+	}
+
+	if needs := fmt.Sprint(report.Needs); needs != "flows" && needs != "[flows]" {
+		t.Errorf("the merge job needs %v, want the flows matrix", report.Needs)
+	}
+	if !strings.Contains(report.If, "!cancelled()") && !strings.Contains(report.If, "always()") {
+		t.Errorf("the merge job runs if %q: want it also when a shard failed", report.If)
+	}
+	down := stepUsing(t, report.Steps, "actions/download-artifact@")
+	if down.With["merge-multiple"] != "true" {
+		t.Fatalf("download-artifact with merge-multiple %q: the checks below assume true (every upload's files in one folder)", down.With["merge-multiple"])
+	}
+	cmds := runs("report", report.Steps, func(s string) string { return s })
+	if len(cmds) != 1 {
+		t.Fatalf("the merge job runs %q, want one bua report merge", cmds)
+	}
+	c := parseCLI(t, cmds[0], "report", "merge")
+	for _, kind := range []string{"junit", "json", "html"} {
+		if reportOf(t, c, kind) == "" {
+			t.Errorf("the merge writes no %s report", kind)
+		}
+	}
+	for _, u := range uploads {
+		name, file, _ := strings.Cut(u, ":")
+		if ok, _ := path.Match(down.With["pattern"], name); !ok {
+			t.Errorf("the merge job downloads %q, which does not match the upload %s", down.With["pattern"], name)
+		}
+		if !matchesAny(c.Args().Slice(), path.Join(down.With["path"], file)) {
+			t.Errorf("bua report merge %q does not read %s", c.Args().Slice(), path.Join(down.With["path"], file))
+		}
+	}
+	up := report.Steps[len(report.Steps)-1]
+	if !strings.HasPrefix(up.Uses, "actions/upload-artifact@") || !strings.Contains(up.With["path"], "merged/") {
+		t.Errorf("the merge job's last step %+v: want the merged report uploaded", up)
+	}
+}
+
+// TestCIDocs_GitLab: the same checks for the GitLab pipeline: `parallel: N`
+// jobs run --shard ${CI_NODE_INDEX}/${CI_NODE_TOTAL}, keep their report
+// and artifacts always, and the merge job needs them, runs always and
+// reads every report.
+func TestCIDocs_GitLab(t *testing.T) {
+	type job struct {
+		Extends   string   `yaml:"extends"`
+		Parallel  int      `yaml:"parallel"`
+		Needs     []string `yaml:"needs"`
+		When      string   `yaml:"when"`
+		Script    []string `yaml:"script"`
+		Artifacts struct {
+			When    string            `yaml:"when"`
+			Paths   []string          `yaml:"paths"`
+			Reports map[string]string `yaml:"reports"`
+		} `yaml:"artifacts"`
+	}
+	var p map[string]yaml.Node
+	readYAML(t, gitlabPipeline, &p)
+	decode := func(name string) job {
+		var j job
+		node, ok := p[name]
+		if !ok {
+			t.Fatalf("%s has no job %s", gitlabPipeline, name)
+		}
+		if err := node.Decode(&j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	flows, report := decode("flows"), decode("report")
+	n := flows.Parallel
+	if n < 2 {
+		t.Fatalf("flows has parallel %d, want several jobs", n)
+	}
+	var files []string
+	for i := 1; i <= n; i++ {
+		sub := strings.NewReplacer("${CI_NODE_INDEX}", fmt.Sprint(i), "${CI_NODE_TOTAL}", fmt.Sprint(n))
+		var cmds [][]string
+		for _, line := range flows.Script {
+			cmds = append(cmds, buaCommands(t, sub.Replace(line))...)
+		}
+		if len(cmds) != 1 {
+			t.Fatalf("job %d/%d runs %q, want one bua run", i, n, cmds)
+		}
+		c := parseCLI(t, cmds[0], "run")
+		if got, want := c.String("shard"), fmt.Sprintf("%d/%d", i, n); got != want {
+			t.Errorf("job %d/%d runs --shard %s, want %s", i, n, got, want)
+		}
+		file, art := reportOf(t, c, "json"), c.String("artifacts")
+		if !matchesAny(flows.Artifacts.Paths, file) || !matchesAny(flows.Artifacts.Paths, art+"/") || flows.Artifacts.When != "always" {
+			t.Errorf("job %d/%d keeps %q (when %s), want %s and %s/ always", i, n, flows.Artifacts.Paths, flows.Artifacts.When, file, art)
+		}
+		files = append(files, file)
+	}
+	if !contains(report.Needs, "flows") || report.When != "always" {
+		t.Errorf("the merge job needs %q, when %q: want flows, always", report.Needs, report.When)
+	}
+	var cmds [][]string
+	for _, line := range report.Script {
+		cmds = append(cmds, buaCommands(t, line)...)
+	}
+	if len(cmds) != 1 {
+		t.Fatalf("the merge job runs %q, want one bua report merge", cmds)
+	}
+	c := parseCLI(t, cmds[0], "report", "merge")
+	for _, f := range files {
+		if !matchesAny(c.Args().Slice(), f) {
+			t.Errorf("bua report merge %q does not read %s", c.Args().Slice(), f)
+		}
+	}
+	if junit := reportOf(t, c, "junit"); junit == "" || report.Artifacts.Reports["junit"] != junit {
+		t.Errorf("the merge writes junit %q and GitLab reads %q: want the same file", junit, report.Artifacts.Reports["junit"])
+	}
+}
+
+func readYAML(t *testing.T, file string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}
+
+// buaCommands are the bua commands of a shell script, split into words:
+// each line, and each part of a line between && or ;, that starts with
+// "bua". A ${...} left in one (an expression the test did not stand in
+// for) fails the test.
+func buaCommands(t *testing.T, script string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(script, "\\\n", " "), "\n") {
+		for _, part := range strings.FieldsFunc(strings.ReplaceAll(line, "&&", ";"), func(r rune) bool { return r == ';' }) {
+			words := shellWords(part)
+			if len(words) == 0 || words[0] != "bua" {
+				continue
+			}
+			if strings.Contains(part, "${") {
+				t.Fatalf("%q: an expression the check cannot stand in for", part)
+			}
+			out = append(out, words[1:])
+		}
+	}
+	return out
+}
+
+// shellWords splits s on blanks, with '...' and "..." quoting.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// parseCLI parses args as bua does and returns the context of the command
+// path names (run; report merge), as `bua` reads its words (flags after
+// the arguments too), after the checks its real action makes first
+// (--shard, --report): an unknown flag or a bad value fails the test.
+// Nothing runs.
+func parseCLI(t *testing.T, args []string, path ...string) *cli.Context {
+	t.Helper()
+	if len(args) < len(path) || strings.Join(args[:len(path)], " ") != strings.Join(path, " ") {
+		t.Fatalf("bua %q: want bua %s", args, strings.Join(path, " "))
+	}
+	env, _, _ := testEnv()
+	app := newApp(env)
+	cmds := app.Commands
+	var cmd *cli.Command
+	for _, name := range path {
+		cmd = nil
+		for _, c := range cmds {
+			if c.Name == name {
+				cmd = c
+			}
+		}
+		if cmd == nil {
+			t.Fatalf("bua has no command %s", strings.Join(path, " "))
+		}
+		cmds = cmd.Subcommands
+	}
+	var got *cli.Context
+	cmd.Action = func(c *cli.Context) error {
+		got = c
+		if s := c.String("shard"); s != "" {
+			if _, _, err := parseShard(s); err != nil {
+				return err
+			}
+		}
+		_, err := parseReports(c.StringSlice("report"))
+		return err
+	}
+	if err := app.Run(reorderArgs(app, append([]string{"bua"}, args...))); err != nil || got == nil {
+		t.Fatalf("bua %s: %v", strings.Join(args, " "), err)
+	}
+	return got
+}
+
+// reportOf is the FILE of the command's --report KIND=FILE.
+func reportOf(t *testing.T, c *cli.Context, kind string) string {
+	t.Helper()
+	reports, err := parseReports(c.StringSlice("report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reports {
+		if r[0] == kind {
+			return r[1]
+		}
+	}
+	return ""
+}
+
+// stepUsing is the first step that uses the action prefix names.
+func stepUsing(t *testing.T, steps []ghStep, prefix string) ghStep {
+	t.Helper()
+	for _, st := range steps {
+		if strings.HasPrefix(st.Uses, prefix) {
+			return st
+		}
+	}
+	t.Fatalf("no step uses %s", prefix)
+	return ghStep{}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesAny reports whether a glob among patterns (or a plain path)
+// matches name.
+func matchesAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -132,7 +132,9 @@ func TestOptions_Blocklist(t *testing.T) {
 	item := fmt.Sprintf(`document.querySelector('#blocklist li[data-domain="%s"]')`, host)
 	waitFor(t, options, "the entry is listed", item+` !== null`)
 	t.Cleanup(func() { options(item + `?.querySelector("button.remove").click()`) })
-	wantContains(t, "status", fmt.Sprint(options(`document.getElementById("msg").textContent`)), "ended 1 session")
+	// The page says so once the extension has ended the session, after
+	// the list shows the entry.
+	waitFor(t, options, "the status says the session ended", `document.getElementById("msg").textContent.includes("ended 1 session")`)
 	wantError(t, map[string]any{"type": "evaluate", "tabId": tab, "expression": "return 1"}, "domain_blocked")
 	waitFor(t, options, "history row", fmt.Sprintf(`document.querySelector('#history tbody tr[data-domain="%s"][data-reason="domain_blocked"]') !== null`, host))
 

@@ -137,7 +137,7 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	_ = ws.SetWriteDeadline(time.Time{})
 	c := newConn(ws, kind, *h, d.log, d.onEvent)
 	d.log.Info("extension connected", "kind", kind, "clientVersion", h.ClientVersion)
-	if d.pool.Conn(Selection(kind)) != nil {
+	if old := d.pool.Conn(Selection(kind)); old != nil && !c.resumes(old) {
 		d.markReplaced(kind) // the older one stops reconnecting: replaced.go
 	} else {
 		d.clearReplaced(kind)

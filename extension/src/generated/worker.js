@@ -416,7 +416,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","replay"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -432,6 +432,7 @@ const REASONS = Object.freeze({
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
   UID_UNKNOWN: "uid_unknown",
+  OUTCOME_UNKNOWN: "outcome_unknown",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -480,6 +481,9 @@ const REPLY_MARGIN_MS = 500;
 const SETTLE_MARGIN_MS = 250;
 const WAIT_FOR_DEFAULT_MS = 10000;
 const WAIT_FOR_MAX_MS = 60000;
+// The replay cache's bounds (x-replay): entries, age, and the largest
+// answer kept in chrome.storage.session.
+const REPLAY = Object.freeze({ maxEntries: 256, maxAgeMs: 300000, maxAnswerBytes: 16384 });
 
 const ERROR_CODES = Object.freeze({
   DOMAIN_BLOCKED: "domain_blocked",
@@ -517,7 +521,7 @@ const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","S
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
 // The roles a role target may name ($defs/role).
 const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, REPLAY, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js

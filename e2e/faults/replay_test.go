@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -122,6 +123,56 @@ func killConn(t *testing.T) time.Time {
 	return at
 }
 
+// storedEntry is one replay-cache entry in the extension's
+// chrome.storage.session: its state, its action's answer (nil while it has
+// none) and what it costs there (getBytesInUse: its key and its JSON).
+type storedEntry struct {
+	State  string `json:"state"`
+	Answer string `json:"answer"`
+	Bytes  int    `json:"bytes"`
+}
+
+// replayStorage reads the replay cache from the extension's
+// chrome.storage.session through the test's DevTools session on its
+// service worker: every entry by key, and the bytes the whole area uses.
+func replayStorage(t *testing.T, cdp *harness.CDP) (map[string]storedEntry, int) {
+	t.Helper()
+	sw, ok := workerTarget(t, cdp)
+	if !ok {
+		t.Fatal("the extension's service worker is not running")
+	}
+	sess, err := cdp.Attach(sw.TargetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cdp.Call("", "Target.detachFromTarget", map[string]any{"sessionId": sess})
+	res, err := cdp.Call(sess, "Runtime.evaluate", map[string]any{
+		"expression": `(async () => {
+			const s = chrome.storage.session, all = await s.get(null), entries = {};
+			for (const k of Object.keys(all).filter((k) => k.startsWith("replay:"))) {
+				entries[k] = { state: all[k].state, answer: all[k].answer || "", bytes: await s.getBytesInUse(k) };
+			}
+			return { entries, total: await s.getBytesInUse(null) };
+		})()`,
+		"awaitPromise": true, "returnByValue": true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Result struct {
+			Value struct {
+				Entries map[string]storedEntry `json:"entries"`
+				Total   int                    `json:"total"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Result.Value.Entries, r.Result.Value.Total
+}
+
 // resentCount counts the daemon log's requests re-sent after a reconnect.
 func resentCount(t *testing.T) int {
 	t.Helper()
@@ -163,6 +214,26 @@ func TestReplay_DropMidClick(t *testing.T) {
 		t.Errorf("daemon.log has %d requests re-sent after a reconnect, want %d", n, runs)
 	}
 	everyAnswered(t, shared, sharedHome, strayBefore)
+
+	// What the cache costs in chrome.storage.session: the clicks' entries
+	// hold their answers; none is larger than x-replay lets an answer be.
+	entries, total := replayStorage(t, sharedCDP(t))
+	var clicks []int
+	for key, e := range entries {
+		if e.Bytes > 16384+512 {
+			t.Errorf("%s takes %d bytes of chrome.storage.session: more than a 16 KB answer and its bookkeeping", key, e.Bytes)
+		}
+		var resp struct {
+			Result map[string]any `json:"result"`
+		}
+		if e.State == "answered" && json.Unmarshal([]byte(e.Answer), &resp) == nil && len(resp.Result) == 2 && resp.Result["ok"] == true {
+			clicks = append(clicks, e.Bytes)
+		}
+	}
+	if len(entries) == 0 || len(entries) > 256 || len(clicks) < runs {
+		t.Fatalf("chrome.storage.session holds %d replay entries, %d of them answered {ok, tabId}: want the %d clicks among at most 256", len(entries), len(clicks), runs)
+	}
+	t.Logf("chrome.storage.session: %d replay entries, %d bytes in all; an answered click's entry takes %v bytes", len(entries), total, clicks)
 }
 
 // TestReplay_DropMidType: the same for a type: the text goes in once, and
@@ -233,5 +304,16 @@ func TestReplay_WorkerRestartMidClick(t *testing.T) {
 	if v := strings.TrimSpace(count.Stdout); v != "1" {
 		t.Fatalf("the counter reads %s after the restart, want 1", v)
 	}
-	t.Logf("worker reconnected %s after it was stopped; answered %s after that: %s", back.Round(time.Millisecond), r.ended.Sub(stopped.Add(back)).Round(time.Millisecond), answer)
+	var marks []int // entries still marked started: the click's, cut short
+	entries, _ := replayStorage(t, cdp)
+	for _, e := range entries {
+		if e.State == "started" {
+			marks = append(marks, e.Bytes)
+		}
+	}
+	if len(marks) == 0 {
+		t.Errorf("no started mark left in chrome.storage.session for the click the worker restart cut short")
+	}
+	t.Logf("worker reconnected %s after it was stopped; answered %s after that: %s; a started mark takes %v bytes of chrome.storage.session",
+		back.Round(time.Millisecond), r.ended.Sub(stopped.Add(back)).Round(time.Millisecond), answer, marks)
 }

@@ -8,7 +8,9 @@
 //
 // Each entry is written before its action sends anything to the page (a
 // started mark: begin() resolves once chrome.storage.session holds it),
-// then again with its answer or its end. Bounds, from x-replay: an entry
+// then again with its answer (the response message's JSON text, as sent:
+// chrome.storage.session counts a string at about its length, an object at
+// several times its JSON) or its end. Bounds, from x-replay: an entry
 // lives until the request's deadlineMs has passed since it arrived, at
 // most maxAgeMs; at most maxEntries are kept, the oldest answered ones
 // going first; an answer larger than maxAnswerBytes is kept in memory only
@@ -55,7 +57,7 @@ export function memoryStorage(map = new Map()) {
 // in the worker) and returns it once `ready` resolves. newId makes the
 // instance id the hello names (hello.instance) when storage has none yet.
 export function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  const entries = new Map(); // id -> {startedAt, expiresAt, state, response?, answerBytes?, reason?}, oldest first
+  const entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
   let unsureUntil = 0;
   let instance = "";
 
@@ -117,8 +119,8 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
   // stored is what storage keeps of e: its answer only up to
   // maxAnswerBytes, else the answer's size.
   function stored(e) {
-    const { response, ...rest } = e;
-    if (response !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.response = response;
+    const { answer, ...rest } = e;
+    if (answer !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
     return rest;
   }
 
@@ -143,7 +145,7 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
     get size() {
       return entries.size;
     },
-    // lookup is id's entry, or undefined: {state, response?, answerBytes?,
+    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
     // reason?}. A STARTED entry whose action no longer runs here was cut
     // short by a worker restart.
     lookup(id) {
@@ -166,8 +168,8 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
       entries.set(id, e);
       return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {});
     },
-    // answer records id's response; bytes is its size as sent (JSON).
-    answer: (id, response, bytes) => end(id, { state: ANSWERED, response, answerBytes: bytes }),
+    // answer records id's response message, text: its JSON, as sent.
+    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
     // cancelled records that id ended without an answer: cancel {id}, or
     // the client stopping; reason says which.
     cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") }),

@@ -176,8 +176,11 @@ export function createWsClient(deps) {
     return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
   }
 
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
   function sendNow(resp) {
-    if (phase === "ready") rawSend(resp);
+    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
   }
 
   // outcomeUnknown answers a request that started here and whose answer is
@@ -187,10 +190,11 @@ export function createWsClient(deps) {
   }
 
   // fromCache answers a request id the cache knows and no action here is
-  // running (the daemon re-sent it after a reconnect).
+  // running (the daemon re-sent it after a reconnect): its answer's text,
+  // or outcome_unknown.
   function fromCache(id, seen) {
     if (seen.state === ANSWERED) {
-      if (seen.response) return seen.response;
+      if (seen.answer) return seen.answer;
       return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
     }
     if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
@@ -242,10 +246,9 @@ export function createWsClient(deps) {
       if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log("replay cache write failed", id, e));
       return;
     }
-    const resp = respond(id, out);
-    const text = JSON.stringify(resp);
-    if (replay) cache.answer(id, resp, text.length).catch((e) => log("replay cache write failed", id, e));
-    if (phase === "ready" && ws && ws.readyState === WS_OPEN) ws.send(text);
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => log("replay cache write failed", id, e));
+    sendNow(text);
   }
 
   // abortAll stops every request in flight: the client stopped, or the

@@ -50,11 +50,11 @@ test("the started mark is in storage when begin resolves, then the answer", asyn
   const a = id();
   await cache.begin(a, 500);
   assert.deepEqual(storage.map.get(KEY_PREFIX + a), { startedAt: now(), expiresAt: now() + 500, state: STARTED });
-  const resp = ok(a);
-  await cache.answer(a, resp, JSON.stringify(resp).length);
+  const text = JSON.stringify(ok(a));
+  await cache.answer(a, text);
   assert.equal(storage.map.get(KEY_PREFIX + a).state, ANSWERED);
-  assert.deepEqual(storage.map.get(KEY_PREFIX + a).response, resp);
-  assert.deepEqual(cache.lookup(a).response, resp);
+  assert.equal(storage.map.get(KEY_PREFIX + a).answer, text, "the answer as sent, as text: storage counts a string at its length");
+  assert.equal(cache.lookup(a).answer, text);
 });
 
 test("bounded by age: an entry lives its deadlineMs, at most maxAgeMs, and goes from storage too", async () => {
@@ -83,7 +83,7 @@ test("bounded by count: the oldest answered entry goes first, and a live one evi
   const [a, b, c, d, e] = [id(), id(), id(), id(), id()];
   await cache.begin(a, 1000);
   await cache.begin(b, 1000);
-  await cache.answer(b, ok(b), 40);
+  await cache.answer(b, JSON.stringify(ok(b)));
   await cache.begin(c, 1000);
   await cache.begin(d, 1000); // full: b, answered, goes although a is older
   assert.equal(cache.size, 3);
@@ -104,15 +104,15 @@ test("an answer larger than maxAnswerBytes is kept in memory, and only its size 
   const cache = await cacheOn(storage, now);
   const a = id();
   await cache.begin(a, 1000);
-  const big = { type: "response", id: a, result: { text: "x".repeat(300) } };
-  await cache.answer(a, big, JSON.stringify(big).length);
-  assert.deepEqual(cache.lookup(a).response, big);
+  const big = JSON.stringify({ type: "response", id: a, result: { text: "x".repeat(300) } });
+  await cache.answer(a, big);
+  assert.equal(cache.lookup(a).answer, big);
   const kept = storage.map.get(KEY_PREFIX + a);
-  assert.equal(kept.response, undefined);
-  assert.equal(kept.answerBytes, JSON.stringify(big).length);
+  assert.equal(kept.answer, undefined);
+  assert.equal(kept.answerBytes, big.length);
   const fresh = await cacheOn(storage, now);
   assert.equal(fresh.lookup(a).state, ANSWERED);
-  assert.equal(fresh.lookup(a).response, undefined);
+  assert.equal(fresh.lookup(a).answer, undefined);
 });
 
 test("chrome.storage.session survives a fresh module instance: entries, states and the instance id come back", async () => {
@@ -121,7 +121,7 @@ test("chrome.storage.session survives a fresh module instance: entries, states a
   const first = await cacheOn(storage, now);
   const [answered, started, cancelled] = [id(), id(), id()];
   await first.begin(answered, 1000);
-  await first.answer(answered, ok(answered), 50);
+  await first.answer(answered, JSON.stringify(ok(answered)));
   await first.begin(started, 1000);
   await first.begin(cancelled, 1000);
   await first.cancelled(cancelled, "cancelled by the daemon");
@@ -129,7 +129,7 @@ test("chrome.storage.session survives a fresh module instance: entries, states a
 
   const second = await cacheOn(storage, now); // the worker restarted
   assert.equal(second.instance(), first.instance(), "the same instance: the daemon may re-send to it");
-  assert.deepEqual(second.lookup(answered).response, ok(answered));
+  assert.deepEqual(JSON.parse(second.lookup(answered).answer), ok(answered));
   assert.equal(second.lookup(started).state, STARTED);
   assert.equal(second.lookup(cancelled).state, CANCELLED);
   assert.equal(second.size, 3);
@@ -368,6 +368,37 @@ test("a worker restarted after an answer it could not send answers the re-sent r
   await tick();
   assert.equal(ran, 0);
   assert.deepEqual(responses(fresh.ws), [ok(rid)]);
+});
+
+test("an answer too large for storage is answered from memory after a reconnect, outcome_unknown after a worker restart", async () => {
+  FakeWS.all = [];
+  const storage = memoryStorage();
+  const big = { text: "x".repeat(REPLAY.maxAnswerBytes) };
+  const finish = deferred();
+  const w = await worker(storage, async () => {
+    await finish.p;
+    return { result: big };
+  });
+  const rid = id();
+  w.ws.recv({ type: "request", id: rid, action: { type: "extract" } });
+  await tick();
+  w.ws.drop(1006);
+  finish.resolve();
+  await tick();
+  const [t] = w.timers.list("timeout");
+  w.timers.fire(t.id);
+  await tick();
+  const ws = await acked(FakeWS.all.at(-1));
+  ws.recv({ type: "request", id: rid, action: { type: "extract" }, replay: true });
+  await tick();
+  assert.deepEqual(responses(ws), [{ type: "response", id: rid, result: big }], "the same worker still has it");
+
+  const fresh = await worker(storage, async () => ({ result: {} }));
+  fresh.ws.recv({ type: "request", id: rid, action: { type: "extract" }, replay: true });
+  await tick();
+  const [r] = responses(fresh.ws);
+  assert.equal(r.error.reason, "outcome_unknown");
+  assert.match(r.error.message, /too large to keep across the extension's worker restart/);
 });
 
 test("a cancel after the reconnect stops the action still running, which the cache records", async () => {

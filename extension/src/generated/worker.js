@@ -695,7 +695,9 @@ const __replay_cache = (() => {
 //
 // Each entry is written before its action sends anything to the page (a
 // started mark: begin() resolves once chrome.storage.session holds it),
-// then again with its answer or its end. Bounds, from x-replay: an entry
+// then again with its answer (the response message's JSON text, as sent:
+// chrome.storage.session counts a string at about its length, an object at
+// several times its JSON) or its end. Bounds, from x-replay: an entry
 // lives until the request's deadlineMs has passed since it arrived, at
 // most maxAgeMs; at most maxEntries are kept, the oldest answered ones
 // going first; an answer larger than maxAnswerBytes is kept in memory only
@@ -742,7 +744,7 @@ function memoryStorage(map = new Map()) {
 // in the worker) and returns it once `ready` resolves. newId makes the
 // instance id the hello names (hello.instance) when storage has none yet.
 function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  const entries = new Map(); // id -> {startedAt, expiresAt, state, response?, answerBytes?, reason?}, oldest first
+  const entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
   let unsureUntil = 0;
   let instance = "";
 
@@ -804,8 +806,8 @@ function createReplayCache({ storage, now = Date.now, newId = () => crypto.rando
   // stored is what storage keeps of e: its answer only up to
   // maxAnswerBytes, else the answer's size.
   function stored(e) {
-    const { response, ...rest } = e;
-    if (response !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.response = response;
+    const { answer, ...rest } = e;
+    if (answer !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
     return rest;
   }
 
@@ -830,7 +832,7 @@ function createReplayCache({ storage, now = Date.now, newId = () => crypto.rando
     get size() {
       return entries.size;
     },
-    // lookup is id's entry, or undefined: {state, response?, answerBytes?,
+    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
     // reason?}. A STARTED entry whose action no longer runs here was cut
     // short by a worker restart.
     lookup(id) {
@@ -853,8 +855,8 @@ function createReplayCache({ storage, now = Date.now, newId = () => crypto.rando
       entries.set(id, e);
       return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {});
     },
-    // answer records id's response; bytes is its size as sent (JSON).
-    answer: (id, response, bytes) => end(id, { state: ANSWERED, response, answerBytes: bytes }),
+    // answer records id's response message, text: its JSON, as sent.
+    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
     // cancelled records that id ended without an answer: cancel {id}, or
     // the client stopping; reason says which.
     cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") }),
@@ -1043,8 +1045,11 @@ function createWsClient(deps) {
     return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
   }
 
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
   function sendNow(resp) {
-    if (phase === "ready") rawSend(resp);
+    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
   }
 
   // outcomeUnknown answers a request that started here and whose answer is
@@ -1054,10 +1059,11 @@ function createWsClient(deps) {
   }
 
   // fromCache answers a request id the cache knows and no action here is
-  // running (the daemon re-sent it after a reconnect).
+  // running (the daemon re-sent it after a reconnect): its answer's text,
+  // or outcome_unknown.
   function fromCache(id, seen) {
     if (seen.state === ANSWERED) {
-      if (seen.response) return seen.response;
+      if (seen.answer) return seen.answer;
       return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
     }
     if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
@@ -1109,10 +1115,9 @@ function createWsClient(deps) {
       if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log("replay cache write failed", id, e));
       return;
     }
-    const resp = respond(id, out);
-    const text = JSON.stringify(resp);
-    if (replay) cache.answer(id, resp, text.length).catch((e) => log("replay cache write failed", id, e));
-    if (phase === "ready" && ws && ws.readyState === WS_OPEN) ws.send(text);
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => log("replay cache write failed", id, e));
+    sendNow(text);
   }
 
   // abortAll stops every request in flight: the client stopped, or the

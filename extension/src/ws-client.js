@@ -172,6 +172,7 @@ export function createWsClient(deps) {
     }
   }
 
+  // respond is the response message for id's handler outcome.
   function respond(id, out) {
     return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
   }

@@ -284,22 +284,28 @@ func (p *Pool) exchange(ctx context.Context, c *Conn, r *outbound, replay bool) 
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "request does not encode: %v", err), false
 	}
-	disconnected := func() (json.RawMessage, *protocol.Error, bool) {
+	// disconnected is c's end before the answer: held, r goes again on
+	// the next connection; else r fails, having reached the extension or
+	// not (sent).
+	disconnected := func(sent bool) (json.RawMessage, *protocol.Error, bool) {
 		if held, _ := c.held(); held {
 			return nil, nil, true
+		}
+		if !sent {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected before the request was sent: nothing ran"), false
 		}
 		return nil, outcomeUnknown("extension disconnected before answering, so the action may or may not have run"), false
 	}
 	ch, ok := c.register(r.id)
 	if !ok {
-		return disconnected()
+		return disconnected(false)
 	}
 	defer c.unregister(r.id)
 
 	select {
 	case c.send <- frame:
 	case <-c.done:
-		return disconnected()
+		return disconnected(false)
 	case <-ctx.Done():
 		return nil, ctxError(ctx, r.a), false
 	case <-r.timer.C:
@@ -323,7 +329,7 @@ func (p *Pool) exchange(ctx context.Context, c *Conn, r *outbound, replay bool) 
 			return answer(resp)
 		default:
 		}
-		return disconnected()
+		return disconnected(true)
 	case <-ctx.Done():
 		err := ctxError(ctx, r.a)
 		p.cancelSent(c, r.id, r.a, err)

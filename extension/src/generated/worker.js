@@ -1041,6 +1041,7 @@ function createWsClient(deps) {
     }
   }
 
+  // respond is the response message for id's handler outcome.
   function respond(id, out) {
     return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
   }

@@ -87,7 +87,7 @@ func TestReplay_AnsweredFromCache(t *testing.T) {
 	if n := h.Daemon.Pool().Stats().InFlight; n != 0 {
 		t.Errorf("in flight after the answer = %d", n)
 	}
-	t.Logf("drop at the start, reconnect after 200 ms: answered %s after it was sent", took.Round(time.Millisecond))
+	t.Logf("drop at the start, reconnect after 200 ms: answered %s after it was sent, %s after the reconnect began (its handshake included)", took.Round(time.Millisecond), (took - 200*time.Millisecond).Round(time.Millisecond))
 }
 
 // TestReplay_JoinsRunning: the extension is back while the click still
@@ -306,5 +306,35 @@ func TestReplay_ManagedBrowserExits(t *testing.T) {
 	}
 	if took := time.Since(t0); took > time.Second {
 		t.Errorf("failed %s after the request: want when the browser exits, not after the grace", took)
+	}
+}
+
+// TestReplay_StatusCountsHeld: a held request is in flight for `bua
+// status` (and for the daemon's idle check), and counted as held.
+func TestReplay_StatusCountsHeld(t *testing.T) {
+	h, _ := replayDaemon(t, time.Second)
+	ext := h.ConnectWith(t, bridgetest.Options{Instance: "inst-a"})
+	ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
+		ext.Drop()
+		return nil, bridgetest.Silent
+	})
+	done := make(chan *protocol.Error, 1)
+	go func() {
+		_, err := h.Daemon.Pool().Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
+		done <- err
+	}()
+	c := h.Client(t)
+	var st bridge.Status
+	if !poll(func() bool { st, _ = c.Status(context.Background()); return st.Held == 1 }) {
+		t.Fatalf("status while the click is held: held %d, in flight %d", st.Held, st.InFlight)
+	}
+	if st.InFlight != 1 || len(st.Connections) != 0 {
+		t.Errorf("status while held: in flight %d, %d connections: want 1 in flight, none connected", st.InFlight, len(st.Connections))
+	}
+	if err := <-done; err == nil || err.Reason != protocol.ReasonOutcomeUnknown {
+		t.Fatalf("err = %v, want outcome_unknown after the grace", err)
+	}
+	if st, _ = c.Status(context.Background()); st.Held != 0 || st.InFlight != 0 {
+		t.Errorf("status after: held %d, in flight %d", st.Held, st.InFlight)
 	}
 }

@@ -11,7 +11,9 @@
 //
 // The socket scenarios (TestSquat) run bua as two throwaway non-root users
 // through setpriv, an attacker and a victim, so the package must run as
-// root (as CI does): the test binary is the attacker's listener too.
+// root (as CI does): the test binary is the attacker's listener too. The
+// replay scenarios (TestReplay_*) cut the extension's connection with
+// iproute2's `ss -K`, which needs root too.
 //
 // The scenarios that hurt the shared browser (stop its worker, flood its
 // daemon, detach its debugger) are parallel but take it in turns

@@ -166,7 +166,10 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
       evict(t, gone);
       const e = { startedAt: t, expiresAt: t + life, state: STARTED };
       entries.set(id, e);
-      return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {});
+      return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {}).catch((err) => {
+        entries.delete(id); // never started: a re-sent id may run
+        throw err;
+      });
     },
     // answer records id's response message, text: its JSON, as sent.
     answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),

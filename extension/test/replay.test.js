@@ -262,6 +262,11 @@ test("the started mark is durable before the action runs; a mark that cannot be 
   assert.equal(r.id, refused);
   assert.equal(r.error.code, "internal_error");
   assert.match(r.error.message, /QUOTA_BYTES quota exceeded.*did not run it/);
+  write = (items) => inner.set(items);
+  w.ws.recv({ type: "request", id: refused, action: CLICK, replay: true });
+  await tick();
+  await tick();
+  assert.deepEqual(ran, [rid, refused], "sent again once storage takes the mark, it runs: it never ran before");
 });
 
 test("a dropped connection aborts nothing; the re-sent request joins the running action, answered once on the new connection", async () => {

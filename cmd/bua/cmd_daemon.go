@@ -126,7 +126,11 @@ func newStatusCommand(env *Env) *cli.Command {
 			fmt.Fprintf(w, "listen:     %s\n", st.URL)
 			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
 			printManaged(env, st.Managed)
-			fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
+			if st.Held > 0 {
+				fmt.Fprintf(w, "in flight:  %d (%d waiting for their extension to reconnect)\n", st.InFlight, st.Held)
+			} else {
+				fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
+			}
 			fmt.Fprintf(w, "runtime:    %d goroutines, heap %.1f MB, %s\n", st.Runtime.Goroutines, float64(st.Runtime.HeapInUseBytes)/(1<<20), fdCount(st.Runtime.OpenFDs))
 			for kind, at := range st.Replaced {
 				fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", kind, at.Format(time.TimeOnly))

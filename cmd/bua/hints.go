@@ -35,6 +35,7 @@ var reasonHints = map[string]string{
 	protocol.ReasonDaemonUnresponsive: "the bua daemon took the connection but does not answer: if it was suspended (Ctrl-Z), resume it with `fg`; otherwise end that `bua serve` process, and the next command starts a fresh daemon",
 	protocol.ReasonUnsafeSocket:       "bua sent nothing: the way to its socket is not yours alone; do what the message says, then check with `bua doctor`",
 	protocol.ReasonUidUnknown:         "no extract on this tab listed that uid (a typo, or another tab's uid?): run `bua extract` and use a uid it lists",
+	protocol.ReasonOutcomeUnknown:     "the extension lost its connection or its worker mid-action, so the action may or may not have run: look at the page (`bua extract`) before running it again, or it may happen twice",
 }
 
 // endHints are internal_error's hints by the session-end reason the

@@ -11,17 +11,20 @@
 //
 // The socket scenarios (TestSquat) run bua as two throwaway non-root users
 // through setpriv, an attacker and a victim, so the package must run as
-// root (as CI does): the test binary is the attacker's listener too.
+// root (as CI does): the test binary is the attacker's listener too. The
+// replay scenarios (TestReplay_*) cut the extension's connection with
+// iproute2's `ss -K`, which needs root too.
 //
 // The scenarios that hurt the shared browser (stop its worker, flood its
 // daemon, detach its debugger) are parallel but take it in turns
 // (exclusive); the ones with a home of their own run beside them, so the
 // one long wait, TestIdle's 120 s, overlaps the rest.
 //
-// Budget: about 150 s on a 2-core machine: TestIdle's 120 s plus the
-// browsers' start-up; the shared-browser scenarios take about 25 s in all,
-// the floods of limits_test.go (which take their turn too) about 10 s, and
-// TestSecondConnection about 10 s, inside that wait.
+// Budget: about 150-180 s on a 2-core machine: TestIdle's 120 s plus the
+// browsers' start-up; the shared-browser scenarios take about 45 s in all
+// (the replay ones, a cut connection and a worker restart mid-action,
+// about 20 s of it), the floods of limits_test.go (which take their turn
+// too) about 10 s, and TestSecondConnection about 10 s, inside that wait.
 package faults
 
 import (

@@ -7,6 +7,7 @@ import { createChromeApi } from "./chrome-api.js";
 import { claimCode, loadPairing } from "./pairing.js";
 import { loadValidator, parseMessage } from "./validator.js";
 import { createWsClient } from "./ws-client.js";
+import { createReplayCache } from "./replay-cache.js";
 import { createSessionManager } from "./session-manager.js";
 import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
@@ -49,6 +50,9 @@ const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: 
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
+  // Read back from chrome.storage.session while the hello waits for the
+  // validator: a restarted worker knows what its predecessor started.
+  cache: createReplayCache({ storage: api.storageSession }),
   WebSocketImpl: WebSocket,
   parseMessage,
   getConfig: async () => {

@@ -20,6 +20,13 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       set: (items) => c.storage.local.set(items),
       remove: (keys) => c.storage.local.remove(keys),
     },
+    // chrome.storage.session: kept across the worker's restarts, not the
+    // browser's; the replay cache's (replay-cache.js).
+    storageSession: {
+      get: (keys) => c.storage.session.get(keys),
+      set: (items) => c.storage.session.set(items),
+      remove: (keys) => c.storage.session.remove(keys),
+    },
     tabs: {
       get: (tabId) => c.tabs.get(tabId),
       query: (q) => c.tabs.query(q),

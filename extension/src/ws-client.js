@@ -5,15 +5,20 @@
 // later", included: the daemon sends it without a reject when wrong hellos
 // have spent its budget, and the right token gets in on the next try);
 // heartbeat every 20 s. Every request runs under its own AbortSignal:
-// cancel {id} from the daemon, or the connection ending, aborts it, and a
-// request that was aborted sends no response (spec 001 §Cancellation).
+// cancel {id} from the daemon aborts it, and a request that was aborted
+// sends no response (spec 001 §Cancellation). A dropped connection aborts
+// nothing: each request is recorded in the replay cache (replay-cache.js)
+// before it runs, and a request the daemon re-sends after a reconnect is
+// answered from there, or by the action still running, never by running
+// it twice (the replay feature, docs/extension.md §Replay cache).
 
-import { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, PROTOCOL_VERSION } from "./generated/protocol.js";
+import { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, REASONS, PROTOCOL_VERSION } from "./generated/protocol.js";
 import { CancelledError } from "./lib/errors.js";
 import { abortable } from "./lib/cdp.js";
+import { ANSWERED, CANCELLED, createReplayCache, memoryStorage } from "./replay-cache.js";
 
 // FEATURES are the schema's x-features: this build implements all of them,
-// cancel included.
+// cancel and replay included (replay only while the cache has an instance).
 export { FEATURES };
 
 export const BACKOFF_MIN_MS = 500;
@@ -24,7 +29,6 @@ export const HEARTBEAT_MS = 20000;
 // and unsupportedData (1003) are not among them: they reconnect.
 export const TERMINAL_CLOSE_CODES = new Set([CLOSE_CODES.versionMismatch, CLOSE_CODES.badToken, CLOSE_CODES.replaced]);
 const MAX_QUEUED_EVENTS = 200;
-const DEDUPE_SIZE = 200;
 const WS_OPEN = 1;
 
 // backoffDelay is attempt's reconnect delay: 500 ms doubling to 5 s, then
@@ -41,6 +45,7 @@ export function backoffDelay(attempt, random = Math.random) {
 //   handleRequest: async (action, {id, deadlineMs, signal}) -> {result} | {error:{code,message}} | null
 //     (deadlineMs: the request envelope's, or undefined; see lib/budget.js;
 //     signal aborts on cancel {id}; null: cancelled, send nothing)
+//   cache: the replay cache (replay-cache.js; default: one in memory)
 //   setState: async (state) => void  (stored for the options page)
 //   clientVersion, timers {setTimeout, clearTimeout, setInterval, clearInterval}, random, log
 export function createWsClient(deps) {
@@ -56,8 +61,17 @@ export function createWsClient(deps) {
   let rejectedWith = null;
   let started = false;
   const queue = []; // events emitted before ack, flushed after it
-  const done = new Map(); // request id -> response, for daemon replays
-  const inflight = new Map(); // request id -> AbortController
+  const inflight = new Map(); // request id -> AbortController, while its action runs
+  const cache = deps.cache || createReplayCache({ storage: memoryStorage() });
+  // The hello names the cache's instance and lists replay only once the
+  // cache is readable: without it a re-sent request could run twice.
+  const cacheReady = cache.ready.then(
+    () => true,
+    (e) => {
+      log("replay cache unreadable: no replay this session", e);
+      return false;
+    },
+  );
 
   function publish(state) {
     Promise.resolve(deps.setState?.({ ...state, at: Date.now() })).catch(() => {});
@@ -82,6 +96,7 @@ export function createWsClient(deps) {
       scheduleReconnect();
       return;
     }
+    const replay = await cacheReady; // resolved after the worker's first moments
     publish({ state: "connecting", url: cfg.url });
     let sock;
     try {
@@ -98,13 +113,15 @@ export function createWsClient(deps) {
     sock.onopen = () => {
       if (ws !== sock) return;
       phase = "hello_sent";
-      rawSend({
+      const hello = {
         type: "hello",
         protocolVersion: PROTOCOL_VERSION,
         clientVersion: deps.clientVersion,
         pairingToken: cfg.token || "",
-        caps: { actions: ACTIONS, features: FEATURES },
-      });
+        caps: { actions: ACTIONS, features: replay ? FEATURES : FEATURES.filter((f) => f !== "replay") },
+      };
+      if (replay) hello.instance = cache.instance();
+      rawSend(hello);
     };
     sock.onmessage = (ev) => {
       if (ws === sock) onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
@@ -155,40 +172,97 @@ export function createWsClient(deps) {
     }
   }
 
+  // respond is the response message for id's handler outcome.
+  function respond(id, out) {
+    return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
+  }
+
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
+  function sendNow(resp) {
+    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
+  }
+
+  // outcomeUnknown answers a request that started here and whose answer is
+  // lost: it may or may not have had its effect, so it is not run again.
+  function outcomeUnknown(id, why) {
+    return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
+  }
+
+  // fromCache answers a request id the cache knows and no action here is
+  // running (the daemon re-sent it after a reconnect): its answer's text,
+  // or outcome_unknown.
+  function fromCache(id, seen) {
+    if (seen.state === ANSWERED) {
+      if (seen.answer) return seen.answer;
+      return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
+    }
+    if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
+    return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
+  }
+
   async function onRequest(msg) {
-    // The daemon may resend after a reconnect; never run an action twice.
-    if (done.has(msg.id)) return rawSend(done.get(msg.id));
-    if (inflight.has(msg.id)) return;
+    const id = msg.id;
+    // Running here: the re-sent request joins it, whose answer goes out on
+    // whichever connection is up when it ends.
+    if (inflight.has(id)) return;
+    const replay = await cacheReady;
+    if (inflight.has(id)) return;
+    const seen = replay ? cache.lookup(id) : undefined;
+    if (seen) return sendNow(fromCache(id, seen));
+    if (msg.replay && replay && cache.unsure()) {
+      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
+    }
     const ac = new AbortController();
-    inflight.set(msg.id, ac);
+    inflight.set(id, ac);
+    if (replay) {
+      // The started mark is in storage before the action sends anything to
+      // the page: a worker that dies mid-action leaves it behind.
+      try {
+        await cache.begin(id, msg.deadlineMs);
+      } catch (e) {
+        inflight.delete(id);
+        log("replay cache write failed: request not run", id, e);
+        return sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
+      }
+    }
     let out;
     try {
       // abortable: the request is over for us the moment it is cancelled,
       // even if a handler were slow to notice.
-      out = await abortable(deps.handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs, signal: ac.signal }), ac.signal);
+      out = await abortable(
+        Promise.resolve().then(() => {
+          if (ac.signal.aborted) throw ac.signal.reason; // cancelled before it started
+          return deps.handleRequest(msg.action, { id, deadlineMs: msg.deadlineMs, signal: ac.signal });
+        }),
+        ac.signal,
+      );
     } catch (e) {
       out = ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
     }
-    inflight.delete(msg.id);
+    inflight.delete(id);
     if (ac.signal.aborted || !out) {
-      log("request cancelled: no response", msg.id);
+      log("request cancelled: no response", id);
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log("replay cache write failed", id, e));
       return;
     }
-    const resp = out.error ? { type: "response", id: msg.id, error: out.error } : { type: "response", id: msg.id, result: out.result };
-    done.set(msg.id, resp);
-    if (done.size > DEDUPE_SIZE) done.delete(done.keys().next().value);
-    if (phase === "ready") rawSend(resp);
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => log("replay cache write failed", id, e));
+    sendNow(text);
   }
 
-  // abortAll stops every request in flight: the daemon that sent them has
-  // gone (it fails their callers itself), so nobody waits for them.
+  // abortAll stops every request in flight: the client stopped, or the
+  // pairing changed (to another daemon, maybe), so nobody will ask for
+  // their answers.
   function abortAll(why) {
     for (const ac of inflight.values()) ac.abort(new CancelledError(why));
   }
 
   function onClose(code, reason) {
     stopHeartbeat();
-    abortAll(`the daemon connection closed (${code})`);
+    // The actions in flight run on: their answers wait in the replay cache
+    // for the daemon to re-send their requests after the reconnect.
     ws = null;
     phase = "closed";
     if (terminal && terminal.state === "rejected") {

@@ -6,40 +6,12 @@ import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from
 import { ACTIONS, CLOSE_CODES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
 import { initValidator, parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
+import { FakeWS } from "./helpers/fake-ws.js";
 
 initValidator(JSON.parse(readFileSync(fileURLToPath(new URL("../schema/protocol.schema.json", import.meta.url)), "utf8")));
 
 const ID = "3f2c6a1e-8b4d-4c2a-9e7f-1a2b3c4d5e6f";
 const tick = () => new Promise((r) => setImmediate(r));
-
-class FakeWS {
-  static all = [];
-  constructor(url) {
-    this.url = url;
-    this.readyState = 0;
-    this.sent = [];
-    FakeWS.all.push(this);
-  }
-  send(s) {
-    this.sent.push(JSON.parse(s));
-  }
-  close(code = 1000) {
-    this.readyState = 3;
-    this.closedWith = code;
-  }
-  // helpers driven by the test, standing in for the daemon
-  open() {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-  recv(obj) {
-    this.onmessage?.({ data: typeof obj === "string" ? obj : JSON.stringify(obj) });
-  }
-  drop(code, reason = "") {
-    this.readyState = 3;
-    this.onclose?.({ code, reason });
-  }
-}
 
 function setup(over = {}) {
   FakeWS.all = [];

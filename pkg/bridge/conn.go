@@ -60,6 +60,13 @@ type Conn struct {
 	closeOnce sync.Once
 	closeCode int
 	closeMsg  string
+	// holds and droppedAt are set once, when the connection ends: holds
+	// when it dropped (the peer or the network, not the daemon, ended it)
+	// and the extension resumes requests across a reconnect (resumable),
+	// so its unanswered requests wait for the same instance instead of
+	// failing at once (pool.go's hold).
+	holds     bool
+	droppedAt time.Time
 }
 
 func newConn(ws *websocket.Conn, kind Kind, hello protocol.Hello, log *slog.Logger, onEvent func(*Conn, protocol.Event)) *Conn {
@@ -95,7 +102,7 @@ func (c *Conn) start() {
 }
 
 func (c *Conn) readLoop() {
-	defer c.shutdown(websocket.CloseNormalClosure, "")
+	defer c.drop()
 	c.ws.SetReadLimit(MaxMessage)
 	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	c.ws.SetPongHandler(func(string) error {
@@ -113,7 +120,7 @@ func (c *Conn) readLoop() {
 		if typ != websocket.TextMessage {
 			// JSON text frames only (protocol v4 §Message Envelope).
 			c.log.Warn("closing: binary frame from extension", "kind", c.Kind)
-			c.shutdown(protocol.CloseUnsupportedData, "bua speaks JSON text frames only")
+			c.shutdown(protocol.CloseUnsupportedData, "bua speaks JSON text frames only", false)
 			return
 		}
 		c.touch()
@@ -157,13 +164,14 @@ func (c *Conn) deliver(id string, r *protocol.Response) {
 	ch, ok := c.pending[id]
 	if ok {
 		delete(c.pending, id)
+		// Under the lock, so a sender that sees the connection end finds
+		// the answer that came before it (buffered 1: never blocks).
+		ch <- r
 	}
 	c.mu.Unlock()
 	if !ok {
 		c.log.Warn("dropping stray or late response", "kind", c.Kind, "id", id)
-		return
 	}
-	ch <- r // buffered 1: never blocks
 }
 
 func (c *Conn) writeLoop() {
@@ -174,12 +182,12 @@ func (c *Conn) writeLoop() {
 		case frame := <-c.send:
 			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-				c.shutdown(websocket.CloseAbnormalClosure, "write failed")
+				c.drop()
 				return
 			}
 		case <-ticker.C:
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
-				c.shutdown(websocket.CloseAbnormalClosure, "ping failed")
+				c.drop()
 				return
 			}
 		case <-c.done:
@@ -194,14 +202,27 @@ func (c *Conn) writeLoop() {
 }
 
 // Close ends the connection with a close code (CloseReplaced, say) and
-// fails every pending request at once.
-func (c *Conn) Close(code int, reason string) { c.shutdown(code, reason) }
+// fails every pending request at once: the daemon ended it, so nothing
+// will resume them.
+func (c *Conn) Close(code int, reason string) { c.shutdown(code, reason, false) }
 
-func (c *Conn) shutdown(code int, reason string) {
+// drop ends a connection that the peer or the network ended (a read or
+// write failed, the peer closed, pings went unanswered). An extension that
+// resumes requests (resumable) keeps its actions running across it, so
+// the pending requests are left to pool.go's hold; any other fails them
+// at once, as every drop used to.
+func (c *Conn) drop() { c.shutdown(websocket.CloseNormalClosure, "", c.resumable()) }
+
+// shutdown ends the connection once. With hold the pending requests are
+// removed unanswered (their senders see Done and hold them); without it
+// each is answered internal_error, reason outcome_unknown: the extension
+// may or may not have run it.
+func (c *Conn) shutdown(code int, reason string, hold bool) {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
 		c.closeCode, c.closeMsg = code, reason
+		c.holds, c.droppedAt = hold, time.Now()
 		pending := c.pending
 		c.pending = make(map[string]chan *protocol.Response)
 		c.mu.Unlock()
@@ -209,11 +230,42 @@ func (c *Conn) shutdown(code int, reason string) {
 		if reason != "" {
 			why += ": " + reason
 		}
-		for id, ch := range pending {
-			ch <- &protocol.Response{ID: id, Error: protocol.Errorf(protocol.CodeInternalError, "%s before answering", why)}
+		if !hold {
+			for id, ch := range pending {
+				ch <- &protocol.Response{ID: id, Error: outcomeUnknown("%s before answering, so the action may or may not have run", why)}
+			}
 		}
 		close(c.done)
 	})
+}
+
+// held reports whether the connection ended with its pending requests
+// held for a reconnect (see drop), and when it ended.
+func (c *Conn) held() (bool, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed && c.holds, c.droppedAt
+}
+
+// resumable reports whether the extension resumes requests across a
+// reconnect: its hello lists FeatureReplay and names its instance.
+func (c *Conn) resumable() bool {
+	return c.Supports(protocol.FeatureReplay) && c.Hello.Instance != ""
+}
+
+// resumes reports whether c is a new connection of old's extension
+// instance (same pairing kind, same hello.instance, both resumable): the
+// one old's held requests are re-sent on, and not a replacement.
+func (c *Conn) resumes(old *Conn) bool {
+	return c != old && c.Kind == old.Kind && c.resumable() && old.resumable() && c.Hello.Instance == old.Hello.Instance
+}
+
+// outcomeUnknown is internal_error, reason outcome_unknown: the request
+// reached the extension, or may have, and its answer never came back.
+func outcomeUnknown(format string, args ...any) *protocol.Error {
+	err := protocol.Errorf(protocol.CodeInternalError, format, args...)
+	err.Reason = protocol.ReasonOutcomeUnknown
+	return err
 }
 
 // failPending answers every pending request with errf's error, removes

@@ -54,6 +54,10 @@ type Config struct {
 	// person's extension waits for it to connect before failing (default
 	// 2s; see LaunchPolicy). Requests that may launch never wait it.
 	ConnectGrace time.Duration
+	// ReconnectGrace is how long a request whose extension's connection
+	// dropped waits for that extension to reconnect (default
+	// ReconnectGrace; see Pool's hold).
+	ReconnectGrace time.Duration
 	// Getenv reads CI and friends (default os.Getenv).
 	Getenv func(string) string
 	// Launch starts a managed browser; nil disables launching.
@@ -120,6 +124,9 @@ func New(cfg Config) (*Daemon, error) {
 	if cfg.ConnectGrace == 0 {
 		cfg.ConnectGrace = 2 * time.Second
 	}
+	if cfg.ReconnectGrace == 0 {
+		cfg.ReconnectGrace = ReconnectGrace
+	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
@@ -144,6 +151,8 @@ func New(cfg Config) (*Daemon, error) {
 	for _, o := range cfg.AllowOrigins {
 		d.origins[o] = struct{}{}
 	}
+	d.pool.grace = cfg.ReconnectGrace
+	d.pool.gone = d.browserGone
 	return d, nil
 }
 
@@ -362,6 +371,16 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
 	}
+}
+
+// browserGone is closed once kind's browser is gone for good, so a
+// request held for its reconnect fails at once: the managed browser this
+// daemon launched has exited. A person's Chrome gives no such sign (nil).
+func (d *Daemon) browserGone(kind Kind) <-chan struct{} {
+	if kind != KindManaged {
+		return nil
+	}
+	return d.managed.done()
 }
 
 // request runs one CLI request: pick (or wait for, or launch) a browser,

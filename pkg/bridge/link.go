@@ -63,13 +63,17 @@ type linkResponse struct {
 
 // Status is `bua status`'s view of the daemon.
 type Status struct {
-	PID         int            `json:"pid"`
-	Version     string         `json:"version"`
-	Listen      string         `json:"listen"`
-	URL         string         `json:"url"`
-	Uptime      string         `json:"uptime"`
-	Connections []ConnStatus   `json:"connections"`
-	InFlight    int            `json:"inFlight"`
+	PID         int          `json:"pid"`
+	Version     string       `json:"version"`
+	Listen      string       `json:"listen"`
+	URL         string       `json:"url"`
+	Uptime      string       `json:"uptime"`
+	Connections []ConnStatus `json:"connections"`
+	InFlight    int          `json:"inFlight"`
+	// Held counts the requests in flight (InFlight includes them) whose
+	// connection dropped and that wait for their extension to reconnect
+	// (docs/architecture.md §Reconnect).
+	Held        int            `json:"held,omitempty"`
 	UserPaired  bool           `json:"userPaired"`
 	Managed     ManagedStatus  `json:"managed"`
 	Socket      string         `json:"socket"`
@@ -290,6 +294,8 @@ func (d *Daemon) status() Status {
 	s.Replaced = d.replacedSince(conns)
 	tok, _ := ReadToken(d.cfg.Dirs.TokenFile())
 	s.UserPaired = tok != ""
+	s.Held = int(d.pool.held.Load())
+	s.InFlight = s.Held
 	s.Connections = []ConnStatus{}
 	for _, c := range conns {
 		n := c.InFlight()

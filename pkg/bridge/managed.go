@@ -307,6 +307,17 @@ func (m *managedBrowser) exited(getenv func(string) string) (<-chan struct{}, *p
 	}
 }
 
+// done is closed when the launched browser exits (nil when none was
+// launched).
+func (m *managedBrowser) done() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.proc == nil {
+		return nil
+	}
+	return m.proc.Done()
+}
+
 // kill ends the managed browser this daemon launched at once, its whole
 // process group (launchers start it as the group's leader), with SIGKILL:
 // for a home that was deleted, where a browser given SIGTERM writes its

@@ -7,42 +7,69 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
 
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Pool matches requests with responses over the extension connections, per
 // spec 001 §Shared pool and §Cancellation. It holds at most one Conn per
-// pairing Kind; a newer one replaces the old.
+// pairing Kind; a newer one replaces the old, unless it is the same
+// extension instance coming back (Conn.resumes), whose requests it resumes.
 type Pool struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
 	conns   map[Kind]*Conn
 	changed chan struct{} // closed and replaced whenever conns changes
+
+	// grace bounds how long a request whose connection dropped waits for
+	// its extension to reconnect (hold); gone, when set, reports a
+	// pairing's browser as gone for good (a managed browser that exited),
+	// which ends the wait at once.
+	grace time.Duration
+	gone  func(Kind) <-chan struct{}
+	held  atomic.Int64 // requests waiting in hold
 }
 
-// NewPool returns an empty pool that logs to log.
+// ReconnectGrace is how long a request whose connection dropped waits
+// for the same extension instance to reconnect, unless its deadline comes
+// first. The extension's first reconnect comes 375-500 ms after a drop
+// and its backoff doubles from there (docs/extension.md §ws-client
+// rules), so 5 s covers its first three attempts (at most 3.5 s) while a
+// browser that is gone costs a caller no more than that.
+const ReconnectGrace = 5 * time.Second
+
+// NewPool returns an empty pool that logs to log and holds requests
+// across a drop for ReconnectGrace.
 func NewPool(log *slog.Logger) *Pool {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pool{log: log, conns: make(map[Kind]*Conn), changed: make(chan struct{})}
+	return &Pool{log: log, conns: make(map[Kind]*Conn), changed: make(chan struct{}), grace: ReconnectGrace}
 }
 
 // Attach makes c the connection for its kind and starts it. An older
 // connection of the same kind is closed with CloseReplaced, failing its
-// pending requests at once.
+// pending requests at once; when c is the same extension instance
+// reconnecting before the old one was seen to drop (Conn.resumes), the old
+// one is dropped instead, and its requests are re-sent on c.
 func (p *Pool) Attach(c *Conn) {
 	p.mu.Lock()
 	old := p.conns[c.Kind]
 	p.conns[c.Kind] = c
 	p.notifyLocked()
 	p.mu.Unlock()
-	if old != nil {
+	switch {
+	case old == nil:
+	case c.resumes(old):
+		p.log.Info("extension reconnected before its old connection ended", "kind", c.Kind)
+		old.shutdown(websocket.CloseNormalClosure, "the same extension reconnected", true)
+	default:
 		p.log.Info("extension connection replaced", "kind", c.Kind)
 		old.Close(protocol.CloseReplaced, "replaced by a newer connection of the same pairing")
 	}
@@ -136,19 +163,22 @@ func (p *Pool) Conns() []*Conn {
 	return out
 }
 
-// Stats is the pool's size: connections and requests in flight.
+// Stats is the pool's size: connections and requests in flight, of which
+// Held wait for their extension to reconnect.
 type Stats struct {
 	Connections int `json:"connections"`
 	InFlight    int `json:"inFlight"`
+	Held        int `json:"held,omitempty"`
 }
 
-// Stats reports connections and in-flight requests.
+// Stats reports connections and in-flight requests, held ones included.
 func (p *Pool) Stats() Stats {
-	var s Stats
+	s := Stats{Held: int(p.held.Load())}
 	for _, c := range p.Conns() {
 		s.Connections++
 		s.InFlight += c.InFlight()
 	}
+	s.InFlight += s.Held
 	return s
 }
 
@@ -165,9 +195,12 @@ func (p *Pool) Request(ctx context.Context, a protocol.Action) (json.RawMessage,
 // is Deadline's: ctx's when it has one (an explicit deadline replaces the
 // default), else the action's default time plus the ladder's margins;
 // expiry resolves with timeout. A cancelled ctx
-// resolves at once with internal_error "aborted by caller"; a disconnect
-// with internal_error. The pending entry is always removed, so a late
-// response is logged and dropped as stray.
+// resolves at once with internal_error "aborted by caller". A connection
+// that drops before the answer resolves with internal_error, reason
+// outcome_unknown, at once, or, for an extension that resumes requests
+// (FeatureReplay), once it has not reconnected within the grace (hold).
+// The pending entry is always removed, so a late response is logged and
+// dropped as stray.
 func (p *Pool) Send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -200,8 +233,44 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 	if err := featureGate(c, protocol.ActionSpecs[a.Type], action); err != nil {
 		return nil, err
 	}
-	id := uuid.NewString()
 	timeout := Deadline(ctx, a)
+	now := time.Now()
+	r := &outbound{id: uuid.NewString(), a: a, action: action, sent: now, deadline: now.Add(timeout), timer: time.NewTimer(timeout)}
+	defer r.timer.Stop()
+	for replay := false; ; replay = true {
+		res, err, dropped := p.exchange(ctx, c, r, replay)
+		if !dropped {
+			return res, err
+		}
+		if c, err = p.hold(ctx, c, r); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// outbound is one request on its way, across the connections it may be
+// sent on: its id, its action (a for the gates and messages, action the
+// bytes sent), when it was first sent, and its deadline and timer.
+type outbound struct {
+	id       string
+	a        protocol.Action
+	action   json.RawMessage
+	sent     time.Time
+	deadline time.Time
+	timer    *time.Timer
+}
+
+// timeoutError is timeout for r, which got no answer by its deadline.
+func (r *outbound) timeoutError(ctx context.Context) *protocol.Error {
+	return timeoutError(ctx, r.a, r.deadline.Sub(r.sent))
+}
+
+// exchange sends r on c and waits for its answer, or for ctx, or for
+// r's deadline. replay marks the frame as re-sent after a reconnect.
+// dropped is true, with neither result nor error, when c dropped first
+// with its requests held (Conn.held): r may then be re-sent on the
+// connection of the same instance that follows (hold).
+func (p *Pool) exchange(ctx context.Context, c *Conn, r *outbound, replay bool) (_ json.RawMessage, _ *protocol.Error, dropped bool) {
 	// The request carries what is left of the deadline (level 3 of the
 	// schema's x-ladder), so the extension can end the action, and free its
 	// tab, before the pool gives up on it.
@@ -210,42 +279,152 @@ func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action
 		ID         string               `json:"id"`
 		Action     json.RawMessage      `json:"action"`
 		DeadlineMs int64                `json:"deadlineMs"`
-	}{protocol.TypeRequest, id, action, max(1, timeout.Milliseconds())})
+		Replay     bool                 `json:"replay,omitempty"`
+	}{protocol.TypeRequest, r.id, r.action, max(1, time.Until(r.deadline).Milliseconds()), replay})
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternalError, "request does not encode: %v", err)
+		return nil, protocol.Errorf(protocol.CodeInternalError, "request does not encode: %v", err), false
 	}
-	ch, ok := c.register(id)
+	// disconnected is c's end before the answer: held, r goes again on
+	// the next connection; else r fails, having reached the extension or
+	// not (sent).
+	disconnected := func(sent bool) (json.RawMessage, *protocol.Error, bool) {
+		if held, _ := c.held(); held {
+			return nil, nil, true
+		}
+		if !sent {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected before the request was sent: nothing ran"), false
+		}
+		return nil, outcomeUnknown("extension disconnected before answering, so the action may or may not have run"), false
+	}
+	ch, ok := c.register(r.id)
 	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected")
+		return disconnected(false)
 	}
-	defer c.unregister(id)
-
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	defer c.unregister(r.id)
 
 	select {
 	case c.send <- frame:
 	case <-c.done:
-		return nil, protocol.Errorf(protocol.CodeInternalError, "extension disconnected")
+		return disconnected(false)
 	case <-ctx.Done():
-		return nil, ctxError(ctx, a)
-	case <-timer.C:
-		return nil, timeoutError(ctx, a, timeout)
+		return nil, ctxError(ctx, r.a), false
+	case <-r.timer.C:
+		return nil, r.timeoutError(ctx), false
+	}
+	answer := func(resp *protocol.Response) (json.RawMessage, *protocol.Error, bool) {
+		if resp.Error != nil {
+			return nil, resp.Error, false
+		}
+		return resp.Result, nil, false
 	}
 	select {
-	case r := <-ch:
-		if r.Error != nil {
-			return nil, r.Error
+	case resp := <-ch:
+		return answer(resp)
+	case <-c.done:
+		// An answer that came before the end is in ch already (deliver
+		// and shutdown hold the same lock); a drop that fails its requests
+		// put the error there too.
+		select {
+		case resp := <-ch:
+			return answer(resp)
+		default:
 		}
-		return r.Result, nil
+		return disconnected(true)
 	case <-ctx.Done():
-		err := ctxError(ctx, a)
-		p.cancelSent(c, id, a, err)
+		err := ctxError(ctx, r.a)
+		p.cancelSent(c, r.id, r.a, err)
+		return nil, err, false
+	case <-r.timer.C:
+		err := r.timeoutError(ctx)
+		p.cancelSent(c, r.id, r.a, err)
+		return nil, err, false
+	}
+}
+
+// hold keeps r alive after its connection old dropped before the answer,
+// while the extension's actions run on (it resumes requests: the replay
+// feature), until old's instance connects again: it returns that
+// connection, on which r is re-sent with the same id and what is left of
+// its deadline, and the extension answers it from its replay cache or
+// from the action still running, never running it twice
+// (docs/architecture.md §Reconnect). The wait ends at the grace after the
+// drop, r's deadline, or ReplayMaxAge after r was first sent (beyond
+// which the extension may have let the id go), whichever is first; or at
+// once when another instance takes the pairing (its cache is not this
+// one's) or the browser is gone. r then fails as a drop always did:
+// internal_error, reason outcome_unknown; or timeout at the deadline; or
+// "aborted by caller", after which the extension is told to stop the
+// action if it comes back in time.
+func (p *Pool) hold(ctx context.Context, old *Conn, r *outbound) (*Conn, *protocol.Error) {
+	_, droppedAt := old.held()
+	until := droppedAt.Add(p.grace)
+	for _, t := range []time.Time{r.deadline, r.sent.Add(protocol.ReplayMaxAge)} {
+		if t.Before(until) {
+			until = t
+		}
+	}
+	p.held.Add(1)
+	defer p.held.Add(-1)
+	p.log.Info("request held for a reconnect", "id", r.id, "action", r.a.Type, "kind", old.Kind, "for", time.Until(until).Round(time.Millisecond))
+	c, why := p.awaitResume(ctx, old, until)
+	if c != nil {
+		p.log.Info("request re-sent after a reconnect", "id", r.id, "action", r.a.Type, "kind", c.Kind, "heldFor", time.Since(droppedAt).Round(time.Millisecond))
+		return c, nil
+	}
+	if ctx.Err() != nil {
+		err := ctxError(ctx, r.a)
+		p.log.Info("request cancelled", "id", r.id, "action", r.a.Type, "reason", err.Message, "code", err.Code, "cancelSent", "after a reconnect")
+		go p.cancelOnResume(old, r.id, until)
 		return nil, err
-	case <-timer.C:
-		err := timeoutError(ctx, a, timeout)
-		p.cancelSent(c, id, a, err)
-		return nil, err
+	}
+	if !time.Now().Before(r.deadline) {
+		return nil, r.timeoutError(ctx)
+	}
+	p.log.Info("held request failed", "id", r.id, "action", r.a.Type, "kind", old.Kind, "why", why)
+	return nil, outcomeUnknown("extension disconnected before answering, and %s, so the action may or may not have run: look at the page (extract) before sending it again", why)
+}
+
+// awaitResume waits until old's extension instance has a new connection
+// (Conn.resumes), and returns it; else nil and why not: until passed,
+// another instance took the pairing, the browser is gone, or ctx ended
+// (why is then "").
+func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Conn, string) {
+	wait := time.NewTimer(time.Until(until))
+	defer wait.Stop()
+	var gone <-chan struct{}
+	if p.gone != nil {
+		gone = p.gone(old.Kind)
+	}
+	for {
+		p.mu.Lock()
+		changed, c := p.changed, p.conns[old.Kind]
+		p.mu.Unlock()
+		if c != nil && c != old {
+			if c.resumes(old) {
+				return c, ""
+			}
+			return nil, "another extension instance connected with its pairing (the browser or the extension restarted, which empties the replay cache)"
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ""
+		case <-gone:
+			return nil, "its browser exited"
+		case <-wait.C:
+			_, droppedAt := old.held()
+			return nil, fmt.Sprintf("it did not reconnect within %s", time.Since(droppedAt).Round(100*time.Millisecond))
+		}
+	}
+}
+
+// cancelOnResume sends cancel {id} for a request whose caller gave up
+// while it was held, if old's instance reconnects before until: the
+// action may still be running there (spec 001 §Cancellation).
+func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
+	c, _ := p.awaitResume(context.Background(), old, until)
+	if c != nil && c.Supports(protocol.FeatureCancel) && c.cancel(id) {
+		p.log.Info("cancel sent after a reconnect", "id", id, "kind", c.Kind)
 	}
 }
 

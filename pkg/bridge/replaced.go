@@ -22,7 +22,9 @@ import (
 func (d *Daemon) attach(c *Conn) {
 	d.replacedMu.Lock()
 	defer d.replacedMu.Unlock()
-	if d.pool.Conn(Selection(c.Kind)) != nil {
+	// A connection of the same extension instance coming back (replay)
+	// resumes the old one rather than replacing it.
+	if old := d.pool.Conn(Selection(c.Kind)); old != nil && !c.resumes(old) {
 		if d.replaced == nil {
 			d.replaced = make(map[Kind]time.Time)
 		}

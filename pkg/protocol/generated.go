@@ -48,6 +48,7 @@ const (
 	FeatureScreenshotLabels   = "screenshot_labels"    // screenshot takes labels: true and draws each listed element's uid on the image at its box (set-of-marks)
 	FeatureDescribe           = "describe"             // the describe action: one element's readable locators (role and name, label, test id, id, a short CSS path, text), best first, each with how many elements it matches
 	FeatureTypeClear          = "type_clear"           // type takes clear: true and clears the field's value (select all, then delete, firing input events) before it types, as Playwright's fill
+	FeatureReplay             = "replay"               // the extension keeps recent request ids, a started mark and their answers in chrome.storage.session (x-replay) and does not abort its running actions when the connection drops: a request the daemon re-sends after a reconnect, with the same id and replay: true, is answered from that cache or joins the action still running, and never runs twice; one that started but whose answer was lost (the worker restarted mid-action) is internal_error, reason outcome_unknown
 )
 
 // Features lists every known feature in schema order.
@@ -76,6 +77,7 @@ var Features = []string{
 	FeatureScreenshotLabels,
 	FeatureDescribe,
 	FeatureTypeClear,
+	FeatureReplay,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -93,6 +95,7 @@ const (
 	ReasonDialogOpened        = "dialog_opened"        // the action opened a JavaScript dialog (or one opened while it ran): the action ran up to the dialog, which blocks the page until handle_dialog answers it
 	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
 	ReasonUidUnknown          = "uid_unknown"          // element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid
+	ReasonOutcomeUnknown      = "outcome_unknown"      // the request had started when the extension lost track of it (its service worker restarted mid-action, the action was cancelled, or its cache entry had to go): it may or may not have taken effect, so it is not run again. Look at the page (extract) before sending it again
 )
 
 // Reasons says what each named reason means to a caller, in the
@@ -110,6 +113,7 @@ var Reasons = map[string]string{
 	ReasonDialogOpened:        "the action opened a JavaScript dialog (or one opened while it ran): the action ran up to the dialog, which blocks the page until handle_dialog answers it",
 	ReasonDownloadInterrupted: "a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)",
 	ReasonUidUnknown:          "element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid",
+	ReasonOutcomeUnknown:      "the request had started when the extension lost track of it (its service worker restarted mid-action, the action was cancelled, or its cache entry had to go): it may or may not have taken effect, so it is not run again. Look at the page (extract) before sending it again",
 }
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
@@ -509,6 +513,16 @@ const ReplyMargin = 500 * time.Millisecond
 // waits) the extension's budget runs, for the last probe and the answer
 // (schema x-ladder).
 const SettleMargin = 250 * time.Millisecond
+
+// The replay cache's bounds (schema x-replay): the extension keeps at
+// most ReplayMaxEntries requests, each at most ReplayMaxAge, and answers
+// up to ReplayMaxAnswerBytes in chrome.storage.session; the daemon
+// re-sends a request only within ReplayMaxAge of sending it first.
+const (
+	ReplayMaxEntries     = 256
+	ReplayMaxAge         = 300 * time.Second
+	ReplayMaxAnswerBytes = 16384
+)
 
 // wait_for's timeoutMs when the action omits it, and its cap.
 const (

@@ -21,7 +21,13 @@ type Hello struct {
 	ProtocolVersion int         `json:"protocolVersion"`
 	ClientVersion   string      `json:"clientVersion"`
 	PairingToken    string      `json:"pairingToken,omitempty"`
-	Caps            *Caps       `json:"caps,omitempty"`
+	// Instance is a random id the extension keeps in chrome.storage.session
+	// (a pure addition to v4, with FeatureReplay): the same across its
+	// reconnects and worker restarts, new when the browser or the extension
+	// restarts. The daemon re-sends held requests only to the same instance
+	// (schema x-replay).
+	Instance string `json:"instance,omitempty"`
+	Caps     *Caps  `json:"caps,omitempty"`
 }
 
 // Ack accepts a hello.
@@ -44,11 +50,17 @@ type Reject struct {
 // DeadlineMs is what is left of the daemon's deadline, in milliseconds,
 // when it sends the request (schema x-ladder; a pure addition to v4): the
 // extension finishes, or fails with timeout, inside it.
+//
+// Replay marks a request re-sent with the same ID after the connection it
+// was first sent on dropped before its answer (FeatureReplay, schema
+// x-replay): the extension answers it from its cache, or from the action
+// still running, and never runs it twice.
 type Request struct {
 	Type       MessageType `json:"type"`
 	ID         string      `json:"id"`
 	Action     Action      `json:"action"`
 	DeadlineMs int64       `json:"deadlineMs,omitempty"`
+	Replay     bool        `json:"replay,omitempty"`
 }
 
 // Response answers a Request with exactly one of Result or Error. Result's

@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -22,6 +22,7 @@ export const REASONS = Object.freeze({
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
   UID_UNKNOWN: "uid_unknown",
+  OUTCOME_UNKNOWN: "outcome_unknown",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -71,6 +72,9 @@ export const REPLY_MARGIN_MS = 500;
 export const SETTLE_MARGIN_MS = 250;
 export const WAIT_FOR_DEFAULT_MS = 10000;
 export const WAIT_FOR_MAX_MS = 60000;
+// The replay cache's bounds (x-replay): entries, age, and the largest
+// answer kept in chrome.storage.session.
+export const REPLAY = Object.freeze({ maxEntries: 256, maxAgeMs: 300000, maxAnswerBytes: 16384 });
 
 export const ERROR_CODES = Object.freeze({
   DOMAIN_BLOCKED: "domain_blocked",

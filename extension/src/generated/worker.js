@@ -26,6 +26,13 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       set: (items) => c.storage.local.set(items),
       remove: (keys) => c.storage.local.remove(keys),
     },
+    // chrome.storage.session: kept across the worker's restarts, not the
+    // browser's; the replay cache's (replay-cache.js).
+    storageSession: {
+      get: (keys) => c.storage.session.get(keys),
+      set: (items) => c.storage.session.set(items),
+      remove: (keys) => c.storage.session.remove(keys),
+    },
     tabs: {
       get: (tabId) => c.tabs.get(tabId),
       query: (q) => c.tabs.query(q),
@@ -416,7 +423,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -432,6 +439,7 @@ const REASONS = Object.freeze({
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
   UID_UNKNOWN: "uid_unknown",
+  OUTCOME_UNKNOWN: "outcome_unknown",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).
@@ -481,6 +489,9 @@ const REPLY_MARGIN_MS = 500;
 const SETTLE_MARGIN_MS = 250;
 const WAIT_FOR_DEFAULT_MS = 10000;
 const WAIT_FOR_MAX_MS = 60000;
+// The replay cache's bounds (x-replay): entries, age, and the largest
+// answer kept in chrome.storage.session.
+const REPLAY = Object.freeze({ maxEntries: 256, maxAgeMs: 300000, maxAnswerBytes: 16384 });
 
 const ERROR_CODES = Object.freeze({
   DOMAIN_BLOCKED: "domain_blocked",
@@ -518,7 +529,7 @@ const NAMED_KEYS = Object.freeze(["Enter","Tab","Escape","Backspace","Delete","S
 const KEY_MODIFIERS = Object.freeze(["Control","Shift","Alt","Meta"]);
 // The roles a role target may name ($defs/role).
 const ROLES = Object.freeze(["alert","alertdialog","application","article","banner","blockquote","button","caption","cell","checkbox","code","columnheader","combobox","comment","complementary","contentinfo","definition","deletion","dialog","directory","document","emphasis","feed","figure","form","generic","grid","gridcell","group","heading","image","img","insertion","link","list","listbox","listitem","log","main","mark","marquee","math","menu","menubar","menuitem","menuitemcheckbox","menuitemradio","meter","navigation","none","note","option","paragraph","presentation","progressbar","radio","radiogroup","region","row","rowgroup","rowheader","scrollbar","search","searchbox","sectionfooter","sectionheader","separator","slider","spinbutton","status","strong","subscript","suggestion","superscript","switch","tab","table","tablist","tabpanel","term","textbox","time","timer","toolbar","tooltip","tree","treegrid","treeitem"]);
-return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
+return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, REPLAY, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
 // lib/errors.js
@@ -676,6 +687,191 @@ function sessionSend(ctx, session) {
 return Object.freeze({ CdpError, cdpMessage, sleep, onAbort, abortable, withDeadline, notFound, invalid, sessionSend });
 })();
 
+// replay-cache.js
+const __replay_cache = (() => {
+// The replay cache (spec 004 §Dedupe, the schema's x-replay,
+// docs/extension.md §Replay cache): the request ids this worker has
+// received, so that a request the daemon re-sends after a reconnect, with
+// the same id, is answered from here or from the action still running,
+// and never runs twice. It lives in chrome.storage.session, which outlives
+// the service worker (a restarted worker reads it back) but not the
+// browser, and is mirrored in memory.
+//
+// Each entry is written before its action sends anything to the page (a
+// started mark: begin() resolves once chrome.storage.session holds it),
+// then again with its answer (the response message's JSON text, as sent:
+// chrome.storage.session counts a string at about its length, an object at
+// several times its JSON) or its end. Bounds, from x-replay: an entry
+// lives until the request's deadlineMs has passed since it arrived, at
+// most maxAgeMs; at most maxEntries are kept, the oldest answered ones
+// going first; an answer larger than maxAnswerBytes is kept in memory only
+// (storage holds that there was one). Since the daemon never re-sends a
+// request past its deadline, nor past maxAgeMs after it first sent it, an
+// entry that expires is never asked for again. One evicted before its
+// expiry may be: until that expiry the cache is unsure, and a re-sent id
+// it does not know is answered outcome_unknown rather than run.
+
+const { REPLAY } = __generated_protocol;
+
+const KEY_PREFIX = "replay:"; // + request id: one storage key per entry
+const INSTANCE_KEY = "replay.instance";
+const UNSURE_KEY = "replay.unsureUntil";
+
+// Entry states.
+const STARTED = "started";
+const ANSWERED = "answered";
+const CANCELLED = "cancelled";
+
+// memoryStorage is a chrome.storage-shaped store in a Map: a cache over it
+// lives as long as the worker (tests, and a worker without
+// chrome.storage.session).
+function memoryStorage(map = new Map()) {
+  const clone = (x) => (x === undefined ? x : JSON.parse(JSON.stringify(x)));
+  return {
+    map,
+    async get(keys) {
+      const ks = keys == null ? [...map.keys()] : Array.isArray(keys) ? keys : [keys];
+      const out = {};
+      for (const k of ks) if (map.has(k)) out[k] = clone(map.get(k));
+      return out;
+    },
+    async set(items) {
+      for (const [k, v] of Object.entries(items)) map.set(k, clone(v));
+    },
+    async remove(keys) {
+      for (const k of Array.isArray(keys) ? keys : [keys]) map.delete(k);
+    },
+  };
+}
+
+// createReplayCache reads the cache back from storage (chrome.storage.session
+// in the worker) and returns it once `ready` resolves. newId makes the
+// instance id the hello names (hello.instance) when storage has none yet.
+function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
+  const entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
+  let unsureUntil = 0;
+  let instance = "";
+
+  async function load() {
+    const all = await storage.get(null);
+    const t = now();
+    const stale = [];
+    const loaded = [];
+    for (const [key, e] of Object.entries(all)) {
+      if (!key.startsWith(KEY_PREFIX)) continue;
+      if (!e || typeof e !== "object" || !(e.expiresAt > t)) stale.push(key);
+      else loaded.push([key.slice(KEY_PREFIX.length), e]);
+    }
+    loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
+    for (const [id, e] of loaded) entries.set(id, e);
+    unsureUntil = Number(all[UNSURE_KEY]) || 0;
+    instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
+    const writes = [];
+    if (!instance) {
+      instance = newId();
+      writes.push(storage.set({ [INSTANCE_KEY]: instance }));
+    }
+    if (stale.length) writes.push(storage.remove(stale));
+    await Promise.all(writes);
+  }
+
+  // expire forgets the entries whose time is up and returns their keys.
+  function expire(t) {
+    const gone = [];
+    for (const [id, e] of entries) {
+      if (e.expiresAt <= t) {
+        entries.delete(id);
+        gone.push(KEY_PREFIX + id);
+      }
+    }
+    return gone;
+  }
+
+  // evict makes room for one more entry: the oldest that has ended goes
+  // first, else the oldest. One that goes before its expiry makes the
+  // cache unsure until then.
+  function evict(t, gone) {
+    while (entries.size >= bounds.maxEntries) {
+      let victim = null;
+      for (const [id, e] of entries) {
+        if (e.state !== STARTED) {
+          victim = id;
+          break;
+        }
+      }
+      if (victim === null) victim = entries.keys().next().value;
+      const e = entries.get(victim);
+      entries.delete(victim);
+      gone.push(KEY_PREFIX + victim);
+      if (e.expiresAt > t && e.expiresAt > unsureUntil) unsureUntil = e.expiresAt;
+    }
+  }
+
+  // stored is what storage keeps of e: its answer only up to
+  // maxAnswerBytes, else the answer's size.
+  function stored(e) {
+    const { answer, ...rest } = e;
+    if (answer !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
+    return rest;
+  }
+
+  function write(id, e, gone = [], extra = {}) {
+    const items = { [KEY_PREFIX + id]: stored(e), ...extra };
+    return Promise.all([storage.set(items), gone.length ? storage.remove(gone) : null]);
+  }
+
+  function end(id, fields) {
+    const e = entries.get(id);
+    if (!e) return Promise.resolve(); // expired or evicted meanwhile: nothing to keep
+    Object.assign(e, fields);
+    return write(id, e);
+  }
+
+  const ready = load();
+
+  return {
+    ready,
+    // instance is the hello's instance id, once ready.
+    instance: () => instance,
+    get size() {
+      return entries.size;
+    },
+    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
+    // reason?}. A STARTED entry whose action no longer runs here was cut
+    // short by a worker restart.
+    lookup(id) {
+      const e = entries.get(id);
+      return e && e.expiresAt > now() ? e : undefined;
+    },
+    // unsure says whether an entry was evicted before its expiry, which has
+    // not come yet: a re-sent id the cache does not know may have run.
+    unsure: () => now() < unsureUntil,
+    // begin records that id starts now, to live deadlineMs (at most
+    // maxAgeMs): the started mark, in storage once it resolves. It
+    // rejects when storage refuses the write.
+    begin(id, deadlineMs) {
+      const t = now();
+      const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, bounds.maxAgeMs) : bounds.maxAgeMs;
+      const gone = expire(t);
+      const before = unsureUntil;
+      evict(t, gone);
+      const e = { startedAt: t, expiresAt: t + life, state: STARTED };
+      entries.set(id, e);
+      return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {}).catch((err) => {
+        entries.delete(id); // never started: a re-sent id may run
+        throw err;
+      });
+    },
+    // answer records id's response message, text: its JSON, as sent.
+    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
+    // cancelled records that id ended without an answer: cancel {id}, or
+    // the client stopping; reason says which.
+    cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") }),
+  };
+}
+return Object.freeze({ KEY_PREFIX, INSTANCE_KEY, UNSURE_KEY, STARTED, ANSWERED, CANCELLED, memoryStorage, createReplayCache });
+})();
+
 // ws-client.js
 const __ws_client = (() => {
 // The worker's one WebSocket to the daemon (protocol v4 §Handshake,
@@ -685,15 +881,20 @@ const __ws_client = (() => {
 // later", included: the daemon sends it without a reject when wrong hellos
 // have spent its budget, and the right token gets in on the next try);
 // heartbeat every 20 s. Every request runs under its own AbortSignal:
-// cancel {id} from the daemon, or the connection ending, aborts it, and a
-// request that was aborted sends no response (spec 001 §Cancellation).
+// cancel {id} from the daemon aborts it, and a request that was aborted
+// sends no response (spec 001 §Cancellation). A dropped connection aborts
+// nothing: each request is recorded in the replay cache (replay-cache.js)
+// before it runs, and a request the daemon re-sends after a reconnect is
+// answered from there, or by the action still running, never by running
+// it twice (the replay feature, docs/extension.md §Replay cache).
 
-const { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, PROTOCOL_VERSION } = __generated_protocol;
+const { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, REASONS, PROTOCOL_VERSION } = __generated_protocol;
 const { CancelledError } = __lib_errors;
 const { abortable } = __lib_cdp;
+const { ANSWERED, CANCELLED, createReplayCache, memoryStorage } = __replay_cache;
 
 // FEATURES are the schema's x-features: this build implements all of them,
-// cancel included.
+// cancel and replay included (replay only while the cache has an instance).
 
 
 const BACKOFF_MIN_MS = 500;
@@ -704,7 +905,6 @@ const HEARTBEAT_MS = 20000;
 // and unsupportedData (1003) are not among them: they reconnect.
 const TERMINAL_CLOSE_CODES = new Set([CLOSE_CODES.versionMismatch, CLOSE_CODES.badToken, CLOSE_CODES.replaced]);
 const MAX_QUEUED_EVENTS = 200;
-const DEDUPE_SIZE = 200;
 const WS_OPEN = 1;
 
 // backoffDelay is attempt's reconnect delay: 500 ms doubling to 5 s, then
@@ -721,6 +921,7 @@ function backoffDelay(attempt, random = Math.random) {
 //   handleRequest: async (action, {id, deadlineMs, signal}) -> {result} | {error:{code,message}} | null
 //     (deadlineMs: the request envelope's, or undefined; see lib/budget.js;
 //     signal aborts on cancel {id}; null: cancelled, send nothing)
+//   cache: the replay cache (replay-cache.js; default: one in memory)
 //   setState: async (state) => void  (stored for the options page)
 //   clientVersion, timers {setTimeout, clearTimeout, setInterval, clearInterval}, random, log
 function createWsClient(deps) {
@@ -736,8 +937,17 @@ function createWsClient(deps) {
   let rejectedWith = null;
   let started = false;
   const queue = []; // events emitted before ack, flushed after it
-  const done = new Map(); // request id -> response, for daemon replays
-  const inflight = new Map(); // request id -> AbortController
+  const inflight = new Map(); // request id -> AbortController, while its action runs
+  const cache = deps.cache || createReplayCache({ storage: memoryStorage() });
+  // The hello names the cache's instance and lists replay only once the
+  // cache is readable: without it a re-sent request could run twice.
+  const cacheReady = cache.ready.then(
+    () => true,
+    (e) => {
+      log("replay cache unreadable: no replay this session", e);
+      return false;
+    },
+  );
 
   function publish(state) {
     Promise.resolve(deps.setState?.({ ...state, at: Date.now() })).catch(() => {});
@@ -762,6 +972,7 @@ function createWsClient(deps) {
       scheduleReconnect();
       return;
     }
+    const replay = await cacheReady; // resolved after the worker's first moments
     publish({ state: "connecting", url: cfg.url });
     let sock;
     try {
@@ -778,13 +989,15 @@ function createWsClient(deps) {
     sock.onopen = () => {
       if (ws !== sock) return;
       phase = "hello_sent";
-      rawSend({
+      const hello = {
         type: "hello",
         protocolVersion: PROTOCOL_VERSION,
         clientVersion: deps.clientVersion,
         pairingToken: cfg.token || "",
-        caps: { actions: ACTIONS, features: FEATURES },
-      });
+        caps: { actions: ACTIONS, features: replay ? FEATURES : FEATURES.filter((f) => f !== "replay") },
+      };
+      if (replay) hello.instance = cache.instance();
+      rawSend(hello);
     };
     sock.onmessage = (ev) => {
       if (ws === sock) onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
@@ -835,40 +1048,97 @@ function createWsClient(deps) {
     }
   }
 
+  // respond is the response message for id's handler outcome.
+  function respond(id, out) {
+    return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
+  }
+
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
+  function sendNow(resp) {
+    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
+  }
+
+  // outcomeUnknown answers a request that started here and whose answer is
+  // lost: it may or may not have had its effect, so it is not run again.
+  function outcomeUnknown(id, why) {
+    return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
+  }
+
+  // fromCache answers a request id the cache knows and no action here is
+  // running (the daemon re-sent it after a reconnect): its answer's text,
+  // or outcome_unknown.
+  function fromCache(id, seen) {
+    if (seen.state === ANSWERED) {
+      if (seen.answer) return seen.answer;
+      return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
+    }
+    if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
+    return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
+  }
+
   async function onRequest(msg) {
-    // The daemon may resend after a reconnect; never run an action twice.
-    if (done.has(msg.id)) return rawSend(done.get(msg.id));
-    if (inflight.has(msg.id)) return;
+    const id = msg.id;
+    // Running here: the re-sent request joins it, whose answer goes out on
+    // whichever connection is up when it ends.
+    if (inflight.has(id)) return;
+    const replay = await cacheReady;
+    if (inflight.has(id)) return;
+    const seen = replay ? cache.lookup(id) : undefined;
+    if (seen) return sendNow(fromCache(id, seen));
+    if (msg.replay && replay && cache.unsure()) {
+      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
+    }
     const ac = new AbortController();
-    inflight.set(msg.id, ac);
+    inflight.set(id, ac);
+    if (replay) {
+      // The started mark is in storage before the action sends anything to
+      // the page: a worker that dies mid-action leaves it behind.
+      try {
+        await cache.begin(id, msg.deadlineMs);
+      } catch (e) {
+        inflight.delete(id);
+        log("replay cache write failed: request not run", id, e);
+        return sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
+      }
+    }
     let out;
     try {
       // abortable: the request is over for us the moment it is cancelled,
       // even if a handler were slow to notice.
-      out = await abortable(deps.handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs, signal: ac.signal }), ac.signal);
+      out = await abortable(
+        Promise.resolve().then(() => {
+          if (ac.signal.aborted) throw ac.signal.reason; // cancelled before it started
+          return deps.handleRequest(msg.action, { id, deadlineMs: msg.deadlineMs, signal: ac.signal });
+        }),
+        ac.signal,
+      );
     } catch (e) {
       out = ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
     }
-    inflight.delete(msg.id);
+    inflight.delete(id);
     if (ac.signal.aborted || !out) {
-      log("request cancelled: no response", msg.id);
+      log("request cancelled: no response", id);
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log("replay cache write failed", id, e));
       return;
     }
-    const resp = out.error ? { type: "response", id: msg.id, error: out.error } : { type: "response", id: msg.id, result: out.result };
-    done.set(msg.id, resp);
-    if (done.size > DEDUPE_SIZE) done.delete(done.keys().next().value);
-    if (phase === "ready") rawSend(resp);
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => log("replay cache write failed", id, e));
+    sendNow(text);
   }
 
-  // abortAll stops every request in flight: the daemon that sent them has
-  // gone (it fails their callers itself), so nobody waits for them.
+  // abortAll stops every request in flight: the client stopped, or the
+  // pairing changed (to another daemon, maybe), so nobody will ask for
+  // their answers.
   function abortAll(why) {
     for (const ac of inflight.values()) ac.abort(new CancelledError(why));
   }
 
   function onClose(code, reason) {
     stopHeartbeat();
-    abortAll(`the daemon connection closed (${code})`);
+    // The actions in flight run on: their answers wait in the replay cache
+    // for the daemon to re-send their requests after the reconnect.
     ws = null;
     phase = "closed";
     if (terminal && terminal.state === "rejected") {
@@ -8099,6 +8369,7 @@ const { createChromeApi } = __chrome_api;
 const { claimCode, loadPairing } = __pairing;
 const { loadValidator, parseMessage } = __validator;
 const { createWsClient } = __ws_client;
+const { createReplayCache } = __replay_cache;
 const { createSessionManager } = __session_manager;
 const { createWindowManager } = __window_manager;
 const { createDispatcher } = __action_dispatcher;
@@ -8141,6 +8412,9 @@ const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: 
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
+  // Read back from chrome.storage.session while the hello waits for the
+  // validator: a restarted worker knows what its predecessor started.
+  cache: createReplayCache({ storage: api.storageSession }),
   WebSocketImpl: WebSocket,
   parseMessage,
   getConfig: async () => {

@@ -1,6 +1,8 @@
 // A fake of chrome-api.js's object with just enough tab and window state to
 // exercise the worker's modules in node. Not a test file itself.
 
+import { memoryStorage } from "../../src/replay-cache.js";
+
 export function createFakeApi({ files = {} } = {}) {
   const store = new Map();
   let nextTab = 100;
@@ -47,6 +49,9 @@ export function createFakeApi({ files = {} } = {}) {
       getManifest: () => ({ version: "0.1.0" }),
       id: "fake",
     },
+    // chrome.storage.session: a Map of its own (sessionMap), kept by a
+    // fresh worker over the same fake, as Chrome keeps it.
+    storageSession: memoryStorage(),
     storage: {
       async get(keys) {
         const ks = keys == null ? [...store.keys()] : Array.isArray(keys) ? keys : [keys];

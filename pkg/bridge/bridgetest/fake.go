@@ -2,7 +2,8 @@
 // daemon over a real WebSocket, completes the real handshake, and answers
 // requests from per-action handlers (get_trace, unless handled, from a
 // trace of its own: Extension.Trace). Named failure modes (Silent, Hangup,
-// Malformed, Slow) script the peers' bad days.
+// Malformed, Slow, and Extension.Reconnecting: a drop mid-request, then a
+// reconnect) script the peers' bad days.
 package bridgetest
 
 import (
@@ -11,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -56,12 +59,20 @@ type Options struct {
 	SkipHello       bool   // connect but never say hello (handshake timeout tests)
 	Binary          bool   // send the hello in a binary frame, which the daemon refuses
 	Caps            *protocol.Caps
+	// Instance, when set, makes the fake resume requests across a
+	// reconnect as the real extension does (the replay feature): its hello
+	// names the instance and lists FeatureReplay, and a request id it has
+	// seen is answered from its replay cache, or when the handler still
+	// running on it answers, never by running the handler again. Without
+	// it the hello does not list FeatureReplay.
+	Instance string
 }
 
 // Extension is a connected fake.
 type Extension struct {
-	ws  *websocket.Conn
-	wmu sync.Mutex
+	opts Options
+	ws   *websocket.Conn // the current connection; set under wmu
+	wmu  sync.Mutex
 
 	mu        sync.Mutex
 	handlers  map[protocol.ActionType]Handler
@@ -69,10 +80,19 @@ type Extension struct {
 	requests  []protocol.Action
 	ids       []string
 	deadlines []int64
+	replays   []bool
 	cancels   []string
-	closed    chan struct{}
+	closed    chan struct{} // the current connection's
 	closeErr  error
 	traces    fakeTraces
+	replay    map[string]*replayEntry // with Options.Instance
+}
+
+// replayEntry is one request id in the fake's replay cache: finished once
+// its handler has answered resp (nil: it sent none, Silent or Hangup).
+type replayEntry struct {
+	finished bool
+	resp     map[string]any
 }
 
 // RejectError is a refused handshake: its close code, and the reject
@@ -106,6 +126,64 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 	if o.ProtocolVersion == 0 {
 		o.ProtocolVersion = protocol.ProtocolVersion
 	}
+	ws, err := handshake(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	e := &Extension{opts: o, ws: ws, handlers: map[protocol.ActionType]Handler{}, fallback: OK, closed: make(chan struct{}), replay: map[string]*replayEntry{}}
+	go e.readLoop(ws, e.closed)
+	return e, nil
+}
+
+// Redial connects again with the same options (the same instance), as the
+// real extension does after a drop, and serves requests on the new
+// connection; requests still running answer on it.
+func (e *Extension) Redial(ctx context.Context) error {
+	ws, err := handshake(ctx, e.opts)
+	if err != nil {
+		return err
+	}
+	closed := make(chan struct{})
+	e.wmu.Lock()
+	e.ws = ws
+	e.wmu.Unlock()
+	e.mu.Lock()
+	e.closed = closed
+	e.mu.Unlock()
+	go e.readLoop(ws, closed)
+	return nil
+}
+
+// Drop ends the current connection abruptly, without a close frame, as a
+// network failure or a killed service worker does.
+func (e *Extension) Drop() {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	e.ws.Close()
+}
+
+// Reconnecting is the failure mode "drop mid-request, then reconnect": a
+// handler that drops the connection (Drop) as h starts, dials again after
+// gap (Redial), and runs h meanwhile. The daemon re-sends the request on
+// the new connection, and the fake answers it from its replay cache, or
+// once h answers, as the real extension does: h runs once. Needs
+// Options.Instance; a failed Redial is reported to t.
+func (e *Extension) Reconnecting(t testing.TB, gap time.Duration, h Handler) Handler {
+	return func(a protocol.Action) (any, *protocol.Error) {
+		e.Drop()
+		go func() {
+			time.Sleep(gap) // a test fake standing in for the extension's reconnect backoff
+			if err := e.Redial(context.Background()); err != nil {
+				t.Errorf("fake extension: reconnect: %v", err)
+			}
+		}()
+		return h(a)
+	}
+}
+
+// handshake dials o.URL and says hello; it returns the connection once
+// the daemon acked.
+func handshake(ctx context.Context, o Options) (*websocket.Conn, error) {
 	h := http.Header{}
 	h.Set("Origin", o.Origin)
 	ws, resp, err := websocket.DefaultDialer.DialContext(ctx, o.URL, h)
@@ -115,16 +193,17 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		}
 		return nil, err
 	}
-	e := &Extension{ws: ws, handlers: map[protocol.ActionType]Handler{}, fallback: OK, closed: make(chan struct{})}
 	if o.SkipHello {
-		go e.readLoop()
-		return e, nil
+		return ws, nil
 	}
 	caps := o.Caps
 	if caps == nil {
-		caps = &protocol.Caps{Actions: actionNames(), Features: protocol.Features}
+		caps = &protocol.Caps{Actions: actionNames(), Features: slices.DeleteFunc(slices.Clone(protocol.Features), func(f string) bool { return f == protocol.FeatureReplay })}
+		if o.Instance != "" {
+			caps.Features = protocol.Features
+		}
 	}
-	hello := protocol.Hello{Type: protocol.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Caps: caps}
+	hello := protocol.Hello{Type: protocol.TypeHello, ProtocolVersion: o.ProtocolVersion, ClientVersion: "0.0.0-fake", PairingToken: o.Token, Instance: o.Instance, Caps: caps}
 	frame, err := json.Marshal(hello)
 	if err != nil {
 		ws.Close()
@@ -167,8 +246,7 @@ func Dial(ctx context.Context, o Options) (*Extension, error) {
 		ws.Close()
 		return nil, fmt.Errorf("expected ack, got %s", m.Type)
 	}
-	go e.readLoop()
-	return e, nil
+	return ws, nil
 }
 
 func actionNames() []string {
@@ -216,6 +294,14 @@ func (e *Extension) Cancels() []string {
 	return append([]string(nil), e.cancels...)
 }
 
+// Replays returns each request's replay flag (re-sent after a
+// reconnect), in the order of Requests.
+func (e *Extension) Replays() []bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]bool(nil), e.replays...)
+}
+
 // Requests returns the actions received so far, in arrival order.
 func (e *Extension) Requests() []protocol.Action {
 	e.mu.Lock()
@@ -223,13 +309,20 @@ func (e *Extension) Requests() []protocol.Action {
 	return append([]protocol.Action(nil), e.requests...)
 }
 
-// Closed is closed when the connection ends; CloseErr then tells why.
-func (e *Extension) Closed() <-chan struct{} { return e.closed }
+// Closed is closed when the current connection ends; CloseErr then tells
+// why.
+func (e *Extension) Closed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
 
-// CloseErr is the read error that ended the connection (a
+// CloseErr is the read error that ended the current connection (a
 // *websocket.CloseError carries the daemon's close code).
 func (e *Extension) CloseErr() error {
-	<-e.closed
+	<-e.Closed()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return e.closeErr
 }
 
@@ -253,7 +346,11 @@ func (e *Extension) SendRaw(data []byte) error {
 }
 
 // Close hangs up.
-func (e *Extension) Close() error { return e.ws.Close() }
+func (e *Extension) Close() error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	return e.ws.Close()
+}
 
 func (e *Extension) write(v any) error {
 	e.wmu.Lock()
@@ -261,12 +358,16 @@ func (e *Extension) write(v any) error {
 	return e.ws.WriteJSON(v)
 }
 
-func (e *Extension) readLoop() {
-	defer close(e.closed)
+func (e *Extension) readLoop(ws *websocket.Conn, closed chan struct{}) {
+	defer close(closed)
 	for {
-		_, data, err := e.ws.ReadMessage()
+		_, data, err := ws.ReadMessage()
 		if err != nil {
-			e.closeErr = err
+			e.mu.Lock()
+			if e.closed == closed {
+				e.closeErr = err
+			}
+			e.mu.Unlock()
 			return
 		}
 		m, perr := protocol.Decode(data)
@@ -297,6 +398,22 @@ func (e *Extension) serve(r *protocol.Request) {
 	e.requests = append(e.requests, r.Action)
 	e.ids = append(e.ids, r.ID)
 	e.deadlines = append(e.deadlines, r.DeadlineMs)
+	e.replays = append(e.replays, r.Replay)
+	var entry *replayEntry
+	if e.opts.Instance != "" {
+		if seen, ok := e.replay[r.ID]; ok {
+			// Answered already: from the cache. Still running: joined, as
+			// the real extension does; its handler answers on whichever
+			// connection is up when it ends.
+			if seen.finished && seen.resp != nil {
+				_ = e.write(seen.resp)
+			}
+			e.mu.Unlock()
+			return
+		}
+		entry = &replayEntry{}
+		e.replay[r.ID] = entry
+	}
 	h := e.handlers[r.Action.Type]
 	if h == nil && r.Action.Type == protocol.ActionGetTrace {
 		h = func(a protocol.Action) (any, *protocol.Error) { return e.traces.read(a), nil }
@@ -308,23 +425,31 @@ func (e *Extension) serve(r *protocol.Request) {
 	start := time.Now()
 	res, perr := h(r.Action)
 	e.recordAction(r.Action, time.Since(start), perr)
+	var resp map[string]any
 	switch perr {
 	case Silent:
-		return
 	case Hangup:
-		e.ws.Close()
-		return
+		e.Close()
 	case Malformed:
 		_ = e.SendRaw([]byte(`{"type":"response","id":"` + r.ID + `","result":{"ok":true},"error":{"code":"nope"}}`))
-		return
+	default:
+		resp = map[string]any{"type": "response", "id": r.ID}
+		if perr != nil {
+			resp["error"] = perr
+		} else {
+			resp["result"] = res
+		}
 	}
-	resp := map[string]any{"type": "response", "id": r.ID}
-	if perr != nil {
-		resp["error"] = perr
-	} else {
-		resp["result"] = res
+	if entry != nil {
+		// Finished and sent in one step, so a re-sent request is answered
+		// either here or from the cache, never both.
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		entry.finished, entry.resp = true, resp
 	}
-	_ = e.write(resp)
+	if resp != nil {
+		_ = e.write(resp)
+	}
 }
 
 // MustJSON is a test helper that marshals v or panics.

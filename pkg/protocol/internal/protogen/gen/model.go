@@ -19,19 +19,21 @@ type Model struct {
 	Version        int
 	ReplyMarginMs  int
 	SettleMarginMs int
-	CloseCodes     []Named // x-closeCodes, by value
-	MessageTypes   []string
-	Features       []Feature // hello caps.features x-features, in schema order
-	Reasons        []Feature // error.reason x-reasons: named reasons, in schema order
-	Actions        []Action
-	Codes          []Code
-	EndReasons     []string
-	Events         []string
-	NamedKeys      []string
-	Modifiers      []string
-	Roles          []string // $defs/role enum: the roles a role target may name
-	WaitDefaultMs  int      // action.wait_for timeoutMs default
-	WaitMaxMs      int      // action.wait_for timeoutMs maximum
+	// x-replay: the replay cache's bounds (docs/architecture.md §Reconnect).
+	ReplayMaxEntries, ReplayMaxAgeMs, ReplayMaxAnswerBytes int
+	CloseCodes                                             []Named // x-closeCodes, by value
+	MessageTypes                                           []string
+	Features                                               []Feature // hello caps.features x-features, in schema order
+	Reasons                                                []Feature // error.reason x-reasons: named reasons, in schema order
+	Actions                                                []Action
+	Codes                                                  []Code
+	EndReasons                                             []string
+	Events                                                 []string
+	NamedKeys                                              []string
+	Modifiers                                              []string
+	Roles                                                  []string // $defs/role enum: the roles a role target may name
+	WaitDefaultMs                                          int      // action.wait_for timeoutMs default
+	WaitMaxMs                                              int      // action.wait_for timeoutMs maximum
 }
 
 // Feature is one caps.features entry the schema knows, with what it means.
@@ -187,6 +189,13 @@ func (r *reader) model() *Model {
 	}
 	m.ReplyMarginMs = r.int(ladder, "replyMarginMs", "x-ladder")
 	m.SettleMarginMs = r.int(ladder, "settleMarginMs", "x-ladder")
+	if replay, ok := r.root.get("x-replay").(*object); ok {
+		m.ReplayMaxEntries = r.int(replay, "maxEntries", "x-replay")
+		m.ReplayMaxAgeMs = r.int(replay, "maxAgeMs", "x-replay")
+		m.ReplayMaxAnswerBytes = r.int(replay, "maxAnswerBytes", "x-replay")
+	} else {
+		r.fail("schema: no x-replay")
+	}
 	if cc, ok := r.root.get("x-closeCodes").(*object); ok {
 		for _, k := range cc.keys {
 			if k == "description" {

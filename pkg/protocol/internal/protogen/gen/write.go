@@ -194,6 +194,11 @@ func (m *Model) Go() ([]byte, error) {
 	p("// SettleMargin is how much longer than the action's own time (its inner\n")
 	p("// waits) the extension's budget runs, for the last probe and the answer\n// (schema x-ladder).\n")
 	p("const SettleMargin = %s\n\n", goDuration(m.SettleMarginMs))
+	p("// The replay cache's bounds (schema x-replay): the extension keeps at\n")
+	p("// most ReplayMaxEntries requests, each at most ReplayMaxAge, and answers\n")
+	p("// up to ReplayMaxAnswerBytes in chrome.storage.session; the daemon\n")
+	p("// re-sends a request only within ReplayMaxAge of sending it first.\nconst (\n")
+	p("\tReplayMaxEntries = %d\n\tReplayMaxAge = %s\n\tReplayMaxAnswerBytes = %d\n)\n\n", m.ReplayMaxEntries, goDuration(m.ReplayMaxAgeMs), m.ReplayMaxAnswerBytes)
 	p("// wait_for's timeoutMs when the action omits it, and its cap.\nconst (\n")
 	p("\tDefaultWaitForTimeout = %s\n\tMaxWaitForTimeout = %s\n)\n\n", goDuration(m.WaitDefaultMs), goDuration(m.WaitMaxMs))
 
@@ -305,7 +310,9 @@ func (m *Model) JS() []byte {
 	p("export const REPLY_MARGIN_MS = %d;\n", m.ReplyMarginMs)
 	p("// The extension's budget runs this much past the action's own time, its\n// inner waits, for the last probe and the answer (x-ladder).\n")
 	p("export const SETTLE_MARGIN_MS = %d;\n", m.SettleMarginMs)
-	p("export const WAIT_FOR_DEFAULT_MS = %d;\nexport const WAIT_FOR_MAX_MS = %d;\n\n", m.WaitDefaultMs, m.WaitMaxMs)
+	p("export const WAIT_FOR_DEFAULT_MS = %d;\nexport const WAIT_FOR_MAX_MS = %d;\n", m.WaitDefaultMs, m.WaitMaxMs)
+	p("// The replay cache's bounds (x-replay): entries, age, and the largest\n// answer kept in chrome.storage.session.\n")
+	p("export const REPLAY = Object.freeze({ maxEntries: %d, maxAgeMs: %d, maxAnswerBytes: %d });\n\n", m.ReplayMaxEntries, m.ReplayMaxAgeMs, m.ReplayMaxAnswerBytes)
 	p("export const ERROR_CODES = Object.freeze({\n")
 	for _, c := range m.Codes {
 		p("  %s: %q,\n", strings.ToUpper(c.Name), c.Name)

@@ -78,6 +78,24 @@ type Action struct {
 	// Download makes click and press_key wait for the download they start
 	// and answer DownloadResult (a pure addition to v4, feature download).
 	Download bool `json:"download,omitempty"`
+	// MaxChars and Part are extract's budget (pure additions to v4,
+	// feature extract_budget): the markdown and the element lines within
+	// MaxChars characters (500-1000000), the markdown cut into parts at
+	// block boundaries, and Part (from 1, default 1) the one to read;
+	// ExtractResult.Budget says what was left out.
+	MaxChars *int `json:"maxChars,omitempty"`
+	Part     *int `json:"part,omitempty"`
+	// Changes makes extract read only what changed since the tab's last
+	// read (a pure addition to v4, feature extract_changes): it answers
+	// ChangesResult.
+	Changes bool `json:"changes,omitempty"`
+	// Labels draws the uids of the tab's last extract on a screenshot
+	// (set-of-marks; a pure addition to v4, feature screenshot_labels).
+	Labels bool `json:"labels,omitempty"`
+	// Clear makes type replace the field's value: select all, delete,
+	// then the text (Playwright's fill; a pure addition to v4, feature
+	// type_clear).
+	Clear bool `json:"clear,omitempty"`
 }
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a
@@ -233,6 +251,9 @@ func SelectOption(t Target, by Option, items []string) (Action, error) {
 	}
 	return a, nil
 }
+
+// Describe asks for the target's readable locators (DescribeResult).
+func Describe(t Target) Action { return t.on(Action{Type: ActionDescribe}) }
 
 // Upload sets the target file input's files from absolute paths; none
 // clears it.

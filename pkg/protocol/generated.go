@@ -41,6 +41,11 @@ const (
 	FeatureSelectOption       = "select_option"        // the select_option action: choose a <select>'s options by value, label or index, firing input and change as a person's choice does
 	FeatureUpload             = "upload"               // the upload action: set a file input's files from paths on this machine (DOM.setFileInputFiles)
 	FeatureDownload           = "download"             // click and press_key take download: true, wait for the download the input started to finish (chrome.downloads), and answer where the file went
+	FeatureExtractBudget      = "extract_budget"       // extract takes maxChars and part: the markdown and the element lines within maxChars characters, the markdown cut at block boundaries into parts that tile it, and result.cut saying what was left out
+	FeatureExtractChanges     = "extract_changes"      // extract takes changes: true: only the elements added and removed since the tab's last read, kept uids unchanged and new ones continuing the tab's numbering
+	FeatureScreenshotLabels   = "screenshot_labels"    // screenshot takes labels: true: each element of the tab's last extract drawn with its uid at its box (set-of-marks), the overlay gone before the answer
+	FeatureDescribe           = "describe"             // the describe action: readable locators for one element (role and name, label, test id, id, short CSS path, text), each with how many elements it matches now
+	FeatureTypeClear          = "type_clear"           // type takes clear: true: the field's current value is selected and deleted (input events fire) before the text goes in
 )
 
 // Features lists every known feature in schema order.
@@ -62,6 +67,11 @@ var Features = []string{
 	FeatureSelectOption,
 	FeatureUpload,
 	FeatureDownload,
+	FeatureExtractBudget,
+	FeatureExtractChanges,
+	FeatureScreenshotLabels,
+	FeatureDescribe,
+	FeatureTypeClear,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -115,6 +125,7 @@ const (
 	ActionGoBack       ActionType = "go_back"       // Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).
 	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
 	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.
+	ActionDescribe     ActionType = "describe"      // Readable locators for one element (any target form), best first, each with how many elements it matches in the element's frame now: a role and accessible name (resolved as a role target resolves it), a label, a test id (data-testid, data-test-id, data-test, data-qa, data-cy), an id that does not look generated, a short CSS path, its text; nth (0-based) where a locator matches several. Also its tag, input type, autocomplete and label, and frame (the iframe it is in). Answers result.describe. A pure addition to v4, sent only to an extension whose hello lists describe (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -140,6 +151,7 @@ var Actions = []ActionType{
 	ActionGoBack,
 	ActionGoForward,
 	ActionHandleDialog,
+	ActionDescribe,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -191,6 +203,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
+			{Name: "clear", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureTypeClear, Description: "Replace the field's value: select all of it and delete it (input events fire, as a person's select-all and Delete would) before the text goes in, as Playwright's fill does; a field already empty is left as it is. A pure addition to v4, sent only to an extension whose hello lists type_clear (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -243,6 +256,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Params: []ParamSpec{
 			{Name: "fullPage", Kind: KindBoolean, Required: false, Example: true, Description: ""},
+			{Name: "labels", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureScreenshotLabels, Description: "Draw each element of the tab's last extract (an element read first when the tab has none) with its uid at its box, set-of-marks style; the overlay is removed before the answer. A pure addition to v4, sent only to an extension whose hello lists screenshot_labels (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -255,6 +269,9 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
 			{Name: "maxElements", Kind: KindInteger, Required: false, Example: 1, Description: "The most interactive elements to list (default 200); elementsTotal in the result says how many the page has."},
+			{Name: "maxChars", Kind: KindInteger, Required: false, Example: 500, Feature: FeatureExtractBudget, Description: "A budget in characters for the markdown and the element lines (e3 button \"Sign in\" [disabled], one a line) together; the markdown is cut at block boundaries into parts, and result.cut says what was left out. A pure addition to v4, sent only to an extension whose hello lists extract_budget (x-feature)."},
+			{Name: "part", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureExtractBudget, Description: "With maxChars: which part of the markdown to read, from 1 (default 1); result.cut.parts says how many there are."},
+			{Name: "changes", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureExtractChanges, Description: "Read only what changed since the tab's last read: result.changes lists the elements added (new uids continue the tab's numbering) and the uids removed; elements still there keep their uids. No markdown, text or element list. A pure addition to v4, sent only to an extension whose hello lists extract_changes (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},
@@ -422,6 +439,24 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "accept", Kind: KindBoolean, Required: true, Example: true, Description: "true accepts (OK), false dismisses (Cancel); an alert is closed either way."},
 			{Name: "promptText", Kind: KindString, Required: false, Example: "Ada", Description: "The text a prompt answers with when accepted (default: the prompt's own default text)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+		},
+	},
+	ActionDescribe: {
+		Type:        ActionDescribe,
+		Description: "Readable locators for one element (any target form), best first, each with how many elements it matches in the element's frame now: a role and accessible name (resolved as a role target resolves it), a label, a test id (data-testid, data-test-id, data-test, data-qa, data-cy), an id that does not look generated, a short CSS path, its text; nth (0-based) where a locator matches several. Also its tag, input type, autocomplete and label, and frame (the iframe it is in). Answers result.describe. A pure addition to v4, sent only to an extension whose hello lists describe (x-feature).",
+		Scope:       ScopeTab,
+		Budget:      15 * time.Second,
+		Shorthand:   "target",
+		Feature:     FeatureDescribe,
+		Target:      true,
+		Params: []ParamSpec{
+			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
+			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
+			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
+			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
 		},
 	},

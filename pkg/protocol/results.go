@@ -105,6 +105,66 @@ type ExtractResult struct {
 	// content. Both are pure additions to v4.
 	ElementsTotal int  `json:"elementsTotal,omitempty"`
 	Empty         bool `json:"empty,omitempty"`
+	// Budget is set by an extract with maxChars when something was left
+	// out (the schema's result.cut, a pure addition to v4).
+	Budget *BudgetCut `json:"cut,omitempty"`
+}
+
+// BudgetCut is what an extract's maxChars left out (the schema's
+// result.extract cut): Markdown holds part Part of Parts, and ShownChars
+// of TotalChars characters were shown (this part's markdown and the
+// element lines listed, against all the markdown and every element line).
+type BudgetCut struct {
+	Part       int `json:"part"`
+	Parts      int `json:"parts"`
+	ShownChars int `json:"shownChars"`
+	TotalChars int `json:"totalChars"`
+}
+
+// ChangesResult is extract's with changes: true (the schema's
+// result.changes, a pure addition to v4): the elements added since the
+// tab's last read, with uids that continue its numbering, and the uids
+// of the elements gone. Elements still there keep their uids.
+type ChangesResult struct {
+	URL     string  `json:"url,omitempty"`
+	Title   string  `json:"title,omitempty"`
+	Changes Changes `json:"changes"`
+	TabID   *int    `json:"tabId,omitempty"`
+}
+
+// Changes lists the elements Added and the uids Removed since a read.
+type Changes struct {
+	Added   []Element `json:"added"`
+	Removed []string  `json:"removed"`
+}
+
+// DescribeResult is describe's (the schema's result.describe, a pure
+// addition to v4): the element's tag, input type, autocomplete and label,
+// the frame it is in (a target's frame; empty in the main frame), and its
+// locators, best first.
+type DescribeResult struct {
+	Tag          string    `json:"tag"`
+	InputType    string    `json:"inputType,omitempty"`
+	Autocomplete string    `json:"autocomplete,omitempty"`
+	Label        string    `json:"label,omitempty"`
+	Frame        string    `json:"frame,omitempty"`
+	Locators     []Locator `json:"locators"`
+	TabID        *int      `json:"tabId,omitempty"`
+}
+
+// Locator is one way to find an element again: By is role (Role, Name),
+// label (Label), testid, id or css (Selector), or text (Text). Count is
+// how many elements it matches in the element's frame now; when over 1,
+// Nth is the element's place among them (0-based, document order).
+type Locator struct {
+	By       string `json:"by"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Label    string `json:"label,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Count    int    `json:"count"`
+	Nth      *int   `json:"nth,omitempty"`
 }
 
 // Cut reports whether the element list holds fewer elements than the page has.

@@ -8,6 +8,7 @@ import { keyEvents } from "../lib/keys.js";
 import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
+import { clearFocused } from "../lib/clear.js";
 
 const GROUP = "bua";
 
@@ -586,6 +587,7 @@ export async function typeText(ctx, action) {
   const force = action.force === true;
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
+    if (action.clear) await clearFocused(ctx);
     if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
   });
 }

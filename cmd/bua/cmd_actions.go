@@ -214,7 +214,10 @@ func newHoverCommand(env *Env) *cli.Command {
 }
 
 func newTypeCommand(env *Env) *cli.Command {
-	flags := append(targetFlags(), forceFlag(), &cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"})
+	flags := append(targetFlags(), forceFlag(),
+		&cli.StringFlag{Name: "text-env", Usage: "read TEXT from environment variable `VAR` (keeps secrets out of ps and history)"},
+		&cli.BoolFlag{Name: "clear", Usage: "replace the field's value: select it all and delete it first (input events fire)"},
+	)
 	cmd := actionCommand("type", "focus an element and insert text", "TARGET|--role ROLE TEXT|-", flags,
 		func(c *cli.Context) error {
 			t, rest, err := target(c)
@@ -242,7 +245,9 @@ func newTypeCommand(env *Env) *cli.Command {
 			default:
 				text = rest[0]
 			}
-			return runAction(c, env, withForce(c, protocol.Type(t, text)), printOK(c, env, "ok"))
+			a := withForce(c, protocol.Type(t, text))
+			a.Clear = c.Bool("clear")
+			return runAction(c, env, a, printOK(c, env, "ok"))
 		})
 	return cmd
 }
@@ -277,6 +282,7 @@ func newScreenshotCommand(env *Env) *cli.Command {
 		[]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (default: screenshot-TIME.jpg)"},
 			&cli.BoolFlag{Name: "full-page", Usage: "capture the whole page, not just the viewport"},
+			&cli.BoolFlag{Name: "labels", Usage: "draw each element's uid at its box (set-of-marks), from the last extract"},
 		},
 		func(c *cli.Context) error {
 			out := c.String("output")
@@ -284,6 +290,7 @@ func newScreenshotCommand(env *Env) *cli.Command {
 				out = "screenshot-" + env.Now().Format("20060102-150405.000") + ".jpg"
 			}
 			a := protocol.Screenshot(c.Bool("full-page"))
+			a.Labels = c.Bool("labels")
 			if c.Bool("json") {
 				// --json prints the full result, dataUrl included, and still saves the file.
 				return runAction(c, env, a, nil)

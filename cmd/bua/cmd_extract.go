@@ -26,6 +26,9 @@ func newExtractCommand(env *Env) *cli.Command {
 			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
 			&cli.BoolFlag{Name: "handoff", Usage: "on a high-confidence obstacle, hand the tab to the person and print the page once they cleared it (see `bua wait-for-human`)"},
 			&cli.DurationFlag{Name: "handoff-timeout", Value: handoff.DefaultTimeout, Usage: "with --handoff, how long the person gets"},
+			&cli.IntFlag{Name: "max-chars", Usage: "fit the markdown and the element lines in `N` characters (500-1000000), the markdown cut into parts at block boundaries"},
+			&cli.IntFlag{Name: "part", Usage: "with --max-chars, print part `N` of the markdown (from 1)"},
+			&cli.BoolFlag{Name: "changes", Usage: "print only the elements added and the uids removed since the tab's last read (new uids continue its numbering)"},
 		},
 		func(c *cli.Context) error {
 			format := c.String("format")
@@ -41,6 +44,12 @@ func newExtractCommand(env *Env) *cli.Command {
 					return usageError("--max-elements must be from 1 to 5000")
 				}
 				action.MaxElements = &n
+			}
+			if err := budgetFlags(c, &action); err != nil {
+				return err
+			}
+			if action.Changes {
+				return runAction(c, env, action, func(res json.RawMessage) error { return printChanges(env, res) })
 			}
 			keepText := c.Bool("text")
 			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
@@ -82,7 +91,11 @@ func newExtractCommand(env *Env) *cli.Command {
 		"it once they cleared it (exit 3 if they do not within --handoff-timeout,\n" +
 		"or at once when the browser is a headless managed one). At most 200 elements are listed (--max-elements); a cut\n" +
 		"list ends with a line giving both counts. A page that stays blank is\n" +
-		"read and flagged empty."
+		"read and flagged empty.\n" +
+		"--max-chars N keeps the markdown and the element lines within N characters:\n" +
+		"the markdown is cut at block boundaries into parts, --part 2 reads the\n" +
+		"next (the elements come with part 1). --changes prints only the elements\n" +
+		"added since the tab's last read, with new uids, and the uids removed."
 	return cmd
 }
 
@@ -125,6 +138,9 @@ func renderExtract(ios *iostreams.IOStreams, r protocol.ExtractResult, format st
 	renderElements(ios, r.Elements)
 	if r.Cut() {
 		fmt.Fprintln(w, cutLine(r))
+	}
+	if b := r.Budget; b != nil {
+		fmt.Fprintln(w, budgetLine(b))
 	}
 	if o := r.Obstacle; o != nil {
 		fmt.Fprintf(w, "\nobstacle: %s (%s) — %s\n", o.Type, o.Confidence, o.Message)
@@ -236,4 +252,59 @@ func extractHandoff(c *cli.Context, env *Env, action protocol.Action, shape func
 		return printJSON(env, shape(res))
 	}
 	return render(res)
+}
+
+// budgetFlags sets extract's maxChars, part and changes from --max-chars,
+// --part and --changes, with the schema's rules worded for the command
+// line.
+func budgetFlags(c *cli.Context, a *protocol.Action) error {
+	if c.IsSet("max-chars") {
+		n := c.Int("max-chars")
+		if n < 500 || n > 1000000 {
+			return usageError("--max-chars must be from 500 to 1000000")
+		}
+		a.MaxChars = &n
+	}
+	if c.IsSet("part") {
+		n := c.Int("part")
+		switch {
+		case a.MaxChars == nil:
+			return usageError("--part goes with --max-chars: it picks one of the parts that budget cuts the markdown into")
+		case n < 1:
+			return usageError("--part counts from 1")
+		}
+		a.Part = &n
+	}
+	if a.Changes = c.Bool("changes"); a.Changes && (a.MaxChars != nil || a.Selector != "") {
+		return usageError("--changes reads what changed in the whole page: drop --selector and --max-chars")
+	}
+	return nil
+}
+
+// budgetLine is the line under a budgeted read that left something out:
+// which part this is, the characters shown, and how to read on.
+func budgetLine(b *protocol.BudgetCut) string {
+	s := fmt.Sprintf("part %d of %d: %d of %d characters shown", b.Part, b.Parts, b.ShownChars, b.TotalChars)
+	if b.Part < b.Parts {
+		s += fmt.Sprintf("; read on with --part %d", b.Part+1)
+	}
+	return s
+}
+
+// printChanges prints a changes read: the elements added, one a line as
+// extract prints them, then the uids removed on one line.
+func printChanges(env *Env, res json.RawMessage) error {
+	var r protocol.ChangesResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return err
+	}
+	if len(r.Changes.Added) == 0 && len(r.Changes.Removed) == 0 {
+		fmt.Fprintln(env.Stdout, "no changes")
+		return nil
+	}
+	writeElements(env.Stdout, r.Changes.Added)
+	if len(r.Changes.Removed) > 0 {
+		fmt.Fprintln(env.Stdout, "removed: "+strings.Join(r.Changes.Removed, " "))
+	}
+	return nil
 }

@@ -391,6 +391,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		protocol.ActionSelectOption: {"select", "#s", "--label", "Blue"},
 		protocol.ActionUpload:       {"upload", "input", "cmd_test.go"},
 		protocol.ActionGetTrace:     {"trace"},
+		protocol.ActionDescribe:     {"describe", "e1"},
 	}
 	// What a command needs the page to show before it sends its action.
 	setup := map[protocol.ActionType]func(){

@@ -18,7 +18,7 @@ import { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } fr
 import { collectElements } from "../lib/elements.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
-import { KNOWN_GROUP, knownAfterExtract, readChanges, releaseKnown, toElement } from "../lib/changes.js";
+import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
 import { PAGED_MARKDOWN_MAX_CHARS, applyBudget } from "../lib/parts.js";
 
 // MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
@@ -109,14 +109,7 @@ export function readValue(deep) {
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "extract read nothing from the page");
   const page = JSON.parse(head.value);
   const items = page.elements || [];
-  for (let i = 0; i < items.length; i++) {
-    const node = parts[i + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract got no backend node for element ${i} (${node && node.type})`);
-    }
-    items[i].backendNodeId = id;
-  }
+  nodeIdsOf(parts, items.length, "extract").forEach((id, i) => (items[i].backendNodeId = id));
   return page;
 }
 

@@ -4089,6 +4089,20 @@ function changesFunction() {
   return changesFn;
 }
 
+// nodeIdsOf returns the backendNodeIds of the n nodes a page read
+// returned by deep serialization after its JSON (parts[1..n]), or throws
+// internal_error saying which read (what) got no node.
+function nodeIdsOf(parts, n, what) {
+  const ids = [];
+  for (let i = 0; i < n; i++) {
+    const node = parts[i + 1];
+    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+    if (!Number.isInteger(id)) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `${what} got no backend node for element ${i} (${node && node.type})`);
+    ids.push(id);
+  }
+  return ids;
+}
+
 // parseRead turns a changes read's deep-serialized array into {url, title,
 // items, from, ids}: ids[k] the backendNodeId of items[k].
 function parseRead(deep) {
@@ -4096,12 +4110,7 @@ function parseRead(deep) {
   const head = parts[0];
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "the changes read got nothing from the page");
   const read = JSON.parse(head.value);
-  read.ids = read.items.map((_, k) => {
-    const node = parts[k + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read got no backend node for element ${k}`);
-    return id;
-  });
+  read.ids = nodeIdsOf(parts, read.items.length, "the changes read");
   return read;
 }
 
@@ -4240,7 +4249,7 @@ async function readChanges(ctx, max) {
     return { url: main.url, title: main.title, changes: { added: merged.added, removed: merged.removed } };
   }
 }
-return Object.freeze({ KNOWN_GROUP, toElement, knownAfterExtract, releaseKnown, changesFunction, parseRead, mergeChanges, readChanges });
+return Object.freeze({ KNOWN_GROUP, toElement, knownAfterExtract, releaseKnown, changesFunction, nodeIdsOf, parseRead, mergeChanges, readChanges });
 })();
 
 // lib/labels.js
@@ -5480,7 +5489,7 @@ const { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } = _
 const { collectElements } = __lib_elements;
 const { isCaptchaFrameSrc } = __lib_page_signals;
 const { detectObstacle } = __lib_obstacle;
-const { KNOWN_GROUP, knownAfterExtract, readChanges, releaseKnown, toElement } = __lib_changes;
+const { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } = __lib_changes;
 const { PAGED_MARKDOWN_MAX_CHARS, applyBudget } = __lib_parts;
 
 // MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
@@ -5571,14 +5580,7 @@ function readValue(deep) {
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "extract read nothing from the page");
   const page = JSON.parse(head.value);
   const items = page.elements || [];
-  for (let i = 0; i < items.length; i++) {
-    const node = parts[i + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract got no backend node for element ${i} (${node && node.type})`);
-    }
-    items[i].backendNodeId = id;
-  }
+  nodeIdsOf(parts, items.length, "extract").forEach((id, i) => (items[i].backendNodeId = id));
   return page;
 }
 

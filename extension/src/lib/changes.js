@@ -102,6 +102,20 @@ export function changesFunction() {
   return changesFn;
 }
 
+// nodeIdsOf returns the backendNodeIds of the n nodes a page read
+// returned by deep serialization after its JSON (parts[1..n]), or throws
+// internal_error saying which read (what) got no node.
+export function nodeIdsOf(parts, n, what) {
+  const ids = [];
+  for (let i = 0; i < n; i++) {
+    const node = parts[i + 1];
+    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+    if (!Number.isInteger(id)) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `${what} got no backend node for element ${i} (${node && node.type})`);
+    ids.push(id);
+  }
+  return ids;
+}
+
 // parseRead turns a changes read's deep-serialized array into {url, title,
 // items, from, ids}: ids[k] the backendNodeId of items[k].
 export function parseRead(deep) {
@@ -109,12 +123,7 @@ export function parseRead(deep) {
   const head = parts[0];
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "the changes read got nothing from the page");
   const read = JSON.parse(head.value);
-  read.ids = read.items.map((_, k) => {
-    const node = parts[k + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read got no backend node for element ${k}`);
-    return id;
-  });
+  read.ids = nodeIdsOf(parts, read.items.length, "the changes read");
   return read;
 }
 

@@ -19,7 +19,8 @@ import { hostOf } from "./lib/domains.js";
 import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS, END_REASONS, EVENTS, REASONS } from "./generated/protocol.js";
-import { executors as browserExecutors, urlOf } from "./actions/tabs.js";
+import { executors as tabsExecutors, urlOf } from "./actions/tabs.js";
+import { executors as recordExecutors } from "./actions/record.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 
 // endedMessage says, for a request whose session ended under it, what
@@ -59,9 +60,13 @@ const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 // window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
 const FOCUS_BACK_MS = 500;
 
+// The "browser" actions' executors, (env, action) => result.
+export const browserExecutors = Object.freeze({ ...tabsExecutors, ...recordExecutors });
+
 // isManaged (optional) reports whether the browser is a managed one: no
-// person sits at it, so showTab keeps nobody's focus there.
-export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
+// person sits at it, so showTab keeps nobody's focus there. recorder is the
+// worker's (recorder/recorder.js), for the record actions.
+export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false, recorder = null }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
   let exempt = null; // the request whose own blocklist check is ending its session
@@ -388,6 +393,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
     navigate: (action) => perTab(action, budget, ac),
     hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
     closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+    recorder,
   });
 
   function run(action, budget, ac) {

@@ -75,9 +75,14 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       : undefined,
     // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
-    // to only while an input runs.
+    // to only while an input runs. The recorder (recorder/navigation.js)
+    // follows a recorded tab's navigations with the others, only while a
+    // recording runs.
     webNavigation: {
       onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
+      onCommitted: c.webNavigation?.onCommitted,
+      onHistoryStateUpdated: c.webNavigation?.onHistoryStateUpdated,
+      onReferenceFragmentUpdated: c.webNavigation?.onReferenceFragmentUpdated,
     },
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.

@@ -765,6 +765,18 @@ export function createDebuggerController(opts) {
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
+    // session is tabId's debugger session for a user of its own, the
+    // recorder (recorder/recorder.js): attach() as an action attaches,
+    // send(method, params, sessionId) runs one command (sessionId: an
+    // out-of-process iframe's child session), frames its child sessions.
+    session: (tabId) => ({
+      tabId,
+      attach: () => ensureAttached(tabId),
+      send: (method, params, sessionId) => send(tabId, method, params, sessionId),
+      get frames() {
+        return childFrames.get(tabId) || new Map();
+      },
+    }),
     // committedUrl is the URL of the document committed in tabId's main
     // frame, as the attached debugger last reported it (Page.frameNavigated),
     // or null when the debugger is not attached there: the dispatcher's

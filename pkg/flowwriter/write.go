@@ -24,6 +24,9 @@ type Flow struct {
 	// Problems are the entries that did not become a step that replays
 	// (also comments in YAML); nil when the flow is whole.
 	Problems []Problem
+	// Steps is how many entries became steps: 0 when the recording held
+	// only reads (or nothing), and the flow replays nothing.
+	Steps int
 }
 
 // EnvVar is one environment variable a replay needs: Name (BUA_PASSWORD)
@@ -32,6 +35,10 @@ type Flow struct {
 type EnvVar struct {
 	Name, Var, Field string
 }
+
+// What says what the variable holds, as the flow's header does: the text
+// for the "Password" field.
+func (v EnvVar) What() string { return "the text for " + field(v.Field) }
 
 // Write writes to w the flow that replays entries without an agent, with h
 // in its header comment (Compile). When some steps need a hand edit the
@@ -64,7 +71,7 @@ func Compile(h Header, entries []Entry) (*Flow, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("flowwriter: encoding the flow failed (a bug in bua, please report it): %w", err)
 	}
-	f := &Flow{YAML: buf.Bytes(), Problems: b.problems}
+	f := &Flow{YAML: buf.Bytes(), Problems: b.problems, Steps: len(b.replay)}
 	for _, sc := range b.secrets.list {
 		f.Env = append(f.Env, EnvVar{Name: sc.Env, Var: sc.Var, Field: sc.Field})
 	}
@@ -338,21 +345,26 @@ func (b *builder) modifiers(i int, e Entry, step *yaml.Node) {
 	}
 }
 
-// target writes the target params of entry i: a uid becomes the locator
-// its describe result gives (locate); a selector or role target the
-// recording used is kept.
+// target writes the target params of entry i: a uid, or no target at all
+// beside a describe result (an element bua record saw the person act on),
+// becomes the locator the describe result gives (locate); a selector or
+// role target the recording used is kept.
 func (b *builder) target(i int, e Entry) (params []*yaml.Node, note string) {
 	a := e.Action
 	t := target{Role: a.Role, Name: a.Name, Nth: a.Nth, Selector: a.Selector, Frame: a.Frame}
-	if a.UID != "" {
-		if e.Target == nil {
-			b.problem(i, fmt.Sprintf("%s acted on uid %s with no describe result, so no locator replaces it", a.Type, a.UID))
-			return []*yaml.Node{str("uid"), str(a.UID)}, ""
-		}
+	switch {
+	case a.UID != "" && e.Target == nil:
+		b.problem(i, fmt.Sprintf("%s acted on uid %s with no describe result, so no locator replaces it", a.Type, a.UID))
+		return []*yaml.Node{str("uid"), str(a.UID)}, ""
+	case a.UID != "" || (e.Target != nil && a.Role == "" && a.Selector == ""):
 		var ok bool
-		if t, note, ok = locate(e.Target); !ok {
+		if t, note, ok = locate(e.Target); !ok && a.UID != "" {
 			b.problem(i, fmt.Sprintf("%s on uid %s: %s", a.Type, a.UID, note))
 			return []*yaml.Node{str("uid"), str(a.UID)}, ""
+		} else if !ok {
+			// A selector that lints, though it may find another element.
+			t.Selector = firstOf(anySelector(e.Target), e.Target.Tag, "*")
+			b.problem(i, fmt.Sprintf("%s on a <%s>: %s: the step takes %q, which may find another element; give it a target of its own", a.Type, e.Target.Tag, note, t.Selector))
 		}
 	}
 	switch {
@@ -368,7 +380,7 @@ func (b *builder) target(i int, e Entry) (params []*yaml.Node, note string) {
 		params = append(params, str("selector"), lit(t.Selector))
 	}
 	if t.Frame != "" {
-		params = append(params, str("frame"), lit(t.Frame))
+		params = append(params, str("frame"), lit(frameRef(t.Frame)))
 	}
 	return params, note
 }

@@ -81,9 +81,14 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       : undefined,
     // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
-    // to only while an input runs.
+    // to only while an input runs. The recorder (recorder/navigation.js)
+    // follows a recorded tab's navigations with the others, only while a
+    // recording runs.
     webNavigation: {
       onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
+      onCommitted: c.webNavigation?.onCommitted,
+      onHistoryStateUpdated: c.webNavigation?.onHistoryStateUpdated,
+      onReferenceFragmentUpdated: c.webNavigation?.onReferenceFragmentUpdated,
     },
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
@@ -423,7 +428,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options","record"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -452,7 +457,7 @@ const CLOSE_CODES = Object.freeze({
   rateLimited: 4029,
 });
 
-const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload","go_back","go_forward","handle_dialog","describe"]);
+const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","scroll","screenshot","extract","evaluate","wait_for","get_tabs","open_tab","close_tab","reload","handoff","get_trace","select_option","upload","go_back","go_forward","handle_dialog","describe","record_start","record_read","record_stop"]);
 
 // Each action's scope (tab: runs on one tab through the debugger; browser:
 // the tabs API), default budget in ms, and params, from $defs/action.*.
@@ -479,6 +484,9 @@ const ACTION_SPECS = Object.freeze({
   go_forward: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5000, target: false, params: Object.freeze(["accept","promptText","tabId"]) }),
   describe: Object.freeze({ scope: "tab", budgetMs: 10000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","tabId"]) }),
+  record_start: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId"]) }),
+  record_read: Object.freeze({ scope: "browser", budgetMs: 5000, target: false, params: Object.freeze(["tabId","sinceSeq","timeoutMs"]) }),
+  record_stop: Object.freeze({ scope: "browser", budgetMs: 10000, target: false, params: Object.freeze(["tabId"]) }),
 });
 
 // The extension ends an action this much before the request's deadlineMs
@@ -1971,6 +1979,57 @@ const executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_ta
 return Object.freeze({ isListable, urlOf, executors });
 })();
 
+// actions/record.js
+const __actions_record = (() => {
+// record_start, record_read, record_stop (feature record; docs/record.md
+// §bua record): actions of scope "browser", run by the dispatcher with
+// (env, action) as actions/tabs.js's are, through env.recorder (the
+// worker's recorder, recorder/recorder.js). None waits behind the tab's
+// queue: a read must go on while the person's input is recorded, and a
+// stop must work on a tab that closed.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { hostOf } = __lib_domains;
+const { waitTimeoutMs } = __lib_budget;
+const { urlOf } = __actions_tabs;
+
+function recorderOf(env) {
+  if (!env.recorder) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension has no recorder (a bug in bua: the worker did not wire it)");
+  return env.recorder;
+}
+
+// recordStart starts recording the tab, after the checks an action on it
+// gets: it exists, the person did not stop bua's session there, its domain
+// is not blocked; it then has a session, which the popup shows with the
+// recording.
+async function recordStart(env, action) {
+  const recorder = recorderOf(env);
+  const tab = await env.getTab(action.tabId);
+  const stopped = env.sessions.stoppedReason ? env.sessions.stoppedReason(tab.id) : null;
+  if (stopped) {
+    throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, `the person ended bua's session on tab ${tab.id} (${stopped}): bua does not act on that tab again while it is open; record in a new tab`);
+  }
+  const host = hostOf(urlOf(tab));
+  env.blocked(host, action.type, tab.id);
+  env.sessions.ensureSession(tab.id, host);
+  return recorder.start(tab);
+}
+
+// recordRead answers the steps from sinceSeq on, waiting up to timeoutMs
+// (within the request's budget) for one.
+function recordRead(env, action) {
+  const ms = env.budget.inner(waitTimeoutMs(action));
+  return recorderOf(env).read(action.tabId, action.sinceSeq || 0, ms, env.budget.signal);
+}
+
+function recordStop(env, action) {
+  return recorderOf(env).stop(action.tabId, "stopped");
+}
+
+const executors = Object.freeze({ record_start: recordStart, record_read: recordRead, record_stop: recordStop });
+return Object.freeze({ executors });
+})();
+
 // actions/trace.js
 const __actions_trace = (() => {
 // get_trace: read the tab's trace ring (lib/trace.js, docs/extension.md
@@ -2013,7 +2072,8 @@ const { hostOf } = __lib_domains;
 const { abortable, onAbort } = __lib_cdp;
 const { budgetFor } = __lib_budget;
 const { ACTION_SPECS, END_REASONS, EVENTS, REASONS } = __generated_protocol;
-const { executors: browserExecutors, urlOf } = __actions_tabs;
+const { executors: tabsExecutors, urlOf } = __actions_tabs;
+const { executors: recordExecutors } = __actions_record;
 const { PASSIVE_ACTIONS } = __actions_trace;
 
 // endedMessage says, for a request whose session ended under it, what
@@ -2053,9 +2113,13 @@ const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 // window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
 const FOCUS_BACK_MS = 500;
 
+// The "browser" actions' executors, (env, action) => result.
+const browserExecutors = Object.freeze({ ...tabsExecutors, ...recordExecutors });
+
 // isManaged (optional) reports whether the browser is a managed one: no
-// person sits at it, so showTab keeps nobody's focus there.
-function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
+// person sits at it, so showTab keeps nobody's focus there. recorder is the
+// worker's (recorder/recorder.js), for the record actions.
+function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false, recorder = null }) {
   const queues = new Map(); // tabId -> tail promise
   const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
   let exempt = null; // the request whose own blocklist check is ending its session
@@ -2382,6 +2446,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     navigate: (action) => perTab(action, budget, ac),
     hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
     closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+    recorder,
   });
 
   function run(action, budget, ac) {
@@ -2441,7 +2506,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     sessionEnded,
   };
 }
-return Object.freeze({ endedMessage, stoppedMessage, createDispatcher });
+return Object.freeze({ endedMessage, stoppedMessage, browserExecutors, createDispatcher });
 })();
 
 // actions/nav.js
@@ -8767,6 +8832,18 @@ function createDebuggerController(opts) {
     detach,
     forgetTab,
     hasOpenDialog: (tabId) => openDialogs.has(tabId),
+    // session is tabId's debugger session for a user of its own, the
+    // recorder (recorder/recorder.js): attach() as an action attaches,
+    // send(method, params, sessionId) runs one command (sessionId: an
+    // out-of-process iframe's child session), frames its child sessions.
+    session: (tabId) => ({
+      tabId,
+      attach: () => ensureAttached(tabId),
+      send: (method, params, sessionId) => send(tabId, method, params, sessionId),
+      get frames() {
+        return childFrames.get(tabId) || new Map();
+      },
+    }),
     // committedUrl is the URL of the document committed in tabId's main
     // frame, as the attached debugger last reported it (Page.frameNavigated),
     // or null when the debugger is not attached there: the dispatcher's
@@ -8883,6 +8960,1204 @@ function createHandoffRegistry({ storage, now = Date.now }) {
 return Object.freeze({ createHandoffRegistry });
 })();
 
+// recorder/page-rules.js
+const __recorder_page_rules = (() => {
+// The recorder's page-side rules (recorder/page.js): which element a
+// click means, how a field takes input, which keys are steps, what an
+// Alt+Shift+click checks. Each function is injected into the page with
+// fn.toString(), so each is self-contained; node-tested with stand-ins for
+// elements and events (test/recorder.test.js).
+
+// interactiveTarget is the element a click on el acts on, as a person
+// means it: el's nearest interactive ancestor (a link, a button, a form
+// control, an element with a widget role, a handler or a tab stop), el
+// itself when none. A click on a <label> acts on its control.
+function interactiveTarget(el) {
+  const TAGS = /^(button|input|select|textarea|summary|option)$/;
+  const ROLES = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|gridcell)$/;
+  for (let e = el; e && e.nodeType === 1 && e.localName !== "body" && e.localName !== "html"; e = e.parentElement) {
+    const tag = e.localName;
+    if (tag === "label" && e.control) return { el: e.control, viaLabel: true };
+    if (TAGS.test(tag) || (tag === "a" && e.hasAttribute("href"))) return { el: e, viaLabel: false };
+    if (ROLES.test(e.getAttribute("role") || "") || e.hasAttribute("onclick")) return { el: e, viaLabel: false };
+    if (e.getAttribute("contenteditable") === "true" || e.getAttribute("contenteditable") === "") return { el: e, viaLabel: false };
+    const tab = e.getAttribute("tabindex");
+    if (tab !== null && Number(tab) >= 0) return { el: e, viaLabel: false };
+  }
+  return { el, viaLabel: false };
+}
+
+// fieldKind says how the recorder takes input into el: "text" (typed
+// text, recorded as its final value), "multiline" (the same, where Enter
+// types a newline), "select", "file", "toggle" (a checkbox or radio, whose
+// click is the step), or "" (none of these).
+function fieldKind(el) {
+  if (!el || el.nodeType !== 1) return "";
+  const tag = el.localName;
+  if (tag === "textarea") return "multiline";
+  if (tag === "select") return "select";
+  if (el.isContentEditable) return "multiline";
+  if (tag !== "input") return "";
+  const type = String(el.type || el.getAttribute("type") || "text").toLowerCase();
+  if (type === "checkbox" || type === "radio") return "toggle";
+  if (type === "file") return "file";
+  if (/^(text|email|password|search|tel|url|number|date|time|datetime-local|month|week)$/.test(type)) return "text";
+  return "";
+}
+
+// isSecretField says whether text typed into el is a secret: a password
+// field, or one whose autocomplete ends in password or one-time-code
+// (result.describe's rule, and the flow writer's).
+function isSecretField(el) {
+  if (!el || el.localName !== "input") return false;
+  const type = String(el.type || el.getAttribute("type") || "").toLowerCase();
+  const ac = String(el.getAttribute("autocomplete") || "").trim().toLowerCase();
+  return type === "password" || /password$/.test(ac) || /one-time-code$/.test(ac);
+}
+
+// keyChord names a keydown as press_key takes it: the modifiers (Control,
+// Shift, Alt, Meta, in the schema's order) and the key, "Control+s",
+// "Shift+Tab", "Enter", "?". A character typed with Shift alone is the
+// character ("A", "?"). null for a modifier alone, a dead key or a key
+// press_key cannot name.
+function keyChord(e) {
+  if (/^(Control|Shift|Alt|Meta|AltGraph|CapsLock|NumLock|Fn|FnLock|Dead|Unidentified|Process|Compose)$/.test(e.key)) return null;
+  let key = e.key === " " ? "Space" : e.key;
+  const named = /^(Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2])$/.test(key);
+  if (!named && [...key].length !== 1) return null;
+  const chord = e.ctrlKey || e.altKey || e.metaKey;
+  if (!named && chord && /^Key[A-Z]$/.test(e.code || "")) key = e.code.slice(3).toLowerCase();
+  if (!named && chord && /^Digit[0-9]$/.test(e.code || "")) key = e.code.slice(5);
+  const mods = [];
+  if (e.ctrlKey) mods.push("Control");
+  if (e.shiftKey && (named || chord)) mods.push("Shift");
+  if (e.altKey) mods.push("Alt");
+  if (e.metaKey) mods.push("Meta");
+  return [...mods, key].join("+");
+}
+
+// keyStep says whether a key the person pressed (chord, from keyChord) is
+// a step of its own, where the focus is: in a text field (kind "text" or
+// "multiline", whose typing the field's final value records), on an
+// element, or on the page itself (document.body: the keys that scroll are
+// reading, not steps).
+function keyStep(chord, kind, onPage) {
+  const parts = chord.split("+");
+  const key = parts[parts.length - 1];
+  const withMod = parts.some((p) => p === "Control" || p === "Alt" || p === "Meta");
+  if (kind === "text" || kind === "multiline") {
+    if (key === "Enter") return kind === "text" || withMod;
+    if (key === "Escape" || key === "Tab" || /^F\d+$/.test(key)) return true;
+    // Editing keys are part of the typing, which the final value records.
+    return withMod && !/^(a|c|v|x|z|y|Backspace|Delete|ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End)$/.test(key);
+  }
+  // A <select>'s keys make its change (Enter and Escape close its list), a
+  // radio's arrows its click: those are the steps.
+  if (kind === "select" && !withMod) return /^(Tab|F\d+)$/.test(key);
+  if (kind === "toggle" && !withMod) return /^(Enter|Escape|Tab|F\d+)$/.test(key);
+  if (onPage && !withMod && /^(Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|PageUp|PageDown|Home|End)$/.test(key)) return false;
+  return key !== "Space" || withMod;
+}
+
+// assertText is the text an Alt+Shift+click on el asks to wait for: the
+// innermost text under the pointer (el's, else its nearest ancestor's
+// that has some), whitespace collapsed, cut at a word to 80 characters.
+function assertText(el) {
+  for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+    const t = String(e.innerText || e.textContent || "").replace(/\s+/g, " ").trim();
+    if (!t) continue;
+    if (t.length <= 80) return t;
+    const cut = t.slice(0, 80);
+    const at = cut.lastIndexOf(" ");
+    return at > 20 ? cut.slice(0, at) : cut;
+  }
+  return "";
+}
+return Object.freeze({ interactiveTarget, fieldKind, isSecretField, keyChord, keyStep, assertText });
+})();
+
+// recorder/page.js
+const __recorder_page = (() => {
+// The recorder's page side (docs/record.md §bua record,
+// docs/extension.md §Recording): it runs in an isolated world of each
+// frame of a recorded tab (recorder/inject.js), which the page's own
+// scripts cannot reach, and reports the person's input through a CDP
+// binding (Runtime.addBinding) that exists in that world only. It listens
+// in the capture phase on the window, before any page listener, and only
+// to trusted events (event.isTrusted: the person's own input, never a
+// script's dispatchEvent or click()), so a page can neither forge a step
+// nor hide one.
+//
+// It sends small JSON messages; the worker (recorder/recorder.js) turns
+// them into steps:
+//   see {id, loc, hidden}  an element the person is about to act on: the
+//                          locators generateLocators (lib/locator.js, the
+//                          generator describe runs) gives it now, so the
+//                          worker can add its role and name while it is
+//                          still on the page
+//   click {id, count?}     a click on it (count 2: a double click)
+//   type {id, value, secret?}  a text field's final value, once, when the
+//                          person leaves it or acts elsewhere
+//   select {id, values}    a <select>'s choice
+//   upload {id, files}     the names of the files chosen
+//   key {key}              Enter, Escape, Tab, a shortcut (a chord)
+//   assert {text}          an Alt+Shift+click: wait for this text
+// An element is held by id in the world (recorderSource's el(id)), for the
+// worker to find with Runtime.evaluate in the same world.
+//
+// Every exported function, and page-rules.js's, is injected with
+// fn.toString() (recorderSource), so each is self-contained: it reaches
+// the others through the helpers object h. The rules are node-tested
+// (test/recorder.test.js); the rest is proved in Chromium (e2e
+// record_test.go).
+
+const { TEST_ID_ATTRS, cssString, generateLocators, isGeneratedId, isStableClass, normalizeText } = __lib_locator;
+const { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } = __recorder_page_rules;
+
+// recorderState is the recorder's state in one frame's world: call, the
+// binding; h, the helpers; els, the elements held by id (at most 256, the
+// oldest let go first).
+function recorderState(call, h) {
+  const st = { call, h, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
+  st.dirty = null; // the text field being typed into: {el, id}
+  st.down = null; // the last press: {el, id, t}
+  st.lastClick = null; // {el, id, t, viaLabel}
+  st.lastKey = null; // {key, t}
+  st.held = null; // a click into a text field, held until the person types there or acts elsewhere
+  st.asserting = false; // an Alt+Shift press is under way: its click is a check, not a click
+  st.send = (msg) => {
+    if (st.stopped) return;
+    try {
+      st.call(JSON.stringify(msg));
+    } catch (e) {
+      // The binding is gone (the recording ended): nothing to tell.
+    }
+  };
+  st.see = (el) => {
+    let id = st.ids.get(el);
+    if (id === undefined) {
+      id = st.next++;
+      st.ids.set(el, id);
+      st.els.set(id, el);
+      if (st.els.size > 256) st.els.delete(st.els.keys().next().value);
+    }
+    const loc = h.generateLocators(el, h);
+    const doc = el.ownerDocument || document;
+    st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });
+    return id;
+  };
+  st.flush = () => {
+    const d = st.dirty;
+    st.dirty = null;
+    if (!d) return;
+    const value = d.el.isContentEditable ? String(d.el.innerText || "") : String(d.el.value === undefined ? "" : d.el.value);
+    if (st.typed.get(d.el) === value) return;
+    st.typed.set(d.el, value);
+    const msg = { k: "type", id: d.id, value };
+    if (h.isSecretField(d.el)) msg.secret = true;
+    st.send(msg);
+  };
+  st.release = () => {
+    const held = st.held;
+    st.held = null;
+    if (held) st.send(held.msg);
+  };
+  return st;
+}
+
+// onPointerDown: a press with the primary button. Alt+Shift starts a check
+// (the page sees none of that press); any other press ends the typing of
+// another field and names the element about to be clicked (see), while
+// it is still there to be described.
+function onPointerDown(st, e) {
+  if (!e.isTrusted || e.button !== 0) return;
+  if (e.altKey && e.shiftKey) {
+    st.asserting = true;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    return;
+  }
+  const raw = e.composedPath()[0] || e.target;
+  const { el } = st.h.interactiveTarget(raw);
+  if (!st.dirty || st.dirty.el !== el) st.flush();
+  if (st.held && st.held.el !== el) st.release();
+  const kind = st.h.fieldKind(el);
+  if (kind === "select" || kind === "file") return; // their change is the step
+  st.down = { el, id: st.see(el), t: Date.now() };
+}
+
+// onClick: a click is a step on its interactive target, unless it is the
+// click a <label> forwards to its control, the click Enter or Space makes
+// on a focused button (the key was the step), a click into a text field
+// (held: the typing that follows is the step), or on a <select> or a file
+// input (their change is). A second click on the same element in a row
+// is a double click.
+function onClick(st, e) {
+  if (!e.isTrusted) return;
+  const raw = e.composedPath()[0] || e.target;
+  if (st.asserting) {
+    st.asserting = false;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    st.flush();
+    st.release();
+    const text = st.h.assertText(raw);
+    if (text) st.send({ k: "assert", text });
+    return;
+  }
+  if (e.button !== 0) return;
+  const { el, viaLabel } = st.h.interactiveTarget(raw);
+  const now = Date.now();
+  const last = st.lastClick;
+  if (last && last.el === el && last.viaLabel && now - last.t < 500) return;
+  if (e.detail === 0 && st.lastKey && /(^|\+)(Enter|Space)$/.test(st.lastKey.key) && now - st.lastKey.t < 500) return;
+  const kind = st.h.fieldKind(el);
+  if (kind === "select" || kind === "file" || el.localName === "option") return;
+  const again = last && last.el === el && e.detail >= 2 && now - last.t < 1000;
+  const id = again ? last.id : st.down && st.down.el === el ? st.down.id : st.see(el);
+  st.down = null;
+  st.lastClick = { el, id, t: now, viaLabel };
+  const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };
+  if (kind === "text" || kind === "multiline") {
+    st.held = { el, msg };
+    return;
+  }
+  st.flush();
+  st.release();
+  st.send(msg);
+}
+
+// onKeyDown: Enter, Escape, Tab and shortcuts are steps (keyStep); the
+// typing before them is written first.
+function onKeyDown(st, e) {
+  if (!e.isTrusted || e.isComposing) return;
+  const chord = st.h.keyChord(e);
+  if (!chord) return;
+  const t = e.composedPath()[0] || e.target;
+  const active = t && t.nodeType === 1 ? t : null;
+  const onPage = !active || active.localName === "body" || active.localName === "html";
+  if (!st.h.keyStep(chord, st.h.fieldKind(active), onPage)) return;
+  st.flush();
+  st.release();
+  st.lastKey = { key: chord, t: Date.now() };
+  st.send({ k: "key", key: chord });
+}
+
+// onInput: the person typed into a text field: it is the field being
+// typed into until they leave it (its final value is the step), and a
+// click into it that was held is dropped (typing there says enough).
+function onInput(st, e) {
+  if (!e.isTrusted) return;
+  const raw = e.composedPath()[0] || e.target;
+  const kind = st.h.fieldKind(raw);
+  if (kind !== "text" && kind !== "multiline") return;
+  if (st.held && st.held.el === raw) st.held = null;
+  if (st.dirty && st.dirty.el === raw) return;
+  st.flush();
+  st.release();
+  const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);
+  st.dirty = { el: raw, id };
+}
+
+// onChange: a text field committed (its final value now), a <select>'s
+// choice, the files chosen in a file input.
+function onChange(st, e) {
+  if (!e.isTrusted) return;
+  const el = e.composedPath()[0] || e.target;
+  const kind = st.h.fieldKind(el);
+  if (kind === "text" || kind === "multiline") {
+    if (st.dirty && st.dirty.el === el) st.flush();
+    return;
+  }
+  if (kind !== "select" && kind !== "file") return;
+  st.flush();
+  st.release();
+  const id = st.see(el);
+  if (kind === "select") st.send({ k: "select", id, values: Array.from(el.selectedOptions || [], (o) => o.value) });
+  else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });
+}
+
+// installRecorder starts recording in this world: the listeners on the
+// window (capture phase, so they run before the page's), and el(id) and
+// stop() for the worker.
+function installRecorder(binding, h) {
+  const call = globalThis[binding];
+  if (typeof call !== "function" || globalThis.__buaRecorder) return;
+  const st = h.recorderState(call, h);
+  const on = {
+    pointerdown: (e) => h.onPointerDown(st, e),
+    mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
+    pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
+    mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
+    click: (e) => h.onClick(st, e),
+    keydown: (e) => h.onKeyDown(st, e),
+    input: (e) => h.onInput(st, e),
+    change: (e) => h.onChange(st, e),
+    focusout: (e) => e.isTrusted && st.dirty && st.dirty.el === (e.composedPath()[0] || e.target) && st.flush(),
+    pagehide: () => st.flush(),
+  };
+  for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);
+  globalThis.__buaRecorder = {
+    el: (id) => st.els.get(id) || null,
+    stop() {
+      st.flush();
+      st.stopped = true;
+      for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
+    },
+  };
+}
+
+// recorderSource is the script recorder/inject.js runs in the recorder's
+// world of every frame, now and on each new document: installRecorder
+// with every helper above and the locator generator's.
+function recorderSource(binding) {
+  const fns = { interactiveTarget, fieldKind, isSecretField, keyChord, keyStep, assertText, recorderState, onPointerDown, onClick, onKeyDown, onInput, onChange };
+  const list = Object.entries(fns).map(([name, fn]) => `    ${name}: ${fn.toString()},`);
+  return `(() => { /* bua:recorder */
+  const isGeneratedId = ${isGeneratedId.toString()};
+  const h = {
+${list.join("\n")}
+    isGeneratedId,
+    isStableClass: ${isStableClass.toString()},
+    cssString: ${cssString.toString()},
+    normalizeText: ${normalizeText.toString()},
+    TEST_ID_ATTRS: ${JSON.stringify(TEST_ID_ATTRS)},
+    generateLocators: ${generateLocators.toString()},
+  };
+  (${installRecorder.toString()})(${JSON.stringify(binding)}, h);
+})();`;
+}
+return Object.freeze({ recorderState, onPointerDown, onClick, onKeyDown, onInput, onChange, installRecorder, recorderSource });
+})();
+
+// recorder/inject.js
+const __recorder_inject = (() => {
+// Putting the recorder's page side (recorder/page.js) into a tab, and
+// taking it out (docs/extension.md §Recording). For the tab's own debugger
+// session and each out-of-process iframe's child session:
+//   - Runtime.addBinding with executionContextName WORLD: the binding the
+//     recorder reports through exists in the recorder's world only, so
+//     the page cannot call it (and cannot forge a step);
+//   - Page.addScriptToEvaluateOnNewDocument with worldName WORLD: the
+//     recorder in an isolated world of every new document of every frame,
+//     before the page's own scripts, so its capture-phase listeners come
+//     first;
+//   - for the documents already there, Page.createIsolatedWorld in each
+//     frame and the recorder evaluated in it.
+// Why CDP rather than chrome.scripting content scripts (both run in an
+// isolated world the page cannot reach): the worker already holds the tab
+// through chrome.debugger, and the element a step names is then one
+// Runtime.evaluate away in the recorder's own world, for describe's role
+// lookup through the accessibility tree (recorder/describe.js), where a
+// content script's element has no handle the debugger can use. It also
+// needs no new permission, and reaches out-of-process iframes through the
+// child sessions the controller already attaches.
+
+const { recorderSource } = __recorder_page;
+
+// WORLD is the isolated world the recorder runs in; BINDING its binding.
+const WORLD = "bua-recorder";
+const BINDING = "__buaRecord";
+
+let source = null;
+// SOURCE is the recorder's script, built once.
+function script() {
+  if (source === null) source = recorderSource(BINDING);
+  return source;
+}
+
+// frameIds lists the ids of the frames in a Page.getFrameTree tree.
+function frameIds(tree) {
+  const out = [];
+  const walk = (t) => {
+    if (!t || !t.frame) return;
+    out.push(t.frame.id);
+    for (const c of t.childFrames || []) walk(c);
+  };
+  walk(tree);
+  return out;
+}
+
+// injectSession puts the recorder into the documents of one debugger
+// session of the tab (sid null: the tab's own; else an out-of-process
+// iframe's), now and from now on. It returns the identifier
+// Page.removeScriptToEvaluateOnNewDocument takes.
+async function injectSession(session, sid) {
+  const send = (method, params) => session.send(method, params, sid || undefined);
+  await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
+  const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: script(), worldName: WORLD });
+  const { frameTree } = await send("Page.getFrameTree");
+  await Promise.all(
+    frameIds(frameTree).map(async (frameId) => {
+      try {
+        const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
+        await send("Runtime.evaluate", { expression: script(), contextId: executionContextId });
+      } catch {
+        // A frame of another process (its own session injects it), or one
+        // that went away meanwhile.
+      }
+    }),
+  );
+  return identifier;
+}
+
+// removeSession takes the recorder out of one session: no new document
+// gets it, its binding reports nothing more, and the recorders already
+// running (contextIds, the worlds they run in) stop listening. Best
+// effort: a session that is gone has nothing left to remove.
+async function removeSession(session, sid, identifier, contextIds) {
+  const send = (method, params) => session.send(method, params, sid || undefined).catch(() => {});
+  const stop = "globalThis.__buaRecorder && globalThis.__buaRecorder.stop()";
+  await Promise.all([
+    identifier ? send("Page.removeScriptToEvaluateOnNewDocument", { identifier }) : null,
+    ...contextIds.map((contextId) => send("Runtime.evaluate", { expression: stop, contextId })),
+  ]);
+  await send("Runtime.removeBinding", { name: BINDING });
+}
+return Object.freeze({ WORLD, BINDING, frameIds, injectSession, removeSession });
+})();
+
+// recorder/describe.js
+const __recorder_describe = (() => {
+// A recorded element as describe gives it (result.describe): the locators
+// the page side worked out when the person acted (recorder/page.js's see,
+// through lib/locator.js's generateLocators), and the role locator from
+// Chromium's accessibility tree, looked up at once, while the element is
+// still on the page, with describe's own roleLocator so a {role, name,
+// nth} the flow writer picks resolves in a replay to this very element.
+
+const { CdpError } = __lib_cdp;
+const { orderLocators } = __lib_locator;
+const { roleLocator } = __actions_describe;
+
+let groups = 0;
+
+// ctxOf is the slice of an action's ctx that roleLocator uses, over a
+// debugger session of the tab (the controller's session(tabId)).
+function ctxOf(session) {
+  return {
+    send: (method, params) => session.send(method, params),
+    sendTo: (sid, method, params) => session.send(method, params, sid || undefined),
+    frames: () => [...(session.frames || new Map()).values()],
+  };
+}
+
+// targetOf is result.describe for an element the page side saw (see.loc,
+// generateLocators' answer) with role, its role locator or null.
+function targetOf(loc, role) {
+  const out = { tag: String(loc.tag || "") };
+  for (const k of ["inputType", "autocomplete", "label", "frame"]) if (loc[k] !== undefined) out[k] = loc[k];
+  out.locators = orderLocators(role ? [role, ...(loc.locators || [])] : loc.locators || []);
+  return out;
+}
+
+// describeSeen describes the element the recorder's world (contextId, on
+// session sid: null for the tab's own) holds as id, which it saw as see
+// ({loc, hidden}). A page that has moved on since gives the page side's
+// locators alone.
+async function describeSeen(session, sid, contextId, id, see) {
+  const send = (method, params) => session.send(method, params, sid || undefined);
+  const objectGroup = `bua-record-${++groups}`;
+  let role = null;
+  try {
+    const { result } = await send("Runtime.evaluate", {
+      expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`,
+      contextId,
+      objectGroup,
+    });
+    if (result && result.objectId) {
+      const { node } = await send("DOM.describeNode", { objectId: result.objectId });
+      const target = { session: sid || null, objectId: result.objectId, backendNodeId: node.backendNodeId };
+      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== undefined, hidden: Boolean(see.hidden) });
+    }
+  } catch (e) {
+    // The page went on (a navigation, a frame gone): no role locator.
+    if (!(e instanceof CdpError) && !(e && e.code)) throw e;
+  } finally {
+    send("Runtime.releaseObjectGroup", { objectGroup }).catch(() => {});
+  }
+  return targetOf(see.loc, role);
+}
+return Object.freeze({ ctxOf, targetOf, describeSeen });
+})();
+
+// recorder/steps.js
+const __recorder_steps = (() => {
+// What a recorded input or navigation becomes (the schema's recordedStep):
+// the page side's messages (recorder/page.js) and chrome.webNavigation's
+// commits, as steps. Pure: node-tested (test/recorder.test.js).
+
+// TYPED_TRANSITIONS are the webNavigation transition types of a
+// navigation the person started from the browser's own UI (the address
+// bar, a bookmark, the start page): a navigate step. Any other (a link, a
+// form, a script's redirect) is the page's doing, a landed step.
+const TYPED_TRANSITIONS = new Set(["typed", "auto_bookmark", "generated", "keyword", "keyword_generated", "start_page"]);
+
+// actionOf is the action a page message stands for, without its target:
+// click, type (text set by the caller, or left out for a secret),
+// select_option, upload, press_key, wait_for. null for a message that is
+// no step (see).
+function actionOf(msg) {
+  switch (msg.k) {
+    case "click":
+      return Number.isInteger(msg.count) && msg.count > 1 ? { type: "click", clickCount: Math.min(msg.count, 3) } : { type: "click" };
+    case "type":
+      return { type: "type", clear: true };
+    case "select":
+      return { type: "select_option", value: (msg.values || []).map(String) };
+    case "upload":
+      return { type: "upload", files: (msg.files || []).map(placeholder) };
+    case "key":
+      return { type: "press_key", key: String(msg.key) };
+    case "assert":
+      return { type: "wait_for", text: String(msg.text) };
+    default:
+      return null;
+  }
+}
+
+// placeholder is the path an upload step gets for a file the person
+// chose: its name, which a flow reads beside itself (the runner resolves a
+// relative path against the flow's folder). A page never learns where a
+// chosen file is.
+function placeholder(name) {
+  const base = String(name || "file").replace(/[\\/]/g, "_");
+  return base === "." || base === ".." ? "file" : base;
+}
+
+// uploadComment says what an upload step's placeholder paths stand for.
+function uploadComment(files) {
+  if (!files.length) return "the person cleared the file input";
+  return `the person chose ${files.join(", ")}: put ${files.length === 1 ? "that file" : "those files"} beside this flow, or write ${files.length === 1 ? "its path" : "their paths"} here`;
+}
+
+// historyMove says whether a back/forward navigation to url went back or
+// forward in hist ({list, at}: the tab's URLs as the recording followed
+// them, and where it is), and moves hist there: "go_back", "go_forward",
+// or null when url is on neither side.
+function historyMove(hist, url) {
+  if (hist.at > 0 && hist.list[hist.at - 1] === url) {
+    hist.at--;
+    return "go_back";
+  }
+  if (hist.at + 1 < hist.list.length && hist.list[hist.at + 1] === url) {
+    hist.at++;
+    return "go_forward";
+  }
+  return null;
+}
+
+// historyPush records a navigation to url that was no back or forward:
+// the entries after the current one go, as a browser's history drops them.
+function historyPush(hist, url) {
+  if (hist.list[hist.at] === url) return;
+  hist.list = hist.list.slice(0, hist.at + 1);
+  hist.list.push(url);
+  hist.at = hist.list.length - 1;
+  if (hist.list.length > 50) {
+    hist.list.shift();
+    hist.at--;
+  }
+}
+
+// navStep is the step for a main-frame navigation webNavigation reported
+// (details: onCommitted's, or onHistoryStateUpdated's and
+// onReferenceFragmentUpdated's for a same-document one) on a tab whose
+// history the recording follows (hist): navigate for one the person
+// typed, reload, go_back or go_forward, else landed (the page went to
+// url after the person's last input there).
+function navStep(details, hist) {
+  const url = String(details.url || "");
+  const quals = details.transitionQualifiers || [];
+  if (quals.includes("forward_back")) {
+    const move = historyMove(hist, url);
+    if (move) return { action: { type: move } };
+    historyPush(hist, url);
+    return { action: { type: "navigate", url } };
+  }
+  if (details.transitionType === "reload" && hist.list[hist.at] === url) return { action: { type: "reload" } };
+  historyPush(hist, url);
+  if (TYPED_TRANSITIONS.has(details.transitionType) || quals.includes("from_address_bar")) return { action: { type: "navigate", url } };
+  return { landed: true };
+}
+
+// describeStep is one line about a step, as the popup and bua record's
+// progress show it: "click button "Sign in"", "type into textbox "Email"".
+function describeStep(step) {
+  const a = step.action;
+  if (!a) return step.assertTitle !== undefined ? `check the title is ${JSON.stringify(step.assertTitle)}` : step.landed ? `the page went to ${step.url}` : "";
+  const loc = step.target && step.target.locators && step.target.locators[0];
+  const what = !loc ? "" : loc.by === "role" ? ` ${loc.role}${loc.name ? ` ${JSON.stringify(loc.name)}` : ""}` : ` ${loc.selector || loc.label || loc.text || ""}`;
+  return `${a.type}${what}`;
+}
+return Object.freeze({ actionOf, placeholder, uploadComment, historyMove, historyPush, navStep, describeStep });
+})();
+
+// recorder/recording.js
+const __recorder_recording = (() => {
+// One recording's state in the worker (recorder/recorder.js runs it): the
+// tabs it follows, its steps in order (a bounded ring the CLI reads with
+// record_read, long-polling), the secrets typed so far, and how it ended.
+// Pure: no chrome.*, timers injected; node-tested (test/recorder.test.js).
+
+// MAX_STEPS is how many steps a recording holds; older ones are dropped
+// (record_read says how many), as a reader that keeps up never sees.
+const MAX_STEPS = 2000;
+// MAX_READ is the most steps one record_read answers (the schema's
+// maxItems); the next read goes on from its nextSeq.
+const MAX_READ = 500;
+// KEEP_ENDED_MS is how long an ended recording stays to be read to its end.
+const KEEP_ENDED_MS = 5 * 60 * 1000;
+
+// urlForms are the ways a secret can show in a URL: as typed, and encoded
+// as a query value or a path segment.
+function urlForms(v) {
+  const out = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+")]);
+  return [...out].filter((f) => f);
+}
+
+class Recording {
+  // tabId is the tab it started on, which names it; url and title are
+  // that tab's then.
+  constructor(tabId, { url = "", title = "", now = Date.now() } = {}) {
+    this.tabId = tabId;
+    this.url = url;
+    this.title = title;
+    this.startedAt = now;
+    this.tabs = new Set([tabId]); // the tabs it follows
+    this.urls = new Map([[tabId, url]]); // tab -> its URL now (recorder.js follows each commit)
+    this.lastTab = tabId; // the tab the last step was on
+    this.steps = []; // published steps, oldest first
+    this.nextSeq = 1;
+    this.queue = []; // steps in the making, in the order they began: {done, step}
+    this.secrets = new Map(); // text typed into a password field -> its number
+    this.ended = null; // {reason, at}
+    this.waiters = new Set();
+  }
+
+  get count() {
+    return this.nextSeq - 1;
+  }
+
+  // add takes a step in the making (a promise of a step, or of null for
+  // none) and publishes it once it and every step begun before it are
+  // made, so the steps keep the order of the person's input however long
+  // each one's element takes to describe.
+  add(work) {
+    const slot = { done: false, step: null };
+    this.queue.push(slot);
+    const settle = (step) => {
+      slot.done = true;
+      slot.step = step || null;
+      while (this.queue.length && this.queue[0].done) {
+        const { step: s } = this.queue.shift();
+        if (s) this.publish(s);
+      }
+      this.wake(); // settled() waits for steps that came to nothing too
+    };
+    return Promise.resolve(work).then(settle, (e) => {
+      console.warn("[bua] a recorded step was lost", e);
+      settle(null);
+    });
+  }
+
+  // publish gives step its seq and wakes the readers.
+  publish(step) {
+    if (this.ended) return;
+    const s = { seq: this.nextSeq++, ...step };
+    if (s.action || s.assertTitle !== undefined || s.assertUrl !== undefined) this.lastTab = s.tabId;
+    this.steps.push(s);
+    if (this.steps.length > MAX_STEPS) this.steps.splice(0, this.steps.length - MAX_STEPS);
+    this.wake();
+  }
+
+  // settled resolves once every step begun so far is published.
+  settled() {
+    const last = this.queue[this.queue.length - 1];
+    if (!last) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => (last.done ? resolve() : this.waiters.add(check));
+      check();
+    });
+  }
+
+  // end ends the recording with reason (the first reason wins).
+  end(reason, now = Date.now()) {
+    if (!this.ended) this.ended = { reason, at: now };
+    this.wake();
+  }
+
+  wake() {
+    const ws = [...this.waiters];
+    this.waiters.clear();
+    for (const fn of ws) fn();
+  }
+
+  // read is record_read's answer from sinceSeq on.
+  read(sinceSeq = 0) {
+    const first = this.steps.length ? this.steps[0].seq : this.nextSeq;
+    const from = Math.max(sinceSeq, 1);
+    const dropped = Math.max(0, first - from);
+    const steps = this.steps.filter((s) => s.seq >= from).slice(0, MAX_READ);
+    const nextSeq = steps.length ? steps[steps.length - 1].seq + 1 : Math.max(from, first);
+    const out = { steps, nextSeq, dropped, ended: false };
+    if (this.ended && nextSeq >= this.nextSeq && this.queue.length === 0) {
+      out.ended = true;
+      out.reason = this.ended.reason;
+    }
+    return out;
+  }
+
+  // wait resolves once there is a step at or after sinceSeq, or the
+  // recording ended, or after ms, or when signal aborts.
+  wait(sinceSeq, ms, timers = globalThis, signal = undefined) {
+    return new Promise((resolve) => {
+      const ready = () => this.nextSeq > Math.max(sinceSeq, 1) || (this.ended && this.queue.length === 0);
+      let timer = null;
+      const done = () => {
+        this.waiters.delete(check);
+        if (timer !== null) timers.clearTimeout(timer);
+        if (signal) signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const check = () => (ready() ? done() : this.waiters.add(check));
+      timer = timers.setTimeout(done, ms);
+      if (signal) signal.addEventListener("abort", done);
+      check();
+    });
+  }
+
+  // secret is the number of the secret whose text is value, a new one when
+  // new is true (text typed into a password field), else 0 for text that
+  // is no secret's.
+  secret(value, isNew) {
+    if (!value) return 0;
+    if (this.secrets.has(value)) return this.secrets.get(value);
+    if (!isNew) return 0;
+    const n = this.secrets.size + 1;
+    this.secrets.set(value, n);
+    return n;
+  }
+
+  // mask replaces every secret's text in url with ***: {url, masked}.
+  mask(url) {
+    let out = String(url || "");
+    for (const v of this.secrets.keys()) for (const f of urlForms(v)) out = out.split(f).join("***");
+    return { url: out, masked: out !== String(url || "") };
+  }
+
+  // view is the recording as the popup shows it.
+  view() {
+    return { tabId: this.tabId, tabs: [...this.tabs], lastTab: this.lastTab, url: this.mask(this.url).url, title: this.title, steps: this.count, startedAt: this.startedAt };
+  }
+
+  // summary is record_start's and record_stop's answer.
+  summary() {
+    const out = { ok: true, tabId: this.tabId, url: this.mask(this.url).url, steps: this.count };
+    if (this.title) out.title = this.title;
+    if (this.ended) {
+      out.ended = true;
+      out.reason = this.ended.reason;
+    }
+    return out;
+  }
+}
+return Object.freeze({ MAX_STEPS, MAX_READ, KEEP_ENDED_MS, Recording });
+})();
+
+// recorder/navigation.js
+const __recorder_navigation = (() => {
+// The recorder's navigations (recorder/recorder.js): chrome.webNavigation
+// tells, for the main frame of each tab a recording follows, how the page
+// changed: one the person typed in the address bar (navigate), a reload,
+// back and forward, or the page's own doing after their last input
+// (landed: the flow writer waits for that URL after the input); and which
+// tab a click opened, which the recording then follows. Listened to only
+// while a recording runs, so the person's other browsing costs nothing.
+
+const { hostOf } = __lib_domains;
+const { navStep } = __recorder_steps;
+
+// TITLE_WAIT_MS bounds the wait for a page's title after a navigation
+// commits (the flow's name and its waits' comments read it).
+const TITLE_WAIT_MS = 1000;
+const EVENTS = ["onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated", "onCreatedNavigationTarget"];
+
+class NavWatch {
+  // r is the recorder: {api, sessions, byTab, tabs, timers, follow(rec,
+  // tabId, url)}.
+  constructor(r) {
+    this.r = r;
+    this.off = null;
+  }
+
+  // listen starts listening (once).
+  listen() {
+    const wn = this.r.api.webNavigation;
+    if (this.off || !wn) return;
+    const fns = {
+      onCommitted: (d) => this.navigated(d),
+      onHistoryStateUpdated: (d) => this.navigated(d),
+      onReferenceFragmentUpdated: (d) => this.navigated(d),
+      onCreatedNavigationTarget: (d) => this.opened(d),
+    };
+    const added = EVENTS.filter((e) => wn[e] && typeof wn[e].addListener === "function");
+    for (const e of added) wn[e].addListener(fns[e]);
+    this.off = () => {
+      for (const e of added) wn[e].removeListener(fns[e]);
+    };
+  }
+
+  unlisten() {
+    const off = this.off;
+    this.off = null;
+    if (off) off();
+  }
+
+  // navigated takes a main-frame navigation of a followed tab.
+  navigated(d) {
+    const rec = d && d.frameId === 0 ? this.r.byTab.get(d.tabId) : null;
+    const t = rec && this.r.tabs.get(d.tabId);
+    if (!t || rec.ended || !/^(https?:|about:blank)/i.test(d.url || "")) return;
+    const before = rec.urls.get(d.tabId);
+    rec.urls.set(d.tabId, d.url);
+    const step = navStep(d, t.hist);
+    if (step.landed && before === d.url) return; // nothing moved
+    const { url, masked } = rec.mask(d.url);
+    if (step.action && step.action.url !== undefined) step.action.url = url;
+    const out = { tabId: d.tabId, url, ...step };
+    if (masked) out.masked = true;
+    rec.add(this.titled(out)).then(() => this.r.changed());
+  }
+
+  // titled resolves to step with the title of its tab's page once it has
+  // loaded (or after TITLE_WAIT_MS).
+  async titled(step) {
+    const end = Date.now() + TITLE_WAIT_MS;
+    for (;;) {
+      let tab = null;
+      try {
+        tab = await this.r.api.tabs.get(step.tabId);
+      } catch {
+        return step;
+      }
+      if (tab.status === "complete" || Date.now() >= end) {
+        if (tab.title) step.title = tab.title;
+        return step;
+      }
+      await new Promise((resolve) => this.r.timers.setTimeout(resolve, 50));
+    }
+  }
+
+  // opened takes a tab a followed tab opened (a target=_blank link,
+  // window.open): a step that says so, which the flow writer turns into
+  // newTabId on the last input there, and the recording follows the new
+  // tab, with a session of its own, unless its domain is blocked.
+  opened(d) {
+    const rec = d ? this.r.byTab.get(d.sourceTabId) : null;
+    if (!rec || rec.ended || !Number.isInteger(d.tabId) || this.r.byTab.has(d.tabId)) return;
+    const domain = hostOf(d.url || "");
+    if (domain && this.r.sessions.isDomainBlocked(domain)) return;
+    rec.add({ tabId: d.sourceTabId, url: rec.mask(rec.urls.get(d.sourceTabId)).url, newTabId: d.tabId });
+    this.r.sessions.ensureSession(d.tabId, domain);
+    this.r.follow(rec, d.tabId, d.url || "").then(
+      () => this.r.changed(),
+      (e) => console.warn(`[bua] the recording cannot follow tab ${d.tabId}`, e),
+    );
+  }
+}
+return Object.freeze({ NavWatch });
+})();
+
+// recorder/recorder.js
+const __recorder_recorder = (() => {
+// The recorder: `bua record`'s side in the worker (docs/record.md §bua
+// record, docs/extension.md §Recording). record_start puts the page side
+// (recorder/page.js) into a tab (recorder/inject.js); each message it
+// sends through its binding (Runtime.bindingCalled, on this module's own
+// chrome.debugger listener) becomes a step of the tab's Recording
+// (recorder/recording.js), its element described while still there
+// (recorder/describe.js); chrome.webNavigation's commits become navigate,
+// reload, go_back and go_forward steps, or say where the page went after
+// an input (landed), and the tabs a click opens are followed. The popup
+// shows the recordings (list, subscribe) with Stop and two checks
+// (assertPage). The secrets typed never leave the worker: a step carries
+// a secret's number (Recording.secret) instead.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { BINDING, WORLD, injectSession, removeSession } = __recorder_inject;
+const { describeSeen, targetOf } = __recorder_describe;
+const { actionOf, uploadComment } = __recorder_steps;
+const { KEEP_ENDED_MS, Recording } = __recorder_recording;
+const { NavWatch } = __recorder_navigation;
+
+// MAX_RECORDINGS is how many recordings run at once.
+const MAX_RECORDINGS = 4;
+// MAX_SEEN bounds the elements the recorder keeps descriptions of.
+const MAX_SEEN = 512;
+
+// createRecorder: api is chrome-api.js's object (tabs, webNavigation,
+// debugger.onEvent); controller gives a tab's debugger session
+// (session(tabId): attach, send, frames); sessions is the session
+// manager, whose onEnded ends a recording whose tab's session ends.
+// background.js creates it at top level, so its chrome.debugger listener
+// is added in the worker's first run.
+function createRecorder(opts) {
+  return new Recorder(opts);
+}
+
+class Recorder {
+  constructor({ api, controller, sessions, timers = globalThis }) {
+    this.api = api;
+    this.controller = controller;
+    this.sessions = sessions;
+    this.timers = timers;
+    this.recordings = new Map(); // the tab a recording started on -> Recording
+    this.byTab = new Map(); // every tab a live recording follows -> Recording
+    this.tabs = new Map(); // followed tab -> {scripts: Map<sid, identifier>, contexts: Map<contextId, sid>, hist}
+    this.seen = new Map(); // "tab|sid|context|id" -> Promise of the element's result.describe
+    this.listeners = new Set();
+    this.nav = new NavWatch(this);
+    const onEvent = api.debugger && api.debugger.onEvent;
+    if (onEvent && typeof onEvent.addListener === "function") onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
+    if (sessions && typeof sessions.onEnded === "function") sessions.onEnded((ev) => this.tabEnded(ev.tabId, ev.reason));
+  }
+
+  // start begins recording tab (a chrome Tab, its session made by the
+  // caller) and answers result.record_start.
+  async start(tab) {
+    const old = this.recordings.get(tab.id);
+    if (old && !old.ended) throw new BridgeError(ErrorCodes.INVALID_ACTION, `tab ${tab.id} is already being recorded: stop that recording first (record_stop, or Stop in the extension's popup)`);
+    if (this.byTab.has(tab.id)) throw new BridgeError(ErrorCodes.INVALID_ACTION, `tab ${tab.id} is part of the recording that started on tab ${this.byTab.get(tab.id).tabId}`);
+    const live = [...this.recordings.values()].filter((r) => !r.ended).length;
+    if (live >= MAX_RECORDINGS) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${live} recordings are running, the most at once: stop one first`);
+    const rec = new Recording(tab.id, { url: tab.url || tab.pendingUrl || "", title: tab.title || "" });
+    this.recordings.set(tab.id, rec);
+    try {
+      await this.follow(rec, tab.id, tab.url || "");
+    } catch (e) {
+      this.recordings.delete(tab.id);
+      await this.unfollow(tab.id);
+      throw e;
+    }
+    this.changed();
+    return rec.summary();
+  }
+
+  // follow puts the recorder into tabId for rec.
+  async follow(rec, tabId, url) {
+    rec.tabs.add(tabId);
+    rec.urls.set(tabId, url);
+    this.byTab.set(tabId, rec);
+    const t = { scripts: new Map(), contexts: new Map(), hist: { list: url ? [url] : [], at: 0 } };
+    this.tabs.set(tabId, t);
+    this.nav.listen();
+    const session = this.controller.session(tabId);
+    await session.attach();
+    const sids = [null, ...[...(session.frames || new Map()).keys()]];
+    await Promise.all(sids.map(async (sid) => t.scripts.set(sid, await injectSession(session, sid))));
+  }
+
+  // unfollow takes the recorder out of tabId.
+  async unfollow(tabId) {
+    const t = this.tabs.get(tabId);
+    this.tabs.delete(tabId);
+    this.byTab.delete(tabId);
+    for (const k of [...this.seen.keys()]) if (k.startsWith(`${tabId}|`)) this.seen.delete(k);
+    if (!this.byTab.size) this.nav.unlisten();
+    if (!t) return;
+    const session = this.controller.session(tabId);
+    await Promise.all(
+      [...t.scripts].map(([sid, id]) => removeSession(session, sid, id, [...t.contexts].filter(([, s]) => s === sid).map(([c]) => c))),
+    ).catch(() => {});
+  }
+
+  // stop ends the recording that started on tabId, for reason, once the
+  // steps under way are made, and answers its summary.
+  async stop(tabId, reason = "stopped") {
+    const rec = this.recordings.get(tabId);
+    if (!rec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording started on tab ${tabId} (a recording the extension lost when its worker restarted, or that ended over ${KEEP_ENDED_MS / 60000} minutes ago, is gone)`);
+    if (!rec.ended) {
+      await Promise.all([...rec.tabs].map((id) => this.quiesce(id)));
+      await rec.settled();
+      rec.end(reason);
+      await Promise.all([...rec.tabs].map((id) => this.unfollow(id)));
+      this.forgetLater(rec);
+      this.changed();
+    }
+    return rec.summary();
+  }
+
+  // quiesce asks the recorders on tabId to write the text being typed
+  // (flush), so a stop loses no typing; their messages come before the
+  // evaluate answers.
+  async quiesce(tabId) {
+    const t = this.tabs.get(tabId);
+    if (!t) return;
+    const session = this.controller.session(tabId);
+    const flush = "globalThis.__buaRecorder && globalThis.__buaRecorder.stop()";
+    await Promise.all([...t.contexts].map(([contextId, sid]) => session.send("Runtime.evaluate", { expression: flush, contextId }, sid || undefined).catch(() => {})));
+  }
+
+  forgetLater(rec) {
+    this.timers.setTimeout(() => {
+      if (this.recordings.get(rec.tabId) === rec) this.recordings.delete(rec.tabId);
+    }, KEEP_ENDED_MS);
+  }
+
+  // list is the live recordings, as the popup shows them (oldest first).
+  list() {
+    return [...this.recordings.values()].filter((r) => !r.ended).map((r) => r.view());
+  }
+
+  // subscribe calls fn at every change of list(); returns the unsubscribe.
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed() {
+    for (const fn of [...this.listeners]) fn();
+  }
+
+  // assertPage adds a check the person asked for from the popup to the
+  // recording that started on tabId: what is "url" (wait for the page's
+  // URL, as the flow writer writes a glob of it) or "title" (the page's
+  // title is this), of the tab the recording's last step was on.
+  async assertPage(tabId, what) {
+    const rec = this.recordings.get(tabId);
+    if (!rec || rec.ended) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording runs on tab ${tabId}`);
+    const tab = await this.api.tabs.get(rec.lastTab).catch(() => null);
+    if (!tab) throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${rec.lastTab} is closed`);
+    const { url, masked } = rec.mask(tab.url || "");
+    const step = { tabId: rec.lastTab, url };
+    if (tab.title) step.title = tab.title;
+    if (what === "title") step.assertTitle = tab.title || "";
+    else step.assertUrl = url;
+    if (masked) step.masked = true;
+    await rec.add(step);
+    this.changed();
+    return what === "title" ? { title: step.assertTitle } : { url };
+  }
+
+  // read is record_read: the steps from sinceSeq on, waiting up to ms for
+  // one (or the end) when there is none yet.
+  async read(tabId, sinceSeq = 0, ms = 0, signal = undefined) {
+    const rec = this.recordings.get(tabId);
+    if (!rec) {
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording started on tab ${tabId}: it was lost when the extension's worker restarted, or it ended over ${KEEP_ENDED_MS / 60000} minutes ago`);
+    }
+    const now = rec.read(sinceSeq);
+    if (now.steps.length || now.ended || ms <= 0) return now;
+    await rec.wait(sinceSeq, ms, this.timers, signal);
+    return rec.read(sinceSeq);
+  }
+
+  // tabEnded follows a session that ended: a closed tab leaves its
+  // recording (which ends with its last tab); any other end (Stop, Stop
+  // all, the debugger bar's Cancel, the blocklist, idle) ends it.
+  tabEnded(tabId, reason) {
+    const rec = this.byTab.get(tabId);
+    if (!rec || rec.ended) return;
+    if (reason !== "tab_closed") {
+      this.stop(rec.tabId, "session_ended").catch(() => {});
+      return;
+    }
+    rec.tabs.delete(tabId);
+    this.unfollow(tabId);
+    if (rec.tabs.size === 0) this.stop(rec.tabId, "tab_closed").catch(() => {});
+    else this.changed();
+  }
+
+  // handleEvent is the recorder's chrome.debugger.onEvent listener.
+  handleEvent(source, method, params) {
+    const tabId = source && source.tabId;
+    const t = this.tabs.get(tabId);
+    if (!t || !params) return;
+    const sid = source.sessionId || null;
+    switch (method) {
+      case "Runtime.bindingCalled":
+        if (params.name === BINDING) this.message(tabId, sid, params.executionContextId, params.payload);
+        break;
+      case "Runtime.executionContextCreated":
+        if (params.context && params.context.name === WORLD) t.contexts.set(params.context.id, sid);
+        break;
+      case "Runtime.executionContextDestroyed":
+        t.contexts.delete(params.executionContextId);
+        break;
+      case "Runtime.executionContextsCleared":
+        for (const [c, s] of [...t.contexts]) if (s === sid) t.contexts.delete(c);
+        break;
+      case "Target.attachedToTarget":
+        if (params.targetInfo && params.targetInfo.type === "iframe" && params.sessionId) this.injectChild(tabId, params.sessionId);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // injectChild puts the recorder into an out-of-process iframe that
+  // attached while the tab is recorded.
+  async injectChild(tabId, sid) {
+    const t = this.tabs.get(tabId);
+    try {
+      const id = await injectSession(this.controller.session(tabId), sid);
+      if (this.tabs.get(tabId) === t) t.scripts.set(sid, id);
+    } catch {
+      // The frame went away before it was reached.
+    }
+  }
+
+  // message turns one page-side message into a step of the tab's recording.
+  message(tabId, sid, contextId, payload) {
+    const rec = this.byTab.get(tabId);
+    let msg;
+    try {
+      msg = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (!rec || rec.ended || !msg || typeof msg !== "object") return;
+    const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
+    if (msg.k === "see") {
+      if (!msg.loc || typeof msg.loc !== "object") return;
+      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, null)));
+      if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
+      return;
+    }
+    const action = actionOf(msg);
+    if (!action) return;
+    const base = { tabId, url: rec.mask(rec.urls.get(tabId)).url };
+    const described = msg.id === undefined ? null : this.seen.get(key);
+    rec.add(this.makeStep(rec, base, action, msg, described)).then(() => this.changed());
+  }
+
+  async makeStep(rec, base, action, msg, described) {
+    const step = { ...base, action };
+    const [target, title] = await Promise.all([described || null, this.titleOf(base.tabId)]);
+    if (target) step.target = target;
+    if (title) step.title = title;
+    if (msg.k === "type") {
+      const n = rec.secret(String(msg.value || ""), Boolean(msg.secret));
+      if (n) step.secret = n;
+      else action.text = String(msg.value || "");
+    }
+    if (msg.k === "upload") step.comment = uploadComment(action.files);
+    return step;
+  }
+
+  async titleOf(tabId) {
+    try {
+      const tab = await this.api.tabs.get(tabId);
+      return (tab && tab.title) || "";
+    } catch {
+      return "";
+    }
+  }
+}
+return Object.freeze({ MAX_RECORDINGS, createRecorder });
+})();
+
 // idle-guard.js
 const __idle_guard = (() => {
 // Ends every session when the person is away (spec 001 §Session invariants:
@@ -8961,10 +10236,19 @@ const __contracts_bridge_service = (() => {
  * @property {string} message
  * @property {number} since        epoch ms
  *
+ * @typedef {object} Recording  a tab `bua record` records the person's input on
+ * @property {number} tabId      the tab it started on, which names it
+ * @property {number[]} tabs     every tab it follows (tabs a click opened too)
+ * @property {number} lastTab    the tab of its last step, which the checks read
+ * @property {string} title      that tab's title ("" when unknown)
+ * @property {number} steps      how many steps it has made
+ * @property {number} startedAt  epoch ms
+ *
  * @typedef {object} BridgeState
  * @property {ConnectionState} connection
  * @property {LiveSession[]} sessions  oldest first
  * @property {Handoff[]} handoffs
+ * @property {Recording[]} recordings  the live ones, oldest first
  * @property {string[]} blocklist
  *
  * @typedef {object} HistoryEntry  one line of the audit log (sessionHistory)
@@ -8988,6 +10272,12 @@ const __contracts_bridge_service = (() => {
  *   returns the unsubscribe function.
  * @property {(tabId: number) => Promise<{endedCount: number}>} stopSession
  *   the popup's Stop: ends that tab's session with user_stopped.
+ * @property {(tabId: number) => Promise<{steps: number}>} stopRecording
+ *   the popup's Stop on a recording: ends it as Ctrl-C on `bua record`
+ *   does (user_stopped); bua record writes its flow.
+ * @property {(req: {tabId: number, what: "url"|"title"}) => Promise<{url?: string, title?: string}>} assertPage
+ *   adds a check to the recording: the page's URL, or its title, is what
+ *   it is now.
  * @property {() => Promise<{endedCount: number}>} stopAll
  *   Stop all: ends every session with global_stop and sends global_stop.
  * @property {(tabId: number) => Promise<{}>} focusTab brings a tab forward
@@ -9022,6 +10312,8 @@ const OPS = Object.freeze({
   GET_STATE: "get_state",
   STOP_SESSION: "stop_session",
   STOP_ALL: "stop_all",
+  STOP_RECORDING: "stop_recording",
+  ASSERT_PAGE: "assert_page",
   FOCUS_TAB: "focus_tab",
   GET_CONFIG: "get_config",
   SAVE_CONFIG: "save_config",
@@ -9040,6 +10332,8 @@ const METHODS = Object.freeze({
   getState: Object.freeze({ op: OPS.GET_STATE, args: "none" }),
   stopSession: Object.freeze({ op: OPS.STOP_SESSION, args: "tabId" }),
   stopAll: Object.freeze({ op: OPS.STOP_ALL, args: "none" }),
+  stopRecording: Object.freeze({ op: OPS.STOP_RECORDING, args: "tabId" }),
+  assertPage: Object.freeze({ op: OPS.ASSERT_PAGE, args: "object" }),
   focusTab: Object.freeze({ op: OPS.FOCUS_TAB, args: "tabId" }),
   getConfig: Object.freeze({ op: OPS.GET_CONFIG, args: "none" }),
   saveConfig: Object.freeze({ op: OPS.SAVE_CONFIG, args: "object" }),
@@ -9056,6 +10350,8 @@ const METHODS = Object.freeze({
 const ARGS = Object.freeze({
   [OPS.STOP_SESSION]: { tabId: "tabId" },
   [OPS.FOCUS_TAB]: { tabId: "tabId" },
+  [OPS.STOP_RECORDING]: { tabId: "tabId" },
+  [OPS.ASSERT_PAGE]: { tabId: "tabId", what: "check" },
   [OPS.SAVE_CONFIG]: { url: "string", token: "string" },
   [OPS.CLAIM_CODE]: { url: "string", code: "string" },
   [OPS.TEST_CONNECTION]: { "timeoutMs?": "ms" },
@@ -9088,7 +10384,9 @@ const isType = {
   string: (v) => typeof v === "string" && v.length <= 4096,
   tabId: (v) => Number.isInteger(v) && v >= 0,
   ms: (v) => Number.isInteger(v) && v > 0 && v <= 60000,
+  check: (v) => v === "url" || v === "title",
 };
+const TYPE_WORDS = { tabId: "a tab id (integer)", ms: "1-60000 ms", check: '"url" or "title"', string: "a string" };
 
 // validateRequest checks a runtime message against the contract. Returns
 // {ok: true, op, args} or {ok: false, message}; a message of another kind
@@ -9106,7 +10404,7 @@ function validateRequest(msg) {
   for (const [key, type] of Object.entries(spec)) {
     const name = key.replace(/\?$/, "");
     if (args[name] === undefined && key.endsWith("?")) continue;
-    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${type === "tabId" ? "a tab id (integer)" : type === "ms" ? "1-60000 ms" : "a string"}` };
+    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${TYPE_WORDS[type]}` };
   }
   return { ok: true, op: msg.op, args };
 }
@@ -9174,12 +10472,14 @@ const __badge = (() => {
 // (contracts/bridge-service.js). Pure: the local service applies it.
 //
 //   a handoff waits      "?"  amber   (bua needs the person: it wins)
+//   a recording runs     "REC" red    (bua record is taking the person's input)
 //   rejected / replaced  "!"  red     (needs the person to fix the pairing)
 //   connecting / down    "…"  grey    (the worker is retrying by itself)
 //   connected            the number of live sessions, green ("" when none)
 
 const BADGE_COLORS = Object.freeze({
   handoff: "#b54708",
+  recording: "#d92d20",
   error: "#b42318",
   waiting: "#6b7280",
   live: "#1a7f37",
@@ -9190,11 +10490,18 @@ function badgeFor(state) {
   const conn = (state && state.connection) || { state: "disconnected" };
   const sessions = (state && state.sessions) || [];
   const handoffs = (state && state.handoffs) || [];
+  const recordings = (state && state.recordings) || [];
   const n = sessions.length;
   const live = n === 1 ? "1 live session" : `${n} live sessions`;
   if (handoffs.length) {
     const h = handoffs[0];
     return { text: "?", color: BADGE_COLORS.handoff, title: `bua needs you: ${h.obstacleType} on ${h.domain}` };
+  }
+  if (recordings.length) {
+    const r = recordings[0];
+    const what = r.title ? `"${r.title}"` : `tab ${r.lastTab}`;
+    const more = recordings.length > 1 ? ` (and ${recordings.length - 1} more)` : "";
+    return { text: "REC", color: BADGE_COLORS.recording, title: `bua is recording what you do on ${what}${more}: open this popup to stop` };
   }
   switch (conn.state) {
     case "connected":
@@ -9207,6 +10514,49 @@ function badgeFor(state) {
   }
 }
 return Object.freeze({ BADGE_COLORS, badgeFor });
+})();
+
+// services/recording-service.js
+const __services_recording_service = (() => {
+// The recordings' part of the worker's BridgeService
+// (contracts/bridge-service.js, services/bridge-service-local.js): the
+// live recordings in the state the popup shows, its Stop, and the two
+// checks it adds (docs/record.md §Checks as you go).
+
+const { SERVICE_ERRORS, ServiceError } = __contracts_bridge_service;
+
+// NO_RECORDER stands in for the recorder where there is none: nothing is
+// recorded.
+const NO_RECORDER = Object.freeze({ list: () => [], subscribe: () => () => {} });
+
+// recordingsState is the state's recordings: each live one, with the title
+// of the tab its last step was on.
+async function recordingsState(recorder, titleOf) {
+  const live = recorder.list();
+  const titles = await Promise.all(live.map((r) => titleOf(r.lastTab)));
+  return live.map((r, i) => ({ tabId: r.tabId, tabs: r.tabs, lastTab: r.lastTab, title: titles[i] || r.title || "", steps: r.steps, startedAt: r.startedAt }));
+}
+
+// recordingMethods are the BridgeService methods over recorder.
+function recordingMethods(recorder) {
+  const live = (tabId) => {
+    if (!recorder.list().some((r) => r.tabId === tabId)) {
+      throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no recording runs on tab ${tabId}: it has ended already`);
+    }
+  };
+  return {
+    async stopRecording(tabId) {
+      live(tabId);
+      const r = await recorder.stop(tabId, "user_stopped");
+      return { steps: r.steps };
+    },
+    async assertPage({ tabId, what }) {
+      live(tabId);
+      return recorder.assertPage(tabId, what);
+    },
+  };
+}
+return Object.freeze({ NO_RECORDER, recordingsState, recordingMethods });
 })();
 
 // services/bridge-service-local.js
@@ -9224,6 +10574,7 @@ const { normalizeDomain, validateDomain } = __lib_domains;
 const { normalizeCode } = __pairing;
 const { showWindow } = __window_manager;
 const { CLOSE_CODES, END_REASONS, EVENTS } = __generated_protocol;
+const { NO_RECORDER, recordingMethods, recordingsState } = __services_recording_service;
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
 // reaches the pages and the badge as one update.
@@ -9281,10 +10632,11 @@ function fixFor(r, state, kind) {
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger-controller.js)
+//   recorder: {list(), subscribe(fn), stop, assertPage} (recorder/recorder.js; NO_RECORDER)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
+function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, recorder = NO_RECORDER, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = new Set();
   const stateListeners = new Set();
@@ -9310,6 +10662,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
       connection: connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
+      recordings: await recordingsState(recorder, titleOf),
       blocklist: sessions.blocklist,
     };
   }
@@ -9351,6 +10704,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
 
   sessions.onChange(schedulePush);
   handoffs.subscribe(schedulePush);
+  recorder.subscribe(schedulePush);
 
   // endSessions ends every session with reason, detaches the debugger from
   // their tabs, and returns how many ended.
@@ -9369,6 +10723,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
 
   const service = {
     getState,
+    ...recordingMethods(recorder),
     subscribeState(fn) {
       stateListeners.add(fn);
       getState().then(fn, () => {});
@@ -9548,6 +10903,7 @@ const { createDispatcher } = __action_dispatcher;
 const { createDebuggerController } = __debugger_controller;
 const { createHandoffRegistry } = __handoff_registry;
 const { createHandoffService } = __actions_handoff;
+const { createRecorder } = __recorder_recorder;
 const { budgetFor } = __lib_budget;
 const { abortable } = __lib_cdp;
 const { END_REASONS } = __generated_protocol;
@@ -9580,7 +10936,10 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
+// Created synchronously too: the recorder adds its own chrome.debugger
+// listener (the page side's binding calls), as the controller does.
+const recorder = createRecorder({ api, controller, sessions });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed, recorder });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
@@ -9616,6 +10975,7 @@ const service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  recorder,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code),
 });

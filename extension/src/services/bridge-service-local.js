@@ -20,6 +20,7 @@ import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
 import { showWindow } from "../window-manager.js";
 import { CLOSE_CODES, END_REASONS, EVENTS } from "../generated/protocol.js";
+import { NO_RECORDER, recordingMethods, recordingsState } from "./recording-service.js";
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
 // reaches the pages and the badge as one update.
@@ -77,10 +78,11 @@ function fixFor(r, state, kind) {
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger-controller.js)
+//   recorder: {list(), subscribe(fn), stop, assertPage} (recorder/recorder.js; NO_RECORDER)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
+export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, recorder = NO_RECORDER, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = new Set();
   const stateListeners = new Set();
@@ -106,6 +108,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
       connection: connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
+      recordings: await recordingsState(recorder, titleOf),
       blocklist: sessions.blocklist,
     };
   }
@@ -147,6 +150,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
 
   sessions.onChange(schedulePush);
   handoffs.subscribe(schedulePush);
+  recorder.subscribe(schedulePush);
 
   // endSessions ends every session with reason, detaches the debugger from
   // their tabs, and returns how many ended.
@@ -165,6 +169,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
 
   const service = {
     getState,
+    ...recordingMethods(recorder),
     subscribeState(fn) {
       stateListeners.add(fn);
       getState().then(fn, () => {});

@@ -9384,6 +9384,10 @@ function frameIds(tree) {
 // Page.removeScriptToEvaluateOnNewDocument takes.
 async function injectSession(session, sid) {
   const send = (method, params) => session.send(method, params, sid || undefined);
+  // A child session has no domain enabled (the controller enables the
+  // tab's own): without Runtime, its binding calls and its worlds'
+  // contexts would go unreported.
+  if (sid) await send("Runtime.enable");
   await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
   const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: script(), worldName: WORLD });
   const { frameTree } = await send("Page.getFrameTree");
@@ -9413,6 +9417,7 @@ async function removeSession(session, sid, identifier, contextIds) {
     ...contextIds.map((contextId) => send("Runtime.evaluate", { expression: stop, contextId })),
   ]);
   await send("Runtime.removeBinding", { name: BINDING });
+  if (sid) await send("Runtime.disable");
 }
 return Object.freeze({ WORLD, BINDING, frameIds, injectSession, removeSession });
 })();

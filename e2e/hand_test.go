@@ -18,7 +18,8 @@ import (
 type hand struct {
 	t       *testing.T
 	c       *harness.CDP
-	session string // the page's flat session
+	target  string // the page's target id
+	session string // its flat session
 }
 
 // newHand attaches to the page (or, with kind "iframe", the out-of-process
@@ -37,7 +38,7 @@ func newHand(t *testing.T, c *harness.CDP, kind, urlPart string) *hand {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return &hand{t: t, c: c, session: s}
+				return &hand{t: t, c: c, target: tg.TargetID, session: s}
 			}
 		}
 		if time.Now().After(deadline) {

@@ -275,3 +275,46 @@ func replayFresh(t *testing.T, flow string) {
 		t.Errorf("the replay without BUA_PASSWORD: exit %d, want a failure naming it\n%s", unset.Code, unset.Output())
 	}
 }
+
+// TestRecordTypedURLAndTabClosed: a URL the person types in the address
+// bar is a navigate step (the test's hand navigates as the omnibox does:
+// transition typed), and closing the recorded tab ends the recording: the
+// flow is written and bua record exits 0 by itself.
+func TestRecordTypedURLAndTabClosed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "typed.yaml")
+	rec, _ := startRecording(t, siteURL("record/terms.html"), "-o", out, "--name", "Terms, then news")
+	c := devtoolsHand(t)
+	p := newHand(t, c, "page", "record/terms.html")
+	p.click("#accept")
+	if _, err := c.Call(p.session, "Page.navigate", map[string]any{"url": siteURL("record/welcome.html"), "transitionType": "typed"}); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(`location.pathname.endsWith("/welcome.html") && document.readyState === "complete"`)
+	p.click("#news")
+	rec.waitOutput(`click checkbox "Send me news"`)
+	if _, err := c.Call("", "Target.closeTarget", map[string]any{"targetId": p.target}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rec.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("bua record did not end when its tab closed:\n%s", rec.output())
+	}
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("bua record: %v\n%s", err, rec.output())
+	}
+	if !strings.Contains(rec.output(), "ended (its tab closed)") {
+		t.Errorf("stderr does not say the tab closed:\n%s", rec.output())
+	}
+	raw, _ := os.ReadFile(out)
+	flow := string(raw)
+	for _, want := range []string{
+		"name: Terms, then news",
+		"- click: {role: button, name: Accept the terms}\n  - navigate: \"${{ vars.base }}/record/welcome.html\"\n  - wait_for: {url: \"${{ vars.base }}/record/welcome.html\"}",
+		"- click: {role: checkbox, name: Send me news}",
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("the flow lacks %q:\n%s", want, flow)
+		}
+	}
+}

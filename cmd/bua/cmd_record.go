@@ -89,7 +89,9 @@ func record(c *cli.Context, env *Env, out string) error {
 			}
 		}
 	}
-	s.OnDropped = func(n int) { fmt.Fprintf(env.Stderr, "bua record: %d steps were lost: the extension holds at most 2000 unread\n", n) }
+	s.OnDropped = func(n int) {
+		fmt.Fprintf(env.Stderr, "bua record: %d steps were lost: the extension holds at most 2000 unread\n", n)
+	}
 	steps, reason, cerr := s.Collect(c.Context)
 	if cerr != nil {
 		fmt.Fprintf(env.Stderr, "bua record: the recording broke off (%s): writing the %d steps read so far\n", cerr.Message, len(steps))

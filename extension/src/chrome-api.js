@@ -8,6 +8,14 @@
 // worker must add listeners synchronously at top level, and wrapping them
 // would only hide that.
 
+// NAV_EVENTS are the chrome.webNavigation events the worker listens to.
+const NAV_EVENTS = ["onCreatedNavigationTarget", "onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
+
+// pick is obj's named fields (events passed through), {} without obj.
+function pick(obj, names) {
+  return Object.fromEntries(names.map((n) => [n, obj ? obj[n] : undefined]));
+}
+
 export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
   return {
     runtime: {
@@ -78,12 +86,7 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
     // to only while an input runs. The recorder (recorder/navigation.js)
     // follows a recorded tab's navigations with the others, only while a
     // recording runs.
-    webNavigation: {
-      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
-      onCommitted: c.webNavigation?.onCommitted,
-      onHistoryStateUpdated: c.webNavigation?.onHistoryStateUpdated,
-      onReferenceFragmentUpdated: c.webNavigation?.onReferenceFragmentUpdated,
-    },
+    webNavigation: pick(c.webNavigation, NAV_EVENTS),
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {

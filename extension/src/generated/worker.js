@@ -14,6 +14,14 @@ const __chrome_api = (() => {
 // worker must add listeners synchronously at top level, and wrapping them
 // would only hide that.
 
+// NAV_EVENTS are the chrome.webNavigation events the worker listens to.
+const NAV_EVENTS = ["onCreatedNavigationTarget", "onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
+
+// pick is obj's named fields (events passed through), {} without obj.
+function pick(obj, names) {
+  return Object.fromEntries(names.map((n) => [n, obj ? obj[n] : undefined]));
+}
+
 function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
   return {
     runtime: {
@@ -84,12 +92,7 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
     // to only while an input runs. The recorder (recorder/navigation.js)
     // follows a recorded tab's navigations with the others, only while a
     // recording runs.
-    webNavigation: {
-      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
-      onCommitted: c.webNavigation?.onCommitted,
-      onHistoryStateUpdated: c.webNavigation?.onHistoryStateUpdated,
-      onReferenceFragmentUpdated: c.webNavigation?.onReferenceFragmentUpdated,
-    },
+    webNavigation: pick(c.webNavigation, NAV_EVENTS),
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
@@ -9614,10 +9617,16 @@ const MAX_READ = 500;
 // KEEP_ENDED_MS is how long an ended recording stays to be read to its end.
 const KEEP_ENDED_MS = 5 * 60 * 1000;
 
-// urlForms are the ways a secret can show in a URL: as typed, and encoded
-// as a query value or a path segment.
+// urlForms are the ways a secret can show in a URL: as typed, encoded as
+// a path segment or a query value, and as a form encodes it (GET form
+// fields: every byte but A-Z a-z 0-9 * - . _ escaped, a space as +).
 function urlForms(v) {
-  const out = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+")]);
+  const form = Array.from(new TextEncoder().encode(v), (b) => {
+    const c = String.fromCharCode(b);
+    if (/[A-Za-z0-9*\-._]/.test(c)) return c;
+    return c === " " ? "+" : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }).join("");
+  const out = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+"), form]);
   return [...out].filter((f) => f);
 }
 
@@ -10132,22 +10141,24 @@ class Recorder {
     }
     const action = actionOf(msg);
     if (!action) return;
-    const base = { tabId, url: rec.mask(rec.urls.get(tabId)).url };
-    const described = msg.id === undefined ? null : this.seen.get(key);
-    rec.add(this.makeStep(rec, base, action, msg, described)).then(() => this.changed());
-  }
-
-  async makeStep(rec, base, action, msg, described) {
-    const step = { ...base, action };
-    const [target, title] = await Promise.all([described || null, this.titleOf(base.tabId)]);
-    if (target) step.target = target;
-    if (title) step.title = title;
+    const step = { tabId, url: rec.mask(rec.urls.get(tabId)).url, action };
     if (msg.k === "type") {
+      // Numbered now, so a URL that shows it from the next event on is masked.
       const n = rec.secret(String(msg.value || ""), Boolean(msg.secret));
       if (n) step.secret = n;
       else action.text = String(msg.value || "");
     }
     if (msg.k === "upload") step.comment = uploadComment(action.files);
+    const described = msg.id === undefined ? null : this.seen.get(key);
+    rec.add(this.described(step, described)).then(() => this.changed());
+  }
+
+  // described resolves to step with its element's description and its
+  // tab's title.
+  async described(step, target) {
+    const [t, title] = await Promise.all([target || null, this.titleOf(step.tabId)]);
+    if (t) step.target = t;
+    if (title) step.title = title;
     return step;
   }
 

@@ -254,22 +254,24 @@ class Recorder {
     }
     const action = actionOf(msg);
     if (!action) return;
-    const base = { tabId, url: rec.mask(rec.urls.get(tabId)).url };
-    const described = msg.id === undefined ? null : this.seen.get(key);
-    rec.add(this.makeStep(rec, base, action, msg, described)).then(() => this.changed());
-  }
-
-  async makeStep(rec, base, action, msg, described) {
-    const step = { ...base, action };
-    const [target, title] = await Promise.all([described || null, this.titleOf(base.tabId)]);
-    if (target) step.target = target;
-    if (title) step.title = title;
+    const step = { tabId, url: rec.mask(rec.urls.get(tabId)).url, action };
     if (msg.k === "type") {
+      // Numbered now, so a URL that shows it from the next event on is masked.
       const n = rec.secret(String(msg.value || ""), Boolean(msg.secret));
       if (n) step.secret = n;
       else action.text = String(msg.value || "");
     }
     if (msg.k === "upload") step.comment = uploadComment(action.files);
+    const described = msg.id === undefined ? null : this.seen.get(key);
+    rec.add(this.described(step, described)).then(() => this.changed());
+  }
+
+  // described resolves to step with its element's description and its
+  // tab's title.
+  async described(step, target) {
+    const [t, title] = await Promise.all([target || null, this.titleOf(step.tabId)]);
+    if (t) step.target = t;
+    if (title) step.title = title;
     return step;
   }
 

@@ -12,10 +12,16 @@ export const MAX_READ = 500;
 // KEEP_ENDED_MS is how long an ended recording stays to be read to its end.
 export const KEEP_ENDED_MS = 5 * 60 * 1000;
 
-// urlForms are the ways a secret can show in a URL: as typed, and encoded
-// as a query value or a path segment.
+// urlForms are the ways a secret can show in a URL: as typed, encoded as
+// a path segment or a query value, and as a form encodes it (GET form
+// fields: every byte but A-Z a-z 0-9 * - . _ escaped, a space as +).
 function urlForms(v) {
-  const out = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+")]);
+  const form = Array.from(new TextEncoder().encode(v), (b) => {
+    const c = String.fromCharCode(b);
+    if (/[A-Za-z0-9*\-._]/.test(c)) return c;
+    return c === " " ? "+" : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }).join("");
+  const out = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+"), form]);
   return [...out].filter((f) => f);
 }
 

@@ -48,7 +48,7 @@ export function mountPopup(doc, service) {
     );
 
     $("recording").hidden = vm.recordings.length === 0;
-    $("recordings").replaceChildren(...vm.recordings.map((r) => recordingItem(r)));
+    $("recordings").replaceChildren(...vm.recordings.map((r) => recordingItem(el, r, actions, say)));
 
     $("empty").hidden = !vm.empty;
     $("sessions").replaceChildren(
@@ -65,27 +65,28 @@ export function mountPopup(doc, service) {
     $("stop-all").disabled = vm.stopAllDisabled;
   }
 
-  // recordingItem is one recording: what it records, its steps, Stop and
-  // the two checks it can add.
-  function recordingItem(r) {
-    const button = (className, label, text, fn) => el("button", { type: "button", className, "aria-label": label, onclick: async () => say(await fn(r.tabId)) }, text);
-    return el(
-      "li",
-      { dataset: { tabId: String(r.tabId) } },
-      el("span", { className: "text" }, r.text),
-      button("stop-recording danger", r.stopLabel, "Stop", actions.stopRecording),
-      el("span", { className: "meta" }, r.steps),
-      el(
-        "span",
-        { className: "checks" },
-        button("assert-url", "Add a check that the page is at this URL", "Assert URL", actions.assertUrl),
-        " ",
-        button("assert-title", "Add a check that the page has this title", "Assert title", actions.assertTitle),
-      ),
-    );
-  }
-
   $("stop-all").addEventListener("click", async () => say(await actions.stopAll()));
   render(null);
   return service.subscribeState(render);
+}
+
+// recordingItem is one recording in the popup: what it records, its steps,
+// Stop, and the two checks it can add. el builds elements, say shows an
+// action's outcome.
+function recordingItem(el, r, actions, say) {
+  const button = (className, label, text, fn) => el("button", { type: "button", className, "aria-label": label, onclick: async () => say(await fn(r.tabId)) }, text);
+  return el(
+    "li",
+    { dataset: { tabId: String(r.tabId) } },
+    el("span", { className: "text" }, r.text),
+    button("stop-recording danger", r.stopLabel, "Stop", actions.stopRecording),
+    el("span", { className: "meta" }, r.steps),
+    el(
+      "span",
+      { className: "checks" },
+      button("assert-url", "Add a check that the page is at this URL", "Assert URL", actions.assertUrl),
+      " ",
+      button("assert-title", "Add a check that the page has this title", "Assert title", actions.assertTitle),
+    ),
+  );
 }

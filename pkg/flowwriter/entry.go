@@ -60,6 +60,11 @@ type Entry struct {
 	// Comment is written as a comment above the entry's step: why the
 	// agent did it, what a placeholder stands for.
 	Comment string `json:"comment,omitempty"`
+	// Dialog is the message of a JavaScript dialog the action opened (it
+	// ran up to it: protocol reason dialog_opened). A replay's step stops
+	// at that dialog unless the flow answers dialogs, so the step needs a
+	// hand edit.
+	Dialog string `json:"dialog,omitempty"`
 }
 
 // Log is a recording as one JSON document: the testdata/flowwriter goldens,

@@ -27,9 +27,9 @@ type Step struct {
 	// when the action has no target or the extension cannot describe
 	// (no describe feature).
 	Target *protocol.DescribeResult
-	// URLBefore is the URL of the tab an input or navigation action ran
-	// on, read (get_tabs) just before it ran; "" when it was not read (a
-	// read, or no tab yet).
+	// URLBefore is the URL of the tab an input, navigation or evaluate
+	// ran on, read (get_tabs) just before it ran; "" when it was not read
+	// (a read, a browser action, or no tab yet).
 	URLBefore string
 	// URLAfter and Title are the tab's URL and title after the action:
 	// what an input's answer read, an extract's or a wait_for's page, the
@@ -163,7 +163,8 @@ func (s *Server) record(st Step) {
 
 // urlBefore is the URL of the tab a is about to run on, for the record: a
 // wait_for after a navigation needs to know the URL changed. Only an
-// input or navigation needs it (a read's own page says where it looked).
+// action on a tab that is not a read needs it (a read's own page says
+// where it looked); a browser action (open_tab, close_tab) has no tab yet.
 func (s *Server) urlBefore(ctx context.Context, a protocol.Action) string {
 	spec := protocol.ActionSpecs[a.Type]
 	if !s.recording() || spec.Reads || spec.Scope != protocol.ScopeTab {

@@ -224,7 +224,10 @@ func newReloadCommand(env *Env) *cli.Command {
 }
 
 func newClickCommand(env *Env) *cli.Command {
-	return actionCommand("click", "click an element with a trusted mouse event", "TARGET|--role ROLE", append(targetFlags(), forceFlag(), downloadFlag()),
+	flags := append(targetFlags(), forceFlag(), downloadFlag(),
+		&cli.StringFlag{Name: "button", Usage: "the mouse `BUTTON`: left (default), middle, right, back or forward"},
+		&cli.IntFlag{Name: "click-count", Usage: "`N` clicks in a row: 2 for a double click, 3 for a triple click"})
+	return actionCommand("click", "click an element with a trusted mouse event", "TARGET|--role ROLE", flags,
 		func(c *cli.Context) error {
 			t, rest, err := target(c)
 			if err != nil {
@@ -233,7 +236,13 @@ func newClickCommand(env *Env) *cli.Command {
 			if len(rest) > 0 {
 				return usageError(fmt.Sprintf("click takes one TARGET (or --role ROLE [--name NAME]), got extra %q", rest[0]))
 			}
-			return runInput(c, env, withForce(c, protocol.Click(t)))
+			a := withForce(c, protocol.Click(t))
+			a.Button = c.String("button")
+			if c.IsSet("click-count") {
+				n := c.Int("click-count")
+				a.ClickCount = &n
+			}
+			return runInput(c, env, a)
 		})
 }
 

@@ -215,7 +215,11 @@ func TestReplay_Fails(t *testing.T) {
 				defer cancel()
 			}
 			if tt.after != nil {
-				go tt.after(t, h)
+				// It must end before the subtest does: a failure it
+				// reports after that would panic the whole package.
+				done := make(chan struct{})
+				go func() { defer close(done); tt.after(t, h) }()
+				defer func() { <-done }()
 			}
 			t0 := time.Now()
 			_, err := h.Daemon.Pool().Request(ctx, protocol.Click(protocol.Target{UID: "e1"}))

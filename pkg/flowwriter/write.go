@@ -167,7 +167,16 @@ func (b *builder) classify(i int, e Entry) {
 	if e.Obstacle != nil {
 		b.passed = append(b.passed, passage{entry: i, typ: string(e.Obstacle.Type), conf: string(e.Obstacle.Confidence), where: e.URLAfter})
 	}
+	if e.Problem != "" {
+		b.problem(i, e.Problem)
+	}
 	switch spec := protocol.ActionSpecs[typ]; {
+	case typ == "" && e.Assert != "":
+		b.replay = append(b.replay, i)
+	case typ == "":
+		if e.Comment != "" { // a note: above the next step
+			b.notes[i] = append([]string{e.Comment}, b.notes[i]...)
+		}
 	case typ == protocol.ActionExtract:
 		var r protocol.ExtractResult
 		if json.Unmarshal(e.Result, &r) == nil && r.Obstacle != nil {
@@ -182,9 +191,6 @@ func (b *builder) classify(i int, e Entry) {
 		b.problem(i, fmt.Sprintf("%s is not an action a flow can take: left out", typ))
 	default:
 		b.replay = append(b.replay, i)
-		if e.Dialog != "" {
-			b.problem(i, fmt.Sprintf("%s opened a dialog (%q), which stops a replay's %s: give the flow dialogs: accept (or dismiss) and remove the handle_dialog step that answered it", typ, e.Dialog, typ))
-		}
 	}
 }
 
@@ -287,7 +293,15 @@ func (b *builder) waitStep(ref, after, before, title string) {
 // step writes entry i's action as a flow step; note is a comment for
 // beside it.
 func (b *builder) step(i int, e Entry) (step *yaml.Node, note string) {
+	defer func() { b.modifiers(i, e, step) }()
 	a := e.Action
+	if a.Type == "" {
+		step = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("assert"), lit(e.Assert)}}
+		if e.AssertMessage != "" {
+			step.Content = append(step.Content, str("message"), lit(e.AssertMessage))
+		}
+		return step, ""
+	}
 	spec := protocol.ActionSpecs[a.Type]
 	fields := actionFields(a)
 	var params []*yaml.Node
@@ -314,10 +328,21 @@ func (b *builder) step(i int, e Entry) (step *yaml.Node, note string) {
 		v = flowMap(params...)
 	}
 	step = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(string(a.Type)), v}}
-	if as := b.tabs.as[i]; as != "" {
+	return step, note
+}
+
+// modifiers appends entry i's step modifiers to step: the as name it binds
+// (its own, or the one a later step's tabId reads), if and timeout.
+func (b *builder) modifiers(i int, e Entry, step *yaml.Node) {
+	if as := firstOf(b.tabs.as[i], e.As); as != "" {
 		step.Content = append(step.Content, str("as"), str(as))
 	}
-	return step, note
+	if e.If != "" {
+		step.Content = append(step.Content, str("if"), lit(e.If))
+	}
+	if e.Timeout > 0 {
+		step.Content = append(step.Content, str("timeout"), str(e.Timeout.String()))
+	}
 }
 
 // target writes the target params of entry i: a uid becomes the locator
@@ -364,8 +389,8 @@ func (b *builder) value(e Entry, name string, v any) *yaml.Node {
 		if sc := b.secrets.byValue(x); sc != nil {
 			return tmpl(part{text: "vars." + sc.Var, expr: true})
 		}
-		if name == "url" && (typ == protocol.ActionNavigate || typ == protocol.ActionOpenTab) {
-			return b.urlNode(x)
+		if name == "url" && (typ == protocol.ActionNavigate || typ == protocol.ActionOpenTab || typ == protocol.ActionWaitFor) {
+			return b.urlNode(x) // a wait_for's glob too: its origin is a URL's
 		}
 		return lit(x)
 	case json.Number:

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -90,7 +91,12 @@ func Entries(steps []Step) []flowwriter.Entry {
 	tabs := map[int]*tabState{}
 	for i, st := range steps {
 		e := flowwriter.Entry{Action: st.Action, Result: st.Result, Target: st.Target,
-			URLBefore: st.URLBefore, URLAfter: st.URLAfter, Title: st.Title, Dialog: st.Dialog}
+			URLBefore: st.URLBefore, URLAfter: st.URLAfter, Title: st.Title}
+		if st.Dialog != "" {
+			// The dialog stops a replay's action, as it stopped the agent's,
+			// unless the flow answers dialogs itself.
+			e.Problem = fmt.Sprintf("%s opened a dialog (%q), which stops a replay's %s: give the flow dialogs: accept (or dismiss) and remove the handle_dialog step that answered it", st.Action.Type, st.Dialog, st.Action.Type)
+		}
 		tab := stepTab(st)
 		if tab == nil {
 			out[i] = e

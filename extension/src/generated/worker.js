@@ -423,7 +423,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -458,7 +458,7 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","waitUntil","dialogs","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","button","clickCount","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","clear","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
@@ -4153,21 +4153,31 @@ async function mouse(ctx, aim, type, extra) {
   await sessionSend(ctx, aim.to ? aim.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
 }
 
+// BUTTON_BITS is Input.dispatchMouseEvent's `buttons` bit for each of
+// click's buttons (the schema's action.click button, feature click_options).
+const BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
+
 async function click(ctx, action) {
   const at = await aim(ctx, action);
   if (at.hidden) await drawFrame(ctx);
+  // clickCount n is n presses and releases counting up, as a person's
+  // double click reaches Chromium: the page sees click (detail 1), click
+  // (detail 2), then dblclick.
+  const button = action.button || "left";
+  const press = () => {
+    const sent = [mouse(ctx, at, "mouseMoved")];
+    for (let n = 1; n <= (action.clickCount || 1); n++) {
+      sent.push(
+        mouse(ctx, at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
+        mouse(ctx, at, "mouseReleased", { button, buttons: 0, clickCount: n }),
+      );
+    }
+    return Promise.all(sent);
+  };
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
-  return withDownload(ctx, action, "click", () =>
-    settleAfter(ctx, "click", () =>
-      Promise.all([
-        mouse(ctx, at, "mouseMoved"),
-        mouse(ctx, at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
-        mouse(ctx, at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
-      ]),
-    ),
-  );
+  return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", press));
 }
 
 // hover waits as click does, except for enabled (Playwright's rule: a

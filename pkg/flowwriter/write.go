@@ -24,6 +24,9 @@ type Flow struct {
 	// Problems are the entries that did not become a step that replays
 	// (also comments in YAML); nil when the flow is whole.
 	Problems []Problem
+	// Steps is how many entries became steps: 0 when the recording held
+	// only reads (or nothing), and the flow replays nothing.
+	Steps int
 }
 
 // EnvVar is one environment variable a replay needs: Name (BUA_PASSWORD)
@@ -32,6 +35,10 @@ type Flow struct {
 type EnvVar struct {
 	Name, Var, Field string
 }
+
+// What says what the variable holds, as the flow's header does: the text
+// for the "Password" field.
+func (v EnvVar) What() string { return "the text for " + field(v.Field) }
 
 // Write writes to w the flow that replays entries without an agent, with h
 // in its header comment (Compile). When some steps need a hand edit the
@@ -64,7 +71,7 @@ func Compile(h Header, entries []Entry) (*Flow, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("flowwriter: encoding the flow failed (a bug in bua, please report it): %w", err)
 	}
-	f := &Flow{YAML: buf.Bytes(), Problems: b.problems}
+	f := &Flow{YAML: buf.Bytes(), Problems: b.problems, Steps: len(b.replay)}
 	for _, sc := range b.secrets.list {
 		f.Env = append(f.Env, EnvVar{Name: sc.Env, Var: sc.Var, Field: sc.Field})
 	}

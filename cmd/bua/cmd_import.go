@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/flowwriter"
 	"github.com/bua-dev/bua/pkg/userflow"
 )
 
@@ -74,7 +75,7 @@ func newImportCommand(env *Env) *cli.Command {
 				if _, err := env.Stdout.Write(res.YAML); err != nil {
 					return err
 				}
-			} else if err := writeFileAtomic(out, res.YAML); err != nil {
+			} else if err := (&flowwriter.Flow{YAML: res.YAML}).WriteFile(out); err != nil {
 				return cli.Exit(fmt.Sprintf("bua import: writing the flow failed, nothing was written to %s: %v", out, err), exitFailure)
 			}
 			if c.Bool("json") {
@@ -151,26 +152,4 @@ func reportJSON(out string, res *userflow.Result) importReport {
 		rep.Env = append(rep.Env, v.Name)
 	}
 	return rep
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a failure leaves any file already there whole.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -43,7 +43,7 @@ func reportMedian(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "median-ms")
 }
 
-func benchClient(b *testing.B) *bridge.Client {
+func benchClient(b testing.TB) *bridge.Client {
 	b.Helper()
 	d, err := home.Resolve(func(k string) string {
 		if k == "BUA_HOME" {
@@ -62,7 +62,7 @@ func benchClient(b *testing.B) *bridge.Client {
 	return cl
 }
 
-func benchRequest(b *testing.B, cl *bridge.Client, action string) json.RawMessage {
+func benchRequest(b testing.TB, cl *bridge.Client, action string) json.RawMessage {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -318,7 +318,7 @@ func BenchmarkClickNavigate(b *testing.B) {
 
 // benchTabAt opens path and returns its tab id; the tab closes when the
 // benchmark ends.
-func benchTabAt(b *testing.B, cl *bridge.Client, path string) int {
+func benchTabAt(b testing.TB, cl *bridge.Client, path string) int {
 	b.Helper()
 	var r struct {
 		TabID int `json:"tabId"`

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,9 @@ import (
 // TestFlowWriterSignInReplays records a sign-in on the demo app
 // (testdata/sites/app/login.html) action by action through `bua request`,
 // as `bua mcp --record` logs an agent's calls: each action, its real
-// result and the URLs around it, with describe results given by hand from
-// what the page really exposes (checked against the page below, since the
-// describe action is not in this build). The flow writer turns the log
-// into a flow; `bua lint` must accept it, `bua run` must replay it green
+// result and the URLs around it, and for each element acted on, the real
+// describe action's locators, read before the action (each checked
+// against the page on its own). The flow writer turns the log into a flow; `bua lint` must accept it, `bua run` must replay it green
 // in a fresh tab with BUA_PASSWORD set and fail at once, naming the
 // variable, without it, and the password must be nowhere in the file.
 func TestFlowWriterSignInReplays(t *testing.T) {
@@ -63,16 +63,17 @@ func TestFlowWriterSignInReplays(t *testing.T) {
 		t.Fatalf("extract lists no %s %q: %+v", role, name, page.Elements)
 		return ""
 	}
-	// What describe would answer for the three elements: checked against
-	// the page, so the hand-given locators are the page's own.
-	email := &protocol.DescribeResult{Tag: "input", InputType: "email", Autocomplete: "username", Label: "Email", Locators: []protocol.Locator{
-		{By: "role", Role: "textbox", Name: "Email", Count: 1}, {By: "label", Label: "Email", Count: 1}, {By: "id", Selector: "#email", Count: 1}}}
-	pw := &protocol.DescribeResult{Tag: "input", InputType: "password", Autocomplete: "current-password", Label: "Password", Locators: []protocol.Locator{
-		{By: "role", Role: "textbox", Name: "Password", Count: 1}, {By: "label", Label: "Password", Count: 1}, {By: "id", Selector: "#password", Count: 1}}}
-	signIn := &protocol.DescribeResult{Tag: "button", Locators: []protocol.Locator{
-		{By: "role", Role: "button", Name: "Sign in", Count: 1}, {By: "text", Text: "Sign in", Count: 1}, {By: "css", Selector: "#login > button", Count: 1}}}
-	for _, d := range []*protocol.DescribeResult{email, pw, signIn} {
-		checkDescribe(t, tab, d)
+	// What describe answers for the three elements, as --record asks it
+	// before each action, checked against the page.
+	describe := func(uid string) *protocol.DescribeResult {
+		var d protocol.DescribeResult
+		mustRequest(t, map[string]any{"type": "describe", "uid": uid, "tabId": tab}, &d)
+		checkDescribe(t, tab, &d)
+		return &d
+	}
+	email, pw, signIn := describe(uid("textbox", "Email")), describe(uid("textbox", "Password")), describe(uid("button", "Sign in"))
+	if !pw.Password() || email.Password() {
+		t.Errorf("password-ness: the password field's describe %+v, the email field's %+v", pw, email)
 	}
 
 	act(map[string]any{"type": "type", "uid": uid("textbox", "Email"), "text": user}, email)
@@ -138,19 +139,30 @@ func TestFlowWriterSignInReplays(t *testing.T) {
 	}
 }
 
-// checkDescribe checks a hand-given describe result against the page: each
-// locator it says is unique matches exactly one element there (a role
-// target matching several is invalid_action; a selector is counted).
+// checkDescribe checks a describe result against the page, resolving each
+// locator on its own: a role target (with its nth when it matches several;
+// one matching several without nth is invalid_action) is found, and a
+// selector matches as many elements as the result's count says.
 func checkDescribe(t *testing.T, tab int, d *protocol.DescribeResult) {
 	t.Helper()
+	if len(d.Locators) == 0 {
+		t.Fatalf("describe gave no locator: %+v", d)
+	}
 	for _, l := range d.Locators {
 		switch l.By {
 		case "role":
-			mustRequest(t, map[string]any{"type": "wait_for", "role": l.Role, "name": l.Name, "state": "attached", "tabId": tab}, nil)
+			a := map[string]any{"type": "wait_for", "role": l.Role, "state": "attached", "tabId": tab}
+			if l.Name != "" {
+				a["name"] = l.Name
+			}
+			if l.Nth != nil {
+				a["nth"] = *l.Nth
+			}
+			mustRequest(t, a, nil)
 		case "id", "css", "testid":
 			js, _ := json.Marshal(l.Selector)
-			if n := evalString(t, tab, "return String(document.querySelectorAll("+string(js)+").length)"); n != "1" {
-				t.Errorf("%s matches %s elements on the page, the describe result says 1", l.Selector, n)
+			if n := evalString(t, tab, "return String(document.querySelectorAll("+string(js)+").length)"); n != strconv.Itoa(l.Count) {
+				t.Errorf("%s matches %s elements on the page, the describe result says %d", l.Selector, n, l.Count)
 			}
 		}
 	}

@@ -39,6 +39,37 @@ func TestExtractBudget(t *testing.T) {
 	}
 }
 
+// TestExtractChanges: --changes reaches extract as changes: true and
+// prints the elements that appeared and the uids gone; with --selector
+// or --max-chars it is a usage error, and nothing is sent.
+func TestExtractChanges(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Handle(protocol.ActionExtract, func(a protocol.Action) (any, *protocol.Error) {
+		if !a.Changes {
+			return protocol.ExtractResult{Markdown: "# Page", Elements: []protocol.Element{}}, nil
+		}
+		return protocol.ExtractResult{Changes: &protocol.ElementChanges{
+			Added: []protocol.Element{{UID: "e153", Role: "button", Name: "Open"}}, Removed: []string{"e2", "e9"}}}, nil
+	})
+	r := runCLI(t, h, "", "extract", "--changes")
+	want := "appeared (1):\ne153 button \"Open\"\ngone (2): e2 e9\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("extract --changes: exit %d\n got %q\nwant %q\n%s", r.code, r.stdout, want, r.stderr)
+	}
+	if last := ext.Requests()[len(ext.Requests())-1]; !last.Changes || last.MaxChars != nil || last.Selector != "" {
+		t.Errorf("sent %+v, want changes: true alone", last)
+	}
+	sent := len(ext.Requests())
+	for _, args := range [][]string{{"extract", "--changes", "--selector", "main"}, {"extract", "--changes", "--max-chars", "2000"}} {
+		if r := runCLI(t, h, "", args...); r.code != exitUsage {
+			t.Errorf("%q: exit %d, want %d (usage)\n%s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+	if n := len(ext.Requests()); n != sent {
+		t.Errorf("a refused --changes sent %d requests", n-sent)
+	}
+}
+
 // TestTypeClearScreenshotLabels: --clear and --labels become type's clear
 // and screenshot's labels.
 func TestTypeClearScreenshotLabels(t *testing.T) {
@@ -65,13 +96,14 @@ func TestTypeClearScreenshotLabels(t *testing.T) {
 func TestDescribeCommand(t *testing.T) {
 	h, ext := startFake(t)
 	ext.Handle(protocol.ActionDescribe, func(protocol.Action) (any, *protocol.Error) {
+		one := 1
 		return protocol.DescribeResult{Tag: "input", InputType: "email", Label: "Email", Locators: []protocol.Locator{
 			{By: "role", Role: "textbox", Name: "Email", Count: 1},
-			{By: "css", Selector: "form input", Count: 2},
+			{By: "css", Selector: "form input", Count: 2, Nth: &one},
 		}}, nil
 	})
 	r := runCLI(t, h, "", "describe", "--role", "textbox", "--name", "Email")
-	want := "input type=email label \"Email\"\nrole: textbox, name: \"Email\" (unique)\nselector: form input (2 matches)\n"
+	want := "input type=email label \"Email\"\nrole: textbox, name: \"Email\" (unique)\nselector: form input (2 matches, nth 1)\n"
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("describe: exit %d\n got %q\nwant %q\n%s", r.code, r.stdout, want, r.stderr)
 	}

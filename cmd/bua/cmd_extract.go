@@ -22,6 +22,7 @@ func newExtractCommand(env *Env) *cli.Command {
 			&cli.IntFlag{Name: "max-elements", Usage: "list at most `N` interactive elements (1-5000; default 200)"},
 			&cli.IntFlag{Name: "max-chars", Usage: "print at most `N` characters of markdown and elements (500-1000000); the rest goes to later parts"},
 			&cli.IntFlag{Name: "part", Usage: "with --max-chars, print part `N` of the cut page (from 1)"},
+			&cli.BoolFlag{Name: "changes", Usage: "print only the elements added and the uids removed since the tab's last read (new uids continue its numbering)"},
 			&cli.StringFlag{Name: "format", Value: "default", Usage: "markdown, text, elements or json (default: markdown, elements, verdict)"},
 			&cli.BoolFlag{Name: "text", Usage: "with --json or --format json, keep the page's raw text (left out by default)"},
 			&cli.BoolFlag{Name: "fail-on-obstacle", Usage: "exit 3 on a high-confidence obstacle verdict"},
@@ -56,6 +57,12 @@ func newExtractCommand(env *Env) *cli.Command {
 					return usageError("--part N (from 1) reads one part of a page cut by --max-chars: give --max-chars too")
 				}
 				action.Part = &n
+			}
+			if action.Changes = c.Bool("changes"); action.Changes {
+				if action.Selector != "" || action.MaxChars != nil {
+					return usageError("--changes reads what changed in the whole page since the last read: drop --selector, --max-chars and --part")
+				}
+				return runAction(c, env, action, func(res json.RawMessage) error { return printChanges(env, res) })
 			}
 			keepText := c.Bool("text")
 			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
@@ -101,8 +108,27 @@ func newExtractCommand(env *Env) *cli.Command {
 		"this is and how to read the next (--part). A page that stays blank is\n" +
 		"read and flagged empty. --selector reads every match in document order\n" +
 		"(one inside another with it): their markdown one block each, their\n" +
-		"elements in turn, and a first line saying how many when there are several."
+		"elements in turn, and a first line saying how many when there are several.\n" +
+		"--changes prints only the elements added since the tab's last read, with\n" +
+		"new uids (the uids listed before stay valid), and the uids removed."
 	return cmd
+}
+
+// printChanges prints a changes read (extract --changes): the elements
+// that appeared, one a line as extract prints them, then the uids gone.
+func printChanges(env *Env, res json.RawMessage) error {
+	var r protocol.ExtractResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return err
+	}
+	// The command line shows every change; only an agent's answer is capped.
+	const all = 1 << 30
+	out := render.Changes(r.Changes, all, all)
+	if out == "" {
+		out = "no changes since the last read"
+	}
+	fmt.Fprintln(env.Stdout, out)
+	return nil
 }
 
 // jsonExtract is the result as --json prints it: without the page's raw

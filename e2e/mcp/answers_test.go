@@ -8,7 +8,9 @@ import (
 // TestAnswerSizes: on a page of 1,000 interactive elements, extract lists
 // the first 200 and says how to read more, and a click answers in one
 // line and what changed, under 1,500 characters (issue 22), never with a
-// snapshot.
+// snapshot: the two buttons it revealed, read by the extension's changes
+// read with uids after the extract's (the 800 unlisted ones are not new),
+// and those uids act.
 func TestAnswerSizes(t *testing.T) {
 	a := startAgent(t, nil)
 	_, nav := a.must(t, map[string]any{"action": "navigate", "url": siteURL("mcp/thousand.html")})
@@ -32,6 +34,17 @@ func TestAnswerSizes(t *testing.T) {
 	_, status := a.must(t, map[string]any{"action": "evaluate", "expression": "return document.getElementById('status').textContent"})
 	if !strings.Contains(status, "Chose result 3.") {
 		t.Errorf("the click did not choose: %s", status)
+	}
+	if !strings.Contains(click, "appeared (2):\n") {
+		t.Errorf("click's answer does not list the two buttons it revealed:\n%s", click)
+	}
+	save := uidOf(t, click, "button", "Save choice")
+	if save != "e200" {
+		t.Errorf("the revealed button is %s, want e200, after the extract's e0 … e199", save)
+	}
+	a.must(t, map[string]any{"action": "click", "uid": save})
+	if _, focus := a.must(t, map[string]any{"action": "evaluate", "expression": "return document.activeElement.id"}); !strings.Contains(focus, "save") {
+		t.Errorf("clicking %s focused %s, want the Save choice button", save, focus)
 	}
 }
 

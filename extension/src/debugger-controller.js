@@ -20,6 +20,7 @@ import * as trace from "./actions/trace.js";
 import { actionEvent, createTraceStore, dialogAnswerEvent } from "./lib/trace.js";
 import * as forms from "./actions/forms.js";
 import * as dialog from "./actions/dialog.js";
+import * as describe from "./actions/describe.js";
 
 const CDP_VERSION = "1.3";
 
@@ -54,7 +55,7 @@ export const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 export const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog, describe]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -92,12 +93,17 @@ export function createDebuggerController(opts) {
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
-  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
-  // tabId -> how many uids (e0 … eN-1) extract has handed out on the tab,
-  // the most on any page: a uid at or past it was never handed out (a typo,
-  // another tab's uid), which is not a page that changed. Kept across
-  // navigations and detaches, dropped when the tab closes (forgetTab).
+  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>, next, known} (session null: the tab's own)
+  // tabId -> how many uids (e0 … eN-1) reads have handed out on the tab,
+  // the most on any page (a changes read numbers on past a full extract's):
+  // a uid at or past it was never handed out (a typo, another tab's uid),
+  // which is not a page that changed. Kept across navigations and
+  // detaches, dropped when the tab closes (forgetTab).
   const uidsHandedOut = new Map();
+  // tabId -> the last read's cache entry, kept across navigations: a
+  // changes read continues its numbering and names its uids as removed
+  // (lib/changes.js). Dropped on detach, with the remote objects it holds.
+  const uidLedgers = new Map();
   // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
   // out-of-process iframes, reached through child sessions of its debugger
   // session (Target.setAutoAttach with flatten; chrome.debugger since
@@ -349,6 +355,7 @@ export function createDebuggerController(opts) {
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
+    uidLedgers.delete(tabId);
     childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
@@ -626,9 +633,13 @@ export function createDebuggerController(opts) {
         await current;
         return { session, id };
       },
-      storeUids(map, loaderId) {
-        // Handed out even when the cache is not kept: extract answers them.
-        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, map.size));
+      // storeUids records a read's uids; extra is lib/changes.js's
+      // {next, known} (next defaults to the count of uids).
+      storeUids(map, loaderId, extra = {}) {
+        const entry = { loaderId, map, next: extra.next === undefined ? map.size : extra.next, known: extra.known || null };
+        uidLedgers.set(tabId, entry);
+        // Handed out even when the cache is not kept: the read answers them.
+        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, entry.next));
         // A navigation that committed while extract ran makes its uids
         // stale at birth; keep the empty state instead.
         const cur = mainFrames.get(tabId);
@@ -636,8 +647,11 @@ export function createDebuggerController(opts) {
           uidCaches.delete(tabId);
           return;
         }
-        uidCaches.set(tabId, { loaderId, map });
+        uidCaches.set(tabId, entry);
       },
+      // lastRead is the tab's last read {loaderId, map, next, known}, of
+      // whatever document it was, or null (lib/changes.js).
+      lastRead: () => uidLedgers.get(tabId) || null,
       clearUids: () => uidCaches.delete(tabId),
       // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
       readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
@@ -766,6 +780,6 @@ export function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
+    _state: { attached, uidCaches, uidLedgers, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
   };
 }

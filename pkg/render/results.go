@@ -127,7 +127,8 @@ func Tab(t protocol.TabInfo) string {
 }
 
 // Describe is a describe result: the element's kind and label, then its
-// locators best first, each with how many elements it matches.
+// locators best first, each with how many elements it matches and, when
+// several, which of them the element is (nth, 0-based).
 func Describe(d protocol.DescribeResult) string {
 	var b strings.Builder
 	b.WriteString(d.Tag)
@@ -143,11 +144,17 @@ func Describe(d protocol.DescribeResult) string {
 	if d.Frame != "" {
 		b.WriteString(" in frame " + d.Frame)
 	}
+	if len(d.Locators) == 0 {
+		b.WriteString("\n(no readable locator finds it alone: act on it by its uid)")
+	}
 	for _, l := range d.Locators {
 		b.WriteString("\n" + LocatorText(l))
-		if l.Count == 1 {
+		switch {
+		case l.Count == 1:
 			b.WriteString(" (unique)")
-		} else {
+		case l.Nth != nil:
+			fmt.Fprintf(&b, " (%d matches, nth %d)", l.Count, *l.Nth)
+		default:
 			fmt.Fprintf(&b, " (%d matches)", l.Count)
 		}
 	}

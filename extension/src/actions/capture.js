@@ -1,6 +1,8 @@
 // screenshot: Page.captureScreenshot as JPEG q=80.
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { drawMarks, readMarks } from "../lib/labels.js";
+import { MAX_ELEMENTS } from "./extract.js";
 
 // A tab in the minimized BUA window sometimes answers no capture: the
 // request waits for a compositor frame that never comes. Asking again
@@ -26,6 +28,9 @@ function within(p, ms, timers) {
 }
 
 export async function screenshot(ctx, action) {
+  // labels: the boxes are read before the capture, and drawn on its image
+  // (lib/labels.js): nothing is put into the page.
+  const marks = action.labels ? await readMarks(ctx, Boolean(action.fullPage), MAX_ELEMENTS) : null;
   const params = { format: "jpeg", quality: 80, captureBeyondViewport: Boolean(action.fullPage) };
   if (action.fullPage) {
     const m = await ctx.send("Page.getLayoutMetrics");
@@ -58,7 +63,8 @@ export async function screenshot(ctx, action) {
       throw new BridgeError(ErrorCodes.TIMEOUT, "the tab painted no frame to capture, even after bringing it to the front");
     }
   }
-  return { dataUrl: `data:image/jpeg;base64,${shot.data}` };
+  const data = marks ? await drawMarks(shot.data, marks.marks, marks.scale) : shot.data;
+  return { dataUrl: `data:image/jpeg;base64,${data}` };
 }
 
 export const executors = Object.freeze({ screenshot });

@@ -20,6 +20,8 @@ import { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } fr
 import { collectElements } from "../lib/elements.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
+import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
+import { PAGED_MARKDOWN_MAX_CHARS, applyBudget } from "../lib/parts.js";
 
 // MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
@@ -46,12 +48,17 @@ const POLL_MS = 100;
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
-// backendNodeIds. hasContent: the root is shown and the read found text,
-// markdown, elements or a drawn image or field. Unless options.final, a
-// page without content comes back as [{found, hasContent: false,
-// readyState}], and one whose root is hidden (a body revealed by script)
-// is not read at all. options.maxElements caps the nodes (MAX_ELEMENTS).
+// backendNodeIds, then the array of every listed element, which stays in
+// the page for the next changes read (lib/changes.js). hasContent: the
+// root is shown and the read found text, markdown, elements or a drawn
+// image or field. Unless options.final, a page without content comes back
+// as [{found, hasContent: false, readyState}], and one whose root is
+// hidden (a body revealed by script) is not read at all.
+// options.maxElements caps the nodes (MAX_ELEMENTS); options.markdownMax
+// the markdown (MARKDOWN_MAX_CHARS; a budgeted read renders more, to cut
+// it into parts).
 export function buildPageScript(selector, options = {}) {
+  const markdownMax = options.markdownMax || MARKDOWN_MAX_CHARS;
   const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
   const options = ${JSON.stringify(opts)};
@@ -72,9 +79,9 @@ export function buildPageScript(selector, options = {}) {
   const t0 = performance.now();
   const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(roots.length === 1 ? roots[0] : roots);
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots, ${markdownMax > MARKDOWN_MAX_CHARS ? JSON.stringify({ maxText: 3 * markdownMax, maxNodes: 250000 }) : "undefined"});
   const t1 = performance.now();
-  const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
+  const markdown = toMarkdown(tree, { maxLength: ${markdownMax}, pageUrl: location.href });
   const t2 = performance.now();
   const frameSrcs = [];
   for (const f of document.querySelectorAll("iframe[src]")) {
@@ -84,16 +91,15 @@ export function buildPageScript(selector, options = {}) {
     frameSrcs.push(String(f.src));
   }
   const t3 = performance.now();
-  // Each root's elements in turn, within one cap; an option's parent is
-  // an index into its own root's list until it is shifted here.
+  // Each root's elements in turn, within one cap. all, shared by the
+  // roots, gets every listed element for the changes ledger, and an
+  // option's parent is an index into it: the kept elements are its first
+  // ones (a root past the cap keeps none), so that is their index here.
+  const all = [];
   const els = { nodes: [], items: [], total: 0 };
   for (const r of selector === null ? [document.documentElement] : roots) {
-    const base = els.nodes.length;
-    const got = collectElements(r, { max: options.maxElements - base });
-    for (const it of got.items) {
-      if (Number.isInteger(it.parent)) it.parent += base;
-      els.items.push(it);
-    }
+    const got = collectElements(r, { max: options.maxElements - els.nodes.length, all });
+    els.items.push(...got.items);
     els.nodes.push(...got.nodes);
     els.total += got.total;
   }
@@ -113,7 +119,7 @@ export function buildPageScript(selector, options = {}) {
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
   if (selector !== null) page.matches = roots.length;
-  return [JSON.stringify(page), ...els.nodes];
+  return [JSON.stringify(page), ...els.nodes, all];
 })()`;
 }
 
@@ -127,14 +133,7 @@ export function readValue(deep) {
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "extract read nothing from the page");
   const page = JSON.parse(head.value);
   const items = page.elements || [];
-  for (let i = 0; i < items.length; i++) {
-    const node = parts[i + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract got no backend node for element ${i} (${node && node.type})`);
-    }
-    items[i].backendNodeId = id;
-  }
+  nodeIdsOf(parts, items.length, "extract").forEach((id, i) => (items[i].backendNodeId = id));
   return page;
 }
 
@@ -177,12 +176,16 @@ async function readPage(ctx, action, start) {
 }
 
 async function evalPage(ctx, action, final) {
+  const markdownMax = action.maxChars ? PAGED_MARKDOWN_MAX_CHARS : MARKDOWN_MAX_CHARS;
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action) }),
+    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax }),
+    objectGroup: KNOWN_GROUP,
     serializationOptions: { serialization: "deep", maxDepth: 1 },
   });
   if (exceptionDetails) throw pageError(action.selector, exceptionDetails);
-  return readValue(result.deepSerializedValue);
+  const page = readValue(result.deepSerializedValue);
+  page.handle = result.objectId;
+  return page;
 }
 
 // maxElementsOf is the action's maxElements, or MAX_ELEMENTS.
@@ -202,8 +205,9 @@ export function buildFrameScript(maxElements) {
   const collectElements = ${collectElements.toString()};
   const url = location.href;
   if (!document.documentElement || innerWidth === 0 || innerHeight === 0) return [JSON.stringify({ url, elements: [], elementsTotal: 0 })];
-  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url });
-  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes];
+  const all = [];
+  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url, all });
+  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes, all];
 })()`;
 }
 
@@ -218,7 +222,7 @@ export async function readFrames(ctx, maxElements) {
   const expression = buildFrameScript(maxElements);
   const reads = await Promise.allSettled(
     frames.map((f) =>
-      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
+      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, objectGroup: KNOWN_GROUP, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
     ),
   );
   const out = [];
@@ -227,17 +231,13 @@ export async function readFrames(ctx, maxElements) {
     try {
       const page = readValue(r.value.result.deepSerializedValue);
       for (const el of page.elements) el.session = frames[i].sessionId;
-      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0 });
+      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0, handle: r.value.result.objectId });
     } catch (e) {
       if (!(e instanceof BridgeError)) throw e;
     }
   });
   return out;
 }
-
-// STATE_FIELDS are the optional element fields copied from the page's read
-// into the result (the schema's result.element).
-const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 
 // toElements numbers the page's items e0, e1, ... and returns the result's
 // elements and the uid -> {session, id} map for the tab's cache (session:
@@ -248,14 +248,7 @@ export function toElements(items) {
   const elements = items.map((el, i) => {
     const uid = `e${i}`;
     uids.set(uid, { session: el.session || null, id: el.backendNodeId });
-    const out = { uid, role: el.role };
-    if (el.name) out.name = el.name;
-    if (el.value) out.value = el.value;
-    out.visible = el.visible;
-    for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
-    if (Number.isInteger(el.parent) && el.parent < i) out.parent = `e${el.parent}`;
-    if (el.frame) out.frame = el.frame;
-    return out;
+    return toElement(el, uid, Number.isInteger(el.parent) && el.parent < i ? `e${el.parent}` : undefined);
   });
   return { elements, uids };
 }
@@ -281,6 +274,11 @@ function profiled(ctx, prof) {
 globalThis.buaProfile = globalThis.buaProfile || {};
 
 export async function extract(ctx, action) {
+  if (action.changes) return readChanges(ctx, maxElementsOf(action));
+  // Part 1 is the read the uids come from; the later parts of a budgeted
+  // read are more of its markdown and leave the uids alone.
+  const laterPart = Boolean(action.maxChars) && (action.part || 1) > 1;
+  if (!laterPart) releaseKnown(ctx);
   const selector = action.selector;
   const started = performance.now();
   const prof = { steps: [] };
@@ -297,12 +295,15 @@ export async function extract(ctx, action) {
   // A page whose read found markdown or elements is never empty, whatever
   // the probe for content saw.
   const empty = !page.hasContent && !(page.markdown || "").trim() && total === 0;
+  const reads = [{ session: null, objectId: page.handle, base: 0, kept: items.length }];
   if (selector === undefined && !empty) {
     const max = maxElementsOf(action);
     for (const f of await readFrames(ctx, max)) {
       total += f.elementsTotal;
       const base = items.length;
-      for (const el of f.elements.slice(0, Math.max(0, max - base))) {
+      const kept = f.elements.slice(0, Math.max(0, max - base));
+      reads.push({ session: f.session, objectId: f.handle, base, kept: kept.length });
+      for (const el of kept) {
         // An option's parent is an index into its frame's own list.
         if (Number.isInteger(el.parent)) el.parent += base;
         items.push(el);
@@ -310,7 +311,7 @@ export async function extract(ctx, action) {
     }
   }
   const { elements, uids } = toElements(items);
-  ctx.storeUids(uids, loaderId);
+  if (!laterPart) ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
   const res = {
@@ -326,6 +327,14 @@ export async function extract(ctx, action) {
   if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
+  if (action.maxChars) {
+    try {
+      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1));
+    } catch (e) {
+      if (e instanceof RangeError) throw invalid(e.message);
+      throw e;
+    }
+  }
   return res;
 }
 

@@ -10,6 +10,7 @@ import { withDownload } from "../lib/downloads.js";
 import { watchNewTab } from "../lib/new-tab.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
 import { SETTLE_MS } from "../lib/budget.js";
+import { clearFocused } from "../lib/clear.js";
 
 const GROUP = "bua";
 
@@ -605,6 +606,7 @@ export async function typeText(ctx, action) {
   const force = action.force === true;
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
+    if (action.clear) await clearFocused(ctx);
     if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
   });
 }

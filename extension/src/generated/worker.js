@@ -3495,6 +3495,90 @@ async function locatorHint(send, backendNodeId) {
 return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, FRAME_ROOTS, frameRoots, lookupRole, pick, findByRole, noMatch });
 })();
 
+// lib/clear.js
+const __lib_clear = (() => {
+// type's clear: true (feature type_clear): the focused field's value is
+// selected and deleted before the text goes in, so the page sees what a
+// person's select-all and Delete make it see (keydown, beforeinput, input
+// with inputType deleteContentForward, keyup), then the text's insert.
+// Playwright's fill selects the same way (input.select(), a textarea's
+// whole range, a contenteditable host's contents) and then inserts, which
+// replaces the selection in one input event; deleting first instead makes
+// an empty text clear the field too, and a field that reacts to its value
+// going empty (a search box's suggestions) sees it.
+//
+// The field is the element focused once type's probe has focused its
+// target: the target itself, or the inner field a wrapper handed focus to.
+// It is found from the focused document through open shadow roots and
+// same-origin frames; an out-of-process frame's own session is asked when
+// the focus went there.
+
+const { keyEvents } = __lib_keys;
+
+// SELECT_FOCUSED selects the focused field's whole value and answers
+// {selected: true}, {empty: true} when there is nothing to clear,
+// {frame: true} when the focus is in an out-of-process frame, {none: tag}
+// when the focused element is not a field, or {unfocused: true} when
+// (with own) this document does not hold the focus.
+const SELECT_FOCUSED = `function (own) { /* bua:clear */
+  if (own && !document.hasFocus()) return { unfocused: true };
+  let doc = document;
+  let el = doc.activeElement;
+  for (;;) {
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (el && (el.localName === "iframe" || el.localName === "frame")) {
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (!d) return { frame: true };
+      doc = d;
+      el = d.activeElement;
+      continue;
+    }
+    break;
+  }
+  if (!el) return { none: "" };
+  if (el.localName === "input" || el.localName === "textarea") {
+    if (!el.value) return { empty: true };
+    el.select();
+    return { selected: true };
+  }
+  if (el.isContentEditable) {
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
+    const range = doc.createRange();
+    range.selectNodeContents(host);
+    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return { selected: true };
+  }
+  return { none: el.localName };
+}`;
+
+// clearFocused selects the focused field's value (in the tab's session,
+// else in the out-of-process frame that holds the focus) and deletes it
+// with the Delete key, which goes to the focused frame as typing does.
+// A field already empty gets no key.
+async function clearFocused(ctx) {
+  const ask = (session, own) =>
+    (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
+      expression: `(${SELECT_FOCUSED})(${own})`,
+      returnByValue: true,
+    }).then((r) => (r.result && r.result.value) || {});
+  let st = await ask(null, false);
+  if (st.frame) {
+    const frames = ctx.frames ? ctx.frames() : [];
+    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
+    st = answers.map((a) => (a.status === "fulfilled" ? a.value : {})).find((v) => !v.unfocused) || {};
+  }
+  if (!st.selected) return false;
+  await Promise.all(keyEvents("Delete").map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
+  return true;
+}
+return Object.freeze({ SELECT_FOCUSED, clearFocused });
+})();
+
 // actions/input.js
 const __actions_input = (() => {
 // click, hover, type, press_key, scroll: trusted input through the Input
@@ -3509,6 +3593,7 @@ const { withDownload } = __lib_downloads;
 const { watchNewTab } = __lib_new_tab;
 const { describeRoleTarget, findByRole } = __lib_role_target;
 const { SETTLE_MS } = __lib_budget;
+const { clearFocused } = __lib_clear;
 
 const GROUP = "bua";
 
@@ -4104,6 +4189,7 @@ async function typeText(ctx, action) {
   const force = action.force === true;
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
+    if (action.clear) await clearFocused(ctx);
     if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
   });
 }
@@ -4228,73 +4314,827 @@ const executors = Object.freeze({ click, hover, type: typeText, press_key: press
 return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, hitBox, sameBox, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
-// actions/capture.js
-const __actions_capture = (() => {
-// screenshot: Page.captureScreenshot as JPEG q=80.
+// lib/elements.js
+const __lib_elements = (() => {
+// The page side of extract's element list. collectElements runs inside
+// extract's one Runtime.evaluate (injected with fn.toString(), so it is
+// self-contained: no module scope, no imports) and finds the interactive
+// elements, their role, accessible name, value, states and visibility, in
+// one pass over the flat tree. The worker gets the kept elements' nodes
+// back by deep serialization, which carries their backendNodeIds, so the
+// cost grows with what is returned, not with the page: no accessibility
+// tree is fetched and no CDP command is sent per element.
+//
+// It reproduces what Chromium's accessibility tree gave extract before
+// (docs/extension.md "Element list"): the same roles (INTERACTIVE_ROLES),
+// the same elements left out (aria-hidden, inert, display: none,
+// visibility: hidden, a shadow host's unslotted children), names by the
+// accessible-name rules Chromium applies to these roles. e2e's
+// TestExtract_ElementsMatchAXTree compares the two on the fixtures.
 
-const { BridgeError, ErrorCodes } = __lib_errors;
-
-// A tab in the minimized BUA window sometimes answers no capture: the
-// request waits for a compositor frame that never comes. Asking again
-// while the first is pending answers at once (measured in headless
-// Chromium 156). So a capture that has not answered in CAPTURE_RETRY_MS is
-// asked again, up to CAPTURE_RETRIES times, every request racing the
-// others. Page.bringToFront is the last resort only: it activates the
-// tab's window, which can show the page (visibilitychange to visible, then
-// back to hidden) to pages that pause when hidden (HTML §Page visibility).
-const CAPTURE_RETRY_MS = 1000;
-const CAPTURE_RETRIES = 2;
-// Chromium's GPU readback fails on very tall surfaces; full-page captures
-// are clipped to this height (CSS px).
-const FULL_PAGE_MAX_HEIGHT = 16384;
-
-const STALLED = Symbol("stalled");
-
-function within(p, ms, timers) {
-  let t;
-  return Promise.race([p, new Promise((resolve) => (t = timers.setTimeout(() => resolve(STALLED), ms)))]).finally(() =>
-    timers.clearTimeout(t),
-  );
-}
-
-async function screenshot(ctx, action) {
-  const params = { format: "jpeg", quality: 80, captureBeyondViewport: Boolean(action.fullPage) };
-  if (action.fullPage) {
-    const m = await ctx.send("Page.getLayoutMetrics");
-    const size = m.cssContentSize || m.contentSize;
-    params.clip = {
-      x: 0,
-      y: 0,
-      width: Math.max(1, Math.ceil(size.width)),
-      height: Math.max(1, Math.min(FULL_PAGE_MAX_HEIGHT, Math.ceil(size.height))),
-      scale: 1,
-    };
-  }
-  const pending = [];
-  const ask = () => {
-    const p = ctx.send("Page.captureScreenshot", params);
-    p.catch(() => {}); // may be abandoned when another answers
-    pending.push(p);
-    return within(Promise.race(pending), ctx.budget.inner(CAPTURE_RETRY_MS), ctx.timers);
+// collectElements walks root's flat tree (open shadow roots, slotted nodes
+// and same-origin iframes included) in document order. It returns {nodes,
+// items, total}: nodes[i] is the element described by items[i], at most
+// opts.max of them; total counts every listed element, kept or not.
+//
+// For the changes reads (lib/changes.js): opts.all, an array, gets every
+// listed element, kept or not, and a parent is then an index into it;
+// opts.keep(el), when given, says which elements to describe (the new
+// ones), within opts.max.
+//
+// An item is {role, name?, value?, visible, checked?, selected?,
+// expanded?, disabled?, parent?, frame?}: frame is the URL of the iframe
+// document the element is in (opts.frame for root's own document, which is
+// unset for the main frame's); checked is true, false or "mixed" on
+// the checkable roles; expanded is set when the element says (aria-expanded);
+// selected and disabled only when true; parent is the index of the listbox
+// or combobox (a <select>) an option belongs to, when that one is kept.
+function collectElements(root, opts) {
+  const max = opts.max;
+  const ROLES = {
+    button: 1, link: 1, textbox: 1, searchbox: 1, checkbox: 1, radio: 1, combobox: 1, listbox: 1,
+    option: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tab: 1, switch: 1, slider: 1,
+    spinbutton: 1, treeitem: 1,
   };
-  let shot = await ask();
-  for (let i = 0; shot === STALLED && i < CAPTURE_RETRIES && ctx.budget.inner() > 0; i++) shot = await ask();
-  if (shot === STALLED) {
-    await ctx.send("Page.bringToFront");
-    const last = ctx.send("Page.captureScreenshot", params);
-    last.catch(() => {});
-    pending.push(last);
-    // The last try may use what is left of the request's budget.
-    shot = await within(Promise.race(pending), ctx.budget.inner(), ctx.timers);
-    if (shot === STALLED) {
-      throw new BridgeError(ErrorCodes.TIMEOUT, "the tab painted no frame to capture, even after bringing it to the front");
+  const CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+  const VALUED = { textbox: 1, searchbox: 1, combobox: 1, slider: 1, spinbutton: 1 };
+  // Roles whose name comes from their content (ARIA 1.2 §Roles supporting
+  // name from content), among the listed ones.
+  const FROM_CONTENT = {
+    button: 1, link: 1, checkbox: 1, radio: 1, option: 1, menuitem: 1, menuitemcheckbox: 1,
+    menuitemradio: 1, tab: 1, switch: 1, treeitem: 1,
+  };
+  const INPUT_ROLES = {
+    button: "button", submit: "button", reset: "button", image: "button", file: "button",
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+    search: "searchbox", text: "textbox", email: "textbox", tel: "textbox", url: "textbox",
+    password: "textbox",
+  };
+  const nodes = [];
+  const items = [];
+  let total = 0;
+
+  function explicitRole(el) {
+    const r = el.getAttribute("role");
+    if (!r) return null;
+    return r.trim().split(/\s+/)[0].toLowerCase();
+  }
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case "a":
+      case "area":
+        return el.hasAttribute("href") ? "link" : null;
+      case "button":
+        return "button";
+      case "textarea":
+        return "textbox";
+      case "select":
+        return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "option":
+        return el.closest("select") ? "option" : null;
+      case "input": {
+        const type = (el.getAttribute("type") || "text").toLowerCase();
+        if (type === "hidden") return null;
+        const role = Object.prototype.hasOwnProperty.call(INPUT_ROLES, type) ? INPUT_ROLES[type] : null;
+        const known = role !== null || /^(color|date|datetime-local|month|time|week)$/.test(type);
+        if (!known) return el.hasAttribute("list") ? "combobox" : "textbox";
+        if (el.hasAttribute("list") && (role === "textbox" || role === "searchbox")) return "combobox";
+        return role;
+      }
+      default:
+        if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "textbox";
+        return null;
     }
   }
-  return { dataUrl: `data:image/jpeg;base64,${shot.data}` };
+  function focusable(el) {
+    return el.tabIndex >= 0 || el.hasAttribute("tabindex");
+  }
+  function roleOf(el) {
+    const tag = el.localName;
+    const explicit = explicitRole(el);
+    if (explicit && explicit !== "none" && explicit !== "presentation" && explicit !== "generic") return explicit;
+    const implicit = implicitRole(el, tag);
+    // none/presentation on a focusable element is ignored (ARIA 1.2
+    // §Presentational Roles Conflict Resolution), as Chromium does.
+    if (explicit && !(implicit && focusable(el))) return null;
+    return implicit;
+  }
+  function clean(s) {
+    return String(s || "").replace(/\s+/g, " ").trim();
+  }
+  function rendered(el) {
+    if (el.checkVisibility && !el.checkVisibility()) return false;
+    const v = getComputedStyle(el).visibility;
+    return v !== "hidden" && v !== "collapse";
+  }
+  function hiddenFromContent(el) {
+    if (el.getAttribute("aria-hidden") === "true") return true;
+    if (el.localName === "option" || el.localName === "optgroup") return false;
+    return !rendered(el);
+  }
+  function controlValue(el) {
+    const tag = el.localName;
+    if (tag === "select") {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      return o ? clean(o.label || o.textContent) : "";
+    }
+    if (tag === "textarea") return el.value;
+    if (tag === "input") {
+      const type = (el.getAttribute("type") || "text").toLowerCase();
+      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";
+      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";
+      return el.value;
+    }
+    const role = explicitRole(el);
+    if (role === "slider" || role === "spinbutton") {
+      return el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || "";
+    }
+    if (el.isContentEditable) return el.textContent;
+    return "";
+  }
+  // Containers whose content never names an ancestor, as in Chromium
+  // (a link around a <figure> takes its title, not the figure's text).
+  const NO_CONTENT_TAGS = {
+    figure: 1, ul: 1, ol: 1, menu: 1, table: 1, nav: 1, main: 1, aside: 1, dialog: 1,
+    video: 1, audio: 1, iframe: 1, object: 1, embed: 1, canvas: 1, math: 1,
+  };
+  function transformed(text, parent) {
+    if (!parent || parent.nodeType !== 1) return text;
+    const t = getComputedStyle(parent).textTransform;
+    if (t === "uppercase") return text.toUpperCase();
+    if (t === "lowercase") return text.toLowerCase();
+    if (t === "capitalize") return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+    return text;
+  }
+  // fromContent is the text an element's subtree gives its name:
+  // rendered text (text-transform applied), image alts (or titles), an
+  // SVG's <title>, embedded controls' values, descendants' aria-label,
+  // hidden parts left out, a space around blocks. self is the element
+  // being named, whose own value never names it.
+  function fromContent(node, self, depth) {
+    let s = "";
+    const kids = node.shadowRoot ? node.shadowRoot.childNodes : node.localName === "slot" && node.assignedNodes().length ? node.assignedNodes({ flatten: true }) : node.childNodes;
+    for (const k of kids) {
+      if (k.nodeType === 3) {
+        s += transformed(k.nodeValue, k.parentNode);
+        continue;
+      }
+      if (k.nodeType !== 1) continue;
+      const tag = k.localName;
+      if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;
+      if (hiddenFromContent(k)) continue;
+      const label = k.getAttribute("aria-label");
+      let part;
+      if (label && clean(label)) part = label;
+      else if (tag === "img" || (tag === "input" && k.type === "image")) part = k.getAttribute("alt") || k.getAttribute("title") || "";
+      else if (tag === "svg") {
+        const title = Array.from(k.children).find((c) => c.localName === "title");
+        part = title ? title.textContent : "";
+      } else if (NO_CONTENT_TAGS[tag]) part = "";
+      else if (k !== self && /^(input|select|textarea)$/.test(tag)) part = controlValue(k);
+      else if (tag === "br") part = "\n";
+      else part = depth > 20 ? k.textContent : fromContent(k, self, depth + 1);
+      const d = k.localName === "br" ? "inline" : getComputedStyle(k).display;
+      s += d === "inline" || d === "contents" ? part : " " + part + " ";
+    }
+    return s;
+  }
+  function byIds(el, attr) {
+    const ids = (el.getAttribute(attr) || "").trim();
+    if (!ids) return null;
+    const scope = el.getRootNode();
+    const parts = [];
+    for (const id of ids.split(/\s+/)) {
+      const ref = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (!ref) continue;
+      const label = ref.getAttribute("aria-label");
+      parts.push(label && clean(label) ? label : ref.localName === "input" || ref.localName === "select" || ref.localName === "textarea" ? controlValue(ref) : fromContent(ref, el, 0));
+    }
+    const s = clean(parts.join(" "));
+    return s || null;
+  }
+  function nameOf(el, role) {
+    const tag = el.localName;
+    const labelled = byIds(el, "aria-labelledby");
+    if (labelled) return labelled;
+    const aria = clean(el.getAttribute("aria-label"));
+    if (aria) return aria;
+    if (tag === "input") {
+      const type = (el.getAttribute("type") || "text").toLowerCase();
+      if (type === "submit" || type === "reset" || type === "button") {
+        if (el.hasAttribute("value")) return clean(el.value);
+        return type === "submit" ? "Submit" : type === "reset" ? "Reset" : clean(el.title);
+      }
+      if (type === "image") return clean(el.getAttribute("alt") || el.value || el.title || "Submit");
+    }
+    // A <label>, even an empty one, is the name: Chromium looks no
+    // further (a placeholder does not name a labelled input).
+    if (el.labels && el.labels.length) return clean(Array.from(el.labels, (l) => fromContent(l, el, 0)).join(" "));
+    if (tag === "input" || tag === "textarea") {
+      const ph = clean(el.getAttribute("placeholder"));
+      if (ph) return ph;
+    }
+    if (tag === "option") {
+      const s = clean(el.label || el.textContent);
+      if (s) return s;
+    } else if (FROM_CONTENT[role] || tag === "a" || tag === "button") {
+      const s = clean(fromContent(el, el, 0));
+      if (s) return s;
+    }
+    const ariaPh = clean(el.getAttribute("aria-placeholder"));
+    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;
+    const title = clean(el.getAttribute("title"));
+    if (title) return title;
+    if (tag === "a" || tag === "area") {
+      const img = tag === "a" ? el.querySelector("img[alt]") : null;
+      if (img) return clean(img.getAttribute("alt"));
+    }
+    return "";
+  }
+  function disabledOf(el) {
+    if (el.matches(":disabled")) return true;
+    const a = el.closest("[aria-disabled]");
+    return Boolean(a) && a.getAttribute("aria-disabled") === "true";
+  }
+  function describe(el, role, visible, parent, frame) {
+    const item = { role, visible };
+    const name = nameOf(el, role).slice(0, 300);
+    if (name) item.name = name;
+    if (VALUED[role]) {
+      const value = clean(controlValue(el)).slice(0, 300);
+      if (value) item.value = value;
+    }
+    if (CHECKABLE[role]) {
+      const aria = el.getAttribute("aria-checked");
+      if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) {
+        item.checked = el.indeterminate ? "mixed" : el.checked;
+      } else item.checked = aria === "mixed" ? "mixed" : aria === "true";
+    }
+    if (el.localName === "option" ? el.selected : el.getAttribute("aria-selected") === "true") item.selected = true;
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";
+    if (disabledOf(el)) item.disabled = true;
+    if (parent !== undefined) item.parent = parent;
+    if (frame) item.frame = frame;
+    return item;
+  }
+
+  // visit walks one element and its flat-tree children. hidden says an
+  // ancestor took the subtree out of the accessibility tree (aria-hidden,
+  // inert, an iframe not rendered); owner is the index of the kept select
+  // or listbox the subtree belongs to.
+  function visit(el, hidden, owner, frame) {
+    if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;
+    const tag = el.localName;
+    if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;
+    if (!hidden) {
+      const role = roleOf(el);
+      if (role && ROLES[role]) {
+        // An option is drawn in its select's popup, so it is as visible
+        // as its select; any other element needs a box of its own.
+        let shown;
+        let visible;
+        if (tag === "option") {
+          const sel = el.closest("select");
+          shown = sel ? rendered(sel) : true;
+          const r = sel ? sel.getBoundingClientRect() : null;
+          visible = shown && (!r || (r.width > 0 && r.height > 0));
+        } else {
+          shown = rendered(el);
+          const r = shown ? el.getBoundingClientRect() : null;
+          visible = shown && r.width > 0 && r.height > 0;
+        }
+        if (shown) {
+          total++;
+          const at = opts.all ? opts.all.push(el) - 1 : -1;
+          if (nodes.length < max && (!opts.keep || opts.keep(el))) {
+            const index = nodes.length;
+            nodes.push(el);
+            items.push(describe(el, role, visible, role === "option" ? owner : undefined, frame));
+            if ((role === "listbox" || role === "combobox") && at < 0) owner = index;
+          }
+          if ((role === "listbox" || role === "combobox") && at >= 0) owner = at;
+        }
+      }
+    }
+    if (tag === "iframe" || tag === "frame") {
+      let doc = null;
+      try {
+        doc = el.contentDocument;
+      } catch (e) {
+        doc = null;
+      }
+      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner, doc.URL);
+      return;
+    }
+    let kids;
+    if (el.shadowRoot) kids = el.shadowRoot.children;
+    else if (tag === "slot") {
+      const assigned = el.assignedElements({ flatten: true });
+      kids = assigned.length ? assigned : el.children;
+    } else kids = el.children;
+    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner, frame);
+  }
+
+  // Ancestors above root still hide it.
+  let hidden = false;
+  for (let a = root.parentElement; a; a = a.parentElement) {
+    if (a.getAttribute("aria-hidden") === "true" || a.hasAttribute("inert")) hidden = true;
+  }
+  visit(root, hidden, undefined, opts.frame);
+  return { nodes, items, total };
+}
+return Object.freeze({ collectElements });
+})();
+
+// lib/changes.js
+const __lib_changes = (() => {
+// What changed since the tab's last read (extract changes: true, feature
+// extract_changes): the elements added, with uids that continue the tab's
+// numbering, and the uids of the elements gone; an element still there
+// keeps its uid. A full extract still numbers e0, e1, ... (spec 000).
+//
+// Identity is the node itself, kept in the page between reads without
+// the page seeing it: every read (a full extract, a changes read) returns
+// its array of the elements it listed as a remote object in the
+// KNOWN_GROUP object group, which only the debugger holds (no global, no
+// attribute, no expando the page could find). The next changes read runs
+// on that array (Runtime.callFunctionOn), so it tells old nodes from new
+// ones with a Map lookup, and only the new ones are described and come
+// back by deep serialization. The cost is the page's walk for elements
+// (lib/elements.js), not one serialized node per element
+// (docs/extension.md §Changes measures it). When that array is gone (its
+// document's JavaScript context was replaced, or a frame is new), the
+// elements are matched by backendNodeId within their debugger session.
+//
+// The tab's ledger (debugger-controller.js lastRead) is {loaderId, map,
+// next, known}: map the uid -> {session, id} cache, next the first free
+// uid number, known per session (null: the tab's own) {objectId, uids},
+// uids[i] the uid of the array's i-th element, or null for an element
+// listed past maxElements, known but given no uid.
+
+const { collectElements } = __lib_elements;
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError, sessionSend } = __lib_cdp;
+
+// KNOWN_GROUP holds each session's last-read element array. A full
+// extract releases the group first; a changes read releases the array
+// it replaced.
+const KNOWN_GROUP = "bua-known";
+
+// STATE_FIELDS are the optional element fields copied from the page's read
+// into the result (the schema's result.element).
+const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
+
+// toElement is the result's element for the page's item el under uid,
+// with parent the uid of the select it belongs to (or undefined).
+function toElement(el, uid, parent) {
+  const out = { uid, role: el.role };
+  if (el.name) out.name = el.name;
+  if (el.value) out.value = el.value;
+  out.visible = el.visible;
+  for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
+  if (parent) out.parent = parent;
+  if (el.frame) out.frame = el.frame;
+  return out;
 }
 
-const executors = Object.freeze({ screenshot });
-return Object.freeze({ CAPTURE_RETRY_MS, CAPTURE_RETRIES, FULL_PAGE_MAX_HEIGHT, screenshot, executors });
+// knownAfterExtract is the known map a full extract leaves: for each
+// session it read ({session, objectId, base, kept}), its array's first
+// kept elements are e{base}, e{base+1}, ...; the rest have no uid.
+function knownAfterExtract(reads) {
+  const known = new Map();
+  for (const r of reads) {
+    if (!r.objectId) continue;
+    const uids = [];
+    for (let i = 0; i < r.kept; i++) uids.push(`e${r.base + i}`);
+    known.set(r.session, { objectId: r.objectId, uids });
+  }
+  return known;
+}
+
+// releaseKnown frees the KNOWN_GROUP arrays of the tab's sessions, before
+// a full extract replaces them. Sent without waiting: a session runs its
+// commands in order, so the release lands before the read that follows.
+function releaseKnown(ctx) {
+  const sessions = [null, ...(ctx.frames ? ctx.frames().map((f) => f.sessionId) : [])];
+  for (const s of sessions) sessionSend(ctx, s)("Runtime.releaseObjectGroup", { objectGroup: KNOWN_GROUP }).catch(() => {});
+}
+
+let changesFn = null;
+
+// changesFunction is the page side of a changes read, run with `this` =
+// the session's last read array (or anything else when there is none):
+// it lists the elements now, describes those not in the last array (at
+// most opts.max), and returns [read JSON, ...their nodes, the new array].
+// The read is {url, title, items, from}: from[j] is, for the j-th listed
+// element, its index in the last array, -1 when it is new and described
+// (the next item), -2 when new past opts.max (known from now on, no uid).
+// opts.frame marks an out-of-process iframe's document: its elements
+// carry its URL, and a frame drawn with no size lists nothing.
+function changesFunction() {
+  if (changesFn) return changesFn;
+  changesFn = `function (opts) { /* bua:changes */
+  const collectElements = ${collectElements.toString()};
+  const last = Array.isArray(this) ? this[this.length - 1] : null;
+  const prev = Array.isArray(last) ? last : [];
+  const index = new Map();
+  for (let i = 0; i < prev.length; i++) index.set(prev[i], i);
+  const all = [];
+  let els = { nodes: [], items: [] };
+  const empty = opts.frame && (innerWidth === 0 || innerHeight === 0);
+  if (document.documentElement && !empty) {
+    els = collectElements(document.documentElement, { max: opts.max, all, keep: (el) => !index.has(el), frame: opts.frame ? location.href : undefined });
+  }
+  const described = new Set(els.nodes);
+  const from = all.map((el) => (index.has(el) ? index.get(el) : described.has(el) ? -1 : -2));
+  return [JSON.stringify({ url: location.href, title: document.title, items: els.items, from }), ...els.nodes, all];
+}`;
+  return changesFn;
+}
+
+// nodeIdsOf returns the backendNodeIds of the n nodes a page read
+// returned by deep serialization after its JSON (parts[1..n]), or throws
+// internal_error saying which read (what) got no node.
+function nodeIdsOf(parts, n, what) {
+  const ids = [];
+  for (let i = 0; i < n; i++) {
+    const node = parts[i + 1];
+    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
+    if (!Number.isInteger(id)) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `${what} got no backend node for element ${i} (${node && node.type})`);
+    ids.push(id);
+  }
+  return ids;
+}
+
+// parseRead turns a changes read's deep-serialized array into {url, title,
+// items, from, ids}: ids[k] the backendNodeId of items[k].
+function parseRead(deep) {
+  const parts = (deep && deep.value) || [];
+  const head = parts[0];
+  if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "the changes read got nothing from the page");
+  const read = JSON.parse(head.value);
+  read.ids = nodeIdsOf(parts, read.items.length, "the changes read");
+  return read;
+}
+
+// mergeChanges numbers a changes read. last is the ledger when it is of
+// the same document (else null: every element is new, and every uid of
+// lastUids is gone). reads are the sessions' reads in order, the tab's
+// own first: {session, items, ids, from, prev} where prev is the known
+// entry the read ran on (null when it ran on none). Elements still
+// listed keep their uids; a new element whose node had a uid in the same
+// session (matched by backendNodeId) keeps it too; the others get e{next},
+// e{next+1}, ... Returns {added, removed, map, known, next}: known holds
+// each session's uids aligned with its new array (objectIds are the
+// caller's).
+function mergeChanges(last, reads, next, lastUids = []) {
+  const map = new Map();
+  const known = new Map();
+  const added = [];
+  const byNode = new Map();
+  if (last) for (const [uid, n] of last.map) byNode.set(`${n.session || ""}|${n.id}`, uid);
+  for (const r of reads) {
+    const session = r.session || null;
+    const prevUids = r.prev ? r.prev.uids : [];
+    const uids = new Array(r.from.length).fill(null);
+    let k = 0;
+    for (let j = 0; j < r.from.length; j++) {
+      const f = r.from[j];
+      if (f >= 0) {
+        const uid = prevUids[f] || null;
+        if (uid && last && last.map.has(uid) && !map.has(uid)) {
+          map.set(uid, last.map.get(uid));
+          uids[j] = uid;
+        }
+        continue;
+      }
+      if (f === -2) continue;
+      const item = r.items[k];
+      const id = r.ids[k];
+      k++;
+      const old = byNode.get(`${session || ""}|${id}`);
+      if (old && !map.has(old)) {
+        map.set(old, last.map.get(old));
+        uids[j] = old;
+        continue;
+      }
+      const uid = `e${next++}`;
+      map.set(uid, { session, id });
+      uids[j] = uid;
+      const parent = Number.isInteger(item.parent) && item.parent < j ? uids[item.parent] || undefined : undefined;
+      added.push(toElement(item, uid, parent));
+    }
+    known.set(session, { uids });
+  }
+  const before = last ? [...last.map.keys()] : lastUids;
+  const removed = before.filter((uid) => !map.has(uid));
+  return { added, removed, map, known, next };
+}
+
+const SERIALIZE = Object.freeze({ serialization: "deep", maxDepth: 1 });
+
+// readSession runs the changes read in one session: on its last array
+// (prev.objectId) when there is one, else afresh. An array the page no
+// longer has (its context was replaced) is read afresh too, prev null.
+async function readSession(ctx, session, prev, opts) {
+  const send = sessionSend(ctx, session);
+  let r = null;
+  if (prev && prev.objectId) {
+    try {
+      r = await send("Runtime.callFunctionOn", {
+        objectId: prev.objectId,
+        functionDeclaration: changesFunction(),
+        arguments: [{ value: opts }],
+        objectGroup: KNOWN_GROUP,
+        serializationOptions: SERIALIZE,
+      });
+    } catch (e) {
+      if (!(e instanceof CdpError)) throw e;
+      prev = null;
+    }
+  } else prev = null;
+  if (!r) {
+    r = await send("Runtime.evaluate", {
+      expression: `(${changesFunction()}).call(null, ${JSON.stringify(opts)})`,
+      objectGroup: KNOWN_GROUP,
+      serializationOptions: SERIALIZE,
+    });
+  }
+  if (r.exceptionDetails) {
+    const d = (r.exceptionDetails.exception && r.exceptionDetails.exception.description) || r.exceptionDetails.text || "";
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`);
+  }
+  const read = parseRead(r.result.deepSerializedValue);
+  return { session, prev, objectId: r.result.objectId, ...read };
+}
+
+// READS_TRIED bounds the reads of a changes read whose document changed
+// while it ran.
+const READS_TRIED = 3;
+
+// readChanges is extract with changes: true: {url, title, changes: {added,
+// removed}}, and the ledger records the set it read. max caps the new
+// elements described in one read (maxElements); new ones past it are
+// known without a uid, as a full extract's past maxElements are.
+async function readChanges(ctx, max) {
+  for (let attempt = 1; ; attempt++) {
+    const { frameTree } = await ctx.send("Page.getFrameTree");
+    const loaderId = frameTree.frame.loaderId;
+    const ledger = ctx.lastRead ? ctx.lastRead() : null;
+    const same = ledger && ledger.loaderId === loaderId ? ledger : null;
+    const frames = ctx.frames ? ctx.frames() : [];
+    const prevOf = (s) => (same && same.known ? same.known.get(s) || null : null);
+    let main;
+    try {
+      main = await readSession(ctx, null, prevOf(null), { max });
+    } catch (e) {
+      // A document replaced under the read ("Execution context was
+      // destroyed") is read again.
+      if (!(e instanceof CdpError) || attempt >= READS_TRIED) throw e;
+      await ctx.sleep(50);
+      continue;
+    }
+    const reads = [main];
+    const kids = await Promise.allSettled(frames.map((f) => readSession(ctx, f.sessionId, prevOf(f.sessionId), { max, frame: true })));
+    // A frame that went away meanwhile adds nothing: its uids are gone.
+    for (const k of kids) if (k.status === "fulfilled") reads.push(k.value);
+    const after = await ctx.send("Page.getFrameTree");
+    if (after.frameTree.frame.loaderId !== loaderId && attempt < READS_TRIED) continue;
+    const next = ledger ? ledger.next : 0;
+    const lastUids = ledger && !same ? [...ledger.map.keys()] : [];
+    const merged = mergeChanges(same, reads, next, lastUids);
+    for (const r of reads) merged.known.get(r.session).objectId = r.objectId;
+    // The arrays these reads ran on are replaced now.
+    for (const r of reads) {
+      if (r.prev && r.prev.objectId) sessionSend(ctx, r.session)("Runtime.releaseObject", { objectId: r.prev.objectId }).catch(() => {});
+    }
+    ctx.storeUids(merged.map, after.frameTree.frame.loaderId, { next: merged.next, known: merged.known });
+    return { url: main.url, title: main.title, changes: { added: merged.added, removed: merged.removed } };
+  }
+}
+return Object.freeze({ KNOWN_GROUP, toElement, knownAfterExtract, releaseKnown, changesFunction, nodeIdsOf, parseRead, mergeChanges, readChanges });
+})();
+
+// lib/labels.js
+const __lib_labels = (() => {
+// screenshot's labels: true (feature screenshot_labels): set-of-marks, each
+// element of the tab's last read drawn with its uid at its box, so a model
+// reading the image can name what it sees ("click e12").
+//
+// The marks are drawn on the captured image in the worker (OffscreenCanvas),
+// not by an overlay put into the page and taken out again: the page's DOM,
+// layout and scripts never see anything (no mutation a MutationObserver
+// could record, no layout shift, nothing to remove if the request is
+// cancelled or fails halfway), and the marks cannot be hidden or restyled
+// by the page's CSS. What that costs: the boxes are read in the page first
+// and placed in the image by coordinates (device pixel ratio, scroll for a
+// full page, an out-of-process frame's place in the tab).
+//
+// layoutMarks is pure (test/labels.test.js); readMarks and drawMarks run
+// in Chromium (e2e/mcp_ext_test.go).
+
+const { readChanges } = __lib_changes;
+const { CdpError, sessionSend } = __lib_cdp;
+
+// PALETTE are the marks' colours, taken in turn: saturated enough to read
+// white text on, and far enough apart to tell neighbours apart.
+const PALETTE = Object.freeze(["#d92d20", "#1570ef", "#079455", "#c11574", "#b54708", "#6938ef", "#0e7090", "#4d7c0f"]);
+
+// RECTS runs on a session's last read array (lib/changes.js): for each index
+// of idx, its element's border box in the session's top document's
+// viewport, CSS pixels, [x, y, width, height] (same-origin frames added up),
+// or null for an element gone or drawn with no box.
+const RECTS = `function (idx) { /* bua:rects */
+  const all = this[this.length - 1];
+  return idx.map((i) => {
+    const el = all[i];
+    if (!el || !el.isConnected) return null;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) return null;
+    let x = r.left;
+    let y = r.top;
+    for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameElement.ownerDocument.defaultView) {
+      const fe = w.frameElement;
+      const fr = fe.getBoundingClientRect();
+      const cs = fe.ownerDocument.defaultView.getComputedStyle(fe);
+      x += fr.left + fe.clientLeft + parseFloat(cs.paddingLeft);
+      y += fr.top + fe.clientTop + parseFloat(cs.paddingTop);
+    }
+    return [x, y, r.width, r.height];
+  });
+}`;
+
+const VIEW = "[scrollX, scrollY, devicePixelRatio, innerWidth, innerHeight]";
+
+// frameOffset is where an out-of-process iframe's viewport sits in the
+// tab's: its owner iframe's content box, added up through every
+// out-of-process ancestor, read without scrolling anything (a screenshot
+// shows the page as it is). null when the frame is gone.
+async function frameOffset(ctx, session) {
+  const frames = new Map(ctx.frames().map((f) => [f.sessionId, f]));
+  let x = 0;
+  let y = 0;
+  for (let s = session; s; ) {
+    const f = frames.get(s);
+    if (!f) return null;
+    const send = sessionSend(ctx, f.parent);
+    const { backendNodeId } = await send("DOM.getFrameOwner", { frameId: f.targetId });
+    const { model } = await send("DOM.getBoxModel", { backendNodeId });
+    x += model.content[0];
+    y += model.content[1];
+    s = f.parent;
+  }
+  return { x, y };
+}
+
+// boxOfQuad is [x, y, width, height] around a DOM.getBoxModel quad.
+function boxOfQuad(q) {
+  const xs = [q[0], q[2], q[4], q[6]];
+  const ys = [q[1], q[3], q[5], q[7]];
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)];
+}
+
+// sessionBoxes reads the boxes of one session's numbered elements: on its
+// last read array when there is one (one call), else node by node with
+// DOM.getBoxModel. Returns [{uid, box}] in that session's viewport.
+async function sessionBoxes(ctx, session, entries, known) {
+  const send = sessionSend(ctx, session);
+  if (known && known.objectId) {
+    const idx = [];
+    const uids = [];
+    known.uids.forEach((uid, i) => {
+      if (uid && entries.has(uid)) {
+        idx.push(i);
+        uids.push(uid);
+      }
+    });
+    try {
+      const r = await send("Runtime.callFunctionOn", { objectId: known.objectId, functionDeclaration: RECTS, arguments: [{ value: idx }], returnByValue: true });
+      const rects = (r.result && r.result.value) || [];
+      return uids.map((uid, k) => ({ uid, box: rects[k] })).filter((m) => m.box);
+    } catch (e) {
+      if (!(e instanceof CdpError)) throw e;
+    }
+  }
+  const list = [...entries];
+  const got = await Promise.allSettled(list.map(([, n]) => send("DOM.getBoxModel", { backendNodeId: n.id })));
+  const out = [];
+  got.forEach((g, k) => {
+    if (g.status !== "fulfilled" || !g.value.model) return;
+    const box = boxOfQuad(g.value.model.border);
+    if (box[2] > 0 && box[3] > 0) out.push({ uid: list[k][0], box });
+  });
+  return out;
+}
+
+// readMarks returns {marks: [{uid, box}], scale, origin}: the boxes of the
+// tab's last read's elements in the capture's CSS pixels (the viewport's,
+// or with fullPage the page's), and the device pixel ratio. A tab with no
+// read of its current document gets one first (a changes read, which
+// numbers the elements and records them, so the uids drawn are the ones a
+// click takes). max caps the elements that read describes.
+async function readMarks(ctx, fullPage, max) {
+  const { frameTree } = await ctx.send("Page.getFrameTree");
+  let ledger = ctx.lastRead();
+  if (!ledger || ledger.loaderId !== frameTree.frame.loaderId) {
+    await readChanges(ctx, max);
+    ledger = ctx.lastRead();
+  }
+  const bySession = new Map();
+  for (const [uid, n] of ledger.map) {
+    const s = n.session || null;
+    if (!bySession.has(s)) bySession.set(s, new Map());
+    bySession.get(s).set(uid, n);
+  }
+  const known = ledger.known || new Map();
+  const view = ctx.send("Runtime.evaluate", { expression: VIEW, returnByValue: true });
+  const reads = await Promise.all(
+    [...bySession].map(async ([s, entries]) => {
+      const boxes = await sessionBoxes(ctx, s, entries, known.get(s));
+      if (!s) return boxes;
+      const off = await frameOffset(ctx, s).catch(() => null);
+      if (!off) return [];
+      return boxes.map((m) => ({ uid: m.uid, box: [m.box[0] + off.x, m.box[1] + off.y, m.box[2], m.box[3]] }));
+    }),
+  );
+  const [sx, sy, dpr] = (await view).result.value;
+  const marks = reads.flat();
+  if (fullPage) for (const m of marks) m.box = [m.box[0] + sx, m.box[1] + sy, m.box[2], m.box[3]];
+  // Document order, which is uid order for one read.
+  marks.sort((a, b) => Number(a.uid.slice(1)) - Number(b.uid.slice(1)));
+  return { marks, scale: dpr || 1 };
+}
+
+// layoutMarks places each mark's tag (its uid on a coloured patch) in an
+// image of width × height pixels: marks are [{uid, box}] in CSS pixels,
+// scale the image pixels per CSS pixel, measure(text) a tag text's width
+// in image pixels at fontPx. A tag goes just above its box's top-left
+// corner (so it hides none of the element), else inside that corner, else
+// just below the box, else inside its top-right corner: the first that
+// stays in the image and clear of the tags already placed; failing all,
+// inside the top-left corner. Boxes
+// wholly outside the image are left out. Returns [{uid, color, box, tag}]
+// in image pixels, tag = [x, y, w, h].
+function layoutMarks(marks, width, height, scale, measure, fontPx) {
+  const pad = Math.round(2 * scale);
+  const th = fontPx + 2 * pad;
+  const placed = [];
+  const overlaps = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  const inside = (t) => t[0] >= 0 && t[1] >= 0 && t[0] + t[2] <= width && t[1] + t[3] <= height;
+  marks.forEach((m, i) => {
+    const box = m.box.map((v) => Math.round(v * scale));
+    if (box[0] >= width || box[1] >= height || box[0] + box[2] <= 0 || box[1] + box[3] <= 0) return;
+    const tw = Math.ceil(measure(m.uid)) + 2 * pad;
+    const clamp = (t) => [Math.min(Math.max(0, t[0]), Math.max(0, width - t[2])), Math.min(Math.max(0, t[1]), Math.max(0, height - t[3])), t[2], t[3]];
+    const options = [
+      [box[0], box[1] - th, tw, th],
+      [box[0], box[1], tw, th],
+      [box[0], box[1] + box[3], tw, th],
+      [box[0] + box[2] - tw, box[1], tw, th],
+    ];
+    let tag = options.find((t) => inside(t) && !placed.some((p) => overlaps(p.tag, t)));
+    if (!tag) tag = clamp(options[1]);
+    placed.push({ uid: m.uid, color: PALETTE[i % PALETTE.length], box, tag });
+  });
+  return placed;
+}
+
+// FONT_PX is the tags' font size in CSS pixels.
+const FONT_PX = 12;
+
+// drawMarks draws marks (readMarks) on a base64 JPEG and returns the new
+// image as base64 JPEG at quality 80, as screenshot's own.
+async function drawMarks(base64, marks, scale) {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/jpeg" }));
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const g = canvas.getContext("2d");
+  g.drawImage(bitmap, 0, 0);
+  bitmap.close();
+  const fontPx = Math.round(FONT_PX * scale);
+  g.font = `bold ${fontPx}px sans-serif`;
+  g.textBaseline = "top";
+  const placed = layoutMarks(marks, canvas.width, canvas.height, scale, (t) => g.measureText(t).width, fontPx);
+  g.lineWidth = Math.max(1, Math.round(2 * scale));
+  for (const p of placed) {
+    g.strokeStyle = p.color;
+    g.strokeRect(p.box[0], p.box[1], p.box[2], p.box[3]);
+  }
+  const pad = Math.round(2 * scale);
+  for (const p of placed) {
+    g.fillStyle = p.color;
+    g.fillRect(p.tag[0], p.tag[1], p.tag[2], p.tag[3]);
+    g.fillStyle = "#ffffff";
+    g.fillText(p.uid, p.tag[0] + pad, p.tag[1] + pad);
+  }
+  const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.8 });
+  const buf = new Uint8Array(await blob.arrayBuffer());
+  let bin = "";
+  for (let i = 0; i < buf.length; i += 0x8000) bin += String.fromCharCode.apply(null, buf.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+return Object.freeze({ PALETTE, readMarks, layoutMarks, drawMarks });
 })();
 
 // lib/markdown.js
@@ -4795,332 +5635,6 @@ function toMarkdown(tree, opts) {
 return Object.freeze({ MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS, domToTree, capText, toMarkdown });
 })();
 
-// lib/elements.js
-const __lib_elements = (() => {
-// The page side of extract's element list. collectElements runs inside
-// extract's one Runtime.evaluate (injected with fn.toString(), so it is
-// self-contained: no module scope, no imports) and finds the interactive
-// elements, their role, accessible name, value, states and visibility, in
-// one pass over the flat tree. The worker gets the kept elements' nodes
-// back by deep serialization, which carries their backendNodeIds, so the
-// cost grows with what is returned, not with the page: no accessibility
-// tree is fetched and no CDP command is sent per element.
-//
-// It reproduces what Chromium's accessibility tree gave extract before
-// (docs/extension.md "Element list"): the same roles (INTERACTIVE_ROLES),
-// the same elements left out (aria-hidden, inert, display: none,
-// visibility: hidden, a shadow host's unslotted children), names by the
-// accessible-name rules Chromium applies to these roles. e2e's
-// TestExtract_ElementsMatchAXTree compares the two on the fixtures.
-
-// collectElements walks root's flat tree (open shadow roots, slotted nodes
-// and same-origin iframes included) in document order. It returns {nodes,
-// items, total}: nodes[i] is the element described by items[i], at most
-// opts.max of them; total counts every listed element, kept or not.
-//
-// An item is {role, name?, value?, visible, checked?, selected?,
-// expanded?, disabled?, parent?, frame?}: frame is the URL of the iframe
-// document the element is in (opts.frame for root's own document, which is
-// unset for the main frame's); checked is true, false or "mixed" on
-// the checkable roles; expanded is set when the element says (aria-expanded);
-// selected and disabled only when true; parent is the index of the listbox
-// or combobox (a <select>) an option belongs to, when that one is kept.
-function collectElements(root, opts) {
-  const max = opts.max;
-  const ROLES = {
-    button: 1, link: 1, textbox: 1, searchbox: 1, checkbox: 1, radio: 1, combobox: 1, listbox: 1,
-    option: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tab: 1, switch: 1, slider: 1,
-    spinbutton: 1, treeitem: 1,
-  };
-  const CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };
-  const VALUED = { textbox: 1, searchbox: 1, combobox: 1, slider: 1, spinbutton: 1 };
-  // Roles whose name comes from their content (ARIA 1.2 §Roles supporting
-  // name from content), among the listed ones.
-  const FROM_CONTENT = {
-    button: 1, link: 1, checkbox: 1, radio: 1, option: 1, menuitem: 1, menuitemcheckbox: 1,
-    menuitemradio: 1, tab: 1, switch: 1, treeitem: 1,
-  };
-  const INPUT_ROLES = {
-    button: "button", submit: "button", reset: "button", image: "button", file: "button",
-    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
-    search: "searchbox", text: "textbox", email: "textbox", tel: "textbox", url: "textbox",
-    password: "textbox",
-  };
-  const nodes = [];
-  const items = [];
-  let total = 0;
-
-  function explicitRole(el) {
-    const r = el.getAttribute("role");
-    if (!r) return null;
-    return r.trim().split(/\s+/)[0].toLowerCase();
-  }
-  function implicitRole(el, tag) {
-    switch (tag) {
-      case "a":
-      case "area":
-        return el.hasAttribute("href") ? "link" : null;
-      case "button":
-        return "button";
-      case "textarea":
-        return "textbox";
-      case "select":
-        return el.multiple || el.size > 1 ? "listbox" : "combobox";
-      case "option":
-        return el.closest("select") ? "option" : null;
-      case "input": {
-        const type = (el.getAttribute("type") || "text").toLowerCase();
-        if (type === "hidden") return null;
-        const role = Object.prototype.hasOwnProperty.call(INPUT_ROLES, type) ? INPUT_ROLES[type] : null;
-        const known = role !== null || /^(color|date|datetime-local|month|time|week)$/.test(type);
-        if (!known) return el.hasAttribute("list") ? "combobox" : "textbox";
-        if (el.hasAttribute("list") && (role === "textbox" || role === "searchbox")) return "combobox";
-        return role;
-      }
-      default:
-        if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "textbox";
-        return null;
-    }
-  }
-  function focusable(el) {
-    return el.tabIndex >= 0 || el.hasAttribute("tabindex");
-  }
-  function roleOf(el) {
-    const tag = el.localName;
-    const explicit = explicitRole(el);
-    if (explicit && explicit !== "none" && explicit !== "presentation" && explicit !== "generic") return explicit;
-    const implicit = implicitRole(el, tag);
-    // none/presentation on a focusable element is ignored (ARIA 1.2
-    // §Presentational Roles Conflict Resolution), as Chromium does.
-    if (explicit && !(implicit && focusable(el))) return null;
-    return implicit;
-  }
-  function clean(s) {
-    return String(s || "").replace(/\s+/g, " ").trim();
-  }
-  function rendered(el) {
-    if (el.checkVisibility && !el.checkVisibility()) return false;
-    const v = getComputedStyle(el).visibility;
-    return v !== "hidden" && v !== "collapse";
-  }
-  function hiddenFromContent(el) {
-    if (el.getAttribute("aria-hidden") === "true") return true;
-    if (el.localName === "option" || el.localName === "optgroup") return false;
-    return !rendered(el);
-  }
-  function controlValue(el) {
-    const tag = el.localName;
-    if (tag === "select") {
-      const o = el.selectedOptions && el.selectedOptions[0];
-      return o ? clean(o.label || o.textContent) : "";
-    }
-    if (tag === "textarea") return el.value;
-    if (tag === "input") {
-      const type = (el.getAttribute("type") || "text").toLowerCase();
-      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";
-      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";
-      return el.value;
-    }
-    const role = explicitRole(el);
-    if (role === "slider" || role === "spinbutton") {
-      return el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || "";
-    }
-    if (el.isContentEditable) return el.textContent;
-    return "";
-  }
-  // Containers whose content never names an ancestor, as in Chromium
-  // (a link around a <figure> takes its title, not the figure's text).
-  const NO_CONTENT_TAGS = {
-    figure: 1, ul: 1, ol: 1, menu: 1, table: 1, nav: 1, main: 1, aside: 1, dialog: 1,
-    video: 1, audio: 1, iframe: 1, object: 1, embed: 1, canvas: 1, math: 1,
-  };
-  function transformed(text, parent) {
-    if (!parent || parent.nodeType !== 1) return text;
-    const t = getComputedStyle(parent).textTransform;
-    if (t === "uppercase") return text.toUpperCase();
-    if (t === "lowercase") return text.toLowerCase();
-    if (t === "capitalize") return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
-    return text;
-  }
-  // fromContent is the text an element's subtree gives its name:
-  // rendered text (text-transform applied), image alts (or titles), an
-  // SVG's <title>, embedded controls' values, descendants' aria-label,
-  // hidden parts left out, a space around blocks. self is the element
-  // being named, whose own value never names it.
-  function fromContent(node, self, depth) {
-    let s = "";
-    const kids = node.shadowRoot ? node.shadowRoot.childNodes : node.localName === "slot" && node.assignedNodes().length ? node.assignedNodes({ flatten: true }) : node.childNodes;
-    for (const k of kids) {
-      if (k.nodeType === 3) {
-        s += transformed(k.nodeValue, k.parentNode);
-        continue;
-      }
-      if (k.nodeType !== 1) continue;
-      const tag = k.localName;
-      if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;
-      if (hiddenFromContent(k)) continue;
-      const label = k.getAttribute("aria-label");
-      let part;
-      if (label && clean(label)) part = label;
-      else if (tag === "img" || (tag === "input" && k.type === "image")) part = k.getAttribute("alt") || k.getAttribute("title") || "";
-      else if (tag === "svg") {
-        const title = Array.from(k.children).find((c) => c.localName === "title");
-        part = title ? title.textContent : "";
-      } else if (NO_CONTENT_TAGS[tag]) part = "";
-      else if (k !== self && /^(input|select|textarea)$/.test(tag)) part = controlValue(k);
-      else if (tag === "br") part = "\n";
-      else part = depth > 20 ? k.textContent : fromContent(k, self, depth + 1);
-      const d = k.localName === "br" ? "inline" : getComputedStyle(k).display;
-      s += d === "inline" || d === "contents" ? part : " " + part + " ";
-    }
-    return s;
-  }
-  function byIds(el, attr) {
-    const ids = (el.getAttribute(attr) || "").trim();
-    if (!ids) return null;
-    const scope = el.getRootNode();
-    const parts = [];
-    for (const id of ids.split(/\s+/)) {
-      const ref = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);
-      if (!ref) continue;
-      const label = ref.getAttribute("aria-label");
-      parts.push(label && clean(label) ? label : ref.localName === "input" || ref.localName === "select" || ref.localName === "textarea" ? controlValue(ref) : fromContent(ref, el, 0));
-    }
-    const s = clean(parts.join(" "));
-    return s || null;
-  }
-  function nameOf(el, role) {
-    const tag = el.localName;
-    const labelled = byIds(el, "aria-labelledby");
-    if (labelled) return labelled;
-    const aria = clean(el.getAttribute("aria-label"));
-    if (aria) return aria;
-    if (tag === "input") {
-      const type = (el.getAttribute("type") || "text").toLowerCase();
-      if (type === "submit" || type === "reset" || type === "button") {
-        if (el.hasAttribute("value")) return clean(el.value);
-        return type === "submit" ? "Submit" : type === "reset" ? "Reset" : clean(el.title);
-      }
-      if (type === "image") return clean(el.getAttribute("alt") || el.value || el.title || "Submit");
-    }
-    // A <label>, even an empty one, is the name: Chromium looks no
-    // further (a placeholder does not name a labelled input).
-    if (el.labels && el.labels.length) return clean(Array.from(el.labels, (l) => fromContent(l, el, 0)).join(" "));
-    if (tag === "input" || tag === "textarea") {
-      const ph = clean(el.getAttribute("placeholder"));
-      if (ph) return ph;
-    }
-    if (tag === "option") {
-      const s = clean(el.label || el.textContent);
-      if (s) return s;
-    } else if (FROM_CONTENT[role] || tag === "a" || tag === "button") {
-      const s = clean(fromContent(el, el, 0));
-      if (s) return s;
-    }
-    const ariaPh = clean(el.getAttribute("aria-placeholder"));
-    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;
-    const title = clean(el.getAttribute("title"));
-    if (title) return title;
-    if (tag === "a" || tag === "area") {
-      const img = tag === "a" ? el.querySelector("img[alt]") : null;
-      if (img) return clean(img.getAttribute("alt"));
-    }
-    return "";
-  }
-  function disabledOf(el) {
-    if (el.matches(":disabled")) return true;
-    const a = el.closest("[aria-disabled]");
-    return Boolean(a) && a.getAttribute("aria-disabled") === "true";
-  }
-  function describe(el, role, visible, parent, frame) {
-    const item = { role, visible };
-    const name = nameOf(el, role).slice(0, 300);
-    if (name) item.name = name;
-    if (VALUED[role]) {
-      const value = clean(controlValue(el)).slice(0, 300);
-      if (value) item.value = value;
-    }
-    if (CHECKABLE[role]) {
-      const aria = el.getAttribute("aria-checked");
-      if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) {
-        item.checked = el.indeterminate ? "mixed" : el.checked;
-      } else item.checked = aria === "mixed" ? "mixed" : aria === "true";
-    }
-    if (el.localName === "option" ? el.selected : el.getAttribute("aria-selected") === "true") item.selected = true;
-    const expanded = el.getAttribute("aria-expanded");
-    if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";
-    if (disabledOf(el)) item.disabled = true;
-    if (parent !== undefined) item.parent = parent;
-    if (frame) item.frame = frame;
-    return item;
-  }
-
-  // visit walks one element and its flat-tree children. hidden says an
-  // ancestor took the subtree out of the accessibility tree (aria-hidden,
-  // inert, an iframe not rendered); owner is the index of the kept select
-  // or listbox the subtree belongs to.
-  function visit(el, hidden, owner, frame) {
-    if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;
-    const tag = el.localName;
-    if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;
-    if (!hidden) {
-      const role = roleOf(el);
-      if (role && ROLES[role]) {
-        // An option is drawn in its select's popup, so it is as visible
-        // as its select; any other element needs a box of its own.
-        let shown;
-        let visible;
-        if (tag === "option") {
-          const sel = el.closest("select");
-          shown = sel ? rendered(sel) : true;
-          const r = sel ? sel.getBoundingClientRect() : null;
-          visible = shown && (!r || (r.width > 0 && r.height > 0));
-        } else {
-          shown = rendered(el);
-          const r = shown ? el.getBoundingClientRect() : null;
-          visible = shown && r.width > 0 && r.height > 0;
-        }
-        if (shown) {
-          total++;
-          if (nodes.length < max) {
-            const index = nodes.length;
-            nodes.push(el);
-            items.push(describe(el, role, visible, role === "option" ? owner : undefined, frame));
-            if (role === "listbox" || role === "combobox") owner = index;
-          }
-        }
-      }
-    }
-    if (tag === "iframe" || tag === "frame") {
-      let doc = null;
-      try {
-        doc = el.contentDocument;
-      } catch (e) {
-        doc = null;
-      }
-      if (doc && doc.documentElement) visit(doc.documentElement, hidden || !rendered(el), owner, doc.URL);
-      return;
-    }
-    let kids;
-    if (el.shadowRoot) kids = el.shadowRoot.children;
-    else if (tag === "slot") {
-      const assigned = el.assignedElements({ flatten: true });
-      kids = assigned.length ? assigned : el.children;
-    } else kids = el.children;
-    for (let i = 0; i < kids.length; i++) visit(kids[i], hidden, owner, frame);
-  }
-
-  // Ancestors above root still hide it.
-  let hidden = false;
-  for (let a = root.parentElement; a; a = a.parentElement) {
-    if (a.getAttribute("aria-hidden") === "true" || a.hasAttribute("inert")) hidden = true;
-  }
-  visit(root, hidden, undefined, opts.frame);
-  return { nodes, items, total };
-}
-return Object.freeze({ collectElements });
-})();
-
 // lib/page-signals.js
 const __lib_page_signals = (() => {
 // Page signals that extract gathers for obstacle detection (protocol v4
@@ -5489,6 +6003,152 @@ function detectObstacle(input) {
 return Object.freeze({ SCAN_CHARS, SHORT_PAGE_CHARS, CONTENT_PAGE_CHARS, lower, cut, countUpTo, explainObstacle, detectObstacle });
 })();
 
+// lib/parts.js
+const __lib_parts = (() => {
+// extract's budget (maxChars and part, feature extract_budget): the
+// markdown and the element lines, as bua renders them, within maxChars
+// characters; the markdown cut into parts at block boundaries, which tile
+// it: part 1 + part 2 + ... is the whole markdown, nothing lost, nothing
+// twice. Pure: node tests run it (test/parts.test.js).
+//
+// Characters are counted as JavaScript counts them (UTF-16 code units).
+
+const { MARKDOWN_MAX_CHARS } = __lib_markdown;
+
+// PAGED_MARKDOWN_MAX_CHARS is how much of the page's markdown a budgeted
+// extract renders before cutting it into parts (against 30 KB for one
+// read): a long article reads whole, part by part. Each part still fits
+// the result's 30 KB markdown (schema result.extract).
+const PAGED_MARKDOWN_MAX_CHARS = 1000000;
+
+// goQuote quotes s as Go's strconv.Quote (%q) does, which writes an
+// element's name in `bua extract` and the MCP results: \" and \\, the
+// named control escapes, \x.. \u.... \U........ for what Go does not print.
+function goQuote(s) {
+  let out = '"';
+  for (const ch of String(s)) {
+    const c = ch.codePointAt(0);
+    if (ch === '"' || ch === "\\") out += "\\" + ch;
+    else if (c === 7) out += "\\a";
+    else if (c === 8) out += "\\b";
+    else if (c === 12) out += "\\f";
+    else if (c === 10) out += "\\n";
+    else if (c === 13) out += "\\r";
+    else if (c === 9) out += "\\t";
+    else if (c === 11) out += "\\v";
+    else if (c === 0x20 || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
+    else if (c < 0x80) out += "\\x" + c.toString(16).padStart(2, "0");
+    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
+    else out += "\\U" + c.toString(16).padStart(8, "0");
+  }
+  return out + '"';
+}
+
+// elementLine is the element as cmd/bua's writeElements prints it, without
+// the newline: `e3 button "Sign in" [disabled]`, `: value` after the name,
+// an option indented under its select.
+function elementLine(el) {
+  let s = el.parent ? "  " : "";
+  s += `${el.uid} ${el.role}`;
+  if (el.name) s += " " + goQuote(el.name);
+  if (el.value) s += ": " + el.value;
+  if (el.checked === true) s += " [checked]";
+  else if (el.checked === "mixed") s += " [mixed]";
+  if (el.selected) s += " [selected]";
+  if (el.expanded === true) s += " [expanded]";
+  if (el.disabled) s += " [disabled]";
+  if (el.visible === false) s += " [hidden]";
+  return s;
+}
+
+// cutAt picks where a part that starts at start and may run to limit ends
+// in md: after the last blank line (a block: paragraph, heading, list,
+// table) outside a fenced code block in the second half of the window,
+// else after the last line break there, else after the last space
+// anywhere in it, else at limit (never inside a surrogate pair).
+function cutAt(md, start, limit, fences) {
+  const half = start + Math.floor((limit - start) / 2);
+  const inFence = (i) => fences.some(([a, b]) => i > a && i < b);
+  for (let i = md.lastIndexOf("\n\n", limit - 2); i >= half; i = md.lastIndexOf("\n\n", i - 1)) {
+    if (!inFence(i)) return i + 2;
+    if (i === 0) break;
+  }
+  const nl = md.lastIndexOf("\n", limit - 1);
+  if (nl >= half) return nl + 1;
+  const sp = md.lastIndexOf(" ", limit - 1);
+  if (sp > start) return sp + 1;
+  const c = md.charCodeAt(limit - 1);
+  return c >= 0xd800 && c <= 0xdbff && limit - 1 > start ? limit - 1 : limit;
+}
+
+// fencesOf lists the [open, close] offsets of md's fenced code blocks
+// (``` or ~~~ at a line's start), so no part ends inside one when a block
+// boundary outside it will do.
+function fencesOf(md) {
+  const out = [];
+  const re = /^(```|~~~)/gm;
+  let open = -1;
+  for (let m = re.exec(md); m; m = re.exec(md)) {
+    if (open < 0) open = m.index;
+    else {
+      out.push([open, m.index]);
+      open = -1;
+    }
+  }
+  if (open >= 0) out.push([open, md.length]);
+  return out;
+}
+
+// splitParts cuts md into parts of at most first characters (part 1) and
+// rest (the others): [[start, end], ...], consecutive and covering md
+// from 0 to its length. An empty md is one empty part.
+function splitParts(md, first, rest) {
+  const fences = fencesOf(md);
+  const parts = [];
+  let start = 0;
+  let size = Math.max(1, first);
+  while (md.length - start > size) {
+    const end = cutAt(md, start, start + size, fences);
+    parts.push([start, end]);
+    start = end;
+    size = Math.max(1, rest);
+  }
+  parts.push([start, md.length]);
+  return parts;
+}
+
+// applyBudget fits an extract result within maxChars: it returns {markdown,
+// elements, cut?} for part `part` (1-based), or throws a RangeError naming
+// how many parts there are when part is past the end. The elements (as
+// elementLine, one a line) come with part 1 only, in document order, and
+// take what the markdown leaves, but at least half the budget when both do
+// not fit; later parts carry markdown only. Each part's markdown is at
+// most MARKDOWN_MAX_CHARS. cut is set when anything was left out: {part,
+// parts, shownChars, totalChars}.
+function applyBudget(markdown, elements, maxChars, part = 1) {
+  const lines = elements.map((el) => elementLine(el).length + 1);
+  const total = lines.reduce((a, b) => a + b, 0);
+  const want = Math.min(markdown.length, MARKDOWN_MAX_CHARS);
+  const room = Math.max(maxChars - want, Math.floor(maxChars / 2));
+  let shown = 0;
+  let used = 0;
+  while (shown < lines.length && used + lines[shown] <= room) used += lines[shown++];
+  const first = Math.min(MARKDOWN_MAX_CHARS, maxChars - used);
+  const rest = Math.min(MARKDOWN_MAX_CHARS, maxChars);
+  const parts = splitParts(markdown, first, rest);
+  if (part > parts.length) {
+    throw new RangeError(`part ${part} is past the end: at maxChars ${maxChars} the page's markdown has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
+  }
+  const [a, b] = parts[part - 1];
+  const out = { markdown: markdown.slice(a, b), elements: part === 1 ? elements.slice(0, shown) : [] };
+  const shownChars = b - a + (part === 1 ? used : 0);
+  const totalChars = markdown.length + total;
+  if (parts.length > 1 || shown < elements.length) out.cut = { part, parts: parts.length, shownChars, totalChars };
+  return out;
+}
+return Object.freeze({ PAGED_MARKDOWN_MAX_CHARS, goQuote, elementLine, cutAt, fencesOf, splitParts, applyBudget });
+})();
+
 // actions/extract.js
 const __actions_extract = (() => {
 // extract: text, markdown, page signals and the interactive elements in
@@ -5513,6 +6173,8 @@ const { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } = _
 const { collectElements } = __lib_elements;
 const { isCaptchaFrameSrc } = __lib_page_signals;
 const { detectObstacle } = __lib_obstacle;
+const { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } = __lib_changes;
+const { PAGED_MARKDOWN_MAX_CHARS, applyBudget } = __lib_parts;
 
 // MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
@@ -5539,12 +6201,17 @@ const POLL_MS = 100;
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
-// backendNodeIds. hasContent: the root is shown and the read found text,
-// markdown, elements or a drawn image or field. Unless options.final, a
-// page without content comes back as [{found, hasContent: false,
-// readyState}], and one whose root is hidden (a body revealed by script)
-// is not read at all. options.maxElements caps the nodes (MAX_ELEMENTS).
+// backendNodeIds, then the array of every listed element, which stays in
+// the page for the next changes read (lib/changes.js). hasContent: the
+// root is shown and the read found text, markdown, elements or a drawn
+// image or field. Unless options.final, a page without content comes back
+// as [{found, hasContent: false, readyState}], and one whose root is
+// hidden (a body revealed by script) is not read at all.
+// options.maxElements caps the nodes (MAX_ELEMENTS); options.markdownMax
+// the markdown (MARKDOWN_MAX_CHARS; a budgeted read renders more, to cut
+// it into parts).
 function buildPageScript(selector, options = {}) {
+  const markdownMax = options.markdownMax || MARKDOWN_MAX_CHARS;
   const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
   return `(() => {
   const options = ${JSON.stringify(opts)};
@@ -5565,9 +6232,9 @@ function buildPageScript(selector, options = {}) {
   const t0 = performance.now();
   const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
   const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(roots.length === 1 ? roots[0] : roots);
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots, ${markdownMax > MARKDOWN_MAX_CHARS ? JSON.stringify({ maxText: 3 * markdownMax, maxNodes: 250000 }) : "undefined"});
   const t1 = performance.now();
-  const markdown = toMarkdown(tree, { maxLength: ${MARKDOWN_MAX_CHARS}, pageUrl: location.href });
+  const markdown = toMarkdown(tree, { maxLength: ${markdownMax}, pageUrl: location.href });
   const t2 = performance.now();
   const frameSrcs = [];
   for (const f of document.querySelectorAll("iframe[src]")) {
@@ -5577,16 +6244,15 @@ function buildPageScript(selector, options = {}) {
     frameSrcs.push(String(f.src));
   }
   const t3 = performance.now();
-  // Each root's elements in turn, within one cap; an option's parent is
-  // an index into its own root's list until it is shifted here.
+  // Each root's elements in turn, within one cap. all, shared by the
+  // roots, gets every listed element for the changes ledger, and an
+  // option's parent is an index into it: the kept elements are its first
+  // ones (a root past the cap keeps none), so that is their index here.
+  const all = [];
   const els = { nodes: [], items: [], total: 0 };
   for (const r of selector === null ? [document.documentElement] : roots) {
-    const base = els.nodes.length;
-    const got = collectElements(r, { max: options.maxElements - base });
-    for (const it of got.items) {
-      if (Number.isInteger(it.parent)) it.parent += base;
-      els.items.push(it);
-    }
+    const got = collectElements(r, { max: options.maxElements - els.nodes.length, all });
+    els.items.push(...got.items);
     els.nodes.push(...got.nodes);
     els.total += got.total;
   }
@@ -5606,7 +6272,7 @@ function buildPageScript(selector, options = {}) {
   const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
   const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
   if (selector !== null) page.matches = roots.length;
-  return [JSON.stringify(page), ...els.nodes];
+  return [JSON.stringify(page), ...els.nodes, all];
 })()`;
 }
 
@@ -5620,14 +6286,7 @@ function readValue(deep) {
   if (!head || head.type !== "string") throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "extract read nothing from the page");
   const page = JSON.parse(head.value);
   const items = page.elements || [];
-  for (let i = 0; i < items.length; i++) {
-    const node = parts[i + 1];
-    const id = node && node.type === "node" && node.value && node.value.backendNodeId;
-    if (!Number.isInteger(id)) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract got no backend node for element ${i} (${node && node.type})`);
-    }
-    items[i].backendNodeId = id;
-  }
+  nodeIdsOf(parts, items.length, "extract").forEach((id, i) => (items[i].backendNodeId = id));
   return page;
 }
 
@@ -5670,12 +6329,16 @@ async function readPage(ctx, action, start) {
 }
 
 async function evalPage(ctx, action, final) {
+  const markdownMax = action.maxChars ? PAGED_MARKDOWN_MAX_CHARS : MARKDOWN_MAX_CHARS;
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action) }),
+    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax }),
+    objectGroup: KNOWN_GROUP,
     serializationOptions: { serialization: "deep", maxDepth: 1 },
   });
   if (exceptionDetails) throw pageError(action.selector, exceptionDetails);
-  return readValue(result.deepSerializedValue);
+  const page = readValue(result.deepSerializedValue);
+  page.handle = result.objectId;
+  return page;
 }
 
 // maxElementsOf is the action's maxElements, or MAX_ELEMENTS.
@@ -5695,8 +6358,9 @@ function buildFrameScript(maxElements) {
   const collectElements = ${collectElements.toString()};
   const url = location.href;
   if (!document.documentElement || innerWidth === 0 || innerHeight === 0) return [JSON.stringify({ url, elements: [], elementsTotal: 0 })];
-  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url });
-  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes];
+  const all = [];
+  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url, all });
+  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes, all];
 })()`;
 }
 
@@ -5711,7 +6375,7 @@ async function readFrames(ctx, maxElements) {
   const expression = buildFrameScript(maxElements);
   const reads = await Promise.allSettled(
     frames.map((f) =>
-      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
+      ctx.sendTo(f.sessionId, "Runtime.evaluate", { expression, objectGroup: KNOWN_GROUP, serializationOptions: { serialization: "deep", maxDepth: 1 } }),
     ),
   );
   const out = [];
@@ -5720,17 +6384,13 @@ async function readFrames(ctx, maxElements) {
     try {
       const page = readValue(r.value.result.deepSerializedValue);
       for (const el of page.elements) el.session = frames[i].sessionId;
-      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0 });
+      out.push({ session: frames[i].sessionId, elements: page.elements, elementsTotal: page.elementsTotal || 0, handle: r.value.result.objectId });
     } catch (e) {
       if (!(e instanceof BridgeError)) throw e;
     }
   });
   return out;
 }
-
-// STATE_FIELDS are the optional element fields copied from the page's read
-// into the result (the schema's result.element).
-const STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 
 // toElements numbers the page's items e0, e1, ... and returns the result's
 // elements and the uid -> {session, id} map for the tab's cache (session:
@@ -5741,14 +6401,7 @@ function toElements(items) {
   const elements = items.map((el, i) => {
     const uid = `e${i}`;
     uids.set(uid, { session: el.session || null, id: el.backendNodeId });
-    const out = { uid, role: el.role };
-    if (el.name) out.name = el.name;
-    if (el.value) out.value = el.value;
-    out.visible = el.visible;
-    for (const f of STATE_FIELDS) if (el[f] !== undefined) out[f] = el[f];
-    if (Number.isInteger(el.parent) && el.parent < i) out.parent = `e${el.parent}`;
-    if (el.frame) out.frame = el.frame;
-    return out;
+    return toElement(el, uid, Number.isInteger(el.parent) && el.parent < i ? `e${el.parent}` : undefined);
   });
   return { elements, uids };
 }
@@ -5774,6 +6427,11 @@ function profiled(ctx, prof) {
 globalThis.buaProfile = globalThis.buaProfile || {};
 
 async function extract(ctx, action) {
+  if (action.changes) return readChanges(ctx, maxElementsOf(action));
+  // Part 1 is the read the uids come from; the later parts of a budgeted
+  // read are more of its markdown and leave the uids alone.
+  const laterPart = Boolean(action.maxChars) && (action.part || 1) > 1;
+  if (!laterPart) releaseKnown(ctx);
   const selector = action.selector;
   const started = performance.now();
   const prof = { steps: [] };
@@ -5790,12 +6448,15 @@ async function extract(ctx, action) {
   // A page whose read found markdown or elements is never empty, whatever
   // the probe for content saw.
   const empty = !page.hasContent && !(page.markdown || "").trim() && total === 0;
+  const reads = [{ session: null, objectId: page.handle, base: 0, kept: items.length }];
   if (selector === undefined && !empty) {
     const max = maxElementsOf(action);
     for (const f of await readFrames(ctx, max)) {
       total += f.elementsTotal;
       const base = items.length;
-      for (const el of f.elements.slice(0, Math.max(0, max - base))) {
+      const kept = f.elements.slice(0, Math.max(0, max - base));
+      reads.push({ session: f.session, objectId: f.handle, base, kept: kept.length });
+      for (const el of kept) {
         // An option's parent is an index into its frame's own list.
         if (Number.isInteger(el.parent)) el.parent += base;
         items.push(el);
@@ -5803,7 +6464,7 @@ async function extract(ctx, action) {
     }
   }
   const { elements, uids } = toElements(items);
-  ctx.storeUids(uids, loaderId);
+  if (!laterPart) ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
   const res = {
@@ -5819,11 +6480,94 @@ async function extract(ctx, action) {
   if (empty) res.empty = true;
   const obstacle = detectObstacle({ url: page.url, title: page.title, markdown: page.markdown, elements, captchaFrame });
   if (obstacle) res.obstacle = obstacle;
+  if (action.maxChars) {
+    try {
+      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1));
+    } catch (e) {
+      if (e instanceof RangeError) throw invalid(e.message);
+      throw e;
+    }
+  }
   return res;
 }
 
 const executors = Object.freeze({ extract });
 return Object.freeze({ MAX_ELEMENTS, MAX_ELEMENTS_LIMIT, CONTENT_WAIT_MS, READ_RESERVE_MS, buildPageScript, readValue, maxElementsOf, buildFrameScript, readFrames, toElements, extract, executors });
+})();
+
+// actions/capture.js
+const __actions_capture = (() => {
+// screenshot: Page.captureScreenshot as JPEG q=80.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { drawMarks, readMarks } = __lib_labels;
+const { MAX_ELEMENTS } = __actions_extract;
+
+// A tab in the minimized BUA window sometimes answers no capture: the
+// request waits for a compositor frame that never comes. Asking again
+// while the first is pending answers at once (measured in headless
+// Chromium 156). So a capture that has not answered in CAPTURE_RETRY_MS is
+// asked again, up to CAPTURE_RETRIES times, every request racing the
+// others. Page.bringToFront is the last resort only: it activates the
+// tab's window, which can show the page (visibilitychange to visible, then
+// back to hidden) to pages that pause when hidden (HTML §Page visibility).
+const CAPTURE_RETRY_MS = 1000;
+const CAPTURE_RETRIES = 2;
+// Chromium's GPU readback fails on very tall surfaces; full-page captures
+// are clipped to this height (CSS px).
+const FULL_PAGE_MAX_HEIGHT = 16384;
+
+const STALLED = Symbol("stalled");
+
+function within(p, ms, timers) {
+  let t;
+  return Promise.race([p, new Promise((resolve) => (t = timers.setTimeout(() => resolve(STALLED), ms)))]).finally(() =>
+    timers.clearTimeout(t),
+  );
+}
+
+async function screenshot(ctx, action) {
+  // labels: the boxes are read before the capture, and drawn on its image
+  // (lib/labels.js): nothing is put into the page.
+  const marks = action.labels ? await readMarks(ctx, Boolean(action.fullPage), MAX_ELEMENTS) : null;
+  const params = { format: "jpeg", quality: 80, captureBeyondViewport: Boolean(action.fullPage) };
+  if (action.fullPage) {
+    const m = await ctx.send("Page.getLayoutMetrics");
+    const size = m.cssContentSize || m.contentSize;
+    params.clip = {
+      x: 0,
+      y: 0,
+      width: Math.max(1, Math.ceil(size.width)),
+      height: Math.max(1, Math.min(FULL_PAGE_MAX_HEIGHT, Math.ceil(size.height))),
+      scale: 1,
+    };
+  }
+  const pending = [];
+  const ask = () => {
+    const p = ctx.send("Page.captureScreenshot", params);
+    p.catch(() => {}); // may be abandoned when another answers
+    pending.push(p);
+    return within(Promise.race(pending), ctx.budget.inner(CAPTURE_RETRY_MS), ctx.timers);
+  };
+  let shot = await ask();
+  for (let i = 0; shot === STALLED && i < CAPTURE_RETRIES && ctx.budget.inner() > 0; i++) shot = await ask();
+  if (shot === STALLED) {
+    await ctx.send("Page.bringToFront");
+    const last = ctx.send("Page.captureScreenshot", params);
+    last.catch(() => {});
+    pending.push(last);
+    // The last try may use what is left of the request's budget.
+    shot = await within(Promise.race(pending), ctx.budget.inner(), ctx.timers);
+    if (shot === STALLED) {
+      throw new BridgeError(ErrorCodes.TIMEOUT, "the tab painted no frame to capture, even after bringing it to the front");
+    }
+  }
+  const data = marks ? await drawMarks(shot.data, marks.marks, marks.scale) : shot.data;
+  return { dataUrl: `data:image/jpeg;base64,${data}` };
+}
+
+const executors = Object.freeze({ screenshot });
+return Object.freeze({ CAPTURE_RETRY_MS, CAPTURE_RETRIES, FULL_PAGE_MAX_HEIGHT, screenshot, executors });
 })();
 
 // actions/evaluate.js
@@ -6840,6 +7584,410 @@ const executors = Object.freeze({ handle_dialog: handleDialog });
 return Object.freeze({ handleDialog, executors });
 })();
 
+// lib/locator.js
+const __lib_locator = (() => {
+// Readable locators for one element, generated in the page: describe's
+// (actions/describe.js), and recording's later (issue 25), which runs the
+// same generator on the element under the person's click. The order
+// follows Testing Library's priority and Playwright's selector generator
+// (learned from, not copied): a role and accessible name (added by the
+// worker, from the accessibility tree, so it is what a role target
+// resolves), a label, a test id, an id that does not look generated, a
+// short CSS path (tag, stable classes and attributes, a few levels, never
+// an nth-child chain), the element's text. Each locator says how many
+// elements it matches in the element's document now; one that matches
+// several carries nth, the element's place among them.
+//
+// Every exported function is injected into the page with fn.toString()
+// (describeScript), so each is self-contained: no module scope, no
+// imports. The pure ones are node-tested (test/locator.test.js); the
+// rest is proved in Chromium (e2e/mcp_ext_test.go).
+
+// TEST_ID_ATTRS are the test-id attributes, in the order they are tried.
+const TEST_ID_ATTRS = ["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
+
+// RANK orders the kinds of locator, best first.
+const RANK = Object.freeze({ role: 0, label: 1, testid: 2, id: 3, css: 4, text: 5 });
+
+// isGeneratedId says whether an id looks made by a framework or a build,
+// not by a person, so it may change from one load or release to the
+// next: React's useId (":r1:", "«r1»"), framework counters (ember123,
+// mui-4, react-select-2-input, radix-..., headlessui-..., mat-input-0),
+// uuids, four or more digits in a row, a leading digit, or a segment
+// that keeps switching between letters and digits, or between cases, like
+// a hash ("a1b2c3", "xK9qL2"), where a person's camelCase switches
+// seldom ("searchInput", "i18nLabel").
+function isGeneratedId(id) {
+  const s = String(id);
+  if (!s || s.length > 64) return true;
+  if (/[:«»\s]/.test(s) || /^\d/.test(s)) return true;
+  if (/\d{4,}/.test(s)) return true;
+  if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/i.test(s)) return true;
+  const prefixes = /^(ember|ext-gen|ext-comp|gwt-uid|yui[_-]|mui-|radix-|headlessui-|react-select-|react-aria|rc[_-]|downshift-|select2-|tiny-|mce_|ui-id-|cdk-|mat-|ng-|j_id|jsx-|sc-|chakra-|reach-|floating-ui-|pr_id_|el-id-|vs\d|v-\d|__)/i;
+  if (prefixes.test(s) && /\d/.test(s)) return true;
+  for (const seg of s.split(/[-_.]/)) {
+    if (seg.length < 5) continue;
+    let flips = 0;
+    let digitFlips = 0;
+    let prev = "";
+    for (const ch of seg) {
+      const k = ch >= "0" && ch <= "9" ? "d" : ch >= "a" && ch <= "z" ? "l" : ch >= "A" && ch <= "Z" ? "u" : "o";
+      // A capital starting a word (camelCase) is not a flip.
+      if (prev && k !== prev && !(prev === "u" && k === "l")) {
+        flips++;
+        if (k === "d" || prev === "d") digitFlips++;
+      }
+      prev = k;
+    }
+    if (digitFlips >= 3 || (flips >= 3 && flips / seg.length >= 0.4)) return true;
+  }
+  return false;
+}
+
+// isStableClass says whether a class name reads like a person's rather
+// than a build's (CSS modules, styled-components, emotion hashes), and is
+// not a passing state (active, focus, open, selected, hover, is-*, has-*).
+function isStableClass(c) {
+  const s = String(c);
+  if (!s || s.length > 40) return false;
+  if (/^(css|sc|jsx|emotion|svelte|astro|tw)-[a-zA-Z0-9]+$/.test(s) && /[A-Z0-9]/.test(s.slice(s.indexOf("-")))) return false;
+  // A short mixed-case word with no separator: a styled-components hash
+  // ("kGIqCc"), not camelCase ("navItem").
+  if (/^[a-zA-Z]{5,8}$/.test(s) && (s.match(/[a-z][A-Z]/g) || []).length >= 2) return false;
+  if (/^_|__[a-z0-9]{5,}$|[_-][a-zA-Z0-9]{5,}$/.test(s) && /\d/.test(s)) return false;
+  if (/\d{3,}/.test(s)) return false;
+  if (/^(active|focus|focused|hover|open|opened|selected|checked|disabled|visible|hidden|show|shown|current|loading|loaded|ng-.*|is-.*|has-.*)$/i.test(s)) return false;
+  return !isGeneratedId(s);
+}
+
+// cssString quotes a value for a CSS attribute selector.
+function cssString(v) {
+  return '"' + String(v).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\a ").replace(/\r/g, "\\d ") + '"';
+}
+
+// normalizeText collapses whitespace and trims, as names are compared.
+function normalizeText(s) {
+  return String(s || "").replace(/\s+/g, " ").trim();
+}
+
+// orderLocators sorts locators best first: those that match the element
+// alone (count 1) by RANK, then those that need nth, by RANK; locators
+// that match nothing are dropped (the element is not where they look,
+// e.g. inside a shadow root).
+function orderLocators(locators) {
+  return locators
+    .filter((l) => l.count > 0)
+    .map((l, i) => ({ l, i }))
+    .sort((a, b) => (a.l.count === 1 ? 0 : 1) - (b.l.count === 1 ? 0 : 1) || RANK[a.l.by] - RANK[b.l.by] || a.i - b.i)
+    .map(({ l }) => l);
+}
+
+// generateLocators runs in the page with el, the element to describe. It
+// returns {tag, inputType?, autocomplete?, label?, frame?, locators}, the
+// locators without the role one (the worker adds it from the
+// accessibility tree) and unordered. helpers are the functions above,
+// injected by describeScript.
+function generateLocators(el, helpers) {
+  const { isGeneratedId, isStableClass, cssString, normalizeText, TEST_ID_ATTRS } = helpers;
+  const doc = el.ownerDocument;
+  const win = doc.defaultView;
+  const tag = el.localName;
+  const out = { tag, locators: [] };
+  if (tag === "input") out.inputType = String(el.type || "text").toLowerCase();
+  const ac = normalizeText(el.getAttribute("autocomplete"));
+  if (ac) out.autocomplete = ac;
+
+  // The frame, as a target's frame takes it: the iframe's name when it
+  // has one, else the frame document's URL.
+  if (win && win !== win.top) {
+    let name = "";
+    try {
+      name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
+    } catch (e) {
+      name = win.name || "";
+    }
+    out.frame = name || doc.URL;
+  }
+
+  // Only a node in the document itself is reachable by a selector or a
+  // label from the document: one in a shadow root gets the role locator
+  // (the accessibility tree crosses shadow roots) and its text.
+  const inDocument = el.getRootNode() === doc;
+  const count = (sel) => {
+    try {
+      const all = doc.querySelectorAll(sel);
+      let nth = -1;
+      for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;
+      return { count: nth < 0 ? 0 : all.length, nth };
+    } catch (e) {
+      return { count: 0, nth: -1 };
+    }
+  };
+  const add = (loc, c) => {
+    if (c.count === 0) return;
+    loc.count = c.count;
+    if (c.count > 1) loc.nth = c.nth;
+    out.locators.push(loc);
+  };
+
+  // Labels, as Playwright's getByLabel reads them: <label> elements,
+  // aria-labelledby, aria-label; exact text, whitespace collapsed.
+  const textOf = (n) => normalizeText(n.textContent);
+  const labelsOf = (e) => {
+    const texts = [];
+    if (e.labels) for (const l of e.labels) texts.push(textOf(l));
+    const ids = normalizeText(e.getAttribute("aria-labelledby"));
+    if (ids) {
+      const root = e.getRootNode();
+      const parts = ids.split(" ").map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id))).filter(Boolean);
+      texts.push(normalizeText(parts.map(textOf).join(" ")));
+    }
+    texts.push(normalizeText(e.getAttribute("aria-label")));
+    return texts.filter((t) => t);
+  };
+  const labels = labelsOf(el);
+  const label = labels[0] || normalizeText(el.getAttribute("placeholder")) || normalizeText(el.getAttribute("title"));
+  if (label) out.label = label.slice(0, 200);
+  if (inDocument && labels.length) {
+    const want = labels[0];
+    const labelled = [];
+    for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {
+      if (labelsOf(e).includes(want)) labelled.push(e);
+    }
+    add({ by: "label", label: want }, { count: labelled.includes(el) ? labelled.length : 0, nth: labelled.indexOf(el) });
+  }
+
+  if (inDocument) {
+    for (const a of TEST_ID_ATTRS) {
+      const v = el.getAttribute(a);
+      if (v) add({ by: "testid", selector: `[${a}=${cssString(v)}]` }, count(`[${a}=${cssString(v)}]`));
+    }
+    if (el.id && !isGeneratedId(el.id)) {
+      const sel = "#" + CSS.escape(el.id);
+      add({ by: "id", selector: sel }, count(sel));
+    }
+    // A CSS path that is only the id or a test id says nothing more.
+    const css = cssPath(el);
+    if (css && !out.locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);
+  }
+
+  // Text: the element's own text, when short, and the element is the
+  // innermost one holding exactly that text (a click on it lands there).
+  if (!/^(input|select|textarea|html|body)$/.test(tag)) {
+    const text = normalizeText(el.textContent);
+    if (text && text.length <= 80) {
+      const same = [];
+      const walk = (root) => {
+        for (const e of root.querySelectorAll("*")) {
+          if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;
+          if (e.textContent.length < text.length || normalizeText(e.textContent) !== text) continue;
+          let inner = false;
+          for (const k of e.children) if (normalizeText(k.textContent) === text) inner = true;
+          if (!inner) same.push(e);
+        }
+      };
+      walk(inDocument ? doc : el.getRootNode());
+      if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });
+    }
+  }
+  return out;
+
+  // cssPath is the shortest CSS path it finds that matches el alone, from
+  // el's own tokens, then an ancestor's (up to four levels up) before
+  // them, then two ancestors'; failing that, el's best token with nth.
+  // Never :nth-child.
+  function cssPath(target) {
+    const tokensOf = (e) => {
+      const t = e.localName;
+      const list = [];
+      if (e.id && !isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));
+      for (const a of TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${cssString(e.getAttribute(a))}]`);
+      if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {
+        list.push(`${t}[name=${cssString(e.getAttribute("name"))}]`);
+      }
+      for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {
+        const v = e.getAttribute(a);
+        if (v && v.length <= 40) list.push(`${t}[${a}=${cssString(v)}]`);
+      }
+      if (t === "input" && e.getAttribute("type")) list.push(`input[type=${cssString(e.getAttribute("type"))}]`);
+      if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${cssString(e.getAttribute("href"))}]`);
+      const classes = Array.from(e.classList).filter(isStableClass).slice(0, 3);
+      for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);
+      if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);
+      list.push(t);
+      return list;
+    };
+    const mine = tokensOf(target);
+    for (const t of mine) {
+      const c = count(t);
+      if (c.count === 1) return { selector: t, ...c };
+    }
+    const ancestors = [];
+    for (let a = target.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);
+    const best = [];
+    ancestors.forEach((a, depth) => {
+      for (const ta of tokensOf(a).slice(0, 4)) {
+        for (const t of mine.slice(0, 6)) {
+          const sel = `${ta}${depth === 0 ? " > " : " "}${t}`;
+          const c = count(sel);
+          if (c.count === 1) best.push({ selector: sel, ...c });
+        }
+      }
+    });
+    if (!best.length) {
+      for (let i = 0; i < ancestors.length && !best.length; i++) {
+        for (let j = i + 1; j < ancestors.length && !best.length; j++) {
+          for (const t2 of tokensOf(ancestors[j]).slice(0, 2)) {
+            for (const t1 of tokensOf(ancestors[i]).slice(0, 2)) {
+              for (const t of mine.slice(0, 3)) {
+                const sel = `${t2} ${t1} ${t}`;
+                const c = count(sel);
+                if (c.count === 1) best.push({ selector: sel, ...c });
+              }
+            }
+          }
+        }
+      }
+    }
+    if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];
+    // Nothing unique: the element's own best token, with nth.
+    for (const t of mine) {
+      const c = count(t);
+      if (c.count > 0) return { selector: t, ...c };
+    }
+    return null;
+  }
+}
+
+// describeScript is the function declaration describe runs on the
+// element (Runtime.callFunctionOn, `this` = the element).
+function describeScript() {
+  return `function () { /* bua:describe */
+  const helpers = {
+    isGeneratedId: ${isGeneratedId.toString()},
+    isStableClass: null,
+    cssString: ${cssString.toString()},
+    normalizeText: ${normalizeText.toString()},
+    TEST_ID_ATTRS: ${JSON.stringify(TEST_ID_ATTRS)},
+  };
+  const isGeneratedId = helpers.isGeneratedId;
+  helpers.isStableClass = ${isStableClass.toString()};
+  return (${generateLocators.toString()})(this, helpers);
+}`;
+}
+return Object.freeze({ TEST_ID_ATTRS, RANK, isGeneratedId, isStableClass, cssString, normalizeText, orderLocators, generateLocators, describeScript });
+})();
+
+// actions/describe.js
+const __actions_describe = (() => {
+// describe (feature describe): readable locators for one element, best
+// first, each with how many elements it matches in the element's frame
+// now. The page side is lib/locator.js (label, test id, id, CSS path,
+// text); the role locator comes from Chromium's accessibility tree and is
+// counted with the role target's own lookup (lib/role-target.js
+// queryRole), so a {role, name, nth} it returns resolves, in a click, to
+// this very element.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError, sessionSend } = __lib_cdp;
+const { describeScript, orderLocators } = __lib_locator;
+const { normalizeName, queryRole } = __lib_role_target;
+const { ROLES } = __generated_protocol;
+const { resolveWith } = __actions_input;
+
+const GROUP = "bua";
+
+// Roles a locator never uses: they name no kind of element a person sees.
+const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
+const TARGET_ROLES = new Set(ROLES);
+// The schema's longest accessible name.
+const NAME_MAX = 1024;
+
+// targetName is how name goes in a role target: as it is, unless it reads
+// as /pattern/flags, which a target would take for a pattern; then as the
+// pattern that matches exactly it.
+function targetName(name) {
+  if (!/^\/(.*)\/([a-z]*)$/s.test(name)) return name;
+  return `/^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$/`;
+}
+
+// axNode is the element's accessibility node: Accessibility.getPartialAXTree,
+// or on a hidden page (which defers that query, as it does queryAXTree)
+// the frame's whole tree, filtered.
+async function axNode(send, backendNodeId, hidden, frameId) {
+  if (!hidden) {
+    const { nodes } = await send("Accessibility.getPartialAXTree", { backendNodeId, fetchRelatives: false });
+    return (nodes || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
+  }
+  const { nodes } = await send("Accessibility.getFullAXTree", frameId ? { frameId } : {});
+  return (nodes || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
+}
+
+// roleLocator is {by: "role", role, name?, count, nth?} for the element, or
+// null when its role is none a target takes, or the role target with its
+// name does not find it.
+async function roleLocator(ctx, target, page) {
+  const send = sessionSend(ctx, target.session);
+  let scope = null;
+  let frameId;
+  if (page.inFrame) {
+    const { result } = await send("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: "function () { return this.ownerDocument.documentElement; }",
+      objectGroup: GROUP,
+    });
+    if (!result || !result.objectId) return null;
+    scope = { session: target.session, objectId: result.objectId };
+    if (page.hidden) frameId = (await send("DOM.describeNode", { objectId: result.objectId })).node.frameId;
+  }
+  const node = await axNode(send, target.backendNodeId, page.hidden, frameId);
+  if (!node || node.ignored || !node.role) return null;
+  const role = String(node.role.value);
+  if (!TARGET_ROLES.has(role) || NO_LOCATOR_ROLES.has(role)) return null;
+  const name = normalizeName(node.name && typeof node.name.value === "string" ? node.name.value : "");
+  if (name.length > NAME_MAX) return null;
+  const want = { role };
+  if (name) want.name = targetName(name);
+  const matches = await queryRole(ctx, want, scope);
+  const at = matches.findIndex((m) => m.backendNodeId === target.backendNodeId);
+  if (at < 0) return null;
+  const loc = { by: "role", role };
+  if (name) loc.name = want.name;
+  loc.count = matches.length;
+  if (matches.length > 1) loc.nth = at;
+  return loc;
+}
+
+async function describe(ctx, action) {
+  const { target } = await resolveWith(ctx, action);
+  const send = sessionSend(ctx, target.session);
+  const r = await send("Runtime.callFunctionOn", {
+    objectId: target.objectId,
+    functionDeclaration: `function () { const r = (${describeScript()}).call(this); r.hidden = (this.ownerDocument || document).visibilityState === "hidden"; r.inFrame = r.frame !== undefined; return r; }`,
+    returnByValue: true,
+  });
+  if (r.exceptionDetails || !r.result || !r.result.value) {
+    const d = r.exceptionDetails ? r.exceptionDetails.text : "no value";
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `describe failed in the page: ${d}`);
+  }
+  const page = r.result.value;
+  let role = null;
+  try {
+    role = await roleLocator(ctx, target, page);
+  } catch (e) {
+    // A page whose tree cannot be read still has its other locators.
+    if (!(e instanceof CdpError)) throw e;
+  }
+  const out = { tag: page.tag };
+  for (const k of ["inputType", "autocomplete", "label", "frame"]) if (page[k] !== undefined) out[k] = page[k];
+  out.locators = orderLocators(role ? [role, ...page.locators] : page.locators);
+  return out;
+}
+
+const executors = Object.freeze({ describe });
+return Object.freeze({ targetName, roleLocator, describe, executors });
+})();
+
 // debugger-controller.js
 const __debugger_controller = (() => {
 // The debugger controller: every per-tab action runs here through
@@ -6864,6 +8012,7 @@ const trace = __actions_trace;
 const { actionEvent, createTraceStore, dialogAnswerEvent } = __lib_trace;
 const forms = __actions_forms;
 const dialog = __actions_dialog;
+const describe = __actions_describe;
 
 const CDP_VERSION = "1.3";
 
@@ -6898,7 +8047,7 @@ const OBJECT_GROUP = "bua";
 // Adding an action is a schema edit plus an executor in one of them.
 const TAB_EXECUTORS = Object.freeze(
   Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog]
+    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog, describe]
       .flatMap((m) => Object.entries(m.executors))
       .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
   ),
@@ -6936,12 +8085,17 @@ function createDebuggerController(opts) {
 
   const attached = new Map(); // tabId -> Promise<void> of the attach + setup
   const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
-  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>} (session null: the tab's own)
-  // tabId -> how many uids (e0 … eN-1) extract has handed out on the tab,
-  // the most on any page: a uid at or past it was never handed out (a typo,
-  // another tab's uid), which is not a page that changed. Kept across
-  // navigations and detaches, dropped when the tab closes (forgetTab).
+  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>, next, known} (session null: the tab's own)
+  // tabId -> how many uids (e0 … eN-1) reads have handed out on the tab,
+  // the most on any page (a changes read numbers on past a full extract's):
+  // a uid at or past it was never handed out (a typo, another tab's uid),
+  // which is not a page that changed. Kept across navigations and
+  // detaches, dropped when the tab closes (forgetTab).
   const uidsHandedOut = new Map();
+  // tabId -> the last read's cache entry, kept across navigations: a
+  // changes read continues its numbering and names its uids as removed
+  // (lib/changes.js). Dropped on detach, with the remote objects it holds.
+  const uidLedgers = new Map();
   // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
   // out-of-process iframes, reached through child sessions of its debugger
   // session (Target.setAutoAttach with flatten; chrome.debugger since
@@ -7193,6 +8347,7 @@ function createDebuggerController(opts) {
     attached.delete(tabId);
     mainFrames.delete(tabId);
     uidCaches.delete(tabId);
+    uidLedgers.delete(tabId);
     childFrames.delete(tabId);
     evaluating.delete(tabId);
     openDialogs.delete(tabId);
@@ -7470,9 +8625,13 @@ function createDebuggerController(opts) {
         await current;
         return { session, id };
       },
-      storeUids(map, loaderId) {
-        // Handed out even when the cache is not kept: extract answers them.
-        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, map.size));
+      // storeUids records a read's uids; extra is lib/changes.js's
+      // {next, known} (next defaults to the count of uids).
+      storeUids(map, loaderId, extra = {}) {
+        const entry = { loaderId, map, next: extra.next === undefined ? map.size : extra.next, known: extra.known || null };
+        uidLedgers.set(tabId, entry);
+        // Handed out even when the cache is not kept: the read answers them.
+        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, entry.next));
         // A navigation that committed while extract ran makes its uids
         // stale at birth; keep the empty state instead.
         const cur = mainFrames.get(tabId);
@@ -7480,8 +8639,11 @@ function createDebuggerController(opts) {
           uidCaches.delete(tabId);
           return;
         }
-        uidCaches.set(tabId, { loaderId, map });
+        uidCaches.set(tabId, entry);
       },
+      // lastRead is the tab's last read {loaderId, map, next, known}, of
+      // whatever document it was, or null (lib/changes.js).
+      lastRead: () => uidLedgers.get(tabId) || null,
       clearUids: () => uidCaches.delete(tabId),
       // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
       readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
@@ -7610,7 +8772,7 @@ function createDebuggerController(opts) {
     handleDebuggerEvent,
     handleDetach,
     // For tests and diagnostics.
-    _state: { attached, uidCaches, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
+    _state: { attached, uidCaches, uidLedgers, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
   };
 }
 return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, createDebuggerController });

@@ -19,6 +19,11 @@
 // items, total}: nodes[i] is the element described by items[i], at most
 // opts.max of them; total counts every listed element, kept or not.
 //
+// For the changes reads (lib/changes.js): opts.all, an array, gets every
+// listed element, kept or not, and a parent is then an index into it;
+// opts.keep(el), when given, says which elements to describe (the new
+// ones), within opts.max.
+//
 // An item is {role, name?, value?, visible, checked?, selected?,
 // expanded?, disabled?, parent?, frame?}: frame is the URL of the iframe
 // document the element is in (opts.frame for root's own document, which is
@@ -283,12 +288,14 @@ export function collectElements(root, opts) {
         }
         if (shown) {
           total++;
-          if (nodes.length < max) {
+          const at = opts.all ? opts.all.push(el) - 1 : -1;
+          if (nodes.length < max && (!opts.keep || opts.keep(el))) {
             const index = nodes.length;
             nodes.push(el);
             items.push(describe(el, role, visible, role === "option" ? owner : undefined, frame));
-            if (role === "listbox" || role === "combobox") owner = index;
+            if ((role === "listbox" || role === "combobox") && at < 0) owner = index;
           }
+          if ((role === "listbox" || role === "combobox") && at >= 0) owner = at;
         }
       }
     }

@@ -1,0 +1,79 @@
+// type's clear: true (feature type_clear): the focused field's value is
+// selected and deleted before the text goes in, so the page sees what a
+// person's select-all and Delete make it see (keydown, beforeinput, input
+// with inputType deleteContentForward, keyup), then the text's insert.
+// Playwright's fill selects the same way (input.select(), a textarea's
+// whole range, a contenteditable host's contents) and then inserts, which
+// replaces the selection in one input event; deleting first instead makes
+// an empty text clear the field too, and a field that reacts to its value
+// going empty (a search box's suggestions) sees it.
+//
+// The field is the element focused once type's probe has focused its
+// target: the target itself, or the inner field a wrapper handed focus to.
+// It is found from the focused document through open shadow roots and
+// same-origin frames; an out-of-process frame's own session is asked when
+// the focus went there.
+
+import { keyEvents } from "./keys.js";
+
+// SELECT_FOCUSED selects the focused field's whole value and answers
+// {selected: true}, {empty: true} when there is nothing to clear,
+// {frame: true} when the focus is in an out-of-process frame, {none: tag}
+// when the focused element is not a field, or {unfocused: true} when
+// (with own) this document does not hold the focus.
+export const SELECT_FOCUSED = `function (own) { /* bua:clear */
+  if (own && !document.hasFocus()) return { unfocused: true };
+  let doc = document;
+  let el = doc.activeElement;
+  for (;;) {
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (el && (el.localName === "iframe" || el.localName === "frame")) {
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (!d) return { frame: true };
+      doc = d;
+      el = d.activeElement;
+      continue;
+    }
+    break;
+  }
+  if (!el) return { none: "" };
+  if (el.localName === "input" || el.localName === "textarea") {
+    if (!el.value) return { empty: true };
+    el.select();
+    return { selected: true };
+  }
+  if (el.isContentEditable) {
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
+    const range = doc.createRange();
+    range.selectNodeContents(host);
+    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return { selected: true };
+  }
+  return { none: el.localName };
+}`;
+
+// clearFocused selects the focused field's value (in the tab's session,
+// else in the out-of-process frame that holds the focus) and deletes it
+// with the Delete key, which goes to the focused frame as typing does.
+// A field already empty gets no key.
+export async function clearFocused(ctx) {
+  const ask = (session, own) =>
+    (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
+      expression: `(${SELECT_FOCUSED})(${own})`,
+      returnByValue: true,
+    }).then((r) => (r.result && r.result.value) || {});
+  let st = await ask(null, false);
+  if (st.frame) {
+    const frames = ctx.frames ? ctx.frames() : [];
+    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
+    st = answers.map((a) => (a.status === "fulfilled" ? a.value : {})).find((v) => !v.unfocused) || {};
+  }
+  if (!st.selected) return false;
+  await Promise.all(keyEvents("Delete").map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
+  return true;
+}

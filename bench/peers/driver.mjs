@@ -1,5 +1,6 @@
-// bench/peers driver: bua against agent-browser and Playwright on the same
-// pages and the same Chromium, interleaved round by round. Run it through
+// bench/peers driver: bua against agent-browser and Playwright, and bua mcp
+// against Playwright MCP and chrome-devtools-mcp, on the same pages and the
+// same Chromium, interleaved round by round. Run it through
 // bench/peers/run, which installs the peers and builds bua first; see
 // bench/README.md. Configuration is by environment (PEERS_*, below).
 import { execFileSync } from 'node:child_process';

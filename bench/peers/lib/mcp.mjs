@@ -140,8 +140,7 @@ function pick(s, re, what) {
 /**
  * adapters say, per server, which tool and arguments an agent uses (each
  * gets the session's state: chrome-devtools-mcp's pageId), and how to read
- * its answers: ref finds the element of a role whose name starts with a
- * prefix in a read's text, value reads an evaluate's JSON value, shows
+ * its answers: ref finds the element of a role and name in a read's text, value reads an evaluate's JSON value, shows
  * says whether a read is of url.
  */
 export const adapters = {
@@ -152,8 +151,12 @@ export const adapters = {
     readAll: () => ['browser', { action: 'extract', maxElements: 5000 }],
     click: (_, ref) => ['browser', { action: 'click', uid: ref }],
     evaluate: (_, expr) => ['browser', { action: 'evaluate', expression: `return ${expr}` }],
-    ref: (t, role, name) => pick(t, new RegExp(`^\\s*(e\\d+) ${role} "${esc(name)}`, 'm'), `${role} "${name}…"`),
-    value: (t) => JSON.parse(pick(t, /<page-content nonce="\w+">\n([\s\S]*?)\n<\/page-content/, 'evaluate value')),
+    ref: (t, role, name) => pick(t, new RegExp(`^\\s*(e\\d+) ${role} ${esc(JSON.stringify(name))}`, 'm'), `${role} "${name}"`),
+    // A string prints as it is (as `bua eval` prints it), anything else as JSON.
+    value: (t) => {
+      const [type, v] = [pick(t, /^evaluate[^\n]*: (\w+)\n/, 'evaluate type'), pick(t, /<page-content nonce="\w+">\n([\s\S]*?)\n<\/page-content/, 'evaluate value')];
+      return type === 'string' ? v : JSON.parse(v);
+    },
     shows: (t, url) => t.includes(`at ${url} `),
   },
   'playwright-mcp': {
@@ -162,7 +165,7 @@ export const adapters = {
     read: () => ['browser_snapshot', {}],
     click: (_, ref, element) => ['browser_click', { element, target: ref }],
     evaluate: (_, expr) => ['browser_evaluate', { function: `() => ${expr}` }],
-    ref: (t, role, name) => pick(t, new RegExp(`- ${role} "${esc(name)}[^\\n]*?\\[ref=([^\\]]+)\\]`), `${role} "${name}…"`),
+    ref: (t, role, name) => pick(t, new RegExp(`- ${role} ${esc(JSON.stringify(name))}[^\\n]*?\\[ref=([^\\]]+)\\]`), `${role} "${name}"`),
     value: (t) => JSON.parse(pick(t, /^### Result\n([\s\S]*?)\n(?:###|$)/m, 'evaluate value')),
     shows: (t, url) => t.includes(`- Page URL: ${url}\n`),
   },
@@ -173,7 +176,7 @@ export const adapters = {
     read: (s) => ['take_snapshot', { pageId: s.pageId }],
     click: (s, ref) => ['click', { pageId: s.pageId, uid: ref }],
     evaluate: (s, expr) => ['evaluate_script', { pageId: s.pageId, function: `() => ${expr}` }],
-    ref: (t, role, name) => pick(t, new RegExp(`uid=(\\S+) ${role} "${esc(name)}`), `${role} "${name}…"`),
+    ref: (t, role, name) => pick(t, new RegExp(`uid=(\\S+) ${role} ${esc(JSON.stringify(name))}`), `${role} "${name}"`),
     value: (t) => JSON.parse(pick(t, /```json\n([\s\S]*?)\n```/, 'evaluate value')),
     shows: (t, url) => t.includes(`url="${url}"`),
   },

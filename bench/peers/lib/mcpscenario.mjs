@@ -7,8 +7,7 @@
 //   mcp-read-*       characters of reading a real-world page: bua's extract
 //                    against browser_snapshot and take_snapshot, on each of
 //                    readPages' corpus pages, and the pages together
-//   mcp-click        characters of one click's answer, on a real-world page
-//                    whose checkbox changes only itself
+//   mcp-click*       characters of one click's answer (clicks, below)
 import { Agent, SETTLE0, chars, loadSDK, servers } from './mcp.mjs';
 import { interleave, timed, expect, rounds } from './measure.mjs';
 
@@ -25,17 +24,27 @@ export function readPages(corpus, n) {
 }
 
 /**
- * clickPage is the click's page: pv-magazine.com's article, whose comment
- * form has a checkbox that works with the page's scripts refused ("Save my
- * name, email, and website in this browser for the next time I comment."):
- * a click changes its checked state and nothing else.
+ * clicks are the clicks whose answers are measured, each on a page where
+ * it changes something small: a real-world page's checkbox (pv-magazine's
+ * comment form: "Save my name…" works with the page's scripts refused, and
+ * a click changes its checked state and nothing else), and the page of
+ * 1,000 buttons and links that bua's own MCP tests use, where choosing a
+ * result changes a status line and adds a panel of two buttons. check is
+ * an expression that gives want once the click landed.
  */
-export const clickPage = {
-  hash: 'b0cf2bbf0192315eec95ede9c59bbf4ae58699275739d590edc24b012e3e8800',
-  role: 'checkbox',
-  name: 'Save my name, email, and website',
-  checked: "document.getElementById('wp-comment-cookies-consent').checked",
-};
+export const clicks = [
+  {
+    id: 'mcp-click', title: 'MCP click answer, a checkbox on a real-world page',
+    path: 'corpus/b0cf2bbf0192315eec95ede9c59bbf4ae58699275739d590edc24b012e3e8800.html',
+    role: 'checkbox', name: 'Save my name, email, and website in this browser for the next time I comment.',
+    check: "document.getElementById('wp-comment-cookies-consent').checked", want: true,
+  },
+  {
+    id: 'mcp-click-1000', title: 'MCP click answer, 1,000-element page, two buttons appear',
+    path: 'sites/mcp/thousand.html', role: 'button', name: 'Choose result 3',
+    check: "document.getElementById('status').textContent", want: 'Chose result 3.',
+  },
+];
 
 /**
  * totals adds the pages' samples up per round and tool: the pages read
@@ -119,21 +128,22 @@ export async function mcp(ctx) {
     });
 
     // One click's answer: the page read first (for the ref), then the click.
-    const url = `${ctx.base}/corpus/${clickPage.hash}.html`;
-    const element = `${clickPage.role} "${clickPage.name}…"`;
-    ctx.log('mcp-click');
-    measures.push({
-      id: 'mcp-click', title: 'MCP click answer (a checkbox on a real-world page)', unit: 'chars', targets: {}, page: url,
-      ops: { bua: 'browser {action: click, uid}', [PWM]: 'browser_click {target: ref}', [CDM]: 'click {uid}' },
-      rounds: await rounds(ctx, (r) => interleave(r, each(main, async (a, tool) => {
-        await a.navigate(url);
-        const ref = a.a.ref((await a.read()).text, clickPage.role, clickPage.name);
-        const res = await a.click(ref, element);
-        const after = await a.evaluate(clickPage.checked);
-        expect(a.a.value(after.text) === true, `${tool}'s click should check the box`, after.text);
-        return [chars(res.text)];
-      }))),
-    });
+    for (const k of clicks) {
+      const url = `${ctx.base}/${k.path}`;
+      ctx.log(k.id);
+      measures.push({
+        id: k.id, title: k.title, unit: 'chars', targets: {}, page: url,
+        ops: { bua: 'browser {action: click, uid}', [PWM]: 'browser_click {element, target: ref}', [CDM]: 'click {uid}' },
+        rounds: await rounds(ctx, (r) => interleave(r, each(main, async (a, tool) => {
+          await a.navigate(url);
+          const ref = a.a.ref((await a.read()).text, k.role, k.name);
+          const res = await a.click(ref, `${k.role} "${k.name}"`);
+          const after = await a.evaluate(k.check);
+          expect(a.a.value(after.text) === k.want, `${tool}'s click should make ${k.check} ${JSON.stringify(k.want)}`, after.text);
+          return [chars(res.text)];
+        }))),
+      });
+    }
     return measures;
   } finally {
     await stop();

@@ -8,6 +8,8 @@
 //                    against browser_snapshot and take_snapshot, on each of
 //                    readPages' corpus pages, and the pages together
 //   mcp-click*       characters of one click's answer (clicks, below)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, SETTLE0, chars, loadSDK, servers } from './mcp.mjs';
 import { interleave, timed, expect, rounds } from './measure.mjs';
 
@@ -60,6 +62,10 @@ export async function mcp(ctx) {
   const { cfg } = ctx;
   const sdk = loadSDK(ctx.benchDir);
   const defs = servers({ benchDir: ctx.benchDir, chrome: ctx.chrome, bua: ctx.bua, settle0: !cfg.smoke });
+  // The last round's answers, kept for a person to read and compare.
+  const answers = join(ctx.benchDir, 'mcp-answers');
+  mkdirSync(answers, { recursive: true });
+  const keep = (file, t) => writeFileSync(join(answers, file), t);
   const agents = {};
   const stop = () => Promise.all(Object.values(agents).map((a) => a.stop()));
   ctx.cleanups.push(stop);
@@ -73,9 +79,10 @@ export async function mcp(ctx) {
     const measures = [];
 
     ctx.log('mcp-tools-list');
+    const listed = {};
+    for (const [name, a] of Object.entries(main)) listed[name] = `tools/list: ${(await a.c.client.listTools()).tools.length} tools`;
     measures.push({
-      id: 'mcp-tools-list', title: 'MCP tools/list', unit: 'chars', targets: { [PWM]: 0.5 },
-      ops: { bua: 'tools/list: 1 tool (browser)', [PWM]: 'tools/list: 25 tools, default caps', [CDM]: 'tools/list: 32 tools, default categories' },
+      id: 'mcp-tools-list', title: 'MCP tools/list', unit: 'chars', targets: { [PWM]: 0.5 }, ops: listed,
       rounds: await rounds(ctx, (r) => interleave(r, each(main, async (a) => [await a.c.toolsListChars()]))),
     });
 
@@ -116,6 +123,7 @@ export async function mcp(ctx) {
         rounds: await rounds(ctx, (r) => interleave(r, each(main, async (a, tool) => {
           navigateChars[tool].push(chars((await a.navigate(url)).text));
           const res = await a.read();
+          keep(`read-${hash.slice(0, 8)}.${tool}.txt`, res.text);
           expect(a.a.shows(res.text, url), `${tool}'s read should be of ${url}`, res.text);
           if (tool === 'bua') buaAllChars.push(chars((await a.do('readAll')).text));
           return [chars(res.text)];
@@ -138,6 +146,7 @@ export async function mcp(ctx) {
           await a.navigate(url);
           const ref = a.a.ref((await a.read()).text, k.role, k.name);
           const res = await a.click(ref, `${k.role} "${k.name}"`);
+          keep(`${k.id}.${tool}.txt`, res.text);
           const after = await a.evaluate(k.check);
           expect(a.a.value(after.text) === k.want, `${tool}'s click should make ${k.check} ${JSON.stringify(k.want)}`, after.text);
           return [chars(res.text)];

@@ -80,7 +80,10 @@ export async function mcp(ctx) {
 
     ctx.log('mcp-tools-list');
     const listed = {};
-    for (const [name, a] of Object.entries(main)) listed[name] = `tools/list: ${(await a.c.client.listTools()).tools.length} tools`;
+    for (const [name, a] of Object.entries(main)) {
+      const n = (await a.c.client.listTools()).tools.length;
+      listed[name] = `tools/list: ${n} tool${n === 1 ? '' : 's'}`;
+    }
     measures.push({
       id: 'mcp-tools-list', title: 'MCP tools/list', unit: 'chars', targets: { [PWM]: 0.5 }, ops: listed,
       rounds: await rounds(ctx, (r) => interleave(r, each(main, async (a) => [await a.c.toolsListChars()]))),

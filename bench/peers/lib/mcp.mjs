@@ -140,8 +140,8 @@ function pick(s, re, what) {
 /**
  * adapters say, per server, which tool and arguments an agent uses (each
  * gets the session's state: chrome-devtools-mcp's pageId), and how to read
- * its answers: ref finds the element of a role and name in a read's text, value reads an evaluate's JSON value, shows
- * says whether a read is of url.
+ * its answers: ref finds the element of a role and name in a read's text,
+ * value reads an evaluate's value, shows says whether a read is of url.
  */
 export const adapters = {
   bua: {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )

@@ -88,17 +88,7 @@ func runNavigate(o *navigateOptions) error {
 }
 
 func newReloadCommand(env *Env, runF func(*loadOptions) error) *cli.Command {
-	o := &loadOptions{}
-	return actionCommand("reload", "reload the current tab and wait for it to load (uids from an earlier extract go stale)", "", []cli.Flag{waitUntilFlag()},
-		func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return usageError("reload takes no arguments (pass --tab ID to pick the tab)")
-			}
-			if err := o.read(c, env); err != nil {
-				return err
-			}
-			return runWith(o, runF, runReload)
-		})
+	return historyCommand(env, runF, runReload, "reload", "reload the current tab and wait for it to load (uids from an earlier extract go stale)")
 }
 
 func runReload(o *loadOptions) error {
@@ -106,17 +96,7 @@ func runReload(o *loadOptions) error {
 }
 
 func newBackCommand(env *Env, runF func(*loadOptions) error) *cli.Command {
-	o := &loadOptions{}
-	return actionCommand("back", "go back one page in the tab's history and wait for it (uids go stale)", "", []cli.Flag{waitUntilFlag()},
-		func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return usageError("back takes no arguments (pass --tab ID to pick the tab)")
-			}
-			if err := o.read(c, env); err != nil {
-				return err
-			}
-			return runWith(o, runF, runBack)
-		})
+	return historyCommand(env, runF, runBack, "back", "go back one page in the tab's history and wait for it (uids go stale)")
 }
 
 func runBack(o *loadOptions) error {
@@ -124,21 +104,27 @@ func runBack(o *loadOptions) error {
 }
 
 func newForwardCommand(env *Env, runF func(*loadOptions) error) *cli.Command {
-	o := &loadOptions{}
-	return actionCommand("forward", "go forward one page in the tab's history and wait for it (uids go stale)", "", []cli.Flag{waitUntilFlag()},
-		func(c *cli.Context) error {
-			if c.NArg() != 0 {
-				return usageError("forward takes no arguments (pass --tab ID to pick the tab)")
-			}
-			if err := o.read(c, env); err != nil {
-				return err
-			}
-			return runWith(o, runF, runForward)
-		})
+	return historyCommand(env, runF, runForward, "forward", "go forward one page in the tab's history and wait for it (uids go stale)")
 }
 
 func runForward(o *loadOptions) error {
 	return o.load(protocol.GoForward(), o.printMoved("later"))
+}
+
+// historyCommand is reload, back or forward: a command of the current
+// tab's page that takes no argument, only --wait-until and --tab.
+func historyCommand(env *Env, runF, run func(*loadOptions) error, name, usage string) *cli.Command {
+	o := &loadOptions{}
+	return actionCommand(name, usage, "", []cli.Flag{waitUntilFlag()},
+		func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError(name + " takes no arguments (pass --tab ID to pick the tab)")
+			}
+			if err := o.read(c, env); err != nil {
+				return err
+			}
+			return runWith(o, runF, run)
+		})
 }
 
 // printMoved prints go_back's and go_forward's result: the URL the tab

@@ -48,7 +48,7 @@ func registerWhole(build func(*Env) *cli.Command, names ...string) {
 	registry = append(registry, registered{names: names, build: build, whole: true})
 }
 
-// registeredAs is the command name names, or nil.
+// registeredAs is the command that name names, or nil.
 func registeredAs(name string) *registered {
 	for i := range registry {
 		if slices.Contains(registry[i].names, name) {
@@ -84,10 +84,10 @@ func globalFlags() []cli.Flag {
 }
 
 // newApp is the app for args: when args name a command (after any global
-// flags), that command alone, since building all of them is most of a
-// one-shot command's own time (BENCHMARKS.md §One-shot commands); else
-// (no command, an unknown one, help) every command. Nil args build every
-// command.
+// flags), that command alone, since building all of them was most of a
+// one-shot command's own time (BENCHMARKS.md §One client path); else (no
+// command, an unknown one, help, completion) every command. Nil args build
+// every command.
 func newApp(env *Env, args []string) *cli.App {
 	if i := commandAt(args); i < len(args) {
 		if r := registeredAs(args[i]); r != nil && !r.whole {

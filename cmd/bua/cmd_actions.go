@@ -61,6 +61,11 @@ func runWith[T any](o *T, runF, run func(*T) error) error {
 	return run(o)
 }
 
+// tabFlag is --tab on every action command.
+func tabFlag() cli.Flag {
+	return &cli.IntFlag{Name: "tab", Usage: "act on tab `ID` (see `bua tabs`); default: the most recently used tab in the BUA window"}
+}
+
 // actionCommand is an action command with --tab.
 func actionCommand(name, usage, args string, flags []cli.Flag, action cli.ActionFunc) *cli.Command {
 	return &cli.Command{

@@ -189,8 +189,3 @@ func printJSON(env *Env, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-
-// tabFlag is --tab on every action command.
-func tabFlag() cli.Flag {
-	return &cli.IntFlag{Name: "tab", Usage: "act on tab `ID` (see `bua tabs`); default: the most recently used tab in the BUA window"}
-}

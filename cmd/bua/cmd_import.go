@@ -15,7 +15,7 @@ import (
 	"github.com/bua-dev/bua/pkg/userflow"
 )
 
-func init() { register(newImportCommand) }
+func init() { register(newImportCommand, "import") }
 
 // importReport is `bua import --json`'s answer: how the recording
 // converted (userflow.Report).

@@ -251,6 +251,16 @@ func TestRunAndLintOptions(t *testing.T) {
 	})
 }
 
+func TestImportOptions(t *testing.T) {
+	checkOptions(t, newImportCommand, nil, []optionsCase[importOptions]{
+		{name: "Stdout", args: []string{"import", "rec.json"}, want: &importOptions{globalOptions: defaults(), File: "rec.json"}},
+		{name: "Everything", args: []string{"import", "-", "-o", "login.yaml", "--strict", "--name", "Log in", "--json"},
+			want: &importOptions{globalOptions: defaults(func(g *globalOptions) { g.JSON = true }), File: "-", Output: "login.yaml", Strict: true, Name: "Log in"}},
+		{name: "JSONWithoutOutput", args: []string{"import", "rec.json", "--json"}, wantErr: "give the flow a file with -o FLOW.yaml"},
+		{name: "NoFile", args: []string{"import"}, wantErr: "import takes one FILE.json"},
+	})
+}
+
 func TestStatusAndStopOptions(t *testing.T) {
 	checkOptions(t, newStatusCommand, nil, []optionsCase[statusOptions]{
 		{name: "Quiet", args: []string{"status", "-q"}, want: &statusOptions{globalOptions: defaults(func(g *globalOptions) { g.Quiet = true })}},

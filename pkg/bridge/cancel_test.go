@@ -37,10 +37,17 @@ func waitCancels(t *testing.T, ext *bridgetest.Extension, n int) []string {
 	return ext.Cancels()
 }
 
-// lastID is the id of the newest request the fake received.
+// lastID is the id of the newest request the fake received, waiting up to
+// 2 s for a first one: the caller may give up on a request the pool has
+// written before the fake has read it.
 func lastID(t *testing.T, ext *bridgetest.Extension) string {
 	t.Helper()
+	stop := time.Now().Add(2 * time.Second)
 	ids := ext.RequestIDs()
+	for len(ids) == 0 && time.Now().Before(stop) {
+		time.Sleep(5 * time.Millisecond)
+		ids = ext.RequestIDs()
+	}
 	if len(ids) == 0 {
 		t.Fatal("the extension received no request")
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newMCPCommand) }
+func init() { register(newMCPCommand, "mcp") }
 
 func newMCPCommand(env *Env) *cli.Command {
 	cmd := &cli.Command{

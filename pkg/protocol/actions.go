@@ -393,6 +393,6 @@ func (a Action) Validate() *Error {
 // ValidateAction checks a raw action object against the schema. A failure
 // is invalid_action; its Schema names the field ("action.url") and reason.
 func ValidateAction(raw []byte) *Error {
-	_, err := validate(actionSchema(), raw)
+	_, err := validate(validateActionValue, raw)
 	return err
 }

@@ -1,7 +1,7 @@
 // Package protocol holds bua's browser-bridge wire protocol, version 4
 // (shared/spec 000, normative): the envelope and action types, Decode and
-// validation against extension/schema/protocol.schema.json (through
-// pkg/schema, the same rules the extension's validator applies), the error
+// validation against extension/schema/protocol.schema.json (code generated
+// from the schema, as the extension's validator is), the error
 // codes and the error contract, and the Requester interface that the daemon's
 // pool, the CLI's client and the flow runner share.
 //
@@ -12,7 +12,7 @@
 //   - protocol.go, actions.go, results.go, events.go: the wire types. The
 //     envelope is Hello, Ack, Reject, Request, Response and EventMessage;
 //     Action is the action union.
-//   - schema.go: validation against the protocol schema.
+//   - schema.go, validate_gen.go: validation against the protocol schema.
 //   - errors.go: the protocol error codes and the error contract: each
 //     code's retry meaning as a typed Retry value.
 //   - requester.go: the Requester interface.

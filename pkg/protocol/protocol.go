@@ -94,7 +94,7 @@ type Message struct {
 // invalid_action *Error whose message names the offending field; Decode
 // never panics (see FuzzDecode).
 func Decode(data []byte) (*Message, *Error) {
-	v, err := validate(messageSchema(), data)
+	v, err := validate(validateMessageValue, data)
 	if err != nil {
 		return nil, err
 	}

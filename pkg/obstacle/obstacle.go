@@ -3,26 +3,8 @@ package obstacle
 import (
 	"strconv"
 	"strings"
-)
 
-// Type is the kind of obstacle, per protocol v4 §Obstacle detection.
-type Type string
-
-// Obstacle types, as they appear in Obstacle.Type on the wire.
-const (
-	AuthWall     Type = "auth_wall"     // sign-in required to see the content
-	Captcha      Type = "captcha"       // a human must solve a challenge
-	AccessDenied Type = "access_denied" // 403, blocked or rate limited (429)
-)
-
-// Confidence is how sure the classifier is, per protocol v4 §Obstacle
-// detection.
-type Confidence string
-
-// Confidences, as they appear in Obstacle.Confidence on the wire.
-const (
-	Low  Confidence = "low"  // one weak signal: worth a look, not a stop
-	High Confidence = "high" // act on it
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Thresholds, in Unicode code points of the markdown as given (before the
@@ -41,49 +23,17 @@ const (
 	ContentPageChars = 2000
 )
 
-// Element is one entry of extract's element list, per protocol v4
-// (results.element). Role and Name are compared case-insensitively; an
-// element with Visible explicitly false is ignored (a hidden sign-in modal
-// is not a wall). Checked, Selected, Expanded, Disabled and Parent are the
-// element's states, pure additions to v4 (see CheckState); the classifier
-// does not read them.
-type Element struct {
-	UID      string     `json:"uid"`
-	Role     string     `json:"role"`
-	Name     string     `json:"name,omitempty"`
-	Value    string     `json:"value,omitempty"`
-	Visible  *bool      `json:"visible,omitempty"`
-	Checked  CheckState `json:"checked,omitempty"`
-	Selected bool       `json:"selected,omitempty"`
-	Expanded *bool      `json:"expanded,omitempty"`
-	Disabled bool       `json:"disabled,omitempty"`
-	// Parent is the uid of the select or listbox an option belongs to.
-	Parent string `json:"parent,omitempty"`
-	// Frame is the URL of the iframe the element is in; empty in the main
-	// frame (schema result.element.frame).
-	Frame string `json:"frame,omitempty"`
-}
-
 // Input is everything the classifier looks at, gathered during extract
 // (protocol v4 §Obstacle detection). URL is location.href, Title is
 // document.title, Markdown is extract's markdown (only the first ScanChars
 // code points are scanned), Elements extract's element list, CaptchaFrame whether
 // a known CAPTCHA iframe is present.
 type Input struct {
-	URL          string    `json:"url"`
-	Title        string    `json:"title"`
-	Markdown     string    `json:"markdown"`
-	Elements     []Element `json:"elements"`
-	CaptchaFrame bool      `json:"captchaFrame"`
-}
-
-// Obstacle is the wire verdict (protocol v4 results.obstacle): Type is one
-// of AuthWall, Captcha, AccessDenied; Confidence Low or High; Message a
-// short human-readable reason naming the deciding signal.
-type Obstacle struct {
-	Type       Type       `json:"type"`
-	Confidence Confidence `json:"confidence"`
-	Message    string     `json:"message"`
+	URL          string             `json:"url"`
+	Title        string             `json:"title"`
+	Markdown     string             `json:"markdown"`
+	Elements     []protocol.Element `json:"elements"`
+	CaptchaFrame bool               `json:"captchaFrame"`
 }
 
 // Verdict is Detect's answer with its reasons. Layer is "L1".."L4", or ""
@@ -92,14 +42,14 @@ type Obstacle struct {
 // "captcha_frame", "captcha_url:/captcha", "denied_title:403",
 // "password_field", "auth_url:/login", "auth_title".
 type Verdict struct {
-	Obstacle *Obstacle `json:"obstacle"`
-	Layer    string    `json:"layer"`
-	Signals  []string  `json:"signals"`
+	Obstacle *protocol.Obstacle `json:"obstacle"`
+	Layer    string             `json:"layer"`
+	Signals  []string           `json:"signals"`
 }
 
 // Detect classifies a page, per protocol v4 §Obstacle detection: nil when
 // nothing blocks the agent, else the obstacle. It is Explain(in).Obstacle.
-func Detect(in Input) *Obstacle { return Explain(in).Obstacle }
+func Detect(in Input) *protocol.Obstacle { return Explain(in).Obstacle }
 
 // Explain classifies a page and says why: which layer fired and every
 // signal seen.
@@ -220,17 +170,17 @@ func Explain(in Input) Verdict {
 	switch {
 	case captchaEnd > 0:
 		v.Layer = "L1"
-		v.Obstacle = &Obstacle{Captcha, High, "CAPTCHA challenge; a human must solve it (" + sig.list[0] + ")"}
+		v.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleCaptcha, Confidence: protocol.ConfidenceHigh, Message: "CAPTCHA challenge; a human must solve it (" + sig.list[0] + ")"}
 	case deniedEnd > captchaEnd:
 		v.Layer = "L2"
-		v.Obstacle = &Obstacle{AccessDenied, High, "Access denied, blocked or rate limited by the site (" + sig.list[captchaEnd] + ")"}
+		v.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleAccessDenied, Confidence: protocol.ConfidenceHigh, Message: "Access denied, blocked or rate limited by the site (" + sig.list[captchaEnd] + ")"}
 	case pw && (authURL != "" || authTitled):
 		why := authURL
 		if why == "" {
 			why = "auth_title"
 		}
 		v.Layer = "L3"
-		v.Obstacle = &Obstacle{AuthWall, High, "Login wall: a password field on a sign-in page (" + why + ")"}
+		v.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleAuthWall, Confidence: protocol.ConfidenceHigh, Message: "Login wall: a password field on a sign-in page (" + why + ")"}
 	case !sparse:
 		// A content page: one that lets a reader in is no wall, whatever
 		// its header offers; L3 already caught real sign-in pages.
@@ -238,10 +188,10 @@ func Explain(in Input) Verdict {
 		// Between short and content pages a sign-in button plus a sign-up
 		// link is site chrome; one signal from the page itself is needed.
 		v.Layer = "L4"
-		v.Obstacle = &Obstacle{AuthWall, High, "Login wall: " + strconv.Itoa(len(auth)) + " auth signals (" + strings.Join(auth, ", ") + ")"}
+		v.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleAuthWall, Confidence: protocol.ConfidenceHigh, Message: "Login wall: " + strconv.Itoa(len(auth)) + " auth signals (" + strings.Join(auth, ", ") + ")"}
 	case len(auth) == 1 && short:
 		v.Layer = "L4"
-		v.Obstacle = &Obstacle{AuthWall, Low, "Possible login wall: one auth signal on a short page (" + auth[0] + ")"}
+		v.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleAuthWall, Confidence: protocol.ConfidenceLow, Message: "Possible login wall: one auth signal on a short page (" + auth[0] + ")"}
 	}
 	return v
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -17,10 +19,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 const vectorDir = "../../testdata/obstacle"
 
 type vector struct {
-	Name  string    `json:"name"`
-	Input Input     `json:"input"`
-	Want  *Obstacle `json:"want"`
-	Layer string    `json:"layer"`
+	Name  string             `json:"name"`
+	Input Input              `json:"input"`
+	Want  *protocol.Obstacle `json:"want"`
+	Layer string             `json:"layer"`
 }
 
 func loadVectors(t testing.TB) map[string]vector {
@@ -67,14 +69,14 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-func equal(a, b *Obstacle) bool {
+func equal(a, b *protocol.Obstacle) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return *a == *b
 }
 
-func show(o *Obstacle) string {
+func show(o *protocol.Obstacle) string {
 	if o == nil {
 		return "nil"
 	}
@@ -84,7 +86,7 @@ func show(o *Obstacle) string {
 // TestWireShape pins the JSON the extension and CLI exchange: exactly type,
 // confidence, message.
 func TestWireShape(t *testing.T) {
-	b, err := json.Marshal(Obstacle{AuthWall, Low, "m"})
+	b, err := json.Marshal(protocol.Obstacle{Type: protocol.ObstacleAuthWall, Confidence: protocol.ConfidenceLow, Message: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestCutHidesMarker(t *testing.T) {
 	marker := "\nchecking your browser before accessing example.com\n"
 	before := Input{Markdown: strings.Repeat("x", ScanChars-len(marker)) + marker + strings.Repeat("y", 100)}
 	after := Input{Markdown: strings.Repeat("x", ScanChars) + marker}
-	if o := Detect(before); o == nil || o.Type != Captcha {
+	if o := Detect(before); o == nil || o.Type != protocol.ObstacleCaptcha {
 		t.Errorf("marker inside the first %d chars: got %s, want captcha", ScanChars, show(o))
 	}
 	if o := Detect(after); o != nil {
@@ -137,13 +139,13 @@ func TestLowercase(t *testing.T) {
 	if got := lower(s); got != s {
 		t.Errorf("lower(%q) = %q", s, got)
 	}
-	upper := Input{URL: "HTTPS://EXAMPLE.COM/LOGIN", Title: "EXAMPLE", Elements: []Element{{UID: "1", Role: "TEXTBOX", Name: "PASSWORD"}}}
+	upper := Input{URL: "HTTPS://EXAMPLE.COM/LOGIN", Title: "EXAMPLE", Elements: []protocol.Element{{UID: "1", Role: "TEXTBOX", Name: "PASSWORD"}}}
 	if v := Explain(upper); v.Layer != "L3" {
 		t.Errorf("uppercase inputs: layer %q, signals %v; want L3", v.Layer, v.Signals)
 	}
 	// Non-ASCII case folding must not manufacture matches: the Kelvin sign
 	// lowercases to "k" under Unicode rules, but not here (nor in JS's twin).
-	if o := Detect(Input{Title: "ACCESS DENIED"}); o == nil || o.Type != AccessDenied {
+	if o := Detect(Input{Title: "ACCESS DENIED"}); o == nil || o.Type != protocol.ObstacleAccessDenied {
 		t.Errorf("ACCESS DENIED title: got %s", show(o))
 	}
 }
@@ -201,7 +203,7 @@ func TestExplainSignals(t *testing.T) {
 		URL:      "https://example.com/login",
 		Title:    "Sign in – Example",
 		Markdown: "# Sign in",
-		Elements: []Element{{UID: "1", Role: "textbox", Name: "Password"}, {UID: "2", Role: "button", Name: "Sign in"}},
+		Elements: []protocol.Element{{UID: "1", Role: "textbox", Name: "Password"}, {UID: "2", Role: "button", Name: "Sign in"}},
 	})
 	want := []string{"password_field", "sign_in_button", "auth_url:/login", "auth_title"}
 	if strings.Join(v.Signals, ",") != strings.Join(want, ",") || v.Layer != "L3" {
@@ -314,7 +316,7 @@ func ExampleDetect() {
 	o := Detect(Input{
 		URL:   "https://example.com/login",
 		Title: "Sign in – Example",
-		Elements: []Element{
+		Elements: []protocol.Element{
 			{UID: "e1", Role: "textbox", Name: "Email"},
 			{UID: "e2", Role: "textbox", Name: "Password"},
 			{UID: "e3", Role: "button", Name: "Sign in"},
@@ -337,9 +339,9 @@ func benchInput() Input {
 	for md.Len() < ScanChars {
 		md.WriteString("## Section heading\n\nThe valley Road winds past old farms and quiet orchards toward the lake.\n\n")
 	}
-	var els []Element
+	var els []protocol.Element
 	for i := 0; i < 200; i++ {
-		e := Element{UID: fmt.Sprintf("e%d", i)}
+		e := protocol.Element{UID: fmt.Sprintf("e%d", i)}
 		switch i % 10 {
 		case 0:
 			e.Role, e.Name = "button", fmt.Sprintf("Share story %d", i)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -29,41 +28,6 @@ func TestGeneratedFresh(t *testing.T) {
 		}
 		if !bytes.Equal(got, o.Data) {
 			t.Errorf("%s is stale: run go generate ./...", o.Path)
-		}
-	}
-}
-
-// TestActionFields checks that the hand-written Action struct has a field,
-// with the same JSON name and kind, for every param the schema gives any
-// action, so a new param cannot be silently dropped when encoding.
-func TestActionFields(t *testing.T) {
-	fields := map[string]reflect.Type{}
-	at := reflect.TypeOf(Action{})
-	for i := 0; i < at.NumField(); i++ {
-		name, _, _ := strings.Cut(at.Field(i).Tag.Get("json"), ",")
-		ft := at.Field(i).Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		fields[name] = ft
-	}
-	kinds := map[ParamKind]reflect.Kind{KindString: reflect.String, KindInteger: reflect.Int, KindBoolean: reflect.Bool}
-	for _, typ := range Actions {
-		for _, p := range ActionSpecs[typ].Params {
-			ft, ok := fields[p.Name]
-			if !ok {
-				t.Errorf("%s.%s: Action has no field with json name %q", typ, p.Name, p.Name)
-				continue
-			}
-			if p.Kind == KindList {
-				if ft.Kind() != reflect.Slice || ft.Elem().Kind() != kinds[p.Item] {
-					t.Errorf("%s.%s: Action field is %s, schema says a list of %s", typ, p.Name, ft, p.Item)
-				}
-				continue
-			}
-			if ft.Kind() != kinds[p.Kind] {
-				t.Errorf("%s.%s: Action field is %s, schema says %s", typ, p.Name, ft.Kind(), p.Kind)
-			}
 		}
 	}
 }

@@ -3678,40 +3678,40 @@ func vDefEvent(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "type", "missing required field \"type\"")
 		}
 		if x, ok := o["type"]; ok {
-			if e := v440(x, p.child(q, "type"), q); e != nil {
+			if e := v312(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if e := v441(v, p, q); e != nil {
+	if e := v313(v, p, q); e != nil {
 		return e
 	}
-	if e := v445(v, p, q); e != nil {
+	if e := v317(v, p, q); e != nil {
 		return e
 	}
-	if e := v449(v, p, q); e != nil {
+	if e := v321(v, p, q); e != nil {
 		return e
 	}
-	if e := v453(v, p, q); e != nil {
+	if e := v325(v, p, q); e != nil {
 		return e
 	}
-	if e := v457(v, p, q); e != nil {
+	if e := v329(v, p, q); e != nil {
 		return e
 	}
-	if e := v461(v, p, q); e != nil {
+	if e := v333(v, p, q); e != nil {
 		return e
 	}
-	if e := v465(v, p, q); e != nil {
+	if e := v337(v, p, q); e != nil {
 		return e
 	}
-	if e := v469(v, p, q); e != nil {
+	if e := v341(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v440 checks #/$defs/event/properties/type.
-func v440(v any, p *vloc, q bool) *SchemaError {
+// v312 checks #/$defs/event/properties/type.
+func v312(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3724,9 +3724,9 @@ func v440(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v441 checks #/$defs/event/allOf/0.
-func v441(v any, p *vloc, q bool) *SchemaError {
-	if v442(v, p, true) == nil {
+// v313 checks #/$defs/event/allOf/0.
+func v313(v any, p *vloc, q bool) *SchemaError {
+	if v314(v, p, true) == nil {
 		if e := vDefEventSessionStarted(v, p, q); e != nil {
 			return e
 		}
@@ -3734,11 +3734,11 @@ func v441(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v442 checks #/$defs/event/allOf/0/if.
-func v442(v any, p *vloc, q bool) *SchemaError {
+// v314 checks #/$defs/event/allOf/0/if.
+func v314(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v443(x, p.child(q, "type"), q); e != nil {
+			if e := v315(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3746,17 +3746,17 @@ func v442(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v443 checks #/$defs/event/allOf/0/if/properties/type.
-func v443(v any, p *vloc, q bool) *SchemaError {
+// v315 checks #/$defs/event/allOf/0/if/properties/type.
+func v315(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_started" {
 		return p.fail(q, "must be \"session_started\"")
 	}
 	return nil
 }
 
-// v445 checks #/$defs/event/allOf/1.
-func v445(v any, p *vloc, q bool) *SchemaError {
-	if v446(v, p, true) == nil {
+// v317 checks #/$defs/event/allOf/1.
+func v317(v any, p *vloc, q bool) *SchemaError {
+	if v318(v, p, true) == nil {
 		if e := vDefEventSessionEnded(v, p, q); e != nil {
 			return e
 		}
@@ -3764,11 +3764,11 @@ func v445(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v446 checks #/$defs/event/allOf/1/if.
-func v446(v any, p *vloc, q bool) *SchemaError {
+// v318 checks #/$defs/event/allOf/1/if.
+func v318(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v447(x, p.child(q, "type"), q); e != nil {
+			if e := v319(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3776,17 +3776,17 @@ func v446(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v447 checks #/$defs/event/allOf/1/if/properties/type.
-func v447(v any, p *vloc, q bool) *SchemaError {
+// v319 checks #/$defs/event/allOf/1/if/properties/type.
+func v319(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_ended" {
 		return p.fail(q, "must be \"session_ended\"")
 	}
 	return nil
 }
 
-// v449 checks #/$defs/event/allOf/2.
-func v449(v any, p *vloc, q bool) *SchemaError {
-	if v450(v, p, true) == nil {
+// v321 checks #/$defs/event/allOf/2.
+func v321(v any, p *vloc, q bool) *SchemaError {
+	if v322(v, p, true) == nil {
 		if e := vDefEventDomainBlocked(v, p, q); e != nil {
 			return e
 		}
@@ -3794,11 +3794,11 @@ func v449(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v450 checks #/$defs/event/allOf/2/if.
-func v450(v any, p *vloc, q bool) *SchemaError {
+// v322 checks #/$defs/event/allOf/2/if.
+func v322(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v451(x, p.child(q, "type"), q); e != nil {
+			if e := v323(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3806,17 +3806,17 @@ func v450(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v451 checks #/$defs/event/allOf/2/if/properties/type.
-func v451(v any, p *vloc, q bool) *SchemaError {
+// v323 checks #/$defs/event/allOf/2/if/properties/type.
+func v323(v any, p *vloc, q bool) *SchemaError {
 	if v != "domain_blocked" {
 		return p.fail(q, "must be \"domain_blocked\"")
 	}
 	return nil
 }
 
-// v453 checks #/$defs/event/allOf/3.
-func v453(v any, p *vloc, q bool) *SchemaError {
-	if v454(v, p, true) == nil {
+// v325 checks #/$defs/event/allOf/3.
+func v325(v any, p *vloc, q bool) *SchemaError {
+	if v326(v, p, true) == nil {
 		if e := vDefEventTabClosed(v, p, q); e != nil {
 			return e
 		}
@@ -3824,11 +3824,11 @@ func v453(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v454 checks #/$defs/event/allOf/3/if.
-func v454(v any, p *vloc, q bool) *SchemaError {
+// v326 checks #/$defs/event/allOf/3/if.
+func v326(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v455(x, p.child(q, "type"), q); e != nil {
+			if e := v327(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3836,17 +3836,17 @@ func v454(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v455 checks #/$defs/event/allOf/3/if/properties/type.
-func v455(v any, p *vloc, q bool) *SchemaError {
+// v327 checks #/$defs/event/allOf/3/if/properties/type.
+func v327(v any, p *vloc, q bool) *SchemaError {
 	if v != "tab_closed" {
 		return p.fail(q, "must be \"tab_closed\"")
 	}
 	return nil
 }
 
-// v457 checks #/$defs/event/allOf/4.
-func v457(v any, p *vloc, q bool) *SchemaError {
-	if v458(v, p, true) == nil {
+// v329 checks #/$defs/event/allOf/4.
+func v329(v any, p *vloc, q bool) *SchemaError {
+	if v330(v, p, true) == nil {
 		if e := vDefEventGlobalStop(v, p, q); e != nil {
 			return e
 		}
@@ -3854,11 +3854,11 @@ func v457(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v458 checks #/$defs/event/allOf/4/if.
-func v458(v any, p *vloc, q bool) *SchemaError {
+// v330 checks #/$defs/event/allOf/4/if.
+func v330(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v459(x, p.child(q, "type"), q); e != nil {
+			if e := v331(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3866,17 +3866,17 @@ func v458(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v459 checks #/$defs/event/allOf/4/if/properties/type.
-func v459(v any, p *vloc, q bool) *SchemaError {
+// v331 checks #/$defs/event/allOf/4/if/properties/type.
+func v331(v any, p *vloc, q bool) *SchemaError {
 	if v != "global_stop" {
 		return p.fail(q, "must be \"global_stop\"")
 	}
 	return nil
 }
 
-// v461 checks #/$defs/event/allOf/5.
-func v461(v any, p *vloc, q bool) *SchemaError {
-	if v462(v, p, true) == nil {
+// v333 checks #/$defs/event/allOf/5.
+func v333(v any, p *vloc, q bool) *SchemaError {
+	if v334(v, p, true) == nil {
 		if e := vDefEventDialogOpened(v, p, q); e != nil {
 			return e
 		}
@@ -3884,11 +3884,11 @@ func v461(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v462 checks #/$defs/event/allOf/5/if.
-func v462(v any, p *vloc, q bool) *SchemaError {
+// v334 checks #/$defs/event/allOf/5/if.
+func v334(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v463(x, p.child(q, "type"), q); e != nil {
+			if e := v335(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3896,17 +3896,17 @@ func v462(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v463 checks #/$defs/event/allOf/5/if/properties/type.
-func v463(v any, p *vloc, q bool) *SchemaError {
+// v335 checks #/$defs/event/allOf/5/if/properties/type.
+func v335(v any, p *vloc, q bool) *SchemaError {
 	if v != "dialog_opened" {
 		return p.fail(q, "must be \"dialog_opened\"")
 	}
 	return nil
 }
 
-// v465 checks #/$defs/event/allOf/6.
-func v465(v any, p *vloc, q bool) *SchemaError {
-	if v466(v, p, true) == nil {
+// v337 checks #/$defs/event/allOf/6.
+func v337(v any, p *vloc, q bool) *SchemaError {
+	if v338(v, p, true) == nil {
 		if e := vDefEventHandoffRequested(v, p, q); e != nil {
 			return e
 		}
@@ -3914,11 +3914,11 @@ func v465(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v466 checks #/$defs/event/allOf/6/if.
-func v466(v any, p *vloc, q bool) *SchemaError {
+// v338 checks #/$defs/event/allOf/6/if.
+func v338(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v467(x, p.child(q, "type"), q); e != nil {
+			if e := v339(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3926,17 +3926,17 @@ func v466(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v467 checks #/$defs/event/allOf/6/if/properties/type.
-func v467(v any, p *vloc, q bool) *SchemaError {
+// v339 checks #/$defs/event/allOf/6/if/properties/type.
+func v339(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_requested" {
 		return p.fail(q, "must be \"handoff_requested\"")
 	}
 	return nil
 }
 
-// v469 checks #/$defs/event/allOf/7.
-func v469(v any, p *vloc, q bool) *SchemaError {
-	if v470(v, p, true) == nil {
+// v341 checks #/$defs/event/allOf/7.
+func v341(v any, p *vloc, q bool) *SchemaError {
+	if v342(v, p, true) == nil {
 		if e := vDefEventHandoffResolved(v, p, q); e != nil {
 			return e
 		}
@@ -3944,11 +3944,11 @@ func v469(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v470 checks #/$defs/event/allOf/7/if.
-func v470(v any, p *vloc, q bool) *SchemaError {
+// v342 checks #/$defs/event/allOf/7/if.
+func v342(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v471(x, p.child(q, "type"), q); e != nil {
+			if e := v343(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3956,8 +3956,8 @@ func v470(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v471 checks #/$defs/event/allOf/7/if/properties/type.
-func v471(v any, p *vloc, q bool) *SchemaError {
+// v343 checks #/$defs/event/allOf/7/if/properties/type.
+func v343(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_resolved" {
 		return p.fail(q, "must be \"handoff_resolved\"")
 	}
@@ -3980,12 +3980,12 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "startedAt", "missing required field \"startedAt\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v473(x, p.child(q, "domain"), q); e != nil {
+			if e := v345(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["startedAt"]; ok {
-			if e := v474(x, p.child(q, "startedAt"), q); e != nil {
+			if e := v346(x, p.child(q, "startedAt"), q); e != nil {
 				return e
 			}
 		}
@@ -3998,16 +3998,16 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v473 checks #/$defs/event.session_started/properties/domain.
-func v473(v any, p *vloc, q bool) *SchemaError {
+// v345 checks #/$defs/event.session_started/properties/domain.
+func v345(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v474 checks #/$defs/event.session_started/properties/startedAt.
-func v474(v any, p *vloc, q bool) *SchemaError {
+// v346 checks #/$defs/event.session_started/properties/startedAt.
+func v346(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "number")) {
 		return p.failType(q, "must be number, got ", v)
 	}
@@ -4033,12 +4033,12 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "reason", "missing required field \"reason\"")
 		}
 		if x, ok := o["actionCount"]; ok {
-			if e := v476(x, p.child(q, "actionCount"), q); e != nil {
+			if e := v348(x, p.child(q, "actionCount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v477(x, p.child(q, "domain"), q); e != nil {
+			if e := v349(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4056,8 +4056,8 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v476 checks #/$defs/event.session_ended/properties/actionCount.
-func v476(v any, p *vloc, q bool) *SchemaError {
+// v348 checks #/$defs/event.session_ended/properties/actionCount.
+func v348(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4069,8 +4069,8 @@ func v476(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v477 checks #/$defs/event.session_ended/properties/domain.
-func v477(v any, p *vloc, q bool) *SchemaError {
+// v349 checks #/$defs/event.session_ended/properties/domain.
+func v349(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4090,12 +4090,12 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "attemptedAction", "missing required field \"attemptedAction\"")
 		}
 		if x, ok := o["attemptedAction"]; ok {
-			if e := v480(x, p.child(q, "attemptedAction"), q); e != nil {
+			if e := v352(x, p.child(q, "attemptedAction"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v481(x, p.child(q, "domain"), q); e != nil {
+			if e := v353(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4108,16 +4108,16 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v480 checks #/$defs/event.domain_blocked/properties/attemptedAction.
-func v480(v any, p *vloc, q bool) *SchemaError {
+// v352 checks #/$defs/event.domain_blocked/properties/attemptedAction.
+func v352(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v481 checks #/$defs/event.domain_blocked/properties/domain.
-func v481(v any, p *vloc, q bool) *SchemaError {
+// v353 checks #/$defs/event.domain_blocked/properties/domain.
+func v353(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4152,7 +4152,7 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "endedCount", "missing required field \"endedCount\"")
 		}
 		if x, ok := o["endedCount"]; ok {
-			if e := v484(x, p.child(q, "endedCount"), q); e != nil {
+			if e := v356(x, p.child(q, "endedCount"), q); e != nil {
 				return e
 			}
 		}
@@ -4160,8 +4160,8 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v484 checks #/$defs/event.global_stop/properties/endedCount.
-func v484(v any, p *vloc, q bool) *SchemaError {
+// v356 checks #/$defs/event.global_stop/properties/endedCount.
+func v356(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4186,17 +4186,17 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "dialogType", "missing required field \"dialogType\"")
 		}
 		if x, ok := o["dialogType"]; ok {
-			if e := v485(x, p.child(q, "dialogType"), q); e != nil {
+			if e := v357(x, p.child(q, "dialogType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["handled"]; ok {
-			if e := v486(x, p.child(q, "handled"), q); e != nil {
+			if e := v358(x, p.child(q, "handled"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v487(x, p.child(q, "message"), q); e != nil {
+			if e := v359(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
@@ -4209,8 +4209,8 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v485 checks #/$defs/event.dialog_opened/properties/dialogType.
-func v485(v any, p *vloc, q bool) *SchemaError {
+// v357 checks #/$defs/event.dialog_opened/properties/dialogType.
+func v357(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "alert", "confirm", "prompt", "beforeunload":
 	default:
@@ -4219,16 +4219,16 @@ func v485(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v486 checks #/$defs/event.dialog_opened/properties/handled.
-func v486(v any, p *vloc, q bool) *SchemaError {
+// v358 checks #/$defs/event.dialog_opened/properties/handled.
+func v358(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v487 checks #/$defs/event.dialog_opened/properties/message.
-func v487(v any, p *vloc, q bool) *SchemaError {
+// v359 checks #/$defs/event.dialog_opened/properties/message.
+func v359(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4248,17 +4248,17 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "domain", "missing required field \"domain\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v489(x, p.child(q, "domain"), q); e != nil {
+			if e := v361(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v490(x, p.child(q, "message"), q); e != nil {
+			if e := v362(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v491(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v363(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
@@ -4271,24 +4271,24 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v489 checks #/$defs/event.handoff_requested/properties/domain.
-func v489(v any, p *vloc, q bool) *SchemaError {
+// v361 checks #/$defs/event.handoff_requested/properties/domain.
+func v361(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v490 checks #/$defs/event.handoff_requested/properties/message.
-func v490(v any, p *vloc, q bool) *SchemaError {
+// v362 checks #/$defs/event.handoff_requested/properties/message.
+func v362(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v491 checks #/$defs/event.handoff_requested/properties/obstacleType.
-func v491(v any, p *vloc, q bool) *SchemaError {
+// v363 checks #/$defs/event.handoff_requested/properties/obstacleType.
+func v363(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4311,12 +4311,12 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "outcome", "missing required field \"outcome\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v493(x, p.child(q, "domain"), q); e != nil {
+			if e := v365(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["outcome"]; ok {
-			if e := v494(x, p.child(q, "outcome"), q); e != nil {
+			if e := v366(x, p.child(q, "outcome"), q); e != nil {
 				return e
 			}
 		}
@@ -4326,7 +4326,7 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["waitedMs"]; ok {
-			if e := v496(x, p.child(q, "waitedMs"), q); e != nil {
+			if e := v368(x, p.child(q, "waitedMs"), q); e != nil {
 				return e
 			}
 		}
@@ -4334,16 +4334,16 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v493 checks #/$defs/event.handoff_resolved/properties/domain.
-func v493(v any, p *vloc, q bool) *SchemaError {
+// v365 checks #/$defs/event.handoff_resolved/properties/domain.
+func v365(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v494 checks #/$defs/event.handoff_resolved/properties/outcome.
-func v494(v any, p *vloc, q bool) *SchemaError {
+// v366 checks #/$defs/event.handoff_resolved/properties/outcome.
+func v366(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "resolved", "abandoned":
 	default:
@@ -4352,8 +4352,8 @@ func v494(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v496 checks #/$defs/event.handoff_resolved/properties/waitedMs.
-func v496(v any, p *vloc, q bool) *SchemaError {
+// v368 checks #/$defs/event.handoff_resolved/properties/waitedMs.
+func v368(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}

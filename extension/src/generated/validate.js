@@ -2758,21 +2758,21 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", "missing required field \"type\"");
-    if (Object.hasOwn(v, "type") && (e = v440(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v312(v["type"], child(p, q, "type"), q))) return e;
   }
-  if ((e = v441(v, p, q))) return e;
-  if ((e = v445(v, p, q))) return e;
-  if ((e = v449(v, p, q))) return e;
-  if ((e = v453(v, p, q))) return e;
-  if ((e = v457(v, p, q))) return e;
-  if ((e = v461(v, p, q))) return e;
-  if ((e = v465(v, p, q))) return e;
-  if ((e = v469(v, p, q))) return e;
+  if ((e = v313(v, p, q))) return e;
+  if ((e = v317(v, p, q))) return e;
+  if ((e = v321(v, p, q))) return e;
+  if ((e = v325(v, p, q))) return e;
+  if ((e = v329(v, p, q))) return e;
+  if ((e = v333(v, p, q))) return e;
+  if ((e = v337(v, p, q))) return e;
+  if ((e = v341(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/event/properties/type
-function v440(v, p, q) {
+function v312(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2786,25 +2786,25 @@ function v440(v, p, q) {
 }
 
 // #/$defs/event/allOf/0
-function v441(v, p, q) {
+function v313(v, p, q) {
   let e;
-  if (v442(v, p, true) === null) {
+  if (v314(v, p, true) === null) {
     if ((e = vDefEventSessionStarted(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if
-function v442(v, p, q) {
+function v314(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v443(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v315(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if/properties/type
-function v443(v, p, q) {
+function v315(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, "must be \"session_started\"");
   }
@@ -2812,25 +2812,25 @@ function v443(v, p, q) {
 }
 
 // #/$defs/event/allOf/1
-function v445(v, p, q) {
+function v317(v, p, q) {
   let e;
-  if (v446(v, p, true) === null) {
+  if (v318(v, p, true) === null) {
     if ((e = vDefEventSessionEnded(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if
-function v446(v, p, q) {
+function v318(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v447(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v319(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if/properties/type
-function v447(v, p, q) {
+function v319(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, "must be \"session_ended\"");
   }
@@ -2838,25 +2838,25 @@ function v447(v, p, q) {
 }
 
 // #/$defs/event/allOf/2
-function v449(v, p, q) {
+function v321(v, p, q) {
   let e;
-  if (v450(v, p, true) === null) {
+  if (v322(v, p, true) === null) {
     if ((e = vDefEventDomainBlocked(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if
-function v450(v, p, q) {
+function v322(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v451(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v323(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if/properties/type
-function v451(v, p, q) {
+function v323(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, "must be \"domain_blocked\"");
   }
@@ -2864,25 +2864,25 @@ function v451(v, p, q) {
 }
 
 // #/$defs/event/allOf/3
-function v453(v, p, q) {
+function v325(v, p, q) {
   let e;
-  if (v454(v, p, true) === null) {
+  if (v326(v, p, true) === null) {
     if ((e = vDefEventTabClosed(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if
-function v454(v, p, q) {
+function v326(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v455(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v327(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if/properties/type
-function v455(v, p, q) {
+function v327(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, "must be \"tab_closed\"");
   }
@@ -2890,25 +2890,25 @@ function v455(v, p, q) {
 }
 
 // #/$defs/event/allOf/4
-function v457(v, p, q) {
+function v329(v, p, q) {
   let e;
-  if (v458(v, p, true) === null) {
+  if (v330(v, p, true) === null) {
     if ((e = vDefEventGlobalStop(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if
-function v458(v, p, q) {
+function v330(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v459(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v331(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if/properties/type
-function v459(v, p, q) {
+function v331(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, "must be \"global_stop\"");
   }
@@ -2916,25 +2916,25 @@ function v459(v, p, q) {
 }
 
 // #/$defs/event/allOf/5
-function v461(v, p, q) {
+function v333(v, p, q) {
   let e;
-  if (v462(v, p, true) === null) {
+  if (v334(v, p, true) === null) {
     if ((e = vDefEventDialogOpened(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if
-function v462(v, p, q) {
+function v334(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v463(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v335(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if/properties/type
-function v463(v, p, q) {
+function v335(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, "must be \"dialog_opened\"");
   }
@@ -2942,25 +2942,25 @@ function v463(v, p, q) {
 }
 
 // #/$defs/event/allOf/6
-function v465(v, p, q) {
+function v337(v, p, q) {
   let e;
-  if (v466(v, p, true) === null) {
+  if (v338(v, p, true) === null) {
     if ((e = vDefEventHandoffRequested(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if
-function v466(v, p, q) {
+function v338(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v467(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v339(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if/properties/type
-function v467(v, p, q) {
+function v339(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, "must be \"handoff_requested\"");
   }
@@ -2968,25 +2968,25 @@ function v467(v, p, q) {
 }
 
 // #/$defs/event/allOf/7
-function v469(v, p, q) {
+function v341(v, p, q) {
   let e;
-  if (v470(v, p, true) === null) {
+  if (v342(v, p, true) === null) {
     if ((e = vDefEventHandoffResolved(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if
-function v470(v, p, q) {
+function v342(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v471(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v343(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if/properties/type
-function v471(v, p, q) {
+function v343(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, "must be \"handoff_resolved\"");
   }
@@ -3003,15 +3003,15 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", "missing required field \"startedAt\"");
-    if (Object.hasOwn(v, "domain") && (e = v473(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v474(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v345(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v346(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.session_started/properties/domain
-function v473(v, p, q) {
+function v345(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3019,7 +3019,7 @@ function v473(v, p, q) {
 }
 
 // #/$defs/event.session_started/properties/startedAt
-function v474(v, p, q) {
+function v346(v, p, q) {
   if (!(hasType(v, "number"))) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -3037,8 +3037,8 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", "missing required field \"actionCount\"");
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", "missing required field \"reason\"");
-    if (Object.hasOwn(v, "actionCount") && (e = v476(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v477(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v348(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v349(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
@@ -3046,7 +3046,7 @@ function vDefEventSessionEnded(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/actionCount
-function v476(v, p, q) {
+function v348(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3059,7 +3059,7 @@ function v476(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/domain
-function v477(v, p, q) {
+function v349(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3075,15 +3075,15 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", "missing required field \"attemptedAction\"");
-    if (Object.hasOwn(v, "attemptedAction") && (e = v480(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v481(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v352(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v353(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.domain_blocked/properties/attemptedAction
-function v480(v, p, q) {
+function v352(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3091,7 +3091,7 @@ function v480(v, p, q) {
 }
 
 // #/$defs/event.domain_blocked/properties/domain
-function v481(v, p, q) {
+function v353(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3119,13 +3119,13 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", "missing required field \"endedCount\"");
-    if (Object.hasOwn(v, "endedCount") && (e = v484(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v356(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.global_stop/properties/endedCount
-function v484(v, p, q) {
+function v356(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3146,16 +3146,16 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", "missing required field \"dialogType\"");
-    if (Object.hasOwn(v, "dialogType") && (e = v485(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v486(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v487(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v357(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v358(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v359(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.dialog_opened/properties/dialogType
-function v485(v, p, q) {
+function v357(v, p, q) {
   if (!ENUM12.has(v)) {
     return failEnum(p, q, "must be one of \"alert\", \"confirm\", \"prompt\", \"beforeunload\", got ", v);
   }
@@ -3165,7 +3165,7 @@ function v485(v, p, q) {
 const ENUM12 = new Set(["alert", "confirm", "prompt", "beforeunload"]);
 
 // #/$defs/event.dialog_opened/properties/handled
-function v486(v, p, q) {
+function v358(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3173,7 +3173,7 @@ function v486(v, p, q) {
 }
 
 // #/$defs/event.dialog_opened/properties/message
-function v487(v, p, q) {
+function v359(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3189,16 +3189,16 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
-    if (Object.hasOwn(v, "domain") && (e = v489(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v490(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v491(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v361(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v362(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v363(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_requested/properties/domain
-function v489(v, p, q) {
+function v361(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3206,7 +3206,7 @@ function v489(v, p, q) {
 }
 
 // #/$defs/event.handoff_requested/properties/message
-function v490(v, p, q) {
+function v362(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3214,7 +3214,7 @@ function v490(v, p, q) {
 }
 
 // #/$defs/event.handoff_requested/properties/obstacleType
-function v491(v, p, q) {
+function v363(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3231,16 +3231,16 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", "missing required field \"outcome\"");
-    if (Object.hasOwn(v, "domain") && (e = v493(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v494(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v365(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v366(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v496(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v368(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_resolved/properties/domain
-function v493(v, p, q) {
+function v365(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3248,7 +3248,7 @@ function v493(v, p, q) {
 }
 
 // #/$defs/event.handoff_resolved/properties/outcome
-function v494(v, p, q) {
+function v366(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, "must be one of \"resolved\", \"abandoned\", got ", v);
   }
@@ -3258,7 +3258,7 @@ function v494(v, p, q) {
 const ENUM13 = new Set(["resolved", "abandoned"]);
 
 // #/$defs/event.handoff_resolved/properties/waitedMs
-function v496(v, p, q) {
+function v368(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }

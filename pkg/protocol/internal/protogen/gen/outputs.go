@@ -38,6 +38,10 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
+	types, err := GoTypes(doc)
+	if err != nil {
+		return nil, wrap(err)
+	}
 	vgo, err := ValidatorsGo(doc, "protocol", ProtocolEntries)
 	if err != nil {
 		return nil, wrap(err)
@@ -65,6 +69,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	}
 	return []Output{
 		{"pkg/protocol/generated.go", goSrc},
+		{"pkg/protocol/types_gen.go", types},
 		{"pkg/protocol/validate_gen.go", vgo},
 		{"pkg/protocol/tool.json", tool},
 		{"extension/src/generated/protocol.js", jsSrc},

@@ -158,8 +158,15 @@ func readValidators(doc []byte, entries []Entry) (*validators, error) {
 	all := vs.nodes
 	vs.nodes = nil
 	patterns := map[string]bool{}
+	inline := 0
 	for _, n := range all {
 		if reached[n] {
+			// Inline nodes are numbered among what is written, so an edit
+			// to a def nothing validates renames no function.
+			if strings.HasPrefix(n.fn, "v") && !strings.HasPrefix(n.fn, "vDef") && n.fn != "vRoot" {
+				inline++
+				n.fn = "v" + strconv.Itoa(inline)
+			}
 			vs.nodes = append(vs.nodes, n)
 			if n.pattern != "" {
 				patterns[n.pattern] = true

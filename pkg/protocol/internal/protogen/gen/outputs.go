@@ -21,7 +21,8 @@ type Output struct {
 }
 
 // Outputs generates every file protogen writes from the sources that
-// read returns (paths relative to the repository root). `go generate
+// read returns (the protocol schema, the obstacle rules, the keywords
+// schema) (paths relative to the repository root). `go generate
 // ./pkg/protocol` writes them; pkg/protocol's TestGeneratedFresh compares
 // them with the files on disk, so CI fails when one is stale.
 func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
@@ -67,6 +68,18 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", KeywordsPath, err)
 	}
+	rules, err := read(ObstacleRulesPath)
+	if err != nil {
+		return nil, err
+	}
+	obsGo, err := ObstacleGo(rules)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ObstacleRulesPath, err)
+	}
+	obsJS, err := ObstacleJS(rules)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ObstacleRulesPath, err)
+	}
 	return []Output{
 		{"pkg/protocol/generated.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
@@ -74,6 +87,8 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 		{"pkg/protocol/tool.json", tool},
 		{"extension/src/generated/protocol.js", jsSrc},
 		{"extension/src/generated/validate.js", vjs},
+		{"pkg/obstacle/rules_gen.go", obsGo},
+		{"extension/src/generated/obstacle-rules.js", obsJS},
 		{"pkg/protocol/internal/kwtest/keywords_gen.go", kwgo},
 		{"extension/test/helpers/keywords-validate.js", kwjs},
 	}, nil

@@ -14,14 +14,22 @@ import (
 
 // TestGeneratedFresh regenerates every file protogen writes in memory: a
 // schema edit without `go generate ./...` fails here, as well as in CI's
-// git diff check.
+// git diff check. Each must be in docs/architecture.md's list of generated
+// files.
 func TestGeneratedFresh(t *testing.T) {
 	root := filepath.Join("..", "..")
 	outs, err := gen.Outputs(func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	arch, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range outs {
+		if !bytes.Contains(arch, []byte("| `"+o.Path+"` |")) {
+			t.Errorf("docs/architecture.md#generated-files does not list %s", o.Path)
+		}
 		got, err := os.ReadFile(filepath.Join(root, o.Path))
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ type Output struct {
 
 // Outputs generates every file protogen writes from the sources that
 // read returns (the protocol schema, the obstacle rules, the keywords
-// schema) (paths relative to the repository root). `go generate
+// schema, the protocol reference's prose) (paths relative to the repository root). `go generate
 // ./pkg/protocol` writes them; pkg/protocol's TestGeneratedFresh compares
 // them with the files on disk, so CI fails when one is stale.
 func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
@@ -80,6 +80,14 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ObstacleRulesPath, err)
 	}
+	head, err := read(ProtocolHeadPath)
+	if err != nil {
+		return nil, err
+	}
+	protoDoc, err := ProtocolDoc(doc, head)
+	if err != nil {
+		return nil, wrap(err)
+	}
 	return []Output{
 		{"pkg/protocol/generated.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
@@ -87,6 +95,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 		{"pkg/protocol/tool.json", tool},
 		{"extension/src/generated/protocol.js", jsSrc},
 		{"extension/src/generated/validate.js", vjs},
+		{ProtocolDocPath, protoDoc},
 		{"pkg/obstacle/rules_gen.go", obsGo},
 		{"extension/src/generated/obstacle-rules.js", obsJS},
 		{"pkg/protocol/internal/kwtest/keywords_gen.go", kwgo},

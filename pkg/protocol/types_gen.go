@@ -99,8 +99,11 @@ type EventMessage struct {
 // optional fields whose zero value means something (tabId 0, an empty text).
 // Validate checks the variant's rules against the schema.
 type Action struct {
-	Type  ActionType `json:"type"`
-	TabID *int       `json:"tabId,omitempty"`
+	Type ActionType `json:"type"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 	// navigate, open_tab: Absolute http(s) URL, or about:blank. javascript:,
 	// chrome:, file: and every other scheme are invalid_action. wait_for: Wait
 	// until the tab's URL matches: a glob over the whole URL (** any characters,
@@ -126,7 +129,9 @@ type Action struct {
 	// (x-feature).
 	Dialogs string `json:"dialogs,omitempty"`
 	// An element uid from the last extract on that tab: e0, e1, ...
-	UID      string `json:"uid,omitempty"`
+	UID string `json:"uid,omitempty"`
+	// A CSS selector, matched in the main document, or in the frame that frame
+	// names.
 	Selector string `json:"selector,omitempty"`
 	// A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the
 	// ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion,
@@ -245,7 +250,10 @@ type Action struct {
 // Download is click's and press_key's sent with download: true
 // (result.download).
 type OKResult struct {
-	OK    bool `json:"ok"`
+	OK bool `json:"ok"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
 	TabID *int `json:"tabId,omitempty"`
 	// The dialogs an action sent with dialogs accept or dismiss answered, in
 	// order (navigate, reload, go_back, go_forward, close_tab; a pure addition
@@ -297,7 +305,10 @@ type Download struct {
 // selected afterwards, in document order.
 type SelectOptionResult struct {
 	Values []string `json:"values"`
-	TabID  *int     `json:"tabId,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // HandleDialogResult is handle_dialog's result: the dialog it answered, and
@@ -307,13 +318,19 @@ type HandleDialogResult struct {
 	DialogType string `json:"dialogType"`
 	Message    string `json:"message,omitempty"`
 	Accepted   bool   `json:"accepted"`
-	TabID      *int   `json:"tabId,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // ScreenshotResult holds a base64 JPEG (q=80) as a data URL.
 type ScreenshotResult struct {
 	DataURL string `json:"dataUrl"`
-	TabID   *int   `json:"tabId,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // Element is one interactive element of extract's element list
@@ -378,9 +395,12 @@ type ExtractResult struct {
 	// markdown and the element lines) are shown. The marker that says what was
 	// cut and how to read the rest is written by bua's render layer from this,
 	// not by the extension.
-	BudgetCut *ExtractCut     `json:"cut,omitempty"`
-	TabID     *int            `json:"tabId,omitempty"`
-	Changes   *ElementChanges `json:"changes,omitempty"`
+	BudgetCut *ExtractCut `json:"cut,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID   *int            `json:"tabId,omitempty"`
+	Changes *ElementChanges `json:"changes,omitempty"`
 }
 
 // ExtractCut is result.extract's cut: the markdown holds part Part of Parts,
@@ -418,7 +438,10 @@ type DescribeResult struct {
 	// css (selector: a short CSS path, never nth-child chains unless nothing
 	// else is unique) or text (text).
 	Locators []Locator `json:"locators"`
-	TabID    *int      `json:"tabId,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // Locator is one of result.describe's locators.
@@ -447,11 +470,17 @@ type EvaluateResult struct {
 	Description string `json:"description,omitempty"`
 	Truncated   bool   `json:"truncated,omitempty"`
 	Preview     string `json:"preview,omitempty"`
-	TabID       *int   `json:"tabId,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // TabInfo is one entry of get_tabs' result array (result.get_tabs).
 type TabInfo struct {
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
 	TabID  int    `json:"tabId"`
 	URL    string `json:"url"`
 	Title  string `json:"title"`
@@ -471,6 +500,9 @@ type TabInfo struct {
 
 // OpenTabResult is open_tab's result.
 type OpenTabResult struct {
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
 	TabID    int    `json:"tabId"`
 	WindowID int    `json:"windowId"`
 	Domain   string `json:"domain"`
@@ -479,6 +511,9 @@ type OpenTabResult struct {
 // HandoffResult is handoff's result: the tab handed over, its window, and
 // whether it moved.
 type HandoffResult struct {
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
 	TabID int `json:"tabId"`
 	// the window the tab is in after the action
 	WindowID int `json:"windowId"`
@@ -534,8 +569,11 @@ type TraceResult struct {
 	// pass as sinceSeq to read only newer events
 	NextSeq int `json:"nextSeq"`
 	// events at or after sinceSeq that the ring had already evicted
-	Dropped int  `json:"dropped"`
-	TabID   *int `json:"tabId,omitempty"`
+	Dropped int `json:"dropped"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
 }
 
 // ObstacleType is the kind of obstacle extract found: a sign-in wall, a

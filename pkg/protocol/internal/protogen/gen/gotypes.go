@@ -14,12 +14,13 @@ import (
 // nodes as rod's lib/proto is from the DevTools protocol. The schema says
 // the fields, their JSON names, types, which are required and what they
 // mean; what it cannot say is written here, in goStructs and goEnums: the
-// Go names of types (OKResult answers five actions' results, merged from
-// four defs), the few fields whose Go type is not the one the rules below
-// give, and the Go names of enum values that camel case would garble.
+// Go names of types (OKResult is one Go type for four result defs), the
+// few fields whose Go type is not the one the rules below give, and the Go
+// names of enum values that camel case would garble.
 //
 // The rules, for a field of a struct:
-//   - a required property is a value;
+//   - a property the struct's first node requires is a value (the other
+//     nodes of a merged struct add optional parts);
 //   - an optional object is a pointer to its struct, an optional array a
 //     slice (nil: absent);
 //   - an optional boolean is a value when the schema gives it "default":
@@ -50,8 +51,10 @@ type goStruct struct {
 	// Pointers lists optional strings that are pointers: "" is a value.
 	Pointers []string
 	// Names gives a field's Go name where camel case does not.
-	Names         map[string]string
-	PointerInts   bool
+	Names map[string]string
+	// PointerInts makes every optional integer a pointer.
+	PointerInts bool
+	// ListsOmitZero omits only a nil list from JSON: an empty one is sent.
 	ListsOmitZero bool
 }
 

@@ -4,8 +4,6 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { createWsClient } from "../src/ws-client.js";
 import { createDispatcher } from "../src/action-dispatcher.js";
 import { createDebuggerController } from "../src/debugger-controller.js";
@@ -14,11 +12,10 @@ import { createWindowManager } from "../src/window-manager.js";
 import { BridgeError, CancelledError } from "../src/lib/errors.js";
 import { abortable, sleep, withDeadline } from "../src/lib/cdp.js";
 import { budgetFor } from "../src/lib/budget.js";
-import { initValidator, parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/validator.js";
 import { createFakeApi, createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 
-initValidator(JSON.parse(readFileSync(fileURLToPath(new URL("../schema/protocol.schema.json", import.meta.url)), "utf8")));
 
 const ID = "3f2c6a1e-8b4d-4c2a-9e7f-1a2b3c4d5e6f";
 const ID2 = "0b8f2d6e-3c4a-4f1e-9a7b-2d5c8e1f4a6b";

@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"fmt"
-
-	"github.com/bua-dev/bua/pkg/schema"
-)
+import "fmt"
 
 // ErrorCode is a protocol error code, per protocol v4 §Errors. Callers
 // branch on codes, never on messages.
@@ -78,7 +74,7 @@ type Error struct {
 	// process's validator raised (ValidateAction, Decode): Message is then
 	// Schema.Error(). It is nil otherwise, always nil on an error read from
 	// the wire, and never sent (protocol v4 §Errors keeps {code, message}).
-	Schema *schema.Error `json:"-"`
+	Schema *SchemaError `json:"-"`
 }
 
 // Local reasons, never sent by the extension.

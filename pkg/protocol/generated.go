@@ -196,7 +196,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
 			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionClick: {
@@ -208,7 +208,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -217,7 +217,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "clickCount", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureClickOptions, Description: "Clicks in a row at the same point: 2 is a double click (the page gets click, click and dblclick, as from a person), 3 a triple click (a pure addition to v4)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionType_: {
@@ -228,7 +228,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -236,7 +236,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "clear", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureTypeClear, Description: "Clear the field's value first (select all, then delete, so input events fire), so text replaces it rather than adding to it, as Playwright's fill (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHover: {
@@ -248,13 +248,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionPressKey: {
@@ -266,7 +266,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "key", Kind: KindString, Required: true, Example: "Enter", Description: "A named key, a single character, or a chord of modifiers and one key joined by '+', e.g. Control+a, Shift+Tab."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionScroll: {
@@ -278,7 +278,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "direction", Kind: KindString, Required: true, Example: "up", Description: ""},
 			{Name: "amount", Kind: KindInteger, Required: false, Example: 1, Description: "CSS pixels; default one viewport height."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionScreenshot: {
@@ -290,7 +290,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "fullPage", Kind: KindBoolean, Required: false, Example: true, Description: ""},
 			{Name: "labels", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureScreenshotLabels, Description: "Draw each element's uid from the tab's last extract at its box (set-of-marks; with none, an extract's element pass runs first); the overlay is removed before the answer (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionExtract: {
@@ -301,12 +301,12 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "selector",
 		Reads:       true,
 		Params: []ParamSpec{
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "maxElements", Kind: KindInteger, Required: false, Example: 1, Description: "The most interactive elements to list (default 200); elementsTotal in the result says how many the page has."},
 			{Name: "maxChars", Kind: KindInteger, Required: false, Example: 500, Feature: FeatureExtractBudget, Description: "A budget in characters for the markdown and the element lines together: what does not fit is left for later parts, and cut in the result says how many there are (a pure addition to v4)."},
 			{Name: "part", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureExtractBudget, Description: "Which part of a page cut by maxChars to read: 1 (the default) is the start, up to cut.parts (a pure addition to v4)."},
 			{Name: "changes", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureExtractChanges, Description: "Answer only what changed since the tab's last read (result.extract_changes): the elements that appeared, with fresh uids continuing the tab's numbering, and the uids whose node is gone; the uids of the last read stay valid (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionEvaluate: {
@@ -317,7 +317,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "expression",
 		Params: []ParamSpec{
 			{Name: "expression", Kind: KindString, Required: true, Example: "return document.title", Description: "A JS function body, wrapped as (() => { ... })(): use return."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionWaitFor: {
@@ -331,7 +331,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		TargetOptional: true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -340,7 +340,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "state", Kind: KindString, Required: false, Example: "visible", Feature: FeatureWaitStates, Description: "What to wait for: attached (in the DOM), visible (default: in the DOM with a non-empty box, not visibility:hidden), hidden (not visible, or absent), detached (absent). Applies to the text when text is given, else to the target (a pure addition to v4)."},
 			{Name: "url", Kind: KindString, Required: false, Example: "**/done.html", Feature: FeatureWaitStates, Description: "Wait until the tab's URL matches: a glob over the whole URL (** any characters, * any but /, {a,b} either), or /regex/flags (a pure addition to v4)."},
 			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds, default 10000, at most 60000."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGetTabs: {
@@ -369,7 +369,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Shorthand:   "tabId",
 		Params: []ParamSpec{
-			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 		},
 	},
@@ -381,7 +381,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
 			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHandoff: {
@@ -395,7 +395,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "state", Kind: KindString, Required: true, Example: "requested", Description: ""},
 			{Name: "obstacleType", Kind: KindString, Required: false, Example: "auth_wall", Description: "requested: what the person is asked to clear (extract's obstacle.type)"},
 			{Name: "message", Kind: KindString, Required: false, Example: "A captcha is shown: solve it in the browser", Description: "requested: what to tell the person (extract's obstacle.message)"},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGetTrace: {
@@ -408,7 +408,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Reads:       true,
 		Params: []ParamSpec{
 			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the events whose seq is at least this (nextSeq of the previous call); 0 returns all the ring holds."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionSelectOption: {
@@ -421,7 +421,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		OneOf:       []string{"value", "label", "index"},
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -430,7 +430,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "label", Kind: KindList, Item: KindString, Required: false, Example: []any{"Blue"}, Description: "The options' labels (their text, whitespace trimmed and collapsed). One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
 			{Name: "index", Kind: KindList, Item: KindInteger, Required: false, Example: []any{0}, Description: "The options' 0-based positions among the select's options, optgroups flattened. One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, enabled) and act at once."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionUpload: {
@@ -442,13 +442,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files; relative paths are the CLI's and the flow runner's to resolve."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGoBack: {
@@ -460,7 +460,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
 			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGoForward: {
@@ -472,7 +472,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
 			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHandleDialog: {
@@ -484,7 +484,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "accept", Kind: KindBoolean, Required: true, Example: true, Description: "true accepts (OK), false dismisses (Cancel); an alert is closed either way."},
 			{Name: "promptText", Kind: KindString, Required: false, Example: "Ada", Description: "The text a prompt answers with when accepted (default: the prompt's own default text)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionDescribe: {
@@ -498,12 +498,12 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 }

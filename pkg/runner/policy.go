@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -104,7 +103,7 @@ func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *ma
 		action = policy.High
 	}
 	if action == PolicyHandoff {
-		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: obstacle.Type(typ), Confidence: obstacle.Confidence(conf), Message: msg})
+		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: protocol.ObstacleType(typ), Confidence: protocol.Confidence(conf), Message: msg})
 	}
 	if action == PolicyStop {
 		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}

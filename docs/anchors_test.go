@@ -88,7 +88,7 @@ func TestAnchors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cited < 50 {
+	if cited < 150 {
 		t.Fatalf("only %d citations found: the patterns no longer match what the tree writes", cited)
 	}
 }

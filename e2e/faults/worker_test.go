@@ -10,7 +10,7 @@ import (
 
 // TestWorkerStopped: the extension's MV3 service worker is stopped while a
 // `bua wait-for '#never'` is in flight on a tab (Target.closeTarget on the
-// worker, as stopWorker explains). Per spec 001 §State Ownership the
+// worker, as stopWorker explains). Per docs/extension.md#state-ownership the
 // request is rejected on the daemon's side with internal_error ("extension
 // disconnected before answering"), at once rather than at its 30 s
 // deadline, and exits 1. Chrome then starts the worker on its next event

@@ -57,7 +57,7 @@ const client = createWsClient({
   },
   handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    // signal is the request's: cancel {id} aborts it (spec 001 §Cancellation).
+    // signal is the request's: cancel {id} aborts it (docs/architecture.md#cancellation).
     const budget = budgetFor(action, deadlineMs, Date.now(), signal);
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
@@ -69,7 +69,7 @@ const client = createWsClient({
   log,
 });
 
-// The pages' BridgeService (spec 001 §Extension UI Layering): the popup and
+// The pages' BridgeService (docs/extension.md#layering): the popup and
 // the options page reach the worker only through it.
 const service = createLocalBridgeService({
   api,
@@ -109,7 +109,7 @@ const ready = init().catch((e) => {
 controller.onDetach?.((tabId, reason) => {
   // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
   // session ends with debugger_detached, its requests fail at once and the
-  // tab is refused from then on (spec 001 §Cancellation).
+  // tab is refused from then on (docs/architecture.md#cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.

@@ -1,5 +1,5 @@
 // The BUA window: one minimized, unfocused window that agent tabs open into,
-// so a person's own windows are never disturbed (spec 001 §BuaWindowManager).
+// so a person's own windows are never disturbed (docs/extension.md#focus-and-input-in-the-bua-window).
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).

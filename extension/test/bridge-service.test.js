@@ -1,4 +1,4 @@
-// The contract → service layering (spec 001 §Extension UI Layering): the
+// The contract → service layering (docs/extension.md#layering): the
 // runtime messages' validation, the runtime proxy talking to the local
 // service through a fake chrome.runtime, state pushes to ports, the badge,
 // and the service's config, blocklist, history and reset calls.

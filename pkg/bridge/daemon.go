@@ -24,8 +24,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// DefaultListen is the extension's default daemon address, per spec 001
-// §Runtime Topology.
+// DefaultListen is the extension's default daemon address, per
+// docs/extension.md#pairing.
 const DefaultListen = "127.0.0.1:48123"
 
 // Failure budgets for the handshake and for pairing codes, each its own

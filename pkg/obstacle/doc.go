@@ -1,7 +1,7 @@
 // Package obstacle classifies a page as an obstacle an agent cannot get past
 // on its own — a login wall, a CAPTCHA, or an access-denied / rate-limit page —
 // from the inputs the extension gathers during extract. It implements
-// protocol v4 §Obstacle detection.
+// docs/protocol.md#obstacles.
 //
 // The classifier is a pure function: Detect(Input) returns nil or an
 // *Obstacle{Type, Confidence, Message}, the exact object that travels on the

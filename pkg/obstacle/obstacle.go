@@ -8,7 +8,7 @@ import (
 )
 
 // Input is everything the classifier looks at, gathered during extract
-// (protocol v4 §Obstacle detection). URL is location.href, Title is
+// (docs/protocol.md#obstacles). URL is location.href, Title is
 // document.title, Markdown is extract's markdown (only the first ScanChars
 // code points are scanned), Elements extract's element list, CaptchaFrame whether
 // a known CAPTCHA iframe is present.
@@ -31,7 +31,7 @@ type Verdict struct {
 	Signals  []string           `json:"signals"`
 }
 
-// Detect classifies a page, per protocol v4 §Obstacle detection: nil when
+// Detect classifies a page, per docs/protocol.md#obstacles: nil when
 // nothing blocks the agent, else the obstacle. It is Explain(in).Obstacle.
 func Detect(in Input) *protocol.Obstacle { return Explain(in).Obstacle }
 

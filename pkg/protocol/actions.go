@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ActionType names one action, per protocol v4 §Action Schema. The
+// ActionType names one action, per docs/protocol.md#actions. The
 // constants (ActionNavigate, ...) and Actions are generated from the schema;
 // ActionSpecs describes each one.
 type ActionType string

@@ -1,5 +1,5 @@
 // Package protocol holds bua's browser-bridge wire protocol, version 4
-// (shared/spec 000, normative): the envelope, action and result types,
+// (docs/protocol.md): the envelope, action and result types,
 // Decode and validation against extension/schema/protocol.schema.json, the
 // error codes and the error contract, and the Requester interface that the
 // daemon's pool, the CLI's client and the flow runner share.

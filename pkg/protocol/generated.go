@@ -5,11 +5,11 @@ package protocol
 import "time"
 
 // ProtocolVersion is the browser-bridge protocol version this build speaks,
-// per protocol v4 §Versioning discipline. A hello with any other version is
+// per docs/protocol.md#versioning. A hello with any other version is
 // rejected with close code CloseVersionMismatch.
 const ProtocolVersion = 4
 
-// Envelope variants, per protocol v4 §Message Envelope.
+// Envelope variants, per docs/protocol.md#messages.
 const (
 	TypeHello    MessageType = "hello"
 	TypeAck      MessageType = "ack"
@@ -24,7 +24,7 @@ const (
 // x-features, pure additions to v4). The daemon relies on one only when
 // the hello lists it.
 const (
-	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (protocol v4 §uid addressing)
+	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (docs/protocol.md#uids)
 	FeatureDialogEvents       = "dialog_events"        // dialog_opened events when a page opens a dialog outside evaluate (left open for handle_dialog; the action that meets it fails at once)
 	FeatureObstacle           = "obstacle"             // extract results carry the obstacle verdict
 	FeatureScreenshotFullPage = "screenshot_full_page" // screenshot takes fullPage
@@ -124,7 +124,7 @@ const (
 	CloseRateLimited     = 4029
 )
 
-// The actions, per protocol v4 §Action Schema and its pure additions.
+// The actions, per docs/protocol.md#actions and its pure additions.
 const (
 	ActionNavigate     ActionType = "navigate"      // Load url in the tab and wait for its load event (or the point waitUntil names); clears the tab's uids.
 	ActionClick        ActionType = "click"         // A trusted mouse click at the target's centre.
@@ -146,7 +146,7 @@ const (
 	ActionUpload       ActionType = "upload"        // Set a file input's files (any target form) from absolute paths on the machine the daemon and the browser share, through DOM.setFileInputFiles, as a person's choice in the file dialog would: the input fires input and change. The daemon checks each path exists and is a regular file before sending (invalid_action naming a missing one); an empty list clears the input. A target that is not an <input type=file> is invalid_action, as is several files for an input without multiple. Answers result.ok. A pure addition to v4, sent only to an extension whose hello lists upload (x-feature).
 	ActionGoBack       ActionType = "go_back"       // Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).
 	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
-	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.
+	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (docs/protocol.md#dialogs), and this is how a caller answers them.
 	ActionDescribe     ActionType = "describe"      // Describe one element (any target form) so a person or a flow writer can find it again: its tag, input type, autocomplete, label and frame, and its readable locators best first (role and name, label, test id, an id that does not look generated, a short CSS path, text), each with count, how many elements it matches in that frame now (1 is unique). Answers result.describe. Reads only; a pure addition to v4, sent only to an extension whose hello lists describe (x-feature).
 )
 
@@ -189,7 +189,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
@@ -362,7 +362,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "tabId",
 		Params: []ParamSpec{
 			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 		},
 	},
 	ActionReload: {
@@ -372,7 +372,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
@@ -451,7 +451,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
@@ -463,13 +463,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHandleDialog: {
 		Type:        ActionHandleDialog,
-		Description: "Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.",
+		Description: "Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (docs/protocol.md#dialogs), and this is how a caller answers them.",
 		Scope:       ScopeTab,
 		Budget:      5 * time.Second,
 		Feature:     FeatureHandleDialog,
@@ -516,7 +516,7 @@ const (
 	MaxWaitForTimeout     = 60 * time.Second
 )
 
-// The protocol's error codes, per protocol v4 §Errors.
+// The protocol's error codes, per docs/protocol.md#errors.
 const (
 	CodeDomainBlocked        ErrorCode = "domain_blocked"
 	CodeSessionNotFound      ErrorCode = "session_not_found"
@@ -555,7 +555,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	CodeInternalError:        {Retry: RetryIfTransient, Next: "bua or the extension failed unexpectedly: retry once; if it persists, check the daemon and the extension"},
 }
 
-// Known events, per protocol v4 §Events and its pure additions.
+// Known events, per docs/protocol.md#events and its pure additions.
 const (
 	EventSessionStarted   EventType = "session_started"
 	EventSessionEnded     EventType = "session_ended"
@@ -567,7 +567,7 @@ const (
 	EventHandoffResolved  EventType = "handoff_resolved"
 )
 
-// The session end reasons, per protocol v4 §Events.
+// The session end reasons, per docs/protocol.md#events.
 const (
 	EndTabClosed        SessionEndReason = "tab_closed"
 	EndDebuggerDetached SessionEndReason = "debugger_detached"

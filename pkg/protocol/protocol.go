@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 )
 
-// MessageType tags every envelope variant, per protocol v4 §Message
-// Envelope. The constants (TypeHello, ...) are generated from the schema.
+// MessageType tags every envelope variant, per
+// docs/protocol.md#messages. The constants (TypeHello, ...) are generated from the schema.
 type MessageType string
 
 // Message is a decoded, validated envelope: Type says which one field is set.

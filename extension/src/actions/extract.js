@@ -21,7 +21,7 @@ import { collectElements } from "../lib/elements.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
 
-// MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
+// MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
 // there were before the cut.
 export const MAX_ELEMENTS = 200;

@@ -3652,7 +3652,7 @@ const ERROR_CODES = Object.freeze({
   INTERNAL_ERROR: "internal_error",
 });
 
-// Known events, and the session end reasons (protocol v4 §Events).
+// Known events, and the session end reasons (docs/protocol.md#events).
 const EVENTS = Object.freeze({
   SESSION_STARTED: "session_started",
   SESSION_ENDED: "session_ended",
@@ -3681,7 +3681,7 @@ return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE
 
 // lib/errors.js
 const __lib_errors = (() => {
-// Protocol v4 error codes (shared/spec 000 §Errors). The dispatcher maps any
+// Protocol v4 error codes (docs/protocol.md#errors). The dispatcher maps any
 // throw that is not a BridgeError to internal_error, so every deliberate
 // failure must use one of these codes.
 
@@ -3706,8 +3706,8 @@ class BridgeError extends Error {
   }
 }
 
-// CancelledError is why a request the daemon cancelled (cancel {id}, spec
-// 001 §Cancellation) or whose connection ended stops: it is never sent, as
+// CancelledError is why a request the daemon cancelled (cancel {id},
+// docs/architecture.md#cancellation) or whose connection ended stops: it is never sent, as
 // a cancelled request gets no response.
 class CancelledError extends Error {
   constructor(message = "cancelled by the daemon") {
@@ -3836,7 +3836,7 @@ return Object.freeze({ CdpError, cdpMessage, sleep, onAbort, abortable, withDead
 
 // ws-client.js
 const __ws_client = (() => {
-// The worker's one WebSocket to the daemon (protocol v4 §Handshake,
+// The worker's one WebSocket to the daemon (docs/protocol.md#handshake,
 // docs/extension.md §ws-client rules): hello, then nothing until
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
 // anything else reconnects with jittered backoff (4029, "rate-limited, try
@@ -3844,7 +3844,7 @@ const __ws_client = (() => {
 // have spent its budget, and the right token gets in on the next try);
 // heartbeat every 20 s. Every request runs under its own AbortSignal:
 // cancel {id} from the daemon, or the connection ending, aborts it, and a
-// request that was aborted sends no response (spec 001 §Cancellation).
+// request that was aborted sends no response (docs/architecture.md#cancellation).
 
 const { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, PROTOCOL_VERSION } = __generated_protocol;
 const { CancelledError } = __lib_errors;
@@ -4189,7 +4189,7 @@ return Object.freeze({ normalizeDomain, hostOf, blockedBy, validateDomain });
 // session-manager.js
 const __session_manager = (() => {
 // Sessions keyed by tabId, the domain blocklist, and session events
-// (protocol v4 §Events, spec 001 §State Ownership). State survives the
+// (docs/protocol.md#events, docs/extension.md#state-ownership). State survives the
 // worker being killed: activeSessions, blocklist, sessionHistory (the audit
 // log: {tabId, domain, startedAt, endedAt, actionCount, reason}, at most
 // HISTORY_MAX) and stoppedTabs live in chrome.storage.local and are read
@@ -4204,17 +4204,17 @@ const { normalizeDomain, blockedBy } = __lib_domains;
 // one chrome.storage.local write instead of one write per action. A worker
 // killed meanwhile loses at most that last second of actionCount and
 // lastActionAt; sessions starting, changing domain or ending are written
-// at once (spec 001 §State Ownership).
+// at once (docs/extension.md#state-ownership).
 const RECORD_WRITE_MS = 1000;
 
 
-// HISTORY_MAX is the audit log's cap (spec 001 §State Ownership: "≤ 1000
-// entries"); the oldest entries are dropped first.
+// HISTORY_MAX is the audit log's cap (docs/extension.md#state-ownership: at
+// most 1,000); the oldest entries are dropped first.
 const HISTORY_MAX = 1000;
 
 // STOP_REASONS are the end reasons that come from the person saying stop:
 // the popup's Stop (user_stopped), its Stop all (global_stop) and Chrome's
-// debugger-bar Cancel (debugger_detached). Spec 001 §Cancellation: after
+// debugger-bar Cancel (debugger_detached). docs/architecture.md#cancellation: after
 // them "any subsequent action on that tab fails with session_not_found",
 // for as long as the tab lives; a new tab (open_tab) starts afresh.
 const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
@@ -4441,7 +4441,7 @@ return Object.freeze({ RECORD_WRITE_MS, HISTORY_MAX, STOP_REASONS, createSession
 // window-manager.js
 const __window_manager = (() => {
 // The BUA window: one minimized, unfocused window that agent tabs open into,
-// so a person's own windows are never disturbed (spec 001 §BuaWindowManager).
+// so a person's own windows are never disturbed (docs/extension.md#focus-and-input-in-the-bua-window).
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
@@ -4705,8 +4705,8 @@ function budgetFor(action, deadlineMs, now = Date.now(), signal = undefined) {
 
 // budgetUntil is a budget ending at the absolute time deadline. signal
 // aborts when the request stops early (cancelled, its tab closed, or its
-// watchdog fired); every inner wait gives up when it does (spec 001
-// §Cancellation).
+// watchdog fired); every inner wait gives up when it does
+// (docs/architecture.md#cancellation).
 function budgetUntil(deadline, ms = deadline - Date.now(), signal = undefined) {
   return Object.freeze({
     ms,
@@ -4880,8 +4880,8 @@ return Object.freeze({ PASSIVE_ACTIONS, getTrace, executors });
 
 // action-dispatcher.js
 const __action_dispatcher = (() => {
-// Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
+// Turns one validated action into one result
+// (docs/extension.md#dispatcher-rules): routes by the action's scope
 // in ACTION_SPECS. "tab" actions: resolve the tab, queue per tab, check the
 // blocklist, start the session, then run on the debugger controller.
 // "browser" actions (get_tabs, open_tab, close_tab) run from
@@ -4890,7 +4890,7 @@ const __action_dispatcher = (() => {
 // (budget.signal) that aborts when the daemon cancels it, when its
 // watchdog fires, or when its tab closes: the request then ends at once,
 // frees its place in the tab's queue, and its leftover work stops at its
-// next await (spec 001 §Cancellation, docs/extension.md §Cancellation).
+// next await (docs/architecture.md#cancellation, docs/extension.md §Cancellation).
 // A session the person ends (Stop, Stop all, the debugger bar's Cancel),
 // or that the blocklist, idle or a locked screen ends, ends its tab's
 // pending requests at once with internal_error and error.reason = the end
@@ -4926,7 +4926,7 @@ function endedMessage(tabId, reason) {
 }
 
 // stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (spec 001 §Cancellation).
+// the person stopped (docs/architecture.md#cancellation).
 function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
@@ -8011,8 +8011,8 @@ return Object.freeze({ collectElements });
 
 // lib/page-signals.js
 const __lib_page_signals = (() => {
-// Page signals that extract gathers for obstacle detection (protocol v4
-// §Obstacle detection) and that need the page itself — kept pure here so
+// Page signals that extract gathers for obstacle detection
+// (docs/protocol.md#obstacles) and that need the page itself — kept pure here so
 // node --test can check them without a DOM.
 
 /**
@@ -8179,7 +8179,7 @@ return Object.freeze({ SCAN_CHARS, SHORT_PAGE_CHARS, CONTENT_PAGE_CHARS, TITLE_S
 
 // lib/obstacle.js
 const __lib_obstacle = (() => {
-// Obstacle detection, protocol v4 §Obstacle detection. A pure module (no
+// Obstacle detection, docs/protocol.md#obstacles. A pure module (no
 // DOM, no chrome.*) that extract calls on what it gathered in the page.
 //
 // Its patterns, needles, labels, thresholds and verdicts are data,
@@ -8441,7 +8441,7 @@ const { collectElements } = __lib_elements;
 const { isCaptchaFrameSrc } = __lib_page_signals;
 const { detectObstacle } = __lib_obstacle;
 
-// MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
+// MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
 // there were before the cut.
 const MAX_ELEMENTS = 200;
@@ -8755,13 +8755,13 @@ return Object.freeze({ MAX_ELEMENTS, MAX_ELEMENTS_LIMIT, CONTENT_WAIT_MS, READ_R
 
 // actions/evaluate.js
 const __actions_evaluate = (() => {
-// evaluate: run an agent-written function body in the page (protocol v4
-// §evaluate semantics).
+// evaluate: run an agent-written function body in the page
+// (docs/protocol.md#evaluate).
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { CdpError } = __lib_cdp;
 
-// protocol v4 §evaluate semantics: a 10 s CDP-side timeout, cut to what the
+// docs/protocol.md#evaluate: a 10 s CDP-side timeout, cut to what the
 // request's budget leaves.
 const EVALUATE_TIMEOUT_MS = 10000;
 // Our own clock allows this much past the CDP timeout for the reply.
@@ -9755,7 +9755,7 @@ return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, ex
 // actions/dialog.js
 const __actions_dialog = (() => {
 // handle_dialog: answer the JavaScript dialog left open on the tab
-// (protocol v4 §Dialogs leaves page dialogs outside evaluate alone) through
+// (docs/protocol.md#dialogs leaves page dialogs outside evaluate alone) through
 // Page.handleJavaScriptDialog. The controller keeps the open dialog and lets
 // this action through while every other one fails naming it.
 
@@ -9770,7 +9770,7 @@ return Object.freeze({ handleDialog, executors });
 // debugger-controller.js
 const __debugger_controller = (() => {
 // The debugger controller: every per-tab action runs here through
-// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
+// chrome.debugger (CDP 1.3) on the real tab (docs/extension.md#controller-interface).
 // It owns the attachment set, the uid cache, the evaluate-in-progress set
 // and the dialogs left open; the action modules in ./actions/ hold the CDP
 // sequence for each action family and reach the tab only through the ctx
@@ -10141,7 +10141,7 @@ function createDebuggerController(opts) {
     const dialogType = p.type || "alert";
     const message = typeof p.message === "string" ? p.message : "";
     if (evaluating.has(tabId)) {
-      // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+      // docs/protocol.md#dialogs: during evaluate, answer at once (accept an
       // alert or beforeunload, dismiss a confirm or prompt): until a dialog
       // is answered the renderer is blocked and the evaluate would hang.
       answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
@@ -10155,7 +10155,7 @@ function createDebuggerController(opts) {
       answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
       return;
     }
-    // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+    // Outside evaluate the dialog is left open (docs/protocol.md#dialogs), in a
     // managed browser too: handle_dialog answers it, or the person does.
     // Until then the page is blocked, so every action on the tab fails at
     // once, naming it (run).
@@ -10640,7 +10640,7 @@ return Object.freeze({ createHandoffRegistry });
 
 // idle-guard.js
 const __idle_guard = (() => {
-// Ends every session when the person is away (spec 001 §Session invariants:
+// Ends every session when the person is away (docs/extension.md#session-lifecycle:
 // "chrome.idle + screen-lock guard", system_idle after 30 min, screen_locked
 // at once). Its own module so node tests drive it with a fake chrome.idle;
 // background.js adds the onStateChanged listener at top level and hands
@@ -10649,7 +10649,7 @@ const __idle_guard = (() => {
 const { END_REASONS } = __generated_protocol;
 
 // IDLE_DETECTION_S is chrome.idle's detection interval: "idle" after 30
-// minutes without input (spec 001: system_idle 30m).
+// minutes without input (docs/extension.md#session-lifecycle: system_idle after 30 min).
 const IDLE_DETECTION_S = 30 * 60;
 
 // createIdleGuard wires the guard. deps:
@@ -10682,7 +10682,7 @@ return Object.freeze({ IDLE_DETECTION_S, createIdleGuard });
 // contracts/bridge-service.js
 const __contracts_bridge_service = (() => {
 // The contract between the extension's pages (popup, options) and its
-// service worker (spec 001 §Extension UI Layering: Contract → Service →
+// service worker (docs/extension.md#layering: Contract → Service →
 // UI). One interface, BridgeService, with two implementations:
 // services/bridge-service-local.js in the worker (the real work) and
 // services/bridge-service-runtime.js in a page (a proxy over
@@ -10761,8 +10761,8 @@ const __contracts_bridge_service = (() => {
  */
 
 // MESSAGE_KIND tags a page's request to the worker, so the worker never
-// mistakes another message bus's traffic for one (spec 001:
-// kind "bridge_request").
+// mistakes another message bus's traffic for one (the design
+// material's kind "bridge_request").
 const MESSAGE_KIND = "bua_bridge_request";
 // STATE_PORT is the chrome.runtime.connect port name subscribeState uses;
 // the worker posts {kind: STATE_KIND, state} on it at every change.
@@ -10966,8 +10966,8 @@ return Object.freeze({ BADGE_COLORS, badgeFor });
 
 // services/bridge-service-local.js
 const __services_bridge_service_local = (() => {
-// The worker's BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): composes the session manager, the ws-client,
+// The worker's BridgeService (contracts/bridge-service.js;
+// docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
 // change to the pages' ports (connectPort) and to the toolbar badge.
@@ -11142,7 +11142,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
     async stopAll() {
       // global_stop goes out first: the daemon answers every request in
       // flight on this connection with "stopped by the user" at once,
-      // whatever the detach then does to them (spec 001 §Cancellation).
+      // whatever the detach then does to them (docs/architecture.md#cancellation).
       const endedCount = sessions.list().length;
       emit({ type: EVENTS.GLOBAL_STOP, endedCount });
       await endSessions(END_REASONS.GLOBAL_STOP);
@@ -11346,7 +11346,7 @@ const client = createWsClient({
   },
   handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    // signal is the request's: cancel {id} aborts it (spec 001 §Cancellation).
+    // signal is the request's: cancel {id} aborts it (docs/architecture.md#cancellation).
     const budget = budgetFor(action, deadlineMs, Date.now(), signal);
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
@@ -11358,7 +11358,7 @@ const client = createWsClient({
   log,
 });
 
-// The pages' BridgeService (spec 001 §Extension UI Layering): the popup and
+// The pages' BridgeService (docs/extension.md#layering): the popup and
 // the options page reach the worker only through it.
 const service = createLocalBridgeService({
   api,
@@ -11398,7 +11398,7 @@ const ready = init().catch((e) => {
 controller.onDetach?.((tabId, reason) => {
   // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
   // session ends with debugger_detached, its requests fail at once and the
-  // tab is refused from then on (spec 001 §Cancellation).
+  // tab is refused from then on (docs/architecture.md#cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.

@@ -1,4 +1,4 @@
-// Obstacle detection, protocol v4 §Obstacle detection. A pure module (no
+// Obstacle detection, docs/protocol.md#obstacles. A pure module (no
 // DOM, no chrome.*) that extract calls on what it gathered in the page.
 //
 // Its patterns, needles, labels, thresholds and verdicts are data,

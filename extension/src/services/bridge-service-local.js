@@ -1,5 +1,5 @@
-// The worker's BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): composes the session manager, the ws-client,
+// The worker's BridgeService (contracts/bridge-service.js;
+// docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
 // change to the pages' ports (connectPort) and to the toolbar badge.
@@ -183,7 +183,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
     async stopAll() {
       // global_stop goes out first: the daemon answers every request in
       // flight on this connection with "stopped by the user" at once,
-      // whatever the detach then does to them (spec 001 §Cancellation).
+      // whatever the detach then does to them (docs/architecture.md#cancellation).
       const endedCount = sessions.list().length;
       emit({ type: EVENTS.GLOBAL_STOP, endedCount });
       await endSessions(END_REASONS.GLOBAL_STOP);

@@ -270,12 +270,16 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // §Focus). wins are the windows as they were before the press; the
   // returned function, run after the click, puts them back: the window
   // minimized again if it was, the focus back on the window that had it.
-  // Null when there is nothing to keep.
+  // The activation can also come after the click answered (the window
+  // manager applies it late): a minimized window is then kept hidden a
+  // while longer by the window manager (keepHidden). Null when there is
+  // nothing to keep.
   function holdFocus(windowId, wins) {
     const win = wins.find((w) => w.id === windowId);
     if (!win || win.focused) return null;
     const focused = wins.find((w) => w.focused);
     return async () => {
+      if (win.state === "minimized") windows.keepHidden(windowId, focused ? focused.id : null);
       const after = await api.windows.get(windowId);
       if (after.state === win.state && !after.focused) return;
       if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });

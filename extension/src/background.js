@@ -83,6 +83,7 @@ const service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code),
 });
@@ -147,6 +148,15 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 
 chrome.windows.onRemoved.addListener((windowId) => {
   windows.windowRemoved(windowId);
+});
+
+// The window manager keeps a new BUA window, and one a click activated,
+// hidden while the window manager may still show it (HIDE_WATCH_MS).
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  windows.focusChanged(windowId);
+});
+chrome.windows.onBoundsChanged.addListener((win) => {
+  windows.boundsChanged(win);
 });
 
 chrome.idle.onStateChanged.addListener((state) => {

@@ -4782,10 +4782,51 @@ const __window_manager = (() => {
 // window left 780×493). A person's windows keep the size they have.
 const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 
-function createWindowManager({ api, isManaged = () => false }) {
+// HIDE_WATCH_MS is how long the BUA window of a person's browser is kept
+// hidden after bua did something the window manager may answer late: a
+// new BUA window (openbox maps it, normal and focused, after
+// windows.create has answered minimized) or a click's press in it (which
+// makes Chrome activate the window, sometimes after the click has
+// answered). Within it, Chrome reporting the window focused or not
+// minimized puts it back: minimized, the focus on the person's window.
+// Under openbox on a loaded 2-core machine (load 10-20) the late focus
+// came 0.14 s after the click's answer and 0.5 s after its press; 3 s
+// leaves room for a slower machine, and the person's own restore of the
+// window stands once it is over.
+const HIDE_WATCH_MS = 3000;
+
+// WINDOW_ID_NONE is chrome.windows.WINDOW_ID_NONE: onFocusChanged's id when
+// no Chrome window has the focus.
+const WINDOW_ID_NONE = -1;
+
+function createWindowManager({ api, isManaged = () => false, now = Date.now }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
+  // watch is the BUA window kept hidden: {id, until, back}, back the
+  // window to give the focus back to (null: none of Chrome's had it).
+  let watch = null;
+
+  // keepHidden watches window id for HIDE_WATCH_MS from now (a person's
+  // browser only); back is the window that has the focus.
+  function keepHidden(id, back) {
+    if (isManaged()) return;
+    watch = { id, back: back == null ? null : back, until: now() + HIDE_WATCH_MS };
+  }
+
+  // watching is the live watch on windowId, or null (an expired one is
+  // dropped).
+  function watching(windowId) {
+    if (watch && now() > watch.until) watch = null;
+    return watch && watch.id === windowId ? watch : null;
+  }
+
+  // putBack minimizes the watched window again and gives the focus back.
+  // A window gone meanwhile is nobody's concern.
+  async function putBack(w) {
+    await api.windows.update(w.id, { state: "minimized" }).catch(() => {});
+    if (w.back != null) await api.windows.update(w.back, { focused: true }).catch(() => {});
+  }
 
   function withLock(fn) {
     const run = lock.then(fn, fn);
@@ -4817,11 +4858,14 @@ function createWindowManager({ api, isManaged = () => false }) {
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
+    const back = isManaged() ? null : await focusedWindow();
     let win = await createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
-    // the person would see the BUA window appear.
+    // the person would see the BUA window appear. The window manager may
+    // also map it later, normal and focused: keepHidden watches for that.
     if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
+    keepHidden(win.id, back);
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
@@ -4844,6 +4888,17 @@ function createWindowManager({ api, isManaged = () => false }) {
     const dh = VIEWPORT.height - tab.height;
     if (dw === 0 && dh === 0) return win;
     return { ...win, ...(await api.windows.update(win.id, { width: win.width + dw, height: win.height + dh })) };
+  }
+
+  // focusedWindow is the id of the Chrome window that has the focus, or
+  // null when none has (the person is in another program).
+  async function focusedWindow() {
+    try {
+      const w = await api.windows.getLastFocused();
+      return w && w.focused ? w.id : null;
+    } catch {
+      return null;
+    }
   }
 
   // personWindow is the person's last focused normal window, or null when
@@ -4945,9 +5000,40 @@ function createWindowManager({ api, isManaged = () => false }) {
         return (await newBuaWindow({ tabId })).id;
       });
     },
+    // keepHidden keeps the BUA window windowId minimized and unfocused for
+    // HIDE_WATCH_MS (a person's browser): after a click's press in it,
+    // whose activation can come after the click answered. back is the
+    // window that had the focus (null: none of Chrome's).
+    keepHidden,
+    // show brings windowId in front of the person (showWindow), which
+    // ends any watch keeping it hidden: bua shows the BUA window itself
+    // when a handoff's tab has no other window to go to, or the person
+    // asks for a handoff's tab from the popup.
+    show(windowId) {
+      if (watching(windowId)) watch = null;
+      return showWindow(api, windowId);
+    },
+    // focusChanged is chrome.windows.onFocusChanged: the watched BUA
+    // window taking the focus is put back; the focus going to another of
+    // Chrome's windows (the person's, or `bua open --focus`'s) makes that
+    // the one to give it back to.
+    focusChanged(windowId) {
+      if (watch && now() > watch.until) watch = null;
+      if (!watch) return null;
+      if (windowId === watch.id) return putBack(watch);
+      if (windowId !== WINDOW_ID_NONE) watch.back = windowId;
+      return null;
+    },
+    // boundsChanged is chrome.windows.onBoundsChanged: the watched BUA
+    // window shown without the focus is put back too.
+    boundsChanged(win) {
+      const w = win && watching(win.id);
+      return w && win.state && win.state !== "minimized" ? putBack(w) : null;
+    },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {
+      if (watching(windowId)) watch = null;
       if (windowId === cachedId) {
         cachedId = null;
         spareId = null;
@@ -4963,7 +5049,7 @@ async function showWindow(api, windowId) {
   const win = await api.windows.get(windowId).catch(() => null);
   await api.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
-return Object.freeze({ VIEWPORT, createWindowManager, showWindow });
+return Object.freeze({ VIEWPORT, HIDE_WATCH_MS, createWindowManager, showWindow });
 })();
 
 // lib/budget.js
@@ -5477,12 +5563,16 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
   // §Focus). wins are the windows as they were before the press; the
   // returned function, run after the click, puts them back: the window
   // minimized again if it was, the focus back on the window that had it.
-  // Null when there is nothing to keep.
+  // The activation can also come after the click answered (the window
+  // manager applies it late): a minimized window is then kept hidden a
+  // while longer by the window manager (keepHidden). Null when there is
+  // nothing to keep.
   function holdFocus(windowId, wins) {
     const win = wins.find((w) => w.id === windowId);
     if (!win || win.focused) return null;
     const focused = wins.find((w) => w.focused);
     return async () => {
+      if (win.state === "minimized") windows.keepHidden(windowId, focused ? focused.id : null);
       const after = await api.windows.get(windowId);
       if (after.state === win.state && !after.focused) return;
       if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
@@ -6805,7 +6895,6 @@ const { watchNavigation } = __lib_settle;
 const { withDownload } = __lib_downloads;
 const { watchNewTab } = __lib_new_tab;
 const { describeRoleTarget, findByRole } = __lib_role_target;
-const { SETTLE_MS } = __lib_budget;
 const { clearFocused } = __lib_clear;
 
 const GROUP = "bua";
@@ -6970,9 +7059,15 @@ async function settle(promises) {
   return results;
 }
 
+// gone is element_not_found for a target that left the page after it was
+// found. It is marked removed: a target looked up again on each probe (a
+// role or a selector) may have been replaced between its lookup and its
+// checks, so waitActionable probes again instead of failing.
 function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";
-  return notFound(`${label} is no longer in the page (removed since ${since})`);
+  const e = notFound(`${label} is no longer in the page (removed since ${since})`);
+  e.removed = true;
+  return e;
 }
 
 // isConnected asks the page whether the resolved node is still in its
@@ -7094,35 +7189,58 @@ const STABLE = `function () {
 // most waits end within a frame or two, then every 200 ms.
 const POLL_MS = [20, 50, 100, 100, 200];
 
+// ANSWER_MS is how long before the budget's end waitActionable gives up on
+// a probe still running: its timeout, naming the check that failed last,
+// then answers before the controller's watchdog, whose bare "did not
+// finish" names nothing. The two are timers, so the earlier one runs
+// first however late a loaded machine runs them.
+const ANSWER_MS = 20;
+
 // waitActionable runs probe until it returns {ok: true, ...} or the
 // action's own time (budget.inner(): the caller's --timeout or step
 // timeout, x-ladder) runs out, which is timeout naming the check that
 // failed last. The last probe starts when that time is up; the settle
-// margin above it is for that probe and the answer. A probe throws for
-// what waiting cannot fix: a stale uid, a selector with no match, a node
-// removed from the page.
+// margin above it is for that probe and the answer, and a probe still
+// running ANSWER_MS before the budget's end is given up. A probe throws
+// for what waiting cannot fix: a stale uid, a selector with no match, a
+// node removed from the page. A role target or a selector is looked up
+// afresh on each probe, so its node removed between the lookup and the
+// checks (a page replacing the element, as frameworks re-render) fails
+// that probe only: the next lookup finds the new element, or nothing,
+// which is final. A uid names one node, so its removal is final at once.
 async function waitActionable(ctx, action, probe) {
   const started = Date.now();
-  let why = "";
-  let slowest = 0; // the longest probe so far
+  let why = "not checked in time (the page did not answer the first check)";
   for (let i = 0; ; i++) {
-    const t0 = Date.now();
-    const r = await probe();
-    slowest = Math.max(slowest, Date.now() - t0);
+    const checked = probe().catch((e) => {
+      if (e.removed && action.uid === undefined) return { ok: false, why: "no longer in the page (removed each time after it was found)" };
+      throw e;
+    });
+    const r = await beforeEnd(ctx, checked);
+    if (r === null) break;
     if (r.ok) return r;
     why = r.why;
     const left = ctx.budget.inner();
     if (left <= 0) break;
     await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
-    // Stop while there is room to say which check failed: a last probe
-    // slower than the settle margin (a slow page, a loaded machine) would
-    // end in the controller's bare watchdog timeout instead.
-    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,
     `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`,
   );
+}
+
+// beforeEnd is p, or null when ANSWER_MS before the budget's end comes
+// first (p is then left to end on its own).
+function beforeEnd(ctx, p) {
+  p.catch(() => {});
+  const ms = ctx.budget.remaining() - ANSWER_MS;
+  if (ms <= 0) return Promise.resolve(null);
+  let timer;
+  const end = new Promise((resolve) => {
+    timer = ctx.timers.setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([p, end]).finally(() => ctx.timers.clearTimeout(timer));
 }
 
 // aim finds where to click the target: the centre of its border box in
@@ -7534,7 +7652,7 @@ async function scroll(ctx, action) {
 }
 
 const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, hitBox, sameBox, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, gone, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, hitBox, sameBox, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
 })();
 
 // lib/elements.js
@@ -10272,7 +10390,6 @@ const __actions_handoff = (() => {
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { EVENTS } = __generated_protocol;
-const { showWindow } = __window_manager;
 
 function hostOf(url) {
   try {
@@ -10302,7 +10419,7 @@ function createHandoffService({ api, windows, registry, emit, now = Date.now }) 
       }
     }
     await api.tabs.update(tab.id, { active: true });
-    await showWindow(api, windowId);
+    await windows.show(windowId);
     return { windowId, moved };
   }
 
@@ -10684,7 +10801,7 @@ const __actions_forms = (() => {
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { invalid, notFound } = __lib_cdp;
-const { ACTIONABLE, describeTarget, resolveWith, settleAfter, waitActionable } = __actions_input;
+const { ACTIONABLE, describeTarget, gone, resolveWith, settleAfter, waitActionable } = __actions_input;
 
 // SELECT runs in the page with `this` = the target. Unless force, it
 // waits (answers {ok: false, why}) while the select is not visible or not
@@ -10765,7 +10882,7 @@ async function selectOption(ctx, action) {
 // selectVerdict turns SELECT's answer into a probe result or the error
 // waiting cannot fix.
 function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (!st || !st.connected) throw gone(label);
   if (st.notSelect) {
     throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
   }
@@ -12474,7 +12591,6 @@ const { CONNECTION_STATES, SERVICE_ERRORS, STATE_KIND, ServiceError, callLocal, 
 const { badgeFor } = __badge;
 const { normalizeDomain, validateDomain } = __lib_domains;
 const { normalizeCode } = __pairing;
-const { showWindow } = __window_manager;
 const { CLOSE_CODES, END_REASONS, EVENTS } = __generated_protocol;
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
@@ -12533,10 +12649,11 @@ function fixFor(r, state, kind) {
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger-controller.js)
+//   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
+function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, windows, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = new Set();
   const stateListeners = new Set();
@@ -12655,7 +12772,7 @@ function createLocalBridgeService({ api, sessions, client, pairing, handoffs = E
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api.tabs.update(tabId, { active: true });
-      await showWindow(api, tab.windowId);
+      await windows.show(tab.windowId);
       return {};
     },
 
@@ -12869,6 +12986,7 @@ const service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code),
 });
@@ -12933,6 +13051,15 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 
 chrome.windows.onRemoved.addListener((windowId) => {
   windows.windowRemoved(windowId);
+});
+
+// The window manager keeps a new BUA window, and one a click activated,
+// hidden while the window manager may still show it (HIDE_WATCH_MS).
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  windows.focusChanged(windowId);
+});
+chrome.windows.onBoundsChanged.addListener((win) => {
+  windows.boundsChanged(win);
 });
 
 chrome.idle.onStateChanged.addListener((state) => {

@@ -18,7 +18,6 @@ import {
 import { badgeFor } from "../badge.js";
 import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
-import { showWindow } from "../window-manager.js";
 import { CLOSE_CODES, END_REASONS, EVENTS } from "../generated/protocol.js";
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
@@ -77,10 +76,11 @@ function fixFor(r, state, kind) {
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger-controller.js)
+//   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
+export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, windows, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = new Set();
   const stateListeners = new Set();
@@ -199,7 +199,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api.tabs.update(tabId, { active: true });
-      await showWindow(api, tab.windowId);
+      await windows.show(tab.windowId);
       return {};
     },
 

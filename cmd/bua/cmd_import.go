@@ -11,10 +11,26 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/flowwriter"
 	"github.com/bua-dev/bua/pkg/userflow"
 )
 
-func init() { register(newImportCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newImportCommand(env, nil) }, "import")
+}
+
+// importOptions is `bua import`'s command line.
+type importOptions struct {
+	globalOptions
+	// File is FILE.json, or "-" for standard input.
+	File string
+	// Output is --output, the flow file to write; "" writes the flow to
+	// standard output.
+	Output string
+	Strict bool
+	// Name is --name, the flow's name; "" keeps the recording's title.
+	Name string
+}
 
 // importReport is `bua import --json`'s answer: how the recording
 // converted (userflow.Report).
@@ -33,7 +49,8 @@ type importFinding struct {
 	Message string `json:"message"`
 }
 
-func newImportCommand(env *Env) *cli.Command {
+func newImportCommand(env *Env, runF func(*importOptions) error) *cli.Command {
+	o := &importOptions{}
 	return &cli.Command{
 		Name:      "import",
 		Category:  catFlows,
@@ -54,48 +71,55 @@ func newImportCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("import takes one FILE.json (or - for standard input)")
 			}
-			file, out := c.Args().First(), c.String("output")
-			if c.Bool("json") && out == "" {
+			o.globalOptions = readGlobals(c, env)
+			o.File, o.Output = c.Args().First(), c.String("output")
+			if o.JSON && o.Output == "" {
 				return usageError("--json prints the report on standard output: give the flow a file with -o FLOW.yaml")
 			}
-			rec, err := readRecording(env, file)
-			if err != nil {
-				return err
-			}
-			command := "bua import " + file
-			if out != "" {
-				command += " -o " + out
-			}
-			res, err := userflow.Convert(rec, userflow.Options{From: filepath.Base(file), Command: command, Name: c.String("name")})
-			if err != nil {
-				return cli.Exit("bua import: "+err.Error(), exitFailure)
-			}
-			if out == "" {
-				if _, err := env.Stdout.Write(res.YAML); err != nil {
-					return err
-				}
-			} else if err := writeFileAtomic(out, res.YAML); err != nil {
-				return cli.Exit(fmt.Sprintf("bua import: writing the flow failed, nothing was written to %s: %v", out, err), exitFailure)
-			}
-			if c.Bool("json") {
-				if err := printJSON(env, reportJSON(out, res)); err != nil {
-					return err
-				}
-			} else {
-				printImportReport(env, c.Bool("quiet"), cmp.Or(out, "standard output"), res)
-			}
-			if c.Bool("strict") && len(res.Report.Problems) > 0 {
-				return exit(exitFailure)
-			}
-			return nil
+			o.Strict, o.Name = c.Bool("strict"), c.String("name")
+			return runWith(o, runF, runImport)
 		},
 	}
 }
 
-// readRecording reads and parses the user flow in file ("-": stdin). A
+func runImport(o *importOptions) error {
+	rec, err := o.readRecording()
+	if err != nil {
+		return err
+	}
+	command := "bua import " + o.File
+	if o.Output != "" {
+		command += " -o " + o.Output
+	}
+	res, err := userflow.Convert(rec, userflow.Options{From: filepath.Base(o.File), Command: command, Name: o.Name})
+	if err != nil {
+		return cli.Exit("bua import: "+err.Error(), exitFailure)
+	}
+	if o.Output == "" {
+		if _, err := o.env.Stdout.Write(res.YAML); err != nil {
+			return err
+		}
+	} else if err := (&flowwriter.Flow{YAML: res.YAML}).WriteFile(o.Output); err != nil {
+		return cli.Exit(fmt.Sprintf("bua import: writing the flow failed, nothing was written to %s: %v", o.Output, err), exitFailure)
+	}
+	if o.JSON {
+		if err := printJSON(o.env, reportJSON(o.Output, res)); err != nil {
+			return err
+		}
+	} else {
+		o.printReport(cmp.Or(o.Output, "standard output"), res)
+	}
+	if o.Strict && len(res.Report.Problems) > 0 {
+		return exit(exitFailure)
+	}
+	return nil
+}
+
+// readRecording reads and parses the user flow in o.File ("-": stdin). A
 // file that is not one exits 2, naming the line and column.
-func readRecording(env *Env, file string) (*userflow.Recording, error) {
-	var r io.Reader = env.Stdin
+func (o *importOptions) readRecording() (*userflow.Recording, error) {
+	file := o.File
+	var r io.Reader = o.env.Stdin
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -115,11 +139,12 @@ func readRecording(env *Env, file string) (*userflow.Recording, error) {
 	return rec, nil
 }
 
-// printImportReport says on stderr where the flow went, how many steps
-// replay as recorded, each problem and note, and the environment variables
-// the flow reads.
-func printImportReport(env *Env, quiet bool, where string, res *userflow.Result) {
-	r := res.Report
+// printReport says on stderr where the flow went, how many steps replay
+// as recorded, each problem and note, and the environment variables the
+// flow reads; with --quiet, the first line and the problems, or nothing
+// when there are none.
+func (o *importOptions) printReport(where string, res *userflow.Result) {
+	r, env, quiet := res.Report, o.env, o.Quiet
 	if quiet && len(r.Problems) == 0 {
 		return
 	}
@@ -151,26 +176,4 @@ func reportJSON(out string, res *userflow.Result) importReport {
 		rep.Env = append(rep.Env, v.Name)
 	}
 	return rep
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a failure leaves any file already there whole.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -41,8 +41,8 @@ func TestImportWritesFlow(t *testing.T) {
 	if got := strings.Replace(string(data), cmdLine, "", 1); got != string(want) {
 		t.Errorf("the file differs from the golden:\n%s", data)
 	}
-	if st, _ := os.Stat(out); st.Mode().Perm() != 0o644 {
-		t.Errorf("the flow is %v, want 0644", st.Mode().Perm())
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
+		t.Errorf("the flow is %v, want 0600 (flowwriter.Flow.WriteFile)", st.Mode().Perm())
 	}
 
 	os.WriteFile(out, []byte("an older flow\n"), 0o644)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,14 +19,30 @@ import (
 	"github.com/bua-dev/bua/pkg/recording"
 )
 
-// `bua record [URL] -o FILE` (docs/record.md §bua record; issue 25): the
+// `bua record [URL] -o FILE` (docs/record.md#bua-record; issue 25): the
 // person acts in a tab, the extension records their input (pkg/recording),
 // and when they press Ctrl-C, Stop in the popup, or close the tab, the
 // flow writer turns it into FILE.
 
-func init() { register(newRecordCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newRecordCommand(env, nil) }, "record")
+}
 
-func newRecordCommand(env *Env) *cli.Command {
+// recordOptions is `bua record`'s command line.
+type recordOptions struct {
+	globalOptions
+	// URL is the page to open; "" records --tab's tab or opens about:blank.
+	URL string
+	// Tab is --tab, the tab to record as it is; 0 without it.
+	Tab int
+	// Output is -o, the flow file to write.
+	Output string
+	// Name is --name, the flow's name; "" keeps the first page's title.
+	Name string
+}
+
+func newRecordCommand(env *Env, runF func(*recordOptions) error) *cli.Command {
+	o := &recordOptions{}
 	return &cli.Command{
 		Name: "record", Category: catFlows, ArgsUsage: "[URL]",
 		Usage: "record what you do in a tab as a flow: open URL, act, press Ctrl-C",
@@ -44,59 +61,61 @@ func newRecordCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "the flow's `NAME` (default: the first page's title)"},
 		},
 		Action: func(c *cli.Context) error {
-			out := c.String("output")
+			o.globalOptions = readGlobals(c, env)
+			o.URL, o.Tab, o.Output, o.Name = c.Args().First(), c.Int("tab"), c.String("output"), c.String("name")
 			switch {
 			case c.NArg() > 1:
 				return usageError("record takes at most one URL")
 			case c.NArg() == 1 && c.IsSet("tab"):
 				return usageError("record takes a URL to open or --tab ID to record, not both")
-			case out == "":
+			case c.IsSet("tab") && o.Tab <= 0:
+				return usageError("--tab takes a tab ID from `bua tabs`")
+			case o.Output == "":
 				return usageError("record needs -o FILE, the flow to write (e.g. -o flows/signin.yaml)")
 			}
-			if err := flowwriter.CheckPath(out); err != nil {
+			if err := flowwriter.CheckPath(o.Output); err != nil {
 				return usageError("-o: " + err.Error())
 			}
-			return record(c, env, out)
+			return runWith(o, runF, runRecord)
 		},
 	}
 }
 
-// record runs one recording and writes its flow to out.
-func record(c *cli.Context, env *Env, out string) error {
-	cl, err := connect(c, env)
+// runRecord runs one recording and writes its flow to o.Output.
+func runRecord(o *recordOptions) error {
+	cl, err := o.connect()
 	if err != nil {
-		return fail(c, env, err)
+		return o.fail(err)
 	}
 	defer cl.Close()
-	if berr := recordBrowser(c, env, cl); berr != nil {
-		return failWith(c, env, berr)
+	if berr := o.recordBrowser(cl); berr != nil {
+		return o.failWith(berr)
 	}
-	tab, berr := recordTab(c, cl)
+	tab, berr := o.recordTab(cl)
 	if berr != nil {
-		return failWith(c, env, berr)
+		return o.failWith(berr)
 	}
-	s, berr := recording.Start(c.Context, cl, tab)
+	s, berr := recording.Start(o.ctx, cl, tab)
 	if berr != nil {
-		return failWith(c, env, berr)
+		return o.failWith(berr)
 	}
-	quiet := c.Bool("quiet") || c.Bool("json")
-	if !quiet {
-		fmt.Fprintf(env.Stderr, "bua record: recording tab %d (%s): act in the browser, then press Ctrl-C here, or Stop in the extension's popup, to write %s\n", tab, s.Started.URL, out)
-		fmt.Fprintf(env.Stderr, "bua record: Alt+Shift+click a text to check it shows; the popup adds checks of the URL and the title\n")
+	if quiet := o.Quiet || o.JSON; !quiet {
+		fmt.Fprintf(o.env.Stderr, "bua record: recording tab %d (%s): act in the browser, then press Ctrl-C here, or Stop in the extension's popup, to write %s\n", tab, s.Started.URL, o.Output)
+		fmt.Fprintf(o.env.Stderr, "bua record: Alt+Shift+click a text to check it shows; the popup adds checks of the URL and the title\n")
 		s.OnStep = func(st protocol.RecordedStep) {
 			if line := recording.Describe(st); line != "" {
-				fmt.Fprintf(env.Stderr, "  %d. %s\n", st.Seq, line)
+				fmt.Fprintf(o.env.Stderr, "  %d. %s\n", st.Seq, line)
 			}
 		}
 	}
 	s.OnDropped = func(n int) {
-		fmt.Fprintf(env.Stderr, "bua record: %d steps were lost: the extension holds at most 2000 unread\n", n)
+		fmt.Fprintf(o.env.Stderr, "bua record: %d steps were lost: the extension holds at most 2000 unread\n", n)
 	}
-	steps, reason, cerr := s.Collect(c.Context)
+	steps, reason, cerr := s.Collect(o.ctx)
 	if cerr != nil {
-		fmt.Fprintf(env.Stderr, "bua record: the recording broke off (%s): writing the %d steps read so far\n", cerr.Message, len(steps))
+		fmt.Fprintf(o.env.Stderr, "bua record: the recording broke off (%s): writing the %d steps read so far\n", cerr.Message, len(steps))
 	}
-	code := saveRecorded(c, env, out, s, steps, reason)
+	code := o.saveRecorded(steps, reason)
 	if cerr != nil && code == exitOK {
 		code = exitFailure
 	}
@@ -107,29 +126,29 @@ func record(c *cli.Context, env *Env, out string) error {
 // recording: their own Chrome when it is paired and connected, else the
 // managed browser, launched with a window when there is a display. A
 // headless one is said to be for tests: nobody can act in it.
-func recordBrowser(c *cli.Context, env *Env, cl *bridge.Client) *protocol.Error {
-	ctx, cancel := linkContext(c)
+func (o *recordOptions) recordBrowser(cl *bridge.Client) *protocol.Error {
+	ctx, cancel := o.linkContext()
 	defer cancel()
-	sel, _ := bridge.ParseSelection(c.String("browser"))
+	sel, _ := bridge.ParseSelection(o.Browser)
 	st, err := cl.Status(ctx)
 	if err != nil {
 		return err
 	}
 	user := slices.ContainsFunc(st.Connections, func(cs bridge.ConnStatus) bool { return cs.Kind == bridge.KindUser })
-	d, derr := dirs(env)
-	if sel != bridge.SelectManaged && (user || derr != nil || bridge.LaunchPolicyFor(sel, env.Getenv, d) != bridge.LaunchAtOnce) {
+	d, derr := dirs(o.env)
+	if sel != bridge.SelectManaged && (user || derr != nil || bridge.LaunchPolicyFor(sel, o.env.Getenv, d) != bridge.LaunchAtOnce) {
 		return nil // the person's Chrome, or the request says why it is not there
 	}
 	if !st.Managed.Running {
-		if _, err := cl.BrowserStart(ctx, bridge.BrowserOptions{Headless: !hasDisplay(env.Getenv)}); err != nil {
+		if _, err := cl.BrowserStart(ctx, bridge.BrowserOptions{Headless: !hasDisplay(o.env.Getenv)}); err != nil {
 			return err
 		}
 		if st, err = cl.Status(ctx); err != nil {
 			return err
 		}
 	}
-	if st.Managed.Options.Headless && !c.Bool("quiet") {
-		fmt.Fprintln(env.Stderr, "bua record: the managed browser runs headless, so nobody can see the page to act on it: a recording there is for tests that drive the page through DevTools.\n"+
+	if st.Managed.Options.Headless && !o.Quiet {
+		fmt.Fprintln(o.env.Stderr, "bua record: the managed browser runs headless, so nobody can see the page to act on it: a recording there is for tests that drive the page through DevTools.\n"+
 			"  To record yourself: pair your Chrome (`bua pair`), or run a visible managed browser (`bua browser stop`, then `bua browser start` where there is a display).")
 	}
 	return nil
@@ -142,15 +161,12 @@ func hasDisplay(getenv func(string) string) bool {
 }
 
 // recordTab is the tab to record: --tab's, or a new focused one at URL.
-func recordTab(c *cli.Context, cl *bridge.Client) (int, *protocol.Error) {
-	if c.IsSet("tab") {
-		return c.Int("tab"), nil
+func (o *recordOptions) recordTab(cl *bridge.Client) (int, *protocol.Error) {
+	if o.Tab > 0 {
+		return o.Tab, nil
 	}
-	url := "about:blank"
-	if c.NArg() == 1 {
-		url = c.Args().First()
-	}
-	ctx, cancel := commandContext(c)
+	url := cmp.Or(o.URL, "about:blank")
+	ctx, cancel := o.commandContext()
 	defer cancel()
 	raw, err := cl.Request(ctx, protocol.OpenTab(url, true))
 	if err != nil {
@@ -167,8 +183,9 @@ func recordTab(c *cli.Context, cl *bridge.Client) (int, *protocol.Error) {
 // (--json: as one object on stdout). It returns the exit code: 0 when the
 // flow was written (or there was nothing to write), 1 when it could not
 // be and went to the temp folder instead.
-func saveRecorded(c *cli.Context, env *Env, out string, s *recording.Session, steps []protocol.RecordedStep, reason protocol.RecordEndReason) int {
-	h := flowwriter.Header{MadeBy: "bua record", Command: recordCommandLine(c, out), Time: env.Now(), Name: c.String("name")}
+func (o *recordOptions) saveRecorded(steps []protocol.RecordedStep, reason protocol.RecordEndReason) int {
+	env, out := o.env, o.Output
+	h := flowwriter.Header{MadeBy: "bua record", Command: o.commandLine(), Time: env.Now(), Name: o.Name}
 	f, err := flowwriter.Compile(h, recording.Entries(steps))
 	if f == nil {
 		fmt.Fprintf(env.Stderr, "bua record: %s was not written: %v\n", out, err)
@@ -189,7 +206,7 @@ func saveRecorded(c *cli.Context, env *Env, out string, s *recording.Session, st
 	}
 	var inc *flowwriter.IncompleteError
 	errors.As(err, &inc)
-	if c.Bool("json") {
+	if o.JSON {
 		_ = printJSON(env, recordReport(where, reason, len(steps), f, inc))
 		return code
 	}
@@ -273,17 +290,17 @@ func writeTemp(env *Env, data []byte) string {
 }
 
 // recordCommandLine is the command as the flow's header gives it.
-func recordCommandLine(c *cli.Context, out string) string {
+func (o *recordOptions) commandLine() string {
 	words := []string{"bua", "record"}
-	if c.IsSet("browser") {
-		words = append(words, "--browser", c.String("browser"))
+	if o.Browser != "" && o.Browser != "auto" {
+		words = append(words, "--browser", o.Browser)
 	}
-	if c.IsSet("tab") {
-		words = append(words, "--tab", strconv.Itoa(c.Int("tab")))
-	} else if c.NArg() == 1 {
-		words = append(words, shellQuote(c.Args().First()))
+	if o.Tab > 0 {
+		words = append(words, "--tab", strconv.Itoa(o.Tab))
+	} else if o.URL != "" {
+		words = append(words, shellQuote(o.URL))
 	}
-	return strings.Join(append(words, "-o", shellQuote(out)), " ")
+	return strings.Join(append(words, "-o", shellQuote(o.Output)), " ")
 }
 
 // shellQuote is s as one word a POSIX shell reads back as s.

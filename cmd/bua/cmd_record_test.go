@@ -30,12 +30,12 @@ func runCLICtx(t *testing.T, ctx context.Context, h *bridgetest.Harness, args ..
 	return result{code, out.String(), errb.String()}
 }
 
-// recordFake makes the fake extension a recording one: open_tab opens tab
+// recordingFake makes the fake extension a recording one: open_tab opens tab
 // 7, record_start answers the tab's page, record_read hands out steps (the
 // sign-in below) one read at a time, waiting briefly when there are none,
 // and ends the recording with reason end once they are read (none: only
 // record_stop ends it).
-func recordFake(ext *bridgetest.Extension, end protocol.RecordEndReason) (stopped *atomic.Bool) {
+func recordingFake(ext *bridgetest.Extension, end protocol.RecordEndReason) (stopped *atomic.Bool) {
 	login := "http://a.test/login"
 	steps := []protocol.RecordedStep{
 		{TabID: 7, URL: login, Title: "Sign in", Action: &protocol.Action{Type: protocol.ActionType_, Text: ptrTo("ada@example.com"), Clear: true},
@@ -88,7 +88,7 @@ func ptrTo[T any](v T) *T { return &v }
 // never a text for it, and stderr says how to replay it.
 func TestRecordPopupStop(t *testing.T) {
 	h, ext := startFake(t)
-	recordFake(ext, protocol.RecordUserStopped)
+	recordingFake(ext, protocol.RecordUserStopped)
 	out := filepath.Join(t.TempDir(), "signin.yaml")
 	r := runCLI(t, h, "", "record", "http://a.test/login", "-o", out)
 	if r.code != 0 {
@@ -119,7 +119,7 @@ func TestRecordPopupStop(t *testing.T) {
 		t.Errorf("the flow's mode is %v, want 0600 (it holds what the person typed)", fi.Mode())
 	}
 	reqs := ext.Requests()
-	if reqs[0].Type != protocol.ActionOpenTab || reqs[0].URL != "http://a.test/login" || reqs[0].Focus == nil || !*reqs[0].Focus {
+	if reqs[0].Type != protocol.ActionOpenTab || reqs[0].URL != "http://a.test/login" || !reqs[0].Focus {
 		t.Errorf("first request %+v, want open_tab of the URL, focused", reqs[0])
 	}
 }
@@ -128,7 +128,7 @@ func TestRecordPopupStop(t *testing.T) {
 // still under way are read, the flow is written, and the exit code is 0.
 func TestRecordCtrlC(t *testing.T) {
 	h, ext := startFake(t)
-	stopped := recordFake(ext, "")
+	stopped := recordingFake(ext, "")
 	out := filepath.Join(t.TempDir(), "signin.yaml")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -317,7 +317,7 @@ func TestScreenshotWritesJPEG(t *testing.T) {
 // TestHelpGolden pins every command's --help, so a changed flag or wording
 // is a reviewed diff.
 func TestHelpGolden(t *testing.T) {
-	app := newApp(&Env{})
+	app := newApp(&Env{}, nil)
 	golden(t, "help/bua.txt", runCLI(t, nil, "", "--help").stdout)
 	for _, cmd := range app.Commands {
 		name := cmd.Name
@@ -457,7 +457,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 	}
 	// Sent only on Ctrl-C, which TestRecordCtrlC gives.
 	elsewhere := map[protocol.ActionType]bool{protocol.ActionRecordStop: true}
-	recordFake(ext, protocol.RecordUserStopped)
+	recordingFake(ext, protocol.RecordUserStopped)
 	for _, typ := range protocol.Actions {
 		args, ok := commands[typ]
 		if elsewhere[typ] {

@@ -1,4 +1,4 @@
-// The recorder (bua record; docs/record.md §bua record): the page side's
+// The recorder (bua record; docs/record.md#bua-record): the page side's
 // rules with stand-ins for elements and events, the steps made of its
 // messages and of webNavigation's commits, a Recording's order, bounds,
 // long poll and secrets, and the worker's recorder over a fake debugger

@@ -1,10 +1,10 @@
 // Package bridge implements the daemon side of bua's browser bridge,
-// protocol v4 (shared/spec 000, normative), and the pool and cancellation
-// rules of the architecture (shared/spec 001). The wire types, validation
+// protocol v4 (docs/protocol.md), and the pool and cancellation
+// rules of the architecture (docs/architecture.md). The wire types, validation
 // and error contract live in pkg/protocol; this package moves them.
 //
 // Main pieces:
-//   - pool.go, conn.go: Pool.Request matches requests to responses over the
+//   - pool.go, conn.go: Pool.Send matches requests to responses over the
 //     extension's WebSocket, one connection per pairing.
 //   - daemon.go, handshake.go: the WebSocket endpoint (Origin, Host, token
 //     checks, hello -> ack/reject) and the CLI's unix socket.

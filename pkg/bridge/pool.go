@@ -17,7 +17,7 @@ import (
 )
 
 // Pool matches requests with responses over the extension connections, per
-// spec 001 §Shared pool and §Cancellation. It holds at most one Conn per
+// docs/architecture.md#one-action-bua-click-e3 and §Cancellation. It holds at most one Conn per
 // pairing Kind; a newer one replaces the old, unless it is the same
 // extension instance coming back (Conn.resumes), whose requests it resumes.
 type Pool struct {
@@ -182,51 +182,26 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
-// Request sends a on the connection auto selection picks (see Send).
-func (p *Pool) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	c := p.Conn(SelectAuto)
-	if c == nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no extension is connected")
-	}
-	return p.Send(ctx, c, a)
-}
-
-// Send validates a, sends it on c and waits for the response. The deadline
-// is Deadline's: ctx's when it has one (an explicit deadline replaces the
-// default), else the action's default time plus the ladder's margins;
-// expiry resolves with timeout. A cancelled ctx
-// resolves at once with internal_error "aborted by caller". A connection
-// that drops before the answer resolves with internal_error, reason
-// outcome_unknown, at once, or, for an extension that resumes requests
-// (FeatureReplay), once it has not reconnected within the grace (hold).
-// The pending entry is always removed, so a late response is logged and
-// dropped as stray.
-func (p *Pool) Send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return p.send(ctx, c, a)
-}
-
-// SendRaw sends the action's bytes as they are, without validating them:
-// the daemon uses it for CLI actions it has just validated, and for
-// `bua request --no-validate`, so tests can prove the extension validates
-// on its own.
-func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *protocol.Error) {
-	var head protocol.Action
-	_ = json.Unmarshal(a, &head) // only for the default timeout
-	return p.sendFrame(ctx, c, head, a)
-}
-
-func (p *Pool) send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
-	}
-	return p.sendFrame(ctx, c, a, raw)
-}
-
-func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+// Send sends action, an encoded action object, on c and waits for the
+// response: every request the daemon sends goes through it (the CLI's and
+// a flow's, an agent's through requestOwned, get_trace and handoff alike).
+// It sends the bytes as they are, without validating them: the daemon has
+// validated them (Daemon.request), or was told not to (`bua request
+// --no-validate`, so tests can prove the extension validates on its own).
+// It refuses, before sending, an action the extension's hello does not
+// list, or one that needs a feature it lacks (featureGate).
+//
+// The deadline is Deadline's: ctx's when it has one (an explicit deadline
+// replaces the default), else the action's default time plus the ladder's
+// margins; expiry resolves with timeout. A cancelled ctx resolves at once
+// with internal_error "aborted by caller". A connection that drops before
+// the answer resolves with internal_error, reason outcome_unknown, at once,
+// or, for an extension that resumes requests (FeatureReplay), once it has
+// not reconnected within the grace (hold). The pending entry is always
+// removed, so a late response is logged and dropped as stray.
+func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+	var a protocol.Action
+	_ = json.Unmarshal(action, &a) // its type and params, for the gates and the default deadline
 	if !c.Implements(a.Type) {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not implement %s: it is older than this bua; load the extension this bua writes out, then reconnect", c.Hello.ClientVersion, a.Type)
 	}
@@ -420,7 +395,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 
 // cancelOnResume sends cancel {id} for a request whose caller gave up
 // while it was held, if old's instance reconnects before until: the
-// action may still be running there (spec 001 §Cancellation).
+// action may still be running there (docs/architecture.md#cancellation).
 func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 	c, _ := p.awaitResume(context.Background(), old, until)
 	if c != nil && c.Supports(protocol.FeatureCancel) && c.cancel(id) {
@@ -432,7 +407,7 @@ func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 // (x-feature, protocol.ActionSpec.Feature), or that sets a param whose
 // property names one (protocol.ParamSpec.Feature), when the connected
 // extension's hello does not list it: an older extension would reject or
-// misread it, so it is never sent (protocol v4 §Versioning discipline: pure
+// misread it, so it is never sent (docs/protocol.md#versioning: pure
 // additions are safe only when the peer can ignore them). action is the
 // encoded action object.
 func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *protocol.Error {
@@ -466,7 +441,7 @@ func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *pr
 
 // stopAll answers every request in flight on c at once with internal_error
 // "stopped by the user" (reason global_stop) and sends cancel for each, when
-// the extension reports the popup's Stop all (protocol v4 §Events:
+// the extension reports the popup's Stop all (docs/protocol.md#events:
 // global_stop, "server should treat in-flight requests as cancelled").
 // Answers the extension sends after this are dropped as stray.
 func (p *Pool) stopAll(c *Conn) int {
@@ -488,8 +463,8 @@ func (p *Pool) stopAll(c *Conn) int {
 // cancelSent ends a sent request that will get no answer here (the caller
 // cancelled, or a deadline passed): it tells an extension that lists
 // FeatureCancel to stop the action and free its tab, and logs the request
-// at info level so a late answer in the log is explained (spec 001
-// §Cancellation). An extension without the feature gets nothing new and
+// at info level so a late answer in the log is explained
+// (docs/architecture.md#cancellation). An extension without the feature gets nothing new and
 // finishes the action within its own deadlineMs.
 func (p *Pool) cancelSent(c *Conn, id string, a protocol.Action, err *protocol.Error) {
 	sent := c.Supports(protocol.FeatureCancel) && c.cancel(id)

@@ -1,5 +1,5 @@
-// record_start, record_read, record_stop (feature record; docs/record.md
-// §bua record): actions of scope "browser", run by the dispatcher with
+// record_start, record_read, record_stop (feature record;
+// docs/record.md#bua-record): actions of scope "browser", run by the dispatcher with
 // (env, action) as actions/tabs.js's are, through env.recorder (the
 // worker's recorder, recorder/recorder.js). None waits behind the tab's
 // queue: a read must go on while the person's input is recorded, and a

@@ -1,5 +1,5 @@
 // Putting the recorder's page side (recorder/page.js) into a tab, and
-// taking it out (docs/extension.md §Recording). For the tab's own debugger
+// taking it out (docs/extension.md#the-recorder). For the tab's own debugger
 // session and each out-of-process iframe's child session:
 //   - Runtime.addBinding with executionContextName WORLD: the binding the
 //     recorder reports through exists in the recorder's world only, so

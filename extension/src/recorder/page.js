@@ -1,5 +1,5 @@
-// The recorder's page side (docs/record.md §bua record,
-// docs/extension.md §Recording): it runs in an isolated world of each
+// The recorder's page side (docs/record.md#bua-record,
+// docs/extension.md#the-recorder): it runs in an isolated world of each
 // frame of a recorded tab (recorder/inject.js), which the page's own
 // scripts cannot reach, and reports the person's input through a CDP
 // binding (Runtime.addBinding) that exists in that world only. It listens

@@ -1,5 +1,5 @@
-// The recorder: `bua record`'s side in the worker (docs/record.md §bua
-// record, docs/extension.md §Recording). record_start puts the page side
+// The recorder: `bua record`'s side in the worker (docs/record.md#bua-record,
+// docs/extension.md#the-recorder). record_start puts the page side
 // (recorder/page.js) into a tab (recorder/inject.js); each message it
 // sends through its binding (Runtime.bindingCalled, on this module's own
 // chrome.debugger listener) becomes a step of the tab's Recording

@@ -1,7 +1,7 @@
 // The recordings' part of the worker's BridgeService
 // (contracts/bridge-service.js, services/bridge-service-local.js): the
 // live recordings in the state the popup shows, its Stop, and the two
-// checks it adds (docs/record.md §Checks as you go).
+// checks it adds (docs/record.md#checks-as-you-go).
 
 import { SERVICE_ERRORS, ServiceError } from "../contracts/bridge-service.js";
 

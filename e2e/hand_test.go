@@ -156,3 +156,25 @@ func (h *hand) press(key string) {
 		}
 	}
 }
+
+// chooseFiles sets the files of the file input sel as the person's file
+// chooser does (DOM.setFileInputFiles: the browser fires input and change,
+// trusted, as after the dialog).
+func (h *hand) chooseFiles(sel string, paths ...string) {
+	h.t.Helper()
+	raw, err := h.c.Call(h.session, "Runtime.evaluate", map[string]any{"expression": fmt.Sprintf("document.querySelector(%q)", sel)})
+	if err != nil {
+		h.t.Fatalf("find %s: %v", sel, err)
+	}
+	var r struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.Result.ObjectID == "" {
+		h.t.Fatalf("no element %s: %v %s", sel, err, raw)
+	}
+	if _, err := h.c.Call(h.session, "DOM.setFileInputFiles", map[string]any{"files": paths, "objectId": r.Result.ObjectID}); err != nil {
+		h.t.Fatalf("choose files for %s: %v", sel, err)
+	}
+}

@@ -195,7 +195,7 @@ func TestRecordSignIn(t *testing.T) {
 		"- type: {role: textbox, name: Email, text: ada@example.com, clear: true}",
 		`- type: {role: textbox, name: Password, text: "${{ vars.password }}", clear: true}`,
 		"- click: {role: checkbox, name: Remember me}",
-		"- click: {role: button, name: Sign in}",
+		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/record/welcome.html?**\"}",
 		"- wait_for: {text: 'Welcome, ada'}",
 		"- select_option: {role: combobox, name: Plan, value: [pro]}",
 		"- click: {role: checkbox, name: Send me news}",
@@ -286,6 +286,14 @@ func TestRecordTypedURLAndTabClosed(t *testing.T) {
 	c := devtoolsHand(t)
 	p := newHand(t, c, "page", "record/terms.html")
 	p.click("#accept")
+	signed := filepath.Join(t.TempDir(), "signed.pdf")
+	if err := os.WriteFile(signed, []byte("%PDF-1.4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.chooseFiles("#signed", signed)
+	rec.waitOutput("upload")
+	p.press("Escape")
+	rec.waitOutput("Escape")
 	if _, err := c.Call(p.session, "Page.navigate", map[string]any{"url": siteURL("record/welcome.html"), "transitionType": "typed"}); err != nil {
 		t.Fatal(err)
 	}
@@ -308,9 +316,15 @@ func TestRecordTypedURLAndTabClosed(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(out)
 	flow := string(raw)
+	t.Logf("the recorded flow:\n%s", flow)
+	if r := (harness.Cmd{Bin: buaBin, Env: buaEnv}).Run(context.Background(), "lint", out); r.Code != 0 {
+		t.Errorf("bua lint: exit %d\n%s", r.Code, r.Output())
+	}
 	for _, want := range []string{
 		"name: Terms, then news",
-		"- click: {role: button, name: Accept the terms}\n  - navigate: \"${{ vars.base }}/record/welcome.html\"\n  - wait_for: {url: \"${{ vars.base }}/record/welcome.html\"}",
+		"- click: {role: button, name: Accept the terms}\n",
+		"  # the person chose signed.pdf: put that file beside this flow, or write its path here\n  - upload: {role: button, name: Signed copy, files: [signed.pdf]}\n  - press_key: Escape\n",
+		"  - navigate: \"${{ vars.base }}/record/welcome.html\"\n  - wait_for: {url: \"${{ vars.base }}/record/welcome.html\"}",
 		"- click: {role: checkbox, name: Send me news}",
 	} {
 		if !strings.Contains(flow, want) {

@@ -238,8 +238,10 @@ func (b *builder) entrySteps(i, n int) {
 	if !ok {
 		return
 	}
-	if n+1 < len(b.replay) && b.entries[b.replay[n+1]].Action.Type == protocol.ActionWaitFor {
-		return // the recording's own wait_for follows
+	if n+1 < len(b.replay) {
+		if next := b.entries[b.replay[n+1]].Action; next.Type == protocol.ActionWaitFor && next.URL != "" {
+			return // the recording's own wait_for on a URL follows
+		}
 	}
 	b.waitStep(b.tabs.ref[i], after, e.URLBefore, e.Title)
 }

@@ -67,7 +67,7 @@ func TestEntriesSignIn(t *testing.T) {
 		`- type: {role: textbox, name: Password, text: "${{ vars.password }}", clear: true}`,
 		// The person's own check after the click takes the place of the
 		// writer's wait for the page the click went to.
-		"- click: {role: button, name: Sign in}\n  # a check added while recording (Alt+Shift+click)\n  - wait_for: {text: 'Welcome, ada'}",
+		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/app/dashboard.html?**\"} # \"Dashboard\"\n  # a check added while recording (Alt+Shift+click)\n  - wait_for: {text: 'Welcome, ada'}",
 	} {
 		if !strings.Contains(y, want) {
 			t.Errorf("the flow lacks %q:\n%s", want, y)

@@ -81,8 +81,8 @@ test("popupView: a live recording shows what it records, its steps and since whe
   assert.deepEqual(
     vm.recordings.map((r) => [r.tabId, r.text, r.steps]),
     [
-      [7, 'Recording "Terms"', "1 step · since 09:00:00"],
-      [4, "Recording tab 4", "12 steps · since 09:01:00"],
+      [7, "Terms", "1 step · since 09:00:00"],
+      [4, "tab 4", "12 steps · since 09:01:00"],
     ],
   );
   assert.deepEqual(popupView(STATE).recordings, []);

@@ -26,7 +26,7 @@ export function popupView(state) {
   }));
   const recordings = ((state && state.recordings) || []).map((r) => ({
     tabId: r.tabId,
-    text: `Recording ${r.title ? `"${r.title}"` : `tab ${r.lastTab}`}`,
+    text: r.title || `tab ${r.lastTab}`,
     steps: `${r.steps === 1 ? "1 step" : `${r.steps} steps`} · since ${clockTime(r.startedAt)}`,
     stopLabel: `Stop recording and write the flow`,
   }));

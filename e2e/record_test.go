@@ -190,7 +190,7 @@ func TestRecordSignIn(t *testing.T) {
 		t.Fatalf("%v\n%s", err, rec.output())
 	}
 	flow := string(raw)
-	t.Logf("the recorded flow:\n%s", flow)
+	t.Logf("bua record said:\n%s\nthe recorded flow:\n%s", rec.output(), flow)
 	for _, want := range []string{
 		"- type: {role: textbox, name: Email, text: ada@example.com, clear: true}",
 		`- type: {role: textbox, name: Password, text: "${{ vars.password }}", clear: true}`,

@@ -167,22 +167,23 @@ func readFileString(path string) string {
 	return string(b)
 }
 
-// TestRecordUsage: what record refuses before it records anything (exit 2).
-func TestRecordUsage(t *testing.T) {
+// TestRecordOptions: what record's command line gives runRecord, and what
+// it refuses before it records anything (exit 2).
+func TestRecordOptions(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		says string
-	}{
-		{[]string{"record", "http://a.test/"}, "needs -o FILE"},
-		{[]string{"record", "http://a.test/", "--tab", "3", "-o", filepath.Join(dir, "f.yaml")}, "not both"},
-		{[]string{"record", "a", "b", "-o", filepath.Join(dir, "f.yaml")}, "at most one URL"},
-		{[]string{"record", "-o", filepath.Join(dir, "no", "f.yaml")}, "does not exist"},
-		{[]string{"record", "-o", dir}, "is a folder"},
-	} {
-		r := runCLI(t, nil, "", tc.args...)
-		if r.code != 2 || !strings.Contains(r.stderr, tc.says) {
-			t.Errorf("bua %s: exit %d, %q; want 2 saying %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.says)
-		}
-	}
+	out := filepath.Join(dir, "f.yaml")
+	checkOptions(t, newRecordCommand, nil, []optionsCase[recordOptions]{
+		{name: "URL", args: []string{"record", "http://a.test/", "-o", out},
+			want: &recordOptions{globalOptions: defaults(), URL: "http://a.test/", Output: out}},
+		{name: "TabNamedJSON", args: []string{"--json", "record", "--tab", "3", "--output", out, "--name", "Sign in"},
+			want: &recordOptions{globalOptions: defaults(func(g *globalOptions) { g.JSON = true }), Tab: 3, Output: out, Name: "Sign in"}},
+		{name: "Blank", args: []string{"record", "-o", out, "--browser", "managed"},
+			want: &recordOptions{globalOptions: defaults(func(g *globalOptions) { g.Browser = "managed" }), Output: out}},
+		{name: "NoOutput", args: []string{"record", "http://a.test/"}, wantErr: "needs -o FILE"},
+		{name: "URLAndTab", args: []string{"record", "http://a.test/", "--tab", "3", "-o", out}, wantErr: "not both"},
+		{name: "TwoURLs", args: []string{"record", "a", "b", "-o", out}, wantErr: "at most one URL"},
+		{name: "TabZero", args: []string{"record", "--tab", "0", "-o", out}, wantErr: "--tab takes a tab ID"},
+		{name: "NoFolder", args: []string{"record", "-o", filepath.Join(dir, "no", "f.yaml")}, wantErr: "does not exist"},
+		{name: "Folder", args: []string{"record", "-o", dir}, wantErr: "is a folder"},
+	})
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -186,4 +188,69 @@ func TestRecordOptions(t *testing.T) {
 		{name: "NoFolder", args: []string{"record", "-o", filepath.Join(dir, "no", "f.yaml")}, wantErr: "does not exist"},
 		{name: "Folder", args: []string{"record", "-o", dir}, wantErr: "is a folder"},
 	})
+}
+
+// fakeBrowser is a launched managed browser whose extension is a fake one
+// the test connects; Stop ends it.
+type fakeBrowser struct{ done chan struct{} }
+
+func (b *fakeBrowser) Pid() int { return 1 }
+func (b *fakeBrowser) Stop(context.Context) error {
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+	return nil
+}
+func (b *fakeBrowser) Done() <-chan struct{} { return b.done }
+func (b *fakeBrowser) Err() error            { return nil }
+
+// TestRecordManagedBrowserWindow: with no paired Chrome connected, bua
+// record launches the managed browser with a window where there is a
+// display (DISPLAY set), and headless where there is none, which it says
+// nobody can act in; either way it records there and writes the flow.
+func TestRecordManagedBrowserWindow(t *testing.T) {
+	for _, display := range []string{":7", ""} {
+		t.Run("DISPLAY="+display, func(t *testing.T) {
+			var h *bridgetest.Harness
+			launched := make(chan bridge.LaunchOptions, 1)
+			h = bridgetest.StartDaemon(t, bridge.Config{
+				Launch: func(_ context.Context, o bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+					launched <- o
+					go func() {
+						ext, err := bridgetest.Dial(context.Background(), bridgetest.Options{URL: h.URL(), Token: h.ManagedToken})
+						if err != nil {
+							t.Errorf("fake managed extension: %v", err)
+							return
+						}
+						t.Cleanup(func() { ext.Close() })
+						recordingFake(ext, protocol.RecordUserStopped)
+					}()
+					return &fakeBrowser{done: make(chan struct{})}, nil
+				},
+			})
+			out := filepath.Join(t.TempDir(), "signin.yaml")
+			r := runCLIEnv(t, h, map[string]string{"DISPLAY": display}, "", "--browser", "managed", "record", "http://a.test/login", "-o", out)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			var o bridge.LaunchOptions
+			select {
+			case o = <-launched:
+			default:
+				t.Fatal("no managed browser was launched")
+			}
+			headless := display == "" && runtime.GOOS == "linux" // elsewhere there is always a display
+			if o.Headless != headless {
+				t.Errorf("launched with headless %v, want %v (DISPLAY=%q)", o.Headless, headless, display)
+			}
+			if says := strings.Contains(r.stderr, "runs headless, so nobody can see the page"); says != headless {
+				t.Errorf("stderr says the browser is headless: %v, want %v\n%s", says, headless, r.stderr)
+			}
+			if !strings.Contains(readFileString(out), "- click: {role: button, name: Sign in}") {
+				t.Errorf("the flow was not written from the managed browser's recording:\n%s\n%s", readFileString(out), r.stderr)
+			}
+		})
+	}
 }

@@ -15,8 +15,9 @@ import (
 // badge says REC and the popup shows the recording with its Stop and the
 // two checks (pictured as record.png, docs/record.png with -update-docs).
 // The person clicks with the X server's mouse (xdotool), the popup's
-// "Assert title" adds a check, and its Stop ends the recording: bua record
-// writes the flow, which lints, and exits 0.
+// "Assert URL" and "Assert title" add checks, and its Stop ends the
+// recording: bua record writes the flow and exits 0; the flow lints and
+// replays green.
 func TestRecordInPersonChrome(t *testing.T) {
 	c := devtools(t)
 	ensurePaired(t, c)
@@ -75,6 +76,8 @@ func TestRecordInPersonChrome(t *testing.T) {
 	h := int(popup.eval(`Math.min(600, Math.max(200, Math.ceil(16 + Math.max(...[...document.body.children].map((e) => e.getBoundingClientRect().bottom)))))`).(float64))
 	savePicture(t, "record.png", popup.png(popupW, h), popupW, h)
 
+	popup.click(li + " .assert-url")
+	popup.waitTrue(10*time.Second, `document.querySelector("#msg").textContent === "added a check: the page is at `+url+`"`)
 	popup.click(li + " .assert-title")
 	popup.waitTrue(10*time.Second, `document.querySelector("#msg").textContent === 'added a check: the page\'s title is "Terms – Recorder demo"'`)
 	popup.click(li + " .stop-recording")
@@ -96,7 +99,7 @@ func TestRecordInPersonChrome(t *testing.T) {
 	t.Logf("the recorded flow:\n%s", flow)
 	for _, want := range []string{
 		"#   bua record --browser user " + url + " -o " + out,
-		"- click: {role: button, name: Accept the terms}",
+		"- click: {role: button, name: Accept the terms}\n  # a check added while recording\n  - wait_for: {url: \"${{ vars.base }}/record/terms.html\"}\n",
 		"  # a check added while recording: the page's title\n  - evaluate: return document.title\n    as: title_1\n",
 		`assert: title_1.value == "Terms – Recorder demo"`,
 	} {
@@ -105,6 +108,7 @@ func TestRecordInPersonChrome(t *testing.T) {
 		}
 	}
 	mustOK(t, "lint", bua(t, "lint", out))
+	mustOK(t, "the replay", bua(t, "run", out))
 	if !poll(10*time.Second, func() bool {
 		badge = probe.eval(`chrome.action.getBadgeText({})`)
 		return badge != "REC"

@@ -282,9 +282,10 @@ func replayFresh(t *testing.T, flow string) {
 // flow is written and bua record exits 0 by itself.
 func TestRecordTypedURLAndTabClosed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "typed.yaml")
-	rec, _ := startRecording(t, siteURL("record/terms.html"), "-o", out, "--name", "Terms, then news")
+	// A query of its own: TestRecordSignIn leaves a terms.html tab open.
+	rec, _ := startRecording(t, siteURL("record/terms.html?typed"), "-o", out, "--name", "Terms, then news")
 	c := devtoolsHand(t)
-	p := newHand(t, c, "page", "record/terms.html")
+	p := newHand(t, c, "page", "record/terms.html?typed")
 	p.click("#accept")
 	signed := filepath.Join(t.TempDir(), "signed.pdf")
 	if err := os.WriteFile(signed, []byte("%PDF-1.4\n"), 0o600); err != nil {

@@ -4,6 +4,7 @@ package protocol
 // the agent tool's inputSchema (tool.json) come from the one schema; CI
 // fails when any is stale. The extension's
 // one-file worker bundles that constants module with the rest of its
-// sources, so it is written after it, here.
+// sources, so it is written after it, here, with the page scripts
+// (internal/bundle, esbuild).
 //go:generate go run ./internal/protogen -schema ../../extension/schema/protocol.schema.json -go generated.go -js ../../extension/src/generated/protocol.js -tool tool.json
-//go:generate go run ../../internal/workerbundle -root ../../extension/src -entry background.js -out ../../extension/src/generated/worker.js
+//go:generate go run ../../internal/bundle -ext ../../extension

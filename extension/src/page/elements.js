@@ -49,15 +49,21 @@ export function collectElements(root, opts) {
   return { nodes: list.nodes, items: list.items, total: list.total };
 }
 
-// visit walks one element and its flat-tree children. hidden says an
-// ancestor took the subtree out of the accessibility tree (aria-hidden,
-// inert, an iframe not rendered); owner is the index of the kept select
-// or listbox the subtree belongs to; frame the URL of its iframe document.
+// visit walks one element and its flat-tree children (open shadow
+// roots, a slot's assigned elements, a same-origin iframe's document).
+// hidden says an ancestor took the subtree out of the accessibility tree
+// (aria-hidden, inert, an iframe not rendered); owner is the index of the
+// kept select or listbox the subtree belongs to; frame the URL of its
+// iframe document. It runs once per element, so the common case stays in
+// it, as in the walk of tree.js.
 function visit(list, el, hidden, owner, frame) {
   if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;
   const tag = el.localName;
   if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;
-  if (!hidden) owner = listElement(list, el, tag, owner, frame);
+  if (!hidden) {
+    const role = roleOf(el);
+    if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);
+  }
   if (tag === "iframe" || tag === "frame") {
     let doc = null;
     try {
@@ -68,18 +74,34 @@ function visit(list, el, hidden, owner, frame) {
     if (doc && doc.documentElement) visit(list, doc.documentElement, hidden || !rendered(el), owner, doc.URL);
     return;
   }
-  const kids = flatChildren(el, tag);
+  let kids;
+  if (el.shadowRoot) kids = el.shadowRoot.children;
+  else if (tag === "slot") {
+    const assigned = el.assignedElements({ flatten: true });
+    kids = assigned.length ? assigned : el.children;
+  } else kids = el.children;
   for (let i = 0; i < kids.length; i++) visit(list, kids[i], hidden, owner, frame);
 }
 
-// listElement lists el when it has a listed role and is rendered, and
+// listElement lists el (its role listed) when it is rendered, and
 // describes it while the list has room (and opts.keep takes it). It
 // returns the owner for el's subtree: el's own index when it is a select
 // or listbox.
-function listElement(list, el, tag, owner, frame) {
-  const role = roleOf(el);
-  if (!role || !ROLES[role]) return owner;
-  const { shown, visible } = visibilityOf(el, tag);
+function listElement(list, el, tag, role, owner, frame) {
+  // An option is drawn in its select's popup, so it is as visible as its
+  // select; any other element needs a box of its own.
+  let shown;
+  let visible;
+  if (tag === "option") {
+    const sel = el.closest("select");
+    shown = sel ? rendered(sel) : true;
+    const r = sel ? sel.getBoundingClientRect() : null;
+    visible = shown && (!r || (r.width > 0 && r.height > 0));
+  } else {
+    shown = rendered(el);
+    const r = shown ? el.getBoundingClientRect() : null;
+    visible = shown && r.width > 0 && r.height > 0;
+  }
   if (!shown) return owner;
   const { opts } = list;
   const owns = role === "listbox" || role === "combobox";
@@ -93,34 +115,6 @@ function listElement(list, el, tag, owner, frame) {
   }
   if (owns && at >= 0) owner = at;
   return owner;
-}
-
-// visibilityOf is {shown, visible}: shown, the element is rendered (it is
-// listed); visible, it also has a box. An option is drawn in its select's
-// popup, so it is as visible as its select; any other element needs a box
-// of its own.
-function visibilityOf(el, tag) {
-  if (tag === "option") {
-    const sel = el.closest("select");
-    const shown = sel ? rendered(sel) : true;
-    const r = sel ? sel.getBoundingClientRect() : null;
-    return { shown, visible: shown && (!r || (r.width > 0 && r.height > 0)) };
-  }
-  const shown = rendered(el);
-  const r = shown ? el.getBoundingClientRect() : null;
-  return { shown, visible: shown && r.width > 0 && r.height > 0 };
-}
-
-// flatChildren are el's element children as rendered: its open shadow
-// root's, or for a slot the elements assigned to it (its own when none
-// are).
-function flatChildren(el, tag) {
-  if (el.shadowRoot) return el.shadowRoot.children;
-  if (tag === "slot") {
-    const assigned = el.assignedElements({ flatten: true });
-    return assigned.length ? assigned : el.children;
-  }
-  return el.children;
 }
 
 // describe is the list's item for el (see collectElements).

@@ -42,17 +42,65 @@ export function toMarkdown(tree, opts) {
   return md;
 }
 
+// render is n as Markdown: a text node's text, or an element by its tag.
+// It runs once per node, so it dispatches with a switch, not a table of
+// functions (BENCHMARKS.md "Page scripts as modules").
 function render(n, ctx) {
-  if (n.text !== undefined) return renderText(n.text, ctx);
+  if (n.text !== undefined) {
+    if (ctx.hidden) return "";
+    if (ctx.pre) return n.text;
+    const t = n.text.replace(/\s+/g, " ");
+    return ctx.link ? escBrackets(t) : t;
+  }
   if (stripped(n)) return "";
   const vis = n.style && n.style.visibility;
   // visibility is inherited but can be overridden below, so a hidden
   // element drops only its own text and still visits its children.
   if (vis === "hidden" || vis === "collapse") ctx = { ...ctx, hidden: true };
   else if (vis === "visible" && ctx.hidden) ctx = { ...ctx, hidden: false };
-  if (HEADING.test(n.tag)) return heading(n, ctx);
-  const by = BY_TAG.get(n.tag);
-  if (by) return by(n, ctx);
+  const tag = n.tag;
+  if (HEADING.test(tag)) return heading(n, ctx);
+  switch (tag) {
+    case "br":
+      return "\n";
+    case "hr":
+      return "\n\n---\n\n";
+    case "a":
+      return link(n, ctx);
+    case "img":
+      return image(n, ctx);
+    case "strong":
+    case "b":
+      return wrap("**", kids(n, ctx));
+    case "em":
+    case "i":
+      return wrap("*", kids(n, ctx));
+    case "s":
+    case "del":
+      return wrap("~~", kids(n, ctx));
+    case "code":
+      if (ctx.pre) return kids(n, ctx);
+      return wrap("`", kids(n, ctx).replace(/`/g, "'"));
+    case "pre":
+      return pre(n, ctx);
+    case "blockquote":
+      return blockquote(n, ctx);
+    case "ul":
+    case "menu":
+      return list(n, ctx, false);
+    case "ol":
+      return list(n, ctx, true);
+    case "table":
+      return table(n, ctx);
+    case "td":
+    case "th":
+      return " " + kids(n, ctx) + " ";
+    case "iframe":
+    case "frame":
+      return frame(n, ctx);
+    default:
+      break;
+  }
   const inner = kids(n, ctx);
   return isBlock(n) ? "\n\n" + inner + "\n\n" : inner;
 }
@@ -62,39 +110,6 @@ function kids(n, ctx) {
   for (const c of n.children || []) out += render(c, ctx);
   return out;
 }
-
-function renderText(text, ctx) {
-  if (ctx.hidden) return "";
-  if (ctx.pre) return text;
-  const t = text.replace(/\s+/g, " ");
-  return ctx.link ? escBrackets(t) : t;
-}
-
-// BY_TAG renders the elements that are more than their content, as a
-// block or inline.
-const BY_TAG = new Map([
-  ["br", () => "\n"],
-  ["hr", () => "\n\n---\n\n"],
-  ["a", link],
-  ["img", image],
-  ["strong", (n, ctx) => wrap("**", kids(n, ctx))],
-  ["b", (n, ctx) => wrap("**", kids(n, ctx))],
-  ["em", (n, ctx) => wrap("*", kids(n, ctx))],
-  ["i", (n, ctx) => wrap("*", kids(n, ctx))],
-  ["s", (n, ctx) => wrap("~~", kids(n, ctx))],
-  ["del", (n, ctx) => wrap("~~", kids(n, ctx))],
-  ["code", (n, ctx) => (ctx.pre ? kids(n, ctx) : wrap("`", kids(n, ctx).replace(/`/g, "'")))],
-  ["pre", pre],
-  ["blockquote", blockquote],
-  ["ul", (n, ctx) => list(n, ctx, false)],
-  ["menu", (n, ctx) => list(n, ctx, false)],
-  ["ol", (n, ctx) => list(n, ctx, true)],
-  ["table", table],
-  ["td", (n, ctx) => " " + kids(n, ctx) + " "],
-  ["th", (n, ctx) => " " + kids(n, ctx) + " "],
-  ["iframe", frame],
-  ["frame", frame],
-]);
 
 function heading(n, ctx) {
   // A heading inside a link carries the link itself (see link).

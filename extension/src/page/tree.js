@@ -60,9 +60,12 @@ function block(children) {
   return { tag: "div", attrs: {}, style: { display: "block" }, children };
 }
 
-// walk snapshots node and its flat-tree children, counting them against
-// the walker's budget. quiet: under something toMarkdown strips, so its
-// text costs nothing.
+// walk snapshots node and its flat-tree children (open shadow roots, a
+// slot's assigned nodes), counting them against the walker's budget:
+// computed style read once, and the attributes the rules read. quiet:
+// under something toMarkdown strips, so its text costs nothing. It runs
+// once per node, so it is one function: split into helpers, the walk took
+// a quarter longer in Chromium (BENCHMARKS.md "Page scripts as modules").
 function walk(walker, node, quiet) {
   if (walker.cut) return null;
   if (walker.count++ > walker.maxNodes || walker.textLeft <= 0) {
@@ -76,21 +79,7 @@ function walk(walker, node, quiet) {
   if (node.nodeType !== 1) return null;
   const tag = String(node.localName || node.tagName || "").toLowerCase();
   if (SKIP[tag]) return null;
-  const el = snapshot(walker.view, node, tag);
-  if (el.style.display === "none") return el;
-  if (tag === "iframe" || tag === "frame") return walkFrame(walker, node, el, quiet);
-  const still = quiet || stripsText(el);
-  for (const kid of Array.from(flatChildren(node, tag) || [])) {
-    const t = walk(walker, kid, still);
-    if (t) el.children.push(t);
-    if (walker.cut) break;
-  }
-  return el;
-}
-
-// snapshot is node as a tree element without its children: its computed
-// style (read through view) and the attributes the rules read.
-function snapshot(view, node, tag) {
+  const view = walker.view;
   const cs = view && view.getComputedStyle ? view.getComputedStyle(node) : null;
   const style = cs ? { display: cs.display, visibility: cs.visibility, position: cs.position } : {};
   const attrs = {};
@@ -104,17 +93,25 @@ function snapshot(view, node, tag) {
     attrs.href = node.href || node.getAttribute("href");
   }
   if (tag === "img") attrs.src = node.currentSrc || node.src || "";
-  return { tag, attrs, style, children: [] };
-}
-
-// stripsText says whether toMarkdown strips el's content (the parts whose
-// text the budget does not count).
-function stripsText(el) {
-  const { tag, attrs, style } = el;
+  const el = { tag, attrs, style, children: [] };
+  if (style.display === "none") return el;
+  if (tag === "iframe" || tag === "frame") return walkFrame(walker, node, el, quiet);
   const role = String(attrs.role || "").toLowerCase();
-  return QUIET_TAGS[tag] || QUIET_ROLES[role] || attrs.hidden !== undefined ||
+  const still = quiet || QUIET_TAGS[tag] || QUIET_ROLES[role] || attrs.hidden !== undefined ||
     String(attrs["aria-hidden"]).toLowerCase() === "true" || style.position === "fixed" ||
     style.position === "sticky" || style.visibility === "hidden";
+  let kids = node.childNodes;
+  if (node.shadowRoot) kids = node.shadowRoot.childNodes;
+  if (tag === "slot" && node.assignedNodes) {
+    const assigned = node.assignedNodes({ flatten: true });
+    if (assigned.length) kids = assigned;
+  }
+  for (const kid of Array.from(kids || [])) {
+    const t = walk(walker, kid, still);
+    if (t) el.children.push(t);
+    if (walker.cut) break;
+  }
+  return el;
 }
 
 // walkFrame walks a same-origin frame's body in place, under the frame's
@@ -132,16 +129,4 @@ function walkFrame(walker, node, el, quiet) {
   const body = walk(walker, inner.body, quiet || el.style.visibility === "hidden");
   if (body) el.children.push(body);
   return el;
-}
-
-// flatChildren are node's children as rendered: its open shadow root's,
-// or for a slot the nodes assigned to it (its own when none are).
-function flatChildren(node, tag) {
-  let kids = node.childNodes;
-  if (node.shadowRoot) kids = node.shadowRoot.childNodes;
-  if (tag === "slot" && node.assignedNodes) {
-    const assigned = node.assignedNodes({ flatten: true });
-    if (assigned.length) kids = assigned;
-  }
-  return kids;
 }

@@ -570,21 +570,31 @@ async function mouse(ctx, aim, type, extra) {
   await sessionSend(ctx, aim.to ? aim.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
 }
 
+// BUTTON_BITS is Input.dispatchMouseEvent's `buttons` bit for each of
+// click's buttons (the schema's action.click button, feature click_options).
+const BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
+
 export async function click(ctx, action) {
   const at = await aim(ctx, action);
   if (at.hidden) await drawFrame(ctx);
+  // clickCount n is n presses and releases counting up, as a person's
+  // double click reaches Chromium: the page sees click (detail 1), click
+  // (detail 2), then dblclick.
+  const button = action.button || "left";
+  const press = () => {
+    const sent = [mouse(ctx, at, "mouseMoved")];
+    for (let n = 1; n <= (action.clickCount || 1); n++) {
+      sent.push(
+        mouse(ctx, at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
+        mouse(ctx, at, "mouseReleased", { button, buttons: 0, clickCount: n }),
+      );
+    }
+    return Promise.all(sent);
+  };
   // Sent back to back without waiting between them: a debugger session
   // runs its commands in order, so the page still sees move, press,
   // release, and the click costs one round trip instead of three.
-  return withDownload(ctx, action, "click", () =>
-    settleAfter(ctx, "click", () =>
-      Promise.all([
-        mouse(ctx, at, "mouseMoved"),
-        mouse(ctx, at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
-        mouse(ctx, at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
-      ]),
-    ),
-  );
+  return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", press));
 }
 
 // hover waits as click does, except for enabled (Playwright's rule: a

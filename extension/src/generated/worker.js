@@ -376,7 +376,7 @@ function parseMessage(text) {
 // generated/protocol.js
 var PROTOCOL_VERSION = 4;
 var MESSAGE_TYPES = Object.freeze(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
-var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay"]);
+var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options"]);
 var REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
   BACKGROUND_TAB: "background_tab",
@@ -403,7 +403,7 @@ var CLOSE_CODES = Object.freeze({
 var ACTIONS = Object.freeze(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe"]);
 var ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["url", "waitUntil", "dialogs", "tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 3e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "force", "download", "tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 3e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "button", "clickCount", "force", "download", "tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 3e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "text", "force", "clear", "tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 3e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "force", "tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["key", "download", "tabId"]) }),
@@ -3063,23 +3063,22 @@ async function mouse(ctx, aim2, type, extra) {
   const { x, y } = aim2.to || aim2;
   await sessionSend(ctx, aim2.to ? aim2.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
 }
+var BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
 async function click(ctx, action) {
   const at = await aim(ctx, action);
   if (at.hidden) await drawFrame(ctx);
-  return withDownload(
-    ctx,
-    action,
-    "click",
-    () => settleAfter(
-      ctx,
-      "click",
-      () => Promise.all([
-        mouse(ctx, at, "mouseMoved"),
-        mouse(ctx, at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
-        mouse(ctx, at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 })
-      ])
-    )
-  );
+  const button = action.button || "left";
+  const press = () => {
+    const sent = [mouse(ctx, at, "mouseMoved")];
+    for (let n = 1; n <= (action.clickCount || 1); n++) {
+      sent.push(
+        mouse(ctx, at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
+        mouse(ctx, at, "mouseReleased", { button, buttons: 0, clickCount: n })
+      );
+    }
+    return Promise.all(sent);
+  };
+  return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", press));
 }
 async function hover(ctx, action) {
   const at = await aim(ctx, action, { enabled: false });

@@ -11,8 +11,8 @@
 //   - src/generated/worker.js: the service worker, background.js and every
 //     module it imports, page.js included, as one file (Worker). Chrome
 //     starts a one-file worker sooner than a graph of modules it fetches
-//     one by one, on the cold start's critical path (docs/architecture.md
-//     §Cold start).
+//     one by one, on the cold start's critical path
+//     (docs/architecture.md#cold-start).
 //
 // pkg/protocol/generate.go runs it after the constants module the worker
 // bundles.

@@ -165,45 +165,2707 @@ async function claimCode(api2, wsURL, rawCode) {
   return { ok: true, url };
 }
 
-// validator.js
-var ANNOTATIONS = /* @__PURE__ */ new Set([
-  "$schema",
-  "$id",
-  "title",
-  "description",
-  "default",
-  "$defs",
-  "examples",
-  "$comment"
-]);
-var SUPPORTED = /* @__PURE__ */ new Set([
-  "type",
-  "enum",
-  "const",
-  "required",
-  "properties",
-  "items",
-  "minimum",
-  "maximum",
-  "minLength",
-  "maxLength",
-  "minItems",
-  "maxItems",
-  "pattern",
-  "allOf",
-  "anyOf",
-  "oneOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "$ref"
-]);
+// generated/validate.js
+function validateMessageValue(v) {
+  return vDefMessage(v, null, false);
+}
+var RE0 = new RegExp("\\S", "u");
+var RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
+var RE2 = new RegExp("^/", "u");
+var RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
+var RE4 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
+var RE5 = new RegExp("^e[0-9]{1,6}$", "u");
+function vDefMessage(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (Object.hasOwn(v, "type") && (e = v1(v["type"], child(p, q, "type"), q))) return e;
+  }
+  if (e = v2(v, p, q)) return e;
+  if (e = v6(v, p, q)) return e;
+  if (e = v10(v, p, q)) return e;
+  if (e = v14(v, p, q)) return e;
+  if (e = v18(v, p, q)) return e;
+  if (e = v22(v, p, q)) return e;
+  if (e = v26(v, p, q)) return e;
+  return null;
+}
+function v1(v, p, q) {
+  if (!ENUM1.has(v)) {
+    return failEnum(p, q, 'must be one of "hello", "ack", "reject", "request", "response", "event", "cancel", got ', v);
+  }
+  return null;
+}
+var ENUM1 = /* @__PURE__ */ new Set(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
+function v2(v, p, q) {
+  let e;
+  if (v3(v, p, true) === null) {
+    if (e = vDefHello(v, p, q)) return e;
+  }
+  return null;
+}
+function v3(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v4(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v4(v, p, q) {
+  if (v !== "hello") {
+    return fail(p, q, 'must be "hello"');
+  }
+  return null;
+}
+function v6(v, p, q) {
+  let e;
+  if (v7(v, p, true) === null) {
+    if (e = vDefAck(v, p, q)) return e;
+  }
+  return null;
+}
+function v7(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v8(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v8(v, p, q) {
+  if (v !== "ack") {
+    return fail(p, q, 'must be "ack"');
+  }
+  return null;
+}
+function v10(v, p, q) {
+  let e;
+  if (v11(v, p, true) === null) {
+    if (e = vDefReject(v, p, q)) return e;
+  }
+  return null;
+}
+function v11(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v12(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v12(v, p, q) {
+  if (v !== "reject") {
+    return fail(p, q, 'must be "reject"');
+  }
+  return null;
+}
+function v14(v, p, q) {
+  let e;
+  if (v15(v, p, true) === null) {
+    if (e = vDefRequest(v, p, q)) return e;
+  }
+  return null;
+}
+function v15(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v16(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v16(v, p, q) {
+  if (v !== "request") {
+    return fail(p, q, 'must be "request"');
+  }
+  return null;
+}
+function v18(v, p, q) {
+  let e;
+  if (v19(v, p, true) === null) {
+    if (e = vDefResponse(v, p, q)) return e;
+  }
+  return null;
+}
+function v19(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v20(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v20(v, p, q) {
+  if (v !== "response") {
+    return fail(p, q, 'must be "response"');
+  }
+  return null;
+}
+function v22(v, p, q) {
+  let e;
+  if (v23(v, p, true) === null) {
+    if (e = vDefEventMessage(v, p, q)) return e;
+  }
+  return null;
+}
+function v23(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v24(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v24(v, p, q) {
+  if (v !== "event") {
+    return fail(p, q, 'must be "event"');
+  }
+  return null;
+}
+function v26(v, p, q) {
+  let e;
+  if (v27(v, p, true) === null) {
+    if (e = vDefCancel(v, p, q)) return e;
+  }
+  return null;
+}
+function v27(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v28(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v28(v, p, q) {
+  if (v !== "cancel") {
+    return fail(p, q, 'must be "cancel"');
+  }
+  return null;
+}
+function vDefHello(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "protocolVersion")) return missing(p, q, "protocolVersion", 'missing required field "protocolVersion"');
+    if (!Object.hasOwn(v, "clientVersion")) return missing(p, q, "clientVersion", 'missing required field "clientVersion"');
+    if (Object.hasOwn(v, "caps") && (e = v30(v["caps"], child(p, q, "caps"), q))) return e;
+    if (Object.hasOwn(v, "clientVersion") && (e = v35(v["clientVersion"], child(p, q, "clientVersion"), q))) return e;
+    if (Object.hasOwn(v, "instance") && (e = v36(v["instance"], child(p, q, "instance"), q))) return e;
+    if (Object.hasOwn(v, "pairingToken") && (e = v37(v["pairingToken"], child(p, q, "pairingToken"), q))) return e;
+    if (Object.hasOwn(v, "protocolVersion") && (e = v38(v["protocolVersion"], child(p, q, "protocolVersion"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v39(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v30(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "actions") && (e = v31(v["actions"], child(p, q, "actions"), q))) return e;
+    if (Object.hasOwn(v, "features") && (e = v33(v["features"], child(p, q, "features"), q))) return e;
+  }
+  return null;
+}
+function v31(v, p, q) {
+  let e;
+  if (!hasType(v, "array")) {
+    return failType(p, q, "must be array, got ", v);
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 64) {
+      return fail(p, q, "must have at most 64 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v32(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v32(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v33(v, p, q) {
+  let e;
+  if (!hasType(v, "array")) {
+    return failType(p, q, "must be array, got ", v);
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 64) {
+      return fail(p, q, "must have at most 64 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v34(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v34(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v35(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 64) {
+      return fail(p, q, "must be at most 64 characters");
+    }
+  }
+  return null;
+}
+function v36(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 64) {
+      return fail(p, q, "must be at most 64 characters");
+    }
+  }
+  return null;
+}
+function v37(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 256) {
+      return fail(p, q, "must be at most 256 characters");
+    }
+  }
+  return null;
+}
+function v38(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  return null;
+}
+function v39(v, p, q) {
+  if (v !== "hello") {
+    return fail(p, q, 'must be "hello"');
+  }
+  return null;
+}
+function vDefAck(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "protocolVersion")) return missing(p, q, "protocolVersion", 'missing required field "protocolVersion"');
+    if (!Object.hasOwn(v, "serverVersion")) return missing(p, q, "serverVersion", 'missing required field "serverVersion"');
+    if (Object.hasOwn(v, "protocolVersion") && (e = v40(v["protocolVersion"], child(p, q, "protocolVersion"), q))) return e;
+    if (Object.hasOwn(v, "serverVersion") && (e = v41(v["serverVersion"], child(p, q, "serverVersion"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v42(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v40(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  return null;
+}
+function v41(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v42(v, p, q) {
+  if (v !== "ack") {
+    return fail(p, q, 'must be "ack"');
+  }
+  return null;
+}
+function vDefReject(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "requiredMinProtocolVersion")) return missing(p, q, "requiredMinProtocolVersion", 'missing required field "requiredMinProtocolVersion"');
+    if (!Object.hasOwn(v, "error")) return missing(p, q, "error", 'missing required field "error"');
+    if (Object.hasOwn(v, "error") && (e = vDefError(v["error"], child(p, q, "error"), q))) return e;
+    if (Object.hasOwn(v, "requiredMinProtocolVersion") && (e = v44(v["requiredMinProtocolVersion"], child(p, q, "requiredMinProtocolVersion"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v45(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v44(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  return null;
+}
+function v45(v, p, q) {
+  if (v !== "reject") {
+    return fail(p, q, 'must be "reject"');
+  }
+  return null;
+}
+function vDefRequest(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "id")) return missing(p, q, "id", 'missing required field "id"');
+    if (!Object.hasOwn(v, "action")) return missing(p, q, "action", 'missing required field "action"');
+    if (Object.hasOwn(v, "action") && (e = vDefAction(v["action"], child(p, q, "action"), q))) return e;
+    if (Object.hasOwn(v, "deadlineMs") && (e = v47(v["deadlineMs"], child(p, q, "deadlineMs"), q))) return e;
+    if (Object.hasOwn(v, "id") && (e = vDefRequestId(v["id"], child(p, q, "id"), q))) return e;
+    if (Object.hasOwn(v, "replay") && (e = v49(v["replay"], child(p, q, "replay"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v50(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v47(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 36e5) {
+      return fail(p, q, "must be <= 3600000");
+    }
+  }
+  return null;
+}
+function v49(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v50(v, p, q) {
+  if (v !== "request") {
+    return fail(p, q, 'must be "request"');
+  }
+  return null;
+}
+function vDefResponse(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "id")) return missing(p, q, "id", 'missing required field "id"');
+    if (Object.hasOwn(v, "error") && (e = vDefError(v["error"], child(p, q, "error"), q))) return e;
+    if (Object.hasOwn(v, "id") && (e = vDefRequestId(v["id"], child(p, q, "id"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v54(v["type"], child(p, q, "type"), q))) return e;
+  }
+  const passed = pass(v55(v, p, true)) + pass(v57(v, p, true));
+  if (passed !== 1) {
+    if (q) return QUIET;
+    return failOneOf(p, "needs exactly one of result or error", v, [["result"], ["error"]]);
+  }
+  return null;
+}
+function v54(v, p, q) {
+  if (v !== "response") {
+    return fail(p, q, 'must be "response"');
+  }
+  return null;
+}
+function v55(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "result")) return missing(p, q, "result", 'missing required field "result"');
+  }
+  if (v56(v, p, true) === null) {
+    return fail(p, q, "must not match having error");
+  }
+  return null;
+}
+function v56(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "error")) return missing(p, q, "error", 'missing required field "error"');
+  }
+  return null;
+}
+function v57(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "error")) return missing(p, q, "error", 'missing required field "error"');
+  }
+  if (v58(v, p, true) === null) {
+    return fail(p, q, "must not match having result");
+  }
+  return null;
+}
+function v58(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "result")) return missing(p, q, "result", 'missing required field "result"');
+  }
+  return null;
+}
+function vDefCancel(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "id")) return missing(p, q, "id", 'missing required field "id"');
+    if (Object.hasOwn(v, "id") && (e = vDefRequestId(v["id"], child(p, q, "id"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v60(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v60(v, p, q) {
+  if (v !== "cancel") {
+    return fail(p, q, 'must be "cancel"');
+  }
+  return null;
+}
+function vDefEventMessage(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (!Object.hasOwn(v, "event")) return missing(p, q, "event", 'missing required field "event"');
+    if (Object.hasOwn(v, "event") && (e = vDefEvent(v["event"], child(p, q, "event"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v62(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v62(v, p, q) {
+  if (v !== "event") {
+    return fail(p, q, 'must be "event"');
+  }
+  return null;
+}
+function vDefRequestId(v, p, q) {
+  if (vDefRequestIdCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be a UUIDv4");
+}
+function vDefRequestIdCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE3.test(v)) {
+      return failPattern(p, q, v, " does not match ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$");
+    }
+  }
+  return null;
+}
+function vDefTabId(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function vDefUrl(v, p, q) {
+  if (vDefUrlCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be an absolute http(s) URL or about:blank; javascript:, chrome:, file: and other schemes are refused");
+}
+function vDefUrlCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 8192) {
+      return fail(p, q, "must be at most 8192 characters");
+    }
+  }
+  if (v63(v, p, true) !== null && v64(v, p, true) !== null) {
+    return v64(v, p, q);
+  }
+  return null;
+}
+function v63(v, p, q) {
+  if (v !== "about:blank") {
+    return fail(p, q, 'must be "about:blank"');
+  }
+  return null;
+}
+function v64(v, p, q) {
+  if (typeof v === "string") {
+    if (!RE4.test(v)) {
+      return failPattern(p, q, v, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$");
+    }
+  }
+  return null;
+}
+function vDefSelector(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+  }
+  return null;
+}
+function vDefUid(v, p, q) {
+  if (vDefUidCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be a uid like e3, from the last extract on that tab");
+}
+function vDefUidCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE5.test(v)) {
+      return failPattern(p, q, v, " does not match ^e[0-9]{1,6}$");
+    }
+  }
+  return null;
+}
+function vDefRole(v, p, q) {
+  if (vDefRoleCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be a WAI-ARIA role, in lowercase, such as button, link, textbox, checkbox, combobox or heading");
+}
+function vDefRoleCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (!ENUM2.has(v)) {
+    return failEnum(p, q, 'must be one of "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "image", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter", "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem", got ', v);
+  }
+  return null;
+}
+var ENUM2 = /* @__PURE__ */ new Set(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "image", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter", "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"]);
+function vDefAccessibleName(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 1024) {
+      return fail(p, q, "must be at most 1024 characters");
+    }
+  }
+  return null;
+}
+function vDefNth(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+    if (v > 9999) {
+      return fail(p, q, "must be <= 9999");
+    }
+  }
+  return null;
+}
+function vDefTarget(v, p, q) {
+  let e;
+  if (e = v68(v, p, q)) return e;
+  if (e = v73(v, p, q)) return e;
+  const passed = pass(v65(v, p, true)) + pass(v66(v, p, true)) + pass(v67(v, p, true));
+  if (passed !== 1) {
+    if (q) return QUIET;
+    return failOneOf(p, "needs exactly one of selector, uid or role", v, [["selector"], ["uid"], ["role"]]);
+  }
+  return null;
+}
+function v65(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "selector")) return missing(p, q, "selector", 'missing required field "selector"');
+  }
+  return null;
+}
+function v66(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "uid")) return missing(p, q, "uid", 'missing required field "uid"');
+  }
+  return null;
+}
+function v67(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "role")) return missing(p, q, "role", 'missing required field "role"');
+  }
+  return null;
+}
+function v68(v, p, q) {
+  let e;
+  if (v69(v, p, true) === null) {
+    if (e = v72(v, p, q)) return e;
+  }
+  return null;
+}
+function v69(v, p, q) {
+  if (v70(v, p, true) !== null && v71(v, p, true) !== null) {
+    return v71(v, p, q);
+  }
+  return null;
+}
+function v70(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "name")) return missing(p, q, "name", 'missing required field "name"');
+  }
+  return null;
+}
+function v71(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "nth")) return missing(p, q, "nth", 'missing required field "nth"');
+  }
+  return null;
+}
+function v72(v, p, q) {
+  if (v72Check(v, p, true) === null) return null;
+  return fail(p, q, "name and nth pick among the elements of a role: they go with role, not with uid or selector");
+}
+function v72Check(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "role")) return missing(p, q, "role", 'missing required field "role"');
+  }
+  return null;
+}
+function v73(v, p, q) {
+  let e;
+  if (v74(v, p, true) === null) {
+    if (e = v75(v, p, q)) return e;
+  }
+  return null;
+}
+function v74(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "frame")) return missing(p, q, "frame", 'missing required field "frame"');
+  }
+  return null;
+}
+function v75(v, p, q) {
+  if (v75Check(v, p, true) === null) return null;
+  return fail(p, q, "frame goes with a selector or a role target: a uid already names the frame it was read in");
+}
+function v75Check(v, p, q) {
+  if (v76(v, p, true) === null) {
+    return fail(p, q, "must not match having uid");
+  }
+  return null;
+}
+function v76(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "uid")) return missing(p, q, "uid", 'missing required field "uid"');
+  }
+  return null;
+}
+function vDefFrame(v, p, q) {
+  if (vDefFrameCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be a non-empty part of a frame's URL, or a frame's name");
+}
+function vDefFrameCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 2048) {
+      return fail(p, q, "must be at most 2048 characters");
+    }
+  }
+  return null;
+}
+function vDefWaitUntil(v, p, q) {
+  if (!ENUM3.has(v)) {
+    return failEnum(p, q, 'must be one of "commit", "domcontentloaded", "load", "networkidle", got ', v);
+  }
+  return null;
+}
+var ENUM3 = /* @__PURE__ */ new Set(["commit", "domcontentloaded", "load", "networkidle"]);
+function vDefDialogPolicy(v, p, q) {
+  if (!ENUM4.has(v)) {
+    return failEnum(p, q, 'must be one of "accept", "dismiss", "leave", got ', v);
+  }
+  return null;
+}
+var ENUM4 = /* @__PURE__ */ new Set(["accept", "dismiss", "leave"]);
+function vDefOptionalTarget(v, p, q) {
+  if (v77(v, p, true) !== null && vDefTarget(v, p, true) !== null) {
+    return vDefTarget(v, p, q);
+  }
+  return null;
+}
+function v77(v, p, q) {
+  if (v78(v, p, true) === null) {
+    return fail(p, q, "must not match the excluded shape");
+  }
+  return null;
+}
+function v78(v, p, q) {
+  if (v79(v, p, true) !== null && v80(v, p, true) !== null && v81(v, p, true) !== null && v82(v, p, true) !== null && v83(v, p, true) !== null) {
+    return v83(v, p, q);
+  }
+  return null;
+}
+function v79(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "selector")) return missing(p, q, "selector", 'missing required field "selector"');
+  }
+  return null;
+}
+function v80(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "uid")) return missing(p, q, "uid", 'missing required field "uid"');
+  }
+  return null;
+}
+function v81(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "role")) return missing(p, q, "role", 'missing required field "role"');
+  }
+  return null;
+}
+function v82(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "name")) return missing(p, q, "name", 'missing required field "name"');
+  }
+  return null;
+}
+function v83(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "nth")) return missing(p, q, "nth", 'missing required field "nth"');
+  }
+  return null;
+}
+function vDefKey(v, p, q) {
+  if (vDefKeyCheck(v, p, true) === null) return null;
+  return fail(p, q, "must be a named key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12), one character, or a chord like Control+a or Shift+Tab");
+}
+function vDefKeyCheck(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE1.test(v)) {
+      return failPattern(p, q, v, " does not match ^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$");
+    }
+  }
+  return null;
+}
+function vDefErrorCode(v, p, q) {
+  if (!ENUM5.has(v)) {
+    return failEnum(p, q, 'must be one of "domain_blocked", "session_not_found", "tab_not_found", "element_not_found", "element_stale", "timeout", "debugger_attach_failed", "invalid_action", "internal_error", got ', v);
+  }
+  return null;
+}
+var ENUM5 = /* @__PURE__ */ new Set(["domain_blocked", "session_not_found", "tab_not_found", "element_not_found", "element_stale", "timeout", "debugger_attach_failed", "invalid_action", "internal_error"]);
+function vDefError(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "code")) return missing(p, q, "code", 'missing required field "code"');
+    if (!Object.hasOwn(v, "message")) return missing(p, q, "message", 'missing required field "message"');
+    if (Object.hasOwn(v, "code") && (e = vDefErrorCode(v["code"], child(p, q, "code"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v86(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "reason") && (e = v87(v["reason"], child(p, q, "reason"), q))) return e;
+  }
+  return null;
+}
+function v86(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v87(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 200) {
+      return fail(p, q, "must be at most 200 characters");
+    }
+  }
+  return null;
+}
+function vDefAction(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (Object.hasOwn(v, "type") && (e = v88(v["type"], child(p, q, "type"), q))) return e;
+  }
+  if (e = v89(v, p, q)) return e;
+  if (e = v93(v, p, q)) return e;
+  if (e = v97(v, p, q)) return e;
+  if (e = v101(v, p, q)) return e;
+  if (e = v105(v, p, q)) return e;
+  if (e = v109(v, p, q)) return e;
+  if (e = v113(v, p, q)) return e;
+  if (e = v117(v, p, q)) return e;
+  if (e = v121(v, p, q)) return e;
+  if (e = v125(v, p, q)) return e;
+  if (e = v129(v, p, q)) return e;
+  if (e = v133(v, p, q)) return e;
+  if (e = v137(v, p, q)) return e;
+  if (e = v141(v, p, q)) return e;
+  if (e = v145(v, p, q)) return e;
+  if (e = v149(v, p, q)) return e;
+  if (e = v153(v, p, q)) return e;
+  if (e = v157(v, p, q)) return e;
+  if (e = v161(v, p, q)) return e;
+  if (e = v165(v, p, q)) return e;
+  if (e = v169(v, p, q)) return e;
+  if (e = v173(v, p, q)) return e;
+  return null;
+}
+function v88(v, p, q) {
+  if (!ENUM6.has(v)) {
+    return failEnum(p, q, 'must be one of "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", got ', v);
+  }
+  return null;
+}
+var ENUM6 = /* @__PURE__ */ new Set(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe"]);
+function v89(v, p, q) {
+  let e;
+  if (v90(v, p, true) === null) {
+    if (e = vDefActionNavigate(v, p, q)) return e;
+  }
+  return null;
+}
+function v90(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v91(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v91(v, p, q) {
+  if (v !== "navigate") {
+    return fail(p, q, 'must be "navigate"');
+  }
+  return null;
+}
+function v93(v, p, q) {
+  let e;
+  if (v94(v, p, true) === null) {
+    if (e = vDefActionClick(v, p, q)) return e;
+  }
+  return null;
+}
+function v94(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v95(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v95(v, p, q) {
+  if (v !== "click") {
+    return fail(p, q, 'must be "click"');
+  }
+  return null;
+}
+function v97(v, p, q) {
+  let e;
+  if (v98(v, p, true) === null) {
+    if (e = vDefActionType(v, p, q)) return e;
+  }
+  return null;
+}
+function v98(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v99(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v99(v, p, q) {
+  if (v !== "type") {
+    return fail(p, q, 'must be "type"');
+  }
+  return null;
+}
+function v101(v, p, q) {
+  let e;
+  if (v102(v, p, true) === null) {
+    if (e = vDefActionHover(v, p, q)) return e;
+  }
+  return null;
+}
+function v102(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v103(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v103(v, p, q) {
+  if (v !== "hover") {
+    return fail(p, q, 'must be "hover"');
+  }
+  return null;
+}
+function v105(v, p, q) {
+  let e;
+  if (v106(v, p, true) === null) {
+    if (e = vDefActionPressKey(v, p, q)) return e;
+  }
+  return null;
+}
+function v106(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v107(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v107(v, p, q) {
+  if (v !== "press_key") {
+    return fail(p, q, 'must be "press_key"');
+  }
+  return null;
+}
+function v109(v, p, q) {
+  let e;
+  if (v110(v, p, true) === null) {
+    if (e = vDefActionScroll(v, p, q)) return e;
+  }
+  return null;
+}
+function v110(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v111(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v111(v, p, q) {
+  if (v !== "scroll") {
+    return fail(p, q, 'must be "scroll"');
+  }
+  return null;
+}
+function v113(v, p, q) {
+  let e;
+  if (v114(v, p, true) === null) {
+    if (e = vDefActionScreenshot(v, p, q)) return e;
+  }
+  return null;
+}
+function v114(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v115(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v115(v, p, q) {
+  if (v !== "screenshot") {
+    return fail(p, q, 'must be "screenshot"');
+  }
+  return null;
+}
+function v117(v, p, q) {
+  let e;
+  if (v118(v, p, true) === null) {
+    if (e = vDefActionExtract(v, p, q)) return e;
+  }
+  return null;
+}
+function v118(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v119(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v119(v, p, q) {
+  if (v !== "extract") {
+    return fail(p, q, 'must be "extract"');
+  }
+  return null;
+}
+function v121(v, p, q) {
+  let e;
+  if (v122(v, p, true) === null) {
+    if (e = vDefActionEvaluate(v, p, q)) return e;
+  }
+  return null;
+}
+function v122(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v123(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v123(v, p, q) {
+  if (v !== "evaluate") {
+    return fail(p, q, 'must be "evaluate"');
+  }
+  return null;
+}
+function v125(v, p, q) {
+  let e;
+  if (v126(v, p, true) === null) {
+    if (e = vDefActionWaitFor(v, p, q)) return e;
+  }
+  return null;
+}
+function v126(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v127(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v127(v, p, q) {
+  if (v !== "wait_for") {
+    return fail(p, q, 'must be "wait_for"');
+  }
+  return null;
+}
+function v129(v, p, q) {
+  let e;
+  if (v130(v, p, true) === null) {
+    if (e = vDefActionGetTabs(v, p, q)) return e;
+  }
+  return null;
+}
+function v130(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v131(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v131(v, p, q) {
+  if (v !== "get_tabs") {
+    return fail(p, q, 'must be "get_tabs"');
+  }
+  return null;
+}
+function v133(v, p, q) {
+  let e;
+  if (v134(v, p, true) === null) {
+    if (e = vDefActionOpenTab(v, p, q)) return e;
+  }
+  return null;
+}
+function v134(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v135(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v135(v, p, q) {
+  if (v !== "open_tab") {
+    return fail(p, q, 'must be "open_tab"');
+  }
+  return null;
+}
+function v137(v, p, q) {
+  let e;
+  if (v138(v, p, true) === null) {
+    if (e = vDefActionCloseTab(v, p, q)) return e;
+  }
+  return null;
+}
+function v138(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v139(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v139(v, p, q) {
+  if (v !== "close_tab") {
+    return fail(p, q, 'must be "close_tab"');
+  }
+  return null;
+}
+function v141(v, p, q) {
+  let e;
+  if (v142(v, p, true) === null) {
+    if (e = vDefActionReload(v, p, q)) return e;
+  }
+  return null;
+}
+function v142(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v143(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v143(v, p, q) {
+  if (v !== "reload") {
+    return fail(p, q, 'must be "reload"');
+  }
+  return null;
+}
+function v145(v, p, q) {
+  let e;
+  if (v146(v, p, true) === null) {
+    if (e = vDefActionHandoff(v, p, q)) return e;
+  }
+  return null;
+}
+function v146(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v147(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v147(v, p, q) {
+  if (v !== "handoff") {
+    return fail(p, q, 'must be "handoff"');
+  }
+  return null;
+}
+function v149(v, p, q) {
+  let e;
+  if (v150(v, p, true) === null) {
+    if (e = vDefActionGetTrace(v, p, q)) return e;
+  }
+  return null;
+}
+function v150(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v151(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v151(v, p, q) {
+  if (v !== "get_trace") {
+    return fail(p, q, 'must be "get_trace"');
+  }
+  return null;
+}
+function v153(v, p, q) {
+  let e;
+  if (v154(v, p, true) === null) {
+    if (e = vDefActionSelectOption(v, p, q)) return e;
+  }
+  return null;
+}
+function v154(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v155(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v155(v, p, q) {
+  if (v !== "select_option") {
+    return fail(p, q, 'must be "select_option"');
+  }
+  return null;
+}
+function v157(v, p, q) {
+  let e;
+  if (v158(v, p, true) === null) {
+    if (e = vDefActionUpload(v, p, q)) return e;
+  }
+  return null;
+}
+function v158(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v159(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v159(v, p, q) {
+  if (v !== "upload") {
+    return fail(p, q, 'must be "upload"');
+  }
+  return null;
+}
+function v161(v, p, q) {
+  let e;
+  if (v162(v, p, true) === null) {
+    if (e = vDefActionGoBack(v, p, q)) return e;
+  }
+  return null;
+}
+function v162(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v163(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v163(v, p, q) {
+  if (v !== "go_back") {
+    return fail(p, q, 'must be "go_back"');
+  }
+  return null;
+}
+function v165(v, p, q) {
+  let e;
+  if (v166(v, p, true) === null) {
+    if (e = vDefActionGoForward(v, p, q)) return e;
+  }
+  return null;
+}
+function v166(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v167(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v167(v, p, q) {
+  if (v !== "go_forward") {
+    return fail(p, q, 'must be "go_forward"');
+  }
+  return null;
+}
+function v169(v, p, q) {
+  let e;
+  if (v170(v, p, true) === null) {
+    if (e = vDefActionHandleDialog(v, p, q)) return e;
+  }
+  return null;
+}
+function v170(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v171(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v171(v, p, q) {
+  if (v !== "handle_dialog") {
+    return fail(p, q, 'must be "handle_dialog"');
+  }
+  return null;
+}
+function v173(v, p, q) {
+  let e;
+  if (v174(v, p, true) === null) {
+    if (e = vDefActionDescribe(v, p, q)) return e;
+  }
+  return null;
+}
+function v174(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v175(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v175(v, p, q) {
+  if (v !== "describe") {
+    return fail(p, q, 'must be "describe"');
+  }
+  return null;
+}
+function vDefActionNavigate(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
+    if (Object.hasOwn(v, "dialogs") && (e = vDefDialogPolicy(v["dialogs"], child(p, q, "dialogs"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
+    if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+  }
+  return null;
+}
+function vDefActionClick(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "button") && (e = v181(v["button"], child(p, q, "button"), q))) return e;
+    if (Object.hasOwn(v, "clickCount") && (e = v182(v["clickCount"], child(p, q, "clickCount"), q))) return e;
+    if (Object.hasOwn(v, "download") && (e = v183(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v184(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+  }
+  return null;
+}
+function v181(v, p, q) {
+  if (!ENUM7.has(v)) {
+    return failEnum(p, q, 'must be one of "left", "middle", "right", "back", "forward", got ', v);
+  }
+  return null;
+}
+var ENUM7 = /* @__PURE__ */ new Set(["left", "middle", "right", "back", "forward"]);
+function v182(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 3) {
+      return fail(p, q, "must be <= 3");
+    }
+  }
+  return null;
+}
+function v183(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v184(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function vDefActionType(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
+    if (Object.hasOwn(v, "clear") && (e = v192(v["clear"], child(p, q, "clear"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v193(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v200(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+  }
+  return null;
+}
+function v192(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v193(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v200(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 1048576) {
+      return fail(p, q, "must be at most 1048576 characters");
+    }
+  }
+  return null;
+}
+function vDefActionHover(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "force") && (e = v202(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+  }
+  return null;
+}
+function v202(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function vDefActionPressKey(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "key")) return missing(p, q, "key", 'missing required field "key"');
+    if (Object.hasOwn(v, "download") && (e = v210(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "key") && (e = vDefKey(v["key"], child(p, q, "key"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v210(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function vDefActionScroll(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "direction")) return missing(p, q, "direction", 'missing required field "direction"');
+    if (Object.hasOwn(v, "amount") && (e = v213(v["amount"], child(p, q, "amount"), q))) return e;
+    if (Object.hasOwn(v, "direction") && (e = v214(v["direction"], child(p, q, "direction"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v213(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 1e5) {
+      return fail(p, q, "must be <= 100000");
+    }
+  }
+  return null;
+}
+function v214(v, p, q) {
+  if (!ENUM8.has(v)) {
+    return failEnum(p, q, 'must be one of "up", "down", got ', v);
+  }
+  return null;
+}
+var ENUM8 = /* @__PURE__ */ new Set(["up", "down"]);
+function vDefActionScreenshot(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "fullPage") && (e = v216(v["fullPage"], child(p, q, "fullPage"), q))) return e;
+    if (Object.hasOwn(v, "labels") && (e = v217(v["labels"], child(p, q, "labels"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v216(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v217(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function vDefActionExtract(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "changes") && (e = v230(v["changes"], child(p, q, "changes"), q))) return e;
+    if (Object.hasOwn(v, "maxChars") && (e = v231(v["maxChars"], child(p, q, "maxChars"), q))) return e;
+    if (Object.hasOwn(v, "maxElements") && (e = v232(v["maxElements"], child(p, q, "maxElements"), q))) return e;
+    if (Object.hasOwn(v, "part") && (e = v233(v["part"], child(p, q, "part"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  if (e = v219(v, p, q)) return e;
+  if (e = v222(v, p, q)) return e;
+  return null;
+}
+function v219(v, p, q) {
+  let e;
+  if (v220(v, p, true) === null) {
+    if (e = v221(v, p, q)) return e;
+  }
+  return null;
+}
+function v220(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "part")) return missing(p, q, "part", 'missing required field "part"');
+  }
+  return null;
+}
+function v221(v, p, q) {
+  if (v221Check(v, p, true) === null) return null;
+  return fail(p, q, "part reads one part of a page cut by maxChars: give maxChars too");
+}
+function v221Check(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", 'missing required field "maxChars"');
+  }
+  return null;
+}
+function v222(v, p, q) {
+  let e;
+  if (v223(v, p, true) === null) {
+    if (e = v225(v, p, q)) return e;
+  }
+  return null;
+}
+function v223(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "changes")) return missing(p, q, "changes", 'missing required field "changes"');
+    if (Object.hasOwn(v, "changes") && (e = v224(v["changes"], child(p, q, "changes"), q))) return e;
+  }
+  return null;
+}
+function v224(v, p, q) {
+  if (v !== true) {
+    return fail(p, q, "must be true");
+  }
+  return null;
+}
+function v225(v, p, q) {
+  if (v225Check(v, p, true) === null) return null;
+  return fail(p, q, "changes reads what changed on the whole page since the last read: it takes no selector, maxChars or part");
+}
+function v225Check(v, p, q) {
+  if (v226(v, p, true) === null) {
+    return fail(p, q, "must not match the excluded shape");
+  }
+  return null;
+}
+function v226(v, p, q) {
+  if (v227(v, p, true) !== null && v228(v, p, true) !== null && v229(v, p, true) !== null) {
+    return v229(v, p, q);
+  }
+  return null;
+}
+function v227(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "selector")) return missing(p, q, "selector", 'missing required field "selector"');
+  }
+  return null;
+}
+function v228(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", 'missing required field "maxChars"');
+  }
+  return null;
+}
+function v229(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "part")) return missing(p, q, "part", 'missing required field "part"');
+  }
+  return null;
+}
+function v230(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v231(v, p, q) {
+  if (v231Check(v, p, true) === null) return null;
+  return fail(p, q, "must be an integer from 500 to 1000000");
+}
+function v231Check(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 500) {
+      return fail(p, q, "must be >= 500");
+    }
+    if (v > 1e6) {
+      return fail(p, q, "must be <= 1000000");
+    }
+  }
+  return null;
+}
+function v232(v, p, q) {
+  if (v232Check(v, p, true) === null) return null;
+  return fail(p, q, "must be an integer from 1 to 5000");
+}
+function v232Check(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 5e3) {
+      return fail(p, q, "must be <= 5000");
+    }
+  }
+  return null;
+}
+function v233(v, p, q) {
+  if (v233Check(v, p, true) === null) return null;
+  return fail(p, q, "must be an integer from 1 (the first part) to 10000");
+}
+function v233Check(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 1e4) {
+      return fail(p, q, "must be <= 10000");
+    }
+  }
+  return null;
+}
+function vDefActionEvaluate(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "expression")) return missing(p, q, "expression", 'missing required field "expression"');
+    if (Object.hasOwn(v, "expression") && (e = v236(v["expression"], child(p, q, "expression"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v236(v, p, q) {
+  if (v236Check(v, p, true) === null) return null;
+  return fail(p, q, "must be a non-empty JavaScript function body (use return)");
+}
+function v236Check(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 1048576) {
+      return fail(p, q, "must be at most 1048576 characters");
+    }
+    if (!RE0.test(v)) {
+      return failPattern(p, q, v, " does not match \\S");
+    }
+  }
+  return null;
+}
+function vDefActionWaitFor(v, p, q) {
+  let e;
+  if (e = vDefOptionalTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v254(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v256(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v257(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+    if (Object.hasOwn(v, "url") && (e = v259(v["url"], child(p, q, "url"), q))) return e;
+  }
+  if (e = v238(v, p, q)) return e;
+  if (e = v242(v, p, q)) return e;
+  return null;
+}
+function v238(v, p, q) {
+  if (v238Check(v, p, true) === null) return null;
+  return fail(p, q, "needs a target (selector, uid or role), text, or url");
+}
+function v238Check(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v240(v, p, true) !== null && v241(v, p, true) !== null) {
+    return v241(v, p, q);
+  }
+  return null;
+}
+function v240(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
+  }
+  return null;
+}
+function v241(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
+  }
+  return null;
+}
+function v242(v, p, q) {
+  let e;
+  if (v243(v, p, true) === null) {
+    if (e = v244(v, p, q)) return e;
+  }
+  return null;
+}
+function v243(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
+  }
+  return null;
+}
+function v244(v, p, q) {
+  if (v244Check(v, p, true) === null) return null;
+  return fail(p, q, "url waits alone: it takes no selector, uid, role, text or state");
+}
+function v244Check(v, p, q) {
+  if (v245(v, p, true) === null) {
+    return fail(p, q, "must not match the excluded shape");
+  }
+  return null;
+}
+function v245(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v247(v, p, true) !== null && v248(v, p, true) !== null) {
+    return v248(v, p, q);
+  }
+  return null;
+}
+function v247(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
+  }
+  return null;
+}
+function v248(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
+  }
+  return null;
+}
+function v254(v, p, q) {
+  if (!ENUM9.has(v)) {
+    return failEnum(p, q, 'must be one of "visible", "attached", "hidden", "detached", got ', v);
+  }
+  return null;
+}
+var ENUM9 = /* @__PURE__ */ new Set(["visible", "attached", "hidden", "detached"]);
+function v256(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 1e3) {
+      return fail(p, q, "must be at most 1000 characters");
+    }
+  }
+  return null;
+}
+function v257(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 6e4) {
+      return fail(p, q, "must be <= 60000");
+    }
+  }
+  return null;
+}
+function v259(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+    if (n > 2e3) {
+      return fail(p, q, "must be at most 2000 characters");
+    }
+  }
+  return null;
+}
+function vDefActionGetTabs(v, p, q) {
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  return null;
+}
+function vDefActionOpenTab(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
+    if (Object.hasOwn(v, "focus") && (e = v260(v["focus"], child(p, q, "focus"), q))) return e;
+    if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
+    if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+  }
+  return null;
+}
+function v260(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function vDefActionCloseTab(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (Object.hasOwn(v, "dialogs") && (e = vDefDialogPolicy(v["dialogs"], child(p, q, "dialogs"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function vDefActionReload(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "dialogs") && (e = vDefDialogPolicy(v["dialogs"], child(p, q, "dialogs"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+  }
+  return null;
+}
+function vDefActionHandoff(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
+    if (Object.hasOwn(v, "message") && (e = v268(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v269(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v270(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v268(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 500) {
+      return fail(p, q, "must be at most 500 characters");
+    }
+  }
+  return null;
+}
+function v269(v, p, q) {
+  if (!ENUM10.has(v)) {
+    return failEnum(p, q, 'must be one of "auth_wall", "captcha", "access_denied", got ', v);
+  }
+  return null;
+}
+var ENUM10 = /* @__PURE__ */ new Set(["auth_wall", "captcha", "access_denied"]);
+function v270(v, p, q) {
+  if (!ENUM11.has(v)) {
+    return failEnum(p, q, 'must be one of "requested", "resolved", "abandoned", got ', v);
+  }
+  return null;
+}
+var ENUM11 = /* @__PURE__ */ new Set(["requested", "resolved", "abandoned"]);
+function vDefActionGetTrace(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "sinceSeq") && (e = v272(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v272(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function vDefActionGoBack(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "dialogs") && (e = vDefDialogPolicy(v["dialogs"], child(p, q, "dialogs"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+  }
+  return null;
+}
+function vDefActionGoForward(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "dialogs") && (e = vDefDialogPolicy(v["dialogs"], child(p, q, "dialogs"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+  }
+  return null;
+}
+function vDefActionHandleDialog(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", 'missing required field "accept"');
+    if (Object.hasOwn(v, "accept") && (e = v280(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v281(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v280(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v281(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 1e4) {
+      return fail(p, q, "must be at most 10000 characters");
+    }
+  }
+  return null;
+}
+function vDefActionSelectOption(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "force") && (e = v286(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v288(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v290(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v298(v["value"], child(p, q, "value"), q))) return e;
+  }
+  const passed = pass(v283(v, p, true)) + pass(v284(v, p, true)) + pass(v285(v, p, true));
+  if (passed !== 1) {
+    if (q) return QUIET;
+    return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
+  }
+  return null;
+}
+function v283(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "value")) return missing(p, q, "value", 'missing required field "value"');
+  }
+  return null;
+}
+function v284(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "label")) return missing(p, q, "label", 'missing required field "label"');
+  }
+  return null;
+}
+function v285(v, p, q) {
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "index")) return missing(p, q, "index", 'missing required field "index"');
+  }
+  return null;
+}
+function v286(v, p, q) {
+  if (!hasType(v, "boolean")) {
+    return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v288(v, p, q) {
+  let e;
+  if (!(hasType(v, "integer") || hasType(v, "array"))) {
+    return failType(p, q, "must be integer or array, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 1e3) {
+      return fail(p, q, "must have at most 1000 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v289(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v289(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function v290(v, p, q) {
+  let e;
+  if (!(hasType(v, "string") || hasType(v, "array"))) {
+    return failType(p, q, "must be string or array, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 1e3) {
+      return fail(p, q, "must have at most 1000 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v291(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v291(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+  }
+  return null;
+}
+function v298(v, p, q) {
+  let e;
+  if (!(hasType(v, "string") || hasType(v, "array"))) {
+    return failType(p, q, "must be string or array, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 1e3) {
+      return fail(p, q, "must have at most 1000 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v299(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v299(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+  }
+  return null;
+}
+function vDefActionUpload(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "files")) return missing(p, q, "files", 'missing required field "files"');
+    if (Object.hasOwn(v, "files") && (e = v300(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+  }
+  return null;
+}
+function v300(v, p, q) {
+  let e;
+  if (!hasType(v, "array")) {
+    return failType(p, q, "must be array, got ", v);
+  }
+  if (Array.isArray(v)) {
+    if (v.length > 100) {
+      return fail(p, q, "must have at most 100 items");
+    }
+    for (let i = 0; i < v.length; i++) if (e = v301(v[i], child(p, q, String(i)), q)) return e;
+  }
+  return null;
+}
+function v301(v, p, q) {
+  if (v301Check(v, p, true) === null) return null;
+  return fail(p, q, "must be an absolute path");
+}
+function v301Check(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 2) {
+      return fail(p, q, "must be at least 2 characters");
+    }
+    if (n > 4096) {
+      return fail(p, q, "must be at most 4096 characters");
+    }
+    if (!RE2.test(v)) {
+      return failPattern(p, q, v, " does not match ^/");
+    }
+  }
+  return null;
+}
+function vDefActionDescribe(v, p, q) {
+  let e;
+  if (e = vDefTarget(v, p, q)) return e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
+    if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
+    if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
+    if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
+    if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
+  }
+  return null;
+}
+function vDefSessionEndReason(v, p, q) {
+  if (!ENUM12.has(v)) {
+    return failEnum(p, q, 'must be one of "tab_closed", "debugger_detached", "user_stopped", "global_stop", "domain_blocked", "system_idle", "screen_locked", got ', v);
+  }
+  return null;
+}
+var ENUM12 = /* @__PURE__ */ new Set(["tab_closed", "debugger_detached", "user_stopped", "global_stop", "domain_blocked", "system_idle", "screen_locked"]);
+function vDefEvent(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
+    if (Object.hasOwn(v, "type") && (e = v316(v["type"], child(p, q, "type"), q))) return e;
+  }
+  if (e = v317(v, p, q)) return e;
+  if (e = v321(v, p, q)) return e;
+  if (e = v325(v, p, q)) return e;
+  if (e = v329(v, p, q)) return e;
+  if (e = v333(v, p, q)) return e;
+  if (e = v337(v, p, q)) return e;
+  if (e = v341(v, p, q)) return e;
+  if (e = v345(v, p, q)) return e;
+  return null;
+}
+function v316(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    const n = codePoints(v);
+    if (n < 1) {
+      return fail(p, q, "must be at least 1 characters");
+    }
+  }
+  return null;
+}
+function v317(v, p, q) {
+  let e;
+  if (v318(v, p, true) === null) {
+    if (e = vDefEventSessionStarted(v, p, q)) return e;
+  }
+  return null;
+}
+function v318(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v319(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v319(v, p, q) {
+  if (v !== "session_started") {
+    return fail(p, q, 'must be "session_started"');
+  }
+  return null;
+}
+function v321(v, p, q) {
+  let e;
+  if (v322(v, p, true) === null) {
+    if (e = vDefEventSessionEnded(v, p, q)) return e;
+  }
+  return null;
+}
+function v322(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v323(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v323(v, p, q) {
+  if (v !== "session_ended") {
+    return fail(p, q, 'must be "session_ended"');
+  }
+  return null;
+}
+function v325(v, p, q) {
+  let e;
+  if (v326(v, p, true) === null) {
+    if (e = vDefEventDomainBlocked(v, p, q)) return e;
+  }
+  return null;
+}
+function v326(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v327(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v327(v, p, q) {
+  if (v !== "domain_blocked") {
+    return fail(p, q, 'must be "domain_blocked"');
+  }
+  return null;
+}
+function v329(v, p, q) {
+  let e;
+  if (v330(v, p, true) === null) {
+    if (e = vDefEventTabClosed(v, p, q)) return e;
+  }
+  return null;
+}
+function v330(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v331(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v331(v, p, q) {
+  if (v !== "tab_closed") {
+    return fail(p, q, 'must be "tab_closed"');
+  }
+  return null;
+}
+function v333(v, p, q) {
+  let e;
+  if (v334(v, p, true) === null) {
+    if (e = vDefEventGlobalStop(v, p, q)) return e;
+  }
+  return null;
+}
+function v334(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v335(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v335(v, p, q) {
+  if (v !== "global_stop") {
+    return fail(p, q, 'must be "global_stop"');
+  }
+  return null;
+}
+function v337(v, p, q) {
+  let e;
+  if (v338(v, p, true) === null) {
+    if (e = vDefEventDialogOpened(v, p, q)) return e;
+  }
+  return null;
+}
+function v338(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v339(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v339(v, p, q) {
+  if (v !== "dialog_opened") {
+    return fail(p, q, 'must be "dialog_opened"');
+  }
+  return null;
+}
+function v341(v, p, q) {
+  let e;
+  if (v342(v, p, true) === null) {
+    if (e = vDefEventHandoffRequested(v, p, q)) return e;
+  }
+  return null;
+}
+function v342(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v343(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v343(v, p, q) {
+  if (v !== "handoff_requested") {
+    return fail(p, q, 'must be "handoff_requested"');
+  }
+  return null;
+}
+function v345(v, p, q) {
+  let e;
+  if (v346(v, p, true) === null) {
+    if (e = vDefEventHandoffResolved(v, p, q)) return e;
+  }
+  return null;
+}
+function v346(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v347(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v347(v, p, q) {
+  if (v !== "handoff_resolved") {
+    return fail(p, q, 'must be "handoff_resolved"');
+  }
+  return null;
+}
+function vDefEventSessionStarted(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", 'missing required field "startedAt"');
+    if (Object.hasOwn(v, "domain") && (e = v349(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v350(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v349(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v350(v, p, q) {
+  if (!hasType(v, "number")) {
+    return failType(p, q, "must be number, got ", v);
+  }
+  return null;
+}
+function vDefEventSessionEnded(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", 'missing required field "actionCount"');
+    if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", 'missing required field "reason"');
+    if (Object.hasOwn(v, "actionCount") && (e = v352(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v353(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v352(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function v353(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function vDefEventDomainBlocked(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
+    if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", 'missing required field "attemptedAction"');
+    if (Object.hasOwn(v, "attemptedAction") && (e = v356(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v357(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v356(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v357(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function vDefEventTabClosed(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function vDefEventGlobalStop(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", 'missing required field "endedCount"');
+    if (Object.hasOwn(v, "endedCount") && (e = v360(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+  }
+  return null;
+}
+function v360(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function vDefEventDialogOpened(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", 'missing required field "dialogType"');
+    if (Object.hasOwn(v, "dialogType") && (e = v361(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v362(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v363(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v361(v, p, q) {
+  if (!ENUM13.has(v)) {
+    return failEnum(p, q, 'must be one of "alert", "confirm", "prompt", "beforeunload", got ', v);
+  }
+  return null;
+}
+var ENUM13 = /* @__PURE__ */ new Set(["alert", "confirm", "prompt", "beforeunload"]);
+function v362(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v363(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function vDefEventHandoffRequested(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
+    if (Object.hasOwn(v, "domain") && (e = v365(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v366(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v367(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function v365(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v366(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v367(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function vDefEventHandoffResolved(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
+    if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", 'missing required field "outcome"');
+    if (Object.hasOwn(v, "domain") && (e = v369(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v370(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v372(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+  }
+  return null;
+}
+function v369(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+function v370(v, p, q) {
+  if (!ENUM14.has(v)) {
+    return failEnum(p, q, 'must be one of "resolved", "abandoned", got ', v);
+  }
+  return null;
+}
+var ENUM14 = /* @__PURE__ */ new Set(["resolved", "abandoned"]);
+function v372(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function child(p, q, k) {
+  return q ? p : { u: p, k };
+}
+function where(p) {
+  if (p === null) return "message";
+  const parts = [];
+  for (; p !== null; p = p.u) parts.unshift(p.k);
+  return parts.join(".");
+}
+var QUIET = Object.freeze({ path: "", reason: "failed", missing: "" });
+function fail(p, q, reason) {
+  return q ? QUIET : { path: where(p), reason, missing: "" };
+}
+function missing(p, q, field, reason) {
+  return q ? QUIET : { path: where(p), reason, missing: field };
+}
+var failType = (p, q, want, v) => q ? QUIET : fail(p, q, want + typeOf(v));
+var failEnum = (p, q, want, v) => q ? QUIET : fail(p, q, want + JSON.stringify(v));
+var failPattern = (p, q, s, suffix) => q ? QUIET : fail(p, q, JSON.stringify(s.length > 80 ? s.slice(0, 80) + "…" : s) + suffix);
+var pass = (e) => e === null ? 1 : 0;
 function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   return typeof v;
 }
+var isObject = (v) => typeOf(v) === "object";
 function hasType(v, t) {
   switch (t) {
     case "integer":
@@ -214,153 +2876,24 @@ function hasType(v, t) {
       return typeOf(v) === t;
   }
 }
-function deepEqual(a, b) {
-  if (a === b) return true;
-  const ta = typeOf(a);
-  if (ta !== typeOf(b)) return false;
-  if (ta === "array") return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (ta === "object") {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-var codePoints = (s) => {
+function codePoints(s) {
   let n = 0;
   for (const _ of s) n++;
   return n;
-};
-function where(path) {
-  return path === "" ? "message" : path.slice(1).replaceAll("/", ".");
 }
-function compileSchema(root) {
-  const regexes = /* @__PURE__ */ new Map();
-  const seen = /* @__PURE__ */ new Set();
-  function resolve(ref) {
-    if (ref === "#") return root;
-    if (!ref.startsWith("#/")) throw new Error(`validator: only local $ref supported, got ${ref}`);
-    let node = root;
-    for (const part of ref.slice(2).split("/")) {
-      const key = part.replaceAll("~1", "/").replaceAll("~0", "~");
-      if (node == null || !Object.hasOwn(node, key)) throw new Error(`validator: unresolvable $ref ${ref}`);
-      node = node[key];
-    }
-    return node;
-  }
-  function check(schema) {
-    if (typeof schema === "boolean" || seen.has(schema)) return;
-    seen.add(schema);
-    for (const [k, v] of Object.entries(schema)) {
-      if (k.startsWith("x-") || ANNOTATIONS.has(k)) continue;
-      if (!SUPPORTED.has(k)) throw new Error(`validator: unsupported keyword ${k}`);
-      if (k === "pattern") regexes.set(v, new RegExp(v, "u"));
-      if (k === "$ref") check(resolve(v));
-      if (["allOf", "anyOf", "oneOf"].includes(k)) v.forEach(check);
-      if (["not", "if", "then", "else", "items"].includes(k)) check(v);
-      if (k === "properties") Object.values(v).forEach(check);
-    }
-    if (schema.$defs) Object.values(schema.$defs).forEach(check);
-  }
-  check(root);
-  function validate(schema, v, path) {
-    if (schema !== true && schema !== false && schema["x-message"] !== void 0) {
-      return checkValue(schema, v, path) ? `${where(path)}: ${schema["x-message"]}` : null;
-    }
-    return checkValue(schema, v, path);
-  }
-  function checkValue(schema, v, path) {
-    if (schema === true) return null;
-    if (schema === false) return `${where(path)}: not allowed`;
-    let err;
-    if (schema.$ref !== void 0 && (err = validate(resolve(schema.$ref), v, path))) return err;
-    if (schema.type !== void 0) {
-      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-      if (!types.some((t) => hasType(v, t))) return `${where(path)}: must be ${types.join(" or ")}, got ${typeOf(v)}`;
-    }
-    if (schema.const !== void 0 && !deepEqual(v, schema.const)) {
-      return `${where(path)}: must be ${JSON.stringify(schema.const)}`;
-    }
-    if (schema.enum !== void 0 && !schema.enum.some((e) => deepEqual(v, e))) {
-      return `${where(path)}: must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}, got ${JSON.stringify(v)}`;
-    }
-    if (typeof v === "string") {
-      const n = schema.minLength !== void 0 || schema.maxLength !== void 0 ? codePoints(v) : 0;
-      if (schema.minLength !== void 0 && n < schema.minLength) return `${where(path)}: must be at least ${schema.minLength} characters`;
-      if (schema.maxLength !== void 0 && n > schema.maxLength) return `${where(path)}: must be at most ${schema.maxLength} characters`;
-      if (schema.pattern !== void 0 && !regexes.get(schema.pattern).test(v)) {
-        return `${where(path)}: ${JSON.stringify(v.length > 80 ? v.slice(0, 80) + "…" : v)} does not match ${schema.pattern}`;
-      }
-    }
-    if (typeof v === "number") {
-      if (schema.minimum !== void 0 && v < schema.minimum) return `${where(path)}: must be >= ${schema.minimum}`;
-      if (schema.maximum !== void 0 && v > schema.maximum) return `${where(path)}: must be <= ${schema.maximum}`;
-    }
-    if (Array.isArray(v)) {
-      if (schema.minItems !== void 0 && v.length < schema.minItems) return `${where(path)}: must have at least ${schema.minItems} items`;
-      if (schema.maxItems !== void 0 && v.length > schema.maxItems) return `${where(path)}: must have at most ${schema.maxItems} items`;
-      if (schema.items !== void 0) {
-        for (let i = 0; i < v.length; i++) if (err = validate(schema.items, v[i], `${path}/${i}`)) return err;
-      }
-    }
-    if (typeOf(v) === "object") {
-      if (schema.required) {
-        for (const k of schema.required) if (!Object.hasOwn(v, k)) return `${where(path)}: missing required field ${JSON.stringify(k)}`;
-      }
-      if (schema.properties) {
-        for (const k of Object.keys(schema.properties).sort()) {
-          if (Object.hasOwn(v, k) && (err = validate(schema.properties[k], v[k], `${path}/${k}`))) return err;
-        }
-      }
-    }
-    if (schema.allOf) {
-      for (const s of schema.allOf) if (err = validate(s, v, path)) return err;
-    }
-    if (schema.anyOf) {
-      const errs = schema.anyOf.map((s) => validate(s, v, path));
-      if (errs.every(Boolean)) return errs[errs.length - 1];
-    }
-    if (schema.oneOf) {
-      const errs = schema.oneOf.map((s) => validate(s, v, path));
-      const passed = errs.filter((e) => !e).length;
-      if (passed !== 1) return oneOfMessage(schema.oneOf, v, path, passed, errs);
-    }
-    if (schema.not !== void 0 && !validate(schema.not, v, path)) {
-      return `${where(path)}: must not match ${describe(schema.not)}`;
-    }
-    if (schema.if !== void 0) {
-      const branch = validate(schema.if, v, path) ? schema.else : schema.then;
-      if (branch !== void 0 && (err = validate(branch, v, path))) return err;
-    }
-    return null;
-  }
-  return (value) => validate(root, value, "");
+function failOneOf(p, want, v, branches) {
+  const present = isObject(v) ? branches.filter((fields) => fields.every((k) => Object.hasOwn(v, k))).length : 0;
+  const two = branches.length === 2;
+  let got = "";
+  if (present > 1) got = two ? " (got both)" : ` (got ${present})`;
+  else if (present === 0) got = two ? " (got neither)" : " (got none)";
+  return fail(p, false, want + got);
 }
-function describe(s) {
-  if (s && s.required) return `having ${s.required.join(", ")}`;
-  return "the excluded shape";
-}
-function oneOfMessage(branches, v, path, passed, errs) {
-  const fields = branches.map((b) => b.required ? b.required.join("+") : null);
-  if (fields.every(Boolean)) {
-    const present = typeOf(v) === "object" ? branches.filter((b) => b.required.every((k) => Object.hasOwn(v, k))).length : 0;
-    const two = branches.length === 2;
-    const got = present > 1 ? two ? " (got both)" : ` (got ${present})` : present === 0 ? two ? " (got neither)" : " (got none)" : "";
-    const list = `${fields.slice(0, -1).join(", ")} or ${fields[fields.length - 1]}`;
-    return `${where(path)}: needs exactly one of ${list}${got}`;
-  }
-  return passed > 1 ? `${where(path)}: matches more than one alternative` : errs[0];
-}
-var current = null;
-function initValidator(schema) {
-  current = compileSchema(schema);
-}
-async function loadValidator(loadSchema) {
-  initValidator(await loadSchema());
-}
+
+// validator.js
 function validateMessage(obj) {
-  if (!current) return { ok: false, message: "validator not initialised: schema not loaded" };
-  const err = current(obj);
-  return err ? { ok: false, message: err } : { ok: true };
+  const e = validateMessageValue(obj);
+  return e ? { ok: false, message: `${e.path}: ${e.reason}` } : { ok: true };
 }
 function parseMessage(text) {
   let obj;
@@ -503,13 +3036,13 @@ var CdpError = class extends Error {
   }
 };
 function cdpMessage(err) {
-  const raw2 = err && err.message !== void 0 ? String(err.message) : String(err);
+  const raw = err && err.message !== void 0 ? String(err.message) : String(err);
   try {
-    const parsed = JSON.parse(raw2);
+    const parsed = JSON.parse(raw);
     if (parsed && typeof parsed.message === "string") return parsed.message;
   } catch {
   }
-  return raw2;
+  return raw;
 }
 function sleep(ms, timers = globalThis, signal) {
   if (signal && signal.aborted) return Promise.reject(signal.reason);
@@ -1022,18 +3555,18 @@ var LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
 var HOST_RE = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
 var IPV6_RE = /^\[[0-9a-f:.]+\]$/;
 function validateDomain(text) {
-  const raw2 = String(text || "").trim();
-  let d = normalizeDomain(raw2);
+  const raw = String(text || "").trim();
+  let d = normalizeDomain(raw);
   if (!d) return { ok: false, message: "type a domain such as example.com" };
   if (!IPV6_RE.test(d)) {
     try {
       d = new URL(`http://${d}`).hostname;
     } catch {
-      return { ok: false, message: `"${raw2}" is not a domain: type a name such as example.com` };
+      return { ok: false, message: `"${raw}" is not a domain: type a name such as example.com` };
     }
   }
   if (!HOST_RE.test(d) && !IPV6_RE.test(d)) {
-    return { ok: false, message: `"${raw2}" is not a domain: type a name such as example.com (letters, digits, dots and dashes)` };
+    return { ok: false, message: `"${raw}" is not a domain: type a name such as example.com (letters, digits, dots and dashes)` };
   }
   return { ok: true, domain: d };
 }
@@ -1245,10 +3778,27 @@ function createSessionManager({ storage, emit, now = Date.now, timers = globalTh
 
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
-function createWindowManager({ api: api2, isManaged = () => false }) {
+var HIDE_WATCH_MS = 3e3;
+var WINDOW_ID_NONE = -1;
+function createWindowManager({ api: api2, isManaged = () => false, now = Date.now }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null;
+  let watch = null;
+  function keepHidden(id, back) {
+    if (isManaged()) return;
+    watch = { id, back: back == null ? null : back, until: now() + HIDE_WATCH_MS };
+  }
+  function watching(windowId) {
+    if (watch && now() > watch.until) watch = null;
+    return watch && watch.id === windowId ? watch : null;
+  }
+  async function putBack(w) {
+    await api2.windows.update(w.id, { state: "minimized" }).catch(() => {
+    });
+    if (w.back != null) await api2.windows.update(w.back, { focused: true }).catch(() => {
+    });
+  }
   function withLock(fn) {
     const run = lock.then(fn, fn);
     lock = run.catch(() => {
@@ -1272,8 +3822,10 @@ function createWindowManager({ api: api2, isManaged = () => false }) {
   }
   async function newBuaWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
+    const back = isManaged() ? null : await focusedWindow();
     let win = await createWindow({ ...props, state, focused: false, type: "normal" });
     if (win.state && win.state !== state) win = { ...win, ...await api2.windows.update(win.id, { state }) };
+    keepHidden(win.id, back);
     cachedId = win.id;
     api2.storage.set({ buaWindowId: win.id }).catch(() => {
     });
@@ -1288,6 +3840,14 @@ function createWindowManager({ api: api2, isManaged = () => false }) {
     const dh = VIEWPORT.height - tab.height;
     if (dw === 0 && dh === 0) return win;
     return { ...win, ...await api2.windows.update(win.id, { width: win.width + dw, height: win.height + dh }) };
+  }
+  async function focusedWindow() {
+    try {
+      const w = await api2.windows.getLastFocused();
+      return w && w.focused ? w.id : null;
+    } catch {
+      return null;
+    }
   }
   async function personWindow(buaId) {
     try {
@@ -1373,9 +3933,40 @@ function createWindowManager({ api: api2, isManaged = () => false }) {
         return (await newBuaWindow({ tabId })).id;
       });
     },
+    // keepHidden keeps the BUA window windowId minimized and unfocused for
+    // HIDE_WATCH_MS (a person's browser): after a click's press in it,
+    // whose activation can come after the click answered. back is the
+    // window that had the focus (null: none of Chrome's).
+    keepHidden,
+    // show brings windowId in front of the person (showWindow), which
+    // ends any watch keeping it hidden: bua shows the BUA window itself
+    // when a handoff's tab has no other window to go to, or the person
+    // asks for a handoff's tab from the popup.
+    show(windowId) {
+      if (watching(windowId)) watch = null;
+      return showWindow(api2, windowId);
+    },
+    // focusChanged is chrome.windows.onFocusChanged: the watched BUA
+    // window taking the focus is put back; the focus going to another of
+    // Chrome's windows (the person's, or `bua open --focus`'s) makes that
+    // the one to give it back to.
+    focusChanged(windowId) {
+      if (watch && now() > watch.until) watch = null;
+      if (!watch) return null;
+      if (windowId === watch.id) return putBack(watch);
+      if (windowId !== WINDOW_ID_NONE) watch.back = windowId;
+      return null;
+    },
+    // boundsChanged is chrome.windows.onBoundsChanged: the watched BUA
+    // window shown without the focus is put back too.
+    boundsChanged(win) {
+      const w = win && watching(win.id);
+      return w && win.state && win.state !== "minimized" ? putBack(w) : null;
+    },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {
+      if (watching(windowId)) watch = null;
       if (windowId === cachedId) {
         cachedId = null;
         spareId = null;
@@ -1705,6 +4296,7 @@ function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, c
     if (!win || win.focused) return null;
     const focused = wins.find((w) => w.focused);
     return async () => {
+      if (win.state === "minimized") windows2.keepHidden(windowId, focused ? focused.id : null);
       const after = await api2.windows.get(windowId);
       if (after.state === win.state && !after.focused) return;
       if (win.state === "minimized" && after.state !== "minimized") await api2.windows.update(windowId, { state: "minimized" });
@@ -2005,6 +4597,7 @@ __export(input_exports, {
   executors: () => executors4,
   findSelector: () => findSelector,
   frameOrigin: () => frameOrigin,
+  gone: () => gone,
   hitBox: () => hitBox,
   hover: () => hover,
   invalidSelector: () => invalidSelector,
@@ -2293,12 +4886,12 @@ async function withDownload(ctx, action, what, act) {
       if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
       throw e;
     });
-    return { ...result, download: describe2(item) };
+    return { ...result, download: describe(item) };
   } finally {
     watch.off();
   }
 }
-function describe2(item) {
+function describe(item) {
   const path = String(item.filename || "");
   const out = {
     path,
@@ -2792,7 +5385,9 @@ async function settle(promises) {
 }
 function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";
-  return notFound(`${label} is no longer in the page (removed since ${since})`);
+  const e = notFound(`${label} is no longer in the page (removed since ${since})`);
+  e.removed = true;
+  return e;
 }
 async function isConnected(ctx, objectId, session = null) {
   const r = await sessionSend(ctx, session)("Runtime.callFunctionOn", {
@@ -2873,25 +5468,38 @@ var STABLE = `function () {
   });
 }`;
 var POLL_MS = [20, 50, 100, 100, 200];
+var ANSWER_MS = 20;
 async function waitActionable(ctx, action, probe) {
   const started = Date.now();
-  let why = "";
-  let slowest = 0;
+  let why = "not checked in time (the page did not answer the first check)";
   for (let i = 0; ; i++) {
-    const t0 = Date.now();
-    const r = await probe();
-    slowest = Math.max(slowest, Date.now() - t0);
+    const checked = probe().catch((e) => {
+      if (e.removed && action.uid === void 0) return { ok: false, why: "no longer in the page (removed each time after it was found)" };
+      throw e;
+    });
+    const r = await beforeEnd(ctx, checked);
+    if (r === null) break;
     if (r.ok) return r;
     why = r.why;
     const left = ctx.budget.inner();
     if (left <= 0) break;
     await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
-    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,
     `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`
   );
+}
+function beforeEnd(ctx, p) {
+  p.catch(() => {
+  });
+  const ms = ctx.budget.remaining() - ANSWER_MS;
+  if (ms <= 0) return Promise.resolve(null);
+  let timer;
+  const end = new Promise((resolve) => {
+    timer = ctx.timers.setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([p, end]).finally(() => ctx.timers.clearTimeout(timer));
 }
 async function aim(ctx, action, { enabled = true } = {}) {
   const probe = () => probeAim(ctx, action, enabled);
@@ -5455,88 +8063,125 @@ function isCaptchaFrameSrc(src) {
   return frameRes.some((re) => re.test(s));
 }
 
-// lib/obstacle.js
+// generated/obstacle-rules.js
 var SCAN_CHARS = 4096;
 var SHORT_PAGE_CHARS = 400;
 var CONTENT_PAGE_CHARS = 2e3;
-var raw = (src) => new RegExp(src);
-var whole = (core) => new RegExp("^[^a-z0-9]*(?:" + core + ")[^a-z0-9]*$");
-var free = (core) => new RegExp("(?:^|[^a-z0-9])(?:" + core + ")(?:[^a-z0-9]|$)");
-var rule = (label, needles, re) => ({ label, needles, re });
+var TITLE_SEPARATOR = "[ 	]+[|·–—\\-][ 	]+";
+var SIGNALS = Object.freeze([
+  Object.freeze({ layer: "captcha", prefix: "captcha_url:", on: "url", when: "always", rules: "captchaURLRaw" }),
+  Object.freeze({ layer: "captcha", prefix: "captcha_phrase:", on: "markdown", when: "always", rules: "captchaBoilerplateFree" }),
+  Object.freeze({ layer: "captcha", prefix: "captcha_title:", on: "title", when: "sparse", rules: "captchaPhrasesWhole" }),
+  Object.freeze({ layer: "captcha", prefix: "captcha_heading:", on: "headlines", when: "sparse", rules: "captchaPhrasesWhole" }),
+  Object.freeze({ layer: "captcha", prefix: "captcha_phrase:", on: "markdown", when: "short", rules: "captchaPhrasesFree" }),
+  Object.freeze({ layer: "denied", prefix: "denied_url:", on: "url", when: "sparse", rules: "deniedURLRaw" }),
+  Object.freeze({ layer: "denied", prefix: "denied_title:", on: "title", when: "sparse", rules: "deniedHeadlinesWhole" }),
+  Object.freeze({ layer: "denied", prefix: "denied_heading:", on: "headlines", when: "sparse", rules: "deniedHeadlinesWhole" }),
+  Object.freeze({ layer: "denied", prefix: "denied_phrase:", on: "markdown", when: "short", rules: "deniedProseFree" })
+]);
+var RULES = Object.freeze({
+  captchaURLRaw: Object.freeze([
+    Object.freeze({ "label": "/cdn-cgi/challenge-platform", "needles": ["/cdn-cgi/challenge-platform"], "pattern": null }),
+    Object.freeze({ "label": "__cf_chl_", "needles": ["__cf_chl_"], "pattern": null }),
+    Object.freeze({ "label": "challenges.cloudflare.com", "needles": ["challenges.cloudflare.com"], "pattern": "^[a-z][a-z0-9+.-]*://challenges\\.cloudflare\\.com(?:[:/?#]|$)" }),
+    Object.freeze({ "label": "recaptcha.net", "needles": ["recaptcha.net"], "pattern": "^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\\.)*recaptcha\\.net(?:[:/?#]|$)" }),
+    Object.freeze({ "label": "captcha-delivery.com", "needles": ["captcha-delivery.com"], "pattern": "^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\\.)*captcha-delivery\\.com(?:[:/?#]|$)" }),
+    Object.freeze({ "label": "google.com/sorry", "needles": ["/sorry/"], "pattern": "^[a-z][a-z0-9+.-]*://(?:www\\.|ipv4\\.|ipv6\\.)?google\\.[a-z.]+/sorry/" }),
+    Object.freeze({ "label": "/recaptcha", "needles": ["/recaptcha"], "pattern": "/recaptcha(?:[/?#.]|$)" }),
+    Object.freeze({ "label": "/hcaptcha", "needles": ["/hcaptcha"], "pattern": "/hcaptcha(?:[/?#.]|$)" }),
+    Object.freeze({ "label": "/turnstile", "needles": ["/turnstile"], "pattern": "/turnstile(?:[/?#.]|$)" }),
+    Object.freeze({ "label": "/captcha", "needles": ["/captcha"], "pattern": "/captcha(?:[/?#.]|$)" })
+  ]),
+  captchaBoilerplateFree: Object.freeze([
+    Object.freeze({ "label": "checking your browser", "needles": ["browser before"], "pattern": "(?:^|[^a-z0-9])(?:checking your browser before accessing)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "checking your browser", "needles": ["connection is secure"], "pattern": "(?:^|[^a-z0-9])(?:checking if the site connection is secure)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "verify you are human", "needles": ["verify you are human by"], "pattern": "(?:^|[^a-z0-9])(?:verify you are human by completing the action below)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "verify you are human", "needles": ["your connection before proceeding"], "pattern": "(?:^|[^a-z0-9])(?:needs to review the security of your connection before proceeding)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "press and hold", "needles": ["hold to confirm"], "pattern": "(?:^|[^a-z0-9])(?:press (?:&|and) hold to confirm you are (?:a )?human)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "unusual traffic", "needles": ["unusual traffic from"], "pattern": "(?:^|[^a-z0-9])(?:our systems have detected unusual traffic from your computer network)(?:[^a-z0-9]|$)" })
+  ]),
+  captchaPhrasesWhole: Object.freeze([
+    Object.freeze({ "label": "verify you are human", "needles": ["human"], "pattern": "^[^a-z0-9]*(?:(?:please )?verify(?:ing)? (?:that )?you(?: are|['’]re) (?:a )?human(?: by completing the action below)?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "i'm not a robot", "needles": ["not a robot"], "pattern": "^[^a-z0-9]*(?:i(?:['’]m| am) not a robot)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "are you a robot", "needles": ["are you a "], "pattern": "^[^a-z0-9]*(?:are you a (?:robot|human))[^a-z0-9]*$" }),
+    Object.freeze({ "label": "complete the captcha", "needles": ["the captcha", "the security check"], "pattern": "^[^a-z0-9]*(?:(?:please )?(?:complete|solve|pass) the (?:captcha|security check)(?: below| to continue)?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "checking your browser", "needles": ["checking your browser", "checking if the site"], "pattern": "^[^a-z0-9]*(?:checking (?:your browser|if the site connection is secure)(?: before accessing[^\\n]*)?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "human verification", "needles": ["human verification"], "pattern": "^[^a-z0-9]*(?:human verification)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "press and hold", "needles": ["press & hold", "press and hold"], "pattern": "^[^a-z0-9]*(?:press (?:&|and) hold(?: to confirm you are (?:a )?human)?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "unusual traffic", "needles": ["unusual traffic"], "pattern": "^[^a-z0-9]*(?:our systems have detected unusual traffic(?: from your computer network)?)[^a-z0-9]*$" })
+  ]),
+  captchaPhrasesFree: Object.freeze([
+    Object.freeze({ "label": "verify you are human", "needles": ["human"], "pattern": "(?:^|[^a-z0-9])(?:(?:please )?verify(?:ing)? (?:that )?you(?: are|['’]re) (?:a )?human(?: by completing the action below)?)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "i'm not a robot", "needles": ["not a robot"], "pattern": "(?:^|[^a-z0-9])(?:i(?:['’]m| am) not a robot)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "are you a robot", "needles": ["are you a "], "pattern": "(?:^|[^a-z0-9])(?:are you a (?:robot|human))(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "complete the captcha", "needles": ["the captcha", "the security check"], "pattern": "(?:^|[^a-z0-9])(?:(?:please )?(?:complete|solve|pass) the (?:captcha|security check)(?: below| to continue)?)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "checking your browser", "needles": ["checking your browser", "checking if the site"], "pattern": "(?:^|[^a-z0-9])(?:checking (?:your browser|if the site connection is secure)(?: before accessing[^\\n]*)?)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "human verification", "needles": ["human verification"], "pattern": "(?:^|[^a-z0-9])(?:human verification)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "press and hold", "needles": ["press & hold", "press and hold"], "pattern": "(?:^|[^a-z0-9])(?:press (?:&|and) hold(?: to confirm you are (?:a )?human)?)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "unusual traffic", "needles": ["unusual traffic"], "pattern": "(?:^|[^a-z0-9])(?:our systems have detected unusual traffic(?: from your computer network)?)(?:[^a-z0-9]|$)" })
+  ]),
+  deniedURLRaw: Object.freeze([
+    Object.freeze({ "label": "403", "needles": ["403"], "pattern": "/(?:errors?/)?403\\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/403(?:[/?#]|$)" }),
+    Object.freeze({ "label": "429", "needles": ["429"], "pattern": "/(?:errors?/)?429\\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/429(?:[/?#]|$)" }),
+    Object.freeze({ "label": "access denied", "needles": ["denied"], "pattern": "/access[-_]?denied(?:\\.html?)?(?:[?#]|$)" }),
+    Object.freeze({ "label": "forbidden", "needles": ["forbidden"], "pattern": "/forbidden(?:\\.html?)?(?:[?#]|$)" })
+  ]),
+  deniedHeadlinesWhole: Object.freeze([
+    Object.freeze({ "label": "403", "needles": ["403"], "pattern": "^[^a-z0-9]*(?:(?:(?:http|error|status)(?: code)?:? ?)?403(?: ?(?:[-:–—] ?)?(?:error|forbidden|access denied|access forbidden))?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "429", "needles": ["429"], "pattern": "^[^a-z0-9]*(?:(?:(?:http|error|status)(?: code)?:? ?)?429(?: ?(?:[-:–—] ?)?(?:error|too many requests|rate limited))?)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "forbidden", "needles": ["forbidden"], "pattern": "^[^a-z0-9]*(?:(?:access )?forbidden)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "access denied", "needles": ["denied"], "pattern": "^[^a-z0-9]*(?:access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "too many requests", "needles": ["too many requests"], "pattern": "^[^a-z0-9]*(?:too many requests)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "rate limit", "needles": ["rate limit"], "pattern": "^[^a-z0-9]*(?:rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited)[^a-z0-9]*$" }),
+    Object.freeze({ "label": "blocked", "needles": ["blocked"], "pattern": "^[^a-z0-9]*(?:(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked|blocked)[^a-z0-9]*$" })
+  ]),
+  deniedProseFree: Object.freeze([
+    Object.freeze({ "label": "403", "needles": ["403"], "pattern": "(?:^|[^a-z0-9])(?:403 forbidden|(?:http|error|status)(?: code)?:? ?403|403 error)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "429", "needles": ["429"], "pattern": "(?:^|[^a-z0-9])(?:429 too many requests|(?:http|error|status)(?: code)?:? ?429|429 error)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "forbidden", "needles": ["forbidden"], "pattern": "(?:^|[^a-z0-9])(?:access forbidden)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "access denied", "needles": ["denied"], "pattern": "(?:^|[^a-z0-9])(?:access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "access denied", "needles": ["permission to access"], "pattern": "(?:^|[^a-z0-9])(?:you (?:don['’]t|do not) have permission to access)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "too many requests", "needles": ["too many requests"], "pattern": "(?:^|[^a-z0-9])(?:too many requests)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "rate limit", "needles": ["rate limit"], "pattern": "(?:^|[^a-z0-9])(?:rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited|exceeded (?:the|your) rate limit)(?:[^a-z0-9]|$)" }),
+    Object.freeze({ "label": "blocked", "needles": ["blocked"], "pattern": "(?:^|[^a-z0-9])(?:(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked)(?:[^a-z0-9]|$)" })
+  ])
+});
+var AUTH = Object.freeze({
+  host: Object.freeze({ "pattern": "^[a-z][a-z0-9+.-]*://(accounts|account|login|auth|signin|sso|id|idp)\\." }),
+  path: Object.freeze({ "pattern": "/(account/login|accounts/login|users/sign_in|user/login|login|log-in|log_in|logon|signin|sign-in|sign_in|signup|sign-up|sign_up|auth|authenticate|authorize|oauth|oauth2|session|sessions|sso|saml)(?:[/?#.]|$)" }),
+  title: Object.freeze({ "pattern": "^[^a-z0-9]*(?:[a-z0-9.]+ )?(?:sign[ -]?in|log[ -]?in|logon|log on|sign on|sign[ -]?up|create (?:an |your |a new )?account)(?:[^a-z0-9]|$)" }),
+  password: Object.freeze({ "label": "password_field", "needles": ["pass", "pwd"], "pattern": "\\b(?:password|passcode|pwd)\\b" }),
+  oauth: Object.freeze({ "label": "oauth_button", "needles": [" with ", " using ", " via "], "pattern": "^[^a-z0-9]*(?:continue|sign[ -]?in|log[ -]?in|sign[ -]?up|register|connect) (?:with|using|via) (?:your )?(?:google|github|microsoft|apple|facebook|twitter|x|linkedin|gitlab|bitbucket|slack|discord|amazon|okta|sso|saml)(?:[^a-z0-9]|$)" }),
+  signIn: Object.freeze({ "label": "sign_in_button", "needles": ["sign", "log"], "pattern": "^[^a-z0-9]*(?:sign[ -]?in|log[ -]?in|logon|log on)(?: to [a-z0-9 .-]{1,40})?[^a-z0-9]*$" }),
+  forgot: Object.freeze({ "label": "forgot_password_link", "needles": ["forgot", "reset", "trouble", "can"], "pattern": "^[^a-z0-9]*(?:i )?(?:forgot(?:ten)?(?: your| my| the)? (?:password|passcode|pwd|username or password|email or password|login details)|reset (?:your |my )?password|trouble (?:signing|logging) in|can['’]?t (?:sign|log) in)[^a-z0-9]*$" }),
+  signUp: Object.freeze({ "label": "sign_up_link", "needles": ["sign", "regist", "account", "join"], "pattern": "^[^a-z0-9]*(?:new to [a-z0-9 .-]{1,30}\\?? |new here\\?? |(?:don['’]?t|do not) have an account\\?? )?(?:sign[ -]?up|register|create (?:an |a new |your |a free )?account|join)(?: (?:now|here|for free|free|today))?[^a-z0-9]*$" })
+});
+var VERDICTS = Object.freeze({
+  L1: Object.freeze({ "confidence": "high", "message": "CAPTCHA challenge; a human must solve it", "type": "captcha" }),
+  L2: Object.freeze({ "confidence": "high", "message": "Access denied, blocked or rate limited by the site", "type": "access_denied" }),
+  L3: Object.freeze({ "confidence": "high", "message": "Login wall: a password field on a sign-in page", "type": "auth_wall" }),
+  L4: Object.freeze({ "confidence": "high", "message": "Login wall: {count} auth signals", "type": "auth_wall" }),
+  L4low: Object.freeze({ "confidence": "low", "message": "Possible login wall: one auth signal on a short page", "type": "auth_wall" })
+});
+
+// lib/obstacle.js
+var compile = (r) => Object.freeze({ label: r.label, needles: r.needles, re: r.pattern === null ? null : new RegExp(r.pattern) });
 function match(r, s) {
   for (const n of r.needles) {
     if (s.includes(n)) return r.re === null || r.re.test(s);
   }
   return false;
 }
-var captchaURLRules = [
-  rule("/cdn-cgi/challenge-platform", ["/cdn-cgi/challenge-platform"], null),
-  rule("__cf_chl_", ["__cf_chl_"], null),
-  rule("challenges.cloudflare.com", ["challenges.cloudflare.com"], raw(String.raw`^[a-z][a-z0-9+.-]*://challenges\.cloudflare\.com(?:[:/?#]|$)`)),
-  rule("recaptcha.net", ["recaptcha.net"], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*recaptcha\.net(?:[:/?#]|$)`)),
-  rule("captcha-delivery.com", ["captcha-delivery.com"], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*captcha-delivery\.com(?:[:/?#]|$)`)),
-  rule("google.com/sorry", ["/sorry/"], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:www\.|ipv4\.|ipv6\.)?google\.[a-z.]+/sorry/`)),
-  rule("/recaptcha", ["/recaptcha"], raw(String.raw`/recaptcha(?:[/?#.]|$)`)),
-  rule("/hcaptcha", ["/hcaptcha"], raw(String.raw`/hcaptcha(?:[/?#.]|$)`)),
-  rule("/turnstile", ["/turnstile"], raw(String.raw`/turnstile(?:[/?#.]|$)`)),
-  rule("/captcha", ["/captcha"], raw(String.raw`/captcha(?:[/?#.]|$)`))
-];
-var captchaBoilerplate = [
-  rule("checking your browser", ["browser before"], free(String.raw`checking your browser before accessing`)),
-  rule("checking your browser", ["connection is secure"], free(String.raw`checking if the site connection is secure`)),
-  rule("verify you are human", ["verify you are human by"], free(String.raw`verify you are human by completing the action below`)),
-  rule("verify you are human", ["your connection before proceeding"], free(String.raw`needs to review the security of your connection before proceeding`)),
-  rule("press and hold", ["hold to confirm"], free(String.raw`press (?:&|and) hold to confirm you are (?:a )?human`)),
-  rule("unusual traffic", ["unusual traffic from"], free(String.raw`our systems have detected unusual traffic from your computer network`))
-];
-var captchaPhraseCores = [
-  ["verify you are human", ["human"], String.raw`(?:please )?verify(?:ing)? (?:that )?you(?: are|['’]re) (?:a )?human(?: by completing the action below)?`],
-  ["i'm not a robot", ["not a robot"], String.raw`i(?:['’]m| am) not a robot`],
-  ["are you a robot", ["are you a "], String.raw`are you a (?:robot|human)`],
-  ["complete the captcha", ["the captcha", "the security check"], String.raw`(?:please )?(?:complete|solve|pass) the (?:captcha|security check)(?: below| to continue)?`],
-  ["checking your browser", ["checking your browser", "checking if the site"], String.raw`checking (?:your browser|if the site connection is secure)(?: before accessing[^\n]*)?`],
-  ["human verification", ["human verification"], String.raw`human verification`],
-  ["press and hold", ["press & hold", "press and hold"], String.raw`press (?:&|and) hold(?: to confirm you are (?:a )?human)?`],
-  ["unusual traffic", ["unusual traffic"], String.raw`our systems have detected unusual traffic(?: from your computer network)?`]
-];
-var deniedWholeCores = [
-  ["403", ["403"], String.raw`(?:(?:http|error|status)(?: code)?:? ?)?403(?: ?(?:[-:–—] ?)?(?:error|forbidden|access denied|access forbidden))?`],
-  ["429", ["429"], String.raw`(?:(?:http|error|status)(?: code)?:? ?)?429(?: ?(?:[-:–—] ?)?(?:error|too many requests|rate limited))?`],
-  ["forbidden", ["forbidden"], String.raw`(?:access )?forbidden`],
-  ["access denied", ["denied"], String.raw`access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`],
-  ["too many requests", ["too many requests"], String.raw`too many requests`],
-  ["rate limit", ["rate limit"], String.raw`rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited`],
-  ["blocked", ["blocked"], String.raw`(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked|blocked`]
-];
-var deniedFreeCores = [
-  ["403", ["403"], String.raw`403 forbidden|(?:http|error|status)(?: code)?:? ?403|403 error`],
-  ["429", ["429"], String.raw`429 too many requests|(?:http|error|status)(?: code)?:? ?429|429 error`],
-  ["forbidden", ["forbidden"], String.raw`access forbidden`],
-  ["access denied", ["denied"], String.raw`access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`],
-  ["access denied", ["permission to access"], String.raw`you (?:don['’]t|do not) have permission to access`],
-  ["too many requests", ["too many requests"], String.raw`too many requests`],
-  ["rate limit", ["rate limit"], String.raw`rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited|exceeded (?:the|your) rate limit`],
-  ["blocked", ["blocked"], String.raw`(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked`]
-];
-var captchaWhole = captchaPhraseCores.map(([l, n, c]) => rule(l, n, whole(c)));
-var captchaFree = captchaPhraseCores.map(([l, n, c]) => rule(l, n, free(c)));
-var deniedWhole = deniedWholeCores.map(([l, n, c]) => rule(l, n, whole(c)));
-var deniedFree = deniedFreeCores.map(([l, n, c]) => rule(l, n, free(c)));
-var deniedURLRules = [
-  rule("403", ["403"], raw(String.raw`/(?:errors?/)?403\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/403(?:[/?#]|$)`)),
-  rule("429", ["429"], raw(String.raw`/(?:errors?/)?429\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/429(?:[/?#]|$)`)),
-  rule("access denied", ["denied"], raw(String.raw`/access[-_]?denied(?:\.html?)?(?:[?#]|$)`)),
-  rule("forbidden", ["forbidden"], raw(String.raw`/forbidden(?:\.html?)?(?:[?#]|$)`))
-];
-var authHostRe = raw(String.raw`^[a-z][a-z0-9+.-]*://(accounts|account|login|auth|signin|sso|id|idp)\.`);
-var authPathRe = raw(String.raw`/(account/login|accounts/login|users/sign_in|user/login|login|log-in|log_in|logon|signin|sign-in|sign_in|signup|sign-up|sign_up|auth|authenticate|authorize|oauth|oauth2|session|sessions|sso|saml)(?:[/?#.]|$)`);
-var authTitle = raw(String.raw`^[^a-z0-9]*(?:[a-z0-9.]+ )?(?:sign[ -]?in|log[ -]?in|logon|log on|sign on|sign[ -]?up|create (?:an |your |a new )?account)(?:[^a-z0-9]|$)`);
-var passwordName = rule("password_field", ["pass", "pwd"], raw(String.raw`\b(?:password|passcode|pwd)\b`));
-var oauthName = rule("oauth_button", [" with ", " using ", " via "], raw(String.raw`^[^a-z0-9]*(?:continue|sign[ -]?in|log[ -]?in|sign[ -]?up|register|connect) (?:with|using|via) (?:your )?(?:google|github|microsoft|apple|facebook|twitter|x|linkedin|gitlab|bitbucket|slack|discord|amazon|okta|sso|saml)(?:[^a-z0-9]|$)`));
-var signInName = rule("sign_in_button", ["sign", "log"], raw(String.raw`^[^a-z0-9]*(?:sign[ -]?in|log[ -]?in|logon|log on)(?: to [a-z0-9 .-]{1,40})?[^a-z0-9]*$`));
-var forgotName = rule("forgot_password_link", ["forgot", "reset", "trouble", "can"], raw(String.raw`^[^a-z0-9]*(?:i )?(?:forgot(?:ten)?(?: your| my| the)? (?:password|passcode|pwd|username or password|email or password|login details)|reset (?:your |my )?password|trouble (?:signing|logging) in|can['’]?t (?:sign|log) in)[^a-z0-9]*$`));
-var signUpName = rule("sign_up_link", ["sign", "regist", "account", "join"], raw(String.raw`^[^a-z0-9]*(?:new to [a-z0-9 .-]{1,30}\?? |new here\?? |(?:don['’]?t|do not) have an account\?? )?(?:sign[ -]?up|register|create (?:an |a new |your |a free )?account|join)(?: (?:now|here|for free|free|today))?[^a-z0-9]*$`));
-var segmentSep = raw(String.raw`[ \t]+[|·–—-][ \t]+`);
+var GROUPS = SIGNALS.map((g) => ({ ...g, rules: RULES[g.rules].map(compile) }));
+var authHost = new RegExp(AUTH.host.pattern);
+var authPath = new RegExp(AUTH.path.pattern);
+var authTitle = new RegExp(AUTH.title.pattern);
+var passwordName = compile(AUTH.password);
+var oauthName = compile(AUTH.oauth);
+var signInName = compile(AUTH.signIn);
+var forgotName = compile(AUTH.forgot);
+var signUpName = compile(AUTH.signUp);
+var segmentSep = new RegExp(TITLE_SEPARATOR);
 function lower(s) {
   return s.replace(/[A-Z\u00a0]/g, (c) => c === " " ? " " : String.fromCharCode(c.charCodeAt(0) + 32));
 }
@@ -5614,33 +8259,25 @@ var SignalList = class {
 };
 var str = (v) => typeof v === "string" ? v : "";
 function explainObstacle(input) {
-  const url = lower(str(input.url));
-  const title = lower(str(input.title));
   const markdown = str(input.markdown);
   const mdLen = countUpTo(markdown, CONTENT_PAGE_CHARS);
   const short = mdLen < SHORT_PAGE_CHARS;
   const sparse = mdLen < CONTENT_PAGE_CHARS;
+  const url = lower(str(input.url));
   const md = lower(cut(markdown, SCAN_CHARS));
+  const titleSegs = segments([lower(str(input.title))]);
+  let heads = null;
+  const texts = { url: () => [url], markdown: () => [md], title: () => titleSegs, headlines: () => heads ??= segments(headlines(md)) };
+  const admits = { always: true, sparse, short };
   const sig = new SignalList();
-  const titleSegs = segments([title]);
   if (input.captchaFrame === true) sig.add("captcha_frame");
-  for (const r of captchaURLRules) if (match(r, url)) sig.add("captcha_url:" + r.label);
-  for (const r of captchaBoilerplate) if (match(r, md)) sig.add("captcha_phrase:" + r.label);
-  let heads = [];
-  if (sparse) {
-    heads = segments(headlines(md));
-    sig.addAny("captcha_title:", captchaWhole, titleSegs);
-    sig.addAny("captcha_heading:", captchaWhole, heads);
+  const ends = { captcha: sig.list.length, denied: 0 };
+  for (const g of GROUPS) {
+    if (admits[g.when]) sig.addAny(g.prefix, g.rules, texts[g.on]());
+    ends[g.layer] = sig.list.length;
   }
-  if (short) sig.addAny("captcha_phrase:", captchaFree, [md]);
-  const captchaEnd = sig.list.length;
-  if (sparse) {
-    for (const r of deniedURLRules) if (match(r, url)) sig.add("denied_url:" + r.label);
-    sig.addAny("denied_title:", deniedWhole, titleSegs);
-    sig.addAny("denied_heading:", deniedWhole, heads);
-  }
-  if (short) sig.addAny("denied_phrase:", deniedFree, [md]);
-  const deniedEnd = sig.list.length;
+  const captchaEnd = ends.captcha;
+  const deniedEnd = ends.denied;
   let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
   for (const el of Array.isArray(input.elements) ? input.elements : []) {
     if (!el || el.visible === false) continue;
@@ -5663,9 +8300,9 @@ function explainObstacle(input) {
     }
   }
   let authURL = "";
-  let m = authHostRe.exec(url);
+  let m = authHost.exec(url);
   if (m) authURL = "auth_url:" + m[1] + ".";
-  else if (m = authPathRe.exec(url)) authURL = "auth_url:/" + m[1];
+  else if (m = authPath.exec(url)) authURL = "auth_url:/" + m[1];
   const authTitled = titleSegs.some((s) => authTitle.test(s));
   const authStart = sig.list.length;
   sig.addIf(pw, "password_field");
@@ -5677,23 +8314,27 @@ function explainObstacle(input) {
   sig.addIf(authTitled, "auth_title");
   const auth = sig.list.slice(authStart);
   const v = { obstacle: null, layer: "", signals: sig.list };
-  const ob = (type, confidence, message) => ({ type, confidence, message });
+  const because = (verdict, why, count) => ({
+    type: verdict.type,
+    confidence: verdict.confidence,
+    message: verdict.message.replace("{count}", String(count)) + " (" + why + ")"
+  });
   if (captchaEnd > 0) {
     v.layer = "L1";
-    v.obstacle = ob("captcha", "high", "CAPTCHA challenge; a human must solve it (" + sig.list[0] + ")");
+    v.obstacle = because(VERDICTS.L1, sig.list[0]);
   } else if (deniedEnd > captchaEnd) {
     v.layer = "L2";
-    v.obstacle = ob("access_denied", "high", "Access denied, blocked or rate limited by the site (" + sig.list[captchaEnd] + ")");
+    v.obstacle = because(VERDICTS.L2, sig.list[captchaEnd]);
   } else if (pw && (authURL !== "" || authTitled)) {
     v.layer = "L3";
-    v.obstacle = ob("auth_wall", "high", "Login wall: a password field on a sign-in page (" + (authURL || "auth_title") + ")");
+    v.obstacle = because(VERDICTS.L3, authURL || "auth_title");
   } else if (!sparse) {
   } else if (auth.length >= 2 && (short || auth.length > Number(signIn) + Number(signUp))) {
     v.layer = "L4";
-    v.obstacle = ob("auth_wall", "high", "Login wall: " + auth.length + " auth signals (" + auth.join(", ") + ")");
+    v.obstacle = because(VERDICTS.L4, auth.join(", "), auth.length);
   } else if (auth.length === 1 && short) {
     v.layer = "L4";
-    v.obstacle = ob("auth_wall", "low", "Possible login wall: one auth signal on a short page (" + auth[0] + ")");
+    v.obstacle = because(VERDICTS.L4low, auth[0]);
   }
   return v;
 }
@@ -6373,7 +9014,7 @@ function createHandoffService({ api: api2, windows: windows2, registry, emit, no
       }
     }
     await api2.tabs.update(tab.id, { active: true });
-    await showWindow(api2, windowId);
+    await windows2.show(windowId);
     return { windowId, moved };
   }
   async function request(tabId, action) {
@@ -6730,7 +9371,7 @@ async function selectOption(ctx, action) {
   return { values };
 }
 function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (!st || !st.connected) throw gone(label);
   if (st.notSelect) {
     throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
   }
@@ -6798,7 +9439,7 @@ var executors11 = Object.freeze({ handle_dialog: handleDialog });
 // actions/describe.js
 var describe_exports = {};
 __export(describe_exports, {
-  describe: () => describe3,
+  describe: () => describe2,
   executors: () => executors12,
   roleLocator: () => roleLocator,
   targetName: () => targetName2
@@ -6858,7 +9499,7 @@ async function roleLocator(ctx, target, page) {
   if (matches.length > 1) loc.nth = at;
   return loc;
 }
-async function describe3(ctx, action) {
+async function describe2(ctx, action) {
   const { target } = await resolveWith(ctx, action);
   const send = sessionSend(ctx, target.session);
   const r = await send("Runtime.callFunctionOn", {
@@ -6882,7 +9523,7 @@ async function describe3(ctx, action) {
   out.locators = orderLocators(role ? [role, ...page.locators] : page.locators);
   return out;
 }
-var executors12 = Object.freeze({ describe: describe3 });
+var executors12 = Object.freeze({ describe: describe2 });
 
 // debugger-controller.js
 var CDP_VERSION = "1.3";
@@ -7321,21 +9962,21 @@ function createDebuggerController(opts) {
           const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
           throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
         }
-        const current2 = currentMainFrame(tabId).then((cur) => {
+        const current = currentMainFrame(tabId).then((cur) => {
           if (cur.loaderId !== cache.loaderId) {
             if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
             throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
           }
         });
-        return { id: node.id, session: node.session, current: current2 };
+        return { id: node.id, session: node.session, current };
       },
       // lookupUid returns {session, id}, uid's debugger session (null: the
       // tab's own; else an out-of-process iframe's) and backendNodeId, or
       // throws element_stale when the uid is not from the document
       // currently in the tab.
       async lookupUid(uid) {
-        const { id, session, current: current2 } = this.uidNode(uid);
-        await current2;
+        const { id, session, current } = this.uidNode(uid);
+        await current;
         return { session, id };
       },
       // storeUids records a read's uids; extra is lib/changes.js's
@@ -7698,8 +10339,8 @@ var PUSH_MS = 50;
 var TEST_TIMEOUT_MS = 5e3;
 var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
 } });
-function connectionView(raw2, pairing2) {
-  const r = raw2 || {};
+function connectionView(raw, pairing2) {
+  const r = raw || {};
   let state = r.state === "error" ? "rejected" : r.state;
   if (!CONNECTION_STATES.includes(state)) state = r.state === "idle" || r.state === void 0 ? "connecting" : "disconnected";
   const kind = pairing2 && pairing2.kind || "default";
@@ -7728,7 +10369,7 @@ function fixFor(r, state, kind) {
       return "";
   }
 }
-function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, emit, claim, timers = globalThis }) {
+function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, windows: windows2, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = /* @__PURE__ */ new Set();
   const stateListeners = /* @__PURE__ */ new Set();
@@ -7828,7 +10469,7 @@ function createLocalBridgeService({ api: api2, sessions: sessions2, client: clie
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api2.tabs.update(tabId, { active: true });
-      await showWindow(api2, tab.windowId);
+      await windows2.show(tab.windowId);
       return {};
     },
     async getConfig() {
@@ -7907,8 +10548,8 @@ function createLocalBridgeService({ api: api2, sessions: sessions2, client: clie
     // detaches (system_idle, screen_locked).
     endAll: endSessions,
     // setConnection takes every state ws-client publishes.
-    setConnection(raw2) {
-      rawConnection = raw2 || { state: "disconnected" };
+    setConnection(raw) {
+      rawConnection = raw || { state: "disconnected" };
       const c = connection();
       for (const w of [...connectionWaiters]) w(c);
       schedulePush();
@@ -7964,8 +10605,9 @@ var controller = createDebuggerController({
 var dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
 var client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
-  // Read back from chrome.storage.session while the hello waits for the
-  // validator: a restarted worker knows what its predecessor started.
+  // Read back from chrome.storage.session as the worker starts, and the
+  // hello waits for it: a restarted worker knows what its predecessor
+  // started.
   cache: createReplayCache({ storage: api.storageSession }),
   WebSocketImpl: WebSocket,
   parseMessage,
@@ -7991,15 +10633,15 @@ var service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code)
 });
 var idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.endAll(reason), isManaged: () => pairing.managed });
-var validatorReady = loadValidator(async () => (await api.fetch(api.runtime.getURL("schema/protocol.schema.json"))).json());
 var pairingLoaded = loadPairing(api);
 pairingLoaded.then((p) => p.managed && windows.prewarm()).then((tab) => tab && controller.prepare(tab.id)).catch((e) => log("BUA window not prewarmed", e));
 async function init() {
-  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), pairingLoaded, handoffs.init()]);
+  const [, loaded] = await Promise.all([sessions.init(), pairingLoaded, handoffs.init()]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
   idleGuard.start();
@@ -8011,10 +10653,6 @@ var ready = init().catch((e) => {
   console.error("[bua] worker init failed", e);
   throw e;
 });
-validatorReady.then(
-  () => client.start(),
-  (e) => console.error("[bua] schema did not load; not connecting", e)
-);
 controller.onDetach?.((tabId, reason) => {
   if (reason !== "target_closed") ready.then(() => sessions.endSession(tabId, END_REASONS.DEBUGGER_DETACHED));
   else api.tabs.get(tabId).then((tab) => !tab, () => true).then((gone2) => gone2 && dispatcher.tabClosed(tabId));
@@ -8038,6 +10676,12 @@ chrome.tabs.onRemoved.addListener((tabId) => {
 });
 chrome.windows.onRemoved.addListener((windowId) => {
   windows.windowRemoved(windowId);
+});
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  windows.focusChanged(windowId);
+});
+chrome.windows.onBoundsChanged.addListener((win) => {
+  windows.boundsChanged(win);
 });
 chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => idleGuard.onState(state));
@@ -8063,3 +10707,4 @@ chrome.runtime.onConnect.addListener((port) => {
 function sameList(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
 }
+client.start();

@@ -1,7 +1,7 @@
-// The caps on extract's text and markdown (protocol v4 §extract result
-// shape), and the cut that keeps a string within one. The worker imports
-// the caps too: this module is all of src/page it imports as code (the
-// page scripts reach it as generated/page.js).
+// The caps on extract's text and markdown (docs/protocol.md#extract), and
+// the cut that keeps a string within one. The worker imports the caps
+// too: this module is all of src/page it imports as code (the page
+// scripts reach it as generated/page.js).
 
 export const MARKDOWN_MAX_CHARS = 30720; // 30 KB, extract.markdown
 export const TEXT_MAX_CHARS = 51200; // 50 KB, extract.text

@@ -19,10 +19,15 @@ func src(t *testing.T) string {
 }
 
 // TestFresh: the files Chrome runs are the bundles of the sources as they
-// are (CI's go generate drift check, as a test), and the manifest runs
-// the worker as the module it is.
+// are (CI's go generate drift check, as a test), docs/architecture.md's
+// list of generated files names them, and the manifest runs the worker as
+// the module it is.
 func TestFresh(t *testing.T) {
 	dir := src(t)
+	arch, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []struct {
 		name  string
 		build func(string) ([]byte, error)
@@ -37,6 +42,9 @@ func TestFresh(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("extension/src/generated/%s is stale: run go generate ./... and commit it", f.name)
+		}
+		if !bytes.Contains(arch, []byte("| `extension/src/generated/"+f.name+"` |")) {
+			t.Errorf("docs/architecture.md#generated-files does not list extension/src/generated/%s", f.name)
 		}
 	}
 	manifest, err := os.ReadFile("../../extension/manifest.json")

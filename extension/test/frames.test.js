@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createDebuggerController } from "../src/debugger-controller.js";
 import { BridgeError } from "../src/lib/errors.js";
-import { toMarkdown } from "../src/lib/markdown.js";
+import { toMarkdown } from "../src/page/markdown.js";
 
 // Frames through chrome.debugger child sessions: a scripted tab whose
 // session (no sessionId) holds the main document with one button, and
@@ -26,7 +26,7 @@ function fakeFrames() {
     "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: "L1", url: "http://127.0.0.1:8080/page.html" } } }),
     "Page.getLayoutMetrics": () => ({ cssVisualViewport: { pageX: 0, pageY: 0 } }),
     "Runtime.evaluate": (p) => {
-      if (p.expression.includes("const domToTree")) {
+      if (p.expression.includes("bua:extract")) {
         return deep({ found: true, hasContent: true, text: "Checkout", markdown: "# Checkout", url: "http://127.0.0.1:8080/page.html", title: "Checkout", frameSrcs: [], elements: [{ role: "button", name: "Back", visible: true }], elementsTotal: 1 }, [101]);
       }
       if (p.expression.includes("bua:frame")) return { result: { type: "string", value: 'nomatch["http://127.0.0.1:8080/same.html"]' } };
@@ -44,7 +44,7 @@ function fakeFrames() {
       if (p.expression.includes("bua:frame")) {
         return p.expression.includes('"pay"') ? { result: { type: "object", subtype: "node", objectId: "S1-201" } } : { result: { type: "string", value: `nomatch${JSON.stringify([PAY])}` } };
       }
-      if (p.expression.includes("const collectElements")) {
+      if (p.expression.includes("bua:elements")) {
         return deep({ url: PAY, elements: [{ role: "textbox", name: "Card number", visible: true, frame: PAY }], elementsTotal: 1 }, [201]);
       }
       return { result: { type: "undefined" } };

@@ -7,8 +7,10 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "../src/recorder/page-rules.js";
-import { recorderSource } from "../src/recorder/page.js";
+import vm from "node:vm";
+import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "../src/page/recorder-rules.js";
+import { RECORDER } from "../src/generated/page.js";
+import { SOURCE } from "../src/recorder/inject.js";
 import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../src/recorder/steps.js";
 import { MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
@@ -112,12 +114,32 @@ test("an Alt+Shift+click checks the text under the pointer, cut at a word", () =
   assert.equal(assertText(el("img", {}, { innerText: "" })), "");
 });
 
-test("the page script compiles, holds every rule and the locator generator, and installs once per world", () => {
-  const src = recorderSource("__b");
-  assert.doesNotThrow(() => new Function(src));
-  for (const fn of [interactiveTarget, fieldKind, isSecretField, keyChord, keyStep, assertText]) assert.ok(src.includes(fn.toString()), fn.name);
-  assert.match(src, /generateLocators/);
-  assert.match(src, /globalThis\.__buaRecorder\) return/);
+test("the bundled page side runs alone in a realm of its own: trusted keys only, once per world, until stopped", () => {
+  assert.match(SOURCE, /^\(function \(\) \{ \/\* bua:recorder \*\//);
+  assert.ok(SOURCE.endsWith(`)(${JSON.stringify(BINDING)});`));
+  const sent = [];
+  const listeners = new Map();
+  const world = vm.createContext({
+    [BINDING]: (msg) => sent.push(JSON.parse(msg)),
+    addEventListener: (type, fn, capture) => capture === true && listeners.set(type, fn),
+    removeEventListener: (type, fn) => listeners.get(type) === fn && listeners.delete(type),
+  });
+  world.window = world;
+  vm.runInContext(SOURCE, world);
+  assert.deepEqual([...listeners.keys()].sort(), ["change", "click", "focusout", "input", "keydown", "mousedown", "mouseup", "pagehide", "pointerdown", "pointerup"]);
+  const body = el("body");
+  const press = (isTrusted, k) => listeners.get("keydown")({ isTrusted, isComposing: false, ...key(k), target: body, composedPath: () => [body] });
+  press(false, "Escape");
+  press(true, "Escape");
+  assert.deepEqual(sent, [{ k: "key", key: "Escape" }], "a page's own keydown is not the person's");
+  const first = listeners.get("keydown");
+  vm.runInContext(SOURCE, world);
+  assert.equal(listeners.get("keydown"), first, "a second run in the same world installs nothing");
+  const own = new Set([BINDING, "addEventListener", "removeEventListener", "window"]);
+  assert.deepEqual(Object.keys(world).filter((k) => !own.has(k)), ["__buaRecorder"], "nothing but __buaRecorder on the world's global (the bundle's own names stay in its closure)");
+  vm.runInContext("__buaRecorder.stop()", world);
+  assert.equal(listeners.size, 0);
+  assert.ok(RECORDER.includes("function generateLocators("), "the locator generator is bundled in");
 });
 
 test("messages become actions: a double click, typed text set later, choices, placeholder paths, keys, checks", () => {

@@ -1,6 +1,6 @@
 // A recorded element as describe gives it (result.describe): the locators
-// the page side worked out when the person acted (recorder/page.js's see,
-// through lib/locator.js's generateLocators), and the role locator from
+// the page side worked out when the person acted (page/recorder.js's see,
+// through page/locator.js's generateLocators), and the role locator from
 // Chromium's accessibility tree, looked up at once, while the element is
 // still on the page, with describe's own roleLocator so a {role, name,
 // nth} the flow writer picks resolves in a replay to this very element.

@@ -1,4 +1,4 @@
-// Putting the recorder's page side (recorder/page.js) into a tab, and
+// Putting the recorder's page side (page/recorder.js) into a tab, and
 // taking it out (docs/extension.md#the-recorder). For the tab's own debugger
 // session and each out-of-process iframe's child session:
 //   - Runtime.addBinding with executionContextName WORLD: the binding the
@@ -19,18 +19,16 @@
 // needs no new permission, and reaches out-of-process iframes through the
 // child sessions the controller already attaches.
 
-import { recorderSource } from "./page.js";
+import { RECORDER } from "../generated/page.js";
 
 // WORLD is the isolated world the recorder runs in; BINDING its binding.
 export const WORLD = "bua-recorder";
 export const BINDING = "__buaRecord";
 
-let source = null;
-// SOURCE is the recorder's script, built once.
-function script() {
-  if (source === null) source = recorderSource(BINDING);
-  return source;
-}
+// SOURCE is the script run in the recorder's world of every frame, now
+// and on each new document: the page side's installRecorder (generated
+// page.js's RECORDER, a function declaration) called with the binding.
+export const SOURCE = `(${RECORDER})(${JSON.stringify(BINDING)});`;
 
 // frameIds lists the ids of the frames in a Page.getFrameTree tree.
 export function frameIds(tree) {
@@ -55,13 +53,13 @@ export async function injectSession(session, sid) {
   // contexts would go unreported.
   if (sid) await send("Runtime.enable");
   await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
-  const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: script(), worldName: WORLD });
+  const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: SOURCE, worldName: WORLD });
   const { frameTree } = await send("Page.getFrameTree");
   await Promise.all(
     frameIds(frameTree).map(async (frameId) => {
       try {
         const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
-        await send("Runtime.evaluate", { expression: script(), contextId: executionContextId });
+        await send("Runtime.evaluate", { expression: SOURCE, contextId: executionContextId });
       } catch {
         // A frame of another process (its own session injects it), or one
         // that went away meanwhile.

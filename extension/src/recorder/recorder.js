@@ -1,6 +1,6 @@
 // The recorder: `bua record`'s side in the worker (docs/record.md#bua-record,
 // docs/extension.md#the-recorder). record_start puts the page side
-// (recorder/page.js) into a tab (recorder/inject.js); each message it
+// (page/recorder.js) into a tab (recorder/inject.js); each message it
 // sends through its binding (Runtime.bindingCalled, on this module's own
 // chrome.debugger listener) becomes a step of the tab's Recording
 // (recorder/recording.js), its element described while still there

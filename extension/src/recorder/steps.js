@@ -1,5 +1,5 @@
 // What a recorded input or navigation becomes (the schema's recordedStep):
-// the page side's messages (recorder/page.js) and chrome.webNavigation's
+// the page side's messages (page/recorder.js) and chrome.webNavigation's
 // commits, as steps. Pure: node-tested (test/recorder.test.js).
 
 // TYPED_TRANSITIONS are the webNavigation transition types of a

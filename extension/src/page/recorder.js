@@ -22,23 +22,24 @@
 //   upload {id, files}     the names of the files chosen
 //   key {key}              Enter, Escape, Tab, a shortcut (a chord)
 //   assert {text}          an Alt+Shift+click: wait for this text
-// An element is held by id in the world (recorderSource's el(id)), for the
-// worker to find with Runtime.evaluate in the same world.
+// An element is held by id in the world (globalThis.__buaRecorder.el(id),
+// the world's own global, not the page's), for the worker to find with
+// Runtime.evaluate in the same world.
 //
-// Every exported function, and page-rules.js's, is injected with
-// fn.toString() (recorderSource), so each is self-contained: it reaches
-// the others through the helpers object h. The rules are node-tested
-// (test/recorder.test.js); the rest is proved in Chromium (e2e
-// record_test.go).
+// internal/bundle bundles installRecorder, with the rules
+// (page/recorder-rules.js) and the locator generator (page/locator.js),
+// into generated/page.js's RECORDER (docs/extension.md#page-scripts). The
+// rules are node-tested (test/recorder.test.js); the rest is proved in
+// Chromium (e2e record_test.go).
 
-import { TEST_ID_ATTRS, cssString, generateLocators, isGeneratedId, isStableClass, normalizeText } from "../lib/locator.js";
-import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "./page-rules.js";
+import { generateLocators } from "./locator.js";
+import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "./recorder-rules.js";
 
 // recorderState is the recorder's state in one frame's world: call, the
-// binding; h, the helpers; els, the elements held by id (at most 256, the
-// oldest let go first).
-export function recorderState(call, h) {
-  const st = { call, h, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
+// binding; els, the elements held by id (at most 256, the oldest let go
+// first).
+export function recorderState(call) {
+  const st = { call, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
   st.dirty = null; // the text field being typed into: {el, id}
   st.down = null; // the last press: {el, id, t}
   st.lastClick = null; // {el, id, t, viaLabel}
@@ -61,7 +62,7 @@ export function recorderState(call, h) {
       st.els.set(id, el);
       if (st.els.size > 256) st.els.delete(st.els.keys().next().value);
     }
-    const loc = h.generateLocators(el, h);
+    const loc = generateLocators(el);
     const doc = el.ownerDocument || document;
     st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });
     return id;
@@ -74,7 +75,7 @@ export function recorderState(call, h) {
     if (st.typed.get(d.el) === value) return;
     st.typed.set(d.el, value);
     const msg = { k: "type", id: d.id, value };
-    if (h.isSecretField(d.el)) msg.secret = true;
+    if (isSecretField(d.el)) msg.secret = true;
     st.send(msg);
   };
   st.release = () => {
@@ -98,10 +99,10 @@ export function onPointerDown(st, e) {
     return;
   }
   const raw = e.composedPath()[0] || e.target;
-  const { el } = st.h.interactiveTarget(raw);
+  const { el } = interactiveTarget(raw);
   if (!st.dirty || st.dirty.el !== el) st.flush();
   if (st.held && st.held.el !== el) st.release();
-  const kind = st.h.fieldKind(el);
+  const kind = fieldKind(el);
   if (kind === "select" || kind === "file") return; // their change is the step
   st.down = { el, id: st.see(el), t: Date.now() };
 }
@@ -121,17 +122,17 @@ export function onClick(st, e) {
     e.stopImmediatePropagation();
     st.flush();
     st.release();
-    const text = st.h.assertText(raw);
+    const text = assertText(raw);
     if (text) st.send({ k: "assert", text });
     return;
   }
   if (e.button !== 0) return;
-  const { el, viaLabel } = st.h.interactiveTarget(raw);
+  const { el, viaLabel } = interactiveTarget(raw);
   const now = Date.now();
   const last = st.lastClick;
   if (last && last.el === el && last.viaLabel && now - last.t < 500) return;
   if (e.detail === 0 && st.lastKey && /(^|\+)(Enter|Space)$/.test(st.lastKey.key) && now - st.lastKey.t < 500) return;
-  const kind = st.h.fieldKind(el);
+  const kind = fieldKind(el);
   if (kind === "select" || kind === "file" || el.localName === "option") return;
   const again = last && last.el === el && e.detail >= 2 && now - last.t < 1000;
   const id = again ? last.id : st.down && st.down.el === el ? st.down.id : st.see(el);
@@ -151,12 +152,12 @@ export function onClick(st, e) {
 // typing before them is written first.
 export function onKeyDown(st, e) {
   if (!e.isTrusted || e.isComposing) return;
-  const chord = st.h.keyChord(e);
+  const chord = keyChord(e);
   if (!chord) return;
   const t = e.composedPath()[0] || e.target;
   const active = t && t.nodeType === 1 ? t : null;
   const onPage = !active || active.localName === "body" || active.localName === "html";
-  if (!st.h.keyStep(chord, st.h.fieldKind(active), onPage)) return;
+  if (!keyStep(chord, fieldKind(active), onPage)) return;
   st.flush();
   st.release();
   st.lastKey = { key: chord, t: Date.now() };
@@ -169,7 +170,7 @@ export function onKeyDown(st, e) {
 export function onInput(st, e) {
   if (!e.isTrusted) return;
   const raw = e.composedPath()[0] || e.target;
-  const kind = st.h.fieldKind(raw);
+  const kind = fieldKind(raw);
   if (kind !== "text" && kind !== "multiline") return;
   if (st.held && st.held.el === raw) st.held = null;
   if (st.dirty && st.dirty.el === raw) return;
@@ -184,7 +185,7 @@ export function onInput(st, e) {
 export function onChange(st, e) {
   if (!e.isTrusted) return;
   const el = e.composedPath()[0] || e.target;
-  const kind = st.h.fieldKind(el);
+  const kind = fieldKind(el);
   if (kind === "text" || kind === "multiline") {
     if (st.dirty && st.dirty.el === el) st.flush();
     return;
@@ -200,19 +201,19 @@ export function onChange(st, e) {
 // installRecorder starts recording in this world: the listeners on the
 // window (capture phase, so they run before the page's), and el(id) and
 // stop() for the worker.
-export function installRecorder(binding, h) {
+export function installRecorder(binding) {
   const call = globalThis[binding];
   if (typeof call !== "function" || globalThis.__buaRecorder) return;
-  const st = h.recorderState(call, h);
+  const st = recorderState(call);
   const on = {
-    pointerdown: (e) => h.onPointerDown(st, e),
+    pointerdown: (e) => onPointerDown(st, e),
     mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
     pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
     mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
-    click: (e) => h.onClick(st, e),
-    keydown: (e) => h.onKeyDown(st, e),
-    input: (e) => h.onInput(st, e),
-    change: (e) => h.onChange(st, e),
+    click: (e) => onClick(st, e),
+    keydown: (e) => onKeyDown(st, e),
+    input: (e) => onInput(st, e),
+    change: (e) => onChange(st, e),
     focusout: (e) => e.isTrusted && st.dirty && st.dirty.el === (e.composedPath()[0] || e.target) && st.flush(),
     pagehide: () => st.flush(),
   };
@@ -225,25 +226,4 @@ export function installRecorder(binding, h) {
       for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
     },
   };
-}
-
-// recorderSource is the script recorder/inject.js runs in the recorder's
-// world of every frame, now and on each new document: installRecorder
-// with every helper above and the locator generator's.
-export function recorderSource(binding) {
-  const fns = { interactiveTarget, fieldKind, isSecretField, keyChord, keyStep, assertText, recorderState, onPointerDown, onClick, onKeyDown, onInput, onChange };
-  const list = Object.entries(fns).map(([name, fn]) => `    ${name}: ${fn.toString()},`);
-  return `(() => { /* bua:recorder */
-  const isGeneratedId = ${isGeneratedId.toString()};
-  const h = {
-${list.join("\n")}
-    isGeneratedId,
-    isStableClass: ${isStableClass.toString()},
-    cssString: ${cssString.toString()},
-    normalizeText: ${normalizeText.toString()},
-    TEST_ID_ATTRS: ${JSON.stringify(TEST_ID_ATTRS)},
-    generateLocators: ${generateLocators.toString()},
-  };
-  (${installRecorder.toString()})(${JSON.stringify(binding)}, h);
-})();`;
 }

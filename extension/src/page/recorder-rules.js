@@ -1,8 +1,7 @@
-// The recorder's page-side rules (recorder/page.js): which element a
+// The recorder's page-side rules (page/recorder.js): which element a
 // click means, how a field takes input, which keys are steps, what an
-// Alt+Shift+click checks. Each function is injected into the page with
-// fn.toString(), so each is self-contained; node-tested with stand-ins for
-// elements and events (test/recorder.test.js).
+// Alt+Shift+click checks. Pure over the elements and events they are
+// given; node-tested with stand-ins for both (test/recorder.test.js).
 
 // interactiveTarget is the element a click on el acts on, as a person
 // means it: el's nearest interactive ancestor (a link, a button, a form

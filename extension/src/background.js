@@ -11,7 +11,7 @@ import { createReplayCache } from "./replay-cache.js";
 import { createSessionManager } from "./session-manager.js";
 import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
-import { createDebuggerController } from "./debugger-controller.js";
+import { createDebuggerController } from "./debugger/controller.js";
 import { createHandoffRegistry } from "./handoff-registry.js";
 import { createHandoffService } from "./actions/handoff.js";
 import { budgetFor } from "./lib/budget.js";

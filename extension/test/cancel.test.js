@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createWsClient } from "../src/ws-client.js";
 import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { BridgeError, CancelledError } from "../src/lib/errors.js";

@@ -2444,754 +2444,960 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
 return Object.freeze({ endedMessage, stoppedMessage, createDispatcher });
 })();
 
-// actions/nav.js
-const __actions_nav = (() => {
-// navigate, reload, go_back and go_forward: load a document in the tab,
-// then wait for its load event, or the point of the load the action's
-// waitUntil names, for as long as the request's budget allows
-// (lib/budget.js).
-
-const { BridgeError, ErrorCodes } = __lib_errors;
-const { invalid, onAbort } = __lib_cdp;
-
-// Same rule as the schema's url: http(s) or about:blank. The validator has
-// already checked it; this guards the one action that can point the tab at
-// javascript: or file: if a caller ever bypassed validation.
-function isNavigableUrl(url) {
-  return typeof url === "string" && (url === "about:blank" || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url));
-}
-
-// watchEvents records the tab's CDP events from now on. Start it before
-// sending the command: lifecycle events can arrive before its response.
-function watchEvents(ctx) {
-  const seen = [];
-  let wake = () => {};
-  const off = ctx.on((method, params) => {
-    seen.push([method, params]);
-    wake();
-  });
-  // next resolves on the next event, after ms, or when the request's
-  // signal aborts, whichever is first; the caller checks the budget.
-  function next(ms) {
-    return new Promise((resolve) => {
-      const t = ctx.timers.setTimeout(done, ms);
-      const offAbort = onAbort(ctx.budget.signal, done);
-      function done() {
-        ctx.timers.clearTimeout(t);
-        offAbort();
-        wake = () => {};
-        resolve();
-      }
-      wake = done;
-    });
-  }
-  return { seen, off, next };
-}
-
-// waitForLoad waits for the main frame's new document to reach `until`
-// (the schema's waitUntil): commit (its frameNavigated), domcontentloaded,
-// load (the default) or networkidle (load, and Chromium's networkIdle
-// lifecycle event: no network connection for 500 ms, as Puppeteer's
-// networkidle0 and Playwright's networkidle). The document is the one with
-// loaderId when the command reported one, else the first main-frame
-// document that is not `replacing` (Page.reload reports no loaderId). It
-// waits until the budget is nearly spent (budget.inner()); then a wait for
-// load resolves ok if DOMContentLoaded fired, since subresources that never
-// finish should not fail a usable page, and any other wait throws timeout.
-async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
-  let committed = false;
-  let domReady = false;
-  let loaded = false;
-  let idle = false;
-  const reached = () => {
-    switch (until) {
-      case "commit":
-        return committed;
-      case "domcontentloaded":
-        return domReady;
-      case "networkidle":
-        return loaded && idle;
-      default:
-        return loaded;
-    }
-  };
-  const waitMs = ctx.budget.inner();
-  const stopAt = Date.now() + waitMs;
-  for (let i = 0; ; ) {
-    ctx.budget.check(); // a cancelled or closed-tab request stops here
-    for (; i < watch.seen.length; i++) {
-      const [method, p] = watch.seen[i];
-      if (method === "bua.detached") {
-        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
-      }
-      if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
-        // A page the back/forward cache restores fires no load again.
-        if (history && p.type === "BackForwardCacheRestore") return;
-        if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
-        if (p.frame.loaderId === loaderId) committed = true;
-      }
-      // A history entry of the same document (a fragment, pushState)
-      // loads nothing: the change is the whole navigation.
-      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
-      if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
-        if (p.name === "load") loaded = true;
-        if (p.name === "DOMContentLoaded") domReady = true;
-        if (p.name === "networkIdle") idle = true;
-      }
-      // loadEventFired carries no loaderId; it counts once our document committed.
-      if (method === "Page.loadEventFired" && committed) loaded = true;
-      if (method === "Page.domContentEventFired" && committed) domReady = true;
-    }
-    // Each later point implies the earlier ones, whatever order the events took.
-    if (idle && loaded) domReady = true;
-    if (loaded) domReady = true;
-    if (domReady) committed = true;
-    if (reached()) return;
-    const left = stopAt - Date.now();
-    if (left <= 0) break;
-    await watch.next(Math.min(left, 1000));
-  }
-  if (until === "load" && domReady) return;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed, domReady, loaded })} within ${waitMs} ms`);
-}
-
-// missed says which point of the load a timed-out wait for `until` did not
-// reach, and how far the page got.
-function missed(until, { committed, domReady, loaded }) {
-  switch (until) {
-    case "commit":
-      return "did not commit (no response from its server)";
-    case "domcontentloaded":
-      return committed ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
-    case "networkidle":
-      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
-      return domReady ? "did not load (and so never went network-idle)" : "did not load";
-    default:
-      return "did not load";
-  }
-}
-
-async function navigate(ctx, action) {
-  const url = action.url;
-  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
-    if (res.errorText) {
-      // The protocol has no navigation-failed code: internal_error, with
-      // the net:: name as error.reason so callers can tell DNS from
-      // refusal, and a message that names the page, not bua.
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the page could not be loaded: ${res.errorText} loading ${url}`, res.errorText);
-    }
-    ctx.clearUids();
-    if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads
-    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
-    return { ok: true };
-  } finally {
-    watch.off();
-  }
-}
-
-// reload reloads the tab's document and waits for the new one to load, as
-// navigate does; every uid of the old document is stale afterwards.
-async function reload(ctx, action) {
-  const before = await ctx.mainFrame();
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    await ctx.send("Page.reload", {});
-    ctx.clearUids();
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
-    return { ok: true };
-  } finally {
-    watch.off();
-  }
-}
-
-// traverse moves the tab `delta` (-1 or 1) entries through its session
-// history and waits as navigate does: for the new document's load, or for
-// nothing more when the entry is the same document (navigatedWithinDocument)
-// or comes back from the back/forward cache. With no entry that way it
-// does nothing and answers moved: false, as Playwright's goBack and
-// goForward return null.
-async function traverse(ctx, action, delta) {
-  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
-  const entry = entries[currentIndex + delta];
-  if (!entry) return { ok: true, moved: false };
-  const before = await ctx.mainFrame();
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
-    ctx.clearUids();
-    const word = delta < 0 ? "back" : "forward";
-    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
-    return { ok: true, moved: true, url: entry.url };
-  } finally {
-    watch.off();
-  }
-}
-
-const goBack = (ctx, action) => traverse(ctx, action, -1);
-const goForward = (ctx, action) => traverse(ctx, action, 1);
-
-const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
-return Object.freeze({ isNavigableUrl, navigate, reload, goBack, goForward, executors });
-})();
-
-// lib/keys.js
-const __lib_keys = (() => {
-// Pure key map for press_key: turns a key spec ("Enter", "a", "Control+a",
-// "Shift+Tab") into the Input.dispatchKeyEvent parameter sequence a real
-// keyboard would produce. No chrome.* here so node tests can cover it.
-
-const { KEY_MODIFIERS } = __generated_protocol;
-
-// CDP's modifier bitmask (Input.dispatchKeyEvent `modifiers`).
-const MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
-
-const MODIFIER_KEYS = Object.freeze({
-  Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
-  Control: { key: "Control", code: "ControlLeft", windowsVirtualKeyCode: 17 },
-  Meta: { key: "Meta", code: "MetaLeft", windowsVirtualKeyCode: 91 },
-  Shift: { key: "Shift", code: "ShiftLeft", windowsVirtualKeyCode: 16 },
-});
-
-// Named keys from the schema's x-namedKeys (generated NAMED_KEYS; a node
-// test holds this table's names equal to that list, and the modifiers to
-// KEY_MODIFIERS). `text` is what the key types into
-// an editable element: Enter sends "\r" because that is what Chromium's own
-// keyboard path produces and what makes forms submit.
-const NAMED_KEYS = Object.freeze({
-  Enter: { key: "Enter", code: "Enter", windowsVirtualKeyCode: 13, text: "\r" },
-  Tab: { key: "Tab", code: "Tab", windowsVirtualKeyCode: 9 },
-  Escape: { key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 },
-  Backspace: { key: "Backspace", code: "Backspace", windowsVirtualKeyCode: 8 },
-  Delete: { key: "Delete", code: "Delete", windowsVirtualKeyCode: 46 },
-  Space: { key: " ", code: "Space", windowsVirtualKeyCode: 32, text: " " },
-  ArrowUp: { key: "ArrowUp", code: "ArrowUp", windowsVirtualKeyCode: 38 },
-  ArrowDown: { key: "ArrowDown", code: "ArrowDown", windowsVirtualKeyCode: 40 },
-  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", windowsVirtualKeyCode: 37 },
-  ArrowRight: { key: "ArrowRight", code: "ArrowRight", windowsVirtualKeyCode: 39 },
-  Home: { key: "Home", code: "Home", windowsVirtualKeyCode: 36 },
-  End: { key: "End", code: "End", windowsVirtualKeyCode: 35 },
-  PageUp: { key: "PageUp", code: "PageUp", windowsVirtualKeyCode: 33 },
-  PageDown: { key: "PageDown", code: "PageDown", windowsVirtualKeyCode: 34 },
-  F1: { key: "F1", code: "F1", windowsVirtualKeyCode: 112 },
-  F2: { key: "F2", code: "F2", windowsVirtualKeyCode: 113 },
-  F3: { key: "F3", code: "F3", windowsVirtualKeyCode: 114 },
-  F4: { key: "F4", code: "F4", windowsVirtualKeyCode: 115 },
-  F5: { key: "F5", code: "F5", windowsVirtualKeyCode: 116 },
-  F6: { key: "F6", code: "F6", windowsVirtualKeyCode: 117 },
-  F7: { key: "F7", code: "F7", windowsVirtualKeyCode: 118 },
-  F8: { key: "F8", code: "F8", windowsVirtualKeyCode: 119 },
-  F9: { key: "F9", code: "F9", windowsVirtualKeyCode: 120 },
-  F10: { key: "F10", code: "F10", windowsVirtualKeyCode: 121 },
-  F11: { key: "F11", code: "F11", windowsVirtualKeyCode: 122 },
-  F12: { key: "F12", code: "F12", windowsVirtualKeyCode: 123 },
-  // Modifiers alone are not in the schema's pattern, but pressing one is a
-  // meaningful gesture for pages listening to keydown, so they resolve too.
-  ...MODIFIER_KEYS,
-});
-
-// US layout punctuation: unshifted char -> [code, vk], and shifted char ->
-// the unshifted char on the same physical key.
-const PUNCT = {
-  "`": ["Backquote", 192], "-": ["Minus", 189], "=": ["Equal", 187],
-  "[": ["BracketLeft", 219], "]": ["BracketRight", 221], "\\": ["Backslash", 220],
-  ";": ["Semicolon", 186], "'": ["Quote", 222], ",": ["Comma", 188],
-  ".": ["Period", 190], "/": ["Slash", 191],
-};
-const SHIFTED = {
-  "~": "`", "!": "1", "@": "2", "#": "3", "$": "4", "%": "5", "^": "6",
-  "&": "7", "*": "8", "(": "9", ")": "0", "_": "-", "+": "=", "{": "[",
-  "}": "]", "|": "\\", ":": ";", "\"": "'", "<": ",", ">": ".", "?": "/",
-};
-const SHIFT_OF = Object.fromEntries(Object.entries(SHIFTED).map(([s, u]) => [u, s]));
-
-// Describes one printable character as the US-layout key that types it.
-// `shiftImplied` marks characters that need Shift on that layout (e.g. "A",
-// "!"), so the chord gets the Shift bit the way a real keyboard reports it.
-function describeChar(ch) {
-  if (/^[a-z]$/.test(ch)) {
-    return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0), text: ch };
-  }
-  if (/^[A-Z]$/.test(ch)) {
-    return { key: ch, code: `Key${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch, shiftImplied: true };
-  }
-  if (/^[0-9]$/.test(ch)) {
-    return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch };
-  }
-  if (PUNCT[ch]) {
-    const [code, vk] = PUNCT[ch];
-    return { key: ch, code, windowsVirtualKeyCode: vk, text: ch };
-  }
-  if (SHIFTED[ch]) {
-    const base = describeChar(SHIFTED[ch]);
-    return { key: ch, code: base.code, windowsVirtualKeyCode: base.windowsVirtualKeyCode, text: ch, shiftImplied: true };
-  }
-  // Anything else (é, ß, 日, emoji) has no key on a US keyboard: Chromium
-  // accepts a keyDown carrying only key+text, which types it like an IME.
-  return { key: ch, code: "", windowsVirtualKeyCode: 0, text: ch };
-}
-
-// Applies Shift to a described character the way the US layout does, so
-// "Shift+a" types "A" and "Shift+1" types "!".
-function shifted(desc) {
-  if (/^[a-z]$/.test(desc.key)) {
-    const up = desc.key.toUpperCase();
-    return { ...desc, key: up, text: up };
-  }
-  const s = SHIFT_OF[desc.key];
-  if (s) return { ...desc, key: s, text: s };
-  return desc;
-}
-
-const CHORD = new RegExp(`^(${KEY_MODIFIERS.join("|")})\\+(.+)$`, "s");
-
-// parseKey returns {modifiers, modifierNames, key, code, windowsVirtualKeyCode,
-// text?} for a key spec, or throws a RangeError naming what is wrong.
-function parseKey(spec) {
-  if (typeof spec !== "string" || spec.length === 0) {
-    throw new RangeError("key must be a non-empty string");
-  }
-  const modifierNames = [];
-  let rest = spec;
-  // Strip "Mod+" prefixes only while something is left after them, so "+"
-  // and "Control++" name the plus key itself.
-  for (;;) {
-    const m = CHORD.exec(rest);
-    if (!m) break;
-    if (!modifierNames.includes(m[1])) modifierNames.push(m[1]);
-    rest = m[2];
-  }
-  let desc;
-  if (Object.hasOwn(NAMED_KEYS, rest)) {
-    desc = { ...NAMED_KEYS[rest] };
-  } else if ([...rest].length === 1 && !/^\s$/.test(rest)) {
-    desc = describeChar(rest);
-  } else {
-    throw new RangeError(
-      `unknown key ${JSON.stringify(rest)}: use a named key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12), one character, or a chord like Control+a`,
-    );
-  }
-  if (desc.shiftImplied && !modifierNames.includes("Shift")) modifierNames.push("Shift");
-  if (modifierNames.includes("Shift")) desc = shifted(desc);
-  delete desc.shiftImplied;
-  // With Control/Alt/Meta held a key is a command, not typing: sending text
-  // would insert the character instead of e.g. selecting all on Control+a.
-  if (modifierNames.some((m) => m !== "Shift")) delete desc.text;
-  let modifiers = 0;
-  for (const m of modifierNames) modifiers |= MODIFIER_BITS[m];
-  return { modifiers, modifierNames, ...desc };
-}
-
-// keyEvents returns the Input.dispatchKeyEvent params for pressing spec:
-// modifier downs, the key's down (keyDown with text, else rawKeyDown, as
-// Chromium's own input path does), the key's up, then modifier ups in reverse.
-function keyEvents(spec) {
-  const k = parseKey(spec);
-  const events = [];
-  let held = 0;
-  const isModifierKey = Object.hasOwn(MODIFIER_KEYS, k.key);
-  for (const name of k.modifierNames) {
-    if (isModifierKey && name === k.key) continue;
-    held |= MODIFIER_BITS[name];
-    events.push({ type: "rawKeyDown", modifiers: held, ...MODIFIER_KEYS[name] });
-  }
-  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.windowsVirtualKeyCode, modifiers: k.modifiers };
-  if (k.text !== undefined) {
-    events.push({ type: "keyDown", ...base, text: k.text, unmodifiedText: k.text });
-  } else {
-    events.push({ type: "rawKeyDown", ...base });
-  }
-  events.push({ type: "keyUp", ...base });
-  for (const name of [...k.modifierNames].reverse()) {
-    if (isModifierKey && name === k.key) continue;
-    held &= ~MODIFIER_BITS[name];
-    events.push({ type: "keyUp", modifiers: held, ...MODIFIER_KEYS[name] });
-  }
-  return events;
-}
-return Object.freeze({ MODIFIER_BITS, MODIFIER_KEYS, NAMED_KEYS, parseKey, keyEvents });
-})();
-
-// lib/settle.js
-const __lib_settle = (() => {
-// The settle after input (docs/extension.md §Settle after input): click,
-// hover, type and press_key return only once the page has reacted. A
-// main-frame navigation the input started is waited for until the new
-// document committed and reached DOMContentLoaded; a same-document one
-// until one page task ran (its hashchange handler); otherwise the action
-// returns after one round trip to the page.
+// lib/trace.js
+const __lib_trace = (() => {
+// The trace ring buffer (spec 004 §Trace ring buffer, docs/extension.md
+// §Trace): for each attached tab, a bounded ring of what the page and bua
+// did recently, read with get_trace. This file is pure: the debugger
+// controller feeds it CDP events and bua's own action ends, and reads it.
 //
-// The window: Chromium reports a renderer-initiated navigation
-// (Page.frameRequestedNavigation) before it answers the input event that
-// caused it, and events reach us in order with command answers, so by the
-// time a page round trip after the input returns every navigation the
-// input started has been seen. Measured on the fixtures (e2e
-// TestMeasureSettle): frameRequestedNavigation arrives 0–0.1 ms after the
-// mouseReleased answer, frameStartedLoading 4–5 ms later.
+// Bounds, all at once (docs/extension.md §Trace, schema
+// $defs/action.get_trace): TRACE_MAX_EVENTS events and TRACE_MAX_BYTES
+// bytes per tab (each event counted as the UTF-8 length of its JSON, the
+// size get_trace sends), the oldest evicted first; and rings for at most
+// TRACE_MAX_TABS tabs, the least recently used one dropped first. Worst
+// case: 16 × 256 KiB = 4 MiB.
+//
+// What it keeps is chosen so that nothing secret leaks: requests by URL,
+// method and status only (no headers, so no cookies or tokens, and no
+// bodies: the requests come from chrome.webRequest, asked for neither), and bua's actions by type, duration and error code only (never
+// the text a type action typed).
 
-const { BridgeError, ErrorCodes } = __lib_errors;
-const { CdpError, onAbort, withDeadline } = __lib_cdp;
+const TRACE_MAX_EVENTS = 500;
+const TRACE_MAX_BYTES = 256 * 1024;
+const TRACE_MAX_TABS = 16;
 
-// SETTLE_PING is one round trip to the page's main thread: every event the
-// input caused synchronously (a navigation request, a same-document URL
-// change) has reached us when it answers. It costs ~0.7 ms.
-const SETTLE_PING = "0";
+// Field limits: the schema's maxLength of $defs/traceEvent.
+const LIMITS = Object.freeze({ text: 1000, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
 
-// SETTLE_TASK resolves after one page task: whatever the input queued
-// (hashchange, popstate handlers, timers of 0 ms) runs before it. After an
-// input Chromium draws a frame before it runs other tasks, so this costs
-// ~12 ms: it runs only after a same-document navigation, whose hashchange
-// handler is such a task. (Not an animation frame either: rAF costs as
-// much and never fires in a hidden tab.)
-const SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
+// clip returns s cut to max UTF-16 units, ending in "…" when cut, never
+// splitting a surrogate pair. A cut string is copied, so the ring never
+// keeps alive the (maybe megabytes long) string it was cut from: V8's
+// slice shares its parent's storage.
+function clip(s, max) {
+  if (typeof s !== "string") return "";
+  if (s.length <= max) return s;
+  let cut = s.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return JSON.parse(JSON.stringify(cut + "…"));
+}
 
-// NAV_START_EVENTS mark a main-frame navigation the page asked for.
-const NAV_START_EVENTS = new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
+// utf8Length is the number of bytes s takes in UTF-8.
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
 
-// watchNavigation starts recording the tab's main-frame navigation events.
-// Call it before the input; call settle() after it, and off() always.
-// mainFrameId is the committed main frame's id (null: accept any frame
-// without a parent).
-function watchNavigation(ctx, mainFrameId) {
-  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
-  let wake = () => {};
-  const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
-  const off = ctx.on((method, p) => {
-    observe(state, method, p, isMain);
-    wake();
-  });
+function eventBytes(ev) {
+  return utf8Length(JSON.stringify(ev));
+}
 
-  // until waits until pred() holds or ms pass, and returns pred(); it
-  // rejects with the reason when the request's signal aborts first.
-  function until(pred, ms) {
-    ctx.budget.check();
-    if (pred() || ms <= 0) return Promise.resolve(pred());
-    return new Promise((resolve, reject) => {
-      let offAbort = () => {};
-      const finish = (settle) => {
-        ctx.timers.clearTimeout(t);
-        offAbort();
-        wake = () => {};
-        settle();
-      };
-      const t = ctx.timers.setTimeout(() => finish(() => resolve(pred())), ms);
-      wake = () => {
-        if (pred()) finish(() => resolve(true));
-      };
-      offAbort = onAbort(ctx.budget.signal, () => finish(() => reject(ctx.budget.signal.reason)));
+// createTraceRing is one tab's ring. Events get seq firstSeq, firstSeq+1, …
+// in the order they are pushed, and t (Unix ms) when pushed unless they
+// carry one.
+function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BYTES, firstSeq = 1, now = Date.now } = {}) {
+  let events = []; // oldest first
+  let sizes = [];
+  let head = 0; // index of the oldest event still held
+  let bytes = 0;
+  let nextSeq = firstSeq;
+
+  function evictOldest() {
+    bytes -= sizes[head];
+    events[head] = undefined;
+    head++;
+    // Compact now and then, so eviction stays O(1) amortised.
+    if (head > 64 && head * 2 > events.length) {
+      events = events.slice(head);
+      sizes = sizes.slice(head);
+      head = 0;
+    }
+  }
+
+  return {
+    push(ev) {
+      const { seq: _ignored, t, ...rest } = ev;
+      const e = { seq: nextSeq++, t: typeof t === "number" ? t : now(), ...rest };
+      const size = eventBytes(e);
+      events.push(e);
+      sizes.push(size);
+      bytes += size;
+      while (events.length - head > maxEvents || bytes > maxBytes) evictOldest();
+      return e;
+    },
+    // read returns {events, nextSeq, dropped}: the events held whose seq is
+    // at least sinceSeq (0: all), the seq the next event will get, and how
+    // many events from sinceSeq on the ring had already evicted. A sinceSeq
+    // beyond nextSeq comes from a reader of an earlier ring (the worker
+    // restarted, or the tab's ring was dropped): it reads the whole ring.
+    read(sinceSeq = 0) {
+      const first = events.length > head ? events[head].seq : nextSeq;
+      let since = Number.isInteger(sinceSeq) && sinceSeq > 0 ? sinceSeq : 1;
+      if (since > nextSeq) since = 1;
+      const out = [];
+      for (let i = head; i < events.length; i++) if (events[i].seq >= since) out.push(events[i]);
+      return { events: out, nextSeq, dropped: Math.max(0, first - since) };
+    },
+    get size() {
+      return events.length - head;
+    },
+    get bytes() {
+      return bytes;
+    },
+    get nextSeq() {
+      return nextSeq;
+    },
+  };
+}
+
+// CONSOLE_LEVELS maps Runtime.consoleAPICalled's type to the trace's level.
+const CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
+
+// describeArg renders one console argument (a CDP RemoteObject) as
+// DevTools' console would in one line, briefly.
+function describeArg(o) {
+  if (!o || typeof o !== "object") return String(o);
+  if (o.type === "string") return String(o.value);
+  if (o.unserializableValue !== undefined) return String(o.unserializableValue);
+  if (o.type === "undefined") return "undefined";
+  if ("value" in o && o.type !== "object") return String(o.value);
+  if (o.subtype === "null") return "null";
+  const p = o.preview;
+  if (p && Array.isArray(p.properties) && o.subtype !== "error" && o.subtype !== "node") {
+    const props = p.properties.map((x) => {
+      const v = x.type === "string" ? JSON.stringify(x.value) : x.value;
+      return p.subtype === "array" ? v : `${x.name}: ${v}`;
     });
+    if (p.overflow) props.push("…");
+    return p.subtype === "array" ? `[${props.join(", ")}]` : `{${props.join(", ")}}`;
   }
-
-  // settle runs the settle task, then waits for a navigation the input
-  // started, within what is left of the action's budget. `what` names the
-  // action for the timeout message.
-  async function settle(what) {
-    await inPage(SETTLE_PING, what);
-    if (state.sameDocument && !state.committed) await inPage(SETTLE_TASK, what);
-    if (!state.started && !state.committed) return;
-    const waitMs = ctx.budget.inner();
-    const finished = await until(() => state.done || state.detached !== null, waitMs);
-    if (state.detached !== null) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while ${what} loaded a new page (${state.detached})`);
-    }
-    if (!finished) {
-      const stage = state.committed ? "reached DOMContentLoaded" : "committed";
-      throw new BridgeError(ErrorCodes.TIMEOUT, `${what} started a navigation whose page never ${stage} within ${waitMs} ms`);
-    }
-  }
-
-  async function inPage(expression, what) {
-    try {
-      await withDeadline(
-        ctx.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }),
-        ctx.budget.inner(),
-        what,
-        ctx.timers,
-      );
-    } catch (e) {
-      // The old document's context goes away when the new one commits
-      // (Chromium may hold the answer until then): that is the navigation
-      // settle waits for, not a failure of the action.
-      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
-    }
-  }
-
-  return { state, settle, off };
+  return String(o.description ?? o.className ?? o.type);
 }
 
-// observe folds one CDP event into state: started → committed (new
-// loaderId) → done at DOMContentLoaded. A same-document navigation, or a
-// load that stops without committing (a download, a 204), is done at once.
-function observe(state, method, p, isMain = () => true) {
-  if (method === "bua.detached") {
-    state.detached = (p && p.reason) || "detached";
-    return;
+// consoleText joins a console call's arguments, applying the format
+// specifiers of a first string argument (%s %d %i %f %o %O %c) as the
+// console does.
+function consoleText(args) {
+  if (!Array.isArray(args) || args.length === 0) return "";
+  const rest = args.slice();
+  let head = "";
+  if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
+    const fmt = String(rest.shift().value);
+    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+      if (c === "%") return "%";
+      if (rest.length === 0) return m;
+      const a = rest.shift();
+      if (c === "c") return "";
+      if (c === "d" || c === "i") return String(parseInt(a.value ?? a.description, 10));
+      if (c === "f") return String(parseFloat(a.value ?? a.description));
+      return describeArg(a);
+    });
+    return [head, ...rest.map(describeArg)].join(" ");
   }
-  if (NAV_START_EVENTS.has(method) && isMain(p)) {
-    if (method === "Page.frameStartedNavigating" && /sameDocument/i.test(String(p.navigationType || ""))) return;
-    if (!state.committed) state.started = true;
-    return;
-  }
+  return rest.map(describeArg).join(" ");
+}
+
+// exceptionText is Runtime.exceptionThrown's message as DevTools shows it:
+// "Uncaught Error: boom\n    at …".
+function exceptionText(d) {
+  const desc = d.exception && (d.exception.description ?? (d.exception.value !== undefined ? String(d.exception.value) : undefined));
+  const text = typeof d.text === "string" ? d.text : "";
+  if (desc === undefined) return text;
+  return text ? `${text} ${desc}` : desc;
+}
+
+function exceptionURL(d) {
+  if (typeof d.url === "string" && d.url) return d.url;
+  const frames = d.stackTrace && d.stackTrace.callFrames;
+  return frames && frames[0] && frames[0].url ? frames[0].url : "";
+}
+
+// set adds key to ev when value is a non-empty string, clipped to its limit.
+function set(ev, key, value) {
+  if (typeof value === "string" && value) ev[key] = clip(value, LIMITS[key]);
+  return ev;
+}
+
+// traceEventFor maps one CDP event of a tab to a trace event (without seq
+// and t), or null when it records nothing.
+function traceEventFor(method, p) {
+  p = p || {};
   switch (method) {
-    case "Page.frameNavigated":
-      if (p.frame && !p.frame.parentId) {
-        state.committed = p.frame.loaderId || "?";
-        state.started = true;
-        // A page restored from the back/forward cache fires no DOMContentLoaded.
-        if (p.type === "BackForwardCacheRestore") state.done = true;
-      }
-      break;
-    case "Page.navigatedWithinDocument":
-      if (isMain(p) && !state.committed) {
-        state.sameDocument = true;
-        state.done = true;
-      }
-      break;
-    case "Page.lifecycleEvent":
-      if (state.committed && p.loaderId === state.committed && (p.name === "DOMContentLoaded" || p.name === "load")) state.done = true;
-      break;
-    case "Page.domContentEventFired":
-    case "Page.loadEventFired":
-      if (state.committed) state.done = true;
-      break;
-    case "Page.frameStoppedLoading":
-      // Stopped without a commit: the navigation was cancelled or became
-      // a download; the old document stays.
-      if (isMain(p) && state.started && !state.committed) state.done = true;
-      break;
+    case "Runtime.consoleAPICalled":
+      return set({ kind: "console", level: CONSOLE_LEVELS[p.type] || "log" }, "text", consoleText(p.args));
+    case "Runtime.exceptionThrown": {
+      const d = p.exceptionDetails || {};
+      return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
+    }
+    case "Page.frameNavigated": {
+      const f = p.frame;
+      if (!f || f.parentId) return null;
+      return set({ kind: "navigation" }, "url", f.url + (f.urlFragment || ""));
+    }
+    case "Page.javascriptDialogOpening":
+      return set(set({ kind: "dialog" }, "level", p.type || "alert"), "text", typeof p.message === "string" ? p.message : "");
     default:
-      break;
+      return null;
   }
 }
-return Object.freeze({ SETTLE_PING, SETTLE_TASK, watchNavigation, observe });
+
+// requestEventFor maps the end of one of a tab's requests, as
+// chrome.webRequest reports it ("completed": onCompleted, "error":
+// onErrorOccurred), to a trace event, or null when it went well. Only the
+// URL, method, and status or error: the listeners ask for no headers, and
+// webRequest never sees bodies. A request the page or a navigation
+// cancelled (net::ERR_ABORTED) did not fail.
+function requestEventFor(outcome, d) {
+  d = d || {};
+  if (outcome === "completed") {
+    if (!(d.statusCode >= 400)) return null;
+    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
+    ev.status = d.statusCode;
+    return ev;
+  }
+  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
+  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
+}
+
+// actionEvent is the trace event for one of bua's actions that ended:
+// its type, how long it ran, and the code it failed with (none when it
+// succeeded; level "cancelled" when the daemon cancelled it). Nothing of
+// its params: a type action's text never reaches the trace.
+function actionEvent(type, durationMs, code, cancelled = false) {
+  const ev = set({ kind: "action" }, "action", type);
+  ev.durationMs = Math.max(0, Math.round(durationMs));
+  if (cancelled) ev.level = "cancelled";
+  else if (code) ev.code = code;
+  return ev;
+}
+
+// dialogAnswerEvent is the dialog event bua records when it answers a
+// dialog: the dialog's type (level) and message (text) as at its opening,
+// how it answered, and the action that did (handle_dialog, evaluate, or
+// one sent with dialogs).
+function dialogAnswerEvent(dialogType, message, accepted, by) {
+  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
+  ev.answer = accepted ? "accepted" : "dismissed";
+  return set(ev, "action", by);
+}
+
+// createTraceStore holds the rings of up to maxTabs tabs (the least
+// recently used dropped first).
+function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
+  const tabs = new Map(); // tabId -> {ring}; insertion order = least recently used first
+  // The next seq of a ring dropped for room while its tab lives on, so a
+  // new ring for the tab continues its numbering and a reader's sinceSeq
+  // stays meaningful (dropped counts what was lost).
+  const resume = new Map();
+
+  function entry(tabId) {
+    let e = tabs.get(tabId);
+    if (e) {
+      tabs.delete(tabId); // touch: most recently used last
+      tabs.set(tabId, e);
+      return e;
+    }
+    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
+    resume.delete(tabId);
+    tabs.set(tabId, e);
+    while (tabs.size > maxTabs) {
+      const [oldId, old] = tabs.entries().next().value;
+      tabs.delete(oldId);
+      resume.set(oldId, old.ring.nextSeq);
+    }
+    return e;
+  }
+
+  return {
+    // cdpEvent records what a CDP event of tabId says, if anything.
+    cdpEvent(tabId, method, params) {
+      const ev = traceEventFor(method, params);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // request records a request's end (requestEventFor), if it failed.
+    request(tabId, outcome, details) {
+      const ev = requestEventFor(outcome, details);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // push records a ready-made event (actionEvent's).
+    push(tabId, ev) {
+      return entry(tabId).ring.push(ev);
+    },
+    // read is get_trace's result for tabId (an empty ring for a tab that
+    // has none).
+    read(tabId, sinceSeq) {
+      const e = tabs.get(tabId);
+      if (e) return e.ring.read(sinceSeq);
+      const next = resume.get(tabId) || 1;
+      const since = Number.isInteger(sinceSeq) && sinceSeq > 0 && sinceSeq <= next ? sinceSeq : 1;
+      return { events: [], nextSeq: next, dropped: Math.max(0, next - since) };
+    },
+    // forget drops tabId's ring for good (the tab closed).
+    forget(tabId) {
+      tabs.delete(tabId);
+      resume.delete(tabId);
+    },
+    has: (tabId) => tabs.has(tabId),
+    get tabCount() {
+      return tabs.size;
+    },
+    _tabs: tabs,
+  };
+}
+return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, LIMITS, clip, utf8Length, eventBytes, createTraceRing, consoleText, traceEventFor, requestEventFor, actionEvent, dialogAnswerEvent, createTraceStore });
 })();
 
-// lib/downloads.js
-const __lib_downloads = (() => {
-// Downloads an input starts: click and press_key with download: true wait,
-// through chrome.downloads, for the download the input started to finish,
-// and answer where the file went (the schema's result.download). The
-// daemon, which shares the machine with the browser, reads the file and
-// adds its sha256; the extension cannot read files.
+// actions/dialog.js
+const __actions_dialog = (() => {
+// Dialogs (protocol v4 §Dialogs, docs/extension.md §Controller interface):
+// handle_dialog, and the policy every action meets a dialog under. During
+// evaluate a dialog is answered at once; under a dialogs policy (a
+// navigate, reload, go_back, go_forward or close_tab sent with dialogs:
+// accept or dismiss) as the policy says; otherwise it is left open, and
+// until it is answered every action on the tab but handle_dialog fails
+// naming it. Every answer bua gives goes into the tab's trace. The state
+// (the dialog left open, the policy running, the evaluate in flight) is
+// the tab's TabSession's.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError } = __lib_cdp;
+const { dialogAnswerEvent } = __lib_trace;
+const { REASONS } = __generated_protocol;
+
+// LEAVING_ACTIONS take the dialogs policy (the schema's dialogPolicy): they
+// leave the page, so a dialog on it is answered first rather than failing
+// them. close_tab, the fifth, is scope "browser" and comes through closeTab.
+const LEAVING_ACTIONS = new Set(["navigate", "reload", "go_back", "go_forward"]);
+
+// policyOf is the dialogs policy an action runs under: "accept" or
+// "dismiss", or null when it leaves dialogs open (leave, the default).
+function policyOf(action) {
+  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
+}
+
+// leavingPolicy is the dialogs policy of an action that leaves the page
+// (LEAVING_ACTIONS), or null.
+function leavingPolicy(action) {
+  return LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
+}
+
+// handleDialog answers the dialog left open on the tab, through
+// Page.handleJavaScriptDialog.
+function handleDialog(ctx, action) {
+  return ctx.answerDialog(action.accept === true, action.promptText);
+}
+
+const executors = Object.freeze({ handle_dialog: handleDialog });
+
+// dialogOpening takes Page.javascriptDialogOpening on session's tab.
+function dialogOpening(session, p) {
+  const d = { dialogType: p.type || "alert", message: typeof p.message === "string" ? p.message : "" };
+  if (session.evaluating) {
+    // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+    // alert or beforeunload, dismiss a confirm or prompt): until a dialog
+    // is answered the renderer is blocked and the evaluate would hang.
+    answerNow(session, d, d.dialogType === "alert" || d.dialogType === "beforeunload", "evaluate");
+    return;
+  }
+  const policy = session.policy;
+  if (policy) {
+    // An action that leaves the page under a dialogs policy: answer as
+    // it says, but always accept a beforeunload, whose dismissal would
+    // cancel the very navigation (or close) the action makes.
+    answerNow(session, d, d.dialogType === "beforeunload" || policy.how === "accept", policy.action);
+    return;
+  }
+  // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+  // managed browser too: handle_dialog answers it, or the person does.
+  // Until then the page is blocked, so every action on the tab fails at
+  // once, naming it (refuseIfOpen, failOnDialog).
+  session.openDialog = d;
+  session.emitEvent({ type: "dialog_opened", tabId: session.tabId, dialogType: d.dialogType, message: d.message });
+  for (const fn of [...session.dialogWatchers]) fn(d);
+}
+
+// dialogClosed takes Page.javascriptDialogClosed: the person (or the page's
+// navigation) answered it.
+function dialogClosed(session) {
+  session.openDialog = null;
+}
+
+// answerNow answers the dialog that is opening on session's tab at once,
+// and records the answer in the tab's trace with the action that gave it.
+function answerNow(session, d, accept, by) {
+  session.traces.push(session.tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+  if (session.policy) session.policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
+  session.send("Page.handleJavaScriptDialog", { accept }).catch((e) => {
+    console.warn("[bua] could not answer dialog", e);
+  });
+}
+
+// dialogError is the answer to an action that meets an open dialog:
+// before it ran (reason dialog_open: it did not run) or while it ran
+// (dialog_opened: it ran up to the dialog, most often by opening it).
+function dialogError(tabId, d, type, during) {
+  const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
+  const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
+  const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
+  return new BridgeError(
+    ErrorCodes.INVALID_ACTION,
+    `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
+    during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
+  );
+}
+
+// refuseIfOpen fails an action before it runs while a dialog is open on
+// the tab: every action but handle_dialog (the one an open dialog lets
+// through) and one that leaves the page under a dialogs policy (which
+// answers it first).
+function refuseIfOpen(session, action, policy) {
+  const open = session.openDialog;
+  if (open && action.type !== "handle_dialog" && !policy) throw dialogError(session.tabId, open, action.type, false);
+}
+
+// failOnDialog watches for a dialog left open while the action `type`
+// runs: such a dialog blocks the renderer, so the pending CDP call would
+// never answer. `opened` rejects with dialog_opened for each dialog
+// `matters` accepts; stop ends the watch.
+function failOnDialog(session, type, matters) {
+  let stop = () => {};
+  const opened = new Promise((_, reject) => {
+    stop = session.watchDialogs((d) => {
+      if (matters(d)) reject(dialogError(session.tabId, d, type, true));
+    });
+  });
+  return { opened, stop: () => stop() };
+}
+
+// answerDialog answers the dialog left open on session's tab, for `by`:
+// the handle_dialog action, or one that leaves the page under a dialogs
+// policy. With none open it is invalid_action. The answer goes into the
+// tab's trace.
+async function answerDialog(session, accept, promptText, by = "handle_dialog") {
+  const tabId = session.tabId;
+  const d = session.openDialog;
+  if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
+  const params = { accept };
+  if (promptText !== undefined) params.promptText = promptText;
+  try {
+    await session.send("Page.handleJavaScriptDialog", params);
+  } catch (e) {
+    // The person (or the page's navigation) closed it first.
+    if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
+    session.openDialog = null;
+    throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
+  }
+  if (session.openDialog === d) session.openDialog = null;
+  session.traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+  return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
+}
+
+// underPolicy runs fn for the action `by` under the dialogs policy `how`
+// (none: fn as it is): first the dialog left open on the tab is answered,
+// a beforeunload accepted whatever the policy (dismissing it keeps the
+// page), then each dialog that opens while fn runs (dialogOpening). It
+// returns fn's result with the dialogs answered, in order, as the schema's
+// answeredDialogs (result.dialogs), when there are any.
+async function underPolicy(session, how, by, fn) {
+  if (!how) return fn();
+  const mine = { how, action: by, answered: [] };
+  const d = session.openDialog;
+  if (d) {
+    try {
+      const r = await answerDialog(session, d.dialogType === "beforeunload" || how === "accept", undefined, by);
+      mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
+    } catch (e) {
+      // A dialog closed meanwhile needs no answer.
+      if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
+    }
+  }
+  session.policy = mine;
+  let result;
+  try {
+    result = await fn();
+  } finally {
+    if (session.policy === mine) session.policy = null;
+  }
+  if (!mine.answered.length || !result || typeof result !== "object") return result;
+  return { ...result, dialogs: mine.answered };
+}
+
+// closeTab is close_tab's way through the tab's dialogs: remove() closes
+// action.tabId (tabs.remove), which waits on a beforeunload dialog until
+// it is answered. It returns remove's result, with the dialogs answered
+// as underPolicy puts them. Under a dialogs policy (action.dialogs accept
+// or dismiss) a dialog open on the tab is answered first, and one that
+// opens while it closes as it opens, the debugger attached first if it
+// was not, so that it sees it. Without one, a beforeunload open on the
+// tab, or one that opens while it closes, fails close_tab at once
+// (reason dialog_open or dialog_opened) instead of leaving it to hang;
+// any other dialog open on a closing tab goes with it.
+async function closeTab(session, action, remove) {
+  const how = policyOf(action);
+  if (!how) return closeWithout(session, remove);
+  // An attach that fails (a restricted page) leaves nothing to answer.
+  await session.attach().catch(() => {});
+  const held = session.openDialog !== null && session.openDialog.dialogType === "beforeunload";
+  return underPolicy(session, how, "close_tab", async () => {
+    try {
+      return await remove();
+    } catch (e) {
+      // The beforeunload just accepted held an earlier close (one that
+      // failed dialog_opened): that close has now removed the tab.
+      if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId: session.tabId };
+      throw e;
+    }
+  });
+}
+
+async function closeWithout(session, remove) {
+  const open = session.openDialog;
+  if (open && open.dialogType === "beforeunload") throw dialogError(session.tabId, open, "close_tab", false);
+  if (!session.attached) return remove();
+  const watch = failOnDialog(session, "close_tab", (d) => d.dialogType === "beforeunload");
+  try {
+    return await Promise.race([remove(), watch.opened]);
+  } finally {
+    watch.stop();
+  }
+}
+return Object.freeze({ policyOf, leavingPolicy, handleDialog, executors, dialogOpening, dialogClosed, dialogError, refuseIfOpen, failOnDialog, answerDialog, underPolicy, closeTab });
+})();
+
+// debugger/attach.js
+const __debugger_attach = (() => {
+// The debugger's way into a tab: attaching chrome.debugger (CDP 1.3) with
+// the domains bua needs (spec 001 §DebuggerController), and sending a
+// command to the tab's session or one of its child sessions, with
+// Chrome's refusals turned into protocol errors. debugger/tab-session.js
+// keeps what these find out.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError, cdpMessage } = __lib_cdp;
+const { REASONS } = __generated_protocol;
+
+const CDP_VERSION = "1.3";
+
+// AUTO_ATTACH attaches the tab's session (and each child's) to its
+// out-of-process iframes, and only to those (not workers), as child
+// sessions sent to with {tabId, sessionId}; nothing waits for the
+// debugger, so the frames load as they would without it.
+const AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
+
+// Defined on the prototype, not the instance, so navigator keeps no own
+// "webdriver" property that a fingerprinting script could spot.
+const WEBDRIVER_SHIM =
+  "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
+
+// RESTRICTED matches what chrome.debugger says, on attach or on any
+// command, about a page no extension may debug (chrome://, the Web Store,
+// another extension's page). Whether the tab got there before the attach
+// or during an action, the caller hears the same code and reason.
+const RESTRICTED = /Cannot access a (chrome|chrome-extension|devtools|edge)[-a-z]*:\/\/ URL|Cannot access contents of (the )?(url|page)|Cannot attach to this target/i;
+
+function restricted(tabId, msg) {
+  return new BridgeError(
+    ErrorCodes.DEBUGGER_ATTACH_FAILED,
+    `tab ${tabId} shows a page Chrome lets no extension debug (${msg}): navigate it to an http(s) page, or use another tab`,
+    REASONS.RESTRICTED_PAGE,
+  );
+}
+
+// RESTRICTED_URL matches a URL whose page no extension may debug: Chrome
+// detaches the debugger when a tab goes there, so a command in flight
+// fails with "Detached while handling command" rather than with the
+// attach error RESTRICTED matches.
+const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
+
+function closed(tabId) {
+  return new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+}
+
+// sendCommand runs one CDP command on session's tab, or on one of its
+// child sessions (an out-of-process iframe) when sessionId is given. A
+// child session gone (its frame navigated or was removed) is forgotten
+// and is element_not_found: its nodes went with it. A detach that cut the
+// command short ends the attachment and is answered by detachedCause.
+async function sendCommand(session, method, params, sessionId) {
+  const tabId = session.tabId;
+  try {
+    return await session.api.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
+  } catch (e) {
+    const msg = cdpMessage(e);
+    if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
+    if (/No tab with given id/i.test(msg)) throw closed(tabId);
+    if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
+      session.forgetChild(sessionId);
+      throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
+    }
+    if (/not attached|Detached while handling|Target closed/i.test(msg)) {
+      session.attaching = null;
+      throw await detachedCause(session, method);
+    }
+    throw new CdpError(method, msg);
+  }
+}
+
+// detachedCause is the error for a command the debugger's detach cut
+// short. A tab on its way to a restricted page or already closed gets
+// the code and reason its next attach would get, so the caller hears
+// the same answer whichever comes first; any other detach (DevTools,
+// Chrome's Cancel bar) is internal_error. The tab is read, never
+// attached again: the person may have cancelled on purpose.
+async function detachedCause(session, method) {
+  const tabId = session.tabId;
+  let tab = null;
+  try {
+    tab = await session.tabsApi?.get(tabId);
+  } catch {
+    return closed(tabId);
+  }
+  const url = [tab?.pendingUrl, tab?.url].find((u) => u && RESTRICTED_URL.test(u));
+  if (url) return restricted(tabId, /^https:/i.test(url) ? "Cannot access the Chrome Web Store" : `Cannot access a ${url.split(":")[0]}:// URL`);
+  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
+}
+
+// attachTab attaches the debugger to session's tab and sets it up: the
+// domains, the webdriver shim, the main frame's document and the
+// out-of-process iframes. A tab a restarted worker left attached is
+// adopted. A setup that fails detaches again.
+async function attachTab(session) {
+  const tabId = session.tabId;
+  const target = { tabId };
+  try {
+    await session.api.attach(target, CDP_VERSION);
+  } catch (e) {
+    await adopt(session, cdpMessage(e));
+  }
+  session.watchRequests();
+  try {
+    session.mainFrame = await setUp(session);
+  } catch (e) {
+    session.unwatchRequests();
+    await session.api.detach(target).catch(() => {});
+    if (e instanceof BridgeError) throw e;
+    throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
+  }
+}
+
+// adopt answers an attach that failed with msg: a restarted worker forgets
+// its attachments but Chrome keeps them, so "already attached" is
+// detached and attached again (detach succeeds only for our own session,
+// so this never steals the tab from DevTools or another extension);
+// anything else is the attach's error.
+async function adopt(session, msg) {
+  const tabId = session.tabId;
+  const target = { tabId };
+  if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
+  if (/No tab with given id/i.test(msg)) throw closed(tabId);
+  if (/already attached/i.test(msg)) {
+    try {
+      await session.api.detach(target);
+      await session.api.attach(target, CDP_VERSION);
+      return;
+    } catch {
+      // fall through to the attach failure below
+    }
+  }
+  throw new BridgeError(
+    ErrorCodes.DEBUGGER_ATTACH_FAILED,
+    `cannot attach the debugger to tab ${tabId}: ${msg} (DevTools or another debugging extension may hold the tab)`,
+  );
+}
+
+// setUp sends the domains' setup, all at once: a debugger session runs its
+// commands in order, so the shim's evaluate and the frame tree still come
+// after the domains are enabled, and the setup costs one round trip.
+// Runtime also feeds the trace its console messages and exceptions
+// (docs/extension.md §Trace says why Runtime.enable shows nothing to the
+// page). It returns the main frame's committed document {id, loaderId,
+// url}.
+async function setUp(session) {
+  const send = (method, params) => session.send(method, params);
+  const [, , , , , , , { frameTree }] = await Promise.all([
+    send("Page.enable"),
+    send("DOM.enable"),
+    send("Runtime.enable"),
+    send("Accessibility.enable"),
+    send("Page.setLifecycleEventsEnabled", { enabled: true }),
+    send("Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
+    // The shim above covers future documents; the current one needs it now.
+    send("Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
+    send("Page.getFrameTree"),
+    // Out-of-process iframes come as child sessions (TabSession's
+    // childEvent). An older Chrome refuses this: frames then stay
+    // same-origin only.
+    send("Target.setAutoAttach", AUTO_ATTACH).catch(() => {}),
+  ]);
+  return { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
+}
+return Object.freeze({ AUTO_ATTACH, WEBDRIVER_SHIM, sendCommand, attachTab });
+})();
+
+// debugger/tab-session.js
+const __debugger_tab_session = (() => {
+// One TabSession per tab the debugger reaches (docs/extension.md
+// §TabSession), as Playwright's crPage.ts keeps a target's state in one
+// FrameSession: the attachment, the page's main frame and out-of-process
+// iframes, the uid cache and the ledger of the last read, the uids handed
+// out, the dialogs, the dialogs policy, the evaluate in flight, the CDP
+// event listeners of the actions in flight and the trace's request watch.
+// dispose is the one place that says what a detach drops and what only
+// the tab's closing drops.
 
 const { BridgeError, ErrorCodes } = __lib_errors;
 const { REASONS } = __generated_protocol;
-const { withDeadline } = __lib_cdp;
+const { AUTO_ATTACH, attachTab, sendCommand } = __debugger_attach;
+const { dialogClosed, dialogOpening } = __actions_dialog;
 
-// withDownload runs act (the input and its settle) and, when
-// action.download is set, waits for the first download the browser starts
-// after the input began, until it completes or is interrupted, within the
-// action's budget. Without download: true it is act itself. The listeners
-// are added before the input, so a download that starts and ends within
-// it is not missed.
-async function withDownload(ctx, action, what, act) {
-  if (action.download !== true) return act();
-  if (!ctx.downloads) {
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension build cannot watch downloads (no chrome.downloads)");
-  }
-  const watch = watchDownload(ctx.downloads, Date.now());
-  try {
-    const result = await act();
-    const wait = Math.max(1, ctx.budget.inner());
-    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
-      if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
-      throw e;
-    });
-    return { ...result, download: describe(item) };
-  } finally {
-    watch.off();
-  }
-}
-
-// describe is result.download's download object from a DownloadItem.
-function describe(item) {
-  const path = String(item.filename || "");
-  const out = {
-    path,
-    filename: path.split(/[\\/]/).pop(),
-    size: Number(item.fileSize >= 0 ? item.fileSize : item.bytesReceived) || 0,
-    mime: String(item.mime || ""),
-  };
-  const url = item.finalUrl || item.url;
-  if (url) out.url = String(url);
-  return out;
-}
-
-// watchDownload follows the first download created at or after `since`
-// (epoch ms; DownloadItem.startTime is an ISO string): `finished` resolves
-// with its DownloadItem once complete, or rejects with internal_error,
-// reason download_interrupted, carrying Chrome's reason. Later downloads
-// are ignored: one input, one download.
-function watchDownload(api, since) {
-  let id = null;
-  let item = null;
-  let settle;
-  const finished = new Promise((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  finished.catch(() => {}); // a rejection nobody awaits yet is not unhandled
-  const done = async () => {
-    const [found] = await api.search({ id });
-    settle.resolve(found || item);
-  };
-  const interrupted = (reason) => {
-    const name = item && item.filename ? item.filename.split(/[\\/]/).pop() : item && item.url ? item.url : `download ${id}`;
-    settle.reject(
-      new BridgeError(
-        ErrorCodes.INTERNAL_ERROR,
-        `the download of ${name} was interrupted: ${reason || "no reason given"} (Chrome's reason)`,
-        REASONS.DOWNLOAD_INTERRUPTED,
-      ),
-    );
-  };
-  const onCreated = (it) => {
-    if (id !== null) return;
-    const started = Date.parse(it.startTime);
-    if (Number.isFinite(started) && started < since - 1000) return; // an earlier download still in progress
-    id = it.id;
-    item = it;
-    if (it.state === "complete") done().catch((e) => settle.reject(e));
-    else if (it.state === "interrupted") interrupted(it.error);
-  };
-  const onChanged = (delta) => {
-    if (delta.id !== id) return;
-    if (delta.filename && delta.filename.current) item = { ...item, filename: delta.filename.current };
-    const state = delta.state && delta.state.current;
-    if (state === "complete") done().catch((e) => settle.reject(e));
-    else if (state === "interrupted") interrupted(delta.error && delta.error.current);
-  };
-  api.onCreated.addListener(onCreated);
-  api.onChanged.addListener(onChanged);
-  return {
-    finished,
-    off() {
-      api.onCreated.removeListener(onCreated);
-      api.onChanged.removeListener(onChanged);
-    },
-    // timeout is the error for a wait that ran out: no download started,
-    // or it did not finish in time.
-    timeout(what, ms) {
-      if (id === null) {
-        return new BridgeError(ErrorCodes.TIMEOUT, `the ${what} started no download within ${ms} ms (download: true waits for one)`);
-      }
-      const name = item && item.filename ? item.filename : item.url;
-      return new BridgeError(ErrorCodes.TIMEOUT, `the download of ${name} did not finish within ${ms} ms`);
-    },
-  };
-}
-return Object.freeze({ withDownload, describe, watchDownload });
-})();
-
-// lib/new-tab.js
-const __lib_new_tab = (() => {
-// The tab an input opens (result.ok newTabId): a target=_blank link, a
-// window.open from a click handler, Enter on such a link. Chromium reports
-// Page.windowOpen on the opener's session in order with the answers to the
-// input, so by the settle's round trip (lib/settle.js) the opener has said
-// whether a tab is coming; chrome.webNavigation.onCreatedNavigationTarget
-// then names it, with the tab it came from (sourceTabId). tabs.Tab's
-// openerTabId cannot say: Chrome sets it to the window's active tab, which
-// the clicked tab need not be (a background tab of the BUA window, any tab
-// of a headless browser). The new tab is handed over once its first
-// document committed, as Playwright's popup event is: a page the next
-// action can read, not the blank one it starts with.
-
-const { sleep } = __lib_cdp;
-
-// NEW_TAB_MS bounds the wait for the new tab after Page.windowOpen: a
-// popup Chromium blocks (no user gesture) is announced and never created.
-const NEW_TAB_MS = 2000;
-
-// COMMIT_POLL_MS are the pauses between reads of the new tab while its
-// first document has not committed: short at first, as a local page
-// commits in a few ms, then every 100 ms.
-const COMMIT_POLL_MS = [5, 10, 20, 50, 100];
-
-// committed says whether a tab (tabs.Tab) shows its first real document:
-// no navigation pending, and a URL other than the blank one a new tab
-// starts with (unless it was opened blank and has finished loading).
-function committed(tab) {
-  if (!tab || tab.pendingUrl || !tab.url) return false;
-  return tab.url !== "about:blank" || tab.status === "complete";
-}
-
-// watchNewTab starts watching for a tab the input about to be sent opens.
-// Call it before the input, opened() after the settle, off() always.
-// ctx.tabs (get) and ctx.webNavigation (onCreatedNavigationTarget) are
-// chrome-api's; without them nothing is watched.
-function watchNewTab(ctx) {
-  const events = ctx.webNavigation && ctx.webNavigation.onCreatedNavigationTarget;
-  if (!ctx.tabs || !events || typeof events.addListener !== "function") {
-    return { opened: async () => null, off() {} };
-  }
-  let asked = false; // Page.windowOpen came
-  const created = []; // ids of the tabs this tab opened, in order
-  let wake = () => {};
-  const offCdp = ctx.on((method) => {
-    if (method !== "Page.windowOpen") return;
-    asked = true;
-    wake();
-  });
-  const onTarget = (d) => {
-    if (!d || d.sourceTabId !== ctx.tabId || !Number.isInteger(d.tabId)) return;
-    created.push(d.tabId);
-    wake();
-  };
-  events.addListener(onTarget);
-
-  // waitCreated resolves once a tab was created, or after ms.
-  function waitCreated(ms) {
-    if (created.length || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = ctx.timers.setTimeout(done, ms);
-      function done() {
-        ctx.timers.clearTimeout(t);
-        wake = () => {};
-        resolve();
-      }
-      wake = () => {
-        if (created.length) done();
-      };
-    });
+class TabSession {
+  // deps: {api: chrome.debugger, tabsApi, webRequest, traces (the trace
+  // store, lib/trace.js), emitEvent}.
+  constructor(tabId, { api, tabsApi, webRequest, traces, emitEvent }) {
+    this.tabId = tabId;
+    this.api = api;
+    this.tabsApi = tabsApi;
+    this.webRequest = webRequest;
+    this.traces = traces;
+    this.emitEvent = emitEvent;
+    // What a detach drops (dispose).
+    this.attaching = null; // Promise<void> of the attach and the domains' setup; null: not attached
+    this.eagerAttach = null; // the attaching prepare started, whose failure is nobody's answer
+    this.mainFrame = null; // {id, loaderId, url} of the committed main-frame document
+    this.frames = new Map(); // sessionId -> {sessionId, targetId, parent}: out-of-process iframes (parent null: the tab's session)
+    this.stopRequests = null; // removes the trace's webRequest listeners
+    this.uidCache = null; // {loaderId, map: Map<uid, {session, id}>, next, known} (session null: the tab's own)
+    this.lastRead = null; // the last read's entry, of whatever document: changes reads continue it (lib/changes.js)
+    this.evaluating = false; // an evaluate is in flight: dialogs are answered at once
+    this.openDialog = null; // {dialogType, message} of the dialog left open
+    this.policy = null; // {how, action, answered}: the dialogs policy of the action running (actions/dialog.js)
+    // What only the tab's closing drops (dispose).
+    this.uidsHandedOut = 0; // the most uids one read handed out on the tab, over every page
+    this.listeners = new Set(); // (method, params) => void: the actions in flight that follow the tab's events
+    this.dialogWatchers = new Set(); // (dialog) => void: called with each dialog left open
   }
 
-  // opened returns the id of the first tab the input opened, once its
-  // first document committed (or the budget is nearly spent: then as it
-  // is), or null when it opened none (or the tab closed at once).
-  async function opened() {
-    if (!asked && !created.length) return null;
-    await waitCreated(Math.min(NEW_TAB_MS, Math.max(0, ctx.budget.inner())));
-    ctx.budget.check();
-    if (!created.length) return null;
-    const id = created[0];
-    const stopAt = Date.now() + Math.max(0, ctx.budget.inner());
-    for (let i = 0; ; i++) {
-      let tab;
-      try {
-        tab = await ctx.tabs.get(id);
-      } catch {
-        return null; // closed by its page already
-      }
-      const left = stopAt - Date.now();
-      if (committed(tab) || left <= 0) return id;
-      await sleep(Math.min(COMMIT_POLL_MS[Math.min(i, COMMIT_POLL_MS.length - 1)], left), ctx.timers, ctx.budget.signal);
+  get attached() {
+    return this.attaching !== null;
+  }
+
+  // dispose drops the tab's state: on "detached" (the debugger let go of
+  // the tab: a detach, the person's Cancel, a closed tab's target) what
+  // belonged to the attachment and the page it saw; on "closed" (the tab
+  // is gone) everything, the TabSession with it. What survives a detach,
+  // until the tab closes: the count of uids handed out (so a uid from
+  // before it is stale, never unknown), the trace ring (the trace of a
+  // session the person stopped still says why; docs/extension.md §Trace),
+  // and the listeners and dialog watchers of the actions in flight, which
+  // hear "bua.detached" and end themselves.
+  dispose(why) {
+    this.unwatchRequests();
+    this.attaching = null;
+    this.eagerAttach = null;
+    this.mainFrame = null;
+    this.frames = new Map();
+    this.uidCache = null;
+    this.lastRead = null; // with the remote objects it holds
+    this.evaluating = false;
+    this.openDialog = null;
+    this.policy = null;
+    if (why === "detached") return;
+    this.uidsHandedOut = 0;
+    this.listeners.clear();
+    this.dialogWatchers.clear();
+    this.traces.forget(this.tabId);
+  }
+
+  // attach starts attaching (debugger/attach.js) unless it has, and
+  // returns the attach's promise; a failed attach is forgotten, so the
+  // next action tries again.
+  attach() {
+    let p = this.attaching;
+    if (!p) {
+      p = attachTab(this);
+      this.attaching = p;
+      p.catch(() => {
+        if (this.attaching === p) this.attaching = null;
+      });
+    }
+    return p;
+  }
+
+  // send runs one CDP command on the tab's session, or on the child
+  // session sessionId (an out-of-process iframe's).
+  send(method, params, sessionId) {
+    return sendCommand(this, method, params, sessionId);
+  }
+
+  // watchRequests feeds the trace the tab's failed requests from
+  // chrome.webRequest, not the Network domain: one small event per request
+  // instead of five large ones through chrome.debugger (docs/extension.md
+  // §Trace measures both). Listened to for this tab only (a tabId filter),
+  // so the person's other tabs send the worker nothing.
+  watchRequests() {
+    const wr = this.webRequest;
+    if (this.stopRequests || !wr || !wr.onCompleted || !wr.onErrorOccurred) return;
+    const tabId = this.tabId;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const completed = (d) => this.traces.request(tabId, "completed", d);
+    const failed = (d) => this.traces.request(tabId, "error", d);
+    wr.onCompleted.addListener(completed, filter);
+    wr.onErrorOccurred.addListener(failed, filter);
+    this.stopRequests = () => {
+      wr.onCompleted.removeListener(completed);
+      wr.onErrorOccurred.removeListener(failed);
+    };
+  }
+
+  unwatchRequests() {
+    const off = this.stopRequests;
+    this.stopRequests = null;
+    if (off) off();
+  }
+
+  // handleEvent takes one chrome.debugger event of the tab: its child
+  // sessions' comings and goings, then (the tab's own session only: a
+  // child's events are its frame's, and the settle and the dialogs follow
+  // the main frame) the trace, the main frame, the dialogs, and the
+  // actions in flight.
+  handleEvent(sessionId, method, params) {
+    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
+      this.childEvent(sessionId, method, params || {});
+      return;
+    }
+    if (sessionId) return;
+    this.traces.cdpEvent(this.tabId, method, params);
+    switch (method) {
+      case "Page.frameNavigated":
+        this.frameNavigated(params && params.frame);
+        break;
+      case "Page.javascriptDialogOpening":
+        dialogOpening(this, params || {});
+        break;
+      case "Page.javascriptDialogClosed":
+        dialogClosed(this);
+        break;
+      default:
+        break;
+    }
+    this.emit(method, params || {});
+  }
+
+  frameNavigated(frame) {
+    if (!frame || frame.parentId) return;
+    this.mainFrame = { id: frame.id, loaderId: frame.loaderId, url: frame.url };
+    // Keyed by loaderId: a late event for the document the cache was
+    // built on must not wipe a fresh extract.
+    if (this.uidCache && this.uidCache.loaderId !== frame.loaderId) this.uidCache = null;
+  }
+
+  // childEvent tracks the out-of-process iframes: attached (an iframe
+  // target only, thanks to AUTO_ATTACH's filter; its own children are
+  // attached in turn) and detached. parent is the session the event came
+  // on (none: the tab's own).
+  childEvent(parent, method, params) {
+    if (method === "Target.attachedToTarget") {
+      const info = params.targetInfo || {};
+      if (info.type !== "iframe" || !params.sessionId) return;
+      this.frames.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
+      this.send("Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {});
+    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
+      this.forgetChild(params.sessionId);
     }
   }
 
-  return {
-    opened,
-    off() {
-      offCdp();
-      events.removeListener(onTarget);
-    },
-  };
+  // forgetChild forgets a child session and every session it attached.
+  forgetChild(sessionId) {
+    if (!this.frames.delete(sessionId)) return;
+    for (const k of [...this.frames.values()]) if (k.parent === sessionId) this.forgetChild(k.sessionId);
+  }
+
+  // handleDetach is chrome.debugger's detach of the tab: the state goes,
+  // and the actions in flight hear it as a "bua.detached" event.
+  handleDetach(reason) {
+    this.dispose("detached");
+    this.emit("bua.detached", { reason });
+  }
+
+  // on calls fn with each of the tab's CDP events from now on, until the
+  // returned function is called.
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(method, params) {
+    for (const fn of [...this.listeners]) fn(method, params);
+  }
+
+  // watchDialogs calls fn with each dialog left open on the tab from now
+  // on, until the returned function is called.
+  watchDialogs(fn) {
+    this.dialogWatchers.add(fn);
+    return () => this.dialogWatchers.delete(fn);
+  }
+
+  // readMainFrame asks the tab for its committed main-frame document.
+  async readMainFrame() {
+    const { frameTree } = await this.send("Page.getFrameTree");
+    this.mainFrame = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
+    return this.mainFrame;
+  }
+
+  // uidNode returns uid's backendNodeId and session (null: the tab's own;
+  // else its out-of-process iframe's) from the cache at once (or throws
+  // element_stale when the last extract has no such uid) together with
+  // `current`, a promise that rejects element_stale when the tab's
+  // document is no longer the one the cache was built on. Callers may send
+  // commands for the node while `current` is in flight, and must await it
+  // before acting.
+  uidNode(uid) {
+    const cache = this.uidCache;
+    const node = cache ? cache.map.get(uid) : undefined;
+    if (node === undefined) {
+      if (Number(uid.slice(1)) >= this.uidsHandedOut) {
+        throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
+      }
+      const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
+      throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
+    }
+    // Belt and braces for an event that has not arrived yet: the cache
+    // is only good for the document it was built on.
+    const current = this.readMainFrame().then((cur) => {
+      if (cur.loaderId !== cache.loaderId) {
+        if (this.uidCache === cache) this.uidCache = null;
+        throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
+      }
+    });
+    return { id: node.id, session: node.session, current };
+  }
+
+  // storeUids records a read's uids; extra is lib/changes.js's {next,
+  // known} (next defaults to the count of uids).
+  storeUids(map, loaderId, extra = {}) {
+    const entry = { loaderId, map, next: extra.next === undefined ? map.size : extra.next, known: extra.known || null };
+    this.lastRead = entry;
+    // Handed out even when the cache is not kept: the read answers them.
+    this.uidsHandedOut = Math.max(this.uidsHandedOut, entry.next);
+    // A navigation that committed while extract ran makes its uids stale
+    // at birth; keep the empty state instead.
+    if (this.mainFrame && this.mainFrame.loaderId !== loaderId) {
+      this.uidCache = null;
+      return;
+    }
+    this.uidCache = entry;
+  }
 }
-return Object.freeze({ NEW_TAB_MS, committed, watchNewTab });
+return Object.freeze({ TabSession });
 })();
 
 // lib/role-target.js
@@ -3262,7 +3468,7 @@ async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
   // scope, for a frame's lookup: the frame's root element ({objectId}
-  // from input.js's roleScope, or {backendNodeId} from frameRoots) and the
+  // from lib/locate.js's roleScope, or {backendNodeId} from frameRoots) and the
   // session it lives in (the tab's for a same-origin frame, else the
   // out-of-process frame's).
   const send = sessionSend(ctx, scope && scope.session);
@@ -3495,108 +3701,26 @@ async function locatorHint(send, backendNodeId) {
 return Object.freeze({ parseName, describeRoleTarget, normalizeName, queryRole, FRAME_ROOTS, frameRoots, lookupRole, pick, findByRole, noMatch });
 })();
 
-// lib/clear.js
-const __lib_clear = (() => {
-// type's clear: true (feature type_clear): the focused field's value is
-// selected and deleted before the text goes in, so the page sees what a
-// person's select-all and Delete make it see (keydown, beforeinput, input
-// with inputType deleteContentForward, keyup), then the text's insert.
-// Playwright's fill selects the same way (input.select(), a textarea's
-// whole range, a contenteditable host's contents) and then inserts, which
-// replaces the selection in one input event; deleting first instead makes
-// an empty text clear the field too, and a field that reacts to its value
-// going empty (a search box's suggestions) sees it.
-//
-// The field is the element focused once type's probe has focused its
-// target: the target itself, or the inner field a wrapper handed focus to.
-// It is found from the focused document through open shadow roots and
-// same-origin frames; an out-of-process frame's own session is asked when
-// the focus went there.
+// lib/locate.js
+const __lib_locate = (() => {
+// Locating a target (docs/extension.md §Frames, §Role targets): a uid, a
+// selector (with or without frame) or a role target becomes a node in a
+// debugger session, {session, backendNodeId, objectId, label}. session is
+// null for the tab's own (the main frame and its same-process iframes),
+// else an out-of-process iframe's child session; every command on the node
+// goes there. Nothing here waits: lib/actionability.js retries a lookup
+// that may succeed later, wait.js polls one.
 
-const { keyEvents } = __lib_keys;
-
-// SELECT_FOCUSED selects the focused field's whole value and answers
-// {selected: true}, {empty: true} when there is nothing to clear,
-// {frame: true} when the focus is in an out-of-process frame, {none: tag}
-// when the focused element is not a field, or {unfocused: true} when
-// (with own) this document does not hold the focus.
-const SELECT_FOCUSED = `function (own) { /* bua:clear */
-  if (own && !document.hasFocus()) return { unfocused: true };
-  let doc = document;
-  let el = doc.activeElement;
-  for (;;) {
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (el && (el.localName === "iframe" || el.localName === "frame")) {
-      let d = null;
-      try { d = el.contentDocument; } catch (e) { d = null; }
-      if (!d) return { frame: true };
-      doc = d;
-      el = d.activeElement;
-      continue;
-    }
-    break;
-  }
-  if (!el) return { none: "" };
-  if (el.localName === "input" || el.localName === "textarea") {
-    if (!el.value) return { empty: true };
-    el.select();
-    return { selected: true };
-  }
-  if (el.isContentEditable) {
-    let host = el;
-    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
-    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
-    const range = doc.createRange();
-    range.selectNodeContents(host);
-    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    return { selected: true };
-  }
-  return { none: el.localName };
-}`;
-
-// clearFocused selects the focused field's value (in the tab's session,
-// else in the out-of-process frame that holds the focus) and deletes it
-// with the Delete key, which goes to the focused frame as typing does.
-// A field already empty gets no key.
-async function clearFocused(ctx) {
-  const ask = (session, own) =>
-    (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
-      expression: `(${SELECT_FOCUSED})(${own})`,
-      returnByValue: true,
-    }).then((r) => (r.result && r.result.value) || {});
-  let st = await ask(null, false);
-  if (st.frame) {
-    const frames = ctx.frames ? ctx.frames() : [];
-    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
-    st = answers.map((a) => (a.status === "fulfilled" ? a.value : {})).find((v) => !v.unfocused) || {};
-  }
-  if (!st.selected) return false;
-  await Promise.all(keyEvents("Delete").map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
-  return true;
-}
-return Object.freeze({ SELECT_FOCUSED, clearFocused });
-})();
-
-// actions/input.js
-const __actions_input = (() => {
-// click, hover, type, press_key, scroll: trusted input through the Input
-// domain (events reach the page with isTrusted = true), aimed by backend
-// node id, never by re-querying a selector in the page.
-
-const { BridgeError, ErrorCodes } = __lib_errors;
+const { BridgeError } = __lib_errors;
 const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
-const { keyEvents } = __lib_keys;
-const { watchNavigation } = __lib_settle;
-const { withDownload } = __lib_downloads;
-const { watchNewTab } = __lib_new_tab;
 const { describeRoleTarget, findByRole } = __lib_role_target;
-const { SETTLE_MS } = __lib_budget;
-const { clearFocused } = __lib_clear;
 
+// GROUP is the object group every action's remote objects go into
+// (released after the action: debugger/run.js).
 const GROUP = "bua";
 
+// describeTarget names the action's target in messages: uid e3, selector
+// "#go" in frame "pay", role button named "Save".
 function describeTarget(action) {
   if (action.role !== undefined) return describeRoleTarget(action);
   if (action.uid !== undefined) return `uid ${action.uid}`;
@@ -3604,46 +3728,51 @@ function describeTarget(action) {
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
 }
 
-// resolveWith turns {uid}, {selector, frame?} or {role, name, nth} into a
-// live node, {session, backendNodeId, objectId, label}, and sends `also(by, send)`
-// (commands that need only the node's id, through send, which goes to the
-// node's session) in the same round trip, returning their settled results
-// as `rest`. session is the debugger session the node lives in: null for
-// the tab's own (the main frame and its same-process iframes), else an
-// out-of-process iframe's child session; every command on the node goes
-// there. A uid missing from the cache, or from an older document, is
-// element_stale; a node that is gone from the page is element_not_found. A
-// detached node still resolves and still accepts box and focus queries, so
-// callers that act on it check isConnected first. A selector is looked up
-// in the page (findSelector), and the commands go by the remote object it
-// returns. A role target is looked up in the accessibility tree
-// (lib/role-target.js: its frame's, or without frame the main frame's
-// and then every other frame's) on every call, so each actionability
-// probe finds the element afresh, and the commands go by the
-// backendNodeId it names, in its frame's session.
-async function resolveWith(ctx, action, also = () => []) {
+// locate turns {uid}, {selector, frame?} or {role, name, nth} into a live
+// node, {target: {session, backendNodeId, objectId, label}, rest}, and
+// sends `also(by, send)` (commands that need only the node's id, through
+// send, which goes to the node's session) in the same round trip,
+// returning their settled results as `rest`. A uid missing from the cache,
+// or from an older document, is element_stale; a node that is gone from
+// the page is element_not_found. A detached node still resolves and still
+// accepts box and focus queries, so callers that act on it check
+// isConnected first. A selector is looked up in the page (findSelector),
+// and the commands go by the remote object it returns. A role target is
+// looked up in the accessibility tree (lib/role-target.js: its frame's, or
+// without frame the main frame's and then every other frame's) on every
+// call, so each actionability probe finds the element afresh, and the
+// commands go by the backendNodeId it names, in its frame's session.
+async function locate(ctx, action, also = () => []) {
   const label = describeTarget(action);
-  if (action.role !== undefined) {
-    const { backendNodeId, session } = await findByRole(ctx, action, await roleScope(ctx, action));
-    const send = sessionSend(ctx, session);
-    const by = { backendNodeId };
-    const [resolved, ...rest] = await settle([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
-    if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
-    return { target: { session, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
-  }
-  if (action.selector !== undefined) {
-    const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
-    const send = sessionSend(ctx, session);
-    const by = { objectId };
-    const [described, ...rest] = await settle([send("DOM.describeNode", by), ...also(by, send)]);
-    if (described.status === "rejected") throw gone(label);
-    return { target: { session, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
-  }
+  if (action.role !== undefined) return byRole(ctx, action, label, also);
+  if (action.selector !== undefined) return bySelector(ctx, action, label, also);
+  return byUid(ctx, action, label, also);
+}
+
+async function byRole(ctx, action, label, also) {
+  const { backendNodeId, session } = await findByRole(ctx, action, await roleScope(ctx, action));
+  const send = sessionSend(ctx, session);
+  const by = { backendNodeId };
+  const [resolved, ...rest] = await settled([send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
+  if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+  return { target: { session, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+}
+
+async function bySelector(ctx, action, label, also) {
+  const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
+  const send = sessionSend(ctx, session);
+  const by = { objectId };
+  const [described, ...rest] = await settled([send("DOM.describeNode", by), ...also(by, send)]);
+  if (described.status === "rejected") throw gone(label);
+  return { target: { session, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
+}
+
+async function byUid(ctx, action, label, also) {
   const u = ctx.uidNode(action.uid);
   const session = u.session || null;
   const send = sessionSend(ctx, session);
   const by = { backendNodeId: u.id };
-  const [doc, resolved, ...rest] = await settle([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
+  const [doc, resolved, ...rest] = await settled([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP }), ...also(by, send)]);
   if (doc.status === "rejected") throw doc.reason; // element_stale: a newer document
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
   return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
@@ -3725,7 +3854,7 @@ async function findInFrame(ctx, selector, frame) {
   if (!main.seen) return main;
   const seen = [...main.seen];
   const kids = ctx.frames ? ctx.frames() : [];
-  const reads = await settle(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
+  const reads = await settled(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
   for (let i = 0; i < reads.length; i++) {
     if (reads[i].status === "rejected") continue; // a frame gone meanwhile
     const a = answer(kids[i].sessionId, reads[i].value);
@@ -3743,13 +3872,14 @@ function invalidSelector(selector, exceptionDetails) {
   return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${String(d || exceptionDetails.text || "").split("\n")[0]}`);
 }
 
+// noMatch is element_not_found for a selector that matches nothing.
 function noMatch(selector) {
   return notFound(`no element matches selector ${JSON.stringify(selector)}`);
 }
 
-// settle waits for every promise. A CDP error or a protocol error is a
+// settled waits for every promise. A CDP error or a protocol error is a
 // result for the caller to judge; anything else is a bug and is thrown.
-async function settle(promises) {
+async function settled(promises) {
   const results = await Promise.allSettled(promises);
   for (const r of results) {
     if (r.status === "rejected" && !(r.reason instanceof CdpError) && !(r.reason instanceof BridgeError)) throw r.reason;
@@ -3757,6 +3887,7 @@ async function settle(promises) {
   return results;
 }
 
+// gone is element_not_found for a target no longer in the page.
 function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";
   return notFound(`${label} is no longer in the page (removed since ${since})`);
@@ -3773,158 +3904,212 @@ async function isConnected(ctx, objectId, session = null) {
   });
   return Boolean(r.result && r.result.value === true);
 }
+return Object.freeze({ GROUP, describeTarget, locate, roleScope, findSelector, FRAME_QUERY, invalidSelector, noMatch, settled, gone, isConnected });
+})();
 
-// connectedObject resolves backendNodeId (in session, null for the tab's
-// own) to a remote object if the node is still connected to its document,
-// else returns null.
-async function connectedObject(ctx, backendNodeId, session = null) {
-  let object;
-  try {
-    ({ object } = await sessionSend(ctx, session)("DOM.resolveNode", { backendNodeId, objectGroup: GROUP }));
-  } catch (e) {
-    if (e instanceof CdpError) return null;
-    if (session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND) return null; // its frame went away
-    throw e;
-  }
-  if (!object || !object.objectId) return null;
-  return (await isConnected(ctx, object.objectId, session)) ? object.objectId : null;
+// actions/nav.js
+const __actions_nav = (() => {
+// navigate, reload, go_back and go_forward: load a document in the tab,
+// then wait for its load event, or the point of the load the action's
+// waitUntil names, for as long as the request's budget allows
+// (lib/budget.js).
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { invalid, onAbort } = __lib_cdp;
+
+// Same rule as the schema's url: http(s) or about:blank. The validator has
+// already checked it; this guards the one action that can point the tab at
+// javascript: or file: if a caller ever bypassed validation.
+function isNavigableUrl(url) {
+  return typeof url === "string" && (url === "about:blank" || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url));
 }
 
-// Runs in the page with `this` = the target and hit = the node at the click
-// point: the hit is fine if it is the target or inside it (crossing shadow
-// boundaries, including the user-agent shadow tree of inputs), or if the
-// hit is a shadow host whose open shadow tree holds the target (retargeted
-// hit test). Otherwise it describes the covering element for the message.
-const HIT_CHECK = `function (hit) {
-  const up = (n) => n.parentNode || n.host || null;
-  for (let n = hit; n; n = up(n)) if (n === this) return { ok: true };
-  if (hit.shadowRoot) for (let n = this; n; n = up(n)) if (n === hit.shadowRoot) return { ok: true };
-  let el = hit;
-  while (el && el.nodeType !== 1) el = up(el);
-  if (!el) return { ok: false, cover: String(hit.nodeName), text: "" };
-  let d = el.localName;
-  if (el.id) d += "#" + el.id;
-  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
-  const text = String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60);
-  return { ok: false, cover: d, text };
-}`;
-
-// FRAME_HIT runs in an out-of-process iframe with `this` = the target and
-// (x, y) the aim point in that frame's viewport: the frame's own hit test
-// (elementFromPoint, which skips pointer-events: none as a click does),
-// judged as HIT_CHECK judges the tab's. The tab's hit test then checks
-// that the point lands on the frame's iframe at all.
-const FRAME_HIT = `function (x, y) {
-  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
-  if (!hit) return { ok: false, outside: true };
-  return (${HIT_CHECK}).call(this, hit);
-}`;
-
-// COVER runs in the page with `this` = the node a hit test found instead
-// of the target: a short description for the message.
-const COVER = `function () {
-  let el = this;
-  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
-  if (!el) return { cover: String(this.nodeName), text: "" };
-  let d = el.localName;
-  if (el.id) d += "#" + el.id;
-  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
-  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
-}`;
-
-// ACTIONABLE runs in the page with `this` = the target and returns what
-// the actionability checks need (docs/extension.md §Actionability): still
-// connected, visible (a non-empty box, not visibility:hidden), enabled (not
-// :disabled, itself or through a fieldset, and not inside
-// aria-disabled="true"), editable (not a read-only input), whether a
-// running animation moves it or an ancestor, and whether its document is
-// hidden (drawFrame).
-const ACTIONABLE = `function () { /* bua:actionable */
-  const el = this;
-  if (!el.isConnected) return { connected: false };
-  const e = el.nodeType === 1 ? el : el.parentElement;
-  if (!e) return { connected: true, visible: false, enabled: true, editable: true, animating: false };
-  const r = e.getBoundingClientRect();
-  const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden" &&
-    (typeof e.checkVisibility !== "function" || e.checkVisibility());
-  const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
-  const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
-  // The element's own document: a node found from the parent (a selector
-  // in a same-origin frame) runs this in the parent's realm.
-  const doc = e.ownerDocument || document;
-  let animating = false;
-  if (typeof doc.getAnimations === "function") {
-    for (const a of doc.getAnimations()) {
-      const t = a.effect && a.effect.target;
-      if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
-    }
-  }
-  const hidden = doc.visibilityState === "hidden";
-  return { connected: true, visible, enabled: !disabled, editable, animating, hidden };
-}`;
-
-// STABLE runs in the page: whether the target's rect is the same over two
-// animation frames (Playwright's "stable"); asked only while an animation
-// runs on it. It answers true, false, or "no frames" when none came in
-// 100 ms: a tab that draws no frames (hidden) does not advance its
-// animations either, so an unchanged rect there proves nothing.
-const STABLE = `function () {
-  const rect = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
-  const before = rect();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve("no frames"), 100);
-    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); resolve(rect() === before); }));
+// watchEvents records the tab's CDP events from now on. Start it before
+// sending the command: lifecycle events can arrive before its response.
+function watchEvents(ctx) {
+  const seen = [];
+  let wake = () => {};
+  const off = ctx.on((method, params) => {
+    seen.push([method, params]);
+    wake();
   });
-}`;
-
-// POLL_MS are the pauses between actionability probes: short at first, as
-// most waits end within a frame or two, then every 200 ms.
-const POLL_MS = [20, 50, 100, 100, 200];
-
-// waitActionable runs probe until it returns {ok: true, ...} or the
-// action's own time (budget.inner(): the caller's --timeout or step
-// timeout, x-ladder) runs out, which is timeout naming the check that
-// failed last. The last probe starts when that time is up; the settle
-// margin above it is for that probe and the answer. A probe throws for
-// what waiting cannot fix: a stale uid, a selector with no match, a node
-// removed from the page.
-async function waitActionable(ctx, action, probe) {
-  const started = Date.now();
-  let why = "";
-  let slowest = 0; // the longest probe so far
-  for (let i = 0; ; i++) {
-    const t0 = Date.now();
-    const r = await probe();
-    slowest = Math.max(slowest, Date.now() - t0);
-    if (r.ok) return r;
-    why = r.why;
-    const left = ctx.budget.inner();
-    if (left <= 0) break;
-    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
-    // Stop while there is room to say which check failed: a last probe
-    // slower than the settle margin (a slow page, a loaded machine) would
-    // end in the controller's bare watchdog timeout instead.
-    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
+  // next resolves on the next event, after ms, or when the request's
+  // signal aborts, whichever is first; the caller checks the budget.
+  function next(ms) {
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      const offAbort = onAbort(ctx.budget.signal, done);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        offAbort();
+        wake = () => {};
+        resolve();
+      }
+      wake = done;
+    });
   }
-  throw new BridgeError(
-    ErrorCodes.TIMEOUT,
-    `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`,
-  );
+  return { seen, off, next };
 }
 
-// aim finds where to click the target: the centre of its border box in
-// viewport CSS pixels, after scrolling it into view. Unless action.force,
-// it waits until the target is actionable (docs/extension.md
-// §Actionability): visible, stable, enabled when `enabled`, and the node a
-// click there would land on rather than an overlay. chrome.debugger adds a
-// hop to every call, so each probe travels in as few round trips as its
-// dependencies allow: everything that needs only the node's id goes at
-// once (a debugger session runs its commands in order, so the box is read
-// after the scroll), then the page-side checks with the hit test.
-async function aim(ctx, action, { enabled = true } = {}) {
-  const probe = () => probeAim(ctx, action, enabled);
-  return waitActionable(ctx, action, probe);
+// waitForLoad waits for the main frame's new document to reach `until`
+// (the schema's waitUntil): commit (its frameNavigated), domcontentloaded,
+// load (the default) or networkidle (load, and Chromium's networkIdle
+// lifecycle event: no network connection for 500 ms, as Puppeteer's
+// networkidle0 and Playwright's networkidle). The document is the one with
+// loaderId when the command reported one, else the first main-frame
+// document that is not `replacing` (Page.reload reports no loaderId). It
+// waits until the budget is nearly spent (budget.inner()); then a wait for
+// load resolves ok if DOMContentLoaded fired, since subresources that never
+// finish should not fail a usable page, and any other wait throws timeout.
+async function waitForLoad(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
+  let committed = false;
+  let domReady = false;
+  let loaded = false;
+  let idle = false;
+  const reached = () => {
+    switch (until) {
+      case "commit":
+        return committed;
+      case "domcontentloaded":
+        return domReady;
+      case "networkidle":
+        return loaded && idle;
+      default:
+        return loaded;
+    }
+  };
+  const waitMs = ctx.budget.inner();
+  const stopAt = Date.now() + waitMs;
+  for (let i = 0; ; ) {
+    ctx.budget.check(); // a cancelled or closed-tab request stops here
+    for (; i < watch.seen.length; i++) {
+      const [method, p] = watch.seen[i];
+      if (method === "bua.detached") {
+        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
+      }
+      if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
+        // A page the back/forward cache restores fires no load again.
+        if (history && p.type === "BackForwardCacheRestore") return;
+        if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
+        if (p.frame.loaderId === loaderId) committed = true;
+      }
+      // A history entry of the same document (a fragment, pushState)
+      // loads nothing: the change is the whole navigation.
+      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
+      if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
+        if (p.name === "load") loaded = true;
+        if (p.name === "DOMContentLoaded") domReady = true;
+        if (p.name === "networkIdle") idle = true;
+      }
+      // loadEventFired carries no loaderId; it counts once our document committed.
+      if (method === "Page.loadEventFired" && committed) loaded = true;
+      if (method === "Page.domContentEventFired" && committed) domReady = true;
+    }
+    // Each later point implies the earlier ones, whatever order the events took.
+    if (idle && loaded) domReady = true;
+    if (loaded) domReady = true;
+    if (domReady) committed = true;
+    if (reached()) return;
+    const left = stopAt - Date.now();
+    if (left <= 0) break;
+    await watch.next(Math.min(left, 1000));
+  }
+  if (until === "load" && domReady) return;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed, domReady, loaded })} within ${waitMs} ms`);
 }
+
+// missed says which point of the load a timed-out wait for `until` did not
+// reach, and how far the page got.
+function missed(until, { committed, domReady, loaded }) {
+  switch (until) {
+    case "commit":
+      return "did not commit (no response from its server)";
+    case "domcontentloaded":
+      return committed ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
+    case "networkidle":
+      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
+      return domReady ? "did not load (and so never went network-idle)" : "did not load";
+    default:
+      return "did not load";
+  }
+}
+
+async function navigate(ctx, action) {
+  const url = action.url;
+  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
+    if (res.errorText) {
+      // The protocol has no navigation-failed code: internal_error, with
+      // the net:: name as error.reason so callers can tell DNS from
+      // refusal, and a message that names the page, not bua.
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the page could not be loaded: ${res.errorText} loading ${url}`, res.errorText);
+    }
+    ctx.clearUids();
+    if (!res.loaderId) return { ok: true }; // same-document (fragment) navigation: nothing loads
+    await waitForLoad(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
+    return { ok: true };
+  } finally {
+    watch.off();
+  }
+}
+
+// reload reloads the tab's document and waits for the new one to load, as
+// navigate does; every uid of the old document is stale afterwards.
+async function reload(ctx, action) {
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.reload", {});
+    ctx.clearUids();
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
+    return { ok: true };
+  } finally {
+    watch.off();
+  }
+}
+
+// traverse moves the tab `delta` (-1 or 1) entries through its session
+// history and waits as navigate does: for the new document's load, or for
+// nothing more when the entry is the same document (navigatedWithinDocument)
+// or comes back from the back/forward cache. With no entry that way it
+// does nothing and answers moved: false, as Playwright's goBack and
+// goForward return null.
+async function traverse(ctx, action, delta) {
+  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
+  const entry = entries[currentIndex + delta];
+  if (!entry) return { ok: true, moved: false };
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+    ctx.clearUids();
+    const word = delta < 0 ? "back" : "forward";
+    await waitForLoad(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
+    return { ok: true, moved: true, url: entry.url };
+  } finally {
+    watch.off();
+  }
+}
+
+const goBack = (ctx, action) => traverse(ctx, action, -1);
+const goForward = (ctx, action) => traverse(ctx, action, 1);
+
+const executors = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
+return Object.freeze({ isNavigableUrl, navigate, reload, goBack, goForward, executors });
+})();
+
+// lib/geometry.js
+const __lib_geometry = (() => {
+// Where a pointer lands (docs/extension.md §Actionability, §Frames): the
+// aim point in an element's quads, the box stability compares, and the
+// place of an out-of-process iframe's viewport in the tab's.
+
+const { notFound, sessionSend } = __lib_cdp;
 
 // aimPoint is where a click lands: the centre of the target's first content
 // quad with an area (its first line box, for an inline element that wraps:
@@ -3965,123 +4150,6 @@ function sameBox(a, b) {
   return a.every((v, i) => Math.abs(v - b[i]) <= 1);
 }
 
-async function probeAim(ctx, action, enabled) {
-  const { target, rest } = await resolveWith(ctx, action, (by, send) => [
-    send("DOM.scrollIntoViewIfNeeded", by),
-    send("DOM.getBoxModel", by),
-    ctx.send("Page.getLayoutMetrics"),
-    send("DOM.getContentQuads", by),
-  ]);
-  const [scrolled, boxed, metrics, quads] = rest;
-  const { session, backendNodeId, objectId, label } = target;
-  const send = sessionSend(ctx, session);
-  const force = action.force === true;
-  if (scrolled.status === "rejected" || boxed.status === "rejected") {
-    if (!(await isConnected(ctx, objectId, session))) throw gone(label);
-    if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
-    if (force) throw notFound(`${label} is not visible: it has no box (hidden or not rendered)`);
-    return { ok: false, why: "not visible (not rendered)" };
-  }
-  if (metrics.status === "rejected") throw metrics.reason;
-  const { model } = boxed.value;
-  if (!model || model.width === 0 || model.height === 0) {
-    if (force) throw notFound(`${label} is not visible: it has zero size`);
-    return { ok: false, why: "not visible (zero size)" };
-  }
-  const q = model.border;
-  // The box model is in the viewport of the node's session: the tab's, or
-  // an out-of-process iframe's own, which frameOrigin places in the tab's.
-  const local = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
-  const origin = session ? await frameOrigin(ctx, session) : { x: 0, y: 0, owner: null };
-  const x = local.x + origin.x;
-  const y = local.y + origin.y;
-  // Input for an out-of-process iframe goes to its own session, at the
-  // point in its viewport: sent to the tab's, Chromium routes it by a hit
-  // test on the frames the compositor drew, and a tab that draws none (a
-  // background tab, a minimized BUA window) would route it to the page.
-  const to = session ? { session, x: local.x, y: local.y } : null;
-  if (force) return { ok: true, x, y, to, hidden: true }; // unknown: drawFrame costs one capture
-
-  // getNodeForLocation hit-tests in document coordinates, while the box
-  // model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
-  // In an out-of-process iframe the frame hit-tests itself (FRAME_HIT) and
-  // the tab's hit test must land on the frame's iframe.
-  const vv = metrics.value.cssVisualViewport;
-  const tabHit = ctx.send("DOM.getNodeForLocation", {
-    x: Math.floor(x + (vv ? vv.pageX : 0)),
-    y: Math.floor(y + (vv ? vv.pageY : 0)),
-    includeUserAgentShadowDOM: true,
-    ignorePointerEventsNone: false,
-  });
-  const [checked, located, frameHit, requads] = await settle([
-    send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
-    tabHit,
-    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
-    send("DOM.getContentQuads", { objectId }),
-  ]);
-  const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
-  if (!st || !st.connected) throw gone(label);
-  if (!st.visible) return { ok: false, why: "not visible" };
-  if (!sameBox(hitBox(quads), hitBox(requads))) return { ok: false, why: "not stable (it moved between two reads)" };
-  if (st.animating) {
-    const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
-    const v = r.result && r.result.value;
-    if (v === "no frames") return { ok: false, why: "not stable (animating, in a tab that draws no frames)" };
-    if (v !== true) return { ok: false, why: "not stable (animating)" };
-  }
-  if (enabled && !st.enabled) return { ok: false, why: "not enabled" };
-  // No node at the point means the centre is outside the viewport even
-  // after scrolling (e.g. an element wider than the window).
-  if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(x)}, ${Math.round(y)})` };
-  const hit = located.value;
-  if (session) {
-    const fh = frameHit.status === "fulfilled" && frameHit.value.result ? frameHit.value.result.value : null;
-    if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
-    if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
-    if (hit.backendNodeId !== origin.owner) {
-      const c = await cover(ctx, hit.backendNodeId);
-      return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
-    }
-    return { ok: true, x, y, to, hidden: st.hidden };
-  }
-  if (hit.backendNodeId !== backendNodeId) {
-    let verdict = { ok: true };
-    try {
-      const { object } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: GROUP });
-      const r = await ctx.send("Runtime.callFunctionOn", {
-        objectId,
-        functionDeclaration: HIT_CHECK,
-        arguments: [{ objectId: object.objectId }],
-        returnByValue: true,
-      });
-      if (r.result && r.result.value) verdict = r.result.value;
-    } catch (e) {
-      // The hit node lives in another frame's JS world, where containment
-      // cannot be asked; the box model already placed the target there.
-      if (!(e instanceof CdpError)) throw e;
-    }
-    if (!verdict.ok) {
-      const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
-      return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})` };
-    }
-  }
-  return { ok: true, x, y, hidden: st.hidden };
-}
-
-// cover describes the node a hit test found in the tab (COVER): "div#x
-// \"text\"", or its node id when it cannot be read.
-async function cover(ctx, backendNodeId) {
-  try {
-    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP });
-    const r = await ctx.send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: COVER, returnByValue: true });
-    const v = r.result && r.result.value;
-    if (v) return v.text ? `${v.cover} ${JSON.stringify(v.text)}` : v.cover;
-  } catch (e) {
-    if (!(e instanceof CdpError)) throw e;
-  }
-  return `node ${backendNodeId}`;
-}
-
 // frameOrigin places an out-of-process iframe's viewport in the tab's:
 // {x, y} is the top-left of its iframe's content box, added up through
 // every out-of-process ancestor (each box read in the parent's session,
@@ -4110,89 +4178,103 @@ async function frameOrigin(ctx, session) {
   }
   return { x, y, owner };
 }
+return Object.freeze({ aimPoint, hitBox, sameBox, frameOrigin });
+})();
 
-// drawFrame makes a hidden page (a tab of the minimized BUA window) draw
-// one compositor frame before a mouse event: Chrome routes mouse input by
-// the hit-test data of the page's last frame, and drops it when the page
-// has drawn none (a tab that became active while its window was
-// minimized), while the action would report ok. A 1×1 capture draws one
-// frame (about 20-40 ms, measured in e2e/person); a capture that stalls
-// (see capture.js) is not waited for past DRAW_FRAME_MS.
-// A managed (headless) browser needs none of this: its pages take mouse
-// input without a frame drawn first (e2e TestClickBackgroundTab), and a
-// capture there can stall for the whole DRAW_FRAME_MS.
-const DRAW_FRAME_MS = 1000;
-async function drawFrame(ctx) {
-  if (ctx.managed && ctx.managed()) return;
-  const shot = ctx.send("Page.captureScreenshot", { format: "jpeg", quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } });
-  await Promise.race([shot.catch(() => {}), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
-}
+// lib/checks.js
+const __lib_checks = (() => {
+// The page side of actionability (docs/extension.md §Actionability): the
+// functions the checks run in the page, on the target (`this`), as
+// Playwright's injected script owns its state checks. Each travels as
+// source text to Runtime.callFunctionOn; lib/actionability.js judges what
+// they answer.
 
-// settleAfter runs act (the input) with the tab's navigation events
-// watched, then settles (lib/settle.js): a navigation the input started is
-// waited for until DOMContentLoaded, anything else for one page task. A
-// tab the input opened is answered as newTabId (lib/new-tab.js).
-async function settleAfter(ctx, what, act) {
-  const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
-  const popup = watchNewTab(ctx);
-  try {
-    await act();
-    await watch.settle(what);
-    const newTabId = await popup.opened();
-    return newTabId === null ? { ok: true } : { ok: true, newTabId };
-  } finally {
-    watch.off();
-    popup.off();
+// ACTIONABLE runs in the page with `this` = the target and returns what
+// the actionability checks need: still connected, visible (a non-empty
+// box, not visibility:hidden), enabled (not :disabled, itself or through a
+// fieldset, and not inside aria-disabled="true"), editable (not a
+// read-only input), whether a running animation moves it or an ancestor,
+// and whether its document is hidden (lib/input.js drawFrame).
+const ACTIONABLE = `function () { /* bua:actionable */
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  const e = el.nodeType === 1 ? el : el.parentElement;
+  if (!e) return { connected: true, visible: false, enabled: true, editable: true, animating: false };
+  const r = e.getBoundingClientRect();
+  const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden" &&
+    (typeof e.checkVisibility !== "function" || e.checkVisibility());
+  const disabled = (e.matches(":disabled")) || Boolean(e.closest('[aria-disabled="true"]'));
+  const editable = !(/^(input|textarea)$/.test(e.localName) && e.readOnly);
+  // The element's own document: a node found from the parent (a selector
+  // in a same-origin frame) runs this in the parent's realm.
+  const doc = e.ownerDocument || document;
+  let animating = false;
+  if (typeof doc.getAnimations === "function") {
+    for (const a of doc.getAnimations()) {
+      const t = a.effect && a.effect.target;
+      if (a.playState === "running" && t && t.contains && t.contains(e)) { animating = true; break; }
+    }
   }
-}
+  const hidden = doc.visibilityState === "hidden";
+  return { connected: true, visible, enabled: !disabled, editable, animating, hidden };
+}`;
 
-// mouse sends one mouse event at the aim's point: the tab's, or for an
-// out-of-process iframe (aim.to) its own session's and its point.
-async function mouse(ctx, aim, type, extra) {
-  const { x, y } = aim.to || aim;
-  await sessionSend(ctx, aim.to ? aim.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
-}
-
-async function click(ctx, action) {
-  const at = await aim(ctx, action);
-  if (at.hidden) await drawFrame(ctx);
-  // Sent back to back without waiting between them: a debugger session
-  // runs its commands in order, so the page still sees move, press,
-  // release, and the click costs one round trip instead of three.
-  return withDownload(ctx, action, "click", () =>
-    settleAfter(ctx, "click", () =>
-      Promise.all([
-        mouse(ctx, at, "mouseMoved"),
-        mouse(ctx, at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
-        mouse(ctx, at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
-      ]),
-    ),
-  );
-}
-
-// hover waits as click does, except for enabled (Playwright's rule: a
-// disabled control still shows its tooltip).
-async function hover(ctx, action) {
-  const at = await aim(ctx, action, { enabled: false });
-  if (at.hidden) await drawFrame(ctx);
-  return settleAfter(ctx, "hover", () => mouse(ctx, at, "mouseMoved"));
-}
-
-// typeText focuses the target and inserts the text like a paste: Unicode
-// goes through unchanged and no per-character key events are synthesised.
-// Unless action.force, it first waits for the target to be visible,
-// enabled and editable (Playwright's checks for fill: no hit test, as
-// focus needs none). The probe that passes focuses the target in the same
-// call, so the navigation watch of the settle starts before the probes: a
-// focus handler may navigate.
-async function typeText(ctx, action) {
-  const force = action.force === true;
-  return settleAfter(ctx, "type", async () => {
-    await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
-    if (action.clear) await clearFocused(ctx);
-    if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
+// STABLE runs in the page: whether the target's rect is the same over two
+// animation frames (Playwright's "stable"); asked only while an animation
+// runs on it. It answers true, false, or "no frames" when none came in
+// 100 ms: a tab that draws no frames (hidden) does not advance its
+// animations either, so an unchanged rect there proves nothing.
+const STABLE = `function () {
+  const rect = () => { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
+  const before = rect();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve("no frames"), 100);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); resolve(rect() === before); }));
   });
-}
+}`;
+
+// HIT_CHECK runs in the page with `this` = the target and hit = the node
+// at the click point: the hit is fine if it is the target or inside it
+// (crossing shadow boundaries, including the user-agent shadow tree of
+// inputs), or if the hit is a shadow host whose open shadow tree holds the
+// target (retargeted hit test). Otherwise it describes the covering
+// element for the message.
+const HIT_CHECK = `function (hit) {
+  const up = (n) => n.parentNode || n.host || null;
+  for (let n = hit; n; n = up(n)) if (n === this) return { ok: true };
+  if (hit.shadowRoot) for (let n = this; n; n = up(n)) if (n === hit.shadowRoot) return { ok: true };
+  let el = hit;
+  while (el && el.nodeType !== 1) el = up(el);
+  if (!el) return { ok: false, cover: String(hit.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  const text = String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60);
+  return { ok: false, cover: d, text };
+}`;
+
+// FRAME_HIT runs in an out-of-process iframe with `this` = the target and
+// (x, y) the aim point in that frame's viewport: the frame's own hit test
+// (elementFromPoint, which skips pointer-events: none as a click does),
+// judged as HIT_CHECK judges the tab's. The tab's hit test then checks
+// that the point lands on the frame's iframe at all.
+const FRAME_HIT = `function (x, y) {
+  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
+  if (!hit) return { ok: false, outside: true };
+  return (${HIT_CHECK}).call(this, hit);
+}`;
+
+// COVER runs in the page with `this` = the node a hit test found instead
+// of the target: a short description for the message.
+const COVER = `function () {
+  let el = this;
+  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
+  if (!el) return { cover: String(this.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
+}`;
 
 // TYPE_PROBE runs in the page with `this` = the target: the actionability
 // checks of type (ACTIONABLE; with force only that it is still in the
@@ -4218,12 +4300,227 @@ const TYPE_PROBE = `function (force) { /* bua:type */
   st.focused = after === el || after !== before || (inside && Boolean(el.shadowRoot));
   return st;
 }`;
+return Object.freeze({ ACTIONABLE, STABLE, HIT_CHECK, FRAME_HIT, COVER, TYPE_PROBE });
+})();
 
-// typeProbe runs TYPE_PROBE on the target in one round trip: by selector,
-// the lookup runs in the same evaluate; by uid or by selector in a frame,
-// on the resolved node, in its session (an out-of-process iframe's focus
-// moves the tab's focused frame there, where Input.insertText then goes,
-// as a person's typing would).
+// lib/actionability.js
+const __lib_actionability = (() => {
+// Actionability (docs/extension.md §Actionability): before its input,
+// unless the action has force: true, an action waits until its target is
+// actionable, as Playwright does. One retry loop, waitActionable, runs
+// every wait (a pointer's, type's, select_option's): it locates the target
+// afresh (lib/locate.js), checks it (the page side is lib/checks.js), and
+// retries after a pause until the checks pass or the time is up. A pointer
+// action (click, hover) goes through retryPointerAction, which then acts
+// at the point the last check found, as Playwright's _retryPointerAction.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError, invalid, notFound, sessionSend } = __lib_cdp;
+const { SETTLE_MS } = __lib_budget;
+const { GROUP, describeTarget, gone, isConnected, locate, noMatch, settled } = __lib_locate;
+const { aimPoint, frameOrigin, hitBox, sameBox } = __lib_geometry;
+const { ACTIONABLE, COVER, FRAME_HIT, HIT_CHECK, STABLE, TYPE_PROBE } = __lib_checks;
+
+// POLL_MS are the pauses between actionability probes: short at first, as
+// most waits end within a frame or two, then every 200 ms.
+const POLL_MS = [20, 50, 100, 100, 200];
+
+// waitActionable runs probe until it returns {ok: true, ...} or the
+// action's own time (budget.inner(): the caller's --timeout or step
+// timeout, x-ladder) runs out, which is timeout naming the check that
+// failed last. The last probe starts when that time is up; the settle
+// margin above it is for that probe and the answer. A probe throws for
+// what waiting cannot fix: a stale uid, a selector with no match, a node
+// removed from the page.
+async function waitActionable(ctx, action, probe) {
+  const started = Date.now();
+  let why = "";
+  let slowest = 0; // the longest probe so far
+  for (let i = 0; ; i++) {
+    const t0 = Date.now();
+    const r = await probe();
+    slowest = Math.max(slowest, Date.now() - t0);
+    if (r.ok) return r;
+    why = r.why;
+    const left = ctx.budget.inner();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
+    // Stop while there is room to say which check failed: a last probe
+    // slower than the settle margin (a slow page, a loaded machine) would
+    // end in the controller's bare watchdog timeout instead.
+    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
+  }
+  throw new BridgeError(
+    ErrorCodes.TIMEOUT,
+    `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`,
+  );
+}
+
+// retryPointerAction locates the target, checks that it is actionable and
+// finds where a pointer lands on it, retrying until it is (waitActionable,
+// unless action.force), then acts there: act(at) with at = {x, y, to,
+// hidden}, the point in the tab's viewport (to: the point in an
+// out-of-process iframe's own, and its session) and whether its page is
+// hidden (lib/input.js drawFrame). enabled: false skips the enabled check
+// (hover: a disabled control still shows its tooltip). chrome.debugger
+// adds a hop to every call, so each probe travels in as few round trips as
+// its dependencies allow: everything that needs only the node's id goes at
+// once (a debugger session runs its commands in order, so the box is read
+// after the scroll), then the page-side checks with the hit test.
+async function retryPointerAction(ctx, action, { enabled = true } = {}, act) {
+  const at = await waitActionable(ctx, action, () => pointerProbe(ctx, action, enabled));
+  return act(at);
+}
+
+// pointerProbe is one attempt: locate, scroll into view, box, then (unless
+// force) the checks. It answers {ok: true, x, y, to, hidden} or {ok:
+// false, why}, or throws what waiting cannot fix.
+async function pointerProbe(ctx, action, enabled) {
+  const { target, rest } = await locate(ctx, action, (by, send) => [
+    send("DOM.scrollIntoViewIfNeeded", by),
+    send("DOM.getBoxModel", by),
+    ctx.send("Page.getLayoutMetrics"),
+    send("DOM.getContentQuads", by),
+  ]);
+  const [scrolled, boxed, metrics, quads] = rest;
+  const force = action.force === true;
+  const box = await rendered(ctx, target, { scrolled, boxed, metrics }, force);
+  if (!box.ok) return box;
+  // The box model is in the viewport of the node's session: the tab's, or
+  // an out-of-process iframe's own, which frameOrigin places in the tab's.
+  const local = aimPoint(box.model.border, quads.status === "fulfilled" ? quads.value.quads : null);
+  const origin = target.session ? await frameOrigin(ctx, target.session) : { x: 0, y: 0, owner: null };
+  const point = { local, x: local.x + origin.x, y: local.y + origin.y, origin };
+  // Input for an out-of-process iframe goes to its own session, at the
+  // point in its viewport: sent to the tab's, Chromium routes it by a hit
+  // test on the frames the compositor drew, and a tab that draws none (a
+  // background tab, a minimized BUA window) would route it to the page.
+  const to = target.session ? { session: target.session, x: local.x, y: local.y } : null;
+  if (force) return { ok: true, x: point.x, y: point.y, to, hidden: true }; // unknown: drawFrame costs one capture
+  return checkPoint(ctx, target, point, { metrics: metrics.value, quads, enabled, to });
+}
+
+// rendered judges the scroll, box and layout reads: {ok: true, model}, or
+// {ok: false, why} to wait on, or (with force, or for a node gone) the
+// error.
+async function rendered(ctx, target, { scrolled, boxed, metrics }, force) {
+  const { session, objectId, label } = target;
+  if (scrolled.status === "rejected" || boxed.status === "rejected") {
+    if (!(await isConnected(ctx, objectId, session))) throw gone(label);
+    if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
+    if (force) throw notFound(`${label} is not visible: it has no box (hidden or not rendered)`);
+    return { ok: false, why: "not visible (not rendered)" };
+  }
+  if (metrics.status === "rejected") throw metrics.reason;
+  const { model } = boxed.value;
+  if (!model || model.width === 0 || model.height === 0) {
+    if (force) throw notFound(`${label} is not visible: it has zero size`);
+    return { ok: false, why: "not visible (zero size)" };
+  }
+  return { ok: true, model };
+}
+
+// checkPoint runs the page-side checks and the hit test at the aim point,
+// all at once: visible, stable, enabled, and the node a click there lands
+// on. getNodeForLocation hit-tests in document coordinates, while the box
+// model (and Input.dispatchMouseEvent) use the viewport: add the scroll.
+// In an out-of-process iframe the frame hit-tests itself (FRAME_HIT) and
+// the tab's hit test must land on the frame's iframe.
+async function checkPoint(ctx, target, point, { metrics, quads, enabled, to }) {
+  const { session, objectId, label } = target;
+  const send = sessionSend(ctx, session);
+  const vv = metrics.cssVisualViewport;
+  const tabHit = ctx.send("DOM.getNodeForLocation", {
+    x: Math.floor(point.x + (vv ? vv.pageX : 0)),
+    y: Math.floor(point.y + (vv ? vv.pageY : 0)),
+    includeUserAgentShadowDOM: true,
+    ignorePointerEventsNone: false,
+  });
+  const [checked, located, framed, requads] = await settled([
+    send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
+    tabHit,
+    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: point.local.x }, { value: point.local.y }], returnByValue: true }) : null,
+    send("DOM.getContentQuads", { objectId }),
+  ]);
+  const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
+  if (!st || !st.connected) throw gone(label);
+  if (!st.visible) return { ok: false, why: "not visible" };
+  if (!sameBox(hitBox(quads), hitBox(requads))) return { ok: false, why: "not stable (it moved between two reads)" };
+  if (st.animating) {
+    const r = await send("Runtime.callFunctionOn", { objectId, functionDeclaration: STABLE, awaitPromise: true, returnByValue: true });
+    const v = r.result && r.result.value;
+    if (v === "no frames") return { ok: false, why: "not stable (animating, in a tab that draws no frames)" };
+    if (v !== true) return { ok: false, why: "not stable (animating)" };
+  }
+  if (enabled && !st.enabled) return { ok: false, why: "not enabled" };
+  // No node at the point means the centre is outside the viewport even
+  // after scrolling (e.g. an element wider than the window).
+  if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(point.x)}, ${Math.round(point.y)})` };
+  const verdict = session ? await frameHitVerdict(ctx, point, located.value, framed) : await hitVerdict(ctx, target, point, located.value);
+  return verdict.ok ? { ok: true, x: point.x, y: point.y, to, hidden: st.hidden } : verdict;
+}
+
+// frameHitVerdict judges the hits for a target in an out-of-process
+// iframe: the frame's own (FRAME_HIT) must be the target, and the tab's
+// must be the frame's iframe, so an overlay in the page over the frame is
+// named.
+async function frameHitVerdict(ctx, point, hit, framed) {
+  const { x, y, local, origin } = point;
+  const fh = framed.status === "fulfilled" && framed.value.result ? framed.value.result.value : null;
+  if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
+  if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
+  if (hit.backendNodeId !== origin.owner) {
+    const c = await cover(ctx, hit.backendNodeId);
+    return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
+  }
+  return { ok: true };
+}
+
+// hitVerdict judges the tab's hit test for a target in the tab's own
+// session: the node hit is the target, or inside it (HIT_CHECK).
+async function hitVerdict(ctx, target, point, hit) {
+  if (hit.backendNodeId === target.backendNodeId) return { ok: true };
+  let verdict = { ok: true };
+  try {
+    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: GROUP });
+    const r = await ctx.send("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: HIT_CHECK,
+      arguments: [{ objectId: object.objectId }],
+      returnByValue: true,
+    });
+    if (r.result && r.result.value) verdict = r.result.value;
+  } catch (e) {
+    // The hit node lives in another frame's JS world, where containment
+    // cannot be asked; the box model already placed the target there.
+    if (!(e instanceof CdpError)) throw e;
+  }
+  if (verdict.ok) return verdict;
+  const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
+  return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(point.x)}, ${Math.round(point.y)})` };
+}
+
+// cover describes the node a hit test found in the tab (COVER): "div#x
+// \"text\"", or its node id when it cannot be read.
+async function cover(ctx, backendNodeId) {
+  try {
+    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId, objectGroup: GROUP });
+    const r = await ctx.send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: COVER, returnByValue: true });
+    const v = r.result && r.result.value;
+    if (v) return v.text ? `${v.cover} ${JSON.stringify(v.text)}` : v.cover;
+  } catch (e) {
+    if (!(e instanceof CdpError)) throw e;
+  }
+  return `node ${backendNodeId}`;
+}
+
+// typeProbe is one attempt of type's wait: TYPE_PROBE on the target in one
+// round trip, which checks visible, enabled and editable (Playwright's
+// checks for fill: no hit test, as focus needs none) and, once they pass,
+// focuses it. By selector, the lookup runs in the same evaluate; by uid or
+// by selector in a frame, on the located node, in its session (an
+// out-of-process iframe's focus moves the tab's focused frame there, where
+// Input.insertText then goes, as a person's typing would).
 async function typeProbe(ctx, action, force) {
   const label = describeTarget(action);
   let r;
@@ -4234,7 +4531,7 @@ async function typeProbe(ctx, action, force) {
       returnByValue: true,
     });
   } else {
-    const { target } = await resolveWith(ctx, action);
+    const { target } = await locate(ctx, action);
     r = await sessionSend(ctx, target.session)("Runtime.callFunctionOn", {
       objectId: target.objectId,
       functionDeclaration: TYPE_PROBE,
@@ -4243,7 +4540,12 @@ async function typeProbe(ctx, action, force) {
     });
   }
   if (r.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the checks before type failed in the page: ${r.exceptionDetails.text}`);
-  const st = r.result && r.result.value;
+  return typeVerdict(action, label, r.result && r.result.value, force);
+}
+
+// typeVerdict turns TYPE_PROBE's answer into a probe result, or the error
+// waiting cannot fix.
+function typeVerdict(action, label, st, force) {
   if (st && st.invalid !== undefined) throw invalid(`invalid CSS selector ${JSON.stringify(action.selector)}: ${String(st.invalid).split("\n")[0]}`);
   if (st && st.found === false) throw noMatch(action.selector);
   if (!st || !st.connected) throw gone(label);
@@ -4255,32 +4557,850 @@ async function typeProbe(ctx, action, force) {
   if (!st.focused) throw notFound(`${label} cannot take focus: it is not an input, textarea or editable element`);
   return { ok: true };
 }
+return Object.freeze({ waitActionable, retryPointerAction, typeProbe });
+})();
 
-async function pressKey(ctx, action) {
-  let events;
+// lib/keys.js
+const __lib_keys = (() => {
+// Pure key map for press_key: turns a key spec ("Enter", "a", "Control+a",
+// "Shift+Tab") into the Input.dispatchKeyEvent parameter sequence a real
+// keyboard would produce. No chrome.* here so node tests can cover it.
+
+const { KEY_MODIFIERS } = __generated_protocol;
+
+// CDP's modifier bitmask (Input.dispatchKeyEvent `modifiers`).
+const MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
+
+const MODIFIER_KEYS = Object.freeze({
+  Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
+  Control: { key: "Control", code: "ControlLeft", windowsVirtualKeyCode: 17 },
+  Meta: { key: "Meta", code: "MetaLeft", windowsVirtualKeyCode: 91 },
+  Shift: { key: "Shift", code: "ShiftLeft", windowsVirtualKeyCode: 16 },
+});
+
+// Named keys from the schema's x-namedKeys (generated NAMED_KEYS; a node
+// test holds this table's names equal to that list, and the modifiers to
+// KEY_MODIFIERS). `text` is what the key types into
+// an editable element: Enter sends "\r" because that is what Chromium's own
+// keyboard path produces and what makes forms submit.
+const NAMED_KEYS = Object.freeze({
+  Enter: { key: "Enter", code: "Enter", windowsVirtualKeyCode: 13, text: "\r" },
+  Tab: { key: "Tab", code: "Tab", windowsVirtualKeyCode: 9 },
+  Escape: { key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 },
+  Backspace: { key: "Backspace", code: "Backspace", windowsVirtualKeyCode: 8 },
+  Delete: { key: "Delete", code: "Delete", windowsVirtualKeyCode: 46 },
+  Space: { key: " ", code: "Space", windowsVirtualKeyCode: 32, text: " " },
+  ArrowUp: { key: "ArrowUp", code: "ArrowUp", windowsVirtualKeyCode: 38 },
+  ArrowDown: { key: "ArrowDown", code: "ArrowDown", windowsVirtualKeyCode: 40 },
+  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", windowsVirtualKeyCode: 37 },
+  ArrowRight: { key: "ArrowRight", code: "ArrowRight", windowsVirtualKeyCode: 39 },
+  Home: { key: "Home", code: "Home", windowsVirtualKeyCode: 36 },
+  End: { key: "End", code: "End", windowsVirtualKeyCode: 35 },
+  PageUp: { key: "PageUp", code: "PageUp", windowsVirtualKeyCode: 33 },
+  PageDown: { key: "PageDown", code: "PageDown", windowsVirtualKeyCode: 34 },
+  F1: { key: "F1", code: "F1", windowsVirtualKeyCode: 112 },
+  F2: { key: "F2", code: "F2", windowsVirtualKeyCode: 113 },
+  F3: { key: "F3", code: "F3", windowsVirtualKeyCode: 114 },
+  F4: { key: "F4", code: "F4", windowsVirtualKeyCode: 115 },
+  F5: { key: "F5", code: "F5", windowsVirtualKeyCode: 116 },
+  F6: { key: "F6", code: "F6", windowsVirtualKeyCode: 117 },
+  F7: { key: "F7", code: "F7", windowsVirtualKeyCode: 118 },
+  F8: { key: "F8", code: "F8", windowsVirtualKeyCode: 119 },
+  F9: { key: "F9", code: "F9", windowsVirtualKeyCode: 120 },
+  F10: { key: "F10", code: "F10", windowsVirtualKeyCode: 121 },
+  F11: { key: "F11", code: "F11", windowsVirtualKeyCode: 122 },
+  F12: { key: "F12", code: "F12", windowsVirtualKeyCode: 123 },
+  // Modifiers alone are not in the schema's pattern, but pressing one is a
+  // meaningful gesture for pages listening to keydown, so they resolve too.
+  ...MODIFIER_KEYS,
+});
+
+// US layout punctuation: unshifted char -> [code, vk], and shifted char ->
+// the unshifted char on the same physical key.
+const PUNCT = {
+  "`": ["Backquote", 192], "-": ["Minus", 189], "=": ["Equal", 187],
+  "[": ["BracketLeft", 219], "]": ["BracketRight", 221], "\\": ["Backslash", 220],
+  ";": ["Semicolon", 186], "'": ["Quote", 222], ",": ["Comma", 188],
+  ".": ["Period", 190], "/": ["Slash", 191],
+};
+const SHIFTED = {
+  "~": "`", "!": "1", "@": "2", "#": "3", "$": "4", "%": "5", "^": "6",
+  "&": "7", "*": "8", "(": "9", ")": "0", "_": "-", "+": "=", "{": "[",
+  "}": "]", "|": "\\", ":": ";", "\"": "'", "<": ",", ">": ".", "?": "/",
+};
+const SHIFT_OF = Object.fromEntries(Object.entries(SHIFTED).map(([s, u]) => [u, s]));
+
+// Describes one printable character as the US-layout key that types it.
+// `shiftImplied` marks characters that need Shift on that layout (e.g. "A",
+// "!"), so the chord gets the Shift bit the way a real keyboard reports it.
+function describeChar(ch) {
+  if (/^[a-z]$/.test(ch)) {
+    return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0), text: ch };
+  }
+  if (/^[A-Z]$/.test(ch)) {
+    return { key: ch, code: `Key${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch, shiftImplied: true };
+  }
+  if (/^[0-9]$/.test(ch)) {
+    return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch };
+  }
+  if (PUNCT[ch]) {
+    const [code, vk] = PUNCT[ch];
+    return { key: ch, code, windowsVirtualKeyCode: vk, text: ch };
+  }
+  if (SHIFTED[ch]) {
+    const base = describeChar(SHIFTED[ch]);
+    return { key: ch, code: base.code, windowsVirtualKeyCode: base.windowsVirtualKeyCode, text: ch, shiftImplied: true };
+  }
+  // Anything else (é, ß, 日, emoji) has no key on a US keyboard: Chromium
+  // accepts a keyDown carrying only key+text, which types it like an IME.
+  return { key: ch, code: "", windowsVirtualKeyCode: 0, text: ch };
+}
+
+// Applies Shift to a described character the way the US layout does, so
+// "Shift+a" types "A" and "Shift+1" types "!".
+function shifted(desc) {
+  if (/^[a-z]$/.test(desc.key)) {
+    const up = desc.key.toUpperCase();
+    return { ...desc, key: up, text: up };
+  }
+  const s = SHIFT_OF[desc.key];
+  if (s) return { ...desc, key: s, text: s };
+  return desc;
+}
+
+const CHORD = new RegExp(`^(${KEY_MODIFIERS.join("|")})\\+(.+)$`, "s");
+
+// parseKey returns {modifiers, modifierNames, key, code, windowsVirtualKeyCode,
+// text?} for a key spec, or throws a RangeError naming what is wrong.
+function parseKey(spec) {
+  if (typeof spec !== "string" || spec.length === 0) {
+    throw new RangeError("key must be a non-empty string");
+  }
+  const modifierNames = [];
+  let rest = spec;
+  // Strip "Mod+" prefixes only while something is left after them, so "+"
+  // and "Control++" name the plus key itself.
+  for (;;) {
+    const m = CHORD.exec(rest);
+    if (!m) break;
+    if (!modifierNames.includes(m[1])) modifierNames.push(m[1]);
+    rest = m[2];
+  }
+  let desc;
+  if (Object.hasOwn(NAMED_KEYS, rest)) {
+    desc = { ...NAMED_KEYS[rest] };
+  } else if ([...rest].length === 1 && !/^\s$/.test(rest)) {
+    desc = describeChar(rest);
+  } else {
+    throw new RangeError(
+      `unknown key ${JSON.stringify(rest)}: use a named key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12), one character, or a chord like Control+a`,
+    );
+  }
+  if (desc.shiftImplied && !modifierNames.includes("Shift")) modifierNames.push("Shift");
+  if (modifierNames.includes("Shift")) desc = shifted(desc);
+  delete desc.shiftImplied;
+  // With Control/Alt/Meta held a key is a command, not typing: sending text
+  // would insert the character instead of e.g. selecting all on Control+a.
+  if (modifierNames.some((m) => m !== "Shift")) delete desc.text;
+  let modifiers = 0;
+  for (const m of modifierNames) modifiers |= MODIFIER_BITS[m];
+  return { modifiers, modifierNames, ...desc };
+}
+
+// keyEvents returns the Input.dispatchKeyEvent params for pressing spec:
+// modifier downs, the key's down (keyDown with text, else rawKeyDown, as
+// Chromium's own input path does), the key's up, then modifier ups in reverse.
+function keyEvents(spec) {
+  const k = parseKey(spec);
+  const events = [];
+  let held = 0;
+  const isModifierKey = Object.hasOwn(MODIFIER_KEYS, k.key);
+  for (const name of k.modifierNames) {
+    if (isModifierKey && name === k.key) continue;
+    held |= MODIFIER_BITS[name];
+    events.push({ type: "rawKeyDown", modifiers: held, ...MODIFIER_KEYS[name] });
+  }
+  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.windowsVirtualKeyCode, modifiers: k.modifiers };
+  if (k.text !== undefined) {
+    events.push({ type: "keyDown", ...base, text: k.text, unmodifiedText: k.text });
+  } else {
+    events.push({ type: "rawKeyDown", ...base });
+  }
+  events.push({ type: "keyUp", ...base });
+  for (const name of [...k.modifierNames].reverse()) {
+    if (isModifierKey && name === k.key) continue;
+    held &= ~MODIFIER_BITS[name];
+    events.push({ type: "keyUp", modifiers: held, ...MODIFIER_KEYS[name] });
+  }
+  return events;
+}
+return Object.freeze({ MODIFIER_BITS, MODIFIER_KEYS, NAMED_KEYS, parseKey, keyEvents });
+})();
+
+// lib/input.js
+const __lib_input = (() => {
+// Mouse and Keyboard: trusted input through CDP's Input domain (events
+// reach the page with isTrusted = true), as Playwright's input.ts keeps
+// them apart from locating. A mouse event goes where lib/actionability.js
+// aimed it: a point in the tab's viewport, or in an out-of-process
+// iframe's own viewport and session. Nothing here finds or checks an
+// element.
+
+const { invalid, sessionSend } = __lib_cdp;
+const { keyEvents } = __lib_keys;
+
+// mouse returns the mouse for ctx (its send, sendTo, sleep and budget, and
+// managed()): move and click at an aim {x, y, to} (to: {session, x, y}
+// for an out-of-process iframe's own session and point).
+function mouse(ctx) {
+  // event sends one mouse event at the aim's point.
+  const event = (at, type, extra) => {
+    const { x, y } = at.to || at;
+    return sessionSend(ctx, at.to ? at.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
+  };
+  return {
+    async move(at) {
+      await event(at, "mouseMoved");
+    },
+    // click sends move, press and release back to back without waiting
+    // between them: a debugger session runs its commands in order, so the
+    // page still sees move, press, release, and the click costs one round
+    // trip instead of three.
+    async click(at) {
+      await Promise.all([
+        event(at, "mouseMoved"),
+        event(at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
+        event(at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
+      ]);
+    },
+    drawFrame: () => drawFrame(ctx),
+  };
+}
+
+// drawFrame makes a hidden page (a tab of the minimized BUA window) draw
+// one compositor frame before a mouse event: Chrome routes mouse input by
+// the hit-test data of the page's last frame, and drops it when the page
+// has drawn none (a tab that became active while its window was
+// minimized), while the action would report ok. A 1×1 capture draws one
+// frame (about 20-40 ms, measured in e2e/person); a capture that stalls
+// (see capture.js) is not waited for past DRAW_FRAME_MS.
+// A managed (headless) browser needs none of this: its pages take mouse
+// input without a frame drawn first (e2e TestClickBackgroundTab), and a
+// capture there can stall for the whole DRAW_FRAME_MS.
+const DRAW_FRAME_MS = 1000;
+async function drawFrame(ctx) {
+  if (ctx.managed && ctx.managed()) return;
+  const shot = ctx.send("Page.captureScreenshot", { format: "jpeg", quality: 1, clip: { x: 0, y: 0, width: 1, height: 1, scale: 1 } });
+  await Promise.race([shot.catch(() => {}), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
+}
+
+// keyboard returns the keyboard for ctx (its send and sendTo). Key events
+// and text go to the tab's session, which delivers them to the focused
+// frame, as a person's keyboard does.
+function keyboard(ctx) {
+  const send = async (events, { together = false } = {}) => {
+    if (together) {
+      await Promise.all(events.map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
+      return;
+    }
+    for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+  };
+  return {
+    // eventsFor is the named key's Input.dispatchKeyEvent params
+    // (lib/keys.js); an unknown name is invalid_action.
+    eventsFor: keyEventsOf,
+    // send sends key events, each after the one before it answered;
+    // together sends them back to back instead (type clear's Delete).
+    send,
+    // press sends the named key's events (eventsFor, then send).
+    press: (key, opts) => send(keyEventsOf(key), opts),
+    // insertText inserts text like a paste: Unicode goes through unchanged
+    // and no per-character key events are synthesised.
+    async insertText(text) {
+      await ctx.send("Input.insertText", { text });
+    },
+  };
+}
+
+function keyEventsOf(key) {
   try {
-    events = keyEvents(action.key);
+    return keyEvents(key);
   } catch (e) {
     if (e instanceof RangeError) throw invalid(e.message);
     throw e;
   }
-  return withDownload(ctx, action, "press_key", () =>
-    settleAfter(ctx, "press_key", async () => {
-      for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
-    }),
-  );
+}
+return Object.freeze({ mouse, keyboard });
+})();
+
+// lib/new-tab.js
+const __lib_new_tab = (() => {
+// The tab an input opens (result.ok newTabId): a target=_blank link, a
+// window.open from a click handler, Enter on such a link. Chromium reports
+// Page.windowOpen on the opener's session in order with the answers to the
+// input, so by the settle's round trip (lib/settle.js) the opener has said
+// whether a tab is coming; chrome.webNavigation.onCreatedNavigationTarget
+// then names it, with the tab it came from (sourceTabId). tabs.Tab's
+// openerTabId cannot say: Chrome sets it to the window's active tab, which
+// the clicked tab need not be (a background tab of the BUA window, any tab
+// of a headless browser). The new tab is handed over once its first
+// document committed, as Playwright's popup event is: a page the next
+// action can read, not the blank one it starts with.
+
+const { sleep } = __lib_cdp;
+
+// NEW_TAB_MS bounds the wait for the new tab after Page.windowOpen: a
+// popup Chromium blocks (no user gesture) is announced and never created.
+const NEW_TAB_MS = 2000;
+
+// COMMIT_POLL_MS are the pauses between reads of the new tab while its
+// first document has not committed: short at first, as a local page
+// commits in a few ms, then every 100 ms.
+const COMMIT_POLL_MS = [5, 10, 20, 50, 100];
+
+// committed says whether a tab (tabs.Tab) shows its first real document:
+// no navigation pending, and a URL other than the blank one a new tab
+// starts with (unless it was opened blank and has finished loading).
+function committed(tab) {
+  if (!tab || tab.pendingUrl || !tab.url) return false;
+  return tab.url !== "about:blank" || tab.status === "complete";
 }
 
-// scroll moves the page by amount CSS pixels (default one viewport height).
-// It scrolls the document, and when the document cannot move (app shells
-// whose body does not scroll) the scrollable element under the viewport
-// centre, which is what a wheel there would move. window.scrollBy rather
-// than a synthetic wheel: wheel events are handled asynchronously by the
-// compositor, and not at all in a hidden tab, so the next action could see
-// the old position. It returns whether anything moved: a page already at
-// the end in that direction, or one that cannot scroll, gives false. A
-// scrollable element that is already at its end passes the scroll on to
-// the next one up, as a wheel would.
+// watchNewTab starts watching for a tab the input about to be sent opens.
+// Call it before the input, opened() after the settle, off() always.
+// ctx.tabs (get) and ctx.webNavigation (onCreatedNavigationTarget) are
+// chrome-api's; without them nothing is watched.
+function watchNewTab(ctx) {
+  const events = ctx.webNavigation && ctx.webNavigation.onCreatedNavigationTarget;
+  if (!ctx.tabs || !events || typeof events.addListener !== "function") {
+    return { opened: async () => null, off() {} };
+  }
+  let asked = false; // Page.windowOpen came
+  const created = []; // ids of the tabs this tab opened, in order
+  let wake = () => {};
+  const offCdp = ctx.on((method) => {
+    if (method !== "Page.windowOpen") return;
+    asked = true;
+    wake();
+  });
+  const onTarget = (d) => {
+    if (!d || d.sourceTabId !== ctx.tabId || !Number.isInteger(d.tabId)) return;
+    created.push(d.tabId);
+    wake();
+  };
+  events.addListener(onTarget);
+
+  // waitCreated resolves once a tab was created, or after ms.
+  function waitCreated(ms) {
+    if (created.length || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        wake = () => {};
+        resolve();
+      }
+      wake = () => {
+        if (created.length) done();
+      };
+    });
+  }
+
+  // opened returns the id of the first tab the input opened, once its
+  // first document committed (or the budget is nearly spent: then as it
+  // is), or null when it opened none (or the tab closed at once).
+  async function opened() {
+    if (!asked && !created.length) return null;
+    await waitCreated(Math.min(NEW_TAB_MS, Math.max(0, ctx.budget.inner())));
+    ctx.budget.check();
+    if (!created.length) return null;
+    const id = created[0];
+    const stopAt = Date.now() + Math.max(0, ctx.budget.inner());
+    for (let i = 0; ; i++) {
+      let tab;
+      try {
+        tab = await ctx.tabs.get(id);
+      } catch {
+        return null; // closed by its page already
+      }
+      const left = stopAt - Date.now();
+      if (committed(tab) || left <= 0) return id;
+      await sleep(Math.min(COMMIT_POLL_MS[Math.min(i, COMMIT_POLL_MS.length - 1)], left), ctx.timers, ctx.budget.signal);
+    }
+  }
+
+  return {
+    opened,
+    off() {
+      offCdp();
+      events.removeListener(onTarget);
+    },
+  };
+}
+return Object.freeze({ NEW_TAB_MS, committed, watchNewTab });
+})();
+
+// lib/settle.js
+const __lib_settle = (() => {
+// The settle after input (docs/extension.md §Settle after input): click,
+// hover, type and press_key return only once the page has reacted. A
+// main-frame navigation the input started is waited for until the new
+// document committed and reached DOMContentLoaded; a same-document one
+// until one page task ran (its hashchange handler); otherwise the action
+// returns after one round trip to the page.
+//
+// The window: Chromium reports a renderer-initiated navigation
+// (Page.frameRequestedNavigation) before it answers the input event that
+// caused it, and events reach us in order with command answers, so by the
+// time a page round trip after the input returns every navigation the
+// input started has been seen. Measured on the fixtures (e2e
+// TestMeasureSettle): frameRequestedNavigation arrives 0–0.1 ms after the
+// mouseReleased answer, frameStartedLoading 4–5 ms later.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { CdpError, onAbort, withDeadline } = __lib_cdp;
+const { watchNewTab } = __lib_new_tab;
+
+// SETTLE_PING is one round trip to the page's main thread: every event the
+// input caused synchronously (a navigation request, a same-document URL
+// change) has reached us when it answers. It costs ~0.7 ms.
+const SETTLE_PING = "0";
+
+// SETTLE_TASK resolves after one page task: whatever the input queued
+// (hashchange, popstate handlers, timers of 0 ms) runs before it. After an
+// input Chromium draws a frame before it runs other tasks, so this costs
+// ~12 ms: it runs only after a same-document navigation, whose hashchange
+// handler is such a task. (Not an animation frame either: rAF costs as
+// much and never fires in a hidden tab.)
+const SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
+
+// NAV_START_EVENTS mark a main-frame navigation the page asked for.
+const NAV_START_EVENTS = new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
+
+// settleAfter runs act (the input) with the tab's navigation events
+// watched, then settles: a navigation the input started is waited for
+// until DOMContentLoaded, anything else for one page task. A tab the input
+// opened is answered as newTabId (lib/new-tab.js).
+async function settleAfter(ctx, what, act) {
+  const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
+  const popup = watchNewTab(ctx);
+  try {
+    await act();
+    await watch.settle(what);
+    const newTabId = await popup.opened();
+    return newTabId === null ? { ok: true } : { ok: true, newTabId };
+  } finally {
+    watch.off();
+    popup.off();
+  }
+}
+
+// watchNavigation starts recording the tab's main-frame navigation events.
+// Call it before the input; call settle() after it, and off() always.
+// mainFrameId is the committed main frame's id (null: accept any frame
+// without a parent).
+function watchNavigation(ctx, mainFrameId) {
+  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
+  let wake = () => {};
+  const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
+  const off = ctx.on((method, p) => {
+    observe(state, method, p, isMain);
+    wake();
+  });
+
+  // until waits until pred() holds or ms pass, and returns pred(); it
+  // rejects with the reason when the request's signal aborts first.
+  function until(pred, ms) {
+    ctx.budget.check();
+    if (pred() || ms <= 0) return Promise.resolve(pred());
+    return new Promise((resolve, reject) => {
+      let offAbort = () => {};
+      const finish = (settle) => {
+        ctx.timers.clearTimeout(t);
+        offAbort();
+        wake = () => {};
+        settle();
+      };
+      const t = ctx.timers.setTimeout(() => finish(() => resolve(pred())), ms);
+      wake = () => {
+        if (pred()) finish(() => resolve(true));
+      };
+      offAbort = onAbort(ctx.budget.signal, () => finish(() => reject(ctx.budget.signal.reason)));
+    });
+  }
+
+  // settle runs the settle task, then waits for a navigation the input
+  // started, within what is left of the action's budget. `what` names the
+  // action for the timeout message.
+  async function settle(what) {
+    await inPage(SETTLE_PING, what);
+    if (state.sameDocument && !state.committed) await inPage(SETTLE_TASK, what);
+    if (!state.started && !state.committed) return;
+    const waitMs = ctx.budget.inner();
+    const finished = await until(() => state.done || state.detached !== null, waitMs);
+    if (state.detached !== null) {
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while ${what} loaded a new page (${state.detached})`);
+    }
+    if (!finished) {
+      const stage = state.committed ? "reached DOMContentLoaded" : "committed";
+      throw new BridgeError(ErrorCodes.TIMEOUT, `${what} started a navigation whose page never ${stage} within ${waitMs} ms`);
+    }
+  }
+
+  async function inPage(expression, what) {
+    try {
+      await withDeadline(
+        ctx.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }),
+        ctx.budget.inner(),
+        what,
+        ctx.timers,
+      );
+    } catch (e) {
+      // The old document's context goes away when the new one commits
+      // (Chromium may hold the answer until then): that is the navigation
+      // settle waits for, not a failure of the action.
+      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
+    }
+  }
+
+  return { state, settle, off };
+}
+
+// observe folds one CDP event into state: started → committed (new
+// loaderId) → done at DOMContentLoaded. A same-document navigation, or a
+// load that stops without committing (a download, a 204), is done at once.
+function observe(state, method, p, isMain = () => true) {
+  if (method === "bua.detached") {
+    state.detached = (p && p.reason) || "detached";
+    return;
+  }
+  if (NAV_START_EVENTS.has(method) && isMain(p)) {
+    if (method === "Page.frameStartedNavigating" && /sameDocument/i.test(String(p.navigationType || ""))) return;
+    if (!state.committed) state.started = true;
+    return;
+  }
+  switch (method) {
+    case "Page.frameNavigated":
+      if (p.frame && !p.frame.parentId) {
+        state.committed = p.frame.loaderId || "?";
+        state.started = true;
+        // A page restored from the back/forward cache fires no DOMContentLoaded.
+        if (p.type === "BackForwardCacheRestore") state.done = true;
+      }
+      break;
+    case "Page.navigatedWithinDocument":
+      if (isMain(p) && !state.committed) {
+        state.sameDocument = true;
+        state.done = true;
+      }
+      break;
+    case "Page.lifecycleEvent":
+      if (state.committed && p.loaderId === state.committed && (p.name === "DOMContentLoaded" || p.name === "load")) state.done = true;
+      break;
+    case "Page.domContentEventFired":
+    case "Page.loadEventFired":
+      if (state.committed) state.done = true;
+      break;
+    case "Page.frameStoppedLoading":
+      // Stopped without a commit: the navigation was cancelled or became
+      // a download; the old document stays.
+      if (isMain(p) && state.started && !state.committed) state.done = true;
+      break;
+    default:
+      break;
+  }
+}
+return Object.freeze({ SETTLE_PING, SETTLE_TASK, settleAfter, watchNavigation, observe });
+})();
+
+// lib/downloads.js
+const __lib_downloads = (() => {
+// Downloads an input starts: click and press_key with download: true wait,
+// through chrome.downloads, for the download the input started to finish,
+// and answer where the file went (the schema's result.download). The
+// daemon, which shares the machine with the browser, reads the file and
+// adds its sha256; the extension cannot read files.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { REASONS } = __generated_protocol;
+const { withDeadline } = __lib_cdp;
+
+// withDownload runs act (the input and its settle) and, when
+// action.download is set, waits for the first download the browser starts
+// after the input began, until it completes or is interrupted, within the
+// action's budget. Without download: true it is act itself. The listeners
+// are added before the input, so a download that starts and ends within
+// it is not missed.
+async function withDownload(ctx, action, what, act) {
+  if (action.download !== true) return act();
+  if (!ctx.downloads) {
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension build cannot watch downloads (no chrome.downloads)");
+  }
+  const watch = watchDownload(ctx.downloads, Date.now());
+  try {
+    const result = await act();
+    const wait = Math.max(1, ctx.budget.inner());
+    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
+      if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
+      throw e;
+    });
+    return { ...result, download: describe(item) };
+  } finally {
+    watch.off();
+  }
+}
+
+// describe is result.download's download object from a DownloadItem.
+function describe(item) {
+  const path = String(item.filename || "");
+  const out = {
+    path,
+    filename: path.split(/[\\/]/).pop(),
+    size: Number(item.fileSize >= 0 ? item.fileSize : item.bytesReceived) || 0,
+    mime: String(item.mime || ""),
+  };
+  const url = item.finalUrl || item.url;
+  if (url) out.url = String(url);
+  return out;
+}
+
+// watchDownload follows the first download created at or after `since`
+// (epoch ms; DownloadItem.startTime is an ISO string): `finished` resolves
+// with its DownloadItem once complete, or rejects with internal_error,
+// reason download_interrupted, carrying Chrome's reason. Later downloads
+// are ignored: one input, one download.
+function watchDownload(api, since) {
+  let id = null;
+  let item = null;
+  let settle;
+  const finished = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  finished.catch(() => {}); // a rejection nobody awaits yet is not unhandled
+  const done = async () => {
+    const [found] = await api.search({ id });
+    settle.resolve(found || item);
+  };
+  const interrupted = (reason) => {
+    const name = item && item.filename ? item.filename.split(/[\\/]/).pop() : item && item.url ? item.url : `download ${id}`;
+    settle.reject(
+      new BridgeError(
+        ErrorCodes.INTERNAL_ERROR,
+        `the download of ${name} was interrupted: ${reason || "no reason given"} (Chrome's reason)`,
+        REASONS.DOWNLOAD_INTERRUPTED,
+      ),
+    );
+  };
+  const onCreated = (it) => {
+    if (id !== null) return;
+    const started = Date.parse(it.startTime);
+    if (Number.isFinite(started) && started < since - 1000) return; // an earlier download still in progress
+    id = it.id;
+    item = it;
+    if (it.state === "complete") done().catch((e) => settle.reject(e));
+    else if (it.state === "interrupted") interrupted(it.error);
+  };
+  const onChanged = (delta) => {
+    if (delta.id !== id) return;
+    if (delta.filename && delta.filename.current) item = { ...item, filename: delta.filename.current };
+    const state = delta.state && delta.state.current;
+    if (state === "complete") done().catch((e) => settle.reject(e));
+    else if (state === "interrupted") interrupted(delta.error && delta.error.current);
+  };
+  api.onCreated.addListener(onCreated);
+  api.onChanged.addListener(onChanged);
+  return {
+    finished,
+    off() {
+      api.onCreated.removeListener(onCreated);
+      api.onChanged.removeListener(onChanged);
+    },
+    // timeout is the error for a wait that ran out: no download started,
+    // or it did not finish in time.
+    timeout(what, ms) {
+      if (id === null) {
+        return new BridgeError(ErrorCodes.TIMEOUT, `the ${what} started no download within ${ms} ms (download: true waits for one)`);
+      }
+      const name = item && item.filename ? item.filename : item.url;
+      return new BridgeError(ErrorCodes.TIMEOUT, `the download of ${name} did not finish within ${ms} ms`);
+    },
+  };
+}
+return Object.freeze({ withDownload, describe, watchDownload });
+})();
+
+// actions/pointer.js
+const __actions_pointer = (() => {
+// click and hover: a pointer at the target (lib/actionability.js locates
+// it, waits until it is actionable and finds the point), then the mouse
+// (lib/input.js) there, then the settle after input (lib/settle.js).
+
+const { retryPointerAction } = __lib_actionability;
+const { mouse } = __lib_input;
+const { settleAfter } = __lib_settle;
+const { withDownload } = __lib_downloads;
+
+async function click(ctx, action) {
+  const m = mouse(ctx);
+  return retryPointerAction(ctx, action, { enabled: true }, async (at) => {
+    if (at.hidden) await m.drawFrame();
+    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at)));
+  });
+}
+
+// hover waits as click does, except for enabled (Playwright's rule: a
+// disabled control still shows its tooltip).
+async function hover(ctx, action) {
+  const m = mouse(ctx);
+  return retryPointerAction(ctx, action, { enabled: false }, async (at) => {
+    if (at.hidden) await m.drawFrame();
+    return settleAfter(ctx, "hover", () => m.move(at));
+  });
+}
+
+const executors = Object.freeze({ click, hover });
+return Object.freeze({ click, hover, executors });
+})();
+
+// lib/clear.js
+const __lib_clear = (() => {
+// type's clear: true (feature type_clear): the focused field's value is
+// selected and deleted before the text goes in, so the page sees what a
+// person's select-all and Delete make it see (keydown, beforeinput, input
+// with inputType deleteContentForward, keyup), then the text's insert.
+// Playwright's fill selects the same way (input.select(), a textarea's
+// whole range, a contenteditable host's contents) and then inserts, which
+// replaces the selection in one input event; deleting first instead makes
+// an empty text clear the field too, and a field that reacts to its value
+// going empty (a search box's suggestions) sees it.
+//
+// The field is the element focused once type's probe has focused its
+// target: the target itself, or the inner field a wrapper handed focus to.
+// It is found from the focused document through open shadow roots and
+// same-origin frames; an out-of-process frame's own session is asked when
+// the focus went there.
+
+const { keyboard } = __lib_input;
+
+// SELECT_FOCUSED selects the focused field's whole value and answers
+// {selected: true}, {empty: true} when there is nothing to clear,
+// {frame: true} when the focus is in an out-of-process frame, {none: tag}
+// when the focused element is not a field, or {unfocused: true} when
+// (with own) this document does not hold the focus.
+const SELECT_FOCUSED = `function (own) { /* bua:clear */
+  if (own && !document.hasFocus()) return { unfocused: true };
+  let doc = document;
+  let el = doc.activeElement;
+  for (;;) {
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (el && (el.localName === "iframe" || el.localName === "frame")) {
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (!d) return { frame: true };
+      doc = d;
+      el = d.activeElement;
+      continue;
+    }
+    break;
+  }
+  if (!el) return { none: "" };
+  if (el.localName === "input" || el.localName === "textarea") {
+    if (!el.value) return { empty: true };
+    el.select();
+    return { selected: true };
+  }
+  if (el.isContentEditable) {
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
+    const range = doc.createRange();
+    range.selectNodeContents(host);
+    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return { selected: true };
+  }
+  return { none: el.localName };
+}`;
+
+// clearFocused selects the focused field's value (in the tab's session,
+// else in the out-of-process frame that holds the focus) and deletes it
+// with the Delete key (lib/input.js), which goes to the focused frame as
+// typing does. A field already empty gets no key.
+async function clearFocused(ctx) {
+  const ask = (session, own) =>
+    (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
+      expression: `(${SELECT_FOCUSED})(${own})`,
+      returnByValue: true,
+    }).then((r) => (r.result && r.result.value) || {});
+  let st = await ask(null, false);
+  if (st.frame) {
+    const frames = ctx.frames ? ctx.frames() : [];
+    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
+    st = answers.map((a) => (a.status === "fulfilled" ? a.value : {})).find((v) => !v.unfocused) || {};
+  }
+  if (!st.selected) return false;
+  await keyboard(ctx).press("Delete", { together: true });
+  return true;
+}
+return Object.freeze({ SELECT_FOCUSED, clearFocused });
+})();
+
+// actions/keyboard.js
+const __actions_keyboard = (() => {
+// type and press_key: the keyboard (lib/input.js), which goes to the
+// focused frame, then the settle after input (lib/settle.js).
+
+const { typeProbe, waitActionable } = __lib_actionability;
+const { keyboard } = __lib_input;
+const { settleAfter } = __lib_settle;
+const { withDownload } = __lib_downloads;
+const { clearFocused } = __lib_clear;
+
+// typeText focuses the target and inserts the text like a paste: Unicode
+// goes through unchanged and no per-character key events are synthesised.
+// Unless action.force, it first waits for the target to be visible,
+// enabled and editable (typeProbe: Playwright's checks for fill, no hit
+// test, as focus needs none). The probe that passes focuses the target in
+// the same call, so the navigation watch of the settle starts before the
+// probes: a focus handler may navigate.
+async function typeText(ctx, action) {
+  const force = action.force === true;
+  const keys = keyboard(ctx);
+  return settleAfter(ctx, "type", async () => {
+    await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
+    if (action.clear) await clearFocused(ctx);
+    if (action.text.length > 0) await keys.insertText(action.text);
+  });
+}
+
+async function pressKey(ctx, action) {
+  const keys = keyboard(ctx);
+  const events = keys.eventsFor(action.key); // a bad key fails before anything is watched
+  return withDownload(ctx, action, "press_key", () => settleAfter(ctx, "press_key", () => keys.send(events)));
+}
+
+const executors = Object.freeze({ type: typeText, press_key: pressKey });
+return Object.freeze({ typeText, pressKey, executors });
+})();
+
+// actions/scroll.js
+const __actions_scroll = (() => {
+// scroll: the page moved by script, not by the mouse wheel (SCROLL_FN
+// says why).
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+
+// SCROLL_FN moves the page by amount CSS pixels (default one viewport
+// height). It scrolls the document, and when the document cannot move (app
+// shells whose body does not scroll) the scrollable element under the
+// viewport centre, which is what a wheel there would move. window.scrollBy
+// rather than a synthetic wheel: wheel events are handled asynchronously
+// by the compositor, and not at all in a hidden tab, so the next action
+// could see the old position. It returns whether anything moved: a page
+// already at the end in that direction, or one that cannot scroll, gives
+// false. A scrollable element that is already at its end passes the scroll
+// on to the next one up, as a wheel would.
 const SCROLL_FN = `function (dir, amount) {
   const dy = (amount || window.innerHeight || 600) * (dir === "up" ? -1 : 1);
   const before = window.scrollY;
@@ -4310,8 +5430,168 @@ async function scroll(ctx, action) {
   return { ok: true, scrolled: Boolean(result && result.value === true) };
 }
 
-const executors = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
-return Object.freeze({ describeTarget, resolveWith, roleScope, findSelector, FRAME_QUERY, invalidSelector, connectedObject, ACTIONABLE, waitActionable, aim, aimPoint, hitBox, sameBox, frameOrigin, settleAfter, click, hover, typeText, pressKey, scroll, executors });
+const executors = Object.freeze({ scroll });
+return Object.freeze({ scroll, executors });
+})();
+
+// actions/forms.js
+const __actions_forms = (() => {
+// select_option and upload: form controls a mouse click cannot set. The
+// select's options are chosen in the page and input and change are fired
+// as a person's choice fires them; a file input's files are set through
+// DOM.setFileInputFiles, after which Chrome fires input and change itself.
+// Both settle after the input as click does (a change handler may submit).
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { invalid, notFound } = __lib_cdp;
+const { ACTIONABLE } = __lib_checks;
+const { describeTarget, locate } = __lib_locate;
+const { waitActionable } = __lib_actionability;
+const { settleAfter } = __lib_settle;
+
+// SELECT runs in the page with `this` = the target. Unless force, it
+// waits (answers {ok: false, why}) while the select is not visible or not
+// enabled, or an option to choose is disabled (itself or its optgroup), as
+// Playwright's selectOption does. When it may act it sets every option's
+// selected state at once, then fires input (composed) and change, both
+// bubbling, as Chrome does after a person's choice. Labels compare with
+// whitespace collapsed and trimmed, non-breaking spaces included.
+const SELECT = `function (force, by, items) { /* bua:select */
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "select") {
+    let d = "<" + el.localName;
+    if (el.type && el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notSelect: d + ">" };
+  }
+  if (!force) {
+    const st = (${ACTIONABLE}).call(el);
+    if (!st.visible) return { connected: true, ok: false, why: "not visible" };
+    if (!st.enabled) return { connected: true, ok: false, why: "not enabled" };
+  }
+  const norm = (s) => String(s).replace(/\\s+/g, " ").trim();
+  const options = Array.from(el.options);
+  const picked = [];
+  for (const it of items) {
+    let o;
+    if (by === "value") o = options.find((x) => x.value === it);
+    else if (by === "label") o = options.find((x) => norm(x.label) === norm(it));
+    else o = options[it];
+    if (!o) {
+      const shown = options.slice(0, 12).map((x) => by === "label" ? norm(x.label) : x.value);
+      return { connected: true, missing: it, count: options.length, shown };
+    }
+    const group = o.parentElement && o.parentElement.localName === "optgroup" ? o.parentElement : null;
+    if (!force && (o.disabled || (group && group.disabled))) {
+      return { connected: true, ok: false, why: "choosing a disabled option (" + JSON.stringify(norm(o.label)) + ")" };
+    }
+    if (!picked.includes(o)) picked.push(o);
+  }
+  if (!el.multiple && picked.length > 1) return { connected: true, tooMany: picked.length };
+  for (const o of options) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { connected: true, ok: true, values: options.filter((o) => o.selected).map((o) => o.value) };
+}`;
+
+// pickedBy returns which of value, label or index the action picks by, and
+// its items as a list (the schema lets one item stand for a list of one).
+function pickedBy(action) {
+  for (const by of ["value", "label", "index"]) {
+    if (action[by] !== undefined) return { by, items: Array.isArray(action[by]) ? action[by] : [action[by]] };
+  }
+  throw invalid("select_option needs one of value, label or index");
+}
+
+async function selectOption(ctx, action) {
+  const { by, items } = pickedBy(action);
+  const force = action.force === true;
+  const label = describeTarget(action);
+  let values;
+  await settleAfter(ctx, "select_option", async () => {
+    const r = await waitActionable(ctx, action, async () => {
+      const { target } = await locate(ctx, action);
+      const res = await ctx.send("Runtime.callFunctionOn", {
+        objectId: target.objectId,
+        functionDeclaration: SELECT,
+        arguments: [{ value: force }, { value: by }, { value: items }],
+        returnByValue: true,
+      });
+      if (res.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `select_option failed in the page: ${res.exceptionDetails.text}`);
+      return selectVerdict(label, by, res.result && res.result.value);
+    });
+    values = r.values;
+  });
+  return { values };
+}
+
+// selectVerdict turns SELECT's answer into a probe result or the error
+// waiting cannot fix.
+function selectVerdict(label, by, st) {
+  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (st.notSelect) {
+    throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
+  }
+  if (st.missing !== undefined) {
+    const more = st.count > st.shown.length ? `, … (${st.count} in all)` : "";
+    const list = st.shown.map((x) => JSON.stringify(x)).join(", ");
+    const what = by === "index" ? `no option at index ${st.missing}` : `no option with ${by} ${JSON.stringify(st.missing)}`;
+    throw notFound(`${label} has ${what}: its options' ${by === "index" ? "values" : by + "s"} are ${list || "none"}${more}`);
+  }
+  if (st.tooMany) {
+    throw invalid(`${label} takes one option (it has no multiple attribute), and ${st.tooMany} were given: pass one`);
+  }
+  return st;
+}
+
+// FILE_INPUT runs in the page with `this` = the target: what upload needs
+// to know before setting files. A file input need not be visible (pages
+// hide it behind a styled button), so there is no actionability wait.
+const FILE_INPUT = `function (n) {
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "input" || el.type !== "file") {
+    let d = "<" + el.localName;
+    if (el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notFile: d + ">" };
+  }
+  if (n > 1 && !el.multiple) return { connected: true, tooMany: true };
+  return { connected: true, ok: true, disabled: el.disabled };
+}`;
+
+async function upload(ctx, action) {
+  const files = action.files;
+  const label = describeTarget(action);
+  const { target } = await locate(ctx, action);
+  const res = await ctx.send("Runtime.callFunctionOn", {
+    objectId: target.objectId,
+    functionDeclaration: FILE_INPUT,
+    arguments: [{ value: files.length }],
+    returnByValue: true,
+  });
+  const st = res.result && res.result.value;
+  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
+  if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
+  if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
+  if (files.length === 0) {
+    // DOM.setFileInputFiles with no files leaves the old ones in place.
+    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
+  }
+  return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
+}
+
+// CLEAR_FILES empties a file input and fires input and change, as the
+// files changing through the dialog would.
+const CLEAR_FILES = `function () {
+  if (this.files.length === 0) return;
+  this.value = "";
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+}`;
+
+const executors = Object.freeze({ select_option: selectOption, upload });
+return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, executors });
 })();
 
 // lib/elements.js
@@ -6739,7 +8019,7 @@ const { BridgeError, ErrorCodes } = __lib_errors;
 const { waitTimeoutMs } = __lib_budget;
 const { CdpError, invalid, sessionSend } = __lib_cdp;
 const { lookupRole, pick } = __lib_role_target;
-const { describeTarget, findSelector, invalidSelector, roleScope } = __actions_input;
+const { describeTarget, findSelector, invalidSelector, roleScope } = __lib_locate;
 
 const POLL_MS = 100;
 
@@ -6997,591 +8277,6 @@ async function waitFor(ctx, action) {
 
 const executors = Object.freeze({ wait_for: waitFor });
 return Object.freeze({ PROBE, regexOf, globRegExp, urlMatcher, waitedFor, waitFor, executors });
-})();
-
-// actions/handoff.js
-const __actions_handoff = (() => {
-// The handoff action (a pure addition to protocol v4, feature "handoff"):
-// bring a tab to the person when its page needs a human, and take it back
-// after. The daemon sends `requested` when extract saw an obstacle under the
-// handoff policy, then `resolved` once no obstacle is seen, or `abandoned`
-// when the caller gave up. Tab scope: it runs in the tab's queue, after the
-// blocklist check, like every per-tab action.
-
-const { BridgeError, ErrorCodes } = __lib_errors;
-const { EVENTS } = __generated_protocol;
-const { showWindow } = __window_manager;
-
-function hostOf(url) {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return "";
-  }
-}
-
-// createHandoffService({api, windows, registry, emit, now}): api is
-// chrome-api.js's object, windows the window manager, registry the handoff
-// registry. run(tabId, action) -> {windowId, moved}.
-function createHandoffService({ api, windows, registry, emit, now = Date.now }) {
-  // bringToPerson shows tabId where the person looks: out of the minimized
-  // BUA window into their last focused normal window, or, in a window of
-  // its own, that window focused (and restored if minimized).
-  async function bringToPerson(tab) {
-    const buaId = await windows.buaWindowId();
-    let windowId = tab.windowId;
-    let moved = false;
-    if (buaId != null && tab.windowId === buaId) {
-      const target = await windows.personWindow();
-      if (target) {
-        await api.tabs.move(tab.id, { windowId: target.id, index: -1 });
-        windowId = target.id;
-        moved = true;
-      }
-    }
-    await api.tabs.update(tab.id, { active: true });
-    await showWindow(api, windowId);
-    return { windowId, moved };
-  }
-
-  async function request(tabId, action) {
-    const tab = await api.tabs.get(tabId);
-    const domain = hostOf(tab.url);
-    const had = registry.get(tabId);
-    if (had) {
-      // Idempotent: already in front of the person.
-      return { windowId: tab.windowId, moved: Boolean(had.restore && had.restore.moved) };
-    }
-    const from = { windowId: tab.windowId, index: Number.isInteger(tab.index) ? tab.index : -1 };
-    const shown = await bringToPerson(tab);
-    registry.request(tabId, {
-      domain,
-      obstacleType: action.obstacleType || "",
-      message: action.message || "",
-      restore: { ...from, moved: shown.moved },
-    });
-    emit({ type: EVENTS.HANDOFF_REQUESTED, tabId, domain, obstacleType: action.obstacleType || "", message: action.message || "" });
-    return shown;
-  }
-
-  async function release(tabId, outcome) {
-    const entry = registry.resolve(tabId);
-    const tab = await api.tabs.get(tabId);
-    if (!entry) return { windowId: tab.windowId, moved: false }; // idempotent
-    let windowId = tab.windowId;
-    let moved = false;
-    const r = entry.restore;
-    if (r && r.moved) {
-      // Back into the BUA window it came from; a new one when it was the
-      // window's last tab, which Chrome closed as the tab left.
-      windowId = await windows.takeBack(tabId, r.index);
-      moved = true;
-    }
-    emit({ type: EVENTS.HANDOFF_RESOLVED, tabId, domain: entry.domain, outcome, waitedMs: Math.max(0, now() - entry.since) });
-    return { windowId, moved };
-  }
-
-  return {
-    async run(tabId, action) {
-      if (action.state === "requested") return request(tabId, action);
-      if (action.state === "resolved" || action.state === "abandoned") return release(tabId, action.state);
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, `handoff state ${JSON.stringify(action.state)} is not requested, resolved or abandoned`);
-    },
-  };
-}
-
-// The controller passes ctx.handoff, the worker's service (background.js).
-const executors = {
-  handoff(ctx, action) {
-    if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");
-    return ctx.handoff.run(ctx.tabId, action);
-  },
-};
-return Object.freeze({ createHandoffService, executors });
-})();
-
-// lib/trace.js
-const __lib_trace = (() => {
-// The trace ring buffer (spec 004 §Trace ring buffer, docs/extension.md
-// §Trace): for each attached tab, a bounded ring of what the page and bua
-// did recently, read with get_trace. This file is pure: the debugger
-// controller feeds it CDP events and bua's own action ends, and reads it.
-//
-// Bounds, all at once (docs/extension.md §Trace, schema
-// $defs/action.get_trace): TRACE_MAX_EVENTS events and TRACE_MAX_BYTES
-// bytes per tab (each event counted as the UTF-8 length of its JSON, the
-// size get_trace sends), the oldest evicted first; and rings for at most
-// TRACE_MAX_TABS tabs, the least recently used one dropped first. Worst
-// case: 16 × 256 KiB = 4 MiB.
-//
-// What it keeps is chosen so that nothing secret leaks: requests by URL,
-// method and status only (no headers, so no cookies or tokens, and no
-// bodies: the requests come from chrome.webRequest, asked for neither), and bua's actions by type, duration and error code only (never
-// the text a type action typed).
-
-const TRACE_MAX_EVENTS = 500;
-const TRACE_MAX_BYTES = 256 * 1024;
-const TRACE_MAX_TABS = 16;
-
-// Field limits: the schema's maxLength of $defs/traceEvent.
-const LIMITS = Object.freeze({ text: 1000, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
-
-// clip returns s cut to max UTF-16 units, ending in "…" when cut, never
-// splitting a surrogate pair. A cut string is copied, so the ring never
-// keeps alive the (maybe megabytes long) string it was cut from: V8's
-// slice shares its parent's storage.
-function clip(s, max) {
-  if (typeof s !== "string") return "";
-  if (s.length <= max) return s;
-  let cut = s.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return JSON.parse(JSON.stringify(cut + "…"));
-}
-
-// utf8Length is the number of bytes s takes in UTF-8.
-function utf8Length(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
-function eventBytes(ev) {
-  return utf8Length(JSON.stringify(ev));
-}
-
-// createTraceRing is one tab's ring. Events get seq firstSeq, firstSeq+1, …
-// in the order they are pushed, and t (Unix ms) when pushed unless they
-// carry one.
-function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BYTES, firstSeq = 1, now = Date.now } = {}) {
-  let events = []; // oldest first
-  let sizes = [];
-  let head = 0; // index of the oldest event still held
-  let bytes = 0;
-  let nextSeq = firstSeq;
-
-  function evictOldest() {
-    bytes -= sizes[head];
-    events[head] = undefined;
-    head++;
-    // Compact now and then, so eviction stays O(1) amortised.
-    if (head > 64 && head * 2 > events.length) {
-      events = events.slice(head);
-      sizes = sizes.slice(head);
-      head = 0;
-    }
-  }
-
-  return {
-    push(ev) {
-      const { seq: _ignored, t, ...rest } = ev;
-      const e = { seq: nextSeq++, t: typeof t === "number" ? t : now(), ...rest };
-      const size = eventBytes(e);
-      events.push(e);
-      sizes.push(size);
-      bytes += size;
-      while (events.length - head > maxEvents || bytes > maxBytes) evictOldest();
-      return e;
-    },
-    // read returns {events, nextSeq, dropped}: the events held whose seq is
-    // at least sinceSeq (0: all), the seq the next event will get, and how
-    // many events from sinceSeq on the ring had already evicted. A sinceSeq
-    // beyond nextSeq comes from a reader of an earlier ring (the worker
-    // restarted, or the tab's ring was dropped): it reads the whole ring.
-    read(sinceSeq = 0) {
-      const first = events.length > head ? events[head].seq : nextSeq;
-      let since = Number.isInteger(sinceSeq) && sinceSeq > 0 ? sinceSeq : 1;
-      if (since > nextSeq) since = 1;
-      const out = [];
-      for (let i = head; i < events.length; i++) if (events[i].seq >= since) out.push(events[i]);
-      return { events: out, nextSeq, dropped: Math.max(0, first - since) };
-    },
-    get size() {
-      return events.length - head;
-    },
-    get bytes() {
-      return bytes;
-    },
-    get nextSeq() {
-      return nextSeq;
-    },
-  };
-}
-
-// CONSOLE_LEVELS maps Runtime.consoleAPICalled's type to the trace's level.
-const CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
-
-// describeArg renders one console argument (a CDP RemoteObject) as
-// DevTools' console would in one line, briefly.
-function describeArg(o) {
-  if (!o || typeof o !== "object") return String(o);
-  if (o.type === "string") return String(o.value);
-  if (o.unserializableValue !== undefined) return String(o.unserializableValue);
-  if (o.type === "undefined") return "undefined";
-  if ("value" in o && o.type !== "object") return String(o.value);
-  if (o.subtype === "null") return "null";
-  const p = o.preview;
-  if (p && Array.isArray(p.properties) && o.subtype !== "error" && o.subtype !== "node") {
-    const props = p.properties.map((x) => {
-      const v = x.type === "string" ? JSON.stringify(x.value) : x.value;
-      return p.subtype === "array" ? v : `${x.name}: ${v}`;
-    });
-    if (p.overflow) props.push("…");
-    return p.subtype === "array" ? `[${props.join(", ")}]` : `{${props.join(", ")}}`;
-  }
-  return String(o.description ?? o.className ?? o.type);
-}
-
-// consoleText joins a console call's arguments, applying the format
-// specifiers of a first string argument (%s %d %i %f %o %O %c) as the
-// console does.
-function consoleText(args) {
-  if (!Array.isArray(args) || args.length === 0) return "";
-  const rest = args.slice();
-  let head = "";
-  if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
-    const fmt = String(rest.shift().value);
-    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
-      if (c === "%") return "%";
-      if (rest.length === 0) return m;
-      const a = rest.shift();
-      if (c === "c") return "";
-      if (c === "d" || c === "i") return String(parseInt(a.value ?? a.description, 10));
-      if (c === "f") return String(parseFloat(a.value ?? a.description));
-      return describeArg(a);
-    });
-    return [head, ...rest.map(describeArg)].join(" ");
-  }
-  return rest.map(describeArg).join(" ");
-}
-
-// exceptionText is Runtime.exceptionThrown's message as DevTools shows it:
-// "Uncaught Error: boom\n    at …".
-function exceptionText(d) {
-  const desc = d.exception && (d.exception.description ?? (d.exception.value !== undefined ? String(d.exception.value) : undefined));
-  const text = typeof d.text === "string" ? d.text : "";
-  if (desc === undefined) return text;
-  return text ? `${text} ${desc}` : desc;
-}
-
-function exceptionURL(d) {
-  if (typeof d.url === "string" && d.url) return d.url;
-  const frames = d.stackTrace && d.stackTrace.callFrames;
-  return frames && frames[0] && frames[0].url ? frames[0].url : "";
-}
-
-// set adds key to ev when value is a non-empty string, clipped to its limit.
-function set(ev, key, value) {
-  if (typeof value === "string" && value) ev[key] = clip(value, LIMITS[key]);
-  return ev;
-}
-
-// traceEventFor maps one CDP event of a tab to a trace event (without seq
-// and t), or null when it records nothing.
-function traceEventFor(method, p) {
-  p = p || {};
-  switch (method) {
-    case "Runtime.consoleAPICalled":
-      return set({ kind: "console", level: CONSOLE_LEVELS[p.type] || "log" }, "text", consoleText(p.args));
-    case "Runtime.exceptionThrown": {
-      const d = p.exceptionDetails || {};
-      return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
-    }
-    case "Page.frameNavigated": {
-      const f = p.frame;
-      if (!f || f.parentId) return null;
-      return set({ kind: "navigation" }, "url", f.url + (f.urlFragment || ""));
-    }
-    case "Page.javascriptDialogOpening":
-      return set(set({ kind: "dialog" }, "level", p.type || "alert"), "text", typeof p.message === "string" ? p.message : "");
-    default:
-      return null;
-  }
-}
-
-// requestEventFor maps the end of one of a tab's requests, as
-// chrome.webRequest reports it ("completed": onCompleted, "error":
-// onErrorOccurred), to a trace event, or null when it went well. Only the
-// URL, method, and status or error: the listeners ask for no headers, and
-// webRequest never sees bodies. A request the page or a navigation
-// cancelled (net::ERR_ABORTED) did not fail.
-function requestEventFor(outcome, d) {
-  d = d || {};
-  if (outcome === "completed") {
-    if (!(d.statusCode >= 400)) return null;
-    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
-    ev.status = d.statusCode;
-    return ev;
-  }
-  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
-  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
-}
-
-// actionEvent is the trace event for one of bua's actions that ended:
-// its type, how long it ran, and the code it failed with (none when it
-// succeeded; level "cancelled" when the daemon cancelled it). Nothing of
-// its params: a type action's text never reaches the trace.
-function actionEvent(type, durationMs, code, cancelled = false) {
-  const ev = set({ kind: "action" }, "action", type);
-  ev.durationMs = Math.max(0, Math.round(durationMs));
-  if (cancelled) ev.level = "cancelled";
-  else if (code) ev.code = code;
-  return ev;
-}
-
-// dialogAnswerEvent is the dialog event bua records when it answers a
-// dialog: the dialog's type (level) and message (text) as at its opening,
-// how it answered, and the action that did (handle_dialog, evaluate, or
-// one sent with dialogs).
-function dialogAnswerEvent(dialogType, message, accepted, by) {
-  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
-  ev.answer = accepted ? "accepted" : "dismissed";
-  return set(ev, "action", by);
-}
-
-// createTraceStore holds the rings of up to maxTabs tabs (the least
-// recently used dropped first).
-function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
-  const tabs = new Map(); // tabId -> {ring}; insertion order = least recently used first
-  // The next seq of a ring dropped for room while its tab lives on, so a
-  // new ring for the tab continues its numbering and a reader's sinceSeq
-  // stays meaningful (dropped counts what was lost).
-  const resume = new Map();
-
-  function entry(tabId) {
-    let e = tabs.get(tabId);
-    if (e) {
-      tabs.delete(tabId); // touch: most recently used last
-      tabs.set(tabId, e);
-      return e;
-    }
-    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
-    resume.delete(tabId);
-    tabs.set(tabId, e);
-    while (tabs.size > maxTabs) {
-      const [oldId, old] = tabs.entries().next().value;
-      tabs.delete(oldId);
-      resume.set(oldId, old.ring.nextSeq);
-    }
-    return e;
-  }
-
-  return {
-    // cdpEvent records what a CDP event of tabId says, if anything.
-    cdpEvent(tabId, method, params) {
-      const ev = traceEventFor(method, params);
-      return ev ? entry(tabId).ring.push(ev) : null;
-    },
-    // request records a request's end (requestEventFor), if it failed.
-    request(tabId, outcome, details) {
-      const ev = requestEventFor(outcome, details);
-      return ev ? entry(tabId).ring.push(ev) : null;
-    },
-    // push records a ready-made event (actionEvent's).
-    push(tabId, ev) {
-      return entry(tabId).ring.push(ev);
-    },
-    // read is get_trace's result for tabId (an empty ring for a tab that
-    // has none).
-    read(tabId, sinceSeq) {
-      const e = tabs.get(tabId);
-      if (e) return e.ring.read(sinceSeq);
-      const next = resume.get(tabId) || 1;
-      const since = Number.isInteger(sinceSeq) && sinceSeq > 0 && sinceSeq <= next ? sinceSeq : 1;
-      return { events: [], nextSeq: next, dropped: Math.max(0, next - since) };
-    },
-    // forget drops tabId's ring for good (the tab closed).
-    forget(tabId) {
-      tabs.delete(tabId);
-      resume.delete(tabId);
-    },
-    has: (tabId) => tabs.has(tabId),
-    get tabCount() {
-      return tabs.size;
-    },
-    _tabs: tabs,
-  };
-}
-return Object.freeze({ TRACE_MAX_EVENTS, TRACE_MAX_BYTES, TRACE_MAX_TABS, LIMITS, clip, utf8Length, eventBytes, createTraceRing, consoleText, traceEventFor, requestEventFor, actionEvent, dialogAnswerEvent, createTraceStore });
-})();
-
-// actions/forms.js
-const __actions_forms = (() => {
-// select_option and upload: form controls a mouse click cannot set. The
-// select's options are chosen in the page and input and change are fired
-// as a person's choice fires them; a file input's files are set through
-// DOM.setFileInputFiles, after which Chrome fires input and change itself.
-// Both settle after the input as click does (a change handler may submit).
-
-const { BridgeError, ErrorCodes } = __lib_errors;
-const { invalid, notFound } = __lib_cdp;
-const { ACTIONABLE, describeTarget, resolveWith, settleAfter, waitActionable } = __actions_input;
-
-// SELECT runs in the page with `this` = the target. Unless force, it
-// waits (answers {ok: false, why}) while the select is not visible or not
-// enabled, or an option to choose is disabled (itself or its optgroup), as
-// Playwright's selectOption does. When it may act it sets every option's
-// selected state at once, then fires input (composed) and change, both
-// bubbling, as Chrome does after a person's choice. Labels compare with
-// whitespace collapsed and trimmed, non-breaking spaces included.
-const SELECT = `function (force, by, items) { /* bua:select */
-  const el = this;
-  if (!el.isConnected) return { connected: false };
-  if (el.localName !== "select") {
-    let d = "<" + el.localName;
-    if (el.type && el.localName === "input") d += " type=" + el.type;
-    return { connected: true, notSelect: d + ">" };
-  }
-  if (!force) {
-    const st = (${ACTIONABLE}).call(el);
-    if (!st.visible) return { connected: true, ok: false, why: "not visible" };
-    if (!st.enabled) return { connected: true, ok: false, why: "not enabled" };
-  }
-  const norm = (s) => String(s).replace(/\\s+/g, " ").trim();
-  const options = Array.from(el.options);
-  const picked = [];
-  for (const it of items) {
-    let o;
-    if (by === "value") o = options.find((x) => x.value === it);
-    else if (by === "label") o = options.find((x) => norm(x.label) === norm(it));
-    else o = options[it];
-    if (!o) {
-      const shown = options.slice(0, 12).map((x) => by === "label" ? norm(x.label) : x.value);
-      return { connected: true, missing: it, count: options.length, shown };
-    }
-    const group = o.parentElement && o.parentElement.localName === "optgroup" ? o.parentElement : null;
-    if (!force && (o.disabled || (group && group.disabled))) {
-      return { connected: true, ok: false, why: "choosing a disabled option (" + JSON.stringify(norm(o.label)) + ")" };
-    }
-    if (!picked.includes(o)) picked.push(o);
-  }
-  if (!el.multiple && picked.length > 1) return { connected: true, tooMany: picked.length };
-  for (const o of options) o.selected = picked.includes(o);
-  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  el.dispatchEvent(new Event("change", { bubbles: true }));
-  return { connected: true, ok: true, values: options.filter((o) => o.selected).map((o) => o.value) };
-}`;
-
-// pickedBy returns which of value, label or index the action picks by, and
-// its items as a list (the schema lets one item stand for a list of one).
-function pickedBy(action) {
-  for (const by of ["value", "label", "index"]) {
-    if (action[by] !== undefined) return { by, items: Array.isArray(action[by]) ? action[by] : [action[by]] };
-  }
-  throw invalid("select_option needs one of value, label or index");
-}
-
-async function selectOption(ctx, action) {
-  const { by, items } = pickedBy(action);
-  const force = action.force === true;
-  const label = describeTarget(action);
-  let values;
-  await settleAfter(ctx, "select_option", async () => {
-    const r = await waitActionable(ctx, action, async () => {
-      const { target } = await resolveWith(ctx, action);
-      const res = await ctx.send("Runtime.callFunctionOn", {
-        objectId: target.objectId,
-        functionDeclaration: SELECT,
-        arguments: [{ value: force }, { value: by }, { value: items }],
-        returnByValue: true,
-      });
-      if (res.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `select_option failed in the page: ${res.exceptionDetails.text}`);
-      return selectVerdict(label, by, res.result && res.result.value);
-    });
-    values = r.values;
-  });
-  return { values };
-}
-
-// selectVerdict turns SELECT's answer into a probe result or the error
-// waiting cannot fix.
-function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
-  if (st.notSelect) {
-    throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
-  }
-  if (st.missing !== undefined) {
-    const more = st.count > st.shown.length ? `, … (${st.count} in all)` : "";
-    const list = st.shown.map((x) => JSON.stringify(x)).join(", ");
-    const what = by === "index" ? `no option at index ${st.missing}` : `no option with ${by} ${JSON.stringify(st.missing)}`;
-    throw notFound(`${label} has ${what}: its options' ${by === "index" ? "values" : by + "s"} are ${list || "none"}${more}`);
-  }
-  if (st.tooMany) {
-    throw invalid(`${label} takes one option (it has no multiple attribute), and ${st.tooMany} were given: pass one`);
-  }
-  return st;
-}
-
-// FILE_INPUT runs in the page with `this` = the target: what upload needs
-// to know before setting files. A file input need not be visible (pages
-// hide it behind a styled button), so there is no actionability wait.
-const FILE_INPUT = `function (n) {
-  const el = this;
-  if (!el.isConnected) return { connected: false };
-  if (el.localName !== "input" || el.type !== "file") {
-    let d = "<" + el.localName;
-    if (el.localName === "input") d += " type=" + el.type;
-    return { connected: true, notFile: d + ">" };
-  }
-  if (n > 1 && !el.multiple) return { connected: true, tooMany: true };
-  return { connected: true, ok: true, disabled: el.disabled };
-}`;
-
-async function upload(ctx, action) {
-  const files = action.files;
-  const label = describeTarget(action);
-  const { target } = await resolveWith(ctx, action);
-  const res = await ctx.send("Runtime.callFunctionOn", {
-    objectId: target.objectId,
-    functionDeclaration: FILE_INPUT,
-    arguments: [{ value: files.length }],
-    returnByValue: true,
-  });
-  const st = res.result && res.result.value;
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
-  if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
-  if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
-  if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
-  if (files.length === 0) {
-    // DOM.setFileInputFiles with no files leaves the old ones in place.
-    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
-  }
-  return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
-}
-
-// CLEAR_FILES empties a file input and fires input and change, as the
-// files changing through the dialog would.
-const CLEAR_FILES = `function () {
-  if (this.files.length === 0) return;
-  this.value = "";
-  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event("change", { bubbles: true }));
-}`;
-
-const executors = Object.freeze({ select_option: selectOption, upload });
-return Object.freeze({ SELECT, pickedBy, selectOption, selectVerdict, upload, executors });
-})();
-
-// actions/dialog.js
-const __actions_dialog = (() => {
-// handle_dialog: answer the JavaScript dialog left open on the tab
-// (protocol v4 §Dialogs leaves page dialogs outside evaluate alone) through
-// Page.handleJavaScriptDialog. The controller keeps the open dialog and lets
-// this action through while every other one fails naming it.
-
-function handleDialog(ctx, action) {
-  return ctx.answerDialog(action.accept === true, action.promptText);
-}
-
-const executors = Object.freeze({ handle_dialog: handleDialog });
-return Object.freeze({ handleDialog, executors });
 })();
 
 // lib/locator.js
@@ -7893,9 +8588,7 @@ const { CdpError, sessionSend } = __lib_cdp;
 const { describeScript, orderLocators } = __lib_locator;
 const { normalizeName, queryRole } = __lib_role_target;
 const { ROLES } = __generated_protocol;
-const { resolveWith } = __actions_input;
-
-const GROUP = "bua";
+const { GROUP, locate } = __lib_locate;
 
 // Roles a locator never uses: they name no kind of element a person sees.
 const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
@@ -7959,7 +8652,7 @@ async function roleLocator(ctx, target, page) {
 }
 
 async function describe(ctx, action) {
-  const { target } = await resolveWith(ctx, action);
+  const { target } = await locate(ctx, action);
   const send = sessionSend(ctx, target.session);
   const r = await send("Runtime.callFunctionOn", {
     objectId: target.objectId,
@@ -7988,352 +8681,517 @@ const executors = Object.freeze({ describe });
 return Object.freeze({ targetName, roleLocator, describe, executors });
 })();
 
-// debugger-controller.js
-const __debugger_controller = (() => {
-// The debugger controller: every per-tab action runs here through
-// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
-// It owns the attachment set, the uid cache, the evaluate-in-progress set
-// and the dialogs left open; the action modules in ./actions/ hold the CDP
-// sequence for each action family and reach the tab only through the ctx
-// object built here.
+// actions/handoff.js
+const __actions_handoff = (() => {
+// The handoff action (a pure addition to protocol v4, feature "handoff"):
+// bring a tab to the person when its page needs a human, and take it back
+// after. The daemon sends `requested` when extract saw an obstacle under the
+// handoff policy, then `resolved` once no obstacle is seen, or `abandoned`
+// when the caller gave up. Tab scope: it runs in the tab's queue, after the
+// blocklist check, like every per-tab action.
 
-const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
-const { CdpError, abortable, cdpMessage, sleep, withDeadline } = __lib_cdp;
-const { budgetFor } = __lib_budget;
-const { ACTION_SPECS, REASONS } = __generated_protocol;
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { EVENTS } = __generated_protocol;
+const { showWindow } = __window_manager;
+
+function hostOf(url) {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+// createHandoffService({api, windows, registry, emit, now}): api is
+// chrome-api.js's object, windows the window manager, registry the handoff
+// registry. run(tabId, action) -> {windowId, moved}.
+function createHandoffService({ api, windows, registry, emit, now = Date.now }) {
+  // bringToPerson shows tabId where the person looks: out of the minimized
+  // BUA window into their last focused normal window, or, in a window of
+  // its own, that window focused (and restored if minimized).
+  async function bringToPerson(tab) {
+    const buaId = await windows.buaWindowId();
+    let windowId = tab.windowId;
+    let moved = false;
+    if (buaId != null && tab.windowId === buaId) {
+      const target = await windows.personWindow();
+      if (target) {
+        await api.tabs.move(tab.id, { windowId: target.id, index: -1 });
+        windowId = target.id;
+        moved = true;
+      }
+    }
+    await api.tabs.update(tab.id, { active: true });
+    await showWindow(api, windowId);
+    return { windowId, moved };
+  }
+
+  async function request(tabId, action) {
+    const tab = await api.tabs.get(tabId);
+    const domain = hostOf(tab.url);
+    const had = registry.get(tabId);
+    if (had) {
+      // Idempotent: already in front of the person.
+      return { windowId: tab.windowId, moved: Boolean(had.restore && had.restore.moved) };
+    }
+    const from = { windowId: tab.windowId, index: Number.isInteger(tab.index) ? tab.index : -1 };
+    const shown = await bringToPerson(tab);
+    registry.request(tabId, {
+      domain,
+      obstacleType: action.obstacleType || "",
+      message: action.message || "",
+      restore: { ...from, moved: shown.moved },
+    });
+    emit({ type: EVENTS.HANDOFF_REQUESTED, tabId, domain, obstacleType: action.obstacleType || "", message: action.message || "" });
+    return shown;
+  }
+
+  async function release(tabId, outcome) {
+    const entry = registry.resolve(tabId);
+    const tab = await api.tabs.get(tabId);
+    if (!entry) return { windowId: tab.windowId, moved: false }; // idempotent
+    let windowId = tab.windowId;
+    let moved = false;
+    const r = entry.restore;
+    if (r && r.moved) {
+      // Back into the BUA window it came from; a new one when it was the
+      // window's last tab, which Chrome closed as the tab left.
+      windowId = await windows.takeBack(tabId, r.index);
+      moved = true;
+    }
+    emit({ type: EVENTS.HANDOFF_RESOLVED, tabId, domain: entry.domain, outcome, waitedMs: Math.max(0, now() - entry.since) });
+    return { windowId, moved };
+  }
+
+  return {
+    async run(tabId, action) {
+      if (action.state === "requested") return request(tabId, action);
+      if (action.state === "resolved" || action.state === "abandoned") return release(tabId, action.state);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `handoff state ${JSON.stringify(action.state)} is not requested, resolved or abandoned`);
+    },
+  };
+}
+
+// The controller passes ctx.handoff, the worker's service (background.js).
+const executors = {
+  handoff(ctx, action) {
+    if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");
+    return ctx.handoff.run(ctx.tabId, action);
+  },
+};
+return Object.freeze({ createHandoffService, executors });
+})();
+
+// debugger/executors.js
+const __debugger_executors = (() => {
+// The executors of every action of scope "tab" (ACTION_SPECS), one module
+// per action family, and the capabilities each family's executors get
+// (debugger/capabilities.js): nothing else of the tab reaches them.
+// Adding an action is a schema edit plus an executor in one of these
+// modules (and, for a new family, its row here).
+
+const { ACTION_SPECS } = __generated_protocol;
 const nav = __actions_nav;
-const input = __actions_input;
+const pointer = __actions_pointer;
+const keyboard = __actions_keyboard;
+const scroll = __actions_scroll;
+const forms = __actions_forms;
 const capture = __actions_capture;
 const extract = __actions_extract;
 const evaluate = __actions_evaluate;
 const wait = __actions_wait;
+const describe = __actions_describe;
+const dialog = __actions_dialog;
 const handoff = __actions_handoff;
 const trace = __actions_trace;
-const { actionEvent, createTraceStore, dialogAnswerEvent } = __lib_trace;
-const forms = __actions_forms;
-const dialog = __actions_dialog;
-const describe = __actions_describe;
 
-const CDP_VERSION = "1.3";
+const FAMILIES = [
+  [nav, ["cdp", "events", "reads"]], // navigate, reload, go_back, go_forward
+  [pointer, ["cdp", "events", "uids", "input"]], // click, hover
+  [keyboard, ["cdp", "events", "uids", "input"]], // type, press_key
+  [scroll, ["cdp"]],
+  [forms, ["cdp", "events", "uids", "input"]], // select_option, upload
+  [capture, ["cdp", "reads"]], // screenshot (labels read the last read, or make one)
+  [extract, ["cdp", "reads"]],
+  [evaluate, ["cdp", "evaluating"]],
+  [wait, ["cdp", "events", "uids"]], // wait_for
+  [describe, ["cdp", "uids"]],
+  [dialog, ["dialogs"]], // handle_dialog
+  [handoff, ["handoff"]],
+  [trace, ["trace"]], // get_trace, passive: no attach, no page
+];
 
-// LEAVING_ACTIONS take the dialogs policy (the schema's dialogPolicy): they
-// leave the page, so a dialog on it is answered first rather than failing
-// them. close_tab, the fifth, is scope "browser" and comes through closeTab.
-const LEAVING_ACTIONS = new Set(["navigate", "reload", "go_back", "go_forward"]);
-
-// policyOf is the dialogs policy an action runs under: "accept" or
-// "dismiss", or null when it leaves dialogs open (leave, the default).
-function policyOf(action) {
-  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
-}
-
-// AUTO_ATTACH attaches the tab's session (and each child's) to its
-// out-of-process iframes, and only to those (not workers), as child
-// sessions sent to with {tabId, sessionId}; nothing waits for the
-// debugger, so the frames load as they would without it.
-const AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
-
-// Defined on the prototype, not the instance, so navigator keeps no own
-// "webdriver" property that a fingerprinting script could spot.
-const WEBDRIVER_SHIM =
-  "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
-
-// The object group every action's remote objects go into, released after
-// each action so a long session does not pin page memory.
-const OBJECT_GROUP = "bua";
-
-// TAB_EXECUTORS maps every action of scope "tab" (ACTION_SPECS) to its
-// executor, (ctx, action) -> result, from the action modules' `executors`.
-// Adding an action is a schema edit plus an executor in one of them.
-const TAB_EXECUTORS = Object.freeze(
-  Object.fromEntries(
-    [nav, input, capture, extract, evaluate, wait, handoff, trace, forms, dialog, describe]
-      .flatMap((m) => Object.entries(m.executors))
-      .filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"),
-  ),
+const rows = FAMILIES.flatMap(([m, uses]) => Object.entries(m.executors).map(([type, fn]) => [type, fn, Object.freeze(uses)])).filter(
+  ([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab",
 );
 
-// RESTRICTED matches what chrome.debugger says, on attach or on any
-// command, about a page no extension may debug (chrome://, the Web Store,
-// another extension's page). Whether the tab got there before the attach
-// or during an action, the caller hears the same code and reason.
-const RESTRICTED = /Cannot access a (chrome|chrome-extension|devtools|edge)[-a-z]*:\/\/ URL|Cannot access contents of (the )?(url|page)|Cannot attach to this target/i;
+// TAB_EXECUTORS maps every action of scope "tab" to its executor, (ctx,
+// action) -> result.
+const TAB_EXECUTORS = Object.freeze(Object.fromEntries(rows.map(([type, fn]) => [type, fn])));
 
-function restricted(tabId, msg) {
-  return new BridgeError(
-    ErrorCodes.DEBUGGER_ATTACH_FAILED,
-    `tab ${tabId} shows a page Chrome lets no extension debug (${msg}): navigate it to an http(s) page, or use another tab`,
-    REASONS.RESTRICTED_PAGE,
-  );
+// USES maps every action of scope "tab" to the capabilities its ctx holds.
+const USES = Object.freeze(Object.fromEntries(rows.map(([type, , uses]) => [type, uses])));
+return Object.freeze({ TAB_EXECUTORS, USES });
+})();
+
+// debugger/capabilities.js
+const __debugger_capabilities = (() => {
+// What an executor may do on its tab: a few small interfaces, and each
+// action family gets only the ones it uses (FAMILIES in
+// debugger/executors.js). Every executor's ctx has tabId and budget (the
+// request's, lib/budget.js: every inner wait is bounded by budget.inner(),
+// and ends when budget.signal aborts), and then:
+//
+// | capability | members | for |
+// | --- | --- | --- |
+// | cdp | send, sendTo, sleep, frames, timers | CDP commands to the tab's session or a child session, sleeps that end with the request, the out-of-process iframes |
+// | events | on, mainFrame, mainFrameId | the tab's CDP events (the settle, a load's wait) and its main frame |
+// | uids | uidNode, lookupUid | the node a uid names, in the document it was read from |
+// | reads | storeUids, lastRead, clearUids | the uid cache and the ledger of the last read (extract, changes, labels; navigations clear it) |
+// | input | managed, downloads, tabs, webNavigation | the browser's side of an input: a frame drawn, the download it started, the tab it opened |
+// | dialogs | answerDialog | handle_dialog |
+// | evaluating | beginEvaluate, endEvaluate | evaluate: dialogs are answered at once while it runs |
+// | handoff | handoff | the worker's handoff service (actions/handoff.js) |
+// | trace | readTrace | get_trace: the tab's trace ring, read without attaching |
+
+const { sleep } = __lib_cdp;
+const { answerDialog } = __actions_dialog;
+
+const CAPABILITIES = Object.freeze({
+  // send and sleep reject with the signal's reason once the request has
+  // stopped (cancelled, timed out, tab closed), so every loop of CDP calls
+  // and polls ends at its next await. sendTo is send on a child session
+  // (an out-of-process iframe's, from frames() or a uid), or on the tab's
+  // own when session is null. frames lists the tab's out-of-process
+  // iframes in the order they attached: [{sessionId, targetId, parent}]
+  // (parent null: attached by the tab's own session); same-origin frames
+  // are in the tab's.
+  cdp: ({ session, request, deps, budget }) => ({
+    send: (method, params) => request.sendTo(null, method, params),
+    sendTo: request.sendTo,
+    sleep: (ms) => sleep(ms, deps.timers, budget.signal),
+    frames: () => [...session.frames.values()],
+    timers: deps.timers,
+  }),
+  // mainFrameId is the committed main frame's id as last reported, without
+  // a round trip (null before the attach read it); mainFrame reads it.
+  events: ({ session }) => ({
+    on: (fn) => session.on(fn),
+    mainFrame: () => session.readMainFrame(),
+    mainFrameId: () => (session.mainFrame ? session.mainFrame.id : null),
+  }),
+  // lookupUid is uidNode's node once `current` says the uid is from the
+  // document now in the tab: {session, id}, or element_stale.
+  uids: ({ session }) => ({
+    uidNode: (uid) => session.uidNode(uid),
+    async lookupUid(uid) {
+      const { id, session: s, current } = session.uidNode(uid);
+      await current;
+      return { session: s, id };
+    },
+  }),
+  // storeUids records a read's uids (lib/changes.js's {next, known} as
+  // extra); lastRead is the tab's last read {loaderId, map, next, known},
+  // of whatever document, or null.
+  reads: ({ session }) => ({
+    storeUids: (map, loaderId, extra) => session.storeUids(map, loaderId, extra),
+    lastRead: () => session.lastRead,
+    clearUids: () => {
+      session.uidCache = null;
+    },
+  }),
+  // downloads is chrome.downloads, for the inputs that wait for the
+  // download they start (lib/downloads.js); tabs and webNavigation for the
+  // ones that report the tab they opened (lib/new-tab.js); managed says
+  // whether the browser is a managed one (lib/input.js drawFrame).
+  input: ({ deps }) => ({
+    managed: deps.isManaged,
+    downloads: deps.chromeApi.downloads,
+    tabs: deps.chromeApi.tabs,
+    webNavigation: deps.chromeApi.webNavigation,
+  }),
+  dialogs: ({ session }) => ({
+    answerDialog: (accept, promptText) => answerDialog(session, accept, promptText),
+  }),
+  evaluating: ({ session }) => ({
+    beginEvaluate: () => {
+      session.evaluating = true;
+    },
+    endEvaluate: () => {
+      session.evaluating = false;
+    },
+  }),
+  handoff: ({ deps }) => ({ handoff: deps.handoff }),
+  // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+  trace: ({ tabId, deps }) => ({ readTrace: (sinceSeq) => deps.traces.read(tabId, sinceSeq) }),
+});
+
+// contextFor builds an executor's ctx from the capabilities it uses. on is
+// {tabId, budget, deps (the controller's), session (the tab's
+// TabSession; none for a passive action), request (openRequest's)}.
+function contextFor(uses, on) {
+  const ctx = { tabId: on.tabId, budget: on.budget };
+  for (const name of uses) Object.assign(ctx, CAPABILITIES[name](on));
+  return ctx;
+}
+return Object.freeze({ contextFor });
+})();
+
+// debugger/run.js
+const __debugger_run = (() => {
+// Running one action on its tab (docs/extension.md §Controller interface):
+// the executor (debugger/executors.js) gets a ctx of the capabilities it
+// uses, bound to the request; the dialogs it meets are the dialog
+// policy's (actions/dialog.js); one deadline bounds it; the remote objects
+// it made are released after it; its end goes into the tab's trace.
+
+const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
+const { abortable, withDeadline } = __lib_cdp;
+const { actionEvent } = __lib_trace;
+const { GROUP } = __lib_locate;
+const { PASSIVE_ACTIONS } = __actions_trace;
+const { failOnDialog, leavingPolicy, refuseIfOpen, underPolicy } = __actions_dialog;
+const { TAB_EXECUTORS, USES } = __debugger_executors;
+const { contextFor } = __debugger_capabilities;
+
+// runAction executes one per-tab action within budget and returns the
+// executor's result, or throws a BridgeError; when budget.signal aborts it
+// throws the signal's reason at once. controller is the debugger
+// controller (its deps and TabSessions). The dispatcher adds tabId to the
+// result.
+async function runAction(controller, tabId, action, budget) {
+  const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
+  if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
+  const deps = controller.deps;
+  // Reading the trace neither attaches nor waits for the page, and is
+  // not itself traced (a follower's polls would crowd out the rest).
+  if (PASSIVE_ACTIONS.has(action.type)) return exec(contextFor(USES[action.type], { tabId, budget, deps }), action);
+  const session = controller.session(tabId);
+  const started = Date.now();
+  let code;
+  let cancelled = false;
+  try {
+    return await runAttached(session, action, budget, exec, deps);
+  } catch (e) {
+    cancelled = e instanceof CancelledError;
+    code = toWireError(e).code;
+    throw e;
+  } finally {
+    // Only a tab the debugger reached has a trace: a failed attach to a
+    // closed tab must not leave a ring behind.
+    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+  }
 }
 
-// RESTRICTED_URL matches a URL whose page no extension may debug: Chrome
-// detaches the debugger when a tab goes there, so a command in flight
-// fails with "Detached while handling command" rather than with the
-// attach error RESTRICTED matches.
-const RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
+async function runAttached(session, action, budget, exec, deps) {
+  // handle_dialog is the one action an open dialog lets through, and an
+  // action that leaves the page under a dialogs policy answers it first.
+  const policy = leavingPolicy(action);
+  refuseIfOpen(session, action, policy);
+  // The watchdog: the queue wait and the attach already spent part of the
+  // budget, so it gets what remains.
+  let request = null;
+  const first = session.attach();
+  const ready = session.eagerAttach === first ? first.catch(() => session.attach()) : first;
+  const work = ready.then(() => {
+    request = openRequest(session, budget);
+    const ctx = contextFor(USES[action.type], { tabId: session.tabId, budget, deps, session, request });
+    return underPolicy(session, policy, action.type, () => exec(ctx, action));
+  });
+  const ms = budget.remaining();
+  const races = [work];
+  // A dialog raised by this very action blocks the renderer, so the
+  // pending CDP call would never answer: fail now instead of hanging.
+  // (Under a dialogs policy none is left open to be seen here.)
+  const watch = action.type === "handle_dialog" ? null : failOnDialog(session, action.type, () => !session.evaluating);
+  if (watch) races.push(watch.opened);
+  let finished = false;
+  try {
+    // One deadline over the work and the dialog watch, so its timer goes
+    // when either ends the action, or the signal does.
+    const result = await withDeadline(Promise.race(races), ms, action.type, deps.timers, budget.signal);
+    finished = true;
+    return result;
+  } finally {
+    if (watch) watch.stop();
+    if (request) release(session, request, finished);
+  }
+}
 
-// createDebuggerController: see docs/extension.md §Controller
-// interface. `opts.managed` is read at each use (the worker passes a getter
-// because pairing loads after the controller is created).
+// openRequest is the request's way to the tab: sendTo(sessionId, method,
+// params) sends on the tab's session (sessionId null) or a child's, and
+// rejects with the signal's reason once the request has stopped; holders
+// are the sessions (null: the tab's) where a command answered with a
+// remote object (Runtime's result or DOM.resolveNode's object).
+function openRequest(session, budget) {
+  const signal = budget.signal;
+  const holders = new Set();
+  return {
+    holders,
+    sendTo(sessionId, method, params) {
+      if (signal && signal.aborted) return Promise.reject(signal.reason);
+      const p = session.send(method, params, sessionId || undefined);
+      p.then((r) => {
+        if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holders.add(sessionId || null);
+      }, () => {});
+      return abortable(p, signal);
+    },
+  };
+}
+
+// release frees the object group GROUP after an action, only where a
+// command answered with a remote object, so an action that asked for
+// values only (an evaluate of a primitive, a type by selector) sends no
+// release. An action that ended early may still have a command in flight
+// that creates an object; the release, sent after it on every session,
+// frees that too.
+function release(session, request, finished) {
+  if (finished && request.holders.size === 0) return;
+  const sessions = request.holders.size && finished ? [...request.holders] : [null, ...session.frames.keys()];
+  for (const s of sessions) session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }, s || undefined).catch(() => {});
+}
+return Object.freeze({ runAction });
+})();
+
+// debugger/controller.js
+const __debugger_controller = (() => {
+// The debugger controller: every per-tab action runs here through
+// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController,
+// docs/extension.md §Controller interface). It keeps one TabSession per
+// tab the debugger reaches (debugger/tab-session.js), routes
+// chrome.debugger's events and detaches to it, and runs actions on it
+// (debugger/run.js).
+
+const { budgetFor } = __lib_budget;
+const { createTraceStore } = __lib_trace;
+const { closeTab, policyOf } = __actions_dialog;
+const { TabSession } = __debugger_tab_session;
+const { runAction } = __debugger_run;
+
+// createDebuggerController({chromeApi, emitEvent, managed, handoff,
+// timers, traces}): chromeApi is chrome-api.js's object; managed is read
+// at each use (the worker passes a getter because pairing loads after the
+// controller is created); handoff is the worker's handoff service; traces
+// the trace store (lib/trace.js; a fresh one by default).
 function createDebuggerController(opts) {
-  const api = opts.chromeApi.debugger;
-  const tabsApi = opts.chromeApi.tabs;
-  const emitEvent = opts.emitEvent || (() => {});
-  const timers = opts.timers || globalThis;
-  const isManaged = () => Boolean(opts.managed);
+  return new DebuggerController(opts);
+}
 
-  const attached = new Map(); // tabId -> Promise<void> of the attach + setup
-  const mainFrames = new Map(); // tabId -> {id, loaderId, url} of the committed main-frame document
-  const uidCaches = new Map(); // tabId -> {loaderId, map: Map<uid, {session, id}>, next, known} (session null: the tab's own)
-  // tabId -> how many uids (e0 … eN-1) reads have handed out on the tab,
-  // the most on any page (a changes read numbers on past a full extract's):
-  // a uid at or past it was never handed out (a typo, another tab's uid),
-  // which is not a page that changed. Kept across navigations and
-  // detaches, dropped when the tab closes (forgetTab).
-  const uidsHandedOut = new Map();
-  // tabId -> the last read's cache entry, kept across navigations: a
-  // changes read continues its numbering and names its uids as removed
-  // (lib/changes.js). Dropped on detach, with the remote objects it holds.
-  const uidLedgers = new Map();
-  // tabId -> Map<sessionId, {sessionId, targetId, parent}>: the tab's
-  // out-of-process iframes, reached through child sessions of its debugger
-  // session (Target.setAutoAttach with flatten; chrome.debugger since
-  // Chrome 125). parent is the session that attached it (null: the tab's).
-  const childFrames = new Map();
-  const evaluating = new Set(); // tabIds with an evaluate in flight
-  const openDialogs = new Map(); // tabId -> {dialogType, message} of the dialog left open
-  // tabId -> {how, action, answered}: the dialogs policy of the action
-  // running there (LEAVING_ACTIONS, close_tab) under which a dialog that
-  // opens is answered, and the answers given (result.dialogs).
-  const policies = new Map();
-  const tabListeners = new Map(); // tabId -> Set<(method, params) => void>
-  const dialogWatchers = new Map(); // tabId -> Set<(dialog) => void>
-  const detachListeners = new Set();
-  // The per-tab trace rings (docs/extension.md §Trace): fed by this
-  // controller's CDP events and action ends, kept across detaches (the
-  // trace of a session the person stopped still says why), dropped when
-  // the tab closes (forgetTab).
-  const traces = opts.traces || createTraceStore();
-  // The trace's failed requests come from chrome.webRequest, not the
-  // Network domain: one small event per request instead of five large ones
-  // through chrome.debugger (docs/extension.md §Trace measures both).
-  // Listened to per attached tab (a tabId filter), so the person's other
-  // tabs send the worker nothing.
-  const webRequest = opts.chromeApi.webRequest;
-  const requestWatches = new Map(); // tabId -> () => void, removing its listeners
-
-  function watchRequests(tabId) {
-    if (requestWatches.has(tabId) || !webRequest || !webRequest.onCompleted || !webRequest.onErrorOccurred) return;
-    const filter = { urls: ["<all_urls>"], tabId };
-    const completed = (d) => traces.request(tabId, "completed", d);
-    const failed = (d) => traces.request(tabId, "error", d);
-    webRequest.onCompleted.addListener(completed, filter);
-    webRequest.onErrorOccurred.addListener(failed, filter);
-    requestWatches.set(tabId, () => {
-      webRequest.onCompleted.removeListener(completed);
-      webRequest.onErrorOccurred.removeListener(failed);
-    });
+class DebuggerController {
+  constructor(opts) {
+    const api = opts.chromeApi.debugger;
+    // What every TabSession and every action may use (debugger/capabilities.js).
+    this.deps = {
+      chromeApi: opts.chromeApi,
+      api,
+      emitEvent: opts.emitEvent || (() => {}),
+      timers: opts.timers || globalThis,
+      isManaged: () => Boolean(opts.managed),
+      handoff: opts.handoff,
+      // The per-tab trace rings (docs/extension.md §Trace): fed by the
+      // TabSessions' CDP events and action ends, dropped when a tab closes.
+      traces: opts.traces || createTraceStore(),
+    };
+    this.sessions = new Map(); // tabId -> TabSession
+    this.detachListeners = new Set();
+    this.handleDebuggerEvent = this.handleDebuggerEvent.bind(this);
+    this.handleDetach = this.handleDetach.bind(this);
+    // chrome.debugger events only reach a worker that added its listeners
+    // during its first synchronous run; background.js creates this
+    // controller at top level, so adding them here satisfies that.
+    if (api.onEvent && typeof api.onEvent.addListener === "function") api.onEvent.addListener(this.handleDebuggerEvent);
+    if (api.onDetach && typeof api.onDetach.addListener === "function") api.onDetach.addListener(this.handleDetach);
   }
 
-  function unwatchRequests(tabId) {
-    const off = requestWatches.get(tabId);
-    if (!off) return;
-    requestWatches.delete(tabId);
-    off();
+  get traces() {
+    return this.deps.traces;
   }
 
-  // send runs one CDP command on the tab's debugger session, or on one of
-  // its child sessions (an out-of-process iframe) when sessionId is given.
-  async function send(tabId, method, params, sessionId) {
-    try {
-      return await api.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
-    } catch (e) {
-      const msg = cdpMessage(e);
-      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
-      if (/No tab with given id/i.test(msg)) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-      }
-      if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
-        // The frame went away (navigated, removed): its nodes with it.
-        forgetChild(tabId, sessionId);
-        throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
-      }
-      if (/not attached|Detached while handling|Target closed/i.test(msg)) {
-        attached.delete(tabId);
-        throw await detachedCause(tabId, method);
-      }
-      throw new CdpError(method, msg);
+  // session is tabId's TabSession, made on first use.
+  session(tabId) {
+    let s = this.sessions.get(tabId);
+    if (!s) {
+      const { api, chromeApi, traces, emitEvent } = this.deps;
+      s = new TabSession(tabId, { api, tabsApi: chromeApi.tabs, webRequest: chromeApi.webRequest, traces, emitEvent });
+      this.sessions.set(tabId, s);
     }
+    return s;
   }
 
-  // detachedCause is the error for a command the debugger's detach cut
-  // short. A tab on its way to a restricted page or already closed gets
-  // the code and reason its next attach would get, so the caller hears
-  // the same answer whichever comes first; any other detach (DevTools,
-  // Chrome's Cancel bar) is internal_error. The tab is read, never
-  // attached again: the person may have cancelled on purpose.
-  async function detachedCause(tabId, method) {
-    let tab = null;
-    try {
-      tab = await tabsApi?.get(tabId);
-    } catch {
-      return new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-    }
-    const url = [tab?.pendingUrl, tab?.url].find((u) => u && RESTRICTED_URL.test(u));
-    if (url) return restricted(tabId, /^https:/i.test(url) ? "Cannot access the Chrome Web Store" : `Cannot access a ${url.split(":")[0]}:// URL`);
-    return new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
-  }
-
-  function ensureAttached(tabId) {
-    let p = attached.get(tabId);
-    if (!p) {
-      p = attach(tabId);
-      attached.set(tabId, p);
-      p.catch(() => {
-        if (attached.get(tabId) === p) attached.delete(tabId);
-      });
-    }
-    return p;
+  // run executes one per-tab action within budget (lib/budget.js; by
+  // default the one a request without deadlineMs gets, from now).
+  run(tabId, action, budget = budgetFor(action)) {
+    return runAction(this, tabId, action, budget);
   }
 
   // prepare starts attaching to a tab that was just opened (open_tab), so
   // the attach and the domains' setup overlap the page's load instead of
   // delaying the first action. Its failure is nobody's answer: the first
   // action attaches again (run).
-  const eager = new WeakSet();
-  function prepare(tabId) {
-    if (!attached.has(tabId)) eager.add(ensureAttached(tabId));
+  prepare(tabId) {
+    const s = this.session(tabId);
+    if (!s.attached) s.eagerAttach = s.attach();
   }
 
-  async function attach(tabId) {
-    const target = { tabId };
-    try {
-      await api.attach(target, CDP_VERSION);
-    } catch (e) {
-      const msg = cdpMessage(e);
-      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
-      if (/No tab with given id/i.test(msg)) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-      }
-      // A restarted worker forgets its attachments but Chrome keeps them;
-      // detach succeeds only for our own session, so this never steals the
-      // tab from DevTools or another extension.
-      let adopted = false;
-      if (/already attached/i.test(msg)) {
-        try {
-          await api.detach(target);
-          await api.attach(target, CDP_VERSION);
-          adopted = true;
-        } catch {
-          // fall through to the attach failure below
-        }
-      }
-      if (!adopted) {
-        throw new BridgeError(
-          ErrorCodes.DEBUGGER_ATTACH_FAILED,
-          `cannot attach the debugger to tab ${tabId}: ${msg} (DevTools or another debugging extension may hold the tab)`,
-        );
-      }
-    }
-    watchRequests(tabId);
-    try {
-      // All sent at once: a debugger session runs its commands in order,
-      // so the shim's evaluate and the frame tree still come after the
-      // domains are enabled, and the setup costs one round trip.
-      // Runtime also feeds the trace its console messages and exceptions
-      // (docs/extension.md §Trace says why Runtime.enable shows nothing to
-      // the page).
-      const [, , , , , , , { frameTree }] = await Promise.all([
-        send(tabId, "Page.enable"),
-        send(tabId, "DOM.enable"),
-        send(tabId, "Runtime.enable"),
-        send(tabId, "Accessibility.enable"),
-        send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
-        send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
-        // The shim above covers future documents; the current one needs it now.
-        send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {}),
-        send(tabId, "Page.getFrameTree"),
-        // Out-of-process iframes come as child sessions (handleChildEvent).
-        // An older Chrome refuses this: frames then stay same-origin only.
-        send(tabId, "Target.setAutoAttach", AUTO_ATTACH).catch(() => {}),
-      ]);
-      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
-    } catch (e) {
-      unwatchRequests(tabId);
-      await api.detach(target).catch(() => {});
-      if (e instanceof BridgeError) throw e;
-      throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
-    }
+  // closeTab is close_tab's way through the tab's dialogs (actions/dialog.js).
+  // A tab the debugger never reached has no dialog open, and only a
+  // dialogs policy attaches to one to see it.
+  closeTab(action, remove) {
+    const s = this.sessions.get(action.tabId);
+    if (!s && !policyOf(action)) return remove();
+    return closeTab(s || this.session(action.tabId), action, remove);
   }
 
-  // handleChildEvent tracks the out-of-process iframes: attached (an
-  // iframe target only, thanks to AUTO_ATTACH's filter; its own children
-  // are attached in turn) and detached. The parent session of an event is
-  // source.sessionId (none: the tab's own session).
-  function handleChildEvent(tabId, parent, method, params) {
-    if (method === "Target.attachedToTarget") {
-      const info = params.targetInfo || {};
-      if (info.type !== "iframe" || !params.sessionId) return;
-      let kids = childFrames.get(tabId);
-      if (!kids) childFrames.set(tabId, (kids = new Map()));
-      kids.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
-      send(tabId, "Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {});
-    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
-      forgetChild(tabId, params.sessionId);
-    }
+  async detach(tabId) {
+    const s = this.sessions.get(tabId);
+    const was = Boolean(s && s.attached);
+    if (s) s.dispose("detached");
+    if (was) await this.deps.api.detach({ tabId }).catch(() => {});
   }
 
-  function forgetChild(tabId, sessionId) {
-    const kids = childFrames.get(tabId);
-    if (!kids || !kids.delete(sessionId)) return;
-    for (const k of [...kids.values()]) if (k.parent === sessionId) forgetChild(tabId, k.sessionId);
+  // forgetTab drops everything about a tab that closed.
+  forgetTab(tabId) {
+    const s = this.sessions.get(tabId);
+    this.sessions.delete(tabId);
+    if (s) s.dispose("closed");
+  }
+
+  hasOpenDialog(tabId) {
+    const s = this.sessions.get(tabId);
+    return Boolean(s && s.openDialog);
+  }
+
+  // committedUrl is the URL of the document committed in tabId's main
+  // frame, as the attached debugger last reported it (Page.frameNavigated),
+  // or null when the debugger is not attached there: the dispatcher's
+  // blocklist check reads it instead of asking the tabs API each action.
+  committedUrl(tabId) {
+    const s = this.sessions.get(tabId);
+    const f = s && s.attached ? s.mainFrame : null;
+    return f && typeof f.url === "string" ? f.url : null;
+  }
+
+  // onDetach calls listener with (tabId, reason) when Chrome detaches the
+  // debugger (the person cancelled the bar, the tab closed).
+  onDetach(listener) {
+    this.detachListeners.add(listener);
+    return () => this.detachListeners.delete(listener);
   }
 
   // handleDebuggerEvent is chrome.debugger.onEvent's listener.
-  function handleDebuggerEvent(source, method, params) {
+  handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
-    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
-      handleChildEvent(tabId, source.sessionId, method, params || {});
-      return;
-    }
-    // A child session's own events (its frame's) are not the tab's: the
-    // settle and the dialog policy follow the main frame.
-    if (source.sessionId) return;
-    traces.cdpEvent(tabId, method, params);
-    switch (method) {
-      case "Page.frameNavigated": {
-        const frame = params && params.frame;
-        if (!frame || frame.parentId) break;
-        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId, url: frame.url });
-        // Keyed by loaderId: a late event for the document the cache was
-        // built on must not wipe a fresh extract.
-        const cache = uidCaches.get(tabId);
-        if (cache && cache.loaderId !== frame.loaderId) uidCaches.delete(tabId);
-        break;
-      }
-      case "Page.javascriptDialogOpening":
-        onDialogOpening(tabId, params || {});
-        break;
-      case "Page.javascriptDialogClosed":
-        openDialogs.delete(tabId);
-        break;
-      default:
-        break;
-    }
-    const ls = tabListeners.get(tabId);
-    if (ls) for (const fn of [...ls]) fn(method, params || {});
+    this.session(tabId).handleEvent(source.sessionId, method, params);
   }
 
   // handleDetach is chrome.debugger.onDetach's listener.
-  function handleDetach(source, reason) {
+  handleDetach(source, reason) {
     const tabId = source && source.tabId;
     if (tabId === undefined || tabId === null) return;
-    dropTab(tabId);
-    const ls = tabListeners.get(tabId);
-    if (ls) for (const fn of [...ls]) fn("bua.detached", { reason });
-    for (const fn of detachListeners) {
+    const s = this.sessions.get(tabId);
+    if (s) s.handleDetach(reason);
+    for (const fn of this.detachListeners) {
       try {
         fn(tabId, reason);
       } catch (e) {
@@ -8341,441 +9199,8 @@ function createDebuggerController(opts) {
       }
     }
   }
-
-  function dropTab(tabId) {
-    unwatchRequests(tabId);
-    attached.delete(tabId);
-    mainFrames.delete(tabId);
-    uidCaches.delete(tabId);
-    uidLedgers.delete(tabId);
-    childFrames.delete(tabId);
-    evaluating.delete(tabId);
-    openDialogs.delete(tabId);
-    policies.delete(tabId);
-  }
-
-  // answerNow answers the dialog that is opening on tabId at once, and
-  // records the answer in the tab's trace with the action that gave it.
-  function answerNow(tabId, d, accept, by) {
-    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
-    const policy = policies.get(tabId);
-    if (policy) policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
-    send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
-      console.warn("[bua] could not answer dialog", e);
-    });
-  }
-
-  function onDialogOpening(tabId, p) {
-    const dialogType = p.type || "alert";
-    const message = typeof p.message === "string" ? p.message : "";
-    if (evaluating.has(tabId)) {
-      // protocol v4 §Dialogs: during evaluate, answer at once (accept an
-      // alert or beforeunload, dismiss a confirm or prompt): until a dialog
-      // is answered the renderer is blocked and the evaluate would hang.
-      answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
-      return;
-    }
-    const policy = policies.get(tabId);
-    if (policy) {
-      // An action that leaves the page under a dialogs policy: answer as
-      // it says, but always accept a beforeunload, whose dismissal would
-      // cancel the very navigation (or close) the action makes.
-      answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
-      return;
-    }
-    // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
-    // managed browser too: handle_dialog answers it, or the person does.
-    // Until then the page is blocked, so every action on the tab fails at
-    // once, naming it (run).
-    const d = { dialogType, message };
-    openDialogs.set(tabId, d);
-    emitEvent({ type: "dialog_opened", tabId, dialogType, message });
-    const ws = dialogWatchers.get(tabId);
-    if (ws) for (const fn of [...ws]) fn(d);
-  }
-
-  // dialogError is the answer to an action that meets an open dialog:
-  // before it ran (reason dialog_open: it did not run) or while it ran
-  // (dialog_opened: it ran up to the dialog, most often by opening it).
-  function dialogError(tabId, d, type, during) {
-    const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
-    const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
-    const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
-    return new BridgeError(
-      ErrorCodes.INVALID_ACTION,
-      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
-      during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN,
-    );
-  }
-
-  // answerDialog answers the dialog left open on tabId, for `by`: the
-  // handle_dialog action, or one that leaves the page under a dialogs
-  // policy. With none open it is invalid_action. The answer goes into the
-  // tab's trace.
-  async function answerDialog(tabId, accept, promptText, by = "handle_dialog") {
-    const d = openDialogs.get(tabId);
-    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
-    const params = { accept };
-    if (promptText !== undefined) params.promptText = promptText;
-    try {
-      await send(tabId, "Page.handleJavaScriptDialog", params);
-    } catch (e) {
-      // The person (or the page's navigation) closed it first.
-      if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
-      openDialogs.delete(tabId);
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
-    }
-    if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
-    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
-    return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
-  }
-
-  // withPolicy runs fn on behalf of the action `by` under the dialogs
-  // policy `how`: first the dialog left open on tabId is answered, a
-  // beforeunload accepted whatever the policy (dismissing it keeps the
-  // page), then each dialog that opens while fn runs (onDialogOpening).
-  // It returns fn's result and the answers given, in order.
-  async function withPolicy(tabId, how, by, fn) {
-    const mine = { how, action: by, answered: [] };
-    const d = openDialogs.get(tabId);
-    if (d) {
-      try {
-        const r = await answerDialog(tabId, d.dialogType === "beforeunload" || how === "accept", undefined, by);
-        mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
-      } catch (e) {
-        // A dialog closed meanwhile needs no answer.
-        if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
-      }
-    }
-    policies.set(tabId, mine);
-    try {
-      return { result: await fn(), answered: mine.answered };
-    } finally {
-      if (policies.get(tabId) === mine) policies.delete(tabId);
-    }
-  }
-
-  // withAnswers is result with the dialogs a policy answered (the schema's
-  // answeredDialogs), when there are any.
-  function withAnswers({ result, answered }) {
-    if (!answered.length || !result || typeof result !== "object") return result;
-    return { ...result, dialogs: answered };
-  }
-
-  // closeTab is close_tab's way through the tab's dialogs: remove() closes
-  // action.tabId (tabs.remove), which waits on a beforeunload dialog until
-  // it is answered. It returns remove's result, with the dialogs answered
-  // as withAnswers puts them. Under a dialogs policy (action.dialogs accept
-  // or dismiss) a dialog open on the tab is answered first, and one that
-  // opens while it closes as it opens, the debugger attached first if it
-  // was not, so that it sees it. Without one, a beforeunload open on the
-  // tab, or one that opens while it closes, fails close_tab at once
-  // (reason dialog_open or dialog_opened) instead of leaving it to hang;
-  // any other dialog open on a closing tab goes with it.
-  async function closeTab(action, remove) {
-    const tabId = action.tabId;
-    const how = policyOf(action);
-    if (!how) {
-      const open = openDialogs.get(tabId);
-      if (open && open.dialogType === "beforeunload") throw dialogError(tabId, open, "close_tab", false);
-      if (!attached.has(tabId)) return remove();
-      let stop = () => {};
-      const opened = new Promise((_, reject) => {
-        stop = watchDialogs(tabId, (d) => {
-          if (d.dialogType === "beforeunload") reject(dialogError(tabId, d, "close_tab", true));
-        });
-      });
-      try {
-        return await Promise.race([remove(), opened]);
-      } finally {
-        stop();
-      }
-    }
-    // An attach that fails (a restricted page) leaves nothing to answer.
-    await ensureAttached(tabId).catch(() => {});
-    const held = openDialogs.has(tabId) && openDialogs.get(tabId).dialogType === "beforeunload";
-    const done = await withPolicy(tabId, how, "close_tab", async () => {
-      try {
-        return await remove();
-      } catch (e) {
-        // The beforeunload just accepted held an earlier close (one that
-        // failed dialog_opened): that close has now removed the tab.
-        if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId };
-        throw e;
-      }
-    });
-    return withAnswers(done);
-  }
-
-  // watchDialogs calls fn with each dialog left open on tabId from now on,
-  // until the returned function is called.
-  function watchDialogs(tabId, fn) {
-    let ws = dialogWatchers.get(tabId);
-    if (!ws) dialogWatchers.set(tabId, (ws = new Set()));
-    ws.add(fn);
-    return () => ws.delete(fn);
-  }
-
-  function on(tabId, fn) {
-    let ls = tabListeners.get(tabId);
-    if (!ls) tabListeners.set(tabId, (ls = new Set()));
-    ls.add(fn);
-    return () => {
-      ls.delete(fn);
-      if (ls.size === 0 && tabListeners.get(tabId) === ls) tabListeners.delete(tabId);
-    };
-  }
-
-  async function currentMainFrame(tabId) {
-    const { frameTree } = await send(tabId, "Page.getFrameTree");
-    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
-    mainFrames.set(tabId, f);
-    return f;
-  }
-
-  function makeCtx(tabId, budget) {
-    const signal = budget.signal;
-    const holders = new Set(); // sessions (null: the tab's) holding remote objects
-    function sendTo(session, method, params) {
-      if (signal && signal.aborted) return Promise.reject(signal.reason);
-      const p = send(tabId, method, params, session || undefined);
-      p.then((r) => {
-        if (r && ((r.result && r.result.objectId) || (r.object && r.object.objectId))) holders.add(session || null);
-      }, () => {});
-      return abortable(p, signal);
-    }
-    return {
-      tabId,
-      timers,
-      // handoff is the worker's handoff service (actions/handoff.js), for
-      // the handoff executor only.
-      handoff: opts.handoff,
-      // downloads is chrome.downloads (chrome-api.js), for the inputs that
-      // wait for the download they start (lib/downloads.js).
-      downloads: opts.chromeApi.downloads,
-      // tabs and webNavigation (chrome-api.js) are for the inputs that
-      // report the tab they opened (lib/new-tab.js).
-      tabs: opts.chromeApi.tabs,
-      webNavigation: opts.chromeApi.webNavigation,
-      // budget is the request's (lib/budget.js): every inner wait is
-      // bounded by budget.inner(), and ends when budget.signal aborts.
-      budget,
-      // holdsObjects says whether a command answered with a remote object
-      // (Runtime's result or DOM.resolveNode's object): run releases
-      // OBJECT_GROUP only then, so an action that asked for values only
-      // (an evaluate of a primitive, a type by selector) sends no release.
-      get holdsObjects() {
-        return holders.size > 0;
-      },
-      // objectHolders are the sessions whose object group run releases.
-      get objectHolders() {
-        return [...holders];
-      },
-      // send and sleep reject with the signal's reason once the request has
-      // stopped (cancelled, timed out, tab closed), so every loop of CDP
-      // calls and polls ends at its next await.
-      send: (method, params) => sendTo(null, method, params),
-      // sendTo is send on a child session (an out-of-process iframe's,
-      // from frames() or a uid), or on the tab's own when session is null.
-      sendTo,
-      // frames lists the tab's out-of-process iframes, in the order they
-      // attached: [{sessionId, targetId, parent}] (parent null: attached by
-      // the tab's own session). Same-origin frames are in the tab's.
-      frames: () => [...(childFrames.get(tabId) || new Map()).values()],
-      on: (fn) => on(tabId, fn),
-      sleep: (ms) => sleep(ms, timers, signal),
-      managed: isManaged,
-      mainFrame: () => currentMainFrame(tabId),
-      // mainFrameId is the committed main frame's id as last reported,
-      // without a round trip (null before the attach read it).
-      mainFrameId: () => (mainFrames.has(tabId) ? mainFrames.get(tabId).id : null),
-      // uidNode returns uid's backendNodeId and session (null: the tab's
-      // own; else its out-of-process iframe's) from the cache at once (or throws
-      // element_stale when the last extract has no such uid) together with
-      // `current`, a promise that rejects element_stale when the tab's
-      // document is no longer the one the cache was built on. Callers may
-      // send commands for the node while `current` is in flight, and must
-      // await it before acting.
-      uidNode(uid) {
-        const cache = uidCaches.get(tabId);
-        const node = cache && cache.map.get(uid);
-        if (node === undefined) {
-          if (Number(uid.slice(1)) >= (uidsHandedOut.get(tabId) || 0)) {
-            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
-          }
-          const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
-          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
-        }
-        // Belt and braces for an event that has not arrived yet: the cache
-        // is only good for the document it was built on.
-        const current = currentMainFrame(tabId).then((cur) => {
-          if (cur.loaderId !== cache.loaderId) {
-            if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
-            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
-          }
-        });
-        return { id: node.id, session: node.session, current };
-      },
-      // lookupUid returns {session, id}, uid's debugger session (null: the
-      // tab's own; else an out-of-process iframe's) and backendNodeId, or
-      // throws element_stale when the uid is not from the document
-      // currently in the tab.
-      async lookupUid(uid) {
-        const { id, session, current } = this.uidNode(uid);
-        await current;
-        return { session, id };
-      },
-      // storeUids records a read's uids; extra is lib/changes.js's
-      // {next, known} (next defaults to the count of uids).
-      storeUids(map, loaderId, extra = {}) {
-        const entry = { loaderId, map, next: extra.next === undefined ? map.size : extra.next, known: extra.known || null };
-        uidLedgers.set(tabId, entry);
-        // Handed out even when the cache is not kept: the read answers them.
-        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, entry.next));
-        // A navigation that committed while extract ran makes its uids
-        // stale at birth; keep the empty state instead.
-        const cur = mainFrames.get(tabId);
-        if (cur && cur.loaderId !== loaderId) {
-          uidCaches.delete(tabId);
-          return;
-        }
-        uidCaches.set(tabId, entry);
-      },
-      // lastRead is the tab's last read {loaderId, map, next, known}, of
-      // whatever document it was, or null (lib/changes.js).
-      lastRead: () => uidLedgers.get(tabId) || null,
-      clearUids: () => uidCaches.delete(tabId),
-      // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
-      readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
-      answerDialog: (accept, promptText) => answerDialog(tabId, accept, promptText),
-      beginEvaluate: () => evaluating.add(tabId),
-      endEvaluate: () => evaluating.delete(tabId),
-    };
-  }
-
-  // run executes one per-tab action within budget (lib/budget.js; by
-  // default the one a request without deadlineMs gets, from now) and
-  // returns the executor's result, or throws a BridgeError; when
-  // budget.signal aborts it throws the signal's reason at once. The
-  // dispatcher adds tabId to the result.
-  async function run(tabId, action, budget = budgetFor(action)) {
-    const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
-    if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
-    // Reading the trace neither attaches nor waits for the page, and is
-    // not itself traced (a follower's polls would crowd out the rest).
-    if (trace.PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
-    const started = Date.now();
-    let code;
-    let cancelled = false;
-    try {
-      return await runAttached(tabId, action, budget, exec);
-    } catch (e) {
-      cancelled = e instanceof CancelledError;
-      code = toWireError(e).code;
-      throw e;
-    } finally {
-      // Only a tab the debugger reached has a trace: a failed attach to a
-      // closed tab must not leave a ring behind.
-      if (attached.has(tabId) || traces.has(tabId)) traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
-    }
-  }
-
-  async function runAttached(tabId, action, budget, exec) {
-    // handle_dialog is the one action an open dialog lets through, and an
-    // action that leaves the page under a dialogs policy answers it first.
-    const answers = action.type === "handle_dialog";
-    const policy = LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
-    const open = openDialogs.get(tabId);
-    if (open && !answers && !policy) throw dialogError(tabId, open, action.type, false);
-    // The watchdog: the queue wait and the attach already spent part of the
-    // budget, so it gets what remains.
-    let ctx = null;
-    const first = ensureAttached(tabId);
-    const ready = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
-    const work = ready.then(async () => {
-      ctx = makeCtx(tabId, budget);
-      if (!policy) return exec(ctx, action);
-      return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
-    });
-    let stopWatch = () => {};
-    const ms = budget.remaining();
-    const races = [work];
-    if (!answers) {
-      // A dialog raised by this very action blocks the renderer, so the
-      // pending CDP call would never answer: fail now instead of hanging.
-      // (Under a dialogs policy none is left open to be seen here.)
-      races.push(
-        new Promise((_, reject) => {
-          stopWatch = watchDialogs(tabId, (d) => {
-            if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
-          });
-        }),
-      );
-    }
-    let finished = false;
-    try {
-      // One deadline over the work and the dialog watch, so its timer goes
-      // when either ends the action, or the signal does.
-      const result = await withDeadline(Promise.race(races), ms, action.type, timers, budget.signal);
-      finished = true;
-      return result;
-    } finally {
-      stopWatch();
-      // An action that ended early may still have a command in flight that
-      // creates an object; the release, sent after it, frees that too.
-      if (ctx && (ctx.holdsObjects || !finished)) {
-        const sessions = ctx.objectHolders.length && finished ? ctx.objectHolders : [null, ...ctx.frames().map((f) => f.sessionId)];
-        for (const session of sessions) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }, session || undefined).catch(() => {});
-      }
-    }
-  }
-
-  async function detach(tabId) {
-    const was = attached.has(tabId);
-    dropTab(tabId);
-    if (was) await api.detach({ tabId }).catch(() => {});
-  }
-
-  function forgetTab(tabId) {
-    dropTab(tabId);
-    uidsHandedOut.delete(tabId);
-    traces.forget(tabId);
-    tabListeners.delete(tabId);
-    dialogWatchers.delete(tabId);
-  }
-
-  // chrome.debugger events only reach a worker that added its listeners
-  // during its first synchronous run; background.js creates this controller
-  // at top level, so adding them here satisfies that.
-  if (api.onEvent && typeof api.onEvent.addListener === "function") api.onEvent.addListener(handleDebuggerEvent);
-  if (api.onDetach && typeof api.onDetach.addListener === "function") api.onDetach.addListener(handleDetach);
-
-  return {
-    run,
-    prepare,
-    closeTab,
-    detach,
-    forgetTab,
-    hasOpenDialog: (tabId) => openDialogs.has(tabId),
-    // committedUrl is the URL of the document committed in tabId's main
-    // frame, as the attached debugger last reported it (Page.frameNavigated),
-    // or null when the debugger is not attached there: the dispatcher's
-    // blocklist check reads it instead of asking the tabs API each action.
-    committedUrl(tabId) {
-      const f = attached.has(tabId) ? mainFrames.get(tabId) : undefined;
-      return f && typeof f.url === "string" ? f.url : null;
-    },
-    onDetach(listener) {
-      detachListeners.add(listener);
-      return () => detachListeners.delete(listener);
-    },
-    handleDebuggerEvent,
-    handleDetach,
-    // For tests and diagnostics.
-    _state: { attached, uidCaches, uidLedgers, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches },
-  };
 }
-return Object.freeze({ WEBDRIVER_SHIM, OBJECT_GROUP, TAB_EXECUTORS, createDebuggerController });
+return Object.freeze({ createDebuggerController });
 })();
 
 // handoff-registry.js

@@ -46,7 +46,7 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,

@@ -9,35 +9,200 @@
 // blank first tab is the spare, handed to the first caller that needs a
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
+//
+// The focus policy is here too (showTab, docs/extension.md §Focus and
+// input in the BUA window): a tab is shown before input reaches it, and a
+// click's window is given back as it was.
+
+import { BridgeError, ErrorCodes } from "./lib/errors.js";
+import { REASONS } from "./generated/protocol.js";
 
 // VIEWPORT is the page size of a managed browser's windows, Playwright's
 // default: a page is laid out as under Playwright (Chromium's own default
 // window left 780×493). A person's windows keep the size they have.
 export const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 
-export function createWindowManager({ api, isManaged = () => false }) {
-  let lock = Promise.resolve();
-  let cachedId = null;
-  let spareId = null; // the prewarmed window's blank tab, not yet handed out
+// INPUT_ACTIONS send input through the Input domain (actions/pointer.js,
+// actions/keyboard.js), which Chrome delivers only to a page it shows.
+// scroll is not one: it runs window.scrollBy in the page, which works in
+// any tab.
+const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 
-  function withLock(fn) {
-    const run = lock.then(fn, fn);
-    lock = run.catch(() => {});
+// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
+// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
+const FOCUS_BACK_MS = 500;
+
+// createWindowManager({api, isManaged, timers}): api is chrome-api.js's
+// object; isManaged (optional) says whether the browser is a managed one
+// (no person sits at it); timers paces the wait for the focus to come back.
+export function createWindowManager({ api, isManaged = () => false, timers = globalThis }) {
+  return new WindowManager(api, isManaged, timers);
+}
+
+class WindowManager {
+  #api;
+  #isManaged;
+  #timers;
+  #lock = Promise.resolve();
+  #cachedId = null;
+  #spareId = null; // the prewarmed window's blank tab, not yet handed out
+
+  constructor(api, isManaged, timers) {
+    this.#api = api;
+    this.#isManaged = isManaged;
+    this.#timers = timers;
+  }
+
+  // prewarm opens the BUA window ahead of the first open_tab (managed
+  // browsers, at start-up), with a blank spare tab. Returns the spare tab,
+  // or null when a BUA window already exists.
+  prewarm() {
+    return this.#withLock(async () => {
+      if ((await this.#liveWindowId()) != null) return null;
+      const tab = await this.#createBuaWindow("about:blank");
+      this.#spareId = tab ? tab.id : null;
+      return tab || null;
+    });
+  }
+
+  // isSpare says whether tabId is the prewarmed tab nobody has asked for
+  // yet: get_tabs leaves it out.
+  isSpare(tabId) {
+    return tabId === this.#spareId;
+  }
+
+  // buaWindowId is the live BUA window's id, or null when there is none.
+  buaWindowId() {
+    return this.#withLock(() => this.#liveWindowId());
+  }
+
+  // personWindow is the person's last focused normal window (never the
+  // BUA window), or null.
+  personWindow() {
+    return this.#withLock(async () => this.#personWindow(await this.#liveWindowId()));
+  }
+
+  // openTab opens url in the BUA window (created lazily), or with focus in
+  // the person's last focused normal window. Returns the chrome Tab.
+  openTab(url, { focus = false } = {}) {
+    return this.#withLock(() => (focus ? this.#openFocused(url) : this.#openInBuaWindow(url)));
+  }
+
+  // takeBack puts tabId back into the BUA window at index (a handoff's
+  // end): into the live one, or into a new minimized, unfocused one when
+  // the tab was its last and Chrome closed it as the tab left. Returns the
+  // BUA window's id.
+  takeBack(tabId, index = -1) {
+    return this.#withLock(async () => {
+      const id = await this.#liveWindowId();
+      if (id != null) {
+        await this.#api.tabs.move(tabId, { windowId: id, index });
+        return id;
+      }
+      return (await this.#newBuaWindow({ tabId })).id;
+    });
+  }
+
+  // windowRemoved forgets the BUA window when Chrome closes it (its last
+  // tab closed, or the person closed it).
+  windowRemoved(windowId) {
+    if (windowId === this.#cachedId) {
+      this.#cachedId = null;
+      this.#spareId = null;
+      this.#api.storage.remove("buaWindowId").catch(() => {});
+    }
+  }
+
+  // showTab readies tabId for an action that needs its page shown: one
+  // that sends input through the Input domain (INPUT_ACTIONS), and in a
+  // managed browser a screenshot (below). Chrome drops input to a
+  // background tab's page, so the action would report ok for input that
+  // never arrived (a lone mouse move, a hover, gets there only every 5 s).
+  // A background tab of the BUA window is made its window's active tab
+  // (bua's own window: the person sees nothing change); a background tab
+  // of the person's own window fails with background_tab, as switching it
+  // would change what they look at. readTab() reads the tab when needed.
+  // For a click it returns the function that gives the window back
+  // afterwards (holdFocus), else null.
+  async showTab(action, tabId, readTab) {
+    // A managed browser has no person whose focus or tabs to keep, and its
+    // headless pages take input in the background once they have drawn a
+    // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
+    // needs its tab shown, and a screenshot, whose capture of a background
+    // tab waits for a frame that never comes (the capture's last resort,
+    // Page.bringToFront, leaves the headless window hiding every tab
+    // opened after it). Every click there skips the window reads.
+    if (this.#isManaged()) {
+      if (action.type !== "hover" && action.type !== "screenshot") return null;
+    } else if (!INPUT_ACTIONS.has(action.type)) {
+      return null;
+    }
+    const click = action.type === "click";
+    const [tab, buaId, wins] = await Promise.all([
+      readTab(),
+      this.buaWindowId(),
+      click ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
+    ]);
+    if (!tab.active) {
+      if (tab.windowId !== buaId) {
+        if (action.type === "screenshot") return null; // the capture's own retries, as before
+        throw new BridgeError(
+          ErrorCodes.INVALID_ACTION,
+          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
+          REASONS.BACKGROUND_TAB,
+        );
+      }
+      await this.#api.tabs.update(tabId, { active: true });
+    }
+    return click ? this.#holdFocus(tab.windowId, wins) : null;
+  }
+
+  // holdFocus is for a click in a window that does not have the focus:
+  // Chrome activates (restores and focuses) the window of a page that gets
+  // a mouse press, whatever focus emulation says (docs/extension.md
+  // §Focus). wins are the windows as they were before the press; the
+  // returned function, run after the click, puts them back: the window
+  // minimized again if it was, the focus back on the window that had it.
+  // Null when there is nothing to keep.
+  #holdFocus(windowId, wins) {
+    const win = wins.find((w) => w.id === windowId);
+    if (!win || win.focused) return null;
+    const focused = wins.find((w) => w.focused);
+    const api = this.#api;
+    return async () => {
+      const after = await api.windows.get(windowId);
+      if (after.state === win.state && !after.focused) return;
+      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
+      if (!focused) return;
+      await api.windows.update(focused.id, { focused: true });
+      // The window manager applies the focus after windows.update answers:
+      // wait for it, so the person's page has the focus again when the
+      // click's answer (and the agent's next action) comes.
+      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
+        if ((await api.windows.get(focused.id)).focused) return;
+        await new Promise((resolve) => this.#timers.setTimeout(resolve, 20));
+      }
+    };
+  }
+
+  #withLock(fn) {
+    const run = this.#lock.then(fn, fn);
+    this.#lock = run.catch(() => {});
     return run;
   }
 
-  async function liveWindowId() {
-    if (cachedId == null) {
-      const { buaWindowId } = await api.storage.get("buaWindowId");
-      cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
+  async #liveWindowId() {
+    if (this.#cachedId == null) {
+      const { buaWindowId } = await this.#api.storage.get("buaWindowId");
+      this.#cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
     }
-    if (cachedId == null) return null;
+    if (this.#cachedId == null) return null;
     try {
-      await api.windows.get(cachedId);
-      return cachedId;
+      await this.#api.windows.get(this.#cachedId);
+      return this.#cachedId;
     } catch {
-      cachedId = null;
-      await api.storage.remove("buaWindowId");
+      this.#cachedId = null;
+      await this.#api.storage.remove("buaWindowId");
       return null;
     }
   }
@@ -48,17 +213,17 @@ export function createWindowManager({ api, isManaged = () => false }) {
   // minimized window once one of its tabs is made active again (a hover or
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
-  async function newBuaWindow(props) {
-    const state = isManaged() ? "normal" : "minimized";
-    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
+  async #newBuaWindow(props) {
+    const state = this.#isManaged() ? "normal" : "minimized";
+    let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
     // the person would see the BUA window appear.
-    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
-    cachedId = win.id;
+    if (win.state && win.state !== state) win = { ...win, ...(await this.#api.windows.update(win.id, { state })) };
+    this.#cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
-    api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {});
     return win;
   }
 
@@ -68,8 +233,9 @@ export function createWindowManager({ api, isManaged = () => false }) {
   // are its page's, so one update by the difference makes the page the
   // size asked for, headless or under any window manager. A person's
   // window is created as Chrome sizes it and never resized.
-  async function createWindow(props) {
-    if (!isManaged()) return api.windows.create(props);
+  async #createWindow(props) {
+    const api = this.#api;
+    if (!this.#isManaged()) return api.windows.create(props);
     const win = await api.windows.create({ ...props, width: VIEWPORT.width, height: VIEWPORT.height });
     const tab = (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
     if (!tab || !tab.width || !tab.height) return win;
@@ -81,113 +247,62 @@ export function createWindowManager({ api, isManaged = () => false }) {
 
   // personWindow is the person's last focused normal window, or null when
   // that is the BUA window (buaId) or there is none.
-  async function personWindow(buaId) {
+  async #personWindow(buaId) {
     try {
-      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
+      const w = await this.#api.windows.getLastFocused({ windowTypes: ["normal"] });
       return w && w.id !== buaId ? w : null;
     } catch {
       return null;
     }
   }
 
-  async function createBuaWindow(url) {
-    const win = await newBuaWindow({ url });
+  async #createBuaWindow(url) {
+    const win = await this.#newBuaWindow({ url });
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
-    const [first] = await api.tabs.query({ windowId: win.id });
+    const [first] = await this.#api.tabs.query({ windowId: win.id });
     return first;
   }
 
   // claimSpare hands out the prewarmed tab, loading url in it; null when
   // there is none, or it is no longer a tab of the BUA window.
-  async function claimSpare(url, windowId) {
-    const id = spareId;
-    spareId = null;
+  async #claimSpare(url, windowId) {
+    const id = this.#spareId;
+    this.#spareId = null;
     if (id == null) return null;
     let tab;
     try {
-      tab = await api.tabs.get(id);
+      tab = await this.#api.tabs.get(id);
     } catch {
       return null;
     }
     if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : api.tabs.update(id, { url, active: true });
+    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
   }
 
-  async function openInBuaWindow(url) {
-    const id = await liveWindowId();
-    if (id == null) return createBuaWindow(url);
-    const spare = await claimSpare(url, id);
+  async #openInBuaWindow(url) {
+    const id = await this.#liveWindowId();
+    if (id == null) return this.#createBuaWindow(url);
+    const spare = await this.#claimSpare(url, id);
     if (spare) return spare;
     // Created active, a tab restores and focuses its minimized window;
     // created in the background and then made active, it does not. It
     // must be the active one: Chrome drops input to a background tab.
-    const tab = await api.tabs.create({ windowId: id, url, active: false });
-    return api.tabs.update(tab.id, { active: true });
+    const tab = await this.#api.tabs.create({ windowId: id, url, active: false });
+    return this.#api.tabs.update(tab.id, { active: true });
   }
 
-  // prewarm opens the BUA window with a blank spare tab unless a BUA window
-  // exists; it returns the spare tab, or null.
-  async function prewarm() {
-    if ((await liveWindowId()) != null) return null;
-    const tab = await createBuaWindow("about:blank");
-    spareId = tab ? tab.id : null;
-    return tab || null;
-  }
-
-  async function openFocused(url) {
-    const target = await personWindow(await liveWindowId());
+  async #openFocused(url) {
+    const api = this.#api;
+    const target = await this.#personWindow(await this.#liveWindowId());
     if (!target) {
-      const win = await createWindow({ url, focused: true, type: "normal" });
+      const win = await this.#createWindow({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
     }
     const tab = await api.tabs.create({ windowId: target.id, url, active: true });
     await api.windows.update(target.id, { focused: true });
     return tab;
   }
-
-  return {
-    // prewarm opens the BUA window ahead of the first open_tab (managed
-    // browsers, at start-up). Returns its spare tab, or null when a BUA
-    // window already exists.
-    prewarm: () => withLock(prewarm),
-    // isSpare says whether tabId is the prewarmed tab nobody has asked for
-    // yet: get_tabs leaves it out.
-    isSpare: (tabId) => tabId === spareId,
-    // buaWindowId is the live BUA window's id, or null when there is none.
-    buaWindowId: () => withLock(liveWindowId),
-    // personWindow is the person's last focused normal window (never the
-    // BUA window), or null.
-    personWindow: () => withLock(async () => personWindow(await liveWindowId())),
-    // openTab opens url in the BUA window (created lazily), or with focus in
-    // the person's last focused normal window. Returns the chrome Tab.
-    openTab(url, { focus = false } = {}) {
-      return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
-    },
-    // takeBack puts tabId back into the BUA window at index (a handoff's
-    // end): into the live one, or into a new minimized, unfocused one
-    // when the tab was its last and Chrome closed it as the tab left.
-    // Returns the BUA window's id.
-    takeBack(tabId, index = -1) {
-      return withLock(async () => {
-        const id = await liveWindowId();
-        if (id != null) {
-          await api.tabs.move(tabId, { windowId: id, index });
-          return id;
-        }
-        return (await newBuaWindow({ tabId })).id;
-      });
-    },
-    // windowRemoved forgets the BUA window when Chrome closes it (its last
-    // tab closed, or the person closed it).
-    windowRemoved(windowId) {
-      if (windowId === cachedId) {
-        cachedId = null;
-        spareId = null;
-        api.storage.remove("buaWindowId").catch(() => {});
-      }
-    },
-  };
 }
 
 // showWindow brings windowId in front of the person: focused, and

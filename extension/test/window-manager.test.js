@@ -21,7 +21,7 @@ async function setup({ managed = false } = {}) {
       return { ok: true };
     },
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {}, isManaged: () => managed });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
   return { api, windows, ran, d };
 }
 

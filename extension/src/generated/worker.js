@@ -1563,35 +1563,200 @@ const __window_manager = (() => {
 // blank first tab is the spare, handed to the first caller that needs a
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
+//
+// The focus policy is here too (showTab, docs/extension.md §Focus and
+// input in the BUA window): a tab is shown before input reaches it, and a
+// click's window is given back as it was.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { REASONS } = __generated_protocol;
 
 // VIEWPORT is the page size of a managed browser's windows, Playwright's
 // default: a page is laid out as under Playwright (Chromium's own default
 // window left 780×493). A person's windows keep the size they have.
 const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 
-function createWindowManager({ api, isManaged = () => false }) {
-  let lock = Promise.resolve();
-  let cachedId = null;
-  let spareId = null; // the prewarmed window's blank tab, not yet handed out
+// INPUT_ACTIONS send input through the Input domain (actions/pointer.js,
+// actions/keyboard.js), which Chrome delivers only to a page it shows.
+// scroll is not one: it runs window.scrollBy in the page, which works in
+// any tab.
+const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 
-  function withLock(fn) {
-    const run = lock.then(fn, fn);
-    lock = run.catch(() => {});
+// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
+// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
+const FOCUS_BACK_MS = 500;
+
+// createWindowManager({api, isManaged, timers}): api is chrome-api.js's
+// object; isManaged (optional) says whether the browser is a managed one
+// (no person sits at it); timers paces the wait for the focus to come back.
+function createWindowManager({ api, isManaged = () => false, timers = globalThis }) {
+  return new WindowManager(api, isManaged, timers);
+}
+
+class WindowManager {
+  #api;
+  #isManaged;
+  #timers;
+  #lock = Promise.resolve();
+  #cachedId = null;
+  #spareId = null; // the prewarmed window's blank tab, not yet handed out
+
+  constructor(api, isManaged, timers) {
+    this.#api = api;
+    this.#isManaged = isManaged;
+    this.#timers = timers;
+  }
+
+  // prewarm opens the BUA window ahead of the first open_tab (managed
+  // browsers, at start-up), with a blank spare tab. Returns the spare tab,
+  // or null when a BUA window already exists.
+  prewarm() {
+    return this.#withLock(async () => {
+      if ((await this.#liveWindowId()) != null) return null;
+      const tab = await this.#createBuaWindow("about:blank");
+      this.#spareId = tab ? tab.id : null;
+      return tab || null;
+    });
+  }
+
+  // isSpare says whether tabId is the prewarmed tab nobody has asked for
+  // yet: get_tabs leaves it out.
+  isSpare(tabId) {
+    return tabId === this.#spareId;
+  }
+
+  // buaWindowId is the live BUA window's id, or null when there is none.
+  buaWindowId() {
+    return this.#withLock(() => this.#liveWindowId());
+  }
+
+  // personWindow is the person's last focused normal window (never the
+  // BUA window), or null.
+  personWindow() {
+    return this.#withLock(async () => this.#personWindow(await this.#liveWindowId()));
+  }
+
+  // openTab opens url in the BUA window (created lazily), or with focus in
+  // the person's last focused normal window. Returns the chrome Tab.
+  openTab(url, { focus = false } = {}) {
+    return this.#withLock(() => (focus ? this.#openFocused(url) : this.#openInBuaWindow(url)));
+  }
+
+  // takeBack puts tabId back into the BUA window at index (a handoff's
+  // end): into the live one, or into a new minimized, unfocused one when
+  // the tab was its last and Chrome closed it as the tab left. Returns the
+  // BUA window's id.
+  takeBack(tabId, index = -1) {
+    return this.#withLock(async () => {
+      const id = await this.#liveWindowId();
+      if (id != null) {
+        await this.#api.tabs.move(tabId, { windowId: id, index });
+        return id;
+      }
+      return (await this.#newBuaWindow({ tabId })).id;
+    });
+  }
+
+  // windowRemoved forgets the BUA window when Chrome closes it (its last
+  // tab closed, or the person closed it).
+  windowRemoved(windowId) {
+    if (windowId === this.#cachedId) {
+      this.#cachedId = null;
+      this.#spareId = null;
+      this.#api.storage.remove("buaWindowId").catch(() => {});
+    }
+  }
+
+  // showTab readies tabId for an action that needs its page shown: one
+  // that sends input through the Input domain (INPUT_ACTIONS), and in a
+  // managed browser a screenshot (below). Chrome drops input to a
+  // background tab's page, so the action would report ok for input that
+  // never arrived (a lone mouse move, a hover, gets there only every 5 s).
+  // A background tab of the BUA window is made its window's active tab
+  // (bua's own window: the person sees nothing change); a background tab
+  // of the person's own window fails with background_tab, as switching it
+  // would change what they look at. readTab() reads the tab when needed.
+  // For a click it returns the function that gives the window back
+  // afterwards (holdFocus), else null.
+  async showTab(action, tabId, readTab) {
+    // A managed browser has no person whose focus or tabs to keep, and its
+    // headless pages take input in the background once they have drawn a
+    // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
+    // needs its tab shown, and a screenshot, whose capture of a background
+    // tab waits for a frame that never comes (the capture's last resort,
+    // Page.bringToFront, leaves the headless window hiding every tab
+    // opened after it). Every click there skips the window reads.
+    if (this.#isManaged()) {
+      if (action.type !== "hover" && action.type !== "screenshot") return null;
+    } else if (!INPUT_ACTIONS.has(action.type)) {
+      return null;
+    }
+    const click = action.type === "click";
+    const [tab, buaId, wins] = await Promise.all([
+      readTab(),
+      this.buaWindowId(),
+      click ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
+    ]);
+    if (!tab.active) {
+      if (tab.windowId !== buaId) {
+        if (action.type === "screenshot") return null; // the capture's own retries, as before
+        throw new BridgeError(
+          ErrorCodes.INVALID_ACTION,
+          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
+          REASONS.BACKGROUND_TAB,
+        );
+      }
+      await this.#api.tabs.update(tabId, { active: true });
+    }
+    return click ? this.#holdFocus(tab.windowId, wins) : null;
+  }
+
+  // holdFocus is for a click in a window that does not have the focus:
+  // Chrome activates (restores and focuses) the window of a page that gets
+  // a mouse press, whatever focus emulation says (docs/extension.md
+  // §Focus). wins are the windows as they were before the press; the
+  // returned function, run after the click, puts them back: the window
+  // minimized again if it was, the focus back on the window that had it.
+  // Null when there is nothing to keep.
+  #holdFocus(windowId, wins) {
+    const win = wins.find((w) => w.id === windowId);
+    if (!win || win.focused) return null;
+    const focused = wins.find((w) => w.focused);
+    const api = this.#api;
+    return async () => {
+      const after = await api.windows.get(windowId);
+      if (after.state === win.state && !after.focused) return;
+      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
+      if (!focused) return;
+      await api.windows.update(focused.id, { focused: true });
+      // The window manager applies the focus after windows.update answers:
+      // wait for it, so the person's page has the focus again when the
+      // click's answer (and the agent's next action) comes.
+      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
+        if ((await api.windows.get(focused.id)).focused) return;
+        await new Promise((resolve) => this.#timers.setTimeout(resolve, 20));
+      }
+    };
+  }
+
+  #withLock(fn) {
+    const run = this.#lock.then(fn, fn);
+    this.#lock = run.catch(() => {});
     return run;
   }
 
-  async function liveWindowId() {
-    if (cachedId == null) {
-      const { buaWindowId } = await api.storage.get("buaWindowId");
-      cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
+  async #liveWindowId() {
+    if (this.#cachedId == null) {
+      const { buaWindowId } = await this.#api.storage.get("buaWindowId");
+      this.#cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
     }
-    if (cachedId == null) return null;
+    if (this.#cachedId == null) return null;
     try {
-      await api.windows.get(cachedId);
-      return cachedId;
+      await this.#api.windows.get(this.#cachedId);
+      return this.#cachedId;
     } catch {
-      cachedId = null;
-      await api.storage.remove("buaWindowId");
+      this.#cachedId = null;
+      await this.#api.storage.remove("buaWindowId");
       return null;
     }
   }
@@ -1602,17 +1767,17 @@ function createWindowManager({ api, isManaged = () => false }) {
   // minimized window once one of its tabs is made active again (a hover or
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
-  async function newBuaWindow(props) {
-    const state = isManaged() ? "normal" : "minimized";
-    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
+  async #newBuaWindow(props) {
+    const state = this.#isManaged() ? "normal" : "minimized";
+    let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
     // the person would see the BUA window appear.
-    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
-    cachedId = win.id;
+    if (win.state && win.state !== state) win = { ...win, ...(await this.#api.windows.update(win.id, { state })) };
+    this.#cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
-    api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {});
     return win;
   }
 
@@ -1622,8 +1787,9 @@ function createWindowManager({ api, isManaged = () => false }) {
   // are its page's, so one update by the difference makes the page the
   // size asked for, headless or under any window manager. A person's
   // window is created as Chrome sizes it and never resized.
-  async function createWindow(props) {
-    if (!isManaged()) return api.windows.create(props);
+  async #createWindow(props) {
+    const api = this.#api;
+    if (!this.#isManaged()) return api.windows.create(props);
     const win = await api.windows.create({ ...props, width: VIEWPORT.width, height: VIEWPORT.height });
     const tab = (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
     if (!tab || !tab.width || !tab.height) return win;
@@ -1635,113 +1801,62 @@ function createWindowManager({ api, isManaged = () => false }) {
 
   // personWindow is the person's last focused normal window, or null when
   // that is the BUA window (buaId) or there is none.
-  async function personWindow(buaId) {
+  async #personWindow(buaId) {
     try {
-      const w = await api.windows.getLastFocused({ windowTypes: ["normal"] });
+      const w = await this.#api.windows.getLastFocused({ windowTypes: ["normal"] });
       return w && w.id !== buaId ? w : null;
     } catch {
       return null;
     }
   }
 
-  async function createBuaWindow(url) {
-    const win = await newBuaWindow({ url });
+  async #createBuaWindow(url) {
+    const win = await this.#newBuaWindow({ url });
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
-    const [first] = await api.tabs.query({ windowId: win.id });
+    const [first] = await this.#api.tabs.query({ windowId: win.id });
     return first;
   }
 
   // claimSpare hands out the prewarmed tab, loading url in it; null when
   // there is none, or it is no longer a tab of the BUA window.
-  async function claimSpare(url, windowId) {
-    const id = spareId;
-    spareId = null;
+  async #claimSpare(url, windowId) {
+    const id = this.#spareId;
+    this.#spareId = null;
     if (id == null) return null;
     let tab;
     try {
-      tab = await api.tabs.get(id);
+      tab = await this.#api.tabs.get(id);
     } catch {
       return null;
     }
     if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : api.tabs.update(id, { url, active: true });
+    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
   }
 
-  async function openInBuaWindow(url) {
-    const id = await liveWindowId();
-    if (id == null) return createBuaWindow(url);
-    const spare = await claimSpare(url, id);
+  async #openInBuaWindow(url) {
+    const id = await this.#liveWindowId();
+    if (id == null) return this.#createBuaWindow(url);
+    const spare = await this.#claimSpare(url, id);
     if (spare) return spare;
     // Created active, a tab restores and focuses its minimized window;
     // created in the background and then made active, it does not. It
     // must be the active one: Chrome drops input to a background tab.
-    const tab = await api.tabs.create({ windowId: id, url, active: false });
-    return api.tabs.update(tab.id, { active: true });
+    const tab = await this.#api.tabs.create({ windowId: id, url, active: false });
+    return this.#api.tabs.update(tab.id, { active: true });
   }
 
-  // prewarm opens the BUA window with a blank spare tab unless a BUA window
-  // exists; it returns the spare tab, or null.
-  async function prewarm() {
-    if ((await liveWindowId()) != null) return null;
-    const tab = await createBuaWindow("about:blank");
-    spareId = tab ? tab.id : null;
-    return tab || null;
-  }
-
-  async function openFocused(url) {
-    const target = await personWindow(await liveWindowId());
+  async #openFocused(url) {
+    const api = this.#api;
+    const target = await this.#personWindow(await this.#liveWindowId());
     if (!target) {
-      const win = await createWindow({ url, focused: true, type: "normal" });
+      const win = await this.#createWindow({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api.tabs.query({ windowId: win.id }))[0];
     }
     const tab = await api.tabs.create({ windowId: target.id, url, active: true });
     await api.windows.update(target.id, { focused: true });
     return tab;
   }
-
-  return {
-    // prewarm opens the BUA window ahead of the first open_tab (managed
-    // browsers, at start-up). Returns its spare tab, or null when a BUA
-    // window already exists.
-    prewarm: () => withLock(prewarm),
-    // isSpare says whether tabId is the prewarmed tab nobody has asked for
-    // yet: get_tabs leaves it out.
-    isSpare: (tabId) => tabId === spareId,
-    // buaWindowId is the live BUA window's id, or null when there is none.
-    buaWindowId: () => withLock(liveWindowId),
-    // personWindow is the person's last focused normal window (never the
-    // BUA window), or null.
-    personWindow: () => withLock(async () => personWindow(await liveWindowId())),
-    // openTab opens url in the BUA window (created lazily), or with focus in
-    // the person's last focused normal window. Returns the chrome Tab.
-    openTab(url, { focus = false } = {}) {
-      return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
-    },
-    // takeBack puts tabId back into the BUA window at index (a handoff's
-    // end): into the live one, or into a new minimized, unfocused one
-    // when the tab was its last and Chrome closed it as the tab left.
-    // Returns the BUA window's id.
-    takeBack(tabId, index = -1) {
-      return withLock(async () => {
-        const id = await liveWindowId();
-        if (id != null) {
-          await api.tabs.move(tabId, { windowId: id, index });
-          return id;
-        }
-        return (await newBuaWindow({ tabId })).id;
-      });
-    },
-    // windowRemoved forgets the BUA window when Chrome closes it (its last
-    // tab closed, or the person closed it).
-    windowRemoved(windowId) {
-      if (windowId === cachedId) {
-        cachedId = null;
-        spareId = null;
-        api.storage.remove("buaWindowId").catch(() => {});
-      }
-    },
-  };
 }
 
 // showWindow brings windowId in front of the person: focused, and
@@ -1853,8 +1968,8 @@ const __actions_tabs = (() => {
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed,
-// prepare, navigate, hasOpenDialog, closeTab}.
+// {api, sessions, windows, budget, timers, blocked, tabClosed, prepare,
+// navigate, hasOpenDialog, closeTab}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
@@ -1990,31 +2105,16 @@ const executors = Object.freeze({ get_trace: getTrace });
 return Object.freeze({ PASSIVE_ACTIONS, getTrace, executors });
 })();
 
-// action-dispatcher.js
-const __action_dispatcher = (() => {
-// Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
-// in ACTION_SPECS. "tab" actions: resolve the tab, queue per tab, check the
-// blocklist, start the session, then run on the debugger controller.
-// "browser" actions (get_tabs, open_tab, close_tab) run from
-// actions/tabs.js through the tabs API, never behind a tab's queue. Every
-// request runs within its budget (lib/budget.js) and under an AbortSignal
-// (budget.signal) that aborts when the daemon cancels it, when its
-// watchdog fires, or when its tab closes: the request then ends at once,
-// frees its place in the tab's queue, and its leftover work stops at its
-// next await (spec 001 §Cancellation, docs/extension.md §Cancellation).
-// A session the person ends (Stop, Stop all, the debugger bar's Cancel),
-// or that the blocklist, idle or a locked screen ends, ends its tab's
-// pending requests at once with internal_error and error.reason = the end
-// reason; a stopped tab then refuses actions with session_not_found.
+// tab-queues.js
+const __tab_queues = (() => {
+// The per-tab queues and the requests pending on each tab (docs/extension.md
+// §Dispatcher rules, §Cancellation): one action at a time per tab, and
+// every request pending on a tab, running or queued, ended at once when
+// the tab closes or its session ends.
 
-const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
-const { hostOf } = __lib_domains;
-const { abortable, onAbort } = __lib_cdp;
-const { budgetFor } = __lib_budget;
-const { ACTION_SPECS, END_REASONS, EVENTS, REASONS } = __generated_protocol;
-const { executors: browserExecutors, urlOf } = __actions_tabs;
-const { PASSIVE_ACTIONS } = __actions_trace;
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { abortable } = __lib_cdp;
+const { END_REASONS } = __generated_protocol;
 
 // endedMessage says, for a request whose session ended under it, what
 // happened (error.reason carries the end reason itself).
@@ -2037,34 +2137,17 @@ function endedMessage(tabId, reason) {
   }
 }
 
-// stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (spec 001 §Cancellation).
-function stoppedMessage(tabId, reason) {
-  const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
-  return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
-}
-
-// INPUT_ACTIONS send input through the Input domain (actions/input.js), which
-// Chrome delivers only to a page it shows. scroll is not one: it runs
-// window.scrollBy in the page, which works in any tab.
-const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
-
-// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
-// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
-const FOCUS_BACK_MS = 500;
-
-// isManaged (optional) reports whether the browser is a managed one: no
-// person sits at it, so showTab keeps nobody's focus there.
-function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, isManaged = () => false }) {
-  const queues = new Map(); // tabId -> tail promise
-  const pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
-  let exempt = null; // the request whose own blocklist check is ending its session
+class TabQueues {
+  #queues = new Map(); // tabId -> tail promise
+  #pending = new Map(); // tabId -> Set<AbortController> of its requests, queued or running
+  #exempt = null; // the request whose own blocklist check is ending its session
 
   // enqueue runs fn after every earlier action on tabId has ended, and
   // returns fn's promise, which rejects with signal's reason the moment
   // signal aborts. An aborted action gives up its place at once: the next
   // one waits only for the actions before it, never for orphaned work.
-  function enqueue(tabId, fn, signal) {
+  enqueue(tabId, fn, signal) {
+    const queues = this.#queues;
     const prev = queues.get(tabId) || Promise.resolve();
     const start = () => {
       if (signal && signal.aborted) throw signal.reason; // ended while queued: never runs
@@ -2079,9 +2162,10 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     return run;
   }
 
-  // track registers a request's controller under tabId until it ends, so
-  // tabClosed can end it.
-  function track(tabId, ac) {
+  // track registers a request's controller under tabId until the returned
+  // function is called, so tabClosed and sessionEnded can end it.
+  track(tabId, ac) {
+    const pending = this.#pending;
     let set = pending.get(tabId);
     if (!set) pending.set(tabId, (set = new Set()));
     set.add(ac);
@@ -2094,10 +2178,10 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
   // tabClosed ends every request pending on tabId, running or queued, with
   // tab_not_found at once: whoever closed the tab (close_tab, the person,
   // the page), no caller waits out its timeout on a tab that is gone.
-  function tabClosed(tabId) {
-    const set = pending.get(tabId);
-    pending.delete(tabId);
-    queues.delete(tabId);
+  tabClosed(tabId) {
+    const set = this.#pending.get(tabId);
+    this.#pending.delete(tabId);
+    this.#queues.delete(tabId);
     if (!set) return 0;
     for (const ac of set) ac.abort(new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while the action was pending`));
     return set.size;
@@ -2106,33 +2190,69 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
   // sessionEnded ends every request pending on tabId at once when its
   // session ends: tab_closed as tabClosed does (tab_not_found), any other
   // reason with internal_error carrying the reason. The request whose own
-  // blocklist check ended the session answers domain_blocked instead.
-  function sessionEnded(tabId, reason) {
-    if (reason === END_REASONS.TAB_CLOSED) return tabClosed(tabId);
-    const set = pending.get(tabId);
+  // blocklist check ended the session (exempting) answers domain_blocked
+  // instead.
+  sessionEnded(tabId, reason) {
+    if (reason === END_REASONS.TAB_CLOSED) return this.tabClosed(tabId);
+    const set = this.#pending.get(tabId);
     if (!set) return 0;
     let n = 0;
     for (const ac of [...set]) {
-      if (ac === exempt) continue;
+      if (ac === this.#exempt) continue;
       ac.abort(new BridgeError(ErrorCodes.INTERNAL_ERROR, endedMessage(tabId, reason), reason));
       n++;
     }
     return n;
   }
-  if (typeof sessions.onEnded === "function") sessions.onEnded((ev) => sessionEnded(ev.tabId, ev.reason));
 
-  // tabGone says whether tabId no longer exists.
-  async function tabGone(tabId) {
+  // exempting runs fn with the request ac left alone by sessionEnded.
+  exempting(ac, fn) {
+    this.#exempt = ac;
     try {
-      return !(await api.tabs.get(tabId));
-    } catch {
-      return true;
+      return fn();
+    } finally {
+      this.#exempt = null;
     }
   }
+}
+return Object.freeze({ endedMessage, TabQueues });
+})();
 
-  async function getTab(tabId) {
+// tab-gate.js
+const __tab_gate = (() => {
+// The gate a per-tab action passes before it reaches its tab, and the
+// bookkeeping after it (spec 001 §End-to-End Data Flow: "consent and
+// session invariants are enforced HERE, before any CDP call";
+// docs/extension.md §Dispatcher rules): a tab the person stopped is
+// refused, a blocklisted domain is refused (and its session ended), the
+// tab is shown for input (the window manager's showTab), the session
+// starts or goes on, the controller runs the action; then a tab the input
+// opened becomes a session, the action is counted, and a navigation's new
+// domain followed.
+
+const { BridgeError, ErrorCodes } = __lib_errors;
+const { hostOf } = __lib_domains;
+const { END_REASONS, EVENTS } = __generated_protocol;
+const { urlOf } = __actions_tabs;
+const { PASSIVE_ACTIONS } = __actions_trace;
+
+// stoppedMessage is session_not_found's message for a tab whose session
+// the person stopped (spec 001 §Cancellation).
+function stoppedMessage(tabId, reason) {
+  const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
+  return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
+}
+
+class TabGate {
+  // deps: {api, sessions, windows, controller, emit, queues (TabQueues)}.
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  // getTab reads tabId, or fails tab_not_found.
+  async getTab(tabId) {
     try {
-      const tab = await api.tabs.get(tabId);
+      const tab = await this.deps.api.tabs.get(tabId);
       if (!tab) throw new Error("no tab");
       return tab;
     } catch {
@@ -2140,28 +2260,266 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     }
   }
 
-  function blocked(host, attemptedAction, tabId, ac = null) {
+  // blocked fails domain_blocked, with the domain_blocked event, when host
+  // is on the blocklist; the tab's session, if any, ends with the reason,
+  // ending every request pending on it but ac's (the one asking).
+  blocked(host, attemptedAction, tabId, ac = null) {
+    const { sessions, emit, queues } = this.deps;
     const entry = sessions.isDomainBlocked(host);
     if (!entry) return;
     const ev = { type: EVENTS.DOMAIN_BLOCKED, domain: host, attemptedAction };
     if (Number.isInteger(tabId)) ev.tabId = tabId;
     emit(ev);
-    if (Number.isInteger(tabId) && sessions.get(tabId)) {
-      exempt = ac;
-      try {
-        sessions.endSession(tabId, END_REASONS.DOMAIN_BLOCKED);
-      } finally {
-        exempt = null;
-      }
-    }
+    if (Number.isInteger(tabId) && sessions.get(tabId)) queues.exempting(ac, () => sessions.endSession(tabId, END_REASONS.DOMAIN_BLOCKED));
     throw new BridgeError(ErrorCodes.DOMAIN_BLOCKED, `${host} is on the blocklist (entry ${entry})`);
   }
 
+  // run takes a "tab" action through the gate to the controller and
+  // returns its result with its tabId (protocol v4 results carry the tab
+  // they acted on), added here and only here.
+  async run(tabId, action, budget, ac) {
+    const { api, sessions, windows, controller } = this.deps;
+    if (budget.remaining() <= 0) {
+      throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
+    }
+    const stopped = sessions.stoppedReason ? sessions.stoppedReason(tabId) : null;
+    if (stopped) throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, stoppedMessage(tabId, stopped));
+    // The tab's URL for the blocklist check: the debugger's committed main
+    // frame when it is attached (no round trip to the tabs API), else the
+    // tab's own, which also fails tab_not_found for a tab that is gone. A
+    // tab closed under an attached debugger fails at its first CDP call,
+    // which the dispatcher reports as tab_not_found.
+    const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
+    const tab = known !== null ? null : await this.getTab(tabId);
+    const host = hostOf(known !== null ? known : urlOf(tab));
+    this.blocked(host, action.type, tabId, ac);
+    if (PASSIVE_ACTIONS.has(action.type)) {
+      // No session starts or lasts longer for a read of bua's own state.
+      const result = await controller.run(tabId, action, budget);
+      return { ...result, tabId };
+    }
+    const giveBack = await windows.showTab(action, tabId, () => tab || this.getTab(tabId));
+    let domain = host;
+    if (action.type === "navigate") {
+      domain = hostOf(action.url);
+      this.blocked(domain, action.type, tabId, ac);
+    }
+    sessions.ensureSession(tabId, domain);
+    const result = await this.#runSession(tabId, action, budget, giveBack);
+    // A tab the input opened becomes a session before the input's own tab
+    // counts this action, so the input's tab stays the most recently used.
+    if (result && Number.isInteger(result.newTabId)) await this.#adoptTab(result);
+    sessions.recordAction(tabId);
+    if (action.type === "navigate" || action.type === "reload") await this.#followDomain(api, sessions, tabId);
+    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
+  }
+
+  async #runSession(tabId, action, budget, giveBack) {
+    const { sessions, controller } = this.deps;
+    try {
+      return await controller.run(tabId, action, budget);
+    } finally {
+      if (giveBack) await giveBack().catch(() => {}); // a closed window needs nothing back
+      // The session ended while the action ran (Stop, Stop all, the
+      // blocklist, idle): whoever ended it detached the debugger, but work
+      // that was still attaching may have attached again after that.
+      // This runs when that leftover work is over, so the tab is let go.
+      if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
+    }
+  }
+
+  // followDomain follows the page to its real domain: it may have
+  // redirected.
+  async #followDomain(api, sessions, tabId) {
+    try {
+      const after = await api.tabs.get(tabId);
+      const h = hostOf(urlOf(after));
+      if (h) sessions.ensureSession(tabId, h);
+    } catch { /* closed meanwhile: onRemoved ends the session */ }
+  }
+
+  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // ready for the next action that names it: a session, and the debugger
+  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // get_tabs does not list it; one that closed already neither.
+  async #adoptTab(result) {
+    const { api, sessions } = this.deps;
+    let tab;
+    try {
+      tab = await api.tabs.get(result.newTabId);
+    } catch {
+      delete result.newTabId;
+      return;
+    }
+    const domain = hostOf(urlOf(tab));
+    if (domain && sessions.isDomainBlocked(domain)) {
+      delete result.newTabId;
+      return;
+    }
+    sessions.ensureSession(tab.id, domain);
+    this.prepare(tab.id);
+  }
+
+  // prepare lets the controller start attaching to a tab about to be
+  // acted on (open_tab's, an input's new tab).
+  prepare(tabId) {
+    if (this.deps.controller.prepare) this.deps.controller.prepare(tabId);
+  }
+}
+return Object.freeze({ stoppedMessage, TabGate });
+})();
+
+// action-dispatcher.js
+const __action_dispatcher = (() => {
+// Turns one validated action into one result (spec 001 §End-to-End Data
+// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
+// in ACTION_SPECS and queues. "tab" actions: resolve the tab, queue per tab
+// (tab-queues.js), then the gate (tab-gate.js: the blocklist, the session,
+// the window) and the debugger controller. "browser" actions (get_tabs,
+// open_tab, close_tab) run from actions/tabs.js through the tabs API,
+// never behind a tab's queue. Every request runs within its budget
+// (lib/budget.js) and under an AbortSignal (budget.signal) that aborts
+// when the daemon cancels it, when its watchdog fires, or when its tab
+// closes: the request then ends at once, frees its place in the tab's
+// queue, and its leftover work stops at its next await (spec 001
+// §Cancellation, docs/extension.md §Cancellation). A session the person
+// ends (Stop, Stop all, the debugger bar's Cancel), or that the blocklist,
+// idle or a locked screen ends, ends its tab's pending requests at once
+// with internal_error and error.reason = the end reason; a stopped tab
+// then refuses actions with session_not_found.
+
+const { BridgeError, CancelledError, ErrorCodes, toWireError } = __lib_errors;
+const { hostOf } = __lib_domains;
+const { abortable, onAbort } = __lib_cdp;
+const { budgetFor } = __lib_budget;
+const { ACTION_SPECS } = __generated_protocol;
+const { executors: browserExecutors } = __actions_tabs;
+const { PASSIVE_ACTIONS } = __actions_trace;
+const { TabQueues } = __tab_queues;
+const { TabGate } = __tab_gate;
+
+// createDispatcher({api, sessions, windows, controller, emit, timers}):
+// api is chrome-api.js's object, sessions the session manager, windows the
+// window manager, controller the debugger controller.
+function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
+  return new Dispatcher({ api, sessions, windows, controller, emit, timers });
+}
+
+class Dispatcher {
+  #deps;
+  #queues = new TabQueues();
+  #gate;
+
+  constructor(deps) {
+    this.#deps = deps;
+    this.#gate = new TabGate({ ...deps, queues: this.#queues });
+    const sessions = deps.sessions;
+    if (typeof sessions.onEnded === "function") sessions.onEnded((ev) => this.sessionEnded(ev.tabId, ev.reason));
+  }
+
+  // tabClosed ends every request pending on tabId at once (tab-queues.js).
+  tabClosed(tabId) {
+    return this.#queues.tabClosed(tabId);
+  }
+
+  // sessionEnded ends every request pending on tabId when its session ends.
+  sessionEnded(tabId, reason) {
+    return this.#queues.sessionEnded(tabId, reason);
+  }
+
+  // handle is ws-client's handleRequest: {result} or {error}, never
+  // throws; null when the request was cancelled, which gets no response.
+  async handle(action, budget) {
+    try {
+      return { result: await this.dispatch(action, budget) };
+    } catch (e) {
+      if (e instanceof CancelledError) return null;
+      return { error: toWireError(e) };
+    }
+  }
+
+  // dispatch runs one action within budget (by default, the one a request
+  // without deadlineMs gets, from now); throws BridgeError on failure, or
+  // CancelledError when budget.signal (the daemon's cancel) aborted it.
+  // The controller has its own watchdog for the action itself; this one
+  // also covers resolving the tab and waiting in its queue, so the caller
+  // hears timeout before the daemon gives up. The request's own signal
+  // aborts on cancel, on this watchdog and on tab close, and once the
+  // request has ended, so nothing it started runs on.
+  async dispatch(action, budget = budgetFor(action)) {
+    const timers = this.#deps.timers;
+    const ac = new AbortController();
+    const outer = budget.signal;
+    const offOuter = onAbort(outer, () => ac.abort(outer.reason instanceof Error ? outer.reason : new CancelledError()));
+    const ms = budget.remaining();
+    const watchdog = timers.setTimeout(
+      () => ac.abort(new BridgeError(ErrorCodes.TIMEOUT, `${action.type} did not finish within ${ms} ms`)),
+      ms,
+    );
+    try {
+      const work = Promise.resolve().then(() => this.#route(action, budget.withSignal(ac.signal), ac));
+      return await abortable(work, ac.signal);
+    } finally {
+      timers.clearTimeout(watchdog);
+      offOuter();
+      if (!ac.signal.aborted) ac.abort(new CancelledError("the request has ended"));
+    }
+  }
+
+  #route(action, budget, ac) {
+    const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
+    switch (spec && spec.scope) {
+      case "tab":
+        return this.#perTab(action, budget, ac);
+      case "browser":
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](this.#envFor(budget, ac), action);
+        break;
+      default:
+        break;
+    }
+    throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
+  }
+
+  // perTab runs a "tab" action through the gate in the tab's queue. The
+  // time spent waiting in the queue comes out of the budget; an action
+  // whose budget ran out while queued fails without running.
+  async #perTab(action, budget, ac) {
+    const { tabId } = await this.#resolveTab(action);
+    const untrack = this.#queues.track(tabId, ac);
+    const run = () => this.#gate.run(tabId, action, budget, ac);
+    try {
+      // A passive action (get_trace) reads bua's bookkeeping, not the page:
+      // it waits behind nobody.
+      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(run(), budget.signal);
+      return await this.#queues.enqueue(tabId, run, budget.signal);
+    } catch (e) {
+      // A tab closed under the action explains whatever else went wrong
+      // (a detached debugger, a CDP call on a dead target).
+      const explained = e instanceof CancelledError || (e instanceof BridgeError && e.code !== ErrorCodes.INTERNAL_ERROR && e.code !== ErrorCodes.DEBUGGER_ATTACH_FAILED);
+      if (!explained && (await this.#tabGone(tabId))) {
+        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while ${action.type} ran`);
+      }
+      throw e;
+    } finally {
+      untrack();
+    }
+  }
+
+  // tabGone says whether tabId no longer exists.
+  async #tabGone(tabId) {
+    try {
+      return !(await this.#deps.api.tabs.get(tabId));
+    } catch {
+      return true;
+    }
+  }
+
   // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
-  // An explicit tabId is taken as it is: runOnTab checks the tab when the
+  // An explicit tabId is taken as it is: the gate checks the tab when the
   // action's turn comes (tab_not_found if it is gone).
-  async function resolveTab(action) {
+  async #resolveTab(action) {
     if (action.tabId !== undefined) return { tabId: action.tabId, opened: false };
+    const { api, sessions, windows } = this.#deps;
     const buaId = await windows.buaWindowId();
     const live = [];
     for (const s of sessions.list()) {
@@ -2177,271 +2535,42 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
     if (inBua.length) return { tabId: mru(inBua).s.tabId, opened: false };
     if (live.length === 1) return { tabId: live[0].s.tabId, opened: false };
     if (action.type === "navigate") {
-      blocked(hostOf(action.url), action.type);
+      this.#gate.blocked(hostOf(action.url), action.type);
       const tab = await windows.openTab("about:blank");
       return { tabId: tab.id, opened: true };
     }
     if (live.length > 1) {
       const ids = live.map(({ s }) => s.tabId).join(", ");
-      throw new BridgeError(
-        ErrorCodes.SESSION_NOT_FOUND,
-        `${live.length} sessions (tabs ${ids}) and none in the BUA window, and the action has no tabId`,
-      );
+      throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, `${live.length} sessions (tabs ${ids}) and none in the BUA window, and the action has no tabId`);
     }
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
 
-  // perTab runs a "tab" action on the controller. The time spent waiting
-  // in the tab's queue comes out of the budget; an action whose budget ran
-  // out while queued fails without running. The result gets its tabId here,
-  // and only here (protocol v4 results carry the tab they acted on).
-  async function perTab(action, budget, ac) {
-    const { tabId } = await resolveTab(action);
-    const untrack = track(tabId, ac);
-    try {
-      // A passive action (get_trace) reads bua's bookkeeping, not the page:
-      // it waits behind nobody.
-      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(runOnTab(tabId, action, budget, ac), budget.signal);
-      return await enqueue(tabId, () => runOnTab(tabId, action, budget, ac), budget.signal);
-    } catch (e) {
-      // A tab closed under the action explains whatever else went wrong
-      // (a detached debugger, a CDP call on a dead target).
-      const explained = e instanceof CancelledError || (e instanceof BridgeError && e.code !== ErrorCodes.INTERNAL_ERROR && e.code !== ErrorCodes.DEBUGGER_ATTACH_FAILED);
-      if (!explained && (await tabGone(tabId))) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while ${action.type} ran`);
-      }
-      throw e;
-    } finally {
-      untrack();
-    }
-  }
-
-  // showTab readies tabId for an action that needs its page shown: one
-  // that sends input through the Input domain (INPUT_ACTIONS), and in a
-  // managed browser a screenshot (below). Chrome drops input to a background
-  // tab's page, so the action would report ok for input that never
-  // arrived (a lone mouse move, a hover, gets there only every 5 s). A
-  // background tab of the BUA window is made its window's
-  // active tab (bua's own window: the person sees nothing change); a
-  // background tab of the person's own window fails with background_tab,
-  // as switching it would change what they look at.
-  async function showTab(action, tabId, known) {
-    // A managed browser has no person whose focus or tabs to keep, and its
-    // headless pages take input in the background once they have drawn a
-    // frame (e2e TestClickBackgroundTab): only hover's lone mouse move
-    // needs its tab shown, and a screenshot, whose capture of a background
-    // tab waits for a frame that never comes (the capture's last resort,
-    // Page.bringToFront, leaves the headless window hiding every tab
-    // opened after it). Every click there skips the window reads.
-    if (isManaged()) {
-      if (action.type !== "hover" && action.type !== "screenshot") return null;
-    } else if (!INPUT_ACTIONS.has(action.type)) {
-      return null;
-    }
-    const click = action.type === "click";
-    const [tab, buaId, wins] = await Promise.all([
-      known || getTab(tabId),
-      windows.buaWindowId(),
-      click ? api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
-    ]);
-    if (!tab.active) {
-      if (tab.windowId !== buaId) {
-        if (action.type === "screenshot") return null; // the capture's own retries, as before
-        throw new BridgeError(
-          ErrorCodes.INVALID_ACTION,
-          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
-          REASONS.BACKGROUND_TAB,
-        );
-      }
-      await api.tabs.update(tabId, { active: true });
-    }
-    return click ? holdFocus(tab.windowId, wins) : null;
-  }
-
-  // holdFocus is for a click in a window that does not have the focus:
-  // Chrome activates (restores and focuses) the window of a page that gets
-  // a mouse press, whatever focus emulation says (docs/extension.md
-  // §Focus). wins are the windows as they were before the press; the
-  // returned function, run after the click, puts them back: the window
-  // minimized again if it was, the focus back on the window that had it.
-  // Null when there is nothing to keep.
-  function holdFocus(windowId, wins) {
-    const win = wins.find((w) => w.id === windowId);
-    if (!win || win.focused) return null;
-    const focused = wins.find((w) => w.focused);
-    return async () => {
-      const after = await api.windows.get(windowId);
-      if (after.state === win.state && !after.focused) return;
-      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
-      if (!focused) return;
-      await api.windows.update(focused.id, { focused: true });
-      // The window manager applies the focus after windows.update answers:
-      // wait for it, so the person's page has the focus again when the
-      // click's answer (and the agent's next action) comes.
-      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
-        if ((await api.windows.get(focused.id)).focused) return;
-        await new Promise((resolve) => timers.setTimeout(resolve, 20));
-      }
-    };
-  }
-
-  async function runOnTab(tabId, action, budget, ac) {
-    if (budget.remaining() <= 0) {
-      throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
-    }
-    const stopped = sessions.stoppedReason ? sessions.stoppedReason(tabId) : null;
-    if (stopped) throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, stoppedMessage(tabId, stopped));
-    // The tab's URL for the blocklist check: the debugger's committed main
-    // frame when it is attached (no round trip to the tabs API), else the
-    // tab's own, which also fails tab_not_found for a tab that is gone. A
-    // tab closed under an attached debugger fails at its first CDP call,
-    // which perTab reports as tab_not_found.
-    const known = controller.committedUrl ? controller.committedUrl(tabId) : null;
-    const tab = known !== null ? null : await getTab(tabId);
-    const host = hostOf(known !== null ? known : urlOf(tab));
-    blocked(host, action.type, tabId, ac);
-    if (PASSIVE_ACTIONS.has(action.type)) {
-      // No session starts or lasts longer for a read of bua's own state.
-      const result = await controller.run(tabId, action, budget);
-      return { ...result, tabId };
-    }
-    const giveBack = await showTab(action, tabId, tab);
-    let domain = host;
-    if (action.type === "navigate") {
-      domain = hostOf(action.url);
-      blocked(domain, action.type, tabId, ac);
-    }
-    sessions.ensureSession(tabId, domain);
-    let result;
-    try {
-      result = await controller.run(tabId, action, budget);
-    } finally {
-      if (giveBack) await giveBack().catch(() => {}); // a closed window needs nothing back
-      // The session ended while the action ran (Stop, Stop all, the
-      // blocklist, idle): whoever ended it detached the debugger, but work
-      // that was still attaching may have attached again after that.
-      // This runs when that leftover work is over, so the tab is let go.
-      if (!sessions.get(tabId) && controller.detach) controller.detach(tabId).catch(() => {});
-    }
-    // A tab the input opened becomes a session before the input's own tab
-    // counts this action, so the input's tab stays the most recently used.
-    if (result && Number.isInteger(result.newTabId)) await adoptTab(result);
-    sessions.recordAction(tabId);
-    if (action.type === "navigate" || action.type === "reload") {
-      // the page may have redirected: follow the real domain.
-      try {
-        const after = await api.tabs.get(tabId);
-        const h = hostOf(urlOf(after));
-        if (h) sessions.ensureSession(tabId, h);
-      } catch { /* closed meanwhile: onRemoved ends the session */ }
-    }
-    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
-  }
-
-  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
-  // ready for the next action that names it: a session, and the debugger
-  // attaching. A tab on a blocklisted domain is not reported at all, as
-  // get_tabs does not list it; one that closed already neither.
-  async function adoptTab(result) {
-    let tab;
-    try {
-      tab = await api.tabs.get(result.newTabId);
-    } catch {
-      delete result.newTabId;
-      return;
-    }
-    const domain = hostOf(urlOf(tab));
-    if (domain && sessions.isDomainBlocked(domain)) {
-      delete result.newTabId;
-      return;
-    }
-    sessions.ensureSession(tab.id, domain);
-    prepare(tab.id);
-  }
-
-  // env is what a "browser" executor (actions/tabs.js) may use.
+  // envFor is what a "browser" executor (actions/tabs.js) may use.
   // prepare(tabId) lets open_tab start the debugger's attach while the
   // new tab loads (the controller's prepare); navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
   // run (queue, session, the controller) within open_tab's budget;
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
   // and close_tab's way through a dialog.
-  const prepare = (tabId) => {
-    if (controller.prepare) controller.prepare(tabId);
-  };
-  const envFor = (budget, ac) => ({
-    api,
-    sessions,
-    windows,
-    budget,
-    timers,
-    blocked,
-    getTab,
-    tabClosed,
-    prepare,
-    navigate: (action) => perTab(action, budget, ac),
-    hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
-    closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
-  });
-
-  function run(action, budget, ac) {
-    const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
-    switch (spec && spec.scope) {
-      case "tab":
-        return perTab(action, budget, ac);
-      case "browser":
-        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget, ac), action);
-        break;
-      default:
-        break;
-    }
-    throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
+  #envFor(budget, ac) {
+    const { api, sessions, windows, controller, timers } = this.#deps;
+    return {
+      api,
+      sessions,
+      windows,
+      budget,
+      timers,
+      blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
+      tabClosed: (tabId) => this.tabClosed(tabId),
+      prepare: (tabId) => this.#gate.prepare(tabId),
+      navigate: (action) => this.#perTab(action, budget, ac),
+      hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
+      closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+    };
   }
-
-  // dispatch runs one action within budget (by default, the one a request
-  // without deadlineMs gets, from now); throws BridgeError on failure, or
-  // CancelledError when budget.signal (the daemon's cancel) aborted it. The
-  // controller has its own watchdog for the action itself; this one also
-  // covers resolving the tab and waiting in its queue, so the caller hears
-  // timeout before the daemon gives up. The request's own signal aborts on
-  // cancel, on this watchdog and on tab close, and once the request has
-  // ended, so nothing it started runs on.
-  async function dispatch(action, budget = budgetFor(action)) {
-    const ac = new AbortController();
-    const outer = budget.signal;
-    const offOuter = onAbort(outer, () => ac.abort(outer.reason instanceof Error ? outer.reason : new CancelledError()));
-    const ms = budget.remaining();
-    const watchdog = timers.setTimeout(
-      () => ac.abort(new BridgeError(ErrorCodes.TIMEOUT, `${action.type} did not finish within ${ms} ms`)),
-      ms,
-    );
-    try {
-      const work = Promise.resolve().then(() => run(action, budget.withSignal(ac.signal), ac));
-      return await abortable(work, ac.signal);
-    } finally {
-      timers.clearTimeout(watchdog);
-      offOuter();
-      if (!ac.signal.aborted) ac.abort(new CancelledError("the request has ended"));
-    }
-  }
-
-  return {
-    dispatch,
-    // handle is ws-client's handleRequest: {result} or {error}, never
-    // throws; null when the request was cancelled, which gets no response.
-    async handle(action, budget) {
-      try {
-        return { result: await dispatch(action, budget) };
-      } catch (e) {
-        if (e instanceof CancelledError) return null;
-        return { error: toWireError(e) };
-      }
-    },
-    tabClosed,
-    sessionEnded,
-  };
 }
-return Object.freeze({ endedMessage, stoppedMessage, createDispatcher });
+return Object.freeze({ createDispatcher });
 })();
 
 // lib/trace.js
@@ -9995,7 +10124,7 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,

@@ -532,6 +532,217 @@ const ROLES = Object.freeze(["alert","alertdialog","application","article","bann
 return Object.freeze({ PROTOCOL_VERSION, MESSAGE_TYPES, FEATURES, REASONS, CLOSE_CODES, ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, REPLAY, ERROR_CODES, EVENTS, END_REASONS, NAMED_KEYS, KEY_MODIFIERS, ROLES });
 })();
 
+// replay-cache.js
+const __replay_cache = (() => {
+// The replay cache (spec 004 §Dedupe, the schema's x-replay,
+// docs/extension.md §Replay cache): the request ids this worker has
+// received, so that a request the daemon re-sends after a reconnect, with
+// the same id, is answered from here or from the action still running,
+// and never runs twice. It lives in chrome.storage.session, which outlives
+// the service worker (a restarted worker reads it back) but not the
+// browser, and is mirrored in memory.
+//
+// Each entry is written before its action sends anything to the page (a
+// started mark: begin() resolves once chrome.storage.session holds it),
+// then again with its answer (the response message's JSON text, as sent:
+// chrome.storage.session counts a string at about its length, an object at
+// several times its JSON) or its end. Bounds, from x-replay: an entry
+// lives until the request's deadlineMs has passed since it arrived, at
+// most maxAgeMs; at most maxEntries are kept, the oldest answered ones
+// going first; an answer larger than maxAnswerBytes is kept in memory only
+// (storage holds that there was one). Since the daemon never re-sends a
+// request past its deadline, nor past maxAgeMs after it first sent it, an
+// entry that expires is never asked for again. One evicted before its
+// expiry may be: until that expiry the cache is unsure, and a re-sent id
+// it does not know is answered outcome_unknown rather than run.
+
+const { REPLAY } = __generated_protocol;
+
+const KEY_PREFIX = "replay:"; // + request id: one storage key per entry
+const INSTANCE_KEY = "replay.instance";
+const UNSURE_KEY = "replay.unsureUntil";
+
+// Entry states.
+const STARTED = "started";
+const ANSWERED = "answered";
+const CANCELLED = "cancelled";
+
+// memoryStorage is a chrome.storage-shaped store in a Map: a cache over it
+// lives as long as the worker (tests, and a worker without
+// chrome.storage.session).
+function memoryStorage(map = new Map()) {
+  const clone = (x) => (x === undefined ? x : JSON.parse(JSON.stringify(x)));
+  return {
+    map,
+    async get(keys) {
+      const ks = keys == null ? [...map.keys()] : Array.isArray(keys) ? keys : [keys];
+      const out = {};
+      for (const k of ks) if (map.has(k)) out[k] = clone(map.get(k));
+      return out;
+    },
+    async set(items) {
+      for (const [k, v] of Object.entries(items)) map.set(k, clone(v));
+    },
+    async remove(keys) {
+      for (const k of Array.isArray(keys) ? keys : [keys]) map.delete(k);
+    },
+  };
+}
+
+// createReplayCache reads the cache back from storage (chrome.storage.session
+// in the worker) and returns it once `ready` resolves. newId makes the
+// instance id the hello names (hello.instance) when storage has none yet.
+function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
+  return new ReplayCache(storage, now, newId, bounds);
+}
+
+class ReplayCache {
+  #storage;
+  #now;
+  #bounds;
+  #entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
+  #unsureUntil = 0;
+  #instance = "";
+
+  constructor(storage, now, newId, bounds) {
+    this.#storage = storage;
+    this.#now = now;
+    this.#bounds = bounds;
+    this.ready = this.#load(newId);
+  }
+
+  // instance is the hello's instance id, once ready.
+  instance() {
+    return this.#instance;
+  }
+
+  get size() {
+    return this.#entries.size;
+  }
+
+  // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
+  // reason?}. A STARTED entry whose action no longer runs here was cut
+  // short by a worker restart.
+  lookup(id) {
+    const e = this.#entries.get(id);
+    return e && e.expiresAt > this.#now() ? e : undefined;
+  }
+
+  // unsure says whether an entry was evicted before its expiry, which has
+  // not come yet: a re-sent id the cache does not know may have run.
+  unsure() {
+    return this.#now() < this.#unsureUntil;
+  }
+
+  // begin records that id starts now, to live deadlineMs (at most
+  // maxAgeMs): the started mark, in storage once it resolves. It rejects
+  // when storage refuses the write.
+  begin(id, deadlineMs) {
+    const t = this.#now();
+    const maxAgeMs = this.#bounds.maxAgeMs;
+    const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, maxAgeMs) : maxAgeMs;
+    const gone = this.#expire(t);
+    const before = this.#unsureUntil;
+    this.#evict(t, gone);
+    const e = { startedAt: t, expiresAt: t + life, state: STARTED };
+    this.#entries.set(id, e);
+    return this.#write(id, e, gone, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
+      this.#entries.delete(id); // never started: a re-sent id may run
+      throw err;
+    });
+  }
+
+  // answer records id's response message, text: its JSON, as sent.
+  answer(id, text) {
+    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+  }
+
+  // cancelled records that id ended without an answer: cancel {id}, or
+  // the client stopping; reason says which.
+  cancelled(id, reason) {
+    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+
+  async #load(newId) {
+    const storage = this.#storage;
+    const all = await storage.get(null);
+    const t = this.#now();
+    const stale = [];
+    const loaded = [];
+    for (const [key, e] of Object.entries(all)) {
+      if (!key.startsWith(KEY_PREFIX)) continue;
+      if (!e || typeof e !== "object" || !(e.expiresAt > t)) stale.push(key);
+      else loaded.push([key.slice(KEY_PREFIX.length), e]);
+    }
+    loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
+    for (const [id, e] of loaded) this.#entries.set(id, e);
+    this.#unsureUntil = Number(all[UNSURE_KEY]) || 0;
+    this.#instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
+    const writes = [];
+    if (!this.#instance) {
+      this.#instance = newId();
+      writes.push(storage.set({ [INSTANCE_KEY]: this.#instance }));
+    }
+    if (stale.length) writes.push(storage.remove(stale));
+    await Promise.all(writes);
+  }
+
+  // expire forgets the entries whose time is up and returns their keys.
+  #expire(t) {
+    const gone = [];
+    for (const [id, e] of this.#entries) {
+      if (e.expiresAt <= t) {
+        this.#entries.delete(id);
+        gone.push(KEY_PREFIX + id);
+      }
+    }
+    return gone;
+  }
+
+  // evict makes room for one more entry: the oldest that has ended goes
+  // first, else the oldest. One that goes before its expiry makes the
+  // cache unsure until then.
+  #evict(t, gone) {
+    const entries = this.#entries;
+    while (entries.size >= this.#bounds.maxEntries) {
+      let victim = null;
+      for (const [id, e] of entries) {
+        if (e.state !== STARTED) {
+          victim = id;
+          break;
+        }
+      }
+      if (victim === null) victim = entries.keys().next().value;
+      const e = entries.get(victim);
+      entries.delete(victim);
+      gone.push(KEY_PREFIX + victim);
+      if (e.expiresAt > t && e.expiresAt > this.#unsureUntil) this.#unsureUntil = e.expiresAt;
+    }
+  }
+
+  // stored is what storage keeps of e: its answer only up to
+  // maxAnswerBytes, else the answer's size.
+  #stored(e) {
+    const { answer, ...rest } = e;
+    if (answer !== undefined && e.answerBytes <= this.#bounds.maxAnswerBytes) rest.answer = answer;
+    return rest;
+  }
+
+  #write(id, e, gone = [], extra = {}) {
+    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
+    return Promise.all([this.#storage.set(items), gone.length ? this.#storage.remove(gone) : null]);
+  }
+
+  #end(id, fields) {
+    const e = this.#entries.get(id);
+    if (!e) return Promise.resolve(); // expired or evicted meanwhile: nothing to keep
+    Object.assign(e, fields);
+    return this.#write(id, e);
+  }
+}
+return Object.freeze({ KEY_PREFIX, INSTANCE_KEY, UNSURE_KEY, STARTED, ANSWERED, CANCELLED, memoryStorage, createReplayCache });
+})();
+
 // lib/errors.js
 const __lib_errors = (() => {
 // Protocol v4 error codes (shared/spec 000 §Errors). The dispatcher maps any
@@ -687,189 +898,146 @@ function sessionSend(ctx, session) {
 return Object.freeze({ CdpError, cdpMessage, sleep, onAbort, abortable, withDeadline, notFound, invalid, sessionSend });
 })();
 
-// replay-cache.js
-const __replay_cache = (() => {
-// The replay cache (spec 004 §Dedupe, the schema's x-replay,
-// docs/extension.md §Replay cache): the request ids this worker has
-// received, so that a request the daemon re-sends after a reconnect, with
-// the same id, is answered from here or from the action still running,
-// and never runs twice. It lives in chrome.storage.session, which outlives
-// the service worker (a restarted worker reads it back) but not the
-// browser, and is mirrored in memory.
-//
-// Each entry is written before its action sends anything to the page (a
-// started mark: begin() resolves once chrome.storage.session holds it),
-// then again with its answer (the response message's JSON text, as sent:
-// chrome.storage.session counts a string at about its length, an object at
-// several times its JSON) or its end. Bounds, from x-replay: an entry
-// lives until the request's deadlineMs has passed since it arrived, at
-// most maxAgeMs; at most maxEntries are kept, the oldest answered ones
-// going first; an answer larger than maxAnswerBytes is kept in memory only
-// (storage holds that there was one). Since the daemon never re-sends a
-// request past its deadline, nor past maxAgeMs after it first sent it, an
-// entry that expires is never asked for again. One evicted before its
-// expiry may be: until that expiry the cache is unsure, and a re-sent id
-// it does not know is answered outcome_unknown rather than run.
+// requests.js
+const __requests = (() => {
+// The requests in flight on the worker's connection (docs/extension.md
+// §ws-client rules, §Replay cache): each runs under its own AbortSignal
+// (cancel {id} from the daemon aborts it, and an aborted request sends no
+// response: spec 001 §Cancellation), is recorded in the replay cache
+// (replay-cache.js) before it runs, and a request the daemon re-sends
+// after a reconnect is answered from there, or by the action still
+// running, never by running it twice.
 
-const { REPLAY } = __generated_protocol;
+const { ERROR_CODES, REASONS } = __generated_protocol;
+const { CancelledError } = __lib_errors;
+const { abortable } = __lib_cdp;
+const { ANSWERED, CANCELLED } = __replay_cache;
 
-const KEY_PREFIX = "replay:"; // + request id: one storage key per entry
-const INSTANCE_KEY = "replay.instance";
-const UNSURE_KEY = "replay.unsureUntil";
-
-// Entry states.
-const STARTED = "started";
-const ANSWERED = "answered";
-const CANCELLED = "cancelled";
-
-// memoryStorage is a chrome.storage-shaped store in a Map: a cache over it
-// lives as long as the worker (tests, and a worker without
-// chrome.storage.session).
-function memoryStorage(map = new Map()) {
-  const clone = (x) => (x === undefined ? x : JSON.parse(JSON.stringify(x)));
-  return {
-    map,
-    async get(keys) {
-      const ks = keys == null ? [...map.keys()] : Array.isArray(keys) ? keys : [keys];
-      const out = {};
-      for (const k of ks) if (map.has(k)) out[k] = clone(map.get(k));
-      return out;
-    },
-    async set(items) {
-      for (const [k, v] of Object.entries(items)) map.set(k, clone(v));
-    },
-    async remove(keys) {
-      for (const k of Array.isArray(keys) ? keys : [keys]) map.delete(k);
-    },
-  };
+// respond is the response message for id's handler outcome.
+function respond(id, out) {
+  return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
 }
 
-// createReplayCache reads the cache back from storage (chrome.storage.session
-// in the worker) and returns it once `ready` resolves. newId makes the
-// instance id the hello names (hello.instance) when storage has none yet.
-function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  const entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
-  let unsureUntil = 0;
-  let instance = "";
-
-  async function load() {
-    const all = await storage.get(null);
-    const t = now();
-    const stale = [];
-    const loaded = [];
-    for (const [key, e] of Object.entries(all)) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      if (!e || typeof e !== "object" || !(e.expiresAt > t)) stale.push(key);
-      else loaded.push([key.slice(KEY_PREFIX.length), e]);
-    }
-    loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
-    for (const [id, e] of loaded) entries.set(id, e);
-    unsureUntil = Number(all[UNSURE_KEY]) || 0;
-    instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
-    const writes = [];
-    if (!instance) {
-      instance = newId();
-      writes.push(storage.set({ [INSTANCE_KEY]: instance }));
-    }
-    if (stale.length) writes.push(storage.remove(stale));
-    await Promise.all(writes);
-  }
-
-  // expire forgets the entries whose time is up and returns their keys.
-  function expire(t) {
-    const gone = [];
-    for (const [id, e] of entries) {
-      if (e.expiresAt <= t) {
-        entries.delete(id);
-        gone.push(KEY_PREFIX + id);
-      }
-    }
-    return gone;
-  }
-
-  // evict makes room for one more entry: the oldest that has ended goes
-  // first, else the oldest. One that goes before its expiry makes the
-  // cache unsure until then.
-  function evict(t, gone) {
-    while (entries.size >= bounds.maxEntries) {
-      let victim = null;
-      for (const [id, e] of entries) {
-        if (e.state !== STARTED) {
-          victim = id;
-          break;
-        }
-      }
-      if (victim === null) victim = entries.keys().next().value;
-      const e = entries.get(victim);
-      entries.delete(victim);
-      gone.push(KEY_PREFIX + victim);
-      if (e.expiresAt > t && e.expiresAt > unsureUntil) unsureUntil = e.expiresAt;
-    }
-  }
-
-  // stored is what storage keeps of e: its answer only up to
-  // maxAnswerBytes, else the answer's size.
-  function stored(e) {
-    const { answer, ...rest } = e;
-    if (answer !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
-    return rest;
-  }
-
-  function write(id, e, gone = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: stored(e), ...extra };
-    return Promise.all([storage.set(items), gone.length ? storage.remove(gone) : null]);
-  }
-
-  function end(id, fields) {
-    const e = entries.get(id);
-    if (!e) return Promise.resolve(); // expired or evicted meanwhile: nothing to keep
-    Object.assign(e, fields);
-    return write(id, e);
-  }
-
-  const ready = load();
-
-  return {
-    ready,
-    // instance is the hello's instance id, once ready.
-    instance: () => instance,
-    get size() {
-      return entries.size;
-    },
-    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
-    // reason?}. A STARTED entry whose action no longer runs here was cut
-    // short by a worker restart.
-    lookup(id) {
-      const e = entries.get(id);
-      return e && e.expiresAt > now() ? e : undefined;
-    },
-    // unsure says whether an entry was evicted before its expiry, which has
-    // not come yet: a re-sent id the cache does not know may have run.
-    unsure: () => now() < unsureUntil,
-    // begin records that id starts now, to live deadlineMs (at most
-    // maxAgeMs): the started mark, in storage once it resolves. It
-    // rejects when storage refuses the write.
-    begin(id, deadlineMs) {
-      const t = now();
-      const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, bounds.maxAgeMs) : bounds.maxAgeMs;
-      const gone = expire(t);
-      const before = unsureUntil;
-      evict(t, gone);
-      const e = { startedAt: t, expiresAt: t + life, state: STARTED };
-      entries.set(id, e);
-      return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {}).catch((err) => {
-        entries.delete(id); // never started: a re-sent id may run
-        throw err;
-      });
-    },
-    // answer records id's response message, text: its JSON, as sent.
-    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
-    // cancelled records that id ended without an answer: cancel {id}, or
-    // the client stopping; reason says which.
-    cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") }),
-  };
+// outcomeUnknown answers a request that started here and whose answer is
+// lost: it may or may not have had its effect, so it is not run again.
+function outcomeUnknown(id, why) {
+  return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
 }
-return Object.freeze({ KEY_PREFIX, INSTANCE_KEY, UNSURE_KEY, STARTED, ANSWERED, CANCELLED, memoryStorage, createReplayCache });
+
+// fromCache answers a request id the cache knows and no action here is
+// running (the daemon re-sent it after a reconnect): its answer's text,
+// or outcome_unknown.
+function fromCache(id, seen) {
+  if (seen.state === ANSWERED) {
+    if (seen.answer) return seen.answer;
+    return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
+  }
+  if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
+  return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
+}
+
+class Requests {
+  #cache;
+  #handleRequest;
+  #log;
+  #inflight = new Map(); // request id -> AbortController, while its action runs
+
+  // cache is the replay cache; handleRequest(action, {id, deadlineMs,
+  // signal}) -> {result} | {error} | null (null: cancelled, send nothing).
+  constructor({ cache, handleRequest, log }) {
+    this.#cache = cache;
+    this.#handleRequest = handleRequest;
+    this.#log = log;
+    // The hello names the cache's instance and lists replay only once the
+    // cache is readable: without it a re-sent request could run twice.
+    this.cacheReady = cache.ready.then(
+      () => true,
+      (e) => {
+        log("replay cache unreadable: no replay this session", e);
+        return false;
+      },
+    );
+  }
+
+  // cancel aborts id's request. An id already answered, or never seen,
+  // has nothing to stop.
+  cancel(id) {
+    const ac = this.#inflight.get(id);
+    if (ac) ac.abort(new CancelledError(`request ${id} cancelled by the daemon`));
+  }
+
+  // abortAll stops every request in flight: the client stopped, or the
+  // pairing changed (to another daemon, maybe), so nobody will ask for
+  // their answers.
+  abortAll(why) {
+    for (const ac of this.#inflight.values()) ac.abort(new CancelledError(why));
+  }
+
+  // take runs one request message, msg, and hands its response (an object,
+  // or its JSON text) to sendNow, which sends it if the connection is up
+  // (else the daemon asks again after the reconnect).
+  async take(msg, sendNow) {
+    const id = msg.id;
+    const cache = this.#cache;
+    // Running here: the re-sent request joins it, whose answer goes out on
+    // whichever connection is up when it ends.
+    if (this.#inflight.has(id)) return;
+    const replay = await this.cacheReady;
+    if (this.#inflight.has(id)) return;
+    const seen = replay ? cache.lookup(id) : undefined;
+    if (seen) return sendNow(fromCache(id, seen));
+    if (msg.replay && replay && cache.unsure()) {
+      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
+    }
+    const ac = new AbortController();
+    this.#inflight.set(id, ac);
+    if (replay && !(await this.#begin(msg, sendNow))) return;
+    const out = await this.#run(msg, ac);
+    this.#inflight.delete(id);
+    if (ac.signal.aborted || !out) {
+      this.#log("request cancelled: no response", id);
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => this.#log("replay cache write failed", id, e));
+      return;
+    }
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => this.#log("replay cache write failed", id, e));
+    sendNow(text);
+  }
+
+  // begin writes the started mark, in storage before the action sends
+  // anything to the page: a worker that dies mid-action leaves it behind.
+  // A mark that cannot be written fails the request without running it.
+  async #begin(msg, sendNow) {
+    const id = msg.id;
+    try {
+      await this.#cache.begin(id, msg.deadlineMs);
+      return true;
+    } catch (e) {
+      this.#inflight.delete(id);
+      this.#log("replay cache write failed: request not run", id, e);
+      sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
+      return false;
+    }
+  }
+
+  // run is the handler's outcome, null once the request was aborted:
+  // abortable, so the request is over for us the moment it is cancelled,
+  // even if a handler were slow to notice.
+  async #run(msg, ac) {
+    try {
+      return await abortable(
+        Promise.resolve().then(() => {
+          if (ac.signal.aborted) throw ac.signal.reason; // cancelled before it started
+          return this.#handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs, signal: ac.signal });
+        }),
+        ac.signal,
+      );
+    } catch (e) {
+      return ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
+    }
+  }
+}
+return Object.freeze({ Requests });
 })();
 
 // ws-client.js
@@ -880,18 +1048,15 @@ const __ws_client = (() => {
 // anything else reconnects with jittered backoff (4029, "rate-limited, try
 // later", included: the daemon sends it without a reject when wrong hellos
 // have spent its budget, and the right token gets in on the next try);
-// heartbeat every 20 s. Every request runs under its own AbortSignal:
-// cancel {id} from the daemon aborts it, and a request that was aborted
-// sends no response (spec 001 §Cancellation). A dropped connection aborts
-// nothing: each request is recorded in the replay cache (replay-cache.js)
-// before it runs, and a request the daemon re-sends after a reconnect is
-// answered from there, or by the action still running, never by running
-// it twice (the replay feature, docs/extension.md §Replay cache).
+// heartbeat every 20 s. The requests it brings run in requests.js, under
+// their own AbortSignals and recorded in the replay cache: a dropped
+// connection aborts nothing, and a request the daemon re-sends after a
+// reconnect is never run twice (the replay feature, docs/extension.md
+// §Replay cache).
 
-const { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, REASONS, PROTOCOL_VERSION } = __generated_protocol;
-const { CancelledError } = __lib_errors;
-const { abortable } = __lib_cdp;
-const { ANSWERED, CANCELLED, createReplayCache, memoryStorage } = __replay_cache;
+const { ACTIONS, CLOSE_CODES, ERROR_CODES, FEATURES, PROTOCOL_VERSION } = __generated_protocol;
+const { createReplayCache, memoryStorage } = __replay_cache;
+const { Requests } = __requests;
 
 // FEATURES are the schema's x-features: this build implements all of them,
 // cancel and replay included (replay only while the cache has an instance).
@@ -925,310 +1090,242 @@ function backoffDelay(attempt, random = Math.random) {
 //   setState: async (state) => void  (stored for the options page)
 //   clientVersion, timers {setTimeout, clearTimeout, setInterval, clearInterval}, random, log
 function createWsClient(deps) {
-  const timers = deps.timers || globalThis;
-  const random = deps.random || Math.random;
-  const log = deps.log || (() => {});
-  let ws = null;
-  let phase = "idle"; // idle | connecting | hello_sent | ready | closed
-  let terminal = null; // {state, reason, closeCode} once refused
-  let attempt = 0;
-  let reconnectTimer = null;
-  let heartbeatTimer = null;
-  let rejectedWith = null;
-  let started = false;
-  const queue = []; // events emitted before ack, flushed after it
-  const inflight = new Map(); // request id -> AbortController, while its action runs
-  const cache = deps.cache || createReplayCache({ storage: memoryStorage() });
-  // The hello names the cache's instance and lists replay only once the
-  // cache is readable: without it a re-sent request could run twice.
-  const cacheReady = cache.ready.then(
-    () => true,
-    (e) => {
-      log("replay cache unreadable: no replay this session", e);
-      return false;
-    },
-  );
+  return new WsClient(deps);
+}
 
-  function publish(state) {
-    Promise.resolve(deps.setState?.({ ...state, at: Date.now() })).catch(() => {});
+class WsClient {
+  #deps;
+  #timers;
+  #random;
+  #log;
+  #cache;
+  #requests;
+  #ws = null;
+  #phase = "idle"; // idle | connecting | hello_sent | ready | closed
+  #terminal = null; // {state, reason, closeCode} once refused
+  #attempt = 0;
+  #reconnectTimer = null;
+  #heartbeatTimer = null;
+  #rejectedWith = null;
+  #started = false;
+  #queue = []; // events emitted before ack, flushed after it
+
+  constructor(deps) {
+    this.#deps = deps;
+    this.#timers = deps.timers || globalThis;
+    this.#random = deps.random || Math.random;
+    this.#log = deps.log || (() => {});
+    this.#cache = deps.cache || createReplayCache({ storage: memoryStorage() });
+    this.#requests = new Requests({ cache: this.#cache, handleRequest: deps.handleRequest, log: this.#log });
   }
 
-  function rawSend(obj) {
+  // start connects now; later calls are no-ops while connected.
+  start() {
+    this.#started = true;
+    this.#connect();
+  }
+
+  // ensureConnected is the alarm's wake-up: reconnect now unless refused.
+  ensureConnected() {
+    if (!this.#started) return this.start();
+    if (this.#phase === "idle" || this.#phase === "closed") {
+      this.#clearTimer();
+      this.#connect();
+    }
+  }
+
+  // pairingChanged lifts a terminal state and reconnects with the new
+  // pairing (the options page saved a URL, token or claimed a code).
+  pairingChanged() {
+    this.#terminal = null;
+    this.#attempt = 0;
+    this.#clearTimer();
+    const old = this.#ws;
+    this.#ws = null;
+    this.#phase = "closed";
+    this.#stopHeartbeat();
+    this.#requests.abortAll("the pairing changed");
+    if (old) try { old.close(1000, "pairing changed"); } catch { /* already closed */ }
+    this.#started = true;
+    this.#connect();
+  }
+
+  // sendEvent sends an event now, or after the next ack.
+  sendEvent(event) {
+    if (this.#phase === "ready" && this.#rawSend({ type: "event", event })) return;
+    this.#queue.push(event);
+    if (this.#queue.length > MAX_QUEUED_EVENTS) this.#queue.shift();
+  }
+
+  stop() {
+    this.#started = false;
+    this.#clearTimer();
+    this.#stopHeartbeat();
+    this.#requests.abortAll("the client stopped");
+    if (this.#ws) try { this.#ws.close(1000, "stopped"); } catch { /* ignore */ }
+    this.#ws = null;
+    this.#phase = "idle";
+  }
+
+  get phase() { return this.#phase; }
+  get terminal() { return this.#terminal; }
+  get rejectedWith() { return this.#rejectedWith; }
+
+  #publish(state) {
+    Promise.resolve(this.#deps.setState?.({ ...state, at: Date.now() })).catch(() => {});
+  }
+
+  #rawSend(obj) {
+    const ws = this.#ws;
     if (!ws || ws.readyState !== WS_OPEN) return false;
     ws.send(JSON.stringify(obj));
     return true;
   }
 
-  async function connect() {
-    if (terminal || phase === "connecting" || phase === "hello_sent" || phase === "ready") return;
-    clearTimer();
-    phase = "connecting";
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
+  #sendNow(resp) {
+    const ws = this.#ws;
+    if (this.#phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
+  }
+
+  async #connect() {
+    const phase = this.#phase;
+    if (this.#terminal || phase === "connecting" || phase === "hello_sent" || phase === "ready") return;
+    this.#clearTimer();
+    this.#phase = "connecting";
     let cfg;
     try {
-      cfg = await deps.getConfig();
+      cfg = await this.#deps.getConfig();
     } catch (e) {
-      log("pairing config unreadable", e);
-      phase = "closed";
-      scheduleReconnect();
+      this.#log("pairing config unreadable", e);
+      this.#phase = "closed";
+      this.#scheduleReconnect();
       return;
     }
-    const replay = await cacheReady; // resolved after the worker's first moments
-    publish({ state: "connecting", url: cfg.url });
+    const replay = await this.#requests.cacheReady; // resolved after the worker's first moments
+    this.#publish({ state: "connecting", url: cfg.url });
     let sock;
     try {
-      sock = new deps.WebSocketImpl(cfg.url);
+      sock = new this.#deps.WebSocketImpl(cfg.url);
     } catch (e) {
       // A malformed URL throws synchronously; retrying will not fix it.
-      phase = "closed";
-      terminal = { state: "error", reason: `bad daemon URL ${cfg.url}: ${e.message}`, closeCode: 0 };
-      publish(terminal);
+      this.#phase = "closed";
+      this.#terminal = { state: "error", reason: `bad daemon URL ${cfg.url}: ${e.message}`, closeCode: 0 };
+      this.#publish(this.#terminal);
       return;
     }
-    ws = sock;
-    rejectedWith = null;
+    this.#ws = sock;
+    this.#rejectedWith = null;
+    this.#listen(sock, cfg, replay);
+  }
+
+  #listen(sock, cfg, replay) {
     sock.onopen = () => {
-      if (ws !== sock) return;
-      phase = "hello_sent";
+      if (this.#ws !== sock) return;
+      this.#phase = "hello_sent";
       const hello = {
         type: "hello",
         protocolVersion: PROTOCOL_VERSION,
-        clientVersion: deps.clientVersion,
+        clientVersion: this.#deps.clientVersion,
         pairingToken: cfg.token || "",
         caps: { actions: ACTIONS, features: replay ? FEATURES : FEATURES.filter((f) => f !== "replay") },
       };
-      if (replay) hello.instance = cache.instance();
-      rawSend(hello);
+      if (replay) hello.instance = this.#cache.instance();
+      this.#rawSend(hello);
     };
     sock.onmessage = (ev) => {
-      if (ws === sock) onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
+      if (this.#ws === sock) this.#onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
     };
     sock.onerror = () => {}; // onclose follows and carries the code
     sock.onclose = (ev) => {
-      if (ws === sock) onClose(ev.code, ev.reason || "");
+      if (this.#ws === sock) this.#onClose(ev.code, ev.reason || "");
     };
   }
 
-  function onMessage(text) {
-    const parsed = deps.parseMessage(text);
+  #onMessage(text) {
+    const parsed = this.#deps.parseMessage(text);
     if (!parsed.ok) {
       const v = parsed.value;
-      if (phase === "ready" && v && v.type === "request" && typeof v.id === "string" && v.id.length <= 64) {
-        rawSend({ type: "response", id: v.id, error: { code: ERROR_CODES.INVALID_ACTION, message: parsed.message } });
+      if (this.#phase === "ready" && v && v.type === "request" && typeof v.id === "string" && v.id.length <= 64) {
+        this.#rawSend({ type: "response", id: v.id, error: { code: ERROR_CODES.INVALID_ACTION, message: parsed.message } });
       } else {
-        log("dropped invalid message", parsed.message);
+        this.#log("dropped invalid message", parsed.message);
       }
       return;
     }
     const msg = parsed.value;
     switch (msg.type) {
       case "ack":
-        if (phase !== "hello_sent") return log("unexpected ack");
-        phase = "ready";
-        attempt = 0;
-        publish({ state: "connected", serverVersion: msg.serverVersion });
-        startHeartbeat();
-        while (queue.length) rawSend({ type: "event", event: queue.shift() });
+        if (this.#phase !== "hello_sent") return this.#log("unexpected ack");
+        this.#phase = "ready";
+        this.#attempt = 0;
+        this.#publish({ state: "connected", serverVersion: msg.serverVersion });
+        this.#startHeartbeat();
+        while (this.#queue.length) this.#rawSend({ type: "event", event: this.#queue.shift() });
         return;
       case "reject":
-        rejectedWith = msg.error;
-        terminal = { state: "rejected", reason: msg.error.message, closeCode: 0, code: msg.error.code };
-        publish(terminal);
+        this.#rejectedWith = msg.error;
+        this.#terminal = { state: "rejected", reason: msg.error.message, closeCode: 0, code: msg.error.code };
+        this.#publish(this.#terminal);
         return;
       case "request":
-        if (phase !== "ready") return log("request before ack dropped", msg.id);
-        return onRequest(msg);
-      case "cancel": {
-        // An id already answered, or never seen, has nothing to stop.
-        const ac = inflight.get(msg.id);
-        if (ac) ac.abort(new CancelledError(`request ${msg.id} cancelled by the daemon`));
+        if (this.#phase !== "ready") return this.#log("request before ack dropped", msg.id);
+        return this.#requests.take(msg, (resp) => this.#sendNow(resp));
+      case "cancel":
+        this.#requests.cancel(msg.id);
         return;
-      }
       default: // hello, response, event never come from the daemon
-        log("unexpected message from daemon", msg.type);
+        this.#log("unexpected message from daemon", msg.type);
     }
   }
 
-  // respond is the response message for id's handler outcome.
-  function respond(id, out) {
-    return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
-  }
-
-  // sendNow sends a response message (an object, or its JSON text) if the
-  // connection is up; else the daemon asks again after the reconnect.
-  function sendNow(resp) {
-    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
-    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
-  }
-
-  // outcomeUnknown answers a request that started here and whose answer is
-  // lost: it may or may not have had its effect, so it is not run again.
-  function outcomeUnknown(id, why) {
-    return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
-  }
-
-  // fromCache answers a request id the cache knows and no action here is
-  // running (the daemon re-sent it after a reconnect): its answer's text,
-  // or outcome_unknown.
-  function fromCache(id, seen) {
-    if (seen.state === ANSWERED) {
-      if (seen.answer) return seen.answer;
-      return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
-    }
-    if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
-    return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
-  }
-
-  async function onRequest(msg) {
-    const id = msg.id;
-    // Running here: the re-sent request joins it, whose answer goes out on
-    // whichever connection is up when it ends.
-    if (inflight.has(id)) return;
-    const replay = await cacheReady;
-    if (inflight.has(id)) return;
-    const seen = replay ? cache.lookup(id) : undefined;
-    if (seen) return sendNow(fromCache(id, seen));
-    if (msg.replay && replay && cache.unsure()) {
-      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
-    }
-    const ac = new AbortController();
-    inflight.set(id, ac);
-    if (replay) {
-      // The started mark is in storage before the action sends anything to
-      // the page: a worker that dies mid-action leaves it behind.
-      try {
-        await cache.begin(id, msg.deadlineMs);
-      } catch (e) {
-        inflight.delete(id);
-        log("replay cache write failed: request not run", id, e);
-        return sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
-      }
-    }
-    let out;
-    try {
-      // abortable: the request is over for us the moment it is cancelled,
-      // even if a handler were slow to notice.
-      out = await abortable(
-        Promise.resolve().then(() => {
-          if (ac.signal.aborted) throw ac.signal.reason; // cancelled before it started
-          return deps.handleRequest(msg.action, { id, deadlineMs: msg.deadlineMs, signal: ac.signal });
-        }),
-        ac.signal,
-      );
-    } catch (e) {
-      out = ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
-    }
-    inflight.delete(id);
-    if (ac.signal.aborted || !out) {
-      log("request cancelled: no response", id);
-      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log("replay cache write failed", id, e));
-      return;
-    }
-    const text = JSON.stringify(respond(id, out));
-    if (replay) cache.answer(id, text).catch((e) => log("replay cache write failed", id, e));
-    sendNow(text);
-  }
-
-  // abortAll stops every request in flight: the client stopped, or the
-  // pairing changed (to another daemon, maybe), so nobody will ask for
-  // their answers.
-  function abortAll(why) {
-    for (const ac of inflight.values()) ac.abort(new CancelledError(why));
-  }
-
-  function onClose(code, reason) {
-    stopHeartbeat();
+  #onClose(code, reason) {
+    this.#stopHeartbeat();
     // The actions in flight run on: their answers wait in the replay cache
     // for the daemon to re-send their requests after the reconnect.
-    ws = null;
-    phase = "closed";
-    if (terminal && terminal.state === "rejected") {
-      terminal = { ...terminal, closeCode: code };
-      publish(terminal);
+    this.#ws = null;
+    this.#phase = "closed";
+    if (this.#terminal && this.#terminal.state === "rejected") {
+      this.#terminal = { ...this.#terminal, closeCode: code };
+      this.#publish(this.#terminal);
       return;
     }
     if (TERMINAL_CLOSE_CODES.has(code)) {
       const replaced = code === CLOSE_CODES.replaced;
       const why = replaced ? "replaced by a newer connection on the same pairing" : reason || `closed with ${code}`;
-      terminal = { state: replaced ? "replaced" : "rejected", reason: why, closeCode: code };
-      publish(terminal);
+      this.#terminal = { state: replaced ? "replaced" : "rejected", reason: why, closeCode: code };
+      this.#publish(this.#terminal);
       return;
     }
-    publish({ state: "disconnected", reason: reason || `closed with ${code}`, closeCode: code });
-    scheduleReconnect();
+    this.#publish({ state: "disconnected", reason: reason || `closed with ${code}`, closeCode: code });
+    this.#scheduleReconnect();
   }
 
-  function scheduleReconnect() {
-    if (terminal || !started || reconnectTimer) return;
-    const delay = backoffDelay(attempt++, random);
-    reconnectTimer = timers.setTimeout(() => {
-      reconnectTimer = null;
-      connect();
+  #scheduleReconnect() {
+    if (this.#terminal || !this.#started || this.#reconnectTimer) return;
+    const delay = backoffDelay(this.#attempt++, this.#random);
+    this.#reconnectTimer = this.#timers.setTimeout(() => {
+      this.#reconnectTimer = null;
+      this.#connect();
     }, delay);
   }
 
-  function clearTimer() {
-    if (reconnectTimer) timers.clearTimeout(reconnectTimer);
-    reconnectTimer = null;
+  #clearTimer() {
+    if (this.#reconnectTimer) this.#timers.clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = null;
   }
 
-  function startHeartbeat() {
-    stopHeartbeat();
-    heartbeatTimer = timers.setInterval(() => rawSend({ type: "event", event: { type: "heartbeat" } }), HEARTBEAT_MS);
+  #startHeartbeat() {
+    this.#stopHeartbeat();
+    this.#heartbeatTimer = this.#timers.setInterval(() => this.#rawSend({ type: "event", event: { type: "heartbeat" } }), HEARTBEAT_MS);
   }
 
-  function stopHeartbeat() {
-    if (heartbeatTimer) timers.clearInterval(heartbeatTimer);
-    heartbeatTimer = null;
+  #stopHeartbeat() {
+    if (this.#heartbeatTimer) this.#timers.clearInterval(this.#heartbeatTimer);
+    this.#heartbeatTimer = null;
   }
-
-  return {
-    // start connects now; later calls are no-ops while connected.
-    start() {
-      started = true;
-      connect();
-    },
-    // ensureConnected is the alarm's wake-up: reconnect now unless refused.
-    ensureConnected() {
-      if (!started) return this.start();
-      if (phase === "idle" || phase === "closed") {
-        clearTimer();
-        connect();
-      }
-    },
-    // pairingChanged lifts a terminal state and reconnects with the new
-    // pairing (the options page saved a URL, token or claimed a code).
-    pairingChanged() {
-      terminal = null;
-      attempt = 0;
-      clearTimer();
-      const old = ws;
-      ws = null;
-      phase = "closed";
-      stopHeartbeat();
-      abortAll("the pairing changed");
-      if (old) try { old.close(1000, "pairing changed"); } catch { /* already closed */ }
-      started = true;
-      connect();
-    },
-    // sendEvent sends an event now, or after the next ack.
-    sendEvent(event) {
-      if (phase === "ready" && rawSend({ type: "event", event })) return;
-      queue.push(event);
-      if (queue.length > MAX_QUEUED_EVENTS) queue.shift();
-    },
-    stop() {
-      started = false;
-      clearTimer();
-      stopHeartbeat();
-      abortAll("the client stopped");
-      if (ws) try { ws.close(1000, "stopped"); } catch { /* ignore */ }
-      ws = null;
-      phase = "idle";
-    },
-    get phase() { return phase; },
-    get terminal() { return terminal; },
-    get rejectedWith() { return rejectedWith; },
-  };
 }
 return Object.freeze({ BACKOFF_MIN_MS, BACKOFF_MAX_MS, HEARTBEAT_MS, TERMINAL_CLOSE_CODES, backoffDelay, createWsClient, FEATURES });
 })();
@@ -1319,7 +1416,6 @@ const { normalizeDomain, blockedBy } = __lib_domains;
 // at once (spec 001 §State Ownership).
 const RECORD_WRITE_MS = 1000;
 
-
 // HISTORY_MAX is the audit log's cap (spec 001 §State Ownership: "≤ 1000
 // entries"); the oldest entries are dropped first.
 const HISTORY_MAX = 1000;
@@ -1331,51 +1427,227 @@ const HISTORY_MAX = 1000;
 // for as long as the tab lives; a new tab (open_tab) starts afresh.
 const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
 
+const ENDED_KEYS = ["activeSessions", "sessionHistory", "stoppedTabs"];
+
+// createSessionManager({storage, emit, now, timers}): storage is
+// chrome.storage.local (chrome-api.js), emit sends a protocol event.
 function createSessionManager({ storage, emit, now = Date.now, timers = globalThis }) {
-  const sessions = new Map(); // tabId -> {tabId, domain, startedAt, lastActionAt, actionCount}
-  let blocklist = [];
-  let history = [];
-  const stopped = new Map(); // tabId -> the STOP_REASONS reason its session ended with
-  const endedListeners = new Set();
-  const changeListeners = new Set();
-  let writes = Promise.resolve();
-  let pending = null; // the timer of recordAction's deferred write
+  return new SessionManager(storage, emit, now, timers);
+}
+
+class SessionManager {
+  #storage;
+  #emit;
+  #now;
+  #timers;
+  #sessions = new Map(); // tabId -> {tabId, domain, startedAt, lastActionAt, actionCount}
+  #blocklist = [];
+  #history = [];
+  #stopped = new Map(); // tabId -> the STOP_REASONS reason its session ended with
+  #endedListeners = new Set();
+  #changeListeners = new Set();
+  #writes = Promise.resolve();
+  #pending = null; // the timer of recordAction's deferred write
+
+  constructor(storage, emit, now, timers) {
+    this.#storage = storage;
+    this.#emit = emit;
+    this.#now = now;
+    this.#timers = timers;
+  }
+
+  // init rehydrates from storage; call once per worker start, before use.
+  async init() {
+    const got = await this.#storage.get(["activeSessions", "blocklist", "sessionHistory", "stoppedTabs"]);
+    this.#sessions.clear();
+    this.#stopped.clear();
+    for (const x of Array.isArray(got.stoppedTabs) ? got.stoppedTabs : []) {
+      if (x && Number.isInteger(x.tabId) && STOP_REASONS.includes(x.reason)) this.#stopped.set(x.tabId, x.reason);
+    }
+    for (const s of Array.isArray(got.activeSessions) ? got.activeSessions : []) {
+      if (s && Number.isInteger(s.tabId)) this.#sessions.set(s.tabId, { ...s });
+    }
+    this.#blocklist = Array.isArray(got.blocklist) ? [...new Set(got.blocklist.map(normalizeDomain).filter(Boolean))] : [];
+    this.#history = Array.isArray(got.sessionHistory) ? got.sessionHistory.slice(-HISTORY_MAX) : [];
+  }
+
+  // onEnded calls fn with every session_ended event, synchronously, as
+  // the session ends. Returns the unsubscribe function.
+  onEnded(fn) {
+    this.#endedListeners.add(fn);
+    return () => this.#endedListeners.delete(fn);
+  }
+
+  // onChange calls fn() after sessions, the blocklist or the history
+  // changed (an action counted included). Returns the unsubscribe.
+  onChange(fn) {
+    this.#changeListeners.add(fn);
+    return () => this.#changeListeners.delete(fn);
+  }
+
+  // stoppedReason is the STOP_REASONS reason tabId's session ended with,
+  // or null: such a tab gets no new session until it closes.
+  stoppedReason(tabId) {
+    return this.#stopped.get(tabId) || null;
+  }
+
+  isDomainBlocked(host) {
+    return blockedBy(host, this.#blocklist);
+  }
+
+  get blocklist() {
+    return [...this.#blocklist];
+  }
+
+  // addToBlocklist merges domains in (a managed pairing seeds its list this
+  // way) and ends sessions now on a blocked domain.
+  async addToBlocklist(domains) {
+    const add = domains.map(normalizeDomain).filter(Boolean);
+    this.#blocklist = [...new Set([...this.#blocklist, ...add])];
+    this.#endBlocked();
+    await this.#persist(["blocklist", ...ENDED_KEYS]);
+  }
+
+  async removeFromBlocklist(domain) {
+    const d = normalizeDomain(domain);
+    this.#blocklist = this.#blocklist.filter((e) => e !== d);
+    await this.#persist(["blocklist"]);
+  }
+
+  // reset empties the blocklist and the audit log (the options page's
+  // Reset); live sessions go on.
+  async reset() {
+    this.#blocklist = [];
+    this.#history = [];
+    await this.#persist(["blocklist", "sessionHistory"]);
+  }
+
+  // setBlocklistFromStorage picks up a list the options page stored
+  // directly.
+  setBlocklistFromStorage(list) {
+    this.#blocklist = Array.isArray(list) ? [...new Set(list.map(normalizeDomain).filter(Boolean))] : [];
+    this.#endBlocked();
+    this.#persist(ENDED_KEYS);
+  }
+
+  #endBlocked() {
+    for (const s of [...this.#sessions.values()]) {
+      if (blockedBy(s.domain, this.#blocklist)) this.#end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
+    }
+  }
+
+  get(tabId) {
+    const s = this.#sessions.get(tabId);
+    return s ? { ...s } : null;
+  }
+
+  list() {
+    return [...this.#sessions.values()].map((s) => ({ ...s }));
+  }
+
+  // ensureSession starts a session on the first action on tabId (event
+  // session_started) and follows the tab's domain silently afterwards.
+  ensureSession(tabId, domain) {
+    const s = this.#sessions.get(tabId);
+    if (s) {
+      if (s.domain !== domain) {
+        s.domain = domain;
+        this.#persist(["activeSessions"]);
+      }
+      return { ...s };
+    }
+    const t = this.#now();
+    const fresh = { tabId, domain, startedAt: t, lastActionAt: t, actionCount: 0 };
+    this.#sessions.set(tabId, fresh);
+    this.#emit({ type: EVENTS.SESSION_STARTED, domain, tabId, startedAt: t });
+    this.#persist(["activeSessions"]);
+    return { ...fresh };
+  }
+
+  recordAction(tabId) {
+    const s = this.#sessions.get(tabId);
+    if (!s) return;
+    s.actionCount++;
+    s.lastActionAt = this.#now();
+    this.#persistSoon();
+    this.#changed();
+  }
+
+  // touch marks a session most recently used without counting an action
+  // (a fresh open_tab should win MRU resolution).
+  touch(tabId) {
+    const s = this.#sessions.get(tabId);
+    if (s) s.lastActionAt = this.#now();
+  }
+
+  endSession(tabId, reason) {
+    const ev = this.#end(tabId, reason);
+    if (ev) this.#persist(ENDED_KEYS);
+    return ev;
+  }
+
+  // endAll ends every session (idle, lock, Stop all) and returns how many.
+  endAll(reason) {
+    let n = 0;
+    for (const tabId of [...this.#sessions.keys()]) if (this.#end(tabId, reason)) n++;
+    if (n) this.#persist(ENDED_KEYS);
+    return n;
+  }
+
+  // tabRemoved reports a closed tab: tab_closed, then session_ended.
+  tabRemoved(tabId) {
+    if (this.#stopped.delete(tabId) && !this.#sessions.has(tabId)) this.#persist(["stoppedTabs"]);
+    if (!this.#sessions.has(tabId)) return;
+    this.#emit({ type: EVENTS.TAB_CLOSED, tabId });
+    this.endSession(tabId, END_REASONS.TAB_CLOSED);
+  }
+
+  get history() {
+    return this.#history.slice();
+  }
+
+  // flush writes a deferred recordAction now and resolves once every
+  // queued storage write has landed.
+  flush() {
+    if (this.#pending !== null) this.#persist(["activeSessions"]);
+    return this.#writes;
+  }
 
   // persist serialises writes so a slow set cannot land after a newer one.
-  function persist(keys) {
+  #persist(keys) {
     const items = {};
     if (keys.includes("activeSessions")) {
-      items.activeSessions = [...sessions.values()];
-      cancelPending(); // this write carries the recorded actions too
+      items.activeSessions = [...this.#sessions.values()];
+      this.#cancelPending(); // this write carries the recorded actions too
     }
-    if (keys.includes("blocklist")) items.blocklist = blocklist;
-    if (keys.includes("sessionHistory")) items.sessionHistory = history;
-    if (keys.includes("stoppedTabs")) items.stoppedTabs = [...stopped].map(([tabId, reason]) => ({ tabId, reason }));
-    changed();
-    writes = writes.then(() => storage.set(items)).catch(() => {});
-    return writes;
+    if (keys.includes("blocklist")) items.blocklist = this.#blocklist;
+    if (keys.includes("sessionHistory")) items.sessionHistory = this.#history;
+    if (keys.includes("stoppedTabs")) items.stoppedTabs = [...this.#stopped].map(([tabId, reason]) => ({ tabId, reason }));
+    this.#changed();
+    this.#writes = this.#writes.then(() => this.#storage.set(items)).catch(() => {});
+    return this.#writes;
   }
 
   // persistSoon writes the sessions RECORD_WRITE_MS from the first call
   // that finds no write pending.
-  function persistSoon() {
-    if (pending !== null) return;
-    pending = timers.setTimeout(() => {
-      pending = null;
-      persist(["activeSessions"]);
+  #persistSoon() {
+    if (this.#pending !== null) return;
+    this.#pending = this.#timers.setTimeout(() => {
+      this.#pending = null;
+      this.#persist(["activeSessions"]);
     }, RECORD_WRITE_MS);
   }
 
-  function cancelPending() {
-    if (pending === null) return;
-    timers.clearTimeout(pending);
-    pending = null;
+  #cancelPending() {
+    if (this.#pending === null) return;
+    this.#timers.clearTimeout(this.#pending);
+    this.#pending = null;
   }
 
   // changed tells the change listeners (the UI service) that sessions,
   // the blocklist or the history moved; they read what they need.
-  function changed() {
-    for (const fn of [...changeListeners]) {
+  #changed() {
+    for (const fn of [...this.#changeListeners]) {
       try {
         fn();
       } catch (e) {
@@ -1384,16 +1656,16 @@ function createSessionManager({ storage, emit, now = Date.now, timers = globalTh
     }
   }
 
-  function end(tabId, reason) {
-    const s = sessions.get(tabId);
+  #end(tabId, reason) {
+    const s = this.#sessions.get(tabId);
     if (!s) return null;
-    sessions.delete(tabId);
-    if (STOP_REASONS.includes(reason)) stopped.set(tabId, reason);
+    this.#sessions.delete(tabId);
+    if (STOP_REASONS.includes(reason)) this.#stopped.set(tabId, reason);
     const ev = { type: EVENTS.SESSION_ENDED, domain: s.domain, tabId, actionCount: s.actionCount, reason };
-    history.push({ tabId, domain: s.domain, startedAt: s.startedAt, endedAt: now(), actionCount: s.actionCount, reason });
-    if (history.length > HISTORY_MAX) history = history.slice(-HISTORY_MAX);
-    emit(ev);
-    for (const fn of [...endedListeners]) {
+    this.#history.push({ tabId, domain: s.domain, startedAt: s.startedAt, endedAt: this.#now(), actionCount: s.actionCount, reason });
+    if (this.#history.length > HISTORY_MAX) this.#history = this.#history.slice(-HISTORY_MAX);
+    this.#emit(ev);
+    for (const fn of [...this.#endedListeners]) {
       try {
         fn(ev);
       } catch (e) {
@@ -1402,150 +1674,6 @@ function createSessionManager({ storage, emit, now = Date.now, timers = globalTh
     }
     return ev;
   }
-
-  const ENDED_KEYS = ["activeSessions", "sessionHistory", "stoppedTabs"];
-
-  return {
-    // init rehydrates from storage; call once per worker start, before use.
-    async init() {
-      const got = await storage.get(["activeSessions", "blocklist", "sessionHistory", "stoppedTabs"]);
-      sessions.clear();
-      stopped.clear();
-      for (const x of Array.isArray(got.stoppedTabs) ? got.stoppedTabs : []) {
-        if (x && Number.isInteger(x.tabId) && STOP_REASONS.includes(x.reason)) stopped.set(x.tabId, x.reason);
-      }
-      for (const s of Array.isArray(got.activeSessions) ? got.activeSessions : []) {
-        if (s && Number.isInteger(s.tabId)) sessions.set(s.tabId, { ...s });
-      }
-      blocklist = Array.isArray(got.blocklist) ? [...new Set(got.blocklist.map(normalizeDomain).filter(Boolean))] : [];
-      history = Array.isArray(got.sessionHistory) ? got.sessionHistory.slice(-HISTORY_MAX) : [];
-    },
-
-    // onEnded calls fn with every session_ended event, synchronously, as
-    // the session ends. Returns the unsubscribe function.
-    onEnded(fn) {
-      endedListeners.add(fn);
-      return () => endedListeners.delete(fn);
-    },
-    // onChange calls fn() after sessions, the blocklist or the history
-    // changed (an action counted included). Returns the unsubscribe.
-    onChange(fn) {
-      changeListeners.add(fn);
-      return () => changeListeners.delete(fn);
-    },
-    // stoppedReason is the STOP_REASONS reason tabId's session ended with,
-    // or null: such a tab gets no new session until it closes.
-    stoppedReason(tabId) {
-      return stopped.get(tabId) || null;
-    },
-
-    isDomainBlocked(host) {
-      return blockedBy(host, blocklist);
-    },
-    get blocklist() {
-      return [...blocklist];
-    },
-    // addToBlocklist merges domains in (a managed pairing seeds its list this
-    // way) and ends sessions now on a blocked domain.
-    async addToBlocklist(domains) {
-      const add = domains.map(normalizeDomain).filter(Boolean);
-      blocklist = [...new Set([...blocklist, ...add])];
-      for (const s of [...sessions.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
-      }
-      await persist(["blocklist", ...ENDED_KEYS]);
-    },
-    async removeFromBlocklist(domain) {
-      const d = normalizeDomain(domain);
-      blocklist = blocklist.filter((e) => e !== d);
-      await persist(["blocklist"]);
-    },
-    // reset empties the blocklist and the audit log (the options page's
-    // Reset); live sessions go on.
-    async reset() {
-      blocklist = [];
-      history = [];
-      await persist(["blocklist", "sessionHistory"]);
-    },
-    // reloadBlocklist picks up a list the options page stored directly.
-    setBlocklistFromStorage(list) {
-      blocklist = Array.isArray(list) ? [...new Set(list.map(normalizeDomain).filter(Boolean))] : [];
-      for (const s of [...sessions.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
-      }
-      persist(ENDED_KEYS);
-    },
-
-    get(tabId) {
-      const s = sessions.get(tabId);
-      return s ? { ...s } : null;
-    },
-    list() {
-      return [...sessions.values()].map((s) => ({ ...s }));
-    },
-
-    // ensureSession starts a session on the first action on tabId (event
-    // session_started) and follows the tab's domain silently afterwards.
-    ensureSession(tabId, domain) {
-      const s = sessions.get(tabId);
-      if (s) {
-        if (s.domain !== domain) {
-          s.domain = domain;
-          persist(["activeSessions"]);
-        }
-        return { ...s };
-      }
-      const t = now();
-      const fresh = { tabId, domain, startedAt: t, lastActionAt: t, actionCount: 0 };
-      sessions.set(tabId, fresh);
-      emit({ type: EVENTS.SESSION_STARTED, domain, tabId, startedAt: t });
-      persist(["activeSessions"]);
-      return { ...fresh };
-    },
-    recordAction(tabId) {
-      const s = sessions.get(tabId);
-      if (!s) return;
-      s.actionCount++;
-      s.lastActionAt = now();
-      persistSoon();
-      changed();
-    },
-    // touch marks a session most recently used without counting an action
-    // (a fresh open_tab should win MRU resolution).
-    touch(tabId) {
-      const s = sessions.get(tabId);
-      if (s) s.lastActionAt = now();
-    },
-
-    endSession(tabId, reason) {
-      const ev = end(tabId, reason);
-      if (ev) persist(ENDED_KEYS);
-      return ev;
-    },
-    // endAll ends every session (idle, lock, Stop all) and returns how many.
-    endAll(reason) {
-      let n = 0;
-      for (const tabId of [...sessions.keys()]) if (end(tabId, reason)) n++;
-      if (n) persist(ENDED_KEYS);
-      return n;
-    },
-    // tabRemoved reports a closed tab: tab_closed, then session_ended.
-    tabRemoved(tabId) {
-      if (stopped.delete(tabId) && !sessions.has(tabId)) persist(["stoppedTabs"]);
-      if (!sessions.has(tabId)) return;
-      emit({ type: EVENTS.TAB_CLOSED, tabId });
-      this.endSession(tabId, END_REASONS.TAB_CLOSED);
-    },
-    get history() {
-      return history.slice();
-    },
-    // flush writes a deferred recordAction now and resolves once every
-    // queued storage write has landed.
-    flush() {
-      if (pending !== null) persist(["activeSessions"]);
-      return writes;
-    },
-  };
 }
 return Object.freeze({ RECORD_WRITE_MS, HISTORY_MAX, STOP_REASONS, createSessionManager });
 })();
@@ -7297,6 +7425,35 @@ class SignalList {
 
 const str = (v) => (typeof v === 'string' ? v : '');
 
+// authElements reads the auth signals of the visible elements: a
+// password field, and sign-in, sign-up, forgot-password and OAuth
+// buttons or links.
+function authElements(elements) {
+  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
+  for (const el of Array.isArray(elements) ? elements : []) {
+    if (!el || el.visible === false) continue;
+    const name = lower(str(el.name));
+    switch (lower(str(el.role))) {
+      case 'textbox':
+      case 'searchbox':
+        pw = pw || match(passwordName, name);
+        break;
+      case 'button':
+        if (match(oauthName, name)) oauth = true;
+        else if (match(signInName, name)) signIn = true;
+        else if (match(forgotName, name)) forgot = true;
+        break;
+      case 'link':
+        // A "Log in" link leads to a sign-in page; it is not one.
+        if (match(oauthName, name)) oauth = true;
+        else if (match(forgotName, name)) forgot = true;
+        else if (match(signUpName, name)) signUp = true;
+        break;
+    }
+  }
+  return { pw, signIn, signUp, forgot, oauth };
+}
+
 /**
  * Classify a page and say why.
  * @param {{url?: string, title?: string, markdown?: string,
@@ -7340,28 +7497,7 @@ function explainObstacle(input) {
   const deniedEnd = sig.list.length;
 
   // L3/L4: auth.
-  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
-  for (const el of Array.isArray(input.elements) ? input.elements : []) {
-    if (!el || el.visible === false) continue;
-    const name = lower(str(el.name));
-    switch (lower(str(el.role))) {
-      case 'textbox':
-      case 'searchbox':
-        pw = pw || match(passwordName, name);
-        break;
-      case 'button':
-        if (match(oauthName, name)) oauth = true;
-        else if (match(signInName, name)) signIn = true;
-        else if (match(forgotName, name)) forgot = true;
-        break;
-      case 'link':
-        // A "Log in" link leads to a sign-in page; it is not one.
-        if (match(oauthName, name)) oauth = true;
-        else if (match(forgotName, name)) forgot = true;
-        else if (match(signUpName, name)) signUp = true;
-        break;
-    }
-  }
+  const { pw, signIn, signUp, forgot, oauth } = authElements(input.elements);
   let authURL = '';
   let m = authHostRe.exec(url);
   if (m) authURL = 'auth_url:' + m[1] + '.';
@@ -8424,7 +8560,8 @@ const __lib_locator = (() => {
 //
 // Every exported function is injected into the page with fn.toString()
 // (describeScript), so each is self-contained: no module scope, no
-// imports. The pure ones are node-tested (test/locator.test.js); the
+// imports; the page-side ones reach each other through `h`, the helpers
+// describeScript hands generateLocators. The pure ones are node-tested (test/locator.test.js); the
 // rest is proved in Chromium (e2e/mcp_ext_test.go).
 
 // TEST_ID_ATTRS are the test-id attributes, in the order they are tried.
@@ -8509,197 +8646,210 @@ function orderLocators(locators) {
 // generateLocators runs in the page with el, the element to describe. It
 // returns {tag, inputType?, autocomplete?, label?, frame?, locators}, the
 // locators without the role one (the worker adds it from the
-// accessibility tree) and unordered. helpers are the functions above,
+// accessibility tree) and unordered. h are the functions of this module,
 // injected by describeScript.
-function generateLocators(el, helpers) {
-  const { isGeneratedId, isStableClass, cssString, normalizeText, TEST_ID_ATTRS } = helpers;
+function generateLocators(el, h) {
   const doc = el.ownerDocument;
-  const win = doc.defaultView;
   const tag = el.localName;
   const out = { tag, locators: [] };
   if (tag === "input") out.inputType = String(el.type || "text").toLowerCase();
-  const ac = normalizeText(el.getAttribute("autocomplete"));
+  const ac = h.normalizeText(el.getAttribute("autocomplete"));
   if (ac) out.autocomplete = ac;
-
-  // The frame, as a target's frame takes it: the iframe's name when it
-  // has one, else the frame document's URL.
-  if (win && win !== win.top) {
-    let name = "";
-    try {
-      name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
-    } catch (e) {
-      name = win.name || "";
-    }
-    out.frame = name || doc.URL;
-  }
-
+  const frame = h.frameOf(doc);
+  if (frame) out.frame = frame;
   // Only a node in the document itself is reachable by a selector or a
   // label from the document: one in a shadow root gets the role locator
   // (the accessibility tree crosses shadow roots) and its text.
   const inDocument = el.getRootNode() === doc;
-  const count = (sel) => {
-    try {
-      const all = doc.querySelectorAll(sel);
-      let nth = -1;
-      for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;
-      return { count: nth < 0 ? 0 : all.length, nth };
-    } catch (e) {
-      return { count: 0, nth: -1 };
-    }
-  };
+  const count = (sel) => h.countMatches(doc, el, sel);
   const add = (loc, c) => {
     if (c.count === 0) return;
     loc.count = c.count;
     if (c.count > 1) loc.nth = c.nth;
     out.locators.push(loc);
   };
-
-  // Labels, as Playwright's getByLabel reads them: <label> elements,
-  // aria-labelledby, aria-label; exact text, whitespace collapsed.
-  const textOf = (n) => normalizeText(n.textContent);
-  const labelsOf = (e) => {
-    const texts = [];
-    if (e.labels) for (const l of e.labels) texts.push(textOf(l));
-    const ids = normalizeText(e.getAttribute("aria-labelledby"));
-    if (ids) {
-      const root = e.getRootNode();
-      const parts = ids.split(" ").map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id))).filter(Boolean);
-      texts.push(normalizeText(parts.map(textOf).join(" ")));
-    }
-    texts.push(normalizeText(e.getAttribute("aria-label")));
-    return texts.filter((t) => t);
-  };
-  const labels = labelsOf(el);
-  const label = labels[0] || normalizeText(el.getAttribute("placeholder")) || normalizeText(el.getAttribute("title"));
-  if (label) out.label = label.slice(0, 200);
-  if (inDocument && labels.length) {
-    const want = labels[0];
-    const labelled = [];
-    for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {
-      if (labelsOf(e).includes(want)) labelled.push(e);
-    }
-    add({ by: "label", label: want }, { count: labelled.includes(el) ? labelled.length : 0, nth: labelled.indexOf(el) });
-  }
-
-  if (inDocument) {
-    for (const a of TEST_ID_ATTRS) {
-      const v = el.getAttribute(a);
-      if (v) add({ by: "testid", selector: `[${a}=${cssString(v)}]` }, count(`[${a}=${cssString(v)}]`));
-    }
-    if (el.id && !isGeneratedId(el.id)) {
-      const sel = "#" + CSS.escape(el.id);
-      add({ by: "id", selector: sel }, count(sel));
-    }
-    // A CSS path that is only the id or a test id says nothing more.
-    const css = cssPath(el);
-    if (css && !out.locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);
-  }
-
-  // Text: the element's own text, when short, and the element is the
-  // innermost one holding exactly that text (a click on it lands there).
-  if (!/^(input|select|textarea|html|body)$/.test(tag)) {
-    const text = normalizeText(el.textContent);
-    if (text && text.length <= 80) {
-      const same = [];
-      const walk = (root) => {
-        for (const e of root.querySelectorAll("*")) {
-          if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;
-          if (e.textContent.length < text.length || normalizeText(e.textContent) !== text) continue;
-          let inner = false;
-          for (const k of e.children) if (normalizeText(k.textContent) === text) inner = true;
-          if (!inner) same.push(e);
-        }
-      };
-      walk(inDocument ? doc : el.getRootNode());
-      if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });
-    }
-  }
+  const at = { el, doc, tag, h, out, inDocument, count, add };
+  h.labelLocator(at);
+  if (inDocument) h.selectorLocators(at);
+  h.textLocator(at);
   return out;
+}
 
-  // cssPath is the shortest CSS path it finds that matches el alone, from
-  // el's own tokens, then an ancestor's (up to four levels up) before
-  // them, then two ancestors'; failing that, el's best token with nth.
-  // Never :nth-child.
-  function cssPath(target) {
-    const tokensOf = (e) => {
-      const t = e.localName;
-      const list = [];
-      if (e.id && !isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));
-      for (const a of TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${cssString(e.getAttribute(a))}]`);
-      if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {
-        list.push(`${t}[name=${cssString(e.getAttribute("name"))}]`);
-      }
-      for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {
-        const v = e.getAttribute(a);
-        if (v && v.length <= 40) list.push(`${t}[${a}=${cssString(v)}]`);
-      }
-      if (t === "input" && e.getAttribute("type")) list.push(`input[type=${cssString(e.getAttribute("type"))}]`);
-      if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${cssString(e.getAttribute("href"))}]`);
-      const classes = Array.from(e.classList).filter(isStableClass).slice(0, 3);
-      for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);
-      if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);
-      list.push(t);
-      return list;
-    };
-    const mine = tokensOf(target);
-    for (const t of mine) {
-      const c = count(t);
-      if (c.count === 1) return { selector: t, ...c };
-    }
-    const ancestors = [];
-    for (let a = target.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);
-    const best = [];
-    ancestors.forEach((a, depth) => {
-      for (const ta of tokensOf(a).slice(0, 4)) {
-        for (const t of mine.slice(0, 6)) {
-          const sel = `${ta}${depth === 0 ? " > " : " "}${t}`;
-          const c = count(sel);
-          if (c.count === 1) best.push({ selector: sel, ...c });
-        }
-      }
-    });
-    if (!best.length) {
-      for (let i = 0; i < ancestors.length && !best.length; i++) {
-        for (let j = i + 1; j < ancestors.length && !best.length; j++) {
-          for (const t2 of tokensOf(ancestors[j]).slice(0, 2)) {
-            for (const t1 of tokensOf(ancestors[i]).slice(0, 2)) {
-              for (const t of mine.slice(0, 3)) {
-                const sel = `${t2} ${t1} ${t}`;
-                const c = count(sel);
-                if (c.count === 1) best.push({ selector: sel, ...c });
-              }
-            }
-          }
-        }
-      }
-    }
-    if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];
-    // Nothing unique: the element's own best token, with nth.
-    for (const t of mine) {
-      const c = count(t);
-      if (c.count > 0) return { selector: t, ...c };
-    }
-    return null;
+// frameOf is the frame doc is in, as a target's frame takes it: the
+// iframe's name when it has one, else the frame document's URL; "" for
+// the top document.
+function frameOf(doc) {
+  const win = doc.defaultView;
+  if (!win || win === win.top) return "";
+  let name = "";
+  try {
+    name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
+  } catch (e) {
+    name = win.name || "";
+  }
+  return name || doc.URL;
+}
+
+// countMatches is {count, nth}: how many elements of doc match sel, and
+// el's place among them; count 0 when el is not one of them (or sel is
+// not a selector).
+function countMatches(doc, el, sel) {
+  try {
+    const all = doc.querySelectorAll(sel);
+    let nth = -1;
+    for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;
+    return { count: nth < 0 ? 0 : all.length, nth };
+  } catch (e) {
+    return { count: 0, nth: -1 };
   }
 }
+
+// labelsOf is e's labels, as Playwright's getByLabel reads them: <label>
+// elements, aria-labelledby, aria-label; exact text, whitespace
+// collapsed.
+function labelsOf(e, doc, h) {
+  const textOf = (n) => h.normalizeText(n.textContent);
+  const texts = [];
+  if (e.labels) for (const l of e.labels) texts.push(textOf(l));
+  const ids = h.normalizeText(e.getAttribute("aria-labelledby"));
+  if (ids) {
+    const root = e.getRootNode();
+    const parts = ids.split(" ").map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id))).filter(Boolean);
+    texts.push(h.normalizeText(parts.map(textOf).join(" ")));
+  }
+  texts.push(h.normalizeText(e.getAttribute("aria-label")));
+  return texts.filter((t) => t);
+}
+
+// labelLocator sets out.label (the first label, else the placeholder or
+// the title) and adds the label locator, counted over the document's
+// labelled elements.
+function labelLocator({ el, doc, h, out, inDocument, add }) {
+  const labels = h.labelsOf(el, doc, h);
+  const label = labels[0] || h.normalizeText(el.getAttribute("placeholder")) || h.normalizeText(el.getAttribute("title"));
+  if (label) out.label = label.slice(0, 200);
+  if (!inDocument || !labels.length) return;
+  const want = labels[0];
+  const labelled = [];
+  for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {
+    if (h.labelsOf(e, doc, h).includes(want)) labelled.push(e);
+  }
+  add({ by: "label", label: want }, { count: labelled.includes(el) ? labelled.length : 0, nth: labelled.indexOf(el) });
+}
+
+// selectorLocators adds the test id, id and CSS path locators.
+function selectorLocators(at) {
+  const { el, h, out, count, add } = at;
+  for (const a of h.TEST_ID_ATTRS) {
+    const v = el.getAttribute(a);
+    if (v) add({ by: "testid", selector: `[${a}=${h.cssString(v)}]` }, count(`[${a}=${h.cssString(v)}]`));
+  }
+  if (el.id && !h.isGeneratedId(el.id)) {
+    const sel = "#" + CSS.escape(el.id);
+    add({ by: "id", selector: sel }, count(sel));
+  }
+  // A CSS path that is only the id or a test id says nothing more.
+  const css = h.cssPath(at);
+  if (css && !out.locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);
+}
+
+// textLocator adds the text locator: the element's own text, when short,
+// and the element is the innermost one holding exactly that text (a click
+// on it lands there).
+function textLocator({ el, doc, tag, h, inDocument, add }) {
+  if (/^(input|select|textarea|html|body)$/.test(tag)) return;
+  const text = h.normalizeText(el.textContent);
+  if (!text || text.length > 80) return;
+  const same = [];
+  for (const e of (inDocument ? doc : el.getRootNode()).querySelectorAll("*")) {
+    if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;
+    if (e.textContent.length < text.length || h.normalizeText(e.textContent) !== text) continue;
+    let inner = false;
+    for (const k of e.children) if (h.normalizeText(k.textContent) === text) inner = true;
+    if (!inner) same.push(e);
+  }
+  if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });
+}
+
+// tokensOf is e's CSS tokens, best first: its id, test ids, name, a few
+// short attributes, a short href, up to two classes that read like a
+// person's, its tag.
+function tokensOf(e, h) {
+  const t = e.localName;
+  const list = [];
+  if (e.id && !h.isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));
+  for (const a of h.TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${h.cssString(e.getAttribute(a))}]`);
+  if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {
+    list.push(`${t}[name=${h.cssString(e.getAttribute("name"))}]`);
+  }
+  for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {
+    const v = e.getAttribute(a);
+    if (v && v.length <= 40) list.push(`${t}[${a}=${h.cssString(v)}]`);
+  }
+  if (t === "input" && e.getAttribute("type")) list.push(`input[type=${h.cssString(e.getAttribute("type"))}]`);
+  if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${h.cssString(e.getAttribute("href"))}]`);
+  const classes = Array.from(e.classList).filter(h.isStableClass).slice(0, 3);
+  for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);
+  if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);
+  list.push(t);
+  return list;
+}
+
+// cssPath is the shortest CSS path it finds that matches el alone, from
+// el's own tokens, then an ancestor's (up to four levels up) before them,
+// then two ancestors'; failing that, el's best token with nth. Never
+// :nth-child.
+function cssPath({ el, doc, h, count }) {
+  const mine = h.tokensOf(el, h);
+  for (const t of mine) {
+    const c = count(t);
+    if (c.count === 1) return { selector: t, ...c };
+  }
+  const ancestors = [];
+  for (let a = el.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);
+  const best = [];
+  const tryPath = (sel) => {
+    const c = count(sel);
+    if (c.count === 1) best.push({ selector: sel, ...c });
+  };
+  ancestors.forEach((a, depth) => {
+    for (const ta of h.tokensOf(a, h).slice(0, 4)) for (const t of mine.slice(0, 6)) tryPath(`${ta}${depth === 0 ? " > " : " "}${t}`);
+  });
+  for (let i = 0; i < ancestors.length && !best.length; i++) {
+    for (let j = i + 1; j < ancestors.length && !best.length; j++) {
+      for (const t2 of h.tokensOf(ancestors[j], h).slice(0, 2)) {
+        for (const t1 of h.tokensOf(ancestors[i], h).slice(0, 2)) for (const t of mine.slice(0, 3)) tryPath(`${t2} ${t1} ${t}`);
+      }
+    }
+  }
+  if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];
+  // Nothing unique: the element's own best token, with nth.
+  for (const t of mine) {
+    const c = count(t);
+    if (c.count > 0) return { selector: t, ...c };
+  }
+  return null;
+}
+
+// PAGE_FUNCTIONS are the functions generateLocators reaches through h.
+const PAGE_FUNCTIONS = { cssString, normalizeText, frameOf, countMatches, labelsOf, labelLocator, selectorLocators, textLocator, tokensOf, cssPath };
 
 // describeScript is the function declaration describe runs on the
 // element (Runtime.callFunctionOn, `this` = the element).
 function describeScript() {
+  const fns = Object.entries(PAGE_FUNCTIONS).map(([name, fn]) => `    ${name}: ${fn.toString()},`).join("\n");
   return `function () { /* bua:describe */
+  const isGeneratedId = ${isGeneratedId.toString()};
   const helpers = {
-    isGeneratedId: ${isGeneratedId.toString()},
-    isStableClass: null,
-    cssString: ${cssString.toString()},
-    normalizeText: ${normalizeText.toString()},
+    isGeneratedId,
+    isStableClass: ${isStableClass.toString()},
+${fns}
     TEST_ID_ATTRS: ${JSON.stringify(TEST_ID_ATTRS)},
   };
-  const isGeneratedId = helpers.isGeneratedId;
-  helpers.isStableClass = ${isStableClass.toString()};
   return (${generateLocators.toString()})(this, helpers);
 }`;
 }
-return Object.freeze({ TEST_ID_ATTRS, RANK, isGeneratedId, isStableClass, cssString, normalizeText, orderLocators, generateLocators, describeScript });
+return Object.freeze({ TEST_ID_ATTRS, RANK, isGeneratedId, isStableClass, cssString, normalizeText, orderLocators, generateLocators, frameOf, countMatches, labelsOf, labelLocator, selectorLocators, textLocator, tokensOf, cssPath, describeScript });
 })();
 
 // actions/describe.js
@@ -9753,32 +9903,14 @@ function badgeFor(state) {
 return Object.freeze({ BADGE_COLORS, badgeFor });
 })();
 
-// services/bridge-service-local.js
-const __services_bridge_service_local = (() => {
-// The worker's BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): composes the session manager, the ws-client,
-// the pairing, the blocklist, the audit log and the handoff registry;
-// answers the pages' runtime messages (handleMessage); pushes every state
-// change to the pages' ports (connectPort) and to the toolbar badge.
-// Everything chrome.* it uses comes in through chrome-api.js's object.
+// services/connection-view.js
+const __services_connection_view = (() => {
+// The connection as the pages show it (contracts/bridge-service.js's
+// ConnectionState): ws-client's published state with the fix a person can
+// apply. Pure.
 
-const { CONNECTION_STATES, SERVICE_ERRORS, STATE_KIND, ServiceError, callLocal, errorResponse, okResponse, validateRequest } = __contracts_bridge_service;
-const { badgeFor } = __badge;
-const { normalizeDomain, validateDomain } = __lib_domains;
-const { normalizeCode } = __pairing;
-const { showWindow } = __window_manager;
-const { CLOSE_CODES, END_REASONS, EVENTS } = __generated_protocol;
-
-// PUSH_MS coalesces state pushes: a burst of actions (each one counted)
-// reaches the pages and the badge as one update.
-const PUSH_MS = 50;
-// TEST_TIMEOUT_MS is how long testConnection waits, by default, for the
-// reconnect to settle.
-const TEST_TIMEOUT_MS = 5000;
-
-// EMPTY_HANDOFFS stands in for the handoff registry where there is none:
-// nobody is waited for.
-const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {} });
+const { CONNECTION_STATES } = __contracts_bridge_service;
+const { CLOSE_CODES } = __generated_protocol;
 
 // connectionView turns ws-client's published state ({state, reason,
 // closeCode, code, url, …}) into the contract's ConnectionState, with the
@@ -9817,6 +9949,36 @@ function fixFor(r, state, kind) {
       return "";
   }
 }
+return Object.freeze({ connectionView });
+})();
+
+// services/bridge-service-local.js
+const __services_bridge_service_local = (() => {
+// The worker's BridgeService (contracts/bridge-service.js; spec 001
+// §Extension UI Layering): composes the session manager, the ws-client,
+// the pairing, the blocklist, the audit log and the handoff registry;
+// answers the pages' runtime messages (handleMessage); pushes every state
+// change to the pages' ports (connectPort) and to the toolbar badge.
+// Everything chrome.* it uses comes in through chrome-api.js's object.
+
+const { SERVICE_ERRORS, STATE_KIND, ServiceError, callLocal, errorResponse, okResponse, validateRequest } = __contracts_bridge_service;
+const { badgeFor } = __badge;
+const { normalizeDomain, validateDomain } = __lib_domains;
+const { normalizeCode } = __pairing;
+const { showWindow } = __window_manager;
+const { END_REASONS, EVENTS } = __generated_protocol;
+const { connectionView } = __services_connection_view;
+
+// PUSH_MS coalesces state pushes: a burst of actions (each one counted)
+// reaches the pages and the badge as one update.
+const PUSH_MS = 50;
+// TEST_TIMEOUT_MS is how long testConnection waits, by default, for the
+// reconnect to settle.
+const TEST_TIMEOUT_MS = 5000;
+
+// EMPTY_HANDOFFS stands in for the handoff registry where there is none:
+// nobody is waited for.
+const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {} });
 
 // createLocalBridgeService builds the worker's service. deps:
 //   api: chrome-api.js's object (storage, tabs, windows, action)
@@ -9824,255 +9986,273 @@ function fixFor(r, state, kind) {
 //   client: ws-client.js ({pairingChanged})
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
-//   controller: {detach(tabId)} (debugger-controller.js)
+//   controller: {detach(tabId)} (debugger/controller.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
 function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
-  let rawConnection = { state: "connecting" };
-  const ports = new Set();
-  const stateListeners = new Set();
-  const connectionWaiters = new Set();
-  let pushTimer = null;
-  let lastBadge = null;
+  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, emit, claim, timers });
+}
 
-  const connection = () => connectionView(rawConnection, pairing());
+class LocalBridgeService {
+  #deps;
+  #rawConnection = { state: "connecting" };
+  #ports = new Set();
+  #stateListeners = new Set();
+  #connectionWaiters = new Set();
+  #pushTimer = null;
+  #lastBadge = null;
 
-  async function titleOf(tabId) {
-    try {
-      const tab = await api.tabs.get(tabId);
-      return (tab && tab.title) || "";
-    } catch {
-      return "";
-    }
+  constructor(deps) {
+    this.#deps = deps;
+    const schedule = () => this.#schedulePush();
+    deps.sessions.onChange(schedule);
+    deps.handoffs.subscribe(schedule);
   }
 
-  async function getState() {
+  #connection() {
+    return connectionView(this.#rawConnection, this.#deps.pairing());
+  }
+
+  // The contract's methods (contracts/bridge-service.js).
+
+  async getState() {
+    const { api, sessions, handoffs } = this.#deps;
     const live = sessions.list().sort((a, b) => a.startedAt - b.startedAt);
-    const titles = await Promise.all(live.map((s) => titleOf(s.tabId)));
+    const titles = await Promise.all(live.map((s) => titleOf(api, s.tabId)));
     return {
-      connection: connection(),
+      connection: this.#connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
       blocklist: sessions.blocklist,
     };
   }
 
-  async function applyBadge(state) {
-    if (!api.action) return;
-    const b = badgeFor(state);
-    const key = `${b.text}|${b.color}|${b.title}`;
-    if (key === lastBadge) return;
-    lastBadge = key;
-    await Promise.all([
-      api.action.setBadgeText({ text: b.text }),
-      api.action.setBadgeBackgroundColor({ color: b.color }),
-      api.action.setTitle({ title: b.title }),
-    ]).catch(() => {
-      lastBadge = null;
-    });
+  subscribeState(fn) {
+    this.#stateListeners.add(fn);
+    this.getState().then(fn, () => {});
+    return () => this.#stateListeners.delete(fn);
   }
 
-  // push sends the current state to every port and listener, and the badge.
-  async function push() {
-    pushTimer = null;
-    const state = await getState();
-    for (const port of [...ports]) {
-      try {
-        port.postMessage({ kind: STATE_KIND, state });
-      } catch {
-        ports.delete(port); // its page closed
-      }
+  async stopSession(tabId) {
+    const { sessions, controller } = this.#deps;
+    if (!sessions.get(tabId)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no bua session on tab ${tabId}: it has ended already`);
+    // End first, so the requests pending on the tab fail at once; then
+    // let go of the tab (Chrome's "debugging this browser" bar goes).
+    sessions.endSession(tabId, END_REASONS.USER_STOPPED);
+    await controller.detach(tabId).catch(() => {});
+    return { endedCount: 1 };
+  }
+
+  async stopAll() {
+    // global_stop goes out first: the daemon answers every request in
+    // flight on this connection with "stopped by the user" at once,
+    // whatever the detach then does to them (spec 001 §Cancellation).
+    const endedCount = this.#deps.sessions.list().length;
+    this.#deps.emit({ type: EVENTS.GLOBAL_STOP, endedCount });
+    await this.endAll(END_REASONS.GLOBAL_STOP);
+    return { endedCount };
+  }
+
+  async focusTab(tabId) {
+    const api = this.#deps.api;
+    let tab;
+    try {
+      tab = await api.tabs.get(tabId);
+    } catch {
+      tab = null;
     }
-    for (const fn of [...stateListeners]) fn(state);
-    await applyBadge(state);
+    if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
+    await api.tabs.update(tabId, { active: true });
+    await showWindow(api, tab.windowId);
+    return {};
   }
 
-  function schedulePush() {
-    if (pushTimer !== null) return;
-    pushTimer = timers.setTimeout(() => push().catch((e) => console.error("[bua] state push failed", e)), PUSH_MS);
+  async getConfig() {
+    const p = this.#deps.pairing();
+    return { url: p.url, token: p.token, managed: !!p.managed, kind: p.kind };
   }
 
-  sessions.onChange(schedulePush);
-  handoffs.subscribe(schedulePush);
+  async saveConfig({ url, token }) {
+    this.#requireUser("pairing");
+    const u = String(url).trim();
+    let parsed;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `"${u}" is not a URL: the daemon's looks like ws://127.0.0.1:48123/ws/browser`);
+    }
+    if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
+      throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `the daemon URL must start with ws:// or wss:// (got ${parsed.protocol}//)`);
+    }
+    const t = String(token).trim();
+    if (!t) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "paste the token `bua pair` prints, or pair with a one-time code instead");
+    // The worker follows bridge_config's storage change and reconnects.
+    await this.#deps.api.storage.set({ bridge_config: { url: u, token: t } });
+    return {};
+  }
 
-  // endSessions ends every session with reason, detaches the debugger from
-  // their tabs, and returns how many ended.
-  async function endSessions(reason) {
+  async claimCode({ url, code }) {
+    this.#requireUser("pairing");
+    if (!normalizeCode(code)) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "a pairing code looks like ABCD-2345: run `bua pair --code` to get one");
+    const r = await this.#deps.claim(String(url).trim(), code);
+    if (!r.ok) throw new ServiceError(SERVICE_ERRORS.CLAIM_FAILED, r.message);
+    return { url: r.url };
+  }
+
+  async testConnection({ timeoutMs = TEST_TIMEOUT_MS } = {}) {
+    const { timers, client } = this.#deps;
+    const waiters = this.#connectionWaiters;
+    const settled = new Promise((resolve) => {
+      const waiter = (c) => {
+        if (c.state === "connecting") return;
+        waiters.delete(waiter);
+        timers.clearTimeout(timer);
+        resolve(c);
+      };
+      const timer = timers.setTimeout(() => {
+        waiters.delete(waiter);
+        resolve(this.#connection());
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+    client.pairingChanged();
+    return settled;
+  }
+
+  async addBlocked(domain) {
+    const { sessions, controller } = this.#deps;
+    const v = validateDomain(domain);
+    if (!v.ok) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, v.message);
+    const before = new Set(sessions.list().map((s) => s.tabId));
+    await sessions.addToBlocklist([v.domain]);
+    const ended = [...before].filter((id) => !sessions.get(id));
+    await Promise.allSettled(ended.map((id) => controller.detach(id)));
+    return { blocklist: sessions.blocklist, endedCount: ended.length };
+  }
+
+  async removeBlocked(domain) {
+    const sessions = this.#deps.sessions;
+    const d = normalizeDomain(domain);
+    if (!sessions.blocklist.includes(d)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `${d || JSON.stringify(domain)} is not on the blocklist`);
+    await sessions.removeFromBlocklist(d);
+    return { blocklist: sessions.blocklist };
+  }
+
+  async getHistory() {
+    return this.#deps.sessions.history;
+  }
+
+  async reset() {
+    this.#requireUser("pairing and blocklist");
+    await this.#deps.api.storage.remove("bridge_config");
+    await this.#deps.sessions.reset();
+    return {};
+  }
+
+  // The worker's own.
+
+  // endAll ends every session with reason, detaches the debugger from
+  // their tabs, and returns how many ended (the idle guard's: system_idle,
+  // screen_locked; and Stop all's).
+  async endAll(reason) {
+    const { sessions, controller } = this.#deps;
     const tabIds = sessions.list().map((s) => s.tabId);
     const endedCount = sessions.endAll(reason);
     await Promise.allSettled(tabIds.map((id) => controller.detach(id)));
     return endedCount;
   }
 
-  function requireUser(what) {
-    if (pairing().managed) {
+  // setConnection takes every state ws-client publishes.
+  setConnection(raw) {
+    this.#rawConnection = raw || { state: "disconnected" };
+    const c = this.#connection();
+    for (const w of [...this.#connectionWaiters]) w(c);
+    this.#schedulePush();
+  }
+
+  // handleMessage answers one runtime message: a response for the
+  // contract's requests, null for anything else (another bus's).
+  async handleMessage(msg) {
+    const v = validateRequest(msg);
+    if (v.foreign) return null;
+    if (!v.ok) return errorResponse(SERVICE_ERRORS.BAD_REQUEST, v.message);
+    try {
+      return okResponse(await callLocal(this, v.op, v.args));
+    } catch (e) {
+      if (e instanceof ServiceError) return errorResponse(e.code, e.message);
+      return errorResponse(SERVICE_ERRORS.INTERNAL, `the extension failed: ${e && e.message ? e.message : e}`);
+    }
+  }
+
+  // connectPort serves one page's subscribeState port: the state now,
+  // then at every change until the page goes.
+  connectPort(port) {
+    const ports = this.#ports;
+    ports.add(port);
+    port.onDisconnect.addListener(() => ports.delete(port));
+    this.getState().then((state) => {
+      if (ports.has(port)) port.postMessage({ kind: STATE_KIND, state });
+    }, () => {});
+  }
+
+  // refreshBadge shows the current state on the badge now (worker start).
+  refreshBadge() {
+    return this.#push();
+  }
+
+  #requireUser(what) {
+    if (this.#deps.pairing().managed) {
       throw new ServiceError(SERVICE_ERRORS.MANAGED, `this browser was started by \`bua browser start\`: its ${what} comes from the daemon and cannot be changed here`);
     }
   }
 
-  const service = {
-    getState,
-    subscribeState(fn) {
-      stateListeners.add(fn);
-      getState().then(fn, () => {});
-      return () => stateListeners.delete(fn);
-    },
+  #schedulePush() {
+    if (this.#pushTimer !== null) return;
+    this.#pushTimer = this.#deps.timers.setTimeout(() => this.#push().catch((e) => console.error("[bua] state push failed", e)), PUSH_MS);
+  }
 
-    async stopSession(tabId) {
-      if (!sessions.get(tabId)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no bua session on tab ${tabId}: it has ended already`);
-      // End first, so the requests pending on the tab fail at once; then
-      // let go of the tab (Chrome's "debugging this browser" bar goes).
-      sessions.endSession(tabId, END_REASONS.USER_STOPPED);
-      await controller.detach(tabId).catch(() => {});
-      return { endedCount: 1 };
-    },
-
-    async stopAll() {
-      // global_stop goes out first: the daemon answers every request in
-      // flight on this connection with "stopped by the user" at once,
-      // whatever the detach then does to them (spec 001 §Cancellation).
-      const endedCount = sessions.list().length;
-      emit({ type: EVENTS.GLOBAL_STOP, endedCount });
-      await endSessions(END_REASONS.GLOBAL_STOP);
-      return { endedCount };
-    },
-
-    async focusTab(tabId) {
-      let tab;
+  // push sends the current state to every port and listener, and the badge.
+  async #push() {
+    this.#pushTimer = null;
+    const state = await this.getState();
+    for (const port of [...this.#ports]) {
       try {
-        tab = await api.tabs.get(tabId);
+        port.postMessage({ kind: STATE_KIND, state });
       } catch {
-        tab = null;
+        this.#ports.delete(port); // its page closed
       }
-      if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
-      await api.tabs.update(tabId, { active: true });
-      await showWindow(api, tab.windowId);
-      return {};
-    },
+    }
+    for (const fn of [...this.#stateListeners]) fn(state);
+    await this.#applyBadge(state);
+  }
 
-    async getConfig() {
-      const p = pairing();
-      return { url: p.url, token: p.token, managed: !!p.managed, kind: p.kind };
-    },
-
-    async saveConfig({ url, token }) {
-      requireUser("pairing");
-      const u = String(url).trim();
-      let parsed;
-      try {
-        parsed = new URL(u);
-      } catch {
-        throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `"${u}" is not a URL: the daemon's looks like ws://127.0.0.1:48123/ws/browser`);
-      }
-      if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
-        throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `the daemon URL must start with ws:// or wss:// (got ${parsed.protocol}//)`);
-      }
-      const t = String(token).trim();
-      if (!t) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "paste the token `bua pair` prints, or pair with a one-time code instead");
-      // The worker follows bridge_config's storage change and reconnects.
-      await api.storage.set({ bridge_config: { url: u, token: t } });
-      return {};
-    },
-
-    async claimCode({ url, code }) {
-      requireUser("pairing");
-      if (!normalizeCode(code)) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "a pairing code looks like ABCD-2345: run `bua pair --code` to get one");
-      const r = await claim(String(url).trim(), code);
-      if (!r.ok) throw new ServiceError(SERVICE_ERRORS.CLAIM_FAILED, r.message);
-      return { url: r.url };
-    },
-
-    async testConnection({ timeoutMs = TEST_TIMEOUT_MS } = {}) {
-      const settled = new Promise((resolve) => {
-        const waiter = (c) => {
-          if (c.state === "connecting") return;
-          connectionWaiters.delete(waiter);
-          timers.clearTimeout(timer);
-          resolve(c);
-        };
-        const timer = timers.setTimeout(() => {
-          connectionWaiters.delete(waiter);
-          resolve(connection());
-        }, timeoutMs);
-        connectionWaiters.add(waiter);
-      });
-      client.pairingChanged();
-      return settled;
-    },
-
-    async addBlocked(domain) {
-      const v = validateDomain(domain);
-      if (!v.ok) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, v.message);
-      const before = new Set(sessions.list().map((s) => s.tabId));
-      await sessions.addToBlocklist([v.domain]);
-      const ended = [...before].filter((id) => !sessions.get(id));
-      await Promise.allSettled(ended.map((id) => controller.detach(id)));
-      return { blocklist: sessions.blocklist, endedCount: ended.length };
-    },
-
-    async removeBlocked(domain) {
-      const d = normalizeDomain(domain);
-      if (!sessions.blocklist.includes(d)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `${d || JSON.stringify(domain)} is not on the blocklist`);
-      await sessions.removeFromBlocklist(d);
-      return { blocklist: sessions.blocklist };
-    },
-
-    async getHistory() {
-      return sessions.history;
-    },
-
-    async reset() {
-      requireUser("pairing and blocklist");
-      await api.storage.remove("bridge_config");
-      await sessions.reset();
-      return {};
-    },
-  };
-
-  return {
-    ...service,
-    // endAll is the idle guard's: ends every session with reason and
-    // detaches (system_idle, screen_locked).
-    endAll: endSessions,
-
-    // setConnection takes every state ws-client publishes.
-    setConnection(raw) {
-      rawConnection = raw || { state: "disconnected" };
-      const c = connection();
-      for (const w of [...connectionWaiters]) w(c);
-      schedulePush();
-    },
-
-    // handleMessage answers one runtime message: a response for the
-    // contract's requests, null for anything else (another bus's).
-    async handleMessage(msg) {
-      const v = validateRequest(msg);
-      if (v.foreign) return null;
-      if (!v.ok) return errorResponse(SERVICE_ERRORS.BAD_REQUEST, v.message);
-      try {
-        return okResponse(await callLocal(service, v.op, v.args));
-      } catch (e) {
-        if (e instanceof ServiceError) return errorResponse(e.code, e.message);
-        return errorResponse(SERVICE_ERRORS.INTERNAL, `the extension failed: ${e && e.message ? e.message : e}`);
-      }
-    },
-
-    // connectPort serves one page's subscribeState port: the state now,
-    // then at every change until the page goes.
-    connectPort(port) {
-      ports.add(port);
-      port.onDisconnect.addListener(() => ports.delete(port));
-      getState().then((state) => {
-        if (ports.has(port)) port.postMessage({ kind: STATE_KIND, state });
-      }, () => {});
-    },
-
-    // refreshBadge shows the current state on the badge now (worker start).
-    refreshBadge: () => push(),
-  };
+  async #applyBadge(state) {
+    const api = this.#deps.api;
+    if (!api.action) return;
+    const b = badgeFor(state);
+    const key = `${b.text}|${b.color}|${b.title}`;
+    if (key === this.#lastBadge) return;
+    this.#lastBadge = key;
+    await Promise.all([
+      api.action.setBadgeText({ text: b.text }),
+      api.action.setBadgeBackgroundColor({ color: b.color }),
+      api.action.setTitle({ title: b.title }),
+    ]).catch(() => {
+      this.#lastBadge = null;
+    });
+  }
 }
-return Object.freeze({ PUSH_MS, TEST_TIMEOUT_MS, EMPTY_HANDOFFS, connectionView, createLocalBridgeService });
+
+async function titleOf(api, tabId) {
+  try {
+    const tab = await api.tabs.get(tabId);
+    return (tab && tab.title) || "";
+  } catch {
+    return "";
+  }
+}
+return Object.freeze({ PUSH_MS, TEST_TIMEOUT_MS, EMPTY_HANDOFFS, createLocalBridgeService });
 })();
 
 // background.js

@@ -12,7 +12,8 @@
 //
 // Every exported function is injected into the page with fn.toString()
 // (describeScript), so each is self-contained: no module scope, no
-// imports. The pure ones are node-tested (test/locator.test.js); the
+// imports; the page-side ones reach each other through `h`, the helpers
+// describeScript hands generateLocators. The pure ones are node-tested (test/locator.test.js); the
 // rest is proved in Chromium (e2e/mcp_ext_test.go).
 
 // TEST_ID_ATTRS are the test-id attributes, in the order they are tried.
@@ -97,193 +98,206 @@ export function orderLocators(locators) {
 // generateLocators runs in the page with el, the element to describe. It
 // returns {tag, inputType?, autocomplete?, label?, frame?, locators}, the
 // locators without the role one (the worker adds it from the
-// accessibility tree) and unordered. helpers are the functions above,
+// accessibility tree) and unordered. h are the functions of this module,
 // injected by describeScript.
-export function generateLocators(el, helpers) {
-  const { isGeneratedId, isStableClass, cssString, normalizeText, TEST_ID_ATTRS } = helpers;
+export function generateLocators(el, h) {
   const doc = el.ownerDocument;
-  const win = doc.defaultView;
   const tag = el.localName;
   const out = { tag, locators: [] };
   if (tag === "input") out.inputType = String(el.type || "text").toLowerCase();
-  const ac = normalizeText(el.getAttribute("autocomplete"));
+  const ac = h.normalizeText(el.getAttribute("autocomplete"));
   if (ac) out.autocomplete = ac;
-
-  // The frame, as a target's frame takes it: the iframe's name when it
-  // has one, else the frame document's URL.
-  if (win && win !== win.top) {
-    let name = "";
-    try {
-      name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
-    } catch (e) {
-      name = win.name || "";
-    }
-    out.frame = name || doc.URL;
-  }
-
+  const frame = h.frameOf(doc);
+  if (frame) out.frame = frame;
   // Only a node in the document itself is reachable by a selector or a
   // label from the document: one in a shadow root gets the role locator
   // (the accessibility tree crosses shadow roots) and its text.
   const inDocument = el.getRootNode() === doc;
-  const count = (sel) => {
-    try {
-      const all = doc.querySelectorAll(sel);
-      let nth = -1;
-      for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;
-      return { count: nth < 0 ? 0 : all.length, nth };
-    } catch (e) {
-      return { count: 0, nth: -1 };
-    }
-  };
+  const count = (sel) => h.countMatches(doc, el, sel);
   const add = (loc, c) => {
     if (c.count === 0) return;
     loc.count = c.count;
     if (c.count > 1) loc.nth = c.nth;
     out.locators.push(loc);
   };
-
-  // Labels, as Playwright's getByLabel reads them: <label> elements,
-  // aria-labelledby, aria-label; exact text, whitespace collapsed.
-  const textOf = (n) => normalizeText(n.textContent);
-  const labelsOf = (e) => {
-    const texts = [];
-    if (e.labels) for (const l of e.labels) texts.push(textOf(l));
-    const ids = normalizeText(e.getAttribute("aria-labelledby"));
-    if (ids) {
-      const root = e.getRootNode();
-      const parts = ids.split(" ").map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id))).filter(Boolean);
-      texts.push(normalizeText(parts.map(textOf).join(" ")));
-    }
-    texts.push(normalizeText(e.getAttribute("aria-label")));
-    return texts.filter((t) => t);
-  };
-  const labels = labelsOf(el);
-  const label = labels[0] || normalizeText(el.getAttribute("placeholder")) || normalizeText(el.getAttribute("title"));
-  if (label) out.label = label.slice(0, 200);
-  if (inDocument && labels.length) {
-    const want = labels[0];
-    const labelled = [];
-    for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {
-      if (labelsOf(e).includes(want)) labelled.push(e);
-    }
-    add({ by: "label", label: want }, { count: labelled.includes(el) ? labelled.length : 0, nth: labelled.indexOf(el) });
-  }
-
-  if (inDocument) {
-    for (const a of TEST_ID_ATTRS) {
-      const v = el.getAttribute(a);
-      if (v) add({ by: "testid", selector: `[${a}=${cssString(v)}]` }, count(`[${a}=${cssString(v)}]`));
-    }
-    if (el.id && !isGeneratedId(el.id)) {
-      const sel = "#" + CSS.escape(el.id);
-      add({ by: "id", selector: sel }, count(sel));
-    }
-    // A CSS path that is only the id or a test id says nothing more.
-    const css = cssPath(el);
-    if (css && !out.locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);
-  }
-
-  // Text: the element's own text, when short, and the element is the
-  // innermost one holding exactly that text (a click on it lands there).
-  if (!/^(input|select|textarea|html|body)$/.test(tag)) {
-    const text = normalizeText(el.textContent);
-    if (text && text.length <= 80) {
-      const same = [];
-      const walk = (root) => {
-        for (const e of root.querySelectorAll("*")) {
-          if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;
-          if (e.textContent.length < text.length || normalizeText(e.textContent) !== text) continue;
-          let inner = false;
-          for (const k of e.children) if (normalizeText(k.textContent) === text) inner = true;
-          if (!inner) same.push(e);
-        }
-      };
-      walk(inDocument ? doc : el.getRootNode());
-      if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });
-    }
-  }
+  const at = { el, doc, tag, h, out, inDocument, count, add };
+  h.labelLocator(at);
+  if (inDocument) h.selectorLocators(at);
+  h.textLocator(at);
   return out;
+}
 
-  // cssPath is the shortest CSS path it finds that matches el alone, from
-  // el's own tokens, then an ancestor's (up to four levels up) before
-  // them, then two ancestors'; failing that, el's best token with nth.
-  // Never :nth-child.
-  function cssPath(target) {
-    const tokensOf = (e) => {
-      const t = e.localName;
-      const list = [];
-      if (e.id && !isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));
-      for (const a of TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${cssString(e.getAttribute(a))}]`);
-      if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {
-        list.push(`${t}[name=${cssString(e.getAttribute("name"))}]`);
-      }
-      for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {
-        const v = e.getAttribute(a);
-        if (v && v.length <= 40) list.push(`${t}[${a}=${cssString(v)}]`);
-      }
-      if (t === "input" && e.getAttribute("type")) list.push(`input[type=${cssString(e.getAttribute("type"))}]`);
-      if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${cssString(e.getAttribute("href"))}]`);
-      const classes = Array.from(e.classList).filter(isStableClass).slice(0, 3);
-      for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);
-      if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);
-      list.push(t);
-      return list;
-    };
-    const mine = tokensOf(target);
-    for (const t of mine) {
-      const c = count(t);
-      if (c.count === 1) return { selector: t, ...c };
-    }
-    const ancestors = [];
-    for (let a = target.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);
-    const best = [];
-    ancestors.forEach((a, depth) => {
-      for (const ta of tokensOf(a).slice(0, 4)) {
-        for (const t of mine.slice(0, 6)) {
-          const sel = `${ta}${depth === 0 ? " > " : " "}${t}`;
-          const c = count(sel);
-          if (c.count === 1) best.push({ selector: sel, ...c });
-        }
-      }
-    });
-    if (!best.length) {
-      for (let i = 0; i < ancestors.length && !best.length; i++) {
-        for (let j = i + 1; j < ancestors.length && !best.length; j++) {
-          for (const t2 of tokensOf(ancestors[j]).slice(0, 2)) {
-            for (const t1 of tokensOf(ancestors[i]).slice(0, 2)) {
-              for (const t of mine.slice(0, 3)) {
-                const sel = `${t2} ${t1} ${t}`;
-                const c = count(sel);
-                if (c.count === 1) best.push({ selector: sel, ...c });
-              }
-            }
-          }
-        }
-      }
-    }
-    if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];
-    // Nothing unique: the element's own best token, with nth.
-    for (const t of mine) {
-      const c = count(t);
-      if (c.count > 0) return { selector: t, ...c };
-    }
-    return null;
+// frameOf is the frame doc is in, as a target's frame takes it: the
+// iframe's name when it has one, else the frame document's URL; "" for
+// the top document.
+export function frameOf(doc) {
+  const win = doc.defaultView;
+  if (!win || win === win.top) return "";
+  let name = "";
+  try {
+    name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
+  } catch (e) {
+    name = win.name || "";
+  }
+  return name || doc.URL;
+}
+
+// countMatches is {count, nth}: how many elements of doc match sel, and
+// el's place among them; count 0 when el is not one of them (or sel is
+// not a selector).
+export function countMatches(doc, el, sel) {
+  try {
+    const all = doc.querySelectorAll(sel);
+    let nth = -1;
+    for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;
+    return { count: nth < 0 ? 0 : all.length, nth };
+  } catch (e) {
+    return { count: 0, nth: -1 };
   }
 }
+
+// labelsOf is e's labels, as Playwright's getByLabel reads them: <label>
+// elements, aria-labelledby, aria-label; exact text, whitespace
+// collapsed.
+export function labelsOf(e, doc, h) {
+  const textOf = (n) => h.normalizeText(n.textContent);
+  const texts = [];
+  if (e.labels) for (const l of e.labels) texts.push(textOf(l));
+  const ids = h.normalizeText(e.getAttribute("aria-labelledby"));
+  if (ids) {
+    const root = e.getRootNode();
+    const parts = ids.split(" ").map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id))).filter(Boolean);
+    texts.push(h.normalizeText(parts.map(textOf).join(" ")));
+  }
+  texts.push(h.normalizeText(e.getAttribute("aria-label")));
+  return texts.filter((t) => t);
+}
+
+// labelLocator sets out.label (the first label, else the placeholder or
+// the title) and adds the label locator, counted over the document's
+// labelled elements.
+export function labelLocator({ el, doc, h, out, inDocument, add }) {
+  const labels = h.labelsOf(el, doc, h);
+  const label = labels[0] || h.normalizeText(el.getAttribute("placeholder")) || h.normalizeText(el.getAttribute("title"));
+  if (label) out.label = label.slice(0, 200);
+  if (!inDocument || !labels.length) return;
+  const want = labels[0];
+  const labelled = [];
+  for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {
+    if (h.labelsOf(e, doc, h).includes(want)) labelled.push(e);
+  }
+  add({ by: "label", label: want }, { count: labelled.includes(el) ? labelled.length : 0, nth: labelled.indexOf(el) });
+}
+
+// selectorLocators adds the test id, id and CSS path locators.
+export function selectorLocators(at) {
+  const { el, h, out, count, add } = at;
+  for (const a of h.TEST_ID_ATTRS) {
+    const v = el.getAttribute(a);
+    if (v) add({ by: "testid", selector: `[${a}=${h.cssString(v)}]` }, count(`[${a}=${h.cssString(v)}]`));
+  }
+  if (el.id && !h.isGeneratedId(el.id)) {
+    const sel = "#" + CSS.escape(el.id);
+    add({ by: "id", selector: sel }, count(sel));
+  }
+  // A CSS path that is only the id or a test id says nothing more.
+  const css = h.cssPath(at);
+  if (css && !out.locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);
+}
+
+// textLocator adds the text locator: the element's own text, when short,
+// and the element is the innermost one holding exactly that text (a click
+// on it lands there).
+export function textLocator({ el, doc, tag, h, inDocument, add }) {
+  if (/^(input|select|textarea|html|body)$/.test(tag)) return;
+  const text = h.normalizeText(el.textContent);
+  if (!text || text.length > 80) return;
+  const same = [];
+  for (const e of (inDocument ? doc : el.getRootNode()).querySelectorAll("*")) {
+    if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;
+    if (e.textContent.length < text.length || h.normalizeText(e.textContent) !== text) continue;
+    let inner = false;
+    for (const k of e.children) if (h.normalizeText(k.textContent) === text) inner = true;
+    if (!inner) same.push(e);
+  }
+  if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });
+}
+
+// tokensOf is e's CSS tokens, best first: its id, test ids, name, a few
+// short attributes, a short href, up to two classes that read like a
+// person's, its tag.
+export function tokensOf(e, h) {
+  const t = e.localName;
+  const list = [];
+  if (e.id && !h.isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));
+  for (const a of h.TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${h.cssString(e.getAttribute(a))}]`);
+  if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {
+    list.push(`${t}[name=${h.cssString(e.getAttribute("name"))}]`);
+  }
+  for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {
+    const v = e.getAttribute(a);
+    if (v && v.length <= 40) list.push(`${t}[${a}=${h.cssString(v)}]`);
+  }
+  if (t === "input" && e.getAttribute("type")) list.push(`input[type=${h.cssString(e.getAttribute("type"))}]`);
+  if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${h.cssString(e.getAttribute("href"))}]`);
+  const classes = Array.from(e.classList).filter(h.isStableClass).slice(0, 3);
+  for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);
+  if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);
+  list.push(t);
+  return list;
+}
+
+// cssPath is the shortest CSS path it finds that matches el alone, from
+// el's own tokens, then an ancestor's (up to four levels up) before them,
+// then two ancestors'; failing that, el's best token with nth. Never
+// :nth-child.
+export function cssPath({ el, doc, h, count }) {
+  const mine = h.tokensOf(el, h);
+  for (const t of mine) {
+    const c = count(t);
+    if (c.count === 1) return { selector: t, ...c };
+  }
+  const ancestors = [];
+  for (let a = el.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);
+  const best = [];
+  const tryPath = (sel) => {
+    const c = count(sel);
+    if (c.count === 1) best.push({ selector: sel, ...c });
+  };
+  ancestors.forEach((a, depth) => {
+    for (const ta of h.tokensOf(a, h).slice(0, 4)) for (const t of mine.slice(0, 6)) tryPath(`${ta}${depth === 0 ? " > " : " "}${t}`);
+  });
+  for (let i = 0; i < ancestors.length && !best.length; i++) {
+    for (let j = i + 1; j < ancestors.length && !best.length; j++) {
+      for (const t2 of h.tokensOf(ancestors[j], h).slice(0, 2)) {
+        for (const t1 of h.tokensOf(ancestors[i], h).slice(0, 2)) for (const t of mine.slice(0, 3)) tryPath(`${t2} ${t1} ${t}`);
+      }
+    }
+  }
+  if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];
+  // Nothing unique: the element's own best token, with nth.
+  for (const t of mine) {
+    const c = count(t);
+    if (c.count > 0) return { selector: t, ...c };
+  }
+  return null;
+}
+
+// PAGE_FUNCTIONS are the functions generateLocators reaches through h.
+const PAGE_FUNCTIONS = { cssString, normalizeText, frameOf, countMatches, labelsOf, labelLocator, selectorLocators, textLocator, tokensOf, cssPath };
 
 // describeScript is the function declaration describe runs on the
 // element (Runtime.callFunctionOn, `this` = the element).
 export function describeScript() {
+  const fns = Object.entries(PAGE_FUNCTIONS).map(([name, fn]) => `    ${name}: ${fn.toString()},`).join("\n");
   return `function () { /* bua:describe */
+  const isGeneratedId = ${isGeneratedId.toString()};
   const helpers = {
-    isGeneratedId: ${isGeneratedId.toString()},
-    isStableClass: null,
-    cssString: ${cssString.toString()},
-    normalizeText: ${normalizeText.toString()},
+    isGeneratedId,
+    isStableClass: ${isStableClass.toString()},
+${fns}
     TEST_ID_ATTRS: ${JSON.stringify(TEST_ID_ATTRS)},
   };
-  const isGeneratedId = helpers.isGeneratedId;
-  helpers.isStableClass = ${isStableClass.toString()};
   return (${generateLocators.toString()})(this, helpers);
 }`;
 }

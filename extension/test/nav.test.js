@@ -1,4 +1,4 @@
-// waitUntil (actions/nav.js), the dialogs policy (debugger-controller.js,
+// waitUntil (actions/nav.js), the dialogs policy (actions/dialog.js,
 // actions/tabs.js) and the tab an input opens (lib/new-tab.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";

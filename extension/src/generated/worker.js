@@ -6204,11 +6204,11 @@ const __lib_changes = (() => {
 // document's JavaScript context was replaced, or a frame is new), the
 // elements are matched by backendNodeId within their debugger session.
 //
-// The tab's ledger (debugger-controller.js lastRead) is {loaderId, map,
-// next, known}: map the uid -> {session, id} cache, next the first free
-// uid number, known per session (null: the tab's own) {objectId, uids},
-// uids[i] the uid of the array's i-th element, or null for an element
-// listed past maxElements, known but given no uid.
+// The tab's ledger (its TabSession's lastRead, debugger/tab-session.js)
+// is {loaderId, map, next, known}: map the uid -> {session, id} cache,
+// next the first free uid number, known per session (null: the tab's own)
+// {objectId, uids}, uids[i] the uid of the array's i-th element, or null
+// for an element listed past maxElements, known but given no uid.
 
 const { collectElements } = __lib_elements;
 const { BridgeError, ErrorCodes } = __lib_errors;
@@ -9051,7 +9051,8 @@ function createHandoffService({ api, windows, registry, emit, now = Date.now }) 
   };
 }
 
-// The controller passes ctx.handoff, the worker's service (background.js).
+// ctx.handoff is the worker's service (background.js), the handoff
+// capability (debugger/capabilities.js).
 const executors = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");

@@ -1,5 +1,6 @@
-// bench/peers driver: bua against agent-browser and Playwright on the same
-// pages and the same Chromium, interleaved round by round. Run it through
+// bench/peers driver: bua against agent-browser and Playwright, and bua mcp
+// against Playwright MCP and chrome-devtools-mcp, on the same pages and the
+// same Chromium, interleaved round by round. Run it through
 // bench/peers/run, which installs the peers and builds bua first; see
 // bench/README.md. Configuration is by environment (PEERS_*, below).
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,7 @@ const cfg = {
   buttons: smoke ? [100, 1000] : [100, 1000, 5000],
   pwPages: smoke ? ['input/scrollable.html'] : ['input/scrollable.html', 'offscreenbuttons.html', 'input/checkbox.html'],
   corpusPages: smoke ? 1 : 10,
+  mcpPages: smoke ? 1 : 8, // real-world pages the MCP servers read
 };
 if (!smoke && cfg.rounds < 3) fail(`PEERS_ROUNDS=${cfg.rounds}: a full run needs at least 3 rounds (PEERS_SMOKE=1 for one)`);
 const only = env.PEERS_ONLY ? new RegExp(env.PEERS_ONLY) : null;
@@ -57,6 +59,9 @@ const meta = {
     'agent-browser': JSON.parse(readFileSync(join(benchDir, 'node_modules/agent-browser/package.json'))).version,
     'playwright-core': JSON.parse(readFileSync(join(benchDir, 'node_modules/playwright-core/package.json'))).version,
     'chart.js': JSON.parse(readFileSync(join(benchDir, 'node_modules/chart.js/package.json'))).version,
+    '@playwright/mcp': JSON.parse(readFileSync(join(benchDir, 'node_modules/@playwright/mcp/package.json'))).version,
+    'chrome-devtools-mcp': JSON.parse(readFileSync(join(benchDir, 'node_modules/chrome-devtools-mcp/package.json'))).version,
+    '@modelcontextprotocol/sdk': JSON.parse(readFileSync(join(benchDir, 'node_modules/@modelcontextprotocol/sdk/package.json'))).version,
   },
   config: cfg,
 };
@@ -74,7 +79,11 @@ const bua = new Bua({ ...buaOpts, home: freshDir(join(benchDir, 'bh')) });
 const ab = new AgentBrowser({ ...abOpts, home: join(benchDir, 'ah') });
 let browser;
 let code = 0;
+// What a scenario started and must stop even when the run is interrupted
+// (the MCP servers and their browsers).
+const cleanups = [];
 const cleanup = async () => {
+  await Promise.all(cleanups.map((f) => f().catch((e) => console.error(`cleanup: ${e.message}`))));
   await browser?.close().catch(() => {});
   await bua.stop().catch((e) => console.error(`bua stop: ${e.message}`));
   await ab.stop().catch((e) => console.error(`agent-browser stop: ${e.message}`));
@@ -87,7 +96,7 @@ try {
   await bua.start();
   await ab.cli(['open', 'about:blank'], { timeoutMs: 90_000 });
   browser = await chromium.launch(launch);
-  const ctx = { cfg, base: pages.base, corpus, bua, ab, pw: { chromium, browser, launch }, benchDir, chrome, here: join(here, 'lib'), buaOpts, abOpts, log };
+  const ctx = { cfg, base: pages.base, corpus, bua, ab, pw: { chromium, browser, launch }, benchDir, chrome, here: join(here, 'lib'), buaOpts, abOpts, log, cleanups };
   const measures = [];
   for (const [name, scenario] of Object.entries(all)) {
     if (only && !only.test(name)) continue;

@@ -21,11 +21,42 @@ const (
 	catSetup   = "Setup"
 )
 
-// registry holds every command constructor; each command's file registers
-// itself in init, so adding a command touches one file.
-var registry []func(*Env) *cli.Command
+// registry holds every command: each command's file registers itself in
+// init, so adding a command touches one file.
+var registry []registered
 
-func register(f func(*Env) *cli.Command) { registry = append(registry, f) }
+// registered is one command: the words that name it (its Name, then its
+// Aliases) and its constructor. newApp builds only the command a command
+// line names, so a one-shot command pays for building that one alone.
+type registered struct {
+	names []string
+	build func(*Env) *cli.Command
+	// whole: the command reads every other one (completion's fish
+	// script), so a command line naming it builds them all.
+	whole bool
+}
+
+// register adds the command build makes, named names (its Name, then its
+// Aliases: TestRegistryNames checks they agree).
+func register(build func(*Env) *cli.Command, names ...string) {
+	registry = append(registry, registered{names: names, build: build})
+}
+
+// registerWhole is register for a command that reads every other command
+// from its app.
+func registerWhole(build func(*Env) *cli.Command, names ...string) {
+	registry = append(registry, registered{names: names, build: build, whole: true})
+}
+
+// registeredAs is the command that name names, or nil.
+func registeredAs(name string) *registered {
+	for i := range registry {
+		if slices.Contains(registry[i].names, name) {
+			return &registry[i]
+		}
+	}
+	return nil
+}
 
 // exitError carries an exit code out of a command after its message has
 // been printed.
@@ -52,7 +83,26 @@ func globalFlags() []cli.Flag {
 	}
 }
 
-func newApp(env *Env) *cli.App {
+// newApp is the app for args: when args name a command (after any global
+// flags), that command alone, since building all of them was most of a
+// one-shot command's own time (BENCHMARKS.md §One client path); else (no
+// command, an unknown one, help, completion) every command. Nil args build
+// every command.
+func newApp(env *Env, args []string) *cli.App {
+	if i := commandAt(args); i < len(args) {
+		if r := registeredAs(args[i]); r != nil && !r.whole {
+			return appOf(env, []*cli.Command{r.build(env)})
+		}
+	}
+	cmds := make([]*cli.Command, 0, len(registry))
+	for _, r := range registry {
+		cmds = append(cmds, r.build(env))
+	}
+	return appOf(env, cmds)
+}
+
+// appOf is the app of cmds, each given the global flags.
+func appOf(env *Env, cmds []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:                 "bua",
 		Usage:                "drive your real Chrome, or a managed Chromium, from the shell and CI",
@@ -74,8 +124,7 @@ func newApp(env *Env) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 	}
-	for _, f := range registry {
-		cmd := f(env)
+	for _, cmd := range cmds {
 		addGlobalFlags(cmd)
 		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
 			// As for the app: without an Action, urfave/cli answers `bua
@@ -146,13 +195,15 @@ func run(ctx context.Context, args []string, env *Env) int {
 		// the request as its argument: a Tab must never run an action.
 		return 0
 	}
-	if code, ok := fastEval(ctx, args, env); ok {
-		return code
-	}
-	app := newApp(env)
 	if len(args) == 3 && args[1] == "help" && args[2] == "exit-codes" {
 		args = []string{args[0], "exit-codes"} // a help topic, not a command's usage
 	}
+	return runApp(ctx, newApp(env, args), args, env)
+}
+
+// runApp runs args through app and maps what it returns to the exit code,
+// printing the error the command has not printed itself.
+func runApp(ctx context.Context, app *cli.App, args []string, env *Env) int {
 	err := app.RunContext(ctx, reorderArgs(app, args))
 	if err == nil {
 		return 0
@@ -191,17 +242,4 @@ func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 	if h := hintFor(err); h != "" {
 		fmt.Fprintf(env.Stderr, "hint: %s\n", h)
 	}
-}
-
-// failWith prints err in the command's output mode and returns the exit
-// error for its code.
-// A command interrupted by Ctrl-C or SIGTERM (main's signal context) exits
-// exitInterrupted instead: its error only says the caller went away.
-func failWith(c *cli.Context, env *Env, err *protocol.Error) error {
-	if c.Context != nil && errors.Is(c.Context.Err(), context.Canceled) {
-		fmt.Fprintln(env.Stderr, "bua: interrupted: the browser stops the action this command started")
-		return exit(exitInterrupted)
-	}
-	printBridgeError(env, err, c.Bool("json"))
-	return exit(exitForCode(err.Code))
 }

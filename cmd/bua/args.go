@@ -24,7 +24,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	// Global flags typed before the command move behind it: every command
 	// defines them too, and urfave/cli reads the nearest definition.
 	var globals []string
-	i := copyFlags(app, args, 1, &globals)
+	i := copyFlags(app.Flags, args, 1, &globals)
 	if i >= len(args) {
 		return append(out, globals...)
 	}
@@ -66,16 +66,26 @@ func reorderArgs(app *cli.App, args []string) []string {
 	return append(out, positional...)
 }
 
-// copyFlags copies the flags typed before the command. A command's own
-// flag there (`bua --tab 5 click e3`) moves behind the command too; when it
-// is not a global, the token after it is its value unless that token is a
-// command name, so `--tab 5` keeps its 5.
-func copyFlags(app *cli.App, args []string, i int, out *[]string) int {
+// commandAt is the index in args of the command's name, after the flags
+// typed before it (copyFlags); len(args) when there is none.
+func commandAt(args []string) int {
+	if len(args) < 2 {
+		return len(args)
+	}
+	var skipped []string
+	return copyFlags(globalFlags(), args, 1, &skipped)
+}
+
+// copyFlags copies the flags typed before the command; globals are the
+// global flags. A command's own flag there (`bua --tab 5 click e3`) moves
+// behind the command too; when it is not a global, the token after it is
+// its value unless that token is a command name, so `--tab 5` keeps its 5.
+func copyFlags(globals []cli.Flag, args []string, i int, out *[]string) int {
 	for i < len(args) && len(args[i]) > 1 && args[i][0] == '-' && args[i] != "--" {
 		*out = append(*out, args[i])
 		if !strings.Contains(args[i], "=") && i+1 < len(args) {
-			known := isFlag(app.Flags, args[i])
-			if (known && takesValue(app.Flags, nil, args[i])) || (!known && findCommand(app.Commands, args[i+1]) == nil && !strings.HasPrefix(args[i+1], "-")) {
+			known := isFlag(globals, args[i])
+			if (known && takesValue(globals, nil, args[i])) || (!known && registeredAs(args[i+1]) == nil && !strings.HasPrefix(args[i+1], "-")) {
 				i++
 				*out = append(*out, args[i])
 			}

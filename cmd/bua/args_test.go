@@ -7,7 +7,7 @@ import (
 )
 
 func TestReorderArgs(t *testing.T) {
-	app := newApp(&Env{})
+	app := newApp(&Env{}, nil)
 	tests := []struct {
 		name string
 		in   []string

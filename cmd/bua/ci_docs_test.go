@@ -341,7 +341,7 @@ func parseCLI(t *testing.T, args []string, path ...string) *cli.Context {
 		t.Fatalf("bua %q: want bua %s", args, strings.Join(path, " "))
 	}
 	env, _, _ := testEnv()
-	app := newApp(env)
+	app := newApp(env, nil)
 	cmds := app.Commands
 	var cmd *cli.Command
 	for _, name := range path {

@@ -12,7 +12,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newBrowserCommand) }
+func init() { register(newBrowserCommand, "browser") }
 
 func newBrowserCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -30,24 +30,25 @@ func newBrowserCommand(env *Env) *cli.Command {
 					&cli.StringSliceFlag{Name: "block", Usage: "seed the blocklist with `DOMAIN` and its subdomains; repeatable"},
 				},
 				Action: func(c *cli.Context) error {
-					cl, err := connect(c, env)
+					g := readGlobals(c, env)
+					cl, err := g.connect()
 					if err != nil {
-						return fail(c, env, err)
+						return g.fail(err)
 					}
 					defer cl.Close()
-					ctx, cancel := commandContext(c)
+					ctx, cancel := g.commandContext()
 					defer cancel()
 					ms, berr := cl.BrowserStart(ctx, bridge.BrowserOptions{
 						Headless: c.Bool("headless"), Chrome: c.String("chrome"),
 						Profile: c.String("profile"), Block: c.StringSlice("block"),
 					})
 					if berr != nil {
-						return failWith(c, env, berr)
+						return g.failWith(berr)
 					}
-					if c.Bool("json") {
+					if g.JSON {
 						return printJSON(env, ms)
 					}
-					if !c.Bool("quiet") {
+					if !g.Quiet {
 						fmt.Fprintf(env.Stdout, "managed browser running (pid %d), extension connected\n", ms.PID)
 					}
 					return nil
@@ -60,18 +61,19 @@ func newBrowserCommand(env *Env) *cli.Command {
 					"killed, say), stops the browser the last daemon recorded, if it still runs; an\n" +
 					"unreadable record is moved aside and the browser found by its profile.",
 				Action: func(c *cli.Context) error {
-					ctx, cancel := linkContext(c)
+					g := readGlobals(c, env)
+					ctx, cancel := g.linkContext()
 					defer cancel()
 					cl, berr := dialExisting(ctx, env)
 					if berr != nil {
-						return stopOrphan(ctx, c, env)
+						return g.stopOrphan(ctx)
 					}
 					defer cl.Close()
 					stopped, berr := cl.BrowserStop(ctx)
 					if berr != nil {
-						return failWith(c, env, berr)
+						return g.failWith(berr)
 					}
-					if !c.Bool("quiet") {
+					if !g.Quiet {
 						fmt.Fprintln(env.Stdout, yesNo(stopped, "managed browser stopped", "no managed browser was running"))
 					}
 					return nil
@@ -84,7 +86,8 @@ func newBrowserCommand(env *Env) *cli.Command {
 // stopOrphan stops the managed browser of the home when no daemon runs:
 // one left by a daemon that was killed before it could stop it
 // (bridge.StopOrphan). An unreadable record costs one line on stderr.
-func stopOrphan(ctx context.Context, c *cli.Context, env *Env) error {
+func (g *globalOptions) stopOrphan(ctx context.Context) error {
+	env := g.env
 	d, err := dirs(env)
 	if err != nil {
 		return err
@@ -98,9 +101,9 @@ func stopOrphan(ctx context.Context, c *cli.Context, env *Env) error {
 		if errors.Is(err, browser.ErrRefusedSignal) {
 			msg = "%v: bua signals no other process; run `bua browser stop` from a shell outside that process group"
 		}
-		return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, msg, err))
+		return g.failWith(protocol.Errorf(protocol.CodeInternalError, msg, err))
 	}
-	if c.Bool("quiet") {
+	if g.Quiet {
 		return nil
 	}
 	if len(s.Browsers) == 0 {

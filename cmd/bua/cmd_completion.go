@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newCompletionCommand) }
+func init() { registerWhole(newCompletionCommand, "completion") }
 
 // Shell glue for urfave/cli's completion protocol: the shell re-runs the
 // words typed so far with --generate-bash-completion and offers the lines
@@ -56,7 +56,7 @@ func newCompletionCommand(env *Env) *cli.Command {
 			case "zsh":
 				fmt.Fprint(env.Stdout, zshCompletion)
 			case "fish":
-				s, err := c.App.ToFishCompletion()
+				s, err := c.App.ToFishCompletion() // every command: registerWhole
 				if err != nil {
 					return err
 				}

@@ -18,65 +18,83 @@ import (
 )
 
 func init() {
-	register(newStopCommand)
-	register(newStatusCommand)
-	register(newEventsCommand)
+	register(func(env *Env) *cli.Command { return newStopCommand(env, nil) }, "stop")
+	register(func(env *Env) *cli.Command { return newStatusCommand(env, nil) }, "status")
+	register(newEventsCommand, "events")
 }
 
-func newStopCommand(env *Env) *cli.Command {
+// stopOptions is `bua stop`'s command line: the global flags alone.
+type stopOptions struct {
+	globalOptions
+}
+
+func newStopCommand(env *Env, runF func(*stopOptions) error) *cli.Command {
+	o := &stopOptions{}
 	return &cli.Command{
 		Name:     "stop",
 		Category: catSetup,
 		Usage:    "stop the daemon (and the managed browser)",
 		Action: func(c *cli.Context) error {
-			ctx, cancel := linkContext(c)
-			defer cancel()
-			cl, err := dialExisting(ctx, env)
-			if err != nil && err.Reason == protocol.ReasonUnsafeSocket {
-				return failWith(c, env, err) // whether a daemon runs is unknown
-			}
-			if err != nil {
-				if !c.Bool("quiet") {
-					fmt.Fprintln(env.Stdout, "bua daemon is not running")
-				}
-				// A killed daemon may have left its browser behind.
-				return stopOrphan(ctx, c, env)
-			}
-			defer cl.Close()
-			if err := cl.StopDaemon(ctx); err != nil {
-				return failWith(c, env, err)
-			}
-			// Wait for the daemon to finish (its socket gone, its lock
-			// released once the managed browser has stopped), so a
-			// following command starts a fresh daemon rather than racing
-			// the old one's shutdown, and no browser outlives `bua stop`.
-			d, _ := dirs(env)
-			tick := time.NewTicker(20 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
-					break
-				}
-				select {
-				case <-tick.C:
-					continue
-				case <-ctx.Done():
-				}
-				if errors.Is(ctx.Err(), context.Canceled) {
-					return failWith(c, env, protocol.Errorf(protocol.CodeInternalError, "aborted by caller"))
-				}
-				t, _ := protocol.Timeout(ctx)
-				return cli.Exit(fmt.Sprintf("bua: the daemon said it is stopping, but it still runs after %s (the command's timeout): its managed browser may take a few seconds more; run `bua status` to see when it is gone", t), exitTimeout)
-			}
-			if !c.Bool("quiet") {
-				fmt.Fprintln(env.Stdout, "bua daemon stopped")
-			}
-			return nil
+			o.globalOptions = readGlobals(c, env)
+			return runWith(o, runF, runStop)
 		},
 	}
 }
 
-func newStatusCommand(env *Env) *cli.Command {
+func runStop(o *stopOptions) error {
+	env := o.env
+	ctx, cancel := o.linkContext()
+	defer cancel()
+	cl, err := dialExisting(ctx, env)
+	if err != nil && err.Reason == protocol.ReasonUnsafeSocket {
+		return o.failWith(err) // whether a daemon runs is unknown
+	}
+	if err != nil {
+		if !o.Quiet {
+			fmt.Fprintln(env.Stdout, "bua daemon is not running")
+		}
+		// A killed daemon may have left its browser behind.
+		return o.stopOrphan(ctx)
+	}
+	defer cl.Close()
+	if err := cl.StopDaemon(ctx); err != nil {
+		return o.failWith(err)
+	}
+	// Wait for the daemon to finish (its socket gone, its lock released
+	// once the managed browser has stopped), so a following command starts
+	// a fresh daemon rather than racing the old one's shutdown, and no
+	// browser outlives `bua stop`.
+	d, _ := dirs(env)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
+			break
+		}
+		select {
+		case <-tick.C:
+			continue
+		case <-ctx.Done():
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return o.failWith(protocol.Errorf(protocol.CodeInternalError, "aborted by caller"))
+		}
+		t, _ := protocol.Timeout(ctx)
+		return cli.Exit(fmt.Sprintf("bua: the daemon said it is stopping, but it still runs after %s (the command's timeout): its managed browser may take a few seconds more; run `bua status` to see when it is gone", t), exitTimeout)
+	}
+	if !o.Quiet {
+		fmt.Fprintln(env.Stdout, "bua daemon stopped")
+	}
+	return nil
+}
+
+// statusOptions is `bua status`'s command line: the global flags alone.
+type statusOptions struct {
+	globalOptions
+}
+
+func newStatusCommand(env *Env, runF func(*statusOptions) error) *cli.Command {
+	o := &statusOptions{}
 	return &cli.Command{
 		Name:     "status",
 		Category: catSetup,
@@ -84,75 +102,81 @@ func newStatusCommand(env *Env) *cli.Command {
 		// Exits 0 when the daemon is up, 4 when it is down; --quiet prints
 		// nothing, the exit code being the answer.
 		Action: func(c *cli.Context) error {
-			quiet := c.Bool("quiet") && !c.Bool("json")
-			ctx, cancel := linkContext(c)
-			defer cancel()
-			cl, berr := dialExisting(ctx, env)
-			if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
-				return failWith(c, env, berr) // whether a daemon runs is unknown
-			}
-			if berr != nil {
-				var orphan bridge.ManagedStatus
-				if d, err := dirs(env); err == nil {
-					orphan = bridge.OrphanStatus(d)
-				}
-				if c.Bool("json") {
-					if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan}); err != nil {
-						return err
-					}
-					return exit(exitUnavailable)
-				}
-				if !quiet {
-					fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
-					if orphan.Running || orphan.RecordError != "" {
-						printManaged(env, orphan)
-					}
-				}
-				return exit(exitUnavailable)
-			}
-			defer cl.Close()
-			st, berr := cl.Status(ctx)
-			if berr != nil {
-				return failWith(c, env, berr)
-			}
-			if c.Bool("json") {
-				return printJSON(env, st)
-			}
-			if quiet {
-				return nil
-			}
-			w := env.Stdout
-			fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
-			fmt.Fprintf(w, "listen:     %s\n", st.URL)
-			fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
-			printManaged(env, st.Managed)
-			if st.Held > 0 {
-				fmt.Fprintf(w, "in flight:  %d (%d waiting for their extension to reconnect)\n", st.InFlight, st.Held)
-			} else {
-				fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
-			}
-			fmt.Fprintf(w, "runtime:    %d goroutines, heap %.1f MB, %s\n", st.Runtime.Goroutines, float64(st.Runtime.HeapInUseBytes)/(1<<20), fdCount(st.Runtime.OpenFDs))
-			for kind, at := range st.Replaced {
-				fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", kind, at.Format(time.TimeOnly))
-			}
-			if len(st.Connections) == 0 {
-				fmt.Fprintln(w, "extensions: none connected")
-				return nil
-			}
-			tb := env.streams(c).NewTable("pairing", "client", "protocol", "caps", "last seen", "in flight")
-			for _, cn := range st.Connections {
-				caps := ""
-				if cn.Caps != nil {
-					caps = fmt.Sprintf("%d actions", len(cn.Caps.Actions))
-					if len(cn.Caps.Features) > 0 {
-						caps += ", " + strings.Join(cn.Caps.Features, " ")
-					}
-				}
-				tb.AddRow(string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String()+" ago", fmt.Sprint(cn.InFlight))
-			}
-			return tb.Render()
+			o.globalOptions = readGlobals(c, env)
+			return runWith(o, runF, runStatus)
 		},
 	}
+}
+
+func runStatus(o *statusOptions) error {
+	env := o.env
+	quiet := o.Quiet && !o.JSON
+	ctx, cancel := o.linkContext()
+	defer cancel()
+	cl, berr := dialExisting(ctx, env)
+	if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
+		return o.failWith(berr) // whether a daemon runs is unknown
+	}
+	if berr != nil {
+		var orphan bridge.ManagedStatus
+		if d, err := dirs(env); err == nil {
+			orphan = bridge.OrphanStatus(d)
+		}
+		if o.JSON {
+			if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan}); err != nil {
+				return err
+			}
+			return exit(exitUnavailable)
+		}
+		if !quiet {
+			fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
+			if orphan.Running || orphan.RecordError != "" {
+				printManaged(env, orphan)
+			}
+		}
+		return exit(exitUnavailable)
+	}
+	defer cl.Close()
+	st, berr := cl.Status(ctx)
+	if berr != nil {
+		return o.failWith(berr)
+	}
+	if o.JSON {
+		return printJSON(env, st)
+	}
+	if quiet {
+		return nil
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
+	fmt.Fprintf(w, "listen:     %s\n", st.URL)
+	fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
+	printManaged(env, st.Managed)
+	if st.Held > 0 {
+		fmt.Fprintf(w, "in flight:  %d (%d waiting for their extension to reconnect)\n", st.InFlight, st.Held)
+	} else {
+		fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
+	}
+	fmt.Fprintf(w, "runtime:    %d goroutines, heap %.1f MB, %s\n", st.Runtime.Goroutines, float64(st.Runtime.HeapInUseBytes)/(1<<20), fdCount(st.Runtime.OpenFDs))
+	for kind, at := range st.Replaced {
+		fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", kind, at.Format(time.TimeOnly))
+	}
+	if len(st.Connections) == 0 {
+		fmt.Fprintln(w, "extensions: none connected")
+		return nil
+	}
+	tb := o.streams().NewTable("pairing", "client", "protocol", "caps", "last seen", "in flight")
+	for _, cn := range st.Connections {
+		caps := ""
+		if cn.Caps != nil {
+			caps = fmt.Sprintf("%d actions", len(cn.Caps.Actions))
+			if len(cn.Caps.Features) > 0 {
+				caps += ", " + strings.Join(cn.Caps.Features, " ")
+			}
+		}
+		tb.AddRow(string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String()+" ago", fmt.Sprint(cn.InFlight))
+	}
+	return tb.Render()
 }
 
 // printManaged is status's managed-browser line.
@@ -196,12 +220,13 @@ func newEventsCommand(env *Env) *cli.Command {
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep streaming events as they arrive"},
 		},
 		Action: func(c *cli.Context) error {
+			g := readGlobals(c, env)
 			d, err := dirs(env)
 			if err != nil {
 				return err
 			}
 			printRec := func(line []byte) {
-				if c.Bool("json") {
+				if g.JSON {
 					fmt.Fprintln(env.Stdout, string(line))
 					return
 				}
@@ -226,21 +251,21 @@ func newEventsCommand(env *Env) *cli.Command {
 				printLog()
 				return nil
 			}
-			cl, berr := connect(c, env)
+			cl, berr := g.connect()
 			if berr != nil {
-				return fail(c, env, berr)
+				return g.fail(berr)
 			}
 			defer cl.Close()
 			// --timeout bounds the follow: it ends at the deadline as at
 			// Ctrl-C, exit 0, as `bua trace --follow` does.
-			ctx, cancel := commandContext(c)
+			ctx, cancel := g.commandContext()
 			defer cancel()
 			ferr := cl.Follow(ctx, printLog, func(rec bridge.EventRecord) {
 				line, _ := json.Marshal(rec)
 				printRec(line)
 			})
 			if ferr != nil {
-				return failWith(c, env, ferr)
+				return g.failWith(ferr)
 			}
 			return nil
 		},

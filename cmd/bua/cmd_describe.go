@@ -10,26 +10,27 @@ import (
 	"github.com/bua-dev/bua/pkg/render"
 )
 
-func init() { register(newDescribeCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newDescribeCommand(env, nil) }, "describe")
+}
 
-func newDescribeCommand(env *Env) *cli.Command {
+// describeOptions is `bua describe`'s command line.
+type describeOptions struct {
+	actionOptions
+	Target protocol.Target
+}
+
+func newDescribeCommand(env *Env, runF func(*describeOptions) error) *cli.Command {
+	o := &describeOptions{}
 	cmd := actionCommand("describe", "print an element's readable locators, best first, with how many elements each matches", "TARGET|--role ROLE", targetFlags(),
-		func(c *cli.Context) error {
-			t, rest, err := target(c)
-			if err != nil {
+		func(c *cli.Context) (err error) {
+			if o.Target, err = oneTarget(c); err != nil {
 				return err
 			}
-			if len(rest) > 0 {
-				return usageError(fmt.Sprintf("describe takes one TARGET (or --role ROLE [--name NAME]), got extra %q", rest[0]))
+			if err := o.read(c, env); err != nil {
+				return err
 			}
-			return runAction(c, env, protocol.Describe(t), func(res json.RawMessage) error {
-				var r protocol.DescribeResult
-				if err := json.Unmarshal(res, &r); err != nil {
-					return err
-				}
-				fmt.Fprintln(env.Stdout, render.Describe(r))
-				return nil
-			})
+			return runWith(o, runF, runDescribe)
 		})
 	cmd.Description = "The first line is the element: its tag, input type, autocomplete, label and\n" +
 		"frame. Each line after it is a locator, best first (role and name, label,\n" +
@@ -37,4 +38,15 @@ func newDescribeCommand(env *Env) *cli.Command {
 		"how many elements it matches now: (unique) is one. Flows and recordings use\n" +
 		"the best unique one. Needs an extension that lists the describe feature."
 	return cmd
+}
+
+func runDescribe(o *describeOptions) error {
+	return o.runAction(protocol.Describe(o.Target), func(res json.RawMessage) error {
+		var r protocol.DescribeResult
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		fmt.Fprintln(o.env.Stdout, render.Describe(r))
+		return nil
+	})
 }

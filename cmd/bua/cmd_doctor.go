@@ -18,7 +18,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newDoctorCommand) }
+func init() { register(newDoctorCommand, "doctor") }
 
 // check is one diagnostic, in the shape of a provider.status diagnostic
 // (spec 002): a level, what was found, and manual steps when it is not ok.
@@ -44,7 +44,8 @@ func newDoctorCommand(env *Env) *cli.Command {
 			"no user pairing on a CI machine, are warnings.",
 		// --quiet prints only the checks that are not ok, without the verdict.
 		Action: func(c *cli.Context) error {
-			ctx, cancel := commandContext(c)
+			g := readGlobals(c, env)
+			ctx, cancel := g.commandContext()
 			defer cancel()
 			rep := diagnose(ctx, env)
 			if c.Bool("json") {

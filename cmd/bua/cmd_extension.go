@@ -9,7 +9,7 @@ import (
 	"github.com/bua-dev/bua/extension"
 )
 
-func init() { register(newExtensionCommand) }
+func init() { register(newExtensionCommand, "extension") }
 
 func newExtensionCommand(env *Env) *cli.Command {
 	return &cli.Command{

@@ -13,9 +13,27 @@ import (
 	"github.com/bua-dev/bua/pkg/render"
 )
 
-func init() { register(newExtractCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newExtractCommand(env, nil) }, "extract")
+}
 
-func newExtractCommand(env *Env) *cli.Command {
+// extractOptions is `bua extract`'s command line.
+type extractOptions struct {
+	actionOptions
+	// Action is the extract to send: --selector, --max-elements,
+	// --max-chars, --part and --changes (printed by printChanges).
+	Action protocol.Action
+	// Format is --format: default, markdown, text, elements or json.
+	Format string
+	// KeepText is --text: --json keeps the page's raw text.
+	KeepText       bool
+	FailOnObstacle bool
+	Handoff        bool
+	HandoffTimeout time.Duration
+}
+
+func newExtractCommand(env *Env, runF func(*extractOptions) error) *cli.Command {
+	o := &extractOptions{}
 	cmd := actionCommand("extract", "read the page: markdown, interactive elements with uids, obstacle verdict", "",
 		[]cli.Flag{
 			&cli.StringFlag{Name: "selector", Usage: "extract only the elements matching `CSS` (main document), each in turn"},
@@ -30,67 +48,45 @@ func newExtractCommand(env *Env) *cli.Command {
 			&cli.DurationFlag{Name: "handoff-timeout", Value: handoff.DefaultTimeout, Usage: "with --handoff, how long the person gets"},
 		},
 		func(c *cli.Context) error {
-			format := c.String("format")
-			switch format {
+			o.Format = c.String("format")
+			switch o.Format {
 			case "default", "markdown", "text", "elements", "json":
 			default:
 				return usageError("--format must be markdown, text, elements or json")
 			}
-			action := protocol.Extract(c.String("selector"))
+			o.Action = protocol.Extract(c.String("selector"))
 			if c.IsSet("max-elements") {
 				n := c.Int("max-elements")
 				if n < 1 || n > 5000 {
 					return usageError("--max-elements must be from 1 to 5000")
 				}
-				action.MaxElements = &n
+				o.Action.MaxElements = &n
 			}
 			if c.IsSet("max-chars") {
 				n := c.Int("max-chars")
 				if n < 500 || n > 1000000 {
 					return usageError("--max-chars must be from 500 to 1000000")
 				}
-				action.MaxChars = &n
+				o.Action.MaxChars = &n
 			}
 			if c.IsSet("part") {
 				n := c.Int("part")
 				if !c.IsSet("max-chars") || n < 1 {
 					return usageError("--part N (from 1) reads one part of a page cut by --max-chars: give --max-chars too")
 				}
-				action.Part = &n
+				o.Action.Part = &n
 			}
-			if action.Changes = c.Bool("changes"); action.Changes {
-				if action.Selector != "" || action.MaxChars != nil {
+			if o.Action.Changes = c.Bool("changes"); o.Action.Changes {
+				if o.Action.Selector != "" || o.Action.MaxChars != nil {
 					return usageError("--changes reads what changed in the whole page since the last read: drop --selector, --max-chars and --part")
 				}
-				return runAction(c, env, action, func(res json.RawMessage) error { return printChanges(env, res) })
 			}
-			keepText := c.Bool("text")
-			shape := func(res json.RawMessage) any { return jsonExtract(res, keepText) }
-			var verdict *protocol.Obstacle
-			render := func(res json.RawMessage) error {
-				var r protocol.ExtractResult
-				if err := json.Unmarshal(res, &r); err != nil {
-					return err
-				}
-				verdict = r.Obstacle
-				if format == "json" {
-					return printJSON(env, shape(res))
-				}
-				renderExtract(env.streams(c), r, format)
-				return nil
-			}
-			if c.Bool("handoff") {
-				return extractHandoff(c, env, action, shape, render)
-			}
-			err := runActionJSON(c, env, action, shape, render)
-			if err != nil {
+			o.KeepText, o.FailOnObstacle = c.Bool("text"), c.Bool("fail-on-obstacle")
+			o.Handoff, o.HandoffTimeout = c.Bool("handoff"), c.Duration("handoff-timeout")
+			if err := o.read(c, env); err != nil {
 				return err
 			}
-			if c.Bool("fail-on-obstacle") && verdict != nil && verdict.Confidence == "high" {
-				fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\n", verdict.Type, verdict.Confidence, verdict.Message)
-				return exit(exitBlocked)
-			}
-			return nil
+			return runWith(o, runF, runExtract)
 		})
 	cmd.Description = "Prints the markdown, then the elements one a line, then the obstacle verdict\n" +
 		"if there is one. An element line is its uid, role, quoted name, `: value`\n" +
@@ -114,9 +110,41 @@ func newExtractCommand(env *Env) *cli.Command {
 	return cmd
 }
 
+func runExtract(o *extractOptions) error {
+	if o.Action.Changes {
+		return o.runAction(o.Action, o.printChanges)
+	}
+	shape := func(res json.RawMessage) any { return jsonExtract(res, o.KeepText) }
+	var verdict *protocol.Obstacle
+	render := func(res json.RawMessage) error {
+		var r protocol.ExtractResult
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		verdict = r.Obstacle
+		if o.Format == "json" {
+			return printJSON(o.env, shape(res))
+		}
+		renderExtract(o.streams(), r, o.Format)
+		return nil
+	}
+	if o.Handoff {
+		return o.extractHandoff(shape, render)
+	}
+	err := o.runActionJSON(o.Action, shape, render)
+	if err != nil {
+		return err
+	}
+	if o.FailOnObstacle && verdict != nil && verdict.Confidence == "high" {
+		fmt.Fprintf(o.env.Stderr, "blocked: %s (%s): %s\n", verdict.Type, verdict.Confidence, verdict.Message)
+		return exit(exitBlocked)
+	}
+	return nil
+}
+
 // printChanges prints a changes read (extract --changes): the elements
 // that appeared, one a line as extract prints them, then the uids gone.
-func printChanges(env *Env, res json.RawMessage) error {
+func (o *extractOptions) printChanges(res json.RawMessage) error {
 	var r protocol.ExtractResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		return err
@@ -127,7 +155,7 @@ func printChanges(env *Env, res json.RawMessage) error {
 	if out == "" {
 		out = "no changes since the last read"
 	}
-	fmt.Fprintln(env.Stdout, out)
+	fmt.Fprintln(o.env.Stdout, out)
 	return nil
 }
 
@@ -180,35 +208,33 @@ const noElements = "(no interactive elements)"
 
 // extractHandoff is `bua extract --handoff`: extract, and on a high verdict
 // hand the tab to the person (handOver), then print the page they cleared.
-func extractHandoff(c *cli.Context, env *Env, action protocol.Action, shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
-	if c.IsSet("tab") {
-		action = action.OnTab(c.Int("tab"))
-	}
-	cl, err := connect(c, env)
+func (o *extractOptions) extractHandoff(shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
+	action := o.onTab(o.Action)
+	cl, err := o.connect()
 	if err != nil {
-		return fail(c, env, err)
+		return o.fail(err)
 	}
 	defer cl.Close()
-	ctx, cancel := actionContext(c, action)
+	ctx, cancel := o.actionContext(action)
 	res, berr := cl.Request(ctx, action)
 	cancel()
 	if berr != nil {
-		return failWith(c, env, berr)
+		return o.failWith(berr)
 	}
 	var r protocol.ExtractResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		return err
 	}
 	if handoff.HighOnly(r.Obstacle) {
-		out, err := handOver(c, env, cl, action, r, c.Duration("handoff-timeout"))
+		out, err := o.handOver(cl, action, r, o.HandoffTimeout)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "handed back: the %s was cleared after %s\n", r.Obstacle.Type, out.Waited.Round(100*time.Millisecond))
+		fmt.Fprintf(o.env.Stderr, "handed back: the %s was cleared after %s\n", r.Obstacle.Type, out.Waited.Round(100*time.Millisecond))
 		res = out.Result
 	}
-	if c.Bool("json") {
-		return printJSON(env, shape(res))
+	if o.JSON {
+		return printJSON(o.env, shape(res))
 	}
 	return render(res)
 }

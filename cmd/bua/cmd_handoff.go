@@ -13,9 +13,18 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newWaitForHumanCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newWaitForHumanCommand(env, nil) }, "wait-for-human")
+}
 
-func newWaitForHumanCommand(env *Env) *cli.Command {
+// waitForHumanOptions is `bua wait-for-human`'s command line; its own
+// --timeout, how long the person gets, is Timeout.
+type waitForHumanOptions struct {
+	actionOptions
+}
+
+func newWaitForHumanCommand(env *Env, runF func(*waitForHumanOptions) error) *cli.Command {
+	o := &waitForHumanOptions{}
 	cmd := actionCommand("wait-for-human", "hand the tab to the person until they clear the obstacle on it (captcha, login wall)", "",
 		[]cli.Flag{&cli.DurationFlag{Name: "timeout", Value: handoff.DefaultTimeout, Usage: "how long the person gets"}},
 		func(c *cli.Context) error {
@@ -25,33 +34,10 @@ func newWaitForHumanCommand(env *Env) *cli.Command {
 			if c.Duration("timeout") <= 0 {
 				return usageError("--timeout must be positive, such as 5m")
 			}
-			ex := protocol.Extract("")
-			if c.IsSet("tab") {
-				ex = ex.OnTab(c.Int("tab"))
-			}
-			cl, err := connect(c, env)
-			if err != nil {
-				return fail(c, env, err)
-			}
-			defer cl.Close()
-			raw, berr := cl.Request(c.Context, ex)
-			if berr != nil {
-				return failWith(c, env, berr)
-			}
-			var r protocol.ExtractResult
-			if err := json.Unmarshal(raw, &r); err != nil {
+			if err := o.read(c, env); err != nil {
 				return err
 			}
-			tab := tabOf(r, ex)
-			if !handoff.HighOnly(r.Obstacle) {
-				return printHandoff(c, env, handoffLine{TabID: tab, Outcome: "none"}, fmt.Sprintf("no obstacle on tab %d: nothing for a person to clear", tab))
-			}
-			out, err := handOver(c, env, cl, ex, r, c.Duration("timeout"))
-			if err != nil {
-				return err
-			}
-			line := handoffLine{TabID: tab, Obstacle: string(r.Obstacle.Type), Outcome: protocol.HandoffResolved, WaitedMs: out.Waited.Milliseconds()}
-			return printHandoff(c, env, line, fmt.Sprintf("resolved: the %s on tab %d was cleared after %s", r.Obstacle.Type, tab, out.Waited.Round(100*time.Millisecond)))
+			return runWith(o, runF, runWaitForHuman)
 		})
 	cmd.Description = "Reads the tab; when it shows a high-confidence obstacle (a captcha, a login\n" +
 		"wall), brings the tab to the person (out of the minimized BUA window into\n" +
@@ -65,6 +51,33 @@ func newWaitForHumanCommand(env *Env) *cli.Command {
 	return cmd
 }
 
+func runWaitForHuman(o *waitForHumanOptions) error {
+	ex := o.onTab(protocol.Extract(""))
+	cl, err := o.connect()
+	if err != nil {
+		return o.fail(err)
+	}
+	defer cl.Close()
+	raw, berr := cl.Request(o.ctx, ex)
+	if berr != nil {
+		return o.failWith(berr)
+	}
+	var r protocol.ExtractResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	tab := tabOf(r, ex)
+	if !handoff.HighOnly(r.Obstacle) {
+		return o.printHandoff(handoffLine{TabID: tab, Outcome: "none"}, fmt.Sprintf("no obstacle on tab %d: nothing for a person to clear", tab))
+	}
+	out, err := o.handOver(cl, ex, r, o.Timeout)
+	if err != nil {
+		return err
+	}
+	line := handoffLine{TabID: tab, Obstacle: string(r.Obstacle.Type), Outcome: protocol.HandoffResolved, WaitedMs: out.Waited.Milliseconds()}
+	return o.printHandoff(line, fmt.Sprintf("resolved: the %s on tab %d was cleared after %s", r.Obstacle.Type, tab, out.Waited.Round(100*time.Millisecond)))
+}
+
 // handoffLine is wait-for-human's --json output.
 type handoffLine struct {
 	TabID    int    `json:"tabId"`
@@ -73,11 +86,11 @@ type handoffLine struct {
 	WaitedMs int64  `json:"waitedMs"`
 }
 
-func printHandoff(c *cli.Context, env *Env, line handoffLine, text string) error {
-	if c.Bool("json") {
-		return printJSON(env, line)
+func (g *globalOptions) printHandoff(line handoffLine, text string) error {
+	if g.JSON {
+		return printJSON(g.env, line)
 	}
-	fmt.Fprintln(env.streams(c).Out, text)
+	fmt.Fprintln(g.streams().Out, text)
 	return nil
 }
 
@@ -96,22 +109,22 @@ func tabOf(r protocol.ExtractResult, ex protocol.Action) int {
 // when the gate says nobody can see the browser, or when the person does
 // not clear the page within timeout; failWith's exit for a failed request
 // (130 on Ctrl-C); else the outcome, whose Result is the cleared page.
-func handOver(c *cli.Context, env *Env, cl *bridge.Client, ex protocol.Action, r protocol.ExtractResult, timeout time.Duration) (handoff.Outcome, error) {
+func (g *globalOptions) handOver(cl *bridge.Client, ex protocol.Action, r protocol.ExtractResult, timeout time.Duration) (handoff.Outcome, error) {
 	v := r.Obstacle
 	tab := tabOf(r, ex)
-	if err := handoffGate(c, env)(c.Context); err != nil {
-		fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\nbua cannot hand this page to a person: %v\n", v.Type, v.Confidence, v.Message, err)
+	if err := g.handoffGate()(g.ctx); err != nil {
+		fmt.Fprintf(g.env.Stderr, "blocked: %s (%s): %s\nbua cannot hand this page to a person: %v\n", v.Type, v.Confidence, v.Message, err)
 		return handoff.Outcome{}, exit(exitBlocked)
 	}
-	out, werr := handoff.Wait(c.Context, cl, tab, v, handoff.Options{
+	out, werr := handoff.Wait(g.ctx, cl, tab, v, handoff.Options{
 		Extract: ex, Timeout: timeout,
 		OnRequested: func(tab int, o *protocol.Obstacle) {
-			fmt.Fprintf(env.Stderr, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", o.Type, tab, timeout)
+			fmt.Fprintf(g.env.Stderr, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", o.Type, tab, timeout)
 		},
 	})
 	if werr != nil {
 		if be, ok := werr.(*protocol.Error); ok {
-			return out, failWith(c, env, be)
+			return out, g.failWith(be)
 		}
 		return out, werr
 	}
@@ -119,7 +132,7 @@ func handOver(c *cli.Context, env *Env, cl *bridge.Client, ex protocol.Action, r
 		if out.Verdict != nil {
 			v = out.Verdict
 		}
-		fmt.Fprintf(env.Stderr, "blocked: %s (%s): %s\nnobody cleared it within %s: the tab went back; run `bua wait-for-human --tab %d` to try again\n", v.Type, v.Confidence, v.Message, timeout, tab)
+		fmt.Fprintf(g.env.Stderr, "blocked: %s (%s): %s\nnobody cleared it within %s: the tab went back; run `bua wait-for-human --tab %d` to try again\n", v.Type, v.Confidence, v.Message, timeout, tab)
 		return out, exit(exitBlocked)
 	}
 	return out, nil
@@ -127,10 +140,10 @@ func handOver(c *cli.Context, env *Env, cl *bridge.Client, ex protocol.Action, r
 
 // handoffGate says whether a page can be handed to a person now
 // (bridge.HandoffGate), asking a daemon that already runs.
-func handoffGate(c *cli.Context, env *Env) handoff.Gate {
-	sel, _ := bridge.ParseSelection(c.String("browser"))
-	return bridge.HandoffGate(env.Getenv, sel, func(ctx context.Context) (bridge.Status, *protocol.Error) {
-		cl, berr := dialExisting(ctx, env)
+func (g *globalOptions) handoffGate() handoff.Gate {
+	sel, _ := bridge.ParseSelection(g.Browser)
+	return bridge.HandoffGate(g.env.Getenv, sel, func(ctx context.Context) (bridge.Status, *protocol.Error) {
+		cl, berr := dialExisting(ctx, g.env)
 		if berr != nil {
 			return bridge.Status{}, protocol.Errorf(berr.Code, "no daemon answers: %s", berr.Message)
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newExitCodesCommand) }
+func init() { register(newExitCodesCommand, "exit-codes") }
 
 // exitCodesText documents the stable exit codes; README repeats it.
 const exitCodesText = `Exit codes:

@@ -9,7 +9,16 @@ import (
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
-func init() { register(newLintCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newLintCommand(env, nil) }, "lint")
+}
+
+// lintOptions is `bua lint`'s command line.
+type lintOptions struct {
+	globalOptions
+	// Flows are FLOW... as given: files, globs and folders.
+	Flows []string
+}
 
 // lintResult is one file's outcome for `bua lint --json`.
 type lintResult struct {
@@ -18,7 +27,8 @@ type lintResult struct {
 	Diagnostics []runner.Diagnostic `json:"diagnostics"`
 }
 
-func newLintCommand(env *Env) *cli.Command {
+func newLintCommand(env *Env, runF func(*lintOptions) error) *cli.Command {
+	o := &lintOptions{}
 	return &cli.Command{
 		Name:      "lint",
 		Category:  catFlows,
@@ -29,44 +39,50 @@ func newLintCommand(env *Env) *cli.Command {
 			"when all are valid, 2 otherwise. Warnings (a repeat of over 10,000 passes)\n" +
 			"are printed but leave a flow valid. --json prints the findings as JSON.",
 		Action: func(c *cli.Context) error {
-			files, err := expandFlows(c.Args().Slice())
-			if err != nil {
-				return usageError(err.Error())
-			}
-			results := []lintResult{}
-			code := exitOK
-			for _, file := range files {
-				res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
-				f, err := runner.Load(file)
-				var le *runner.LoadError
-				switch {
-				case err == nil:
-					res.Diagnostics = append(res.Diagnostics, f.Warnings...)
-				case errors.As(err, &le):
-					res.OK = false
-					res.Diagnostics = le.All()
-				default:
-					res.OK = false
-					res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
-				}
-				if !res.OK {
-					code = exitUsage
-				}
-				results = append(results, res)
-			}
-			if c.Bool("json") {
-				if err := printJSON(env, results); err != nil {
-					return err
-				}
-				return exit(code)
-			}
-			for _, res := range results {
-				fmt.Fprint(env.Stdout, runner.Diagnostics(res.Diagnostics).String())
-				if res.OK && !c.Bool("quiet") {
-					fmt.Fprintf(env.Stdout, "ok %s\n", res.File)
-				}
-			}
-			return exit(code)
+			o.globalOptions = readGlobals(c, env)
+			o.Flows = c.Args().Slice()
+			return runWith(o, runF, runLint)
 		},
 	}
+}
+
+func runLint(o *lintOptions) error {
+	files, err := expandFlows(o.Flows)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	results := []lintResult{}
+	code := exitOK
+	for _, file := range files {
+		res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
+		f, err := runner.Load(file)
+		var le *runner.LoadError
+		switch {
+		case err == nil:
+			res.Diagnostics = append(res.Diagnostics, f.Warnings...)
+		case errors.As(err, &le):
+			res.OK = false
+			res.Diagnostics = le.All()
+		default:
+			res.OK = false
+			res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+		}
+		if !res.OK {
+			code = exitUsage
+		}
+		results = append(results, res)
+	}
+	if o.JSON {
+		if err := printJSON(o.env, results); err != nil {
+			return err
+		}
+		return exit(code)
+	}
+	for _, res := range results {
+		fmt.Fprint(o.env.Stdout, runner.Diagnostics(res.Diagnostics).String())
+		if res.OK && !o.Quiet {
+			fmt.Fprintf(o.env.Stdout, "ok %s\n", res.File)
+		}
+	}
+	return exit(code)
 }

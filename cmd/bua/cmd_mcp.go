@@ -17,7 +17,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newMCPCommand) }
+func init() { register(newMCPCommand, "mcp") }
 
 func newMCPCommand(env *Env) *cli.Command {
 	cmd := &cli.Command{
@@ -28,6 +28,7 @@ func newMCPCommand(env *Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "block", Usage: "never act on `DOMAIN` or its subdomains, on top of your blocklist (repeat for more)"},
 			&cli.BoolFlag{Name: "read-only", Usage: "offer only the actions that read: extract, screenshot, get_tabs, wait_for, get_trace, describe"},
 			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed, or when none is paired)"},
+			&cli.StringFlag{Name: "record", Usage: "when the server exits, write the agent's successful actions to `FILE` as a flow that `bua run` replays"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -41,6 +42,9 @@ func newMCPCommand(env *Env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkRecord(c); err != nil {
+				return err
+			}
 			return serveMCP(c, env, allow, block)
 		},
 	}
@@ -51,7 +55,8 @@ func newMCPCommand(env *Env) *cli.Command {
 		"of its own: its actions with no tabId go to its own current tab, and it may\n" +
 		"not act on a tab another agent holds. --allow and --block bound where it may\n" +
 		"act (checked on navigate's URL and on the tab's URL before each action); a\n" +
-		"refused call is an error with code domain_blocked. See docs/mcp.md."
+		"refused call is an error with code domain_blocked. --record FILE writes what\n" +
+		"the agent did as a flow when the server exits (docs/record.md). See docs/mcp.md."
 	return cmd
 }
 
@@ -92,17 +97,26 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 		link.opts.Prelaunch = false
 	}
 	root, _ := os.Getwd()
-	srv, err := mcpserver.New(mcpserver.Options{
+	var rec *mcpserver.Log
+	o := mcpserver.Options{
 		Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
 		HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
 		Version:     version, Log: log,
-	})
+	}
+	if c.String("record") != "" {
+		rec = &mcpserver.Log{}
+		o.Recorder = rec
+	}
+	srv, err := mcpserver.New(o)
 	if err != nil {
 		return err
 	}
 	log.Info("bua mcp serving on stdio", "browser", sel, "readOnly", c.Bool("read-only"), "allow", allow, "block", block)
 	if err := srv.Serve(c.Context, env.Stdin, env.Stdout); err != nil {
 		log.Warn("bua mcp ended", "err", err)
+	}
+	if rec != nil {
+		return saveRecording(c, env, log, rec.Steps())
 	}
 	return nil // the client hung up, or Ctrl-C: both end the server
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/bua-dev/bua/pkg/obstacle"
 )
 
-func init() { register(newObstacleCommand) }
+func init() { register(newObstacleCommand, "obstacle") }
 
 func newObstacleCommand(env *Env) *cli.Command {
 	return &cli.Command{

@@ -11,7 +11,7 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
-func init() { register(newPairCommand) }
+func init() { register(newPairCommand, "pair") }
 
 func newPairCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -41,16 +41,17 @@ func newPairCommand(env *Env) *cli.Command {
 			}
 			url := daemonURL(env, d)
 			if c.Bool("code") {
-				ctx, cancel := linkContext(c)
+				g := readGlobals(c, env)
+				ctx, cancel := g.linkContext()
 				defer cancel()
-				cl, cerr := connect(c, env)
+				cl, cerr := g.connect()
 				if cerr != nil {
-					return fail(c, env, cerr)
+					return g.fail(cerr)
 				}
 				defer cl.Close()
 				pc, berr := cl.PairCode(ctx)
 				if berr != nil {
-					return failWith(c, env, berr)
+					return g.failWith(berr)
 				}
 				if c.Bool("json") {
 					return printJSON(env, map[string]any{"code": pc.Code, "expiresAt": pc.ExpiresAt, "url": pc.URL, "extensionId": extension.ID})

@@ -12,7 +12,7 @@ import (
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
-func init() { register(newReportCommand) }
+func init() { register(newReportCommand, "report") }
 
 func newReportCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -98,7 +98,8 @@ func mergeReports(c *cli.Context, env *Env) error {
 		}
 		return exit(code)
 	}
-	ios := env.streams(c)
+	g := readGlobals(c, env)
+	ios := g.streams()
 	if !ios.Quiet {
 		fmt.Fprintf(ios.Out, "merged %s (%s)\n", plural(len(files), "report"), shardList(merged.Shards))
 	}

@@ -208,7 +208,7 @@ func TestReportMerge_Inputs(t *testing.T) {
 // prints its help.
 func TestCommandGroups(t *testing.T) {
 	groups := 0
-	for _, cmd := range newApp(&Env{}).Commands {
+	for _, cmd := range newApp(&Env{}, nil).Commands {
 		if len(cmd.Subcommands) == 0 {
 			continue
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newRequestCommand) }
+func init() { register(newRequestCommand, "request") }
 
 func newRequestCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -44,13 +44,14 @@ func newRequestCommand(env *Env) *cli.Command {
 				fmt.Fprintf(env.Stderr, "hint: %s\n", hintFor(err))
 				return exit(code)
 			}
+			g := readGlobals(c, env)
 			noValidate := c.Bool("no-validate")
 			if !noValidate {
 				if err := protocol.ValidateAction(action); err != nil {
 					return jsonFail(err, exitUsage)
 				}
 			}
-			cl, err := connectToAct(c, env)
+			cl, err := g.connectToAct()
 			if err != nil {
 				if be, ok := err.(*protocol.Error); ok {
 					return jsonFail(be, exitForCode(be.Code))
@@ -58,7 +59,7 @@ func newRequestCommand(env *Env) *cli.Command {
 				return err
 			}
 			defer cl.Close()
-			ctx, cancel := commandContext(c)
+			ctx, cancel := g.commandContext()
 			defer cancel()
 			res, berr := cl.RequestRaw(ctx, action, noValidate)
 			if berr != nil && berr.Reason == protocol.ReasonRefused {

@@ -21,12 +21,38 @@ import (
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
 )
 
-func init() { register(newRunCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newRunCommand(env, nil) }, "run")
+}
+
+// runOptions is `bua run`'s command line, as typed: the run checks it in
+// order (the flows, their selection, --retries, --var, --report,
+// --dialogs), so the first mistake is the one reported.
+type runOptions struct {
+	globalOptions
+	// Flows are FLOW... as given: files, globs and folders.
+	Flows       []string
+	Vars        []string // --var NAME=VALUE
+	Reports     []string // --report KIND=FILE
+	Artifacts   string
+	Shard       string // --shard I/N
+	FailFast    bool
+	DryRun      bool
+	Serve       string
+	Retries     int
+	FailOnFlaky bool
+	Tags        []string
+	ExcludeTags []string
+	List        bool
+	// DialogsSet says --dialogs was given: it is then the policy of flows
+	// without a dialogs key.
+	DialogsSet bool
+}
 
 // flowRequester opens the bridge for `bua run`; tests replace it with a
 // fake. The returned close func releases the connection.
-var flowRequester = func(c *cli.Context, env *Env) (protocol.Requester, func(), error) {
-	cl, err := connectToAct(c, env)
+var flowRequester = func(g *globalOptions) (protocol.Requester, func(), error) {
+	cl, err := g.connectToAct()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -36,8 +62,7 @@ var flowRequester = func(c *cli.Context, env *Env) (protocol.Requester, func(), 
 // lazyRequester connects on the first action, so a suite of invalid flows
 // (or one that only logs) never needs a browser.
 type lazyRequester struct {
-	c    *cli.Context
-	env  *Env
+	g    *globalOptions
 	once sync.Once
 	req  protocol.Requester
 	done func()
@@ -46,7 +71,7 @@ type lazyRequester struct {
 
 func (l *lazyRequester) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	l.once.Do(func() {
-		req, done, err := flowRequester(l.c, l.env)
+		req, done, err := flowRequester(l.g)
 		if err != nil {
 			if be, ok := err.(*protocol.Error); ok {
 				l.err = be
@@ -69,7 +94,8 @@ func (l *lazyRequester) close() {
 	}
 }
 
-func newRunCommand(env *Env) *cli.Command {
+func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
+	o := &runOptions{}
 	return &cli.Command{
 		Name:      "run",
 		Category:  catFlows,
@@ -98,98 +124,112 @@ func newRunCommand(env *Env) *cli.Command {
 			&cli.BoolFlag{Name: "list", Usage: "print the flows that would run (after --tag and --shard) without a browser"},
 		},
 		Action: func(c *cli.Context) error {
-			files, err := expandFlows(c.Args().Slice())
-			if err != nil {
-				return usageError(err.Error())
-			}
-			infos, err := selectFlows(c, files)
-			if err != nil {
-				return usageError(err.Error())
-			}
-			if c.Int("retries") < 0 {
-				return usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", c.Int("retries")))
-			}
-			if c.Bool("list") {
-				return listFlows(env, c, infos)
-			}
-			files = files[:0]
-			for _, info := range infos {
-				files = append(files, info.File)
-			}
-			vars, err := parseVars(c.StringSlice("var"))
-			if err != nil {
-				return usageError(err.Error())
-			}
-			reports, err := parseReports(c.StringSlice("report"))
-			if err != nil {
-				return usageError(err.Error())
-			}
-			r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: c.String("serve"), Artifacts: c.String("artifacts"),
-				FailFast: c.Bool("fail-fast"), Now: env.Now, ExitCode: exitForStatus, HandoffGate: handoffGate(c, env),
-				Retries: c.Int("retries"), FailOnFlaky: c.Bool("fail-on-flaky"), Hint: hintFor}
-			for _, rep := range reports {
-				r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
-			}
-			if c.IsSet("dialogs") { // the policy of flows without a dialogs key
-				if r.Dialogs, err = dialogPolicy(c); err != nil {
-					return err
-				}
-			}
-			if c.Bool("dry-run") {
-				return dryRun(env, r, files)
-			}
-			ios := env.streams(c)
-			out, tty, color := ios.Out, ios.IsTerminal(), ios.ColorEnabled()
-			if c.Bool("json") {
-				out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
-			}
-			if !ios.Quiet {
-				r.Progress, r.TTY, r.Color = out, tty, color
-			}
-			lazy := &lazyRequester{c: c, env: env}
-			defer lazy.close()
-			r.Requester = lazy
-			ctx, cancel := commandContext(c)
-			defer cancel()
-			suite := r.RunSuite(ctx, files)
-			suite.Bua, suite.Host = version, hostname()
-			if i, n, err := parseShard(c.String("shard")); err == nil {
-				suite.Shard = fmt.Sprintf("%d/%d", i, n)
-			}
-			// The files first, so the summary's exit code counts one that
-			// could not be written; an interrupted run writes them too,
-			// with the flows so far.
-			for _, rep := range reports {
-				if err := writeReport(rep[0], rep[1], suite); err != nil {
-					suite.Problems = append(suite.Problems, err.Error())
-				}
-			}
-			for _, p := range suite.Problems {
-				fmt.Fprintf(env.Stderr, "bua: could not write %s\n", p)
-			}
-			code := suite.Exit()
-			if c.Bool("json") {
-				if err := suite.WriteJSON(env.Stdout); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintln(out)
-				if err := writeSummary(ios, suite, code); err != nil {
-					return err
-				}
-				if ios.Quiet {
-					// No progress lines said why: give each failure in full.
-					writeFailures(ios.ErrOut, suite)
-				}
-			}
-			if suite.Interrupted {
-				fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
-			} else if lazy.err != nil {
-				printBridgeError(env, lazy.err, false)
-			}
-			return exit(code)
+			o.globalOptions = readGlobals(c, env)
+			o.Flows = c.Args().Slice()
+			o.Vars, o.Reports = c.StringSlice("var"), c.StringSlice("report")
+			o.Artifacts, o.Shard, o.Serve = c.String("artifacts"), c.String("shard"), c.String("serve")
+			o.FailFast, o.DryRun, o.List = c.Bool("fail-fast"), c.Bool("dry-run"), c.Bool("list")
+			o.Retries, o.FailOnFlaky = c.Int("retries"), c.Bool("fail-on-flaky")
+			o.Tags, o.ExcludeTags = c.StringSlice("tag"), c.StringSlice("exclude-tag")
+			o.DialogsSet = c.IsSet("dialogs")
+			return runWith(o, runF, runRun)
 		},
 	}
+}
+
+func runRun(o *runOptions) error {
+	env := o.env
+	files, err := expandFlows(o.Flows)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	infos, err := o.selectFlows(files)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	if o.Retries < 0 {
+		return usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", o.Retries))
+	}
+	if o.List {
+		return o.listFlows(infos)
+	}
+	files = files[:0]
+	for _, info := range infos {
+		files = append(files, info.File)
+	}
+	vars, err := parseVars(o.Vars)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	reports, err := parseReports(o.Reports)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: o.Serve, Artifacts: o.Artifacts,
+		FailFast: o.FailFast, Now: env.Now, ExitCode: exitForStatus, HandoffGate: o.handoffGate(),
+		Retries: o.Retries, FailOnFlaky: o.FailOnFlaky, Hint: hintFor}
+	for _, rep := range reports {
+		r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
+	}
+	if o.DialogsSet { // the policy of flows without a dialogs key
+		if err := o.checkDialogs(); err != nil {
+			return err
+		}
+		r.Dialogs = o.Dialogs
+	}
+	if o.DryRun {
+		return dryRun(env, r, files)
+	}
+	ios := o.streams()
+	out, tty, color := ios.Out, ios.IsTerminal(), ios.ColorEnabled()
+	if o.JSON {
+		out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
+	}
+	if !ios.Quiet {
+		r.Progress, r.TTY, r.Color = out, tty, color
+	}
+	lazy := &lazyRequester{g: &o.globalOptions}
+	defer lazy.close()
+	r.Requester = lazy
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	suite := r.RunSuite(ctx, files)
+	suite.Bua, suite.Host = version, hostname()
+	if i, n, err := parseShard(o.Shard); err == nil {
+		suite.Shard = fmt.Sprintf("%d/%d", i, n)
+	}
+	// The files first, so the summary's exit code counts one that
+	// could not be written; an interrupted run writes them too,
+	// with the flows so far.
+	for _, rep := range reports {
+		if err := writeReport(rep[0], rep[1], suite); err != nil {
+			suite.Problems = append(suite.Problems, err.Error())
+		}
+	}
+	for _, p := range suite.Problems {
+		fmt.Fprintf(env.Stderr, "bua: could not write %s\n", p)
+	}
+	code := suite.Exit()
+	if o.JSON {
+		if err := suite.WriteJSON(env.Stdout); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(out)
+		if err := writeSummary(ios, suite, code); err != nil {
+			return err
+		}
+		if ios.Quiet {
+			// No progress lines said why: give each failure in full.
+			writeFailures(ios.ErrOut, suite)
+		}
+	}
+	if suite.Interrupted {
+		fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
+	} else if lazy.err != nil {
+		printBridgeError(env, lazy.err, false)
+	}
+	return exit(code)
 }
 
 // expandFlows turns args into flow files: globs are expanded, a folder

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
@@ -13,8 +11,8 @@ import (
 // --exclude-tag first (runner.Selection: any --tag, none of
 // --exclude-tag), then --shard over the flows they kept, so each CI job
 // gets a share of the selected flows.
-func selectFlows(c *cli.Context, files []string) ([]runner.FlowInfo, error) {
-	sel := runner.Selection{Tags: c.StringSlice("tag"), Exclude: c.StringSlice("exclude-tag")}
+func (o *runOptions) selectFlows(files []string) ([]runner.FlowInfo, error) {
+	sel := runner.Selection{Tags: o.Tags, Exclude: o.ExcludeTags}
 	for _, t := range append(append([]string{}, sel.Tags...), sel.Exclude...) {
 		if err := runner.CheckTag(t); err != nil {
 			return nil, fmt.Errorf("--tag/--exclude-tag: %v", err)
@@ -24,7 +22,7 @@ func selectFlows(c *cli.Context, files []string) ([]runner.FlowInfo, error) {
 	if len(infos) == 0 {
 		return nil, fmt.Errorf("no flow among the %d given matches %s (see their tags with bua run --list FLOW...)", len(files), sel)
 	}
-	s := c.String("shard")
+	s := o.Shard
 	if s == "" {
 		return infos, nil
 	}
@@ -49,7 +47,8 @@ func selectFlows(c *cli.Context, files []string) ([]runner.FlowInfo, error) {
 // file and tags (--json: [{name, file, tags}]). A flow whose name or tags
 // cannot be read is listed too, as the run would report it invalid; its
 // problems go to stderr and the exit is 2.
-func listFlows(env *Env, c *cli.Context, infos []runner.FlowInfo) error {
+func (o *runOptions) listFlows(infos []runner.FlowInfo) error {
+	env := o.env
 	code := exitOK
 	for _, info := range infos {
 		if info.Err != nil {
@@ -57,7 +56,7 @@ func listFlows(env *Env, c *cli.Context, infos []runner.FlowInfo) error {
 			code = exitUsage
 		}
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		if infos == nil {
 			infos = []runner.FlowInfo{}
 		}
@@ -66,7 +65,7 @@ func listFlows(env *Env, c *cli.Context, infos []runner.FlowInfo) error {
 		}
 		return exit(code)
 	}
-	ios := env.streams(c)
+	ios := o.streams()
 	tb := ios.NewTable("flow", "file", "tags")
 	for _, info := range infos {
 		tags := strings.Join(info.Tags, ",")

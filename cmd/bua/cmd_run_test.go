@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -27,7 +25,7 @@ func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 func withRequester(t *testing.T, req protocol.Requester, err error) {
 	t.Helper()
 	old := flowRequester
-	flowRequester = func(*cli.Context, *Env) (protocol.Requester, func(), error) {
+	flowRequester = func(*globalOptions) (protocol.Requester, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newSchemaCommand) }
+func init() { register(newSchemaCommand, "schema") }
 
 func newSchemaCommand(env *Env) *cli.Command {
 	return &cli.Command{

@@ -14,7 +14,7 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
-func init() { register(newServeCommand) }
+func init() { register(newServeCommand, "serve") }
 
 func newServeCommand(env *Env) *cli.Command {
 	return &cli.Command{
@@ -64,7 +64,8 @@ func newServeCommand(env *Env) *cli.Command {
 				return err
 			}
 			// --timeout, when given, is how long this daemon serves.
-			ctx, cancel := commandContext(c)
+			g := readGlobals(c, env)
+			ctx, cancel := g.commandContext()
 			defer cancel()
 			err = daemon.Run(ctx, nil)
 			if errors.Is(err, home.ErrLocked) {

@@ -316,7 +316,7 @@ func TestScreenshotWritesJPEG(t *testing.T) {
 // TestHelpGolden pins every command's --help, so a changed flag or wording
 // is a reviewed diff.
 func TestHelpGolden(t *testing.T) {
-	app := newApp(&Env{})
+	app := newApp(&Env{}, nil)
 	golden(t, "help/bua.txt", runCLI(t, nil, "", "--help").stdout)
 	for _, cmd := range app.Commands {
 		name := cmd.Name

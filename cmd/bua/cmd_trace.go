@@ -13,14 +13,25 @@ import (
 	"github.com/bua-dev/bua/pkg/render"
 )
 
-func init() { register(newTraceCommand) }
+func init() {
+	register(func(env *Env) *cli.Command { return newTraceCommand(env, nil) }, "trace")
+}
+
+// traceOptions is `bua trace`'s command line.
+type traceOptions struct {
+	actionOptions
+	Follow bool
+	// Interval is how often --follow asks for new events.
+	Interval time.Duration
+}
 
 // defaultTraceInterval is how often `bua trace --follow` asks for new
 // events: get_trace waits behind no action, so each poll is one cheap
 // round trip.
 const defaultTraceInterval = 500 * time.Millisecond
 
-func newTraceCommand(env *Env) *cli.Command {
+func newTraceCommand(env *Env, runF func(*traceOptions) error) *cli.Command {
+	o := &traceOptions{}
 	cmd := actionCommand("trace", "print the tab's recent console messages, exceptions, failed requests, navigations, dialogs and bua's actions", "",
 		[]cli.Flag{
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new events as they come, until Ctrl-C"},
@@ -30,23 +41,14 @@ func newTraceCommand(env *Env) *cli.Command {
 			if c.NArg() != 0 {
 				return usageError("trace takes no arguments (pass --tab ID to pick the tab)")
 			}
-			if !c.Bool("follow") {
-				return runAction(c, env, protocol.GetTrace(0), func(res json.RawMessage) error {
-					var r protocol.TraceResult
-					if err := json.Unmarshal(res, &r); err != nil {
-						return err
-					}
-					noteDropped(env.Stderr, r.Dropped, false)
-					for _, ev := range r.Events {
-						fmt.Fprintln(env.Stdout, render.TraceLine(ev))
-					}
-					return nil
-				})
-			}
-			if c.Duration("interval") <= 0 {
+			o.Follow, o.Interval = c.Bool("follow"), c.Duration("interval")
+			if o.Follow && o.Interval <= 0 {
 				return usageError("--interval must be positive, such as 500ms")
 			}
-			return followTrace(c, env)
+			if err := o.read(c, env); err != nil {
+				return err
+			}
+			return runWith(o, runF, runTrace)
 		})
 	cmd.Description = "The extension keeps, for each tab bua has attached to, the last 500 events\n" +
 		"(at most 256 KiB): console messages and uncaught exceptions, requests that\n" +
@@ -60,21 +62,41 @@ func newTraceCommand(env *Env) *cli.Command {
 	return cmd
 }
 
+func runTrace(o *traceOptions) error {
+	if o.Follow {
+		return o.followTrace()
+	}
+	return o.runAction(protocol.GetTrace(0), func(res json.RawMessage) error {
+		var r protocol.TraceResult
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		noteDropped(o.env.Stderr, r.Dropped, false)
+		for _, ev := range r.Events {
+			fmt.Fprintln(o.env.Stdout, render.TraceLine(ev))
+		}
+		return nil
+	})
+}
+
 // followTrace polls get_trace with sinceSeq = the last nextSeq until the
 // command's context ends (Ctrl-C, or --timeout), printing each new event
 // once.
-func followTrace(c *cli.Context, env *Env) error {
-	cl, err := connectToAct(c, env)
+func (o *traceOptions) followTrace() error {
+	cl, err := o.connectToAct()
 	if err != nil {
-		return fail(c, env, err)
+		return o.fail(err)
 	}
 	defer cl.Close()
 	// --timeout bounds the whole follow: it ends at the deadline as at Ctrl-C.
-	ctx, cancel := commandContext(c)
+	ctx, cancel := o.commandContext()
 	defer cancel()
-	tab, pinned := c.Int("tab"), c.IsSet("tab")
+	tab, pinned := 0, o.Tab != nil
+	if pinned {
+		tab = *o.Tab
+	}
 	since := 0
-	enc := json.NewEncoder(env.Stdout)
+	enc := json.NewEncoder(o.env.Stdout)
 	enc.SetEscapeHTML(false)
 	for {
 		a := protocol.GetTrace(since)
@@ -86,7 +108,7 @@ func followTrace(c *cli.Context, env *Env) error {
 			if ctx.Err() != nil {
 				return nil // Ctrl-C while asking: the follow is over, as asked
 			}
-			return failWith(c, env, berr)
+			return o.failWith(berr)
 		}
 		var r protocol.TraceResult
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -97,18 +119,18 @@ func followTrace(c *cli.Context, env *Env) error {
 		if !pinned && r.TabID != nil {
 			tab, pinned = *r.TabID, true
 		}
-		noteDropped(env.Stderr, r.Dropped, since > 0)
+		noteDropped(o.env.Stderr, r.Dropped, since > 0)
 		for _, ev := range r.Events {
-			if c.Bool("json") {
+			if o.JSON {
 				if err := enc.Encode(ev); err != nil {
 					return err
 				}
 			} else {
-				fmt.Fprintln(env.Stdout, render.TraceLine(ev))
+				fmt.Fprintln(o.env.Stdout, render.TraceLine(ev))
 			}
 		}
 		since = r.NextSeq
-		if err := ctxtime.Sleep(ctx, c.Duration("interval")); err != nil {
+		if err := ctxtime.Sleep(ctx, o.Interval); err != nil {
 			return nil
 		}
 	}

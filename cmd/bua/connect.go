@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -18,33 +19,74 @@ import (
 // dirs resolves bua's directories from the environment.
 func dirs(env *Env) (home.Dirs, error) { return home.Resolve(env.Getenv) }
 
+// globalOptions are the global flags (globalFlags) as a command line set
+// them, with the command's I/O and context: every command's options start
+// with them, as cli/cli's options start with its IOStreams.
+type globalOptions struct {
+	env *Env
+	// ctx is the command's context: main's, which Ctrl-C and SIGTERM
+	// cancel.
+	ctx context.Context
+
+	JSON  bool
+	Quiet bool
+	// Timeout is --timeout: the global one, or the command's own where it
+	// has one (wait-for's and wait-for-human's, which also bound the dial).
+	Timeout time.Duration
+	// Browser is --browser as typed: commands that dial read it
+	// (bridge.ParseSelection), so a command that never dials ignores it.
+	Browser string
+	// Dialogs is --dialogs as typed: the commands that send actions check
+	// it (checkDialogs).
+	Dialogs string
+}
+
+// readGlobals reads c's global flags.
+func readGlobals(c *cli.Context, env *Env) globalOptions {
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return globalOptions{env: env, ctx: ctx, JSON: c.Bool("json"), Quiet: c.Bool("quiet"),
+		Timeout: c.Duration("timeout"), Browser: c.String("browser"), Dialogs: c.String("dialogs")}
+}
+
+// checkDialogs checks --dialogs (pkg/dialogs): leave (the default),
+// accept or dismiss.
+func (g *globalOptions) checkDialogs() error {
+	if err := dialogs.Check(g.Dialogs); err != nil {
+		return usageError("--dialogs: " + err.Error())
+	}
+	return nil
+}
+
 // connect returns a client to the daemon, starting one when none runs.
 // Failure is a *protocol.Error with CodeBridgeUnavailable.
-func connect(c *cli.Context, env *Env) (*bridge.Client, error) {
-	return dial(c, env, false)
+func (g *globalOptions) connect() (*bridge.Client, error) {
+	return g.dial(false)
 }
 
 // connectToAct is connect for a command about to send actions: a daemon it
 // starts launches the managed browser at once where the launch policy
 // allows (bridge.ClientOptions.Prelaunch), overlapping the dial.
-func connectToAct(c *cli.Context, env *Env) (*bridge.Client, error) {
-	return dial(c, env, true)
+func (g *globalOptions) connectToAct() (*bridge.Client, error) {
+	return g.dial(true)
 }
 
-func dial(c *cli.Context, env *Env, prelaunch bool) (*bridge.Client, error) {
-	d, err := dirs(env)
+func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
+	d, err := dirs(g.env)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	sel, err := bridge.ParseSelection(c.String("browser"))
+	sel, err := bridge.ParseSelection(g.Browser)
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
 	// --timeout bounds the dial too, a daemon's start included.
-	ctx, cancel := commandContext(c)
+	ctx, cancel := g.commandContext()
 	defer cancel()
 	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
-		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
+		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
 	})
 	if berr != nil {
 		return nil, berr
@@ -66,12 +108,12 @@ func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Erro
 // the command's work may take (for an action, schema x-ladder level 1),
 // all of it. protocol.WithTimeout puts the ladder's margins on top, so the
 // command answers within --timeout plus protocol.LadderMargin.
-func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
-	if t := c.Duration("timeout"); t > 0 {
+func (g *globalOptions) commandContext() (context.Context, context.CancelFunc) {
+	if t := g.Timeout; t > 0 {
 		// protocol.WithTimeout keeps t, so errors state it.
-		return protocol.WithTimeout(c.Context, t)
+		return protocol.WithTimeout(g.ctx, t)
 	}
-	return context.WithCancel(c.Context)
+	return context.WithCancel(g.ctx)
 }
 
 // linkTimeout is the deadline of a command that only asks the daemon
@@ -86,12 +128,12 @@ const linkTimeout = 30 * time.Second
 // else linkTimeout. It bounds the dial and every wait of the command. No
 // ladder margin goes on top: nothing it asks reaches the extension, so
 // the command answers within --timeout itself.
-func linkContext(c *cli.Context) (context.Context, context.CancelFunc) {
-	t := c.Duration("timeout")
+func (g *globalOptions) linkContext() (context.Context, context.CancelFunc) {
+	t := g.Timeout
 	if t <= 0 {
 		t = linkTimeout
 	}
-	return protocol.WithExactTimeout(c.Context, t)
+	return protocol.WithExactTimeout(g.ctx, t)
 }
 
 // actionContext is runAction's context. An action with a timeoutMs of its
@@ -102,81 +144,33 @@ func linkContext(c *cli.Context) (context.Context, context.CancelFunc) {
 // of the wait (schema x-ladder). The wait then runs its whole time and its
 // timeout error names it, rather than a wait cut short to leave the reply
 // margin inside the same few seconds.
-func actionContext(c *cli.Context, a protocol.Action) (context.Context, context.CancelFunc) {
+func (g *globalOptions) actionContext(a protocol.Action) (context.Context, context.CancelFunc) {
 	if a.TimeoutMs != nil {
-		return context.WithCancel(c.Context)
+		return context.WithCancel(g.ctx)
 	}
-	return commandContext(c)
-}
-
-// runAction sends one action and prints its result: the raw result JSON
-// with --json, else render's text. Errors print in the one shared form and
-// exit with the contract's code.
-func runAction(c *cli.Context, env *Env, a protocol.Action, render func(json.RawMessage) error) error {
-	return runActionJSON(c, env, a, nil, render)
-}
-
-// runActionJSON is runAction whose --json output is shape(result) when
-// shape is not nil.
-func runActionJSON(c *cli.Context, env *Env, a protocol.Action, shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
-	return runActionAfter(c, env, a, nil, shape, render)
-}
-
-// runActionAfter is runActionJSON whose result first goes through after
-// when after is not nil (--download moves the file it reports); an error
-// from after fails the command.
-func runActionAfter(c *cli.Context, env *Env, a protocol.Action, after func(json.RawMessage) (json.RawMessage, error), shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
-	if tab := c.Int("tab"); c.IsSet("tab") {
-		a = a.OnTab(tab)
-	}
-	policy, err := dialogPolicy(c)
-	if err != nil {
-		return err
-	}
-	cl, err := connectToAct(c, env)
-	if err != nil {
-		return fail(c, env, err)
-	}
-	defer cl.Close()
-	ctx, cancel := actionContext(c, a)
-	defer cancel()
-	res, berr := dialogs.Send(ctx, cl, a, policy, func(d dialogs.Answer) {
-		if !c.Bool("quiet") {
-			fmt.Fprintf(env.Stderr, "bua: %s %s %q (--dialogs %s)\n", d.How(), d.DialogType, d.Message, policy)
-		}
-	})
-	if berr != nil && berr.Reason == protocol.ReasonRefused {
-		printBridgeError(env, berr, c.Bool("json"))
-		return exit(exitUsage) // the daemon refused it before sending
-	}
-	if berr != nil {
-		return failWith(c, env, berr)
-	}
-	if after != nil {
-		var err error
-		if res, err = after(res); err != nil {
-			return cli.Exit("bua: "+err.Error(), exitFailure)
-		}
-	}
-	if c.Bool("json") {
-		if shape != nil {
-			return printJSON(env, shape(res))
-		}
-		return printJSON(env, res)
-	}
-	if render == nil {
-		return nil
-	}
-	return render(res)
+	return g.commandContext()
 }
 
 // fail prints any error the way its kind asks: bridge errors with their
 // code and hint, usage errors as usage.
-func fail(c *cli.Context, env *Env, err error) error {
+func (g *globalOptions) fail(err error) error {
 	if be, ok := err.(*protocol.Error); ok {
-		return failWith(c, env, be)
+		return g.failWith(be)
 	}
 	return err
+}
+
+// failWith prints err in the command's output mode and returns the exit
+// error for its code.
+// A command interrupted by Ctrl-C or SIGTERM (main's signal context) exits
+// exitInterrupted instead: its error only says the caller went away.
+func (g *globalOptions) failWith(err *protocol.Error) error {
+	if errors.Is(g.ctx.Err(), context.Canceled) {
+		fmt.Fprintln(g.env.Stderr, "bua: interrupted: the browser stops the action this command started")
+		return exit(exitInterrupted)
+	}
+	printBridgeError(g.env, err, g.JSON)
+	return exit(exitForCode(err.Code))
 }
 
 // usageError is a command-line mistake: exit 2 with the message.
@@ -194,19 +188,4 @@ func printJSON(env *Env, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// dialogPolicy reads the global --dialogs (pkg/dialogs): leave (the
-// default), accept or dismiss.
-func dialogPolicy(c *cli.Context) (string, error) {
-	p := c.String("dialogs")
-	if err := dialogs.Check(p); err != nil {
-		return "", usageError("--dialogs: " + err.Error())
-	}
-	return p, nil
-}
-
-// tabFlag is --tab on every action command.
-func tabFlag() cli.Flag {
-	return &cli.IntFlag{Name: "tab", Usage: "act on tab `ID` (see `bua tabs`); default: the most recently used tab in the BUA window"}
 }

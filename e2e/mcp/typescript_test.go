@@ -21,8 +21,10 @@ const tsSDK = "@modelcontextprotocol/sdk@1.32.2"
 
 // TestTypeScriptClient: the sign-in scenario through the official
 // TypeScript SDK's client, which validates every message against its own
-// schemas (zod), in real Chromium. It needs node and npm: without them,
-// or when the install fails, it fails (CI installs node; see .ci/run).
+// schemas (zod), in real Chromium, with --record: the flow written when
+// the client closed replays the sign-in green. It needs node and npm:
+// without them, or when the install fails, it fails (CI installs node; see
+// .ci/run).
 func TestTypeScriptClient(t *testing.T) {
 	dir := installTSSDK(t)
 	script := filepath.Join(dir, "ts_client.mjs")
@@ -35,7 +37,8 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script, buaBin, siteURL("")[:len(siteURL(""))-1])
+	file := filepath.Join(t.TempDir(), "ts.yaml")
+	cmd := exec.CommandContext(ctx, "node", script, buaBin, siteURL("")[:len(siteURL(""))-1], file)
 	cmd.Env = buaEnv
 	cmd.Dir = dir
 	var stderr strings.Builder
@@ -70,6 +73,21 @@ func TestTypeScriptClient(t *testing.T) {
 	if !slices.Equal(got.Image, []string{"image/jpeg"}) || !got.Bad.IsError || got.Bad.Field != "url" {
 		t.Errorf("screenshot %v; bad call %+v", got.Image, got.Bad)
 	}
+
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the recording: %v\nbua mcp's stderr:\n%s", err, stderr.String())
+	}
+	flow := string(data)
+	if strings.Contains(flow, "hopper") || !strings.Contains(flow, "- click: {role: button, name: Sign in}\n") || !slices.Equal(recordedEnv(t, flow), []string{"BUA_PASSWORD"}) {
+		t.Fatalf("the recorded flow:\n%s", flow)
+	}
+	lint(t, file)
+	tab, r := replayIn(t, file, nil, "BUA_PASSWORD=hopper")
+	if r.Code != 0 {
+		t.Fatalf("bua run: exit %d\n%s\nthe flow:\n%s", r.Code, r.Output(), flow)
+	}
+	settles(t, tab, "document.getElementById('user').textContent", "grace@example.com")
 }
 
 // installTSSDK installs tsSDK into a scratch folder of the machine's temp

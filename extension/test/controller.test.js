@@ -258,6 +258,25 @@ test("selector with no match is element_not_found; a malformed one is invalid_ac
   assert.deepEqual(fake.calls.filter((x) => x[0] === "Input.insertText").map((x) => x[1].text), ["hi"]);
 });
 
+test("click's button and clickCount: each press and release carries the button, and a double click counts up", async () => {
+  const fake = fakeTab({ "Runtime.evaluate": pageQuery(), "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }) });
+  const { c } = makeController(fake);
+  const sent = () => fake.calls.filter((x) => x[0] === "Input.dispatchMouseEvent").map((x) => [x[1].type, x[1].button, x[1].buttons, x[1].clickCount]);
+  assert.deepEqual(await c.run(TAB, { type: "click", selector: "#go", clickCount: 2 }), { ok: true });
+  assert.deepEqual(sent(), [
+    ["mouseMoved", "none", 0, undefined],
+    ["mousePressed", "left", 1, 1],
+    ["mouseReleased", "left", 0, 1],
+    ["mousePressed", "left", 1, 2],
+    ["mouseReleased", "left", 0, 2],
+  ]);
+  for (const [button, bit] of [["right", 2], ["middle", 4], ["back", 8], ["forward", 16]]) {
+    fake.calls.length = 0;
+    await c.run(TAB, { type: "click", selector: "#go", button });
+    assert.deepEqual(sent().slice(1), [["mousePressed", button, bit, 1], ["mouseReleased", button, 0, 1]], button);
+  }
+});
+
 test("a click or hover on a hidden page draws it a frame first; on a shown page it does not", async () => {
   const fake = fakeTab({ "Runtime.evaluate": pageQuery(), "DOM.describeNode": (p) => ({ node: { backendNodeId: Number(p.objectId.slice(4)) } }) });
   const { c } = makeController(fake);

@@ -18,7 +18,11 @@ import (
 func BenchmarkRoundTrip(b *testing.B) {
 	h := bridgetest.StartDaemon(b, bridge.Config{})
 	h.Connect(b)
-	measure(b, h.Client(b))
+	c := h.Client(b)
+	measure(b, func(ctx context.Context, a protocol.Action) *protocol.Error {
+		_, err := c.Request(ctx, a)
+		return err
+	})
 }
 
 // BenchmarkPoolRoundTrip is the same without the CLI hop: pool -> WebSocket
@@ -26,19 +30,24 @@ func BenchmarkRoundTrip(b *testing.B) {
 func BenchmarkPoolRoundTrip(b *testing.B) {
 	h := bridgetest.StartDaemon(b, bridge.Config{})
 	h.Connect(b)
-	measure(b, h.Daemon.Pool())
+	pool := h.Daemon.Pool()
+	conn := pool.Conn(bridge.SelectAuto)
+	measure(b, func(ctx context.Context, a protocol.Action) *protocol.Error {
+		_, err := pool.Send(ctx, conn, bridgetest.MustJSON(a))
+		return err
+	})
 }
 
-// measure times b.N small actions through r, one at a time, and reports
-// p50 and p99.
-func measure(b *testing.B, r protocol.Requester) {
+// measure times b.N small actions through send, one at a time, and
+// reports p50 and p99.
+func measure(b *testing.B, send func(context.Context, protocol.Action) *protocol.Error) {
 	ctx := context.Background()
 	a := protocol.Click(protocol.Target{UID: "e3"})
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := r.Request(ctx, a); err != nil {
+		if err := send(ctx, a); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(start))

@@ -37,10 +37,17 @@ func waitCancels(t *testing.T, ext *bridgetest.Extension, n int) []string {
 	return ext.Cancels()
 }
 
-// lastID is the id of the newest request the fake received.
+// lastID is the id of the newest request the fake received, waiting up to
+// 2 s for a first one: the caller may give up on a request the pool has
+// written before the fake has read it.
 func lastID(t *testing.T, ext *bridgetest.Extension) string {
 	t.Helper()
+	stop := time.Now().Add(2 * time.Second)
 	ids := ext.RequestIDs()
+	for len(ids) == 0 && time.Now().Before(stop) {
+		time.Sleep(5 * time.Millisecond)
+		ids = ext.RequestIDs()
+	}
 	if len(ids) == 0 {
 		t.Fatal("the extension received no request")
 	}
@@ -73,7 +80,7 @@ func TestPool_SendsCancel(t *testing.T) {
 			ext := silentExt(t, h, bridgetest.Options{})
 			ctx, cancel := tt.ctx()
 			defer cancel()
-			_, err := h.Daemon.Pool().Request(ctx, protocol.WaitFor(protocol.Target{Selector: "#never"}, 0))
+			_, err := send(ctx, h, protocol.WaitFor(protocol.Target{Selector: "#never"}, 0))
 			if err == nil || err.Code != tt.wantCode {
 				t.Fatalf("err = %v, want %s", err, tt.wantCode)
 			}
@@ -101,13 +108,13 @@ func TestPool_NoCancelWithoutFeature(t *testing.T) {
 	ext := silentExt(t, h, bridgetest.Options{Caps: &protocol.Caps{Features: []string{protocol.FeatureHeartbeat}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := h.Daemon.Pool().Request(ctx, protocol.Hover(protocol.Target{Selector: "a"})); err == nil || err.Code != protocol.CodeTimeout {
+	if _, err := send(ctx, h, protocol.Hover(protocol.Target{Selector: "a"})); err == nil || err.Code != protocol.CodeTimeout {
 		t.Fatalf("err = %v, want timeout", err)
 	}
-	// A cancel, had one been sent, is queued before Request returns: a
+	// A cancel, had one been sent, is queued before Send returns: a
 	// round trip on the same socket proves none is in flight.
 	ext.HandleAll(bridgetest.OK)
-	if _, err := h.Daemon.Pool().Request(context.Background(), protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
+	if _, err := send(context.Background(), h, protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := ext.Cancels(); len(got) != 0 {
@@ -124,12 +131,12 @@ func TestPool_NoCancelAfterResponse(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := h.Daemon.Pool().Request(ctx, protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
+	if _, err := send(ctx, h, protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
 	// One more round trip: a stray cancel would arrive before its answer.
-	if _, err := h.Daemon.Pool().Request(context.Background(), protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
+	if _, err := send(context.Background(), h, protocol.Hover(protocol.Target{Selector: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	if got := ext.Cancels(); len(got) != 0 {

@@ -423,7 +423,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	// Validated above (or deliberately not): send the caller's bytes as
 	// they are rather than re-encoding them.
-	res, err := d.pool.SendRaw(ctx, c, lr.Action)
+	res, err := d.pool.Send(ctx, c, lr.Action)
 	if err != nil {
 		return nil, err
 	}

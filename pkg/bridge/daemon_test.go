@@ -416,13 +416,24 @@ func waitInFlight(t *testing.T, p *bridge.Pool, n int) {
 	}
 }
 
-func TestPool_Request(t *testing.T) {
+// send sends a on the connection auto selection picks, through Pool.Send
+// as Daemon.request does once it has validated a.
+func send(ctx context.Context, h *bridgetest.Harness, a protocol.Action) (json.RawMessage, *protocol.Error) {
+	pool := h.Daemon.Pool()
+	c := pool.Conn(bridge.SelectAuto)
+	if c == nil {
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no extension is connected")
+	}
+	return pool.Send(ctx, c, bridgetest.MustJSON(a))
+}
+
+func TestPool_Send(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
 	pool := h.Daemon.Pool()
 
 	t.Run("OK", func(t *testing.T) {
-		res, err := pool.Request(context.Background(), protocol.Navigate("https://example.com").OnTab(7))
+		res, err := send(context.Background(), h, protocol.Navigate("https://example.com").OnTab(7))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,16 +446,17 @@ func TestPool_Request(t *testing.T) {
 		ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
 			return nil, protocol.Errorf(protocol.CodeElementStale, "uid e3 is stale")
 		})
-		_, err := pool.Request(context.Background(), protocol.Click(protocol.Target{UID: "e3"}))
+		_, err := send(context.Background(), h, protocol.Click(protocol.Target{UID: "e3"}))
 		if err == nil || err.Code != protocol.CodeElementStale || err.Message != "uid e3 is stale" {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("InvalidNeverSent", func(t *testing.T) {
+		// The daemon validates what a client asks before the pool sends it.
 		before := len(ext.Requests())
-		_, err := pool.Request(context.Background(), protocol.Navigate("javascript:alert(1)"))
-		if err == nil || err.Code != protocol.CodeInvalidAction {
-			t.Fatalf("err = %v, want invalid_action", err)
+		_, err := h.Client(t).Request(context.Background(), protocol.Navigate("javascript:alert(1)"))
+		if err == nil || err.Code != protocol.CodeInvalidAction || err.Reason != protocol.ReasonRefused {
+			t.Fatalf("err = %v, want invalid_action refused", err)
 		}
 		if len(ext.Requests()) != before {
 			t.Fatal("an invalid action reached the extension")
@@ -454,7 +466,7 @@ func TestPool_Request(t *testing.T) {
 		ext.Handle(protocol.ActionHover, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		_, err := pool.Request(ctx, protocol.Hover(protocol.Target{Selector: "a"}))
+		_, err := send(ctx, h, protocol.Hover(protocol.Target{Selector: "a"}))
 		if err == nil || err.Code != protocol.CodeTimeout {
 			t.Fatalf("err = %v, want timeout", err)
 		}
@@ -466,7 +478,7 @@ func TestPool_Request(t *testing.T) {
 		ext.Handle(protocol.ActionScroll, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-		_, err := pool.Request(ctx, protocol.Scroll("down", 0))
+		_, err := send(ctx, h, protocol.Scroll("down", 0))
 		if err == nil || err.Code != protocol.CodeInternalError || err.Message != "aborted by caller" {
 			t.Fatalf("err = %v, want internal_error aborted by caller", err)
 		}
@@ -476,14 +488,14 @@ func TestPool_Request(t *testing.T) {
 	})
 	t.Run("Malformed", func(t *testing.T) {
 		ext.Handle(protocol.ActionPressKey, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Malformed })
-		_, err := pool.Request(context.Background(), protocol.PressKey("Enter"))
+		_, err := send(context.Background(), h, protocol.PressKey("Enter"))
 		if err == nil || err.Code != protocol.CodeInternalError {
 			t.Fatalf("err = %v, want internal_error for an invalid response", err)
 		}
 	})
 	t.Run("Disconnect", func(t *testing.T) {
 		ext.Handle(protocol.ActionExtract, func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Hangup })
-		_, err := pool.Request(context.Background(), protocol.Extract(""))
+		_, err := send(context.Background(), h, protocol.Extract(""))
 		if err == nil || err.Code != protocol.CodeInternalError || !strings.Contains(err.Message, "disconnected") {
 			t.Fatalf("err = %v, want internal_error disconnected", err)
 		}
@@ -498,7 +510,7 @@ func TestDisconnectFailsEveryPending(t *testing.T) {
 	errs := make(chan *protocol.Error, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			_, err := h.Daemon.Pool().Request(context.Background(), protocol.GetTabs())
+			_, err := send(context.Background(), h, protocol.GetTabs())
 			errs <- err
 		}()
 	}
@@ -766,7 +778,7 @@ func TestTimeoutLadder(t *testing.T) {
 func TestPool_UnimplementedAction(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.ConnectWith(t, bridgetest.Options{Caps: &protocol.Caps{Actions: []string{"navigate"}}})
-	_, perr := h.Daemon.Pool().Request(context.Background(), protocol.Action{Type: protocol.ActionReload})
+	_, perr := send(context.Background(), h, protocol.Action{Type: protocol.ActionReload})
 	if perr == nil || perr.Code != protocol.CodeInvalidAction || !strings.Contains(perr.Message, "does not implement reload") {
 		t.Fatalf("err = %v, want invalid_action naming reload", perr)
 	}
@@ -847,7 +859,7 @@ func TestPool_LogsUnanswered(t *testing.T) {
 	ext.HandleAll(func(protocol.Action) (any, *protocol.Error) { return nil, bridgetest.Silent })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := h.Daemon.Pool().Request(ctx, protocol.Hover(protocol.Target{Selector: "a"})); err == nil || err.Code != protocol.CodeTimeout {
+	if _, err := send(ctx, h, protocol.Hover(protocol.Target{Selector: "a"})); err == nil || err.Code != protocol.CodeTimeout {
 		t.Fatalf("err = %v, want timeout", err)
 	}
 	out := logs.String()

@@ -4,7 +4,7 @@
 // and error contract live in pkg/protocol; this package moves them.
 //
 // Main pieces:
-//   - pool.go, conn.go: Pool.Request matches requests to responses over the
+//   - pool.go, conn.go: Pool.Send matches requests to responses over the
 //     extension's WebSocket, one connection per pairing.
 //   - daemon.go, handshake.go: the WebSocket endpoint (Origin, Host, token
 //     checks, hello -> ack/reject) and the CLI's unix socket.

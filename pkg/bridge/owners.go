@@ -128,7 +128,7 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 	_ = json.Unmarshal(action, &head)
 	spec := protocol.ActionSpecs[head.Type]
 	if spec == nil || (spec.Scope != protocol.ScopeTab && head.Type != protocol.ActionCloseTab) {
-		res, err := d.pool.SendRaw(ctx, c, action)
+		res, err := d.pool.Send(ctx, c, action)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +165,7 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 		return nil, protocol.Errorf(protocol.CodeSessionNotFound, "this agent has no tab yet: navigate to a URL first (it opens a tab), or pass a tabId from get_tabs")
 	}
 	k := tabKey{c.Kind, tab}
-	res, err := d.pool.SendRaw(ctx, c, action)
+	res, err := d.pool.Send(ctx, c, action)
 	if err != nil {
 		if err.Code == protocol.CodeTabNotFound {
 			d.owners.drop(k)
@@ -195,7 +195,7 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 // url, answered as navigate answers ({ok, tabId}).
 func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, url json.RawMessage) (json.RawMessage, *protocol.Error) {
 	open, _ := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(`"open_tab"`), "url": url})
-	res, err := d.pool.SendRaw(ctx, c, open)
+	res, err := d.pool.Send(ctx, c, open)
 	if err != nil {
 		return nil, err
 	}

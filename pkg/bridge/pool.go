@@ -182,51 +182,26 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
-// Request sends a on the connection auto selection picks (see Send).
-func (p *Pool) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	c := p.Conn(SelectAuto)
-	if c == nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no extension is connected")
-	}
-	return p.Send(ctx, c, a)
-}
-
-// Send validates a, sends it on c and waits for the response. The deadline
-// is Deadline's: ctx's when it has one (an explicit deadline replaces the
-// default), else the action's default time plus the ladder's margins;
-// expiry resolves with timeout. A cancelled ctx
-// resolves at once with internal_error "aborted by caller". A connection
-// that drops before the answer resolves with internal_error, reason
-// outcome_unknown, at once, or, for an extension that resumes requests
-// (FeatureReplay), once it has not reconnected within the grace (hold).
-// The pending entry is always removed, so a late response is logged and
-// dropped as stray.
-func (p *Pool) Send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return p.send(ctx, c, a)
-}
-
-// SendRaw sends the action's bytes as they are, without validating them:
-// the daemon uses it for CLI actions it has just validated, and for
-// `bua request --no-validate`, so tests can prove the extension validates
-// on its own.
-func (p *Pool) SendRaw(ctx context.Context, c *Conn, a json.RawMessage) (json.RawMessage, *protocol.Error) {
-	var head protocol.Action
-	_ = json.Unmarshal(a, &head) // only for the default timeout
-	return p.sendFrame(ctx, c, head, a)
-}
-
-func (p *Pool) send(ctx context.Context, c *Conn, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
-	}
-	return p.sendFrame(ctx, c, a, raw)
-}
-
-func (p *Pool) sendFrame(ctx context.Context, c *Conn, a protocol.Action, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+// Send sends action, an encoded action object, on c and waits for the
+// response: every request the daemon sends goes through it (the CLI's and
+// a flow's, an agent's through requestOwned, get_trace and handoff alike).
+// It sends the bytes as they are, without validating them: the daemon has
+// validated them (Daemon.request), or was told not to (`bua request
+// --no-validate`, so tests can prove the extension validates on its own).
+// It refuses, before sending, an action the extension's hello does not
+// list, or one that needs a feature it lacks (featureGate).
+//
+// The deadline is Deadline's: ctx's when it has one (an explicit deadline
+// replaces the default), else the action's default time plus the ladder's
+// margins; expiry resolves with timeout. A cancelled ctx resolves at once
+// with internal_error "aborted by caller". A connection that drops before
+// the answer resolves with internal_error, reason outcome_unknown, at once,
+// or, for an extension that resumes requests (FeatureReplay), once it has
+// not reconnected within the grace (hold). The pending entry is always
+// removed, so a late response is logged and dropped as stray.
+func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+	var a protocol.Action
+	_ = json.Unmarshal(action, &a) // its type and params, for the gates and the default deadline
 	if !c.Implements(a.Type) {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) does not implement %s: it is older than this bua; load the extension this bua writes out, then reconnect", c.Hello.ClientVersion, a.Type)
 	}

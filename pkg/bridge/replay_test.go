@@ -69,7 +69,7 @@ func TestReplay_AnsweredFromCache(t *testing.T) {
 	ext.Handle(protocol.ActionClick, ext.Reconnecting(t, 200*time.Millisecond, counted(&runs, 20*time.Millisecond)))
 
 	t0 := time.Now()
-	res, err := h.Daemon.Pool().Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
+	res, err := send(context.Background(), h, protocol.Click(protocol.Target{UID: "e1"}))
 	if err != nil {
 		t.Fatalf("click across a reconnect: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestReplay_JoinsRunning(t *testing.T) {
 	ext.Handle(protocol.ActionClick, ext.Reconnecting(t, 20*time.Millisecond, counted(&runs, 400*time.Millisecond)))
 
 	t0 := time.Now()
-	if _, err := h.Daemon.Pool().Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"})); err != nil {
+	if _, err := send(context.Background(), h, protocol.Click(protocol.Target{UID: "e1"})); err != nil {
 		t.Fatalf("click across a reconnect: %v", err)
 	}
 	if took := time.Since(t0); took < 400*time.Millisecond {
@@ -132,7 +132,7 @@ func TestReplay_SameInstanceBeforeDropSeen(t *testing.T) {
 	})
 	done := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := h.Daemon.Pool().Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
+		_, err := send(context.Background(), h, protocol.Click(protocol.Target{UID: "e1"}))
 		done <- err
 	}()
 	if !poll(func() bool { return len(ext.RequestIDs()) == 1 }) {
@@ -222,7 +222,7 @@ func TestReplay_Fails(t *testing.T) {
 				defer func() { <-done }()
 			}
 			t0 := time.Now()
-			_, err := h.Daemon.Pool().Request(ctx, protocol.Click(protocol.Target{UID: "e1"}))
+			_, err := send(ctx, h, protocol.Click(protocol.Target{UID: "e1"}))
 			took := time.Since(t0)
 			if err == nil || err.Code != tt.code || err.Reason != tt.reason || !strings.Contains(err.Message, tt.say) {
 				t.Fatalf("err = %+v, want %s reason %q saying %q", err, tt.code, tt.reason, tt.say)
@@ -250,7 +250,7 @@ func TestReplay_CancelWhileHeld(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(150*time.Millisecond, cancel)
 	t0 := time.Now()
-	_, err := h.Daemon.Pool().Request(ctx, protocol.Click(protocol.Target{UID: "e1"}))
+	_, err := send(ctx, h, protocol.Click(protocol.Target{UID: "e1"}))
 	if err == nil || err.Code != protocol.CodeInternalError || err.Message != "aborted by caller" {
 		t.Fatalf("err = %v, want internal_error aborted by caller", err)
 	}
@@ -324,7 +324,7 @@ func TestReplay_StatusCountsHeld(t *testing.T) {
 	})
 	done := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := h.Daemon.Pool().Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
+		_, err := send(context.Background(), h, protocol.Click(protocol.Target{UID: "e1"}))
 		done <- err
 	}()
 	c := h.Client(t)

@@ -88,7 +88,7 @@ func TestGlobalStop_OtherConnectionUntouched(t *testing.T) {
 	pool := h.Daemon.Pool()
 	done := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := pool.Send(context.Background(), pool.Conn(bridge.SelectManaged), protocol.Hover(protocol.Target{Selector: "a"}))
+		_, err := pool.Send(context.Background(), pool.Conn(bridge.SelectManaged), bridgetest.MustJSON(protocol.Hover(protocol.Target{Selector: "a"})))
 		done <- err
 	}()
 	waitRequests(t, managed, 1)

@@ -23,6 +23,14 @@ type Header struct {
 	// Name is the flow's name; "" takes the title of the first page the
 	// recording saw, else its host.
 	Name string `json:"name,omitempty"`
+	// From is the file the flow was converted from (bua import): the
+	// header then says the flow was converted, not recorded.
+	From string `json:"from,omitempty"`
+	// Notes are more lines for the header comment, after how to replay.
+	Notes []string `json:"notes,omitempty"`
+	// StepTimeout is the flow's defaults.timeout, the bound of each
+	// attempt of an action step; zero leaves bua's default.
+	StepTimeout time.Duration `json:"stepTimeout,omitempty"`
 }
 
 // Entry is one action that succeeded, as a producer logged it.
@@ -60,6 +68,29 @@ type Entry struct {
 	// Comment is written as a comment above the entry's step: why the
 	// agent did it, what a placeholder stands for.
 	Comment string `json:"comment,omitempty"`
+
+	// The fields below are for a producer that converts a recording made
+	// elsewhere (bua import), whose steps a flow replays with more than
+	// one action, or with a check of the flow's own.
+
+	// As binds the step's result under this name, for a later entry's If
+	// or Assert (a tab reference the writer needs reuses it).
+	As string `json:"as,omitempty"`
+	// If guards the step: it runs only when this expression is true.
+	If string `json:"if,omitempty"`
+	// Timeout bounds one attempt of the step (its timeout modifier); zero
+	// leaves the flow's default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Assert, on an entry with no Action (an empty Type), makes it an
+	// assert step of this expression, AssertMessage its message.
+	Assert        string `json:"assert,omitempty"`
+	AssertMessage string `json:"assertMessage,omitempty"`
+	// Problem says why the entry's step does not replay as the recording
+	// did. It is written above the step as a "bua: edit this" comment and
+	// listed in IncompleteError, as the writer's own problems are. An
+	// entry with no Action and no Assert is a note: its Comment and
+	// Problem go above the next step.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Log is a recording as one JSON document: the testdata/flowwriter goldens,

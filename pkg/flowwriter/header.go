@@ -27,6 +27,9 @@ func (b *builder) root(h Header) *yaml.Node {
 	if pol := b.obstaclePolicy(); pol != nil {
 		add("obstacles", pol)
 	}
+	if h.StepTimeout > 0 {
+		add("defaults", flowMap(str("timeout"), str(h.StepTimeout.String())))
+	}
 	steps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, sc := range b.secrets.list {
 		steps.Content = append(steps.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
@@ -43,6 +46,9 @@ func (b *builder) root(h Header) *yaml.Node {
 // and the environment variables it needs.
 func (b *builder) header(h Header) string {
 	made := "Recorded with " + firstOf(h.MadeBy, "bua")
+	if h.From != "" {
+		made = "Converted with " + firstOf(h.MadeBy, "bua") + " from " + h.From
+	}
 	if !h.Time.IsZero() {
 		made += " on " + h.Time.UTC().Format("2006-01-02 15:04 UTC")
 	}
@@ -60,6 +66,7 @@ func (b *builder) header(h Header) string {
 			lines = append(lines, fmt.Sprintf("  %s: the text for %s (a secret: it is never written here)", sc.Env, field(sc.Field)))
 		}
 	}
+	lines = append(lines, h.Notes...)
 	var out []string
 	for _, l := range strings.Split(strings.Join(lines, "\n"), "\n") {
 		out = append(out, strings.TrimRight("# "+l, " "))

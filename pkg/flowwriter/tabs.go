@@ -61,11 +61,11 @@ func planTabs(entries []Entry, replay []int, problem func(int, string)) tabPlan 
 				break
 			}
 			if field := reports(entries[j], *want); field != "" {
-				as := p.as[j]
+				as := firstOf(p.as[j], entries[j].As)
 				if as == "" {
 					as = fmt.Sprintf("tab_%d", len(p.as)+1)
-					p.as[j] = as
 				}
+				p.as[j] = as
 				name, ok = as+"."+field, true
 				names[*want] = name
 			}

@@ -111,3 +111,8 @@ func globMatch(glob, u string) bool {
 	m, err := regexp.Compile(re.String())
 	return err == nil && m.MatchString(u)
 }
+
+// GlobEscape is s as a wait_for url glob that matches s itself: the
+// characters a glob reads (* { } , and \) escaped, for a producer that
+// writes a wait_for of its own.
+func GlobEscape(s string) string { return globEscape(s) }

@@ -24,6 +24,9 @@ type Flow struct {
 	// Problems are the entries that did not become a step that replays
 	// (also comments in YAML); nil when the flow is whole.
 	Problems []Problem
+	// Steps is how many entries became steps: 0 when the recording held
+	// only reads (or nothing), and the flow replays nothing.
+	Steps int
 }
 
 // EnvVar is one environment variable a replay needs: Name (BUA_PASSWORD)
@@ -32,6 +35,10 @@ type Flow struct {
 type EnvVar struct {
 	Name, Var, Field string
 }
+
+// What says what the variable holds, as the flow's header does: the text
+// for the "Password" field.
+func (v EnvVar) What() string { return "the text for " + field(v.Field) }
 
 // Write writes to w the flow that replays entries without an agent, with h
 // in its header comment (Compile). When some steps need a hand edit the
@@ -64,7 +71,7 @@ func Compile(h Header, entries []Entry) (*Flow, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("flowwriter: encoding the flow failed (a bug in bua, please report it): %w", err)
 	}
-	f := &Flow{YAML: buf.Bytes(), Problems: b.problems}
+	f := &Flow{YAML: buf.Bytes(), Problems: b.problems, Steps: len(b.replay)}
 	for _, sc := range b.secrets.list {
 		f.Env = append(f.Env, EnvVar{Name: sc.Env, Var: sc.Var, Field: sc.Field})
 	}
@@ -160,7 +167,16 @@ func (b *builder) classify(i int, e Entry) {
 	if e.Obstacle != nil {
 		b.passed = append(b.passed, passage{entry: i, typ: string(e.Obstacle.Type), conf: string(e.Obstacle.Confidence), where: e.URLAfter})
 	}
+	if e.Problem != "" {
+		b.problem(i, e.Problem)
+	}
 	switch spec := protocol.ActionSpecs[typ]; {
+	case typ == "" && e.Assert != "":
+		b.replay = append(b.replay, i)
+	case typ == "":
+		if e.Comment != "" { // a note: above the next step
+			b.notes[i] = append([]string{e.Comment}, b.notes[i]...)
+		}
 	case typ == protocol.ActionExtract:
 		var r protocol.ExtractResult
 		if json.Unmarshal(e.Result, &r) == nil && r.Obstacle != nil {
@@ -277,7 +293,15 @@ func (b *builder) waitStep(ref, after, before, title string) {
 // step writes entry i's action as a flow step; note is a comment for
 // beside it.
 func (b *builder) step(i int, e Entry) (step *yaml.Node, note string) {
+	defer func() { b.modifiers(i, e, step) }()
 	a := e.Action
+	if a.Type == "" {
+		step = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("assert"), lit(e.Assert)}}
+		if e.AssertMessage != "" {
+			step.Content = append(step.Content, str("message"), lit(e.AssertMessage))
+		}
+		return step, ""
+	}
 	spec := protocol.ActionSpecs[a.Type]
 	fields := actionFields(a)
 	var params []*yaml.Node
@@ -304,10 +328,21 @@ func (b *builder) step(i int, e Entry) (step *yaml.Node, note string) {
 		v = flowMap(params...)
 	}
 	step = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str(string(a.Type)), v}}
-	if as := b.tabs.as[i]; as != "" {
+	return step, note
+}
+
+// modifiers appends entry i's step modifiers to step: the as name it binds
+// (its own, or the one a later step's tabId reads), if and timeout.
+func (b *builder) modifiers(i int, e Entry, step *yaml.Node) {
+	if as := firstOf(b.tabs.as[i], e.As); as != "" {
 		step.Content = append(step.Content, str("as"), str(as))
 	}
-	return step, note
+	if e.If != "" {
+		step.Content = append(step.Content, str("if"), lit(e.If))
+	}
+	if e.Timeout > 0 {
+		step.Content = append(step.Content, str("timeout"), str(e.Timeout.String()))
+	}
 }
 
 // target writes the target params of entry i: a uid becomes the locator
@@ -354,8 +389,8 @@ func (b *builder) value(e Entry, name string, v any) *yaml.Node {
 		if sc := b.secrets.byValue(x); sc != nil {
 			return tmpl(part{text: "vars." + sc.Var, expr: true})
 		}
-		if name == "url" && (typ == protocol.ActionNavigate || typ == protocol.ActionOpenTab) {
-			return b.urlNode(x)
+		if name == "url" && (typ == protocol.ActionNavigate || typ == protocol.ActionOpenTab || typ == protocol.ActionWaitFor) {
+			return b.urlNode(x) // a wait_for's glob too: its origin is a URL's
 		}
 		return lit(x)
 	case json.Number:

@@ -137,3 +137,52 @@ func TestCommentsOverLines(t *testing.T) {
 		t.Errorf("name %q, %d steps, want the header's name and navigate, wait_for:\n%s", f.Name, len(f.Steps), buf.String())
 	}
 }
+
+// TestNotesAndProblemEntries: an entry with no action is a note whose
+// comment and problem go above the next step (or a closing log step at the
+// end), and an action entry's Problem goes above its own step; both are
+// listed in the IncompleteError, and the file still lints.
+func TestNotesAndProblemEntries(t *testing.T) {
+	entries := []Entry{
+		{Comment: "setViewport 800x600: the replay keeps the browser's size"},
+		{Action: protocol.Action{Type: protocol.ActionNavigate, URL: "https://h.example/"}, URLAfter: "https://h.example/"},
+		{Comment: "customStep", Problem: "customStep \"login\" is @puppeteer/replay's own: left out"},
+		{Action: protocol.Action{Type: protocol.ActionClick, Role: "button", Name: "Go"}, Problem: "the role was guessed"},
+		{Problem: "emulateNetworkConditions: left out"},
+	}
+	f, err := Compile(Header{MadeBy: "bua import", From: "x.json"}, entries)
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || len(inc.Problems) != 3 {
+		t.Fatalf("Compile = %v, want an IncompleteError with 3 problems", err)
+	}
+	if got := []int{inc.Problems[0].Entry, inc.Problems[1].Entry, inc.Problems[2].Entry}; !reflect.DeepEqual(got, []int{2, 3, 4}) {
+		t.Errorf("problem entries = %v, want [2 3 4]", got)
+	}
+	want := `# Converted with bua import from x.json.
+# Replay it with ` + "`bua run FILE`" + ` (no agent needed); ` + "`bua lint FILE`" + ` checks it.
+# vars.base is the site it was recorded on: ` + "`bua run --var base=URL`" + ` replays it on another.
+name: recorded on h.example
+vars:
+  base: https://h.example
+steps:
+  # setViewport 800x600: the replay keeps the browser's size
+  - navigate: "${{ vars.base }}/"
+  - wait_for: {url: "${{ vars.base }}/"}
+  # customStep
+  # bua: edit this: customStep "login" is @puppeteer/replay's own: left out
+  # bua: edit this: the role was guessed
+  - click: {role: button, name: Go}
+  # bua: edit this: emulateNetworkConditions: left out
+  - log: the recording ended here
+`
+	if string(f.YAML) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", f.YAML, want)
+	}
+	path := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(path, f.YAML, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Load(path); err != nil {
+		t.Errorf("the flow does not load: %v", err)
+	}
+}

@@ -9,7 +9,6 @@ package handoff
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -200,9 +199,3 @@ type Gate func(ctx context.Context) error
 type Unavailable struct{ Reason string }
 
 func (u *Unavailable) Error() string { return u.Reason }
-
-// IsUnavailable reports whether err is an *Unavailable.
-func IsUnavailable(err error) bool {
-	var u *Unavailable
-	return errors.As(err, &u)
-}

@@ -25,16 +25,6 @@ type IOStreams struct {
 	noColor        bool
 }
 
-// System returns the process's streams. getenv reads NO_COLOR, TERM and
-// COLUMNS (COLUMNS overrides the terminal's reported width).
-func System(getenv func(string) string) *IOStreams {
-	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	s.outTTY, s.width = terminal(os.Stdout)
-	s.errTTY, _ = terminal(os.Stderr)
-	s.applyEnv(getenv)
-	return s
-}
-
 // New returns streams over the given writers, which are terminals only
 // when they are *os.File terminals; tests pass buffers and get the piped
 // form, or call SetTerminal.

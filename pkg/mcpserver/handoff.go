@@ -79,7 +79,10 @@ func (s *Server) handoff(ctx context.Context, req *mcp.CallToolRequest, c *call)
 	render.Extract(&b, cleared, render.ExtractOptions{Terms: render.Agent, Fence: s.fence, Where: true})
 	st := structuredOf(protocol.ActionExtract, out.Result)
 	st["handoff"] = map[string]any{"outcome": protocol.HandoffResolved, "waitedMs": out.Waited.Milliseconds(), "obstacle": v.Type}
-	s.record(Step{Action: c.action, Result: out.Result, Time: time.Now()})
+	// Recorded as the handoff it made, so the flow's obstacle policy
+	// hands this obstacle to the person too.
+	handed := protocol.Handoff(protocol.HandoffRequested, string(v.Type), "").OnTab(tab)
+	s.record(Step{Action: handed, Result: out.Result, URLBefore: r.URL, URLAfter: cleared.URL, Title: cleared.Title, Time: time.Now()})
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}}, StructuredContent: st}
 }
 

@@ -208,9 +208,10 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return s.failed(perr, nil), nil
 	}
 	step := Step{Time: time.Now()}
-	if a := c.action; s.o.Recorder != nil && (a.UID != "" || a.Selector != "" || a.Role != "") {
+	if a := c.action; s.recording() && (a.UID != "" || a.Selector != "" || a.Role != "") {
 		step.Target = s.describe(ctx, a)
 	}
+	step.URLBefore = s.urlBefore(ctx, c.action)
 	stop := s.progress(ctx, req, c.action)
 	res, perr := s.o.Requester.Request(ctx, c.action)
 	stop()
@@ -226,17 +227,14 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	step.Action, step.Result = c.action, res
 	out := s.answer(ctx, c, res)
-	if out.after != nil {
-		step.URL = out.after.URL
+	if s.recording() {
+		if out.after != nil {
+			step.URLAfter, step.Title = out.after.URL, out.after.Title
+		}
+		s.pageAfter(ctx, &step)
+		s.record(step)
 	}
-	s.record(step)
 	return out.result, nil
-}
-
-func (s *Server) record(st Step) {
-	if s.o.Recorder != nil {
-		s.o.Recorder.Record(st)
-	}
 }
 
 // describe reads the locators of a's target before a runs (a click may

@@ -540,7 +540,8 @@ func TestProgress(t *testing.T) {
 // to stop and tell the person.
 func TestHandoff(t *testing.T) {
 	var reads atomic.Int32
-	f := start(t, Options{}, nil)
+	rec := &Log{}
+	f := start(t, Options{Recorder: rec}, nil)
 	tab := f.navigate(t, "https://a.test/")
 	f.ext.Handle(protocol.ActionExtract, func(a protocol.Action) (any, *protocol.Error) {
 		r := protocol.ExtractResult{Markdown: "# Welcome", TabID: &tab, Elements: []protocol.Element{}}
@@ -561,6 +562,10 @@ func TestHandoff(t *testing.T) {
 	if !slices.Equal(states, []string{protocol.HandoffRequested, protocol.HandoffResolved}) {
 		t.Errorf("handoff states %v, want requested then resolved", states)
 	}
+	// Recorded as the handoff it made, for the flow's obstacle policy.
+	if steps := rec.Steps(); len(steps) != 2 || steps[1].Action.State != protocol.HandoffRequested || steps[1].Action.ObstacleType != "captcha" || *steps[1].Action.TabID != tab {
+		t.Errorf("recorded %+v, want the navigate and a handoff requested for the captcha on tab %d", steps, tab)
+	}
 
 	reads.Store(0)
 	f.srv.o.HandoffGate = func(context.Context) error { return errorString("the managed browser runs headless") }
@@ -573,32 +578,6 @@ func TestHandoff(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
-
-// TestRecorder: each successful action is recorded, its target's
-// locators read before it ran.
-func TestRecorder(t *testing.T) {
-	log := &Log{}
-	f := start(t, Options{Recorder: log}, nil)
-	f.ext.Handle(protocol.ActionDescribe, func(a protocol.Action) (any, *protocol.Error) {
-		return protocol.DescribeResult{Tag: "input", InputType: "password", Label: "Password", Locators: []protocol.Locator{{By: "label", Label: "Password", Count: 1}}}, nil
-	})
-	f.call(t, map[string]any{"action": "navigate", "url": "https://a.test/login"})
-	f.call(t, map[string]any{"action": "type", "uid": "e2", "text": "hunter2"})
-	f.ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
-		return nil, protocol.Errorf(protocol.CodeElementStale, "stale")
-	})
-	f.call(t, map[string]any{"action": "click", "uid": "e9"})
-	steps := log.Steps()
-	if len(steps) != 2 || steps[0].Action.Type != protocol.ActionNavigate || steps[1].Action.Type != protocol.ActionType_ {
-		t.Fatalf("recorded %d steps %+v, want navigate and type (not the failed click)", len(steps), steps)
-	}
-	if tg := steps[1].Target; tg == nil || !tg.Password() || tg.Locators[0].Label != "Password" {
-		t.Errorf("type's target %+v, want the password field's locators", tg)
-	}
-	if steps[0].URL != "https://a.test/login" {
-		t.Errorf("navigate's step URL %q", steps[0].URL)
-	}
-}
 
 // TestUploadStaysInRoot: upload's files resolve against the server's
 // folder, and one outside it (or a link out of it) is refused.

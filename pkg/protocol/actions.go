@@ -103,7 +103,22 @@ type Action struct {
 	// Clear makes type clear the field's value before it types (feature
 	// type_clear, Playwright's fill).
 	Clear bool `json:"clear,omitempty"`
+	// Button and ClickCount are click's (feature click_options): the mouse
+	// button (MouseButton*; "" is left) and how many clicks in a row (nil
+	// is one; 2 a double click, 3 a triple click, at most 3).
+	Button     string `json:"button,omitempty"`
+	ClickCount *int   `json:"clickCount,omitempty"`
 }
+
+// Mouse buttons, click's button (schema $defs/action.click): the names
+// Input.dispatchMouseEvent takes.
+const (
+	MouseButtonLeft    = "left"
+	MouseButtonMiddle  = "middle"
+	MouseButtonRight   = "right"
+	MouseButtonBack    = "back"
+	MouseButtonForward = "forward"
+)
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a
 // list of one. It decodes either form and always encodes a list.

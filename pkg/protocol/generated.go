@@ -49,6 +49,7 @@ const (
 	FeatureDescribe           = "describe"             // the describe action: one element's readable locators (role and name, label, test id, id, a short CSS path, text), best first, each with how many elements it matches
 	FeatureTypeClear          = "type_clear"           // type takes clear: true and clears the field's value (select all, then delete, firing input events) before it types, as Playwright's fill
 	FeatureReplay             = "replay"               // the extension keeps recent request ids, a started mark and their answers in chrome.storage.session (x-replay) and does not abort its running actions when the connection drops: a request the daemon re-sends after a reconnect, with the same id and replay: true, is answered from that cache or joins the action still running, and never runs twice; one that started but whose answer was lost (the worker restarted mid-action) is internal_error, reason outcome_unknown
+	FeatureClickOptions       = "click_options"        // click takes button (left, middle, right, back or forward) and clickCount (2 for a double click, 3 for a triple click)
 )
 
 // Features lists every known feature in schema order.
@@ -78,6 +79,7 @@ var Features = []string{
 	FeatureDescribe,
 	FeatureTypeClear,
 	FeatureReplay,
+	FeatureClickOptions,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -211,6 +213,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
+			{Name: "button", Kind: KindString, Required: false, Example: "left", Feature: FeatureClickOptions, Description: "The mouse button that clicks, as Input.dispatchMouseEvent names it: left, middle, right (the page gets contextmenu), back or forward (a pure addition to v4)."},
+			{Name: "clickCount", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureClickOptions, Description: "Clicks in a row at the same point: 2 is a double click (the page gets click, click and dblclick, as from a person), 3 a triple click (a pure addition to v4)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,60 @@ func TestRun_ErrorContract(t *testing.T) {
 			}
 			if info := rec.Steps[0].Error; info == nil || info.Code != tc.code || info.Hint != lookupNext(tc.code) {
 				t.Errorf("step error = %+v, want code %s with the contract's hint", info, tc.code)
+			}
+		})
+	}
+}
+
+// TestRun_EveryCodeFollowsItsContractRow: a step that fails with each code
+// is handled as the code's row of the error contract says (protocol.Lookup,
+// the schema's x-contract), so a row that changes in the schema changes
+// the retry loop with it: a RetryNever code is sent once, even with retry;
+// a RetryReExtract code re-runs the extract its target came from; any
+// other code is sent again as retry.on allows.
+func TestRun_EveryCodeFollowsItsContractRow(t *testing.T) {
+	for _, code := range append(slices.Clone(protocol.Codes), protocol.CodeBridgeUnavailable) {
+		t.Run(string(code), func(t *testing.T) {
+			info, ok := protocol.Lookup(code)
+			if !ok {
+				t.Fatalf("%s has no contract row", code)
+			}
+			on := code // retry.on may not name a RetryNever code
+			if info.Retry == protocol.RetryNever {
+				on = protocol.CodeTimeout
+			}
+			fake := runnertest.New().
+				On(protocol.ActionExtract, runnertest.Result(loginPage())).
+				On(protocol.ActionClick, runnertest.Fail(code, "scripted"))
+			rec, _ := runFlow(t, fake, `
+name: contract
+steps:
+  - extract: { tabId: 5 }
+    as: page
+  - click: { uid: "${{ uid(page, 'button', 'Sign in') }}" }
+    retry: { attempts: 3, delay: 1ms, on: [`+string(on)+`] }
+`)
+			wantClicks, wantExtracts := 1, 1
+			switch info.Retry {
+			case protocol.RetryReExtract:
+				wantClicks, wantExtracts = 3, 3 // two recoveries: max(1, attempts-1)
+			case protocol.RetryIfTransient:
+				wantClicks = 3
+			}
+			var clicks, extracts int
+			for _, a := range fake.Requests() {
+				switch a.Type {
+				case protocol.ActionClick:
+					clicks++
+				case protocol.ActionExtract:
+					extracts++
+				}
+			}
+			if clicks != wantClicks || extracts != wantExtracts {
+				t.Errorf("%s (retry %s): %d clicks and %d extracts, want %d and %d", code, info.Retry, clicks, extracts, wantClicks, wantExtracts)
+			}
+			if rec.Status == StatusPassed {
+				t.Errorf("status passed, want the step to fail with %s", code)
 			}
 		})
 	}

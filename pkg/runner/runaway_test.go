@@ -45,11 +45,11 @@ func TestRun_BusyLoopStops(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			var progress bytes.Buffer
+			start := time.Now() // before the cancel's timer, which counts from here
 			if tc.cancel > 0 {
 				time.AfterFunc(tc.cancel, cancel)
 			}
-			var progress bytes.Buffer
-			start := time.Now()
 			rec := (&Runner{Requester: runnertest.New(), Progress: &progress}).RunFlow(ctx, f)
 			took := time.Since(start)
 			t.Logf("%s: stopped after %s (deadline %s), %d steps in the report, %d progress lines", tc.name, took.Round(time.Millisecond), tc.limit, len(rec.Steps), strings.Count(progress.String(), "\n"))

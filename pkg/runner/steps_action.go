@@ -215,14 +215,16 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 	return out
 }
 
-// Run sends the action under the error contract:
-//   - domain_blocked is terminal (the flow ends blocked);
-//   - invalid_action and session_not_found fail at once, with the
-//     contract's hint;
-//   - element_stale and element_not_found (a uid() miss included) never
-//     resend the same request: when the params came from an earlier
-//     extract, that extract is re-run on its tab, its `as` name rebound and
-//     the params re-evaluated, once by default, more with retry;
+// Run sends the action under the error contract, reading each code's
+// row (protocol.Lookup, the schema's x-contract):
+//   - a RetryNever code (domain_blocked, invalid_action, session_not_found,
+//     bridge_unavailable) fails at once, with the contract's hint;
+//     domain_blocked ends the flow blocked (classify);
+//   - a RetryReExtract code (element_stale, element_not_found, a uid()
+//     miss included) never resends the same request: when the params came
+//     from an earlier extract, that extract is re-run on its tab, its `as`
+//     name rebound and the params re-evaluated, once by default, more with
+//     retry;
 //   - any other code is retried only when retry.on lists it, except a
 //     request the person stopped (stoppedByPerson), never sent again.
 func (st *ActionStep) Run(ctx context.Context, s *State) error {
@@ -248,10 +250,11 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		if !errors.As(err, &be) || stoppedByPerson(err) != "" {
 			return err
 		}
-		switch be.Code {
-		case protocol.CodeDomainBlocked, protocol.CodeInvalidAction, protocol.CodeSessionNotFound, protocol.CodeBridgeUnavailable:
+		contract, _ := protocol.Lookup(be.Code)
+		switch contract.Retry {
+		case protocol.RetryNever:
 			return be
-		case protocol.CodeElementStale, protocol.CodeElementNotFound:
+		case protocol.RetryReExtract:
 			origins := st.origins(s)
 			if len(origins) == 0 || recoveries == 0 {
 				return be

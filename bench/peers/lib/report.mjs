@@ -13,7 +13,7 @@ export function comparisons(measures) {
       const c = compare(m.rounds.map((r) => ({ bua: r.bua, peer: r[peer] })));
       const target = m.targets?.[peer] ?? null;
       rows.push({
-        id: `${m.id}/${peer}`, scenario: m.id, title: m.title, group: m.group ?? m.id, unit: m.unit, peer,
+        id: `${m.id}/${peer}`, scenario: m.id, title: m.title, group: m.group ?? m.id, groupTitle: m.groupTitle, unit: m.unit, peer,
         ops: { bua: m.ops.bua, peer: m.ops[peer] }, target, meetsTarget: meets(c.ratio.median, target), ...c,
       });
     }
@@ -22,17 +22,21 @@ export function comparisons(measures) {
 }
 
 /**
- * plotRows folds the per-page size rows into one row per peer (median
+ * plotRows folds the rows of a group of pages (the output sizes, the MCP
+ * reads: measures with a group) into one row per group and peer (median
  * over pages, spread = the pages' min and max ratios; the target holds
  * only when every page meets it), so the plot stays readable.
  */
 export function plotRows(rows) {
-  const out = rows.filter((r) => r.group !== 'size');
-  for (const peer of [...new Set(rows.filter((r) => r.group === 'size').map((r) => r.peer))]) {
-    const pages = rows.filter((r) => r.group === 'size' && r.peer === peer);
+  const folded = (r) => r.group !== r.scenario;
+  const out = rows.filter((r) => !folded(r));
+  const keys = [...new Set(rows.filter(folded).map((r) => `${r.group}\n${r.peer}`))];
+  for (const key of keys) {
+    const [group, peer] = key.split('\n');
+    const pages = rows.filter((r) => folded(r) && r.group === group && r.peer === peer);
     const target = pages[0].target;
     out.push({
-      id: `size/${peer}`, title: `output size, ${pages.length} pages`, peer, unit: 'chars', target,
+      id: `${group}/${peer}`, title: pages[0].groupTitle ?? `${group}, ${pages.length} pages`, peer, unit: pages[0].unit, target,
       meetsTarget: target == null ? null : pages.every((p) => p.ratio.max <= target),
       ratio: { median: median(pages.map((p) => p.ratio.median)), min: Math.min(...pages.map((p) => p.ratio.min)), max: Math.max(...pages.map((p) => p.ratio.max)) },
     });
@@ -83,8 +87,8 @@ new Chart(document.getElementById('c'), {
   options: {
     indexAxis: 'y', animation: false, responsive: true, maintainAspectRatio: false,
     scales: {
-      x: { type: 'logarithmic', min: 0.05, max: 20, title: { display: true, text: 'bua / peer (log scale; < 1 means bua is faster or smaller)' },
-           ticks: { maxRotation: 0, autoSkip: false, callback: (v) => [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20].includes(v) ? v + '×' : '' } },
+      x: { type: 'logarithmic', min: 0.01, max: 20, title: { display: true, text: 'bua / peer (log scale; < 1 means bua is faster or smaller)' },
+           ticks: { maxRotation: 0, autoSkip: false, callback: (v) => [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20].includes(v) ? v + '×' : '' } },
       y: { type: 'category', labels: ${JSON.stringify(labels)} },
     },
     plugins: { title: { display: true, text: ${JSON.stringify(title)} }, legend: { position: 'bottom' } },

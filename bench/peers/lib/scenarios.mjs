@@ -14,46 +14,11 @@ import { performance } from 'node:perf_hooks';
 import { Bua, AgentBrowser, launchOptions, freshDir } from './tools.mjs';
 import { tree, pssKB } from './proc.mjs';
 import { flowSteps, buaFlowYAML, runPlaywright } from './flow.mjs';
+import { interleave, timed, expect, count, rounds } from './measure.mjs';
+import { mcp } from './mcpscenario.mjs';
 
 const AB = 'agent-browser';
 const PW = 'playwright';
-
-/** interleave runs each side once, in an order that flips every round. */
-async function interleave(round, sides) {
-  const names = Object.keys(sides);
-  const out = {};
-  for (const k of round % 2 ? names.reverse() : names) out[k] = await sides[k]();
-  return out;
-}
-
-/** timed runs fn warmup times untimed, then n times timed; fn returns ms or nothing. */
-async function timed(n, warmup, fn) {
-  for (let i = 0; i < warmup; i++) await fn();
-  const ms = [];
-  for (let i = 0; i < n; i++) {
-    const start = performance.now();
-    const own = await fn();
-    ms.push(typeof own === 'number' ? own : performance.now() - start);
-  }
-  return ms;
-}
-
-/** expect throws unless ok, naming what the tool got: every sample is checked. */
-function expect(ok, what, got) {
-  if (!ok) throw new Error(`${what}; got: ${String(got).slice(0, 500)}`);
-}
-
-/** count is how many times re matches s. */
-const count = (s, re) => (s.match(re) || []).length;
-
-async function rounds(ctx, fn) {
-  const out = [];
-  for (let r = 0; r < ctx.cfg.rounds; r++) {
-    out.push(await fn(r));
-    ctx.log(`  round ${r + 1}/${ctx.cfg.rounds} done`);
-  }
-  return out;
-}
 
 /** One-shot: a whole CLI process per action, against a warm daemon and browser. */
 export async function oneShot(ctx) {
@@ -210,7 +175,7 @@ export async function outputSize(ctx) {
     ctx.log(`size ${name}`);
     const defaults = [];
     measures.push({
-      id: `size-${name.replace(/[^a-z0-9.]+/gi, '-')}`, title: `output size, ${name}`, unit: 'chars', group: 'size', targets: { [AB]: 0.8 },
+      id: `size-${name.replace(/[^a-z0-9.]+/gi, '-')}`, title: `output size, ${name}`, unit: 'chars', group: 'size', groupTitle: `output size, ${pages.length} pages`, targets: { [AB]: 0.8 },
       ops: { bua: 'bua extract --format elements --max-elements 5000', [AB]: 'agent-browser snapshot -i', [PW]: "page.locator('body').ariaSnapshot()" },
       page: url,
       buaDefaultChars: defaults,
@@ -335,4 +300,4 @@ export async function flow50(ctx) {
 }
 
 /** all lists the scenarios in run order, by name (PEERS_ONLY picks among them). */
-export const all = { oneShot, inProcess, buttons, outputSize, memory, coldStart, flow50 };
+export const all = { oneShot, inProcess, buttons, outputSize, memory, coldStart, flow50, mcp };

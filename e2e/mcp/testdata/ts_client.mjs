@@ -1,12 +1,15 @@
 // The sign-in scenario through the official TypeScript MCP SDK's client
 // (typescript_test.go runs it): it starts `bua mcp` over stdio, lists the
 // tools, signs in on the fixture app, and prints one JSON line of what it
-// saw. Usage: node ts_client.mjs BUA_BINARY BASE_URL
+// saw. Usage: node ts_client.mjs BUA_BINARY BASE_URL [RECORD_FILE]; with
+// RECORD_FILE the server runs with --record RECORD_FILE, and has written
+// it once the client closed (close waits for the process to exit).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [bua, base] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command: bua, args: ["mcp"], env: process.env, stderr: "inherit" });
+const [bua, base, record] = process.argv.slice(2);
+const args = record ? ["mcp", "--record", record] : ["mcp"];
+const transport = new StdioClientTransport({ command: bua, args, env: process.env, stderr: "inherit" });
 const client = new Client({ name: "bua-e2e-ts", version: "1.0.0" });
 await client.connect(transport);
 

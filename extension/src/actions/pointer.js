@@ -11,7 +11,8 @@ export async function click(ctx, action) {
   const m = mouse(ctx);
   return retryPointerAction(ctx, action, { enabled: true }, async (at) => {
     if (at.hidden) await m.drawFrame();
-    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at)));
+    const press = { button: action.button || "left", clickCount: action.clickCount || 1 };
+    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at, press)));
   });
 }
 

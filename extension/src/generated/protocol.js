@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 4;
 export const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay"]);
+export const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 export const REASONS = Object.freeze({
@@ -41,7 +41,7 @@ export const ACTIONS = Object.freeze(["navigate","click","type","hover","press_k
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 export const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","waitUntil","dialogs","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","button","clickCount","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","clear","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),

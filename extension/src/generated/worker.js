@@ -423,7 +423,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -458,7 +458,7 @@ const ACTIONS = Object.freeze(["navigate","click","type","hover","press_key","sc
 // the tabs API), default budget in ms, and params, from $defs/action.*.
 const ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["url","waitUntil","dialogs","tabId"]) }),
-  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","download","tabId"]) }),
+  click: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","button","clickCount","force","download","tabId"]) }),
   type: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","force","clear","tabId"]) }),
   hover: Object.freeze({ scope: "tab", budgetMs: 30000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","force","tabId"]) }),
   press_key: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["key","download","tabId"]) }),
@@ -5006,6 +5006,10 @@ const __lib_input = (() => {
 const { invalid, sessionSend } = __lib_cdp;
 const { keyEvents } = __lib_keys;
 
+// BUTTON_BITS is Input.dispatchMouseEvent's `buttons` bit for each of
+// click's buttons.
+const BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
+
 // mouse returns the mouse for ctx (its send, sendTo, sleep and budget, and
 // managed()): move and click at an aim {x, y, to} (to: {session, x, y}
 // for an out-of-process iframe's own session and point).
@@ -5019,16 +5023,23 @@ function mouse(ctx) {
     async move(at) {
       await event(at, "mouseMoved");
     },
-    // click sends move, press and release back to back without waiting
-    // between them: a debugger session runs its commands in order, so the
-    // page still sees move, press, release, and the click costs one round
-    // trip instead of three.
-    async click(at) {
-      await Promise.all([
-        event(at, "mouseMoved"),
-        event(at, "mousePressed", { button: "left", buttons: 1, clickCount: 1 }),
-        event(at, "mouseReleased", { button: "left", buttons: 0, clickCount: 1 }),
-      ]);
+    // click sends a move, then clickCount presses and releases of button
+    // (the schema's action.click button and clickCount, feature
+    // click_options), counting up as a person's double click reaches
+    // Chromium: the page sees click (detail 1), click (detail 2), then
+    // dblclick. They go back to back without waiting between them: a
+    // debugger session runs its commands in order, so the page still sees
+    // move, press, release, and the click costs one round trip instead of
+    // three.
+    async click(at, { button = "left", clickCount = 1 } = {}) {
+      const sent = [event(at, "mouseMoved")];
+      for (let n = 1; n <= clickCount; n++) {
+        sent.push(
+          event(at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
+          event(at, "mouseReleased", { button, buttons: 0, clickCount: n }),
+        );
+      }
+      await Promise.all(sent);
     },
     drawFrame: () => drawFrame(ctx),
   };
@@ -5501,7 +5512,8 @@ async function click(ctx, action) {
   const m = mouse(ctx);
   return retryPointerAction(ctx, action, { enabled: true }, async (at) => {
     if (at.hidden) await m.drawFrame();
-    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at)));
+    const press = { button: action.button || "left", clickCount: action.clickCount || 1 };
+    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at, press)));
   });
 }
 

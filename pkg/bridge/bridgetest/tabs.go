@@ -50,6 +50,14 @@ func (b *Tabs) openLocked(u string) int {
 	return id
 }
 
+// Load loads u into tab as the page would on its own (a script, a
+// redirect): no action, the title following the URL.
+func (b *Tabs) Load(tab int, u string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.urls[tab], b.titles[tab] = u, "Page "+u
+}
+
 // Close closes tab as the person would (no action).
 func (b *Tabs) Close(tab int) {
 	b.mu.Lock()

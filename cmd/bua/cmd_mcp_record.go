@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bua-dev/bua/pkg/flowwriter"
+	"github.com/bua-dev/bua/pkg/mcpserver"
+)
+
+// `bua mcp --record FILE` (docs/record.md): the server keeps each action
+// that succeeded (mcpserver.Log), and when it exits (its client hung up,
+// Ctrl-C, SIGTERM) the flow writer turns them into a flow at FILE.
+
+// checkRecord checks --record's FILE before the server starts, so that an
+// agent's work is never recorded only to be lost at the end.
+func checkRecord(c *cli.Context) error {
+	if !c.IsSet("record") {
+		return nil
+	}
+	if c.Bool("read-only") {
+		return usageError("--record and --read-only do not go together: a read-only agent changes nothing a flow would replay")
+	}
+	if err := flowwriter.CheckPath(c.String("record")); err != nil {
+		return usageError("--record: " + err.Error())
+	}
+	return nil
+}
+
+// saveRecording writes steps as a flow at --record's FILE, and tells the
+// person on stderr (and in the log) what was written and which environment
+// variables a replay needs. It loses nothing: when FILE cannot be written,
+// the flow goes to a file in the temp folder instead, or, failing that, to
+// stderr, and the command exits 1.
+func saveRecording(c *cli.Context, env *Env, log *slog.Logger, steps []mcpserver.Step) error {
+	path := c.String("record")
+	h := flowwriter.Header{MadeBy: "bua mcp --record", Command: recordCommand(c), Time: env.Now()}
+	f, err := flowwriter.Compile(h, mcpserver.Entries(steps))
+	if f == nil {
+		fmt.Fprintf(env.Stderr, "bua mcp: %s was not written: %v\n", path, err)
+		log.Error("recording not written", "path", path, "err", err)
+		return exit(exitFailure)
+	}
+	if f.Steps == 0 {
+		why := "no action succeeded"
+		if len(steps) > 0 {
+			why = fmt.Sprintf("the agent only read pages (%d reads), which a flow leaves out", len(steps))
+		}
+		fmt.Fprintf(env.Stderr, "bua mcp: nothing to record (%s): %s was not written\n", why, path)
+		log.Info("recording not written: nothing to replay", "path", path, "actions", len(steps))
+		return nil
+	}
+	code := exitOK
+	if werr := f.WriteFile(path); werr != nil {
+		fmt.Fprintf(env.Stderr, "bua mcp: the recording was not written: %v\n", werr)
+		log.Error("recording not written", "path", path, "err", werr)
+		if path = saveElsewhere(env, f); path == "" {
+			return exit(exitFailure)
+		}
+		code = exitFailure
+	}
+	var envs []string
+	for _, v := range f.Env {
+		envs = append(envs, v.Name)
+	}
+	log.Info("recording written", "path", path, "actions", len(steps), "steps", f.Steps, "env", envs, "handEdits", len(f.Problems))
+	fmt.Fprintf(env.Stderr, "bua mcp: recorded %d of the agent's actions, %d of them as steps to replay (reads are left out), in %s\n", len(steps), f.Steps, path)
+	var inc *flowwriter.IncompleteError
+	if errors.As(err, &inc) {
+		fmt.Fprintf(env.Stderr, "bua mcp: %d steps need a hand edit before the flow replays (see its \"bua: edit this\" comments):\n", len(inc.Problems))
+		for _, p := range inc.Problems {
+			fmt.Fprintf(env.Stderr, "  %s\n", p)
+		}
+	}
+	run := "bua run " + shellWord(path)
+	if len(f.Env) > 0 {
+		fmt.Fprintf(env.Stderr, "bua mcp: a replay needs these environment variables (secrets: never written to the file):\n")
+		var sets []string
+		for _, v := range f.Env {
+			fmt.Fprintf(env.Stderr, "  %s: %s\n", v.Name, v.What())
+			sets = append(sets, v.Name+"=...")
+		}
+		run = strings.Join(sets, " ") + " " + run
+	}
+	fmt.Fprintf(env.Stderr, "bua mcp: replay it with: %s\n", run)
+	return exit(code)
+}
+
+// saveElsewhere writes f to a new file in the temp folder, for a recording
+// whose FILE could not be written, and returns its path; "" when that
+// failed too, after printing the flow on stderr, the last place left.
+func saveElsewhere(env *Env, f *flowwriter.Flow) string {
+	tmp, err := os.CreateTemp("", "bua-record-*.yaml") // 0600
+	if err == nil {
+		_, err = tmp.Write(f.YAML)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			fmt.Fprintf(env.Stderr, "bua mcp: it was written to %s instead: move it where you want it\n", tmp.Name())
+			return tmp.Name()
+		}
+		_ = os.Remove(tmp.Name())
+	}
+	fmt.Fprintf(env.Stderr, "bua mcp: nor could it be written to the temp folder (%v); here it is:\n%s", err, f.YAML)
+	return ""
+}
+
+// recordCommand is the command line that made the recording, as the
+// flow's header gives it: the flags that shaped what the agent could do.
+func recordCommand(c *cli.Context) string {
+	words := []string{"bua", "mcp"}
+	if c.IsSet("browser") {
+		words = append(words, "--browser", c.String("browser"))
+	}
+	if c.Bool("headless") {
+		words = append(words, "--headless")
+	}
+	for _, flag := range []string{"allow", "block"} {
+		for _, d := range c.StringSlice(flag) {
+			words = append(words, "--"+flag, shellWord(d))
+		}
+	}
+	return strings.Join(append(words, "--record", shellWord(c.String("record"))), " ")
+}
+
+// shellWord is s as one word a POSIX shell reads back as s.
+func shellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)

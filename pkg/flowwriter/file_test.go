@@ -1,0 +1,100 @@
+package flowwriter
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+)
+
+// TestFlowWriteFile: the flow replaces what path held, whole, at 0600,
+// through a symbolic link to the file it names, and leaves no temporary
+// file behind; a write that fails leaves path as it was and names it.
+func TestFlowWriteFile(t *testing.T) {
+	f, err := Compile(Header{MadeBy: "test"}, []Entry{
+		{Action: protocol.Action{Type: protocol.ActionNavigate, URL: "https://h.example/"}, URLAfter: "https://h.example/"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "flow.yaml")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink("flow.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(link); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != string(f.YAML) {
+		t.Errorf("%s holds %q (%v), want the flow", path, got, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %04o, want 0600", fi.Mode().Perm())
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != "flow.yaml link.yaml" {
+		t.Errorf("the folder holds %v, want only the flow and the link", names)
+	}
+
+	// A folder where the file should be: the rename fails, even for root.
+	busy := filepath.Join(dir, "busy.yaml")
+	if err := os.MkdirAll(filepath.Join(busy, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err = f.WriteFile(busy)
+	if err == nil || !strings.Contains(err.Error(), busy) {
+		t.Errorf("WriteFile over a folder: %v, want an error naming %s", err, busy)
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != "busy.yaml flow.yaml link.yaml" {
+		t.Errorf("a failed write left %v", names)
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestCheckPath: a file in a folder that exists passes, and leaves nothing
+// behind; no folder, a folder as the file, or a file as the folder is an
+// error saying what to do.
+func TestCheckPath(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPath(filepath.Join(dir, "new.yaml")); err != nil {
+		t.Errorf("a new file in a folder: %v", err)
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != "plain" {
+		t.Errorf("the check left %v", names)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"", "no file named"},
+		{filepath.Join(dir, "missing", "x.yaml"), "does not exist: create it (mkdir -p"},
+		{dir, "is a folder: name a file in it"},
+		{filepath.Join(plain, "x.yaml"), "is not a folder"},
+	} {
+		if err := CheckPath(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckPath(%q) = %v, want %q", tc.path, err, tc.want)
+		}
+	}
+}

@@ -1,6 +1,6 @@
-// Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
-// in ACTION_SPECS and queues. "tab" actions: resolve the tab, queue per tab
+// Turns one validated action into one result
+// (docs/extension.md#dispatcher-rules): routes by the action's scope in
+// ACTION_SPECS and queues. "tab" actions: resolve the tab, queue per tab
 // (tab-queues.js), then the gate (tab-gate.js: the blocklist, the session,
 // the window) and the debugger controller. "browser" actions (get_tabs,
 // open_tab, close_tab) run from actions/tabs.js through the tabs API,
@@ -8,8 +8,8 @@
 // (lib/budget.js) and under an AbortSignal (budget.signal) that aborts
 // when the daemon cancels it, when its watchdog fires, or when its tab
 // closes: the request then ends at once, frees its place in the tab's
-// queue, and its leftover work stops at its next await (spec 001
-// §Cancellation, docs/extension.md §Cancellation). A session the person
+// queue, and its leftover work stops at its next await
+// (docs/architecture.md#cancellation, docs/extension.md §Cancellation). A session the person
 // ends (Stop, Stop all, the debugger bar's Cancel), or that the blocklist,
 // idle or a locked screen ends, ends its tab's pending requests at once
 // with internal_error and error.reason = the end reason; a stopped tab

@@ -1,7 +1,6 @@
 // The gate a per-tab action passes before it reaches its tab, and the
-// bookkeeping after it (spec 001 §End-to-End Data Flow: "consent and
-// session invariants are enforced HERE, before any CDP call";
-// docs/extension.md §Dispatcher rules): a tab the person stopped is
+// bookkeeping after it (consent and the session's invariants are
+// enforced here, before any CDP call; docs/extension.md#dispatcher-rules): a tab the person stopped is
 // refused, a blocklisted domain is refused (and its session ended), the
 // tab is shown for input (the window manager's showTab), the session
 // starts or goes on, the controller runs the action; then a tab the input
@@ -15,7 +14,7 @@ import { urlOf } from "./actions/tabs.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 
 // stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (spec 001 §Cancellation).
+// the person stopped (docs/architecture.md#cancellation).
 export function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;

@@ -1,5 +1,5 @@
 // The BUA window: one minimized, unfocused window that agent tabs open into,
-// so a person's own windows are never disturbed (spec 001 §BuaWindowManager).
+// so a person's own windows are never disturbed (docs/extension.md#focus-and-input-in-the-bua-window).
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
@@ -11,11 +11,18 @@
 // start). Until then get_tabs does not list it (isSpare).
 //
 // The focus policy is here too (showTab, docs/extension.md §Focus and
-// input in the BUA window): a tab is shown before input reaches it, and a
-// click's window is given back as it was.
+// input in the BUA window): a tab is shown before input reaches it, a
+// click's window is given back as it was, and a person's BUA window is
+// kept hidden a while after it is made and after a click in it, against a
+// window manager that shows it late (window-focus.js).
 
 import { BridgeError, ErrorCodes } from "./lib/errors.js";
 import { REASONS } from "./generated/protocol.js";
+import { HIDE_WATCH_MS, HiddenWatch, holdFocus, showWindow } from "./window-focus.js";
+
+// HIDE_WATCH_MS (window-focus.js) is how long a person's BUA window is
+// kept hidden after it is made and after a click in it.
+export { HIDE_WATCH_MS };
 
 // VIEWPORT is the page size of a managed browser's windows, Playwright's
 // default: a page is laid out as under Playwright (Chromium's own default
@@ -28,15 +35,12 @@ export const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 // any tab.
 const INPUT_ACTIONS = new Set(["click", "hover", "type", "press_key"]);
 
-// FOCUS_BACK_MS bounds the wait for the focus to come back to the person's
-// window after a click (holdFocus): 30-80 ms under Xvfb and openbox.
-const FOCUS_BACK_MS = 500;
-
-// createWindowManager({api, isManaged, timers}): api is chrome-api.js's
-// object; isManaged (optional) says whether the browser is a managed one
-// (no person sits at it); timers paces the wait for the focus to come back.
-export function createWindowManager({ api, isManaged = () => false, timers = globalThis }) {
-  return new WindowManager(api, isManaged, timers);
+// createWindowManager({api, isManaged, timers, now}): api is
+// chrome-api.js's object; isManaged (optional) says whether the browser is
+// a managed one (no person sits at it); timers paces the wait for the
+// focus to come back; now is the hidden watch's clock (ms).
+export function createWindowManager({ api, isManaged = () => false, timers = globalThis, now = Date.now }) {
+  return new WindowManager(api, isManaged, timers, now);
 }
 
 class WindowManager {
@@ -46,11 +50,13 @@ class WindowManager {
   #lock = Promise.resolve();
   #cachedId = null;
   #spareId = null; // the prewarmed window's blank tab, not yet handed out
+  #watch;
 
-  constructor(api, isManaged, timers) {
+  constructor(api, isManaged, timers, now) {
     this.#api = api;
     this.#isManaged = isManaged;
     this.#timers = timers;
+    this.#watch = new HiddenWatch(api, now);
   }
 
   // prewarm opens the BUA window ahead of the first open_tab (managed
@@ -103,9 +109,37 @@ class WindowManager {
     });
   }
 
+  // keepHidden keeps the BUA window windowId minimized and unfocused for
+  // HIDE_WATCH_MS (a person's browser only): after a click's press in it,
+  // whose activation can come after the click answered. back is the
+  // window that had the focus (null: none of Chrome's).
+  keepHidden(windowId, back) {
+    if (!this.#isManaged()) this.#watch.keep(windowId, back);
+  }
+
+  // show brings windowId in front of the person (showWindow), which ends
+  // any watch keeping it hidden: bua shows the BUA window itself when a
+  // handoff's tab has no other window to go to, or the person asks for a
+  // handoff's tab from the popup.
+  show(windowId) {
+    this.#watch.end(windowId);
+    return showWindow(this.#api, windowId);
+  }
+
+  // focusChanged and boundsChanged are chrome.windows.onFocusChanged and
+  // onBoundsChanged, for the watch (window-focus.js).
+  focusChanged(windowId) {
+    return this.#watch.focusChanged(windowId);
+  }
+
+  boundsChanged(win) {
+    return this.#watch.boundsChanged(win);
+  }
+
   // windowRemoved forgets the BUA window when Chrome closes it (its last
   // tab closed, or the person closed it).
   windowRemoved(windowId) {
+    this.#watch.end(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
       this.#spareId = null;
@@ -154,35 +188,11 @@ class WindowManager {
       }
       await this.#api.tabs.update(tabId, { active: true });
     }
-    return click ? this.#holdFocus(tab.windowId, wins) : null;
+    return click ? holdFocus(this.#focusDeps(), tab.windowId, wins) : null;
   }
 
-  // holdFocus is for a click in a window that does not have the focus:
-  // Chrome activates (restores and focuses) the window of a page that gets
-  // a mouse press, whatever focus emulation says (docs/extension.md
-  // §Focus). wins are the windows as they were before the press; the
-  // returned function, run after the click, puts them back: the window
-  // minimized again if it was, the focus back on the window that had it.
-  // Null when there is nothing to keep.
-  #holdFocus(windowId, wins) {
-    const win = wins.find((w) => w.id === windowId);
-    if (!win || win.focused) return null;
-    const focused = wins.find((w) => w.focused);
-    const api = this.#api;
-    return async () => {
-      const after = await api.windows.get(windowId);
-      if (after.state === win.state && !after.focused) return;
-      if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });
-      if (!focused) return;
-      await api.windows.update(focused.id, { focused: true });
-      // The window manager applies the focus after windows.update answers:
-      // wait for it, so the person's page has the focus again when the
-      // click's answer (and the agent's next action) comes.
-      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
-        if ((await api.windows.get(focused.id)).focused) return;
-        await new Promise((resolve) => this.#timers.setTimeout(resolve, 20));
-      }
-    };
+  #focusDeps() {
+    return { api: this.#api, timers: this.#timers, keepHidden: (id, back) => this.keepHidden(id, back) };
   }
 
   #withLock(fn) {
@@ -215,11 +225,14 @@ class WindowManager {
   // out-of-process frames' input wait for frames that never come.
   async #newBuaWindow(props) {
     const state = this.#isManaged() ? "normal" : "minimized";
+    const back = this.#isManaged() ? null : await this.#focusedWindow();
     let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
-    // the person would see the BUA window appear.
+    // the person would see the BUA window appear. The window manager may
+    // also map it later, normal and focused: keepHidden watches for that.
     if (win.state && win.state !== state) win = { ...win, ...(await this.#api.windows.update(win.id, { state })) };
+    this.keepHidden(win.id, back);
     this.#cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
@@ -243,6 +256,17 @@ class WindowManager {
     const dh = VIEWPORT.height - tab.height;
     if (dw === 0 && dh === 0) return win;
     return { ...win, ...(await api.windows.update(win.id, { width: win.width + dw, height: win.height + dh })) };
+  }
+
+  // focusedWindow is the id of the Chrome window that has the focus, or
+  // null when none has (the person is in another program).
+  async #focusedWindow() {
+    try {
+      const w = await this.#api.windows.getLastFocused();
+      return w && w.focused ? w.id : null;
+    } catch {
+      return null;
+    }
   }
 
   // personWindow is the person's last focused normal window, or null when
@@ -303,11 +327,4 @@ class WindowManager {
     await api.windows.update(target.id, { focused: true });
     return tab;
   }
-}
-
-// showWindow brings windowId in front of the person: focused, and
-// restored first when minimized (a focus alone leaves it minimized).
-export async function showWindow(api, windowId) {
-  const win = await api.windows.get(windowId).catch(() => null);
-  await api.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }

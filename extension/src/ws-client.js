@@ -1,4 +1,4 @@
-// The worker's one WebSocket to the daemon (protocol v4 §Handshake,
+// The worker's one WebSocket to the daemon (docs/protocol.md#handshake,
 // docs/extension.md §ws-client rules): hello, then nothing until
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
 // anything else reconnects with jittered backoff (4029, "rate-limited, try

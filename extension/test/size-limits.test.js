@@ -24,9 +24,6 @@ const EXEMPT = new Map([
   // item 5).
   ["lib/markdown.js", "pagescripts"],
   ["lib/elements.js", "pagescripts"],
-  // The protoleaf work replaces the hand-kept validator with code
-  // generated from the schema (issue 23 item 3).
-  ["validator.js", "protoleaf"],
 ]);
 
 function sources(dir) {

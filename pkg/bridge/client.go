@@ -388,8 +388,7 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
-// answers. Validating here too would cost each one-shot command the
-// schema's compile (about 1 ms) for nothing.
+// answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
 	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner})
 }

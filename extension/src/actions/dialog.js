@@ -1,4 +1,4 @@
-// Dialogs (protocol v4 §Dialogs, docs/extension.md §Controller interface):
+// Dialogs (docs/protocol.md#dialogs, docs/extension.md#controller-interface):
 // handle_dialog, and the policy every action meets a dialog under. During
 // evaluate a dialog is answered at once; under a dialogs policy (a
 // navigate, reload, go_back, go_forward or close_tab sent with dialogs:
@@ -42,7 +42,7 @@ export const executors = Object.freeze({ handle_dialog: handleDialog });
 export function dialogOpening(session, p) {
   const d = { dialogType: p.type || "alert", message: typeof p.message === "string" ? p.message : "" };
   if (session.evaluating) {
-    // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+    // docs/protocol.md#dialogs: during evaluate, answer at once (accept an
     // alert or beforeunload, dismiss a confirm or prompt): until a dialog
     // is answered the renderer is blocked and the evaluate would hang.
     answerNow(session, d, d.dialogType === "alert" || d.dialogType === "beforeunload", "evaluate");
@@ -56,7 +56,7 @@ export function dialogOpening(session, p) {
     answerNow(session, d, d.dialogType === "beforeunload" || policy.how === "accept", policy.action);
     return;
   }
-  // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+  // Outside evaluate the dialog is left open (docs/protocol.md#dialogs), in a
   // managed browser too: handle_dialog answers it, or the person does.
   // Until then the page is blocked, so every action on the tab fails at
   // once, naming it (refuseIfOpen, failOnDialog).

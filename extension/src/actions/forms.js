@@ -7,7 +7,7 @@
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
 import { ACTIONABLE } from "../lib/checks.js";
-import { describeTarget, locate } from "../lib/locate.js";
+import { describeTarget, gone, locate } from "../lib/locate.js";
 import { waitActionable } from "../lib/actionability.js";
 import { settleAfter } from "../lib/settle.js";
 
@@ -90,7 +90,7 @@ export async function selectOption(ctx, action) {
 // selectVerdict turns SELECT's answer into a probe result or the error
 // waiting cannot fix.
 export function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (!st || !st.connected) throw gone(label);
   if (st.notSelect) {
     throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
   }

@@ -1,5 +1,5 @@
 // The debugger controller: every per-tab action runs here through
-// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController,
+// chrome.debugger (CDP 1.3) on the real tab (docs/extension.md#controller-interface,
 // docs/extension.md §Controller interface). It keeps one TabSession per
 // tab the debugger reaches (debugger/tab-session.js), routes
 // chrome.debugger's events and detaches to it, and runs actions on it

@@ -182,10 +182,16 @@ export async function settled(promises) {
   return results;
 }
 
-// gone is element_not_found for a target no longer in the page.
+// gone is element_not_found for a target that left the page after it was
+// found. It is marked removed: a target looked up again on each probe (a
+// role or a selector) may have been replaced between its lookup and its
+// checks, so waitActionable (lib/actionability.js) probes again instead of
+// failing.
 export function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";
-  return notFound(`${label} is no longer in the page (removed since ${since})`);
+  const e = notFound(`${label} is no longer in the page (removed since ${since})`);
+  e.removed = true;
+  return e;
 }
 
 // isConnected asks the page whether the resolved node is still in its

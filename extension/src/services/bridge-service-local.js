@@ -1,5 +1,5 @@
-// The worker's BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): composes the session manager, the ws-client,
+// The worker's BridgeService (contracts/bridge-service.js;
+// docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
 // change to the pages' ports (connectPort) and to the toolbar badge.
@@ -17,7 +17,6 @@ import {
 import { badgeFor } from "../badge.js";
 import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
-import { showWindow } from "../window-manager.js";
 import { END_REASONS, EVENTS } from "../generated/protocol.js";
 import { connectionView } from "./connection-view.js";
 
@@ -39,11 +38,12 @@ export const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => (
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger/controller.js)
+//   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, emit, claim, timers });
+export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, windows, emit, claim, timers = globalThis }) {
+  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, windows, emit, claim, timers });
 }
 
 class LocalBridgeService {
@@ -99,7 +99,7 @@ class LocalBridgeService {
   async stopAll() {
     // global_stop goes out first: the daemon answers every request in
     // flight on this connection with "stopped by the user" at once,
-    // whatever the detach then does to them (spec 001 §Cancellation).
+    // whatever the detach then does to them (docs/architecture.md#cancellation).
     const endedCount = this.#deps.sessions.list().length;
     this.#deps.emit({ type: EVENTS.GLOBAL_STOP, endedCount });
     await this.endAll(END_REASONS.GLOBAL_STOP);
@@ -116,7 +116,7 @@ class LocalBridgeService {
     }
     if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
     await api.tabs.update(tabId, { active: true });
-    await showWindow(api, tab.windowId);
+    await this.#deps.windows.show(tab.windowId);
     return {};
   }
 

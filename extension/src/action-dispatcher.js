@@ -9,7 +9,7 @@
 // when the daemon cancels it, when its watchdog fires, or when its tab
 // closes: the request then ends at once, frees its place in the tab's
 // queue, and its leftover work stops at its next await
-// (docs/architecture.md#cancellation, docs/extension.md §Cancellation). A session the person
+// (docs/cancellation.md#cancellation, docs/extension.md §Cancellation). A session the person
 // ends (Stop, Stop all, the debugger bar's Cancel), or that the blocklist,
 // idle or a locked screen ends, ends its tab's pending requests at once
 // with internal_error and error.reason = the end reason; a stopped tab

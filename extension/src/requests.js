@@ -1,7 +1,7 @@
 // The requests in flight on the worker's connection (docs/extension.md
 // §ws-client rules, §Replay cache): each runs under its own AbortSignal
 // (cancel {id} from the daemon aborts it, and an aborted request sends no
-// response: docs/architecture.md#cancellation), is recorded in the replay cache
+// response: docs/cancellation.md#cancellation), is recorded in the replay cache
 // (replay-cache.js) before it runs, and a request the daemon re-sends
 // after a reconnect is answered from there, or by the action still
 // running, never by running it twice.

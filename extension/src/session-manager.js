@@ -23,7 +23,7 @@ export const HISTORY_MAX = 1000;
 
 // STOP_REASONS are the end reasons that come from the person saying stop:
 // the popup's Stop (user_stopped), its Stop all (global_stop) and Chrome's
-// debugger-bar Cancel (debugger_detached). docs/architecture.md#cancellation: after
+// debugger-bar Cancel (debugger_detached). docs/cancellation.md#cancellation: after
 // them every later action on that tab fails with session_not_found, for
 // as long as the tab lives; a new tab (open_tab) starts afresh.
 export const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);

@@ -14,7 +14,7 @@ import { urlOf } from "./actions/tabs.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 
 // stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (docs/architecture.md#cancellation).
+// the person stopped (docs/cancellation.md#cancellation).
 export function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;

@@ -7,8 +7,7 @@
 // A managed browser opens the window at start-up (prewarm), while the
 // worker says hello, so the first open_tab or navigate finds it ready: its
 // blank first tab is the spare, handed to the first caller that needs a
-// BUA-window tab instead of opening another (docs/architecture.md §Cold
-// start). Until then get_tabs does not list it (isSpare).
+// BUA-window tab instead of opening another (docs/cold-start.md#what-a-cold-start-overlaps// ). Until then get_tabs does not list it (isSpare).
 //
 // The focus policy is here too (showTab, docs/extension.md §Focus and
 // input in the BUA window): a tab is shown before input reaches it, a

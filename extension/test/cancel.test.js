@@ -1,4 +1,4 @@
-// Cancellation (docs/architecture.md#cancellation, docs/extension.md §Cancellation):
+// Cancellation (docs/cancellation.md#cancellation, docs/extension.md §Cancellation):
 // cancel {id} from the daemon, the watchdog and a closed tab each end a
 // request at once, free its tab, and stop its leftover work.
 

@@ -1,6 +1,6 @@
 // The BUA window opened ahead of time (prewarm): a managed browser opens it
 // at start-up, and its blank tab is handed to the first caller that needs a
-// BUA-window tab (docs/architecture.md §Cold start).
+// BUA-window tab (docs/cold-start.md#what-a-cold-start-overlaps).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createDispatcher } from "../src/action-dispatcher.js";

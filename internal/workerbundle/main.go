@@ -1,7 +1,7 @@
 // Command workerbundle writes the extension's service worker as one file:
 // background.js and every module it imports (Bundle). Chrome starts a
 // one-file worker sooner than a graph of modules it fetches one by one, on
-// the cold start's critical path (docs/architecture.md §Cold start).
+// the cold start's critical path (docs/cold-start.md#what-a-cold-start-overlaps).
 //
 //	go run ./internal/workerbundle -root extension/src -entry background.js -out extension/src/generated/worker.js
 //

@@ -3984,7 +3984,7 @@ class BridgeError extends Error {
 }
 
 // CancelledError is why a request the daemon cancelled (cancel {id},
-// docs/architecture.md#cancellation) or whose connection ended stops: it is never sent, as
+// docs/cancellation.md#cancellation) or whose connection ended stops: it is never sent, as
 // a cancelled request gets no response.
 class CancelledError extends Error {
   constructor(message = "cancelled by the daemon") {
@@ -4116,7 +4116,7 @@ const __requests = (() => {
 // The requests in flight on the worker's connection (docs/extension.md
 // §ws-client rules, §Replay cache): each runs under its own AbortSignal
 // (cancel {id} from the daemon aborts it, and an aborted request sends no
-// response: docs/architecture.md#cancellation), is recorded in the replay cache
+// response: docs/cancellation.md#cancellation), is recorded in the replay cache
 // (replay-cache.js) before it runs, and a request the daemon re-sends
 // after a reconnect is answered from there, or by the action still
 // running, never by running it twice.
@@ -4635,7 +4635,7 @@ const HISTORY_MAX = 1000;
 
 // STOP_REASONS are the end reasons that come from the person saying stop:
 // the popup's Stop (user_stopped), its Stop all (global_stop) and Chrome's
-// debugger-bar Cancel (debugger_detached). docs/architecture.md#cancellation: after
+// debugger-bar Cancel (debugger_detached). docs/cancellation.md#cancellation: after
 // them every later action on that tab fails with session_not_found, for
 // as long as the tab lives; a new tab (open_tab) starts afresh.
 const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
@@ -5035,8 +5035,7 @@ const __window_manager = (() => {
 // A managed browser opens the window at start-up (prewarm), while the
 // worker says hello, so the first open_tab or navigate finds it ready: its
 // blank first tab is the spare, handed to the first caller that needs a
-// BUA-window tab instead of opening another (docs/architecture.md §Cold
-// start). Until then get_tabs does not list it (isSpare).
+// BUA-window tab instead of opening another (docs/cold-start.md#what-a-cold-start-overlaps// ). Until then get_tabs does not list it (isSpare).
 //
 // The focus policy is here too (showTab, docs/extension.md §Focus and
 // input in the BUA window): a tab is shown before input reaches it, a
@@ -5424,7 +5423,7 @@ function budgetFor(action, deadlineMs, now = Date.now(), signal = undefined) {
 // budgetUntil is a budget ending at the absolute time deadline. signal
 // aborts when the request stops early (cancelled, its tab closed, or its
 // watchdog fired); every inner wait gives up when it does
-// (docs/architecture.md#cancellation).
+// (docs/cancellation.md#cancellation).
 function budgetUntil(deadline, ms = deadline - Date.now(), signal = undefined) {
   return Object.freeze({
     ms,
@@ -5727,7 +5726,7 @@ const { urlOf } = __actions_tabs;
 const { PASSIVE_ACTIONS } = __actions_trace;
 
 // stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (docs/architecture.md#cancellation).
+// the person stopped (docs/cancellation.md#cancellation).
 function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
@@ -5872,7 +5871,7 @@ const __action_dispatcher = (() => {
 // when the daemon cancels it, when its watchdog fires, or when its tab
 // closes: the request then ends at once, frees its place in the tab's
 // queue, and its leftover work stops at its next await
-// (docs/architecture.md#cancellation, docs/extension.md §Cancellation). A session the person
+// (docs/cancellation.md#cancellation, docs/extension.md §Cancellation). A session the person
 // ends (Stop, Stop all, the debugger bar's Cancel), or that the blocklist,
 // idle or a locked screen ends, ends its tab's pending requests at once
 // with internal_error and error.reason = the end reason; a stopped tab
@@ -13488,7 +13487,7 @@ class LocalBridgeService {
   async stopAll() {
     // global_stop goes out first: the daemon answers every request in
     // flight on this connection with "stopped by the user" at once,
-    // whatever the detach then does to them (docs/architecture.md#cancellation).
+    // whatever the detach then does to them (docs/cancellation.md#cancellation).
     const endedCount = this.#deps.sessions.list().length;
     this.#deps.emit({ type: EVENTS.GLOBAL_STOP, endedCount });
     await this.endAll(END_REASONS.GLOBAL_STOP);
@@ -13761,7 +13760,7 @@ const client = createWsClient({
   },
   handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    // signal is the request's: cancel {id} aborts it (docs/architecture.md#cancellation).
+    // signal is the request's: cancel {id} aborts it (docs/cancellation.md#cancellation).
     const budget = budgetFor(action, deadlineMs, Date.now(), signal);
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
@@ -13790,8 +13789,8 @@ const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.
 
 
 // A managed browser opens the BUA window now, alongside the hello, so the
-// first open_tab or navigate finds it, its tab attached (docs/architecture.md
-// §Cold start). A person's Chrome gets no window until an agent asks.
+// first open_tab or navigate finds it, its tab attached (docs/cold-start.md#what-a-cold-start-overlaps).
+// A person's Chrome gets no window until an agent asks.
 const pairingLoaded = loadPairing(api);
 pairingLoaded
   .then((p) => p.managed && windows.prewarm())
@@ -13814,7 +13813,7 @@ const ready = init().catch((e) => {
 controller.onDetach?.((tabId, reason) => {
   // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
   // session ends with debugger_detached, its requests fail at once and the
-  // tab is refused from then on (docs/architecture.md#cancellation).
+  // tab is refused from then on (docs/cancellation.md#cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.
@@ -13893,5 +13892,5 @@ function sameList(a, b) {
 // everything else only has to be ready before the first request runs
 // (handleRequest awaits `ready`). So the hello goes out as soon as the
 // listeners above are in, while storage is still opening
-// (docs/architecture.md §Cold start).
+// (docs/cold-start.md#what-a-cold-start-overlaps).
 client.start();

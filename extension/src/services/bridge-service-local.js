@@ -99,7 +99,7 @@ class LocalBridgeService {
   async stopAll() {
     // global_stop goes out first: the daemon answers every request in
     // flight on this connection with "stopped by the user" at once,
-    // whatever the detach then does to them (docs/architecture.md#cancellation).
+    // whatever the detach then does to them (docs/cancellation.md#cancellation).
     const endedCount = this.#deps.sessions.list().length;
     this.#deps.emit({ type: EVENTS.GLOBAL_STOP, endedCount });
     await this.endAll(END_REASONS.GLOBAL_STOP);

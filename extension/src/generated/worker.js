@@ -5027,7 +5027,8 @@ return Object.freeze({ HIDE_WATCH_MS, HiddenWatch, holdFocus, showWindow });
 // window-manager.js
 const __window_manager = (() => {
 // The BUA window: one minimized, unfocused window that agent tabs open into,
-// so a person's own windows are never disturbed (docs/extension.md#focus-and-input-in-the-bua-window).
+// so a person's own windows are never disturbed
+// (docs/extension.md#focus-and-input-in-the-bua-window).
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
@@ -5035,7 +5036,9 @@ const __window_manager = (() => {
 // A managed browser opens the window at start-up (prewarm), while the
 // worker says hello, so the first open_tab or navigate finds it ready: its
 // blank first tab is the spare, handed to the first caller that needs a
-// BUA-window tab instead of opening another (docs/cold-start.md#what-a-cold-start-overlaps// ). Until then get_tabs does not list it (isSpare).
+// BUA-window tab instead of opening another
+// (docs/cold-start.md#what-a-cold-start-overlaps). Until then get_tabs
+// does not list it (isSpare).
 //
 // The focus policy is here too (showTab, docs/extension.md §Focus and
 // input in the BUA window): a tab is shown before input reaches it, a

@@ -16,7 +16,8 @@ import {
   unwrapResponse,
   validateRequest,
 } from "../src/contracts/bridge-service.js";
-import { createLocalBridgeService, connectionView, PUSH_MS } from "../src/services/bridge-service-local.js";
+import { createLocalBridgeService, PUSH_MS } from "../src/services/bridge-service-local.js";
+import { connectionView } from "../src/services/connection-view.js";
 import { createRuntimeBridgeService } from "../src/services/bridge-service-runtime.js";
 import { badgeFor, BADGE_COLORS } from "../src/badge.js";
 import { createSessionManager } from "../src/session-manager.js";

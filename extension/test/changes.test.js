@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { knownAfterExtract, mergeChanges } from "../src/lib/changes.js";
 
 // A scripted page for the changes reads: its listed elements are nodes
@@ -70,7 +70,7 @@ function fakePage(nodes) {
 }
 
 const btn = (id, name) => ({ id, role: "button", name });
-const uidsOf = (c) => Object.fromEntries([...c._state.uidCaches.get(TAB).map].map(([uid, n]) => [uid, n.id]));
+const uidsOf = (c) => Object.fromEntries([...c.sessions.get(TAB).uidCache.map].map(([uid, n]) => [uid, n.id]));
 
 test("a changes read lists new elements with uids that continue the numbering, the uids gone, and keeps the rest", async () => {
   const { page, c } = fakePage([btn(11, "A"), btn(12, "B"), btn(13, "C")]);

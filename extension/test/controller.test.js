@@ -1,6 +1,7 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
+import { WEBDRIVER_SHIM } from "../src/debugger/attach.js";
 import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
@@ -207,7 +208,7 @@ test("uid never extracted is element_stale; a removed node is element_not_found 
   const past = await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /^uid e9 was never handed out on this page$/);
   assert.equal(past.reason, "uid_unknown");
   // Handed out, then outdated: the page changed.
-  c._state.uidCaches.get(TAB).map.delete("e2");
+  c.sessions.get(TAB).uidCache.map.delete("e2");
   const stale = await rejectsWith(c.run(TAB, { type: "click", uid: "e2" }), "element_stale", /is stale: it is not in the last extract/);
   assert.equal(stale.reason, undefined);
 
@@ -513,7 +514,7 @@ test("during evaluate, alerts are accepted and confirms/prompts dismissed", asyn
   const answers = fake.calls.filter((x) => x[0] === "Page.handleJavaScriptDialog").map((x) => x[1].accept);
   assert.deepEqual(answers, [true, false, false, true]);
   assert.deepEqual(events, [], "no dialog_opened event for dialogs the evaluate raised");
-  assert.equal(c._state.evaluating.size, 0, "evaluateInProgress cleared");
+  assert.equal(c.sessions.get(TAB).evaluating, false, "evaluateInProgress cleared");
 });
 
 for (const managed of [true, false]) {
@@ -616,7 +617,7 @@ test("onDetach listeners hear Chrome's detach and the tab's state is dropped", a
   c.onDetach((tabId, reason) => heard.push([tabId, reason]));
   c.handleDetach({ tabId: TAB }, "canceled_by_user");
   assert.deepEqual(heard, [[TAB, "canceled_by_user"]]);
-  assert.equal(c._state.uidCaches.has(TAB), false);
+  assert.equal(c.sessions.get(TAB).uidCache, null);
   await c.run(TAB, { type: "press_key", key: "a" });
   assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 2, "re-attaches on the next action");
 });
@@ -682,7 +683,7 @@ test("evaluate: own clock terminates a hung evaluate with timeout", async () => 
   timers.fire(own().id);
   await rejectsWith(ran, "timeout", /within 10000 ms/);
   assert.ok(methods(fake.calls).includes("Runtime.terminateExecution"));
-  assert.equal(c._state.evaluating.size, 0);
+  assert.equal(c.sessions.get(TAB).evaluating, false);
 });
 
 test("evaluate result shapes", async () => {
@@ -974,7 +975,7 @@ test("a navigation in a child frame or within the document does not hold the cli
 });
 
 test("aimPoint takes the first content quad with an area, else the border box's centre", async () => {
-  const { aimPoint } = await import("../src/actions/input.js");
+  const { aimPoint } = await import("../src/lib/geometry.js");
   const border = [0, 0, 100, 0, 100, 40, 0, 40];
   // An inline link wrapped over two lines: two quads; the box's centre
   // (50, 20) lies between them.

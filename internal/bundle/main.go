@@ -12,7 +12,7 @@
 //     module it imports, page.js included, as one file (Worker). Chrome
 //     starts a one-file worker sooner than a graph of modules it fetches
 //     one by one, on the cold start's critical path
-//     (docs/architecture.md#cold-start).
+//     (docs/cold-start.md#what-a-cold-start-overlaps).
 //
 // pkg/protocol/generate.go runs it after the constants module the worker
 // bundles.

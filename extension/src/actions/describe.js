@@ -12,9 +12,7 @@ import { orderLocators } from "../lib/locator.js";
 import { DESCRIBE } from "../generated/page.js";
 import { normalizeName, queryRole } from "../lib/role-target.js";
 import { ROLES } from "../generated/protocol.js";
-import { resolveWith } from "./input.js";
-
-const GROUP = "bua";
+import { GROUP, locate } from "../lib/locate.js";
 
 // Roles a locator never uses: they name no kind of element a person sees.
 const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
@@ -78,7 +76,7 @@ export async function roleLocator(ctx, target, page) {
 }
 
 export async function describe(ctx, action) {
-  const { target } = await resolveWith(ctx, action);
+  const { target } = await locate(ctx, action);
   const send = sessionSend(ctx, target.session);
   const r = await send("Runtime.callFunctionOn", {
     objectId: target.objectId,

@@ -11,7 +11,7 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid, sessionSend } from "../lib/cdp.js";
 import { lookupRole, pick } from "../lib/role-target.js";
-import { describeTarget, findSelector, invalidSelector, roleScope } from "./input.js";
+import { describeTarget, findSelector, invalidSelector, roleScope } from "../lib/locate.js";
 import { WAIT_PROBE } from "../generated/page.js";
 
 const POLL_MS = 100;

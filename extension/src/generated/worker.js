@@ -3127,6 +3127,166 @@ var NAMED_KEYS = Object.freeze(["Enter", "Tab", "Escape", "Backspace", "Delete",
 var KEY_MODIFIERS = Object.freeze(["Control", "Shift", "Alt", "Meta"]);
 var ROLES = Object.freeze(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "image", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter", "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"]);
 
+// replay-cache.js
+var KEY_PREFIX = "replay:";
+var INSTANCE_KEY = "replay.instance";
+var UNSURE_KEY = "replay.unsureUntil";
+var STARTED = "started";
+var ANSWERED = "answered";
+var CANCELLED = "cancelled";
+function memoryStorage(map = /* @__PURE__ */ new Map()) {
+  const clone = (x) => x === void 0 ? x : JSON.parse(JSON.stringify(x));
+  return {
+    map,
+    async get(keys) {
+      const ks = keys == null ? [...map.keys()] : Array.isArray(keys) ? keys : [keys];
+      const out = {};
+      for (const k of ks) if (map.has(k)) out[k] = clone(map.get(k));
+      return out;
+    },
+    async set(items) {
+      for (const [k, v] of Object.entries(items)) map.set(k, clone(v));
+    },
+    async remove(keys) {
+      for (const k of Array.isArray(keys) ? keys : [keys]) map.delete(k);
+    }
+  };
+}
+function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
+  return new ReplayCache(storage, now, newId, bounds);
+}
+var ReplayCache = class {
+  #storage;
+  #now;
+  #bounds;
+  #entries = /* @__PURE__ */ new Map();
+  // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
+  #unsureUntil = 0;
+  #instance = "";
+  constructor(storage, now, newId, bounds) {
+    this.#storage = storage;
+    this.#now = now;
+    this.#bounds = bounds;
+    this.ready = this.#load(newId);
+  }
+  // instance is the hello's instance id, once ready.
+  instance() {
+    return this.#instance;
+  }
+  get size() {
+    return this.#entries.size;
+  }
+  // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
+  // reason?}. A STARTED entry whose action no longer runs here was cut
+  // short by a worker restart.
+  lookup(id) {
+    const e = this.#entries.get(id);
+    return e && e.expiresAt > this.#now() ? e : void 0;
+  }
+  // unsure says whether an entry was evicted before its expiry, which has
+  // not come yet: a re-sent id the cache does not know may have run.
+  unsure() {
+    return this.#now() < this.#unsureUntil;
+  }
+  // begin records that id starts now, to live deadlineMs (at most
+  // maxAgeMs): the started mark, in storage once it resolves. It rejects
+  // when storage refuses the write.
+  begin(id, deadlineMs) {
+    const t = this.#now();
+    const maxAgeMs = this.#bounds.maxAgeMs;
+    const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, maxAgeMs) : maxAgeMs;
+    const gone2 = this.#expire(t);
+    const before = this.#unsureUntil;
+    this.#evict(t, gone2);
+    const e = { startedAt: t, expiresAt: t + life, state: STARTED };
+    this.#entries.set(id, e);
+    return this.#write(id, e, gone2, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
+      this.#entries.delete(id);
+      throw err;
+    });
+  }
+  // answer records id's response message, text: its JSON, as sent.
+  answer(id, text) {
+    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+  }
+  // cancelled records that id ended without an answer: cancel {id}, or
+  // the client stopping; reason says which.
+  cancelled(id, reason) {
+    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+  async #load(newId) {
+    const storage = this.#storage;
+    const all = await storage.get(null);
+    const t = this.#now();
+    const stale = [];
+    const loaded = [];
+    for (const [key, e] of Object.entries(all)) {
+      if (!key.startsWith(KEY_PREFIX)) continue;
+      if (!e || typeof e !== "object" || !(e.expiresAt > t)) stale.push(key);
+      else loaded.push([key.slice(KEY_PREFIX.length), e]);
+    }
+    loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
+    for (const [id, e] of loaded) this.#entries.set(id, e);
+    this.#unsureUntil = Number(all[UNSURE_KEY]) || 0;
+    this.#instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
+    const writes = [];
+    if (!this.#instance) {
+      this.#instance = newId();
+      writes.push(storage.set({ [INSTANCE_KEY]: this.#instance }));
+    }
+    if (stale.length) writes.push(storage.remove(stale));
+    await Promise.all(writes);
+  }
+  // expire forgets the entries whose time is up and returns their keys.
+  #expire(t) {
+    const gone2 = [];
+    for (const [id, e] of this.#entries) {
+      if (e.expiresAt <= t) {
+        this.#entries.delete(id);
+        gone2.push(KEY_PREFIX + id);
+      }
+    }
+    return gone2;
+  }
+  // evict makes room for one more entry: the oldest that has ended goes
+  // first, else the oldest. One that goes before its expiry makes the
+  // cache unsure until then.
+  #evict(t, gone2) {
+    const entries = this.#entries;
+    while (entries.size >= this.#bounds.maxEntries) {
+      let victim = null;
+      for (const [id, e2] of entries) {
+        if (e2.state !== STARTED) {
+          victim = id;
+          break;
+        }
+      }
+      if (victim === null) victim = entries.keys().next().value;
+      const e = entries.get(victim);
+      entries.delete(victim);
+      gone2.push(KEY_PREFIX + victim);
+      if (e.expiresAt > t && e.expiresAt > this.#unsureUntil) this.#unsureUntil = e.expiresAt;
+    }
+  }
+  // stored is what storage keeps of e: its answer only up to
+  // maxAnswerBytes, else the answer's size.
+  #stored(e) {
+    const { answer, ...rest } = e;
+    if (answer !== void 0 && e.answerBytes <= this.#bounds.maxAnswerBytes) rest.answer = answer;
+    return rest;
+  }
+  #write(id, e, gone2 = [], extra = {}) {
+    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
+    return Promise.all([this.#storage.set(items), gone2.length ? this.#storage.remove(gone2) : null]);
+  }
+  #end(id, fields) {
+    const e = this.#entries.get(id);
+    if (!e) return Promise.resolve();
+    Object.assign(e, fields);
+    return this.#write(id, e);
+  }
+};
+
 // lib/errors.js
 var ErrorCodes = ERROR_CODES;
 var known = new Set(Object.values(ErrorCodes));
@@ -3229,139 +3389,113 @@ function sessionSend(ctx, session) {
   return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
-// replay-cache.js
-var KEY_PREFIX = "replay:";
-var INSTANCE_KEY = "replay.instance";
-var UNSURE_KEY = "replay.unsureUntil";
-var STARTED = "started";
-var ANSWERED = "answered";
-var CANCELLED = "cancelled";
-function memoryStorage(map = /* @__PURE__ */ new Map()) {
-  const clone = (x) => x === void 0 ? x : JSON.parse(JSON.stringify(x));
-  return {
-    map,
-    async get(keys) {
-      const ks = keys == null ? [...map.keys()] : Array.isArray(keys) ? keys : [keys];
-      const out = {};
-      for (const k of ks) if (map.has(k)) out[k] = clone(map.get(k));
-      return out;
-    },
-    async set(items) {
-      for (const [k, v] of Object.entries(items)) map.set(k, clone(v));
-    },
-    async remove(keys) {
-      for (const k of Array.isArray(keys) ? keys : [keys]) map.delete(k);
-    }
-  };
+// requests.js
+function respond(id, out) {
+  return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
 }
-function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  const entries = /* @__PURE__ */ new Map();
-  let unsureUntil = 0;
-  let instance = "";
-  async function load() {
-    const all = await storage.get(null);
-    const t = now();
-    const stale = [];
-    const loaded = [];
-    for (const [key, e] of Object.entries(all)) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      if (!e || typeof e !== "object" || !(e.expiresAt > t)) stale.push(key);
-      else loaded.push([key.slice(KEY_PREFIX.length), e]);
-    }
-    loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
-    for (const [id, e] of loaded) entries.set(id, e);
-    unsureUntil = Number(all[UNSURE_KEY]) || 0;
-    instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
-    const writes = [];
-    if (!instance) {
-      instance = newId();
-      writes.push(storage.set({ [INSTANCE_KEY]: instance }));
-    }
-    if (stale.length) writes.push(storage.remove(stale));
-    await Promise.all(writes);
-  }
-  function expire(t) {
-    const gone2 = [];
-    for (const [id, e] of entries) {
-      if (e.expiresAt <= t) {
-        entries.delete(id);
-        gone2.push(KEY_PREFIX + id);
-      }
-    }
-    return gone2;
-  }
-  function evict(t, gone2) {
-    while (entries.size >= bounds.maxEntries) {
-      let victim = null;
-      for (const [id, e2] of entries) {
-        if (e2.state !== STARTED) {
-          victim = id;
-          break;
-        }
-      }
-      if (victim === null) victim = entries.keys().next().value;
-      const e = entries.get(victim);
-      entries.delete(victim);
-      gone2.push(KEY_PREFIX + victim);
-      if (e.expiresAt > t && e.expiresAt > unsureUntil) unsureUntil = e.expiresAt;
-    }
-  }
-  function stored(e) {
-    const { answer, ...rest } = e;
-    if (answer !== void 0 && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
-    return rest;
-  }
-  function write(id, e, gone2 = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: stored(e), ...extra };
-    return Promise.all([storage.set(items), gone2.length ? storage.remove(gone2) : null]);
-  }
-  function end(id, fields) {
-    const e = entries.get(id);
-    if (!e) return Promise.resolve();
-    Object.assign(e, fields);
-    return write(id, e);
-  }
-  const ready2 = load();
-  return {
-    ready: ready2,
-    // instance is the hello's instance id, once ready.
-    instance: () => instance,
-    get size() {
-      return entries.size;
-    },
-    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
-    // reason?}. A STARTED entry whose action no longer runs here was cut
-    // short by a worker restart.
-    lookup(id) {
-      const e = entries.get(id);
-      return e && e.expiresAt > now() ? e : void 0;
-    },
-    // unsure says whether an entry was evicted before its expiry, which has
-    // not come yet: a re-sent id the cache does not know may have run.
-    unsure: () => now() < unsureUntil,
-    // begin records that id starts now, to live deadlineMs (at most
-    // maxAgeMs): the started mark, in storage once it resolves. It
-    // rejects when storage refuses the write.
-    begin(id, deadlineMs) {
-      const t = now();
-      const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, bounds.maxAgeMs) : bounds.maxAgeMs;
-      const gone2 = expire(t);
-      const before = unsureUntil;
-      evict(t, gone2);
-      const e = { startedAt: t, expiresAt: t + life, state: STARTED };
-      entries.set(id, e);
-      return write(id, e, gone2, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {}).catch((err) => {
-        entries.delete(id);
-        throw err;
-      });
-    },
-    // answer records id's response message, text: its JSON, as sent.
-    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
-    // cancelled records that id ended without an answer: cancel {id}, or
-    // the client stopping; reason says which.
-    cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") })
-  };
+function outcomeUnknown(id, why) {
+  return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
 }
+function fromCache(id, seen) {
+  if (seen.state === ANSWERED) {
+    if (seen.answer) return seen.answer;
+    return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
+  }
+  if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
+  return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
+}
+var Requests = class {
+  #cache;
+  #handleRequest;
+  #log;
+  #inflight = /* @__PURE__ */ new Map();
+  // request id -> AbortController, while its action runs
+  // cache is the replay cache; handleRequest(action, {id, deadlineMs,
+  // signal}) -> {result} | {error} | null (null: cancelled, send nothing).
+  constructor({ cache, handleRequest, log: log2 }) {
+    this.#cache = cache;
+    this.#handleRequest = handleRequest;
+    this.#log = log2;
+    this.cacheReady = cache.ready.then(
+      () => true,
+      (e) => {
+        log2("replay cache unreadable: no replay this session", e);
+        return false;
+      }
+    );
+  }
+  // cancel aborts id's request. An id already answered, or never seen,
+  // has nothing to stop.
+  cancel(id) {
+    const ac = this.#inflight.get(id);
+    if (ac) ac.abort(new CancelledError(`request ${id} cancelled by the daemon`));
+  }
+  // abortAll stops every request in flight: the client stopped, or the
+  // pairing changed (to another daemon, maybe), so nobody will ask for
+  // their answers.
+  abortAll(why) {
+    for (const ac of this.#inflight.values()) ac.abort(new CancelledError(why));
+  }
+  // take runs one request message, msg, and hands its response (an object,
+  // or its JSON text) to sendNow, which sends it if the connection is up
+  // (else the daemon asks again after the reconnect).
+  async take(msg, sendNow) {
+    const id = msg.id;
+    const cache = this.#cache;
+    if (this.#inflight.has(id)) return;
+    const replay = await this.cacheReady;
+    if (this.#inflight.has(id)) return;
+    const seen = replay ? cache.lookup(id) : void 0;
+    if (seen) return sendNow(fromCache(id, seen));
+    if (msg.replay && replay && cache.unsure()) {
+      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
+    }
+    const ac = new AbortController();
+    this.#inflight.set(id, ac);
+    if (replay && !await this.#begin(msg, sendNow)) return;
+    const out = await this.#run(msg, ac);
+    this.#inflight.delete(id);
+    if (ac.signal.aborted || !out) {
+      this.#log("request cancelled: no response", id);
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => this.#log("replay cache write failed", id, e));
+      return;
+    }
+    const text = JSON.stringify(respond(id, out));
+    if (replay) cache.answer(id, text).catch((e) => this.#log("replay cache write failed", id, e));
+    sendNow(text);
+  }
+  // begin writes the started mark, in storage before the action sends
+  // anything to the page: a worker that dies mid-action leaves it behind.
+  // A mark that cannot be written fails the request without running it.
+  async #begin(msg, sendNow) {
+    const id = msg.id;
+    try {
+      await this.#cache.begin(id, msg.deadlineMs);
+      return true;
+    } catch (e) {
+      this.#inflight.delete(id);
+      this.#log("replay cache write failed: request not run", id, e);
+      sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
+      return false;
+    }
+  }
+  // run is the handler's outcome, null once the request was aborted:
+  // abortable, so the request is over for us the moment it is cancelled,
+  // even if a handler were slow to notice.
+  async #run(msg, ac) {
+    try {
+      return await abortable(
+        Promise.resolve().then(() => {
+          if (ac.signal.aborted) throw ac.signal.reason;
+          return this.#handleRequest(msg.action, { id: msg.id, deadlineMs: msg.deadlineMs, signal: ac.signal });
+        }),
+        ac.signal
+      );
+    } catch (e) {
+      return ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
+    }
+  }
+};
 
 // ws-client.js
 var BACKOFF_MIN_MS = 500;
@@ -3375,287 +3509,239 @@ function backoffDelay(attempt, random = Math.random) {
   return Math.round(base * (0.75 + 0.25 * random()));
 }
 function createWsClient(deps) {
-  const timers = deps.timers || globalThis;
-  const random = deps.random || Math.random;
-  const log2 = deps.log || (() => {
-  });
-  let ws = null;
-  let phase = "idle";
-  let terminal = null;
-  let attempt = 0;
-  let reconnectTimer = null;
-  let heartbeatTimer = null;
-  let rejectedWith = null;
-  let started = false;
-  const queue = [];
-  const inflight = /* @__PURE__ */ new Map();
-  const cache = deps.cache || createReplayCache({ storage: memoryStorage() });
-  const cacheReady = cache.ready.then(
-    () => true,
-    (e) => {
-      log2("replay cache unreadable: no replay this session", e);
-      return false;
+  return new WsClient(deps);
+}
+var WsClient = class {
+  #deps;
+  #timers;
+  #random;
+  #log;
+  #cache;
+  #requests;
+  #ws = null;
+  #phase = "idle";
+  // idle | connecting | hello_sent | ready | closed
+  #terminal = null;
+  // {state, reason, closeCode} once refused
+  #attempt = 0;
+  #reconnectTimer = null;
+  #heartbeatTimer = null;
+  #rejectedWith = null;
+  #started = false;
+  #queue = [];
+  // events emitted before ack, flushed after it
+  constructor(deps) {
+    this.#deps = deps;
+    this.#timers = deps.timers || globalThis;
+    this.#random = deps.random || Math.random;
+    this.#log = deps.log || (() => {
+    });
+    this.#cache = deps.cache || createReplayCache({ storage: memoryStorage() });
+    this.#requests = new Requests({ cache: this.#cache, handleRequest: deps.handleRequest, log: this.#log });
+  }
+  // start connects now; later calls are no-ops while connected.
+  start() {
+    this.#started = true;
+    this.#connect();
+  }
+  // ensureConnected is the alarm's wake-up: reconnect now unless refused.
+  ensureConnected() {
+    if (!this.#started) return this.start();
+    if (this.#phase === "idle" || this.#phase === "closed") {
+      this.#clearTimer();
+      this.#connect();
     }
-  );
-  function publish(state) {
-    Promise.resolve(deps.setState?.({ ...state, at: Date.now() })).catch(() => {
+  }
+  // pairingChanged lifts a terminal state and reconnects with the new
+  // pairing (the options page saved a URL, token or claimed a code).
+  pairingChanged() {
+    this.#terminal = null;
+    this.#attempt = 0;
+    this.#clearTimer();
+    const old = this.#ws;
+    this.#ws = null;
+    this.#phase = "closed";
+    this.#stopHeartbeat();
+    this.#requests.abortAll("the pairing changed");
+    if (old) try {
+      old.close(1e3, "pairing changed");
+    } catch {
+    }
+    this.#started = true;
+    this.#connect();
+  }
+  // sendEvent sends an event now, or after the next ack.
+  sendEvent(event) {
+    if (this.#phase === "ready" && this.#rawSend({ type: "event", event })) return;
+    this.#queue.push(event);
+    if (this.#queue.length > MAX_QUEUED_EVENTS) this.#queue.shift();
+  }
+  stop() {
+    this.#started = false;
+    this.#clearTimer();
+    this.#stopHeartbeat();
+    this.#requests.abortAll("the client stopped");
+    if (this.#ws) try {
+      this.#ws.close(1e3, "stopped");
+    } catch {
+    }
+    this.#ws = null;
+    this.#phase = "idle";
+  }
+  get phase() {
+    return this.#phase;
+  }
+  get terminal() {
+    return this.#terminal;
+  }
+  get rejectedWith() {
+    return this.#rejectedWith;
+  }
+  #publish(state) {
+    Promise.resolve(this.#deps.setState?.({ ...state, at: Date.now() })).catch(() => {
     });
   }
-  function rawSend(obj) {
+  #rawSend(obj) {
+    const ws = this.#ws;
     if (!ws || ws.readyState !== WS_OPEN) return false;
     ws.send(JSON.stringify(obj));
     return true;
   }
-  async function connect() {
-    if (terminal || phase === "connecting" || phase === "hello_sent" || phase === "ready") return;
-    clearTimer();
-    phase = "connecting";
+  // sendNow sends a response message (an object, or its JSON text) if the
+  // connection is up; else the daemon asks again after the reconnect.
+  #sendNow(resp) {
+    const ws = this.#ws;
+    if (this.#phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
+    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
+  }
+  async #connect() {
+    const phase = this.#phase;
+    if (this.#terminal || phase === "connecting" || phase === "hello_sent" || phase === "ready") return;
+    this.#clearTimer();
+    this.#phase = "connecting";
     let cfg;
     try {
-      cfg = await deps.getConfig();
+      cfg = await this.#deps.getConfig();
     } catch (e) {
-      log2("pairing config unreadable", e);
-      phase = "closed";
-      scheduleReconnect();
+      this.#log("pairing config unreadable", e);
+      this.#phase = "closed";
+      this.#scheduleReconnect();
       return;
     }
-    const replay = await cacheReady;
-    publish({ state: "connecting", url: cfg.url });
+    const replay = await this.#requests.cacheReady;
+    this.#publish({ state: "connecting", url: cfg.url });
     let sock;
     try {
-      sock = new deps.WebSocketImpl(cfg.url);
+      sock = new this.#deps.WebSocketImpl(cfg.url);
     } catch (e) {
-      phase = "closed";
-      terminal = { state: "error", reason: `bad daemon URL ${cfg.url}: ${e.message}`, closeCode: 0 };
-      publish(terminal);
+      this.#phase = "closed";
+      this.#terminal = { state: "error", reason: `bad daemon URL ${cfg.url}: ${e.message}`, closeCode: 0 };
+      this.#publish(this.#terminal);
       return;
     }
-    ws = sock;
-    rejectedWith = null;
+    this.#ws = sock;
+    this.#rejectedWith = null;
+    this.#listen(sock, cfg, replay);
+  }
+  #listen(sock, cfg, replay) {
     sock.onopen = () => {
-      if (ws !== sock) return;
-      phase = "hello_sent";
+      if (this.#ws !== sock) return;
+      this.#phase = "hello_sent";
       const hello = {
         type: "hello",
         protocolVersion: PROTOCOL_VERSION,
-        clientVersion: deps.clientVersion,
+        clientVersion: this.#deps.clientVersion,
         pairingToken: cfg.token || "",
         caps: { actions: ACTIONS, features: replay ? FEATURES : FEATURES.filter((f) => f !== "replay") }
       };
-      if (replay) hello.instance = cache.instance();
-      rawSend(hello);
+      if (replay) hello.instance = this.#cache.instance();
+      this.#rawSend(hello);
     };
     sock.onmessage = (ev) => {
-      if (ws === sock) onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
+      if (this.#ws === sock) this.#onMessage(typeof ev.data === "string" ? ev.data : String(ev.data));
     };
     sock.onerror = () => {
     };
     sock.onclose = (ev) => {
-      if (ws === sock) onClose(ev.code, ev.reason || "");
+      if (this.#ws === sock) this.#onClose(ev.code, ev.reason || "");
     };
   }
-  function onMessage(text) {
-    const parsed = deps.parseMessage(text);
+  #onMessage(text) {
+    const parsed = this.#deps.parseMessage(text);
     if (!parsed.ok) {
       const v = parsed.value;
-      if (phase === "ready" && v && v.type === "request" && typeof v.id === "string" && v.id.length <= 64) {
-        rawSend({ type: "response", id: v.id, error: { code: ERROR_CODES.INVALID_ACTION, message: parsed.message } });
+      if (this.#phase === "ready" && v && v.type === "request" && typeof v.id === "string" && v.id.length <= 64) {
+        this.#rawSend({ type: "response", id: v.id, error: { code: ERROR_CODES.INVALID_ACTION, message: parsed.message } });
       } else {
-        log2("dropped invalid message", parsed.message);
+        this.#log("dropped invalid message", parsed.message);
       }
       return;
     }
     const msg = parsed.value;
     switch (msg.type) {
       case "ack":
-        if (phase !== "hello_sent") return log2("unexpected ack");
-        phase = "ready";
-        attempt = 0;
-        publish({ state: "connected", serverVersion: msg.serverVersion });
-        startHeartbeat();
-        while (queue.length) rawSend({ type: "event", event: queue.shift() });
+        if (this.#phase !== "hello_sent") return this.#log("unexpected ack");
+        this.#phase = "ready";
+        this.#attempt = 0;
+        this.#publish({ state: "connected", serverVersion: msg.serverVersion });
+        this.#startHeartbeat();
+        while (this.#queue.length) this.#rawSend({ type: "event", event: this.#queue.shift() });
         return;
       case "reject":
-        rejectedWith = msg.error;
-        terminal = { state: "rejected", reason: msg.error.message, closeCode: 0, code: msg.error.code };
-        publish(terminal);
+        this.#rejectedWith = msg.error;
+        this.#terminal = { state: "rejected", reason: msg.error.message, closeCode: 0, code: msg.error.code };
+        this.#publish(this.#terminal);
         return;
       case "request":
-        if (phase !== "ready") return log2("request before ack dropped", msg.id);
-        return onRequest(msg);
-      case "cancel": {
-        const ac = inflight.get(msg.id);
-        if (ac) ac.abort(new CancelledError(`request ${msg.id} cancelled by the daemon`));
+        if (this.#phase !== "ready") return this.#log("request before ack dropped", msg.id);
+        return this.#requests.take(msg, (resp) => this.#sendNow(resp));
+      case "cancel":
+        this.#requests.cancel(msg.id);
         return;
-      }
       default:
-        log2("unexpected message from daemon", msg.type);
+        this.#log("unexpected message from daemon", msg.type);
     }
   }
-  function respond(id, out) {
-    return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
-  }
-  function sendNow(resp) {
-    if (phase !== "ready" || !ws || ws.readyState !== WS_OPEN) return;
-    ws.send(typeof resp === "string" ? resp : JSON.stringify(resp));
-  }
-  function outcomeUnknown(id, why) {
-    return { type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `${why}: it may or may not have taken effect, so it was not run again; look at the page (extract) before sending it again`, reason: REASONS.OUTCOME_UNKNOWN } };
-  }
-  function fromCache(id, seen) {
-    if (seen.state === ANSWERED) {
-      if (seen.answer) return seen.answer;
-      return outcomeUnknown(id, `request ${id} ran to its end, but its answer (${seen.answerBytes} bytes) was too large to keep across the extension's worker restart`);
-    }
-    if (seen.state === CANCELLED) return outcomeUnknown(id, `request ${id} was stopped while it ran (${seen.reason})`);
-    return outcomeUnknown(id, `request ${id} was running when the extension's worker restarted`);
-  }
-  async function onRequest(msg) {
-    const id = msg.id;
-    if (inflight.has(id)) return;
-    const replay = await cacheReady;
-    if (inflight.has(id)) return;
-    const seen = replay ? cache.lookup(id) : void 0;
-    if (seen) return sendNow(fromCache(id, seen));
-    if (msg.replay && replay && cache.unsure()) {
-      return sendNow(outcomeUnknown(id, `request ${id} is not in the replay cache, which had to drop live entries (more than ${cache.size} requests within their deadlines)`));
-    }
-    const ac = new AbortController();
-    inflight.set(id, ac);
-    if (replay) {
-      try {
-        await cache.begin(id, msg.deadlineMs);
-      } catch (e) {
-        inflight.delete(id);
-        log2("replay cache write failed: request not run", id, e);
-        return sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
-      }
-    }
-    let out;
-    try {
-      out = await abortable(
-        Promise.resolve().then(() => {
-          if (ac.signal.aborted) throw ac.signal.reason;
-          return deps.handleRequest(msg.action, { id, deadlineMs: msg.deadlineMs, signal: ac.signal });
-        }),
-        ac.signal
-      );
-    } catch (e) {
-      out = ac.signal.aborted ? null : { error: { code: ERROR_CODES.INTERNAL_ERROR, message: String(e && e.message ? e.message : e) } };
-    }
-    inflight.delete(id);
-    if (ac.signal.aborted || !out) {
-      log2("request cancelled: no response", id);
-      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => log2("replay cache write failed", id, e));
-      return;
-    }
-    const text = JSON.stringify(respond(id, out));
-    if (replay) cache.answer(id, text).catch((e) => log2("replay cache write failed", id, e));
-    sendNow(text);
-  }
-  function abortAll(why) {
-    for (const ac of inflight.values()) ac.abort(new CancelledError(why));
-  }
-  function onClose(code, reason) {
-    stopHeartbeat();
-    ws = null;
-    phase = "closed";
-    if (terminal && terminal.state === "rejected") {
-      terminal = { ...terminal, closeCode: code };
-      publish(terminal);
+  #onClose(code, reason) {
+    this.#stopHeartbeat();
+    this.#ws = null;
+    this.#phase = "closed";
+    if (this.#terminal && this.#terminal.state === "rejected") {
+      this.#terminal = { ...this.#terminal, closeCode: code };
+      this.#publish(this.#terminal);
       return;
     }
     if (TERMINAL_CLOSE_CODES.has(code)) {
       const replaced = code === CLOSE_CODES.replaced;
       const why = replaced ? "replaced by a newer connection on the same pairing" : reason || `closed with ${code}`;
-      terminal = { state: replaced ? "replaced" : "rejected", reason: why, closeCode: code };
-      publish(terminal);
+      this.#terminal = { state: replaced ? "replaced" : "rejected", reason: why, closeCode: code };
+      this.#publish(this.#terminal);
       return;
     }
-    publish({ state: "disconnected", reason: reason || `closed with ${code}`, closeCode: code });
-    scheduleReconnect();
+    this.#publish({ state: "disconnected", reason: reason || `closed with ${code}`, closeCode: code });
+    this.#scheduleReconnect();
   }
-  function scheduleReconnect() {
-    if (terminal || !started || reconnectTimer) return;
-    const delay = backoffDelay(attempt++, random);
-    reconnectTimer = timers.setTimeout(() => {
-      reconnectTimer = null;
-      connect();
+  #scheduleReconnect() {
+    if (this.#terminal || !this.#started || this.#reconnectTimer) return;
+    const delay = backoffDelay(this.#attempt++, this.#random);
+    this.#reconnectTimer = this.#timers.setTimeout(() => {
+      this.#reconnectTimer = null;
+      this.#connect();
     }, delay);
   }
-  function clearTimer() {
-    if (reconnectTimer) timers.clearTimeout(reconnectTimer);
-    reconnectTimer = null;
+  #clearTimer() {
+    if (this.#reconnectTimer) this.#timers.clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = null;
   }
-  function startHeartbeat() {
-    stopHeartbeat();
-    heartbeatTimer = timers.setInterval(() => rawSend({ type: "event", event: { type: "heartbeat" } }), HEARTBEAT_MS);
+  #startHeartbeat() {
+    this.#stopHeartbeat();
+    this.#heartbeatTimer = this.#timers.setInterval(() => this.#rawSend({ type: "event", event: { type: "heartbeat" } }), HEARTBEAT_MS);
   }
-  function stopHeartbeat() {
-    if (heartbeatTimer) timers.clearInterval(heartbeatTimer);
-    heartbeatTimer = null;
+  #stopHeartbeat() {
+    if (this.#heartbeatTimer) this.#timers.clearInterval(this.#heartbeatTimer);
+    this.#heartbeatTimer = null;
   }
-  return {
-    // start connects now; later calls are no-ops while connected.
-    start() {
-      started = true;
-      connect();
-    },
-    // ensureConnected is the alarm's wake-up: reconnect now unless refused.
-    ensureConnected() {
-      if (!started) return this.start();
-      if (phase === "idle" || phase === "closed") {
-        clearTimer();
-        connect();
-      }
-    },
-    // pairingChanged lifts a terminal state and reconnects with the new
-    // pairing (the options page saved a URL, token or claimed a code).
-    pairingChanged() {
-      terminal = null;
-      attempt = 0;
-      clearTimer();
-      const old = ws;
-      ws = null;
-      phase = "closed";
-      stopHeartbeat();
-      abortAll("the pairing changed");
-      if (old) try {
-        old.close(1e3, "pairing changed");
-      } catch {
-      }
-      started = true;
-      connect();
-    },
-    // sendEvent sends an event now, or after the next ack.
-    sendEvent(event) {
-      if (phase === "ready" && rawSend({ type: "event", event })) return;
-      queue.push(event);
-      if (queue.length > MAX_QUEUED_EVENTS) queue.shift();
-    },
-    stop() {
-      started = false;
-      clearTimer();
-      stopHeartbeat();
-      abortAll("the client stopped");
-      if (ws) try {
-        ws.close(1e3, "stopped");
-      } catch {
-      }
-      ws = null;
-      phase = "idle";
-    },
-    get phase() {
-      return phase;
-    },
-    get terminal() {
-      return terminal;
-    },
-    get rejectedWith() {
-      return rejectedWith;
-    }
-  };
-}
+};
 
 // lib/domains.js
 function normalizeDomain(d) {
@@ -3705,43 +3791,201 @@ function validateDomain(text) {
 var RECORD_WRITE_MS = 1e3;
 var HISTORY_MAX = 1e3;
 var STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
+var ENDED_KEYS = ["activeSessions", "sessionHistory", "stoppedTabs"];
 function createSessionManager({ storage, emit, now = Date.now, timers = globalThis }) {
-  const sessions2 = /* @__PURE__ */ new Map();
-  let blocklist = [];
-  let history = [];
-  const stopped = /* @__PURE__ */ new Map();
-  const endedListeners = /* @__PURE__ */ new Set();
-  const changeListeners = /* @__PURE__ */ new Set();
-  let writes = Promise.resolve();
-  let pending = null;
-  function persist(keys) {
+  return new SessionManager(storage, emit, now, timers);
+}
+var SessionManager = class {
+  #storage;
+  #emit;
+  #now;
+  #timers;
+  #sessions = /* @__PURE__ */ new Map();
+  // tabId -> {tabId, domain, startedAt, lastActionAt, actionCount}
+  #blocklist = [];
+  #history = [];
+  #stopped = /* @__PURE__ */ new Map();
+  // tabId -> the STOP_REASONS reason its session ended with
+  #endedListeners = /* @__PURE__ */ new Set();
+  #changeListeners = /* @__PURE__ */ new Set();
+  #writes = Promise.resolve();
+  #pending = null;
+  // the timer of recordAction's deferred write
+  constructor(storage, emit, now, timers) {
+    this.#storage = storage;
+    this.#emit = emit;
+    this.#now = now;
+    this.#timers = timers;
+  }
+  // init rehydrates from storage; call once per worker start, before use.
+  async init() {
+    const got = await this.#storage.get(["activeSessions", "blocklist", "sessionHistory", "stoppedTabs"]);
+    this.#sessions.clear();
+    this.#stopped.clear();
+    for (const x of Array.isArray(got.stoppedTabs) ? got.stoppedTabs : []) {
+      if (x && Number.isInteger(x.tabId) && STOP_REASONS.includes(x.reason)) this.#stopped.set(x.tabId, x.reason);
+    }
+    for (const s of Array.isArray(got.activeSessions) ? got.activeSessions : []) {
+      if (s && Number.isInteger(s.tabId)) this.#sessions.set(s.tabId, { ...s });
+    }
+    this.#blocklist = Array.isArray(got.blocklist) ? [...new Set(got.blocklist.map(normalizeDomain).filter(Boolean))] : [];
+    this.#history = Array.isArray(got.sessionHistory) ? got.sessionHistory.slice(-HISTORY_MAX) : [];
+  }
+  // onEnded calls fn with every session_ended event, synchronously, as
+  // the session ends. Returns the unsubscribe function.
+  onEnded(fn) {
+    this.#endedListeners.add(fn);
+    return () => this.#endedListeners.delete(fn);
+  }
+  // onChange calls fn() after sessions, the blocklist or the history
+  // changed (an action counted included). Returns the unsubscribe.
+  onChange(fn) {
+    this.#changeListeners.add(fn);
+    return () => this.#changeListeners.delete(fn);
+  }
+  // stoppedReason is the STOP_REASONS reason tabId's session ended with,
+  // or null: such a tab gets no new session until it closes.
+  stoppedReason(tabId) {
+    return this.#stopped.get(tabId) || null;
+  }
+  isDomainBlocked(host) {
+    return blockedBy(host, this.#blocklist);
+  }
+  get blocklist() {
+    return [...this.#blocklist];
+  }
+  // addToBlocklist merges domains in (a managed pairing seeds its list this
+  // way) and ends sessions now on a blocked domain.
+  async addToBlocklist(domains) {
+    const add = domains.map(normalizeDomain).filter(Boolean);
+    this.#blocklist = [.../* @__PURE__ */ new Set([...this.#blocklist, ...add])];
+    this.#endBlocked();
+    await this.#persist(["blocklist", ...ENDED_KEYS]);
+  }
+  async removeFromBlocklist(domain) {
+    const d = normalizeDomain(domain);
+    this.#blocklist = this.#blocklist.filter((e) => e !== d);
+    await this.#persist(["blocklist"]);
+  }
+  // reset empties the blocklist and the audit log (the options page's
+  // Reset); live sessions go on.
+  async reset() {
+    this.#blocklist = [];
+    this.#history = [];
+    await this.#persist(["blocklist", "sessionHistory"]);
+  }
+  // setBlocklistFromStorage picks up a list the options page stored
+  // directly.
+  setBlocklistFromStorage(list) {
+    this.#blocklist = Array.isArray(list) ? [...new Set(list.map(normalizeDomain).filter(Boolean))] : [];
+    this.#endBlocked();
+    this.#persist(ENDED_KEYS);
+  }
+  #endBlocked() {
+    for (const s of [...this.#sessions.values()]) {
+      if (blockedBy(s.domain, this.#blocklist)) this.#end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
+    }
+  }
+  get(tabId) {
+    const s = this.#sessions.get(tabId);
+    return s ? { ...s } : null;
+  }
+  list() {
+    return [...this.#sessions.values()].map((s) => ({ ...s }));
+  }
+  // ensureSession starts a session on the first action on tabId (event
+  // session_started) and follows the tab's domain silently afterwards.
+  ensureSession(tabId, domain) {
+    const s = this.#sessions.get(tabId);
+    if (s) {
+      if (s.domain !== domain) {
+        s.domain = domain;
+        this.#persist(["activeSessions"]);
+      }
+      return { ...s };
+    }
+    const t = this.#now();
+    const fresh = { tabId, domain, startedAt: t, lastActionAt: t, actionCount: 0 };
+    this.#sessions.set(tabId, fresh);
+    this.#emit({ type: EVENTS.SESSION_STARTED, domain, tabId, startedAt: t });
+    this.#persist(["activeSessions"]);
+    return { ...fresh };
+  }
+  recordAction(tabId) {
+    const s = this.#sessions.get(tabId);
+    if (!s) return;
+    s.actionCount++;
+    s.lastActionAt = this.#now();
+    this.#persistSoon();
+    this.#changed();
+  }
+  // touch marks a session most recently used without counting an action
+  // (a fresh open_tab should win MRU resolution).
+  touch(tabId) {
+    const s = this.#sessions.get(tabId);
+    if (s) s.lastActionAt = this.#now();
+  }
+  endSession(tabId, reason) {
+    const ev = this.#end(tabId, reason);
+    if (ev) this.#persist(ENDED_KEYS);
+    return ev;
+  }
+  // endAll ends every session (idle, lock, Stop all) and returns how many.
+  endAll(reason) {
+    let n = 0;
+    for (const tabId of [...this.#sessions.keys()]) if (this.#end(tabId, reason)) n++;
+    if (n) this.#persist(ENDED_KEYS);
+    return n;
+  }
+  // tabRemoved reports a closed tab: tab_closed, then session_ended.
+  tabRemoved(tabId) {
+    if (this.#stopped.delete(tabId) && !this.#sessions.has(tabId)) this.#persist(["stoppedTabs"]);
+    if (!this.#sessions.has(tabId)) return;
+    this.#emit({ type: EVENTS.TAB_CLOSED, tabId });
+    this.endSession(tabId, END_REASONS.TAB_CLOSED);
+  }
+  get history() {
+    return this.#history.slice();
+  }
+  // flush writes a deferred recordAction now and resolves once every
+  // queued storage write has landed.
+  flush() {
+    if (this.#pending !== null) this.#persist(["activeSessions"]);
+    return this.#writes;
+  }
+  // persist serialises writes so a slow set cannot land after a newer one.
+  #persist(keys) {
     const items = {};
     if (keys.includes("activeSessions")) {
-      items.activeSessions = [...sessions2.values()];
-      cancelPending();
+      items.activeSessions = [...this.#sessions.values()];
+      this.#cancelPending();
     }
-    if (keys.includes("blocklist")) items.blocklist = blocklist;
-    if (keys.includes("sessionHistory")) items.sessionHistory = history;
-    if (keys.includes("stoppedTabs")) items.stoppedTabs = [...stopped].map(([tabId, reason]) => ({ tabId, reason }));
-    changed();
-    writes = writes.then(() => storage.set(items)).catch(() => {
+    if (keys.includes("blocklist")) items.blocklist = this.#blocklist;
+    if (keys.includes("sessionHistory")) items.sessionHistory = this.#history;
+    if (keys.includes("stoppedTabs")) items.stoppedTabs = [...this.#stopped].map(([tabId, reason]) => ({ tabId, reason }));
+    this.#changed();
+    this.#writes = this.#writes.then(() => this.#storage.set(items)).catch(() => {
     });
-    return writes;
+    return this.#writes;
   }
-  function persistSoon() {
-    if (pending !== null) return;
-    pending = timers.setTimeout(() => {
-      pending = null;
-      persist(["activeSessions"]);
+  // persistSoon writes the sessions RECORD_WRITE_MS from the first call
+  // that finds no write pending.
+  #persistSoon() {
+    if (this.#pending !== null) return;
+    this.#pending = this.#timers.setTimeout(() => {
+      this.#pending = null;
+      this.#persist(["activeSessions"]);
     }, RECORD_WRITE_MS);
   }
-  function cancelPending() {
-    if (pending === null) return;
-    timers.clearTimeout(pending);
-    pending = null;
+  #cancelPending() {
+    if (this.#pending === null) return;
+    this.#timers.clearTimeout(this.#pending);
+    this.#pending = null;
   }
-  function changed() {
-    for (const fn of [...changeListeners]) {
+  // changed tells the change listeners (the UI service) that sessions,
+  // the blocklist or the history moved; they read what they need.
+  #changed() {
+    for (const fn of [...this.#changeListeners]) {
       try {
         fn();
       } catch (e) {
@@ -3749,16 +3993,16 @@ function createSessionManager({ storage, emit, now = Date.now, timers = globalTh
       }
     }
   }
-  function end(tabId, reason) {
-    const s = sessions2.get(tabId);
+  #end(tabId, reason) {
+    const s = this.#sessions.get(tabId);
     if (!s) return null;
-    sessions2.delete(tabId);
-    if (STOP_REASONS.includes(reason)) stopped.set(tabId, reason);
+    this.#sessions.delete(tabId);
+    if (STOP_REASONS.includes(reason)) this.#stopped.set(tabId, reason);
     const ev = { type: EVENTS.SESSION_ENDED, domain: s.domain, tabId, actionCount: s.actionCount, reason };
-    history.push({ tabId, domain: s.domain, startedAt: s.startedAt, endedAt: now(), actionCount: s.actionCount, reason });
-    if (history.length > HISTORY_MAX) history = history.slice(-HISTORY_MAX);
-    emit(ev);
-    for (const fn of [...endedListeners]) {
+    this.#history.push({ tabId, domain: s.domain, startedAt: s.startedAt, endedAt: this.#now(), actionCount: s.actionCount, reason });
+    if (this.#history.length > HISTORY_MAX) this.#history = this.#history.slice(-HISTORY_MAX);
+    this.#emit(ev);
+    for (const fn of [...this.#endedListeners]) {
       try {
         fn(ev);
       } catch (e) {
@@ -3767,202 +4011,272 @@ function createSessionManager({ storage, emit, now = Date.now, timers = globalTh
     }
     return ev;
   }
-  const ENDED_KEYS = ["activeSessions", "sessionHistory", "stoppedTabs"];
-  return {
-    // init rehydrates from storage; call once per worker start, before use.
-    async init() {
-      const got = await storage.get(["activeSessions", "blocklist", "sessionHistory", "stoppedTabs"]);
-      sessions2.clear();
-      stopped.clear();
-      for (const x of Array.isArray(got.stoppedTabs) ? got.stoppedTabs : []) {
-        if (x && Number.isInteger(x.tabId) && STOP_REASONS.includes(x.reason)) stopped.set(x.tabId, x.reason);
-      }
-      for (const s of Array.isArray(got.activeSessions) ? got.activeSessions : []) {
-        if (s && Number.isInteger(s.tabId)) sessions2.set(s.tabId, { ...s });
-      }
-      blocklist = Array.isArray(got.blocklist) ? [...new Set(got.blocklist.map(normalizeDomain).filter(Boolean))] : [];
-      history = Array.isArray(got.sessionHistory) ? got.sessionHistory.slice(-HISTORY_MAX) : [];
-    },
-    // onEnded calls fn with every session_ended event, synchronously, as
-    // the session ends. Returns the unsubscribe function.
-    onEnded(fn) {
-      endedListeners.add(fn);
-      return () => endedListeners.delete(fn);
-    },
-    // onChange calls fn() after sessions, the blocklist or the history
-    // changed (an action counted included). Returns the unsubscribe.
-    onChange(fn) {
-      changeListeners.add(fn);
-      return () => changeListeners.delete(fn);
-    },
-    // stoppedReason is the STOP_REASONS reason tabId's session ended with,
-    // or null: such a tab gets no new session until it closes.
-    stoppedReason(tabId) {
-      return stopped.get(tabId) || null;
-    },
-    isDomainBlocked(host) {
-      return blockedBy(host, blocklist);
-    },
-    get blocklist() {
-      return [...blocklist];
-    },
-    // addToBlocklist merges domains in (a managed pairing seeds its list this
-    // way) and ends sessions now on a blocked domain.
-    async addToBlocklist(domains) {
-      const add = domains.map(normalizeDomain).filter(Boolean);
-      blocklist = [.../* @__PURE__ */ new Set([...blocklist, ...add])];
-      for (const s of [...sessions2.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
-      }
-      await persist(["blocklist", ...ENDED_KEYS]);
-    },
-    async removeFromBlocklist(domain) {
-      const d = normalizeDomain(domain);
-      blocklist = blocklist.filter((e) => e !== d);
-      await persist(["blocklist"]);
-    },
-    // reset empties the blocklist and the audit log (the options page's
-    // Reset); live sessions go on.
-    async reset() {
-      blocklist = [];
-      history = [];
-      await persist(["blocklist", "sessionHistory"]);
-    },
-    // reloadBlocklist picks up a list the options page stored directly.
-    setBlocklistFromStorage(list) {
-      blocklist = Array.isArray(list) ? [...new Set(list.map(normalizeDomain).filter(Boolean))] : [];
-      for (const s of [...sessions2.values()]) {
-        if (blockedBy(s.domain, blocklist)) end(s.tabId, END_REASONS.DOMAIN_BLOCKED);
-      }
-      persist(ENDED_KEYS);
-    },
-    get(tabId) {
-      const s = sessions2.get(tabId);
-      return s ? { ...s } : null;
-    },
-    list() {
-      return [...sessions2.values()].map((s) => ({ ...s }));
-    },
-    // ensureSession starts a session on the first action on tabId (event
-    // session_started) and follows the tab's domain silently afterwards.
-    ensureSession(tabId, domain) {
-      const s = sessions2.get(tabId);
-      if (s) {
-        if (s.domain !== domain) {
-          s.domain = domain;
-          persist(["activeSessions"]);
-        }
-        return { ...s };
-      }
-      const t = now();
-      const fresh = { tabId, domain, startedAt: t, lastActionAt: t, actionCount: 0 };
-      sessions2.set(tabId, fresh);
-      emit({ type: EVENTS.SESSION_STARTED, domain, tabId, startedAt: t });
-      persist(["activeSessions"]);
-      return { ...fresh };
-    },
-    recordAction(tabId) {
-      const s = sessions2.get(tabId);
-      if (!s) return;
-      s.actionCount++;
-      s.lastActionAt = now();
-      persistSoon();
-      changed();
-    },
-    // touch marks a session most recently used without counting an action
-    // (a fresh open_tab should win MRU resolution).
-    touch(tabId) {
-      const s = sessions2.get(tabId);
-      if (s) s.lastActionAt = now();
-    },
-    endSession(tabId, reason) {
-      const ev = end(tabId, reason);
-      if (ev) persist(ENDED_KEYS);
-      return ev;
-    },
-    // endAll ends every session (idle, lock, Stop all) and returns how many.
-    endAll(reason) {
-      let n = 0;
-      for (const tabId of [...sessions2.keys()]) if (end(tabId, reason)) n++;
-      if (n) persist(ENDED_KEYS);
-      return n;
-    },
-    // tabRemoved reports a closed tab: tab_closed, then session_ended.
-    tabRemoved(tabId) {
-      if (stopped.delete(tabId) && !sessions2.has(tabId)) persist(["stoppedTabs"]);
-      if (!sessions2.has(tabId)) return;
-      emit({ type: EVENTS.TAB_CLOSED, tabId });
-      this.endSession(tabId, END_REASONS.TAB_CLOSED);
-    },
-    get history() {
-      return history.slice();
-    },
-    // flush writes a deferred recordAction now and resolves once every
-    // queued storage write has landed.
-    flush() {
-      if (pending !== null) persist(["activeSessions"]);
-      return writes;
+};
+
+// window-focus.js
+var HIDE_WATCH_MS = 3e3;
+var FOCUS_BACK_MS = 500;
+var WINDOW_ID_NONE = -1;
+var HiddenWatch = class {
+  #api;
+  #now;
+  #watch = null;
+  constructor(api2, now) {
+    this.#api = api2;
+    this.#now = now;
+  }
+  // keep watches window id for HIDE_WATCH_MS from now; back is the window
+  // that has the focus.
+  keep(id, back) {
+    this.#watch = { id, back: back == null ? null : back, until: this.#now() + HIDE_WATCH_MS };
+  }
+  // end drops the watch on windowId, if any: bua shows the window itself,
+  // or Chrome closed it.
+  end(windowId) {
+    if (this.#watching(windowId)) this.#watch = null;
+  }
+  // focusChanged is chrome.windows.onFocusChanged: the watched BUA window
+  // taking the focus is put back; the focus going to another of Chrome's
+  // windows (the person's, or `bua open --focus`'s) makes that the one to
+  // give it back to.
+  focusChanged(windowId) {
+    const w = this.#live();
+    if (!w) return null;
+    if (windowId === w.id) return this.#putBack(w);
+    if (windowId !== WINDOW_ID_NONE) w.back = windowId;
+    return null;
+  }
+  // boundsChanged is chrome.windows.onBoundsChanged: the watched BUA
+  // window shown without the focus is put back too.
+  boundsChanged(win) {
+    const w = win && this.#watching(win.id);
+    return w && win.state && win.state !== "minimized" ? this.#putBack(w) : null;
+  }
+  // live is the watch while it lasts (an expired one is dropped).
+  #live() {
+    if (this.#watch && this.#now() > this.#watch.until) this.#watch = null;
+    return this.#watch;
+  }
+  #watching(windowId) {
+    const w = this.#live();
+    return w && w.id === windowId ? w : null;
+  }
+  // putBack minimizes the watched window again and gives the focus back.
+  // A window gone meanwhile is nobody's concern.
+  async #putBack(w) {
+    await this.#api.windows.update(w.id, { state: "minimized" }).catch(() => {
+    });
+    if (w.back != null) await this.#api.windows.update(w.back, { focused: true }).catch(() => {
+    });
+  }
+};
+function holdFocus({ api: api2, timers, keepHidden }, windowId, wins) {
+  const win = wins.find((w) => w.id === windowId);
+  if (!win || win.focused) return null;
+  const focused = wins.find((w) => w.focused);
+  return async () => {
+    if (win.state === "minimized") keepHidden(windowId, focused ? focused.id : null);
+    const after = await api2.windows.get(windowId);
+    if (after.state === win.state && !after.focused) return;
+    if (win.state === "minimized" && after.state !== "minimized") await api2.windows.update(windowId, { state: "minimized" });
+    if (!focused) return;
+    await api2.windows.update(focused.id, { focused: true });
+    for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
+      if ((await api2.windows.get(focused.id)).focused) return;
+      await new Promise((resolve) => timers.setTimeout(resolve, 20));
     }
   };
+}
+async function showWindow(api2, windowId) {
+  const win = await api2.windows.get(windowId).catch(() => null);
+  await api2.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
 
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
-var HIDE_WATCH_MS = 3e3;
-var WINDOW_ID_NONE = -1;
-function createWindowManager({ api: api2, isManaged = () => false, now = Date.now }) {
-  let lock = Promise.resolve();
-  let cachedId = null;
-  let spareId = null;
-  let watch = null;
-  function keepHidden(id, back) {
-    if (isManaged()) return;
-    watch = { id, back: back == null ? null : back, until: now() + HIDE_WATCH_MS };
+var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
+function createWindowManager({ api: api2, isManaged = () => false, timers = globalThis, now = Date.now }) {
+  return new WindowManager(api2, isManaged, timers, now);
+}
+var WindowManager = class {
+  #api;
+  #isManaged;
+  #timers;
+  #lock = Promise.resolve();
+  #cachedId = null;
+  #spareId = null;
+  // the prewarmed window's blank tab, not yet handed out
+  #watch;
+  constructor(api2, isManaged, timers, now) {
+    this.#api = api2;
+    this.#isManaged = isManaged;
+    this.#timers = timers;
+    this.#watch = new HiddenWatch(api2, now);
   }
-  function watching(windowId) {
-    if (watch && now() > watch.until) watch = null;
-    return watch && watch.id === windowId ? watch : null;
-  }
-  async function putBack(w) {
-    await api2.windows.update(w.id, { state: "minimized" }).catch(() => {
+  // prewarm opens the BUA window ahead of the first open_tab (managed
+  // browsers, at start-up), with a blank spare tab. Returns the spare tab,
+  // or null when a BUA window already exists.
+  prewarm() {
+    return this.#withLock(async () => {
+      if (await this.#liveWindowId() != null) return null;
+      const tab = await this.#createBuaWindow("about:blank");
+      this.#spareId = tab ? tab.id : null;
+      return tab || null;
     });
-    if (w.back != null) await api2.windows.update(w.back, { focused: true }).catch(() => {
+  }
+  // isSpare says whether tabId is the prewarmed tab nobody has asked for
+  // yet: get_tabs leaves it out.
+  isSpare(tabId) {
+    return tabId === this.#spareId;
+  }
+  // buaWindowId is the live BUA window's id, or null when there is none.
+  buaWindowId() {
+    return this.#withLock(() => this.#liveWindowId());
+  }
+  // personWindow is the person's last focused normal window (never the
+  // BUA window), or null.
+  personWindow() {
+    return this.#withLock(async () => this.#personWindow(await this.#liveWindowId()));
+  }
+  // openTab opens url in the BUA window (created lazily), or with focus in
+  // the person's last focused normal window. Returns the chrome Tab.
+  openTab(url, { focus = false } = {}) {
+    return this.#withLock(() => focus ? this.#openFocused(url) : this.#openInBuaWindow(url));
+  }
+  // takeBack puts tabId back into the BUA window at index (a handoff's
+  // end): into the live one, or into a new minimized, unfocused one when
+  // the tab was its last and Chrome closed it as the tab left. Returns the
+  // BUA window's id.
+  takeBack(tabId, index = -1) {
+    return this.#withLock(async () => {
+      const id = await this.#liveWindowId();
+      if (id != null) {
+        await this.#api.tabs.move(tabId, { windowId: id, index });
+        return id;
+      }
+      return (await this.#newBuaWindow({ tabId })).id;
     });
   }
-  function withLock(fn) {
-    const run = lock.then(fn, fn);
-    lock = run.catch(() => {
+  // keepHidden keeps the BUA window windowId minimized and unfocused for
+  // HIDE_WATCH_MS (a person's browser only): after a click's press in it,
+  // whose activation can come after the click answered. back is the
+  // window that had the focus (null: none of Chrome's).
+  keepHidden(windowId, back) {
+    if (!this.#isManaged()) this.#watch.keep(windowId, back);
+  }
+  // show brings windowId in front of the person (showWindow), which ends
+  // any watch keeping it hidden: bua shows the BUA window itself when a
+  // handoff's tab has no other window to go to, or the person asks for a
+  // handoff's tab from the popup.
+  show(windowId) {
+    this.#watch.end(windowId);
+    return showWindow(this.#api, windowId);
+  }
+  // focusChanged and boundsChanged are chrome.windows.onFocusChanged and
+  // onBoundsChanged, for the watch (window-focus.js).
+  focusChanged(windowId) {
+    return this.#watch.focusChanged(windowId);
+  }
+  boundsChanged(win) {
+    return this.#watch.boundsChanged(win);
+  }
+  // windowRemoved forgets the BUA window when Chrome closes it (its last
+  // tab closed, or the person closed it).
+  windowRemoved(windowId) {
+    this.#watch.end(windowId);
+    if (windowId === this.#cachedId) {
+      this.#cachedId = null;
+      this.#spareId = null;
+      this.#api.storage.remove("buaWindowId").catch(() => {
+      });
+    }
+  }
+  // showTab readies tabId for an action that needs its page shown: one
+  // that sends input through the Input domain (INPUT_ACTIONS), and in a
+  // managed browser a screenshot (below). Chrome drops input to a
+  // background tab's page, so the action would report ok for input that
+  // never arrived (a lone mouse move, a hover, gets there only every 5 s).
+  // A background tab of the BUA window is made its window's active tab
+  // (bua's own window: the person sees nothing change); a background tab
+  // of the person's own window fails with background_tab, as switching it
+  // would change what they look at. readTab() reads the tab when needed.
+  // For a click it returns the function that gives the window back
+  // afterwards (holdFocus), else null.
+  async showTab(action, tabId, readTab) {
+    if (this.#isManaged()) {
+      if (action.type !== "hover" && action.type !== "screenshot") return null;
+    } else if (!INPUT_ACTIONS.has(action.type)) {
+      return null;
+    }
+    const click2 = action.type === "click";
+    const [tab, buaId, wins] = await Promise.all([
+      readTab(),
+      this.buaWindowId(),
+      click2 ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null
+    ]);
+    if (!tab.active) {
+      if (tab.windowId !== buaId) {
+        if (action.type === "screenshot") return null;
+        throw new BridgeError(
+          ErrorCodes.INVALID_ACTION,
+          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
+          REASONS.BACKGROUND_TAB
+        );
+      }
+      await this.#api.tabs.update(tabId, { active: true });
+    }
+    return click2 ? holdFocus(this.#focusDeps(), tab.windowId, wins) : null;
+  }
+  #focusDeps() {
+    return { api: this.#api, timers: this.#timers, keepHidden: (id, back) => this.keepHidden(id, back) };
+  }
+  #withLock(fn) {
+    const run = this.#lock.then(fn, fn);
+    this.#lock = run.catch(() => {
     });
     return run;
   }
-  async function liveWindowId() {
-    if (cachedId == null) {
-      const { buaWindowId } = await api2.storage.get("buaWindowId");
-      cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
+  async #liveWindowId() {
+    if (this.#cachedId == null) {
+      const { buaWindowId } = await this.#api.storage.get("buaWindowId");
+      this.#cachedId = Number.isInteger(buaWindowId) ? buaWindowId : null;
     }
-    if (cachedId == null) return null;
+    if (this.#cachedId == null) return null;
     try {
-      await api2.windows.get(cachedId);
-      return cachedId;
+      await this.#api.windows.get(this.#cachedId);
+      return this.#cachedId;
     } catch {
-      cachedId = null;
-      await api2.storage.remove("buaWindowId");
+      this.#cachedId = null;
+      await this.#api.storage.remove("buaWindowId");
       return null;
     }
   }
-  async function newBuaWindow(props) {
-    const state = isManaged() ? "normal" : "minimized";
-    const back = isManaged() ? null : await focusedWindow();
-    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
-    if (win.state && win.state !== state) win = { ...win, ...await api2.windows.update(win.id, { state }) };
-    keepHidden(win.id, back);
-    cachedId = win.id;
-    api2.storage.set({ buaWindowId: win.id }).catch(() => {
+  // newBuaWindow opens the minimized, unfocused BUA window with props
+  // ({url} or {tabId}) and remembers it. A managed browser's is not
+  // minimized: nobody sees it, and headless Chromium hides every tab of a
+  // minimized window once one of its tabs is made active again (a hover or
+  // a capture of a background tab), after which queryAXTree, captures and
+  // out-of-process frames' input wait for frames that never come.
+  async #newBuaWindow(props) {
+    const state = this.#isManaged() ? "normal" : "minimized";
+    const back = this.#isManaged() ? null : await this.#focusedWindow();
+    let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
+    if (win.state && win.state !== state) win = { ...win, ...await this.#api.windows.update(win.id, { state }) };
+    this.keepHidden(win.id, back);
+    this.#cachedId = win.id;
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {
     });
     return win;
   }
-  async function createWindow(props) {
-    if (!isManaged()) return api2.windows.create(props);
+  // createWindow is windows.create(props), and in a managed browser a
+  // window whose pages are VIEWPORT: windows.create sizes the window, its
+  // tab strip, toolbar and frame included, and a tab's width and height
+  // are its page's, so one update by the difference makes the page the
+  // size asked for, headless or under any window manager. A person's
+  // window is created as Chrome sizes it and never resized.
+  async #createWindow(props) {
+    const api2 = this.#api;
+    if (!this.#isManaged()) return api2.windows.create(props);
     const win = await api2.windows.create({ ...props, width: VIEWPORT.width, height: VIEWPORT.height });
     const tab = win.tabs && win.tabs[0] || (await api2.tabs.query({ windowId: win.id }))[0];
     if (!tab || !tab.width || !tab.height) return win;
@@ -3971,145 +4285,68 @@ function createWindowManager({ api: api2, isManaged = () => false, now = Date.no
     if (dw === 0 && dh === 0) return win;
     return { ...win, ...await api2.windows.update(win.id, { width: win.width + dw, height: win.height + dh }) };
   }
-  async function focusedWindow() {
+  // focusedWindow is the id of the Chrome window that has the focus, or
+  // null when none has (the person is in another program).
+  async #focusedWindow() {
     try {
-      const w = await api2.windows.getLastFocused();
+      const w = await this.#api.windows.getLastFocused();
       return w && w.focused ? w.id : null;
     } catch {
       return null;
     }
   }
-  async function personWindow(buaId) {
+  // personWindow is the person's last focused normal window, or null when
+  // that is the BUA window (buaId) or there is none.
+  async #personWindow(buaId) {
     try {
-      const w = await api2.windows.getLastFocused({ windowTypes: ["normal"] });
+      const w = await this.#api.windows.getLastFocused({ windowTypes: ["normal"] });
       return w && w.id !== buaId ? w : null;
     } catch {
       return null;
     }
   }
-  async function createBuaWindow(url) {
-    const win = await newBuaWindow({ url });
+  async #createBuaWindow(url) {
+    const win = await this.#newBuaWindow({ url });
     const tab = win.tabs && win.tabs[0];
     if (tab) return tab;
-    const [first] = await api2.tabs.query({ windowId: win.id });
+    const [first] = await this.#api.tabs.query({ windowId: win.id });
     return first;
   }
-  async function claimSpare(url, windowId) {
-    const id = spareId;
-    spareId = null;
+  // claimSpare hands out the prewarmed tab, loading url in it; null when
+  // there is none, or it is no longer a tab of the BUA window.
+  async #claimSpare(url, windowId) {
+    const id = this.#spareId;
+    this.#spareId = null;
     if (id == null) return null;
     let tab;
     try {
-      tab = await api2.tabs.get(id);
+      tab = await this.#api.tabs.get(id);
     } catch {
       return null;
     }
     if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : api2.tabs.update(id, { url, active: true });
+    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
   }
-  async function openInBuaWindow(url) {
-    const id = await liveWindowId();
-    if (id == null) return createBuaWindow(url);
-    const spare = await claimSpare(url, id);
+  async #openInBuaWindow(url) {
+    const id = await this.#liveWindowId();
+    if (id == null) return this.#createBuaWindow(url);
+    const spare = await this.#claimSpare(url, id);
     if (spare) return spare;
-    const tab = await api2.tabs.create({ windowId: id, url, active: false });
-    return api2.tabs.update(tab.id, { active: true });
+    const tab = await this.#api.tabs.create({ windowId: id, url, active: false });
+    return this.#api.tabs.update(tab.id, { active: true });
   }
-  async function prewarm() {
-    if (await liveWindowId() != null) return null;
-    const tab = await createBuaWindow("about:blank");
-    spareId = tab ? tab.id : null;
-    return tab || null;
-  }
-  async function openFocused(url) {
-    const target = await personWindow(await liveWindowId());
+  async #openFocused(url) {
+    const api2 = this.#api;
+    const target = await this.#personWindow(await this.#liveWindowId());
     if (!target) {
-      const win = await createWindow({ url, focused: true, type: "normal" });
+      const win = await this.#createWindow({ url, focused: true, type: "normal" });
       return win.tabs && win.tabs[0] ? win.tabs[0] : (await api2.tabs.query({ windowId: win.id }))[0];
     }
     const tab = await api2.tabs.create({ windowId: target.id, url, active: true });
     await api2.windows.update(target.id, { focused: true });
     return tab;
   }
-  return {
-    // prewarm opens the BUA window ahead of the first open_tab (managed
-    // browsers, at start-up). Returns its spare tab, or null when a BUA
-    // window already exists.
-    prewarm: () => withLock(prewarm),
-    // isSpare says whether tabId is the prewarmed tab nobody has asked for
-    // yet: get_tabs leaves it out.
-    isSpare: (tabId) => tabId === spareId,
-    // buaWindowId is the live BUA window's id, or null when there is none.
-    buaWindowId: () => withLock(liveWindowId),
-    // personWindow is the person's last focused normal window (never the
-    // BUA window), or null.
-    personWindow: () => withLock(async () => personWindow(await liveWindowId())),
-    // openTab opens url in the BUA window (created lazily), or with focus in
-    // the person's last focused normal window. Returns the chrome Tab.
-    openTab(url, { focus = false } = {}) {
-      return withLock(() => focus ? openFocused(url) : openInBuaWindow(url));
-    },
-    // takeBack puts tabId back into the BUA window at index (a handoff's
-    // end): into the live one, or into a new minimized, unfocused one
-    // when the tab was its last and Chrome closed it as the tab left.
-    // Returns the BUA window's id.
-    takeBack(tabId, index = -1) {
-      return withLock(async () => {
-        const id = await liveWindowId();
-        if (id != null) {
-          await api2.tabs.move(tabId, { windowId: id, index });
-          return id;
-        }
-        return (await newBuaWindow({ tabId })).id;
-      });
-    },
-    // keepHidden keeps the BUA window windowId minimized and unfocused for
-    // HIDE_WATCH_MS (a person's browser): after a click's press in it,
-    // whose activation can come after the click answered. back is the
-    // window that had the focus (null: none of Chrome's).
-    keepHidden,
-    // show brings windowId in front of the person (showWindow), which
-    // ends any watch keeping it hidden: bua shows the BUA window itself
-    // when a handoff's tab has no other window to go to, or the person
-    // asks for a handoff's tab from the popup.
-    show(windowId) {
-      if (watching(windowId)) watch = null;
-      return showWindow(api2, windowId);
-    },
-    // focusChanged is chrome.windows.onFocusChanged: the watched BUA
-    // window taking the focus is put back; the focus going to another of
-    // Chrome's windows (the person's, or `bua open --focus`'s) makes that
-    // the one to give it back to.
-    focusChanged(windowId) {
-      if (watch && now() > watch.until) watch = null;
-      if (!watch) return null;
-      if (windowId === watch.id) return putBack(watch);
-      if (windowId !== WINDOW_ID_NONE) watch.back = windowId;
-      return null;
-    },
-    // boundsChanged is chrome.windows.onBoundsChanged: the watched BUA
-    // window shown without the focus is put back too.
-    boundsChanged(win) {
-      const w = win && watching(win.id);
-      return w && win.state && win.state !== "minimized" ? putBack(w) : null;
-    },
-    // windowRemoved forgets the BUA window when Chrome closes it (its last
-    // tab closed, or the person closed it).
-    windowRemoved(windowId) {
-      if (watching(windowId)) watch = null;
-      if (windowId === cachedId) {
-        cachedId = null;
-        spareId = null;
-        api2.storage.remove("buaWindowId").catch(() => {
-        });
-      }
-    }
-  };
-}
-async function showWindow(api2, windowId) {
-  const win = await api2.windows.get(windowId).catch(() => null);
-  await api2.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
-}
+};
 
 // lib/budget.js
 var SETTLE_MS = SETTLE_MARGIN_MS;
@@ -4224,9 +4461,9 @@ async function closeTab(env, action) {
     }
   };
   const out = { ok: true, tabId: action.tabId };
-  const closed = env.closeTab ? await env.closeTab(action, async () => (await remove(), out)) : (await remove(), out);
+  const closed2 = env.closeTab ? await env.closeTab(action, async () => (await remove(), out)) : (await remove(), out);
   env.tabClosed(action.tabId);
-  return closed;
+  return closed2;
 }
 var executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_tab: closeTab });
 
@@ -4269,7 +4506,7 @@ function getTrace(ctx, action) {
 }
 var executors3 = Object.freeze({ get_trace: getTrace });
 
-// action-dispatcher.js
+// tab-queues.js
 function endedMessage(tabId, reason) {
   switch (reason) {
     case END_REASONS.USER_STOPPED:
@@ -4288,34 +4525,38 @@ function endedMessage(tabId, reason) {
       return `bua's session on tab ${tabId} ended (${reason}); the action did not finish`;
   }
 }
-function stoppedMessage(tabId, reason) {
-  const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
-  return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
-}
-var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
-var FOCUS_BACK_MS = 500;
-var browserExecutors = Object.freeze({ ...executors, ...executors2 });
-function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers = globalThis, isManaged = () => false, recorder: recorder2 = null }) {
-  const queues = /* @__PURE__ */ new Map();
-  const pending = /* @__PURE__ */ new Map();
-  let exempt = null;
-  function enqueue(tabId, fn, signal) {
+var TabQueues = class {
+  #queues = /* @__PURE__ */ new Map();
+  // tabId -> tail promise
+  #pending = /* @__PURE__ */ new Map();
+  // tabId -> Set<AbortController> of its requests, queued or running
+  #exempt = null;
+  // the request whose own blocklist check is ending its session
+  // enqueue runs fn after every earlier action on tabId has ended, and
+  // returns fn's promise, which rejects with signal's reason the moment
+  // signal aborts. An aborted action gives up its place at once: the next
+  // one waits only for the actions before it, never for orphaned work.
+  enqueue(tabId, fn, signal) {
+    const queues = this.#queues;
     const prev = queues.get(tabId) || Promise.resolve();
     const start = () => {
       if (signal && signal.aborted) throw signal.reason;
       return fn();
     };
-    const run2 = abortable(prev.then(start, start), signal);
-    const tail = Promise.all([prev, run2.catch(() => {
+    const run = abortable(prev.then(start, start), signal);
+    const tail = Promise.all([prev, run.catch(() => {
     })]).then(() => {
     });
     queues.set(tabId, tail);
     tail.then(() => {
       if (queues.get(tabId) === tail) queues.delete(tabId);
     });
-    return run2;
+    return run;
   }
-  function track(tabId, ac) {
+  // track registers a request's controller under tabId until the returned
+  // function is called, so tabClosed and sessionEnded can end it.
+  track(tabId, ac) {
+    const pending = this.#pending;
     let set2 = pending.get(tabId);
     if (!set2) pending.set(tabId, set2 = /* @__PURE__ */ new Set());
     set2.add(ac);
@@ -4324,61 +4565,265 @@ function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, c
       if (set2.size === 0 && pending.get(tabId) === set2) pending.delete(tabId);
     };
   }
-  function tabClosed(tabId) {
-    const set2 = pending.get(tabId);
-    pending.delete(tabId);
-    queues.delete(tabId);
+  // tabClosed ends every request pending on tabId, running or queued, with
+  // tab_not_found at once: whoever closed the tab (close_tab, the person,
+  // the page), no caller waits out its timeout on a tab that is gone.
+  tabClosed(tabId) {
+    const set2 = this.#pending.get(tabId);
+    this.#pending.delete(tabId);
+    this.#queues.delete(tabId);
     if (!set2) return 0;
     for (const ac of set2) ac.abort(new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while the action was pending`));
     return set2.size;
   }
-  function sessionEnded(tabId, reason) {
-    if (reason === END_REASONS.TAB_CLOSED) return tabClosed(tabId);
-    const set2 = pending.get(tabId);
+  // sessionEnded ends every request pending on tabId at once when its
+  // session ends: tab_closed as tabClosed does (tab_not_found), any other
+  // reason with internal_error carrying the reason. The request whose own
+  // blocklist check ended the session (exempting) answers domain_blocked
+  // instead.
+  sessionEnded(tabId, reason) {
+    if (reason === END_REASONS.TAB_CLOSED) return this.tabClosed(tabId);
+    const set2 = this.#pending.get(tabId);
     if (!set2) return 0;
     let n = 0;
     for (const ac of [...set2]) {
-      if (ac === exempt) continue;
+      if (ac === this.#exempt) continue;
       ac.abort(new BridgeError(ErrorCodes.INTERNAL_ERROR, endedMessage(tabId, reason), reason));
       n++;
     }
     return n;
   }
-  if (typeof sessions2.onEnded === "function") sessions2.onEnded((ev) => sessionEnded(ev.tabId, ev.reason));
-  async function tabGone(tabId) {
+  // exempting runs fn with the request ac left alone by sessionEnded.
+  exempting(ac, fn) {
+    this.#exempt = ac;
     try {
-      return !await api2.tabs.get(tabId);
-    } catch {
-      return true;
+      return fn();
+    } finally {
+      this.#exempt = null;
     }
   }
-  async function getTab(tabId) {
+};
+
+// tab-gate.js
+function stoppedMessage(tabId, reason) {
+  const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
+  return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
+}
+var TabGate = class {
+  // deps: {api, sessions, windows, controller, emit, queues (TabQueues)}.
+  constructor(deps) {
+    this.deps = deps;
+  }
+  // getTab reads tabId, or fails tab_not_found.
+  async getTab(tabId) {
     try {
-      const tab = await api2.tabs.get(tabId);
+      const tab = await this.deps.api.tabs.get(tabId);
       if (!tab) throw new Error("no tab");
       return tab;
     } catch {
       throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
     }
   }
-  function blocked(host, attemptedAction, tabId, ac = null) {
+  // blocked fails domain_blocked, with the domain_blocked event, when host
+  // is on the blocklist; the tab's session, if any, ends with the reason,
+  // ending every request pending on it but ac's (the one asking).
+  blocked(host, attemptedAction, tabId, ac = null) {
+    const { sessions: sessions2, emit, queues } = this.deps;
     const entry = sessions2.isDomainBlocked(host);
     if (!entry) return;
     const ev = { type: EVENTS.DOMAIN_BLOCKED, domain: host, attemptedAction };
     if (Number.isInteger(tabId)) ev.tabId = tabId;
     emit(ev);
-    if (Number.isInteger(tabId) && sessions2.get(tabId)) {
-      exempt = ac;
-      try {
-        sessions2.endSession(tabId, END_REASONS.DOMAIN_BLOCKED);
-      } finally {
-        exempt = null;
-      }
-    }
+    if (Number.isInteger(tabId) && sessions2.get(tabId)) queues.exempting(ac, () => sessions2.endSession(tabId, END_REASONS.DOMAIN_BLOCKED));
     throw new BridgeError(ErrorCodes.DOMAIN_BLOCKED, `${host} is on the blocklist (entry ${entry})`);
   }
-  async function resolveTab(action) {
+  // run takes a "tab" action through the gate to the controller and
+  // returns its result with its tabId (protocol v4 results carry the tab
+  // they acted on), added here and only here.
+  async run(tabId, action, budget, ac) {
+    const { api: api2, sessions: sessions2, windows: windows2, controller: controller2 } = this.deps;
+    if (budget.remaining() <= 0) {
+      throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
+    }
+    const stopped = sessions2.stoppedReason ? sessions2.stoppedReason(tabId) : null;
+    if (stopped) throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, stoppedMessage(tabId, stopped));
+    const known2 = controller2.committedUrl ? controller2.committedUrl(tabId) : null;
+    const tab = known2 !== null ? null : await this.getTab(tabId);
+    const host = hostOf(known2 !== null ? known2 : urlOf(tab));
+    this.blocked(host, action.type, tabId, ac);
+    if (PASSIVE_ACTIONS.has(action.type)) {
+      const result2 = await controller2.run(tabId, action, budget);
+      return { ...result2, tabId };
+    }
+    const giveBack = await windows2.showTab(action, tabId, () => tab || this.getTab(tabId));
+    let domain = host;
+    if (action.type === "navigate") {
+      domain = hostOf(action.url);
+      this.blocked(domain, action.type, tabId, ac);
+    }
+    sessions2.ensureSession(tabId, domain);
+    const result = await this.#runSession(tabId, action, budget, giveBack);
+    if (result && Number.isInteger(result.newTabId)) await this.#adoptTab(result);
+    sessions2.recordAction(tabId);
+    if (action.type === "navigate" || action.type === "reload") await this.#followDomain(api2, sessions2, tabId);
+    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
+  }
+  async #runSession(tabId, action, budget, giveBack) {
+    const { sessions: sessions2, controller: controller2 } = this.deps;
+    try {
+      return await controller2.run(tabId, action, budget);
+    } finally {
+      if (giveBack) await giveBack().catch(() => {
+      });
+      if (!sessions2.get(tabId) && controller2.detach) controller2.detach(tabId).catch(() => {
+      });
+    }
+  }
+  // followDomain follows the page to its real domain: it may have
+  // redirected.
+  async #followDomain(api2, sessions2, tabId) {
+    try {
+      const after = await api2.tabs.get(tabId);
+      const h = hostOf(urlOf(after));
+      if (h) sessions2.ensureSession(tabId, h);
+    } catch {
+    }
+  }
+  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // ready for the next action that names it: a session, and the debugger
+  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // get_tabs does not list it; one that closed already neither.
+  async #adoptTab(result) {
+    const { api: api2, sessions: sessions2 } = this.deps;
+    let tab;
+    try {
+      tab = await api2.tabs.get(result.newTabId);
+    } catch {
+      delete result.newTabId;
+      return;
+    }
+    const domain = hostOf(urlOf(tab));
+    if (domain && sessions2.isDomainBlocked(domain)) {
+      delete result.newTabId;
+      return;
+    }
+    sessions2.ensureSession(tab.id, domain);
+    this.prepare(tab.id);
+  }
+  // prepare lets the controller start attaching to a tab about to be
+  // acted on (open_tab's, an input's new tab).
+  prepare(tabId) {
+    if (this.deps.controller.prepare) this.deps.controller.prepare(tabId);
+  }
+};
+
+// action-dispatcher.js
+var browserExecutors = Object.freeze({ ...executors, ...executors2 });
+function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers = globalThis, recorder: recorder2 = null }) {
+  return new Dispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers, recorder: recorder2 });
+}
+var Dispatcher = class {
+  #deps;
+  #queues = new TabQueues();
+  #gate;
+  constructor(deps) {
+    this.#deps = deps;
+    this.#gate = new TabGate({ ...deps, queues: this.#queues });
+    const sessions2 = deps.sessions;
+    if (typeof sessions2.onEnded === "function") sessions2.onEnded((ev) => this.sessionEnded(ev.tabId, ev.reason));
+  }
+  // tabClosed ends every request pending on tabId at once (tab-queues.js).
+  tabClosed(tabId) {
+    return this.#queues.tabClosed(tabId);
+  }
+  // sessionEnded ends every request pending on tabId when its session ends.
+  sessionEnded(tabId, reason) {
+    return this.#queues.sessionEnded(tabId, reason);
+  }
+  // handle is ws-client's handleRequest: {result} or {error}, never
+  // throws; null when the request was cancelled, which gets no response.
+  async handle(action, budget) {
+    try {
+      return { result: await this.dispatch(action, budget) };
+    } catch (e) {
+      if (e instanceof CancelledError) return null;
+      return { error: toWireError(e) };
+    }
+  }
+  // dispatch runs one action within budget (by default, the one a request
+  // without deadlineMs gets, from now); throws BridgeError on failure, or
+  // CancelledError when budget.signal (the daemon's cancel) aborted it.
+  // The controller has its own watchdog for the action itself; this one
+  // also covers resolving the tab and waiting in its queue, so the caller
+  // hears timeout before the daemon gives up. The request's own signal
+  // aborts on cancel, on this watchdog and on tab close, and once the
+  // request has ended, so nothing it started runs on.
+  async dispatch(action, budget = budgetFor(action)) {
+    const timers = this.#deps.timers;
+    const ac = new AbortController();
+    const outer = budget.signal;
+    const offOuter = onAbort(outer, () => ac.abort(outer.reason instanceof Error ? outer.reason : new CancelledError()));
+    const ms = budget.remaining();
+    const watchdog = timers.setTimeout(
+      () => ac.abort(new BridgeError(ErrorCodes.TIMEOUT, `${action.type} did not finish within ${ms} ms`)),
+      ms
+    );
+    try {
+      const work = Promise.resolve().then(() => this.#route(action, budget.withSignal(ac.signal), ac));
+      return await abortable(work, ac.signal);
+    } finally {
+      timers.clearTimeout(watchdog);
+      offOuter();
+      if (!ac.signal.aborted) ac.abort(new CancelledError("the request has ended"));
+    }
+  }
+  #route(action, budget, ac) {
+    const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
+    switch (spec && spec.scope) {
+      case "tab":
+        return this.#perTab(action, budget, ac);
+      case "browser":
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](this.#envFor(budget, ac), action);
+        break;
+      default:
+        break;
+    }
+    throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
+  }
+  // perTab runs a "tab" action through the gate in the tab's queue. The
+  // time spent waiting in the queue comes out of the budget; an action
+  // whose budget ran out while queued fails without running.
+  async #perTab(action, budget, ac) {
+    const { tabId } = await this.#resolveTab(action);
+    const untrack = this.#queues.track(tabId, ac);
+    const run = () => this.#gate.run(tabId, action, budget, ac);
+    try {
+      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(run(), budget.signal);
+      return await this.#queues.enqueue(tabId, run, budget.signal);
+    } catch (e) {
+      const explained = e instanceof CancelledError || e instanceof BridgeError && e.code !== ErrorCodes.INTERNAL_ERROR && e.code !== ErrorCodes.DEBUGGER_ATTACH_FAILED;
+      if (!explained && await this.#tabGone(tabId)) {
+        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while ${action.type} ran`);
+      }
+      throw e;
+    } finally {
+      untrack();
+    }
+  }
+  // tabGone says whether tabId no longer exists.
+  async #tabGone(tabId) {
+    try {
+      return !await this.#deps.api.tabs.get(tabId);
+    } catch {
+      return true;
+    }
+  }
+  // resolveTab picks the tab an action runs on. Returns {tabId, opened}.
+  // An explicit tabId is taken as it is: the gate checks the tab when the
+  // action's turn comes (tab_not_found if it is gone).
+  async #resolveTab(action) {
     if (action.tabId !== void 0) return { tabId: action.tabId, opened: false };
+    const { api: api2, sessions: sessions2, windows: windows2 } = this.#deps;
     const buaId = await windows2.buaWindowId();
     const live = [];
     for (const s of sessions2.list()) {
@@ -4394,802 +4839,737 @@ function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, c
     if (inBua.length) return { tabId: mru(inBua).s.tabId, opened: false };
     if (live.length === 1) return { tabId: live[0].s.tabId, opened: false };
     if (action.type === "navigate") {
-      blocked(hostOf(action.url), action.type);
+      this.#gate.blocked(hostOf(action.url), action.type);
       const tab = await windows2.openTab("about:blank");
       return { tabId: tab.id, opened: true };
     }
     if (live.length > 1) {
       const ids = live.map(({ s }) => s.tabId).join(", ");
-      throw new BridgeError(
-        ErrorCodes.SESSION_NOT_FOUND,
-        `${live.length} sessions (tabs ${ids}) and none in the BUA window, and the action has no tabId`
-      );
+      throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, `${live.length} sessions (tabs ${ids}) and none in the BUA window, and the action has no tabId`);
     }
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
-  async function perTab(action, budget, ac) {
-    const { tabId } = await resolveTab(action);
-    const untrack = track(tabId, ac);
-    try {
-      if (PASSIVE_ACTIONS.has(action.type)) return await abortable(runOnTab(tabId, action, budget, ac), budget.signal);
-      return await enqueue(tabId, () => runOnTab(tabId, action, budget, ac), budget.signal);
-    } catch (e) {
-      const explained = e instanceof CancelledError || e instanceof BridgeError && e.code !== ErrorCodes.INTERNAL_ERROR && e.code !== ErrorCodes.DEBUGGER_ATTACH_FAILED;
-      if (!explained && await tabGone(tabId)) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} was closed while ${action.type} ran`);
-      }
-      throw e;
-    } finally {
-      untrack();
-    }
-  }
-  async function showTab(action, tabId, known2) {
-    if (isManaged()) {
-      if (action.type !== "hover" && action.type !== "screenshot") return null;
-    } else if (!INPUT_ACTIONS.has(action.type)) {
-      return null;
-    }
-    const click2 = action.type === "click";
-    const [tab, buaId, wins] = await Promise.all([
-      known2 || getTab(tabId),
-      windows2.buaWindowId(),
-      click2 ? api2.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null
-    ]);
-    if (!tab.active) {
-      if (tab.windowId !== buaId) {
-        if (action.type === "screenshot") return null;
-        throw new BridgeError(
-          ErrorCodes.INVALID_ACTION,
-          `tab ${tabId} is a background tab of the person's own window, and Chrome delivers no input to a page it does not show: ${action.type} did not run. Ask the person to switch to that tab, or open the page in bua's window with open_tab`,
-          REASONS.BACKGROUND_TAB
-        );
-      }
-      await api2.tabs.update(tabId, { active: true });
-    }
-    return click2 ? holdFocus(tab.windowId, wins) : null;
-  }
-  function holdFocus(windowId, wins) {
-    const win = wins.find((w) => w.id === windowId);
-    if (!win || win.focused) return null;
-    const focused = wins.find((w) => w.focused);
-    return async () => {
-      if (win.state === "minimized") windows2.keepHidden(windowId, focused ? focused.id : null);
-      const after = await api2.windows.get(windowId);
-      if (after.state === win.state && !after.focused) return;
-      if (win.state === "minimized" && after.state !== "minimized") await api2.windows.update(windowId, { state: "minimized" });
-      if (!focused) return;
-      await api2.windows.update(focused.id, { focused: true });
-      for (const end = Date.now() + FOCUS_BACK_MS; Date.now() < end; ) {
-        if ((await api2.windows.get(focused.id)).focused) return;
-        await new Promise((resolve) => timers.setTimeout(resolve, 20));
-      }
+  // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
+  // may use.
+  // prepare(tabId) lets open_tab start the debugger's attach while the
+  // new tab loads (the controller's prepare); navigate(action) runs a
+  // navigate on the tab open_tab opened, as a request of its own would
+  // run (queue, session, the controller) within open_tab's budget;
+  // hasOpenDialog and closeTab are the controller's, for open_tab's wait
+  // and close_tab's way through a dialog.
+  #envFor(budget, ac) {
+    const { api: api2, sessions: sessions2, windows: windows2, controller: controller2, timers, recorder: recorder2 } = this.#deps;
+    return {
+      api: api2,
+      sessions: sessions2,
+      windows: windows2,
+      budget,
+      timers,
+      blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
+      tabClosed: (tabId) => this.tabClosed(tabId),
+      prepare: (tabId) => this.#gate.prepare(tabId),
+      navigate: (action) => this.#perTab(action, budget, ac),
+      hasOpenDialog: controller2.hasOpenDialog ? (tabId) => controller2.hasOpenDialog(tabId) : null,
+      closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null,
+      recorder: recorder2
     };
   }
-  async function runOnTab(tabId, action, budget, ac) {
-    if (budget.remaining() <= 0) {
-      throw new BridgeError(ErrorCodes.TIMEOUT, `${action.type} spent its ${budget.ms} ms budget waiting behind earlier actions on tab ${tabId}`);
-    }
-    const stopped = sessions2.stoppedReason ? sessions2.stoppedReason(tabId) : null;
-    if (stopped) throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, stoppedMessage(tabId, stopped));
-    const known2 = controller2.committedUrl ? controller2.committedUrl(tabId) : null;
-    const tab = known2 !== null ? null : await getTab(tabId);
-    const host = hostOf(known2 !== null ? known2 : urlOf(tab));
-    blocked(host, action.type, tabId, ac);
-    if (PASSIVE_ACTIONS.has(action.type)) {
-      const result2 = await controller2.run(tabId, action, budget);
-      return { ...result2, tabId };
-    }
-    const giveBack = await showTab(action, tabId, tab);
-    let domain = host;
-    if (action.type === "navigate") {
-      domain = hostOf(action.url);
-      blocked(domain, action.type, tabId, ac);
-    }
-    sessions2.ensureSession(tabId, domain);
-    let result;
-    try {
-      result = await controller2.run(tabId, action, budget);
-    } finally {
-      if (giveBack) await giveBack().catch(() => {
-      });
-      if (!sessions2.get(tabId) && controller2.detach) controller2.detach(tabId).catch(() => {
-      });
-    }
-    if (result && Number.isInteger(result.newTabId)) await adoptTab(result);
-    sessions2.recordAction(tabId);
-    if (action.type === "navigate" || action.type === "reload") {
-      try {
-        const after = await api2.tabs.get(tabId);
-        const h = hostOf(urlOf(after));
-        if (h) sessions2.ensureSession(tabId, h);
-      } catch {
-      }
-    }
-    return result && typeof result === "object" && !Array.isArray(result) ? { ...result, tabId } : result;
+};
+
+// lib/trace.js
+var TRACE_MAX_EVENTS = 500;
+var TRACE_MAX_BYTES = 256 * 1024;
+var TRACE_MAX_TABS = 16;
+var LIMITS = Object.freeze({ text: 1e3, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
+function clip(s, max) {
+  if (typeof s !== "string") return "";
+  if (s.length <= max) return s;
+  let cut2 = s.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut2)) cut2 = cut2.slice(0, -1);
+  return JSON.parse(JSON.stringify(cut2 + "…"));
+}
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) n += 1;
+    else if (c < 2048) n += 2;
+    else if (c >= 55296 && c <= 56319 && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
   }
-  async function adoptTab(result) {
-    let tab;
-    try {
-      tab = await api2.tabs.get(result.newTabId);
-    } catch {
-      delete result.newTabId;
-      return;
-    }
-    const domain = hostOf(urlOf(tab));
-    if (domain && sessions2.isDomainBlocked(domain)) {
-      delete result.newTabId;
-      return;
-    }
-    sessions2.ensureSession(tab.id, domain);
-    prepare(tab.id);
-  }
-  const prepare = (tabId) => {
-    if (controller2.prepare) controller2.prepare(tabId);
-  };
-  const envFor = (budget, ac) => ({
-    api: api2,
-    sessions: sessions2,
-    windows: windows2,
-    budget,
-    timers,
-    blocked,
-    getTab,
-    tabClosed,
-    prepare,
-    navigate: (action) => perTab(action, budget, ac),
-    hasOpenDialog: controller2.hasOpenDialog ? (tabId) => controller2.hasOpenDialog(tabId) : null,
-    closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null,
-    recorder: recorder2
-  });
-  function run(action, budget, ac) {
-    const spec = Object.hasOwn(ACTION_SPECS, action.type) ? ACTION_SPECS[action.type] : null;
-    switch (spec && spec.scope) {
-      case "tab":
-        return perTab(action, budget, ac);
-      case "browser":
-        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](envFor(budget, ac), action);
-        break;
-      default:
-        break;
-    }
-    throw new BridgeError(ErrorCodes.INVALID_ACTION, `unknown action ${JSON.stringify(action.type)}`);
-  }
-  async function dispatch(action, budget = budgetFor(action)) {
-    const ac = new AbortController();
-    const outer = budget.signal;
-    const offOuter = onAbort(outer, () => ac.abort(outer.reason instanceof Error ? outer.reason : new CancelledError()));
-    const ms = budget.remaining();
-    const watchdog = timers.setTimeout(
-      () => ac.abort(new BridgeError(ErrorCodes.TIMEOUT, `${action.type} did not finish within ${ms} ms`)),
-      ms
-    );
-    try {
-      const work = Promise.resolve().then(() => run(action, budget.withSignal(ac.signal), ac));
-      return await abortable(work, ac.signal);
-    } finally {
-      timers.clearTimeout(watchdog);
-      offOuter();
-      if (!ac.signal.aborted) ac.abort(new CancelledError("the request has ended"));
+  return n;
+}
+function eventBytes(ev) {
+  return utf8Length(JSON.stringify(ev));
+}
+function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BYTES, firstSeq = 1, now = Date.now } = {}) {
+  let events = [];
+  let sizes = [];
+  let head = 0;
+  let bytes = 0;
+  let nextSeq = firstSeq;
+  function evictOldest() {
+    bytes -= sizes[head];
+    events[head] = void 0;
+    head++;
+    if (head > 64 && head * 2 > events.length) {
+      events = events.slice(head);
+      sizes = sizes.slice(head);
+      head = 0;
     }
   }
   return {
-    dispatch,
-    // handle is ws-client's handleRequest: {result} or {error}, never
-    // throws; null when the request was cancelled, which gets no response.
-    async handle(action, budget) {
-      try {
-        return { result: await dispatch(action, budget) };
-      } catch (e) {
-        if (e instanceof CancelledError) return null;
-        return { error: toWireError(e) };
-      }
+    push(ev) {
+      const { seq: _ignored, t, ...rest } = ev;
+      const e = { seq: nextSeq++, t: typeof t === "number" ? t : now(), ...rest };
+      const size = eventBytes(e);
+      events.push(e);
+      sizes.push(size);
+      bytes += size;
+      while (events.length - head > maxEvents || bytes > maxBytes) evictOldest();
+      return e;
     },
-    tabClosed,
-    sessionEnded
+    // read returns {events, nextSeq, dropped}: the events held whose seq is
+    // at least sinceSeq (0: all), the seq the next event will get, and how
+    // many events from sinceSeq on the ring had already evicted. A sinceSeq
+    // beyond nextSeq comes from a reader of an earlier ring (the worker
+    // restarted, or the tab's ring was dropped): it reads the whole ring.
+    read(sinceSeq = 0) {
+      const first = events.length > head ? events[head].seq : nextSeq;
+      let since = Number.isInteger(sinceSeq) && sinceSeq > 0 ? sinceSeq : 1;
+      if (since > nextSeq) since = 1;
+      const out = [];
+      for (let i = head; i < events.length; i++) if (events[i].seq >= since) out.push(events[i]);
+      return { events: out, nextSeq, dropped: Math.max(0, first - since) };
+    },
+    get size() {
+      return events.length - head;
+    },
+    get bytes() {
+      return bytes;
+    },
+    get nextSeq() {
+      return nextSeq;
+    }
   };
 }
-
-// actions/nav.js
-var nav_exports = {};
-__export(nav_exports, {
-  executors: () => executors4,
-  goBack: () => goBack,
-  goForward: () => goForward,
-  isNavigableUrl: () => isNavigableUrl,
-  navigate: () => navigate,
-  reload: () => reload
-});
-function isNavigableUrl(url) {
-  return typeof url === "string" && (url === "about:blank" || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url));
-}
-function watchEvents(ctx) {
-  const seen = [];
-  let wake = () => {
-  };
-  const off = ctx.on((method, params) => {
-    seen.push([method, params]);
-    wake();
-  });
-  function next(ms) {
-    return new Promise((resolve) => {
-      const t = ctx.timers.setTimeout(done, ms);
-      const offAbort = onAbort(ctx.budget.signal, done);
-      function done() {
-        ctx.timers.clearTimeout(t);
-        offAbort();
-        wake = () => {
-        };
-        resolve();
-      }
-      wake = done;
+var CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
+function describeArg(o) {
+  if (!o || typeof o !== "object") return String(o);
+  if (o.type === "string") return String(o.value);
+  if (o.unserializableValue !== void 0) return String(o.unserializableValue);
+  if (o.type === "undefined") return "undefined";
+  if ("value" in o && o.type !== "object") return String(o.value);
+  if (o.subtype === "null") return "null";
+  const p = o.preview;
+  if (p && Array.isArray(p.properties) && o.subtype !== "error" && o.subtype !== "node") {
+    const props = p.properties.map((x) => {
+      const v = x.type === "string" ? JSON.stringify(x.value) : x.value;
+      return p.subtype === "array" ? v : `${x.name}: ${v}`;
     });
+    if (p.overflow) props.push("…");
+    return p.subtype === "array" ? `[${props.join(", ")}]` : `{${props.join(", ")}}`;
   }
-  return { seen, off, next };
+  return String(o.description ?? o.className ?? o.type);
 }
-async function waitForLoad2(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
-  let committed2 = false;
-  let domReady = false;
-  let loaded = false;
-  let idle = false;
-  const reached = () => {
-    switch (until) {
-      case "commit":
-        return committed2;
-      case "domcontentloaded":
-        return domReady;
-      case "networkidle":
-        return loaded && idle;
-      default:
-        return loaded;
-    }
-  };
-  const waitMs = ctx.budget.inner();
-  const stopAt = Date.now() + waitMs;
-  for (let i = 0; ; ) {
-    ctx.budget.check();
-    for (; i < watch.seen.length; i++) {
-      const [method, p] = watch.seen[i];
-      if (method === "bua.detached") {
-        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
-      }
-      if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
-        if (history && p.type === "BackForwardCacheRestore") return;
-        if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
-        if (p.frame.loaderId === loaderId) committed2 = true;
-      }
-      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
-      if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
-        if (p.name === "load") loaded = true;
-        if (p.name === "DOMContentLoaded") domReady = true;
-        if (p.name === "networkIdle") idle = true;
-      }
-      if (method === "Page.loadEventFired" && committed2) loaded = true;
-      if (method === "Page.domContentEventFired" && committed2) domReady = true;
-    }
-    if (idle && loaded) domReady = true;
-    if (loaded) domReady = true;
-    if (domReady) committed2 = true;
-    if (reached()) return;
-    const left = stopAt - Date.now();
-    if (left <= 0) break;
-    await watch.next(Math.min(left, 1e3));
-  }
-  if (until === "load" && domReady) return;
-  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed: committed2, domReady, loaded })} within ${waitMs} ms`);
-}
-function missed(until, { committed: committed2, domReady, loaded }) {
-  switch (until) {
-    case "commit":
-      return "did not commit (no response from its server)";
-    case "domcontentloaded":
-      return committed2 ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
-    case "networkidle":
-      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
-      return domReady ? "did not load (and so never went network-idle)" : "did not load";
-    default:
-      return "did not load";
-  }
-}
-async function navigate(ctx, action) {
-  const url = action.url;
-  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
-    if (res.errorText) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the page could not be loaded: ${res.errorText} loading ${url}`, res.errorText);
-    }
-    ctx.clearUids();
-    if (!res.loaderId) return { ok: true };
-    await waitForLoad2(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
-    return { ok: true };
-  } finally {
-    watch.off();
-  }
-}
-async function reload(ctx, action) {
-  const before = await ctx.mainFrame();
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    await ctx.send("Page.reload", {});
-    ctx.clearUids();
-    await waitForLoad2(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
-    return { ok: true };
-  } finally {
-    watch.off();
-  }
-}
-async function traverse(ctx, action, delta) {
-  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
-  const entry = entries[currentIndex + delta];
-  if (!entry) return { ok: true, moved: false };
-  const before = await ctx.mainFrame();
-  ctx.clearUids();
-  const watch = watchEvents(ctx);
-  try {
-    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
-    ctx.clearUids();
-    const word = delta < 0 ? "back" : "forward";
-    await waitForLoad2(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
-    return { ok: true, moved: true, url: entry.url };
-  } finally {
-    watch.off();
-  }
-}
-var goBack = (ctx, action) => traverse(ctx, action, -1);
-var goForward = (ctx, action) => traverse(ctx, action, 1);
-var executors4 = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
-
-// actions/input.js
-var input_exports = {};
-__export(input_exports, {
-  ACTIONABLE: () => ACTIONABLE,
-  FRAME_QUERY: () => FRAME_QUERY,
-  aim: () => aim,
-  aimPoint: () => aimPoint,
-  click: () => click,
-  connectedObject: () => connectedObject,
-  describeTarget: () => describeTarget,
-  executors: () => executors5,
-  findSelector: () => findSelector,
-  frameOrigin: () => frameOrigin,
-  gone: () => gone,
-  hitBox: () => hitBox,
-  hover: () => hover,
-  invalidSelector: () => invalidSelector,
-  pressKey: () => pressKey,
-  resolveWith: () => resolveWith,
-  roleScope: () => roleScope,
-  sameBox: () => sameBox,
-  scroll: () => scroll,
-  settleAfter: () => settleAfter,
-  typeText: () => typeText,
-  waitActionable: () => waitActionable
-});
-
-// lib/keys.js
-var MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
-var MODIFIER_KEYS = Object.freeze({
-  Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
-  Control: { key: "Control", code: "ControlLeft", windowsVirtualKeyCode: 17 },
-  Meta: { key: "Meta", code: "MetaLeft", windowsVirtualKeyCode: 91 },
-  Shift: { key: "Shift", code: "ShiftLeft", windowsVirtualKeyCode: 16 }
-});
-var NAMED_KEYS2 = Object.freeze({
-  Enter: { key: "Enter", code: "Enter", windowsVirtualKeyCode: 13, text: "\r" },
-  Tab: { key: "Tab", code: "Tab", windowsVirtualKeyCode: 9 },
-  Escape: { key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 },
-  Backspace: { key: "Backspace", code: "Backspace", windowsVirtualKeyCode: 8 },
-  Delete: { key: "Delete", code: "Delete", windowsVirtualKeyCode: 46 },
-  Space: { key: " ", code: "Space", windowsVirtualKeyCode: 32, text: " " },
-  ArrowUp: { key: "ArrowUp", code: "ArrowUp", windowsVirtualKeyCode: 38 },
-  ArrowDown: { key: "ArrowDown", code: "ArrowDown", windowsVirtualKeyCode: 40 },
-  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", windowsVirtualKeyCode: 37 },
-  ArrowRight: { key: "ArrowRight", code: "ArrowRight", windowsVirtualKeyCode: 39 },
-  Home: { key: "Home", code: "Home", windowsVirtualKeyCode: 36 },
-  End: { key: "End", code: "End", windowsVirtualKeyCode: 35 },
-  PageUp: { key: "PageUp", code: "PageUp", windowsVirtualKeyCode: 33 },
-  PageDown: { key: "PageDown", code: "PageDown", windowsVirtualKeyCode: 34 },
-  F1: { key: "F1", code: "F1", windowsVirtualKeyCode: 112 },
-  F2: { key: "F2", code: "F2", windowsVirtualKeyCode: 113 },
-  F3: { key: "F3", code: "F3", windowsVirtualKeyCode: 114 },
-  F4: { key: "F4", code: "F4", windowsVirtualKeyCode: 115 },
-  F5: { key: "F5", code: "F5", windowsVirtualKeyCode: 116 },
-  F6: { key: "F6", code: "F6", windowsVirtualKeyCode: 117 },
-  F7: { key: "F7", code: "F7", windowsVirtualKeyCode: 118 },
-  F8: { key: "F8", code: "F8", windowsVirtualKeyCode: 119 },
-  F9: { key: "F9", code: "F9", windowsVirtualKeyCode: 120 },
-  F10: { key: "F10", code: "F10", windowsVirtualKeyCode: 121 },
-  F11: { key: "F11", code: "F11", windowsVirtualKeyCode: 122 },
-  F12: { key: "F12", code: "F12", windowsVirtualKeyCode: 123 },
-  // Modifiers alone are not in the schema's pattern, but pressing one is a
-  // meaningful gesture for pages listening to keydown, so they resolve too.
-  ...MODIFIER_KEYS
-});
-var PUNCT = {
-  "`": ["Backquote", 192],
-  "-": ["Minus", 189],
-  "=": ["Equal", 187],
-  "[": ["BracketLeft", 219],
-  "]": ["BracketRight", 221],
-  "\\": ["Backslash", 220],
-  ";": ["Semicolon", 186],
-  "'": ["Quote", 222],
-  ",": ["Comma", 188],
-  ".": ["Period", 190],
-  "/": ["Slash", 191]
-};
-var SHIFTED = {
-  "~": "`",
-  "!": "1",
-  "@": "2",
-  "#": "3",
-  "$": "4",
-  "%": "5",
-  "^": "6",
-  "&": "7",
-  "*": "8",
-  "(": "9",
-  ")": "0",
-  "_": "-",
-  "+": "=",
-  "{": "[",
-  "}": "]",
-  "|": "\\",
-  ":": ";",
-  '"': "'",
-  "<": ",",
-  ">": ".",
-  "?": "/"
-};
-var SHIFT_OF = Object.fromEntries(Object.entries(SHIFTED).map(([s, u]) => [u, s]));
-function describeChar(ch) {
-  if (/^[a-z]$/.test(ch)) {
-    return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0), text: ch };
-  }
-  if (/^[A-Z]$/.test(ch)) {
-    return { key: ch, code: `Key${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch, shiftImplied: true };
-  }
-  if (/^[0-9]$/.test(ch)) {
-    return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch };
-  }
-  if (PUNCT[ch]) {
-    const [code, vk] = PUNCT[ch];
-    return { key: ch, code, windowsVirtualKeyCode: vk, text: ch };
-  }
-  if (SHIFTED[ch]) {
-    const base = describeChar(SHIFTED[ch]);
-    return { key: ch, code: base.code, windowsVirtualKeyCode: base.windowsVirtualKeyCode, text: ch, shiftImplied: true };
-  }
-  return { key: ch, code: "", windowsVirtualKeyCode: 0, text: ch };
-}
-function shifted(desc) {
-  if (/^[a-z]$/.test(desc.key)) {
-    const up = desc.key.toUpperCase();
-    return { ...desc, key: up, text: up };
-  }
-  const s = SHIFT_OF[desc.key];
-  if (s) return { ...desc, key: s, text: s };
-  return desc;
-}
-var CHORD = new RegExp(`^(${KEY_MODIFIERS.join("|")})\\+(.+)$`, "s");
-function parseKey(spec) {
-  if (typeof spec !== "string" || spec.length === 0) {
-    throw new RangeError("key must be a non-empty string");
-  }
-  const modifierNames = [];
-  let rest = spec;
-  for (; ; ) {
-    const m = CHORD.exec(rest);
-    if (!m) break;
-    if (!modifierNames.includes(m[1])) modifierNames.push(m[1]);
-    rest = m[2];
-  }
-  let desc;
-  if (Object.hasOwn(NAMED_KEYS2, rest)) {
-    desc = { ...NAMED_KEYS2[rest] };
-  } else if ([...rest].length === 1 && !/^\s$/.test(rest)) {
-    desc = describeChar(rest);
-  } else {
-    throw new RangeError(
-      `unknown key ${JSON.stringify(rest)}: use a named key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12), one character, or a chord like Control+a`
-    );
-  }
-  if (desc.shiftImplied && !modifierNames.includes("Shift")) modifierNames.push("Shift");
-  if (modifierNames.includes("Shift")) desc = shifted(desc);
-  delete desc.shiftImplied;
-  if (modifierNames.some((m) => m !== "Shift")) delete desc.text;
-  let modifiers = 0;
-  for (const m of modifierNames) modifiers |= MODIFIER_BITS[m];
-  return { modifiers, modifierNames, ...desc };
-}
-function keyEvents(spec) {
-  const k = parseKey(spec);
-  const events = [];
-  let held = 0;
-  const isModifierKey = Object.hasOwn(MODIFIER_KEYS, k.key);
-  for (const name of k.modifierNames) {
-    if (isModifierKey && name === k.key) continue;
-    held |= MODIFIER_BITS[name];
-    events.push({ type: "rawKeyDown", modifiers: held, ...MODIFIER_KEYS[name] });
-  }
-  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.windowsVirtualKeyCode, modifiers: k.modifiers };
-  if (k.text !== void 0) {
-    events.push({ type: "keyDown", ...base, text: k.text, unmodifiedText: k.text });
-  } else {
-    events.push({ type: "rawKeyDown", ...base });
-  }
-  events.push({ type: "keyUp", ...base });
-  for (const name of [...k.modifierNames].reverse()) {
-    if (isModifierKey && name === k.key) continue;
-    held &= ~MODIFIER_BITS[name];
-    events.push({ type: "keyUp", modifiers: held, ...MODIFIER_KEYS[name] });
-  }
-  return events;
-}
-
-// lib/settle.js
-var SETTLE_PING = "0";
-var SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
-var NAV_START_EVENTS = /* @__PURE__ */ new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
-function watchNavigation(ctx, mainFrameId) {
-  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
-  let wake = () => {
-  };
-  const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
-  const off = ctx.on((method, p) => {
-    observe(state, method, p, isMain);
-    wake();
-  });
-  function until(pred, ms) {
-    ctx.budget.check();
-    if (pred() || ms <= 0) return Promise.resolve(pred());
-    return new Promise((resolve, reject) => {
-      let offAbort = () => {
-      };
-      const finish = (settle3) => {
-        ctx.timers.clearTimeout(t);
-        offAbort();
-        wake = () => {
-        };
-        settle3();
-      };
-      const t = ctx.timers.setTimeout(() => finish(() => resolve(pred())), ms);
-      wake = () => {
-        if (pred()) finish(() => resolve(true));
-      };
-      offAbort = onAbort(ctx.budget.signal, () => finish(() => reject(ctx.budget.signal.reason)));
+function consoleText(args) {
+  if (!Array.isArray(args) || args.length === 0) return "";
+  const rest = args.slice();
+  let head = "";
+  if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
+    const fmt = String(rest.shift().value);
+    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+      if (c === "%") return "%";
+      if (rest.length === 0) return m;
+      const a = rest.shift();
+      if (c === "c") return "";
+      if (c === "d" || c === "i") return String(parseInt(a.value ?? a.description, 10));
+      if (c === "f") return String(parseFloat(a.value ?? a.description));
+      return describeArg(a);
     });
+    return [head, ...rest.map(describeArg)].join(" ");
   }
-  async function settle2(what) {
-    await inPage(SETTLE_PING, what);
-    if (state.sameDocument && !state.committed) await inPage(SETTLE_TASK, what);
-    if (!state.started && !state.committed) return;
-    const waitMs = ctx.budget.inner();
-    const finished = await until(() => state.done || state.detached !== null, waitMs);
-    if (state.detached !== null) {
-      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while ${what} loaded a new page (${state.detached})`);
-    }
-    if (!finished) {
-      const stage = state.committed ? "reached DOMContentLoaded" : "committed";
-      throw new BridgeError(ErrorCodes.TIMEOUT, `${what} started a navigation whose page never ${stage} within ${waitMs} ms`);
-    }
-  }
-  async function inPage(expression, what) {
-    try {
-      await withDeadline(
-        ctx.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }),
-        ctx.budget.inner(),
-        what,
-        ctx.timers
-      );
-    } catch (e) {
-      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
-    }
-  }
-  return { state, settle: settle2, off };
+  return rest.map(describeArg).join(" ");
 }
-function observe(state, method, p, isMain = () => true) {
-  if (method === "bua.detached") {
-    state.detached = p && p.reason || "detached";
-    return;
-  }
-  if (NAV_START_EVENTS.has(method) && isMain(p)) {
-    if (method === "Page.frameStartedNavigating" && /sameDocument/i.test(String(p.navigationType || ""))) return;
-    if (!state.committed) state.started = true;
-    return;
-  }
+function exceptionText(d) {
+  const desc = d.exception && (d.exception.description ?? (d.exception.value !== void 0 ? String(d.exception.value) : void 0));
+  const text = typeof d.text === "string" ? d.text : "";
+  if (desc === void 0) return text;
+  return text ? `${text} ${desc}` : desc;
+}
+function exceptionURL(d) {
+  if (typeof d.url === "string" && d.url) return d.url;
+  const frames = d.stackTrace && d.stackTrace.callFrames;
+  return frames && frames[0] && frames[0].url ? frames[0].url : "";
+}
+function set(ev, key, value) {
+  if (typeof value === "string" && value) ev[key] = clip(value, LIMITS[key]);
+  return ev;
+}
+function traceEventFor(method, p) {
+  p = p || {};
   switch (method) {
-    case "Page.frameNavigated":
-      if (p.frame && !p.frame.parentId) {
-        state.committed = p.frame.loaderId || "?";
-        state.started = true;
-        if (p.type === "BackForwardCacheRestore") state.done = true;
-      }
-      break;
-    case "Page.navigatedWithinDocument":
-      if (isMain(p) && !state.committed) {
-        state.sameDocument = true;
-        state.done = true;
-      }
-      break;
-    case "Page.lifecycleEvent":
-      if (state.committed && p.loaderId === state.committed && (p.name === "DOMContentLoaded" || p.name === "load")) state.done = true;
-      break;
-    case "Page.domContentEventFired":
-    case "Page.loadEventFired":
-      if (state.committed) state.done = true;
-      break;
-    case "Page.frameStoppedLoading":
-      if (isMain(p) && state.started && !state.committed) state.done = true;
-      break;
+    case "Runtime.consoleAPICalled":
+      return set({ kind: "console", level: CONSOLE_LEVELS[p.type] || "log" }, "text", consoleText(p.args));
+    case "Runtime.exceptionThrown": {
+      const d = p.exceptionDetails || {};
+      return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
+    }
+    case "Page.frameNavigated": {
+      const f = p.frame;
+      if (!f || f.parentId) return null;
+      return set({ kind: "navigation" }, "url", f.url + (f.urlFragment || ""));
+    }
+    case "Page.javascriptDialogOpening":
+      return set(set({ kind: "dialog" }, "level", p.type || "alert"), "text", typeof p.message === "string" ? p.message : "");
     default:
-      break;
+      return null;
   }
 }
-
-// lib/downloads.js
-async function withDownload(ctx, action, what, act) {
-  if (action.download !== true) return act();
-  if (!ctx.downloads) {
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension build cannot watch downloads (no chrome.downloads)");
+function requestEventFor(outcome, d) {
+  d = d || {};
+  if (outcome === "completed") {
+    if (!(d.statusCode >= 400)) return null;
+    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
+    ev.status = d.statusCode;
+    return ev;
   }
-  const watch = watchDownload(ctx.downloads, Date.now());
-  try {
-    const result = await act();
-    const wait = Math.max(1, ctx.budget.inner());
-    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
-      if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
-      throw e;
-    });
-    return { ...result, download: describe(item) };
-  } finally {
-    watch.off();
+  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
+  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
+}
+function actionEvent(type, durationMs, code, cancelled = false) {
+  const ev = set({ kind: "action" }, "action", type);
+  ev.durationMs = Math.max(0, Math.round(durationMs));
+  if (cancelled) ev.level = "cancelled";
+  else if (code) ev.code = code;
+  return ev;
+}
+function dialogAnswerEvent(dialogType, message, accepted, by) {
+  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
+  ev.answer = accepted ? "accepted" : "dismissed";
+  return set(ev, "action", by);
+}
+function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
+  const tabs = /* @__PURE__ */ new Map();
+  const resume = /* @__PURE__ */ new Map();
+  function entry(tabId) {
+    let e = tabs.get(tabId);
+    if (e) {
+      tabs.delete(tabId);
+      tabs.set(tabId, e);
+      return e;
+    }
+    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
+    resume.delete(tabId);
+    tabs.set(tabId, e);
+    while (tabs.size > maxTabs) {
+      const [oldId, old] = tabs.entries().next().value;
+      tabs.delete(oldId);
+      resume.set(oldId, old.ring.nextSeq);
+    }
+    return e;
   }
-}
-function describe(item) {
-  const path = String(item.filename || "");
-  const out = {
-    path,
-    filename: path.split(/[\\/]/).pop(),
-    size: Number(item.fileSize >= 0 ? item.fileSize : item.bytesReceived) || 0,
-    mime: String(item.mime || "")
-  };
-  const url = item.finalUrl || item.url;
-  if (url) out.url = String(url);
-  return out;
-}
-function watchDownload(api2, since) {
-  let id = null;
-  let item = null;
-  let settle2;
-  const finished = new Promise((resolve, reject) => {
-    settle2 = { resolve, reject };
-  });
-  finished.catch(() => {
-  });
-  const done = async () => {
-    const [found] = await api2.search({ id });
-    settle2.resolve(found || item);
-  };
-  const interrupted = (reason) => {
-    const name = item && item.filename ? item.filename.split(/[\\/]/).pop() : item && item.url ? item.url : `download ${id}`;
-    settle2.reject(
-      new BridgeError(
-        ErrorCodes.INTERNAL_ERROR,
-        `the download of ${name} was interrupted: ${reason || "no reason given"} (Chrome's reason)`,
-        REASONS.DOWNLOAD_INTERRUPTED
-      )
-    );
-  };
-  const onCreated = (it) => {
-    if (id !== null) return;
-    const started = Date.parse(it.startTime);
-    if (Number.isFinite(started) && started < since - 1e3) return;
-    id = it.id;
-    item = it;
-    if (it.state === "complete") done().catch((e) => settle2.reject(e));
-    else if (it.state === "interrupted") interrupted(it.error);
-  };
-  const onChanged = (delta) => {
-    if (delta.id !== id) return;
-    if (delta.filename && delta.filename.current) item = { ...item, filename: delta.filename.current };
-    const state = delta.state && delta.state.current;
-    if (state === "complete") done().catch((e) => settle2.reject(e));
-    else if (state === "interrupted") interrupted(delta.error && delta.error.current);
-  };
-  api2.onCreated.addListener(onCreated);
-  api2.onChanged.addListener(onChanged);
   return {
-    finished,
-    off() {
-      api2.onCreated.removeListener(onCreated);
-      api2.onChanged.removeListener(onChanged);
+    // cdpEvent records what a CDP event of tabId says, if anything.
+    cdpEvent(tabId, method, params) {
+      const ev = traceEventFor(method, params);
+      return ev ? entry(tabId).ring.push(ev) : null;
     },
-    // timeout is the error for a wait that ran out: no download started,
-    // or it did not finish in time.
-    timeout(what, ms) {
-      if (id === null) {
-        return new BridgeError(ErrorCodes.TIMEOUT, `the ${what} started no download within ${ms} ms (download: true waits for one)`);
-      }
-      const name = item && item.filename ? item.filename : item.url;
-      return new BridgeError(ErrorCodes.TIMEOUT, `the download of ${name} did not finish within ${ms} ms`);
-    }
+    // request records a request's end (requestEventFor), if it failed.
+    request(tabId, outcome, details) {
+      const ev = requestEventFor(outcome, details);
+      return ev ? entry(tabId).ring.push(ev) : null;
+    },
+    // push records a ready-made event (actionEvent's).
+    push(tabId, ev) {
+      return entry(tabId).ring.push(ev);
+    },
+    // read is get_trace's result for tabId (an empty ring for a tab that
+    // has none).
+    read(tabId, sinceSeq) {
+      const e = tabs.get(tabId);
+      if (e) return e.ring.read(sinceSeq);
+      const next = resume.get(tabId) || 1;
+      const since = Number.isInteger(sinceSeq) && sinceSeq > 0 && sinceSeq <= next ? sinceSeq : 1;
+      return { events: [], nextSeq: next, dropped: Math.max(0, next - since) };
+    },
+    // forget drops tabId's ring for good (the tab closed).
+    forget(tabId) {
+      tabs.delete(tabId);
+      resume.delete(tabId);
+    },
+    has: (tabId) => tabs.has(tabId),
+    get tabCount() {
+      return tabs.size;
+    },
+    _tabs: tabs
   };
 }
 
-// lib/new-tab.js
-var NEW_TAB_MS = 2e3;
-var COMMIT_POLL_MS = [5, 10, 20, 50, 100];
-function committed(tab) {
-  if (!tab || tab.pendingUrl || !tab.url) return false;
-  return tab.url !== "about:blank" || tab.status === "complete";
+// actions/dialog.js
+var dialog_exports = {};
+__export(dialog_exports, {
+  answerDialog: () => answerDialog,
+  closeTab: () => closeTab2,
+  dialogClosed: () => dialogClosed,
+  dialogError: () => dialogError,
+  dialogOpening: () => dialogOpening,
+  executors: () => executors4,
+  failOnDialog: () => failOnDialog,
+  handleDialog: () => handleDialog,
+  leavingPolicy: () => leavingPolicy,
+  policyOf: () => policyOf,
+  refuseIfOpen: () => refuseIfOpen,
+  underPolicy: () => underPolicy
+});
+var LEAVING_ACTIONS = /* @__PURE__ */ new Set(["navigate", "reload", "go_back", "go_forward"]);
+function policyOf(action) {
+  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
 }
-function watchNewTab(ctx) {
-  const events = ctx.webNavigation && ctx.webNavigation.onCreatedNavigationTarget;
-  if (!ctx.tabs || !events || typeof events.addListener !== "function") {
-    return { opened: async () => null, off() {
-    } };
+function leavingPolicy(action) {
+  return LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
+}
+function handleDialog(ctx, action) {
+  return ctx.answerDialog(action.accept === true, action.promptText);
+}
+var executors4 = Object.freeze({ handle_dialog: handleDialog });
+function dialogOpening(session, p) {
+  const d = { dialogType: p.type || "alert", message: typeof p.message === "string" ? p.message : "" };
+  if (session.evaluating) {
+    answerNow(session, d, d.dialogType === "alert" || d.dialogType === "beforeunload", "evaluate");
+    return;
   }
-  let asked = false;
-  const created = [];
-  let wake = () => {
-  };
-  const offCdp = ctx.on((method) => {
-    if (method !== "Page.windowOpen") return;
-    asked = true;
-    wake();
+  const policy = session.policy;
+  if (policy) {
+    answerNow(session, d, d.dialogType === "beforeunload" || policy.how === "accept", policy.action);
+    return;
+  }
+  session.openDialog = d;
+  session.emitEvent({ type: "dialog_opened", tabId: session.tabId, dialogType: d.dialogType, message: d.message });
+  for (const fn of [...session.dialogWatchers]) fn(d);
+}
+function dialogClosed(session) {
+  session.openDialog = null;
+}
+function answerNow(session, d, accept, by) {
+  session.traces.push(session.tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+  if (session.policy) session.policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
+  session.send("Page.handleJavaScriptDialog", { accept }).catch((e) => {
+    console.warn("[bua] could not answer dialog", e);
   });
-  const onTarget = (d) => {
-    if (!d || d.sourceTabId !== ctx.tabId || !Number.isInteger(d.tabId)) return;
-    created.push(d.tabId);
-    wake();
-  };
-  events.addListener(onTarget);
-  function waitCreated(ms) {
-    if (created.length || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = ctx.timers.setTimeout(done, ms);
-      function done() {
-        ctx.timers.clearTimeout(t);
-        wake = () => {
-        };
-        resolve();
-      }
-      wake = () => {
-        if (created.length) done();
-      };
-    });
-  }
-  async function opened() {
-    if (!asked && !created.length) return null;
-    await waitCreated(Math.min(NEW_TAB_MS, Math.max(0, ctx.budget.inner())));
-    ctx.budget.check();
-    if (!created.length) return null;
-    const id = created[0];
-    const stopAt = Date.now() + Math.max(0, ctx.budget.inner());
-    for (let i = 0; ; i++) {
-      let tab;
-      try {
-        tab = await ctx.tabs.get(id);
-      } catch {
-        return null;
-      }
-      const left = stopAt - Date.now();
-      if (committed(tab) || left <= 0) return id;
-      await sleep(Math.min(COMMIT_POLL_MS[Math.min(i, COMMIT_POLL_MS.length - 1)], left), ctx.timers, ctx.budget.signal);
-    }
-  }
-  return {
-    opened,
-    off() {
-      offCdp();
-      events.removeListener(onTarget);
-    }
-  };
 }
+function dialogError(tabId, d, type, during) {
+  const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
+  const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
+  const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
+  return new BridgeError(
+    ErrorCodes.INVALID_ACTION,
+    `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
+    during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN
+  );
+}
+function refuseIfOpen(session, action, policy) {
+  const open = session.openDialog;
+  if (open && action.type !== "handle_dialog" && !policy) throw dialogError(session.tabId, open, action.type, false);
+}
+function failOnDialog(session, type, matters) {
+  let stop = () => {
+  };
+  const opened = new Promise((_, reject) => {
+    stop = session.watchDialogs((d) => {
+      if (matters(d)) reject(dialogError(session.tabId, d, type, true));
+    });
+  });
+  return { opened, stop: () => stop() };
+}
+async function answerDialog(session, accept, promptText, by = "handle_dialog") {
+  const tabId = session.tabId;
+  const d = session.openDialog;
+  if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
+  const params = { accept };
+  if (promptText !== void 0) params.promptText = promptText;
+  try {
+    await session.send("Page.handleJavaScriptDialog", params);
+  } catch (e) {
+    if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
+    session.openDialog = null;
+    throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
+  }
+  if (session.openDialog === d) session.openDialog = null;
+  session.traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
+  return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
+}
+async function underPolicy(session, how, by, fn) {
+  if (!how) return fn();
+  const mine = { how, action: by, answered: [] };
+  const d = session.openDialog;
+  if (d) {
+    try {
+      const r = await answerDialog(session, d.dialogType === "beforeunload" || how === "accept", void 0, by);
+      mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
+    } catch (e) {
+      if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
+    }
+  }
+  session.policy = mine;
+  let result;
+  try {
+    result = await fn();
+  } finally {
+    if (session.policy === mine) session.policy = null;
+  }
+  if (!mine.answered.length || !result || typeof result !== "object") return result;
+  return { ...result, dialogs: mine.answered };
+}
+async function closeTab2(session, action, remove) {
+  const how = policyOf(action);
+  if (!how) return closeWithout(session, remove);
+  await session.attach().catch(() => {
+  });
+  const held = session.openDialog !== null && session.openDialog.dialogType === "beforeunload";
+  return underPolicy(session, how, "close_tab", async () => {
+    try {
+      return await remove();
+    } catch (e) {
+      if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId: session.tabId };
+      throw e;
+    }
+  });
+}
+async function closeWithout(session, remove) {
+  const open = session.openDialog;
+  if (open && open.dialogType === "beforeunload") throw dialogError(session.tabId, open, "close_tab", false);
+  if (!session.attached) return remove();
+  const watch = failOnDialog(session, "close_tab", (d) => d.dialogType === "beforeunload");
+  try {
+    return await Promise.race([remove(), watch.opened]);
+  } finally {
+    watch.stop();
+  }
+}
+
+// debugger/attach.js
+var CDP_VERSION = "1.3";
+var AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
+var WEBDRIVER_SHIM = "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
+var RESTRICTED = /Cannot access a (chrome|chrome-extension|devtools|edge)[-a-z]*:\/\/ URL|Cannot access contents of (the )?(url|page)|Cannot attach to this target/i;
+function restricted(tabId, msg) {
+  return new BridgeError(
+    ErrorCodes.DEBUGGER_ATTACH_FAILED,
+    `tab ${tabId} shows a page Chrome lets no extension debug (${msg}): navigate it to an http(s) page, or use another tab`,
+    REASONS.RESTRICTED_PAGE
+  );
+}
+var RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
+function closed(tabId) {
+  return new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
+}
+async function sendCommand(session, method, params, sessionId) {
+  const tabId = session.tabId;
+  try {
+    return await session.api.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
+  } catch (e) {
+    const msg = cdpMessage(e);
+    if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
+    if (/No tab with given id/i.test(msg)) throw closed(tabId);
+    if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
+      session.forgetChild(sessionId);
+      throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
+    }
+    if (/not attached|Detached while handling|Target closed/i.test(msg)) {
+      session.attaching = null;
+      throw await detachedCause(session, method);
+    }
+    throw new CdpError(method, msg);
+  }
+}
+async function detachedCause(session, method) {
+  const tabId = session.tabId;
+  let tab = null;
+  try {
+    tab = await session.tabsApi?.get(tabId);
+  } catch {
+    return closed(tabId);
+  }
+  const url = [tab?.pendingUrl, tab?.url].find((u) => u && RESTRICTED_URL.test(u));
+  if (url) return restricted(tabId, /^https:/i.test(url) ? "Cannot access the Chrome Web Store" : `Cannot access a ${url.split(":")[0]}:// URL`);
+  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
+}
+async function attachTab(session) {
+  const tabId = session.tabId;
+  const target = { tabId };
+  try {
+    await session.api.attach(target, CDP_VERSION);
+  } catch (e) {
+    await adopt(session, cdpMessage(e));
+  }
+  session.watchRequests();
+  try {
+    session.mainFrame = await setUp(session);
+  } catch (e) {
+    session.unwatchRequests();
+    await session.api.detach(target).catch(() => {
+    });
+    if (e instanceof BridgeError) throw e;
+    throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
+  }
+}
+async function adopt(session, msg) {
+  const tabId = session.tabId;
+  const target = { tabId };
+  if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
+  if (/No tab with given id/i.test(msg)) throw closed(tabId);
+  if (/already attached/i.test(msg)) {
+    try {
+      await session.api.detach(target);
+      await session.api.attach(target, CDP_VERSION);
+      return;
+    } catch {
+    }
+  }
+  throw new BridgeError(
+    ErrorCodes.DEBUGGER_ATTACH_FAILED,
+    `cannot attach the debugger to tab ${tabId}: ${msg} (DevTools or another debugging extension may hold the tab)`
+  );
+}
+async function setUp(session) {
+  const send = (method, params) => session.send(method, params);
+  const [, , , , , , , { frameTree }] = await Promise.all([
+    send("Page.enable"),
+    send("DOM.enable"),
+    send("Runtime.enable"),
+    send("Accessibility.enable"),
+    send("Page.setLifecycleEventsEnabled", { enabled: true }),
+    send("Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
+    // The shim above covers future documents; the current one needs it now.
+    send("Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {
+    }),
+    send("Page.getFrameTree"),
+    // Out-of-process iframes come as child sessions (TabSession's
+    // childEvent). An older Chrome refuses this: frames then stay
+    // same-origin only.
+    send("Target.setAutoAttach", AUTO_ATTACH).catch(() => {
+    })
+  ]);
+  return { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
+}
+
+// debugger/tab-session.js
+var TabSession = class {
+  // deps: {api: chrome.debugger, tabsApi, webRequest, traces (the trace
+  // store, lib/trace.js), emitEvent}.
+  constructor(tabId, { api: api2, tabsApi, webRequest, traces, emitEvent: emitEvent2 }) {
+    this.tabId = tabId;
+    this.api = api2;
+    this.tabsApi = tabsApi;
+    this.webRequest = webRequest;
+    this.traces = traces;
+    this.emitEvent = emitEvent2;
+    this.attaching = null;
+    this.eagerAttach = null;
+    this.mainFrame = null;
+    this.frames = /* @__PURE__ */ new Map();
+    this.stopRequests = null;
+    this.uidCache = null;
+    this.lastRead = null;
+    this.evaluating = false;
+    this.openDialog = null;
+    this.policy = null;
+    this.uidsHandedOut = 0;
+    this.listeners = /* @__PURE__ */ new Set();
+    this.dialogWatchers = /* @__PURE__ */ new Set();
+  }
+  get attached() {
+    return this.attaching !== null;
+  }
+  // dispose drops the tab's state: on "detached" (the debugger let go of
+  // the tab: a detach, the person's Cancel, a closed tab's target) what
+  // belonged to the attachment and the page it saw; on "closed" (the tab
+  // is gone) everything, the TabSession with it. What survives a detach,
+  // until the tab closes: the count of uids handed out (so a uid from
+  // before it is stale, never unknown), the trace ring (the trace of a
+  // session the person stopped still says why; docs/extension.md §Trace),
+  // and the listeners and dialog watchers of the actions in flight, which
+  // hear "bua.detached" and end themselves.
+  dispose(why) {
+    this.unwatchRequests();
+    this.attaching = null;
+    this.eagerAttach = null;
+    this.mainFrame = null;
+    this.frames = /* @__PURE__ */ new Map();
+    this.uidCache = null;
+    this.lastRead = null;
+    this.evaluating = false;
+    this.openDialog = null;
+    this.policy = null;
+    if (why === "detached") return;
+    this.uidsHandedOut = 0;
+    this.listeners.clear();
+    this.dialogWatchers.clear();
+    this.traces.forget(this.tabId);
+  }
+  // attach starts attaching (debugger/attach.js) unless it has, and
+  // returns the attach's promise; a failed attach is forgotten, so the
+  // next action tries again.
+  attach() {
+    let p = this.attaching;
+    if (!p) {
+      p = attachTab(this);
+      this.attaching = p;
+      p.catch(() => {
+        if (this.attaching === p) this.attaching = null;
+      });
+    }
+    return p;
+  }
+  // send runs one CDP command on the tab's session, or on the child
+  // session sessionId (an out-of-process iframe's).
+  send(method, params, sessionId) {
+    return sendCommand(this, method, params, sessionId);
+  }
+  // watchRequests feeds the trace the tab's failed requests from
+  // chrome.webRequest, not the Network domain: one small event per request
+  // instead of five large ones through chrome.debugger (docs/extension.md
+  // §Trace measures both). Listened to for this tab only (a tabId filter),
+  // so the person's other tabs send the worker nothing.
+  watchRequests() {
+    const wr = this.webRequest;
+    if (this.stopRequests || !wr || !wr.onCompleted || !wr.onErrorOccurred) return;
+    const tabId = this.tabId;
+    const filter = { urls: ["<all_urls>"], tabId };
+    const completed = (d) => this.traces.request(tabId, "completed", d);
+    const failed = (d) => this.traces.request(tabId, "error", d);
+    wr.onCompleted.addListener(completed, filter);
+    wr.onErrorOccurred.addListener(failed, filter);
+    this.stopRequests = () => {
+      wr.onCompleted.removeListener(completed);
+      wr.onErrorOccurred.removeListener(failed);
+    };
+  }
+  unwatchRequests() {
+    const off = this.stopRequests;
+    this.stopRequests = null;
+    if (off) off();
+  }
+  // handleEvent takes one chrome.debugger event of the tab: its child
+  // sessions' comings and goings, then (the tab's own session only: a
+  // child's events are its frame's, and the settle and the dialogs follow
+  // the main frame) the trace, the main frame, the dialogs, and the
+  // actions in flight.
+  handleEvent(sessionId, method, params) {
+    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
+      this.childEvent(sessionId, method, params || {});
+      return;
+    }
+    if (sessionId) return;
+    this.traces.cdpEvent(this.tabId, method, params);
+    switch (method) {
+      case "Page.frameNavigated":
+        this.frameNavigated(params && params.frame);
+        break;
+      case "Page.javascriptDialogOpening":
+        dialogOpening(this, params || {});
+        break;
+      case "Page.javascriptDialogClosed":
+        dialogClosed(this);
+        break;
+      default:
+        break;
+    }
+    this.emit(method, params || {});
+  }
+  frameNavigated(frame) {
+    if (!frame || frame.parentId) return;
+    this.mainFrame = { id: frame.id, loaderId: frame.loaderId, url: frame.url };
+    if (this.uidCache && this.uidCache.loaderId !== frame.loaderId) this.uidCache = null;
+  }
+  // childEvent tracks the out-of-process iframes: attached (an iframe
+  // target only, thanks to AUTO_ATTACH's filter; its own children are
+  // attached in turn) and detached. parent is the session the event came
+  // on (none: the tab's own).
+  childEvent(parent, method, params) {
+    if (method === "Target.attachedToTarget") {
+      const info = params.targetInfo || {};
+      if (info.type !== "iframe" || !params.sessionId) return;
+      this.frames.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
+      this.send("Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {
+      });
+    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
+      this.forgetChild(params.sessionId);
+    }
+  }
+  // forgetChild forgets a child session and every session it attached.
+  forgetChild(sessionId) {
+    if (!this.frames.delete(sessionId)) return;
+    for (const k of [...this.frames.values()]) if (k.parent === sessionId) this.forgetChild(k.sessionId);
+  }
+  // handleDetach is chrome.debugger's detach of the tab: the state goes,
+  // and the actions in flight hear it as a "bua.detached" event.
+  handleDetach(reason) {
+    this.dispose("detached");
+    this.emit("bua.detached", { reason });
+  }
+  // on calls fn with each of the tab's CDP events from now on, until the
+  // returned function is called.
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+  emit(method, params) {
+    for (const fn of [...this.listeners]) fn(method, params);
+  }
+  // watchDialogs calls fn with each dialog left open on the tab from now
+  // on, until the returned function is called.
+  watchDialogs(fn) {
+    this.dialogWatchers.add(fn);
+    return () => this.dialogWatchers.delete(fn);
+  }
+  // readMainFrame asks the tab for its committed main-frame document.
+  async readMainFrame() {
+    const { frameTree } = await this.send("Page.getFrameTree");
+    this.mainFrame = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
+    return this.mainFrame;
+  }
+  // uidNode returns uid's backendNodeId and session (null: the tab's own;
+  // else its out-of-process iframe's) from the cache at once (or throws
+  // element_stale when the last extract has no such uid) together with
+  // `current`, a promise that rejects element_stale when the tab's
+  // document is no longer the one the cache was built on. Callers may send
+  // commands for the node while `current` is in flight, and must await it
+  // before acting.
+  uidNode(uid) {
+    const cache = this.uidCache;
+    const node = cache ? cache.map.get(uid) : void 0;
+    if (node === void 0) {
+      if (Number(uid.slice(1)) >= this.uidsHandedOut) {
+        throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
+      }
+      const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
+      throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
+    }
+    const current = this.readMainFrame().then((cur) => {
+      if (cur.loaderId !== cache.loaderId) {
+        if (this.uidCache === cache) this.uidCache = null;
+        throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
+      }
+    });
+    return { id: node.id, session: node.session, current };
+  }
+  // storeUids records a read's uids; extra is lib/changes.js's {next,
+  // known} (next defaults to the count of uids).
+  storeUids(map, loaderId, extra = {}) {
+    const entry = { loaderId, map, next: extra.next === void 0 ? map.size : extra.next, known: extra.known || null };
+    this.lastRead = entry;
+    this.uidsHandedOut = Math.max(this.uidsHandedOut, entry.next);
+    if (this.mainFrame && this.mainFrame.loaderId !== loaderId) {
+      this.uidCache = null;
+      return;
+    }
+    this.uidCache = entry;
+  }
+};
 
 // lib/role-target.js
 var GROUP = "bua";
@@ -5382,59 +5762,7 @@ async function locatorHint(send, backendNodeId) {
   return `<${d}>`;
 }
 
-// lib/clear.js
-var SELECT_FOCUSED = `function (own) { /* bua:clear */
-  if (own && !document.hasFocus()) return { unfocused: true };
-  let doc = document;
-  let el = doc.activeElement;
-  for (;;) {
-    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-    if (el && (el.localName === "iframe" || el.localName === "frame")) {
-      let d = null;
-      try { d = el.contentDocument; } catch (e) { d = null; }
-      if (!d) return { frame: true };
-      doc = d;
-      el = d.activeElement;
-      continue;
-    }
-    break;
-  }
-  if (!el) return { none: "" };
-  if (el.localName === "input" || el.localName === "textarea") {
-    if (!el.value) return { empty: true };
-    el.select();
-    return { selected: true };
-  }
-  if (el.isContentEditable) {
-    let host = el;
-    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
-    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
-    const range = doc.createRange();
-    range.selectNodeContents(host);
-    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    return { selected: true };
-  }
-  return { none: el.localName };
-}`;
-async function clearFocused(ctx) {
-  const ask = (session, own) => (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
-    expression: `(${SELECT_FOCUSED})(${own})`,
-    returnByValue: true
-  }).then((r) => r.result && r.result.value || {});
-  let st = await ask(null, false);
-  if (st.frame) {
-    const frames = ctx.frames ? ctx.frames() : [];
-    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
-    st = answers.map((a) => a.status === "fulfilled" ? a.value : {}).find((v) => !v.unfocused) || {};
-  }
-  if (!st.selected) return false;
-  await Promise.all(keyEvents("Delete").map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
-  return true;
-}
-
-// actions/input.js
+// lib/locate.js
 var GROUP2 = "bua";
 function describeTarget(action) {
   if (action.role !== void 0) return describeRoleTarget(action);
@@ -5442,29 +5770,34 @@ function describeTarget(action) {
   const inFrame = action.frame !== void 0 ? ` in frame ${JSON.stringify(action.frame)}` : "";
   return `selector ${JSON.stringify(action.selector)}${inFrame}`;
 }
-async function resolveWith(ctx, action, also = () => []) {
+async function locate(ctx, action, also = () => []) {
   const label = describeTarget(action);
-  if (action.role !== void 0) {
-    const { backendNodeId, session: session2 } = await findByRole(ctx, action, await roleScope(ctx, action));
-    const send2 = sessionSend(ctx, session2);
-    const by2 = { backendNodeId };
-    const [resolved2, ...rest2] = await settle([send2("DOM.resolveNode", { ...by2, objectGroup: GROUP2 }), ...also(by2, send2)]);
-    if (resolved2.status === "rejected" || !resolved2.value.object || !resolved2.value.object.objectId) throw gone(label);
-    return { target: { session: session2, backendNodeId, objectId: resolved2.value.object.objectId, label }, rest: rest2 };
-  }
-  if (action.selector !== void 0) {
-    const { session: session2, objectId } = await findSelector(ctx, action.selector, action.frame);
-    const send2 = sessionSend(ctx, session2);
-    const by2 = { objectId };
-    const [described, ...rest2] = await settle([send2("DOM.describeNode", by2), ...also(by2, send2)]);
-    if (described.status === "rejected") throw gone(label);
-    return { target: { session: session2, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest: rest2 };
-  }
+  if (action.role !== void 0) return byRole(ctx, action, label, also);
+  if (action.selector !== void 0) return bySelector(ctx, action, label, also);
+  return byUid(ctx, action, label, also);
+}
+async function byRole(ctx, action, label, also) {
+  const { backendNodeId, session } = await findByRole(ctx, action, await roleScope(ctx, action));
+  const send = sessionSend(ctx, session);
+  const by = { backendNodeId };
+  const [resolved, ...rest] = await settled([send("DOM.resolveNode", { ...by, objectGroup: GROUP2 }), ...also(by, send)]);
+  if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
+  return { target: { session, backendNodeId, objectId: resolved.value.object.objectId, label }, rest };
+}
+async function bySelector(ctx, action, label, also) {
+  const { session, objectId } = await findSelector(ctx, action.selector, action.frame);
+  const send = sessionSend(ctx, session);
+  const by = { objectId };
+  const [described, ...rest] = await settled([send("DOM.describeNode", by), ...also(by, send)]);
+  if (described.status === "rejected") throw gone(label);
+  return { target: { session, backendNodeId: described.value.node.backendNodeId, objectId, label }, rest };
+}
+async function byUid(ctx, action, label, also) {
   const u = ctx.uidNode(action.uid);
   const session = u.session || null;
   const send = sessionSend(ctx, session);
   const by = { backendNodeId: u.id };
-  const [doc, resolved, ...rest] = await settle([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP2 }), ...also(by, send)]);
+  const [doc, resolved, ...rest] = await settled([u.current, send("DOM.resolveNode", { ...by, objectGroup: GROUP2 }), ...also(by, send)]);
   if (doc.status === "rejected") throw doc.reason;
   if (resolved.status === "rejected" || !resolved.value.object || !resolved.value.object.objectId) throw gone(label);
   return { target: { session, backendNodeId: u.id, objectId: resolved.value.object.objectId, label }, rest };
@@ -5517,7 +5850,7 @@ async function findInFrame(ctx, selector, frame) {
   if (!main.seen) return main;
   const seen = [...main.seen];
   const kids = ctx.frames ? ctx.frames() : [];
-  const reads = await settle(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
+  const reads = await settled(kids.map((f) => ctx.sendTo(f.sessionId, "Runtime.evaluate", args(true))));
   for (let i = 0; i < reads.length; i++) {
     if (reads[i].status === "rejected") continue;
     const a = answer(kids[i].sessionId, reads[i].value);
@@ -5534,7 +5867,7 @@ function invalidSelector(selector, exceptionDetails) {
 function noMatch2(selector) {
   return notFound(`no element matches selector ${JSON.stringify(selector)}`);
 }
-async function settle(promises) {
+async function settled(promises) {
   const results = await Promise.allSettled(promises);
   for (const r of results) {
     if (r.status === "rejected" && !(r.reason instanceof CdpError) && !(r.reason instanceof BridgeError)) throw r.reason;
@@ -5555,45 +5888,215 @@ async function isConnected(ctx, objectId, session = null) {
   });
   return Boolean(r.result && r.result.value === true);
 }
-async function connectedObject(ctx, backendNodeId, session = null) {
-  let object;
-  try {
-    ({ object } = await sessionSend(ctx, session)("DOM.resolveNode", { backendNodeId, objectGroup: GROUP2 }));
-  } catch (e) {
-    if (e instanceof CdpError) return null;
-    if (session && e instanceof BridgeError && e.code === ErrorCodes.ELEMENT_NOT_FOUND) return null;
-    throw e;
-  }
-  if (!object || !object.objectId) return null;
-  return await isConnected(ctx, object.objectId, session) ? object.objectId : null;
+
+// actions/nav.js
+var nav_exports = {};
+__export(nav_exports, {
+  executors: () => executors5,
+  goBack: () => goBack,
+  goForward: () => goForward,
+  isNavigableUrl: () => isNavigableUrl,
+  navigate: () => navigate,
+  reload: () => reload
+});
+function isNavigableUrl(url) {
+  return typeof url === "string" && (url === "about:blank" || /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(url));
 }
-var HIT_CHECK = `function (hit) {
-  const up = (n) => n.parentNode || n.host || null;
-  for (let n = hit; n; n = up(n)) if (n === this) return { ok: true };
-  if (hit.shadowRoot) for (let n = this; n; n = up(n)) if (n === hit.shadowRoot) return { ok: true };
-  let el = hit;
-  while (el && el.nodeType !== 1) el = up(el);
-  if (!el) return { ok: false, cover: String(hit.nodeName), text: "" };
-  let d = el.localName;
-  if (el.id) d += "#" + el.id;
-  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
-  const text = String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60);
-  return { ok: false, cover: d, text };
-}`;
-var FRAME_HIT = `function (x, y) {
-  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
-  if (!hit) return { ok: false, outside: true };
-  return (${HIT_CHECK}).call(this, hit);
-}`;
-var COVER = `function () {
-  let el = this;
-  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
-  if (!el) return { cover: String(this.nodeName), text: "" };
-  let d = el.localName;
-  if (el.id) d += "#" + el.id;
-  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
-  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
-}`;
+function watchEvents(ctx) {
+  const seen = [];
+  let wake = () => {
+  };
+  const off = ctx.on((method, params) => {
+    seen.push([method, params]);
+    wake();
+  });
+  function next(ms) {
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      const offAbort = onAbort(ctx.budget.signal, done);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        offAbort();
+        wake = () => {
+        };
+        resolve();
+      }
+      wake = done;
+    });
+  }
+  return { seen, off, next };
+}
+async function waitForLoad2(ctx, watch, { loaderId = null, replacing = null, what, history = false, until = "load" }) {
+  let committed2 = false;
+  let domReady = false;
+  let loaded = false;
+  let idle = false;
+  const reached = () => {
+    switch (until) {
+      case "commit":
+        return committed2;
+      case "domcontentloaded":
+        return domReady;
+      case "networkidle":
+        return loaded && idle;
+      default:
+        return loaded;
+    }
+  };
+  const waitMs = ctx.budget.inner();
+  const stopAt = Date.now() + waitMs;
+  for (let i = 0; ; ) {
+    ctx.budget.check();
+    for (; i < watch.seen.length; i++) {
+      const [method, p] = watch.seen[i];
+      if (method === "bua.detached") {
+        throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while loading ${what} (${p.reason})`);
+      }
+      if (method === "Page.frameNavigated" && p.frame && !p.frame.parentId) {
+        if (history && p.type === "BackForwardCacheRestore") return;
+        if (loaderId === null && p.frame.loaderId !== replacing) loaderId = p.frame.loaderId;
+        if (p.frame.loaderId === loaderId) committed2 = true;
+      }
+      if (history && method === "Page.navigatedWithinDocument" && p.frameId === ctx.mainFrameId()) return;
+      if (method === "Page.lifecycleEvent" && loaderId !== null && p.loaderId === loaderId) {
+        if (p.name === "load") loaded = true;
+        if (p.name === "DOMContentLoaded") domReady = true;
+        if (p.name === "networkIdle") idle = true;
+      }
+      if (method === "Page.loadEventFired" && committed2) loaded = true;
+      if (method === "Page.domContentEventFired" && committed2) domReady = true;
+    }
+    if (idle && loaded) domReady = true;
+    if (loaded) domReady = true;
+    if (domReady) committed2 = true;
+    if (reached()) return;
+    const left = stopAt - Date.now();
+    if (left <= 0) break;
+    await watch.next(Math.min(left, 1e3));
+  }
+  if (until === "load" && domReady) return;
+  throw new BridgeError(ErrorCodes.TIMEOUT, `${what} ${missed(until, { committed: committed2, domReady, loaded })} within ${waitMs} ms`);
+}
+function missed(until, { committed: committed2, domReady, loaded }) {
+  switch (until) {
+    case "commit":
+      return "did not commit (no response from its server)";
+    case "domcontentloaded":
+      return committed2 ? "committed but did not reach DOMContentLoaded" : "did not commit (no response from its server)";
+    case "networkidle":
+      if (loaded) return "loaded but its network did not go idle (no connection for 500 ms)";
+      return domReady ? "did not load (and so never went network-idle)" : "did not load";
+    default:
+      return "did not load";
+  }
+}
+async function navigate(ctx, action) {
+  const url = action.url;
+  if (!isNavigableUrl(url)) throw invalid(`navigate needs an absolute http(s) URL or about:blank, got ${JSON.stringify(url)}`);
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    const res = await ctx.send("Page.navigate", { url, transitionType: "typed" });
+    if (res.errorText) {
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the page could not be loaded: ${res.errorText} loading ${url}`, res.errorText);
+    }
+    ctx.clearUids();
+    if (!res.loaderId) return { ok: true };
+    await waitForLoad2(ctx, watch, { loaderId: res.loaderId, what: url, until: action.waitUntil });
+    return { ok: true };
+  } finally {
+    watch.off();
+  }
+}
+async function reload(ctx, action) {
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.reload", {});
+    ctx.clearUids();
+    await waitForLoad2(ctx, watch, { replacing: before.loaderId, what: `the reload of tab ${ctx.tabId}`, until: action.waitUntil });
+    return { ok: true };
+  } finally {
+    watch.off();
+  }
+}
+async function traverse(ctx, action, delta) {
+  const { currentIndex, entries } = await ctx.send("Page.getNavigationHistory", {});
+  const entry = entries[currentIndex + delta];
+  if (!entry) return { ok: true, moved: false };
+  const before = await ctx.mainFrame();
+  ctx.clearUids();
+  const watch = watchEvents(ctx);
+  try {
+    await ctx.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+    ctx.clearUids();
+    const word = delta < 0 ? "back" : "forward";
+    await waitForLoad2(ctx, watch, { replacing: before.loaderId, history: true, what: `the page ${word} in tab ${ctx.tabId}'s history (${entry.url})`, until: action.waitUntil });
+    return { ok: true, moved: true, url: entry.url };
+  } finally {
+    watch.off();
+  }
+}
+var goBack = (ctx, action) => traverse(ctx, action, -1);
+var goForward = (ctx, action) => traverse(ctx, action, 1);
+var executors5 = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
+
+// actions/pointer.js
+var pointer_exports = {};
+__export(pointer_exports, {
+  click: () => click,
+  executors: () => executors6,
+  hover: () => hover
+});
+
+// lib/geometry.js
+function aimPoint(border, quads) {
+  for (const c of quads || []) {
+    const area = Math.abs(c[0] * c[3] - c[2] * c[1] + (c[2] * c[5] - c[4] * c[3]) + (c[4] * c[7] - c[6] * c[5]) + (c[6] * c[1] - c[0] * c[7])) / 2;
+    if (area > 0.99) return { x: (c[0] + c[2] + c[4] + c[6]) / 4, y: (c[1] + c[3] + c[5] + c[7]) / 4 };
+  }
+  return { x: (border[0] + border[2] + border[4] + border[6]) / 4, y: (border[1] + border[3] + border[5] + border[7]) / 4 };
+}
+function hitBox(read) {
+  const quads = read && read.status === "fulfilled" && read.value ? read.value.quads : null;
+  if (!quads || quads.length === 0) return null;
+  const pts = quads.flat();
+  const xs = pts.filter((_, i) => i % 2 === 0);
+  const ys = pts.filter((_, i) => i % 2 === 1);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+}
+function sameBox(a, b) {
+  if (!a || !b) return a === b;
+  return a.every((v, i) => Math.abs(v - b[i]) <= 1);
+}
+async function frameOrigin(ctx, session) {
+  const frames = new Map(ctx.frames().map((f) => [f.sessionId, f]));
+  let x = 0;
+  let y = 0;
+  let owner = null;
+  for (let s = session; s; ) {
+    const f = frames.get(s);
+    if (!f) throw notFound("its frame is no longer in the page");
+    const send = sessionSend(ctx, f.parent);
+    const { backendNodeId } = await send("DOM.getFrameOwner", { frameId: f.targetId });
+    const [, boxed] = await Promise.all([
+      send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {
+      }),
+      send("DOM.getBoxModel", { backendNodeId })
+    ]);
+    const c = boxed.model.content;
+    x += c[0];
+    y += c[1];
+    owner = backendNodeId;
+    s = f.parent;
+  }
+  return { x, y, owner };
+}
+
+// lib/checks.js
 var ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
@@ -5625,6 +6128,52 @@ var STABLE = `function () {
     requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); resolve(rect() === before); }));
   });
 }`;
+var HIT_CHECK = `function (hit) {
+  const up = (n) => n.parentNode || n.host || null;
+  for (let n = hit; n; n = up(n)) if (n === this) return { ok: true };
+  if (hit.shadowRoot) for (let n = this; n; n = up(n)) if (n === hit.shadowRoot) return { ok: true };
+  let el = hit;
+  while (el && el.nodeType !== 1) el = up(el);
+  if (!el) return { ok: false, cover: String(hit.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  const text = String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60);
+  return { ok: false, cover: d, text };
+}`;
+var FRAME_HIT = `function (x, y) {
+  const hit = (this.ownerDocument || document).elementFromPoint(x, y);
+  if (!hit) return { ok: false, outside: true };
+  return (${HIT_CHECK}).call(this, hit);
+}`;
+var COVER = `function () {
+  let el = this;
+  while (el && el.nodeType !== 1) el = el.parentNode || el.host || null;
+  if (!el) return { cover: String(this.nodeName), text: "" };
+  let d = el.localName;
+  if (el.id) d += "#" + el.id;
+  if (el.classList) for (const c of Array.from(el.classList).slice(0, 3)) d += "." + c;
+  return { cover: d, text: String(el.innerText || el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60) };
+}`;
+var TYPE_PROBE = `function (force) { /* bua:type */
+  const el = this;
+  const st = force ? { connected: el.isConnected === true } : (${ACTIONABLE}).call(el);
+  if (!st.connected || (!force && !(st.visible && st.enabled && st.editable))) return st;
+  const active = () => {
+    let a = (el.ownerDocument || document).activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+  const before = active();
+  if (typeof el.focus === "function") el.focus();
+  const after = active();
+  let inside = false;
+  for (let n = after; n && !inside; n = n.parentNode || n.host || null) inside = n === el;
+  st.focused = after === el || after !== before || (inside && Boolean(el.shadowRoot));
+  return st;
+}`;
+
+// lib/actionability.js
 var POLL_MS = [20, 50, 100, 100, 200];
 var ANSWER_MS = 20;
 async function waitActionable(ctx, action, probe) {
@@ -5659,42 +6208,30 @@ function beforeEnd(ctx, p) {
   });
   return Promise.race([p, end]).finally(() => ctx.timers.clearTimeout(timer));
 }
-async function aim(ctx, action, { enabled = true } = {}) {
-  const probe = () => probeAim(ctx, action, enabled);
-  return waitActionable(ctx, action, probe);
+async function retryPointerAction(ctx, action, { enabled = true } = {}, act) {
+  const at = await waitActionable(ctx, action, () => pointerProbe(ctx, action, enabled));
+  return act(at);
 }
-function aimPoint(border, quads) {
-  for (const c of quads || []) {
-    const area = Math.abs(c[0] * c[3] - c[2] * c[1] + (c[2] * c[5] - c[4] * c[3]) + (c[4] * c[7] - c[6] * c[5]) + (c[6] * c[1] - c[0] * c[7])) / 2;
-    if (area > 0.99) return { x: (c[0] + c[2] + c[4] + c[6]) / 4, y: (c[1] + c[3] + c[5] + c[7]) / 4 };
-  }
-  return { x: (border[0] + border[2] + border[4] + border[6]) / 4, y: (border[1] + border[3] + border[5] + border[7]) / 4 };
-}
-function hitBox(read) {
-  const quads = read && read.status === "fulfilled" && read.value ? read.value.quads : null;
-  if (!quads || quads.length === 0) return null;
-  const pts = quads.flat();
-  const xs = pts.filter((_, i) => i % 2 === 0);
-  const ys = pts.filter((_, i) => i % 2 === 1);
-  const x = Math.min(...xs);
-  const y = Math.min(...ys);
-  return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
-}
-function sameBox(a, b) {
-  if (!a || !b) return a === b;
-  return a.every((v, i) => Math.abs(v - b[i]) <= 1);
-}
-async function probeAim(ctx, action, enabled) {
-  const { target, rest } = await resolveWith(ctx, action, (by, send2) => [
-    send2("DOM.scrollIntoViewIfNeeded", by),
-    send2("DOM.getBoxModel", by),
+async function pointerProbe(ctx, action, enabled) {
+  const { target, rest } = await locate(ctx, action, (by, send) => [
+    send("DOM.scrollIntoViewIfNeeded", by),
+    send("DOM.getBoxModel", by),
     ctx.send("Page.getLayoutMetrics"),
-    send2("DOM.getContentQuads", by)
+    send("DOM.getContentQuads", by)
   ]);
   const [scrolled, boxed, metrics, quads] = rest;
-  const { session, backendNodeId, objectId, label } = target;
-  const send = sessionSend(ctx, session);
   const force = action.force === true;
+  const box = await rendered(ctx, target, { scrolled, boxed, metrics }, force);
+  if (!box.ok) return box;
+  const local = aimPoint(box.model.border, quads.status === "fulfilled" ? quads.value.quads : null);
+  const origin = target.session ? await frameOrigin(ctx, target.session) : { x: 0, y: 0, owner: null };
+  const point = { local, x: local.x + origin.x, y: local.y + origin.y, origin };
+  const to = target.session ? { session: target.session, x: local.x, y: local.y } : null;
+  if (force) return { ok: true, x: point.x, y: point.y, to, hidden: true };
+  return checkPoint(ctx, target, point, { metrics: metrics.value, quads, enabled, to });
+}
+async function rendered(ctx, target, { scrolled, boxed, metrics }, force) {
+  const { session, objectId, label } = target;
   if (scrolled.status === "rejected" || boxed.status === "rejected") {
     if (!await isConnected(ctx, objectId, session)) throw gone(label);
     if (force && scrolled.status === "rejected") throw notFound(`${label} is not visible: it is not rendered (${scrolled.reason.cdpMessage})`);
@@ -5707,24 +6244,22 @@ async function probeAim(ctx, action, enabled) {
     if (force) throw notFound(`${label} is not visible: it has zero size`);
     return { ok: false, why: "not visible (zero size)" };
   }
-  const q = model.border;
-  const local = aimPoint(q, quads.status === "fulfilled" ? quads.value.quads : null);
-  const origin = session ? await frameOrigin(ctx, session) : { x: 0, y: 0, owner: null };
-  const x = local.x + origin.x;
-  const y = local.y + origin.y;
-  const to = session ? { session, x: local.x, y: local.y } : null;
-  if (force) return { ok: true, x, y, to, hidden: true };
-  const vv = metrics.value.cssVisualViewport;
+  return { ok: true, model };
+}
+async function checkPoint(ctx, target, point, { metrics, quads, enabled, to }) {
+  const { session, objectId, label } = target;
+  const send = sessionSend(ctx, session);
+  const vv = metrics.cssVisualViewport;
   const tabHit = ctx.send("DOM.getNodeForLocation", {
-    x: Math.floor(x + (vv ? vv.pageX : 0)),
-    y: Math.floor(y + (vv ? vv.pageY : 0)),
+    x: Math.floor(point.x + (vv ? vv.pageX : 0)),
+    y: Math.floor(point.y + (vv ? vv.pageY : 0)),
     includeUserAgentShadowDOM: true,
     ignorePointerEventsNone: false
   });
-  const [checked, located, frameHit, requads] = await settle([
+  const [checked, located, framed, requads] = await settled([
     send("Runtime.callFunctionOn", { objectId, functionDeclaration: ACTIONABLE, returnByValue: true }),
     tabHit,
-    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: local.x }, { value: local.y }], returnByValue: true }) : null,
+    session ? send("Runtime.callFunctionOn", { objectId, functionDeclaration: FRAME_HIT, arguments: [{ value: point.local.x }, { value: point.local.y }], returnByValue: true }) : null,
     send("DOM.getContentQuads", { objectId })
   ]);
   const st = checked.status === "fulfilled" && checked.value.result ? checked.value.result.value : null;
@@ -5738,38 +6273,39 @@ async function probeAim(ctx, action, enabled) {
     if (v !== true) return { ok: false, why: "not stable (animating)" };
   }
   if (enabled && !st.enabled) return { ok: false, why: "not enabled" };
-  if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(x)}, ${Math.round(y)})` };
-  const hit = located.value;
-  if (session) {
-    const fh = frameHit.status === "fulfilled" && frameHit.value.result ? frameHit.value.result.value : null;
-    if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
-    if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
-    if (hit.backendNodeId !== origin.owner) {
-      const c = await cover(ctx, hit.backendNodeId);
-      return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
-    }
-    return { ok: true, x, y, to, hidden: st.hidden };
+  if (located.status === "rejected") return { ok: false, why: `outside the viewport at (${Math.round(point.x)}, ${Math.round(point.y)})` };
+  const verdict = session ? await frameHitVerdict(ctx, point, located.value, framed) : await hitVerdict(ctx, target, point, located.value);
+  return verdict.ok ? { ok: true, x: point.x, y: point.y, to, hidden: st.hidden } : verdict;
+}
+async function frameHitVerdict(ctx, point, hit, framed) {
+  const { x, y, local, origin } = point;
+  const fh = framed.status === "fulfilled" && framed.value.result ? framed.value.result.value : null;
+  if (!fh || fh.outside) return { ok: false, why: `outside its frame's viewport at (${Math.round(local.x)}, ${Math.round(local.y)}) in the frame` };
+  if (!fh.ok) return { ok: false, why: `covered by ${fh.cover}${fh.text ? ` ${JSON.stringify(fh.text)}` : ""} in its frame at (${Math.round(x)}, ${Math.round(y)})` };
+  if (hit.backendNodeId !== origin.owner) {
+    const c = await cover(ctx, hit.backendNodeId);
+    return { ok: false, why: `covered by ${c} at (${Math.round(x)}, ${Math.round(y)}), over its frame` };
   }
-  if (hit.backendNodeId !== backendNodeId) {
-    let verdict = { ok: true };
-    try {
-      const { object } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: GROUP2 });
-      const r = await ctx.send("Runtime.callFunctionOn", {
-        objectId,
-        functionDeclaration: HIT_CHECK,
-        arguments: [{ objectId: object.objectId }],
-        returnByValue: true
-      });
-      if (r.result && r.result.value) verdict = r.result.value;
-    } catch (e) {
-      if (!(e instanceof CdpError)) throw e;
-    }
-    if (!verdict.ok) {
-      const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
-      return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(x)}, ${Math.round(y)})` };
-    }
+  return { ok: true };
+}
+async function hitVerdict(ctx, target, point, hit) {
+  if (hit.backendNodeId === target.backendNodeId) return { ok: true };
+  let verdict = { ok: true };
+  try {
+    const { object } = await ctx.send("DOM.resolveNode", { backendNodeId: hit.backendNodeId, objectGroup: GROUP2 });
+    const r = await ctx.send("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: HIT_CHECK,
+      arguments: [{ objectId: object.objectId }],
+      returnByValue: true
+    });
+    if (r.result && r.result.value) verdict = r.result.value;
+  } catch (e) {
+    if (!(e instanceof CdpError)) throw e;
   }
-  return { ok: true, x, y, hidden: st.hidden };
+  if (verdict.ok) return verdict;
+  const text = verdict.text ? ` ${JSON.stringify(verdict.text)}` : "";
+  return { ok: false, why: `covered by ${verdict.cover}${text} at (${Math.round(point.x)}, ${Math.round(point.y)})` };
 }
 async function cover(ctx, backendNodeId) {
   try {
@@ -5782,28 +6318,232 @@ async function cover(ctx, backendNodeId) {
   }
   return `node ${backendNodeId}`;
 }
-async function frameOrigin(ctx, session) {
-  const frames = new Map(ctx.frames().map((f) => [f.sessionId, f]));
-  let x = 0;
-  let y = 0;
-  let owner = null;
-  for (let s = session; s; ) {
-    const f = frames.get(s);
-    if (!f) throw notFound("its frame is no longer in the page");
-    const send = sessionSend(ctx, f.parent);
-    const { backendNodeId } = await send("DOM.getFrameOwner", { frameId: f.targetId });
-    const [, boxed] = await Promise.all([
-      send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {
-      }),
-      send("DOM.getBoxModel", { backendNodeId })
-    ]);
-    const c = boxed.model.content;
-    x += c[0];
-    y += c[1];
-    owner = backendNodeId;
-    s = f.parent;
+async function typeProbe(ctx, action, force) {
+  const label = describeTarget(action);
+  let r;
+  if (action.selector !== void 0 && action.frame === void 0) {
+    const sel = JSON.stringify(action.selector);
+    r = await ctx.send("Runtime.evaluate", {
+      expression: `(() => { let el; try { el = document.querySelector(${sel}); } catch (e) { return { invalid: String(e) }; } return el ? (${TYPE_PROBE}).call(el, ${force}) : { found: false }; })()`,
+      returnByValue: true
+    });
+  } else {
+    const { target } = await locate(ctx, action);
+    r = await sessionSend(ctx, target.session)("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: TYPE_PROBE,
+      arguments: [{ value: force }],
+      returnByValue: true
+    });
   }
-  return { x, y, owner };
+  if (r.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the checks before type failed in the page: ${r.exceptionDetails.text}`);
+  return typeVerdict(action, label, r.result && r.result.value, force);
+}
+function typeVerdict(action, label, st, force) {
+  if (st && st.invalid !== void 0) throw invalid(`invalid CSS selector ${JSON.stringify(action.selector)}: ${String(st.invalid).split("\n")[0]}`);
+  if (st && st.found === false) throw noMatch2(action.selector);
+  if (!st || !st.connected) throw gone(label);
+  if (!force) {
+    if (!st.visible) return { ok: false, why: "not visible" };
+    if (!st.enabled) return { ok: false, why: "not enabled" };
+    if (!st.editable) return { ok: false, why: "not editable (read-only)" };
+  }
+  if (!st.focused) throw notFound(`${label} cannot take focus: it is not an input, textarea or editable element`);
+  return { ok: true };
+}
+
+// lib/keys.js
+var MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
+var MODIFIER_KEYS = Object.freeze({
+  Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
+  Control: { key: "Control", code: "ControlLeft", windowsVirtualKeyCode: 17 },
+  Meta: { key: "Meta", code: "MetaLeft", windowsVirtualKeyCode: 91 },
+  Shift: { key: "Shift", code: "ShiftLeft", windowsVirtualKeyCode: 16 }
+});
+var NAMED_KEYS2 = Object.freeze({
+  Enter: { key: "Enter", code: "Enter", windowsVirtualKeyCode: 13, text: "\r" },
+  Tab: { key: "Tab", code: "Tab", windowsVirtualKeyCode: 9 },
+  Escape: { key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 },
+  Backspace: { key: "Backspace", code: "Backspace", windowsVirtualKeyCode: 8 },
+  Delete: { key: "Delete", code: "Delete", windowsVirtualKeyCode: 46 },
+  Space: { key: " ", code: "Space", windowsVirtualKeyCode: 32, text: " " },
+  ArrowUp: { key: "ArrowUp", code: "ArrowUp", windowsVirtualKeyCode: 38 },
+  ArrowDown: { key: "ArrowDown", code: "ArrowDown", windowsVirtualKeyCode: 40 },
+  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", windowsVirtualKeyCode: 37 },
+  ArrowRight: { key: "ArrowRight", code: "ArrowRight", windowsVirtualKeyCode: 39 },
+  Home: { key: "Home", code: "Home", windowsVirtualKeyCode: 36 },
+  End: { key: "End", code: "End", windowsVirtualKeyCode: 35 },
+  PageUp: { key: "PageUp", code: "PageUp", windowsVirtualKeyCode: 33 },
+  PageDown: { key: "PageDown", code: "PageDown", windowsVirtualKeyCode: 34 },
+  F1: { key: "F1", code: "F1", windowsVirtualKeyCode: 112 },
+  F2: { key: "F2", code: "F2", windowsVirtualKeyCode: 113 },
+  F3: { key: "F3", code: "F3", windowsVirtualKeyCode: 114 },
+  F4: { key: "F4", code: "F4", windowsVirtualKeyCode: 115 },
+  F5: { key: "F5", code: "F5", windowsVirtualKeyCode: 116 },
+  F6: { key: "F6", code: "F6", windowsVirtualKeyCode: 117 },
+  F7: { key: "F7", code: "F7", windowsVirtualKeyCode: 118 },
+  F8: { key: "F8", code: "F8", windowsVirtualKeyCode: 119 },
+  F9: { key: "F9", code: "F9", windowsVirtualKeyCode: 120 },
+  F10: { key: "F10", code: "F10", windowsVirtualKeyCode: 121 },
+  F11: { key: "F11", code: "F11", windowsVirtualKeyCode: 122 },
+  F12: { key: "F12", code: "F12", windowsVirtualKeyCode: 123 },
+  // Modifiers alone are not in the schema's pattern, but pressing one is a
+  // meaningful gesture for pages listening to keydown, so they resolve too.
+  ...MODIFIER_KEYS
+});
+var PUNCT = {
+  "`": ["Backquote", 192],
+  "-": ["Minus", 189],
+  "=": ["Equal", 187],
+  "[": ["BracketLeft", 219],
+  "]": ["BracketRight", 221],
+  "\\": ["Backslash", 220],
+  ";": ["Semicolon", 186],
+  "'": ["Quote", 222],
+  ",": ["Comma", 188],
+  ".": ["Period", 190],
+  "/": ["Slash", 191]
+};
+var SHIFTED = {
+  "~": "`",
+  "!": "1",
+  "@": "2",
+  "#": "3",
+  "$": "4",
+  "%": "5",
+  "^": "6",
+  "&": "7",
+  "*": "8",
+  "(": "9",
+  ")": "0",
+  "_": "-",
+  "+": "=",
+  "{": "[",
+  "}": "]",
+  "|": "\\",
+  ":": ";",
+  '"': "'",
+  "<": ",",
+  ">": ".",
+  "?": "/"
+};
+var SHIFT_OF = Object.fromEntries(Object.entries(SHIFTED).map(([s, u]) => [u, s]));
+function describeChar(ch) {
+  if (/^[a-z]$/.test(ch)) {
+    return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0), text: ch };
+  }
+  if (/^[A-Z]$/.test(ch)) {
+    return { key: ch, code: `Key${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch, shiftImplied: true };
+  }
+  if (/^[0-9]$/.test(ch)) {
+    return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0), text: ch };
+  }
+  if (PUNCT[ch]) {
+    const [code, vk] = PUNCT[ch];
+    return { key: ch, code, windowsVirtualKeyCode: vk, text: ch };
+  }
+  if (SHIFTED[ch]) {
+    const base = describeChar(SHIFTED[ch]);
+    return { key: ch, code: base.code, windowsVirtualKeyCode: base.windowsVirtualKeyCode, text: ch, shiftImplied: true };
+  }
+  return { key: ch, code: "", windowsVirtualKeyCode: 0, text: ch };
+}
+function shifted(desc) {
+  if (/^[a-z]$/.test(desc.key)) {
+    const up = desc.key.toUpperCase();
+    return { ...desc, key: up, text: up };
+  }
+  const s = SHIFT_OF[desc.key];
+  if (s) return { ...desc, key: s, text: s };
+  return desc;
+}
+var CHORD = new RegExp(`^(${KEY_MODIFIERS.join("|")})\\+(.+)$`, "s");
+function parseKey(spec) {
+  if (typeof spec !== "string" || spec.length === 0) {
+    throw new RangeError("key must be a non-empty string");
+  }
+  const modifierNames = [];
+  let rest = spec;
+  for (; ; ) {
+    const m = CHORD.exec(rest);
+    if (!m) break;
+    if (!modifierNames.includes(m[1])) modifierNames.push(m[1]);
+    rest = m[2];
+  }
+  let desc;
+  if (Object.hasOwn(NAMED_KEYS2, rest)) {
+    desc = { ...NAMED_KEYS2[rest] };
+  } else if ([...rest].length === 1 && !/^\s$/.test(rest)) {
+    desc = describeChar(rest);
+  } else {
+    throw new RangeError(
+      `unknown key ${JSON.stringify(rest)}: use a named key (Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, F1-F12), one character, or a chord like Control+a`
+    );
+  }
+  if (desc.shiftImplied && !modifierNames.includes("Shift")) modifierNames.push("Shift");
+  if (modifierNames.includes("Shift")) desc = shifted(desc);
+  delete desc.shiftImplied;
+  if (modifierNames.some((m) => m !== "Shift")) delete desc.text;
+  let modifiers = 0;
+  for (const m of modifierNames) modifiers |= MODIFIER_BITS[m];
+  return { modifiers, modifierNames, ...desc };
+}
+function keyEvents(spec) {
+  const k = parseKey(spec);
+  const events = [];
+  let held = 0;
+  const isModifierKey = Object.hasOwn(MODIFIER_KEYS, k.key);
+  for (const name of k.modifierNames) {
+    if (isModifierKey && name === k.key) continue;
+    held |= MODIFIER_BITS[name];
+    events.push({ type: "rawKeyDown", modifiers: held, ...MODIFIER_KEYS[name] });
+  }
+  const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.windowsVirtualKeyCode, modifiers: k.modifiers };
+  if (k.text !== void 0) {
+    events.push({ type: "keyDown", ...base, text: k.text, unmodifiedText: k.text });
+  } else {
+    events.push({ type: "rawKeyDown", ...base });
+  }
+  events.push({ type: "keyUp", ...base });
+  for (const name of [...k.modifierNames].reverse()) {
+    if (isModifierKey && name === k.key) continue;
+    held &= ~MODIFIER_BITS[name];
+    events.push({ type: "keyUp", modifiers: held, ...MODIFIER_KEYS[name] });
+  }
+  return events;
+}
+
+// lib/input.js
+var BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
+function mouse(ctx) {
+  const event = (at, type, extra) => {
+    const { x, y } = at.to || at;
+    return sessionSend(ctx, at.to ? at.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
+  };
+  return {
+    async move(at) {
+      await event(at, "mouseMoved");
+    },
+    // click sends a move, then clickCount presses and releases of button
+    // (the schema's action.click button and clickCount, feature
+    // click_options), counting up as a person's double click reaches
+    // Chromium: the page sees click (detail 1), click (detail 2), then
+    // dblclick. They go back to back without waiting between them: a
+    // debugger session runs its commands in order, so the page still sees
+    // move, press, release, and the click costs one round trip instead of
+    // three.
+    async click(at, { button = "left", clickCount = 1 } = {}) {
+      const sent = [event(at, "mouseMoved")];
+      for (let n = 1; n <= clickCount; n++) {
+        sent.push(
+          event(at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
+          event(at, "mouseReleased", { button, buttons: 0, clickCount: n })
+        );
+      }
+      await Promise.all(sent);
+    },
+    drawFrame: () => drawFrame(ctx)
+  };
 }
 var DRAW_FRAME_MS = 1e3;
 async function drawFrame(ctx) {
@@ -5812,6 +6552,114 @@ async function drawFrame(ctx) {
   await Promise.race([shot.catch(() => {
   }), ctx.sleep(Math.min(DRAW_FRAME_MS, Math.max(0, ctx.budget.inner())))]);
 }
+function keyboard(ctx) {
+  const send = async (events, { together = false } = {}) => {
+    if (together) {
+      await Promise.all(events.map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
+      return;
+    }
+    for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
+  };
+  return {
+    // eventsFor is the named key's Input.dispatchKeyEvent params
+    // (lib/keys.js); an unknown name is invalid_action.
+    eventsFor: keyEventsOf,
+    // send sends key events, each after the one before it answered;
+    // together sends them back to back instead (type clear's Delete).
+    send,
+    // press sends the named key's events (eventsFor, then send).
+    press: (key, opts) => send(keyEventsOf(key), opts),
+    // insertText inserts text like a paste: Unicode goes through unchanged
+    // and no per-character key events are synthesised.
+    async insertText(text) {
+      await ctx.send("Input.insertText", { text });
+    }
+  };
+}
+function keyEventsOf(key) {
+  try {
+    return keyEvents(key);
+  } catch (e) {
+    if (e instanceof RangeError) throw invalid(e.message);
+    throw e;
+  }
+}
+
+// lib/new-tab.js
+var NEW_TAB_MS = 2e3;
+var COMMIT_POLL_MS = [5, 10, 20, 50, 100];
+function committed(tab) {
+  if (!tab || tab.pendingUrl || !tab.url) return false;
+  return tab.url !== "about:blank" || tab.status === "complete";
+}
+function watchNewTab(ctx) {
+  const events = ctx.webNavigation && ctx.webNavigation.onCreatedNavigationTarget;
+  if (!ctx.tabs || !events || typeof events.addListener !== "function") {
+    return { opened: async () => null, off() {
+    } };
+  }
+  let asked = false;
+  const created = [];
+  let wake = () => {
+  };
+  const offCdp = ctx.on((method) => {
+    if (method !== "Page.windowOpen") return;
+    asked = true;
+    wake();
+  });
+  const onTarget = (d) => {
+    if (!d || d.sourceTabId !== ctx.tabId || !Number.isInteger(d.tabId)) return;
+    created.push(d.tabId);
+    wake();
+  };
+  events.addListener(onTarget);
+  function waitCreated(ms) {
+    if (created.length || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = ctx.timers.setTimeout(done, ms);
+      function done() {
+        ctx.timers.clearTimeout(t);
+        wake = () => {
+        };
+        resolve();
+      }
+      wake = () => {
+        if (created.length) done();
+      };
+    });
+  }
+  async function opened() {
+    if (!asked && !created.length) return null;
+    await waitCreated(Math.min(NEW_TAB_MS, Math.max(0, ctx.budget.inner())));
+    ctx.budget.check();
+    if (!created.length) return null;
+    const id = created[0];
+    const stopAt = Date.now() + Math.max(0, ctx.budget.inner());
+    for (let i = 0; ; i++) {
+      let tab;
+      try {
+        tab = await ctx.tabs.get(id);
+      } catch {
+        return null;
+      }
+      const left = stopAt - Date.now();
+      if (committed(tab) || left <= 0) return id;
+      await sleep(Math.min(COMMIT_POLL_MS[Math.min(i, COMMIT_POLL_MS.length - 1)], left), ctx.timers, ctx.budget.signal);
+    }
+  }
+  return {
+    opened,
+    off() {
+      offCdp();
+      events.removeListener(onTarget);
+    }
+  };
+}
+
+// lib/settle.js
+var SETTLE_PING = "0";
+var SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
+var NAV_START_EVENTS = /* @__PURE__ */ new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
 async function settleAfter(ctx, what, act) {
   const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
   const popup = watchNewTab(ctx);
@@ -5825,105 +6673,293 @@ async function settleAfter(ctx, what, act) {
     popup.off();
   }
 }
-async function mouse(ctx, aim2, type, extra) {
-  const { x, y } = aim2.to || aim2;
-  await sessionSend(ctx, aim2.to ? aim2.to.session : null)("Input.dispatchMouseEvent", { type, x, y, button: "none", buttons: 0, modifiers: 0, ...extra });
-}
-var BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
-async function click(ctx, action) {
-  const at = await aim(ctx, action);
-  if (at.hidden) await drawFrame(ctx);
-  const button = action.button || "left";
-  const press = () => {
-    const sent = [mouse(ctx, at, "mouseMoved")];
-    for (let n = 1; n <= (action.clickCount || 1); n++) {
-      sent.push(
-        mouse(ctx, at, "mousePressed", { button, buttons: BUTTON_BITS[button], clickCount: n }),
-        mouse(ctx, at, "mouseReleased", { button, buttons: 0, clickCount: n })
-      );
-    }
-    return Promise.all(sent);
+function watchNavigation(ctx, mainFrameId) {
+  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
+  let wake = () => {
   };
-  return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", press));
+  const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
+  const off = ctx.on((method, p) => {
+    observe(state, method, p, isMain);
+    wake();
+  });
+  function until(pred, ms) {
+    ctx.budget.check();
+    if (pred() || ms <= 0) return Promise.resolve(pred());
+    return new Promise((resolve, reject) => {
+      let offAbort = () => {
+      };
+      const finish = (settle2) => {
+        ctx.timers.clearTimeout(t);
+        offAbort();
+        wake = () => {
+        };
+        settle2();
+      };
+      const t = ctx.timers.setTimeout(() => finish(() => resolve(pred())), ms);
+      wake = () => {
+        if (pred()) finish(() => resolve(true));
+      };
+      offAbort = onAbort(ctx.budget.signal, () => finish(() => reject(ctx.budget.signal.reason)));
+    });
+  }
+  async function settle(what) {
+    await inPage(SETTLE_PING, what);
+    if (state.sameDocument && !state.committed) await inPage(SETTLE_TASK, what);
+    if (!state.started && !state.committed) return;
+    const waitMs = ctx.budget.inner();
+    const finished = await until(() => state.done || state.detached !== null, waitMs);
+    if (state.detached !== null) {
+      throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached while ${what} loaded a new page (${state.detached})`);
+    }
+    if (!finished) {
+      const stage = state.committed ? "reached DOMContentLoaded" : "committed";
+      throw new BridgeError(ErrorCodes.TIMEOUT, `${what} started a navigation whose page never ${stage} within ${waitMs} ms`);
+    }
+  }
+  async function inPage(expression, what) {
+    try {
+      await withDeadline(
+        ctx.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }),
+        ctx.budget.inner(),
+        what,
+        ctx.timers
+      );
+    } catch (e) {
+      if (!(e instanceof CdpError) && !(e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT)) throw e;
+    }
+  }
+  return { state, settle, off };
+}
+function observe(state, method, p, isMain = () => true) {
+  if (method === "bua.detached") {
+    state.detached = p && p.reason || "detached";
+    return;
+  }
+  if (NAV_START_EVENTS.has(method) && isMain(p)) {
+    if (method === "Page.frameStartedNavigating" && /sameDocument/i.test(String(p.navigationType || ""))) return;
+    if (!state.committed) state.started = true;
+    return;
+  }
+  switch (method) {
+    case "Page.frameNavigated":
+      if (p.frame && !p.frame.parentId) {
+        state.committed = p.frame.loaderId || "?";
+        state.started = true;
+        if (p.type === "BackForwardCacheRestore") state.done = true;
+      }
+      break;
+    case "Page.navigatedWithinDocument":
+      if (isMain(p) && !state.committed) {
+        state.sameDocument = true;
+        state.done = true;
+      }
+      break;
+    case "Page.lifecycleEvent":
+      if (state.committed && p.loaderId === state.committed && (p.name === "DOMContentLoaded" || p.name === "load")) state.done = true;
+      break;
+    case "Page.domContentEventFired":
+    case "Page.loadEventFired":
+      if (state.committed) state.done = true;
+      break;
+    case "Page.frameStoppedLoading":
+      if (isMain(p) && state.started && !state.committed) state.done = true;
+      break;
+    default:
+      break;
+  }
+}
+
+// lib/downloads.js
+async function withDownload(ctx, action, what, act) {
+  if (action.download !== true) return act();
+  if (!ctx.downloads) {
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension build cannot watch downloads (no chrome.downloads)");
+  }
+  const watch = watchDownload(ctx.downloads, Date.now());
+  try {
+    const result = await act();
+    const wait = Math.max(1, ctx.budget.inner());
+    const item = await withDeadline(watch.finished, wait, `the download the ${what} was to start`, ctx.timers || globalThis, ctx.budget.signal).catch((e) => {
+      if (e instanceof BridgeError && e.code === ErrorCodes.TIMEOUT) throw watch.timeout(what, wait);
+      throw e;
+    });
+    return { ...result, download: describe(item) };
+  } finally {
+    watch.off();
+  }
+}
+function describe(item) {
+  const path = String(item.filename || "");
+  const out = {
+    path,
+    filename: path.split(/[\\/]/).pop(),
+    size: Number(item.fileSize >= 0 ? item.fileSize : item.bytesReceived) || 0,
+    mime: String(item.mime || "")
+  };
+  const url = item.finalUrl || item.url;
+  if (url) out.url = String(url);
+  return out;
+}
+function watchDownload(api2, since) {
+  let id = null;
+  let item = null;
+  let settle;
+  const finished = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  finished.catch(() => {
+  });
+  const done = async () => {
+    const [found] = await api2.search({ id });
+    settle.resolve(found || item);
+  };
+  const interrupted = (reason) => {
+    const name = item && item.filename ? item.filename.split(/[\\/]/).pop() : item && item.url ? item.url : `download ${id}`;
+    settle.reject(
+      new BridgeError(
+        ErrorCodes.INTERNAL_ERROR,
+        `the download of ${name} was interrupted: ${reason || "no reason given"} (Chrome's reason)`,
+        REASONS.DOWNLOAD_INTERRUPTED
+      )
+    );
+  };
+  const onCreated = (it) => {
+    if (id !== null) return;
+    const started = Date.parse(it.startTime);
+    if (Number.isFinite(started) && started < since - 1e3) return;
+    id = it.id;
+    item = it;
+    if (it.state === "complete") done().catch((e) => settle.reject(e));
+    else if (it.state === "interrupted") interrupted(it.error);
+  };
+  const onChanged = (delta) => {
+    if (delta.id !== id) return;
+    if (delta.filename && delta.filename.current) item = { ...item, filename: delta.filename.current };
+    const state = delta.state && delta.state.current;
+    if (state === "complete") done().catch((e) => settle.reject(e));
+    else if (state === "interrupted") interrupted(delta.error && delta.error.current);
+  };
+  api2.onCreated.addListener(onCreated);
+  api2.onChanged.addListener(onChanged);
+  return {
+    finished,
+    off() {
+      api2.onCreated.removeListener(onCreated);
+      api2.onChanged.removeListener(onChanged);
+    },
+    // timeout is the error for a wait that ran out: no download started,
+    // or it did not finish in time.
+    timeout(what, ms) {
+      if (id === null) {
+        return new BridgeError(ErrorCodes.TIMEOUT, `the ${what} started no download within ${ms} ms (download: true waits for one)`);
+      }
+      const name = item && item.filename ? item.filename : item.url;
+      return new BridgeError(ErrorCodes.TIMEOUT, `the download of ${name} did not finish within ${ms} ms`);
+    }
+  };
+}
+
+// actions/pointer.js
+async function click(ctx, action) {
+  const m = mouse(ctx);
+  return retryPointerAction(ctx, action, { enabled: true }, async (at) => {
+    if (at.hidden) await m.drawFrame();
+    const press = { button: action.button || "left", clickCount: action.clickCount || 1 };
+    return withDownload(ctx, action, "click", () => settleAfter(ctx, "click", () => m.click(at, press)));
+  });
 }
 async function hover(ctx, action) {
-  const at = await aim(ctx, action, { enabled: false });
-  if (at.hidden) await drawFrame(ctx);
-  return settleAfter(ctx, "hover", () => mouse(ctx, at, "mouseMoved"));
+  const m = mouse(ctx);
+  return retryPointerAction(ctx, action, { enabled: false }, async (at) => {
+    if (at.hidden) await m.drawFrame();
+    return settleAfter(ctx, "hover", () => m.move(at));
+  });
 }
+var executors6 = Object.freeze({ click, hover });
+
+// actions/keyboard.js
+var keyboard_exports = {};
+__export(keyboard_exports, {
+  executors: () => executors7,
+  pressKey: () => pressKey,
+  typeText: () => typeText
+});
+
+// lib/clear.js
+var SELECT_FOCUSED = `function (own) { /* bua:clear */
+  if (own && !document.hasFocus()) return { unfocused: true };
+  let doc = document;
+  let el = doc.activeElement;
+  for (;;) {
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (el && (el.localName === "iframe" || el.localName === "frame")) {
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (!d) return { frame: true };
+      doc = d;
+      el = d.activeElement;
+      continue;
+    }
+    break;
+  }
+  if (!el) return { none: "" };
+  if (el.localName === "input" || el.localName === "textarea") {
+    if (!el.value) return { empty: true };
+    el.select();
+    return { selected: true };
+  }
+  if (el.isContentEditable) {
+    let host = el;
+    while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    if (!host.textContent && !host.querySelector("img,br")) return { empty: true };
+    const range = doc.createRange();
+    range.selectNodeContents(host);
+    const sel = (el.getRootNode().getSelection ? el.getRootNode() : doc).getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return { selected: true };
+  }
+  return { none: el.localName };
+}`;
+async function clearFocused(ctx) {
+  const ask = (session, own) => (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
+    expression: `(${SELECT_FOCUSED})(${own})`,
+    returnByValue: true
+  }).then((r) => r.result && r.result.value || {});
+  let st = await ask(null, false);
+  if (st.frame) {
+    const frames = ctx.frames ? ctx.frames() : [];
+    const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
+    st = answers.map((a) => a.status === "fulfilled" ? a.value : {}).find((v) => !v.unfocused) || {};
+  }
+  if (!st.selected) return false;
+  await keyboard(ctx).press("Delete", { together: true });
+  return true;
+}
+
+// actions/keyboard.js
 async function typeText(ctx, action) {
   const force = action.force === true;
+  const keys = keyboard(ctx);
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
     if (action.clear) await clearFocused(ctx);
-    if (action.text.length > 0) await ctx.send("Input.insertText", { text: action.text });
+    if (action.text.length > 0) await keys.insertText(action.text);
   });
 }
-var TYPE_PROBE = `function (force) { /* bua:type */
-  const el = this;
-  const st = force ? { connected: el.isConnected === true } : (${ACTIONABLE}).call(el);
-  if (!st.connected || (!force && !(st.visible && st.enabled && st.editable))) return st;
-  const active = () => {
-    let a = (el.ownerDocument || document).activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    return a;
-  };
-  const before = active();
-  if (typeof el.focus === "function") el.focus();
-  const after = active();
-  let inside = false;
-  for (let n = after; n && !inside; n = n.parentNode || n.host || null) inside = n === el;
-  st.focused = after === el || after !== before || (inside && Boolean(el.shadowRoot));
-  return st;
-}`;
-async function typeProbe(ctx, action, force) {
-  const label = describeTarget(action);
-  let r;
-  if (action.selector !== void 0 && action.frame === void 0) {
-    const sel = JSON.stringify(action.selector);
-    r = await ctx.send("Runtime.evaluate", {
-      expression: `(() => { let el; try { el = document.querySelector(${sel}); } catch (e) { return { invalid: String(e) }; } return el ? (${TYPE_PROBE}).call(el, ${force}) : { found: false }; })()`,
-      returnByValue: true
-    });
-  } else {
-    const { target } = await resolveWith(ctx, action);
-    r = await sessionSend(ctx, target.session)("Runtime.callFunctionOn", {
-      objectId: target.objectId,
-      functionDeclaration: TYPE_PROBE,
-      arguments: [{ value: force }],
-      returnByValue: true
-    });
-  }
-  if (r.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the checks before type failed in the page: ${r.exceptionDetails.text}`);
-  const st = r.result && r.result.value;
-  if (st && st.invalid !== void 0) throw invalid(`invalid CSS selector ${JSON.stringify(action.selector)}: ${String(st.invalid).split("\n")[0]}`);
-  if (st && st.found === false) throw noMatch2(action.selector);
-  if (!st || !st.connected) throw gone(label);
-  if (!force) {
-    if (!st.visible) return { ok: false, why: "not visible" };
-    if (!st.enabled) return { ok: false, why: "not enabled" };
-    if (!st.editable) return { ok: false, why: "not editable (read-only)" };
-  }
-  if (!st.focused) throw notFound(`${label} cannot take focus: it is not an input, textarea or editable element`);
-  return { ok: true };
-}
 async function pressKey(ctx, action) {
-  let events;
-  try {
-    events = keyEvents(action.key);
-  } catch (e) {
-    if (e instanceof RangeError) throw invalid(e.message);
-    throw e;
-  }
-  return withDownload(
-    ctx,
-    action,
-    "press_key",
-    () => settleAfter(ctx, "press_key", async () => {
-      for (const ev of events) await ctx.send("Input.dispatchKeyEvent", ev);
-    })
-  );
+  const keys = keyboard(ctx);
+  const events = keys.eventsFor(action.key);
+  return withDownload(ctx, action, "press_key", () => settleAfter(ctx, "press_key", () => keys.send(events)));
 }
+var executors7 = Object.freeze({ type: typeText, press_key: pressKey });
+
+// actions/scroll.js
+var scroll_exports = {};
+__export(scroll_exports, {
+  executors: () => executors8,
+  scroll: () => scroll
+});
 var SCROLL_FN = `function (dir, amount) {
   const dy = (amount || window.innerHeight || 600) * (dir === "up" ? -1 : 1);
   const before = window.scrollY;
@@ -5950,7 +6986,136 @@ async function scroll(ctx, action) {
   }
   return { ok: true, scrolled: Boolean(result && result.value === true) };
 }
-var executors5 = Object.freeze({ click, hover, type: typeText, press_key: pressKey, scroll });
+var executors8 = Object.freeze({ scroll });
+
+// actions/forms.js
+var forms_exports = {};
+__export(forms_exports, {
+  SELECT: () => SELECT,
+  executors: () => executors9,
+  pickedBy: () => pickedBy,
+  selectOption: () => selectOption,
+  selectVerdict: () => selectVerdict,
+  upload: () => upload
+});
+var SELECT = `function (force, by, items) { /* bua:select */
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "select") {
+    let d = "<" + el.localName;
+    if (el.type && el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notSelect: d + ">" };
+  }
+  if (!force) {
+    const st = (${ACTIONABLE}).call(el);
+    if (!st.visible) return { connected: true, ok: false, why: "not visible" };
+    if (!st.enabled) return { connected: true, ok: false, why: "not enabled" };
+  }
+  const norm = (s) => String(s).replace(/\\s+/g, " ").trim();
+  const options = Array.from(el.options);
+  const picked = [];
+  for (const it of items) {
+    let o;
+    if (by === "value") o = options.find((x) => x.value === it);
+    else if (by === "label") o = options.find((x) => norm(x.label) === norm(it));
+    else o = options[it];
+    if (!o) {
+      const shown = options.slice(0, 12).map((x) => by === "label" ? norm(x.label) : x.value);
+      return { connected: true, missing: it, count: options.length, shown };
+    }
+    const group = o.parentElement && o.parentElement.localName === "optgroup" ? o.parentElement : null;
+    if (!force && (o.disabled || (group && group.disabled))) {
+      return { connected: true, ok: false, why: "choosing a disabled option (" + JSON.stringify(norm(o.label)) + ")" };
+    }
+    if (!picked.includes(o)) picked.push(o);
+  }
+  if (!el.multiple && picked.length > 1) return { connected: true, tooMany: picked.length };
+  for (const o of options) o.selected = picked.includes(o);
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { connected: true, ok: true, values: options.filter((o) => o.selected).map((o) => o.value) };
+}`;
+function pickedBy(action) {
+  for (const by of ["value", "label", "index"]) {
+    if (action[by] !== void 0) return { by, items: Array.isArray(action[by]) ? action[by] : [action[by]] };
+  }
+  throw invalid("select_option needs one of value, label or index");
+}
+async function selectOption(ctx, action) {
+  const { by, items } = pickedBy(action);
+  const force = action.force === true;
+  const label = describeTarget(action);
+  let values;
+  await settleAfter(ctx, "select_option", async () => {
+    const r = await waitActionable(ctx, action, async () => {
+      const { target } = await locate(ctx, action);
+      const res = await ctx.send("Runtime.callFunctionOn", {
+        objectId: target.objectId,
+        functionDeclaration: SELECT,
+        arguments: [{ value: force }, { value: by }, { value: items }],
+        returnByValue: true
+      });
+      if (res.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `select_option failed in the page: ${res.exceptionDetails.text}`);
+      return selectVerdict(label, by, res.result && res.result.value);
+    });
+    values = r.values;
+  });
+  return { values };
+}
+function selectVerdict(label, by, st) {
+  if (!st || !st.connected) throw gone(label);
+  if (st.notSelect) {
+    throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
+  }
+  if (st.missing !== void 0) {
+    const more = st.count > st.shown.length ? `, … (${st.count} in all)` : "";
+    const list = st.shown.map((x) => JSON.stringify(x)).join(", ");
+    const what = by === "index" ? `no option at index ${st.missing}` : `no option with ${by} ${JSON.stringify(st.missing)}`;
+    throw notFound(`${label} has ${what}: its options' ${by === "index" ? "values" : by + "s"} are ${list || "none"}${more}`);
+  }
+  if (st.tooMany) {
+    throw invalid(`${label} takes one option (it has no multiple attribute), and ${st.tooMany} were given: pass one`);
+  }
+  return st;
+}
+var FILE_INPUT = `function (n) {
+  const el = this;
+  if (!el.isConnected) return { connected: false };
+  if (el.localName !== "input" || el.type !== "file") {
+    let d = "<" + el.localName;
+    if (el.localName === "input") d += " type=" + el.type;
+    return { connected: true, notFile: d + ">" };
+  }
+  if (n > 1 && !el.multiple) return { connected: true, tooMany: true };
+  return { connected: true, ok: true, disabled: el.disabled };
+}`;
+async function upload(ctx, action) {
+  const files = action.files;
+  const label = describeTarget(action);
+  const { target } = await locate(ctx, action);
+  const res = await ctx.send("Runtime.callFunctionOn", {
+    objectId: target.objectId,
+    functionDeclaration: FILE_INPUT,
+    arguments: [{ value: files.length }],
+    returnByValue: true
+  });
+  const st = res.result && res.result.value;
+  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
+  if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
+  if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
+  if (files.length === 0) {
+    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
+  }
+  return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
+}
+var CLEAR_FILES = `function () {
+  if (this.files.length === 0) return;
+  this.value = "";
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+}`;
+var executors9 = Object.freeze({ select_option: selectOption, upload });
 
 // actions/capture.js
 var capture_exports = {};
@@ -5958,7 +7123,7 @@ __export(capture_exports, {
   CAPTURE_RETRIES: () => CAPTURE_RETRIES,
   CAPTURE_RETRY_MS: () => CAPTURE_RETRY_MS,
   FULL_PAGE_MAX_HEIGHT: () => FULL_PAGE_MAX_HEIGHT,
-  executors: () => executors7,
+  executors: () => executors11,
   screenshot: () => screenshot
 });
 
@@ -8652,7 +9817,7 @@ __export(extract_exports, {
   READ_RESERVE_MS: () => READ_RESERVE_MS,
   buildFrameScript: () => buildFrameScript,
   buildPageScript: () => buildPageScript,
-  executors: () => executors6,
+  executors: () => executors10,
   extract: () => extract,
   maxElementsOf: () => maxElementsOf,
   readFrames: () => readFrames,
@@ -8877,6 +10042,30 @@ var SignalList = class {
   }
 };
 var str = (v) => typeof v === "string" ? v : "";
+function authElements(elements) {
+  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
+  for (const el of Array.isArray(elements) ? elements : []) {
+    if (!el || el.visible === false) continue;
+    const name = lower(str(el.name));
+    switch (lower(str(el.role))) {
+      case "textbox":
+      case "searchbox":
+        pw = pw || match(passwordName, name);
+        break;
+      case "button":
+        if (match(oauthName, name)) oauth = true;
+        else if (match(signInName, name)) signIn = true;
+        else if (match(forgotName, name)) forgot = true;
+        break;
+      case "link":
+        if (match(oauthName, name)) oauth = true;
+        else if (match(forgotName, name)) forgot = true;
+        else if (match(signUpName, name)) signUp = true;
+        break;
+    }
+  }
+  return { pw, signIn, signUp, forgot, oauth };
+}
 function explainObstacle(input) {
   const markdown = str(input.markdown);
   const mdLen = countUpTo(markdown, CONTENT_PAGE_CHARS);
@@ -8897,27 +10086,7 @@ function explainObstacle(input) {
   }
   const captchaEnd = ends.captcha;
   const deniedEnd = ends.denied;
-  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
-  for (const el of Array.isArray(input.elements) ? input.elements : []) {
-    if (!el || el.visible === false) continue;
-    const name = lower(str(el.name));
-    switch (lower(str(el.role))) {
-      case "textbox":
-      case "searchbox":
-        pw = pw || match(passwordName, name);
-        break;
-      case "button":
-        if (match(oauthName, name)) oauth = true;
-        else if (match(signInName, name)) signIn = true;
-        else if (match(forgotName, name)) forgot = true;
-        break;
-      case "link":
-        if (match(oauthName, name)) oauth = true;
-        else if (match(forgotName, name)) forgot = true;
-        else if (match(signUpName, name)) signUp = true;
-        break;
-    }
-  }
+  const { pw, signIn, signUp, forgot, oauth } = authElements(input.elements);
   let authURL = "";
   let m = authHost.exec(url);
   if (m) authURL = "auth_url:" + m[1] + ".";
@@ -9227,7 +10396,7 @@ async function extract(ctx, action) {
   }
   return res;
 }
-var executors6 = Object.freeze({ extract });
+var executors10 = Object.freeze({ extract });
 
 // actions/capture.js
 var CAPTURE_RETRY_MS = 1e3;
@@ -9278,7 +10447,7 @@ async function screenshot(ctx, action) {
   const data = marks ? await drawMarks(shot.data, marks.marks, marks.scale) : shot.data;
   return { dataUrl: `data:image/jpeg;base64,${data}` };
 }
-var executors7 = Object.freeze({ screenshot });
+var executors11 = Object.freeze({ screenshot });
 
 // actions/evaluate.js
 var evaluate_exports = {};
@@ -9286,7 +10455,7 @@ __export(evaluate_exports, {
   EVALUATE_TIMEOUT_MS: () => EVALUATE_TIMEOUT_MS,
   VALUE_MAX_CHARS: () => VALUE_MAX_CHARS,
   evaluate: () => evaluate,
-  executors: () => executors8,
+  executors: () => executors12,
   shapeResult: () => shapeResult,
   usesAwait: () => usesAwait,
   wrapExpression: () => wrapExpression
@@ -9420,12 +10589,12 @@ async function evaluate(ctx, action) {
     ctx.endEvaluate();
   }
 }
-var executors8 = Object.freeze({ evaluate });
+var executors12 = Object.freeze({ evaluate });
 
 // actions/wait.js
 var wait_exports = {};
 __export(wait_exports, {
-  executors: () => executors9,
+  executors: () => executors13,
   globRegExp: () => globRegExp,
   regexOf: () => regexOf,
   urlMatcher: () => urlMatcher,
@@ -9604,13 +10773,101 @@ async function waitFor(ctx, action) {
   }
   throw new BridgeError(ErrorCodes.TIMEOUT, what());
 }
-var executors9 = Object.freeze({ wait_for: waitFor });
+var executors13 = Object.freeze({ wait_for: waitFor });
+
+// actions/describe.js
+var describe_exports = {};
+__export(describe_exports, {
+  describe: () => describe2,
+  executors: () => executors14,
+  roleLocator: () => roleLocator,
+  targetName: () => targetName2
+});
+
+// lib/locator.js
+var RANK = Object.freeze({ role: 0, label: 1, testid: 2, id: 3, css: 4, text: 5 });
+function orderLocators(locators) {
+  return locators.filter((l) => l.count > 0).map((l, i) => ({ l, i })).sort((a, b) => (a.l.count === 1 ? 0 : 1) - (b.l.count === 1 ? 0 : 1) || RANK[a.l.by] - RANK[b.l.by] || a.i - b.i).map(({ l }) => l);
+}
+
+// actions/describe.js
+var NO_LOCATOR_ROLES = /* @__PURE__ */ new Set(["generic", "none", "presentation"]);
+var TARGET_ROLES = new Set(ROLES);
+var NAME_MAX = 1024;
+function targetName2(name) {
+  if (!/^\/(.*)\/([a-z]*)$/s.test(name)) return name;
+  return `/^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$/`;
+}
+async function axNode(send, backendNodeId, hidden, frameId) {
+  if (!hidden) {
+    const { nodes: nodes2 } = await send("Accessibility.getPartialAXTree", { backendNodeId, fetchRelatives: false });
+    return (nodes2 || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
+  }
+  const { nodes } = await send("Accessibility.getFullAXTree", frameId ? { frameId } : {});
+  return (nodes || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
+}
+async function roleLocator(ctx, target, page) {
+  const send = sessionSend(ctx, target.session);
+  let scope = null;
+  let frameId;
+  if (page.inFrame) {
+    const { result } = await send("Runtime.callFunctionOn", {
+      objectId: target.objectId,
+      functionDeclaration: "function () { return this.ownerDocument.documentElement; }",
+      objectGroup: GROUP2
+    });
+    if (!result || !result.objectId) return null;
+    scope = { session: target.session, objectId: result.objectId };
+    if (page.hidden) frameId = (await send("DOM.describeNode", { objectId: result.objectId })).node.frameId;
+  }
+  const node = await axNode(send, target.backendNodeId, page.hidden, frameId);
+  if (!node || node.ignored || !node.role) return null;
+  const role = String(node.role.value);
+  if (!TARGET_ROLES.has(role) || NO_LOCATOR_ROLES.has(role)) return null;
+  const name = normalizeName(node.name && typeof node.name.value === "string" ? node.name.value : "");
+  if (name.length > NAME_MAX) return null;
+  const want = { role };
+  if (name) want.name = targetName2(name);
+  const matches = await queryRole(ctx, want, scope);
+  const at = matches.findIndex((m) => m.backendNodeId === target.backendNodeId);
+  if (at < 0) return null;
+  const loc = { by: "role", role };
+  if (name) loc.name = want.name;
+  loc.count = matches.length;
+  if (matches.length > 1) loc.nth = at;
+  return loc;
+}
+async function describe2(ctx, action) {
+  const { target } = await locate(ctx, action);
+  const send = sessionSend(ctx, target.session);
+  const r = await send("Runtime.callFunctionOn", {
+    objectId: target.objectId,
+    functionDeclaration: DESCRIBE,
+    returnByValue: true
+  });
+  if (r.exceptionDetails || !r.result || !r.result.value) {
+    const d = r.exceptionDetails ? r.exceptionDetails.text : "no value";
+    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `describe failed in the page: ${d}`);
+  }
+  const page = r.result.value;
+  let role = null;
+  try {
+    role = await roleLocator(ctx, target, page);
+  } catch (e) {
+    if (!(e instanceof CdpError)) throw e;
+  }
+  const out = { tag: page.tag };
+  for (const k of ["inputType", "autocomplete", "label", "frame"]) if (page[k] !== void 0) out[k] = page[k];
+  out.locators = orderLocators(role ? [role, ...page.locators] : page.locators);
+  return out;
+}
+var executors14 = Object.freeze({ describe: describe2 });
 
 // actions/handoff.js
 var handoff_exports = {};
 __export(handoff_exports, {
   createHandoffService: () => createHandoffService,
-  executors: () => executors10
+  executors: () => executors15
 });
 function hostOf2(url) {
   try {
@@ -9654,7 +10911,7 @@ function createHandoffService({ api: api2, windows: windows2, registry, emit, no
     emit({ type: EVENTS.HANDOFF_REQUESTED, tabId, domain, obstacleType: action.obstacleType || "", message: action.message || "" });
     return shown;
   }
-  async function release(tabId, outcome) {
+  async function release2(tabId, outcome) {
     const entry = registry.resolve(tabId);
     const tab = await api2.tabs.get(tabId);
     if (!entry) return { windowId: tab.windowId, moved: false };
@@ -9671,696 +10928,296 @@ function createHandoffService({ api: api2, windows: windows2, registry, emit, no
   return {
     async run(tabId, action) {
       if (action.state === "requested") return request(tabId, action);
-      if (action.state === "resolved" || action.state === "abandoned") return release(tabId, action.state);
+      if (action.state === "resolved" || action.state === "abandoned") return release2(tabId, action.state);
       throw new BridgeError(ErrorCodes.INVALID_ACTION, `handoff state ${JSON.stringify(action.state)} is not requested, resolved or abandoned`);
     }
   };
 }
-var executors10 = {
+var executors15 = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");
     return ctx.handoff.run(ctx.tabId, action);
   }
 };
 
-// lib/trace.js
-var TRACE_MAX_EVENTS = 500;
-var TRACE_MAX_BYTES = 256 * 1024;
-var TRACE_MAX_TABS = 16;
-var LIMITS = Object.freeze({ text: 1e3, url: 2048, errorText: 200, level: 16, method: 16, action: 32 });
-function clip(s, max) {
-  if (typeof s !== "string") return "";
-  if (s.length <= max) return s;
-  let cut2 = s.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut2)) cut2 = cut2.slice(0, -1);
-  return JSON.parse(JSON.stringify(cut2 + "…"));
-}
-function utf8Length(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128) n += 1;
-    else if (c < 2048) n += 2;
-    else if (c >= 55296 && c <= 56319 && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-function eventBytes(ev) {
-  return utf8Length(JSON.stringify(ev));
-}
-function createTraceRing({ maxEvents = TRACE_MAX_EVENTS, maxBytes = TRACE_MAX_BYTES, firstSeq = 1, now = Date.now } = {}) {
-  let events = [];
-  let sizes = [];
-  let head = 0;
-  let bytes = 0;
-  let nextSeq = firstSeq;
-  function evictOldest() {
-    bytes -= sizes[head];
-    events[head] = void 0;
-    head++;
-    if (head > 64 && head * 2 > events.length) {
-      events = events.slice(head);
-      sizes = sizes.slice(head);
-      head = 0;
-    }
-  }
-  return {
-    push(ev) {
-      const { seq: _ignored, t, ...rest } = ev;
-      const e = { seq: nextSeq++, t: typeof t === "number" ? t : now(), ...rest };
-      const size = eventBytes(e);
-      events.push(e);
-      sizes.push(size);
-      bytes += size;
-      while (events.length - head > maxEvents || bytes > maxBytes) evictOldest();
-      return e;
-    },
-    // read returns {events, nextSeq, dropped}: the events held whose seq is
-    // at least sinceSeq (0: all), the seq the next event will get, and how
-    // many events from sinceSeq on the ring had already evicted. A sinceSeq
-    // beyond nextSeq comes from a reader of an earlier ring (the worker
-    // restarted, or the tab's ring was dropped): it reads the whole ring.
-    read(sinceSeq = 0) {
-      const first = events.length > head ? events[head].seq : nextSeq;
-      let since = Number.isInteger(sinceSeq) && sinceSeq > 0 ? sinceSeq : 1;
-      if (since > nextSeq) since = 1;
-      const out = [];
-      for (let i = head; i < events.length; i++) if (events[i].seq >= since) out.push(events[i]);
-      return { events: out, nextSeq, dropped: Math.max(0, first - since) };
-    },
-    get size() {
-      return events.length - head;
-    },
-    get bytes() {
-      return bytes;
-    },
-    get nextSeq() {
-      return nextSeq;
-    }
-  };
-}
-var CONSOLE_LEVELS = { error: "error", assert: "error", warning: "warning", info: "info", debug: "debug" };
-function describeArg(o) {
-  if (!o || typeof o !== "object") return String(o);
-  if (o.type === "string") return String(o.value);
-  if (o.unserializableValue !== void 0) return String(o.unserializableValue);
-  if (o.type === "undefined") return "undefined";
-  if ("value" in o && o.type !== "object") return String(o.value);
-  if (o.subtype === "null") return "null";
-  const p = o.preview;
-  if (p && Array.isArray(p.properties) && o.subtype !== "error" && o.subtype !== "node") {
-    const props = p.properties.map((x) => {
-      const v = x.type === "string" ? JSON.stringify(x.value) : x.value;
-      return p.subtype === "array" ? v : `${x.name}: ${v}`;
-    });
-    if (p.overflow) props.push("…");
-    return p.subtype === "array" ? `[${props.join(", ")}]` : `{${props.join(", ")}}`;
-  }
-  return String(o.description ?? o.className ?? o.type);
-}
-function consoleText(args) {
-  if (!Array.isArray(args) || args.length === 0) return "";
-  const rest = args.slice();
-  let head = "";
-  if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
-    const fmt = String(rest.shift().value);
-    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
-      if (c === "%") return "%";
-      if (rest.length === 0) return m;
-      const a = rest.shift();
-      if (c === "c") return "";
-      if (c === "d" || c === "i") return String(parseInt(a.value ?? a.description, 10));
-      if (c === "f") return String(parseFloat(a.value ?? a.description));
-      return describeArg(a);
-    });
-    return [head, ...rest.map(describeArg)].join(" ");
-  }
-  return rest.map(describeArg).join(" ");
-}
-function exceptionText(d) {
-  const desc = d.exception && (d.exception.description ?? (d.exception.value !== void 0 ? String(d.exception.value) : void 0));
-  const text = typeof d.text === "string" ? d.text : "";
-  if (desc === void 0) return text;
-  return text ? `${text} ${desc}` : desc;
-}
-function exceptionURL(d) {
-  if (typeof d.url === "string" && d.url) return d.url;
-  const frames = d.stackTrace && d.stackTrace.callFrames;
-  return frames && frames[0] && frames[0].url ? frames[0].url : "";
-}
-function set(ev, key, value) {
-  if (typeof value === "string" && value) ev[key] = clip(value, LIMITS[key]);
-  return ev;
-}
-function traceEventFor(method, p) {
-  p = p || {};
-  switch (method) {
-    case "Runtime.consoleAPICalled":
-      return set({ kind: "console", level: CONSOLE_LEVELS[p.type] || "log" }, "text", consoleText(p.args));
-    case "Runtime.exceptionThrown": {
-      const d = p.exceptionDetails || {};
-      return set(set({ kind: "exception" }, "text", exceptionText(d)), "url", exceptionURL(d));
-    }
-    case "Page.frameNavigated": {
-      const f = p.frame;
-      if (!f || f.parentId) return null;
-      return set({ kind: "navigation" }, "url", f.url + (f.urlFragment || ""));
-    }
-    case "Page.javascriptDialogOpening":
-      return set(set({ kind: "dialog" }, "level", p.type || "alert"), "text", typeof p.message === "string" ? p.message : "");
-    default:
-      return null;
-  }
-}
-function requestEventFor(outcome, d) {
-  d = d || {};
-  if (outcome === "completed") {
-    if (!(d.statusCode >= 400)) return null;
-    const ev = set(set({ kind: "request" }, "url", d.url), "method", d.method);
-    ev.status = d.statusCode;
-    return ev;
-  }
-  if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
-  return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
-}
-function actionEvent(type, durationMs, code, cancelled = false) {
-  const ev = set({ kind: "action" }, "action", type);
-  ev.durationMs = Math.max(0, Math.round(durationMs));
-  if (cancelled) ev.level = "cancelled";
-  else if (code) ev.code = code;
-  return ev;
-}
-function dialogAnswerEvent(dialogType, message, accepted, by) {
-  const ev = set(set({ kind: "dialog" }, "level", dialogType || "alert"), "text", message);
-  ev.answer = accepted ? "accepted" : "dismissed";
-  return set(ev, "action", by);
-}
-function createTraceStore({ maxTabs = TRACE_MAX_TABS, now = Date.now, ring: ringOpts = {} } = {}) {
-  const tabs = /* @__PURE__ */ new Map();
-  const resume = /* @__PURE__ */ new Map();
-  function entry(tabId) {
-    let e = tabs.get(tabId);
-    if (e) {
-      tabs.delete(tabId);
-      tabs.set(tabId, e);
-      return e;
-    }
-    e = { ring: createTraceRing({ ...ringOpts, now, firstSeq: resume.get(tabId) || 1 }) };
-    resume.delete(tabId);
-    tabs.set(tabId, e);
-    while (tabs.size > maxTabs) {
-      const [oldId, old] = tabs.entries().next().value;
-      tabs.delete(oldId);
-      resume.set(oldId, old.ring.nextSeq);
-    }
-    return e;
-  }
-  return {
-    // cdpEvent records what a CDP event of tabId says, if anything.
-    cdpEvent(tabId, method, params) {
-      const ev = traceEventFor(method, params);
-      return ev ? entry(tabId).ring.push(ev) : null;
-    },
-    // request records a request's end (requestEventFor), if it failed.
-    request(tabId, outcome, details) {
-      const ev = requestEventFor(outcome, details);
-      return ev ? entry(tabId).ring.push(ev) : null;
-    },
-    // push records a ready-made event (actionEvent's).
-    push(tabId, ev) {
-      return entry(tabId).ring.push(ev);
-    },
-    // read is get_trace's result for tabId (an empty ring for a tab that
-    // has none).
-    read(tabId, sinceSeq) {
-      const e = tabs.get(tabId);
-      if (e) return e.ring.read(sinceSeq);
-      const next = resume.get(tabId) || 1;
-      const since = Number.isInteger(sinceSeq) && sinceSeq > 0 && sinceSeq <= next ? sinceSeq : 1;
-      return { events: [], nextSeq: next, dropped: Math.max(0, next - since) };
-    },
-    // forget drops tabId's ring for good (the tab closed).
-    forget(tabId) {
-      tabs.delete(tabId);
-      resume.delete(tabId);
-    },
-    has: (tabId) => tabs.has(tabId),
-    get tabCount() {
-      return tabs.size;
-    },
-    _tabs: tabs
-  };
-}
-
-// actions/forms.js
-var forms_exports = {};
-__export(forms_exports, {
-  SELECT: () => SELECT,
-  executors: () => executors11,
-  pickedBy: () => pickedBy,
-  selectOption: () => selectOption,
-  selectVerdict: () => selectVerdict,
-  upload: () => upload
-});
-var SELECT = `function (force, by, items) { /* bua:select */
-  const el = this;
-  if (!el.isConnected) return { connected: false };
-  if (el.localName !== "select") {
-    let d = "<" + el.localName;
-    if (el.type && el.localName === "input") d += " type=" + el.type;
-    return { connected: true, notSelect: d + ">" };
-  }
-  if (!force) {
-    const st = (${ACTIONABLE}).call(el);
-    if (!st.visible) return { connected: true, ok: false, why: "not visible" };
-    if (!st.enabled) return { connected: true, ok: false, why: "not enabled" };
-  }
-  const norm = (s) => String(s).replace(/\\s+/g, " ").trim();
-  const options = Array.from(el.options);
-  const picked = [];
-  for (const it of items) {
-    let o;
-    if (by === "value") o = options.find((x) => x.value === it);
-    else if (by === "label") o = options.find((x) => norm(x.label) === norm(it));
-    else o = options[it];
-    if (!o) {
-      const shown = options.slice(0, 12).map((x) => by === "label" ? norm(x.label) : x.value);
-      return { connected: true, missing: it, count: options.length, shown };
-    }
-    const group = o.parentElement && o.parentElement.localName === "optgroup" ? o.parentElement : null;
-    if (!force && (o.disabled || (group && group.disabled))) {
-      return { connected: true, ok: false, why: "choosing a disabled option (" + JSON.stringify(norm(o.label)) + ")" };
-    }
-    if (!picked.includes(o)) picked.push(o);
-  }
-  if (!el.multiple && picked.length > 1) return { connected: true, tooMany: picked.length };
-  for (const o of options) o.selected = picked.includes(o);
-  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  el.dispatchEvent(new Event("change", { bubbles: true }));
-  return { connected: true, ok: true, values: options.filter((o) => o.selected).map((o) => o.value) };
-}`;
-function pickedBy(action) {
-  for (const by of ["value", "label", "index"]) {
-    if (action[by] !== void 0) return { by, items: Array.isArray(action[by]) ? action[by] : [action[by]] };
-  }
-  throw invalid("select_option needs one of value, label or index");
-}
-async function selectOption(ctx, action) {
-  const { by, items } = pickedBy(action);
-  const force = action.force === true;
-  const label = describeTarget(action);
-  let values;
-  await settleAfter(ctx, "select_option", async () => {
-    const r = await waitActionable(ctx, action, async () => {
-      const { target } = await resolveWith(ctx, action);
-      const res = await ctx.send("Runtime.callFunctionOn", {
-        objectId: target.objectId,
-        functionDeclaration: SELECT,
-        arguments: [{ value: force }, { value: by }, { value: items }],
-        returnByValue: true
-      });
-      if (res.exceptionDetails) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `select_option failed in the page: ${res.exceptionDetails.text}`);
-      return selectVerdict(label, by, res.result && res.result.value);
-    });
-    values = r.values;
-  });
-  return { values };
-}
-function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw gone(label);
-  if (st.notSelect) {
-    throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
-  }
-  if (st.missing !== void 0) {
-    const more = st.count > st.shown.length ? `, … (${st.count} in all)` : "";
-    const list = st.shown.map((x) => JSON.stringify(x)).join(", ");
-    const what = by === "index" ? `no option at index ${st.missing}` : `no option with ${by} ${JSON.stringify(st.missing)}`;
-    throw notFound(`${label} has ${what}: its options' ${by === "index" ? "values" : by + "s"} are ${list || "none"}${more}`);
-  }
-  if (st.tooMany) {
-    throw invalid(`${label} takes one option (it has no multiple attribute), and ${st.tooMany} were given: pass one`);
-  }
-  return st;
-}
-var FILE_INPUT = `function (n) {
-  const el = this;
-  if (!el.isConnected) return { connected: false };
-  if (el.localName !== "input" || el.type !== "file") {
-    let d = "<" + el.localName;
-    if (el.localName === "input") d += " type=" + el.type;
-    return { connected: true, notFile: d + ">" };
-  }
-  if (n > 1 && !el.multiple) return { connected: true, tooMany: true };
-  return { connected: true, ok: true, disabled: el.disabled };
-}`;
-async function upload(ctx, action) {
-  const files = action.files;
-  const label = describeTarget(action);
-  const { target } = await resolveWith(ctx, action);
-  const res = await ctx.send("Runtime.callFunctionOn", {
-    objectId: target.objectId,
-    functionDeclaration: FILE_INPUT,
-    arguments: [{ value: files.length }],
-    returnByValue: true
-  });
-  const st = res.result && res.result.value;
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
-  if (st.notFile) throw invalid(`${label} is not a file input (it is ${st.notFile}): upload sets the files of an <input type=file>`);
-  if (st.tooMany) throw invalid(`${label} takes one file (it has no multiple attribute), and ${files.length} were given: pass one`);
-  if (st.disabled) throw invalid(`${label} is disabled: a person could not choose files for it either`);
-  if (files.length === 0) {
-    return settleAfter(ctx, "upload", () => ctx.send("Runtime.callFunctionOn", { objectId: target.objectId, functionDeclaration: CLEAR_FILES }));
-  }
-  return settleAfter(ctx, "upload", () => ctx.send("DOM.setFileInputFiles", { files, backendNodeId: target.backendNodeId }));
-}
-var CLEAR_FILES = `function () {
-  if (this.files.length === 0) return;
-  this.value = "";
-  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event("change", { bubbles: true }));
-}`;
-var executors11 = Object.freeze({ select_option: selectOption, upload });
-
-// actions/dialog.js
-var dialog_exports = {};
-__export(dialog_exports, {
-  executors: () => executors12,
-  handleDialog: () => handleDialog
-});
-function handleDialog(ctx, action) {
-  return ctx.answerDialog(action.accept === true, action.promptText);
-}
-var executors12 = Object.freeze({ handle_dialog: handleDialog });
-
-// actions/describe.js
-var describe_exports = {};
-__export(describe_exports, {
-  describe: () => describe2,
-  executors: () => executors13,
-  roleLocator: () => roleLocator,
-  targetName: () => targetName2
-});
-
-// lib/locator.js
-var RANK = Object.freeze({ role: 0, label: 1, testid: 2, id: 3, css: 4, text: 5 });
-function orderLocators(locators) {
-  return locators.filter((l) => l.count > 0).map((l, i) => ({ l, i })).sort((a, b) => (a.l.count === 1 ? 0 : 1) - (b.l.count === 1 ? 0 : 1) || RANK[a.l.by] - RANK[b.l.by] || a.i - b.i).map(({ l }) => l);
-}
-
-// actions/describe.js
-var GROUP3 = "bua";
-var NO_LOCATOR_ROLES = /* @__PURE__ */ new Set(["generic", "none", "presentation"]);
-var TARGET_ROLES = new Set(ROLES);
-var NAME_MAX = 1024;
-function targetName2(name) {
-  if (!/^\/(.*)\/([a-z]*)$/s.test(name)) return name;
-  return `/^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$/`;
-}
-async function axNode(send, backendNodeId, hidden, frameId) {
-  if (!hidden) {
-    const { nodes: nodes2 } = await send("Accessibility.getPartialAXTree", { backendNodeId, fetchRelatives: false });
-    return (nodes2 || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
-  }
-  const { nodes } = await send("Accessibility.getFullAXTree", frameId ? { frameId } : {});
-  return (nodes || []).find((n) => n.backendDOMNodeId === backendNodeId) || null;
-}
-async function roleLocator(ctx, target, page) {
-  const send = sessionSend(ctx, target.session);
-  let scope = null;
-  let frameId;
-  if (page.inFrame) {
-    const { result } = await send("Runtime.callFunctionOn", {
-      objectId: target.objectId,
-      functionDeclaration: "function () { return this.ownerDocument.documentElement; }",
-      objectGroup: GROUP3
-    });
-    if (!result || !result.objectId) return null;
-    scope = { session: target.session, objectId: result.objectId };
-    if (page.hidden) frameId = (await send("DOM.describeNode", { objectId: result.objectId })).node.frameId;
-  }
-  const node = await axNode(send, target.backendNodeId, page.hidden, frameId);
-  if (!node || node.ignored || !node.role) return null;
-  const role = String(node.role.value);
-  if (!TARGET_ROLES.has(role) || NO_LOCATOR_ROLES.has(role)) return null;
-  const name = normalizeName(node.name && typeof node.name.value === "string" ? node.name.value : "");
-  if (name.length > NAME_MAX) return null;
-  const want = { role };
-  if (name) want.name = targetName2(name);
-  const matches = await queryRole(ctx, want, scope);
-  const at = matches.findIndex((m) => m.backendNodeId === target.backendNodeId);
-  if (at < 0) return null;
-  const loc = { by: "role", role };
-  if (name) loc.name = want.name;
-  loc.count = matches.length;
-  if (matches.length > 1) loc.nth = at;
-  return loc;
-}
-async function describe2(ctx, action) {
-  const { target } = await resolveWith(ctx, action);
-  const send = sessionSend(ctx, target.session);
-  const r = await send("Runtime.callFunctionOn", {
-    objectId: target.objectId,
-    functionDeclaration: DESCRIBE,
-    returnByValue: true
-  });
-  if (r.exceptionDetails || !r.result || !r.result.value) {
-    const d = r.exceptionDetails ? r.exceptionDetails.text : "no value";
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `describe failed in the page: ${d}`);
-  }
-  const page = r.result.value;
-  let role = null;
-  try {
-    role = await roleLocator(ctx, target, page);
-  } catch (e) {
-    if (!(e instanceof CdpError)) throw e;
-  }
-  const out = { tag: page.tag };
-  for (const k of ["inputType", "autocomplete", "label", "frame"]) if (page[k] !== void 0) out[k] = page[k];
-  out.locators = orderLocators(role ? [role, ...page.locators] : page.locators);
-  return out;
-}
-var executors13 = Object.freeze({ describe: describe2 });
-
-// debugger-controller.js
-var CDP_VERSION = "1.3";
-var LEAVING_ACTIONS = /* @__PURE__ */ new Set(["navigate", "reload", "go_back", "go_forward"]);
-function policyOf(action) {
-  return action.dialogs === "accept" || action.dialogs === "dismiss" ? action.dialogs : null;
-}
-var AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
-var WEBDRIVER_SHIM = "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
-var OBJECT_GROUP = "bua";
-var TAB_EXECUTORS = Object.freeze(
-  Object.fromEntries(
-    [nav_exports, input_exports, capture_exports, extract_exports, evaluate_exports, wait_exports, handoff_exports, trace_exports, forms_exports, dialog_exports, describe_exports].flatMap((m) => Object.entries(m.executors)).filter(([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab")
-  )
+// debugger/executors.js
+var FAMILIES = [
+  [nav_exports, ["cdp", "events", "reads"]],
+  // navigate, reload, go_back, go_forward
+  [pointer_exports, ["cdp", "events", "uids", "input"]],
+  // click, hover
+  [keyboard_exports, ["cdp", "events", "uids", "input"]],
+  // type, press_key
+  [scroll_exports, ["cdp"]],
+  [forms_exports, ["cdp", "events", "uids", "input"]],
+  // select_option, upload
+  [capture_exports, ["cdp", "reads"]],
+  // screenshot (labels read the last read, or make one)
+  [extract_exports, ["cdp", "reads"]],
+  [evaluate_exports, ["cdp", "evaluating"]],
+  [wait_exports, ["cdp", "events", "uids"]],
+  // wait_for
+  [describe_exports, ["cdp", "uids"]],
+  [dialog_exports, ["dialogs"]],
+  // handle_dialog
+  [handoff_exports, ["handoff"]],
+  [trace_exports, ["trace"]]
+  // get_trace, passive: no attach, no page
+];
+var rows = FAMILIES.flatMap(([m, uses]) => Object.entries(m.executors).map(([type, fn]) => [type, fn, Object.freeze(uses)])).filter(
+  ([type]) => Object.hasOwn(ACTION_SPECS, type) && ACTION_SPECS[type].scope === "tab"
 );
-var RESTRICTED = /Cannot access a (chrome|chrome-extension|devtools|edge)[-a-z]*:\/\/ URL|Cannot access contents of (the )?(url|page)|Cannot attach to this target/i;
-function restricted(tabId, msg) {
-  return new BridgeError(
-    ErrorCodes.DEBUGGER_ATTACH_FAILED,
-    `tab ${tabId} shows a page Chrome lets no extension debug (${msg}): navigate it to an http(s) page, or use another tab`,
-    REASONS.RESTRICTED_PAGE
-  );
+var TAB_EXECUTORS = Object.freeze(Object.fromEntries(rows.map(([type, fn]) => [type, fn])));
+var USES = Object.freeze(Object.fromEntries(rows.map(([type, , uses]) => [type, uses])));
+
+// debugger/capabilities.js
+var CAPABILITIES = Object.freeze({
+  // send and sleep reject with the signal's reason once the request has
+  // stopped (cancelled, timed out, tab closed), so every loop of CDP calls
+  // and polls ends at its next await. sendTo is send on a child session
+  // (an out-of-process iframe's, from frames() or a uid), or on the tab's
+  // own when session is null. frames lists the tab's out-of-process
+  // iframes in the order they attached: [{sessionId, targetId, parent}]
+  // (parent null: attached by the tab's own session); same-origin frames
+  // are in the tab's.
+  cdp: ({ session, request, deps, budget }) => ({
+    send: (method, params) => request.sendTo(null, method, params),
+    sendTo: request.sendTo,
+    sleep: (ms) => sleep(ms, deps.timers, budget.signal),
+    frames: () => [...session.frames.values()],
+    timers: deps.timers
+  }),
+  // mainFrameId is the committed main frame's id as last reported, without
+  // a round trip (null before the attach read it); mainFrame reads it.
+  events: ({ session }) => ({
+    on: (fn) => session.on(fn),
+    mainFrame: () => session.readMainFrame(),
+    mainFrameId: () => session.mainFrame ? session.mainFrame.id : null
+  }),
+  // lookupUid is uidNode's node once `current` says the uid is from the
+  // document now in the tab: {session, id}, or element_stale.
+  uids: ({ session }) => ({
+    uidNode: (uid) => session.uidNode(uid),
+    async lookupUid(uid) {
+      const { id, session: s, current } = session.uidNode(uid);
+      await current;
+      return { session: s, id };
+    }
+  }),
+  // storeUids records a read's uids (lib/changes.js's {next, known} as
+  // extra); lastRead is the tab's last read {loaderId, map, next, known},
+  // of whatever document, or null.
+  reads: ({ session }) => ({
+    storeUids: (map, loaderId, extra) => session.storeUids(map, loaderId, extra),
+    lastRead: () => session.lastRead,
+    clearUids: () => {
+      session.uidCache = null;
+    }
+  }),
+  // downloads is chrome.downloads, for the inputs that wait for the
+  // download they start (lib/downloads.js); tabs and webNavigation for the
+  // ones that report the tab they opened (lib/new-tab.js); managed says
+  // whether the browser is a managed one (lib/input.js drawFrame).
+  input: ({ deps }) => ({
+    managed: deps.isManaged,
+    downloads: deps.chromeApi.downloads,
+    tabs: deps.chromeApi.tabs,
+    webNavigation: deps.chromeApi.webNavigation
+  }),
+  dialogs: ({ session }) => ({
+    answerDialog: (accept, promptText) => answerDialog(session, accept, promptText)
+  }),
+  evaluating: ({ session }) => ({
+    beginEvaluate: () => {
+      session.evaluating = true;
+    },
+    endEvaluate: () => {
+      session.evaluating = false;
+    }
+  }),
+  handoff: ({ deps }) => ({ handoff: deps.handoff }),
+  // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+  trace: ({ tabId, deps }) => ({ readTrace: (sinceSeq) => deps.traces.read(tabId, sinceSeq) })
+});
+function contextFor(uses, on) {
+  const ctx = { tabId: on.tabId, budget: on.budget };
+  for (const name of uses) Object.assign(ctx, CAPABILITIES[name](on));
+  return ctx;
 }
-var RESTRICTED_URL = /^(chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):\/\/|^https:\/\/(chromewebstore\.google\.com|chrome\.google\.com\/webstore)\//i;
-function createDebuggerController(opts) {
-  const api2 = opts.chromeApi.debugger;
-  const tabsApi = opts.chromeApi.tabs;
-  const emitEvent2 = opts.emitEvent || (() => {
+
+// debugger/run.js
+async function runAction(controller2, tabId, action, budget) {
+  const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
+  if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
+  const deps = controller2.deps;
+  if (PASSIVE_ACTIONS.has(action.type)) return exec(contextFor(USES[action.type], { tabId, budget, deps }), action);
+  const session = controller2.session(tabId);
+  const started = Date.now();
+  let code;
+  let cancelled = false;
+  try {
+    return await runAttached(session, action, budget, exec, deps);
+  } catch (e) {
+    cancelled = e instanceof CancelledError;
+    code = toWireError(e).code;
+    throw e;
+  } finally {
+    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+  }
+}
+async function runAttached(session, action, budget, exec, deps) {
+  const policy = leavingPolicy(action);
+  refuseIfOpen(session, action, policy);
+  let request = null;
+  const first = session.attach();
+  const ready2 = session.eagerAttach === first ? first.catch(() => session.attach()) : first;
+  const work = ready2.then(() => {
+    request = openRequest(session, budget);
+    const ctx = contextFor(USES[action.type], { tabId: session.tabId, budget, deps, session, request });
+    return underPolicy(session, policy, action.type, () => exec(ctx, action));
   });
-  const timers = opts.timers || globalThis;
-  const isManaged = () => Boolean(opts.managed);
-  const attached = /* @__PURE__ */ new Map();
-  const mainFrames = /* @__PURE__ */ new Map();
-  const uidCaches = /* @__PURE__ */ new Map();
-  const uidsHandedOut = /* @__PURE__ */ new Map();
-  const uidLedgers = /* @__PURE__ */ new Map();
-  const childFrames = /* @__PURE__ */ new Map();
-  const evaluating = /* @__PURE__ */ new Set();
-  const openDialogs = /* @__PURE__ */ new Map();
-  const policies = /* @__PURE__ */ new Map();
-  const tabListeners = /* @__PURE__ */ new Map();
-  const dialogWatchers = /* @__PURE__ */ new Map();
-  const detachListeners = /* @__PURE__ */ new Set();
-  const traces = opts.traces || createTraceStore();
-  const webRequest = opts.chromeApi.webRequest;
-  const requestWatches = /* @__PURE__ */ new Map();
-  function watchRequests(tabId) {
-    if (requestWatches.has(tabId) || !webRequest || !webRequest.onCompleted || !webRequest.onErrorOccurred) return;
-    const filter = { urls: ["<all_urls>"], tabId };
-    const completed = (d) => traces.request(tabId, "completed", d);
-    const failed = (d) => traces.request(tabId, "error", d);
-    webRequest.onCompleted.addListener(completed, filter);
-    webRequest.onErrorOccurred.addListener(failed, filter);
-    requestWatches.set(tabId, () => {
-      webRequest.onCompleted.removeListener(completed);
-      webRequest.onErrorOccurred.removeListener(failed);
+  const ms = budget.remaining();
+  const races = [work];
+  const watch = action.type === "handle_dialog" ? null : failOnDialog(session, action.type, () => !session.evaluating);
+  if (watch) races.push(watch.opened);
+  let finished = false;
+  try {
+    const result = await withDeadline(Promise.race(races), ms, action.type, deps.timers, budget.signal);
+    finished = true;
+    return result;
+  } finally {
+    if (watch) watch.stop();
+    if (request) release(session, request, finished);
+  }
+}
+function openRequest(session, budget) {
+  const signal = budget.signal;
+  const holders = /* @__PURE__ */ new Set();
+  return {
+    holders,
+    sendTo(sessionId, method, params) {
+      if (signal && signal.aborted) return Promise.reject(signal.reason);
+      const p = session.send(method, params, sessionId || void 0);
+      p.then((r) => {
+        if (r && (r.result && r.result.objectId || r.object && r.object.objectId)) holders.add(sessionId || null);
+      }, () => {
+      });
+      return abortable(p, signal);
+    }
+  };
+}
+function release(session, request, finished) {
+  if (finished && request.holders.size === 0) return;
+  const sessions2 = request.holders.size && finished ? [...request.holders] : [null, ...session.frames.keys()];
+  for (const s of sessions2) session.send("Runtime.releaseObjectGroup", { objectGroup: GROUP2 }, s || void 0).catch(() => {
+  });
+}
+
+// debugger/controller.js
+function createDebuggerController(opts) {
+  return new DebuggerController(opts);
+}
+var DebuggerController = class {
+  constructor(opts) {
+    const api2 = opts.chromeApi.debugger;
+    this.deps = {
+      chromeApi: opts.chromeApi,
+      api: api2,
+      emitEvent: opts.emitEvent || (() => {
+      }),
+      timers: opts.timers || globalThis,
+      isManaged: () => Boolean(opts.managed),
+      handoff: opts.handoff,
+      // The per-tab trace rings (docs/extension.md §Trace): fed by the
+      // TabSessions' CDP events and action ends, dropped when a tab closes.
+      traces: opts.traces || createTraceStore()
+    };
+    this.sessions = /* @__PURE__ */ new Map();
+    this.detachListeners = /* @__PURE__ */ new Set();
+    this.handleDebuggerEvent = this.handleDebuggerEvent.bind(this);
+    this.handleDetach = this.handleDetach.bind(this);
+    if (api2.onEvent && typeof api2.onEvent.addListener === "function") api2.onEvent.addListener(this.handleDebuggerEvent);
+    if (api2.onDetach && typeof api2.onDetach.addListener === "function") api2.onDetach.addListener(this.handleDetach);
+  }
+  get traces() {
+    return this.deps.traces;
+  }
+  // session is tabId's TabSession, made on first use.
+  session(tabId) {
+    let s = this.sessions.get(tabId);
+    if (!s) {
+      const { api: api2, chromeApi, traces, emitEvent: emitEvent2 } = this.deps;
+      s = new TabSession(tabId, { api: api2, tabsApi: chromeApi.tabs, webRequest: chromeApi.webRequest, traces, emitEvent: emitEvent2 });
+      this.sessions.set(tabId, s);
+    }
+    return s;
+  }
+  // run executes one per-tab action within budget (lib/budget.js; by
+  // default the one a request without deadlineMs gets, from now).
+  run(tabId, action, budget = budgetFor(action)) {
+    return runAction(this, tabId, action, budget);
+  }
+  // prepare starts attaching to a tab that was just opened (open_tab), so
+  // the attach and the domains' setup overlap the page's load instead of
+  // delaying the first action. Its failure is nobody's answer: the first
+  // action attaches again (run).
+  prepare(tabId) {
+    const s = this.session(tabId);
+    if (!s.attached) s.eagerAttach = s.attach();
+  }
+  // closeTab is close_tab's way through the tab's dialogs (actions/dialog.js).
+  // A tab the debugger never reached has no dialog open, and only a
+  // dialogs policy attaches to one to see it.
+  closeTab(action, remove) {
+    const s = this.sessions.get(action.tabId);
+    if (!s && !policyOf(action)) return remove();
+    return closeTab2(s || this.session(action.tabId), action, remove);
+  }
+  async detach(tabId) {
+    const s = this.sessions.get(tabId);
+    const was = Boolean(s && s.attached);
+    if (s) s.dispose("detached");
+    if (was) await this.deps.api.detach({ tabId }).catch(() => {
     });
   }
-  function unwatchRequests(tabId) {
-    const off = requestWatches.get(tabId);
-    if (!off) return;
-    requestWatches.delete(tabId);
-    off();
+  // forgetTab drops everything about a tab that closed.
+  forgetTab(tabId) {
+    const s = this.sessions.get(tabId);
+    this.sessions.delete(tabId);
+    if (s) s.dispose("closed");
   }
-  async function send(tabId, method, params, sessionId) {
-    try {
-      return await api2.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params || {});
-    } catch (e) {
-      const msg = cdpMessage(e);
-      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
-      if (/No tab with given id/i.test(msg)) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-      }
-      if (sessionId && /session|not attached|Detached while handling|Target closed|No target/i.test(msg)) {
-        forgetChild(tabId, sessionId);
-        throw new BridgeError(ErrorCodes.ELEMENT_NOT_FOUND, `the frame is no longer in the page (${msg})`);
-      }
-      if (/not attached|Detached while handling|Target closed/i.test(msg)) {
-        attached.delete(tabId);
-        throw await detachedCause(tabId, method);
-      }
-      throw new CdpError(method, msg);
-    }
+  hasOpenDialog(tabId) {
+    const s = this.sessions.get(tabId);
+    return Boolean(s && s.openDialog);
   }
-  async function detachedCause(tabId, method) {
-    let tab = null;
-    try {
-      tab = await tabsApi?.get(tabId);
-    } catch {
-      return new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-    }
-    const url = [tab?.pendingUrl, tab?.url].find((u) => u && RESTRICTED_URL.test(u));
-    if (url) return restricted(tabId, /^https:/i.test(url) ? "Cannot access the Chrome Web Store" : `Cannot access a ${url.split(":")[0]}:// URL`);
-    return new BridgeError(ErrorCodes.INTERNAL_ERROR, `debugger detached from tab ${tabId} during ${method}`);
+  // committedUrl is the URL of the document committed in tabId's main
+  // frame, as the attached debugger last reported it (Page.frameNavigated),
+  // or null when the debugger is not attached there: the dispatcher's
+  // blocklist check reads it instead of asking the tabs API each action.
+  committedUrl(tabId) {
+    const s = this.sessions.get(tabId);
+    const f = s && s.attached ? s.mainFrame : null;
+    return f && typeof f.url === "string" ? f.url : null;
   }
-  function ensureAttached(tabId) {
-    let p = attached.get(tabId);
-    if (!p) {
-      p = attach(tabId);
-      attached.set(tabId, p);
-      p.catch(() => {
-        if (attached.get(tabId) === p) attached.delete(tabId);
-      });
-    }
-    return p;
+  // onDetach calls listener with (tabId, reason) when Chrome detaches the
+  // debugger (the person cancelled the bar, the tab closed).
+  onDetach(listener) {
+    this.detachListeners.add(listener);
+    return () => this.detachListeners.delete(listener);
   }
-  const eager = /* @__PURE__ */ new WeakSet();
-  function prepare(tabId) {
-    if (!attached.has(tabId)) eager.add(ensureAttached(tabId));
-  }
-  async function attach(tabId) {
-    const target = { tabId };
-    try {
-      await api2.attach(target, CDP_VERSION);
-    } catch (e) {
-      const msg = cdpMessage(e);
-      if (RESTRICTED.test(msg)) throw restricted(tabId, msg);
-      if (/No tab with given id/i.test(msg)) {
-        throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${tabId} is closed or never existed`);
-      }
-      let adopted = false;
-      if (/already attached/i.test(msg)) {
-        try {
-          await api2.detach(target);
-          await api2.attach(target, CDP_VERSION);
-          adopted = true;
-        } catch {
-        }
-      }
-      if (!adopted) {
-        throw new BridgeError(
-          ErrorCodes.DEBUGGER_ATTACH_FAILED,
-          `cannot attach the debugger to tab ${tabId}: ${msg} (DevTools or another debugging extension may hold the tab)`
-        );
-      }
-    }
-    watchRequests(tabId);
-    try {
-      const [, , , , , , , { frameTree }] = await Promise.all([
-        send(tabId, "Page.enable"),
-        send(tabId, "DOM.enable"),
-        send(tabId, "Runtime.enable"),
-        send(tabId, "Accessibility.enable"),
-        send(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
-        send(tabId, "Page.addScriptToEvaluateOnNewDocument", { source: WEBDRIVER_SHIM }),
-        // The shim above covers future documents; the current one needs it now.
-        send(tabId, "Runtime.evaluate", { expression: WEBDRIVER_SHIM }).catch(() => {
-        }),
-        send(tabId, "Page.getFrameTree"),
-        // Out-of-process iframes come as child sessions (handleChildEvent).
-        // An older Chrome refuses this: frames then stay same-origin only.
-        send(tabId, "Target.setAutoAttach", AUTO_ATTACH).catch(() => {
-        })
-      ]);
-      mainFrames.set(tabId, { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url });
-    } catch (e) {
-      unwatchRequests(tabId);
-      await api2.detach(target).catch(() => {
-      });
-      if (e instanceof BridgeError) throw e;
-      throw new BridgeError(ErrorCodes.DEBUGGER_ATTACH_FAILED, `debugger attached to tab ${tabId} but setup failed: ${e.message}`);
-    }
-  }
-  function handleChildEvent(tabId, parent, method, params) {
-    if (method === "Target.attachedToTarget") {
-      const info = params.targetInfo || {};
-      if (info.type !== "iframe" || !params.sessionId) return;
-      let kids = childFrames.get(tabId);
-      if (!kids) childFrames.set(tabId, kids = /* @__PURE__ */ new Map());
-      kids.set(params.sessionId, { sessionId: params.sessionId, targetId: info.targetId, parent: parent || null });
-      send(tabId, "Target.setAutoAttach", AUTO_ATTACH, params.sessionId).catch(() => {
-      });
-    } else if (method === "Target.detachedFromTarget" && params.sessionId) {
-      forgetChild(tabId, params.sessionId);
-    }
-  }
-  function forgetChild(tabId, sessionId) {
-    const kids = childFrames.get(tabId);
-    if (!kids || !kids.delete(sessionId)) return;
-    for (const k of [...kids.values()]) if (k.parent === sessionId) forgetChild(tabId, k.sessionId);
-  }
-  function handleDebuggerEvent(source, method, params) {
+  // handleDebuggerEvent is chrome.debugger.onEvent's listener.
+  handleDebuggerEvent(source, method, params) {
     const tabId = source && source.tabId;
     if (tabId === void 0 || tabId === null) return;
-    if (method === "Target.attachedToTarget" || method === "Target.detachedFromTarget") {
-      handleChildEvent(tabId, source.sessionId, method, params || {});
-      return;
-    }
-    if (source.sessionId) return;
-    traces.cdpEvent(tabId, method, params);
-    switch (method) {
-      case "Page.frameNavigated": {
-        const frame = params && params.frame;
-        if (!frame || frame.parentId) break;
-        mainFrames.set(tabId, { id: frame.id, loaderId: frame.loaderId, url: frame.url });
-        const cache = uidCaches.get(tabId);
-        if (cache && cache.loaderId !== frame.loaderId) uidCaches.delete(tabId);
-        break;
-      }
-      case "Page.javascriptDialogOpening":
-        onDialogOpening(tabId, params || {});
-        break;
-      case "Page.javascriptDialogClosed":
-        openDialogs.delete(tabId);
-        break;
-      default:
-        break;
-    }
-    const ls = tabListeners.get(tabId);
-    if (ls) for (const fn of [...ls]) fn(method, params || {});
+    this.session(tabId).handleEvent(source.sessionId, method, params);
   }
-  function handleDetach(source, reason) {
+  // handleDetach is chrome.debugger.onDetach's listener.
+  handleDetach(source, reason) {
     const tabId = source && source.tabId;
     if (tabId === void 0 || tabId === null) return;
-    dropTab(tabId);
-    const ls = tabListeners.get(tabId);
-    if (ls) for (const fn of [...ls]) fn("bua.detached", { reason });
-    for (const fn of detachListeners) {
+    const s = this.sessions.get(tabId);
+    if (s) s.handleDetach(reason);
+    for (const fn of this.detachListeners) {
       try {
         fn(tabId, reason);
       } catch (e) {
@@ -10368,369 +11225,7 @@ function createDebuggerController(opts) {
       }
     }
   }
-  function dropTab(tabId) {
-    unwatchRequests(tabId);
-    attached.delete(tabId);
-    mainFrames.delete(tabId);
-    uidCaches.delete(tabId);
-    uidLedgers.delete(tabId);
-    childFrames.delete(tabId);
-    evaluating.delete(tabId);
-    openDialogs.delete(tabId);
-    policies.delete(tabId);
-  }
-  function answerNow(tabId, d, accept, by) {
-    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
-    const policy = policies.get(tabId);
-    if (policy) policy.answered.push({ dialogType: d.dialogType, message: d.message, accepted: accept });
-    send(tabId, "Page.handleJavaScriptDialog", { accept }).catch((e) => {
-      console.warn("[bua] could not answer dialog", e);
-    });
-  }
-  function onDialogOpening(tabId, p) {
-    const dialogType = p.type || "alert";
-    const message = typeof p.message === "string" ? p.message : "";
-    if (evaluating.has(tabId)) {
-      answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
-      return;
-    }
-    const policy = policies.get(tabId);
-    if (policy) {
-      answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
-      return;
-    }
-    const d = { dialogType, message };
-    openDialogs.set(tabId, d);
-    emitEvent2({ type: "dialog_opened", tabId, dialogType, message });
-    const ws = dialogWatchers.get(tabId);
-    if (ws) for (const fn of [...ws]) fn(d);
-  }
-  function dialogError(tabId, d, type, during) {
-    const article = /^[aeiou]/.test(d.dialogType) ? "an" : "a";
-    const text = d.message ? ` ${JSON.stringify(d.message.slice(0, 200))}` : "";
-    const when = during ? ` (it opened during ${type})` : `, so ${type} did not run`;
-    return new BridgeError(
-      ErrorCodes.INVALID_ACTION,
-      `${article} ${d.dialogType}${text} is open on tab ${tabId}${when}: answer it with handle_dialog, or set dialogs: accept or dismiss in a flow (or on a navigate, reload, go_back, go_forward or close_tab, which answers it and leaves the page)`,
-      during ? REASONS.DIALOG_OPENED : REASONS.DIALOG_OPEN
-    );
-  }
-  async function answerDialog(tabId, accept, promptText, by = "handle_dialog") {
-    const d = openDialogs.get(tabId);
-    if (!d) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId}: there is nothing for ${by} to answer`);
-    const params = { accept };
-    if (promptText !== void 0) params.promptText = promptText;
-    try {
-      await send(tabId, "Page.handleJavaScriptDialog", params);
-    } catch (e) {
-      if (!(e instanceof CdpError) || !/no dialog/i.test(e.message)) throw e;
-      openDialogs.delete(tabId);
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no dialog is open on tab ${tabId} any more: it was closed before ${by} answered it`);
-    }
-    if (openDialogs.get(tabId) === d) openDialogs.delete(tabId);
-    traces.push(tabId, dialogAnswerEvent(d.dialogType, d.message, accept, by));
-    return { ok: true, dialogType: d.dialogType, message: d.message, accepted: accept };
-  }
-  async function withPolicy(tabId, how, by, fn) {
-    const mine = { how, action: by, answered: [] };
-    const d = openDialogs.get(tabId);
-    if (d) {
-      try {
-        const r = await answerDialog(tabId, d.dialogType === "beforeunload" || how === "accept", void 0, by);
-        mine.answered.push({ dialogType: r.dialogType, message: r.message, accepted: r.accepted });
-      } catch (e) {
-        if (!(e instanceof BridgeError && e.code === ErrorCodes.INVALID_ACTION)) throw e;
-      }
-    }
-    policies.set(tabId, mine);
-    try {
-      return { result: await fn(), answered: mine.answered };
-    } finally {
-      if (policies.get(tabId) === mine) policies.delete(tabId);
-    }
-  }
-  function withAnswers({ result, answered }) {
-    if (!answered.length || !result || typeof result !== "object") return result;
-    return { ...result, dialogs: answered };
-  }
-  async function closeTab2(action, remove) {
-    const tabId = action.tabId;
-    const how = policyOf(action);
-    if (!how) {
-      const open = openDialogs.get(tabId);
-      if (open && open.dialogType === "beforeunload") throw dialogError(tabId, open, "close_tab", false);
-      if (!attached.has(tabId)) return remove();
-      let stop = () => {
-      };
-      const opened = new Promise((_, reject) => {
-        stop = watchDialogs(tabId, (d) => {
-          if (d.dialogType === "beforeunload") reject(dialogError(tabId, d, "close_tab", true));
-        });
-      });
-      try {
-        return await Promise.race([remove(), opened]);
-      } finally {
-        stop();
-      }
-    }
-    await ensureAttached(tabId).catch(() => {
-    });
-    const held = openDialogs.has(tabId) && openDialogs.get(tabId).dialogType === "beforeunload";
-    const done = await withPolicy(tabId, how, "close_tab", async () => {
-      try {
-        return await remove();
-      } catch (e) {
-        if (held && e instanceof BridgeError && e.code === ErrorCodes.TAB_NOT_FOUND) return { ok: true, tabId };
-        throw e;
-      }
-    });
-    return withAnswers(done);
-  }
-  function watchDialogs(tabId, fn) {
-    let ws = dialogWatchers.get(tabId);
-    if (!ws) dialogWatchers.set(tabId, ws = /* @__PURE__ */ new Set());
-    ws.add(fn);
-    return () => ws.delete(fn);
-  }
-  function on(tabId, fn) {
-    let ls = tabListeners.get(tabId);
-    if (!ls) tabListeners.set(tabId, ls = /* @__PURE__ */ new Set());
-    ls.add(fn);
-    return () => {
-      ls.delete(fn);
-      if (ls.size === 0 && tabListeners.get(tabId) === ls) tabListeners.delete(tabId);
-    };
-  }
-  async function currentMainFrame(tabId) {
-    const { frameTree } = await send(tabId, "Page.getFrameTree");
-    const f = { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
-    mainFrames.set(tabId, f);
-    return f;
-  }
-  function makeCtx(tabId, budget) {
-    const signal = budget.signal;
-    const holders = /* @__PURE__ */ new Set();
-    function sendTo(session, method, params) {
-      if (signal && signal.aborted) return Promise.reject(signal.reason);
-      const p = send(tabId, method, params, session || void 0);
-      p.then((r) => {
-        if (r && (r.result && r.result.objectId || r.object && r.object.objectId)) holders.add(session || null);
-      }, () => {
-      });
-      return abortable(p, signal);
-    }
-    return {
-      tabId,
-      timers,
-      // handoff is the worker's handoff service (actions/handoff.js), for
-      // the handoff executor only.
-      handoff: opts.handoff,
-      // downloads is chrome.downloads (chrome-api.js), for the inputs that
-      // wait for the download they start (lib/downloads.js).
-      downloads: opts.chromeApi.downloads,
-      // tabs and webNavigation (chrome-api.js) are for the inputs that
-      // report the tab they opened (lib/new-tab.js).
-      tabs: opts.chromeApi.tabs,
-      webNavigation: opts.chromeApi.webNavigation,
-      // budget is the request's (lib/budget.js): every inner wait is
-      // bounded by budget.inner(), and ends when budget.signal aborts.
-      budget,
-      // holdsObjects says whether a command answered with a remote object
-      // (Runtime's result or DOM.resolveNode's object): run releases
-      // OBJECT_GROUP only then, so an action that asked for values only
-      // (an evaluate of a primitive, a type by selector) sends no release.
-      get holdsObjects() {
-        return holders.size > 0;
-      },
-      // objectHolders are the sessions whose object group run releases.
-      get objectHolders() {
-        return [...holders];
-      },
-      // send and sleep reject with the signal's reason once the request has
-      // stopped (cancelled, timed out, tab closed), so every loop of CDP
-      // calls and polls ends at its next await.
-      send: (method, params) => sendTo(null, method, params),
-      // sendTo is send on a child session (an out-of-process iframe's,
-      // from frames() or a uid), or on the tab's own when session is null.
-      sendTo,
-      // frames lists the tab's out-of-process iframes, in the order they
-      // attached: [{sessionId, targetId, parent}] (parent null: attached by
-      // the tab's own session). Same-origin frames are in the tab's.
-      frames: () => [...(childFrames.get(tabId) || /* @__PURE__ */ new Map()).values()],
-      on: (fn) => on(tabId, fn),
-      sleep: (ms) => sleep(ms, timers, signal),
-      managed: isManaged,
-      mainFrame: () => currentMainFrame(tabId),
-      // mainFrameId is the committed main frame's id as last reported,
-      // without a round trip (null before the attach read it).
-      mainFrameId: () => mainFrames.has(tabId) ? mainFrames.get(tabId).id : null,
-      // uidNode returns uid's backendNodeId and session (null: the tab's
-      // own; else its out-of-process iframe's) from the cache at once (or throws
-      // element_stale when the last extract has no such uid) together with
-      // `current`, a promise that rejects element_stale when the tab's
-      // document is no longer the one the cache was built on. Callers may
-      // send commands for the node while `current` is in flight, and must
-      // await it before acting.
-      uidNode(uid) {
-        const cache = uidCaches.get(tabId);
-        const node = cache && cache.map.get(uid);
-        if (node === void 0) {
-          if (Number(uid.slice(1)) >= (uidsHandedOut.get(tabId) || 0)) {
-            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} was never handed out on this page`, REASONS.UID_UNKNOWN);
-          }
-          const why = cache ? "it is not in the last extract" : "the page has no extract since it last loaded";
-          throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: ${why}`);
-        }
-        const current = currentMainFrame(tabId).then((cur) => {
-          if (cur.loaderId !== cache.loaderId) {
-            if (uidCaches.get(tabId) === cache) uidCaches.delete(tabId);
-            throw new BridgeError(ErrorCodes.ELEMENT_STALE, `uid ${uid} is stale: the page loaded a new document since the extract`);
-          }
-        });
-        return { id: node.id, session: node.session, current };
-      },
-      // lookupUid returns {session, id}, uid's debugger session (null: the
-      // tab's own; else an out-of-process iframe's) and backendNodeId, or
-      // throws element_stale when the uid is not from the document
-      // currently in the tab.
-      async lookupUid(uid) {
-        const { id, session, current } = this.uidNode(uid);
-        await current;
-        return { session, id };
-      },
-      // storeUids records a read's uids; extra is lib/changes.js's
-      // {next, known} (next defaults to the count of uids).
-      storeUids(map, loaderId, extra = {}) {
-        const entry = { loaderId, map, next: extra.next === void 0 ? map.size : extra.next, known: extra.known || null };
-        uidLedgers.set(tabId, entry);
-        uidsHandedOut.set(tabId, Math.max(uidsHandedOut.get(tabId) || 0, entry.next));
-        const cur = mainFrames.get(tabId);
-        if (cur && cur.loaderId !== loaderId) {
-          uidCaches.delete(tabId);
-          return;
-        }
-        uidCaches.set(tabId, entry);
-      },
-      // lastRead is the tab's last read {loaderId, map, next, known}, of
-      // whatever document it was, or null (lib/changes.js).
-      lastRead: () => uidLedgers.get(tabId) || null,
-      clearUids: () => uidCaches.delete(tabId),
-      // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
-      readTrace: (sinceSeq) => traces.read(tabId, sinceSeq),
-      answerDialog: (accept, promptText) => answerDialog(tabId, accept, promptText),
-      beginEvaluate: () => evaluating.add(tabId),
-      endEvaluate: () => evaluating.delete(tabId)
-    };
-  }
-  async function run(tabId, action, budget = budgetFor(action)) {
-    const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
-    if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
-    if (PASSIVE_ACTIONS.has(action.type)) return exec(makeCtx(tabId, budget), action);
-    const started = Date.now();
-    let code;
-    let cancelled = false;
-    try {
-      return await runAttached(tabId, action, budget, exec);
-    } catch (e) {
-      cancelled = e instanceof CancelledError;
-      code = toWireError(e).code;
-      throw e;
-    } finally {
-      if (attached.has(tabId) || traces.has(tabId)) traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
-    }
-  }
-  async function runAttached(tabId, action, budget, exec) {
-    const answers = action.type === "handle_dialog";
-    const policy = LEAVING_ACTIONS.has(action.type) ? policyOf(action) : null;
-    const open = openDialogs.get(tabId);
-    if (open && !answers && !policy) throw dialogError(tabId, open, action.type, false);
-    let ctx = null;
-    const first = ensureAttached(tabId);
-    const ready2 = eager.has(first) ? first.catch(() => ensureAttached(tabId)) : first;
-    const work = ready2.then(async () => {
-      ctx = makeCtx(tabId, budget);
-      if (!policy) return exec(ctx, action);
-      return withAnswers(await withPolicy(tabId, policy, action.type, () => exec(ctx, action)));
-    });
-    let stopWatch = () => {
-    };
-    const ms = budget.remaining();
-    const races = [work];
-    if (!answers) {
-      races.push(
-        new Promise((_, reject) => {
-          stopWatch = watchDialogs(tabId, (d) => {
-            if (!evaluating.has(tabId)) reject(dialogError(tabId, d, action.type, true));
-          });
-        })
-      );
-    }
-    let finished = false;
-    try {
-      const result = await withDeadline(Promise.race(races), ms, action.type, timers, budget.signal);
-      finished = true;
-      return result;
-    } finally {
-      stopWatch();
-      if (ctx && (ctx.holdsObjects || !finished)) {
-        const sessions2 = ctx.objectHolders.length && finished ? ctx.objectHolders : [null, ...ctx.frames().map((f) => f.sessionId)];
-        for (const session of sessions2) send(tabId, "Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }, session || void 0).catch(() => {
-        });
-      }
-    }
-  }
-  async function detach(tabId) {
-    const was = attached.has(tabId);
-    dropTab(tabId);
-    if (was) await api2.detach({ tabId }).catch(() => {
-    });
-  }
-  function forgetTab(tabId) {
-    dropTab(tabId);
-    uidsHandedOut.delete(tabId);
-    traces.forget(tabId);
-    tabListeners.delete(tabId);
-    dialogWatchers.delete(tabId);
-  }
-  if (api2.onEvent && typeof api2.onEvent.addListener === "function") api2.onEvent.addListener(handleDebuggerEvent);
-  if (api2.onDetach && typeof api2.onDetach.addListener === "function") api2.onDetach.addListener(handleDetach);
-  return {
-    run,
-    prepare,
-    closeTab: closeTab2,
-    detach,
-    forgetTab,
-    hasOpenDialog: (tabId) => openDialogs.has(tabId),
-    // session is tabId's debugger session for a user of its own, the
-    // recorder (recorder/recorder.js): attach() as an action attaches,
-    // send(method, params, sessionId) runs one command (sessionId: an
-    // out-of-process iframe's child session), frames its child sessions.
-    session: (tabId) => ({
-      tabId,
-      attach: () => ensureAttached(tabId),
-      send: (method, params, sessionId) => send(tabId, method, params, sessionId),
-      get frames() {
-        return childFrames.get(tabId) || /* @__PURE__ */ new Map();
-      }
-    }),
-    // committedUrl is the URL of the document committed in tabId's main
-    // frame, as the attached debugger last reported it (Page.frameNavigated),
-    // or null when the debugger is not attached there: the dispatcher's
-    // blocklist check reads it instead of asking the tabs API each action.
-    committedUrl(tabId) {
-      const f = attached.has(tabId) ? mainFrames.get(tabId) : void 0;
-      return f && typeof f.url === "string" ? f.url : null;
-    },
-    onDetach(listener) {
-      detachListeners.add(listener);
-      return () => detachListeners.delete(listener);
-    },
-    handleDebuggerEvent,
-    handleDetach,
-    // For tests and diagnostics.
-    _state: { attached, uidCaches, uidLedgers, evaluating, openDialogs, policies, mainFrames, traces, childFrames, requestWatches }
-  };
-}
+};
 
 // handoff-registry.js
 var KEY = "handoffs";
@@ -10995,7 +11490,7 @@ var Recording = class {
   add(work) {
     const slot = { done: false, step: null };
     this.queue.push(slot);
-    const settle2 = (step) => {
+    const settle = (step) => {
       slot.done = true;
       slot.step = step || null;
       while (this.queue.length && this.queue[0].done) {
@@ -11004,9 +11499,9 @@ var Recording = class {
       }
       this.wake();
     };
-    return Promise.resolve(work).then(settle2, (e) => {
+    return Promise.resolve(work).then(settle, (e) => {
       console.warn("[bua] a recorded step was lost", e);
-      settle2(null);
+      settle(null);
     });
   }
   // publish gives step its seq and wakes the readers.
@@ -11600,38 +12095,7 @@ function badgeFor(state) {
   }
 }
 
-// services/recording-service.js
-var NO_RECORDER = Object.freeze({ list: () => [], subscribe: () => () => {
-} });
-async function recordingsState(recorder2, titleOf) {
-  const live = recorder2.list();
-  const titles = await Promise.all(live.map((r) => titleOf(r.lastTab)));
-  return live.map((r, i) => ({ tabId: r.tabId, tabs: r.tabs, lastTab: r.lastTab, title: titles[i] || r.title || "", steps: r.steps, startedAt: r.startedAt }));
-}
-function recordingMethods(recorder2) {
-  const live = (tabId) => {
-    if (!recorder2.list().some((r) => r.tabId === tabId)) {
-      throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no recording runs on tab ${tabId}: it has ended already`);
-    }
-  };
-  return {
-    async stopRecording(tabId) {
-      live(tabId);
-      const r = await recorder2.stop(tabId, "user_stopped");
-      return { steps: r.steps };
-    },
-    async assertPage({ tabId, what }) {
-      live(tabId);
-      return recorder2.assertPage(tabId, what);
-    }
-  };
-}
-
-// services/bridge-service-local.js
-var PUSH_MS = 50;
-var TEST_TIMEOUT_MS = 5e3;
-var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
-} });
+// services/connection-view.js
 function connectionView(raw, pairing2) {
   const r = raw || {};
   let state = r.state === "error" ? "rejected" : r.state;
@@ -11662,220 +12126,281 @@ function fixFor(r, state, kind) {
       return "";
   }
 }
-function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
-  let rawConnection = { state: "connecting" };
-  const ports = /* @__PURE__ */ new Set();
-  const stateListeners = /* @__PURE__ */ new Set();
-  const connectionWaiters = /* @__PURE__ */ new Set();
-  let pushTimer = null;
-  let lastBadge = null;
-  const connection = () => connectionView(rawConnection, pairing2());
-  async function titleOf(tabId) {
-    try {
-      const tab = await api2.tabs.get(tabId);
-      return tab && tab.title || "";
-    } catch {
-      return "";
+
+// services/recording-service.js
+var NO_RECORDER = Object.freeze({ list: () => [], subscribe: () => () => {
+} });
+async function recordingsState(recorder2, titleOf2) {
+  const live = recorder2.list();
+  const titles = await Promise.all(live.map((r) => titleOf2(r.lastTab)));
+  return live.map((r, i) => ({ tabId: r.tabId, tabs: r.tabs, lastTab: r.lastTab, title: titles[i] || r.title || "", steps: r.steps, startedAt: r.startedAt }));
+}
+function recordingMethods(recorder2) {
+  const live = (tabId) => {
+    if (!recorder2.list().some((r) => r.tabId === tabId)) {
+      throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no recording runs on tab ${tabId}: it has ended already`);
     }
+  };
+  return {
+    async stopRecording(tabId) {
+      live(tabId);
+      const r = await recorder2.stop(tabId, "user_stopped");
+      return { steps: r.steps };
+    },
+    async assertPage({ tabId, what }) {
+      live(tabId);
+      return recorder2.assertPage(tabId, what);
+    }
+  };
+}
+
+// services/bridge-service-local.js
+var PUSH_MS = 50;
+var TEST_TIMEOUT_MS = 5e3;
+var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
+} });
+function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
+  return new LocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
+}
+var LocalBridgeService = class {
+  #deps;
+  #rawConnection = { state: "connecting" };
+  #ports = /* @__PURE__ */ new Set();
+  #stateListeners = /* @__PURE__ */ new Set();
+  #connectionWaiters = /* @__PURE__ */ new Set();
+  #pushTimer = null;
+  #lastBadge = null;
+  #recording;
+  constructor(deps) {
+    this.#deps = deps;
+    this.#recording = recordingMethods(deps.recorder);
+    const schedule = () => this.#schedulePush();
+    deps.sessions.onChange(schedule);
+    deps.handoffs.subscribe(schedule);
+    deps.recorder.subscribe(schedule);
   }
-  async function getState() {
+  #connection() {
+    return connectionView(this.#rawConnection, this.#deps.pairing());
+  }
+  // The contract's methods (contracts/bridge-service.js).
+  async getState() {
+    const { api: api2, sessions: sessions2, handoffs: handoffs2, recorder: recorder2 } = this.#deps;
     const live = sessions2.list().sort((a, b) => a.startedAt - b.startedAt);
-    const titles = await Promise.all(live.map((s) => titleOf(s.tabId)));
+    const titles = await Promise.all(live.map((s) => titleOf(api2, s.tabId)));
     return {
-      connection: connection(),
+      connection: this.#connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs2.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
-      recordings: await recordingsState(recorder2, titleOf),
+      recordings: await recordingsState(recorder2, (tabId) => titleOf(api2, tabId)),
       blocklist: sessions2.blocklist
     };
   }
-  async function applyBadge(state) {
-    if (!api2.action) return;
-    const b = badgeFor(state);
-    const key = `${b.text}|${b.color}|${b.title}`;
-    if (key === lastBadge) return;
-    lastBadge = key;
-    await Promise.all([
-      api2.action.setBadgeText({ text: b.text }),
-      api2.action.setBadgeBackgroundColor({ color: b.color }),
-      api2.action.setTitle({ title: b.title })
-    ]).catch(() => {
-      lastBadge = null;
+  // stopRecording and assertPage: the popup's Stop and checks on a
+  // recording (services/recording-service.js).
+  stopRecording(tabId) {
+    return this.#recording.stopRecording(tabId);
+  }
+  assertPage(req) {
+    return this.#recording.assertPage(req);
+  }
+  subscribeState(fn) {
+    this.#stateListeners.add(fn);
+    this.getState().then(fn, () => {
     });
+    return () => this.#stateListeners.delete(fn);
   }
-  async function push() {
-    pushTimer = null;
-    const state = await getState();
-    for (const port of [...ports]) {
-      try {
-        port.postMessage({ kind: STATE_KIND, state });
-      } catch {
-        ports.delete(port);
-      }
+  async stopSession(tabId) {
+    const { sessions: sessions2, controller: controller2 } = this.#deps;
+    if (!sessions2.get(tabId)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no bua session on tab ${tabId}: it has ended already`);
+    sessions2.endSession(tabId, END_REASONS.USER_STOPPED);
+    await controller2.detach(tabId).catch(() => {
+    });
+    return { endedCount: 1 };
+  }
+  async stopAll() {
+    const endedCount = this.#deps.sessions.list().length;
+    this.#deps.emit({ type: EVENTS.GLOBAL_STOP, endedCount });
+    await this.endAll(END_REASONS.GLOBAL_STOP);
+    return { endedCount };
+  }
+  async focusTab(tabId) {
+    const api2 = this.#deps.api;
+    let tab;
+    try {
+      tab = await api2.tabs.get(tabId);
+    } catch {
+      tab = null;
     }
-    for (const fn of [...stateListeners]) fn(state);
-    await applyBadge(state);
+    if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
+    await api2.tabs.update(tabId, { active: true });
+    await this.#deps.windows.show(tab.windowId);
+    return {};
   }
-  function schedulePush() {
-    if (pushTimer !== null) return;
-    pushTimer = timers.setTimeout(() => push().catch((e) => console.error("[bua] state push failed", e)), PUSH_MS);
+  async getConfig() {
+    const p = this.#deps.pairing();
+    return { url: p.url, token: p.token, managed: !!p.managed, kind: p.kind };
   }
-  sessions2.onChange(schedulePush);
-  handoffs2.subscribe(schedulePush);
-  recorder2.subscribe(schedulePush);
-  async function endSessions(reason) {
+  async saveConfig({ url, token }) {
+    this.#requireUser("pairing");
+    const u = String(url).trim();
+    let parsed;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `"${u}" is not a URL: the daemon's looks like ws://127.0.0.1:48123/ws/browser`);
+    }
+    if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
+      throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `the daemon URL must start with ws:// or wss:// (got ${parsed.protocol}//)`);
+    }
+    const t = String(token).trim();
+    if (!t) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "paste the token `bua pair` prints, or pair with a one-time code instead");
+    await this.#deps.api.storage.set({ bridge_config: { url: u, token: t } });
+    return {};
+  }
+  async claimCode({ url, code }) {
+    this.#requireUser("pairing");
+    if (!normalizeCode(code)) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "a pairing code looks like ABCD-2345: run `bua pair --code` to get one");
+    const r = await this.#deps.claim(String(url).trim(), code);
+    if (!r.ok) throw new ServiceError(SERVICE_ERRORS.CLAIM_FAILED, r.message);
+    return { url: r.url };
+  }
+  async testConnection({ timeoutMs = TEST_TIMEOUT_MS } = {}) {
+    const { timers, client: client2 } = this.#deps;
+    const waiters = this.#connectionWaiters;
+    const settled2 = new Promise((resolve) => {
+      const waiter = (c) => {
+        if (c.state === "connecting") return;
+        waiters.delete(waiter);
+        timers.clearTimeout(timer);
+        resolve(c);
+      };
+      const timer = timers.setTimeout(() => {
+        waiters.delete(waiter);
+        resolve(this.#connection());
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+    client2.pairingChanged();
+    return settled2;
+  }
+  async addBlocked(domain) {
+    const { sessions: sessions2, controller: controller2 } = this.#deps;
+    const v = validateDomain(domain);
+    if (!v.ok) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, v.message);
+    const before = new Set(sessions2.list().map((s) => s.tabId));
+    await sessions2.addToBlocklist([v.domain]);
+    const ended = [...before].filter((id) => !sessions2.get(id));
+    await Promise.allSettled(ended.map((id) => controller2.detach(id)));
+    return { blocklist: sessions2.blocklist, endedCount: ended.length };
+  }
+  async removeBlocked(domain) {
+    const sessions2 = this.#deps.sessions;
+    const d = normalizeDomain(domain);
+    if (!sessions2.blocklist.includes(d)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `${d || JSON.stringify(domain)} is not on the blocklist`);
+    await sessions2.removeFromBlocklist(d);
+    return { blocklist: sessions2.blocklist };
+  }
+  async getHistory() {
+    return this.#deps.sessions.history;
+  }
+  async reset() {
+    this.#requireUser("pairing and blocklist");
+    await this.#deps.api.storage.remove("bridge_config");
+    await this.#deps.sessions.reset();
+    return {};
+  }
+  // The worker's own.
+  // endAll ends every session with reason, detaches the debugger from
+  // their tabs, and returns how many ended (the idle guard's: system_idle,
+  // screen_locked; and Stop all's).
+  async endAll(reason) {
+    const { sessions: sessions2, controller: controller2 } = this.#deps;
     const tabIds = sessions2.list().map((s) => s.tabId);
     const endedCount = sessions2.endAll(reason);
     await Promise.allSettled(tabIds.map((id) => controller2.detach(id)));
     return endedCount;
   }
-  function requireUser(what) {
-    if (pairing2().managed) {
+  // setConnection takes every state ws-client publishes.
+  setConnection(raw) {
+    this.#rawConnection = raw || { state: "disconnected" };
+    const c = this.#connection();
+    for (const w of [...this.#connectionWaiters]) w(c);
+    this.#schedulePush();
+  }
+  // handleMessage answers one runtime message: a response for the
+  // contract's requests, null for anything else (another bus's).
+  async handleMessage(msg) {
+    const v = validateRequest(msg);
+    if (v.foreign) return null;
+    if (!v.ok) return errorResponse(SERVICE_ERRORS.BAD_REQUEST, v.message);
+    try {
+      return okResponse(await callLocal(this, v.op, v.args));
+    } catch (e) {
+      if (e instanceof ServiceError) return errorResponse(e.code, e.message);
+      return errorResponse(SERVICE_ERRORS.INTERNAL, `the extension failed: ${e && e.message ? e.message : e}`);
+    }
+  }
+  // connectPort serves one page's subscribeState port: the state now,
+  // then at every change until the page goes.
+  connectPort(port) {
+    const ports = this.#ports;
+    ports.add(port);
+    port.onDisconnect.addListener(() => ports.delete(port));
+    this.getState().then((state) => {
+      if (ports.has(port)) port.postMessage({ kind: STATE_KIND, state });
+    }, () => {
+    });
+  }
+  // refreshBadge shows the current state on the badge now (worker start).
+  refreshBadge() {
+    return this.#push();
+  }
+  #requireUser(what) {
+    if (this.#deps.pairing().managed) {
       throw new ServiceError(SERVICE_ERRORS.MANAGED, `this browser was started by \`bua browser start\`: its ${what} comes from the daemon and cannot be changed here`);
     }
   }
-  const service2 = {
-    getState,
-    ...recordingMethods(recorder2),
-    subscribeState(fn) {
-      stateListeners.add(fn);
-      getState().then(fn, () => {
-      });
-      return () => stateListeners.delete(fn);
-    },
-    async stopSession(tabId) {
-      if (!sessions2.get(tabId)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no bua session on tab ${tabId}: it has ended already`);
-      sessions2.endSession(tabId, END_REASONS.USER_STOPPED);
-      await controller2.detach(tabId).catch(() => {
-      });
-      return { endedCount: 1 };
-    },
-    async stopAll() {
-      const endedCount = sessions2.list().length;
-      emit({ type: EVENTS.GLOBAL_STOP, endedCount });
-      await endSessions(END_REASONS.GLOBAL_STOP);
-      return { endedCount };
-    },
-    async focusTab(tabId) {
-      let tab;
+  #schedulePush() {
+    if (this.#pushTimer !== null) return;
+    this.#pushTimer = this.#deps.timers.setTimeout(() => this.#push().catch((e) => console.error("[bua] state push failed", e)), PUSH_MS);
+  }
+  // push sends the current state to every port and listener, and the badge.
+  async #push() {
+    this.#pushTimer = null;
+    const state = await this.getState();
+    for (const port of [...this.#ports]) {
       try {
-        tab = await api2.tabs.get(tabId);
+        port.postMessage({ kind: STATE_KIND, state });
       } catch {
-        tab = null;
+        this.#ports.delete(port);
       }
-      if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
-      await api2.tabs.update(tabId, { active: true });
-      await windows2.show(tab.windowId);
-      return {};
-    },
-    async getConfig() {
-      const p = pairing2();
-      return { url: p.url, token: p.token, managed: !!p.managed, kind: p.kind };
-    },
-    async saveConfig({ url, token }) {
-      requireUser("pairing");
-      const u = String(url).trim();
-      let parsed;
-      try {
-        parsed = new URL(u);
-      } catch {
-        throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `"${u}" is not a URL: the daemon's looks like ws://127.0.0.1:48123/ws/browser`);
-      }
-      if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
-        throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, `the daemon URL must start with ws:// or wss:// (got ${parsed.protocol}//)`);
-      }
-      const t = String(token).trim();
-      if (!t) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "paste the token `bua pair` prints, or pair with a one-time code instead");
-      await api2.storage.set({ bridge_config: { url: u, token: t } });
-      return {};
-    },
-    async claimCode({ url, code }) {
-      requireUser("pairing");
-      if (!normalizeCode(code)) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, "a pairing code looks like ABCD-2345: run `bua pair --code` to get one");
-      const r = await claim(String(url).trim(), code);
-      if (!r.ok) throw new ServiceError(SERVICE_ERRORS.CLAIM_FAILED, r.message);
-      return { url: r.url };
-    },
-    async testConnection({ timeoutMs = TEST_TIMEOUT_MS } = {}) {
-      const settled = new Promise((resolve) => {
-        const waiter = (c) => {
-          if (c.state === "connecting") return;
-          connectionWaiters.delete(waiter);
-          timers.clearTimeout(timer);
-          resolve(c);
-        };
-        const timer = timers.setTimeout(() => {
-          connectionWaiters.delete(waiter);
-          resolve(connection());
-        }, timeoutMs);
-        connectionWaiters.add(waiter);
-      });
-      client2.pairingChanged();
-      return settled;
-    },
-    async addBlocked(domain) {
-      const v = validateDomain(domain);
-      if (!v.ok) throw new ServiceError(SERVICE_ERRORS.INVALID_INPUT, v.message);
-      const before = new Set(sessions2.list().map((s) => s.tabId));
-      await sessions2.addToBlocklist([v.domain]);
-      const ended = [...before].filter((id) => !sessions2.get(id));
-      await Promise.allSettled(ended.map((id) => controller2.detach(id)));
-      return { blocklist: sessions2.blocklist, endedCount: ended.length };
-    },
-    async removeBlocked(domain) {
-      const d = normalizeDomain(domain);
-      if (!sessions2.blocklist.includes(d)) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `${d || JSON.stringify(domain)} is not on the blocklist`);
-      await sessions2.removeFromBlocklist(d);
-      return { blocklist: sessions2.blocklist };
-    },
-    async getHistory() {
-      return sessions2.history;
-    },
-    async reset() {
-      requireUser("pairing and blocklist");
-      await api2.storage.remove("bridge_config");
-      await sessions2.reset();
-      return {};
     }
-  };
-  return {
-    ...service2,
-    // endAll is the idle guard's: ends every session with reason and
-    // detaches (system_idle, screen_locked).
-    endAll: endSessions,
-    // setConnection takes every state ws-client publishes.
-    setConnection(raw) {
-      rawConnection = raw || { state: "disconnected" };
-      const c = connection();
-      for (const w of [...connectionWaiters]) w(c);
-      schedulePush();
-    },
-    // handleMessage answers one runtime message: a response for the
-    // contract's requests, null for anything else (another bus's).
-    async handleMessage(msg) {
-      const v = validateRequest(msg);
-      if (v.foreign) return null;
-      if (!v.ok) return errorResponse(SERVICE_ERRORS.BAD_REQUEST, v.message);
-      try {
-        return okResponse(await callLocal(service2, v.op, v.args));
-      } catch (e) {
-        if (e instanceof ServiceError) return errorResponse(e.code, e.message);
-        return errorResponse(SERVICE_ERRORS.INTERNAL, `the extension failed: ${e && e.message ? e.message : e}`);
-      }
-    },
-    // connectPort serves one page's subscribeState port: the state now,
-    // then at every change until the page goes.
-    connectPort(port) {
-      ports.add(port);
-      port.onDisconnect.addListener(() => ports.delete(port));
-      getState().then((state) => {
-        if (ports.has(port)) port.postMessage({ kind: STATE_KIND, state });
-      }, () => {
-      });
-    },
-    // refreshBadge shows the current state on the badge now (worker start).
-    refreshBadge: () => push()
-  };
+    for (const fn of [...this.#stateListeners]) fn(state);
+    await this.#applyBadge(state);
+  }
+  async #applyBadge(state) {
+    const api2 = this.#deps.api;
+    if (!api2.action) return;
+    const b = badgeFor(state);
+    const key = `${b.text}|${b.color}|${b.title}`;
+    if (key === this.#lastBadge) return;
+    this.#lastBadge = key;
+    await Promise.all([
+      api2.action.setBadgeText({ text: b.text }),
+      api2.action.setBadgeBackgroundColor({ color: b.color }),
+      api2.action.setTitle({ title: b.title })
+    ]).catch(() => {
+      this.#lastBadge = null;
+    });
+  }
+};
+async function titleOf(api2, tabId) {
+  try {
+    const tab = await api2.tabs.get(tabId);
+    return tab && tab.title || "";
+  } catch {
+    return "";
+  }
 }
 
 // background.js
@@ -11899,7 +12424,7 @@ var controller = createDebuggerController({
   }
 });
 var recorder = createRecorder({ api, controller, sessions });
-var dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed, recorder });
+var dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, recorder });
 var client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
   // Read back from chrome.storage.session as the worker starts, and the

@@ -17,11 +17,11 @@
 // new), the elements are matched by backendNodeId within their debugger
 // session.
 //
-// The tab's ledger (debugger-controller.js lastRead) is {loaderId, map,
-// next, known}: map the uid -> {session, id} cache, next the first free
-// uid number, known per session (null: the tab's own) {objectId, uids},
-// uids[i] the uid of the array's i-th element, or null for an element
-// listed past maxElements, known but given no uid.
+// The tab's ledger (its TabSession's lastRead, debugger/tab-session.js)
+// is {loaderId, map, next, known}: map the uid -> {session, id} cache,
+// next the first free uid number, known per session (null: the tab's own)
+// {objectId, uids}, uids[i] the uid of the array's i-th element, or null
+// for an element listed past maxElements, known but given no uid.
 
 import { BridgeError, ErrorCodes } from "./errors.js";
 import { CdpError, sessionSend } from "./cdp.js";

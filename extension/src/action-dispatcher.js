@@ -180,7 +180,7 @@ class Dispatcher {
   }
 
   // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
-  // may use.
+  // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
   // new tab loads (the controller's prepare); navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
@@ -195,6 +195,7 @@ class Dispatcher {
       windows,
       budget,
       timers,
+      getTab: (tabId) => this.#gate.getTab(tabId),
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),

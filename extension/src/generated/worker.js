@@ -4850,7 +4850,7 @@ var Dispatcher = class {
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
   // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
-  // may use.
+  // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
   // new tab loads (the controller's prepare); navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
@@ -4865,6 +4865,7 @@ var Dispatcher = class {
       windows: windows2,
       budget,
       timers,
+      getTab: (tabId) => this.#gate.getTab(tabId),
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),

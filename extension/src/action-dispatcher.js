@@ -251,7 +251,7 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
       click ? api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
     ]);
     if (!tab.active) {
-      if (tab.windowId !== buaId) {
+      if (tab.windowId !== buaId && !windows.isOwn(tab.windowId)) {
         if (action.type === "screenshot") return null; // the capture's own retries, as before
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,

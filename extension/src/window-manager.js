@@ -9,6 +9,13 @@
 // blank first tab is the spare, handed to the first caller that needs a
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
+//
+// open_tab's window (the own_windows feature) names a window of a caller's
+// own: a worker of `bua run --parallel` in a person's Chrome, where workers
+// sharing the BUA window would take its one active tab from each other. Each
+// key's window is made as the BUA window is (minimized, unfocused) and is
+// bua's as the BUA window is (isOwn); the keys live in this worker's memory
+// only: after a restart a key gets a new window.
 
 // VIEWPORT is the page size of a managed browser's windows, Playwright's
 // default: a page is laid out as under Playwright (Chromium's own default
@@ -19,6 +26,7 @@ export function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
+  const keyed = new Map(); // open_tab's window key -> window id
 
   function withLock(fn) {
     const run = lock.then(fn, fn);
@@ -49,16 +57,22 @@ export function createWindowManager({ api, isManaged = () => false }) {
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
-    const state = isManaged() ? "normal" : "minimized";
-    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
-    // A window made around an existing tab ({tabId}, a handoff's return)
-    // can come up normal under some window managers: minimize it again, or
-    // the person would see the BUA window appear.
-    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
+    const win = await newHiddenWindow(props);
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    return win;
+  }
+
+  // newHiddenWindow opens a window as the BUA window is opened.
+  async function newHiddenWindow(props) {
+    const state = isManaged() ? "normal" : "minimized";
+    const win = await createWindow({ ...props, state, focused: false, type: "normal" });
+    // A window made around an existing tab ({tabId}, a handoff's return)
+    // can come up normal under some window managers: minimize it again, or
+    // the person would see the BUA window appear.
+    if (win.state && win.state !== state) return { ...win, ...(await api.windows.update(win.id, { state })) };
     return win;
   }
 
@@ -135,6 +149,18 @@ export function createWindowManager({ api, isManaged = () => false }) {
     return tab || null;
   }
 
+  // openInKeyedWindow opens url in the window of key, made on first use.
+  async function openInKeyedWindow(url, key) {
+    const id = keyed.get(key);
+    if (id != null && (await api.windows.get(id).then(() => true, () => false))) {
+      const tab = await api.tabs.create({ windowId: id, url, active: false });
+      return api.tabs.update(tab.id, { active: true }); // as openInBuaWindow's
+    }
+    const win = await newHiddenWindow({ url });
+    keyed.set(key, win.id);
+    return (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
+  }
+
   async function openFocused(url) {
     const target = await personWindow(await liveWindowId());
     if (!target) {
@@ -160,10 +186,15 @@ export function createWindowManager({ api, isManaged = () => false }) {
     // BUA window), or null.
     personWindow: () => withLock(async () => personWindow(await liveWindowId())),
     // openTab opens url in the BUA window (created lazily), or with focus in
-    // the person's last focused normal window. Returns the chrome Tab.
-    openTab(url, { focus = false } = {}) {
-      return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
+    // the person's last focused normal window, or in the window of a key
+    // of the caller's own (open_tab's window). Returns the chrome Tab.
+    openTab(url, { focus = false, window } = {}) {
+      if (focus) return withLock(() => openFocused(url));
+      return withLock(() => (window ? openInKeyedWindow(url, window) : openInBuaWindow(url)));
     },
+    // isOwn says whether windowId is a window of a caller's own key: bua's,
+    // as the BUA window is, so its background tabs may be switched to.
+    isOwn: (windowId) => [...keyed.values()].includes(windowId),
     // takeBack puts tabId back into the BUA window at index (a handoff's
     // end): into the live one, or into a new minimized, unfocused one
     // when the tab was its last and Chrome closed it as the tab left.
@@ -181,6 +212,7 @@ export function createWindowManager({ api, isManaged = () => false }) {
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {
+      for (const [key, id] of keyed) if (id === windowId) keyed.delete(key);
       if (windowId === cachedId) {
         cachedId = null;
         spareId = null;

@@ -283,7 +283,7 @@ func TestReplay_ManagedBrowserExits(t *testing.T) {
 	defer managed.Close()
 	started := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := managed.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: true})
+		_, err := managed.BrowserStart(context.Background(), "", bridge.BrowserOptions{Headless: true})
 		started <- err
 	}()
 	var ext *bridgetest.Extension

@@ -39,7 +39,11 @@ type Action struct {
 	Expression string `json:"expression,omitempty"` // evaluate: function body, use return
 	TimeoutMs  *int   `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
 	Focus      *bool  `json:"focus,omitempty"`      // open_tab
-	Force      bool   `json:"force,omitempty"`      // click, type, hover: skip the actionability checks
+	// Window is open_tab's key of a window of the caller's own (feature
+	// own_windows): the daemon sets it for a worker of `bua run
+	// --parallel` in the person's Chrome (pkg/bridge/owners.go).
+	Window string `json:"window,omitempty"`
+	Force  bool   `json:"force,omitempty"` // click, type, hover: skip the actionability checks
 	// Role, Name and Nth are the third target form of click, type, hover
 	// and wait_for (xor UID and Selector; a pure addition to v4, feature
 	// role_target): the element whose WAI-ARIA role is Role and whose

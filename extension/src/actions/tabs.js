@@ -77,7 +77,7 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== undefined && env.navigate;
-  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true });
+  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true, window: action.window });
   // The tab is opened to be acted on: attach while it loads.
   if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);

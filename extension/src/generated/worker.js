@@ -423,7 +423,7 @@ const PROTOCOL_VERSION = 4;
 const MESSAGE_TYPES = Object.freeze(["hello","ack","reject","request","response","event","cancel"]);
 
 // The features this build lists in hello's caps.features (x-features).
-const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options"]);
+const FEATURES = Object.freeze(["uid","dialog_events","obstacle","screenshot_full_page","heartbeat","cancel","handoff","user_stop","trace","role_target","frames","wait_states","history","handle_dialog","select_option","upload","download","wait_until","dialog_policy","extract_budget","extract_changes","screenshot_labels","describe","type_clear","replay","click_options","own_windows"]);
 
 // Named reasons an error may carry beside its code (error.reason x-reasons).
 const REASONS = Object.freeze({
@@ -468,7 +468,7 @@ const ACTION_SPECS = Object.freeze({
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15000, target: false, params: Object.freeze(["expression","tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5000, target: true, params: Object.freeze(["uid","selector","role","name","nth","frame","text","state","url","timeoutMs","tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze([]) }),
-  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus","waitUntil"]) }),
+  open_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["url","focus","waitUntil","window"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 30000, target: false, params: Object.freeze(["tabId","dialogs"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["waitUntil","dialogs","tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 30000, target: false, params: Object.freeze(["state","obstacleType","message","tabId"]) }),
@@ -1563,6 +1563,13 @@ const __window_manager = (() => {
 // blank first tab is the spare, handed to the first caller that needs a
 // BUA-window tab instead of opening another (docs/architecture.md §Cold
 // start). Until then get_tabs does not list it (isSpare).
+//
+// open_tab's window (the own_windows feature) names a window of a caller's
+// own: a worker of `bua run --parallel` in a person's Chrome, where workers
+// sharing the BUA window would take its one active tab from each other. Each
+// key's window is made as the BUA window is (minimized, unfocused) and is
+// bua's as the BUA window is (isOwn); the keys live in this worker's memory
+// only: after a restart a key gets a new window.
 
 // VIEWPORT is the page size of a managed browser's windows, Playwright's
 // default: a page is laid out as under Playwright (Chromium's own default
@@ -1573,6 +1580,7 @@ function createWindowManager({ api, isManaged = () => false }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
+  const keyed = new Map(); // open_tab's window key -> window id
 
   function withLock(fn) {
     const run = lock.then(fn, fn);
@@ -1603,16 +1611,22 @@ function createWindowManager({ api, isManaged = () => false }) {
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
   async function newBuaWindow(props) {
-    const state = isManaged() ? "normal" : "minimized";
-    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
-    // A window made around an existing tab ({tabId}, a handoff's return)
-    // can come up normal under some window managers: minimize it again, or
-    // the person would see the BUA window appear.
-    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
+    const win = await newHiddenWindow(props);
     cachedId = win.id;
     // Not awaited: only a restarted worker reads it back, and a fresh
     // profile's first write costs the first tab ~20 ms.
     api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    return win;
+  }
+
+  // newHiddenWindow opens a window as the BUA window is opened.
+  async function newHiddenWindow(props) {
+    const state = isManaged() ? "normal" : "minimized";
+    const win = await createWindow({ ...props, state, focused: false, type: "normal" });
+    // A window made around an existing tab ({tabId}, a handoff's return)
+    // can come up normal under some window managers: minimize it again, or
+    // the person would see the BUA window appear.
+    if (win.state && win.state !== state) return { ...win, ...(await api.windows.update(win.id, { state })) };
     return win;
   }
 
@@ -1689,6 +1703,18 @@ function createWindowManager({ api, isManaged = () => false }) {
     return tab || null;
   }
 
+  // openInKeyedWindow opens url in the window of key, made on first use.
+  async function openInKeyedWindow(url, key) {
+    const id = keyed.get(key);
+    if (id != null && (await api.windows.get(id).then(() => true, () => false))) {
+      const tab = await api.tabs.create({ windowId: id, url, active: false });
+      return api.tabs.update(tab.id, { active: true }); // as openInBuaWindow's
+    }
+    const win = await newHiddenWindow({ url });
+    keyed.set(key, win.id);
+    return (win.tabs && win.tabs[0]) || (await api.tabs.query({ windowId: win.id }))[0];
+  }
+
   async function openFocused(url) {
     const target = await personWindow(await liveWindowId());
     if (!target) {
@@ -1714,10 +1740,15 @@ function createWindowManager({ api, isManaged = () => false }) {
     // BUA window), or null.
     personWindow: () => withLock(async () => personWindow(await liveWindowId())),
     // openTab opens url in the BUA window (created lazily), or with focus in
-    // the person's last focused normal window. Returns the chrome Tab.
-    openTab(url, { focus = false } = {}) {
-      return withLock(() => (focus ? openFocused(url) : openInBuaWindow(url)));
+    // the person's last focused normal window, or in the window of a key
+    // of the caller's own (open_tab's window). Returns the chrome Tab.
+    openTab(url, { focus = false, window } = {}) {
+      if (focus) return withLock(() => openFocused(url));
+      return withLock(() => (window ? openInKeyedWindow(url, window) : openInBuaWindow(url)));
     },
+    // isOwn says whether windowId is a window of a caller's own key: bua's,
+    // as the BUA window is, so its background tabs may be switched to.
+    isOwn: (windowId) => [...keyed.values()].includes(windowId),
     // takeBack puts tabId back into the BUA window at index (a handoff's
     // end): into the live one, or into a new minimized, unfocused one
     // when the tab was its last and Chrome closed it as the tab left.
@@ -1735,6 +1766,7 @@ function createWindowManager({ api, isManaged = () => false }) {
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {
+      for (const [key, id] of keyed) if (id === windowId) keyed.delete(key);
       if (windowId === cachedId) {
         cachedId = null;
         spareId = null;
@@ -1929,7 +1961,7 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== undefined && env.navigate;
-  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true });
+  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true, window: action.window });
   // The tab is opened to be acted on: attach while it loads.
   if (env.prepare) env.prepare(tab.id);
   env.sessions.ensureSession(tab.id, domain);
@@ -2245,7 +2277,7 @@ function createDispatcher({ api, sessions, windows, controller, emit, timers = g
       click ? api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
     ]);
     if (!tab.active) {
-      if (tab.windowId !== buaId) {
+      if (tab.windowId !== buaId && !windows.isOwn(tab.windowId)) {
         if (action.type === "screenshot") return null; // the capture's own retries, as before
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,

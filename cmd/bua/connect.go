@@ -78,9 +78,9 @@ func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	sel, err := bridge.ParseSelection(g.Browser)
+	sel, err := bridge.CheckBrowser(d, g.Browser)
 	if err != nil {
-		return nil, usageError(err.Error())
+		return nil, usageError(fmt.Sprintf("--browser %q: %v", g.Browser, err))
 	}
 	// --timeout bounds the dial too, a daemon's start included.
 	ctx, cancel := g.commandContext()

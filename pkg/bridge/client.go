@@ -391,6 +391,17 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 	return c.RequestRaw(ctx, raw, false)
 }
 
+// RequestOn is Request on the browser sel names (auto, or a browser's
+// name), whatever the client's own Browser: `bua tabs` asks every
+// connected browser in turn.
+func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action) (json.RawMessage, *protocol.Error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
+	}
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
+}
+
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
 // answers. Validating here too would cost each one-shot command the

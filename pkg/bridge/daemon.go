@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -435,28 +434,18 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	return hashDownload(res), nil
 }
 
-// checkBrowser reads a request's browser: auto when empty, else a name
-// this daemon knows (names.go): user, managed, managed-1 … managed-15, or
-// a named user pairing whose token file exists. Anything else is
-// invalid_action, reason refused, listing the names there are: a raw
-// frame may carry anything, and a typo must not wait for a browser that
-// will never come, nor launch one.
+// checkBrowser reads a request's browser (CheckBrowser): a name this
+// daemon does not know is invalid_action, reason refused, listing the
+// names there are: a raw frame may carry anything, and a typo must not
+// wait for a browser that will never come, nor launch one.
 func (d *Daemon) checkBrowser(sel Selection) (Selection, *protocol.Error) {
-	known := func() bool {
-		if sel == SelectUser || IsManaged(string(sel)) {
-			return true
-		}
-		_, err := os.Stat(PairingTokenFile(d.cfg.Dirs, string(sel)))
-		return err == nil
+	parsed, err := CheckBrowser(d.cfg.Dirs, string(sel))
+	if err != nil {
+		e := protocol.Errorf(protocol.CodeInvalidAction, "unknown browser %q in the request: %v", sel, err)
+		e.Reason = protocol.ReasonRefused
+		return "", e
 	}
-	parsed, err := ParseSelection(string(sel))
-	if err == nil && (parsed == SelectAuto || parsed == SelectUser || known()) {
-		return parsed, nil
-	}
-	valid := append([]string{"auto", "user", "managed", fmt.Sprintf("managed-1 … managed-%d", MaxManaged-1)}, PairingNames(d.cfg.Dirs.PairingsDir())...)
-	e := protocol.Errorf(protocol.CodeInvalidAction, "unknown browser %q in the request: it must be one of %s (or extension, user's alias), or left out for auto; name a pairing with `bua pair --name NAME`", sel, strings.Join(valid, ", "))
-	e.Reason = protocol.ReasonRefused
-	return "", e
+	return parsed, nil
 }
 
 // launchName is the managed browser that sel launches where its policy

@@ -137,6 +137,24 @@ func ParseSelection(s string) (Selection, error) {
 	return Selection(s), nil
 }
 
+// CheckBrowser reads --browser as ParseSelection does, and then checks
+// that the name is one the home dirs knows: auto, user, managed,
+// managed-1 … managed-15, or a named pairing whose token file exists. Its
+// error lists them, with how to pair a name.
+func CheckBrowser(dirs home.Dirs, s string) (Selection, error) {
+	sel, err := ParseSelection(s)
+	if err == nil && (sel == SelectAuto || sel == SelectUser || IsManaged(string(sel))) {
+		return sel, nil
+	}
+	if err == nil {
+		if _, serr := os.Stat(PairingTokenFile(dirs, string(sel))); serr == nil {
+			return sel, nil
+		}
+	}
+	valid := append([]string{"auto", "user", "managed", fmt.Sprintf("managed-1 … managed-%d", MaxManaged-1)}, PairingNames(dirs.PairingsDir())...)
+	return "", fmt.Errorf("it must be one of %s (or extension, user's alias), or left out for auto; a name of your own is a Chrome paired with `bua pair --name NAME`", strings.Join(valid, ", "))
+}
+
 // PairingTokenFile is the token file of the user pairing named name: the
 // default pairing's (home.Dirs.TokenFile) for user, else its own in
 // home.Dirs.PairingsDir. name must have passed CheckPairingName or be

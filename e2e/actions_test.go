@@ -498,7 +498,7 @@ func TestEvaluateShapes(t *testing.T) {
 		}
 	})
 	// A body that uses await runs as an async arrow function (a pure
-	// extension of spec 000's wrapper); any other body keeps the spec's
+	// extension of the wrapper in docs/protocol.md#evaluate); any other body keeps the
 	// sync one, where await is still an identifier.
 	t.Run("Await", func(t *testing.T) {
 		for _, c := range []struct{ expr, want string }{

@@ -24,8 +24,8 @@ func TestObstacleFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	var expected map[string]*struct {
-		Type       obstacle.Type
-		Confidence obstacle.Confidence
+		Type       protocol.ObstacleType
+		Confidence protocol.Confidence
 	}
 	if err := json.Unmarshal(raw, &expected); err != nil {
 		t.Fatal(err)

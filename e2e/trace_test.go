@@ -82,7 +82,7 @@ func TestTraceRecordsWhatThePageDid(t *testing.T) {
 		return nil
 	}
 	isNext := func(e protocol.TraceEvent) bool { return strings.HasSuffix(e.URL, "/trace/next.html") }
-	// The page's alert stays open until answered (protocol v4 §Dialogs):
+	// The page's alert stays open until answered (docs/protocol.md#dialogs):
 	// answer it once the trace has it, and the page goes on to navigate.
 	traceUntil(t, tab, func(r protocol.TraceResult) bool {
 		return find(r, protocol.TraceDialog, func(e protocol.TraceEvent) bool { return e.Text == "trace-fixture: dialog" }) != nil

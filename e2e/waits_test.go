@@ -218,7 +218,7 @@ func TestHistory_BackAndForward(t *testing.T) {
 	}
 }
 
-// Dialogs outside evaluate are left open (protocol v4 §Dialogs) and
+// Dialogs outside evaluate are left open (docs/protocol.md#dialogs) and
 // answered with handle_dialog, asserting what Playwright's
 // tests/page/page-dialog.spec.ts asserts: "should fire" (an alert's type
 // and message), "should allow accepting prompts" (the answer comes back),

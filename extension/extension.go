@@ -3,8 +3,10 @@
 // managed browser's --load-extension, and so the daemon can pin the
 // extension's Origin.
 //
-// The protocol schema lives here too (schema/protocol.schema.json): it is the
-// single source that both the extension and pkg/bridge validate against.
+// The protocol schema lives here too (schema/protocol.schema.json): the
+// single source from which `go generate` writes both sides' constants,
+// types and validators (pkg/protocol/internal/protogen); `bua schema`
+// prints it.
 package extension
 
 import (
@@ -21,15 +23,17 @@ import (
 	"sync"
 )
 
-// files holds the extension as Chrome loads it. Tests, node tooling and Go
-// sources are left out: Chrome rejects nothing of them, but users do not need
+// files holds the extension as Chrome loads it. Tests, node tooling, Go
+// sources and the schema (the worker validates with code generated from
+// it) are left out: Chrome rejects nothing of them, but users do not need
 // them in their profile.
 //
-//go:embed manifest.json schema src
+//go:embed manifest.json src
 var files embed.FS
 
 // Schema is the protocol v4 JSON Schema (draft 2020-12), the single source
-// for message validation on both sides of the bridge.
+// of the protocol: message validation on both sides of the bridge is
+// generated from it.
 //
 //go:embed schema/protocol.schema.json
 var Schema []byte

@@ -9,6 +9,7 @@ import (
 	"github.com/bua-dev/bua/pkg/dialogs"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/render"
+	"github.com/bua-dev/bua/pkg/roletarget"
 )
 
 // The action commands, one file per action family as the extension's
@@ -232,19 +233,19 @@ func frameFlag(c *cli.Context, t *protocol.Target) error {
 }
 
 // roleTarget reads --role, --name and --nth, checking the role and name as
-// the flow loader does (protocol.CheckRole, protocol.CheckName).
+// the flow loader does (roletarget.CheckRole, roletarget.CheckName).
 func roleTarget(c *cli.Context, args []string) (protocol.Target, []string, error) {
 	if c.Bool("uid") || c.Bool("selector") {
 		return protocol.Target{}, nil, usageError("--role replaces TARGET: drop --uid and --selector")
 	}
 	t := protocol.Target{Role: c.String("role"), Name: c.String("name")}
-	if err := protocol.CheckRole(t.Role); err != nil {
+	if err := roletarget.CheckRole(t.Role); err != nil {
 		return protocol.Target{}, nil, usageError(err.Error())
 	}
 	if c.IsSet("name") && t.Name == "" {
 		return protocol.Target{}, nil, usageError("--name is empty: leave it out to match any name")
 	}
-	if err := protocol.CheckName(t.Name); err != nil {
+	if err := roletarget.CheckName(t.Name); err != nil {
 		return protocol.Target{}, nil, usageError(err.Error())
 	}
 	if c.IsSet("nth") {

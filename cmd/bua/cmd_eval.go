@@ -64,7 +64,7 @@ func runEval(o *evalOptions) error {
 
 // printEvalResult prints an evaluate result as `bua eval` shows it: a
 // string as it is, any other value as JSON, a described or truncated value
-// by its description or preview (protocol v4 §evaluate semantics).
+// by its description or preview (docs/protocol.md#evaluate).
 func printEvalResult(env *Env, res json.RawMessage) error {
 	var r protocol.EvaluateResult
 	if err := json.Unmarshal(res, &r); err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/extension"
 )
 
 func init() { register(newSchemaCommand, "schema") }
@@ -14,7 +14,7 @@ func newSchemaCommand(env *Env) *cli.Command {
 		Category: catSetup,
 		Usage:    "print the protocol v4 JSON Schema (the single source both sides validate with)",
 		Action: func(c *cli.Context) error {
-			_, err := env.Stdout.Write(protocol.SchemaJSON())
+			_, err := env.Stdout.Write(extension.Schema)
 			return err
 		},
 	}

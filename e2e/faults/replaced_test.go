@@ -14,7 +14,7 @@ import (
 
 // TestSecondConnection: a second client connects with the managed
 // pairing's right token (read from the home, as anything able to read it
-// could). Per the pool (spec 001 §Shared pool, one connection per pairing)
+// could). Per the pool (docs/architecture.md#one-action-bua-click-e3, one connection per pairing)
 // the newer replaces the older, which is closed with 4003; the real
 // extension takes 4003 as final and stops reconnecting. While the second
 // client holds the pairing, status shows it; once it goes, status and

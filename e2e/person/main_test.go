@@ -3,7 +3,7 @@
 // unpacked from `bua extension path` into a normal profile, paired by typing
 // the daemon's URL and token into the extension's options page, and bua
 // acting in its minimized BUA window while the person's own tab keeps the
-// focus (README §Use your own Chrome, spec 001 §BuaWindowManager).
+// focus (README §Use your own Chrome, docs/extension.md#focus-and-input-in-the-bua-window).
 //
 // TestMain starts one of each for the package: Xvfb on a free display when
 // DISPLAY is unset, `bua serve` with a home of its own and BUA_LISTEN on a

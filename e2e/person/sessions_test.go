@@ -70,7 +70,7 @@ func contains(ids []int, id int) bool {
 // TestSessionEnds ends bua's sessions the ways a person's browser does and
 // reads the reasons back where the person and the agent see them: the
 // daemon's event log (`bua events`) and the extension's sessionHistory in
-// chrome.storage.local (protocol v4 §Events, spec 001 §State Ownership).
+// chrome.storage.local (docs/protocol.md#events, docs/extension.md#state-ownership).
 func TestSessionEnds(t *testing.T) {
 	c := devtools(t)
 	ensurePaired(t, c)
@@ -123,7 +123,7 @@ func TestSessionEnds(t *testing.T) {
 	t.Run("worker restart", func(t *testing.T) {
 		// Chrome stops an MV3 worker whenever it likes; the sessions, the
 		// blocklist and the pairing live in chrome.storage.local and come
-		// back with the next worker (spec 001 §State Ownership).
+		// back with the next worker (docs/extension.md#state-ownership).
 		tab, _ := openTab(t, siteURL("person/card.html?end=worker"))
 		id := strconv.Itoa(tab)
 		mustOK(t, "extract", bua(t, "extract", "--tab", id))

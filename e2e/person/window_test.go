@@ -61,8 +61,8 @@ func personFocused(t *testing.T, mine, probe *page, buaID int, what string) bool
 
 // TestBuaWindowKeepsFocus: the person reads their own page in their own
 // window while bua opens a tab and works in it. bua's tab opens in the
-// BUA window, which is minimized and never focused (spec 001
-// §BuaWindowManager); after each of open, extract, type, screenshot and
+// BUA window, which is minimized and never focused
+// (docs/extension.md#focus-and-input-in-the-bua-window); after each of open, extract, type, screenshot and
 // click the person's tab still has the focus and the BUA window is still
 // minimized. The screenshot, taken of a tab in a minimized window, is the
 // page and not a black frame: its red block reads back red.

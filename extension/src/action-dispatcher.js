@@ -1,5 +1,5 @@
-// Turns one validated action into one result (spec 001 §End-to-End Data
-// Flow, docs/extension.md §Dispatcher rules): routes by the action's scope
+// Turns one validated action into one result
+// (docs/extension.md#dispatcher-rules): routes by the action's scope
 // in ACTION_SPECS. "tab" actions: resolve the tab, queue per tab, check the
 // blocklist, start the session, then run on the debugger controller.
 // "browser" actions (get_tabs, open_tab, close_tab) run from
@@ -8,7 +8,7 @@
 // (budget.signal) that aborts when the daemon cancels it, when its
 // watchdog fires, or when its tab closes: the request then ends at once,
 // frees its place in the tab's queue, and its leftover work stops at its
-// next await (spec 001 §Cancellation, docs/extension.md §Cancellation).
+// next await (docs/architecture.md#cancellation, docs/extension.md §Cancellation).
 // A session the person ends (Stop, Stop all, the debugger bar's Cancel),
 // or that the blocklist, idle or a locked screen ends, ends its tab's
 // pending requests at once with internal_error and error.reason = the end
@@ -44,7 +44,7 @@ export function endedMessage(tabId, reason) {
 }
 
 // stoppedMessage is session_not_found's message for a tab whose session
-// the person stopped (spec 001 §Cancellation).
+// the person stopped (docs/architecture.md#cancellation).
 export function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
@@ -270,12 +270,16 @@ export function createDispatcher({ api, sessions, windows, controller, emit, tim
   // §Focus). wins are the windows as they were before the press; the
   // returned function, run after the click, puts them back: the window
   // minimized again if it was, the focus back on the window that had it.
-  // Null when there is nothing to keep.
+  // The activation can also come after the click answered (the window
+  // manager applies it late): a minimized window is then kept hidden a
+  // while longer by the window manager (keepHidden). Null when there is
+  // nothing to keep.
   function holdFocus(windowId, wins) {
     const win = wins.find((w) => w.id === windowId);
     if (!win || win.focused) return null;
     const focused = wins.find((w) => w.focused);
     return async () => {
+      if (win.state === "minimized") windows.keepHidden(windowId, focused ? focused.id : null);
       const after = await api.windows.get(windowId);
       if (after.state === win.state && !after.focused) return;
       if (win.state === "minimized" && after.state !== "minimized") await api.windows.update(windowId, { state: "minimized" });

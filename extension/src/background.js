@@ -1,11 +1,11 @@
 // bua bridge service worker. Chrome only wakes a worker for events whose
 // listeners were added synchronously during its first run, so every chrome.*
-// listener is added here at top level; each waits for `ready` (pairing,
-// schema and storage loaded) before doing anything.
+// listener is added here at top level; each waits for `ready` (pairing and
+// storage loaded) before doing anything.
 
 import { createChromeApi } from "./chrome-api.js";
 import { claimCode, loadPairing } from "./pairing.js";
-import { loadValidator, parseMessage } from "./validator.js";
+import { parseMessage } from "./validator.js";
 import { createWsClient } from "./ws-client.js";
 import { createReplayCache } from "./replay-cache.js";
 import { createSessionManager } from "./session-manager.js";
@@ -50,8 +50,9 @@ const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: 
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
-  // Read back from chrome.storage.session while the hello waits for the
-  // validator: a restarted worker knows what its predecessor started.
+  // Read back from chrome.storage.session as the worker starts, and the
+  // hello waits for it: a restarted worker knows what its predecessor
+  // started.
   cache: createReplayCache({ storage: api.storageSession }),
   WebSocketImpl: WebSocket,
   parseMessage,
@@ -61,7 +62,7 @@ const client = createWsClient({
   },
   handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    // signal is the request's: cancel {id} aborts it (spec 001 §Cancellation).
+    // signal is the request's: cancel {id} aborts it (docs/architecture.md#cancellation).
     const budget = budgetFor(action, deadlineMs, Date.now(), signal);
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
@@ -73,7 +74,7 @@ const client = createWsClient({
   log,
 });
 
-// The pages' BridgeService (spec 001 §Extension UI Layering): the popup and
+// The pages' BridgeService (docs/extension.md#layering): the popup and
 // the options page reach the worker only through it.
 const service = createLocalBridgeService({
   api,
@@ -82,17 +83,12 @@ const service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code),
 });
 const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.endAll(reason), isManaged: () => pairing.managed });
 
-// Frames can only be parsed once the validator is loaded; everything else
-// only has to be ready before the first request runs (handleRequest awaits
-// `ready`). So the hello goes out as soon as the validator is in, while
-// storage is still opening: on a cold start that is about 100 ms sooner
-// (docs/architecture.md §Cold start).
-const validatorReady = loadValidator(async () => (await api.fetch(api.runtime.getURL("schema/protocol.schema.json"))).json());
 
 // A managed browser opens the BUA window now, alongside the hello, so the
 // first open_tab or navigate finds it, its tab attached (docs/architecture.md
@@ -104,7 +100,7 @@ pairingLoaded
   .catch((e) => log("BUA window not prewarmed", e));
 
 async function init() {
-  const [, , loaded] = await Promise.all([validatorReady, sessions.init(), pairingLoaded, handoffs.init()]);
+  const [, loaded] = await Promise.all([sessions.init(), pairingLoaded, handoffs.init()]);
   Object.assign(pairing, loaded);
   if (pairing.blocklist && pairing.blocklist.length) await sessions.addToBlocklist(pairing.blocklist);
   idleGuard.start();
@@ -116,15 +112,10 @@ const ready = init().catch((e) => {
   console.error("[bua] worker init failed", e);
   throw e;
 });
-validatorReady.then(
-  () => client.start(),
-  (e) => console.error("[bua] schema did not load; not connecting", e),
-);
-
 controller.onDetach?.((tabId, reason) => {
   // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
   // session ends with debugger_detached, its requests fail at once and the
-  // tab is refused from then on (spec 001 §Cancellation).
+  // tab is refused from then on (docs/architecture.md#cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.
@@ -159,6 +150,15 @@ chrome.windows.onRemoved.addListener((windowId) => {
   windows.windowRemoved(windowId);
 });
 
+// The window manager keeps a new BUA window, and one a click activated,
+// hidden while the window manager may still show it (HIDE_WATCH_MS).
+chrome.windows.onFocusChanged.addListener((windowId) => {
+  windows.focusChanged(windowId);
+});
+chrome.windows.onBoundsChanged.addListener((win) => {
+  windows.boundsChanged(win);
+});
+
 chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => idleGuard.onState(state));
 });
@@ -189,3 +189,10 @@ chrome.runtime.onConnect.addListener((port) => {
 function sameList(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
 }
+
+// Frames are validated by generated code, which needs nothing loaded;
+// everything else only has to be ready before the first request runs
+// (handleRequest awaits `ready`). So the hello goes out as soon as the
+// listeners above are in, while storage is still opening
+// (docs/architecture.md §Cold start).
+client.start();

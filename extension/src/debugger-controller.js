@@ -1,5 +1,5 @@
 // The debugger controller: every per-tab action runs here through
-// chrome.debugger (CDP 1.3) on the real tab (spec 001 §DebuggerController).
+// chrome.debugger (CDP 1.3) on the real tab (docs/extension.md#controller-interface).
 // It owns the attachment set, the uid cache, the evaluate-in-progress set
 // and the dialogs left open; the action modules in ./actions/ hold the CDP
 // sequence for each action family and reach the tab only through the ctx
@@ -377,7 +377,7 @@ export function createDebuggerController(opts) {
     const dialogType = p.type || "alert";
     const message = typeof p.message === "string" ? p.message : "";
     if (evaluating.has(tabId)) {
-      // protocol v4 §Dialogs: during evaluate, answer at once (accept an
+      // docs/protocol.md#dialogs: during evaluate, answer at once (accept an
       // alert or beforeunload, dismiss a confirm or prompt): until a dialog
       // is answered the renderer is blocked and the evaluate would hang.
       answerNow(tabId, { dialogType, message }, dialogType === "alert" || dialogType === "beforeunload", "evaluate");
@@ -391,7 +391,7 @@ export function createDebuggerController(opts) {
       answerNow(tabId, { dialogType, message }, dialogType === "beforeunload" || policy.how === "accept", policy.action);
       return;
     }
-    // Outside evaluate the dialog is left open (protocol v4 §Dialogs), in a
+    // Outside evaluate the dialog is left open (docs/protocol.md#dialogs), in a
     // managed browser too: handle_dialog answers it, or the person does.
     // Until then the page is blocked, so every action on the tab fails at
     // once, naming it (run).

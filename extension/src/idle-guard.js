@@ -1,4 +1,4 @@
-// Ends every session when the person is away (spec 001 §Session invariants:
+// Ends every session when the person is away (docs/extension.md#session-lifecycle:
 // "chrome.idle + screen-lock guard", system_idle after 30 min, screen_locked
 // at once). Its own module so node tests drive it with a fake chrome.idle;
 // background.js adds the onStateChanged listener at top level and hands
@@ -7,7 +7,7 @@
 import { END_REASONS } from "./generated/protocol.js";
 
 // IDLE_DETECTION_S is chrome.idle's detection interval: "idle" after 30
-// minutes without input (spec 001: system_idle 30m).
+// minutes without input (docs/extension.md#session-lifecycle: system_idle after 30 min).
 export const IDLE_DETECTION_S = 30 * 60;
 
 // createIdleGuard wires the guard. deps:

@@ -1,5 +1,5 @@
 // Sessions keyed by tabId, the domain blocklist, and session events
-// (protocol v4 §Events, spec 001 §State Ownership). State survives the
+// (docs/protocol.md#events, docs/extension.md#state-ownership). State survives the
 // worker being killed: activeSessions, blocklist, sessionHistory (the audit
 // log: {tabId, domain, startedAt, endedAt, actionCount, reason}, at most
 // HISTORY_MAX) and stoppedTabs live in chrome.storage.local and are read
@@ -14,17 +14,17 @@ import { normalizeDomain, blockedBy } from "./lib/domains.js";
 // one chrome.storage.local write instead of one write per action. A worker
 // killed meanwhile loses at most that last second of actionCount and
 // lastActionAt; sessions starting, changing domain or ending are written
-// at once (spec 001 §State Ownership).
+// at once (docs/extension.md#state-ownership).
 export const RECORD_WRITE_MS = 1000;
 
 
-// HISTORY_MAX is the audit log's cap (spec 001 §State Ownership: "≤ 1000
-// entries"); the oldest entries are dropped first.
+// HISTORY_MAX is the audit log's cap (docs/extension.md#state-ownership: at
+// most 1,000); the oldest entries are dropped first.
 export const HISTORY_MAX = 1000;
 
 // STOP_REASONS are the end reasons that come from the person saying stop:
 // the popup's Stop (user_stopped), its Stop all (global_stop) and Chrome's
-// debugger-bar Cancel (debugger_detached). Spec 001 §Cancellation: after
+// debugger-bar Cancel (debugger_detached). docs/architecture.md#cancellation: after
 // them "any subsequent action on that tab fails with session_not_found",
 // for as long as the tab lives; a new tab (open_tab) starts afresh.
 export const STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);

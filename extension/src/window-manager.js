@@ -1,5 +1,5 @@
 // The BUA window: one minimized, unfocused window that agent tabs open into,
-// so a person's own windows are never disturbed (spec 001 §BuaWindowManager).
+// so a person's own windows are never disturbed (docs/extension.md#focus-and-input-in-the-bua-window).
 // Its id is persisted in buaWindowId so a restarted worker finds it again;
 // every open goes through one lock so concurrent open_tabs cannot create two
 // windows (an orphan would stay minimized forever).
@@ -22,11 +22,53 @@
 // window left 780×493). A person's windows keep the size they have.
 export const VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 
-export function createWindowManager({ api, isManaged = () => false }) {
+// HIDE_WATCH_MS is how long the BUA window of a person's browser is kept
+// hidden after bua did something the window manager may answer late: a
+// new BUA window (openbox maps it, normal and focused, after
+// windows.create has answered minimized) or a click's press in it (which
+// makes Chrome activate the window, sometimes after the click has
+// answered). Within it, Chrome reporting the window focused or not
+// minimized puts it back: minimized, the focus on the person's window.
+// Under openbox on a loaded 2-core machine (load 10-20) the late focus
+// came 0.14 s after the click's answer and 0.5 s after its press; 3 s
+// leaves room for a slower machine, and the person's own restore of the
+// window stands once it is over.
+export const HIDE_WATCH_MS = 3000;
+
+// WINDOW_ID_NONE is chrome.windows.WINDOW_ID_NONE: onFocusChanged's id when
+// no Chrome window has the focus.
+const WINDOW_ID_NONE = -1;
+
+export function createWindowManager({ api, isManaged = () => false, now = Date.now }) {
   let lock = Promise.resolve();
   let cachedId = null;
   let spareId = null; // the prewarmed window's blank tab, not yet handed out
   const keyed = new Map(); // open_tab's window key -> window id
+  // watch is the hidden window last made or clicked in (the BUA window or
+  // an own_windows key's), kept hidden: {id, until, back}, back the
+  // window to give the focus back to (null: none of Chrome's had it).
+  let watch = null;
+
+  // keepHidden watches window id for HIDE_WATCH_MS from now (a person's
+  // browser only); back is the window that has the focus.
+  function keepHidden(id, back) {
+    if (isManaged()) return;
+    watch = { id, back: back == null ? null : back, until: now() + HIDE_WATCH_MS };
+  }
+
+  // watching is the live watch on windowId, or null (an expired one is
+  // dropped).
+  function watching(windowId) {
+    if (watch && now() > watch.until) watch = null;
+    return watch && watch.id === windowId ? watch : null;
+  }
+
+  // putBack minimizes the watched window again and gives the focus back.
+  // A window gone meanwhile is nobody's concern.
+  async function putBack(w) {
+    await api.windows.update(w.id, { state: "minimized" }).catch(() => {});
+    if (w.back != null) await api.windows.update(w.back, { focused: true }).catch(() => {});
+  }
 
   function withLock(fn) {
     const run = lock.then(fn, fn);
@@ -68,11 +110,14 @@ export function createWindowManager({ api, isManaged = () => false }) {
   // newHiddenWindow opens a window as the BUA window is opened.
   async function newHiddenWindow(props) {
     const state = isManaged() ? "normal" : "minimized";
-    const win = await createWindow({ ...props, state, focused: false, type: "normal" });
+    const back = isManaged() ? null : await focusedWindow();
+    let win = await createWindow({ ...props, state, focused: false, type: "normal" });
     // A window made around an existing tab ({tabId}, a handoff's return)
     // can come up normal under some window managers: minimize it again, or
-    // the person would see the BUA window appear.
-    if (win.state && win.state !== state) return { ...win, ...(await api.windows.update(win.id, { state })) };
+    // the person would see the BUA window appear. The window manager may
+    // also map it later, normal and focused: keepHidden watches for that.
+    if (win.state && win.state !== state) win = { ...win, ...(await api.windows.update(win.id, { state })) };
+    keepHidden(win.id, back);
     return win;
   }
 
@@ -91,6 +136,17 @@ export function createWindowManager({ api, isManaged = () => false }) {
     const dh = VIEWPORT.height - tab.height;
     if (dw === 0 && dh === 0) return win;
     return { ...win, ...(await api.windows.update(win.id, { width: win.width + dw, height: win.height + dh })) };
+  }
+
+  // focusedWindow is the id of the Chrome window that has the focus, or
+  // null when none has (the person is in another program).
+  async function focusedWindow() {
+    try {
+      const w = await api.windows.getLastFocused();
+      return w && w.focused ? w.id : null;
+    } catch {
+      return null;
+    }
   }
 
   // personWindow is the person's last focused normal window, or null when
@@ -209,9 +265,40 @@ export function createWindowManager({ api, isManaged = () => false }) {
         return (await newBuaWindow({ tabId })).id;
       });
     },
+    // keepHidden keeps the BUA window windowId minimized and unfocused for
+    // HIDE_WATCH_MS (a person's browser): after a click's press in it,
+    // whose activation can come after the click answered. back is the
+    // window that had the focus (null: none of Chrome's).
+    keepHidden,
+    // show brings windowId in front of the person (showWindow), which
+    // ends any watch keeping it hidden: bua shows the BUA window itself
+    // when a handoff's tab has no other window to go to, or the person
+    // asks for a handoff's tab from the popup.
+    show(windowId) {
+      if (watching(windowId)) watch = null;
+      return showWindow(api, windowId);
+    },
+    // focusChanged is chrome.windows.onFocusChanged: the watched BUA
+    // window taking the focus is put back; the focus going to another of
+    // Chrome's windows (the person's, or `bua open --focus`'s) makes that
+    // the one to give it back to.
+    focusChanged(windowId) {
+      if (watch && now() > watch.until) watch = null;
+      if (!watch) return null;
+      if (windowId === watch.id) return putBack(watch);
+      if (windowId !== WINDOW_ID_NONE) watch.back = windowId;
+      return null;
+    },
+    // boundsChanged is chrome.windows.onBoundsChanged: the watched BUA
+    // window shown without the focus is put back too.
+    boundsChanged(win) {
+      const w = win && watching(win.id);
+      return w && win.state && win.state !== "minimized" ? putBack(w) : null;
+    },
     // windowRemoved forgets the BUA window when Chrome closes it (its last
     // tab closed, or the person closed it).
     windowRemoved(windowId) {
+      if (watching(windowId)) watch = null;
       for (const [key, id] of keyed) if (id === windowId) keyed.delete(key);
       if (windowId === cachedId) {
         cachedId = null;

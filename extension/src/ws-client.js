@@ -1,4 +1,4 @@
-// The worker's one WebSocket to the daemon (protocol v4 §Handshake,
+// The worker's one WebSocket to the daemon (docs/protocol.md#handshake,
 // docs/extension.md §ws-client rules): hello, then nothing until
 // ack; reject and 4001/4002/4003 are terminal until the pairing changes;
 // anything else reconnects with jittered backoff (4029, "rate-limited, try
@@ -6,7 +6,7 @@
 // have spent its budget, and the right token gets in on the next try);
 // heartbeat every 20 s. Every request runs under its own AbortSignal:
 // cancel {id} from the daemon aborts it, and a request that was aborted
-// sends no response (spec 001 §Cancellation). A dropped connection aborts
+// sends no response (docs/architecture.md#cancellation). A dropped connection aborts
 // nothing: each request is recorded in the replay cache (replay-cache.js)
 // before it runs, and a request the daemon re-sends after a reconnect is
 // answered from there, or by the action still running, never by running

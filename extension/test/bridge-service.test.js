@@ -1,4 +1,4 @@
-// The contract → service layering (spec 001 §Extension UI Layering): the
+// The contract → service layering (docs/extension.md#layering): the
 // runtime messages' validation, the runtime proxy talking to the local
 // service through a fake chrome.runtime, state pushes to ports, the badge,
 // and the service's config, blocklist, history and reset calls.
@@ -20,6 +20,7 @@ import { createLocalBridgeService, connectionView, PUSH_MS } from "../src/servic
 import { createRuntimeBridgeService } from "../src/services/bridge-service-runtime.js";
 import { badgeFor, BADGE_COLORS } from "../src/badge.js";
 import { createSessionManager } from "../src/session-manager.js";
+import { createWindowManager } from "../src/window-manager.js";
 import { sleep } from "../src/lib/cdp.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
@@ -68,6 +69,7 @@ async function setup({ managed = false } = {}) {
     pairing: () => pairing,
     handoffs,
     controller: { detach: async () => {} },
+    windows: createWindowManager({ api }),
     emit: (e) => events.push(e),
     claim: async (url, code) => {
       claims.push([url, code]);

@@ -436,8 +436,11 @@ test("browser actions run within the budget too", async () => {
     api.tabsMap.get(tab.id).status = "loading";
     return tab;
   };
+  // Answered, not failed: past its budget the dispatcher's watchdog would
+  // have ended it with timeout (both are timers, so the order holds however
+  // late a loaded machine runs them).
   const r2 = await d.dispatch(again, budgetFor(again, 900)); // 450 ms budget, 200 ms load wait
   const took = Date.now() - t0;
   assert.equal(r2.domain, "o2.test");
-  assert.ok(took >= 150 && took < 450, `open_tab took ${took} ms`);
+  assert.ok(took >= 150, `open_tab took ${took} ms: it did not wait for the load`);
 });

@@ -5,10 +5,8 @@ import { describe, watchDownload, withDownload } from "../src/lib/downloads.js";
 import { budgetUntil } from "../src/lib/budget.js";
 import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { REASONS } from "../src/generated/protocol.js";
-import { readFileSync } from "node:fs";
-import { initValidator, validateMessage } from "../src/validator.js";
+import { validateMessage } from "../src/validator.js";
 
-initValidator(JSON.parse(readFileSync(new URL("../schema/protocol.schema.json", import.meta.url), "utf8")));
 
 // validateAction is the extension validator's verdict on a request carrying
 // action: null when valid, else its message.

@@ -6,16 +6,12 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { createWsClient } from "../src/ws-client.js";
 import { ANSWERED, CANCELLED, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/replay-cache.js";
 import { REPLAY } from "../src/generated/protocol.js";
-import { initValidator, parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
-
-initValidator(JSON.parse(readFileSync(fileURLToPath(new URL("../schema/protocol.schema.json", import.meta.url)), "utf8")));
 
 const tick = () => new Promise((r) => setImmediate(r));
 const id = () => crypto.randomUUID();

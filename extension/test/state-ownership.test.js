@@ -1,4 +1,4 @@
-// Spec 001 §State Ownership: the worker can be killed at any time; what
+// docs/extension.md#state-ownership: the worker can be killed at any time; what
 // chrome.storage.local holds (bridge_config, blocklist, activeSessions,
 // buaWindowId, sessionHistory, and stoppedTabs) comes back in a fresh
 // worker, and what lived only in memory (the uid caches, the debugger

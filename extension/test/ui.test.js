@@ -1,5 +1,5 @@
-// The popup and options page's UI layer (spec 001 §Extension UI
-// Layering): pure view models and actions, run against a fake
+// The popup and options page's UI layer
+// (docs/extension.md#layering): pure view models and actions, run against a fake
 // BridgeService; the pages never touch chrome.*; the HTML keeps the ids
 // the headful e2e suite drives.
 

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createDispatcher } from "../src/action-dispatcher.js";
 import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
+import { createWindowManager, HIDE_WATCH_MS } from "../src/window-manager.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 async function setup({ managed = false } = {}) {
@@ -136,4 +136,121 @@ test("a managed browser's windows are sized so their pages are 1280×720; a pers
       assert.deepEqual(resizes, [], "and are never resized");
     }
   }
+});
+
+// A person's BUA window made around a tab (a handoff's return): the window
+// manager (openbox) may map it, normal and focused, after windows.create
+// answered minimized. personSetup is the person's focused window with the
+// handed-back tab, a window manager on a clock the test moves, and the
+// new BUA window around that tab.
+async function personSetup({ managed = false } = {}) {
+  const api = createFakeApi();
+  const person = api.mkWindow({ focused: true });
+  api.mkTab(person.id, "http://mine.test/");
+  const tab = api.mkTab(person.id, "http://shop.test/");
+  const clock = { t: 1000 };
+  const windows = createWindowManager({ api, isManaged: () => managed, now: () => clock.t });
+  const buaId = await windows.takeBack(tab.id);
+  const shown = () => {
+    const w = api.winsMap.get(buaId);
+    return { state: w.state, focused: w.focused };
+  };
+  return { api, person, clock, windows, buaId, shown };
+}
+
+const HIDDEN = { state: "minimized", focused: false };
+
+test("a person's new BUA window that the window manager shows late is minimized again, the focus back on the person's window", async () => {
+  const { api, person, clock, windows, buaId, shown } = await personSetup();
+  assert.deepEqual(shown(), HIDDEN);
+  clock.t += HIDE_WATCH_MS - 1;
+  api.focusWindow(buaId); // openbox maps it normal and focused
+  await windows.focusChanged(buaId);
+  assert.deepEqual(shown(), HIDDEN);
+  assert.equal(api.winsMap.get(person.id).focused, true, "the person's window has the focus back");
+
+  // Shown without the focus: onBoundsChanged reports it.
+  api.winsMap.get(buaId).state = "normal";
+  await windows.boundsChanged({ id: buaId, state: "normal", focused: false });
+  assert.equal(api.winsMap.get(buaId).state, "minimized");
+  // A bounds change of another window, or of the minimized BUA window, is no business of the watch.
+  const n = api.calls.length;
+  await windows.boundsChanged({ id: person.id, state: "normal", focused: true });
+  await windows.boundsChanged({ id: buaId, state: "minimized", focused: false });
+  assert.equal(api.calls.length, n);
+});
+
+test("the focus goes back to the window the person (or bua open --focus) focused last, none when they left Chrome", async () => {
+  const { api, windows, buaId, shown } = await personSetup();
+  const other = api.mkWindow({ focused: false });
+  api.focusWindow(other.id);
+  windows.focusChanged(other.id);
+  windows.focusChanged(-1); // the focus passes through no window on its way
+  api.focusWindow(buaId);
+  await windows.focusChanged(buaId);
+  assert.deepEqual(shown(), HIDDEN);
+  assert.equal(api.winsMap.get(other.id).focused, true);
+
+  // The person was in another program when the window was made: it is
+  // minimized again, and no Chrome window takes the focus from that program.
+  const api2 = createFakeApi();
+  const mine = api2.mkWindow({ focused: false });
+  const tab = api2.mkTab(mine.id, "http://shop.test/");
+  api2.mkTab(mine.id, "http://mine.test/");
+  const w2 = createWindowManager({ api: api2 });
+  const id2 = await w2.takeBack(tab.id);
+  api2.focusWindow(id2);
+  await w2.focusChanged(id2);
+  assert.deepEqual({ state: api2.winsMap.get(id2).state, focused: api2.winsMap.get(id2).focused }, HIDDEN);
+  assert.equal(api2.calls.some(([c, id, p]) => c === "windows.update" && id === mine.id && p.focused), false);
+});
+
+test("bua's own show of the BUA window is not fought, nor the person's once the watch is over, nor anything in a managed browser", async () => {
+  // A handoff's tab with no other window to go to, or the popup's "bua
+  // needs you" button: windows.show ends the watch.
+  {
+    const { api, windows, buaId, shown } = await personSetup();
+    await windows.show(buaId);
+    assert.deepEqual(shown(), { state: "normal", focused: true });
+    const n = api.calls.length;
+    await windows.focusChanged(buaId);
+    assert.deepEqual(shown(), { state: "normal", focused: true });
+    assert.equal(api.calls.length, n, "nothing undone");
+  }
+  // The person restores the window after the watch.
+  {
+    const { api, clock, windows, buaId, shown } = await personSetup();
+    clock.t += HIDE_WATCH_MS + 1;
+    api.focusWindow(buaId);
+    await windows.focusChanged(buaId);
+    assert.deepEqual(shown(), { state: "normal", focused: true });
+  }
+  // Nobody sits at a managed browser: its BUA window is never watched.
+  {
+    const { api, windows, buaId } = await personSetup({ managed: true });
+    api.focusWindow(buaId);
+    const n = api.calls.length;
+    await windows.focusChanged(buaId);
+    assert.equal(api.calls.length, n);
+  }
+});
+
+test("a click's activation that comes after the click answered is undone, as one that came before it", async () => {
+  const api = createFakeApi();
+  const person = api.mkWindow({ focused: true });
+  const sessions = createSessionManager({ storage: api.storage, emit: () => {} });
+  await sessions.init();
+  const clock = { t: 1000 };
+  const windows = createWindowManager({ api, now: () => clock.t });
+  const d = createDispatcher({ api, sessions, windows, controller: { run: async () => ({ ok: true }) }, emit: () => {} });
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  clock.t += HIDE_WATCH_MS + 1; // the new window's own watch is over
+  await d.dispatch({ type: "click", tabId: a.tabId, selector: "#go" });
+  assert.deepEqual({ state: api.winsMap.get(a.windowId).state, focused: api.winsMap.get(a.windowId).focused }, HIDDEN);
+  // The window manager applies Chrome's activation of the clicked page's
+  // window now, after the click's answer.
+  api.focusWindow(a.windowId);
+  await windows.focusChanged(a.windowId);
+  assert.deepEqual({ state: api.winsMap.get(a.windowId).state, focused: api.winsMap.get(a.windowId).focused }, HIDDEN);
+  assert.equal(api.winsMap.get(person.id).focused, true);
 });

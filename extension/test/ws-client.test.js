@@ -1,14 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/ws-client.js";
 import { ACTIONS, CLOSE_CODES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
-import { initValidator, parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 
-initValidator(JSON.parse(readFileSync(fileURLToPath(new URL("../schema/protocol.schema.json", import.meta.url)), "utf8")));
 
 const ID = "3f2c6a1e-8b4d-4c2a-9e7f-1a2b3c4d5e6f";
 const tick = () => new Promise((r) => setImmediate(r));

@@ -404,8 +404,7 @@ func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action
 
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
-// answers. Validating here too would cost each one-shot command the
-// schema's compile (about 1 ms) for nothing.
+// answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
 	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
 }

@@ -123,7 +123,7 @@ func (c *Conn) readLoop() {
 			return
 		}
 		if typ != websocket.TextMessage {
-			// JSON text frames only (protocol v4 §Message Envelope).
+			// JSON text frames only (docs/protocol.md#messages).
 			c.log.Warn("closing: binary frame from extension", "browser", c.Name)
 			c.shutdown(protocol.CloseUnsupportedData, "bua speaks JSON text frames only", false)
 			return

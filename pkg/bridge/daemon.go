@@ -24,8 +24,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// DefaultListen is the extension's default daemon address, per spec 001
-// §Runtime Topology.
+// DefaultListen is the extension's default daemon address, per
+// docs/extension.md#pairing.
 const DefaultListen = "127.0.0.1:48123"
 
 // Failure budgets for the handshake and for pairing codes, each its own
@@ -400,7 +400,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	if !lr.NoValidate {
 		// The one check of an action on its way out: the CLI leaves it to
-		// the daemon, whose schema is compiled once, not once per command.
+		// the daemon, so a one-shot command does not check it twice.
 		if err := protocol.ValidateAction(lr.Action); err != nil {
 			err.Reason = protocol.ReasonRefused
 			return nil, err

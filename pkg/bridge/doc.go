@@ -1,6 +1,6 @@
 // Package bridge implements the daemon side of bua's browser bridge,
-// protocol v4 (shared/spec 000, normative), and the pool and cancellation
-// rules of the architecture (shared/spec 001). The wire types, validation
+// protocol v4 (docs/protocol.md), and the pool and cancellation
+// rules of the architecture (docs/architecture.md). The wire types, validation
 // and error contract live in pkg/protocol; this package moves them.
 //
 // Main pieces:

@@ -89,8 +89,8 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if typ != websocket.TextMessage {
-		// The protocol is JSON text frames only (protocol v4 §Message
-		// Envelope): refuse, without a reject, like any frame after ack.
+		// The protocol is JSON text frames only
+		// (docs/protocol.md#messages): refuse, without a reject, like any frame after ack.
 		d.logs.Info("rejected hellos"+from, "handshake refused: binary frame", "remote", r.RemoteAddr)
 		closeWS(ws, protocol.CloseUnsupportedData, "bua speaks JSON text frames only")
 		return

@@ -32,7 +32,7 @@ const (
 	// OpCancel ends the same connection's unfinished operation whose id it
 	// carries, as hanging up would end them all; it gets no answer of its
 	// own. A request it ends answers "aborted by caller", and the pool
-	// cancels it in the extension (spec 001 §Cancellation).
+	// cancels it in the extension (docs/architecture.md#cancellation).
 	OpCancel = "cancel"
 )
 

@@ -343,12 +343,16 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "browser log: %v", err)
 	}
+	// Known before the launch: the extension may say hello before Launch
+	// returns.
+	m.token.Store(tok)
 	// The browser outlives the request that launched it.
 	proc, err := d.cfg.Launch(context.Background(), LaunchOptions{
 		Exec: o.Chrome, Headless: o.Headless, ProfileDir: profile, ExtensionDir: extDir, DownloadDir: dirs.Downloads(), Log: logf,
 	})
 	if err != nil {
 		logf.Close()
+		m.token.Store("")
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "launch browser: %v", err)
 	}
 	pid := proc.Pid()
@@ -371,7 +375,6 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 		m.mu.Unlock()
 	}()
 	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
-	m.token.Store(tok)
 	d.log.Info("managed browser launched", "browser", paths.name, "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // Browser names. The pool keys its connections by the name of the browser
-// they come from (docs/architecture.md §Several browsers):
+// they come from (docs/architecture.md#several-browsers):
 //
 //   - user: the person's Chrome paired with `bua pair` (home.Dirs.TokenFile);
 //   - a name of the person's own choosing (`bua pair --name work`): another

@@ -19,7 +19,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// Several browsers per daemon (docs/architecture.md §Several browsers):
+// Several browsers per daemon (docs/architecture.md#several-browsers):
 // the pool keys its connections by the browser's name, which the daemon
 // reads from the hello's token: user, a named user pairing, managed or
 // managed-N.
@@ -150,6 +150,18 @@ func TestManagedBrowsersByName(t *testing.T) {
 	}
 
 	b2.Kill()
+	// A request sent before the daemon has seen the connection end fails
+	// (its browser is dying); the next one after that launches anew.
+	for gone := false; !gone; {
+		st, err := def.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone = !slices.ContainsFunc(st.Connections, func(c bridge.ConnStatus) bool { return c.Browser == "managed-2" })
+		if !gone {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	if _, err := two.Request(ctx, protocol.GetTabs()); err != nil {
 		t.Fatalf("get_tabs on managed-2 after its browser died: %v", err)
 	}

@@ -18,10 +18,10 @@ import (
 )
 
 // Pool matches requests with responses over the extension connections, per
-// spec 001 §Shared pool and §Cancellation. It holds at most one Conn per
-// browser, keyed by the browser's name (names.go); a newer one replaces
-// the old, unless it is the same extension instance coming back
-// (Conn.resumes), whose requests it resumes.
+// docs/architecture.md#one-action-bua-click-e3 and #cancellation. It holds
+// at most one Conn per browser, keyed by the browser's name (names.go); a
+// newer one replaces the old, unless it is the same extension instance
+// coming back (Conn.resumes), whose requests it resumes.
 type Pool struct {
 	log *slog.Logger
 
@@ -373,7 +373,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 
 // cancelOnResume sends cancel {id} for a request whose caller gave up
 // while it was held, if old's instance reconnects before until: the
-// action may still be running there (spec 001 §Cancellation).
+// action may still be running there (docs/architecture.md#cancellation).
 func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 	c, _ := p.awaitResume(context.Background(), old, until)
 	if c != nil && c.Supports(protocol.FeatureCancel) && c.cancel(id) {
@@ -385,7 +385,7 @@ func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 // (x-feature, protocol.ActionSpec.Feature), or that sets a param whose
 // property names one (protocol.ParamSpec.Feature), when the connected
 // extension's hello does not list it: an older extension would reject or
-// misread it, so it is never sent (protocol v4 §Versioning discipline: pure
+// misread it, so it is never sent (docs/protocol.md#versioning: pure
 // additions are safe only when the peer can ignore them). action is the
 // encoded action object.
 func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *protocol.Error {
@@ -419,7 +419,7 @@ func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *pr
 
 // stopAll answers every request in flight on c at once with internal_error
 // "stopped by the user" (reason global_stop) and sends cancel for each, when
-// the extension reports the popup's Stop all (protocol v4 §Events:
+// the extension reports the popup's Stop all (docs/protocol.md#events:
 // global_stop, "server should treat in-flight requests as cancelled").
 // Answers the extension sends after this are dropped as stray.
 func (p *Pool) stopAll(c *Conn) int {
@@ -441,8 +441,8 @@ func (p *Pool) stopAll(c *Conn) int {
 // cancelSent ends a sent request that will get no answer here (the caller
 // cancelled, or a deadline passed): it tells an extension that lists
 // FeatureCancel to stop the action and free its tab, and logs the request
-// at info level so a late answer in the log is explained (spec 001
-// §Cancellation). An extension without the feature gets nothing new and
+// at info level so a late answer in the log is explained
+// (docs/architecture.md#cancellation). An extension without the feature gets nothing new and
 // finishes the action within its own deadlineMs.
 func (p *Pool) cancelSent(c *Conn, id string, a protocol.Action, err *protocol.Error) {
 	sent := c.Supports(protocol.FeatureCancel) && c.cancel(id)

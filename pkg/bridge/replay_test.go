@@ -240,7 +240,7 @@ func TestReplay_Fails(t *testing.T) {
 // TestReplay_CancelWhileHeld: the caller gives up while its request is
 // held; it hears "aborted by caller" at once, the request is not re-sent,
 // and the extension, which still runs the action, gets cancel {id} on its
-// new connection (spec 001 §Cancellation).
+// new connection (docs/architecture.md#cancellation).
 func TestReplay_CancelWhileHeld(t *testing.T) {
 	h, logs := replayDaemon(t, 3*time.Second)
 	ext := h.ConnectWith(t, bridgetest.Options{Instance: "inst-a"})

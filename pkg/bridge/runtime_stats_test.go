@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"runtime"
@@ -15,6 +16,11 @@ import (
 // fds: plausible, the goroutines moving with an extension's connection
 // (its reader and writer), the fds matching the process's own count.
 func TestStatusRuntime(t *testing.T) {
+	// The counts are the process's: an earlier test's daemon, its links
+	// and connections go on closing after its Run returned (a daemon's
+	// process exits there), so the count taken before connecting would
+	// hold goroutines about to end, and the count after, none of them.
+	waitGone(t, "github.com/bua-dev/bua/pkg/bridge.", "github.com/bua-dev/bua/pkg/bridge/bridgetest.")
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	c := h.Client(t)
 	status := func() bridge.RuntimeStats {
@@ -41,8 +47,8 @@ func TestStatusRuntime(t *testing.T) {
 	}
 
 	h.Connect(t)
-	// Other goroutines of earlier tests may still be going away: give the
-	// count a moment to show the connection's.
+	// The connection's reader and writer start as the hello is answered:
+	// give the count a moment to show them.
 	after := status()
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && after.Goroutines < before.Goroutines+2; after = status() {
 		time.Sleep(20 * time.Millisecond)
@@ -60,6 +66,27 @@ func TestStatusRuntime(t *testing.T) {
 		}
 		if direct := len(entries) - 1; after.OpenFDs < direct-2 || after.OpenFDs > direct+2 {
 			t.Errorf("status says %d open fds, /proc/self/fd lists %d", after.OpenFDs, direct)
+		}
+	}
+}
+
+// waitGone waits until no goroutine runs code of the packages named by
+// their import path prefixes (each ending in "."), or fails after 10 s
+// listing the goroutines, as a leak.
+func waitGone(t *testing.T, prefixes ...string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		stacks := buf[:runtime.Stack(buf, true)]
+		left := false
+		for _, p := range prefixes {
+			left = left || bytes.Contains(stacks, []byte(p))
+		}
+		if !left {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("goroutines of earlier tests still run after 10 s:\n%s", stacks)
 		}
 	}
 }

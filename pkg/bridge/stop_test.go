@@ -18,8 +18,8 @@ import (
 // TestGlobalStop_CancelsInFlight: the extension's global_stop (the popup's
 // Stop all) answers every request in flight on that connection at once with
 // internal_error, reason global_stop, and cancels each in the extension
-// (protocol v4 §Events: "server should treat in-flight requests as
-// cancelled"). A request sent after the stop runs as usual.
+// (docs/protocol.md#events: the daemon treats the requests in flight as
+// cancelled). A request sent after the stop runs as usual.
 func TestGlobalStop_CancelsInFlight(t *testing.T) {
 	var logs syncbuf.Buffer
 	h := bridgetest.StartDaemon(t, bridge.Config{Log: slog.New(slog.NewTextHandler(&logs, nil))})

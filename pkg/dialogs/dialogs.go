@@ -2,7 +2,7 @@
 // DialogsDismiss or DialogsLeave: a flow's dialogs: key, the CLI's
 // --dialogs) to the actions sent through a protocol.Requester.
 //
-// Protocol v4 §Dialogs leaves a page's dialogs open: an action that meets
+// docs/protocol.md#dialogs leaves a page's dialogs open: an action that meets
 // one fails with invalid_action, reason dialog_open (it was open before the
 // action, which did not run) or dialog_opened (the action opened it). Under
 // accept or dismiss:

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/roletarget"
 )
 
 // target is a step's target as a flow writes it: a role target (Role, with
@@ -74,16 +75,16 @@ func locate(d *protocol.DescribeResult) (t target, note string, ok bool) {
 }
 
 // roleUsable reports whether a role target with role and name passes the
-// flow loader's checks (protocol.CheckRole, the name's length).
+// flow loader's checks (roletarget.CheckRole, the name's length).
 func roleUsable(role, name string) bool {
-	return protocol.CheckRole(role) == nil && len(roleTargetName(name)) <= maxName
+	return roletarget.CheckRole(role) == nil && len(roleTargetName(name)) <= maxName
 }
 
 // roleTargetName is name as a role target's name matches it exactly: a
 // name that looks like /pattern/flags would be read as a regular
 // expression, so it becomes one that matches the text whole.
 func roleTargetName(name string) string {
-	if _, _, isRegex := protocol.ParseName(name); !isRegex {
+	if _, _, isRegex := roletarget.ParseName(name); !isRegex {
 		return name
 	}
 	var b strings.Builder

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/roletarget"
 )
 
 func nth(i int) *int { return &i }
@@ -96,12 +97,12 @@ func TestRoleTargetName(t *testing.T) {
 			t.Errorf("roleTargetName(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 		got := roleTargetName(tt.name)
-		if err := protocol.CheckName(got); err != nil {
+		if err := roletarget.CheckName(got); err != nil {
 			t.Errorf("roleTargetName(%q): %v", tt.name, err)
 		}
 		// A regex must match the name whole (RE2 reads these escapes as
 		// JavaScript does).
-		if pattern, _, ok := protocol.ParseName(got); ok && !regexp.MustCompile(pattern).MatchString(tt.name) {
+		if pattern, _, ok := roletarget.ParseName(got); ok && !regexp.MustCompile(pattern).MatchString(tt.name) {
 			t.Errorf("roleTargetName(%q) = %q does not match the name", tt.name, got)
 		}
 	}

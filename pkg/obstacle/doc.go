@@ -1,7 +1,7 @@
 // Package obstacle classifies a page as an obstacle an agent cannot get past
 // on its own — a login wall, a CAPTCHA, or an access-denied / rate-limit page —
 // from the inputs the extension gathers during extract. It implements
-// protocol v4 §Obstacle detection.
+// docs/protocol.md#obstacles.
 //
 // The classifier is a pure function: Detect(Input) returns nil or an
 // *Obstacle{Type, Confidence, Message}, the exact object that travels on the
@@ -10,11 +10,15 @@
 // for debugging; FormatText renders it for humans. ParseInput reads either
 // the JSON of `bua extract --json` or a bare inputs object.
 //
-// The extension runs a twin of this code (extension/src/lib/obstacle.js).
-// Both are held to the vectors in testdata/obstacle/*.json, so any change to
-// a pattern, threshold or message must be made in both and proved there;
-// TestPatternParity also checks that every Go pattern appears verbatim in the
-// JS file.
+// The classifier's data, its patterns, needles, labels, thresholds and
+// verdicts, is one file, extension/schema/obstacle.rules.json, which `go
+// generate` writes as this package's tables (rules_gen.go) and as the
+// extension's (extension/src/generated/obstacle-rules.js), where
+// extension/src/lib/obstacle.js runs it with the same steps as Explain here:
+// a pattern, a threshold or a message is edited once. The steps themselves
+// exist in both languages, since bua obstacle classifies offline, with no
+// browser or daemon, and extract classifies in the extension; the vectors
+// in testdata/obstacle/*.json hold both to the same verdicts.
 //
 // Layers, cheapest first; the first to fire wins:
 //

@@ -3,87 +3,21 @@ package obstacle
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bua-dev/bua/pkg/protocol"
 )
-
-// Type is the kind of obstacle, per protocol v4 §Obstacle detection.
-type Type string
-
-// Obstacle types, as they appear in Obstacle.Type on the wire.
-const (
-	AuthWall     Type = "auth_wall"     // sign-in required to see the content
-	Captcha      Type = "captcha"       // a human must solve a challenge
-	AccessDenied Type = "access_denied" // 403, blocked or rate limited (429)
-)
-
-// Confidence is how sure the classifier is, per protocol v4 §Obstacle
-// detection.
-type Confidence string
-
-// Confidences, as they appear in Obstacle.Confidence on the wire.
-const (
-	Low  Confidence = "low"  // one weak signal: worth a look, not a stop
-	High Confidence = "high" // act on it
-)
-
-// Thresholds, in Unicode code points of the markdown as given (before the
-// ScanChars cut), so Go and JS agree on pages with non-ASCII text.
-const (
-	// ScanChars is how much of the markdown is scanned for phrases and
-	// headlines; the rest is never read.
-	ScanChars = 4096
-	// ShortPageChars: markdown shorter than this is a "short page", where
-	// free-text phrases count and a single auth signal yields a low verdict.
-	// 399 is short, 400 is not.
-	ShortPageChars = 400
-	// ContentPageChars: markdown this long or longer is a page with
-	// content to use; only captcha frames, captcha URLs, challenge
-	// boilerplate and L3 fire there.
-	ContentPageChars = 2000
-)
-
-// Element is one entry of extract's element list, per protocol v4
-// (results.element). Role and Name are compared case-insensitively; an
-// element with Visible explicitly false is ignored (a hidden sign-in modal
-// is not a wall). Checked, Selected, Expanded, Disabled and Parent are the
-// element's states, pure additions to v4 (see CheckState); the classifier
-// does not read them.
-type Element struct {
-	UID      string     `json:"uid"`
-	Role     string     `json:"role"`
-	Name     string     `json:"name,omitempty"`
-	Value    string     `json:"value,omitempty"`
-	Visible  *bool      `json:"visible,omitempty"`
-	Checked  CheckState `json:"checked,omitempty"`
-	Selected bool       `json:"selected,omitempty"`
-	Expanded *bool      `json:"expanded,omitempty"`
-	Disabled bool       `json:"disabled,omitempty"`
-	// Parent is the uid of the select or listbox an option belongs to.
-	Parent string `json:"parent,omitempty"`
-	// Frame is the URL of the iframe the element is in; empty in the main
-	// frame (schema result.element.frame).
-	Frame string `json:"frame,omitempty"`
-}
 
 // Input is everything the classifier looks at, gathered during extract
-// (protocol v4 §Obstacle detection). URL is location.href, Title is
+// (docs/protocol.md#obstacles). URL is location.href, Title is
 // document.title, Markdown is extract's markdown (only the first ScanChars
 // code points are scanned), Elements extract's element list, CaptchaFrame whether
 // a known CAPTCHA iframe is present.
 type Input struct {
-	URL          string    `json:"url"`
-	Title        string    `json:"title"`
-	Markdown     string    `json:"markdown"`
-	Elements     []Element `json:"elements"`
-	CaptchaFrame bool      `json:"captchaFrame"`
-}
-
-// Obstacle is the wire verdict (protocol v4 results.obstacle): Type is one
-// of AuthWall, Captcha, AccessDenied; Confidence Low or High; Message a
-// short human-readable reason naming the deciding signal.
-type Obstacle struct {
-	Type       Type       `json:"type"`
-	Confidence Confidence `json:"confidence"`
-	Message    string     `json:"message"`
+	URL          string             `json:"url"`
+	Title        string             `json:"title"`
+	Markdown     string             `json:"markdown"`
+	Elements     []protocol.Element `json:"elements"`
+	CaptchaFrame bool               `json:"captchaFrame"`
 }
 
 // Verdict is Detect's answer with its reasons. Layer is "L1".."L4", or ""
@@ -92,69 +26,110 @@ type Obstacle struct {
 // "captcha_frame", "captcha_url:/captcha", "denied_title:403",
 // "password_field", "auth_url:/login", "auth_title".
 type Verdict struct {
-	Obstacle *Obstacle `json:"obstacle"`
-	Layer    string    `json:"layer"`
-	Signals  []string  `json:"signals"`
+	Obstacle *protocol.Obstacle `json:"obstacle"`
+	Layer    string             `json:"layer"`
+	Signals  []string           `json:"signals"`
 }
 
-// Detect classifies a page, per protocol v4 §Obstacle detection: nil when
+// Detect classifies a page, per docs/protocol.md#obstacles: nil when
 // nothing blocks the agent, else the obstacle. It is Explain(in).Obstacle.
-func Detect(in Input) *Obstacle { return Explain(in).Obstacle }
+func Detect(in Input) *protocol.Obstacle { return Explain(in).Obstacle }
+
+// The layers, the texts a signal group reads, and when it reads them
+// (obstacle.rules.json's signals).
+type (
+	layer int
+	text  int
+	gate  int
+)
+
+const (
+	layerCaptcha layer = iota
+	layerDenied
+	layerCount
+)
+
+const (
+	onURL text = iota
+	onMarkdown
+	onTitle
+	onHeadlines
+)
+
+const (
+	whenAlways gate = iota
+	whenSparse      // under ContentPageChars
+	whenShort       // under ShortPageChars
+)
+
+// signalGroup is one group of signals: rules run on one text, when the
+// page's size admits them, each match adding prefix+label.
+type signalGroup struct {
+	layer  layer
+	prefix string
+	on     text
+	when   gate
+	rules  []rule
+}
+
+// page is Input as the signal groups read it: lowercased, the markdown cut
+// to ScanChars, the title split into segments, the headlines read when a
+// group first needs them.
+type page struct {
+	url, md       []string // one text each
+	title         []string
+	heads         []string
+	headsRead     bool
+	short, sparse bool
+}
+
+func (p *page) admits(g gate) bool {
+	return g == whenAlways || g == whenSparse && p.sparse || g == whenShort && p.short
+}
+
+func (p *page) texts(t text) []string {
+	switch t {
+	case onURL:
+		return p.url
+	case onMarkdown:
+		return p.md
+	case onTitle:
+		return p.title
+	}
+	if !p.headsRead {
+		p.heads, p.headsRead = segments(headlines(p.md[0])), true
+	}
+	return p.heads
+}
 
 // Explain classifies a page and says why: which layer fired and every
 // signal seen.
 func Explain(in Input) Verdict {
-	url := lower(in.URL)
-	title := lower(in.Title)
 	mdLen := countUpTo(in.Markdown, ContentPageChars)
-	short := mdLen < ShortPageChars
-	sparse := mdLen < ContentPageChars
-	md := lower(cut(in.Markdown, ScanChars))
+	url := lower(in.URL)
+	p := &page{
+		url:    []string{url},
+		md:     []string{lower(cut(in.Markdown, ScanChars))},
+		title:  segments([]string{lower(in.Title)}),
+		short:  mdLen < ShortPageChars,
+		sparse: mdLen < ContentPageChars,
+	}
 
 	// Every layer gathers its signals even when an earlier one will decide,
 	// so Explain shows all that was seen; precedence is applied at the end.
 	var sig signalList
-	titleSegs := segments([]string{title})
-
-	// L1: captcha.
 	if in.CaptchaFrame {
 		sig.add("captcha_frame")
 	}
-	for _, r := range captchaURLRules {
-		if r.match(url) {
-			sig.add("captcha_url:" + r.label)
+	var ends [layerCount]int // the signals' count after each layer's
+	ends[layerCaptcha] = len(sig.list)
+	for _, g := range signalGroups {
+		if p.admits(g.when) {
+			sig.addAny(g.prefix, g.rules, p.texts(g.on))
 		}
+		ends[g.layer] = len(sig.list)
 	}
-	for _, r := range captchaBoilerplate {
-		if r.match(md) {
-			sig.add("captcha_phrase:" + r.label)
-		}
-	}
-	var heads []string
-	if sparse {
-		heads = segments(headlines(md))
-		sig.addAny("captcha_title:", captchaWhole, titleSegs)
-		sig.addAny("captcha_heading:", captchaWhole, heads)
-	}
-	if short {
-		sig.addAny("captcha_phrase:", captchaFree, []string{md})
-	}
-	captchaEnd := len(sig.list)
-
-	// L2: access denied.
-	if sparse {
-		for _, r := range deniedURLRules {
-			if r.match(url) {
-				sig.add("denied_url:" + r.label)
-			}
-		}
-		sig.addAny("denied_title:", deniedWhole, titleSegs)
-		sig.addAny("denied_heading:", deniedWhole, heads)
-	}
-	if short {
-		sig.addAny("denied_phrase:", deniedFree, []string{md})
-	}
-	deniedEnd := len(sig.list)
+	captchaEnd, deniedEnd := ends[layerCaptcha], ends[layerDenied]
 
 	// L3/L4: auth.
 	var pw, signIn, signUp, forgot, oauth bool
@@ -164,17 +139,17 @@ func Explain(in Input) Verdict {
 		}
 		switch lower(el.Role) {
 		case "textbox", "searchbox":
-			pw = pw || passwordName.match(lower(el.Name))
+			pw = pw || authPassword.match(lower(el.Name))
 		case "button":
 			if !mayBeAuthControl(el.Name) {
 				continue
 			}
 			switch name := lower(el.Name); {
-			case oauthName.match(name):
+			case authOauth.match(name):
 				oauth = true
-			case signInName.match(name):
+			case authSignIn.match(name):
 				signIn = true
-			case forgotName.match(name):
+			case authForgot.match(name):
 				forgot = true
 			}
 		case "link":
@@ -184,23 +159,23 @@ func Explain(in Input) Verdict {
 			// A "Log in" link is navigation to a sign-in page, not one:
 			// it is no signal at all.
 			switch name := lower(el.Name); {
-			case oauthName.match(name):
+			case authOauth.match(name):
 				oauth = true
-			case forgotName.match(name):
+			case authForgot.match(name):
 				forgot = true
-			case signUpName.match(name):
+			case authSignUp.match(name):
 				signUp = true
 			}
 		}
 	}
 	authURL := ""
-	if m := authHostRe.FindStringSubmatch(url); m != nil {
+	if m := authHost.FindStringSubmatch(url); m != nil {
 		authURL = "auth_url:" + m[1] + "."
-	} else if m := authPathRe.FindStringSubmatch(url); m != nil {
+	} else if m := authPath.FindStringSubmatch(url); m != nil {
 		authURL = "auth_url:/" + m[1]
 	}
 	authTitled := false
-	for _, s := range titleSegs {
+	for _, s := range p.title {
 		if authTitle.MatchString(s) {
 			authTitled = true
 			break
@@ -219,31 +194,34 @@ func Explain(in Input) Verdict {
 	v := Verdict{Signals: sig.list}
 	switch {
 	case captchaEnd > 0:
-		v.Layer = "L1"
-		v.Obstacle = &Obstacle{Captcha, High, "CAPTCHA challenge; a human must solve it (" + sig.list[0] + ")"}
+		v.Layer, v.Obstacle = "L1", because(verdictL1, sig.list[0])
 	case deniedEnd > captchaEnd:
-		v.Layer = "L2"
-		v.Obstacle = &Obstacle{AccessDenied, High, "Access denied, blocked or rate limited by the site (" + sig.list[captchaEnd] + ")"}
+		v.Layer, v.Obstacle = "L2", because(verdictL2, sig.list[captchaEnd])
 	case pw && (authURL != "" || authTitled):
 		why := authURL
 		if why == "" {
 			why = "auth_title"
 		}
-		v.Layer = "L3"
-		v.Obstacle = &Obstacle{AuthWall, High, "Login wall: a password field on a sign-in page (" + why + ")"}
-	case !sparse:
+		v.Layer, v.Obstacle = "L3", because(verdictL3, why)
+	case !p.sparse:
 		// A content page: one that lets a reader in is no wall, whatever
 		// its header offers; L3 already caught real sign-in pages.
-	case len(auth) >= 2 && (short || len(auth) > btoi(signIn)+btoi(signUp)):
+	case len(auth) >= 2 && (p.short || len(auth) > btoi(signIn)+btoi(signUp)):
 		// Between short and content pages a sign-in button plus a sign-up
 		// link is site chrome; one signal from the page itself is needed.
-		v.Layer = "L4"
-		v.Obstacle = &Obstacle{AuthWall, High, "Login wall: " + strconv.Itoa(len(auth)) + " auth signals (" + strings.Join(auth, ", ") + ")"}
-	case len(auth) == 1 && short:
-		v.Layer = "L4"
-		v.Obstacle = &Obstacle{AuthWall, Low, "Possible login wall: one auth signal on a short page (" + auth[0] + ")"}
+		l4 := verdictL4
+		l4.Message = strings.Replace(l4.Message, "{count}", strconv.Itoa(len(auth)), 1)
+		v.Layer, v.Obstacle = "L4", because(l4, strings.Join(auth, ", "))
+	case len(auth) == 1 && p.short:
+		v.Layer, v.Obstacle = "L4", because(verdictL4low, auth[0])
 	}
 	return v
+}
+
+// because is the verdict with the deciding signals after its message.
+func because(o protocol.Obstacle, why string) *protocol.Obstacle {
+	o.Message += " (" + why + ")"
+	return &o
 }
 
 func btoi(b bool) int {

@@ -6,18 +6,12 @@ import (
 	"sync"
 )
 
-// Every pattern here has a twin in extension/src/lib/obstacle.js, written as
-// String.raw`…` with the same text. They stay inside the subset where RE2 and
-// JavaScript (no flags) agree: no \s, no ".", no lookaround, no inline
-// flags. Inputs are ASCII-lowercased first, so no pattern needs the i flag,
-// and word edges are spelled [^a-z0-9] rather than \b wherever a phrase may
-// begin or end with punctuation.
-
-// patternSources records the literal of every pattern so TestPatternParity
-// can find each one in the JS twin.
-var patternSources []string
-
-func lit(src string) string { patternSources = append(patternSources, src); return src }
+// The patterns, needles, labels and thresholds are data, generated from
+// extension/schema/obstacle.rules.json into rules_gen.go, as the
+// extension's are into its generated/obstacle-rules.js. This file holds
+// what runs them: lazily compiled patterns, the rules' needle prefilter,
+// and the text handling that both classifiers do alike (ASCII lowercasing,
+// code point counts, title segments, headlines).
 
 // lazyRegexp compiles on first use. Every bua command links this package,
 // and compiling its patterns at start-up cost each command about 2 ms,
@@ -45,22 +39,6 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 
 func (l *lazyRegexp) MatchString(s string) bool            { return l.get().MatchString(s) }
 func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
-func (l *lazyRegexp) Split(s string, n int) []string       { return l.get().Split(s, n) }
-
-// raw compiles src as written.
-func raw(src string) *lazyRegexp { return lazy(lit(src)) }
-
-// whole matches a title segment or heading line that is nothing but core,
-// give or take punctuation: "403 Forbidden" is a verdict, "How to fix 403
-// Forbidden" is an article.
-func whole(core string) *lazyRegexp {
-	return lazy(`^[^a-z0-9]*(?:` + lit(core) + `)[^a-z0-9]*$`)
-}
-
-// free matches core anywhere, bounded by non-alphanumerics.
-func free(core string) *lazyRegexp {
-	return lazy(`(?:^|[^a-z0-9])(?:` + lit(core) + `)(?:[^a-z0-9]|$)`)
-}
 
 // rule is one labelled pattern. The regexp runs only when one of needles
 // occurs in the text; every needle list is a necessary condition for its
@@ -79,134 +57,6 @@ func (r rule) match(s string) bool {
 	}
 	return false
 }
-
-// captchaURLRules are unambiguous: a top-level URL on a challenge path is the
-// challenge, whatever the page says.
-var captchaURLRules = []rule{
-	{"/cdn-cgi/challenge-platform", []string{"/cdn-cgi/challenge-platform"}, nil},
-	{"__cf_chl_", []string{"__cf_chl_"}, nil},
-	{"challenges.cloudflare.com", []string{"challenges.cloudflare.com"}, raw(`^[a-z][a-z0-9+.-]*://challenges\.cloudflare\.com(?:[:/?#]|$)`)},
-	{"recaptcha.net", []string{"recaptcha.net"}, raw(`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*recaptcha\.net(?:[:/?#]|$)`)},
-	{"captcha-delivery.com", []string{"captcha-delivery.com"}, raw(`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*captcha-delivery\.com(?:[:/?#]|$)`)},
-	{"google.com/sorry", []string{"/sorry/"}, raw(`^[a-z][a-z0-9+.-]*://(?:www\.|ipv4\.|ipv6\.)?google\.[a-z.]+/sorry/`)},
-	{"/recaptcha", []string{"/recaptcha"}, raw(`/recaptcha(?:[/?#.]|$)`)},
-	{"/hcaptcha", []string{"/hcaptcha"}, raw(`/hcaptcha(?:[/?#.]|$)`)},
-	{"/turnstile", []string{"/turnstile"}, raw(`/turnstile(?:[/?#.]|$)`)},
-	{"/captcha", []string{"/captcha"}, raw(`/captcha(?:[/?#.]|$)`)},
-}
-
-// captchaBoilerplate is challenge-interstitial text no article writes in
-// passing, so it counts anywhere in the scanned markdown, even on a long
-// page (interstitials rendered inside a site's chrome carry its text).
-var captchaBoilerplate = []rule{
-	{"checking your browser", []string{"browser before"}, free(`checking your browser before accessing`)},
-	{"checking your browser", []string{"connection is secure"}, free(`checking if the site connection is secure`)},
-	{"verify you are human", []string{"verify you are human by"}, free(`verify you are human by completing the action below`)},
-	{"verify you are human", []string{"your connection before proceeding"}, free(`needs to review the security of your connection before proceeding`)},
-	{"press and hold", []string{"hold to confirm"}, free(`press (?:&|and) hold to confirm you are (?:a )?human`)},
-	{"unusual traffic", []string{"unusual traffic from"}, free(`our systems have detected unusual traffic from your computer network`)},
-}
-
-// captchaPhraseCores are CAPTCHA prompts. They count as a whole title
-// segment or headline, or anywhere on a short page. A bare "captcha" is not
-// among them: "protected by reCAPTCHA" sits under many ordinary login forms.
-var captchaPhraseCores = []phraseCore{
-	{"verify you are human", []string{"human"}, `(?:please )?verify(?:ing)? (?:that )?you(?: are|['’]re) (?:a )?human(?: by completing the action below)?`},
-	{"i'm not a robot", []string{"not a robot"}, `i(?:['’]m| am) not a robot`},
-	{"are you a robot", []string{"are you a "}, `are you a (?:robot|human)`},
-	{"complete the captcha", []string{"the captcha", "the security check"}, `(?:please )?(?:complete|solve|pass) the (?:captcha|security check)(?: below| to continue)?`},
-	{"checking your browser", []string{"checking your browser", "checking if the site"}, `checking (?:your browser|if the site connection is secure)(?: before accessing[^\n]*)?`},
-	{"human verification", []string{"human verification"}, `human verification`},
-	{"press and hold", []string{"press & hold", "press and hold"}, `press (?:&|and) hold(?: to confirm you are (?:a )?human)?`},
-	{"unusual traffic", []string{"unusual traffic"}, `our systems have detected unusual traffic(?: from your computer network)?`},
-}
-
-var captchaWhole, captchaFree = compileCores(captchaPhraseCores)
-
-// deniedWholeCores match a title segment or headline that is the refusal
-// itself. A bare code is enough there ("403"); prose needs more (see
-// deniedFreeCores).
-var deniedWholeCores = []phraseCore{
-	{"403", []string{"403"}, `(?:(?:http|error|status)(?: code)?:? ?)?403(?: ?(?:[-:–—] ?)?(?:error|forbidden|access denied|access forbidden))?`},
-	{"429", []string{"429"}, `(?:(?:http|error|status)(?: code)?:? ?)?429(?: ?(?:[-:–—] ?)?(?:error|too many requests|rate limited))?`},
-	{"forbidden", []string{"forbidden"}, `(?:access )?forbidden`},
-	{"access denied", []string{"denied"}, `access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`},
-	{"too many requests", []string{"too many requests"}, `too many requests`},
-	{"rate limit", []string{"rate limit"}, `rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited`},
-	{"blocked", []string{"blocked"}, `(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked|blocked`},
-}
-
-// deniedFreeCores match anywhere on a short page. They are the whole-line
-// phrases minus the bare words ("403", "forbidden", "blocked") that short
-// pages also use for other things ("Order #403", "blocked dates").
-var deniedFreeCores = []phraseCore{
-	{"403", []string{"403"}, `403 forbidden|(?:http|error|status)(?: code)?:? ?403|403 error`},
-	{"429", []string{"429"}, `429 too many requests|(?:http|error|status)(?: code)?:? ?429|429 error`},
-	{"forbidden", []string{"forbidden"}, `access forbidden`},
-	{"access denied", []string{"denied"}, `access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`},
-	{"access denied", []string{"permission to access"}, `you (?:don['’]t|do not) have permission to access`},
-	{"too many requests", []string{"too many requests"}, `too many requests`},
-	{"rate limit", []string{"rate limit"}, `rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited|exceeded (?:the|your) rate limit`},
-	{"blocked", []string{"blocked"}, `(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked`},
-}
-
-var deniedWhole, _ = compileCores(deniedWholeCores)
-var _, deniedFree = compileCores(deniedFreeCores)
-
-// deniedURLRules name error pages, not documents about errors: "/403.html"
-// and "/errors/429" fire, "/status/403" (MDN) and "/posts/403" do not.
-var deniedURLRules = []rule{
-	{"403", []string{"403"}, raw(`/(?:errors?/)?403\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/403(?:[/?#]|$)`)},
-	{"429", []string{"429"}, raw(`/(?:errors?/)?429\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/429(?:[/?#]|$)`)},
-	{"access denied", []string{"denied"}, raw(`/access[-_]?denied(?:\.html?)?(?:[?#]|$)`)},
-	{"forbidden", []string{"forbidden"}, raw(`/forbidden(?:\.html?)?(?:[?#]|$)`)},
-}
-
-// phraseCore is a labelled phrase compiled both as whole and free.
-type phraseCore struct {
-	label   string
-	needles []string
-	core    string
-}
-
-func compileCores(cores []phraseCore) (whole_, free_ []rule) {
-	for _, c := range cores {
-		whole_ = append(whole_, rule{c.label, c.needles, whole(c.core)})
-		free_ = append(free_, rule{c.label, c.needles, free(c.core)})
-	}
-	return whole_, free_
-}
-
-// Auth URL: the first capture is reported, so "auth_url:/login" or
-// "auth_url:accounts.". Alternation order matters where one key prefixes
-// another; RE2 and JS both take the first alternative that matches.
-var (
-	authHostRe = raw(`^[a-z][a-z0-9+.-]*://(accounts|account|login|auth|signin|sso|id|idp)\.`)
-	authPathRe = raw(`/(account/login|accounts/login|users/sign_in|user/login|login|log-in|log_in|logon|signin|sign-in|sign_in|signup|sign-up|sign_up|auth|authenticate|authorize|oauth|oauth2|session|sessions|sso|saml)(?:[/?#.]|$)`)
-)
-
-// authTitle matches a title segment that starts with a sign-in phrase,
-// allowing one word before it ("GitHub login"); "How to log in to Gmail"
-// is an article, not a sign-in page.
-var authTitle = raw(`^[^a-z0-9]*(?:[a-z0-9.]+ )?(?:sign[ -]?in|log[ -]?in|logon|log on|sign on|sign[ -]?up|create (?:an |your |a new )?account)(?:[^a-z0-9]|$)`)
-
-// Element rules match accessible names (lowercased). Names are whole-label
-// matches so long link texts in content ("How to reset your password in
-// Windows") are not taken for form controls.
-var (
-	passwordName = rule{"password_field", []string{"pass", "pwd"}, raw(`\b(?:password|passcode|pwd)\b`)}
-	oauthName    = rule{"oauth_button", []string{" with ", " using ", " via "}, raw(`^[^a-z0-9]*(?:continue|sign[ -]?in|log[ -]?in|sign[ -]?up|register|connect) (?:with|using|via) (?:your )?(?:google|github|microsoft|apple|facebook|twitter|x|linkedin|gitlab|bitbucket|slack|discord|amazon|okta|sso|saml)(?:[^a-z0-9]|$)`)}
-	signInName   = rule{"sign_in_button", []string{"sign", "log"}, raw(`^[^a-z0-9]*(?:sign[ -]?in|log[ -]?in|logon|log on)(?: to [a-z0-9 .-]{1,40})?[^a-z0-9]*$`)}
-	forgotName   = rule{"forgot_password_link", []string{"forgot", "reset", "trouble", "can"}, raw(`^[^a-z0-9]*(?:i )?(?:forgot(?:ten)?(?: your| my| the)? (?:password|passcode|pwd|username or password|email or password|login details)|reset (?:your |my )?password|trouble (?:signing|logging) in|can['’]?t (?:sign|log) in)[^a-z0-9]*$`)}
-	signUpName   = rule{"sign_up_link", []string{"sign", "regist", "account", "join"}, raw(`^[^a-z0-9]*(?:new to [a-z0-9 .-]{1,30}\?? |new here\?? |(?:don['’]?t|do not) have an account\?? )?(?:sign[ -]?up|register|create (?:an |a new |your |a free )?account|join)(?: (?:now|here|for free|free|today))?[^a-z0-9]*$`)}
-)
-
-// segmentSep splits "Sign in – Acme" or "Access denied | example.com" into
-// the verdict and the site name. A colon is not a separator: "403
-// Forbidden: what it means" is an article title. The JS twin splits with
-// this pattern; Go splits by hand in splitSegments, which
-// TestSplitSegments holds to it.
-var segmentSep = raw(`[ \t]+[|·–—-][ \t]+`)
 
 // lower lowercases ASCII only and turns NBSP into a space. Full Unicode
 // lowercasing differs between Go and JS (İ, final sigma) and can change
@@ -254,8 +104,8 @@ func toLower(c byte) byte {
 	return c
 }
 
-// authLeads are the words every anchored control-name rule (oauthName,
-// signInName, forgotName, signUpName) can begin with, after leading
+// authLeads are the words every anchored control-name rule (authOauth,
+// authSignIn, authForgot, authSignUp) can begin with, after leading
 // punctuation. A name starting otherwise cannot match any of them, which
 // spares most links on a page the lowercasing and four pattern checks.
 var authLeads = []string{"continue", "connect", "sign", "log", "register", "forgot", "reset", "trouble", "can", "new", "do", "create", "join"}
@@ -355,9 +205,10 @@ func segments(lines []string) []string {
 	return out
 }
 
-// splitSegments appends to out the parts of l between matches of
-// segmentSep, as segmentSep.Split(l, -1) (and JS's l.split) would, without
-// the regexp machinery: titles are split on every call. A match is a run of
+// splitSegments appends to out the parts of l between title separators
+// (a run of spaces or tabs, one of titleSeparators, another such run), as
+// JS's l.split(TITLE_SEPARATOR) does, without the regexp machinery: titles
+// are split on every call. A match is a run of
 // spaces or tabs, one separator, and another such run; since a separator
 // is never a space, a run that fails to start a match cannot contain the
 // start of one either.
@@ -386,10 +237,10 @@ func splitSegments(out []string, l string) []string {
 	return append(out, l[start:])
 }
 
-// separatorLen is the byte length of the segmentSep separator that s starts
-// with, or 0.
+// separatorLen is the byte length of the title separator (titleSeparators)
+// that s starts with, or 0.
 func separatorLen(s string) int {
-	for _, sep := range []string{"|", "-", "·", "–", "—"} {
+	for _, sep := range titleSeparators {
 		if strings.HasPrefix(s, sep) {
 			return len(sep)
 		}

@@ -8,121 +8,10 @@ import (
 	"time"
 )
 
-// ActionType names one action, per protocol v4 §Action Schema. The
+// ActionType names one action, per docs/protocol.md#actions. The
 // constants (ActionNavigate, ...) and Actions are generated from the schema;
 // ActionSpecs describes each one.
 type ActionType string
-
-// Action is the protocol's action union flattened into one struct: Type
-// selects the variant and only that variant's fields are set. Pointers mark
-// optional fields whose zero value means something (tabId 0, amount 0).
-// Validate checks the variant's rules against the schema.
-type Action struct {
-	Type ActionType `json:"type"`
-
-	// TabID targets a tab; optional on every action except get_tabs and
-	// open_tab (a pure addition to v4), required on close_tab.
-	TabID *int `json:"tabId,omitempty"`
-
-	URL      string  `json:"url,omitempty"`      // navigate, open_tab: http(s) or about:blank; wait_for: a glob or /regex/flags
-	Selector string  `json:"selector,omitempty"` // click, type, hover, wait_for (xor UID); extract (optional)
-	UID      string  `json:"uid,omitempty"`      // click, type, hover, wait_for (xor Selector)
-	Text     *string `json:"text,omitempty"`     // type; wait_for: text to wait for
-	// Frame narrows Selector to one frame: the first whose URL contains
-	// it or whose name equals it (click, type, hover, wait_for; a pure
-	// addition to v4, sent only to an extension with the frames feature).
-	Frame      string `json:"frame,omitempty"`
-	Key        string `json:"key,omitempty"`        // press_key: named key, character or chord
-	Direction  string `json:"direction,omitempty"`  // scroll: up or down
-	Amount     *int   `json:"amount,omitempty"`     // scroll: CSS pixels
-	FullPage   *bool  `json:"fullPage,omitempty"`   // screenshot
-	Expression string `json:"expression,omitempty"` // evaluate: function body, use return
-	TimeoutMs  *int   `json:"timeoutMs,omitempty"`  // wait_for: ms, default 10000, max 60000
-	Focus      *bool  `json:"focus,omitempty"`      // open_tab
-	// Window is open_tab's key of a window of the caller's own (feature
-	// own_windows): the daemon sets it for a worker of `bua run
-	// --parallel` in the person's Chrome (pkg/bridge/owners.go).
-	Window string `json:"window,omitempty"`
-	Force  bool   `json:"force,omitempty"` // click, type, hover: skip the actionability checks
-	// Role, Name and Nth are the third target form of click, type, hover
-	// and wait_for (xor UID and Selector; a pure addition to v4, feature
-	// role_target): the element whose WAI-ARIA role is Role and whose
-	// accessible name is Name (exact, or /pattern/flags), the Nth (0-based)
-	// of several. Name and Nth go only with Role.
-	Role string `json:"role,omitempty"`
-	Name string `json:"name,omitempty"`
-	Nth  *int   `json:"nth,omitempty"`
-	// MaxElements caps extract's element list (1-5000, default 200); a
-	// pure addition to v4.
-	MaxElements *int `json:"maxElements,omitempty"`
-	// SinceSeq is get_trace's: the first trace seq to return (a pure
-	// addition to v4).
-	SinceSeq *int `json:"sinceSeq,omitempty"`
-	// State, ObstacleType and Message are handoff's (a pure addition to
-	// v4): state is requested, resolved or abandoned; a request says what
-	// the person is asked to clear (extract's obstacle type and message).
-	// State is also wait_for's: attached, visible, hidden or detached
-	// (Wait*).
-	State        string `json:"state,omitempty"`
-	ObstacleType string `json:"obstacleType,omitempty"`
-	Message      string `json:"message,omitempty"`
-	// Accept and PromptText are handle_dialog's (a pure addition to v4):
-	// accept or dismiss the open dialog, and a prompt's answer.
-	Accept     *bool   `json:"accept,omitempty"`
-	PromptText *string `json:"promptText,omitempty"`
-	// Value, Label and Index are select_option's (a pure addition to v4):
-	// exactly one is set, always sent as a list (omitzero keeps an empty
-	// list, which deselects every option).
-	Value OneOrMany[string] `json:"value,omitzero"`
-	Label OneOrMany[string] `json:"label,omitzero"`
-	Index OneOrMany[int]    `json:"index,omitzero"`
-	// Files are upload's absolute paths (a pure addition to v4); empty
-	// clears the input.
-	Files []string `json:"files,omitzero"`
-	// Download makes click and press_key wait for the download they start
-	// and answer DownloadResult (a pure addition to v4, feature download).
-	Download bool `json:"download,omitempty"`
-	// WaitUntil is when navigate, reload, go_back, go_forward and open_tab
-	// answer (WaitUntil*; "" is the default, WaitUntilLoad): a pure
-	// addition to v4, feature wait_until.
-	WaitUntil string `json:"waitUntil,omitempty"`
-	// Dialogs is the dialog policy of navigate, reload, go_back,
-	// go_forward and close_tab (Dialogs*; "" is DialogsLeave): accept or
-	// dismiss answers a dialog open on the tab, or opening while the
-	// action runs, instead of failing on it, a beforeunload always
-	// accepted. A pure addition to v4, feature dialog_policy.
-	Dialogs string `json:"dialogs,omitempty"`
-	// MaxChars and Part are extract's budget (feature extract_budget): at
-	// most MaxChars characters of markdown and element lines (500-1000000),
-	// and which part (from 1) of a page the budget cut. The result's Cut
-	// says what was left out.
-	MaxChars *int `json:"maxChars,omitempty"`
-	Part     *int `json:"part,omitempty"`
-	// Changes makes extract answer only what changed since the tab's last
-	// read (feature extract_changes): ExtractResult.Changes.
-	Changes bool `json:"changes,omitempty"`
-	// Labels draws the uids of the last extract on screenshot's image
-	// (feature screenshot_labels, set-of-marks).
-	Labels bool `json:"labels,omitempty"`
-	// Clear makes type clear the field's value before it types (feature
-	// type_clear, Playwright's fill).
-	Clear bool `json:"clear,omitempty"`
-	// Button and ClickCount are click's (feature click_options): the mouse
-	// button (MouseButton*; "" is left) and how many clicks in a row (nil
-	// is one; 2 a double click, 3 a triple click, at most 3).
-	Button     string `json:"button,omitempty"`
-	ClickCount *int   `json:"clickCount,omitempty"`
-}
-
-// Mouse buttons, click's button (schema $defs/action.click): the names
-// Input.dispatchMouseEvent takes.
-const (
-	MouseButtonLeft    = "left"
-	MouseButtonMiddle  = "middle"
-	MouseButtonRight   = "right"
-	MouseButtonBack    = "back"
-	MouseButtonForward = "forward"
-)
 
 // OneOrMany is a param the schema types [X, "array"]: one X stands for a
 // list of one. It decodes either form and always encodes a list.
@@ -175,13 +64,6 @@ func ParseTarget(s string) Target {
 }
 
 // Constructors for each action. They do not validate; Validate does.
-
-// Handoff states (schema $defs/action.handoff).
-const (
-	HandoffRequested = "requested"
-	HandoffResolved  = "resolved"
-	HandoffAbandoned = "abandoned"
-)
 
 // Handoff hands the tab to the person (state HandoffRequested, with the
 // obstacle's type and message) or takes it back (HandoffResolved,
@@ -284,15 +166,6 @@ func Upload(t Target, files []string) Action {
 	return t.on(Action{Type: ActionUpload, Files: append([]string{}, files...)})
 }
 
-// wait_for's states (schema $defs/action.wait_for state): what its target,
-// or its text, must be before the wait ends. WaitVisible is the default.
-const (
-	WaitAttached = "attached"
-	WaitVisible  = "visible"
-	WaitHidden   = "hidden"
-	WaitDetached = "detached"
-)
-
 // Wait is what wait_for waits for beside (or instead of) a target: Text
 // shown in the page or the target, the target's (or the text's) State, or
 // the tab's URL matching a glob or /regex/flags. Empty fields are left out.
@@ -312,33 +185,6 @@ func WaitUntil(t Target, w Wait, timeout time.Duration) Action {
 	a.State, a.URL = w.State, w.URL
 	return a
 }
-
-// The points of a page's load at which an action that loads one answers
-// (schema $defs/waitUntil, Playwright's waitUntil): the new document
-// committed, its DOMContentLoaded, its load event (the default), or load
-// and then no network connection for at least 500 ms.
-const (
-	WaitUntilCommit           = "commit"
-	WaitUntilDOMContentLoaded = "domcontentloaded"
-	WaitUntilLoad             = "load"
-	WaitUntilNetworkIdle      = "networkidle"
-)
-
-// WaitUntilValues are the WaitUntil* values in the schema's order.
-var WaitUntilValues = []string{WaitUntilCommit, WaitUntilDOMContentLoaded, WaitUntilLoad, WaitUntilNetworkIdle}
-
-// Dialog policies (schema $defs/dialogPolicy; a flow's dialogs: key, the
-// CLI's --dialogs): what an action does with a page's alert, confirm,
-// prompt or beforeunload. DialogsLeave, the default, leaves it open, as
-// protocol v4 §Dialogs does, and the action fails naming it.
-const (
-	DialogsAccept  = "accept"
-	DialogsDismiss = "dismiss"
-	DialogsLeave   = "leave"
-)
-
-// DialogPolicies are the Dialogs* values in the schema's order.
-var DialogPolicies = []string{DialogsAccept, DialogsDismiss, DialogsLeave}
 
 // Describe asks for the target's readable locators (DescribeResult).
 func Describe(t Target) Action { return t.on(Action{Type: ActionDescribe}) }
@@ -361,11 +207,7 @@ func GetTabs() Action { return Action{Type: ActionGetTabs} }
 
 // OpenTab opens url in the BUA window (or a focused window when focus).
 func OpenTab(url string, focus bool) Action {
-	a := Action{Type: ActionOpenTab, URL: url}
-	if focus {
-		a.Focus = &focus
-	}
-	return a
+	return Action{Type: ActionOpenTab, URL: url, Focus: focus}
 }
 
 // CloseTab closes tabID.
@@ -412,6 +254,6 @@ func (a Action) Validate() *Error {
 // ValidateAction checks a raw action object against the schema. A failure
 // is invalid_action; its Schema names the field ("action.url") and reason.
 func ValidateAction(raw []byte) *Error {
-	_, err := validate(actionSchema(), raw)
+	_, err := validate(validateActionValue, raw)
 	return err
 }

@@ -1,12 +1,8 @@
 package protocol
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/bua-dev/bua/pkg/schema"
-)
-
-// ErrorCode is a protocol error code, per protocol v4 §Errors. Callers
+// ErrorCode is a protocol error code, per docs/protocol.md#errors. Callers
 // branch on codes, never on messages.
 type ErrorCode string
 
@@ -15,7 +11,7 @@ type ErrorCode string
 // ...) and Codes are generated from the schema's errorCode enum.
 const CodeBridgeUnavailable ErrorCode = "bridge_unavailable"
 
-// Retry is a code's retry meaning, per protocol v4 §Errors ("every code
+// Retry is a code's retry meaning, per docs/protocol.md#errors ("every code
 // means do not retry the exact same request", with the exceptions it names).
 type Retry uint8
 
@@ -77,8 +73,8 @@ type Error struct {
 	// Schema is the structured failure behind an invalid_action that this
 	// process's validator raised (ValidateAction, Decode): Message is then
 	// Schema.Error(). It is nil otherwise, always nil on an error read from
-	// the wire, and never sent (protocol v4 §Errors keeps {code, message}).
-	Schema *schema.Error `json:"-"`
+	// the wire, and never sent (docs/protocol.md#errors keeps {code, message}).
+	Schema *SchemaError `json:"-"`
 }
 
 // Local reasons, never sent by the extension.

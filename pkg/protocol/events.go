@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// EventType names an unsolicited extension event, per protocol v4 §Events.
+// EventType names an unsolicited extension event, per docs/protocol.md#events.
 // Unknown types are accepted, logged and fanned out, never rejected.
 type EventType string
 

@@ -1,9 +1,10 @@
 package protocol
 
-// The Go constants (generated.go), the extension's constants module and
-// the agent tool's inputSchema (tool.json) come from the one schema; CI
-// fails when any is stale. The extension's
-// one-file worker bundles that constants module with the rest of its
-// sources, so it is written after it, here.
-//go:generate go run ./internal/protogen -schema ../../extension/schema/protocol.schema.json -go generated.go -js ../../extension/src/generated/protocol.js -tool tool.json
+// The Go constants (generated.go) and validators (validate_gen.go), the
+// extension's constants and validators modules and the agent tool's
+// inputSchema (tool.json) come from the one schema (gen.Outputs lists
+// them); CI fails when any is stale. The extension's one-file worker
+// bundles those modules with the rest of its sources, so it is written
+// after them, here.
+//go:generate go run ./internal/protogen -root ../..
 //go:generate go run ../../internal/workerbundle -root ../../extension/src -entry background.js -out ../../extension/src/generated/worker.js

@@ -5,11 +5,11 @@ package protocol
 import "time"
 
 // ProtocolVersion is the browser-bridge protocol version this build speaks,
-// per protocol v4 §Versioning discipline. A hello with any other version is
+// per docs/protocol.md#versioning. A hello with any other version is
 // rejected with close code CloseVersionMismatch.
 const ProtocolVersion = 4
 
-// Envelope variants, per protocol v4 §Message Envelope.
+// Envelope variants, per docs/protocol.md#messages.
 const (
 	TypeHello    MessageType = "hello"
 	TypeAck      MessageType = "ack"
@@ -24,7 +24,7 @@ const (
 // x-features, pure additions to v4). The daemon relies on one only when
 // the hello lists it.
 const (
-	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (protocol v4 §uid addressing)
+	FeatureUid                = "uid"                  // extract assigns uids that later actions can target (docs/protocol.md#uids)
 	FeatureDialogEvents       = "dialog_events"        // dialog_opened events when a page opens a dialog outside evaluate (left open for handle_dialog; the action that meets it fails at once)
 	FeatureObstacle           = "obstacle"             // extract results carry the obstacle verdict
 	FeatureScreenshotFullPage = "screenshot_full_page" // screenshot takes fullPage
@@ -132,7 +132,7 @@ const (
 	CloseRateLimited     = 4029
 )
 
-// The actions, per protocol v4 §Action Schema and its pure additions.
+// The actions, per docs/protocol.md#actions and its pure additions.
 const (
 	ActionNavigate     ActionType = "navigate"      // Load url in the tab and wait for its load event (or the point waitUntil names); clears the tab's uids.
 	ActionClick        ActionType = "click"         // A trusted mouse click at the target's centre.
@@ -154,7 +154,7 @@ const (
 	ActionUpload       ActionType = "upload"        // Set a file input's files (any target form) from absolute paths on the machine the daemon and the browser share, through DOM.setFileInputFiles, as a person's choice in the file dialog would: the input fires input and change. The daemon checks each path exists and is a regular file before sending (invalid_action naming a missing one); an empty list clears the input. A target that is not an <input type=file> is invalid_action, as is several files for an input without multiple. Answers result.ok. A pure addition to v4, sent only to an extension whose hello lists upload (x-feature).
 	ActionGoBack       ActionType = "go_back"       // Go back one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry back, answer moved: false and do nothing, as Playwright's goBack returns null (a pure addition to v4).
 	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
-	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.
+	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (docs/protocol.md#dialogs), and this is how a caller answers them.
 	ActionDescribe     ActionType = "describe"      // Describe one element (any target form) so a person or a flow writer can find it again: its tag, input type, autocomplete, label and frame, and its readable locators best first (role and name, label, test id, an id that does not look generated, a short CSS path, text), each with count, how many elements it matches in that frame now (1 is unique). Answers result.describe. Reads only; a pure addition to v4, sent only to an extension whose hello lists describe (x-feature).
 )
 
@@ -197,8 +197,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionClick: {
@@ -210,7 +210,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -219,7 +219,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "clickCount", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureClickOptions, Description: "Clicks in a row at the same point: 2 is a double click (the page gets click, click and dblclick, as from a person), 3 a triple click (a pure addition to v4)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionType_: {
@@ -230,7 +230,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -238,7 +238,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "text", Kind: KindString, Required: true, Example: "hello", Description: ""},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
 			{Name: "clear", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureTypeClear, Description: "Clear the field's value first (select all, then delete, so input events fire), so text replaces it rather than adding to it, as Playwright's fill (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHover: {
@@ -250,13 +250,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, stable, enabled, receives the hit) and act at once; the settle after the input still runs (a pure addition to v4; Playwright's name)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionPressKey: {
@@ -268,7 +268,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "key", Kind: KindString, Required: true, Example: "Enter", Description: "A named key, a single character, or a chord of modifiers and one key joined by '+', e.g. Control+a, Shift+Tab."},
 			{Name: "download", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureDownload, Description: "Wait for the download this input starts to finish (chrome.downloads) and answer result.download: where the file went, its name, size, sha256 and type. The managed browser saves into a folder under BUA_HOME, a person's Chrome into its own downloads folder. An input that starts no download fails at the action's deadline with timeout; one that stops is internal_error, reason download_interrupted."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionScroll: {
@@ -280,7 +280,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "direction", Kind: KindString, Required: true, Example: "up", Description: ""},
 			{Name: "amount", Kind: KindInteger, Required: false, Example: 1, Description: "CSS pixels; default one viewport height."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionScreenshot: {
@@ -292,7 +292,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Params: []ParamSpec{
 			{Name: "fullPage", Kind: KindBoolean, Required: false, Example: true, Description: ""},
 			{Name: "labels", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureScreenshotLabels, Description: "Draw each element's uid from the tab's last extract at its box (set-of-marks; with none, an extract's element pass runs first); the overlay is removed before the answer (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionExtract: {
@@ -303,12 +303,12 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "selector",
 		Reads:       true,
 		Params: []ParamSpec{
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "maxElements", Kind: KindInteger, Required: false, Example: 1, Description: "The most interactive elements to list (default 200); elementsTotal in the result says how many the page has."},
 			{Name: "maxChars", Kind: KindInteger, Required: false, Example: 500, Feature: FeatureExtractBudget, Description: "A budget in characters for the markdown and the element lines together: what does not fit is left for later parts, and cut in the result says how many there are (a pure addition to v4)."},
 			{Name: "part", Kind: KindInteger, Required: false, Example: 1, Feature: FeatureExtractBudget, Description: "Which part of a page cut by maxChars to read: 1 (the default) is the start, up to cut.parts (a pure addition to v4)."},
 			{Name: "changes", Kind: KindBoolean, Required: false, Example: true, Feature: FeatureExtractChanges, Description: "Answer only what changed since the tab's last read (result.extract_changes): the elements that appeared, with fresh uids continuing the tab's numbering, and the uids whose node is gone; the uids of the last read stay valid (a pure addition to v4)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionEvaluate: {
@@ -319,7 +319,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Shorthand:   "expression",
 		Params: []ParamSpec{
 			{Name: "expression", Kind: KindString, Required: true, Example: "return document.title", Description: "A JS function body, wrapped as (() => { ... })(): use return."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionWaitFor: {
@@ -333,7 +333,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		TargetOptional: true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -342,7 +342,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "state", Kind: KindString, Required: false, Example: "visible", Feature: FeatureWaitStates, Description: "What to wait for: attached (in the DOM), visible (default: in the DOM with a non-empty box, not visibility:hidden), hidden (not visible, or absent), detached (absent). Applies to the text when text is given, else to the target (a pure addition to v4)."},
 			{Name: "url", Kind: KindString, Required: false, Example: "**/done.html", Feature: FeatureWaitStates, Description: "Wait until the tab's URL matches: a glob over the whole URL (** any characters, * any but /, {a,b} either), or /regex/flags (a pure addition to v4)."},
 			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds, default 10000, at most 60000."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGetTabs: {
@@ -372,8 +372,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Shorthand:   "tabId",
 		Params: []ParamSpec{
-			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: ""},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
 		},
 	},
 	ActionReload: {
@@ -383,8 +383,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Budget:      30 * time.Second,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHandoff: {
@@ -398,7 +398,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "state", Kind: KindString, Required: true, Example: "requested", Description: ""},
 			{Name: "obstacleType", Kind: KindString, Required: false, Example: "auth_wall", Description: "requested: what the person is asked to clear (extract's obstacle.type)"},
 			{Name: "message", Kind: KindString, Required: false, Example: "A captcha is shown: solve it in the browser", Description: "requested: what to tell the person (extract's obstacle.message)"},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGetTrace: {
@@ -411,7 +411,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Reads:       true,
 		Params: []ParamSpec{
 			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the events whose seq is at least this (nextSeq of the previous call); 0 returns all the ring holds."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionSelectOption: {
@@ -424,7 +424,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		OneOf:       []string{"value", "label", "index"},
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
@@ -433,7 +433,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "label", Kind: KindList, Item: KindString, Required: false, Example: []any{"Blue"}, Description: "The options' labels (their text, whitespace trimmed and collapsed). One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
 			{Name: "index", Kind: KindList, Item: KindInteger, Required: false, Example: []any{0}, Description: "The options' 0-based positions among the select's options, optgroups flattened. One item or a list; a list selects several options of a multi-select, and an empty list deselects every option."},
 			{Name: "force", Kind: KindBoolean, Required: false, Example: true, Description: "Skip the actionability checks (attached, visible, enabled) and act at once."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionUpload: {
@@ -445,13 +445,13 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files; relative paths are the CLI's and the flow runner's to resolve."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGoBack: {
@@ -462,8 +462,8 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionGoForward: {
@@ -474,20 +474,20 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Feature:     FeatureHistory,
 		Params: []ParamSpec{
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
-			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as protocol v4 §Dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "dialogs", Kind: KindString, Required: false, Example: "accept", Feature: FeatureDialogPolicy, Description: "What the action does with a JavaScript dialog (alert, confirm, prompt, beforeunload) open on the tab when it starts, or opening while it runs, in the tab's top frame: accept or dismiss answers it (Page.handleJavaScriptDialog) and goes on, recording the answer in the tab's trace; a beforeunload is always accepted, since dismissing it would cancel the very navigation the action makes. leave (the default) leaves dialogs open, as docs/protocol.md#dialogs does: the action fails with invalid_action, reason dialog_open or dialog_opened. A pure addition to v4, sent only to an extension whose hello lists the dialog_policy feature (x-feature)."},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionHandleDialog: {
 		Type:        ActionHandleDialog,
-		Description: "Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (protocol v4 §Dialogs), and this is how a caller answers them.",
+		Description: "Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (docs/protocol.md#dialogs), and this is how a caller answers them.",
 		Scope:       ScopeTab,
 		Budget:      5 * time.Second,
 		Feature:     FeatureHandleDialog,
 		Params: []ParamSpec{
 			{Name: "accept", Kind: KindBoolean, Required: true, Example: true, Description: "true accepts (OK), false dismisses (Cancel); an alert is closed either way."},
 			{Name: "promptText", Kind: KindString, Required: false, Example: "Ada", Description: "The text a prompt answers with when accepted (default: the prompt's own default text)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 	ActionDescribe: {
@@ -501,12 +501,12 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 		Target:      true,
 		Params: []ParamSpec{
 			{Name: "uid", Kind: KindString, Required: false, Example: "e0", Description: "An element uid from the last extract on that tab: e0, e1, ..."},
-			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: ""},
+			{Name: "selector", Kind: KindString, Required: false, Example: "#submit", Description: "A CSS selector, matched in the main document, or in the frame that frame names."},
 			{Name: "role", Kind: KindString, Required: false, Example: "button", Feature: FeatureRoleTarget, Description: "A WAI-ARIA role, lowercase: the concrete roles of WAI-ARIA 1.2, and the ARIA 1.3 roles Chromium already reports (image, mark, comment, suggestion, sectionheader, sectionfooter). It matches the role Chromium's accessibility tree computes, explicit or implicit: a <button> is a button, an <input type=text> a textbox, a <select> a combobox, an <h2> a heading."},
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
-			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: ""},
+			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},
 }
@@ -537,7 +537,7 @@ const (
 	MaxWaitForTimeout     = 60 * time.Second
 )
 
-// The protocol's error codes, per protocol v4 §Errors.
+// The protocol's error codes, per docs/protocol.md#errors.
 const (
 	CodeDomainBlocked        ErrorCode = "domain_blocked"
 	CodeSessionNotFound      ErrorCode = "session_not_found"
@@ -576,7 +576,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	CodeInternalError:        {Retry: RetryIfTransient, Next: "bua or the extension failed unexpectedly: retry once; if it persists, check the daemon and the extension"},
 }
 
-// Known events, per protocol v4 §Events and its pure additions.
+// Known events, per docs/protocol.md#events and its pure additions.
 const (
 	EventSessionStarted   EventType = "session_started"
 	EventSessionEnded     EventType = "session_ended"
@@ -588,7 +588,7 @@ const (
 	EventHandoffResolved  EventType = "handoff_resolved"
 )
 
-// The session end reasons, per protocol v4 §Events.
+// The session end reasons, per docs/protocol.md#events.
 const (
 	EndTabClosed        SessionEndReason = "tab_closed"
 	EndDebuggerDetached SessionEndReason = "debugger_detached"

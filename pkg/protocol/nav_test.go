@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/bua-dev/bua/extension"
 )
 
 // TestNavEnums: the hand-written WaitUntilValues and DialogPolicies, which
@@ -14,7 +16,7 @@ func TestNavEnums(t *testing.T) {
 			Enum []string `json:"enum"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(SchemaJSON(), &doc); err != nil {
+	if err := json.Unmarshal(extension.Schema, &doc); err != nil {
 		t.Fatal(err)
 	}
 	for def, got := range map[string][]string{"waitUntil": WaitUntilValues, "dialogPolicy": DialogPolicies} {

@@ -106,7 +106,7 @@ func TestValidateAction_Schema(t *testing.T) {
 	}
 }
 
-// TestContract pins each code's retry meaning to protocol v4 §Errors and
+// TestContract pins each code's retry meaning to docs/protocol.md#errors and
 // checks that the contract speaks the protocol's terms, not the CLI's.
 func TestContract(t *testing.T) {
 	want := map[ErrorCode]Retry{

@@ -1,48 +1,19 @@
 package protocol
 
-import (
-	"errors"
-	"fmt"
-	"sync"
+import "encoding/json"
 
-	"github.com/bua-dev/bua/extension"
-	"github.com/bua-dev/bua/pkg/schema"
-)
-
-// SchemaJSON is the protocol schema document, as `bua schema` prints it.
-func SchemaJSON() []byte { return extension.Schema }
-
-// schemas compiles the protocol schema on first use: a command that sends
-// nothing never pays for it.
-var schemas = sync.OnceValue(func() *compiled {
-	root, err := schema.Compile(extension.Schema)
-	if err != nil {
-		panic(fmt.Sprintf("protocol schema: %v", err)) // embedded: a build bug
+// validate decodes data, checks it with check (validateMessageValue or
+// validateActionValue, generated from the schema into validate_gen.go with
+// SchemaError, their failure) and returns the decoded value. A failure is
+// invalid_action whose message names the field and what is expected.
+func validate(check func(any) *SchemaError, data []byte) (any, *Error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		se := &SchemaError{Reason: "message is not JSON: " + err.Error()}
+		return nil, &Error{Code: CodeInvalidAction, Message: se.Error(), Schema: se}
 	}
-	action, err := root.Sub("#/$defs/action", "action")
-	if err != nil {
-		panic(fmt.Sprintf("protocol schema: %v", err))
-	}
-	return &compiled{message: root, action: action}
-})
-
-type compiled struct {
-	message *schema.Schema
-	action  *schema.Schema
-}
-
-func messageSchema() *schema.Schema { return schemas().message }
-func actionSchema() *schema.Schema  { return schemas().action }
-
-// validate decodes data, checks it against sch and returns the decoded
-// value. A failure is invalid_action whose message names the field and what
-// is expected, in the same words the extension's validator uses.
-func validate(sch *schema.Schema, data []byte) (any, *Error) {
-	v, err := sch.ValidateJSON(data)
-	if err != nil {
-		e := &Error{Code: CodeInvalidAction, Message: err.Error()}
-		errors.As(err, &e.Schema)
-		return nil, e
+	if se := check(v); se != nil {
+		return nil, &Error{Code: CodeInvalidAction, Message: se.Error(), Schema: se}
 	}
 	return v, nil
 }

@@ -1,31 +1,10 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
-
-	"github.com/bua-dev/bua/extension"
-	"github.com/bua-dev/bua/pkg/protocol/internal/protogen/gen"
 )
-
-// TestToolFresh regenerates tool.json from the schema in memory: a schema
-// edit without `go generate ./...` fails here.
-func TestToolFresh(t *testing.T) {
-	want, err := gen.GenerateTool(extension.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("tool.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("tool.json is stale: run go generate ./...")
-	}
-}
 
 // TestToolSchemaFlat: the shape Claude's and OpenAI's tool APIs accept
 // (a top-level object, no top-level oneOf, anyOf or allOf), a required

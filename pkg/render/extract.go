@@ -157,7 +157,7 @@ func Budget(r protocol.ExtractResult, t Terms) string {
 }
 
 // Verdict is the obstacle line: `obstacle: auth_wall (high) — message`,
-// and for an agent what to do about it (protocol v4 §Obstacle detection:
+// and for an agent what to do about it (docs/protocol.md#obstacles:
 // high is terminal, low advisory).
 func Verdict(o *protocol.Obstacle, t Terms) string {
 	line := fmt.Sprintf("obstacle: %s (%s) — %s", o.Type, o.Confidence, o.Message)

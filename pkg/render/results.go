@@ -34,8 +34,8 @@ func NewTab(id int, t Terms) string {
 	return fmt.Sprintf("it opened tab %d (act on it with %s)", id, t.param("tabId", "tab", id))
 }
 
-// Eval is an evaluate result as `bua eval` prints it (protocol v4
-// §evaluate semantics): a string as it is, any other value as JSON, a
+// Eval is an evaluate result as `bua eval` prints it
+// (docs/protocol.md#evaluate): a string as it is, any other value as JSON, a
 // described or truncated value by its description or preview, undefined
 // with the reminder that the body needs return.
 func Eval(r protocol.EvaluateResult) string {

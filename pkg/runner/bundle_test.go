@@ -240,8 +240,8 @@ func TestBundle_SubFlowAndInMemory(t *testing.T) {
 	})
 	// The fake's trace is stamped from its start, 10 ms apart, and the
 	// evidence keeps what came after the sub-flow started: load the flows
-	// once first, so the schema's one-time compile is not counted in
-	// between.
+	// once first, so the one-time compile of the validators' patterns is
+	// not counted in between.
 	if _, err := Load(filepath.Join(dir, "sub.yaml")); err != nil {
 		t.Fatal(err)
 	}

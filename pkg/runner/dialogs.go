@@ -11,7 +11,7 @@ import (
 
 // Dialog policies (a flow's `dialogs:`): what the runner does with a
 // page's alert, confirm, prompt or beforeunload that an action meets.
-// DialogsLeave, the default, leaves it open, as protocol v4 §Dialogs leaves
+// DialogsLeave, the default, leaves it open, as docs/protocol.md#dialogs leaves
 // page dialogs alone: the action fails, naming the dialog. pkg/dialogs
 // applies them.
 const (

@@ -1,7 +1,7 @@
 // Package runner loads and runs bua flows: YAML files of protocol v4
 // actions with expressions, branches, error-contract retries, assertions
 // and CI reports (the flow format is README §Writing flows; the error
-// contract is shared/spec 000, protocol v4 §Errors).
+// contract is docs/protocol.md#errors).
 //
 // Two layers (Maestro's YAML classes -> Command; chromedp's Tasks):
 //   - load.go decodes the file into yaml.Node (keeping each node's line and

@@ -26,7 +26,7 @@ type Evidence struct {
 	// ExtractSource says which: "at failure" or "last extract".
 	ExtractSource string
 	// Trace holds the tab's trace events with t at or after the flow's
-	// start (per protocol v4 §get_trace), oldest first; TraceDropped counts
+	// start (per docs/protocol.md#action-get_trace), oldest first; TraceDropped counts
 	// the events the ring had evicted; TraceNote says why there is no trace
 	// when there is none (an extension without the trace feature).
 	Trace        []protocol.TraceEvent

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -51,7 +50,7 @@ func TestRun_FlowRetries(t *testing.T) {
 	fail := func(code protocol.ErrorCode) runnertest.Handler { return runnertest.Fail(code, "attempt failed") }
 	ok := runnertest.Result(map[string]any{"ok": true})
 	highWall := loginPage()
-	highWall.Obstacle = &protocol.Obstacle{Type: obstacle.AuthWall, Confidence: obstacle.High, Message: "sign-in form"}
+	highWall.Obstacle = &protocol.Obstacle{Type: protocol.ObstacleAuthWall, Confidence: protocol.ConfidenceHigh, Message: "sign-in form"}
 	for _, tc := range []struct {
 		name        string
 		src         string

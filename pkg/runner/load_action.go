@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/roletarget"
 )
 
 // stepParams lists the params a step of spec's action may set, from the
@@ -216,7 +217,7 @@ func resolvePaths(flowFile string, paths []any) []any {
 }
 
 // checkRoleTarget checks a role target's literal role and name
-// (protocol.CheckRole, protocol.CheckName) before the schema does, so a
+// (roletarget.CheckRole, roletarget.CheckName) before the schema does, so a
 // flow author reads "roles are lowercase; write \"button\"" rather than
 // the schema's list. It reports whether both passed.
 func (fs *fileScope) checkRoleTarget(typ protocol.ActionType, params []Param, nodes map[string]*yaml.Node) bool {
@@ -232,9 +233,9 @@ func (fs *fileScope) checkRoleTarget(typ protocol.ActionType, params []Param, no
 		var err error
 		switch p.Name {
 		case "role":
-			err = protocol.CheckRole(s)
+			err = roletarget.CheckRole(s)
 		case "name":
-			err = protocol.CheckName(s)
+			err = roletarget.CheckName(s)
 		}
 		if err != nil {
 			fs.errf(nodes[p.Name], "%s: %v", typ, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/obstacle"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -104,7 +103,7 @@ func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *ma
 		action = policy.High
 	}
 	if action == PolicyHandoff {
-		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: obstacle.Type(typ), Confidence: obstacle.Confidence(conf), Message: msg})
+		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: protocol.ObstacleType(typ), Confidence: protocol.Confidence(conf), Message: msg})
 	}
 	if action == PolicyStop {
 		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}
@@ -140,8 +139,8 @@ func classify(err error) Status {
 }
 
 // terminal reports whether err may not be swallowed by continue_on_error.
-// A person's Stop is terminal too: they stopped bua on purpose (spec 001
-// §Cancellation), so no policy of the flow's may carry on past it.
+// A person's Stop is terminal too: they stopped bua on purpose
+// (docs/architecture.md#cancellation), so no policy of the flow's may carry on past it.
 func terminal(err error) bool {
 	st := classify(err)
 	return st == StatusBlocked || st == StatusUnavailable || stoppedByPerson(err) != ""
@@ -149,7 +148,7 @@ func terminal(err error) bool {
 
 // stoppedByPerson is the reason when err is the answer to a request the
 // person stopped from the extension's popup (internal_error with reason
-// user_stopped, or global_stop for Stop all, per protocol v4 §Events and
+// user_stopped, or global_stop for Stop all, per docs/protocol.md#events and
 // the schema's x-reasons), else "".
 func stoppedByPerson(err error) string {
 	var be *protocol.Error

@@ -18,7 +18,7 @@ import (
 const pollEvery = 100 * time.Millisecond
 
 // maxPoll is the longest a wait's page script polls: an evaluate ends
-// after 10 s (protocol v4 §evaluate semantics), and the answer needs the
+// after 10 s (docs/protocol.md#evaluate), and the answer needs the
 // rest.
 const maxPoll = 9 * time.Second
 

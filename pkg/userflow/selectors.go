@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/roletarget"
 )
 
 // Selector kinds, by a Recorder selector's prefix (Schema.ts SelectorType).
@@ -84,7 +84,7 @@ func selectFrom(alts [][]string, guessRole string) selection {
 		case kindARIA:
 			name, role := parseARIA(rest)
 			switch {
-			case role != "" && protocol.CheckRole(role) == nil:
+			case role != "" && roletarget.CheckRole(role) == nil:
 				if !sel.Target.ok() {
 					sel.Target = target{Role: role, Name: name, From: s}
 				}

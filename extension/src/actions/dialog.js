@@ -1,5 +1,5 @@
 // handle_dialog: answer the JavaScript dialog left open on the tab
-// (protocol v4 §Dialogs leaves page dialogs outside evaluate alone) through
+// (docs/protocol.md#dialogs leaves page dialogs outside evaluate alone) through
 // Page.handleJavaScriptDialog. The controller keeps the open dialog and lets
 // this action through while every other one fails naming it.
 

@@ -1,10 +1,10 @@
-// evaluate: run an agent-written function body in the page (protocol v4
-// §evaluate semantics).
+// evaluate: run an agent-written function body in the page
+// (docs/protocol.md#evaluate).
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError } from "../lib/cdp.js";
 
-// protocol v4 §evaluate semantics: a 10 s CDP-side timeout, cut to what the
+// docs/protocol.md#evaluate: a 10 s CDP-side timeout, cut to what the
 // request's budget leaves.
 export const EVALUATE_TIMEOUT_MS = 10000;
 // Our own clock allows this much past the CDP timeout for the reply.

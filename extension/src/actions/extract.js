@@ -23,7 +23,7 @@ import { detectObstacle } from "../lib/obstacle.js";
 import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
 import { PAGED_MARKDOWN_MAX_CHARS, applyBudget } from "../lib/parts.js";
 
-// MAX_ELEMENTS is the default cap on listed elements (spec 000 §extract);
+// MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
 // there were before the cut.
 export const MAX_ELEMENTS = 200;

@@ -6,7 +6,7 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
-import { ACTIONABLE, describeTarget, resolveWith, settleAfter, waitActionable } from "./input.js";
+import { ACTIONABLE, describeTarget, gone, resolveWith, settleAfter, waitActionable } from "./input.js";
 
 // SELECT runs in the page with `this` = the target. Unless force, it
 // waits (answers {ok: false, why}) while the select is not visible or not
@@ -87,7 +87,7 @@ export async function selectOption(ctx, action) {
 // selectVerdict turns SELECT's answer into a probe result or the error
 // waiting cannot fix.
 export function selectVerdict(label, by, st) {
-  if (!st || !st.connected) throw notFound(`${label} is no longer in the page (removed since the extract)`);
+  if (!st || !st.connected) throw gone(label);
   if (st.notSelect) {
     throw invalid(`${label} is not a <select> element (it is ${st.notSelect}): select_option chooses a <select>'s options; click the options of a custom list instead`);
   }

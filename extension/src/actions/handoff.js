@@ -7,7 +7,6 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { EVENTS } from "../generated/protocol.js";
-import { showWindow } from "../window-manager.js";
 
 function hostOf(url) {
   try {
@@ -37,7 +36,7 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
       }
     }
     await api.tabs.update(tab.id, { active: true });
-    await showWindow(api, windowId);
+    await windows.show(windowId);
     return { windowId, moved };
   }
 

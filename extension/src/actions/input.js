@@ -9,7 +9,6 @@ import { watchNavigation } from "../lib/settle.js";
 import { withDownload } from "../lib/downloads.js";
 import { watchNewTab } from "../lib/new-tab.js";
 import { describeRoleTarget, findByRole } from "../lib/role-target.js";
-import { SETTLE_MS } from "../lib/budget.js";
 import { clearFocused } from "../lib/clear.js";
 
 const GROUP = "bua";
@@ -174,9 +173,15 @@ async function settle(promises) {
   return results;
 }
 
-function gone(label) {
+// gone is element_not_found for a target that left the page after it was
+// found. It is marked removed: a target looked up again on each probe (a
+// role or a selector) may have been replaced between its lookup and its
+// checks, so waitActionable probes again instead of failing.
+export function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";
-  return notFound(`${label} is no longer in the page (removed since ${since})`);
+  const e = notFound(`${label} is no longer in the page (removed since ${since})`);
+  e.removed = true;
+  return e;
 }
 
 // isConnected asks the page whether the resolved node is still in its
@@ -298,35 +303,58 @@ const STABLE = `function () {
 // most waits end within a frame or two, then every 200 ms.
 const POLL_MS = [20, 50, 100, 100, 200];
 
+// ANSWER_MS is how long before the budget's end waitActionable gives up on
+// a probe still running: its timeout, naming the check that failed last,
+// then answers before the controller's watchdog, whose bare "did not
+// finish" names nothing. The two are timers, so the earlier one runs
+// first however late a loaded machine runs them.
+const ANSWER_MS = 20;
+
 // waitActionable runs probe until it returns {ok: true, ...} or the
 // action's own time (budget.inner(): the caller's --timeout or step
 // timeout, x-ladder) runs out, which is timeout naming the check that
 // failed last. The last probe starts when that time is up; the settle
-// margin above it is for that probe and the answer. A probe throws for
-// what waiting cannot fix: a stale uid, a selector with no match, a node
-// removed from the page.
+// margin above it is for that probe and the answer, and a probe still
+// running ANSWER_MS before the budget's end is given up. A probe throws
+// for what waiting cannot fix: a stale uid, a selector with no match, a
+// node removed from the page. A role target or a selector is looked up
+// afresh on each probe, so its node removed between the lookup and the
+// checks (a page replacing the element, as frameworks re-render) fails
+// that probe only: the next lookup finds the new element, or nothing,
+// which is final. A uid names one node, so its removal is final at once.
 export async function waitActionable(ctx, action, probe) {
   const started = Date.now();
-  let why = "";
-  let slowest = 0; // the longest probe so far
+  let why = "not checked in time (the page did not answer the first check)";
   for (let i = 0; ; i++) {
-    const t0 = Date.now();
-    const r = await probe();
-    slowest = Math.max(slowest, Date.now() - t0);
+    const checked = probe().catch((e) => {
+      if (e.removed && action.uid === undefined) return { ok: false, why: "no longer in the page (removed each time after it was found)" };
+      throw e;
+    });
+    const r = await beforeEnd(ctx, checked);
+    if (r === null) break;
     if (r.ok) return r;
     why = r.why;
     const left = ctx.budget.inner();
     if (left <= 0) break;
     await ctx.sleep(Math.min(POLL_MS[Math.min(i, POLL_MS.length - 1)], left));
-    // Stop while there is room to say which check failed: a last probe
-    // slower than the settle margin (a slow page, a loaded machine) would
-    // end in the controller's bare watchdog timeout instead.
-    if (ctx.budget.inner() <= 0 && slowest >= SETTLE_MS) break;
   }
   throw new BridgeError(
     ErrorCodes.TIMEOUT,
     `${describeTarget(action)} is ${why} (waited ${Date.now() - started} ms for it to be actionable; force: true skips the checks)`,
   );
+}
+
+// beforeEnd is p, or null when ANSWER_MS before the budget's end comes
+// first (p is then left to end on its own).
+function beforeEnd(ctx, p) {
+  p.catch(() => {});
+  const ms = ctx.budget.remaining() - ANSWER_MS;
+  if (ms <= 0) return Promise.resolve(null);
+  let timer;
+  const end = new Promise((resolve) => {
+    timer = ctx.timers.setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([p, end]).finally(() => ctx.timers.clearTimeout(timer));
 }
 
 // aim finds where to click the target: the centre of its border box in

@@ -1,5 +1,5 @@
 // The contract between the extension's pages (popup, options) and its
-// service worker (spec 001 §Extension UI Layering: Contract → Service →
+// service worker (docs/extension.md#layering: Contract → Service →
 // UI). One interface, BridgeService, with two implementations:
 // services/bridge-service-local.js in the worker (the real work) and
 // services/bridge-service-runtime.js in a page (a proxy over
@@ -78,8 +78,8 @@
  */
 
 // MESSAGE_KIND tags a page's request to the worker, so the worker never
-// mistakes another message bus's traffic for one (spec 001:
-// kind "bridge_request").
+// mistakes another message bus's traffic for one (the design
+// material's kind "bridge_request").
 export const MESSAGE_KIND = "bua_bridge_request";
 // STATE_PORT is the chrome.runtime.connect port name subscribeState uses;
 // the worker posts {kind: STATE_KIND, state} on it at every change.

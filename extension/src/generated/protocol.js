@@ -88,7 +88,7 @@ export const ERROR_CODES = Object.freeze({
   INTERNAL_ERROR: "internal_error",
 });
 
-// Known events, and the session end reasons (protocol v4 §Events).
+// Known events, and the session end reasons (docs/protocol.md#events).
 export const EVENTS = Object.freeze({
   SESSION_STARTED: "session_started",
   SESSION_ENDED: "session_ended",

@@ -1,7 +1,7 @@
 // What changed since the tab's last read (extract changes: true, feature
 // extract_changes): the elements added, with uids that continue the tab's
 // numbering, and the uids of the elements gone; an element still there
-// keeps its uid. A full extract still numbers e0, e1, ... (spec 000).
+// keeps its uid. A full extract still numbers e0, e1, ... (docs/protocol.md).
 //
 // Identity is the node itself, kept in the page between reads without
 // the page seeing it: every read (a full extract, a changes read) returns

@@ -1,4 +1,4 @@
-// Protocol v4 error codes (shared/spec 000 §Errors). The dispatcher maps any
+// Protocol v4 error codes (docs/protocol.md#errors). The dispatcher maps any
 // throw that is not a BridgeError to internal_error, so every deliberate
 // failure must use one of these codes.
 
@@ -23,8 +23,8 @@ export class BridgeError extends Error {
   }
 }
 
-// CancelledError is why a request the daemon cancelled (cancel {id}, spec
-// 001 §Cancellation) or whose connection ended stops: it is never sent, as
+// CancelledError is why a request the daemon cancelled (cancel {id},
+// docs/architecture.md#cancellation) or whose connection ended stops: it is never sent, as
 // a cancelled request gets no response.
 export class CancelledError extends Error {
   constructor(message = "cancelled by the daemon") {

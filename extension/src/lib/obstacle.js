@@ -1,32 +1,22 @@
-// Obstacle detection, protocol v4 §Obstacle detection: the JS twin of
-// pkg/obstacle (Go). A pure module — no DOM, no chrome.* — so extract can
-// call it in the page and node --test can prove it against the shared
-// vectors in testdata/obstacle/*.json, which the Go suite runs too.
+// Obstacle detection, docs/protocol.md#obstacles. A pure module (no
+// DOM, no chrome.*) that extract calls on what it gathered in the page.
 //
-// Every pattern is a String.raw template with exactly the text of its Go
-// twin (pkg/obstacle/signals.go; TestPatternParity checks). They stay in the
-// subset where RE2 and JS without flags agree: no \s, no ".", no lookaround,
-// no flags. Inputs are ASCII-lowercased first, and word edges are spelled
-// [^a-z0-9] where a phrase may start or end with punctuation.
+// Its patterns, needles, labels, thresholds and verdicts are data,
+// generated from extension/schema/obstacle.rules.json into
+// generated/obstacle-rules.js; bua obstacle runs the same data in Go
+// (pkg/obstacle, rules_gen.go), with the same steps as here, and both are
+// held to the shared vectors in testdata/obstacle/*.json.
 //
 // Lengths are Unicode code points of the markdown as given: JS string
 // length counts UTF-16 units and Go's counts bytes, so neither is used.
+import { AUTH, CONTENT_PAGE_CHARS, RULES, SCAN_CHARS, SHORT_PAGE_CHARS, SIGNALS, TITLE_SEPARATOR, VERDICTS } from "../generated/obstacle-rules.js";
 
-/** Markdown scanned, in code points; the rest is never read. */
-export const SCAN_CHARS = 4096;
-/** Markdown shorter than this is a short page (399 is, 400 is not). */
-export const SHORT_PAGE_CHARS = 400;
-/** Markdown this long or longer is a content page (see the Go docs). */
-export const CONTENT_PAGE_CHARS = 2000;
-
-const raw = (src) => new RegExp(src);
-const whole = (core) => new RegExp('^[^a-z0-9]*(?:' + core + ')[^a-z0-9]*$');
-const free = (core) => new RegExp('(?:^|[^a-z0-9])(?:' + core + ')(?:[^a-z0-9]|$)');
+export { CONTENT_PAGE_CHARS, SCAN_CHARS, SHORT_PAGE_CHARS };
 
 // A rule's regexp runs only when one of its needles occurs; each needle list
 // is a necessary condition for the pattern, so it saves time, never changes
 // the answer.
-const rule = (label, needles, re) => ({ label, needles, re });
+const compile = (r) => Object.freeze({ label: r.label, needles: r.needles, re: r.pattern === null ? null : new RegExp(r.pattern) });
 function match(r, s) {
   for (const n of r.needles) {
     if (s.includes(n)) return r.re === null || r.re.test(s);
@@ -34,87 +24,18 @@ function match(r, s) {
   return false;
 }
 
-const captchaURLRules = [
-  rule('/cdn-cgi/challenge-platform', ['/cdn-cgi/challenge-platform'], null),
-  rule('__cf_chl_', ['__cf_chl_'], null),
-  rule('challenges.cloudflare.com', ['challenges.cloudflare.com'], raw(String.raw`^[a-z][a-z0-9+.-]*://challenges\.cloudflare\.com(?:[:/?#]|$)`)),
-  rule('recaptcha.net', ['recaptcha.net'], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*recaptcha\.net(?:[:/?#]|$)`)),
-  rule('captcha-delivery.com', ['captcha-delivery.com'], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:[a-z0-9-]+\.)*captcha-delivery\.com(?:[:/?#]|$)`)),
-  rule('google.com/sorry', ['/sorry/'], raw(String.raw`^[a-z][a-z0-9+.-]*://(?:www\.|ipv4\.|ipv6\.)?google\.[a-z.]+/sorry/`)),
-  rule('/recaptcha', ['/recaptcha'], raw(String.raw`/recaptcha(?:[/?#.]|$)`)),
-  rule('/hcaptcha', ['/hcaptcha'], raw(String.raw`/hcaptcha(?:[/?#.]|$)`)),
-  rule('/turnstile', ['/turnstile'], raw(String.raw`/turnstile(?:[/?#.]|$)`)),
-  rule('/captcha', ['/captcha'], raw(String.raw`/captcha(?:[/?#.]|$)`)),
-];
+const GROUPS = SIGNALS.map((g) => ({ ...g, rules: RULES[g.rules].map(compile) }));
+const authHost = new RegExp(AUTH.host.pattern);
+const authPath = new RegExp(AUTH.path.pattern);
+const authTitle = new RegExp(AUTH.title.pattern);
+const passwordName = compile(AUTH.password);
+const oauthName = compile(AUTH.oauth);
+const signInName = compile(AUTH.signIn);
+const forgotName = compile(AUTH.forgot);
+const signUpName = compile(AUTH.signUp);
+const segmentSep = new RegExp(TITLE_SEPARATOR);
 
-// Interstitial boilerplate no article writes in passing: counts anywhere in
-// the scanned markdown, even on a long page.
-const captchaBoilerplate = [
-  rule('checking your browser', ['browser before'], free(String.raw`checking your browser before accessing`)),
-  rule('checking your browser', ['connection is secure'], free(String.raw`checking if the site connection is secure`)),
-  rule('verify you are human', ['verify you are human by'], free(String.raw`verify you are human by completing the action below`)),
-  rule('verify you are human', ['your connection before proceeding'], free(String.raw`needs to review the security of your connection before proceeding`)),
-  rule('press and hold', ['hold to confirm'], free(String.raw`press (?:&|and) hold to confirm you are (?:a )?human`)),
-  rule('unusual traffic', ['unusual traffic from'], free(String.raw`our systems have detected unusual traffic from your computer network`)),
-];
-
-const captchaPhraseCores = [
-  ['verify you are human', ['human'], String.raw`(?:please )?verify(?:ing)? (?:that )?you(?: are|['’]re) (?:a )?human(?: by completing the action below)?`],
-  ["i'm not a robot", ['not a robot'], String.raw`i(?:['’]m| am) not a robot`],
-  ['are you a robot', ['are you a '], String.raw`are you a (?:robot|human)`],
-  ['complete the captcha', ['the captcha', 'the security check'], String.raw`(?:please )?(?:complete|solve|pass) the (?:captcha|security check)(?: below| to continue)?`],
-  ['checking your browser', ['checking your browser', 'checking if the site'], String.raw`checking (?:your browser|if the site connection is secure)(?: before accessing[^\n]*)?`],
-  ['human verification', ['human verification'], String.raw`human verification`],
-  ['press and hold', ['press & hold', 'press and hold'], String.raw`press (?:&|and) hold(?: to confirm you are (?:a )?human)?`],
-  ['unusual traffic', ['unusual traffic'], String.raw`our systems have detected unusual traffic(?: from your computer network)?`],
-];
-
-const deniedWholeCores = [
-  ['403', ['403'], String.raw`(?:(?:http|error|status)(?: code)?:? ?)?403(?: ?(?:[-:–—] ?)?(?:error|forbidden|access denied|access forbidden))?`],
-  ['429', ['429'], String.raw`(?:(?:http|error|status)(?: code)?:? ?)?429(?: ?(?:[-:–—] ?)?(?:error|too many requests|rate limited))?`],
-  ['forbidden', ['forbidden'], String.raw`(?:access )?forbidden`],
-  ['access denied', ['denied'], String.raw`access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`],
-  ['too many requests', ['too many requests'], String.raw`too many requests`],
-  ['rate limit', ['rate limit'], String.raw`rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited`],
-  ['blocked', ['blocked'], String.raw`(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked|blocked`],
-];
-
-const deniedFreeCores = [
-  ['403', ['403'], String.raw`403 forbidden|(?:http|error|status)(?: code)?:? ?403|403 error`],
-  ['429', ['429'], String.raw`429 too many requests|(?:http|error|status)(?: code)?:? ?429|429 error`],
-  ['forbidden', ['forbidden'], String.raw`access forbidden`],
-  ['access denied', ['denied'], String.raw`access (?:is |has been )?denied|access to this (?:page|site|resource) (?:has been|is) denied|permission denied`],
-  ['access denied', ['permission to access'], String.raw`you (?:don['’]t|do not) have permission to access`],
-  ['too many requests', ['too many requests'], String.raw`too many requests`],
-  ['rate limit', ['rate limit'], String.raw`rate limit(?:ed| exceeded| reached)|you (?:have been|are being|['’]ve been) rate limited|exceeded (?:the|your) rate limit`],
-  ['blocked', ['blocked'], String.raw`(?:sorry,? )?you(?: have|['’]ve) been blocked|you (?:are|were) blocked|(?:request|access) (?:has been |was )?blocked`],
-];
-
-const captchaWhole = captchaPhraseCores.map(([l, n, c]) => rule(l, n, whole(c)));
-const captchaFree = captchaPhraseCores.map(([l, n, c]) => rule(l, n, free(c)));
-const deniedWhole = deniedWholeCores.map(([l, n, c]) => rule(l, n, whole(c)));
-const deniedFree = deniedFreeCores.map(([l, n, c]) => rule(l, n, free(c)));
-
-const deniedURLRules = [
-  rule('403', ['403'], raw(String.raw`/(?:errors?/)?403\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/403(?:[/?#]|$)`)),
-  rule('429', ['429'], raw(String.raw`/(?:errors?/)?429\.(?:html?|php|aspx?)(?:[?#]|$)|/errors?/429(?:[/?#]|$)`)),
-  rule('access denied', ['denied'], raw(String.raw`/access[-_]?denied(?:\.html?)?(?:[?#]|$)`)),
-  rule('forbidden', ['forbidden'], raw(String.raw`/forbidden(?:\.html?)?(?:[?#]|$)`)),
-];
-
-const authHostRe = raw(String.raw`^[a-z][a-z0-9+.-]*://(accounts|account|login|auth|signin|sso|id|idp)\.`);
-const authPathRe = raw(String.raw`/(account/login|accounts/login|users/sign_in|user/login|login|log-in|log_in|logon|signin|sign-in|sign_in|signup|sign-up|sign_up|auth|authenticate|authorize|oauth|oauth2|session|sessions|sso|saml)(?:[/?#.]|$)`);
-const authTitle = raw(String.raw`^[^a-z0-9]*(?:[a-z0-9.]+ )?(?:sign[ -]?in|log[ -]?in|logon|log on|sign on|sign[ -]?up|create (?:an |your |a new )?account)(?:[^a-z0-9]|$)`);
-
-const passwordName = rule('password_field', ['pass', 'pwd'], raw(String.raw`\b(?:password|passcode|pwd)\b`));
-const oauthName = rule('oauth_button', [' with ', ' using ', ' via '], raw(String.raw`^[^a-z0-9]*(?:continue|sign[ -]?in|log[ -]?in|sign[ -]?up|register|connect) (?:with|using|via) (?:your )?(?:google|github|microsoft|apple|facebook|twitter|x|linkedin|gitlab|bitbucket|slack|discord|amazon|okta|sso|saml)(?:[^a-z0-9]|$)`));
-const signInName = rule('sign_in_button', ['sign', 'log'], raw(String.raw`^[^a-z0-9]*(?:sign[ -]?in|log[ -]?in|logon|log on)(?: to [a-z0-9 .-]{1,40})?[^a-z0-9]*$`));
-const forgotName = rule('forgot_password_link', ['forgot', 'reset', 'trouble', 'can'], raw(String.raw`^[^a-z0-9]*(?:i )?(?:forgot(?:ten)?(?: your| my| the)? (?:password|passcode|pwd|username or password|email or password|login details)|reset (?:your |my )?password|trouble (?:signing|logging) in|can['’]?t (?:sign|log) in)[^a-z0-9]*$`));
-const signUpName = rule('sign_up_link', ['sign', 'regist', 'account', 'join'], raw(String.raw`^[^a-z0-9]*(?:new to [a-z0-9 .-]{1,30}\?? |new here\?? |(?:don['’]?t|do not) have an account\?? )?(?:sign[ -]?up|register|create (?:an |a new |your |a free )?account|join)(?: (?:now|here|for free|free|today))?[^a-z0-9]*$`));
-
-const segmentSep = raw(String.raw`[ \t]+[|·–—-][ \t]+`);
-
-/** ASCII-only lowercasing plus NBSP → space, exactly as the Go twin. */
+/** ASCII-only lowercasing plus NBSP → space, exactly as Go's. */
 export function lower(s) {
   return s.replace(/[A-Z\u00a0]/g, (c) => (c === '\u00a0' ? ' ' : String.fromCharCode(c.charCodeAt(0) + 32)));
 }
@@ -214,38 +135,28 @@ const str = (v) => (typeof v === 'string' ? v : '');
  *   layer: string, signals: string[]}} layer is "L1".."L4" or ""
  */
 export function explainObstacle(input) {
-  const url = lower(str(input.url));
-  const title = lower(str(input.title));
   const markdown = str(input.markdown);
   const mdLen = countUpTo(markdown, CONTENT_PAGE_CHARS);
   const short = mdLen < SHORT_PAGE_CHARS;
   const sparse = mdLen < CONTENT_PAGE_CHARS;
+  const url = lower(str(input.url));
   const md = lower(cut(markdown, SCAN_CHARS));
+  const titleSegs = segments([lower(str(input.title))]);
+  let heads = null;
+  const texts = { url: () => [url], markdown: () => [md], title: () => titleSegs, headlines: () => (heads ??= segments(headlines(md))) };
+  const admits = { always: true, sparse, short };
 
+  // Every layer gathers its signals even when an earlier one will decide,
+  // so the signals show all that was seen; precedence is applied at the end.
   const sig = new SignalList();
-  const titleSegs = segments([title]);
-
-  // L1: captcha.
   if (input.captchaFrame === true) sig.add('captcha_frame');
-  for (const r of captchaURLRules) if (match(r, url)) sig.add('captcha_url:' + r.label);
-  for (const r of captchaBoilerplate) if (match(r, md)) sig.add('captcha_phrase:' + r.label);
-  let heads = [];
-  if (sparse) {
-    heads = segments(headlines(md));
-    sig.addAny('captcha_title:', captchaWhole, titleSegs);
-    sig.addAny('captcha_heading:', captchaWhole, heads);
+  const ends = { captcha: sig.list.length, denied: 0 };
+  for (const g of GROUPS) {
+    if (admits[g.when]) sig.addAny(g.prefix, g.rules, texts[g.on]());
+    ends[g.layer] = sig.list.length;
   }
-  if (short) sig.addAny('captcha_phrase:', captchaFree, [md]);
-  const captchaEnd = sig.list.length;
-
-  // L2: access denied.
-  if (sparse) {
-    for (const r of deniedURLRules) if (match(r, url)) sig.add('denied_url:' + r.label);
-    sig.addAny('denied_title:', deniedWhole, titleSegs);
-    sig.addAny('denied_heading:', deniedWhole, heads);
-  }
-  if (short) sig.addAny('denied_phrase:', deniedFree, [md]);
-  const deniedEnd = sig.list.length;
+  const captchaEnd = ends.captcha;
+  const deniedEnd = ends.denied;
 
   // L3/L4: auth.
   let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
@@ -271,9 +182,9 @@ export function explainObstacle(input) {
     }
   }
   let authURL = '';
-  let m = authHostRe.exec(url);
+  let m = authHost.exec(url);
   if (m) authURL = 'auth_url:' + m[1] + '.';
-  else if ((m = authPathRe.exec(url))) authURL = 'auth_url:/' + m[1];
+  else if ((m = authPath.exec(url))) authURL = 'auth_url:/' + m[1];
   const authTitled = titleSegs.some((s) => authTitle.test(s));
   const authStart = sig.list.length;
   sig.addIf(pw, 'password_field');
@@ -286,26 +197,30 @@ export function explainObstacle(input) {
   const auth = sig.list.slice(authStart);
 
   const v = { obstacle: null, layer: '', signals: sig.list };
-  const ob = (type, confidence, message) => ({ type, confidence, message });
+  const because = (verdict, why, count) => ({
+    type: verdict.type,
+    confidence: verdict.confidence,
+    message: verdict.message.replace('{count}', String(count)) + ' (' + why + ')',
+  });
   if (captchaEnd > 0) {
     v.layer = 'L1';
-    v.obstacle = ob('captcha', 'high', 'CAPTCHA challenge; a human must solve it (' + sig.list[0] + ')');
+    v.obstacle = because(VERDICTS.L1, sig.list[0]);
   } else if (deniedEnd > captchaEnd) {
     v.layer = 'L2';
-    v.obstacle = ob('access_denied', 'high', 'Access denied, blocked or rate limited by the site (' + sig.list[captchaEnd] + ')');
+    v.obstacle = because(VERDICTS.L2, sig.list[captchaEnd]);
   } else if (pw && (authURL !== '' || authTitled)) {
     v.layer = 'L3';
-    v.obstacle = ob('auth_wall', 'high', 'Login wall: a password field on a sign-in page (' + (authURL || 'auth_title') + ')');
+    v.obstacle = because(VERDICTS.L3, authURL || 'auth_title');
   } else if (!sparse) {
     // A content page lets a reader in, whatever its header offers.
   } else if (auth.length >= 2 && (short || auth.length > Number(signIn) + Number(signUp))) {
     // Above a short page, a sign-in button plus a sign-up link is site
     // chrome; one signal from the page itself is needed.
     v.layer = 'L4';
-    v.obstacle = ob('auth_wall', 'high', 'Login wall: ' + auth.length + ' auth signals (' + auth.join(', ') + ')');
+    v.obstacle = because(VERDICTS.L4, auth.join(', '), auth.length);
   } else if (auth.length === 1 && short) {
     v.layer = 'L4';
-    v.obstacle = ob('auth_wall', 'low', 'Possible login wall: one auth signal on a short page (' + auth[0] + ')');
+    v.obstacle = because(VERDICTS.L4low, auth[0]);
   }
   return v;
 }

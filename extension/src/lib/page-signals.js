@@ -1,5 +1,5 @@
-// Page signals that extract gathers for obstacle detection (protocol v4
-// §Obstacle detection) and that need the page itself — kept pure here so
+// Page signals that extract gathers for obstacle detection
+// (docs/protocol.md#obstacles) and that need the page itself — kept pure here so
 // node --test can check them without a DOM.
 
 /**

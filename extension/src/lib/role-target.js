@@ -19,7 +19,7 @@ const QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
 const CANDIDATES_SHOWN = 8;
 
 // parseName reads the schema's name: "/pattern/flags" is a RegExp (the
-// same rule as Go's protocol.ParseName), anything else an exact name. A
+// same rule as Go's roletarget.ParseName), anything else an exact name. A
 // pattern JavaScript refuses is invalid_action.
 const REGEX_NAME = /^\/(.*)\/([a-z]*)$/s;
 

@@ -1,5 +1,5 @@
-// The worker's BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): composes the session manager, the ws-client,
+// The worker's BridgeService (contracts/bridge-service.js;
+// docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
 // change to the pages' ports (connectPort) and to the toolbar badge.
@@ -18,7 +18,6 @@ import {
 import { badgeFor } from "../badge.js";
 import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
-import { showWindow } from "../window-manager.js";
 import { CLOSE_CODES, END_REASONS, EVENTS } from "../generated/protocol.js";
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
@@ -77,10 +76,11 @@ function fixFor(r, state, kind) {
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger-controller.js)
+//   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, emit, claim, timers = globalThis }) {
+export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, windows, emit, claim, timers = globalThis }) {
   let rawConnection = { state: "connecting" };
   const ports = new Set();
   const stateListeners = new Set();
@@ -183,7 +183,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
     async stopAll() {
       // global_stop goes out first: the daemon answers every request in
       // flight on this connection with "stopped by the user" at once,
-      // whatever the detach then does to them (spec 001 §Cancellation).
+      // whatever the detach then does to them (docs/architecture.md#cancellation).
       const endedCount = sessions.list().length;
       emit({ type: EVENTS.GLOBAL_STOP, endedCount });
       await endSessions(END_REASONS.GLOBAL_STOP);
@@ -199,7 +199,7 @@ export function createLocalBridgeService({ api, sessions, client, pairing, hando
       }
       if (!tab) throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `tab ${tabId} is closed`);
       await api.tabs.update(tabId, { active: true });
-      await showWindow(api, tab.windowId);
+      await windows.show(tab.windowId);
       return {};
     },
 

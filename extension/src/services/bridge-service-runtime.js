@@ -1,5 +1,5 @@
-// The pages' BridgeService (contracts/bridge-service.js; spec 001
-// §Extension UI Layering): every method is a chrome.runtime.sendMessage to
+// The pages' BridgeService (contracts/bridge-service.js;
+// docs/extension.md#layering): every method is a chrome.runtime.sendMessage to
 // the worker, which answers from its local service; subscribeState is a
 // chrome.runtime.connect port the worker posts each new state on. Built
 // from the contract's METHODS table, so a method added there is proxied

@@ -1,4 +1,4 @@
-// The options page (spec 001 §Extension UI Layering, UI layer):
+// The options page (docs/extension.md#layering, UI layer):
 // connection (daemon URL, token or one-time code, Save, Test), the
 // blocklist, the audit log with a filter, and Reset. It gets a
 // BridgeService, a document and confirm(); it never touches chrome.*

@@ -1,4 +1,4 @@
-// The popup, the activity monitor (spec 001 §Extension UI Layering, UI
+// The popup, the activity monitor (docs/extension.md#layering, UI
 // layer): connection state with its reason and fix, the live sessions
 // each with a Stop button, Stop all, and the handoffs waiting for the
 // person. It gets a BridgeService and a document; it never touches

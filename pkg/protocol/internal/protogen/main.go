@@ -1,58 +1,43 @@
-// Command protogen writes the protocol's constants, in Go and in
-// JavaScript, from extension/schema/protocol.schema.json, the one source of
-// the protocol (protocol v4 §Message Envelope: "the schema is the API").
-// `go generate ./pkg/protocol` runs it; CI runs it and fails on a diff.
+// Command protogen writes every file generated from the protocol schema,
+// extension/schema/protocol.schema.json, the one source of the protocol:
+// the Go constants, types and validators of package protocol, the
+// extension's constants and validators, and the agent tool's inputSchema
+// (gen.Outputs lists them). `go generate ./pkg/protocol` runs it; CI runs
+// it and fails on a diff.
 //
-// Usage: protogen -schema FILE -go FILE -js FILE [-tool FILE]
-//
-// -tool writes the agent tool's flat inputSchema (gen.Model.Tool), which
-// `bua mcp` serves as its one tool's.
+// Usage: protogen -root DIR, DIR being the repository's root.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/bua-dev/bua/pkg/protocol/internal/protogen/gen"
 )
 
 func main() {
-	schemaPath := flag.String("schema", "", "the protocol schema (JSON)")
-	goOut := flag.String("go", "", "the Go file to write")
-	jsOut := flag.String("js", "", "the ES module to write")
-	toolOut := flag.String("tool", "", "the agent tool's inputSchema (JSON) to write")
+	root := flag.String("root", "", "the repository's root")
 	flag.Parse()
-	if err := run(*schemaPath, *goOut, *jsOut, *toolOut); err != nil {
+	if err := run(*root); err != nil {
 		fmt.Fprintln(os.Stderr, "protogen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(schemaPath, goOut, jsOut, toolOut string) error {
-	if schemaPath == "" || goOut == "" || jsOut == "" {
-		return fmt.Errorf("usage: protogen -schema FILE -go FILE -js FILE")
+func run(root string) error {
+	if root == "" {
+		return fmt.Errorf("usage: protogen -root DIR")
 	}
-	doc, err := os.ReadFile(schemaPath)
+	outs, err := gen.Outputs(func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) })
 	if err != nil {
 		return err
 	}
-	goSrc, jsSrc, err := gen.Generate(doc)
-	if err != nil {
-		return fmt.Errorf("%s: %w", schemaPath, err)
+	for _, o := range outs {
+		if err := os.WriteFile(filepath.Join(root, o.Path), o.Data, 0o644); err != nil {
+			return err
+		}
 	}
-	if err := os.WriteFile(goOut, goSrc, 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(jsOut, jsSrc, 0o644); err != nil {
-		return err
-	}
-	if toolOut == "" {
-		return nil
-	}
-	tool, err := gen.GenerateTool(doc)
-	if err != nil {
-		return fmt.Errorf("%s: %w", schemaPath, err)
-	}
-	return os.WriteFile(toolOut, tool, 0o644)
+	return nil
 }

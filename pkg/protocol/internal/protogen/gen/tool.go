@@ -19,9 +19,9 @@ func GenerateTool(doc []byte) ([]byte, error) {
 	return m.Tool()
 }
 
-// Tool renders the agent tool's inputSchema: protocol v4 §Action Schema's
-// "single browser tool, one action per call", whose inputSchema the spec
-// says imports from the schema. It is flat, because Claude's and OpenAI's
+// Tool renders the agent tool's inputSchema: docs/protocol.md#actions: one
+// browser tool, one action per call, its inputSchema generated from the
+// schema. It is flat, because Claude's and OpenAI's
 // tool APIs refuse a top-level oneOf, anyOf or allOf: a required action
 // whose enum lists every action, and the union of the actions' params
 // (their protocol names, one short description each). The action's

@@ -91,10 +91,10 @@ func (m *Model) Go() ([]byte, error) {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// %s\n\npackage protocol\n\nimport \"time\"\n\n", Header)
 	p("// ProtocolVersion is the browser-bridge protocol version this build speaks,\n")
-	p("// per protocol v4 §Versioning discipline. A hello with any other version is\n")
+	p("// per docs/protocol.md#versioning. A hello with any other version is\n")
 	p("// rejected with close code CloseVersionMismatch.\nconst ProtocolVersion = %d\n\n", m.Version)
 
-	p("// Envelope variants, per protocol v4 §Message Envelope.\nconst (\n")
+	p("// Envelope variants, per docs/protocol.md#messages.\nconst (\n")
 	for _, t := range m.MessageTypes {
 		p("\tType%s MessageType = %q\n", camel(t), t)
 	}
@@ -131,7 +131,7 @@ func (m *Model) Go() ([]byte, error) {
 	}
 	p(")\n\n")
 
-	p("// The actions, per protocol v4 §Action Schema and its pure additions.\nconst (\n")
+	p("// The actions, per docs/protocol.md#actions and its pure additions.\nconst (\n")
 	for _, a := range m.Actions {
 		p("\t%s ActionType = %q // %s\n", ActionConst(a.Name), a.Name, a.Description)
 	}
@@ -202,7 +202,7 @@ func (m *Model) Go() ([]byte, error) {
 	p("// wait_for's timeoutMs when the action omits it, and its cap.\nconst (\n")
 	p("\tDefaultWaitForTimeout = %s\n\tMaxWaitForTimeout = %s\n)\n\n", goDuration(m.WaitDefaultMs), goDuration(m.WaitMaxMs))
 
-	p("// The protocol's error codes, per protocol v4 §Errors.\nconst (\n")
+	p("// The protocol's error codes, per docs/protocol.md#errors.\nconst (\n")
 	for _, c := range m.Codes {
 		p("\tCode%s ErrorCode = %q\n", camel(c.Name), c.Name)
 	}
@@ -217,11 +217,11 @@ func (m *Model) Go() ([]byte, error) {
 	}
 	p("}\n\n")
 
-	p("// Known events, per protocol v4 §Events and its pure additions.\nconst (\n")
+	p("// Known events, per docs/protocol.md#events and its pure additions.\nconst (\n")
 	for _, e := range m.Events {
 		p("\tEvent%s EventType = %q\n", camel(e), e)
 	}
-	p(")\n\n// The session end reasons, per protocol v4 §Events.\nconst (\n")
+	p(")\n\n// The session end reasons, per docs/protocol.md#events.\nconst (\n")
 	for _, e := range m.EndReasons {
 		p("\tEnd%s SessionEndReason = %q\n", camel(e), e)
 	}
@@ -318,7 +318,7 @@ func (m *Model) JS() []byte {
 		p("  %s: %q,\n", strings.ToUpper(c.Name), c.Name)
 	}
 	p("});\n\n")
-	p("// Known events, and the session end reasons (protocol v4 §Events).\n")
+	p("// Known events, and the session end reasons (docs/protocol.md#events).\n")
 	p("export const EVENTS = %s;\n", jsEnum(m.Events))
 	p("export const END_REASONS = %s;\n", jsEnum(m.EndReasons))
 	p("export const NAMED_KEYS = Object.freeze(%s);\n", jsJSON(m.NamedKeys))

@@ -1,4 +1,11 @@
-package protocol
+// Package roletarget checks a role target's role and name ({role, name,
+// nth}: an element by its WAI-ARIA role and accessible name) before it is
+// sent, with advice a person can act on: the lowercase spelling of a
+// capitalised role, a concrete role for an abstract one, the nearest role
+// for a misspelt one, a regex flag JavaScript does not take. The CLI and
+// the flow loader run the same checks, so a bad target fails before
+// anything runs; the schema's $defs/role and accessibleName are the rules.
+package roletarget
 
 import (
 	"fmt"
@@ -6,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/internal/nearest"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // abstractRoles are WAI-ARIA 1.2's abstract roles (§5.3.1): ontology only,
@@ -16,18 +24,18 @@ var abstractRoles = []string{
 }
 
 // CheckRole reports why role cannot be a role target's role, or nil when it
-// is one of Roles (the schema's $defs/role). The message suggests the fix:
+// is one of protocol.Roles (the schema's $defs/role). The message suggests the fix:
 // the lowercase spelling of a capitalised role ("Button": roles are
 // lowercase), a concrete role for an abstract one, or the nearest role for
 // a misspelt one.
 func CheckRole(role string) error {
-	if slices.Contains(Roles, role) {
+	if slices.Contains(protocol.Roles, role) {
 		return nil
 	}
 	if role == "" {
 		return fmt.Errorf("role is empty: name a WAI-ARIA role such as button, link or textbox")
 	}
-	if lower := strings.ToLower(role); lower != role && slices.Contains(Roles, lower) {
+	if lower := strings.ToLower(role); lower != role && slices.Contains(protocol.Roles, lower) {
 		return fmt.Errorf("role %q: WAI-ARIA roles are lowercase; write %q", role, lower)
 	}
 	if slices.Contains(abstractRoles, strings.ToLower(role)) {
@@ -43,7 +51,7 @@ func CheckRole(role string) error {
 // enough to be a misspelling (at most a third of its letters, at least 2),
 // else "".
 func nearestRole(s string) string {
-	return nearest.Word(s, Roles, max(2, len(s)/3))
+	return nearest.Word(s, protocol.Roles, max(2, len(s)/3))
 }
 
 // regexFlags are the flags a JavaScript RegExp takes.

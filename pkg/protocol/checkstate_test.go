@@ -1,4 +1,4 @@
-package obstacle
+package protocol
 
 import (
 	"encoding/json"

@@ -39,6 +39,12 @@ type globalOptions struct {
 	// Dialogs is --dialogs as typed: the commands that send actions check
 	// it (checkDialogs).
 	Dialogs string
+	// owner, when set, is the tab owner the dialled client acts for, and
+	// ownWindow opens its tabs in a window of its own
+	// (bridge.ClientOptions): a worker of `bua run --parallel` in the
+	// person's Chrome.
+	owner     string
+	ownWindow bool
 }
 
 // readGlobals reads c's global flags.
@@ -87,6 +93,7 @@ func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
 	defer cancel()
 	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
 		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
+		Owner: g.owner, OwnWindow: g.ownWindow,
 	})
 	if berr != nil {
 		return nil, berr

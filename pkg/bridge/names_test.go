@@ -280,3 +280,46 @@ func TestHoldResumesByName(t *testing.T) {
 		t.Fatalf("home got %d requests: work's held click went to another browser", n)
 	}
 }
+
+// TestManagedBrowserDiesMidRequest: a managed browser that dies while it
+// runs a request fails that request with bridge_unavailable, reason
+// outcome_unknown (no browser is there to answer, and the action may have
+// run): the flow a parallel run's worker was running fails so, and the
+// worker's next request launches a new browser on the same profile.
+func TestManagedBrowserDiesMidRequest(t *testing.T) {
+	l := bridgetest.NewLauncher(t)
+	h := bridgetest.StartDaemon(t, bridge.Config{Launch: l.Launch})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl := h.ClientFor(t, "managed-1")
+	if _, err := cl.Request(ctx, protocol.GetTabs()); err != nil {
+		t.Fatalf("get_tabs on managed-1: %v", err)
+	}
+	b := l.Launched()[0]
+	running := make(chan struct{})
+	b.Ext.Handle(protocol.ActionClick, func(a protocol.Action) (any, *protocol.Error) {
+		close(running)
+		return nil, bridgetest.Silent
+	})
+	go func() {
+		<-running
+		b.Kill()
+	}()
+	_, err := cl.Request(ctx, protocol.Action{Type: protocol.ActionClick, Selector: "#go"})
+	if err == nil || err.Code != protocol.CodeBridgeUnavailable || err.Reason != protocol.ReasonOutcomeUnknown || !strings.Contains(err.Message, "managed-1 exited") {
+		t.Fatalf("click whose browser died: %v (reason %q), want bridge_unavailable, outcome_unknown, naming managed-1", err, errReason(err))
+	}
+	if _, err := cl.Request(ctx, protocol.GetTabs()); err != nil {
+		t.Fatalf("get_tabs after the death: %v", err)
+	}
+	if n := len(l.Launched()); n != 2 || l.Launched()[1].Opts.ProfileDir != b.Opts.ProfileDir {
+		t.Errorf("%d launches; want a second, on managed-1's profile", n)
+	}
+}
+
+func errReason(err *protocol.Error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Reason
+}

@@ -175,8 +175,10 @@ func (p *Pool) Stats() Stats {
 // with internal_error "aborted by caller". A connection that drops before
 // the answer resolves with internal_error, reason outcome_unknown, at once,
 // or, for an extension that resumes requests (FeatureReplay), once it has
-// not reconnected within the grace (hold). The pending entry is always
-// removed, so a late response is logged and dropped as stray.
+// not reconnected within the grace (hold); with bridge_unavailable, same
+// reason, when a managed browser's process exited (browserExited). The
+// pending entry is always removed, so a late response is logged and
+// dropped as stray.
 func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.RawMessage, *protocol.Error) {
 	var a protocol.Action
 	_ = json.Unmarshal(action, &a) // its type and params, for the gates and the default deadline
@@ -193,6 +195,9 @@ func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.
 	for replay := false; ; replay = true {
 		res, err, dropped := p.exchange(ctx, c, r, replay)
 		if !dropped {
+			if err != nil && err.Reason == protocol.ReasonOutcomeUnknown && p.isGone(c.Name) {
+				err = browserExited(c.Name)
+			}
 			return res, err
 		}
 		if c, err = p.hold(ctx, c, r); err != nil {
@@ -334,7 +339,38 @@ func (p *Pool) hold(ctx context.Context, old *Conn, r *outbound) (*Conn, *protoc
 		return nil, r.timeoutError(ctx)
 	}
 	p.log.Info("held request failed", "id", r.id, "action", r.a.Type, "browser", old.Name, "why", why)
+	if why == whyBrowserExited {
+		return nil, browserExited(old.Name)
+	}
 	return nil, outcomeUnknown("extension disconnected before answering, and %s, so the action may or may not have run: look at the page (extract) before sending it again", why)
+}
+
+// isGone reports whether the browser named name is gone for good now
+// (gone).
+func (p *Pool) isGone(name string) bool {
+	if p.gone == nil {
+		return false
+	}
+	select {
+	case <-p.gone(name):
+		return true
+	default:
+		return false
+	}
+}
+
+// whyBrowserExited is awaitResume's why when the browser is gone.
+const whyBrowserExited = "its browser exited"
+
+// browserExited is the error of a request whose managed browser died
+// before answering: bridge_unavailable, since no browser is there to
+// answer (a parallel run's flow fails so, and its worker's next request
+// launches a new browser), reason outcome_unknown, since the action may
+// have run before the end.
+func browserExited(name string) *protocol.Error {
+	err := protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser %s exited before answering, so the action may or may not have run: the next request launches a new one", name)
+	err.Reason = protocol.ReasonOutcomeUnknown
+	return err
 }
 
 // awaitResume waits until old's extension instance has a new connection
@@ -363,7 +399,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 		case <-ctx.Done():
 			return nil, ""
 		case <-gone:
-			return nil, "its browser exited"
+			return nil, whyBrowserExited
 		case <-wait.C:
 			_, droppedAt := old.held()
 			return nil, fmt.Sprintf("it did not reconnect within %s", time.Since(droppedAt).Round(100*time.Millisecond))

@@ -40,9 +40,9 @@ const (
 )
 
 // MaxManaged is how many managed browsers one daemon runs at most:
-// managed and managed-1 … managed-15. Each costs about 150 MB
-// (BENCHMARKS.md §Parallel runs); the cap bounds what a typo in a script
-// can launch.
+// managed and managed-1 … managed-15. Each costs about 200 MB (PSS of
+// its process group, BENCHMARKS.md §`bua run --parallel`); the cap bounds
+// what a typo in a script can launch.
 const MaxManaged = 16
 
 // maxNameLen bounds a pairing's name.

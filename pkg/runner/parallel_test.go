@@ -286,3 +286,17 @@ func (f writerFunc) Write(p []byte) (int, error) {
 	f(p)
 	return len(p), nil
 }
+
+// TestWorkerIndex_NotMasked: text typed from the environment is masked as
+// a credential, but not the worker's index, bua's own ("0" masked would
+// hide every zero of the report).
+func TestWorkerIndex_NotMasked(t *testing.T) {
+	rec, _ := runFlow(t, runnertest.New(), "name: m\nsteps:\n  - type: { selector: \"#a\", text: \"user-${{ env.BUA_WORKER_INDEX }}\" }\n  - type: { selector: \"#b\", text: \"${{ env.BUA_PASS }}\" }\n")
+	wantStatus(t, rec, StatusPassed)
+	if got := rec.MaskValue(rec.Steps[0].Params["text"]); got != "user-0" {
+		t.Errorf("the worker's index typed reads %v in the report, want user-0", got)
+	}
+	if got := rec.MaskValue(rec.Steps[1].Params["text"]); got == "hunter2" {
+		t.Errorf("a password typed from the environment reads %v in the report: not masked", got)
+	}
+}

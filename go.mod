@@ -3,6 +3,7 @@ module github.com/bua-dev/bua
 go 1.26.8
 
 require (
+	github.com/evanw/esbuild v0.28.2
 	github.com/expr-lang/expr v1.17.8
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3

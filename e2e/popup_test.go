@@ -37,7 +37,7 @@ func waitFor(t *testing.T, eval func(string) any, what, expr string) {
 // managed browser with the real extension: the page lists a live session
 // with its action count and the badge counts it; Stop on it ends the
 // wait-for in flight at once with internal_error, reason user_stopped; the
-// next action on that tab is session_not_found (docs/architecture.md#cancellation);
+// next action on that tab is session_not_found (docs/cancellation.md#cancellation);
 // Stop all ends the rest; the options page's history shows both ends.
 func TestPopup_Stop(t *testing.T) {
 	closeAllTabs(t)

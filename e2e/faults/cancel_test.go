@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Cancellation (docs/architecture.md#cancellation): a caller that goes away (Ctrl-C,
+// Cancellation (docs/cancellation.md#cancellation): a caller that goes away (Ctrl-C,
 // its --timeout) ends its action in the browser at once, so the next
 // action on the tab does not queue behind it; a tab that closes ends every
 // action pending on it with tab_not_found, whoever closed it.

@@ -13,7 +13,7 @@ import (
 // at start-up, before any agent asks, and the first open_tab is handed
 // that window's blank tab rather than opening another. With its last tab
 // closed the browser keeps running, and the next open_tab opens the BUA
-// window again (docs/architecture.md §Cold start).
+// window again (docs/cold-start.md#what-a-cold-start-overlaps).
 func TestColdStart_BuaWindowReady(t *testing.T) {
 	cmd, home := ownBrowser(t, "BUA_CHROME="+devChrome)
 	u, err := harness.DevToolsURL(harness.ManagedProfile(home))

@@ -19,8 +19,8 @@ import (
 	"github.com/bua-dev/bua/e2e/harness"
 )
 
-// Replay-safe requests across a reconnect (docs/architecture.md
-// §Reconnect, spec 004 §Dedupe), in real Chromium with the real
+// Replay-safe requests across a reconnect (docs/cancellation.md#reconnect,
+// spec 004 §Dedupe), in real Chromium with the real
 // extension. faults/replay.html's counter button and input report each
 // click and each input to the test's own server (actServer) with a
 // synchronous request the server holds for ?ms=: the page is busy that

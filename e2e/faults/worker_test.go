@@ -10,8 +10,8 @@ import (
 // TestWorkerStopped: the extension's MV3 service worker is stopped while a
 // `bua wait-for '#never'` is in flight on a tab (Target.closeTarget on the
 // worker, as stopWorker explains). The daemon holds the request for the
-// worker to come back (pool.go's ReconnectGrace, 5 s; docs/architecture.md
-// §Reconnect) rather than fail it at once or wait out its 30 s deadline.
+// worker to come back (pool.go's ReconnectGrace, 5 s; docs/cancellation.md#reconnect)
+// rather than fail it at once or wait out its 30 s deadline.
 // The worker comes back by itself or is started (startWorker stands for
 // Chrome's next event); either the restarted worker finds the request's
 // started mark with no answer, or the grace passes first: both answer

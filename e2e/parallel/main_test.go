@@ -10,8 +10,9 @@
 // worker's browser leaves the daemon's relaunch in its place, so at most
 // three browsers run at any time.
 //
-// Budget: about 40-60 s on a 2-core machine: the three browsers' start
-// (10-20 s under load), two suites of six short flows, and one relaunch.
+// Budget: about 15 s on a 2-core machine (12 s measured at load 5-10), 60 s
+// at most: the three browsers' start, a suite of six short flows, one of
+// six with a browser killed and relaunched, and one interrupted.
 package parallel
 
 import (

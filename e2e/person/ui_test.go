@@ -123,7 +123,7 @@ func TestPopupStop(t *testing.T) {
 // person presses Stop all in the popup. The worker tells the daemon
 // (global_stop, in `bua events`), and the waiting command is answered at
 // once with internal_error, reason global_stop, and a hint naming the
-// person's Stop all (docs/protocol.md#errors, docs/architecture.md#cancellation).
+// person's Stop all (docs/protocol.md#errors, docs/cancellation.md#cancellation).
 func TestPopupStopAllInFlight(t *testing.T) {
 	c := devtools(t)
 	ensurePaired(t, c)

@@ -11,7 +11,7 @@ import { createReplayCache } from "./replay-cache.js";
 import { createSessionManager } from "./session-manager.js";
 import { createWindowManager } from "./window-manager.js";
 import { createDispatcher } from "./action-dispatcher.js";
-import { createDebuggerController } from "./debugger-controller.js";
+import { createDebuggerController } from "./debugger/controller.js";
 import { createHandoffRegistry } from "./handoff-registry.js";
 import { createHandoffService } from "./actions/handoff.js";
 import { budgetFor } from "./lib/budget.js";
@@ -46,7 +46,7 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, isManaged: () => pairing.managed });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
@@ -62,7 +62,7 @@ const client = createWsClient({
   },
   handleRequest: async (action, { deadlineMs, signal } = {}) => {
     // The budget starts now: waiting for init counts against it too.
-    // signal is the request's: cancel {id} aborts it (docs/architecture.md#cancellation).
+    // signal is the request's: cancel {id} aborts it (docs/cancellation.md#cancellation).
     const budget = budgetFor(action, deadlineMs, Date.now(), signal);
     await abortable(ready, signal);
     return dispatcher.handle(action, budget);
@@ -91,8 +91,8 @@ const idleGuard = createIdleGuard({ idle: api.idle, endAll: (reason) => service.
 
 
 // A managed browser opens the BUA window now, alongside the hello, so the
-// first open_tab or navigate finds it, its tab attached (docs/architecture.md
-// §Cold start). A person's Chrome gets no window until an agent asks.
+// first open_tab or navigate finds it, its tab attached (docs/cold-start.md#what-a-cold-start-overlaps).
+// A person's Chrome gets no window until an agent asks.
 const pairingLoaded = loadPairing(api);
 pairingLoaded
   .then((p) => p.managed && windows.prewarm())
@@ -115,7 +115,7 @@ const ready = init().catch((e) => {
 controller.onDetach?.((tabId, reason) => {
   // canceled_by_user is the person's Cancel on Chrome's debugger bar: the
   // session ends with debugger_detached, its requests fail at once and the
-  // tab is refused from then on (docs/architecture.md#cancellation).
+  // tab is refused from then on (docs/cancellation.md#cancellation).
   // target_closed is a closed tab: tabs.onRemoved ends that session. It may
   // come first, so the actions pending on a tab that is really gone end
   // with tab_not_found here already.
@@ -194,5 +194,5 @@ function sameList(a, b) {
 // everything else only has to be ready before the first request runs
 // (handleRequest awaits `ready`). So the hello goes out as soon as the
 // listeners above are in, while storage is still opening
-// (docs/architecture.md §Cold start).
+// (docs/cold-start.md#what-a-cold-start-overlaps).
 client.start();

@@ -57,13 +57,80 @@ export function memoryStorage(map = new Map()) {
 // in the worker) and returns it once `ready` resolves. newId makes the
 // instance id the hello names (hello.instance) when storage has none yet.
 export function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  const entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
-  let unsureUntil = 0;
-  let instance = "";
+  return new ReplayCache(storage, now, newId, bounds);
+}
 
-  async function load() {
+class ReplayCache {
+  #storage;
+  #now;
+  #bounds;
+  #entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
+  #unsureUntil = 0;
+  #instance = "";
+
+  constructor(storage, now, newId, bounds) {
+    this.#storage = storage;
+    this.#now = now;
+    this.#bounds = bounds;
+    this.ready = this.#load(newId);
+  }
+
+  // instance is the hello's instance id, once ready.
+  instance() {
+    return this.#instance;
+  }
+
+  get size() {
+    return this.#entries.size;
+  }
+
+  // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
+  // reason?}. A STARTED entry whose action no longer runs here was cut
+  // short by a worker restart.
+  lookup(id) {
+    const e = this.#entries.get(id);
+    return e && e.expiresAt > this.#now() ? e : undefined;
+  }
+
+  // unsure says whether an entry was evicted before its expiry, which has
+  // not come yet: a re-sent id the cache does not know may have run.
+  unsure() {
+    return this.#now() < this.#unsureUntil;
+  }
+
+  // begin records that id starts now, to live deadlineMs (at most
+  // maxAgeMs): the started mark, in storage once it resolves. It rejects
+  // when storage refuses the write.
+  begin(id, deadlineMs) {
+    const t = this.#now();
+    const maxAgeMs = this.#bounds.maxAgeMs;
+    const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, maxAgeMs) : maxAgeMs;
+    const gone = this.#expire(t);
+    const before = this.#unsureUntil;
+    this.#evict(t, gone);
+    const e = { startedAt: t, expiresAt: t + life, state: STARTED };
+    this.#entries.set(id, e);
+    return this.#write(id, e, gone, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
+      this.#entries.delete(id); // never started: a re-sent id may run
+      throw err;
+    });
+  }
+
+  // answer records id's response message, text: its JSON, as sent.
+  answer(id, text) {
+    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+  }
+
+  // cancelled records that id ended without an answer: cancel {id}, or
+  // the client stopping; reason says which.
+  cancelled(id, reason) {
+    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+
+  async #load(newId) {
+    const storage = this.#storage;
     const all = await storage.get(null);
-    const t = now();
+    const t = this.#now();
     const stale = [];
     const loaded = [];
     for (const [key, e] of Object.entries(all)) {
@@ -72,24 +139,24 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
       else loaded.push([key.slice(KEY_PREFIX.length), e]);
     }
     loaded.sort((a, b) => a[1].startedAt - b[1].startedAt);
-    for (const [id, e] of loaded) entries.set(id, e);
-    unsureUntil = Number(all[UNSURE_KEY]) || 0;
-    instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
+    for (const [id, e] of loaded) this.#entries.set(id, e);
+    this.#unsureUntil = Number(all[UNSURE_KEY]) || 0;
+    this.#instance = typeof all[INSTANCE_KEY] === "string" && all[INSTANCE_KEY] ? all[INSTANCE_KEY] : "";
     const writes = [];
-    if (!instance) {
-      instance = newId();
-      writes.push(storage.set({ [INSTANCE_KEY]: instance }));
+    if (!this.#instance) {
+      this.#instance = newId();
+      writes.push(storage.set({ [INSTANCE_KEY]: this.#instance }));
     }
     if (stale.length) writes.push(storage.remove(stale));
     await Promise.all(writes);
   }
 
   // expire forgets the entries whose time is up and returns their keys.
-  function expire(t) {
+  #expire(t) {
     const gone = [];
-    for (const [id, e] of entries) {
+    for (const [id, e] of this.#entries) {
       if (e.expiresAt <= t) {
-        entries.delete(id);
+        this.#entries.delete(id);
         gone.push(KEY_PREFIX + id);
       }
     }
@@ -99,8 +166,9 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
   // evict makes room for one more entry: the oldest that has ended goes
   // first, else the oldest. One that goes before its expiry makes the
   // cache unsure until then.
-  function evict(t, gone) {
-    while (entries.size >= bounds.maxEntries) {
+  #evict(t, gone) {
+    const entries = this.#entries;
+    while (entries.size >= this.#bounds.maxEntries) {
       let victim = null;
       for (const [id, e] of entries) {
         if (e.state !== STARTED) {
@@ -112,69 +180,27 @@ export function createReplayCache({ storage, now = Date.now, newId = () => crypt
       const e = entries.get(victim);
       entries.delete(victim);
       gone.push(KEY_PREFIX + victim);
-      if (e.expiresAt > t && e.expiresAt > unsureUntil) unsureUntil = e.expiresAt;
+      if (e.expiresAt > t && e.expiresAt > this.#unsureUntil) this.#unsureUntil = e.expiresAt;
     }
   }
 
   // stored is what storage keeps of e: its answer only up to
   // maxAnswerBytes, else the answer's size.
-  function stored(e) {
+  #stored(e) {
     const { answer, ...rest } = e;
-    if (answer !== undefined && e.answerBytes <= bounds.maxAnswerBytes) rest.answer = answer;
+    if (answer !== undefined && e.answerBytes <= this.#bounds.maxAnswerBytes) rest.answer = answer;
     return rest;
   }
 
-  function write(id, e, gone = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: stored(e), ...extra };
-    return Promise.all([storage.set(items), gone.length ? storage.remove(gone) : null]);
+  #write(id, e, gone = [], extra = {}) {
+    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
+    return Promise.all([this.#storage.set(items), gone.length ? this.#storage.remove(gone) : null]);
   }
 
-  function end(id, fields) {
-    const e = entries.get(id);
+  #end(id, fields) {
+    const e = this.#entries.get(id);
     if (!e) return Promise.resolve(); // expired or evicted meanwhile: nothing to keep
     Object.assign(e, fields);
-    return write(id, e);
+    return this.#write(id, e);
   }
-
-  const ready = load();
-
-  return {
-    ready,
-    // instance is the hello's instance id, once ready.
-    instance: () => instance,
-    get size() {
-      return entries.size;
-    },
-    // lookup is id's entry, or undefined: {state, answer?, answerBytes?,
-    // reason?}. A STARTED entry whose action no longer runs here was cut
-    // short by a worker restart.
-    lookup(id) {
-      const e = entries.get(id);
-      return e && e.expiresAt > now() ? e : undefined;
-    },
-    // unsure says whether an entry was evicted before its expiry, which has
-    // not come yet: a re-sent id the cache does not know may have run.
-    unsure: () => now() < unsureUntil,
-    // begin records that id starts now, to live deadlineMs (at most
-    // maxAgeMs): the started mark, in storage once it resolves. It
-    // rejects when storage refuses the write.
-    begin(id, deadlineMs) {
-      const t = now();
-      const life = Number.isFinite(deadlineMs) && deadlineMs > 0 ? Math.min(deadlineMs, bounds.maxAgeMs) : bounds.maxAgeMs;
-      const gone = expire(t);
-      const before = unsureUntil;
-      evict(t, gone);
-      const e = { startedAt: t, expiresAt: t + life, state: STARTED };
-      entries.set(id, e);
-      return write(id, e, gone, unsureUntil !== before ? { [UNSURE_KEY]: unsureUntil } : {}).catch((err) => {
-        entries.delete(id); // never started: a re-sent id may run
-        throw err;
-      });
-    },
-    // answer records id's response message, text: its JSON, as sent.
-    answer: (id, text) => end(id, { state: ANSWERED, answer: text, answerBytes: text.length }),
-    // cancelled records that id ended without an answer: cancel {id}, or
-    // the client stopping; reason says which.
-    cancelled: (id, reason) => end(id, { state: CANCELLED, reason: String(reason || "cancelled") }),
-  };
 }

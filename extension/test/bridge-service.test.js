@@ -16,7 +16,8 @@ import {
   unwrapResponse,
   validateRequest,
 } from "../src/contracts/bridge-service.js";
-import { createLocalBridgeService, connectionView, PUSH_MS } from "../src/services/bridge-service-local.js";
+import { createLocalBridgeService, PUSH_MS } from "../src/services/bridge-service-local.js";
+import { connectionView } from "../src/services/connection-view.js";
 import { createRuntimeBridgeService } from "../src/services/bridge-service-runtime.js";
 import { badgeFor, BADGE_COLORS } from "../src/badge.js";
 import { createSessionManager } from "../src/session-manager.js";
@@ -42,8 +43,9 @@ function fakeHandoffs() {
   };
 }
 
-async function setup({ managed = false } = {}) {
+async function setup({ managed = false, stored = {} } = {}) {
   const api = createFakeApi();
+  for (const [k, v] of Object.entries(stored)) api.storeMap.set(k, v);
   const badge = [];
   api.action = {
     setBadgeText: async (d) => badge.push(["text", d.text]),
@@ -308,8 +310,12 @@ test("blocklist: add validates and normalises, remove says when the entry is not
 });
 
 test("the audit log keeps the last 1,000 sessions, each {tabId, domain, startedAt, endedAt, actionCount, reason}", async () => {
-  const { local, sessions, api } = await setup();
-  for (let i = 0; i < 1003; i++) {
+  // 998 sessions already in the log (a worker that starts reads them
+  // back), then five more: 1,003 in all. Seeding the log instead of
+  // ending 998 sessions keeps the test to five whole-log writes.
+  const old = Array.from({ length: 998 }, (_, i) => ({ tabId: i, domain: `s${i}.test`, startedAt: i, endedAt: i, actionCount: 0, reason: "tab_closed" }));
+  const { local, sessions, api } = await setup({ stored: { sessionHistory: old } });
+  for (let i = 998; i < 1003; i++) {
     sessions.ensureSession(i, `s${i}.test`);
     if (i % 2) sessions.recordAction(i);
     sessions.endSession(i, i % 2 ? "user_stopped" : "tab_closed");
@@ -319,8 +325,9 @@ test("the audit log keeps the last 1,000 sessions, each {tabId, domain, startedA
   assert.equal(h.length, 1000);
   assert.equal(h[0].domain, "s3.test", "the oldest three were dropped");
   assert.equal(h.at(-1).domain, "s1002.test");
-  assert.deepEqual(Object.keys(h[0]).sort(), ["actionCount", "domain", "endedAt", "reason", "startedAt", "tabId"]);
-  assert.deepEqual([h[0].actionCount, h[0].reason], [1, "user_stopped"]);
+  for (const e of h.slice(-5)) assert.deepEqual(Object.keys(e).sort(), ["actionCount", "domain", "endedAt", "reason", "startedAt", "tabId"]);
+  assert.deepEqual([h.at(-2).actionCount, h.at(-2).reason], [1, "user_stopped"]);
+  assert.deepEqual([h.at(-1).actionCount, h.at(-1).reason], [0, "tab_closed"]);
   assert.equal(api.storeMap.get("sessionHistory").length, 1000, "stored capped too");
 });
 

@@ -1,4 +1,4 @@
-// Cancellation (docs/architecture.md#cancellation, docs/extension.md §Cancellation):
+// Cancellation (docs/cancellation.md#cancellation, docs/extension.md §Cancellation):
 // cancel {id} from the daemon, the watchdog and a closed tab each end a
 // request at once, free its tab, and stop its leftover work.
 
@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWsClient } from "../src/ws-client.js";
 import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { BridgeError, CancelledError } from "../src/lib/errors.js";

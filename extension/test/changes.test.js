@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger-controller.js";
-import { changesFunction, knownAfterExtract, mergeChanges } from "../src/lib/changes.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
+import { knownAfterExtract, mergeChanges } from "../src/lib/changes.js";
 
 // A scripted page for the changes reads: its listed elements are nodes
 // {id (backendNodeId), role, name, parent?}; every read returns its array
@@ -37,8 +37,8 @@ function fakePage(nodes) {
   const handlers = {
     "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: page.loaderId, url: URL } } }),
     "Runtime.evaluate": (p) => {
-      if (p.expression.includes("const domToTree")) {
-        const max = JSON.parse(/const options = (\{.*?\});/.exec(p.expression)[1]).maxElements;
+      if (p.expression.includes("bua:extract")) {
+        const max = JSON.parse(/, (\{[^{}]*\})\)$/.exec(p.expression)[1]).maxElements;
         const kept = page.nodes.slice(0, max);
         const read = { found: true, hasContent: true, text: "App", markdown: "# App", url: URL, title: "App", frameSrcs: [], elements: kept.map(item), elementsTotal: page.nodes.length };
         return { result: { type: "object", objectId: handle(page.nodes.map((n) => n.id)), deepSerializedValue: deep(read, kept.map((n) => n.id)) } };
@@ -70,7 +70,7 @@ function fakePage(nodes) {
 }
 
 const btn = (id, name) => ({ id, role: "button", name });
-const uidsOf = (c) => Object.fromEntries([...c._state.uidCaches.get(TAB).map].map(([uid, n]) => [uid, n.id]));
+const uidsOf = (c) => Object.fromEntries([...c.sessions.get(TAB).uidCache.map].map(([uid, n]) => [uid, n.id]));
 
 test("a changes read lists new elements with uids that continue the numbering, the uids gone, and keeps the rest", async () => {
   const { page, c } = fakePage([btn(11, "A"), btn(12, "B"), btn(13, "C")]);
@@ -145,9 +145,4 @@ test("a new option under a select read before names that select's uid as its par
   assert.deepEqual(m.added, [{ uid: "e1", role: "option", name: "Pro", visible: true, parent: "e0" }]);
   assert.deepEqual(m.known.get(null).uids, ["e0", "e1"]);
   assert.deepEqual(knownAfterExtract([{ session: "S1", objectId: "H", base: 3, kept: 2 }, { session: null, objectId: undefined, base: 0, kept: 3 }]), new Map([["S1", { objectId: "H", uids: ["e3", "e4"] }]]));
-});
-
-test("the page side parses and runs on a last array or on none", () => {
-  const fn = new Function(`return (${changesFunction()});`)();
-  assert.equal(typeof fn, "function");
 });

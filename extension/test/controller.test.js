@@ -1,11 +1,11 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController, WEBDRIVER_SHIM } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
+import { WEBDRIVER_SHIM } from "../src/debugger/attach.js";
 import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
-import { collectElements } from "../src/lib/elements.js";
 import { REPLY_MARGIN_MS } from "../src/generated/protocol.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 
@@ -31,7 +31,7 @@ function fakeTab(overrides = {}, opts = {}) {
   const handlers = {
     "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: page.loaderId }, childFrames: [] } }),
     "Runtime.evaluate": (p) => {
-      if (p.expression.includes("const domToTree")) {
+      if (p.expression.includes("bua:extract")) {
         const read = {
           found: true, hasContent: true, text: "Hello", markdown: "# Hello", url: "http://site.test/", title: "Site", frameSrcs: [],
           elements: [
@@ -208,7 +208,7 @@ test("uid never extracted is element_stale; a removed node is element_not_found 
   const past = await rejectsWith(c.run(TAB, { type: "click", uid: "e9" }), "element_stale", /^uid e9 was never handed out on this page$/);
   assert.equal(past.reason, "uid_unknown");
   // Handed out, then outdated: the page changed.
-  c._state.uidCaches.get(TAB).map.delete("e2");
+  c.sessions.get(TAB).uidCache.map.delete("e2");
   const stale = await rejectsWith(c.run(TAB, { type: "click", uid: "e2" }), "element_stale", /is stale: it is not in the last extract/);
   assert.equal(stale.reason, undefined);
 
@@ -514,7 +514,7 @@ test("during evaluate, alerts are accepted and confirms/prompts dismissed", asyn
   const answers = fake.calls.filter((x) => x[0] === "Page.handleJavaScriptDialog").map((x) => x[1].accept);
   assert.deepEqual(answers, [true, false, false, true]);
   assert.deepEqual(events, [], "no dialog_opened event for dialogs the evaluate raised");
-  assert.equal(c._state.evaluating.size, 0, "evaluateInProgress cleared");
+  assert.equal(c.sessions.get(TAB).evaluating, false, "evaluateInProgress cleared");
 });
 
 for (const managed of [true, false]) {
@@ -617,7 +617,7 @@ test("onDetach listeners hear Chrome's detach and the tab's state is dropped", a
   c.onDetach((tabId, reason) => heard.push([tabId, reason]));
   c.handleDetach({ tabId: TAB }, "canceled_by_user");
   assert.deepEqual(heard, [[TAB, "canceled_by_user"]]);
-  assert.equal(c._state.uidCaches.has(TAB), false);
+  assert.equal(c.sessions.get(TAB).uidCache, null);
   await c.run(TAB, { type: "press_key", key: "a" });
   assert.equal(fake.calls.filter((x) => x[0] === "attach").length, 2, "re-attaches on the next action");
 });
@@ -683,7 +683,7 @@ test("evaluate: own clock terminates a hung evaluate with timeout", async () => 
   timers.fire(own().id);
   await rejectsWith(ran, "timeout", /within 10000 ms/);
   assert.ok(methods(fake.calls).includes("Runtime.terminateExecution"));
-  assert.equal(c._state.evaluating.size, 0);
+  assert.equal(c.sessions.get(TAB).evaluating, false);
 });
 
 test("evaluate result shapes", async () => {
@@ -758,8 +758,7 @@ test("maxElements defaults to 200 and is capped at 5000", () => {
   assert.equal(maxElementsOf({ maxElements: 9000 }), 5000);
 });
 
-test("the extract page script parses and collectElements survives toString injection", () => {
-  assert.equal(typeof new Function(`return (${collectElements.toString()});`)(), "function");
+test("the extract page script parses, whatever the selector's quotes", () => {
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined)}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript("a[href*='x\"y']")}`));
   assert.doesNotThrow(() => new Function(`return ${buildPageScript(undefined, { final: true })}`));
@@ -976,7 +975,7 @@ test("a navigation in a child frame or within the document does not hold the cli
 });
 
 test("aimPoint takes the first content quad with an area, else the border box's centre", async () => {
-  const { aimPoint } = await import("../src/actions/input.js");
+  const { aimPoint } = await import("../src/lib/geometry.js");
   const border = [0, 0, 100, 0, 100, 40, 0, 40];
   // An inline link wrapped over two lines: two quads; the box's centre
   // (50, 20) lies between them.

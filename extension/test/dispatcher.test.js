@@ -15,7 +15,7 @@ async function setup({ run, managed = false } = {}) {
   let t = 1;
   const sessions = createSessionManager({ storage: api.storage, emit: (e) => events.push(e), now: () => t++ });
   await sessions.init();
-  const windows = createWindowManager({ api });
+  const windows = createWindowManager({ api, isManaged: () => managed });
   const ran = [];
   const controller = {
     run: run || (async (tabId, action) => {
@@ -24,7 +24,7 @@ async function setup({ run, managed = false } = {}) {
       return { ok: true };
     }),
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e), isManaged: () => managed });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e) });
   return { api, userWin, events, sessions, windows, ran, d };
 }
 

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { BridgeError } from "../src/lib/errors.js";
-import { toMarkdown } from "../src/lib/markdown.js";
+import { toMarkdown } from "../src/page/markdown.js";
 
 // Frames through chrome.debugger child sessions: a scripted tab whose
 // session (no sessionId) holds the main document with one button, and
@@ -26,7 +26,7 @@ function fakeFrames() {
     "Page.getFrameTree": () => ({ frameTree: { frame: { id: "MAIN", loaderId: "L1", url: "http://127.0.0.1:8080/page.html" } } }),
     "Page.getLayoutMetrics": () => ({ cssVisualViewport: { pageX: 0, pageY: 0 } }),
     "Runtime.evaluate": (p) => {
-      if (p.expression.includes("const domToTree")) {
+      if (p.expression.includes("bua:extract")) {
         return deep({ found: true, hasContent: true, text: "Checkout", markdown: "# Checkout", url: "http://127.0.0.1:8080/page.html", title: "Checkout", frameSrcs: [], elements: [{ role: "button", name: "Back", visible: true }], elementsTotal: 1 }, [101]);
       }
       if (p.expression.includes("bua:frame")) return { result: { type: "string", value: 'nomatch["http://127.0.0.1:8080/same.html"]' } };
@@ -44,7 +44,7 @@ function fakeFrames() {
       if (p.expression.includes("bua:frame")) {
         return p.expression.includes('"pay"') ? { result: { type: "object", subtype: "node", objectId: "S1-201" } } : { result: { type: "string", value: `nomatch${JSON.stringify([PAY])}` } };
       }
-      if (p.expression.includes("const collectElements")) {
+      if (p.expression.includes("bua:elements")) {
         return deep({ url: PAY, elements: [{ role: "textbox", name: "Card number", visible: true, frame: PAY }], elementsTotal: 1 }, [201]);
       }
       return { result: { type: "undefined" } };
@@ -96,7 +96,7 @@ test("the attach asks for the out-of-process iframes as flat child sessions, and
   const auto = fake.calls.find((x) => x[1] === "Target.setAutoAttach");
   assert.deepEqual(auto, ["", "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] }]);
   attachFrame(c);
-  assert.deepEqual(c._state.childFrames.get(TAB).size, 1, "the worker is not a frame");
+  assert.deepEqual(c.sessions.get(TAB).frames.size, 1, "the worker is not a frame");
   assert.ok(fake.calls.some((x) => x[0] === "S1" && x[1] === "Target.setAutoAttach"), "the child attaches its own frames");
 });
 
@@ -110,7 +110,7 @@ test("extract lists the frame's elements after the page's, with its URL, and a u
     { uid: "e1", role: "textbox", name: "Card number", visible: true, frame: PAY },
   ]);
   assert.equal(r.elementsTotal, 2);
-  assert.deepEqual(c._state.uidCaches.get(TAB).map.get("e1"), { session: "S1", id: 201 });
+  assert.deepEqual(c.sessions.get(TAB).uidCache.map.get("e1"), { session: "S1", id: 201 });
 
   fake.calls.length = 0;
   assert.deepEqual(await c.run(TAB, { type: "click", uid: "e1" }), { ok: true });
@@ -172,7 +172,7 @@ test("a frame that went away makes its uids element_not_found, and frames() forg
   await c.run(TAB, { type: "extract" });
   c.handleDebuggerEvent({ tabId: TAB }, "Target.detachedFromTarget", { sessionId: "S1" });
   fake.detached.add("S1");
-  assert.equal(c._state.childFrames.get(TAB).size, 0);
+  assert.equal(c.sessions.get(TAB).frames.size, 0);
   await assert.rejects(c.run(TAB, { type: "click", uid: "e1" }), (e) => e.code === "element_not_found");
   // wait_for by uid sees it gone, not an error.
   await assert.rejects(c.run(TAB, { type: "wait_for", uid: "e1", timeoutMs: 200 }), (e) => e.code === "timeout");

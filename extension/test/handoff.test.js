@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createHandoffRegistry } from "../src/handoff-registry.js";
 import { createHandoffService, executors } from "../src/actions/handoff.js";
 import { createWindowManager } from "../src/window-manager.js";
-import { TAB_EXECUTORS } from "../src/debugger-controller.js";
+import { TAB_EXECUTORS } from "../src/debugger/executors.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 function clock(start = 1000) {

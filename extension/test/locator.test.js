@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cssString, describeScript, generateLocators, isGeneratedId, isStableClass, normalizeText, orderLocators } from "../src/lib/locator.js";
+import { orderLocators } from "../src/lib/locator.js";
+import { cssString, isGeneratedId, isStableClass, normalizeText } from "../src/page/locator-rules.js";
 import { targetName } from "../src/actions/describe.js";
 import { parseName } from "../src/lib/role-target.js";
 
@@ -48,11 +49,3 @@ test("a role locator's name that reads as /pattern/ becomes the pattern that mat
   assert.ok(!re.test("/aab/i") && !re.test("x/a+b/i"));
 });
 
-test("the page script survives toString injection and keeps its helpers in scope", () => {
-  const fn = new Function(`return (${describeScript()});`)();
-  assert.equal(typeof fn, "function");
-  assert.equal(typeof generateLocators, "function");
-  // The injected helpers are the module's, by their source.
-  assert.ok(describeScript().includes(isGeneratedId.toString()));
-  assert.ok(describeScript().includes(isStableClass.toString()));
-});

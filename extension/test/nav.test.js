@@ -1,9 +1,9 @@
-// waitUntil (actions/nav.js), the dialogs policy (debugger-controller.js,
+// waitUntil (actions/nav.js), the dialogs policy (actions/dialog.js,
 // actions/tabs.js) and the tab an input opens (lib/new-tab.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { navigate, reload } from "../src/actions/nav.js";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { createDispatcher } from "../src/action-dispatcher.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
@@ -152,7 +152,7 @@ function dialogTab({ opens = null, dialog = { type: "alert", message: "Hi" } } =
   };
   c = createDebuggerController({ chromeApi: { debugger: dbg }, emitEvent: () => {} });
   const answers = () => calls.filter(([m]) => m === "Page.handleJavaScriptDialog").map(([, p]) => p.accept);
-  const traced = () => c._state.traces.read(7).events.filter((e) => e.answer).map((e) => `${e.level} ${e.text || ""}: ${e.answer} by ${e.action}`.replace(" :", ":"));
+  const traced = () => c.traces.read(7).events.filter((e) => e.answer).map((e) => `${e.level} ${e.text || ""}: ${e.answer} by ${e.action}`.replace(" :", ":"));
   return { c, calls, answers, traced };
 }
 
@@ -175,7 +175,7 @@ test("navigate with dialogs answers a dialog left open, goes, and lists the answ
   assert.deepEqual(dbg.answers(), [false, false]);
   assert.deepEqual(dbg.traced(), ["confirm Leave?: dismissed by navigate", "alert Hi: dismissed by navigate"]);
   assert.equal(dbg.c.hasOpenDialog(7), false);
-  assert.equal(dbg.c._state.policies.size, 0, "the policy ends with the action");
+  assert.equal(dbg.c.sessions.get(7).policy, null, "the policy ends with the action");
 });
 
 test("a beforeunload is accepted under dismiss too; a dialog after the action is left open again", async () => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyBudget, cutAt, elementLine, fencesOf, goQuote, splitParts } from "../src/lib/parts.js";
-import { MARKDOWN_MAX_CHARS } from "../src/lib/markdown.js";
+import { MARKDOWN_MAX_CHARS } from "../src/page/caps.js";
 
 // tile joins the parts and checks they are consecutive, non-empty but for
 // a lone empty part, and within their budgets.

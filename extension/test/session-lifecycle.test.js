@@ -1,5 +1,5 @@
 // Session lifecycle on the extension side (docs/protocol.md#sessions,
-// docs/architecture.md#cancellation): a session ends for exactly seven reasons, each
+// docs/cancellation.md#cancellation): a session ends for exactly seven reasons, each
 // with session_ended {domain, tabId, actionCount, reason}; a request in
 // flight on it ends at once (internal_error with error.reason, or
 // tab_not_found for a closed tab); a tab the person stopped refuses later

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger-controller.js";
+import { createDebuggerController } from "../src/debugger/controller.js";
 import { loadPairing } from "../src/pairing.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PROBE, globRegExp, regexOf, urlMatcher, waitedFor, waitFor } from "../src/actions/wait.js";
+import { globRegExp, regexOf, urlMatcher, waitedFor, waitFor } from "../src/actions/wait.js";
+import { probe as PROBE } from "../src/page/wait.js";
 import { goBack, goForward } from "../src/actions/nav.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { BridgeError } from "../src/lib/errors.js";

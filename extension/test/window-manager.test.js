@@ -1,6 +1,6 @@
 // The BUA window opened ahead of time (prewarm): a managed browser opens it
 // at start-up, and its blank tab is handed to the first caller that needs a
-// BUA-window tab (docs/architecture.md §Cold start).
+// BUA-window tab (docs/cold-start.md#what-a-cold-start-overlaps).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createDispatcher } from "../src/action-dispatcher.js";
@@ -21,7 +21,7 @@ async function setup({ managed = false } = {}) {
       return { ok: true };
     },
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {}, isManaged: () => managed });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
   return { api, windows, ran, d };
 }
 

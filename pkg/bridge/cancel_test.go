@@ -57,7 +57,7 @@ func lastID(t *testing.T, ext *bridgetest.Extension) string {
 // TestPool_SendsCancel: a sent request that ends without its response, by
 // the caller cancelling or by its deadline, is cancelled in an extension
 // that lists the cancel feature, and logged with its id, action and reason
-// (docs/architecture.md#cancellation).
+// (docs/cancellation.md#cancellation).
 func TestPool_SendsCancel(t *testing.T) {
 	tests := []struct {
 		name     string

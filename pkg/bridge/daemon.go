@@ -66,7 +66,7 @@ type Config struct {
 	// started this daemon to send it actions: if a request with it would
 	// launch the managed browser at once (LaunchPolicyFor), Run launches
 	// it as soon as it listens, before that request arrives
-	// (docs/architecture.md §Cold start). "" launches nothing unasked.
+	// (docs/cold-start.md#who-may-launch-a-browser). "" launches nothing unasked.
 	Prelaunch Selection
 	// Log receives the daemon's structured log (default: discard).
 	Log *slog.Logger
@@ -540,7 +540,7 @@ func (d *Daemon) prelaunch() {
 // is connected.
 type LaunchPolicy int
 
-// Launch policies, per docs/architecture.md §Cold start.
+// Launch policies, per docs/cold-start.md#who-may-launch-a-browser.
 const (
 	// LaunchAtOnce launches (or waits for) a managed browser without
 	// waiting for anything else: --browser managed (or managed-N), and

@@ -9,7 +9,7 @@ import (
 )
 
 // HandoffGate says whether a page can be handed to a person now
-// (docs/architecture.md §Handing a page to a person), from BUA_HANDOFF
+// (docs/handoff.md#handing-a-page-to-a-person), from BUA_HANDOFF
 // (getenv) and the browser that serves sel, which status reports: a
 // person's Chrome or a headful managed browser can be handed over; a
 // headless managed browser cannot, since nobody sees it. A status error's

@@ -32,7 +32,7 @@ const (
 	// OpCancel ends the same connection's unfinished operation whose id it
 	// carries, as hanging up would end them all; it gets no answer of its
 	// own. A request it ends answers "aborted by caller", and the pool
-	// cancels it in the extension (docs/architecture.md#cancellation).
+	// cancels it in the extension (docs/cancellation.md#cancellation).
 	OpCancel = "cancel"
 )
 
@@ -84,7 +84,7 @@ type Status struct {
 	ManagedBrowsers []ManagedStatus `json:"managedBrowsers"`
 	// Held counts the requests in flight (InFlight includes them) whose
 	// connection dropped and that wait for their extension to reconnect
-	// (docs/architecture.md §Reconnect).
+	// (docs/cancellation.md#reconnect).
 	Held        int            `json:"held,omitempty"`
 	UserPaired  bool           `json:"userPaired"`
 	Managed     ManagedStatus  `json:"managed"`

@@ -18,10 +18,11 @@ import (
 )
 
 // Pool matches requests with responses over the extension connections, per
-// docs/architecture.md#one-action-bua-click-e3 and #cancellation. It holds
-// at most one Conn per browser, keyed by the browser's name (names.go); a
-// newer one replaces the old, unless it is the same extension instance
-// coming back (Conn.resumes), whose requests it resumes.
+// docs/architecture.md#one-action-bua-click-e3 and
+// docs/cancellation.md#cancellation. It holds at most one Conn per browser,
+// keyed by the browser's name (names.go); a newer one replaces the old,
+// unless it is the same extension instance coming back (Conn.resumes),
+// whose requests it resumes.
 type Pool struct {
 	log *slog.Logger
 
@@ -305,7 +306,7 @@ func (p *Pool) exchange(ctx context.Context, c *Conn, r *outbound, replay bool) 
 // connection, on which r is re-sent with the same id and what is left of
 // its deadline, and the extension answers it from its replay cache or
 // from the action still running, never running it twice
-// (docs/architecture.md §Reconnect). The wait ends at the grace after the
+// (docs/cancellation.md#reconnect). The wait ends at the grace after the
 // drop, r's deadline, or ReplayMaxAge after r was first sent (beyond
 // which the extension may have let the id go), whichever is first; or at
 // once when another instance takes the browser's name (its cache is not
@@ -409,7 +410,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 
 // cancelOnResume sends cancel {id} for a request whose caller gave up
 // while it was held, if old's instance reconnects before until: the
-// action may still be running there (docs/architecture.md#cancellation).
+// action may still be running there (docs/cancellation.md#cancellation).
 func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 	c, _ := p.awaitResume(context.Background(), old, until)
 	if c != nil && c.Supports(protocol.FeatureCancel) && c.cancel(id) {
@@ -478,7 +479,7 @@ func (p *Pool) stopAll(c *Conn) int {
 // cancelled, or a deadline passed): it tells an extension that lists
 // FeatureCancel to stop the action and free its tab, and logs the request
 // at info level so a late answer in the log is explained
-// (docs/architecture.md#cancellation). An extension without the feature gets nothing new and
+// (docs/cancellation.md#cancellation). An extension without the feature gets nothing new and
 // finishes the action within its own deadlineMs.
 func (p *Pool) cancelSent(c *Conn, id string, a protocol.Action, err *protocol.Error) {
 	sent := c.Supports(protocol.FeatureCancel) && c.cancel(id)

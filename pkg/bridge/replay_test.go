@@ -15,8 +15,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// Replay-safe requests across a reconnect (docs/architecture.md
-// §Reconnect, spec 004 §Dedupe): a connection that drops while an
+// Replay-safe requests across a reconnect (docs/cancellation.md#reconnect,
+// spec 004 §Dedupe): a connection that drops while an
 // extension with the replay feature runs a request no longer fails it at
 // once. The pool holds it until the same extension instance reconnects,
 // re-sends it with the same id, and the caller gets the real answer; the
@@ -240,7 +240,7 @@ func TestReplay_Fails(t *testing.T) {
 // TestReplay_CancelWhileHeld: the caller gives up while its request is
 // held; it hears "aborted by caller" at once, the request is not re-sent,
 // and the extension, which still runs the action, gets cancel {id} on its
-// new connection (docs/architecture.md#cancellation).
+// new connection (docs/cancellation.md#cancellation).
 func TestReplay_CancelWhileHeld(t *testing.T) {
 	h, logs := replayDaemon(t, 3*time.Second)
 	ext := h.ConnectWith(t, bridgetest.Options{Instance: "inst-a"})

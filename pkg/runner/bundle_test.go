@@ -19,7 +19,10 @@ var jpegBytes = []byte{0xff, 0xd8, 0xff, 0xe0, 1, 2, 3}
 
 // bundleFake answers like a real page that logged a console error and had
 // a request fail, with the flow's secret in both; trace holds one event
-// from before the flow started, which the bundle leaves out.
+// from before the flow started, which the bundle leaves out. The others
+// are a minute after start, so they stay after the flow's own start
+// however long a loaded machine takes to load the flow (at start+10 ms,
+// the console error was left out of the evidence when it took longer).
 func bundleFake(start time.Time, trace runnertest.Handler) *runnertest.Fake {
 	page := runnertest.Page("textbox", "Password", "button", "Sign in")
 	page.Title, page.URL, page.Markdown = "Home", "http://127.0.0.1/app", "# Home\n\nwelcome s3cret-pw"
@@ -27,9 +30,9 @@ func bundleFake(start time.Time, trace runnertest.Handler) *runnertest.Fake {
 		ms := float64(start.UnixMilli())
 		trace = runnertest.Result(protocol.TraceResult{NextSeq: 5, Dropped: 2, Events: []protocol.TraceEvent{
 			{Seq: 1, T: ms - 60_000, Kind: protocol.TraceConsole, Level: "error", Text: "an earlier flow's error"},
-			{Seq: 2, T: ms + 10, Kind: protocol.TraceConsole, Level: "error", Text: "boom: token s3cret-pw rejected"},
-			{Seq: 3, T: ms + 20, Kind: protocol.TraceRequest, Method: "GET", URL: "http://127.0.0.1/api?key=s3cret-pw", Status: 404},
-			{Seq: 4, T: ms + 30, Kind: protocol.TraceAction, Action: "extract", DurationMs: 12},
+			{Seq: 2, T: ms + 60_010, Kind: protocol.TraceConsole, Level: "error", Text: "boom: token s3cret-pw rejected"},
+			{Seq: 3, T: ms + 60_020, Kind: protocol.TraceRequest, Method: "GET", URL: "http://127.0.0.1/api?key=s3cret-pw", Status: 404},
+			{Seq: 4, T: ms + 60_030, Kind: protocol.TraceAction, Action: "extract", DurationMs: 12},
 		}})
 	}
 	return runnertest.New().

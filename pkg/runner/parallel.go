@@ -38,7 +38,8 @@ type job struct {
 // interleave; TTY redraws are off. FailFast and a person's Stop all keep
 // any more flows from starting (the running ones finish), as does ctx's
 // cancel, which also interrupts the running ones; the flows not started
-// are skipped. With one worker it is RunSuite over the sorted files.
+// are skipped. One worker runs as RunSuite would over the sorted files,
+// but for that printing.
 func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Worker) *SuiteReport {
 	suite := &SuiteReport{Started: r.now(), ExitCode: r.ExitCode}
 	files = slices.Clone(files)

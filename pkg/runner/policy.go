@@ -140,7 +140,7 @@ func classify(err error) Status {
 
 // terminal reports whether err may not be swallowed by continue_on_error.
 // A person's Stop is terminal too: they stopped bua on purpose
-// (docs/architecture.md#cancellation), so no policy of the flow's may carry on past it.
+// (docs/cancellation.md#cancellation), so no policy of the flow's may carry on past it.
 func terminal(err error) bool {
 	st := classify(err)
 	return st == StatusBlocked || st == StatusUnavailable || stoppedByPerson(err) != ""

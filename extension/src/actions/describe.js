@@ -1,6 +1,6 @@
 // describe (feature describe): readable locators for one element, best
 // first, each with how many elements it matches in the element's frame
-// now. The page side is lib/locator.js (label, test id, id, CSS path,
+// now. The page side is page/locator.js (label, test id, id, CSS path,
 // text); the role locator comes from Chromium's accessibility tree and is
 // counted with the role target's own lookup (lib/role-target.js
 // queryRole), so a {role, name, nth} it returns resolves, in a click, to
@@ -8,12 +8,11 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError, sessionSend } from "../lib/cdp.js";
-import { describeScript, orderLocators } from "../lib/locator.js";
+import { orderLocators } from "../lib/locator.js";
+import { DESCRIBE } from "../generated/page.js";
 import { normalizeName, queryRole } from "../lib/role-target.js";
 import { ROLES } from "../generated/protocol.js";
-import { resolveWith } from "./input.js";
-
-const GROUP = "bua";
+import { GROUP, locate } from "../lib/locate.js";
 
 // Roles a locator never uses: they name no kind of element a person sees.
 const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
@@ -77,11 +76,11 @@ export async function roleLocator(ctx, target, page) {
 }
 
 export async function describe(ctx, action) {
-  const { target } = await resolveWith(ctx, action);
+  const { target } = await locate(ctx, action);
   const send = sessionSend(ctx, target.session);
   const r = await send("Runtime.callFunctionOn", {
     objectId: target.objectId,
-    functionDeclaration: `function () { const r = (${describeScript()}).call(this); r.hidden = (this.ownerDocument || document).visibilityState === "hidden"; r.inFrame = r.frame !== undefined; return r; }`,
+    functionDeclaration: DESCRIBE,
     returnByValue: true,
   });
   if (r.exceptionDetails || !r.result || !r.result.value) {

@@ -1,6 +1,6 @@
 // extract: text, markdown, page signals and the interactive elements in
 // one Runtime.evaluate round trip. The elements (uids e0, e1, ... cached
-// per tab) are found in the page by lib/elements.js and come back by deep
+// per tab) are found in the page by page/elements.js and come back by deep
 // serialization, which gives each kept node's backendNodeId: the cost
 // follows what is returned, not the size of the page (BENCHMARKS.md
 // "Extract"). Then the obstacle verdict.
@@ -16,8 +16,8 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
-import { domToTree, toMarkdown, capText, MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS } from "../lib/markdown.js";
-import { collectElements } from "../lib/elements.js";
+import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
+import { EXTRACT, EXTRACT_FRAME } from "../generated/page.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
 import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
@@ -40,87 +40,28 @@ export const CONTENT_WAIT_MS = 2500;
 export const READ_RESERVE_MS = 5000;
 const POLL_MS = 100;
 
-// buildPageScript returns the expression extract evaluates. The markdown
-// and element functions travel by toString (they are written to be
-// self-contained). Rendered iframe srcs come back raw and are classified by
+// buildPageScript returns the expression extract evaluates: the page
+// script EXTRACT (page/read.js readPage, bundled into generated/page.js)
+// called with selector (or null) and options {final, maxElements,
+// markdownMax}. Rendered iframe srcs come back raw and are classified by
 // isCaptchaFrameSrc here in the worker, so the page needs no copy of the
 // captcha patterns.
 //
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
 // backendNodeIds, then the array of every listed element, which stays in
-// the page for the next changes read (lib/changes.js). hasContent: the
-// root is shown and the read found text, markdown, elements or a drawn
-// image or field. Unless options.final, a page without content comes back
-// as [{found, hasContent: false, readyState}], and one whose root is
-// hidden (a body revealed by script) is not read at all.
-// options.maxElements caps the nodes (MAX_ELEMENTS); options.markdownMax
-// the markdown (MARKDOWN_MAX_CHARS; a budgeted read renders more, to cut
-// it into parts).
+// the page for the next changes read (lib/changes.js). Unless
+// options.final, a page without content comes back as [{found,
+// hasContent: false, readyState}]. options.maxElements caps the nodes
+// (MAX_ELEMENTS); options.markdownMax the markdown (MARKDOWN_MAX_CHARS; a
+// budgeted read renders more, to cut it into parts).
 export function buildPageScript(selector, options = {}) {
-  const markdownMax = options.markdownMax || MARKDOWN_MAX_CHARS;
-  const opts = { final: Boolean(options.final), maxElements: options.maxElements || MAX_ELEMENTS };
-  return `(() => {
-  const options = ${JSON.stringify(opts)};
-  const domToTree = ${domToTree.toString()};
-  const toMarkdown = ${toMarkdown.toString()};
-  const capText = ${capText.toString()};
-  const collectElements = ${collectElements.toString()};
-  const selector = ${JSON.stringify(selector === undefined ? null : selector)};
-  // roots: the page's body, or every match of selector in document order
-  // but those inside another match, which are read with it.
-  const roots = [];
-  if (selector === null) roots.push(document.body || document.documentElement);
-  else for (const el of document.querySelectorAll(selector)) if (!roots.length || !roots[roots.length - 1].contains(el)) roots.push(el);
-  if (!roots.length) return [JSON.stringify({ found: false })];
-  const rendered = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-  const shown = roots.some(rendered) && rendered(document.documentElement);
-  if (!shown && !options.final) return [JSON.stringify({ found: true, hasContent: false, readyState: document.readyState })];
-  const t0 = performance.now();
-  const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\\n\\n");
-  const text = capText(raw, ${TEXT_MAX_CHARS});
-  const tree = domToTree(roots.length === 1 ? roots[0] : roots, ${markdownMax > MARKDOWN_MAX_CHARS ? JSON.stringify({ maxText: 3 * markdownMax, maxNodes: 250000 }) : "undefined"});
-  const t1 = performance.now();
-  const markdown = toMarkdown(tree, { maxLength: ${markdownMax}, pageUrl: location.href });
-  const t2 = performance.now();
-  const frameSrcs = [];
-  for (const f of document.querySelectorAll("iframe[src]")) {
-    if (frameSrcs.length >= 100) break;
-    const cs = getComputedStyle(f);
-    if (cs.display === "none" || cs.visibility === "hidden") continue;
-    frameSrcs.push(String(f.src));
-  }
-  const t3 = performance.now();
-  // Each root's elements in turn, within one cap. all, shared by the
-  // roots, gets every listed element for the changes ledger, and an
-  // option's parent is an index into it: the kept elements are its first
-  // ones (a root past the cap keeps none), so that is their index here.
-  const all = [];
-  const els = { nodes: [], items: [], total: 0 };
-  for (const r of selector === null ? [document.documentElement] : roots) {
-    const got = collectElements(r, { max: options.maxElements - els.nodes.length, all });
-    els.items.push(...got.items);
-    els.nodes.push(...got.nodes);
-    els.total += got.total;
-  }
-  const t4 = performance.now();
-  // Content is what the read found (markdown and elements follow open
-  // shadow roots, where innerText does not reach), or a drawn image,
-  // canvas or field, which neither may name.
-  const boxed = (el) => {
-    if (!rendered(el)) return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
+  const opts = {
+    final: Boolean(options.final),
+    maxElements: options.maxElements || MAX_ELEMENTS,
+    markdownMax: options.markdownMax || MARKDOWN_MAX_CHARS,
   };
-  const media = "img,video,canvas,svg,iframe,input,button,select,textarea,object,embed";
-  const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
-    roots.some((r) => Array.from(r.querySelectorAll(media)).some(boxed)));
-  if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
-  const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
-  const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
-  if (selector !== null) page.matches = roots.length;
-  return [JSON.stringify(page), ...els.nodes, all];
-})()`;
+  return `(${EXTRACT}).call(null, ${JSON.stringify(selector === undefined ? null : selector)}, ${JSON.stringify(opts)})`;
 }
 
 // readValue turns the page script's deep-serialized array back into the
@@ -195,20 +136,11 @@ export function maxElementsOf(action) {
 }
 
 // buildFrameScript returns the expression extract evaluates in an
-// out-of-process iframe's own session: its elements only (markdown covers
-// same-origin frames, which the page script walks), each marked with the
-// frame's URL, the same array shape as buildPageScript's. A frame drawn
-// with no size (its iframe display: none) lists nothing, as the
-// accessibility tree leaves a hidden iframe's content out.
+// out-of-process iframe's own session: the page script EXTRACT_FRAME
+// (page/read.js readFrame), its elements only, each marked with the
+// frame's URL, the same array shape as buildPageScript's.
 export function buildFrameScript(maxElements) {
-  return `(() => {
-  const collectElements = ${collectElements.toString()};
-  const url = location.href;
-  if (!document.documentElement || innerWidth === 0 || innerHeight === 0) return [JSON.stringify({ url, elements: [], elementsTotal: 0 })];
-  const all = [];
-  const els = collectElements(document.documentElement, { max: ${Number(maxElements) || MAX_ELEMENTS}, frame: url, all });
-  return [JSON.stringify({ url, elements: els.items, elementsTotal: els.total }), ...els.nodes, all];
-})()`;
+  return `(${EXTRACT_FRAME}).call(null, ${Number(maxElements) || MAX_ELEMENTS})`;
 }
 
 // readFrames reads the elements of the tab's out-of-process iframes

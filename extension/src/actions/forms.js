@@ -6,7 +6,10 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
-import { ACTIONABLE, describeTarget, gone, resolveWith, settleAfter, waitActionable } from "./input.js";
+import { ACTIONABLE } from "../lib/checks.js";
+import { describeTarget, gone, locate } from "../lib/locate.js";
+import { waitActionable } from "../lib/actionability.js";
+import { settleAfter } from "../lib/settle.js";
 
 // SELECT runs in the page with `this` = the target. Unless force, it
 // waits (answers {ok: false, why}) while the select is not visible or not
@@ -69,7 +72,7 @@ export async function selectOption(ctx, action) {
   let values;
   await settleAfter(ctx, "select_option", async () => {
     const r = await waitActionable(ctx, action, async () => {
-      const { target } = await resolveWith(ctx, action);
+      const { target } = await locate(ctx, action);
       const res = await ctx.send("Runtime.callFunctionOn", {
         objectId: target.objectId,
         functionDeclaration: SELECT,
@@ -121,7 +124,7 @@ const FILE_INPUT = `function (n) {
 export async function upload(ctx, action) {
   const files = action.files;
   const label = describeTarget(action);
-  const { target } = await resolveWith(ctx, action);
+  const { target } = await locate(ctx, action);
   const res = await ctx.send("Runtime.callFunctionOn", {
     objectId: target.objectId,
     functionDeclaration: FILE_INPUT,

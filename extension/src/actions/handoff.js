@@ -86,7 +86,8 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
   };
 }
 
-// The controller passes ctx.handoff, the worker's service (background.js).
+// ctx.handoff is the worker's service (background.js), the handoff
+// capability (debugger/capabilities.js).
 export const executors = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");

@@ -1,8 +1,8 @@
 // get_tabs, open_tab, close_tab: the actions of scope "browser" (ACTION_SPECS),
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
-// {api, sessions, windows, budget, timers, blocked, getTab, tabClosed,
-// prepare, navigate, hasOpenDialog, closeTab}.
+// {api, sessions, windows, budget, timers, blocked, tabClosed, prepare,
+// navigate, hasOpenDialog, closeTab}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 

@@ -11,7 +11,8 @@ import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { waitTimeoutMs } from "../lib/budget.js";
 import { CdpError, invalid, sessionSend } from "../lib/cdp.js";
 import { lookupRole, pick } from "../lib/role-target.js";
-import { describeTarget, findSelector, invalidSelector, roleScope } from "./input.js";
+import { describeTarget, findSelector, invalidSelector, roleScope } from "../lib/locate.js";
+import { WAIT_PROBE } from "../generated/page.js";
 
 const POLL_MS = 100;
 
@@ -20,45 +21,6 @@ const POLL_MS = 100;
 function pollDelay() {
   return POLL_MS * (0.75 + Math.random() * 0.5);
 }
-
-// PROBE runs in the page: el is the target (or null when none matches),
-// hasTarget whether the action named one, spec {state, text?, re?}. It
-// answers {ok, seen}: whether the condition holds, and what it saw, for
-// the timeout's message. Visible is Playwright's rule: a non-empty box and
-// not visibility:hidden. Text is matched whitespace-collapsed: the shown
-// text is innerText (which leaves out display:none and visibility:hidden),
-// the attached text is textContent.
-export const PROBE = function probe(el, hasTarget, spec) {
-  const norm = (s) => String(s || "").replace(/\s+/g, " ").trim();
-  const visible = (e) => {
-    if (!e || !e.isConnected || typeof e.getBoundingClientRect !== "function") return false;
-    const r = e.getBoundingClientRect();
-    if (!(r.width > 0 && r.height > 0)) return false;
-    return typeof e.checkVisibility === "function" ? e.checkVisibility({ visibilityProperty: true }) : getComputedStyle(e).visibility !== "hidden";
-  };
-  const attached = Boolean(el && el.isConnected);
-  const state = spec.state;
-  if (spec.text === undefined) {
-    const shown = visible(el);
-    const seen = !attached ? "no element matches" : shown ? "it is visible" : "it is attached but hidden";
-    const ok = state === "attached" ? attached : state === "detached" ? !attached : state === "visible" ? shown : !shown;
-    return { ok, seen };
-  }
-  const re = spec.re ? new RegExp(spec.re.source, spec.re.flags) : null;
-  const has = (s) => {
-    const t = norm(s);
-    if (!re) return t.includes(spec.text);
-    re.lastIndex = 0;
-    return re.test(t);
-  };
-  const root = hasTarget ? el : document.body || document.documentElement;
-  const rooted = Boolean(root && root.isConnected);
-  const inDom = rooted && has(root.textContent);
-  const shown = rooted && (!hasTarget || visible(root)) && has(root.innerText);
-  const seen = hasTarget && !rooted ? "the target is not in the page" : shown ? "it is shown" : inDom ? "it is in the DOM but not shown" : "it is not in the page";
-  const ok = state === "attached" ? inDom : state === "detached" ? !inDom : state === "visible" ? shown : !shown;
-  return { ok, seen };
-};
 
 // regexOf reads "/source/flags" as a RegExp's parts, or null for any other
 // string; a malformed one is invalid_action, naming the param.
@@ -133,13 +95,13 @@ function hasTarget(action) {
   return action.uid !== undefined || action.selector !== undefined || action.role !== undefined;
 }
 
-// probeObject runs PROBE on the remote object objectId, through send (its
-// session's).
-async function probeObject(send, objectId, fn, spec) {
+// probeObject runs the probe (page/wait.js) on the remote object objectId,
+// through send (its session's).
+async function probeObject(send, objectId, spec) {
   const { result } = await send("Runtime.callFunctionOn", {
     objectId,
-    functionDeclaration: `function(hasTarget, spec) { return (${fn})(this, hasTarget, spec); }`,
-    arguments: [{ value: true }, { value: spec }],
+    functionDeclaration: WAIT_PROBE,
+    arguments: [{ objectId }, { value: true }, { value: spec }],
     returnByValue: true,
   });
   return result.value;
@@ -193,20 +155,19 @@ async function targetObject(ctx, action) {
   }
 }
 
-// probeTarget runs PROBE on the action's target (or the page when it has
-// none) and returns its {ok, seen}.
+// probeTarget runs the probe (page/wait.js) on the action's target (or
+// the page when it has none) and returns its {ok, seen}.
 async function probeTarget(ctx, action, spec) {
-  const fn = PROBE.toString();
   if (action.uid !== undefined || action.role !== undefined || action.frame !== undefined) {
     const found = await targetObject(ctx, action);
-    if (found) return probeObject(found.send, found.objectId, fn, spec);
+    if (found) return probeObject(found.send, found.objectId, spec);
     // No node: it is detached, and so is its text.
-    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${fn})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
+    const { result } = await ctx.send("Runtime.evaluate", { expression: `(${WAIT_PROBE})(null, true, ${JSON.stringify(spec)})`, returnByValue: true });
     return result.value;
   }
   const el = action.selector !== undefined ? `document.querySelector(${JSON.stringify(action.selector)})` : "null";
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: `(${fn})(${el}, ${hasTarget(action)}, ${JSON.stringify(spec)})`,
+    expression: `(${WAIT_PROBE})(${el}, ${hasTarget(action)}, ${JSON.stringify(spec)})`,
     returnByValue: true,
   });
   if (exceptionDetails) throw invalidSelector(action.selector, exceptionDetails);

@@ -61,7 +61,7 @@ export function budgetFor(action, deadlineMs, now = Date.now(), signal = undefin
 // budgetUntil is a budget ending at the absolute time deadline. signal
 // aborts when the request stops early (cancelled, its tab closed, or its
 // watchdog fired); every inner wait gives up when it does
-// (docs/architecture.md#cancellation).
+// (docs/cancellation.md#cancellation).
 export function budgetUntil(deadline, ms = deadline - Date.now(), signal = undefined) {
   return Object.freeze({
     ms,

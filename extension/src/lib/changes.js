@@ -8,23 +8,24 @@
 // its array of the elements it listed as a remote object in the
 // KNOWN_GROUP object group, which only the debugger holds (no global, no
 // attribute, no expando the page could find). The next changes read runs
-// on that array (Runtime.callFunctionOn), so it tells old nodes from new
-// ones with a Map lookup, and only the new ones are described and come
-// back by deep serialization. The cost is the page's walk for elements
-// (lib/elements.js), not one serialized node per element
-// (docs/extension.md §Changes measures it). When that array is gone (its
-// document's JavaScript context was replaced, or a frame is new), the
-// elements are matched by backendNodeId within their debugger session.
+// on that array (Runtime.callFunctionOn of page/changes.js), so it tells
+// old nodes from new ones with a Map lookup, and only the new ones are
+// described and come back by deep serialization. The cost is the page's
+// walk for elements (page/elements.js), not one serialized node per
+// element (docs/extension.md §Changes measures it). When that array is
+// gone (its document's JavaScript context was replaced, or a frame is
+// new), the elements are matched by backendNodeId within their debugger
+// session.
 //
-// The tab's ledger (debugger-controller.js lastRead) is {loaderId, map,
-// next, known}: map the uid -> {session, id} cache, next the first free
-// uid number, known per session (null: the tab's own) {objectId, uids},
-// uids[i] the uid of the array's i-th element, or null for an element
-// listed past maxElements, known but given no uid.
+// The tab's ledger (its TabSession's lastRead, debugger/tab-session.js)
+// is {loaderId, map, next, known}: map the uid -> {session, id} cache,
+// next the first free uid number, known per session (null: the tab's own)
+// {objectId, uids}, uids[i] the uid of the array's i-th element, or null
+// for an element listed past maxElements, known but given no uid.
 
-import { collectElements } from "./elements.js";
 import { BridgeError, ErrorCodes } from "./errors.js";
 import { CdpError, sessionSend } from "./cdp.js";
+import { CHANGES } from "../generated/page.js";
 
 // KNOWN_GROUP holds each session's last-read element array. A full
 // extract releases the group first; a changes read releases the array
@@ -68,38 +69,6 @@ export function knownAfterExtract(reads) {
 export function releaseKnown(ctx) {
   const sessions = [null, ...(ctx.frames ? ctx.frames().map((f) => f.sessionId) : [])];
   for (const s of sessions) sessionSend(ctx, s)("Runtime.releaseObjectGroup", { objectGroup: KNOWN_GROUP }).catch(() => {});
-}
-
-let changesFn = null;
-
-// changesFunction is the page side of a changes read, run with `this` =
-// the session's last read array (or anything else when there is none):
-// it lists the elements now, describes those not in the last array (at
-// most opts.max), and returns [read JSON, ...their nodes, the new array].
-// The read is {url, title, items, from}: from[j] is, for the j-th listed
-// element, its index in the last array, -1 when it is new and described
-// (the next item), -2 when new past opts.max (known from now on, no uid).
-// opts.frame marks an out-of-process iframe's document: its elements
-// carry its URL, and a frame drawn with no size lists nothing.
-export function changesFunction() {
-  if (changesFn) return changesFn;
-  changesFn = `function (opts) { /* bua:changes */
-  const collectElements = ${collectElements.toString()};
-  const last = Array.isArray(this) ? this[this.length - 1] : null;
-  const prev = Array.isArray(last) ? last : [];
-  const index = new Map();
-  for (let i = 0; i < prev.length; i++) index.set(prev[i], i);
-  const all = [];
-  let els = { nodes: [], items: [] };
-  const empty = opts.frame && (innerWidth === 0 || innerHeight === 0);
-  if (document.documentElement && !empty) {
-    els = collectElements(document.documentElement, { max: opts.max, all, keep: (el) => !index.has(el), frame: opts.frame ? location.href : undefined });
-  }
-  const described = new Set(els.nodes);
-  const from = all.map((el) => (index.has(el) ? index.get(el) : described.has(el) ? -1 : -2));
-  return [JSON.stringify({ url: location.href, title: document.title, items: els.items, from }), ...els.nodes, all];
-}`;
-  return changesFn;
 }
 
 // nodeIdsOf returns the backendNodeIds of the n nodes a page read
@@ -193,7 +162,7 @@ async function readSession(ctx, session, prev, opts) {
     try {
       r = await send("Runtime.callFunctionOn", {
         objectId: prev.objectId,
-        functionDeclaration: changesFunction(),
+        functionDeclaration: CHANGES,
         arguments: [{ value: opts }],
         objectGroup: KNOWN_GROUP,
         serializationOptions: SERIALIZE,
@@ -205,7 +174,7 @@ async function readSession(ctx, session, prev, opts) {
   } else prev = null;
   if (!r) {
     r = await send("Runtime.evaluate", {
-      expression: `(${changesFunction()}).call(null, ${JSON.stringify(opts)})`,
+      expression: `(${CHANGES}).call(null, ${JSON.stringify(opts)})`,
       objectGroup: KNOWN_GROUP,
       serializationOptions: SERIALIZE,
     });

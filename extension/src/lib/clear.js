@@ -14,7 +14,7 @@
 // same-origin frames; an out-of-process frame's own session is asked when
 // the focus went there.
 
-import { keyEvents } from "./keys.js";
+import { keyboard } from "./input.js";
 
 // SELECT_FOCUSED selects the focused field's whole value and answers
 // {selected: true}, {empty: true} when there is nothing to clear,
@@ -59,8 +59,8 @@ export const SELECT_FOCUSED = `function (own) { /* bua:clear */
 
 // clearFocused selects the focused field's value (in the tab's session,
 // else in the out-of-process frame that holds the focus) and deletes it
-// with the Delete key, which goes to the focused frame as typing does.
-// A field already empty gets no key.
+// with the Delete key (lib/input.js), which goes to the focused frame as
+// typing does. A field already empty gets no key.
 export async function clearFocused(ctx) {
   const ask = (session, own) =>
     (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
@@ -74,6 +74,6 @@ export async function clearFocused(ctx) {
     st = answers.map((a) => (a.status === "fulfilled" ? a.value : {})).find((v) => !v.unfocused) || {};
   }
   if (!st.selected) return false;
-  await Promise.all(keyEvents("Delete").map((ev) => ctx.send("Input.dispatchKeyEvent", ev)));
+  await keyboard(ctx).press("Delete", { together: true });
   return true;
 }

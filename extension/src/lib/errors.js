@@ -24,7 +24,7 @@ export class BridgeError extends Error {
 }
 
 // CancelledError is why a request the daemon cancelled (cancel {id},
-// docs/architecture.md#cancellation) or whose connection ended stops: it is never sent, as
+// docs/cancellation.md#cancellation) or whose connection ended stops: it is never sent, as
 // a cancelled request gets no response.
 export class CancelledError extends Error {
   constructor(message = "cancelled by the daemon") {

@@ -126,6 +126,35 @@ class SignalList {
 
 const str = (v) => (typeof v === 'string' ? v : '');
 
+// authElements reads the auth signals of the visible elements: a
+// password field, and sign-in, sign-up, forgot-password and OAuth
+// buttons or links.
+function authElements(elements) {
+  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
+  for (const el of Array.isArray(elements) ? elements : []) {
+    if (!el || el.visible === false) continue;
+    const name = lower(str(el.name));
+    switch (lower(str(el.role))) {
+      case 'textbox':
+      case 'searchbox':
+        pw = pw || match(passwordName, name);
+        break;
+      case 'button':
+        if (match(oauthName, name)) oauth = true;
+        else if (match(signInName, name)) signIn = true;
+        else if (match(forgotName, name)) forgot = true;
+        break;
+      case 'link':
+        // A "Log in" link leads to a sign-in page; it is not one.
+        if (match(oauthName, name)) oauth = true;
+        else if (match(forgotName, name)) forgot = true;
+        else if (match(signUpName, name)) signUp = true;
+        break;
+    }
+  }
+  return { pw, signIn, signUp, forgot, oauth };
+}
+
 /**
  * Classify a page and say why.
  * @param {{url?: string, title?: string, markdown?: string,
@@ -159,28 +188,7 @@ export function explainObstacle(input) {
   const deniedEnd = ends.denied;
 
   // L3/L4: auth.
-  let pw = false, signIn = false, signUp = false, forgot = false, oauth = false;
-  for (const el of Array.isArray(input.elements) ? input.elements : []) {
-    if (!el || el.visible === false) continue;
-    const name = lower(str(el.name));
-    switch (lower(str(el.role))) {
-      case 'textbox':
-      case 'searchbox':
-        pw = pw || match(passwordName, name);
-        break;
-      case 'button':
-        if (match(oauthName, name)) oauth = true;
-        else if (match(signInName, name)) signIn = true;
-        else if (match(forgotName, name)) forgot = true;
-        break;
-      case 'link':
-        // A "Log in" link leads to a sign-in page; it is not one.
-        if (match(oauthName, name)) oauth = true;
-        else if (match(forgotName, name)) forgot = true;
-        else if (match(signUpName, name)) signUp = true;
-        break;
-    }
-  }
+  const { pw, signIn, signUp, forgot, oauth } = authElements(input.elements);
   let authURL = '';
   let m = authHost.exec(url);
   if (m) authURL = 'auth_url:' + m[1] + '.';

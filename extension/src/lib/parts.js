@@ -6,7 +6,7 @@
 //
 // Characters are counted as JavaScript counts them (UTF-16 code units).
 
-import { MARKDOWN_MAX_CHARS } from "./markdown.js";
+import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
 
 // PAGED_MARKDOWN_MAX_CHARS is how much of the page's markdown a budgeted
 // extract renders before cutting it into parts (against 30 KB for one

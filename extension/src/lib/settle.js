@@ -15,6 +15,7 @@
 
 import { BridgeError, ErrorCodes } from "./errors.js";
 import { CdpError, onAbort, withDeadline } from "./cdp.js";
+import { watchNewTab } from "./new-tab.js";
 
 // SETTLE_PING is one round trip to the page's main thread: every event the
 // input caused synchronously (a navigation request, a same-document URL
@@ -31,6 +32,24 @@ export const SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
 
 // NAV_START_EVENTS mark a main-frame navigation the page asked for.
 const NAV_START_EVENTS = new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
+
+// settleAfter runs act (the input) with the tab's navigation events
+// watched, then settles: a navigation the input started is waited for
+// until DOMContentLoaded, anything else for one page task. A tab the input
+// opened is answered as newTabId (lib/new-tab.js).
+export async function settleAfter(ctx, what, act) {
+  const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
+  const popup = watchNewTab(ctx);
+  try {
+    await act();
+    await watch.settle(what);
+    const newTabId = await popup.opened();
+    return newTabId === null ? { ok: true } : { ok: true, newTabId };
+  } finally {
+    watch.off();
+    popup.off();
+  }
+}
 
 // watchNavigation starts recording the tab's main-frame navigation events.
 // Call it before the input; call settle() after it, and off() always.

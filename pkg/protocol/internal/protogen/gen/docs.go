@@ -67,8 +67,8 @@ func (w *docWriter) def(name string) *object {
 }
 
 // cite turns the page's own citations into links: docs/protocol.md#errors
-// into #errors, docs/architecture.md#cancellation into
-// architecture.md#cancellation.
+// into #errors, docs/cancellation.md#cancellation into
+// cancellation.md#cancellation.
 var citeRe = regexp.MustCompile(`docs/([a-z]+)\.md#([a-z0-9_-]+)`)
 
 // cell is text fit for a table cell: one line, pipes escaped, the page's

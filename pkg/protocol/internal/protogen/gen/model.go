@@ -19,7 +19,7 @@ type Model struct {
 	Version        int
 	ReplyMarginMs  int
 	SettleMarginMs int
-	// x-replay: the replay cache's bounds (docs/architecture.md §Reconnect).
+	// x-replay: the replay cache's bounds (docs/cancellation.md#reconnect).
 	ReplayMaxEntries, ReplayMaxAgeMs, ReplayMaxAnswerBytes int
 	CloseCodes                                             []Named // x-closeCodes, by value
 	MessageTypes                                           []string

@@ -140,6 +140,6 @@ export class TabGate {
   // prepare lets the controller start attaching to a tab about to be
   // acted on (open_tab's, an input's new tab).
   prepare(tabId) {
-    if (this.deps.controller.prepare) this.deps.controller.prepare(tabId);
+    return this.deps.controller.prepare ? this.deps.controller.prepare(tabId) : Promise.resolve();
   }
 }

@@ -347,3 +347,33 @@ test("a click's new tab gets a session and the debugger, and the clicked tab sta
   assert.deepEqual(ad, { ok: true, tabId }, "a tab on a blocklisted domain is not reported");
   assert.equal(sessions.get(opened.id), null);
 });
+
+test("open_tab attaches the debugger to a blank tab before it loads the page, so a dialog the page's first script opens is seen", async () => {
+  const api = createFakeApi();
+  const sessions = createSessionManager({ storage: api.storage, emit: () => {} });
+  await sessions.init();
+  const windows = createWindowManager({ api });
+  const order = [];
+  const update = api.tabs.update.bind(api.tabs);
+  api.tabs.update = async (id, props) => {
+    if (props.url) order.push(`load ${props.url}`);
+    return update(id, props);
+  };
+  let attached;
+  const controller = {
+    run: async () => ({ ok: true }),
+    prepare: (id) =>
+      new Promise((resolve) => {
+        order.push(`attach ${api.tabsMap.get(id).url}`);
+        attached = () => (order.push("attached"), resolve());
+      }),
+  };
+  const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
+  const opening = d.dispatch({ type: "open_tab", url: "http://h.test/alert" });
+  while (!attached) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, ["attach about:blank"], "the page waits for the attach");
+  attached();
+  const { tabId } = await opening;
+  assert.deepEqual(order, ["attach about:blank", "attached", "load http://h.test/alert"]);
+  assert.equal(api.tabsMap.get(tabId).url, "http://h.test/alert");
+});

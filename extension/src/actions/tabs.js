@@ -77,12 +77,23 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== undefined && env.navigate;
-  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true, window: action.window });
-  // The tab is opened to be acted on: attach while it loads.
-  if (env.prepare) env.prepare(tab.id);
+  // The tab opens blank and the debugger attaches before the page loads:
+  // a dialog its first script opens (an alert on load) is then seen as it
+  // opens. A tab attached after that dialog never hears of it, and the
+  // page, held by the dialog, never finishes loading (docs/extension.md#controller-interface).
+  // A focus: true tab, in the person's window, still loads at once: one
+  // loaded after it opened blank does not get the window's focus
+  // (headless Chromium), and the person sees its dialog anyway.
+  const focus = action.focus === true;
+  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus, window: action.window });
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
-  if (!waits) {
+  if (!waits && focus) {
+    if (env.prepare) env.prepare(tab.id);
+    await waitForLoad(env, tab.id, action.url);
+  } else if (!waits) {
+    if (env.prepare) await env.prepare(tab.id);
+    await env.api.tabs.update(tab.id, { url: action.url });
     await waitForLoad(env, tab.id, action.url);
   } else {
     try {

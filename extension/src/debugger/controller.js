@@ -67,13 +67,18 @@ class DebuggerController {
     return runAction(this, tabId, action, budget);
   }
 
-  // prepare starts attaching to a tab that was just opened (open_tab), so
-  // the attach and the domains' setup overlap the page's load instead of
-  // delaying the first action. Its failure is nobody's answer: the first
-  // action attaches again (run).
+  // prepare starts attaching to a tab that was just opened (open_tab, an
+  // input's new tab), so the attach and the domains' setup are not the
+  // first action's delay. It resolves once attached, or once the attach
+  // failed: its failure is nobody's answer, as the first action attaches
+  // again (run).
   prepare(tabId) {
     const s = this.session(tabId);
     if (!s.attached) s.eagerAttach = s.attach();
+    return Promise.resolve(s.eagerAttach).then(
+      () => {},
+      () => {},
+    );
   }
 
   // closeTab is close_tab's way through the tab's dialogs (actions/dialog.js).

@@ -4362,11 +4362,16 @@ async function openTab(env, action) {
   const domain = hostOf(action.url);
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== void 0 && env.navigate;
-  const tab = await env.windows.openTab(waits ? "about:blank" : action.url, { focus: action.focus === true, window: action.window });
-  if (env.prepare) env.prepare(tab.id);
+  const focus = action.focus === true;
+  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus, window: action.window });
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
-  if (!waits) {
+  if (!waits && focus) {
+    if (env.prepare) env.prepare(tab.id);
+    await waitForLoad(env, tab.id, action.url);
+  } else if (!waits) {
+    if (env.prepare) await env.prepare(tab.id);
+    await env.api.tabs.update(tab.id, { url: action.url });
     await waitForLoad(env, tab.id, action.url);
   } else {
     try {
@@ -4613,7 +4618,7 @@ var TabGate = class {
   // prepare lets the controller start attaching to a tab about to be
   // acted on (open_tab's, an input's new tab).
   prepare(tabId) {
-    if (this.deps.controller.prepare) this.deps.controller.prepare(tabId);
+    return this.deps.controller.prepare ? this.deps.controller.prepare(tabId) : Promise.resolve();
   }
 };
 
@@ -10593,13 +10598,20 @@ var DebuggerController = class {
   run(tabId, action, budget = budgetFor(action)) {
     return runAction(this, tabId, action, budget);
   }
-  // prepare starts attaching to a tab that was just opened (open_tab), so
-  // the attach and the domains' setup overlap the page's load instead of
-  // delaying the first action. Its failure is nobody's answer: the first
-  // action attaches again (run).
+  // prepare starts attaching to a tab that was just opened (open_tab, an
+  // input's new tab), so the attach and the domains' setup are not the
+  // first action's delay. It resolves once attached, or once the attach
+  // failed: its failure is nobody's answer, as the first action attaches
+  // again (run).
   prepare(tabId) {
     const s = this.session(tabId);
     if (!s.attached) s.eagerAttach = s.attach();
+    return Promise.resolve(s.eagerAttach).then(
+      () => {
+      },
+      () => {
+      }
+    );
   }
   // closeTab is close_tab's way through the tab's dialogs (actions/dialog.js).
   // A tab the debugger never reached has no dialog open, and only a

@@ -30,8 +30,9 @@ var (
 	vRe3 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$")
 	})
-	vRe4 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$") })
-	vRe5 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^e[0-9]{1,6}$") })
+	vRe4 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9_-]{1,64}$") })
+	vRe5 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$") })
+	vRe6 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^e[0-9]{1,6}$") })
 )
 
 // vDefMessage checks #/$defs/message.
@@ -891,7 +892,7 @@ func v63(v any, p *vloc, q bool) *SchemaError {
 // v64 checks #/$defs/url/anyOf/1.
 func v64(v any, p *vloc, q bool) *SchemaError {
 	if s, ok := v.(string); ok {
-		if !vRe4().MatchString(s) {
+		if !vRe5().MatchString(s) {
 			return p.failPattern(q, s, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$")
 		}
 	}
@@ -929,7 +930,7 @@ func vDefUidCheck(v any, p *vloc, q bool) *SchemaError {
 		return p.failType(q, "must be string, got ", v)
 	}
 	if s, ok := v.(string); ok {
-		if !vRe5().MatchString(s) {
+		if !vRe6().MatchString(s) {
 			return p.failPattern(q, s, " does not match ^e[0-9]{1,6}$")
 		}
 	}
@@ -3095,6 +3096,11 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 				return e
 			}
 		}
+		if x, ok := o["window"]; ok {
+			if e := v263(x, p.child(q, "window"), q); e != nil {
+				return e
+			}
+		}
 	}
 	return nil
 }
@@ -3103,6 +3109,19 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 func v260(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
+	}
+	return nil
+}
+
+// v263 checks #/$defs/action.open_tab/properties/window.
+func v263(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "string")) {
+		return p.failType(q, "must be string, got ", v)
+	}
+	if s, ok := v.(string); ok {
+		if !vRe4().MatchString(s) {
+			return p.failPattern(q, s, " does not match ^[A-Za-z0-9_-]{1,64}$")
+		}
 	}
 	return nil
 }
@@ -3165,17 +3184,17 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "state", "missing required field \"state\"")
 		}
 		if x, ok := o["message"]; ok {
-			if e := v268(x, p.child(q, "message"), q); e != nil {
+			if e := v269(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v269(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v270(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["state"]; ok {
-			if e := v270(x, p.child(q, "state"), q); e != nil {
+			if e := v271(x, p.child(q, "state"), q); e != nil {
 				return e
 			}
 		}
@@ -3188,8 +3207,8 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v268 checks #/$defs/action.handoff/properties/message.
-func v268(v any, p *vloc, q bool) *SchemaError {
+// v269 checks #/$defs/action.handoff/properties/message.
+func v269(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3202,8 +3221,8 @@ func v268(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v269 checks #/$defs/action.handoff/properties/obstacleType.
-func v269(v any, p *vloc, q bool) *SchemaError {
+// v270 checks #/$defs/action.handoff/properties/obstacleType.
+func v270(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "auth_wall", "captcha", "access_denied":
 	default:
@@ -3212,8 +3231,8 @@ func v269(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v270 checks #/$defs/action.handoff/properties/state.
-func v270(v any, p *vloc, q bool) *SchemaError {
+// v271 checks #/$defs/action.handoff/properties/state.
+func v271(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "requested", "resolved", "abandoned":
 	default:
@@ -3229,7 +3248,7 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["sinceSeq"]; ok {
-			if e := v272(x, p.child(q, "sinceSeq"), q); e != nil {
+			if e := v273(x, p.child(q, "sinceSeq"), q); e != nil {
 				return e
 			}
 		}
@@ -3242,8 +3261,8 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v272 checks #/$defs/action.get_trace/properties/sinceSeq.
-func v272(v any, p *vloc, q bool) *SchemaError {
+// v273 checks #/$defs/action.get_trace/properties/sinceSeq.
+func v273(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3315,12 +3334,12 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "accept", "missing required field \"accept\"")
 		}
 		if x, ok := o["accept"]; ok {
-			if e := v280(x, p.child(q, "accept"), q); e != nil {
+			if e := v281(x, p.child(q, "accept"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["promptText"]; ok {
-			if e := v281(x, p.child(q, "promptText"), q); e != nil {
+			if e := v282(x, p.child(q, "promptText"), q); e != nil {
 				return e
 			}
 		}
@@ -3333,16 +3352,16 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v280 checks #/$defs/action.handle_dialog/properties/accept.
-func v280(v any, p *vloc, q bool) *SchemaError {
+// v281 checks #/$defs/action.handle_dialog/properties/accept.
+func v281(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v281 checks #/$defs/action.handle_dialog/properties/promptText.
-func v281(v any, p *vloc, q bool) *SchemaError {
+// v282 checks #/$defs/action.handle_dialog/properties/promptText.
+func v282(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3365,7 +3384,7 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["force"]; ok {
-			if e := v286(x, p.child(q, "force"), q); e != nil {
+			if e := v287(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -3375,12 +3394,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["index"]; ok {
-			if e := v288(x, p.child(q, "index"), q); e != nil {
+			if e := v289(x, p.child(q, "index"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["label"]; ok {
-			if e := v290(x, p.child(q, "label"), q); e != nil {
+			if e := v291(x, p.child(q, "label"), q); e != nil {
 				return e
 			}
 		}
@@ -3415,12 +3434,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["value"]; ok {
-			if e := v298(x, p.child(q, "value"), q); e != nil {
+			if e := v299(x, p.child(q, "value"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if passed := vPass(v283(v, p, true)) + vPass(v284(v, p, true)) + vPass(v285(v, p, true)); passed != 1 {
+	if passed := vPass(v284(v, p, true)) + vPass(v285(v, p, true)) + vPass(v286(v, p, true)); passed != 1 {
 		if q {
 			return vQuiet
 		}
@@ -3429,8 +3448,8 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v283 checks #/$defs/action.select_option/oneOf/0.
-func v283(v any, p *vloc, q bool) *SchemaError {
+// v284 checks #/$defs/action.select_option/oneOf/0.
+func v284(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["value"]; !ok {
 			return p.missing(q, "value", "missing required field \"value\"")
@@ -3439,8 +3458,8 @@ func v283(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v284 checks #/$defs/action.select_option/oneOf/1.
-func v284(v any, p *vloc, q bool) *SchemaError {
+// v285 checks #/$defs/action.select_option/oneOf/1.
+func v285(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["label"]; !ok {
 			return p.missing(q, "label", "missing required field \"label\"")
@@ -3449,8 +3468,8 @@ func v284(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v285 checks #/$defs/action.select_option/oneOf/2.
-func v285(v any, p *vloc, q bool) *SchemaError {
+// v286 checks #/$defs/action.select_option/oneOf/2.
+func v286(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["index"]; !ok {
 			return p.missing(q, "index", "missing required field \"index\"")
@@ -3459,16 +3478,16 @@ func v285(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v286 checks #/$defs/action.select_option/properties/force.
-func v286(v any, p *vloc, q bool) *SchemaError {
+// v287 checks #/$defs/action.select_option/properties/force.
+func v287(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v288 checks #/$defs/action.select_option/properties/index.
-func v288(v any, p *vloc, q bool) *SchemaError {
+// v289 checks #/$defs/action.select_option/properties/index.
+func v289(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer") || vHasType(v, "array")) {
 		return p.failType(q, "must be integer or array, got ", v)
 	}
@@ -3482,7 +3501,7 @@ func v288(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v289(x, p.index(q, i), q); e != nil {
+			if e := v290(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3490,8 +3509,8 @@ func v288(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v289 checks #/$defs/action.select_option/properties/index/items.
-func v289(v any, p *vloc, q bool) *SchemaError {
+// v290 checks #/$defs/action.select_option/properties/index/items.
+func v290(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3503,8 +3522,8 @@ func v289(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v290 checks #/$defs/action.select_option/properties/label.
-func v290(v any, p *vloc, q bool) *SchemaError {
+// v291 checks #/$defs/action.select_option/properties/label.
+func v291(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3519,7 +3538,7 @@ func v290(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v291(x, p.index(q, i), q); e != nil {
+			if e := v292(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3527,8 +3546,8 @@ func v290(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v291 checks #/$defs/action.select_option/properties/label/items.
-func v291(v any, p *vloc, q bool) *SchemaError {
+// v292 checks #/$defs/action.select_option/properties/label/items.
+func v292(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3541,8 +3560,8 @@ func v291(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v298 checks #/$defs/action.select_option/properties/value.
-func v298(v any, p *vloc, q bool) *SchemaError {
+// v299 checks #/$defs/action.select_option/properties/value.
+func v299(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3557,7 +3576,7 @@ func v298(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v299(x, p.index(q, i), q); e != nil {
+			if e := v300(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3565,8 +3584,8 @@ func v298(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v299 checks #/$defs/action.select_option/properties/value/items.
-func v299(v any, p *vloc, q bool) *SchemaError {
+// v300 checks #/$defs/action.select_option/properties/value/items.
+func v300(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3592,7 +3611,7 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "files", "missing required field \"files\"")
 		}
 		if x, ok := o["files"]; ok {
-			if e := v300(x, p.child(q, "files"), q); e != nil {
+			if e := v301(x, p.child(q, "files"), q); e != nil {
 				return e
 			}
 		}
@@ -3635,8 +3654,8 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v300 checks #/$defs/action.upload/properties/files.
-func v300(v any, p *vloc, q bool) *SchemaError {
+// v301 checks #/$defs/action.upload/properties/files.
+func v301(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "array")) {
 		return p.failType(q, "must be array, got ", v)
 	}
@@ -3645,7 +3664,7 @@ func v300(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 100 items")
 		}
 		for i, x := range a {
-			if e := v301(x, p.index(q, i), q); e != nil {
+			if e := v302(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3653,16 +3672,16 @@ func v300(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v301 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
-func v301(v any, p *vloc, q bool) *SchemaError {
-	if v301Check(v, p, true) == nil {
+// v302 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
+func v302(v any, p *vloc, q bool) *SchemaError {
+	if v302Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an absolute path")
 }
 
-// v301Check checks #/$defs/action.upload/properties/files/items.
-func v301Check(v any, p *vloc, q bool) *SchemaError {
+// v302Check checks #/$defs/action.upload/properties/files/items.
+func v302Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3749,40 +3768,40 @@ func vDefEvent(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "type", "missing required field \"type\"")
 		}
 		if x, ok := o["type"]; ok {
-			if e := v316(x, p.child(q, "type"), q); e != nil {
+			if e := v317(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if e := v317(v, p, q); e != nil {
+	if e := v318(v, p, q); e != nil {
 		return e
 	}
-	if e := v321(v, p, q); e != nil {
+	if e := v322(v, p, q); e != nil {
 		return e
 	}
-	if e := v325(v, p, q); e != nil {
+	if e := v326(v, p, q); e != nil {
 		return e
 	}
-	if e := v329(v, p, q); e != nil {
+	if e := v330(v, p, q); e != nil {
 		return e
 	}
-	if e := v333(v, p, q); e != nil {
+	if e := v334(v, p, q); e != nil {
 		return e
 	}
-	if e := v337(v, p, q); e != nil {
+	if e := v338(v, p, q); e != nil {
 		return e
 	}
-	if e := v341(v, p, q); e != nil {
+	if e := v342(v, p, q); e != nil {
 		return e
 	}
-	if e := v345(v, p, q); e != nil {
+	if e := v346(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v316 checks #/$defs/event/properties/type.
-func v316(v any, p *vloc, q bool) *SchemaError {
+// v317 checks #/$defs/event/properties/type.
+func v317(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3795,9 +3814,9 @@ func v316(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v317 checks #/$defs/event/allOf/0.
-func v317(v any, p *vloc, q bool) *SchemaError {
-	if v318(v, p, true) == nil {
+// v318 checks #/$defs/event/allOf/0.
+func v318(v any, p *vloc, q bool) *SchemaError {
+	if v319(v, p, true) == nil {
 		if e := vDefEventSessionStarted(v, p, q); e != nil {
 			return e
 		}
@@ -3805,11 +3824,11 @@ func v317(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v318 checks #/$defs/event/allOf/0/if.
-func v318(v any, p *vloc, q bool) *SchemaError {
+// v319 checks #/$defs/event/allOf/0/if.
+func v319(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v319(x, p.child(q, "type"), q); e != nil {
+			if e := v320(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3817,17 +3836,17 @@ func v318(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v319 checks #/$defs/event/allOf/0/if/properties/type.
-func v319(v any, p *vloc, q bool) *SchemaError {
+// v320 checks #/$defs/event/allOf/0/if/properties/type.
+func v320(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_started" {
 		return p.fail(q, "must be \"session_started\"")
 	}
 	return nil
 }
 
-// v321 checks #/$defs/event/allOf/1.
-func v321(v any, p *vloc, q bool) *SchemaError {
-	if v322(v, p, true) == nil {
+// v322 checks #/$defs/event/allOf/1.
+func v322(v any, p *vloc, q bool) *SchemaError {
+	if v323(v, p, true) == nil {
 		if e := vDefEventSessionEnded(v, p, q); e != nil {
 			return e
 		}
@@ -3835,11 +3854,11 @@ func v321(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v322 checks #/$defs/event/allOf/1/if.
-func v322(v any, p *vloc, q bool) *SchemaError {
+// v323 checks #/$defs/event/allOf/1/if.
+func v323(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v323(x, p.child(q, "type"), q); e != nil {
+			if e := v324(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3847,17 +3866,17 @@ func v322(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v323 checks #/$defs/event/allOf/1/if/properties/type.
-func v323(v any, p *vloc, q bool) *SchemaError {
+// v324 checks #/$defs/event/allOf/1/if/properties/type.
+func v324(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_ended" {
 		return p.fail(q, "must be \"session_ended\"")
 	}
 	return nil
 }
 
-// v325 checks #/$defs/event/allOf/2.
-func v325(v any, p *vloc, q bool) *SchemaError {
-	if v326(v, p, true) == nil {
+// v326 checks #/$defs/event/allOf/2.
+func v326(v any, p *vloc, q bool) *SchemaError {
+	if v327(v, p, true) == nil {
 		if e := vDefEventDomainBlocked(v, p, q); e != nil {
 			return e
 		}
@@ -3865,11 +3884,11 @@ func v325(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v326 checks #/$defs/event/allOf/2/if.
-func v326(v any, p *vloc, q bool) *SchemaError {
+// v327 checks #/$defs/event/allOf/2/if.
+func v327(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v327(x, p.child(q, "type"), q); e != nil {
+			if e := v328(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3877,17 +3896,17 @@ func v326(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v327 checks #/$defs/event/allOf/2/if/properties/type.
-func v327(v any, p *vloc, q bool) *SchemaError {
+// v328 checks #/$defs/event/allOf/2/if/properties/type.
+func v328(v any, p *vloc, q bool) *SchemaError {
 	if v != "domain_blocked" {
 		return p.fail(q, "must be \"domain_blocked\"")
 	}
 	return nil
 }
 
-// v329 checks #/$defs/event/allOf/3.
-func v329(v any, p *vloc, q bool) *SchemaError {
-	if v330(v, p, true) == nil {
+// v330 checks #/$defs/event/allOf/3.
+func v330(v any, p *vloc, q bool) *SchemaError {
+	if v331(v, p, true) == nil {
 		if e := vDefEventTabClosed(v, p, q); e != nil {
 			return e
 		}
@@ -3895,11 +3914,11 @@ func v329(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v330 checks #/$defs/event/allOf/3/if.
-func v330(v any, p *vloc, q bool) *SchemaError {
+// v331 checks #/$defs/event/allOf/3/if.
+func v331(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v331(x, p.child(q, "type"), q); e != nil {
+			if e := v332(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3907,17 +3926,17 @@ func v330(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v331 checks #/$defs/event/allOf/3/if/properties/type.
-func v331(v any, p *vloc, q bool) *SchemaError {
+// v332 checks #/$defs/event/allOf/3/if/properties/type.
+func v332(v any, p *vloc, q bool) *SchemaError {
 	if v != "tab_closed" {
 		return p.fail(q, "must be \"tab_closed\"")
 	}
 	return nil
 }
 
-// v333 checks #/$defs/event/allOf/4.
-func v333(v any, p *vloc, q bool) *SchemaError {
-	if v334(v, p, true) == nil {
+// v334 checks #/$defs/event/allOf/4.
+func v334(v any, p *vloc, q bool) *SchemaError {
+	if v335(v, p, true) == nil {
 		if e := vDefEventGlobalStop(v, p, q); e != nil {
 			return e
 		}
@@ -3925,11 +3944,11 @@ func v333(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v334 checks #/$defs/event/allOf/4/if.
-func v334(v any, p *vloc, q bool) *SchemaError {
+// v335 checks #/$defs/event/allOf/4/if.
+func v335(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v335(x, p.child(q, "type"), q); e != nil {
+			if e := v336(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3937,17 +3956,17 @@ func v334(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v335 checks #/$defs/event/allOf/4/if/properties/type.
-func v335(v any, p *vloc, q bool) *SchemaError {
+// v336 checks #/$defs/event/allOf/4/if/properties/type.
+func v336(v any, p *vloc, q bool) *SchemaError {
 	if v != "global_stop" {
 		return p.fail(q, "must be \"global_stop\"")
 	}
 	return nil
 }
 
-// v337 checks #/$defs/event/allOf/5.
-func v337(v any, p *vloc, q bool) *SchemaError {
-	if v338(v, p, true) == nil {
+// v338 checks #/$defs/event/allOf/5.
+func v338(v any, p *vloc, q bool) *SchemaError {
+	if v339(v, p, true) == nil {
 		if e := vDefEventDialogOpened(v, p, q); e != nil {
 			return e
 		}
@@ -3955,11 +3974,11 @@ func v337(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v338 checks #/$defs/event/allOf/5/if.
-func v338(v any, p *vloc, q bool) *SchemaError {
+// v339 checks #/$defs/event/allOf/5/if.
+func v339(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v339(x, p.child(q, "type"), q); e != nil {
+			if e := v340(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3967,17 +3986,17 @@ func v338(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v339 checks #/$defs/event/allOf/5/if/properties/type.
-func v339(v any, p *vloc, q bool) *SchemaError {
+// v340 checks #/$defs/event/allOf/5/if/properties/type.
+func v340(v any, p *vloc, q bool) *SchemaError {
 	if v != "dialog_opened" {
 		return p.fail(q, "must be \"dialog_opened\"")
 	}
 	return nil
 }
 
-// v341 checks #/$defs/event/allOf/6.
-func v341(v any, p *vloc, q bool) *SchemaError {
-	if v342(v, p, true) == nil {
+// v342 checks #/$defs/event/allOf/6.
+func v342(v any, p *vloc, q bool) *SchemaError {
+	if v343(v, p, true) == nil {
 		if e := vDefEventHandoffRequested(v, p, q); e != nil {
 			return e
 		}
@@ -3985,11 +4004,11 @@ func v341(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v342 checks #/$defs/event/allOf/6/if.
-func v342(v any, p *vloc, q bool) *SchemaError {
+// v343 checks #/$defs/event/allOf/6/if.
+func v343(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v343(x, p.child(q, "type"), q); e != nil {
+			if e := v344(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3997,17 +4016,17 @@ func v342(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v343 checks #/$defs/event/allOf/6/if/properties/type.
-func v343(v any, p *vloc, q bool) *SchemaError {
+// v344 checks #/$defs/event/allOf/6/if/properties/type.
+func v344(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_requested" {
 		return p.fail(q, "must be \"handoff_requested\"")
 	}
 	return nil
 }
 
-// v345 checks #/$defs/event/allOf/7.
-func v345(v any, p *vloc, q bool) *SchemaError {
-	if v346(v, p, true) == nil {
+// v346 checks #/$defs/event/allOf/7.
+func v346(v any, p *vloc, q bool) *SchemaError {
+	if v347(v, p, true) == nil {
 		if e := vDefEventHandoffResolved(v, p, q); e != nil {
 			return e
 		}
@@ -4015,11 +4034,11 @@ func v345(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v346 checks #/$defs/event/allOf/7/if.
-func v346(v any, p *vloc, q bool) *SchemaError {
+// v347 checks #/$defs/event/allOf/7/if.
+func v347(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v347(x, p.child(q, "type"), q); e != nil {
+			if e := v348(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4027,8 +4046,8 @@ func v346(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v347 checks #/$defs/event/allOf/7/if/properties/type.
-func v347(v any, p *vloc, q bool) *SchemaError {
+// v348 checks #/$defs/event/allOf/7/if/properties/type.
+func v348(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_resolved" {
 		return p.fail(q, "must be \"handoff_resolved\"")
 	}
@@ -4051,12 +4070,12 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "startedAt", "missing required field \"startedAt\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v349(x, p.child(q, "domain"), q); e != nil {
+			if e := v350(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["startedAt"]; ok {
-			if e := v350(x, p.child(q, "startedAt"), q); e != nil {
+			if e := v351(x, p.child(q, "startedAt"), q); e != nil {
 				return e
 			}
 		}
@@ -4069,16 +4088,16 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v349 checks #/$defs/event.session_started/properties/domain.
-func v349(v any, p *vloc, q bool) *SchemaError {
+// v350 checks #/$defs/event.session_started/properties/domain.
+func v350(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v350 checks #/$defs/event.session_started/properties/startedAt.
-func v350(v any, p *vloc, q bool) *SchemaError {
+// v351 checks #/$defs/event.session_started/properties/startedAt.
+func v351(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "number")) {
 		return p.failType(q, "must be number, got ", v)
 	}
@@ -4104,12 +4123,12 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "reason", "missing required field \"reason\"")
 		}
 		if x, ok := o["actionCount"]; ok {
-			if e := v352(x, p.child(q, "actionCount"), q); e != nil {
+			if e := v353(x, p.child(q, "actionCount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v353(x, p.child(q, "domain"), q); e != nil {
+			if e := v354(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4127,8 +4146,8 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v352 checks #/$defs/event.session_ended/properties/actionCount.
-func v352(v any, p *vloc, q bool) *SchemaError {
+// v353 checks #/$defs/event.session_ended/properties/actionCount.
+func v353(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4140,8 +4159,8 @@ func v352(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v353 checks #/$defs/event.session_ended/properties/domain.
-func v353(v any, p *vloc, q bool) *SchemaError {
+// v354 checks #/$defs/event.session_ended/properties/domain.
+func v354(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4161,12 +4180,12 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "attemptedAction", "missing required field \"attemptedAction\"")
 		}
 		if x, ok := o["attemptedAction"]; ok {
-			if e := v356(x, p.child(q, "attemptedAction"), q); e != nil {
+			if e := v357(x, p.child(q, "attemptedAction"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v357(x, p.child(q, "domain"), q); e != nil {
+			if e := v358(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4179,16 +4198,16 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v356 checks #/$defs/event.domain_blocked/properties/attemptedAction.
-func v356(v any, p *vloc, q bool) *SchemaError {
+// v357 checks #/$defs/event.domain_blocked/properties/attemptedAction.
+func v357(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v357 checks #/$defs/event.domain_blocked/properties/domain.
-func v357(v any, p *vloc, q bool) *SchemaError {
+// v358 checks #/$defs/event.domain_blocked/properties/domain.
+func v358(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4223,7 +4242,7 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "endedCount", "missing required field \"endedCount\"")
 		}
 		if x, ok := o["endedCount"]; ok {
-			if e := v360(x, p.child(q, "endedCount"), q); e != nil {
+			if e := v361(x, p.child(q, "endedCount"), q); e != nil {
 				return e
 			}
 		}
@@ -4231,8 +4250,8 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v360 checks #/$defs/event.global_stop/properties/endedCount.
-func v360(v any, p *vloc, q bool) *SchemaError {
+// v361 checks #/$defs/event.global_stop/properties/endedCount.
+func v361(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4257,17 +4276,17 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "dialogType", "missing required field \"dialogType\"")
 		}
 		if x, ok := o["dialogType"]; ok {
-			if e := v361(x, p.child(q, "dialogType"), q); e != nil {
+			if e := v362(x, p.child(q, "dialogType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["handled"]; ok {
-			if e := v362(x, p.child(q, "handled"), q); e != nil {
+			if e := v363(x, p.child(q, "handled"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v363(x, p.child(q, "message"), q); e != nil {
+			if e := v364(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
@@ -4280,8 +4299,8 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v361 checks #/$defs/event.dialog_opened/properties/dialogType.
-func v361(v any, p *vloc, q bool) *SchemaError {
+// v362 checks #/$defs/event.dialog_opened/properties/dialogType.
+func v362(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "alert", "confirm", "prompt", "beforeunload":
 	default:
@@ -4290,16 +4309,16 @@ func v361(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v362 checks #/$defs/event.dialog_opened/properties/handled.
-func v362(v any, p *vloc, q bool) *SchemaError {
+// v363 checks #/$defs/event.dialog_opened/properties/handled.
+func v363(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v363 checks #/$defs/event.dialog_opened/properties/message.
-func v363(v any, p *vloc, q bool) *SchemaError {
+// v364 checks #/$defs/event.dialog_opened/properties/message.
+func v364(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4319,17 +4338,17 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "domain", "missing required field \"domain\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v365(x, p.child(q, "domain"), q); e != nil {
+			if e := v366(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v366(x, p.child(q, "message"), q); e != nil {
+			if e := v367(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v367(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v368(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
@@ -4342,15 +4361,7 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v365 checks #/$defs/event.handoff_requested/properties/domain.
-func v365(v any, p *vloc, q bool) *SchemaError {
-	if !(vHasType(v, "string")) {
-		return p.failType(q, "must be string, got ", v)
-	}
-	return nil
-}
-
-// v366 checks #/$defs/event.handoff_requested/properties/message.
+// v366 checks #/$defs/event.handoff_requested/properties/domain.
 func v366(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
@@ -4358,8 +4369,16 @@ func v366(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v367 checks #/$defs/event.handoff_requested/properties/obstacleType.
+// v367 checks #/$defs/event.handoff_requested/properties/message.
 func v367(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "string")) {
+		return p.failType(q, "must be string, got ", v)
+	}
+	return nil
+}
+
+// v368 checks #/$defs/event.handoff_requested/properties/obstacleType.
+func v368(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4382,12 +4401,12 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "outcome", "missing required field \"outcome\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v369(x, p.child(q, "domain"), q); e != nil {
+			if e := v370(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["outcome"]; ok {
-			if e := v370(x, p.child(q, "outcome"), q); e != nil {
+			if e := v371(x, p.child(q, "outcome"), q); e != nil {
 				return e
 			}
 		}
@@ -4397,7 +4416,7 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["waitedMs"]; ok {
-			if e := v372(x, p.child(q, "waitedMs"), q); e != nil {
+			if e := v373(x, p.child(q, "waitedMs"), q); e != nil {
 				return e
 			}
 		}
@@ -4405,16 +4424,16 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v369 checks #/$defs/event.handoff_resolved/properties/domain.
-func v369(v any, p *vloc, q bool) *SchemaError {
+// v370 checks #/$defs/event.handoff_resolved/properties/domain.
+func v370(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v370 checks #/$defs/event.handoff_resolved/properties/outcome.
-func v370(v any, p *vloc, q bool) *SchemaError {
+// v371 checks #/$defs/event.handoff_resolved/properties/outcome.
+func v371(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "resolved", "abandoned":
 	default:
@@ -4423,8 +4442,8 @@ func v370(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v372 checks #/$defs/event.handoff_resolved/properties/waitedMs.
-func v372(v any, p *vloc, q bool) *SchemaError {
+// v373 checks #/$defs/event.handoff_resolved/properties/waitedMs.
+func v373(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}

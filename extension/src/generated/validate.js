@@ -17,8 +17,9 @@ const RE0 = new RegExp("\\S", "u");
 const RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 const RE2 = new RegExp("^/", "u");
 const RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-const RE4 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
-const RE5 = new RegExp("^e[0-9]{1,6}$", "u");
+const RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
+const RE6 = new RegExp("^e[0-9]{1,6}$", "u");
 
 // #/$defs/message
 function vDefMessage(v, p, q) {
@@ -679,7 +680,7 @@ function v63(v, p, q) {
 // #/$defs/url/anyOf/1
 function v64(v, p, q) {
   if (typeof v === "string") {
-    if (!RE4.test(v)) {
+    if (!RE5.test(v)) {
       return failPattern(p, q, v, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$");
     }
   }
@@ -715,7 +716,7 @@ function vDefUidCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE5.test(v)) {
+    if (!RE6.test(v)) {
       return failPattern(p, q, v, " does not match ^e[0-9]{1,6}$");
     }
   }
@@ -2370,6 +2371,7 @@ function vDefActionOpenTab(v, p, q) {
     if (Object.hasOwn(v, "focus") && (e = v260(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v263(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
@@ -2378,6 +2380,19 @@ function vDefActionOpenTab(v, p, q) {
 function v260(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+
+// #/$defs/action.open_tab/properties/window
+function v263(v, p, q) {
+  if (!(hasType(v, "string"))) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE4.test(v)) {
+      return failPattern(p, q, v, " does not match ^[A-Za-z0-9_-]{1,64}$");
+    }
   }
   return null;
 }
@@ -2418,16 +2433,16 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", "missing required field \"state\"");
-    if (Object.hasOwn(v, "message") && (e = v268(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v269(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v270(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v269(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v270(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v271(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handoff/properties/message
-function v268(v, p, q) {
+function v269(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2441,7 +2456,7 @@ function v268(v, p, q) {
 }
 
 // #/$defs/action.handoff/properties/obstacleType
-function v269(v, p, q) {
+function v270(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, "must be one of \"auth_wall\", \"captcha\", \"access_denied\", got ", v);
   }
@@ -2451,7 +2466,7 @@ function v269(v, p, q) {
 const ENUM10 = new Set(["auth_wall", "captcha", "access_denied"]);
 
 // #/$defs/action.handoff/properties/state
-function v270(v, p, q) {
+function v271(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, "must be one of \"requested\", \"resolved\", \"abandoned\", got ", v);
   }
@@ -2467,14 +2482,14 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v272(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v273(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.get_trace/properties/sinceSeq
-function v272(v, p, q) {
+function v273(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2522,15 +2537,15 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", "missing required field \"accept\"");
-    if (Object.hasOwn(v, "accept") && (e = v280(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v281(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v281(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v282(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handle_dialog/properties/accept
-function v280(v, p, q) {
+function v281(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2538,7 +2553,7 @@ function v280(v, p, q) {
 }
 
 // #/$defs/action.handle_dialog/properties/promptText
-function v281(v, p, q) {
+function v282(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2559,19 +2574,19 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v286(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v287(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v288(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v290(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v289(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v291(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v298(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v299(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v283(v, p, true)) + pass(v284(v, p, true)) + pass(v285(v, p, true));
+  const passed = pass(v284(v, p, true)) + pass(v285(v, p, true)) + pass(v286(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
@@ -2580,7 +2595,7 @@ function vDefActionSelectOption(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/0
-function v283(v, p, q) {
+function v284(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", "missing required field \"value\"");
   }
@@ -2588,7 +2603,7 @@ function v283(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/1
-function v284(v, p, q) {
+function v285(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", "missing required field \"label\"");
   }
@@ -2596,7 +2611,7 @@ function v284(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/2
-function v285(v, p, q) {
+function v286(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", "missing required field \"index\"");
   }
@@ -2604,7 +2619,7 @@ function v285(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/force
-function v286(v, p, q) {
+function v287(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2612,7 +2627,7 @@ function v286(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/index
-function v288(v, p, q) {
+function v289(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2626,13 +2641,13 @@ function v288(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v289(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v290(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/index/items
-function v289(v, p, q) {
+function v290(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2645,7 +2660,7 @@ function v289(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/label
-function v290(v, p, q) {
+function v291(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2660,13 +2675,13 @@ function v290(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v291(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v292(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/label/items
-function v291(v, p, q) {
+function v292(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2680,7 +2695,7 @@ function v291(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/value
-function v298(v, p, q) {
+function v299(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2695,13 +2710,13 @@ function v298(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v299(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v300(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/value/items
-function v299(v, p, q) {
+function v300(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2723,7 +2738,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", "missing required field \"files\"");
-    if (Object.hasOwn(v, "files") && (e = v300(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v301(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2736,7 +2751,7 @@ function vDefActionUpload(v, p, q) {
 }
 
 // #/$defs/action.upload/properties/files
-function v300(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!(hasType(v, "array"))) {
     return failType(p, q, "must be array, got ", v);
@@ -2745,19 +2760,19 @@ function v300(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v301(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v302(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.upload/properties/files/items: its x-message replaces any reason.
-function v301(v, p, q) {
-  if (v301Check(v, p, true) === null) return null;
+function v302(v, p, q) {
+  if (v302Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
 
 // #/$defs/action.upload/properties/files/items
-function v301Check(v, p, q) {
+function v302Check(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2813,21 +2828,21 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", "missing required field \"type\"");
-    if (Object.hasOwn(v, "type") && (e = v316(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v317(v["type"], child(p, q, "type"), q))) return e;
   }
-  if ((e = v317(v, p, q))) return e;
-  if ((e = v321(v, p, q))) return e;
-  if ((e = v325(v, p, q))) return e;
-  if ((e = v329(v, p, q))) return e;
-  if ((e = v333(v, p, q))) return e;
-  if ((e = v337(v, p, q))) return e;
-  if ((e = v341(v, p, q))) return e;
-  if ((e = v345(v, p, q))) return e;
+  if ((e = v318(v, p, q))) return e;
+  if ((e = v322(v, p, q))) return e;
+  if ((e = v326(v, p, q))) return e;
+  if ((e = v330(v, p, q))) return e;
+  if ((e = v334(v, p, q))) return e;
+  if ((e = v338(v, p, q))) return e;
+  if ((e = v342(v, p, q))) return e;
+  if ((e = v346(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/event/properties/type
-function v316(v, p, q) {
+function v317(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2841,25 +2856,25 @@ function v316(v, p, q) {
 }
 
 // #/$defs/event/allOf/0
-function v317(v, p, q) {
+function v318(v, p, q) {
   let e;
-  if (v318(v, p, true) === null) {
+  if (v319(v, p, true) === null) {
     if ((e = vDefEventSessionStarted(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if
-function v318(v, p, q) {
+function v319(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v319(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v320(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if/properties/type
-function v319(v, p, q) {
+function v320(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, "must be \"session_started\"");
   }
@@ -2867,25 +2882,25 @@ function v319(v, p, q) {
 }
 
 // #/$defs/event/allOf/1
-function v321(v, p, q) {
+function v322(v, p, q) {
   let e;
-  if (v322(v, p, true) === null) {
+  if (v323(v, p, true) === null) {
     if ((e = vDefEventSessionEnded(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if
-function v322(v, p, q) {
+function v323(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v323(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v324(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if/properties/type
-function v323(v, p, q) {
+function v324(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, "must be \"session_ended\"");
   }
@@ -2893,25 +2908,25 @@ function v323(v, p, q) {
 }
 
 // #/$defs/event/allOf/2
-function v325(v, p, q) {
+function v326(v, p, q) {
   let e;
-  if (v326(v, p, true) === null) {
+  if (v327(v, p, true) === null) {
     if ((e = vDefEventDomainBlocked(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if
-function v326(v, p, q) {
+function v327(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v327(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v328(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if/properties/type
-function v327(v, p, q) {
+function v328(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, "must be \"domain_blocked\"");
   }
@@ -2919,25 +2934,25 @@ function v327(v, p, q) {
 }
 
 // #/$defs/event/allOf/3
-function v329(v, p, q) {
+function v330(v, p, q) {
   let e;
-  if (v330(v, p, true) === null) {
+  if (v331(v, p, true) === null) {
     if ((e = vDefEventTabClosed(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if
-function v330(v, p, q) {
+function v331(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v331(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v332(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if/properties/type
-function v331(v, p, q) {
+function v332(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, "must be \"tab_closed\"");
   }
@@ -2945,25 +2960,25 @@ function v331(v, p, q) {
 }
 
 // #/$defs/event/allOf/4
-function v333(v, p, q) {
+function v334(v, p, q) {
   let e;
-  if (v334(v, p, true) === null) {
+  if (v335(v, p, true) === null) {
     if ((e = vDefEventGlobalStop(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if
-function v334(v, p, q) {
+function v335(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v335(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if/properties/type
-function v335(v, p, q) {
+function v336(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, "must be \"global_stop\"");
   }
@@ -2971,25 +2986,25 @@ function v335(v, p, q) {
 }
 
 // #/$defs/event/allOf/5
-function v337(v, p, q) {
+function v338(v, p, q) {
   let e;
-  if (v338(v, p, true) === null) {
+  if (v339(v, p, true) === null) {
     if ((e = vDefEventDialogOpened(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if
-function v338(v, p, q) {
+function v339(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v339(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if/properties/type
-function v339(v, p, q) {
+function v340(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, "must be \"dialog_opened\"");
   }
@@ -2997,25 +3012,25 @@ function v339(v, p, q) {
 }
 
 // #/$defs/event/allOf/6
-function v341(v, p, q) {
+function v342(v, p, q) {
   let e;
-  if (v342(v, p, true) === null) {
+  if (v343(v, p, true) === null) {
     if ((e = vDefEventHandoffRequested(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if
-function v342(v, p, q) {
+function v343(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v343(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if/properties/type
-function v343(v, p, q) {
+function v344(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, "must be \"handoff_requested\"");
   }
@@ -3023,25 +3038,25 @@ function v343(v, p, q) {
 }
 
 // #/$defs/event/allOf/7
-function v345(v, p, q) {
+function v346(v, p, q) {
   let e;
-  if (v346(v, p, true) === null) {
+  if (v347(v, p, true) === null) {
     if ((e = vDefEventHandoffResolved(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if
-function v346(v, p, q) {
+function v347(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v347(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if/properties/type
-function v347(v, p, q) {
+function v348(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, "must be \"handoff_resolved\"");
   }
@@ -3058,15 +3073,15 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", "missing required field \"startedAt\"");
-    if (Object.hasOwn(v, "domain") && (e = v349(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v350(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v350(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v351(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.session_started/properties/domain
-function v349(v, p, q) {
+function v350(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3074,7 +3089,7 @@ function v349(v, p, q) {
 }
 
 // #/$defs/event.session_started/properties/startedAt
-function v350(v, p, q) {
+function v351(v, p, q) {
   if (!(hasType(v, "number"))) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -3092,8 +3107,8 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", "missing required field \"actionCount\"");
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", "missing required field \"reason\"");
-    if (Object.hasOwn(v, "actionCount") && (e = v352(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v353(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v353(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v354(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
@@ -3101,7 +3116,7 @@ function vDefEventSessionEnded(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/actionCount
-function v352(v, p, q) {
+function v353(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3114,7 +3129,7 @@ function v352(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/domain
-function v353(v, p, q) {
+function v354(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3130,15 +3145,15 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", "missing required field \"attemptedAction\"");
-    if (Object.hasOwn(v, "attemptedAction") && (e = v356(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v357(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v357(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v358(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.domain_blocked/properties/attemptedAction
-function v356(v, p, q) {
+function v357(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3146,7 +3161,7 @@ function v356(v, p, q) {
 }
 
 // #/$defs/event.domain_blocked/properties/domain
-function v357(v, p, q) {
+function v358(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3174,13 +3189,13 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", "missing required field \"endedCount\"");
-    if (Object.hasOwn(v, "endedCount") && (e = v360(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v361(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.global_stop/properties/endedCount
-function v360(v, p, q) {
+function v361(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3201,16 +3216,16 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", "missing required field \"dialogType\"");
-    if (Object.hasOwn(v, "dialogType") && (e = v361(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v362(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v363(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v362(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v363(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v364(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.dialog_opened/properties/dialogType
-function v361(v, p, q) {
+function v362(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, "must be one of \"alert\", \"confirm\", \"prompt\", \"beforeunload\", got ", v);
   }
@@ -3220,7 +3235,7 @@ function v361(v, p, q) {
 const ENUM13 = new Set(["alert", "confirm", "prompt", "beforeunload"]);
 
 // #/$defs/event.dialog_opened/properties/handled
-function v362(v, p, q) {
+function v363(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3228,7 +3243,7 @@ function v362(v, p, q) {
 }
 
 // #/$defs/event.dialog_opened/properties/message
-function v363(v, p, q) {
+function v364(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3244,23 +3259,15 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
-    if (Object.hasOwn(v, "domain") && (e = v365(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v366(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v367(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v367(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v368(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_requested/properties/domain
-function v365(v, p, q) {
-  if (!(hasType(v, "string"))) {
-    return failType(p, q, "must be string, got ", v);
-  }
-  return null;
-}
-
-// #/$defs/event.handoff_requested/properties/message
 function v366(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
@@ -3268,8 +3275,16 @@ function v366(v, p, q) {
   return null;
 }
 
-// #/$defs/event.handoff_requested/properties/obstacleType
+// #/$defs/event.handoff_requested/properties/message
 function v367(v, p, q) {
+  if (!(hasType(v, "string"))) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+
+// #/$defs/event.handoff_requested/properties/obstacleType
+function v368(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3286,16 +3301,16 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", "missing required field \"outcome\"");
-    if (Object.hasOwn(v, "domain") && (e = v369(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v370(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v371(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v372(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v373(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_resolved/properties/domain
-function v369(v, p, q) {
+function v370(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3303,7 +3318,7 @@ function v369(v, p, q) {
 }
 
 // #/$defs/event.handoff_resolved/properties/outcome
-function v370(v, p, q) {
+function v371(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, "must be one of \"resolved\", \"abandoned\", got ", v);
   }
@@ -3313,7 +3328,7 @@ function v370(v, p, q) {
 const ENUM14 = new Set(["resolved", "abandoned"]);
 
 // #/$defs/event.handoff_resolved/properties/waitedMs
-function v372(v, p, q) {
+function v373(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }

@@ -173,8 +173,9 @@ var RE0 = new RegExp("\\S", "u");
 var RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 var RE2 = new RegExp("^/", "u");
 var RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-var RE4 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
-var RE5 = new RegExp("^e[0-9]{1,6}$", "u");
+var RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+var RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
+var RE6 = new RegExp("^e[0-9]{1,6}$", "u");
 function vDefMessage(v, p, q) {
   let e;
   if (!hasType(v, "object")) {
@@ -710,7 +711,7 @@ function v63(v, p, q) {
 }
 function v64(v, p, q) {
   if (typeof v === "string") {
-    if (!RE4.test(v)) {
+    if (!RE5.test(v)) {
       return failPattern(p, q, v, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$");
     }
   }
@@ -740,7 +741,7 @@ function vDefUidCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE5.test(v)) {
+    if (!RE6.test(v)) {
       return failPattern(p, q, v, " does not match ^e[0-9]{1,6}$");
     }
   }
@@ -2053,12 +2054,24 @@ function vDefActionOpenTab(v, p, q) {
     if (Object.hasOwn(v, "focus") && (e = v260(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v263(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
 function v260(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v263(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE4.test(v)) {
+      return failPattern(p, q, v, " does not match ^[A-Za-z0-9_-]{1,64}$");
+    }
   }
   return null;
 }
@@ -2093,14 +2106,14 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
-    if (Object.hasOwn(v, "message") && (e = v268(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v269(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v270(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v269(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v270(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v271(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v268(v, p, q) {
+function v269(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2112,14 +2125,14 @@ function v268(v, p, q) {
   }
   return null;
 }
-function v269(v, p, q) {
+function v270(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, 'must be one of "auth_wall", "captcha", "access_denied", got ', v);
   }
   return null;
 }
 var ENUM10 = /* @__PURE__ */ new Set(["auth_wall", "captcha", "access_denied"]);
-function v270(v, p, q) {
+function v271(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, 'must be one of "requested", "resolved", "abandoned", got ', v);
   }
@@ -2132,12 +2145,12 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v272(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v273(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v272(v, p, q) {
+function v273(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2179,19 +2192,19 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", 'missing required field "accept"');
-    if (Object.hasOwn(v, "accept") && (e = v280(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v281(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v281(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v282(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v280(v, p, q) {
+function v281(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v281(v, p, q) {
+function v282(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2210,50 +2223,50 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v286(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v287(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v288(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v290(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v289(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v291(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v298(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v299(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v283(v, p, true)) + pass(v284(v, p, true)) + pass(v285(v, p, true));
+  const passed = pass(v284(v, p, true)) + pass(v285(v, p, true)) + pass(v286(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
   }
   return null;
 }
-function v283(v, p, q) {
+function v284(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", 'missing required field "value"');
   }
   return null;
 }
-function v284(v, p, q) {
+function v285(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", 'missing required field "label"');
   }
   return null;
 }
-function v285(v, p, q) {
+function v286(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", 'missing required field "index"');
   }
   return null;
 }
-function v286(v, p, q) {
+function v287(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v288(v, p, q) {
+function v289(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2267,11 +2280,11 @@ function v288(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v289(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v290(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v289(v, p, q) {
+function v290(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2282,7 +2295,7 @@ function v289(v, p, q) {
   }
   return null;
 }
-function v290(v, p, q) {
+function v291(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2297,11 +2310,11 @@ function v290(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v291(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v292(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v291(v, p, q) {
+function v292(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2313,7 +2326,7 @@ function v291(v, p, q) {
   }
   return null;
 }
-function v298(v, p, q) {
+function v299(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2328,11 +2341,11 @@ function v298(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v299(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v300(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v299(v, p, q) {
+function v300(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2352,7 +2365,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", 'missing required field "files"');
-    if (Object.hasOwn(v, "files") && (e = v300(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v301(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2363,7 +2376,7 @@ function vDefActionUpload(v, p, q) {
   }
   return null;
 }
-function v300(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!hasType(v, "array")) {
     return failType(p, q, "must be array, got ", v);
@@ -2372,15 +2385,15 @@ function v300(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v301(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v302(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v301(v, p, q) {
-  if (v301Check(v, p, true) === null) return null;
+function v302(v, p, q) {
+  if (v302Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
-function v301Check(v, p, q) {
+function v302Check(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2429,19 +2442,19 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
-    if (Object.hasOwn(v, "type") && (e = v316(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v317(v["type"], child(p, q, "type"), q))) return e;
   }
-  if (e = v317(v, p, q)) return e;
-  if (e = v321(v, p, q)) return e;
-  if (e = v325(v, p, q)) return e;
-  if (e = v329(v, p, q)) return e;
-  if (e = v333(v, p, q)) return e;
-  if (e = v337(v, p, q)) return e;
-  if (e = v341(v, p, q)) return e;
-  if (e = v345(v, p, q)) return e;
+  if (e = v318(v, p, q)) return e;
+  if (e = v322(v, p, q)) return e;
+  if (e = v326(v, p, q)) return e;
+  if (e = v330(v, p, q)) return e;
+  if (e = v334(v, p, q)) return e;
+  if (e = v338(v, p, q)) return e;
+  if (e = v342(v, p, q)) return e;
+  if (e = v346(v, p, q)) return e;
   return null;
 }
-function v316(v, p, q) {
+function v317(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2453,161 +2466,161 @@ function v316(v, p, q) {
   }
   return null;
 }
-function v317(v, p, q) {
+function v318(v, p, q) {
   let e;
-  if (v318(v, p, true) === null) {
+  if (v319(v, p, true) === null) {
     if (e = vDefEventSessionStarted(v, p, q)) return e;
   }
   return null;
 }
-function v318(v, p, q) {
+function v319(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v319(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v320(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v319(v, p, q) {
+function v320(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, 'must be "session_started"');
   }
   return null;
 }
-function v321(v, p, q) {
+function v322(v, p, q) {
   let e;
-  if (v322(v, p, true) === null) {
+  if (v323(v, p, true) === null) {
     if (e = vDefEventSessionEnded(v, p, q)) return e;
   }
   return null;
 }
-function v322(v, p, q) {
+function v323(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v323(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v324(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v323(v, p, q) {
+function v324(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, 'must be "session_ended"');
   }
   return null;
 }
-function v325(v, p, q) {
+function v326(v, p, q) {
   let e;
-  if (v326(v, p, true) === null) {
+  if (v327(v, p, true) === null) {
     if (e = vDefEventDomainBlocked(v, p, q)) return e;
   }
   return null;
 }
-function v326(v, p, q) {
+function v327(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v327(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v328(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v327(v, p, q) {
+function v328(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, 'must be "domain_blocked"');
   }
   return null;
 }
-function v329(v, p, q) {
+function v330(v, p, q) {
   let e;
-  if (v330(v, p, true) === null) {
+  if (v331(v, p, true) === null) {
     if (e = vDefEventTabClosed(v, p, q)) return e;
   }
   return null;
 }
-function v330(v, p, q) {
+function v331(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v331(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v332(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v331(v, p, q) {
+function v332(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, 'must be "tab_closed"');
   }
   return null;
 }
-function v333(v, p, q) {
+function v334(v, p, q) {
   let e;
-  if (v334(v, p, true) === null) {
+  if (v335(v, p, true) === null) {
     if (e = vDefEventGlobalStop(v, p, q)) return e;
   }
   return null;
 }
-function v334(v, p, q) {
+function v335(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v335(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v335(v, p, q) {
+function v336(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, 'must be "global_stop"');
   }
   return null;
 }
-function v337(v, p, q) {
+function v338(v, p, q) {
   let e;
-  if (v338(v, p, true) === null) {
+  if (v339(v, p, true) === null) {
     if (e = vDefEventDialogOpened(v, p, q)) return e;
   }
   return null;
 }
-function v338(v, p, q) {
+function v339(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v339(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v339(v, p, q) {
+function v340(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, 'must be "dialog_opened"');
   }
   return null;
 }
-function v341(v, p, q) {
+function v342(v, p, q) {
   let e;
-  if (v342(v, p, true) === null) {
+  if (v343(v, p, true) === null) {
     if (e = vDefEventHandoffRequested(v, p, q)) return e;
   }
   return null;
 }
-function v342(v, p, q) {
+function v343(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v343(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v343(v, p, q) {
+function v344(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, 'must be "handoff_requested"');
   }
   return null;
 }
-function v345(v, p, q) {
+function v346(v, p, q) {
   let e;
-  if (v346(v, p, true) === null) {
+  if (v347(v, p, true) === null) {
     if (e = vDefEventHandoffResolved(v, p, q)) return e;
   }
   return null;
 }
-function v346(v, p, q) {
+function v347(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v347(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v347(v, p, q) {
+function v348(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, 'must be "handoff_resolved"');
   }
@@ -2622,19 +2635,19 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", 'missing required field "startedAt"');
-    if (Object.hasOwn(v, "domain") && (e = v349(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v350(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v350(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v351(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v349(v, p, q) {
+function v350(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v350(v, p, q) {
+function v351(v, p, q) {
   if (!hasType(v, "number")) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -2650,14 +2663,14 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", 'missing required field "actionCount"');
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", 'missing required field "reason"');
-    if (Object.hasOwn(v, "actionCount") && (e = v352(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v353(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v353(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v354(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v352(v, p, q) {
+function v353(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2668,7 +2681,7 @@ function v352(v, p, q) {
   }
   return null;
 }
-function v353(v, p, q) {
+function v354(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2682,19 +2695,19 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", 'missing required field "attemptedAction"');
-    if (Object.hasOwn(v, "attemptedAction") && (e = v356(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v357(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v357(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v358(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v356(v, p, q) {
+function v357(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v357(v, p, q) {
+function v358(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2718,11 +2731,11 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", 'missing required field "endedCount"');
-    if (Object.hasOwn(v, "endedCount") && (e = v360(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v361(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
-function v360(v, p, q) {
+function v361(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2741,27 +2754,27 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", 'missing required field "dialogType"');
-    if (Object.hasOwn(v, "dialogType") && (e = v361(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v362(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v363(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v362(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v363(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v364(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v361(v, p, q) {
+function v362(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, 'must be one of "alert", "confirm", "prompt", "beforeunload", got ', v);
   }
   return null;
 }
 var ENUM13 = /* @__PURE__ */ new Set(["alert", "confirm", "prompt", "beforeunload"]);
-function v362(v, p, q) {
+function v363(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v363(v, p, q) {
+function v364(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2775,16 +2788,10 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
-    if (Object.hasOwn(v, "domain") && (e = v365(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v366(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v367(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v367(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v368(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-  }
-  return null;
-}
-function v365(v, p, q) {
-  if (!hasType(v, "string")) {
-    return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
@@ -2800,6 +2807,12 @@ function v367(v, p, q) {
   }
   return null;
 }
+function v368(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
 function vDefEventHandoffResolved(v, p, q) {
   let e;
   if (!hasType(v, "object")) {
@@ -2809,27 +2822,27 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", 'missing required field "outcome"');
-    if (Object.hasOwn(v, "domain") && (e = v369(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v370(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v371(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v372(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v373(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
-function v369(v, p, q) {
+function v370(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v370(v, p, q) {
+function v371(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, 'must be one of "resolved", "abandoned", got ', v);
   }
   return null;
 }
 var ENUM14 = /* @__PURE__ */ new Set(["resolved", "abandoned"]);
-function v372(v, p, q) {
+function v373(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2909,7 +2922,7 @@ function parseMessage(text) {
 // generated/protocol.js
 var PROTOCOL_VERSION = 4;
 var MESSAGE_TYPES = Object.freeze(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
-var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options"]);
+var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "own_windows"]);
 var REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
   BACKGROUND_TAB: "background_tab",
@@ -2946,7 +2959,7 @@ var ACTION_SPECS = Object.freeze({
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15e3, target: false, params: Object.freeze(["expression", "tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5e3, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "text", "state", "url", "timeoutMs", "tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze([]) }),
-  open_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["url", "focus", "waitUntil"]) }),
+  open_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["url", "focus", "waitUntil", "window"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["tabId", "dialogs"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["waitUntil", "dialogs", "tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["state", "obstacleType", "message", "tabId"]) }),
@@ -3962,6 +3975,37 @@ async function showWindow(api2, windowId) {
   await api2.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
 
+// own-windows.js
+var OwnWindows = class {
+  #api;
+  #keyed = /* @__PURE__ */ new Map();
+  // key -> window id
+  constructor(api2) {
+    this.#api = api2;
+  }
+  // has says whether windowId is a key's window.
+  has(windowId) {
+    return [...this.#keyed.values()].includes(windowId);
+  }
+  // open opens url in key's window, made with newWindow({url}) on first
+  // use. Returns the chrome Tab, its window's active one.
+  async open(url, key, newWindow) {
+    const api2 = this.#api;
+    const id = this.#keyed.get(key);
+    if (id != null && await api2.windows.get(id).then(() => true, () => false)) {
+      const tab = await api2.tabs.create({ windowId: id, url, active: false });
+      return api2.tabs.update(tab.id, { active: true });
+    }
+    const win = await newWindow({ url });
+    this.#keyed.set(key, win.id);
+    return win.tabs && win.tabs[0] || (await api2.tabs.query({ windowId: win.id }))[0];
+  }
+  // removed forgets a window Chrome closed.
+  removed(windowId) {
+    for (const [key, id] of this.#keyed) if (id === windowId) this.#keyed.delete(key);
+  }
+};
+
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
@@ -3976,12 +4020,14 @@ var WindowManager = class {
   #cachedId = null;
   #spareId = null;
   // the prewarmed window's blank tab, not yet handed out
+  #own;
   #watch;
   constructor(api2, isManaged, timers, now) {
     this.#api = api2;
     this.#isManaged = isManaged;
     this.#timers = timers;
     this.#watch = new HiddenWatch(api2, now);
+    this.#own = new OwnWindows(api2);
   }
   // prewarm opens the BUA window ahead of the first open_tab (managed
   // browsers, at start-up), with a blank spare tab. Returns the spare tab,
@@ -4009,9 +4055,12 @@ var WindowManager = class {
     return this.#withLock(async () => this.#personWindow(await this.#liveWindowId()));
   }
   // openTab opens url in the BUA window (created lazily), or with focus in
-  // the person's last focused normal window. Returns the chrome Tab.
-  openTab(url, { focus = false } = {}) {
-    return this.#withLock(() => focus ? this.#openFocused(url) : this.#openInBuaWindow(url));
+  // the person's last focused normal window, or in the window of a key of
+  // the caller's own (open_tab's window). Returns the chrome Tab.
+  openTab(url, { focus = false, window } = {}) {
+    if (focus) return this.#withLock(() => this.#openFocused(url));
+    if (window) return this.#withLock(() => this.#own.open(url, window, (props) => this.#newHiddenWindow(props)));
+    return this.#withLock(() => this.#openInBuaWindow(url));
   }
   // takeBack puts tabId back into the BUA window at index (a handoff's
   // end): into the live one, or into a new minimized, unfocused one when
@@ -4054,6 +4103,7 @@ var WindowManager = class {
   // tab closed, or the person closed it).
   windowRemoved(windowId) {
     this.#watch.end(windowId);
+    this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
       this.#spareId = null;
@@ -4069,7 +4119,8 @@ var WindowManager = class {
   // A background tab of the BUA window is made its window's active tab
   // (bua's own window: the person sees nothing change); a background tab
   // of the person's own window fails with background_tab, as switching it
-  // would change what they look at. readTab() reads the tab when needed.
+  // would change what they look at (a key's window is bua's too, as the
+  // BUA window is). readTab() reads the tab when needed.
   // For a click it returns the function that gives the window back
   // afterwards (holdFocus), else null.
   async showTab(action, tabId, readTab) {
@@ -4085,7 +4136,7 @@ var WindowManager = class {
       click2 ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null
     ]);
     if (!tab.active) {
-      if (tab.windowId !== buaId) {
+      if (tab.windowId !== buaId && !this.#own.has(tab.windowId)) {
         if (action.type === "screenshot") return null;
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,
@@ -4128,14 +4179,19 @@ var WindowManager = class {
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
   async #newBuaWindow(props) {
+    const win = await this.#newHiddenWindow(props);
+    this.#cachedId = win.id;
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {
+    });
+    return win;
+  }
+  // newHiddenWindow opens a window as the BUA window is opened.
+  async #newHiddenWindow(props) {
     const state = this.#isManaged() ? "normal" : "minimized";
     const back = this.#isManaged() ? null : await this.#focusedWindow();
     let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
     if (win.state && win.state !== state) win = { ...win, ...await this.#api.windows.update(win.id, { state }) };
     this.keepHidden(win.id, back);
-    this.#cachedId = win.id;
-    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {
-    });
     return win;
   }
   // createWindow is windows.create(props), and in a managed browser a
@@ -4307,7 +4363,7 @@ async function openTab(env, action) {
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== void 0 && env.navigate;
   const focus = action.focus === true;
-  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus });
+  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus, window: action.window });
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
   if (!waits && focus) {

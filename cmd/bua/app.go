@@ -78,7 +78,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print the full result or error as one JSON object"},
 		&cli.DurationFlag{Name: "timeout", Usage: "how long the command may work, all of it; it answers within that plus " + protocol.LadderMargin.String() + " (0 = the action's own default)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only what scripts need"},
-		&cli.StringFlag{Name: "browser", Value: "auto", Usage: "which browser serves actions: auto, user or managed"},
+		&cli.StringFlag{Name: "browser", Value: "auto", Usage: "which browser serves actions: auto, user, managed, managed-N (1-15), or a pairing's name (bua pair --name)"},
 		&cli.StringFlag{Name: "dialogs", Value: protocol.DialogsLeave, Usage: "what to do with a page's alert, confirm, prompt or beforeunload dialog: `POLICY` is leave (keep it open; the action fails, naming it), dismiss or accept (answer it as actions meet it; leaving a page always accepts its beforeunload)"},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,15 +23,26 @@ func newBrowserCommand(env *Env) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "start",
-				Usage: "launch the managed browser and wait until its extension is connected",
+				Usage: "launch the managed browser (or --count N of them) and wait until each one's extension is connected",
+				Description: "Launches managed, and with --count N also managed-1 … managed-(N-1): each a\n" +
+					"browser of its own, with its own profile (cookies, storage), extension copy and\n" +
+					"pairing, for `bua run --parallel N` and for agents (`bua mcp --browser managed-1`).\n" +
+					"--browser NAME starts that one managed browser alone. A browser already running\n" +
+					"is left as it is.",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "headless", Usage: "run without a window (CI)"},
 					&cli.StringFlag{Name: "chrome", Usage: "browser executable `PATH` (default: $BUA_CHROME, then chromium, Chrome for Testing, chrome)"},
-					&cli.StringFlag{Name: "profile", Usage: "profile `DIR` (default: under the state dir)"},
+					&cli.StringFlag{Name: "profile", Usage: "profile `DIR` (default: under the state dir); one browser only"},
 					&cli.StringSliceFlag{Name: "block", Usage: "seed the blocklist with `DOMAIN` and its subdomains; repeatable"},
+					&cli.IntFlag{Name: "count", Value: 1, Usage: "start `N` managed browsers: managed, managed-1, …"},
 				},
 				Action: func(c *cli.Context) error {
 					g := readGlobals(c, env)
+					names, err := startNames(g.Browser, c.Int("count"), c.String("profile"))
+					if err != nil {
+						return err
+					}
+					g.Browser = "" // the dial's selection: names are per browser below
 					cl, err := g.connect()
 					if err != nil {
 						return g.fail(err)
@@ -38,30 +50,52 @@ func newBrowserCommand(env *Env) *cli.Command {
 					defer cl.Close()
 					ctx, cancel := g.commandContext()
 					defer cancel()
-					ms, berr := cl.BrowserStart(ctx, bridge.BrowserOptions{
+					o := bridge.BrowserOptions{
 						Headless: c.Bool("headless"), Chrome: c.String("chrome"),
 						Profile: c.String("profile"), Block: c.StringSlice("block"),
-					})
-					if berr != nil {
-						return g.failWith(berr)
+					}
+					started := make([]bridge.ManagedStatus, len(names))
+					errs := make([]*protocol.Error, len(names))
+					var wg sync.WaitGroup
+					for i, name := range names {
+						wg.Go(func() { started[i], errs[i] = cl.BrowserStart(ctx, name, o) })
+					}
+					wg.Wait()
+					for _, berr := range errs {
+						if berr != nil {
+							return g.failWith(berr)
+						}
 					}
 					if g.JSON {
-						return printJSON(env, ms)
+						if len(started) == 1 {
+							return printJSON(env, started[0])
+						}
+						return printJSON(env, started)
 					}
 					if !g.Quiet {
-						fmt.Fprintf(env.Stdout, "managed browser running (pid %d), extension connected\n", ms.PID)
+						for _, ms := range started {
+							fmt.Fprintf(env.Stdout, "managed browser %s running (pid %d), extension connected\n", ms.Name, ms.PID)
+						}
 					}
 					return nil
 				},
 			},
 			{
 				Name:  "stop",
-				Usage: "stop the managed browser of this home, whoever started it",
-				Description: "Asks the daemon to stop its managed browser. With no daemon running (it was\n" +
-					"killed, say), stops the browser the last daemon recorded, if it still runs; an\n" +
-					"unreadable record is moved aside and the browser found by its profile.",
+				Usage: "stop the managed browsers of this home (or --browser NAME's), whoever started them",
+				Description: "Asks the daemon to stop its managed browsers (managed, managed-1, …), or with\n" +
+					"--browser NAME that one. With no daemon running (it was killed, say), stops the\n" +
+					"browsers the last daemon recorded, if they still run; an unreadable record is\n" +
+					"moved aside and the browser found by its profile.",
 				Action: func(c *cli.Context) error {
 					g := readGlobals(c, env)
+					name := ""
+					if g.Browser != "" && g.Browser != string(bridge.SelectAuto) {
+						if !bridge.IsManaged(g.Browser) {
+							return usageError(fmt.Sprintf("browser stop --browser %q: bua stops its managed browsers only (managed, managed-1 … managed-%d)", g.Browser, bridge.MaxManaged-1))
+						}
+						name = g.Browser
+					}
 					ctx, cancel := g.linkContext()
 					defer cancel()
 					cl, berr := dialExisting(ctx, env)
@@ -69,7 +103,7 @@ func newBrowserCommand(env *Env) *cli.Command {
 						return g.stopOrphan(ctx)
 					}
 					defer cl.Close()
-					stopped, berr := cl.BrowserStop(ctx)
+					stopped, berr := cl.BrowserStop(ctx, name)
 					if berr != nil {
 						return g.failWith(berr)
 					}
@@ -81,6 +115,30 @@ func newBrowserCommand(env *Env) *cli.Command {
 			},
 		},
 	}
+}
+
+// startNames are the managed browsers `bua browser start` starts: the one
+// --browser names, or managed and managed-1 … managed-(count-1).
+func startNames(browserFlag string, count int, profile string) ([]string, error) {
+	switch {
+	case count < 1 || count > bridge.MaxManaged:
+		return nil, usageError(fmt.Sprintf("--count %d: want 1 to %d managed browsers", count, bridge.MaxManaged))
+	case count > 1 && profile != "":
+		return nil, usageError("--profile names one profile, and each of --count's browsers needs its own: leave --profile out (each gets one under the state dir)")
+	case browserFlag != "" && browserFlag != string(bridge.SelectAuto):
+		if !bridge.IsManaged(browserFlag) {
+			return nil, usageError(fmt.Sprintf("browser start --browser %q: bua starts managed browsers only (managed, managed-1 … managed-%d); open your own Chrome yourself", browserFlag, bridge.MaxManaged-1))
+		}
+		if count > 1 {
+			return nil, usageError("--count starts managed, managed-1, …: give it without --browser")
+		}
+		return []string{browserFlag}, nil
+	}
+	names := make([]string, count)
+	for i := range names {
+		names[i] = bridge.ManagedName(i)
+	}
+	return names, nil
 }
 
 // stopOrphan stops the managed browser of the home when no daemon runs:

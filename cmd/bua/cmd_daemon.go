@@ -119,19 +119,20 @@ func runStatus(o *statusOptions) error {
 	}
 	if berr != nil {
 		var orphan bridge.ManagedStatus
+		orphans := []bridge.ManagedStatus{}
 		if d, err := dirs(env); err == nil {
-			orphan = bridge.OrphanStatus(d)
+			orphan, orphans = bridge.OrphanStatus(d), bridge.Orphans(d)
 		}
 		if o.JSON {
-			if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan}); err != nil {
+			if err := printJSON(env, map[string]any{"daemon": "down", "managed": orphan, "managedBrowsers": orphans}); err != nil {
 				return err
 			}
 			return exit(exitUnavailable)
 		}
 		if !quiet {
 			fmt.Fprintln(env.Stdout, "daemon: down (any action command starts it; or run `bua serve`)")
-			if orphan.Running || orphan.RecordError != "" {
-				printManaged(env, orphan)
+			for _, m := range orphans {
+				printManaged(env, m)
 			}
 		}
 		return exit(exitUnavailable)
@@ -151,21 +152,29 @@ func runStatus(o *statusOptions) error {
 	fmt.Fprintf(w, "daemon:     up (pid %d, version %s, uptime %s)\n", st.PID, st.Version, st.Uptime)
 	fmt.Fprintf(w, "listen:     %s\n", st.URL)
 	fmt.Fprintf(w, "paired:     %s\n", yesNo(st.UserPaired, "user token set", "no user pairing (run `bua pair`)"))
-	printManaged(env, st.Managed)
+	if len(st.Pairings) > 0 {
+		fmt.Fprintf(w, "named:      %s (--browser NAME)\n", strings.Join(st.Pairings, ", "))
+	}
+	if len(st.ManagedBrowsers) == 0 {
+		printManaged(env, st.Managed)
+	}
+	for _, m := range st.ManagedBrowsers {
+		printManaged(env, m)
+	}
 	if st.Held > 0 {
 		fmt.Fprintf(w, "in flight:  %d (%d waiting for their extension to reconnect)\n", st.InFlight, st.Held)
 	} else {
 		fmt.Fprintf(w, "in flight:  %d\n", st.InFlight)
 	}
 	fmt.Fprintf(w, "runtime:    %d goroutines, heap %.1f MB, %s\n", st.Runtime.Goroutines, float64(st.Runtime.HeapInUseBytes)/(1<<20), fdCount(st.Runtime.OpenFDs))
-	for kind, at := range st.Replaced {
-		fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", kind, at.Format(time.TimeOnly))
+	for name, at := range st.Replaced {
+		fmt.Fprintf(w, "replaced:   the %s extension at %s (it does not reconnect by itself: see `bua doctor`)\n", name, at.Format(time.TimeOnly))
 	}
 	if len(st.Connections) == 0 {
 		fmt.Fprintln(w, "extensions: none connected")
 		return nil
 	}
-	tb := o.streams().NewTable("pairing", "client", "protocol", "caps", "last seen", "in flight")
+	tb := o.streams().NewTable("browser", "kind", "client", "protocol", "caps", "last seen", "in flight")
 	for _, cn := range st.Connections {
 		caps := ""
 		if cn.Caps != nil {
@@ -174,25 +183,30 @@ func runStatus(o *statusOptions) error {
 				caps += ", " + strings.Join(cn.Caps.Features, " ")
 			}
 		}
-		tb.AddRow(string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String()+" ago", fmt.Sprint(cn.InFlight))
+		tb.AddRow(cn.Browser, string(cn.Kind), cn.ClientVersion, fmt.Sprint(cn.ProtocolVersion), caps, time.Since(cn.LastSeen).Round(time.Second).String()+" ago", fmt.Sprint(cn.InFlight))
 	}
 	return tb.Render()
 }
 
-// printManaged is status's managed-browser line.
+// printManaged is status's line for a managed browser: "managed:", or
+// its own name (managed-1:) for the others.
 func printManaged(env *Env, m bridge.ManagedStatus) {
 	if m.RecordError != "" {
 		fmt.Fprintf(env.Stdout, "record:     %s: `bua browser stop` moves it aside and stops the browser found by its profile\n", m.RecordError)
 	}
+	label := "managed:"
+	if m.Name != "" && m.Name != string(bridge.SelectManaged) {
+		label = m.Name + ":"
+	}
 	switch {
 	case m.Orphan && m.RecordError != "":
-		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s), found by its profile: left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
+		fmt.Fprintf(env.Stdout, "%-11s orphan (pid %d, profile %s), found by its profile: left running by a daemon that is gone; `bua browser stop` stops it\n", label, m.PID, m.Profile)
 	case m.Orphan:
-		fmt.Fprintf(env.Stdout, "managed:    orphan (pid %d, profile %s): left running by a daemon that is gone; `bua browser stop` stops it\n", m.PID, m.Profile)
+		fmt.Fprintf(env.Stdout, "%-11s orphan (pid %d, profile %s): left running by a daemon that is gone; `bua browser stop` stops it\n", label, m.PID, m.Profile)
 	case m.Running:
-		fmt.Fprintf(env.Stdout, "managed:    running (pid %d, headless %v)\n", m.PID, m.Options.Headless)
+		fmt.Fprintf(env.Stdout, "%-11s running (pid %d, headless %v)\n", label, m.PID, m.Options.Headless)
 	default:
-		fmt.Fprintln(env.Stdout, "managed:    not running")
+		fmt.Fprintf(env.Stdout, "%-11s not running\n", label)
 	}
 }
 

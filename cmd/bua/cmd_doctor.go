@@ -182,19 +182,19 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 			add("extension", "warn", msg+": the first action launches a managed browser")
 		}
 	}
-	for kind, at := range st.Replaced {
+	for name, at := range st.Replaced {
 		// The replaced extension took close 4003 as final: it will not
 		// come back by itself (pkg/bridge/replaced.go).
-		msg := fmt.Sprintf("the %s pairing's extension was replaced at %s by another connection with its token, which has gone: it does not reconnect by itself", kind, at.Format(time.TimeOnly))
+		msg := fmt.Sprintf("the %s pairing's extension was replaced at %s by another connection with its token, which has gone: it does not reconnect by itself", name, at.Format(time.TimeOnly))
 		step := "restart the managed browser: `bua browser stop`, then `bua browser start`"
-		if kind == bridge.KindUser {
+		if !bridge.IsManaged(name) {
 			step = "reconnect from the bua extension's options in Chrome, and look for a second browser or profile paired with the same token"
 		}
 		add("extension", "warn", msg, step)
 	}
 	for _, cn := range st.Connections {
 		level, steps := "ok", []string(nil)
-		msg := fmt.Sprintf("%s browser connected: extension %s, protocol v%d", cn.Kind, cn.ClientVersion, cn.ProtocolVersion)
+		msg := fmt.Sprintf("%s browser connected: extension %s, protocol v%d", cn.Browser, cn.ClientVersion, cn.ProtocolVersion)
 		if cn.ClientVersion != extension.Version() {
 			level = "warn"
 			msg += fmt.Sprintf(" (this binary bundles %s)", extension.Version())

@@ -27,7 +27,7 @@ func newMCPCommand(env *Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "allow", Usage: "act only on `DOMAIN` and its subdomains (repeat for more)"},
 			&cli.StringSliceFlag{Name: "block", Usage: "never act on `DOMAIN` or its subdomains, on top of your blocklist (repeat for more)"},
 			&cli.BoolFlag{Name: "read-only", Usage: "offer only the actions that read: extract, screenshot, get_tabs, wait_for, get_trace, describe"},
-			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed, or when none is paired)"},
+			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed or managed-N, or when none is paired)"},
 			&cli.StringFlag{Name: "record", Usage: "when the server exits, write the agent's successful actions to `FILE` as a flow that `bua run` replays"},
 		},
 		Action: func(c *cli.Context) error {
@@ -50,8 +50,10 @@ func newMCPCommand(env *Env) *cli.Command {
 	}
 	cmd.Description = "An MCP client (Claude Code, Cursor, VS Code) starts `bua mcp` and speaks\n" +
 		"JSON-RPC on its stdin and stdout; logs go to stderr. It uses the same daemon,\n" +
-		"and the same --browser auto|user|managed choice, as every command: your\n" +
-		"paired Chrome, or a managed Chromium. Each `bua mcp` is one agent with tabs\n" +
+		"and the same --browser choice, as every command: your paired Chrome, a Chrome\n" +
+		"paired by name (--browser work), or a managed Chromium; --browser managed-1\n" +
+		"(… managed-15) gives an agent a managed browser of its own, with its own\n" +
+		"profile, which no other agent shares. Each `bua mcp` is one agent with tabs\n" +
 		"of its own: its actions with no tabId go to its own current tab, and it may\n" +
 		"not act on a tab another agent holds. --allow and --block bound where it may\n" +
 		"act (checked on navigate's URL and on the tab's URL before each action); a\n" +
@@ -89,7 +91,7 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
 	}}
 	defer link.Close()
-	if sel == bridge.SelectManaged || c.IsSet("headless") {
+	if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
 		// This server launches the managed browser itself, headful unless
 		// --headless, so a daemon it starts must not launch a headless one
 		// first (a browser that already runs is used as it is).
@@ -160,7 +162,7 @@ func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error
 	l.cl = cl
 	if l.start != nil && !l.started {
 		l.started = true
-		if _, err := cl.BrowserStart(ctx, *l.start); err != nil {
+		if _, err := cl.BrowserStart(ctx, launchName(l.opts.Browser), *l.start); err != nil {
 			return nil, err
 		}
 	}
@@ -197,4 +199,13 @@ func (l *agentLink) Close() {
 	if l.cl != nil {
 		l.cl.Close()
 	}
+}
+
+// launchName is the managed browser a selection launches: its own name
+// for managed-N, else managed.
+func launchName(sel bridge.Selection) string {
+	if bridge.IsManaged(string(sel)) {
+		return string(sel)
+	}
+	return string(bridge.SelectManaged)
 }

@@ -18,11 +18,25 @@ func newPairCommand(env *Env) *cli.Command {
 		Name:     "pair",
 		Category: catSetup,
 		Usage:    "pair your own Chrome: print the token (or a one-time code) to paste into the extension",
+		Description: "A Chrome paired with `bua pair` is the browser `user` (--browser user). Another\n" +
+			"Chrome, or another profile, pairs under a name of its own with `bua pair --name\n" +
+			"NAME` and its own token: requests reach it with --browser NAME. A name is 1 to 32\n" +
+			"lowercase letters, digits and '-', starting with a letter; auto, user, managed,\n" +
+			"extension and managed-N are taken.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "rotate", Usage: "make a new token; the old one stops working"},
 			&cli.BoolFlag{Name: "code", Usage: "print a one-time code (valid 5 minutes) instead of the token"},
+			&cli.StringFlag{Name: "name", Usage: "pair a Chrome under `NAME`, with a token of its own (--browser NAME reaches it)"},
 		},
 		Action: func(c *cli.Context) error {
+			name := c.String("name")
+			if c.IsSet("name") {
+				if err := bridge.CheckPairingName(name); err != nil {
+					return usageError("--name: " + err.Error())
+				}
+			} else {
+				name = string(bridge.SelectUser)
+			}
 			d, err := dirs(env)
 			if err != nil {
 				return err
@@ -30,11 +44,12 @@ func newPairCommand(env *Env) *cli.Command {
 			if err := d.Ensure(); err != nil {
 				return err
 			}
-			tok, err := bridge.EnsureToken(d.TokenFile(), c.Bool("rotate"))
+			file := bridge.PairingTokenFile(d, name)
+			tok, err := bridge.EnsureToken(file, c.Bool("rotate"))
 			if errors.Is(err, bridge.ErrBadToken) {
 				// It pairs nothing: a new one is what `bua doctor` asks for.
 				fmt.Fprintf(env.Stderr, "bua: %v: made a new token; paste it into the bua extension's options\n", err)
-				tok, err = bridge.EnsureToken(d.TokenFile(), true)
+				tok, err = bridge.EnsureToken(file, true)
 			}
 			if err != nil {
 				return err
@@ -49,7 +64,7 @@ func newPairCommand(env *Env) *cli.Command {
 					return g.fail(cerr)
 				}
 				defer cl.Close()
-				pc, berr := cl.PairCode(ctx)
+				pc, berr := cl.PairCode(ctx, name)
 				if berr != nil {
 					return g.failWith(berr)
 				}
@@ -61,7 +76,7 @@ func newPairCommand(env *Env) *cli.Command {
 				return nil
 			}
 			if c.Bool("json") {
-				return printJSON(env, map[string]string{"token": tok, "url": url, "extensionId": extension.ID})
+				return printJSON(env, map[string]string{"name": name, "token": tok, "url": url, "extensionId": extension.ID})
 			}
 			if c.Bool("quiet") {
 				fmt.Fprintln(env.Stdout, tok)
@@ -75,7 +90,7 @@ To pair your Chrome:
   2. Open the bua extension's options page.
   3. Paste the token above (daemon URL: %s) and press Save.
 Or use a short one-time code instead: `+"`bua pair --code`"+`.
-`, tok, url)
+%s`, tok, url, pairedAs(name))
 			return nil
 		},
 	}
@@ -99,4 +114,13 @@ func listenAddr(env *Env) string {
 		return listen
 	}
 	return bridge.DefaultListen
+}
+
+// pairedAs is the last line of `bua pair`'s text for a named pairing: how
+// requests reach it.
+func pairedAs(name string) string {
+	if name == string(bridge.SelectUser) {
+		return ""
+	}
+	return fmt.Sprintf("This Chrome is the browser %q: reach it with --browser %s.\n", name, name)
 }

@@ -136,22 +136,40 @@ func (o *recordOptions) recordBrowser(cl *bridge.Client) *protocol.Error {
 	}
 	user := slices.ContainsFunc(st.Connections, func(cs bridge.ConnStatus) bool { return cs.Kind == bridge.KindUser })
 	d, derr := dirs(o.env)
-	if sel != bridge.SelectManaged && (user || derr != nil || bridge.LaunchPolicyFor(sel, o.env.Getenv, d) != bridge.LaunchAtOnce) {
+	managed := bridge.IsManaged(string(sel))
+	if !managed && (user || derr != nil || bridge.LaunchPolicyFor(sel, o.env.Getenv, d) != bridge.LaunchAtOnce) {
 		return nil // the person's Chrome, or the request says why it is not there
 	}
-	if !st.Managed.Running {
-		if _, err := cl.BrowserStart(ctx, bridge.BrowserOptions{Headless: !hasDisplay(o.env.Getenv)}); err != nil {
-			return err
-		}
-		if st, err = cl.Status(ctx); err != nil {
+	name := string(bridge.SelectManaged) // what auto launches
+	if managed {
+		name = string(sel) // managed, or managed-N
+	}
+	ms, running := managedStatus(st, name)
+	if !running {
+		var err *protocol.Error
+		if ms, err = cl.BrowserStart(ctx, name, bridge.BrowserOptions{Headless: !hasDisplay(o.env.Getenv)}); err != nil {
 			return err
 		}
 	}
-	if st.Managed.Options.Headless && !o.Quiet {
+	if ms.Options.Headless && !o.Quiet {
 		fmt.Fprintln(o.env.Stderr, "bua record: the managed browser runs headless, so nobody can see the page to act on it: a recording there is for tests that drive the page through DevTools.\n"+
 			"  To record yourself: pair your Chrome (`bua pair`), or run a visible managed browser (`bua browser stop`, then `bua browser start` where there is a display).")
 	}
 	return nil
+}
+
+// managedStatus is the managed browser name's status in st (managed, or
+// managed-N), and whether it runs.
+func managedStatus(st bridge.Status, name string) (bridge.ManagedStatus, bool) {
+	if name == string(bridge.SelectManaged) {
+		return st.Managed, st.Managed.Running
+	}
+	for _, m := range st.ManagedBrowsers {
+		if m.Name == name {
+			return m, m.Running
+		}
+	}
+	return bridge.ManagedStatus{}, false
 }
 
 // hasDisplay says whether a browser window could show: on Linux, DISPLAY

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/internal/safewrite"
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
@@ -44,6 +45,10 @@ type runOptions struct {
 	Tags        []string
 	ExcludeTags []string
 	List        bool
+	// Parallel is --parallel N (--workers N): the workers that run the
+	// flows at once, each with a browser of its own; 0 or 1 runs them one
+	// after another.
+	Parallel int
 	// DialogsSet says --dialogs was given: it is then the policy of flows
 	// without a dialogs key.
 	DialogsSet bool
@@ -108,7 +113,13 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			"The worst wins, in the order 130 > 2 > 4 > 3 > 1. --retries N runs a failed\n" +
 			"flow again; one that then passes (or passes through a step's retry) is flaky,\n" +
 			"and --fail-on-flaky counts it as failed. See the README (Writing flows) for\n" +
-			"the format.",
+			"the format.\n" +
+			"--parallel N runs the flows on N workers at once, taken in sorted order, each\n" +
+			"worker with a browser of its own for the whole run: a managed one (managed,\n" +
+			"managed-1, …: profiles apart, so cookies and storage too), or with --browser\n" +
+			"user a window each in your Chrome, whose cookies all share: full isolation\n" +
+			"needs managed browsers. Flows read their worker's index (0 … N-1) as\n" +
+			"env.BUA_WORKER_INDEX.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
@@ -122,6 +133,7 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			&cli.StringSliceFlag{Name: "tag", Usage: "run only flows with any of these tags: `TAG` (repeatable, or comma-separated)"},
 			&cli.StringSliceFlag{Name: "exclude-tag", Usage: "skip flows with any of these tags: `TAG` (repeatable, or comma-separated)"},
 			&cli.BoolFlag{Name: "list", Usage: "print the flows that would run (after --tag and --shard) without a browser"},
+			&cli.IntFlag{Name: "parallel", Aliases: []string{"workers"}, Usage: "run the flows on `N` workers at once, each with a browser of its own (managed: managed, managed-1, …; your Chrome: a window each, cookies shared)"},
 		},
 		Action: func(c *cli.Context) error {
 			o.globalOptions = readGlobals(c, env)
@@ -132,6 +144,7 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			o.Retries, o.FailOnFlaky = c.Int("retries"), c.Bool("fail-on-flaky")
 			o.Tags, o.ExcludeTags = c.StringSlice("tag"), c.StringSlice("exclude-tag")
 			o.DialogsSet = c.IsSet("dialogs")
+			o.Parallel = c.Int("parallel")
 			return runWith(o, runF, runRun)
 		},
 	}
@@ -149,6 +162,9 @@ func runRun(o *runOptions) error {
 	}
 	if o.Retries < 0 {
 		return usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", o.Retries))
+	}
+	if o.Parallel < 0 || o.Parallel > bridge.MaxManaged {
+		return usageError(fmt.Sprintf("--parallel %d: want 1 to %d workers", o.Parallel, bridge.MaxManaged))
 	}
 	if o.List {
 		return o.listFlows(infos)
@@ -188,12 +204,30 @@ func runRun(o *runOptions) error {
 	if !ios.Quiet {
 		r.Progress, r.TTY, r.Color = out, tty, color
 	}
-	lazy := &lazyRequester{g: &o.globalOptions}
-	defer lazy.close()
-	r.Requester = lazy
 	ctx, cancel := o.commandContext()
 	defer cancel()
-	suite := r.RunSuite(ctx, files)
+	var suite *runner.SuiteReport
+	var lazies []*lazyRequester
+	if o.Parallel > 1 {
+		workers, err := o.workers()
+		if err != nil {
+			return err
+		}
+		for _, w := range workers {
+			lazies = append(lazies, w.Requester.(*lazyRequester))
+		}
+		if r.Progress != nil {
+			fmt.Fprintf(r.Progress, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
+		}
+		defer closeAll(lazies)
+		suite = r.RunParallel(ctx, files, workers)
+	} else {
+		lazy := &lazyRequester{g: &o.globalOptions}
+		lazies = append(lazies, lazy)
+		defer lazy.close()
+		r.Requester = lazy
+		suite = r.RunSuite(ctx, files)
+	}
 	suite.Bua, suite.Host = version, hostname()
 	if i, n, err := parseShard(o.Shard); err == nil {
 		suite.Shard = fmt.Sprintf("%d/%d", i, n)
@@ -226,8 +260,14 @@ func runRun(o *runOptions) error {
 	}
 	if suite.Interrupted {
 		fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
-	} else if lazy.err != nil {
-		printBridgeError(env, lazy.err, false)
+	} else {
+		printed := map[string]bool{}
+		for _, l := range lazies { // each worker's, once
+			if l.err != nil && !printed[l.err.Message] {
+				printed[l.err.Message] = true
+				printBridgeError(env, l.err, false)
+			}
+		}
 	}
 	return exit(code)
 }

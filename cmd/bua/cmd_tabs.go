@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -27,7 +29,7 @@ type tabsOptions struct {
 func newTabsCommand(env *Env, runF func(*tabsOptions) error) *cli.Command {
 	o := &tabsOptions{}
 	return &cli.Command{
-		Name: "tabs", Category: catActions, Usage: "list tabs (blocklisted domains are hidden)",
+		Name: "tabs", Category: catActions, Usage: "list tabs of every connected browser, or of --browser NAME's (blocklisted domains are hidden)",
 		Action: func(c *cli.Context) error {
 			if err := o.read(c, env); err != nil {
 				return err
@@ -37,25 +39,96 @@ func newTabsCommand(env *Env, runF func(*tabsOptions) error) *cli.Command {
 	}
 }
 
+// browserTab is one row of `bua tabs`: a tab as get_tabs answers it (its
+// fields kept as they came, for --json) and the browser it is in.
+type browserTab struct {
+	Browser string
+	Info    protocol.TabInfo
+	Fields  map[string]json.RawMessage
+}
+
+// runTabs lists the tabs of every connected browser (--browser auto, the
+// default), each with its browser's name, since several browsers number
+// tabs independently; with --browser NAME, that browser's alone. With no
+// browser connected, auto asks as any action does (which may launch the
+// managed browser).
 func runTabs(o *tabsOptions) error {
-	return o.runAction(protocol.GetTabs(), func(res json.RawMessage) error {
-		var tabs []protocol.TabInfo
-		if err := json.Unmarshal(res, &tabs); err != nil {
+	cl, err := o.connectToAct()
+	if err != nil {
+		return o.fail(err)
+	}
+	defer cl.Close()
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	sel, _ := bridge.ParseSelection(o.Browser) // dial checked it
+	browsers := []string{string(sel)}
+	if sel == bridge.SelectAuto {
+		st, berr := cl.Status(ctx)
+		if berr != nil {
+			return o.failWith(berr)
+		}
+		browsers = browsers[:0]
+		for _, cn := range st.Connections {
+			browsers = append(browsers, cn.Browser)
+		}
+		if len(browsers) == 0 {
+			browsers = []string{string(bridge.SelectAuto)}
+		}
+	}
+	var rows []browserTab
+	for _, name := range browsers {
+		res, berr := cl.RequestOn(ctx, bridge.Selection(name), protocol.GetTabs())
+		if berr != nil {
+			return o.failWith(berr)
+		}
+		if name == string(bridge.SelectAuto) {
+			name = servedAuto(ctx, cl)
+		}
+		var infos []protocol.TabInfo
+		var fields []map[string]json.RawMessage
+		if err := json.Unmarshal(res, &infos); err != nil {
 			return err
 		}
-		ios := o.streams()
-		if ios.Quiet { // ids only, one a line, for xargs and loops
-			for _, t := range tabs {
-				fmt.Fprintln(ios.Out, t.TabID)
-			}
-			return nil
+		_ = json.Unmarshal(res, &fields)
+		for i, t := range infos {
+			rows = append(rows, browserTab{Browser: name, Info: t, Fields: fields[i]})
 		}
-		tb := ios.NewTable("tab", "domain", "title", "url")
-		for _, t := range tabs {
-			tb.AddRow(strconv.Itoa(t.TabID), t.Domain, t.Title, t.URL)
+	}
+	ios := o.streams()
+	if o.JSON {
+		out := make([]map[string]json.RawMessage, len(rows))
+		for i, r := range rows {
+			out[i] = r.Fields
+			out[i]["browser"], _ = json.Marshal(r.Browser)
 		}
-		return tb.Render()
-	})
+		return printJSON(o.env, out)
+	}
+	if ios.Quiet { // ids only, one a line, for xargs and loops
+		for _, r := range rows {
+			fmt.Fprintln(ios.Out, r.Info.TabID)
+		}
+		return nil
+	}
+	tb := ios.NewTable("tab", "browser", "domain", "title", "url")
+	for _, r := range rows {
+		tb.AddRow(strconv.Itoa(r.Info.TabID), r.Browser, r.Info.Domain, r.Info.Title, r.Info.URL)
+	}
+	return tb.Render()
+}
+
+// servedAuto is the browser that served an auto request: the person's
+// Chrome when it is connected, else the managed browser (the pool's auto).
+func servedAuto(ctx context.Context, cl *bridge.Client) string {
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return string(bridge.SelectAuto)
+	}
+	for _, cn := range st.Connections {
+		if cn.Browser == string(bridge.SelectUser) {
+			return cn.Browser
+		}
+	}
+	return string(bridge.SelectManaged)
 }
 
 // openOptions is `bua open`'s command line.

@@ -142,7 +142,7 @@ func TestQuiet(t *testing.T) {
 	if r := runCLI(t, h, "", "status", "--quiet"); r.code != 0 || r.stdout != "" {
 		t.Errorf("status --quiet: exit %d, stdout %q, want 0 and nothing", r.code, r.stdout)
 	}
-	if r := runCLI(t, h, "", "status"); r.code != 0 || !strings.Contains(r.stdout, "daemon:     up") || !strings.Contains(r.stdout, "\nuser\t0.0.0-fake\t4\t") {
+	if r := runCLI(t, h, "", "status"); r.code != 0 || !strings.Contains(r.stdout, "daemon:     up") || !strings.Contains(r.stdout, "\nuser\tuser\t0.0.0-fake\t4\t") {
 		t.Errorf("status: exit %d, stdout %q, want the daemon line and the piped connections table", r.code, r.stdout)
 	}
 }

@@ -39,6 +39,12 @@ type globalOptions struct {
 	// Dialogs is --dialogs as typed: the commands that send actions check
 	// it (checkDialogs).
 	Dialogs string
+	// owner, when set, is the tab owner the dialled client acts for, and
+	// ownWindow opens its tabs in a window of its own
+	// (bridge.ClientOptions): a worker of `bua run --parallel` in the
+	// person's Chrome.
+	owner     string
+	ownWindow bool
 }
 
 // readGlobals reads c's global flags.
@@ -78,15 +84,16 @@ func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	sel, err := bridge.ParseSelection(g.Browser)
+	sel, err := bridge.CheckBrowser(d, g.Browser)
 	if err != nil {
-		return nil, usageError(err.Error())
+		return nil, usageError(fmt.Sprintf("--browser %q: %v", g.Browser, err))
 	}
 	// --timeout bounds the dial too, a daemon's start included.
 	ctx, cancel := g.commandContext()
 	defer cancel()
 	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
 		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
+		Owner: g.owner, OwnWindow: g.ownWindow,
 	})
 	if berr != nil {
 		return nil, berr

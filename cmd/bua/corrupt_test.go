@@ -186,17 +186,17 @@ func TestBadUserTokenCLI(t *testing.T) {
 	}
 }
 
-// TestUnknownBrowserCLI: --browser takes only auto, user or managed (or
-// extension): anything else is a usage error listing them, before any
-// daemon is dialled.
+// TestUnknownBrowserCLI: --browser takes only auto, user, managed,
+// managed-N or a pairing's name (or extension): anything else is a usage
+// error listing them, before any daemon is dialled.
 func TestUnknownBrowserCLI(t *testing.T) {
 	for _, args := range [][]string{
 		{"--browser", "bogus", "request", `{"type":"get_tabs"}`},
 		{"--browser", "bogus", "tabs"},
 	} {
 		r := runCLI(t, nil, "", args...)
-		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "auto, user or managed") {
-			t.Errorf("%v: exit %d\n%s%s\nwant 2, listing auto, user or managed", args, r.code, r.stdout, r.stderr)
+		if r.code != exitUsage || !strings.Contains(r.stdout+r.stderr, "auto, user, managed, managed-1 … managed-15") {
+			t.Errorf("%v: exit %d\n%s%s\nwant 2, listing auto, user, managed, managed-1 … managed-15", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }

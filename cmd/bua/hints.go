@@ -42,11 +42,18 @@ var reasonHints = map[string]string{
 // extension gives; an agent reads the same words (pkg/render).
 var endHints = render.EndHints
 
+// browserDiedHint is the hint of a request whose managed browser died
+// mid-action (bridge_unavailable, reason outcome_unknown).
+const browserDiedHint = "the managed browser died mid-action (a crash, or killed), so the action may or may not have run: the next command launches a new one; look at the page (`bua extract`) before running it again, and `bua doctor` if it keeps dying"
+
 // hintFor is the one line printed under an error: by code and reason when
 // one is known (a net:: failure is the page's, not bua's), else by code.
 func hintFor(e *protocol.Error) string {
 	if h, ok := endHints[e.Reason]; ok && e.Code == protocol.CodeInternalError {
 		return h
+	}
+	if e.Code == protocol.CodeBridgeUnavailable && e.Reason == protocol.ReasonOutcomeUnknown {
+		return browserDiedHint
 	}
 	if h, ok := reasonHints[e.Reason]; ok {
 		return h

@@ -40,6 +40,8 @@ func TestHints(t *testing.T) {
 		{"UIDUnknown", &protocol.Error{Code: protocol.CodeElementStale, Reason: protocol.ReasonUidUnknown}, "use a uid it lists", exitFailure},
 		{"DialogOpened", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "the action opened a dialog", exitFailure},
 		{"BrowserExited", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonBrowserExited}, "BUA_CHROME", exitUnavailable},
+		{"BrowserDiedMidAction", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonOutcomeUnknown}, "managed browser died mid-action", exitUnavailable},
+		{"OutcomeUnknown", &protocol.Error{Code: protocol.CodeInternalError, Reason: protocol.ReasonOutcomeUnknown}, "lost its connection or its worker", exitFailure},
 		{"NoDisplay", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonNoDisplay}, "--headless", exitUnavailable},
 		{"DaemonUnresponsive", &protocol.Error{Code: protocol.CodeBridgeUnavailable, Reason: protocol.ReasonDaemonUnresponsive}, "does not answer", exitUnavailable},
 		{"DialogOpenedWayOut", &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonDialogOpened}, "--dialogs dismiss", exitFailure},

@@ -12,6 +12,9 @@
 // (docs/cold-start.md#what-a-cold-start-overlaps). Until then get_tabs
 // does not list it (isSpare).
 //
+// open_tab's window keys (own_windows) get windows of their own, made as
+// the BUA window is (own-windows.js).
+//
 // The focus policy is here too (showTab, docs/extension.md §Focus and
 // input in the BUA window): a tab is shown before input reaches it, a
 // click's window is given back as it was, and a person's BUA window is
@@ -21,6 +24,7 @@
 import { BridgeError, ErrorCodes } from "./lib/errors.js";
 import { REASONS } from "./generated/protocol.js";
 import { HIDE_WATCH_MS, HiddenWatch, holdFocus, showWindow } from "./window-focus.js";
+import { OwnWindows } from "./own-windows.js";
 
 // HIDE_WATCH_MS (window-focus.js) is how long a person's BUA window is
 // kept hidden after it is made and after a click in it.
@@ -52,6 +56,7 @@ class WindowManager {
   #lock = Promise.resolve();
   #cachedId = null;
   #spareId = null; // the prewarmed window's blank tab, not yet handed out
+  #own;
   #watch;
 
   constructor(api, isManaged, timers, now) {
@@ -59,6 +64,7 @@ class WindowManager {
     this.#isManaged = isManaged;
     this.#timers = timers;
     this.#watch = new HiddenWatch(api, now);
+    this.#own = new OwnWindows(api);
   }
 
   // prewarm opens the BUA window ahead of the first open_tab (managed
@@ -91,9 +97,12 @@ class WindowManager {
   }
 
   // openTab opens url in the BUA window (created lazily), or with focus in
-  // the person's last focused normal window. Returns the chrome Tab.
-  openTab(url, { focus = false } = {}) {
-    return this.#withLock(() => (focus ? this.#openFocused(url) : this.#openInBuaWindow(url)));
+  // the person's last focused normal window, or in the window of a key of
+  // the caller's own (open_tab's window). Returns the chrome Tab.
+  openTab(url, { focus = false, window } = {}) {
+    if (focus) return this.#withLock(() => this.#openFocused(url));
+    if (window) return this.#withLock(() => this.#own.open(url, window, (props) => this.#newHiddenWindow(props)));
+    return this.#withLock(() => this.#openInBuaWindow(url));
   }
 
   // takeBack puts tabId back into the BUA window at index (a handoff's
@@ -142,6 +151,7 @@ class WindowManager {
   // tab closed, or the person closed it).
   windowRemoved(windowId) {
     this.#watch.end(windowId);
+    this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
       this.#spareId = null;
@@ -157,7 +167,8 @@ class WindowManager {
   // A background tab of the BUA window is made its window's active tab
   // (bua's own window: the person sees nothing change); a background tab
   // of the person's own window fails with background_tab, as switching it
-  // would change what they look at. readTab() reads the tab when needed.
+  // would change what they look at (a key's window is bua's too, as the
+  // BUA window is). readTab() reads the tab when needed.
   // For a click it returns the function that gives the window back
   // afterwards (holdFocus), else null.
   async showTab(action, tabId, readTab) {
@@ -180,7 +191,7 @@ class WindowManager {
       click ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null,
     ]);
     if (!tab.active) {
-      if (tab.windowId !== buaId) {
+      if (tab.windowId !== buaId && !this.#own.has(tab.windowId)) {
         if (action.type === "screenshot") return null; // the capture's own retries, as before
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,
@@ -226,6 +237,16 @@ class WindowManager {
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
   async #newBuaWindow(props) {
+    const win = await this.#newHiddenWindow(props);
+    this.#cachedId = win.id;
+    // Not awaited: only a restarted worker reads it back, and a fresh
+    // profile's first write costs the first tab ~20 ms.
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {});
+    return win;
+  }
+
+  // newHiddenWindow opens a window as the BUA window is opened.
+  async #newHiddenWindow(props) {
     const state = this.#isManaged() ? "normal" : "minimized";
     const back = this.#isManaged() ? null : await this.#focusedWindow();
     let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
@@ -235,10 +256,6 @@ class WindowManager {
     // also map it later, normal and focused: keepHidden watches for that.
     if (win.state && win.state !== state) win = { ...win, ...(await this.#api.windows.update(win.id, { state })) };
     this.keepHidden(win.id, back);
-    this.#cachedId = win.id;
-    // Not awaited: only a restarted worker reads it back, and a fresh
-    // profile's first write costs the first tab ~20 ms.
-    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {});
     return win;
   }
 

@@ -90,6 +90,30 @@ test("an input action makes its BUA-window tab the active one first, and fails o
   assert.equal(r.tabId, theirs.id, "scroll runs in the page, which works in a background tab");
 });
 
+test("open_tab's window key opens a window of the caller's own, apart from the BUA window, whose background tabs are bua's to switch", async () => {
+  const { api, d, userWin } = await setup();
+  const bua = await d.dispatch({ type: "open_tab", url: "http://site.test/bua" });
+  const a1 = await d.dispatch({ type: "open_tab", url: "http://site.test/a1", window: "w-a" });
+  const b1 = await d.dispatch({ type: "open_tab", url: "http://site.test/b1", window: "w-b" });
+  const a2 = await d.dispatch({ type: "open_tab", url: "http://site.test/a2", window: "w-a" });
+  const ids = new Set([bua.windowId, a1.windowId, b1.windowId, userWin.id]);
+  assert.equal(ids.size, 4, "the BUA window, each key's window and the person's are four windows");
+  assert.equal(a2.windowId, a1.windowId, "a key's tabs share its window");
+  for (const id of [a1.windowId, b1.windowId]) {
+    const w = api.winsMap.get(id);
+    assert.deepEqual({ state: w.state, focused: w.focused }, { state: "minimized", focused: false }, "made as the BUA window is");
+  }
+  assert.equal(api.winsMap.get(userWin.id).focused, true, "the person keeps the focus");
+  assert.equal(api.tabsMap.get(b1.tabId).active, true, "each key's window has its own active tab");
+  assert.equal(api.tabsMap.get(a1.tabId).active, false);
+  await d.dispatch({ type: "click", tabId: a1.tabId, selector: "#x" });
+  assert.equal(api.tabsMap.get(a1.tabId).active, true, "a background tab of a key's window is brought up, not refused");
+
+  await api.tabs.remove(b1.tabId); // the person closes w-b's window with its last tab
+  const b2 = await d.dispatch({ type: "open_tab", url: "http://site.test/b2", window: "w-b" });
+  assert.ok(!ids.has(b2.windowId), "a key whose window closed gets a new one");
+});
+
 test("a second open_tab never restores or focuses the minimized BUA window", async () => {
   const { api, d, userWin } = await setup();
   const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });

@@ -30,7 +30,8 @@ type ClientOptions struct {
 	Exe string
 	// Env is the daemon's environment (default: this process's).
 	Env []string
-	// Browser is the --browser selection sent with every request.
+	// Browser is the --browser selection sent with every request: auto,
+	// or a browser's name (names.go).
 	Browser Selection
 	// StartTimeout bounds the wait for an auto-started daemon (default 10s).
 	StartTimeout time.Duration
@@ -38,6 +39,10 @@ type ClientOptions struct {
 	// random id per process), so the daemon keeps them to its own tabs
 	// (owners.go); "" for a one-shot command.
 	Owner string
+	// OwnWindow, with Owner, opens the owner's tabs in a window of its own
+	// in the person's Chrome (linkRequest.OwnWindow): a worker of `bua run
+	// --parallel` there.
+	OwnWindow bool
 	// Prelaunch says the caller is about to send actions: a daemon it
 	// starts launches the managed browser at once where Browser's launch
 	// policy would (Config.Prelaunch), instead of when the first request
@@ -386,11 +391,22 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 	return c.RequestRaw(ctx, raw, false)
 }
 
+// RequestOn is Request on the browser sel names (auto, or a browser's
+// name), whatever the client's own Browser: `bua tabs` asks every
+// connected browser in turn.
+func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action) (json.RawMessage, *protocol.Error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
+	}
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
+}
+
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
 // answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner})
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
 }
 
 // callInto runs one link operation and decodes its result into a T.
@@ -417,20 +433,22 @@ func (c *Client) StopDaemon(ctx context.Context) *protocol.Error {
 	return err
 }
 
-// PairCode mints a one-time pairing code.
-func (c *Client) PairCode(ctx context.Context) (PairCode, *protocol.Error) {
-	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode})
+// PairCode mints a one-time pairing code for the user pairing named
+// pairing ("" or user: the default one).
+func (c *Client) PairCode(ctx context.Context, pairing string) (PairCode, *protocol.Error) {
+	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode, Browser: Selection(pairing)})
 }
 
-// BrowserStart launches the managed browser (unless it runs) and waits for
-// its extension's hello.
-func (c *Client) BrowserStart(ctx context.Context, o BrowserOptions) (ManagedStatus, *protocol.Error) {
-	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Options: &o})
+// BrowserStart launches the managed browser named name ("": managed)
+// unless it runs, and waits for its extension's hello.
+func (c *Client) BrowserStart(ctx context.Context, name string, o BrowserOptions) (ManagedStatus, *protocol.Error) {
+	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Browser: Selection(name), Options: &o})
 }
 
-// BrowserStop stops the managed browser; false when none ran.
-func (c *Client) BrowserStop(ctx context.Context) (bool, *protocol.Error) {
-	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop})
+// BrowserStop stops the managed browser named name, or every managed
+// browser when name is ""; false when none ran.
+func (c *Client) BrowserStop(ctx context.Context, name string) (bool, *protocol.Error) {
+	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop, Browser: Selection(name)})
 	return r.Stopped, err
 }
 

@@ -29,8 +29,10 @@ const (
 	sendBuffer = 256 // queued outgoing frames per connection
 )
 
-// Kind names a pairing: the person's own Chrome, or the managed browser bua
-// launches. The pool holds at most one connection per kind.
+// Kind says whose a browser is: the person's own Chrome (any user
+// pairing, named or not), or a managed browser bua launches. The pool
+// holds at most one connection per browser name (Conn.Name), not per
+// kind.
 type Kind string
 
 // Pairing kinds.
@@ -43,6 +45,9 @@ const (
 // decodes frames; one writer goroutine owns every write, since gorilla
 // allows one concurrent writer.
 type Conn struct {
+	// Name is the browser's name (names.go): user, a pairing's own name,
+	// managed or managed-N, from the token its hello carried.
+	Name        string
 	Kind        Kind
 	Hello       protocol.Hello
 	ConnectedAt time.Time
@@ -69,9 +74,9 @@ type Conn struct {
 	droppedAt time.Time
 }
 
-func newConn(ws *websocket.Conn, kind Kind, hello protocol.Hello, log *slog.Logger, onEvent func(*Conn, protocol.Event)) *Conn {
+func newConn(ws *websocket.Conn, name string, hello protocol.Hello, log *slog.Logger, onEvent func(*Conn, protocol.Event)) *Conn {
 	c := &Conn{
-		Kind: kind, Hello: hello, ConnectedAt: time.Now(),
+		Name: name, Kind: kindOf(name), Hello: hello, ConnectedAt: time.Now(),
 		ws: ws, send: make(chan []byte, sendBuffer), done: make(chan struct{}),
 		log: log, onEvent: onEvent, pending: make(map[string]chan *protocol.Response),
 	}
@@ -113,13 +118,13 @@ func (c *Conn) readLoop() {
 		typ, data, err := c.ws.ReadMessage()
 		if err != nil {
 			if websocket.IsUnexpectedCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
-				c.log.Info("extension connection ended", "kind", c.Kind, "err", err)
+				c.log.Info("extension connection ended", "browser", c.Name, "err", err)
 			}
 			return
 		}
 		if typ != websocket.TextMessage {
 			// JSON text frames only (docs/protocol.md#messages).
-			c.log.Warn("closing: binary frame from extension", "kind", c.Kind)
+			c.log.Warn("closing: binary frame from extension", "browser", c.Name)
 			c.shutdown(protocol.CloseUnsupportedData, "bua speaks JSON text frames only", false)
 			return
 		}
@@ -141,7 +146,7 @@ func (c *Conn) handle(data []byte) {
 		if json.Unmarshal(data, &probe) == nil && probe.Type == protocol.TypeResponse && probe.ID != "" {
 			c.deliver(probe.ID, &protocol.Response{ID: probe.ID, Error: protocol.Errorf(protocol.CodeInternalError, "extension sent an invalid response: %s", perr.Message)})
 		}
-		c.log.Warn("dropping invalid message from extension", "kind", c.Kind, "err", perr.Message)
+		c.log.Warn("dropping invalid message from extension", "browser", c.Name, "err", perr.Message)
 		return
 	}
 	switch m.Type {
@@ -155,7 +160,7 @@ func (c *Conn) handle(data []byte) {
 			c.onEvent(c, m.Event.Event)
 		}
 	default:
-		c.log.Warn("dropping unexpected message from extension", "kind", c.Kind, "type", m.Type)
+		c.log.Warn("dropping unexpected message from extension", "browser", c.Name, "type", m.Type)
 	}
 }
 
@@ -170,7 +175,7 @@ func (c *Conn) deliver(id string, r *protocol.Response) {
 	}
 	c.mu.Unlock()
 	if !ok {
-		c.log.Warn("dropping stray or late response", "kind", c.Kind, "id", id)
+		c.log.Warn("dropping stray or late response", "browser", c.Name, "id", id)
 	}
 }
 
@@ -254,10 +259,10 @@ func (c *Conn) resumable() bool {
 }
 
 // resumes reports whether c is a new connection of old's extension
-// instance (same pairing kind, same hello.instance, both resumable): the
+// instance (same browser name, same hello.instance, both resumable): the
 // one old's held requests are re-sent on, and not a replacement.
 func (c *Conn) resumes(old *Conn) bool {
-	return c != old && c.Kind == old.Kind && c.resumable() && old.resumable() && c.Hello.Instance == old.Hello.Instance
+	return c != old && c.Name == old.Name && c.resumable() && old.resumable() && c.Hello.Instance == old.Hello.Instance
 }
 
 // outcomeUnknown is internal_error, reason outcome_unknown: the request

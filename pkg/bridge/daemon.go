@@ -87,7 +87,7 @@ type Daemon struct {
 	codeLimiter  *rate.Limiter
 	codes        pairCodes
 	events       *eventLog
-	managed      managedBrowser
+	managed      managedSet // the managed browsers, by name (managed.go)
 	// logs bounds what peers can make the daemon log (loglimit.go);
 	// gate caps the extension port's unauthenticated connections
 	// (gate.go); freed wakes an accept loop that waits out a lack of
@@ -105,7 +105,7 @@ type Daemon struct {
 	stopOnce     sync.Once
 	stopCh       chan struct{}
 	replacedMu   sync.Mutex
-	replaced     map[Kind]time.Time // see replaced.go
+	replaced     map[string]time.Time // by browser name: see replaced.go
 
 	held atomic.Pointer[heldHome] // see homewatch.go
 }
@@ -144,6 +144,7 @@ func New(cfg Config) (*Daemon, error) {
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:       &eventLog{path: cfg.Dirs.EventLog()},
 		owners:       newTabOwners(),
+		managed:      managedSet{dirs: cfg.Dirs},
 		stopCh:       make(chan struct{}),
 		logs:         newLogLimiter(log),
 	}
@@ -204,8 +205,8 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	if err != nil {
 		return err
 	}
-	d.managed.token.Store(tok)
-	d.managed.reapOrphan(ctx, dirs, d.log)
+	d.managed.get(string(SelectManaged)).token.Store(tok)
+	reapOrphans(ctx, dirs, d.log)
 
 	tcp, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
@@ -296,7 +297,7 @@ loop:
 	if lost {
 		// At once and without SIGTERM: Chromium flushes its profile on
 		// SIGTERM, which would create the deleted home again.
-		d.managed.kill()
+		d.managed.killAll()
 	}
 	d.log.Info("daemon stopping")
 	sockLn.Close()
@@ -306,8 +307,8 @@ loop:
 	for _, c := range d.pool.Conns() {
 		c.Close(1001, "bua daemon stopping")
 	}
-	if _, err := d.managed.stop(shutCtx, dirs, d.log); err != nil {
-		d.log.Warn("managed browser did not stop", "err", err)
+	if _, err := d.managed.stopAll(shutCtx, d.log); err != nil {
+		d.log.Warn("a managed browser did not stop", "err", err)
 	}
 	if lost {
 		d.clearLostHome(held)
@@ -336,26 +337,32 @@ func (d *Daemon) patient(ln net.Listener, name string) *patientListener {
 	return &patientListener{Listener: ln, name: name, logs: d.logs, freed: &d.freed}
 }
 
-// tokens are the pairings' tokens for a hello: the user's as its file
-// holds it now (`bua pair --rotate` takes effect at once), "" while that
-// file is malformed; the managed one as this daemon last handed it to its
+// tokens are the pairings' tokens for a hello, by browser name: the
+// user's, and each named user pairing's, as their files hold them now
+// (`bua pair --rotate` takes effect at once), "" while a file is
+// malformed; each managed browser's as this daemon last handed it to that
 // browser (managedBrowser.token), so a token file damaged under a running
 // browser does not lock its extension out when it reconnects. err is a
-// read of the user's file that failed for now (out of descriptors, say),
-// not a malformed or missing file: the caller then says "try later"
+// read of a user pairing's file that failed for now (out of descriptors,
+// say), not a malformed or missing file: the caller then says "try later"
 // rather than a final reject.
-func (d *Daemon) tokens() (map[Kind]string, error) {
-	user, uerr := ReadToken(d.cfg.Dirs.TokenFile())
-	var unreadable *fs.PathError
-	if !errors.As(uerr, &unreadable) {
-		uerr = nil
+func (d *Daemon) tokens() (map[string]string, error) {
+	tokens := map[string]string{}
+	var failed error
+	for _, name := range append([]string{string(SelectUser)}, PairingNames(d.cfg.Dirs.PairingsDir())...) {
+		tok, err := ReadToken(PairingTokenFile(d.cfg.Dirs, name))
+		var unreadable *fs.PathError
+		if errors.As(err, &unreadable) && failed == nil {
+			failed = err
+		}
+		tokens[name] = tok
 	}
-	managed, _ := d.managed.token.Load().(string)
-	return map[Kind]string{KindUser: user, KindManaged: managed}, uerr
+	d.managed.tokens(tokens)
+	return tokens, failed
 }
 
 func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
-	d.log.Info("extension event", "kind", c.Kind, "type", ev.Type, "event", string(ev.Raw))
+	d.log.Info("extension event", "browser", c.Name, "type", ev.Type, "event", string(ev.Raw))
 	if ev.Type == protocol.EventGlobalStop {
 		// Before the log write: the callers hear of the stop at once.
 		d.pool.stopAll(c)
@@ -365,33 +372,30 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 			TabID int `json:"tabId"`
 		}
 		if json.Unmarshal(ev.Raw, &closed) == nil {
-			d.owners.drop(tabKey{c.Kind, closed.TabID})
+			d.owners.drop(tabKey{c.Name, closed.TabID})
 		}
 	}
-	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Event: ev}); err != nil {
+	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Browser: c.Name, Event: ev}); err != nil {
 		d.log.Warn("event log write failed", "err", err)
 	}
 }
 
-// browserGone is closed once kind's browser is gone for good, so a
-// request held for its reconnect fails at once: the managed browser this
+// browserGone is closed once the browser named name is gone for good, so
+// a request held for its reconnect fails at once: a managed browser this
 // daemon launched has exited. A person's Chrome gives no such sign (nil).
-func (d *Daemon) browserGone(kind Kind) <-chan struct{} {
-	if kind != KindManaged {
+func (d *Daemon) browserGone(name string) <-chan struct{} {
+	if !IsManaged(name) {
 		return nil
 	}
-	return d.managed.done()
+	return d.managed.get(name).done()
 }
 
 // request runs one CLI request: pick (or wait for, or launch) a browser,
 // then send. It is where --browser and the auto-launch policy meet.
 func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage, *protocol.Error) {
 	d.lastActivity.Store(time.Now().UnixMilli())
-	sel, serr := ParseSelection(string(lr.Browser))
-	if serr != nil {
-		// A raw frame may carry anything: never guess auto for it.
-		err := protocol.Errorf(protocol.CodeInvalidAction, "unknown browser %q in the request: it must be auto, user or managed (or extension, user's alias), or left out for auto", lr.Browser)
-		err.Reason = protocol.ReasonRefused
+	sel, err := d.checkBrowser(lr.Browser)
+	if err != nil {
 		return nil, err
 	}
 	if !lr.NoValidate {
@@ -415,7 +419,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 		return nil, err
 	}
 	if lr.Owner != "" {
-		res, err := d.requestOwned(ctx, c, lr.Owner, lr.Action)
+		res, err := d.requestOwned(ctx, c, lr.Owner, lr.OwnWindow, lr.Action)
 		if err != nil {
 			return nil, err
 		}
@@ -430,11 +434,34 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	return hashDownload(res), nil
 }
 
+// checkBrowser reads a request's browser (CheckBrowser): a name this
+// daemon does not know is invalid_action, reason refused, listing the
+// names there are: a raw frame may carry anything, and a typo must not
+// wait for a browser that will never come, nor launch one.
+func (d *Daemon) checkBrowser(sel Selection) (Selection, *protocol.Error) {
+	parsed, err := CheckBrowser(d.cfg.Dirs, string(sel))
+	if err != nil {
+		e := protocol.Errorf(protocol.CodeInvalidAction, "unknown browser %q in the request: %v", sel, err)
+		e.Reason = protocol.ReasonRefused
+		return "", e
+	}
+	return parsed, nil
+}
+
+// launchName is the managed browser that sel launches where its policy
+// allows (LaunchPolicyFor): its own, or managed for auto.
+func launchName(sel Selection) string {
+	if IsManaged(string(sel)) {
+		return string(sel)
+	}
+	return string(SelectManaged)
+}
+
 // acquire returns the connection sel picks, launching a managed browser
 // where policy allows (LaunchPolicy): at once when nothing else could
 // connect, so a cold start pays for the launch and nothing more; after
 // ConnectGrace when only the person's extension could serve, which may be
-// reconnecting with backoff.
+// reconnecting with backoff. sel has passed checkBrowser.
 func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.Error) {
 	if sel == "" {
 		sel = SelectAuto
@@ -447,10 +474,14 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 	}
 	policy := LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs)
 	if policy != LaunchAtOnce {
-		if _, terr := ReadToken(d.cfg.Dirs.TokenFile()); terr != nil {
+		pairing := string(sel)
+		if sel == SelectAuto {
+			pairing = string(SelectUser)
+		}
+		if _, terr := ReadToken(PairingTokenFile(d.cfg.Dirs, pairing)); terr != nil {
 			// No extension can pair with a bad token file, so waiting
 			// for one would only cost the grace.
-			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v: no extension can pair as your browser until you run `bua pair` (then paste its token into the extension's options), or use --browser managed", terr)
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v: no extension can pair as that browser until you run `bua pair%s` (then paste its token into the extension's options), or use --browser managed", terr, nameFlag(pairing))
 		}
 		graceCtx, cancel := context.WithTimeout(ctx, d.cfg.ConnectGrace)
 		c, _ := d.pool.WaitConn(graceCtx, sel)
@@ -462,19 +493,30 @@ func (d *Daemon) acquire(ctx context.Context, sel Selection) (*Conn, *protocol.E
 			return nil, ctxError(ctx, protocol.Action{Type: "request"})
 		}
 		switch sel {
+		case SelectAuto:
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
 		case SelectUser:
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your Chrome is not connected: open Chrome with the bua extension (pair it with `bua pair`), or use --browser managed")
 		default:
-			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "your paired Chrome is not connected: open Chrome (the bua extension reconnects by itself), or run `bua browser start` for a managed browser")
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the Chrome paired as %q is not connected: open it with the bua extension (pair it with `bua pair --name %s`), or use --browser managed", sel, sel)
 		}
 	}
 	if d.cfg.Launch == nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no browser is connected and this daemon cannot launch one: run `bua browser start`")
 	}
-	if err := d.managed.start(d, BrowserOptions{Headless: true}); err != nil {
+	name := launchName(sel)
+	if err := d.managed.get(name).start(d, BrowserOptions{Headless: true}); err != nil {
 		return nil, err
 	}
-	return d.waitManaged(ctx)
+	return d.waitManaged(ctx, name)
+}
+
+// nameFlag is ` --name NAME` for a named pairing, "" for user's.
+func nameFlag(pairing string) string {
+	if pairing == string(SelectUser) {
+		return ""
+	}
+	return " --name " + pairing
 }
 
 // prelaunch starts the managed browser in the background when the command
@@ -488,7 +530,7 @@ func (d *Daemon) prelaunch() {
 		return
 	}
 	go func() {
-		if err := d.managed.start(d, BrowserOptions{Headless: true}); err != nil {
+		if err := d.managed.get(launchName(sel)).start(d, BrowserOptions{Headless: true}); err != nil {
 			d.log.Warn("managed browser not launched at start", "err", err)
 		}
 	}()
@@ -500,24 +542,25 @@ type LaunchPolicy int
 
 // Launch policies, per docs/cold-start.md#who-may-launch-a-browser.
 const (
-	// LaunchAtOnce launches (or waits for) the managed browser without
-	// waiting for anything else: --browser managed, and --browser auto when
-	// no user pairing exists or CI=true, since then nothing else may serve.
+	// LaunchAtOnce launches (or waits for) a managed browser without
+	// waiting for anything else: --browser managed (or managed-N), and
+	// --browser auto when no user pairing exists or CI=true, since then
+	// nothing else may serve.
 	LaunchAtOnce LaunchPolicy = iota
 	// LaunchNever waits ConnectGrace for the person's extension, then
-	// fails bridge_unavailable: --browser user, and --browser auto when a
-	// user pairing exists outside CI, because a headless browser without
-	// the person's logins would surprise them.
+	// fails bridge_unavailable: --browser user or a pairing's name, and
+	// --browser auto when a user pairing exists outside CI, because a
+	// headless browser without the person's logins would surprise them.
 	LaunchNever
 )
 
 // LaunchPolicyFor is sel's policy under getenv (CI) and the pairing in
 // dirs. `bua doctor` asks the same question, so both read it here.
 func LaunchPolicyFor(sel Selection, getenv func(string) string, dirs home.Dirs) LaunchPolicy {
-	switch sel {
-	case SelectManaged:
+	switch {
+	case IsManaged(string(sel)):
 		return LaunchAtOnce
-	case SelectUser:
+	case sel != SelectAuto && sel != "": // user, or a named pairing
 		return LaunchNever
 	}
 	if MayAutoLaunch(getenv, dirs) {
@@ -544,14 +587,15 @@ func MayAutoLaunch(getenv func(string) string, dirs home.Dirs) bool {
 // extension and say hello.
 const ManagedConnectTimeout = 30 * time.Second
 
-// waitManaged waits for the managed browser's extension: at most
-// ManagedConnectTimeout, or less when the caller's deadline comes first,
-// or until the browser exits. Its error names whichever of the two ran
-// out, or how the browser exited and why (launchError).
-func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
+// waitManaged waits for the extension of the managed browser named name:
+// at most ManagedConnectTimeout, or less when the caller's deadline comes
+// first, or until the browser exits. Its error names whichever of the two
+// ran out, or how the browser exited and why (launchError).
+func (d *Daemon) waitManaged(ctx context.Context, name string) (*Conn, *protocol.Error) {
 	wctx, cancel := context.WithTimeout(ctx, ManagedConnectTimeout)
 	defer cancel()
-	if exited, _ := d.managed.exited(d.cfg.Getenv); exited != nil {
+	m := d.managed.get(name)
+	if exited, _ := m.exited(d.cfg.Getenv); exited != nil {
 		go func() {
 			select {
 			case <-exited:
@@ -560,11 +604,11 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 			}
 		}()
 	}
-	c, err := d.pool.WaitConn(wctx, SelectManaged)
+	c, err := d.pool.WaitConn(wctx, Selection(name))
 	if err == nil {
 		return c, nil
 	}
-	if _, lerr := d.managed.exited(d.cfg.Getenv); lerr != nil {
+	if _, lerr := m.exited(d.cfg.Getenv); lerr != nil {
 		return nil, lerr
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -577,7 +621,7 @@ func (d *Daemon) waitManaged(ctx context.Context) (*Conn, *protocol.Error) {
 			within = fmt.Sprintf("%s (the caller's timeout)", ct)
 		}
 	}
-	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser did not connect within %s: see %s, and run `bua doctor`", within, d.cfg.Dirs.LogFile())
+	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser %s did not connect within %s: see %s, and run `bua doctor`", name, within, d.cfg.Dirs.LogFile())
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

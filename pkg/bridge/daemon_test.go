@@ -320,7 +320,7 @@ func TestFailureBudgetsSeparate(t *testing.T) {
 	t.Run("HellosDoNotSpendCodes", func(t *testing.T) {
 		h := bridgetest.StartDaemon(t, bridge.Config{})
 		spendHellos(t, h)
-		pc, perr := h.Client(t).PairCode(context.Background())
+		pc, perr := h.Client(t).PairCode(context.Background(), "")
 		if perr != nil {
 			t.Fatal(perr)
 		}
@@ -614,7 +614,7 @@ func TestNoBrowserPolicy(t *testing.T) {
 
 func TestPairCodeClaim(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
-	pc, perr := h.Client(t).PairCode(context.Background())
+	pc, perr := h.Client(t).PairCode(context.Background(), "")
 	if perr != nil {
 		t.Fatal(perr)
 	}
@@ -834,7 +834,7 @@ func TestTimeoutErrorsStateTheTimeout(t *testing.T) {
 	t.Run("BrowserStart", func(t *testing.T) {
 		ctx, cancel := protocol.WithTimeout(context.Background(), 600*time.Millisecond)
 		defer cancel()
-		_, err := managed.BrowserStart(ctx, bridge.BrowserOptions{Headless: true})
+		_, err := managed.BrowserStart(ctx, "", bridge.BrowserOptions{Headless: true})
 		check(t, err, "did not connect within 600ms")
 	})
 	t.Run("Action", func(t *testing.T) {
@@ -1005,7 +1005,7 @@ func TestLostHomeLaunchesNothing(t *testing.T) {
 	if err := os.RemoveAll(dirs.State); err != nil {
 		t.Fatal(err)
 	}
-	_, perr = cl.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: true})
+	_, perr = cl.BrowserStart(context.Background(), "", bridge.BrowserOptions{Headless: true})
 	if perr == nil || perr.Code != protocol.CodeBridgeUnavailable {
 		t.Fatalf("browser start in a deleted home: %v, want bridge_unavailable", perr)
 	}

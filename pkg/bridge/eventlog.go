@@ -15,9 +15,11 @@ const MaxEventLog = 4 << 20
 
 // EventRecord is one line of the event log (JSON lines).
 type EventRecord struct {
-	Time  time.Time      `json:"time"`
-	Kind  Kind           `json:"kind"`
-	Event protocol.Event `json:"event"`
+	Time time.Time `json:"time"`
+	Kind Kind      `json:"kind"`
+	// Browser is the name of the browser that sent it (names.go).
+	Browser string         `json:"browser,omitempty"`
+	Event   protocol.Event `json:"event"`
 }
 
 // eventLog appends events to a size-bounded file and fans them out to

@@ -31,12 +31,19 @@ func HandoffGate(getenv func(string) string, sel Selection, status func(context.
 		if berr != nil {
 			return &handoff.Unavailable{Reason: berr.Message}
 		}
-		user := slices.ContainsFunc(st.Connections, func(cs ConnStatus) bool { return cs.Kind == KindUser })
-		if user && sel != SelectManaged {
-			return nil // the person's own Chrome
+		if !IsManaged(string(sel)) {
+			person := slices.ContainsFunc(st.Connections, func(cs ConnStatus) bool {
+				return cs.Kind == KindUser && (sel == SelectAuto || sel == "" || cs.Browser == string(sel))
+			})
+			if person || sel != SelectAuto && sel != "" {
+				return nil // the person's own Chrome
+			}
 		}
-		if st.Managed.Running && st.Managed.Options.Headless {
-			return &handoff.Unavailable{Reason: "the managed browser runs headless, so nobody can see it; start a visible one with `bua browser start`, or pair your Chrome (`bua pair`)"}
+		name := launchName(sel)
+		for _, m := range append(st.ManagedBrowsers, st.Managed) {
+			if m.Name == name && m.Running && m.Options.Headless {
+				return &handoff.Unavailable{Reason: "the managed browser " + name + " runs headless, so nobody can see it; start a visible one with `bua browser start`, or pair your Chrome (`bua pair`)"}
+			}
 		}
 		return nil
 	}

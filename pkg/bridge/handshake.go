@@ -119,7 +119,7 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	// spend the budget: however many wrong hellos arrive, the right token
 	// is accepted at once.
 	tokens, terr := d.tokens()
-	kind, ok := matchToken(h.PairingToken, tokens)
+	name, ok := matchToken(h.PairingToken, tokens)
 	if !ok && terr != nil {
 		// A token file that cannot be read now (out of descriptors, say)
 		// must not turn the right token into a final reject: "try later".
@@ -158,8 +158,10 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = ws.SetWriteDeadline(time.Time{})
-	c := newConn(ws, kind, *h, d.log, d.onEvent)
-	d.log.Info("extension connected", "kind", kind, "clientVersion", clipInput(h.ClientVersion))
+	// The token says which browser this is (names.go): a named pairing's
+	// extension pairs with its own token, as the options page takes one.
+	c := newConn(ws, name, *h, d.log, d.onEvent)
+	d.log.Info("extension connected", "browser", name, "clientVersion", clipInput(h.ClientVersion))
 	d.attach(c) // replaced.go
 }
 
@@ -187,7 +189,8 @@ type ClaimRequest struct {
 	Code string `json:"code"`
 }
 
-// ClaimResponse answers a good claim with the user pairing's token.
+// ClaimResponse answers a good claim with the token of the user pairing
+// the code was minted for (`bua pair --code [--name NAME]`).
 type ClaimResponse struct {
 	Token       string `json:"token"`
 	URL         string `json:"url"`
@@ -221,12 +224,13 @@ func (d *Daemon) serveClaim(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "body must be JSON {\"code\": \"XXXX-XXXX\"}")
 		return
 	}
-	if !d.codes.claim(req.Code, time.Now()) {
+	pairing, ok := d.codes.claim(req.Code, time.Now())
+	if !ok {
 		d.codeLimiter.Allow()
 		fail(http.StatusForbidden, "that pairing code is wrong, used or expired: run `bua pair --code` for a new one")
 		return
 	}
-	tok, err := EnsureToken(d.cfg.Dirs.TokenFile(), false)
+	tok, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false)
 	if err != nil {
 		fail(http.StatusInternalServerError, "cannot read bua's pairing token: run `bua pair` in a terminal, then claim a new code: "+err.Error())
 		return

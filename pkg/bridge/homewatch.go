@@ -162,7 +162,7 @@ func (d *Daemon) clearLostHome(h heldHome) {
 		return // another daemon's home now
 	}
 	var removed []string
-	for _, p := range []string{dirs.BrowserDir(), dirs.Downloads(), dirs.EventLog(), dirs.EventLog() + ".1"} {
+	for _, p := range []string{dirs.BrowserDir(), dirs.BrowsersDir(), dirs.Downloads(), dirs.EventLog(), dirs.EventLog() + ".1"} {
 		if _, err := os.Lstat(p); err == nil && os.RemoveAll(p) == nil {
 			removed = append(removed, p)
 		}

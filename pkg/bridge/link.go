@@ -26,9 +26,9 @@ const (
 	OpStatus       = "status"        // -> Status
 	OpStop         = "stop"          // stop the daemon
 	OpEvents       = "events"        // stream EventRecords (Follow) after the log
-	OpPairCode     = "pair_code"     // -> PairCode
-	OpBrowserStart = "browser_start" // Browser options -> ManagedStatus
-	OpBrowserStop  = "browser_stop"  // -> {stopped}
+	OpPairCode     = "pair_code"     // Browser (a pairing's name, or user) -> PairCode
+	OpBrowserStart = "browser_start" // Browser (a managed name), options -> ManagedStatus
+	OpBrowserStop  = "browser_stop"  // Browser (a managed name, or every one) -> {stopped}
 	// OpCancel ends the same connection's unfinished operation whose id it
 	// carries, as hanging up would end them all; it gets no answer of its
 	// own. A request it ends answers "aborted by caller", and the pool
@@ -48,9 +48,14 @@ type linkRequest struct {
 	NoValidate      bool            `json:"noValidate,omitempty"`
 	Options         *BrowserOptions `json:"options,omitempty"`
 	// Owner names the agent a request acts for (a bua mcp process, one
-	// random id each): its actions keep to its own tabs (owners.go). A
-	// one-shot CLI command names none.
+	// random id each, or a worker of `bua run --parallel`): its actions
+	// keep to its own tabs (owners.go). A one-shot CLI command names none.
 	Owner string `json:"owner,omitempty"`
+	// OwnWindow asks, with Owner, that the owner's tabs open in a window
+	// of its own (open_tab's window: the extension's windows feature), so
+	// that each of several workers in the person's Chrome has its own
+	// active tab to send input to.
+	OwnWindow bool `json:"ownWindow,omitempty"`
 }
 
 type linkResponse struct {
@@ -70,6 +75,13 @@ type Status struct {
 	Uptime      string       `json:"uptime"`
 	Connections []ConnStatus `json:"connections"`
 	InFlight    int          `json:"inFlight"`
+	// Pairings are the names of the user pairings that have a name of
+	// their own (`bua pair --name`), sorted; user is UserPaired.
+	Pairings []string `json:"pairings"`
+	// ManagedBrowsers are the managed browsers that run (managed,
+	// managed-1, …), each with its Name; Managed is managed's alone, as
+	// before there were several.
+	ManagedBrowsers []ManagedStatus `json:"managedBrowsers"`
 	// Held counts the requests in flight (InFlight includes them) whose
 	// connection dropped and that wait for their extension to reconnect
 	// (docs/cancellation.md#reconnect).
@@ -81,15 +93,17 @@ type Status struct {
 	Runtime     RuntimeStats   `json:"runtime"`
 	Extra       map[string]any `json:"extra,omitempty"`
 
-	// Replaced lists, by pairing, when its extension was replaced by a
-	// newer connection (close 4003) that has since gone, with nothing of
-	// that pairing connected now: that extension does not reconnect by
+	// Replaced lists, by browser name, when its extension was replaced by
+	// a newer connection (close 4003) that has since gone, with nothing of
+	// that browser connected now: that extension does not reconnect by
 	// itself (replaced.go).
-	Replaced map[Kind]time.Time `json:"replaced,omitempty"`
+	Replaced map[string]time.Time `json:"replaced,omitempty"`
 }
 
 // ConnStatus is one extension connection in Status.
 type ConnStatus struct {
+	// Browser is the browser's name (names.go); Kind whose it is.
+	Browser         string         `json:"browser"`
 	Kind            Kind           `json:"kind"`
 	ClientVersion   string         `json:"clientVersion"`
 	ProtocolVersion int            `json:"protocolVersion"`
@@ -226,19 +240,34 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		reply(map[string]bool{"stopping": true}, nil)
 		d.Stop()
 	case OpPairCode:
-		if _, err := EnsureToken(d.cfg.Dirs.TokenFile(), false); err != nil {
+		pairing := string(req.Browser)
+		if pairing == "" {
+			pairing = string(SelectUser)
+		} else if pairing != string(SelectUser) {
+			if err := CheckPairingName(pairing); err != nil {
+				reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "%v", err))
+				return
+			}
+		}
+		if _, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false); err != nil {
 			reply(nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err))
 			return
 		}
-		code, exp := d.codes.mint(time.Now())
+		code, exp := d.codes.mint(time.Now(), pairing)
 		reply(PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil)
 	case OpBrowserStart:
 		d.lastActivity.Store(time.Now().UnixMilli())
+		name, err := managedTarget(req.Browser)
+		if err != nil {
+			reply(nil, err)
+			return
+		}
 		o := BrowserOptions{Headless: true}
 		if req.Options != nil {
 			o = *req.Options
 		}
-		if err := d.managed.start(d, o); err != nil {
+		m := d.managed.get(name)
+		if err := m.start(d, o); err != nil {
 			reply(nil, err)
 			return
 		}
@@ -247,11 +276,11 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
 			defer cancel()
 		}
-		if _, err := d.waitManaged(ctx); err != nil {
+		if _, err := d.waitManaged(ctx, name); err != nil {
 			reply(nil, err)
 			return
 		}
-		reply(d.managed.status(d.cfg.Dirs), nil)
+		reply(m.status(), nil)
 	case OpBrowserStop:
 		if req.TimeoutMs > 0 {
 			// The caller's deadline cuts the SIGTERM grace short (SIGKILL
@@ -260,7 +289,16 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
 			defer cancel()
 		}
-		stopped, err := d.managed.stop(ctx, d.cfg.Dirs, d.log)
+		var stopped bool
+		var err error
+		if req.Browser == "" {
+			stopped, err = d.managed.stopAll(ctx, d.log)
+		} else if name, perr := managedTarget(req.Browser); perr != nil {
+			reply(nil, perr)
+			return
+		} else {
+			stopped, err = d.managed.get(name).stop(ctx, d.log)
+		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			reply(nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err))
 			return
@@ -286,7 +324,8 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 func (d *Daemon) status() Status {
 	s := Status{
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
-		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.status(d.cfg.Dirs),
+		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.get(string(SelectManaged)).status(),
+		ManagedBrowsers: d.managed.statuses(), Pairings: PairingNames(d.cfg.Dirs.PairingsDir()),
 		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
 		Runtime: readRuntimeStats(),
 	}
@@ -301,11 +340,26 @@ func (d *Daemon) status() Status {
 		n := c.InFlight()
 		s.InFlight += n
 		s.Connections = append(s.Connections, ConnStatus{
-			Kind: c.Kind, ClientVersion: c.Hello.ClientVersion, ProtocolVersion: c.Hello.ProtocolVersion,
+			Browser: c.Name, Kind: c.Kind, ClientVersion: c.Hello.ClientVersion, ProtocolVersion: c.Hello.ProtocolVersion,
 			Caps: c.Hello.Caps, ConnectedAt: c.ConnectedAt, LastSeen: c.LastSeen(), InFlight: n,
 		})
 	}
 	return s
+}
+
+// managedTarget is the managed browser a browser_start or browser_stop
+// names: managed when it names none (or auto), else a managed name;
+// anything else is invalid_action.
+func managedTarget(sel Selection) (string, *protocol.Error) {
+	switch {
+	case sel == "" || sel == SelectAuto:
+		return string(SelectManaged), nil
+	case IsManaged(string(sel)):
+		return string(sel), nil
+	}
+	e := protocol.Errorf(protocol.CodeInvalidAction, "%q is not a managed browser: bua starts and stops managed, managed-1 … managed-%d; a person's Chrome is theirs to open and close", sel, MaxManaged-1)
+	e.Reason = protocol.ReasonRefused
+	return "", e
 }
 
 // statedTimeout is the caller's timeout to name in errors.

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,14 +65,18 @@ type Pairing struct {
 	Blocklist []string `json:"blocklist,omitempty"`
 }
 
-// ManagedStatus describes the managed browser for `bua status`.
+// ManagedStatus describes a managed browser for `bua status`.
 type ManagedStatus struct {
+	// Name is the browser's name: managed, managed-1, … (names.go).
+	Name      string         `json:"name,omitempty"`
 	Running   bool           `json:"running"`
 	PID       int            `json:"pid,omitempty"`
 	StartedAt time.Time      `json:"startedAt,omitzero"`
 	Options   BrowserOptions `json:"options"`
 	// Orphan marks a browser this daemon did not launch: one recorded in
-	// home.Dirs.BrowserRecord by a daemon that died without stopping it.
+	// its record (home.Dirs.BrowserRecord for managed, the same file in
+	// its own folder for managed-N) by a daemon that died without
+	// stopping it.
 	// Running and PID describe it; Options are unknown.
 	Orphan bool `json:"orphan,omitempty"`
 	// Profile is the browser's profile dir, when known.
@@ -84,31 +90,93 @@ type ManagedStatus struct {
 
 // ManagedProfile is the managed browser's profile dir when `bua browser
 // start --profile` names none.
-func ManagedProfile(dirs home.Dirs) string { return filepath.Join(dirs.BrowserDir(), "profile") }
-
-// managedExtension is where the daemon writes the managed browser's copy
-// of the extension.
-func managedExtension(dirs home.Dirs) string { return filepath.Join(dirs.BrowserDir(), "extension") }
-
-// OrphanArgs are the command-line arguments that mark a managed browser of
-// dirs in the process table when its record is lost (browser.FindByArgs):
-// the default profile, and the extension copy every managed browser of the
-// home loads, whatever its --profile.
-func OrphanArgs(dirs home.Dirs) []string {
-	ext := managedExtension(dirs)
-	return []string{"--user-data-dir=" + ManagedProfile(dirs), "--load-extension=" + ext}
+func ManagedProfile(dirs home.Dirs) string {
+	return managedPathsFor(dirs, string(SelectManaged)).profile
 }
 
-// OrphanStatus is the ManagedStatus of the browser recorded in dirs when
-// it runs but no live daemon owns it, or the zero ManagedStatus: what
-// `bua status` shows with the daemon down. An unreadable record is
+// managedPaths are where one managed browser keeps its files: managed's
+// in home.Dirs.BrowserDir, managed-N's in a folder of its own under
+// home.Dirs.BrowsersDir, laid out alike, so each has its own profile
+// (cookies and storage: a parallel run's workers are isolated as
+// Playwright's browser contexts are), extension copy (and so pairing.json
+// and token), log and record.
+type managedPaths struct {
+	name    string
+	base    string
+	profile string // the default profile (--profile may name another)
+	ext     string // the extension copy the browser loads
+	record  string // its browser.Record
+	log     string // its stderr
+	// tokenFile holds managed's pairing token, kept across daemons (`bua
+	// doctor` checks it); "" for managed-N, whose token is made fresh
+	// at each launch and lives in its pairing.json and this daemon only.
+	tokenFile string
+}
+
+func managedPathsFor(dirs home.Dirs, name string) managedPaths {
+	p := managedPaths{name: name, base: dirs.BrowserDir(), tokenFile: dirs.ManagedTokenFile()}
+	if name != string(SelectManaged) {
+		p.base, p.tokenFile = filepath.Join(dirs.BrowsersDir(), name), ""
+	}
+	p.profile = filepath.Join(p.base, "profile")
+	p.ext = filepath.Join(p.base, "extension")
+	p.record = filepath.Join(p.base, "browser.json")
+	p.log = filepath.Join(p.base, "browser.log")
+	return p
+}
+
+// recordedPaths are the paths of every managed browser of dirs that may
+// have left a record: managed, and each managed-N folder there is.
+func recordedPaths(dirs home.Dirs) []managedPaths {
+	out := []managedPaths{managedPathsFor(dirs, string(SelectManaged))}
+	entries, _ := os.ReadDir(dirs.BrowsersDir())
+	for _, e := range entries {
+		if e.IsDir() && IsManaged(e.Name()) && e.Name() != string(SelectManaged) {
+			out = append(out, managedPathsFor(dirs, e.Name()))
+		}
+	}
+	return out
+}
+
+// OrphanArgs are the command-line arguments that mark the managed
+// browser managed of dirs in the process table when its record is lost
+// (browser.FindByArgs): the default profile, and the extension copy every
+// managed browser of that name loads, whatever its --profile.
+func OrphanArgs(dirs home.Dirs) []string {
+	return managedPathsFor(dirs, string(SelectManaged)).orphanArgs()
+}
+
+func (p managedPaths) orphanArgs() []string {
+	return []string{"--user-data-dir=" + p.profile, "--load-extension=" + p.ext}
+}
+
+// OrphanStatus is the ManagedStatus of the browser managed recorded in
+// dirs when it runs but no live daemon owns it, or the zero ManagedStatus:
+// what `bua status` shows with the daemon down. An unreadable record is
 // reported in RecordError, with the browser found by its command line
 // (OrphanArgs) in its place; it is left where it is: StopOrphan moves it.
 func OrphanStatus(dirs home.Dirs) ManagedStatus {
-	r, err := browser.ReadRecord(dirs.BrowserRecord())
+	return managedPathsFor(dirs, string(SelectManaged)).orphanStatus()
+}
+
+// Orphans are the ManagedStatus of every managed browser of dirs that
+// runs with no live daemon owning it (OrphanStatus, for each name), or
+// whose record is unreadable.
+func Orphans(dirs home.Dirs) []ManagedStatus {
+	var out []ManagedStatus
+	for _, p := range recordedPaths(dirs) {
+		if st := p.orphanStatus(); st.Running || st.RecordError != "" {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (p managedPaths) orphanStatus() ManagedStatus {
+	r, err := browser.ReadRecord(p.record)
 	if errors.Is(err, browser.ErrCorruptRecord) {
-		st := ManagedStatus{RecordError: err.Error()}
-		if found := browser.FindByArgs(OrphanArgs(dirs)...); len(found) > 0 {
+		st := ManagedStatus{Name: p.name, RecordError: err.Error()}
+		if found := browser.FindByArgs(p.orphanArgs()...); len(found) > 0 {
 			st.Running, st.PID, st.Orphan, st.Profile = true, found[0].PID, true, found[0].ProfileDir
 		}
 		return st
@@ -116,16 +184,34 @@ func OrphanStatus(dirs home.Dirs) ManagedStatus {
 	if err != nil || !r.Alive() {
 		return ManagedStatus{}
 	}
-	return ManagedStatus{Running: true, PID: r.PID, StartedAt: r.StartedAt, Orphan: true, Profile: r.ProfileDir}
+	return ManagedStatus{Name: p.name, Running: true, PID: r.PID, StartedAt: r.StartedAt, Orphan: true, Profile: r.ProfileDir}
 }
 
-// StopOrphan stops the managed browser of dirs that no running daemon
-// owns: the one recorded in dirs.BrowserRecord, or, when that record is
-// unreadable, the ones found by OrphanArgs, the record being moved aside
-// (browser.StopRecorded). It is how a daemon at start, a launch, and
-// `bua browser stop` with no daemon all end such a browser.
+// StopOrphan stops every managed browser of dirs that no running daemon
+// owns: each one recorded (managed's record, and each managed-N's), or,
+// where a record is unreadable, the ones found by that browser's
+// OrphanArgs, the record being moved aside (browser.StopRecorded). It is
+// how a daemon at start and `bua browser stop` with no daemon end such
+// browsers. Stopped lists them all; its Corrupt and MovedTo are the first
+// unreadable record's.
 func StopOrphan(ctx context.Context, dirs home.Dirs) (browser.Stopped, error) {
-	return browser.StopRecorded(ctx, dirs.BrowserRecord(), OrphanArgs(dirs)...)
+	var all browser.Stopped
+	for _, p := range recordedPaths(dirs) {
+		s, err := p.stopOrphan(ctx)
+		all.Browsers = append(all.Browsers, s.Browsers...)
+		if all.Corrupt == nil {
+			all.Corrupt, all.MovedTo = s.Corrupt, s.MovedTo
+		}
+		if err != nil {
+			return all, err
+		}
+	}
+	return all, nil
+}
+
+// stopOrphan is StopOrphan for this one browser.
+func (p managedPaths) stopOrphan(ctx context.Context) (browser.Stopped, error) {
+	return browser.StopRecorded(ctx, p.record, p.orphanArgs()...)
 }
 
 // logHealed logs an unreadable record StopOrphan moved aside, once.
@@ -135,9 +221,9 @@ func logHealed(log *slog.Logger, s browser.Stopped) {
 	}
 }
 
-// managedBrowser is the daemon's one managed browser. Each launch is
-// recorded in home.Dirs.BrowserRecord and the record removed when the
-// browser exits, so a browser never outlives every process that knows of
+// managedBrowser is one of the daemon's managed browsers, named by
+// paths.name (managedSet holds them). Each launch is recorded in its
+// record (paths.record) and the record removed when the browser exits, so a browser never outlives every process that knows of
 // it: after a daemon is killed (kill -9, OOM), the next daemon stops the
 // recorded browser before it serves (reapOrphan), and `bua browser stop`
 // stops it with no daemon at all.
@@ -149,14 +235,14 @@ func logHealed(log *slog.Logger, s browser.Stopped) {
 // only the orphan's tabs, which the dead daemon's requests had lost
 // anyway, and a fresh launch takes about a second.
 type managedBrowser struct {
+	paths   managedPaths
 	mu      sync.Mutex
 	proc    BrowserProcess
 	started time.Time
 	opts    BrowserOptions
 	profile string
-	log     string // the browser's stderr, browser/browser.log
-	// token is the managed pairing's token as last written to a
-	// browser's pairing.json (a string; Daemon.tokens reads it).
+	// token is the browser's pairing token as last written to its
+	// pairing.json (a string; Daemon.tokens reads it).
 	token atomic.Value
 }
 
@@ -172,23 +258,26 @@ func (m *managedBrowser) running() bool {
 	}
 }
 
-func (m *managedBrowser) status(dirs home.Dirs) ManagedStatus {
+func (m *managedBrowser) status() ManagedStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.running() {
-		// reapOrphan stops any orphan before the daemon serves; one still
+		// reapOrphans stops any orphan before the daemon serves; one still
 		// here would not stop, and status must not hide it.
-		return OrphanStatus(dirs)
+		st := m.paths.orphanStatus()
+		st.Name = m.paths.name
+		return st
 	}
-	return ManagedStatus{Running: true, PID: m.proc.Pid(), StartedAt: m.started, Options: m.opts, Profile: m.profile}
+	return ManagedStatus{Name: m.paths.name, Running: true, PID: m.proc.Pid(), StartedAt: m.started, Options: m.opts, Profile: m.profile}
 }
 
-// reapOrphan stops the browser recorded by an earlier daemon of this home,
-// if it still runs. Run calls it once it holds the home's lock (so that
-// daemon is dead) and before it listens, so the orphan's extension never
-// reaches this daemon and the next launch never meets the profile's
-// SingletonLock. It takes at most browser.StopGrace plus a moment.
-func (m *managedBrowser) reapOrphan(ctx context.Context, dirs home.Dirs, log *slog.Logger) {
+// reapOrphans stops the managed browsers recorded by an earlier daemon of
+// this home, if they still run. Run calls it once it holds the home's
+// lock (so that daemon is dead) and before it listens, so no orphan's
+// extension reaches this daemon and the next launch never meets a
+// profile's SingletonLock. It takes at most browser.StopGrace plus a
+// moment.
+func reapOrphans(ctx context.Context, dirs home.Dirs, log *slog.Logger) {
 	start := time.Now()
 	s, err := StopOrphan(ctx, dirs)
 	logHealed(log, s)
@@ -196,11 +285,11 @@ func (m *managedBrowser) reapOrphan(ctx context.Context, dirs home.Dirs, log *sl
 		log.Warn("orphaned managed browser would not stop", "err", err)
 	}
 	for _, r := range s.Browsers {
-		log.Info("stopped the managed browser an earlier daemon left running", "pid", r.PID, "daemonPid", r.DaemonPID, "took", time.Since(start).Round(time.Millisecond))
+		log.Info("stopped the managed browser an earlier daemon left running", "pid", r.PID, "profile", r.ProfileDir, "daemonPid", r.DaemonPID, "took", time.Since(start).Round(time.Millisecond))
 	}
 }
 
-// start launches the managed browser unless one is running.
+// start launches the browser unless it is running.
 func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -214,20 +303,21 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	if d.cfg.Launch == nil {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "this daemon cannot launch browsers")
 	}
-	dirs := d.cfg.Dirs
+	dirs, paths := d.cfg.Dirs, m.paths
 	// An orphan that would not stop at start-up still holds its profile.
-	s, err := StopOrphan(context.Background(), dirs)
+	s, err := paths.stopOrphan(context.Background())
 	logHealed(d.log, s)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (left running by an earlier daemon): run `bua browser stop`, then retry", err)
 	}
-	tok, err := HealToken(dirs.ManagedTokenFile(), d.log)
-	if err != nil {
-		return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
+	tok := NewToken()
+	if paths.tokenFile != "" {
+		if tok, err = HealToken(paths.tokenFile, d.log); err != nil {
+			return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
+		}
 	}
 	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
-	base := dirs.BrowserDir()
-	extDir := managedExtension(dirs)
+	extDir := paths.ext
 	newBuild := extension.WrittenVersion(extDir) != extension.Version()
 	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
 	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
@@ -235,7 +325,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	}
 	profile := o.Profile
 	if profile == "" {
-		profile = ManagedProfile(dirs)
+		profile = paths.profile
 	}
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
@@ -248,17 +338,21 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 			return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
 		}
 	}
-	logPath := filepath.Join(base, "browser.log")
+	logPath := paths.log
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeInternalError, "browser log: %v", err)
 	}
+	// Known before the launch: the extension may say hello before Launch
+	// returns.
+	m.token.Store(tok)
 	// The browser outlives the request that launched it.
 	proc, err := d.cfg.Launch(context.Background(), LaunchOptions{
 		Exec: o.Chrome, Headless: o.Headless, ProfileDir: profile, ExtensionDir: extDir, DownloadDir: dirs.Downloads(), Log: logf,
 	})
 	if err != nil {
 		logf.Close()
+		m.token.Store("")
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "launch browser: %v", err)
 	}
 	pid := proc.Pid()
@@ -267,7 +361,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	// only ever signal that browser's group.
 	if rec, err := browser.Identify(pid, profile); err != nil {
 		d.log.Warn("managed browser not recorded: a crash of this daemon would leave it running", "pid", pid, "err", err)
-	} else if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
+	} else if err := browser.WriteRecord(paths.record, rec); err != nil {
 		d.log.Warn("managed browser not recorded", "pid", pid, "err", err)
 	}
 	go func() {
@@ -277,12 +371,11 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 		// stay in its group: end them, or they hold the profile.
 		_ = proc.Stop(context.Background())
 		m.mu.Lock()
-		browser.RemoveRecord(dirs.BrowserRecord(), pid)
+		browser.RemoveRecord(paths.record, pid)
 		m.mu.Unlock()
 	}()
-	m.proc, m.started, m.opts, m.profile, m.log = proc, time.Now(), o, profile, logPath
-	m.token.Store(tok)
-	d.log.Info("managed browser launched", "pid", pid, "headless", o.Headless, "profile", profile)
+	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
+	d.log.Info("managed browser launched", "browser", paths.name, "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
 }
 
@@ -291,7 +384,7 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 // nil, and the channel closed when it exits (nil when none was launched).
 func (m *managedBrowser) exited(getenv func(string) string) (<-chan struct{}, *protocol.Error) {
 	m.mu.Lock()
-	proc, headless, log := m.proc, m.opts.Headless, m.log
+	proc, headless, log := m.proc, m.opts.Headless, m.paths.log
 	m.mu.Unlock()
 	if proc == nil {
 		return nil, nil
@@ -345,15 +438,15 @@ func (m *managedBrowser) profileGone() string {
 	return ""
 }
 
-// stop stops the managed browser of this home: the one this daemon
-// launched, else one an earlier daemon left. It reports whether one ran.
-func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs, log *slog.Logger) (bool, error) {
+// stop stops this browser: the one this daemon launched, else one an
+// earlier daemon left under its name. It reports whether one ran.
+func (m *managedBrowser) stop(ctx context.Context, log *slog.Logger) (bool, error) {
 	m.mu.Lock()
 	proc := m.proc
 	m.proc = nil
 	m.mu.Unlock()
 	if proc == nil {
-		s, err := StopOrphan(ctx, dirs)
+		s, err := m.paths.stopOrphan(ctx)
 		logHealed(log, s)
 		return len(s.Browsers) > 0, err
 	}
@@ -361,7 +454,107 @@ func (m *managedBrowser) stop(ctx context.Context, dirs home.Dirs, log *slog.Log
 	// Removed here too, not only when Done fires: a daemon that is
 	// exiting may not live to run that goroutine.
 	m.mu.Lock()
-	browser.RemoveRecord(dirs.BrowserRecord(), proc.Pid())
+	browser.RemoveRecord(m.paths.record, proc.Pid())
 	m.mu.Unlock()
 	return true, err
+}
+
+// managedSet is the daemon's managed browsers by name, each made on first
+// use (a request or `bua browser start` naming it) and kept: its token
+// must still pair its extension after a reconnect.
+type managedSet struct {
+	dirs home.Dirs
+	mu   sync.Mutex
+	m    map[string]*managedBrowser
+}
+
+// get is the managed browser named name (IsManaged(name) holds).
+func (s *managedSet) get(name string) *managedBrowser {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*managedBrowser{}
+	}
+	m := s.m[name]
+	if m == nil {
+		m = &managedBrowser{paths: managedPathsFor(s.dirs, name)}
+		s.m[name] = m
+	}
+	return m
+}
+
+// all lists the managed browsers made so far, by index.
+func (s *managedSet) all() []*managedBrowser {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*managedBrowser, 0, len(s.m))
+	for _, m := range s.m {
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b *managedBrowser) int { return compareBrowsers(a.paths.name, b.paths.name) })
+	return out
+}
+
+// statuses are the ManagedStatus of every managed browser that runs, by
+// index, orphans that would not stop included.
+func (s *managedSet) statuses() []ManagedStatus {
+	out := []ManagedStatus{}
+	for _, m := range s.all() {
+		if st := m.status(); st.Running || st.RecordError != "" {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// tokens adds each managed browser's token to t, by name.
+func (s *managedSet) tokens(t map[string]string) {
+	for _, m := range s.all() {
+		if tok, _ := m.token.Load().(string); tok != "" {
+			t[m.paths.name] = tok
+		}
+	}
+}
+
+// stopAll stops every managed browser this daemon launched, and any an
+// earlier daemon left; it reports whether one ran and the first error.
+func (s *managedSet) stopAll(ctx context.Context, log *slog.Logger) (bool, error) {
+	var (
+		mu      sync.Mutex
+		stopped bool
+		first   error
+		wg      sync.WaitGroup
+	)
+	for _, m := range s.all() {
+		wg.Go(func() { // together: each may take the SIGTERM grace
+			ran, err := m.stop(ctx, log)
+			mu.Lock()
+			defer mu.Unlock()
+			stopped = stopped || ran
+			if first == nil {
+				first = err
+			}
+		})
+	}
+	wg.Wait()
+	st, err := StopOrphan(ctx, s.dirs) // names this daemon never used
+	logHealed(log, st)
+	return stopped || len(st.Browsers) > 0, cmp.Or(first, err)
+}
+
+// killAll is kill for every managed browser.
+func (s *managedSet) killAll() {
+	for _, m := range s.all() {
+		m.kill()
+	}
+}
+
+// profileGone is the first running browser's profileGone, or "".
+func (s *managedSet) profileGone() string {
+	for _, m := range s.all() {
+		if why := m.profileGone(); why != "" {
+			return why
+		}
+	}
+	return ""
 }

@@ -94,7 +94,7 @@ func TestLaunchExits(t *testing.T) {
 				t.Logf("%s failed in %s: %s", what, took.Round(time.Millisecond), err.Message)
 			}
 			start := time.Now()
-			_, err := cl.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: tc.headless})
+			_, err := cl.BrowserStart(context.Background(), "", bridge.BrowserOptions{Headless: tc.headless})
 			check("browser start", err, time.Since(start))
 			if tc.headless {
 				// An action launches headless, as every auto launch does.

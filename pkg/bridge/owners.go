@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -25,14 +27,19 @@ import (
 //     its current one current, and other owners' heldByOther.
 //   - An owner's tabs are released when its link connection closes (the
 //     agent went away); the tabs stay open. A tab that closes is dropped.
+//   - An owner that asks for a window of its own (linkRequest.OwnWindow: a
+//     worker of `bua run --parallel` in the person's Chrome) has its tabs
+//     opened there: open_tab, and navigate's first tab, carry a window key
+//     of its own (windowKey), so each owner has an active tab to send
+//     input to. Cookies are the browser's, shared by every window.
 //
-// Tabs are keyed by the browser that has them (Kind) as well as their id:
-// a person's Chrome and the managed browser number tabs independently.
+// Tabs are keyed by the browser that has them (its name) as well as their
+// id: each browser numbers its tabs independently.
 
 // tabKey is one tab of one browser.
 type tabKey struct {
-	kind Kind
-	tab  int
+	browser string
+	tab     int
 }
 
 // tabOwners records which owner holds which tabs.
@@ -53,13 +60,13 @@ func (o *tabOwners) holderOf(k tabKey) string {
 	return o.holder[k]
 }
 
-// current is owner's most recently used tab in kind's browser.
-func (o *tabOwners) current(owner string, kind Kind) (int, bool) {
+// current is owner's most recently used tab in the browser so named.
+func (o *tabOwners) current(owner string, browser string) (int, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	tabs := o.recent[owner]
 	for i := len(tabs) - 1; i >= 0; i-- {
-		if tabs[i].kind == kind {
+		if tabs[i].browser == browser {
 			return tabs[i].tab, true
 		}
 	}
@@ -114,9 +121,17 @@ func (o *tabOwners) release(owner string) int {
 	return n
 }
 
-// requestOwned sends an owner's action on c, with the rules above.
-// action has been validated (or deliberately not).
-func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action json.RawMessage) (json.RawMessage, *protocol.Error) {
+// windowKey is open_tab's window key for owner: derived, since an owner
+// id is the client's to choose and the key has the schema's pattern.
+func windowKey(owner string) json.RawMessage {
+	sum := sha256.Sum256([]byte(owner))
+	return json.RawMessage(`"w` + hex.EncodeToString(sum[:8]) + `"`)
+}
+
+// requestOwned sends an owner's action on c, with the rules above; with
+// ownWindow its tabs open in a window of its own. action has been
+// validated (or deliberately not).
+func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, ownWindow bool, action json.RawMessage) (json.RawMessage, *protocol.Error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(action, &fields); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action is not a JSON object: %v", err)
@@ -128,6 +143,10 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 	_ = json.Unmarshal(action, &head)
 	spec := protocol.ActionSpecs[head.Type]
 	if spec == nil || (spec.Scope != protocol.ScopeTab && head.Type != protocol.ActionCloseTab) {
+		if _, set := fields["window"]; ownWindow && head.Type == protocol.ActionOpenTab && !set {
+			fields["window"] = windowKey(owner)
+			action, _ = json.Marshal(fields)
+		}
 		res, err := d.pool.Send(ctx, c, action)
 		if err != nil {
 			return nil, err
@@ -136,21 +155,21 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 		case protocol.ActionOpenTab:
 			var r protocol.OpenTabResult
 			if json.Unmarshal(res, &r) == nil {
-				d.owners.claim(owner, tabKey{c.Kind, r.TabID}, true)
+				d.owners.claim(owner, tabKey{c.Name, r.TabID}, true)
 			}
 		case protocol.ActionGetTabs:
-			res = d.markTabs(res, owner, c.Kind)
+			res = d.markTabs(res, owner, c.Name)
 		}
 		return res, nil
 	}
 
 	var tab int
-	switch cur, has := d.owners.current(owner, c.Kind); {
+	switch cur, has := d.owners.current(owner, c.Name); {
 	case head.TabID != nil:
 		tab = *head.TabID
 		// Held from now on, before it is sent: two agents that reach for
 		// one free tab at once cannot both act on it.
-		if !d.owners.claim(owner, tabKey{c.Kind, tab}, false) {
+		if !d.owners.claim(owner, tabKey{c.Name, tab}, false) {
 			e := protocol.Errorf(protocol.CodeInvalidAction, "tab %d is held by another agent (another bua mcp on this daemon), so this one may not act on it: act on your own tabs (get_tabs marks them), or open one with navigate or open_tab", tab)
 			e.Reason = protocol.ReasonTabHeld
 			return nil, e
@@ -160,11 +179,11 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 		fields["tabId"] = json.RawMessage(fmt.Sprint(cur))
 		action, _ = json.Marshal(fields)
 	case head.Type == protocol.ActionNavigate:
-		return d.openOwned(ctx, c, owner, fields["url"])
+		return d.openOwned(ctx, c, owner, ownWindow, fields["url"])
 	default:
 		return nil, protocol.Errorf(protocol.CodeSessionNotFound, "this agent has no tab yet: navigate to a URL first (it opens a tab), or pass a tabId from get_tabs")
 	}
-	k := tabKey{c.Kind, tab}
+	k := tabKey{c.Name, tab}
 	res, err := d.pool.Send(ctx, c, action)
 	if err != nil {
 		if err.Code == protocol.CodeTabNotFound {
@@ -186,15 +205,20 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, action
 	}
 	d.owners.claim(owner, k, true)
 	if r.NewTabID != nil { // a tab the action opened (a target=_blank link) is this owner's too
-		d.owners.claim(owner, tabKey{c.Kind, *r.NewTabID}, false)
+		d.owners.claim(owner, tabKey{c.Name, *r.NewTabID}, false)
 	}
 	return res, nil
 }
 
 // openOwned is navigate for an owner with no tab yet: open_tab with its
-// url, answered as navigate answers ({ok, tabId}).
-func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, url json.RawMessage) (json.RawMessage, *protocol.Error) {
-	open, _ := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(`"open_tab"`), "url": url})
+// url (in its own window with ownWindow), answered as navigate answers
+// ({ok, tabId}).
+func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, ownWindow bool, url json.RawMessage) (json.RawMessage, *protocol.Error) {
+	fields := map[string]json.RawMessage{"type": json.RawMessage(`"open_tab"`), "url": url}
+	if ownWindow {
+		fields["window"] = windowKey(owner)
+	}
+	open, _ := json.Marshal(fields)
 	res, err := d.pool.Send(ctx, c, open)
 	if err != nil {
 		return nil, err
@@ -203,26 +227,26 @@ func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, url json.
 	if err := json.Unmarshal(res, &r); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "open_tab's answer does not decode: %v", err)
 	}
-	d.owners.claim(owner, tabKey{c.Kind, r.TabID}, true)
+	d.owners.claim(owner, tabKey{c.Name, r.TabID}, true)
 	out, _ := json.Marshal(protocol.OKResult{OK: true, TabID: &r.TabID})
 	return out, nil
 }
 
 // markTabs adds mine, current and heldByOther to get_tabs' answer for
 // owner; an answer that does not decode goes back as it came.
-func (d *Daemon) markTabs(res json.RawMessage, owner string, kind Kind) json.RawMessage {
+func (d *Daemon) markTabs(res json.RawMessage, owner string, browser string) json.RawMessage {
 	var tabs []map[string]json.RawMessage // the extension's fields, kept as they came
 	if json.Unmarshal(res, &tabs) != nil {
 		return res
 	}
 	yes := json.RawMessage("true")
-	cur, hasCur := d.owners.current(owner, kind)
+	cur, hasCur := d.owners.current(owner, browser)
 	for _, t := range tabs {
 		var id int
 		if json.Unmarshal(t["tabId"], &id) != nil {
 			continue
 		}
-		switch h := d.owners.holderOf(tabKey{kind, id}); {
+		switch h := d.owners.holderOf(tabKey{browser, id}); {
 		case h == owner:
 			t["mine"] = yes
 			if hasCur && id == cur {

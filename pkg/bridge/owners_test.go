@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,5 +188,55 @@ func TestOwnedTabs_NewTab(t *testing.T) {
 	}
 	if got := tabOf(t, mustRequest(t, a, protocol.Hover(protocol.Target{UID: "e1"}))); got != tabA {
 		t.Errorf("a's next action went to %d, want its current tab %d, not the new one", got, tabA)
+	}
+}
+
+// TestOwnedWindows: an owner that asks for a window of its own (a worker
+// of `bua run --parallel` in the person's Chrome) has its first tab, from
+// navigate or open_tab, opened with open_tab's window key: one key per
+// owner, the same for each of its tabs, and none for an owner that did
+// not ask. An extension without the own_windows feature is never sent the
+// key: the owner's navigate fails invalid_action, saying so.
+func TestOwnedWindows(t *testing.T) {
+	h := bridgetest.StartDaemon(t, bridge.Config{})
+	ext := h.Connect(t)
+	bridgetest.NewTabs().Serve(ext)
+	client := func(owner string, own bool) *bridge.Client {
+		c, err := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Owner: owner, OwnWindow: own})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	w0, w1, agent := client("worker-0", true), client("worker-1", true), client("agent", false)
+	mustRequest(t, w0, protocol.Navigate("https://a.test/"))
+	mustRequest(t, w1, protocol.Navigate("https://b.test/"))
+	mustRequest(t, w0, protocol.OpenTab("https://a.test/2", false))
+	mustRequest(t, agent, protocol.Navigate("https://c.test/"))
+	var keys []string
+	for _, r := range ext.Requests() {
+		if r.Type != protocol.ActionOpenTab {
+			t.Fatalf("sent %s, want open_tab for each first tab and the open_tab", r.Type)
+		}
+		keys = append(keys, r.Window)
+	}
+	if len(keys) != 4 || keys[0] == "" || keys[1] == "" || keys[0] == keys[1] || keys[2] != keys[0] || keys[3] != "" {
+		t.Fatalf("window keys = %q: want worker-0's, worker-1's (another), worker-0's again, and none for the agent", keys)
+	}
+	if err := protocol.ValidateAction(bridgetest.MustJSON(protocol.Action{Type: protocol.ActionOpenTab, URL: "https://a.test/", Window: keys[0]})); err != nil {
+		t.Fatalf("the key %q does not pass the schema: %v", keys[0], err)
+	}
+
+	old := h.ConnectWith(t, bridgetest.Options{Caps: &protocol.Caps{Features: []string{protocol.FeatureCancel}}})
+	bridgetest.NewTabs().Serve(old)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := client("worker-2", true).Request(ctx, protocol.Navigate("https://d.test/"))
+	if err == nil || err.Code != protocol.CodeInvalidAction || !strings.Contains(err.Message, protocol.FeatureOwnWindows) {
+		t.Fatalf("own window on an extension without %s: %+v, want invalid_action naming the feature", protocol.FeatureOwnWindows, err)
+	}
+	if n := len(old.Requests()); n != 0 {
+		t.Fatalf("the older extension got %d requests", n)
 	}
 }

@@ -14,15 +14,22 @@ const PairCodeTTL = 5 * time.Minute
 // hand survives.
 const codeAlphabet = "ABCDEFGHJKMNPQRSTVWXYZ23456789"
 
-// pairCodes holds outstanding one-time codes; each claims the user token
-// once.
+// pairCodes holds outstanding one-time codes; each claims the token of
+// one user pairing (user, or a named one) once.
 type pairCodes struct {
 	mu    sync.Mutex
-	codes map[string]time.Time // code -> expiry
+	codes map[string]pairCode
 }
 
-// mint returns a new code like "K7QD-M2XP" that expires after PairCodeTTL.
-func (p *pairCodes) mint(now time.Time) (string, time.Time) {
+// pairCode is an outstanding code: its expiry and the pairing it claims.
+type pairCode struct {
+	expires time.Time
+	pairing string
+}
+
+// mint returns a new code like "K7QD-M2XP" for the pairing so named, that
+// expires after PairCodeTTL.
+func (p *pairCodes) mint(now time.Time, pairing string) (string, time.Time) {
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
 		panic(err)
@@ -38,26 +45,27 @@ func (p *pairCodes) mint(now time.Time) (string, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.codes == nil {
-		p.codes = make(map[string]time.Time)
+		p.codes = make(map[string]pairCode)
 	}
 	for c, e := range p.codes {
-		if now.After(e) {
+		if now.After(e.expires) {
 			delete(p.codes, c)
 		}
 	}
-	p.codes[code] = exp
+	p.codes[code] = pairCode{exp, pairing}
 	return code, exp
 }
 
-// claim consumes code; false when unknown, used or expired.
-func (p *pairCodes) claim(code string, now time.Time) bool {
+// claim consumes code and returns the pairing it was minted for; false
+// when unknown, used or expired.
+func (p *pairCodes) claim(code string, now time.Time) (string, bool) {
 	code = strings.ToUpper(strings.TrimSpace(code))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	exp, ok := p.codes[code]
+	c, ok := p.codes[code]
 	if !ok {
-		return false
+		return "", false
 	}
 	delete(p.codes, code)
-	return now.Before(exp)
+	return c.pairing, now.Before(c.expires)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,22 +18,24 @@ import (
 )
 
 // Pool matches requests with responses over the extension connections, per
-// docs/architecture.md#one-action-bua-click-e3 and docs/cancellation.md#cancellation. It holds at most one Conn per
-// pairing Kind; a newer one replaces the old, unless it is the same
-// extension instance coming back (Conn.resumes), whose requests it resumes.
+// docs/architecture.md#one-action-bua-click-e3 and
+// docs/cancellation.md#cancellation. It holds at most one Conn per browser,
+// keyed by the browser's name (names.go); a newer one replaces the old,
+// unless it is the same extension instance coming back (Conn.resumes),
+// whose requests it resumes.
 type Pool struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	conns   map[Kind]*Conn
-	changed chan struct{} // closed and replaced whenever conns changes
+	conns   map[string]*Conn // by Conn.Name
+	changed chan struct{}    // closed and replaced whenever conns changes
 
 	// grace bounds how long a request whose connection dropped waits for
 	// its extension to reconnect (hold); gone, when set, reports a
-	// pairing's browser as gone for good (a managed browser that exited),
-	// which ends the wait at once.
+	// browser as gone for good, by its name (a managed browser that
+	// exited), which ends the wait at once.
 	grace time.Duration
-	gone  func(Kind) <-chan struct{}
+	gone  func(name string) <-chan struct{}
 	held  atomic.Int64 // requests waiting in hold
 }
 
@@ -50,27 +53,27 @@ func NewPool(log *slog.Logger) *Pool {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pool{log: log, conns: make(map[Kind]*Conn), changed: make(chan struct{}), grace: ReconnectGrace}
+	return &Pool{log: log, conns: make(map[string]*Conn), changed: make(chan struct{}), grace: ReconnectGrace}
 }
 
-// Attach makes c the connection for its kind and starts it. An older
-// connection of the same kind is closed with CloseReplaced, failing its
+// Attach makes c the connection of its browser (c.Name) and starts it. An
+// older connection of the same browser is closed with CloseReplaced, failing its
 // pending requests at once; when c is the same extension instance
 // reconnecting before the old one was seen to drop (Conn.resumes), the old
 // one is dropped instead, and its requests are re-sent on c.
 func (p *Pool) Attach(c *Conn) {
 	p.mu.Lock()
-	old := p.conns[c.Kind]
-	p.conns[c.Kind] = c
+	old := p.conns[c.Name]
+	p.conns[c.Name] = c
 	p.notifyLocked()
 	p.mu.Unlock()
 	switch {
 	case old == nil:
 	case c.resumes(old):
-		p.log.Info("extension reconnected before its old connection ended", "kind", c.Kind)
+		p.log.Info("extension reconnected before its old connection ended", "browser", c.Name)
 		old.shutdown(websocket.CloseNormalClosure, "the same extension reconnected", true)
 	default:
-		p.log.Info("extension connection replaced", "kind", c.Kind)
+		p.log.Info("extension connection replaced", "browser", c.Name)
 		old.Close(protocol.CloseReplaced, "replaced by a newer connection of the same pairing")
 	}
 	c.start()
@@ -83,8 +86,8 @@ func (p *Pool) Attach(c *Conn) {
 func (p *Pool) detach(c *Conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.conns[c.Kind] == c {
-		delete(p.conns, c.Kind)
+	if p.conns[c.Name] == c {
+		delete(p.conns, c.Name)
 		p.notifyLocked()
 	}
 }
@@ -94,43 +97,19 @@ func (p *Pool) notifyLocked() {
 	p.changed = make(chan struct{})
 }
 
-// Selection picks which pairing serves a request.
-type Selection string
-
-// Selections: auto prefers a connected user browser, then a managed one.
-const (
-	SelectAuto    Selection = "auto"
-	SelectUser    Selection = "user"
-	SelectManaged Selection = "managed"
-)
-
-// ParseSelection reads --browser; "extension" is an alias of user.
-func ParseSelection(s string) (Selection, error) {
-	switch s {
-	case "", "auto":
-		return SelectAuto, nil
-	case "user", "extension":
-		return SelectUser, nil
-	case "managed":
-		return SelectManaged, nil
-	}
-	return "", errors.New(`--browser must be auto, user or managed`)
-}
-
-// Conn returns the connection sel picks, or nil.
+// Conn returns the connection sel picks, or nil: auto takes the user's
+// Chrome when it is connected, else the managed browser; any other
+// selection names its browser.
 func (p *Pool) Conn(sel Selection) *Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch sel {
-	case SelectUser:
-		return p.conns[KindUser]
-	case SelectManaged:
-		return p.conns[KindManaged]
+	if sel == SelectAuto || sel == "" {
+		if c := p.conns[string(SelectUser)]; c != nil {
+			return c
+		}
+		return p.conns[string(SelectManaged)]
 	}
-	if c := p.conns[KindUser]; c != nil {
-		return c
-	}
-	return p.conns[KindManaged]
+	return p.conns[string(sel)]
 }
 
 // WaitConn waits until sel has a connection or ctx ends.
@@ -150,16 +129,16 @@ func (p *Pool) WaitConn(ctx context.Context, sel Selection) (*Conn, error) {
 	}
 }
 
-// Conns lists the current connections, user first.
+// Conns lists the current connections in compareBrowsers' order: user,
+// the named pairings, the managed browsers.
 func (p *Pool) Conns() []*Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []*Conn
-	for _, k := range []Kind{KindUser, KindManaged} {
-		if c := p.conns[k]; c != nil {
-			out = append(out, c)
-		}
+	out := make([]*Conn, 0, len(p.conns))
+	for _, c := range p.conns {
+		out = append(out, c)
 	}
+	slices.SortFunc(out, func(a, b *Conn) int { return compareBrowsers(a.Name, b.Name) })
 	return out
 }
 
@@ -197,8 +176,10 @@ func (p *Pool) Stats() Stats {
 // with internal_error "aborted by caller". A connection that drops before
 // the answer resolves with internal_error, reason outcome_unknown, at once,
 // or, for an extension that resumes requests (FeatureReplay), once it has
-// not reconnected within the grace (hold). The pending entry is always
-// removed, so a late response is logged and dropped as stray.
+// not reconnected within the grace (hold); with bridge_unavailable, same
+// reason, when a managed browser's process exited (browserExited). The
+// pending entry is always removed, so a late response is logged and
+// dropped as stray.
 func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.RawMessage, *protocol.Error) {
 	var a protocol.Action
 	_ = json.Unmarshal(action, &a) // its type and params, for the gates and the default deadline
@@ -215,6 +196,9 @@ func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.
 	for replay := false; ; replay = true {
 		res, err, dropped := p.exchange(ctx, c, r, replay)
 		if !dropped {
+			if err != nil && err.Reason == protocol.ReasonOutcomeUnknown && p.isGone(c.Name) {
+				err = browserExited(c.Name)
+			}
 			return res, err
 		}
 		if c, err = p.hold(ctx, c, r); err != nil {
@@ -325,8 +309,8 @@ func (p *Pool) exchange(ctx context.Context, c *Conn, r *outbound, replay bool) 
 // (docs/cancellation.md#reconnect). The wait ends at the grace after the
 // drop, r's deadline, or ReplayMaxAge after r was first sent (beyond
 // which the extension may have let the id go), whichever is first; or at
-// once when another instance takes the pairing (its cache is not this
-// one's) or the browser is gone. r then fails as a drop always did:
+// once when another instance takes the browser's name (its cache is not
+// this one's) or the browser is gone. r then fails as a drop always did:
 // internal_error, reason outcome_unknown; or timeout at the deadline; or
 // "aborted by caller", after which the extension is told to stop the
 // action if it comes back in time.
@@ -340,10 +324,10 @@ func (p *Pool) hold(ctx context.Context, old *Conn, r *outbound) (*Conn, *protoc
 	}
 	p.held.Add(1)
 	defer p.held.Add(-1)
-	p.log.Info("request held for a reconnect", "id", r.id, "action", r.a.Type, "kind", old.Kind, "for", time.Until(until).Round(time.Millisecond))
+	p.log.Info("request held for a reconnect", "id", r.id, "action", r.a.Type, "browser", old.Name, "for", time.Until(until).Round(time.Millisecond))
 	c, why := p.awaitResume(ctx, old, until)
 	if c != nil {
-		p.log.Info("request re-sent after a reconnect", "id", r.id, "action", r.a.Type, "kind", c.Kind, "heldFor", time.Since(droppedAt).Round(time.Millisecond))
+		p.log.Info("request re-sent after a reconnect", "id", r.id, "action", r.a.Type, "browser", c.Name, "heldFor", time.Since(droppedAt).Round(time.Millisecond))
 		return c, nil
 	}
 	if ctx.Err() != nil {
@@ -355,8 +339,39 @@ func (p *Pool) hold(ctx context.Context, old *Conn, r *outbound) (*Conn, *protoc
 	if !time.Now().Before(r.deadline) {
 		return nil, r.timeoutError(ctx)
 	}
-	p.log.Info("held request failed", "id", r.id, "action", r.a.Type, "kind", old.Kind, "why", why)
+	p.log.Info("held request failed", "id", r.id, "action", r.a.Type, "browser", old.Name, "why", why)
+	if why == whyBrowserExited {
+		return nil, browserExited(old.Name)
+	}
 	return nil, outcomeUnknown("extension disconnected before answering, and %s, so the action may or may not have run: look at the page (extract) before sending it again", why)
+}
+
+// isGone reports whether the browser named name is gone for good now
+// (gone).
+func (p *Pool) isGone(name string) bool {
+	if p.gone == nil {
+		return false
+	}
+	select {
+	case <-p.gone(name):
+		return true
+	default:
+		return false
+	}
+}
+
+// whyBrowserExited is awaitResume's why when the browser is gone.
+const whyBrowserExited = "its browser exited"
+
+// browserExited is the error of a request whose managed browser died
+// before answering: bridge_unavailable, since no browser is there to
+// answer (a parallel run's flow fails so, and its worker's next request
+// launches a new browser), reason outcome_unknown, since the action may
+// have run before the end.
+func browserExited(name string) *protocol.Error {
+	err := protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser %s exited before answering, so the action may or may not have run: the next request launches a new one", name)
+	err.Reason = protocol.ReasonOutcomeUnknown
+	return err
 }
 
 // awaitResume waits until old's extension instance has a new connection
@@ -368,11 +383,11 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 	defer wait.Stop()
 	var gone <-chan struct{}
 	if p.gone != nil {
-		gone = p.gone(old.Kind)
+		gone = p.gone(old.Name)
 	}
 	for {
 		p.mu.Lock()
-		changed, c := p.changed, p.conns[old.Kind]
+		changed, c := p.changed, p.conns[old.Name]
 		p.mu.Unlock()
 		if c != nil && c != old {
 			if c.resumes(old) {
@@ -385,7 +400,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 		case <-ctx.Done():
 			return nil, ""
 		case <-gone:
-			return nil, "its browser exited"
+			return nil, whyBrowserExited
 		case <-wait.C:
 			_, droppedAt := old.held()
 			return nil, fmt.Sprintf("it did not reconnect within %s", time.Since(droppedAt).Round(100*time.Millisecond))
@@ -399,7 +414,7 @@ func (p *Pool) awaitResume(ctx context.Context, old *Conn, until time.Time) (*Co
 func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 	c, _ := p.awaitResume(context.Background(), old, until)
 	if c != nil && c.Supports(protocol.FeatureCancel) && c.cancel(id) {
-		p.log.Info("cancel sent after a reconnect", "id", id, "kind", c.Kind)
+		p.log.Info("cancel sent after a reconnect", "id", id, "browser", c.Name)
 	}
 }
 
@@ -456,7 +471,7 @@ func (p *Pool) stopAll(c *Conn) int {
 			sent = c.cancel(id)
 		}
 	}
-	p.log.Info("global stop: requests cancelled", "kind", c.Kind, "count", len(stopped), "cancelSent", sent)
+	p.log.Info("global stop: requests cancelled", "browser", c.Name, "count", len(stopped), "cancelSent", sent)
 	return len(stopped)
 }
 

@@ -24,56 +24,66 @@ func (d *Daemon) attach(c *Conn) {
 	defer d.replacedMu.Unlock()
 	// A connection of the same extension instance coming back (replay)
 	// resumes the old one rather than replacing it.
-	if old := d.pool.Conn(Selection(c.Kind)); old != nil && !c.resumes(old) {
+	if old := d.pool.Conn(Selection(c.Name)); old != nil && !c.resumes(old) {
 		if d.replaced == nil {
-			d.replaced = make(map[Kind]time.Time)
+			d.replaced = make(map[string]time.Time)
 		}
-		d.replaced[c.Kind] = time.Now()
+		d.replaced[c.Name] = time.Now()
 	} else {
-		delete(d.replaced, c.Kind)
+		delete(d.replaced, c.Name)
 	}
 	d.pool.Attach(c)
 }
 
-// replacedSince lists the pairings whose extension was replaced and has
-// no connection among conns, the pool's connections as the caller read
+// replacedSince lists the browsers (by name) whose extension was replaced
+// and has no connection among conns, the pool's connections as the caller read
 // them. Status reads the pool once for both its Connections and its
 // Replaced, so the two agree: read twice, a replacement that closed in
 // between showed in neither.
-func (d *Daemon) replacedSince(conns []*Conn) map[Kind]time.Time {
+func (d *Daemon) replacedSince(conns []*Conn) map[string]time.Time {
 	d.replacedMu.Lock()
 	defer d.replacedMu.Unlock()
 	if len(d.replaced) == 0 {
 		return nil
 	}
-	out := make(map[Kind]time.Time, len(d.replaced))
+	out := make(map[string]time.Time, len(d.replaced))
 	for k, at := range d.replaced {
 		out[k] = at
 	}
 	for _, c := range conns {
-		delete(out, c.Kind)
+		delete(out, c.Name)
 	}
 	return out
 }
 
-// replacedError is bridge_unavailable when sel would wait for a pairing
+// replacedError is bridge_unavailable when sel would wait for a browser
 // whose extension was replaced and has not come back, else nil. A managed
 // browser launched after the replacement is a new extension: it counts.
 func (d *Daemon) replacedError(sel Selection) *protocol.Error {
 	gone := d.replacedSince(d.pool.Conns())
-	if at, ok := gone[KindManaged]; ok && sel != SelectUser {
-		if m := d.managed.status(d.cfg.Dirs); m.Running && m.StartedAt.Before(at) {
-			return protocol.Errorf(protocol.CodeBridgeUnavailable,
-				"the managed browser's extension was replaced at %s by another connection with the managed pairing's token, and a replaced extension does not reconnect (close code %d): restart the browser with `bua browser stop`, then `bua browser start`",
-				at.Format(time.TimeOnly), protocol.CloseReplaced)
+	policy := LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs)
+	name := string(sel)
+	if sel == SelectAuto {
+		name = string(SelectUser)
+		if policy == LaunchAtOnce {
+			name = string(SelectManaged)
 		}
 	}
-	if at, ok := gone[KindUser]; ok && LaunchPolicyFor(sel, d.cfg.Getenv, d.cfg.Dirs) == LaunchNever {
-		return protocol.Errorf(protocol.CodeBridgeUnavailable,
-			"your Chrome's bua extension was replaced at %s by another connection with your pairing's token, and a replaced extension does not reconnect (close code %d): %s",
-			at.Format(time.TimeOnly), protocol.CloseReplaced, reconnectAdvice)
+	at, ok := gone[name]
+	switch {
+	case !ok:
+		return nil
+	case IsManaged(name):
+		if m := d.managed.get(name).status(); m.Running && m.StartedAt.Before(at) {
+			return protocol.Errorf(protocol.CodeBridgeUnavailable,
+				"the managed browser %s's extension was replaced at %s by another connection with its pairing's token, and a replaced extension does not reconnect (close code %d): restart the browser with `bua browser stop`, then `bua browser start`",
+				name, at.Format(time.TimeOnly), protocol.CloseReplaced)
+		}
+		return nil
 	}
-	return nil
+	return protocol.Errorf(protocol.CodeBridgeUnavailable,
+		"your Chrome's bua extension (%s) was replaced at %s by another connection with that pairing's token, and a replaced extension does not reconnect (close code %d): %s",
+		name, at.Format(time.TimeOnly), protocol.CloseReplaced, reconnectAdvice)
 }
 
 // reconnectAdvice is how a person brings a replaced extension back.

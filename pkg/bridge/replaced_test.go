@@ -26,7 +26,7 @@ func TestReplacedThenGone(t *testing.T) {
 	if !poll(func() bool { st, _ = c.Status(context.Background()); return len(st.Connections) == 0 }) {
 		t.Fatalf("connections = %+v after both closed", st.Connections)
 	}
-	if _, ok := st.Replaced[bridge.KindUser]; !ok || len(st.Replaced) != 1 {
+	if _, ok := st.Replaced["user"]; !ok || len(st.Replaced) != 1 {
 		t.Fatalf("status replaced = %v, want the user pairing", st.Replaced)
 	}
 

@@ -270,7 +270,9 @@ func TestReplay_CancelWhileHeld(t *testing.T) {
 }
 
 // TestReplay_ManagedBrowserExits: a managed browser that exits while its
-// request is held ends the wait at once: nothing of it will reconnect.
+// request is held ends the wait at once: nothing of it will reconnect. The
+// request is bridge_unavailable, reason outcome_unknown (no browser is
+// there to answer; the action may have run).
 func TestReplay_ManagedBrowserExits(t *testing.T) {
 	proc := &hungBrowser{done: make(chan struct{})}
 	h := bridgetest.StartDaemon(t, bridge.Config{
@@ -283,7 +285,7 @@ func TestReplay_ManagedBrowserExits(t *testing.T) {
 	defer managed.Close()
 	started := make(chan *protocol.Error, 1)
 	go func() {
-		_, err := managed.BrowserStart(context.Background(), bridge.BrowserOptions{Headless: true})
+		_, err := managed.BrowserStart(context.Background(), "", bridge.BrowserOptions{Headless: true})
 		started <- err
 	}()
 	var ext *bridgetest.Extension
@@ -305,8 +307,8 @@ func TestReplay_ManagedBrowserExits(t *testing.T) {
 	})
 	t0 := time.Now()
 	_, err := managed.Request(context.Background(), protocol.Click(protocol.Target{UID: "e1"}))
-	if err == nil || err.Reason != protocol.ReasonOutcomeUnknown || !strings.Contains(err.Message, "browser exited") {
-		t.Fatalf("err = %+v, want outcome_unknown saying the browser exited", err)
+	if err == nil || err.Code != protocol.CodeBridgeUnavailable || err.Reason != protocol.ReasonOutcomeUnknown || !strings.Contains(err.Message, "browser managed exited") {
+		t.Fatalf("err = %+v, want bridge_unavailable, outcome_unknown, saying the browser exited", err)
 	}
 	if took := time.Since(t0); took > time.Second {
 		t.Errorf("failed %s after the request: want when the browser exits, not after the grace", took)

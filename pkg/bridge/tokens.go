@@ -80,20 +80,20 @@ func HealToken(path string, log *slog.Logger) (string, error) {
 	return EnsureToken(path, true)
 }
 
-// matchToken compares got with every configured token in constant time and
-// returns the pairing it belongs to. Every comparison runs, so timing does
-// not tell which pairing exists.
-func matchToken(got string, tokens map[Kind]string) (Kind, bool) {
-	var kind Kind
+// matchToken compares got with every configured token, by browser name,
+// in constant time and returns the browser it belongs to. Every
+// comparison runs, so timing does not tell which pairing exists.
+func matchToken(got string, tokens map[string]string) (string, bool) {
+	var name string
 	found := 0
-	for k, want := range tokens {
+	for n, want := range tokens {
 		if want == "" {
 			continue
 		}
 		if subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1 {
-			kind = k
+			name = n
 			found = 1
 		}
 	}
-	return kind, found == 1 && got != ""
+	return name, found == 1 && got != ""
 }

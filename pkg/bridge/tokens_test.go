@@ -164,8 +164,9 @@ func TestBadUserToken(t *testing.T) {
 }
 
 // TestUnknownBrowserRefused: a raw CLI frame whose browser is none of
-// auto, user or managed is invalid_action, listing them, and nothing
-// reaches an extension; the known names (and an absent one) are served.
+// auto, user, managed, managed-N or a pairing's name is invalid_action,
+// listing them, and nothing reaches an extension; the known names (and an
+// absent one) are served.
 func TestUnknownBrowserRefused(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
 	ext := h.Connect(t)
@@ -195,8 +196,8 @@ func TestUnknownBrowserRefused(t *testing.T) {
 			continue
 		}
 		if res.Error == nil || res.Error.Code != protocol.CodeInvalidAction || res.Error.Reason != protocol.ReasonRefused ||
-			!strings.Contains(res.Error.Message, "auto, user or managed") {
-			t.Errorf("browser %s: %+v, want invalid_action (refused) listing auto, user or managed", tc.browser, res.Error)
+			!strings.Contains(res.Error.Message, "auto, user, managed, managed-1 … managed-15") {
+			t.Errorf("browser %s: %+v, want invalid_action (refused) listing auto, user, managed, managed-1 … managed-15", tc.browser, res.Error)
 		}
 	}
 	if n := len(ext.Requests()); n != 5 {

@@ -93,6 +93,10 @@ func (d Dirs) TokenFile() string { return filepath.Join(d.Config, "token") }
 // ManagedTokenFile holds the managed browser pairing's token, hex, at 0600.
 func (d Dirs) ManagedTokenFile() string { return filepath.Join(d.Config, "managed-token") }
 
+// PairingsDir holds the tokens of the user pairings that have a name of
+// their own (`bua pair --name work`), one file per name, at 0600.
+func (d Dirs) PairingsDir() string { return filepath.Join(d.Config, "pairings") }
+
 // LockFile guarantees one daemon per Dirs.
 func (d Dirs) LockFile() string { return filepath.Join(d.Runtime, "daemon.lock") }
 
@@ -107,6 +111,11 @@ func (d Dirs) EventLog() string { return filepath.Join(d.State, "events.jsonl") 
 
 // BrowserDir holds the managed browser's profile and extension copy.
 func (d Dirs) BrowserDir() string { return filepath.Join(d.State, "browser") }
+
+// BrowsersDir holds the folders of the managed browsers beyond the first
+// (managed-1, managed-2, …), each with its own profile, extension copy and
+// record, laid out as BrowserDir is.
+func (d Dirs) BrowsersDir() string { return filepath.Join(d.State, "browsers") }
 
 // Downloads is where the managed browser saves downloads (protocol
 // result.download reports each file's path there).

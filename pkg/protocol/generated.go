@@ -51,6 +51,7 @@ const (
 	FeatureReplay             = "replay"               // the extension keeps recent request ids, a started mark and their answers in chrome.storage.session (x-replay) and does not abort its running actions when the connection drops: a request the daemon re-sends after a reconnect, with the same id and replay: true, is answered from that cache or joins the action still running, and never runs twice; one that started but whose answer was lost (the worker restarted mid-action) is internal_error, reason outcome_unknown
 	FeatureClickOptions       = "click_options"        // click takes button (left, middle, right, back or forward) and clickCount (2 for a double click, 3 for a triple click)
 	FeatureRecord             = "record"               // the record_start, record_read and record_stop actions: record the person's own input on a tab (trusted events only, never a page's script) as steps for a flow, each element with its readable locators taken when the person acted on it, text typed into a password field as a secret number and never its text; the badge and the popup show the recording, with a Stop button
+	FeatureOwnWindows         = "own_windows"          // open_tab takes window, a key naming a window of the caller's own: tabs opened with the same key share one window, made as the BUA window is, apart from it and from other keys' windows, and the extension switches to a background tab there as in the BUA window
 )
 
 // Features lists every known feature in schema order.
@@ -82,6 +83,7 @@ var Features = []string{
 	FeatureReplay,
 	FeatureClickOptions,
 	FeatureRecord,
+	FeatureOwnWindows,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -368,6 +370,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "url", Kind: KindString, Required: true, Example: "https://example.com/", Description: "Absolute http(s) URL, or about:blank. javascript:, chrome:, file: and every other scheme are invalid_action."},
 			{Name: "focus", Kind: KindBoolean, Required: false, Example: true, Description: ""},
 			{Name: "waitUntil", Kind: KindString, Required: false, Example: "commit", Feature: FeatureWaitUntil, Description: "When an action that loads a page answers (Playwright's waitUntil): commit, once the new document is committed (the response arrived and the page started to parse); domcontentloaded, at its DOMContentLoaded event; load (the default), at its load event, once every subresource (images, scripts, frames) has loaded; networkidle, after load and once the page has had no network connection for at least 500 ms. A pure addition to v4, sent only to an extension whose hello lists the wait_until feature (x-feature)."},
+			{Name: "window", Kind: KindString, Required: false, Example: "worker-1", Feature: FeatureOwnWindows, Description: "A key naming a window of the caller's own: tabs opened with the same key share one window, made minimized and unfocused as the BUA window is, apart from it and from every other key's (the daemon sets it for each worker of bua run --parallel in a person's Chrome, so each has an active tab of its own for input). Ignored with focus."},
 		},
 	},
 	ActionCloseTab: {

@@ -242,6 +242,12 @@ type Action struct {
 	// yet, default 10000, at most 60000.
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	Focus     bool `json:"focus,omitempty"`
+	// A key naming a window of the caller's own: tabs opened with the same key
+	// share one window, made minimized and unfocused as the BUA window is, apart
+	// from it and from every other key's (the daemon sets it for each worker of
+	// bua run --parallel in a person's Chrome, so each has an active tab of its
+	// own for input). Ignored with focus.
+	Window string `json:"window,omitempty"`
 	// requested: what the person is asked to clear (extract's obstacle.type)
 	ObstacleType string `json:"obstacleType,omitempty"`
 	// requested: what to tell the person (extract's obstacle.message)

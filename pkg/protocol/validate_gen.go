@@ -30,8 +30,9 @@ var (
 	vRe3 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$")
 	})
-	vRe4 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$") })
-	vRe5 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^e[0-9]{1,6}$") })
+	vRe4 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9_-]{1,64}$") })
+	vRe5 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$") })
+	vRe6 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^e[0-9]{1,6}$") })
 )
 
 // vDefMessage checks #/$defs/message.
@@ -891,7 +892,7 @@ func v63(v any, p *vloc, q bool) *SchemaError {
 // v64 checks #/$defs/url/anyOf/1.
 func v64(v any, p *vloc, q bool) *SchemaError {
 	if s, ok := v.(string); ok {
-		if !vRe4().MatchString(s) {
+		if !vRe5().MatchString(s) {
 			return p.failPattern(q, s, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$")
 		}
 	}
@@ -929,7 +930,7 @@ func vDefUidCheck(v any, p *vloc, q bool) *SchemaError {
 		return p.failType(q, "must be string, got ", v)
 	}
 	if s, ok := v.(string); ok {
-		if !vRe5().MatchString(s) {
+		if !vRe6().MatchString(s) {
 			return p.failPattern(q, s, " does not match ^e[0-9]{1,6}$")
 		}
 	}
@@ -3194,6 +3195,11 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 				return e
 			}
 		}
+		if x, ok := o["window"]; ok {
+			if e := v275(x, p.child(q, "window"), q); e != nil {
+				return e
+			}
+		}
 	}
 	return nil
 }
@@ -3202,6 +3208,19 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 func v272(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
+	}
+	return nil
+}
+
+// v275 checks #/$defs/action.open_tab/properties/window.
+func v275(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "string")) {
+		return p.failType(q, "must be string, got ", v)
+	}
+	if s, ok := v.(string); ok {
+		if !vRe4().MatchString(s) {
+			return p.failPattern(q, s, " does not match ^[A-Za-z0-9_-]{1,64}$")
+		}
 	}
 	return nil
 }
@@ -3264,17 +3283,17 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "state", "missing required field \"state\"")
 		}
 		if x, ok := o["message"]; ok {
-			if e := v280(x, p.child(q, "message"), q); e != nil {
+			if e := v281(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v281(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v282(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["state"]; ok {
-			if e := v282(x, p.child(q, "state"), q); e != nil {
+			if e := v283(x, p.child(q, "state"), q); e != nil {
 				return e
 			}
 		}
@@ -3287,8 +3306,8 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v280 checks #/$defs/action.handoff/properties/message.
-func v280(v any, p *vloc, q bool) *SchemaError {
+// v281 checks #/$defs/action.handoff/properties/message.
+func v281(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3301,8 +3320,8 @@ func v280(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v281 checks #/$defs/action.handoff/properties/obstacleType.
-func v281(v any, p *vloc, q bool) *SchemaError {
+// v282 checks #/$defs/action.handoff/properties/obstacleType.
+func v282(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "auth_wall", "captcha", "access_denied":
 	default:
@@ -3311,8 +3330,8 @@ func v281(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v282 checks #/$defs/action.handoff/properties/state.
-func v282(v any, p *vloc, q bool) *SchemaError {
+// v283 checks #/$defs/action.handoff/properties/state.
+func v283(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "requested", "resolved", "abandoned":
 	default:
@@ -3328,7 +3347,7 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["sinceSeq"]; ok {
-			if e := v284(x, p.child(q, "sinceSeq"), q); e != nil {
+			if e := v285(x, p.child(q, "sinceSeq"), q); e != nil {
 				return e
 			}
 		}
@@ -3341,8 +3360,8 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v284 checks #/$defs/action.get_trace/properties/sinceSeq.
-func v284(v any, p *vloc, q bool) *SchemaError {
+// v285 checks #/$defs/action.get_trace/properties/sinceSeq.
+func v285(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3414,12 +3433,12 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "accept", "missing required field \"accept\"")
 		}
 		if x, ok := o["accept"]; ok {
-			if e := v292(x, p.child(q, "accept"), q); e != nil {
+			if e := v293(x, p.child(q, "accept"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["promptText"]; ok {
-			if e := v293(x, p.child(q, "promptText"), q); e != nil {
+			if e := v294(x, p.child(q, "promptText"), q); e != nil {
 				return e
 			}
 		}
@@ -3432,16 +3451,16 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v292 checks #/$defs/action.handle_dialog/properties/accept.
-func v292(v any, p *vloc, q bool) *SchemaError {
+// v293 checks #/$defs/action.handle_dialog/properties/accept.
+func v293(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v293 checks #/$defs/action.handle_dialog/properties/promptText.
-func v293(v any, p *vloc, q bool) *SchemaError {
+// v294 checks #/$defs/action.handle_dialog/properties/promptText.
+func v294(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3464,7 +3483,7 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["force"]; ok {
-			if e := v298(x, p.child(q, "force"), q); e != nil {
+			if e := v299(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -3474,12 +3493,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["index"]; ok {
-			if e := v300(x, p.child(q, "index"), q); e != nil {
+			if e := v301(x, p.child(q, "index"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["label"]; ok {
-			if e := v302(x, p.child(q, "label"), q); e != nil {
+			if e := v303(x, p.child(q, "label"), q); e != nil {
 				return e
 			}
 		}
@@ -3514,12 +3533,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["value"]; ok {
-			if e := v310(x, p.child(q, "value"), q); e != nil {
+			if e := v311(x, p.child(q, "value"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if passed := vPass(v295(v, p, true)) + vPass(v296(v, p, true)) + vPass(v297(v, p, true)); passed != 1 {
+	if passed := vPass(v296(v, p, true)) + vPass(v297(v, p, true)) + vPass(v298(v, p, true)); passed != 1 {
 		if q {
 			return vQuiet
 		}
@@ -3528,8 +3547,8 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v295 checks #/$defs/action.select_option/oneOf/0.
-func v295(v any, p *vloc, q bool) *SchemaError {
+// v296 checks #/$defs/action.select_option/oneOf/0.
+func v296(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["value"]; !ok {
 			return p.missing(q, "value", "missing required field \"value\"")
@@ -3538,8 +3557,8 @@ func v295(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v296 checks #/$defs/action.select_option/oneOf/1.
-func v296(v any, p *vloc, q bool) *SchemaError {
+// v297 checks #/$defs/action.select_option/oneOf/1.
+func v297(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["label"]; !ok {
 			return p.missing(q, "label", "missing required field \"label\"")
@@ -3548,8 +3567,8 @@ func v296(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v297 checks #/$defs/action.select_option/oneOf/2.
-func v297(v any, p *vloc, q bool) *SchemaError {
+// v298 checks #/$defs/action.select_option/oneOf/2.
+func v298(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["index"]; !ok {
 			return p.missing(q, "index", "missing required field \"index\"")
@@ -3558,16 +3577,16 @@ func v297(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v298 checks #/$defs/action.select_option/properties/force.
-func v298(v any, p *vloc, q bool) *SchemaError {
+// v299 checks #/$defs/action.select_option/properties/force.
+func v299(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v300 checks #/$defs/action.select_option/properties/index.
-func v300(v any, p *vloc, q bool) *SchemaError {
+// v301 checks #/$defs/action.select_option/properties/index.
+func v301(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer") || vHasType(v, "array")) {
 		return p.failType(q, "must be integer or array, got ", v)
 	}
@@ -3581,7 +3600,7 @@ func v300(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v301(x, p.index(q, i), q); e != nil {
+			if e := v302(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3589,8 +3608,8 @@ func v300(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v301 checks #/$defs/action.select_option/properties/index/items.
-func v301(v any, p *vloc, q bool) *SchemaError {
+// v302 checks #/$defs/action.select_option/properties/index/items.
+func v302(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3602,8 +3621,8 @@ func v301(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v302 checks #/$defs/action.select_option/properties/label.
-func v302(v any, p *vloc, q bool) *SchemaError {
+// v303 checks #/$defs/action.select_option/properties/label.
+func v303(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3618,7 +3637,7 @@ func v302(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v303(x, p.index(q, i), q); e != nil {
+			if e := v304(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3626,8 +3645,8 @@ func v302(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v303 checks #/$defs/action.select_option/properties/label/items.
-func v303(v any, p *vloc, q bool) *SchemaError {
+// v304 checks #/$defs/action.select_option/properties/label/items.
+func v304(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3640,8 +3659,8 @@ func v303(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v310 checks #/$defs/action.select_option/properties/value.
-func v310(v any, p *vloc, q bool) *SchemaError {
+// v311 checks #/$defs/action.select_option/properties/value.
+func v311(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3656,7 +3675,7 @@ func v310(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v311(x, p.index(q, i), q); e != nil {
+			if e := v312(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3664,8 +3683,8 @@ func v310(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v311 checks #/$defs/action.select_option/properties/value/items.
-func v311(v any, p *vloc, q bool) *SchemaError {
+// v312 checks #/$defs/action.select_option/properties/value/items.
+func v312(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3691,7 +3710,7 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "files", "missing required field \"files\"")
 		}
 		if x, ok := o["files"]; ok {
-			if e := v312(x, p.child(q, "files"), q); e != nil {
+			if e := v313(x, p.child(q, "files"), q); e != nil {
 				return e
 			}
 		}
@@ -3734,8 +3753,8 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v312 checks #/$defs/action.upload/properties/files.
-func v312(v any, p *vloc, q bool) *SchemaError {
+// v313 checks #/$defs/action.upload/properties/files.
+func v313(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "array")) {
 		return p.failType(q, "must be array, got ", v)
 	}
@@ -3744,7 +3763,7 @@ func v312(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 100 items")
 		}
 		for i, x := range a {
-			if e := v313(x, p.index(q, i), q); e != nil {
+			if e := v314(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3752,16 +3771,16 @@ func v312(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v313 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
-func v313(v any, p *vloc, q bool) *SchemaError {
-	if v313Check(v, p, true) == nil {
+// v314 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
+func v314(v any, p *vloc, q bool) *SchemaError {
+	if v314Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an absolute path")
 }
 
-// v313Check checks #/$defs/action.upload/properties/files/items.
-func v313Check(v any, p *vloc, q bool) *SchemaError {
+// v314Check checks #/$defs/action.upload/properties/files/items.
+func v314Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3856,7 +3875,7 @@ func vDefActionRecordRead(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "tabId", "missing required field \"tabId\"")
 		}
 		if x, ok := o["sinceSeq"]; ok {
-			if e := v329(x, p.child(q, "sinceSeq"), q); e != nil {
+			if e := v330(x, p.child(q, "sinceSeq"), q); e != nil {
 				return e
 			}
 		}
@@ -3866,7 +3885,7 @@ func vDefActionRecordRead(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["timeoutMs"]; ok {
-			if e := v331(x, p.child(q, "timeoutMs"), q); e != nil {
+			if e := v332(x, p.child(q, "timeoutMs"), q); e != nil {
 				return e
 			}
 		}
@@ -3874,8 +3893,8 @@ func vDefActionRecordRead(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v329 checks #/$defs/action.record_read/properties/sinceSeq.
-func v329(v any, p *vloc, q bool) *SchemaError {
+// v330 checks #/$defs/action.record_read/properties/sinceSeq.
+func v330(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3887,8 +3906,8 @@ func v329(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v331 checks #/$defs/action.record_read/properties/timeoutMs.
-func v331(v any, p *vloc, q bool) *SchemaError {
+// v332 checks #/$defs/action.record_read/properties/timeoutMs.
+func v332(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3941,40 +3960,40 @@ func vDefEvent(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "type", "missing required field \"type\"")
 		}
 		if x, ok := o["type"]; ok {
-			if e := v333(x, p.child(q, "type"), q); e != nil {
+			if e := v334(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if e := v334(v, p, q); e != nil {
+	if e := v335(v, p, q); e != nil {
 		return e
 	}
-	if e := v338(v, p, q); e != nil {
+	if e := v339(v, p, q); e != nil {
 		return e
 	}
-	if e := v342(v, p, q); e != nil {
+	if e := v343(v, p, q); e != nil {
 		return e
 	}
-	if e := v346(v, p, q); e != nil {
+	if e := v347(v, p, q); e != nil {
 		return e
 	}
-	if e := v350(v, p, q); e != nil {
+	if e := v351(v, p, q); e != nil {
 		return e
 	}
-	if e := v354(v, p, q); e != nil {
+	if e := v355(v, p, q); e != nil {
 		return e
 	}
-	if e := v358(v, p, q); e != nil {
+	if e := v359(v, p, q); e != nil {
 		return e
 	}
-	if e := v362(v, p, q); e != nil {
+	if e := v363(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v333 checks #/$defs/event/properties/type.
-func v333(v any, p *vloc, q bool) *SchemaError {
+// v334 checks #/$defs/event/properties/type.
+func v334(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3987,9 +4006,9 @@ func v333(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v334 checks #/$defs/event/allOf/0.
-func v334(v any, p *vloc, q bool) *SchemaError {
-	if v335(v, p, true) == nil {
+// v335 checks #/$defs/event/allOf/0.
+func v335(v any, p *vloc, q bool) *SchemaError {
+	if v336(v, p, true) == nil {
 		if e := vDefEventSessionStarted(v, p, q); e != nil {
 			return e
 		}
@@ -3997,11 +4016,11 @@ func v334(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v335 checks #/$defs/event/allOf/0/if.
-func v335(v any, p *vloc, q bool) *SchemaError {
+// v336 checks #/$defs/event/allOf/0/if.
+func v336(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v336(x, p.child(q, "type"), q); e != nil {
+			if e := v337(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4009,17 +4028,17 @@ func v335(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v336 checks #/$defs/event/allOf/0/if/properties/type.
-func v336(v any, p *vloc, q bool) *SchemaError {
+// v337 checks #/$defs/event/allOf/0/if/properties/type.
+func v337(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_started" {
 		return p.fail(q, "must be \"session_started\"")
 	}
 	return nil
 }
 
-// v338 checks #/$defs/event/allOf/1.
-func v338(v any, p *vloc, q bool) *SchemaError {
-	if v339(v, p, true) == nil {
+// v339 checks #/$defs/event/allOf/1.
+func v339(v any, p *vloc, q bool) *SchemaError {
+	if v340(v, p, true) == nil {
 		if e := vDefEventSessionEnded(v, p, q); e != nil {
 			return e
 		}
@@ -4027,11 +4046,11 @@ func v338(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v339 checks #/$defs/event/allOf/1/if.
-func v339(v any, p *vloc, q bool) *SchemaError {
+// v340 checks #/$defs/event/allOf/1/if.
+func v340(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v340(x, p.child(q, "type"), q); e != nil {
+			if e := v341(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4039,17 +4058,17 @@ func v339(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v340 checks #/$defs/event/allOf/1/if/properties/type.
-func v340(v any, p *vloc, q bool) *SchemaError {
+// v341 checks #/$defs/event/allOf/1/if/properties/type.
+func v341(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_ended" {
 		return p.fail(q, "must be \"session_ended\"")
 	}
 	return nil
 }
 
-// v342 checks #/$defs/event/allOf/2.
-func v342(v any, p *vloc, q bool) *SchemaError {
-	if v343(v, p, true) == nil {
+// v343 checks #/$defs/event/allOf/2.
+func v343(v any, p *vloc, q bool) *SchemaError {
+	if v344(v, p, true) == nil {
 		if e := vDefEventDomainBlocked(v, p, q); e != nil {
 			return e
 		}
@@ -4057,11 +4076,11 @@ func v342(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v343 checks #/$defs/event/allOf/2/if.
-func v343(v any, p *vloc, q bool) *SchemaError {
+// v344 checks #/$defs/event/allOf/2/if.
+func v344(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v344(x, p.child(q, "type"), q); e != nil {
+			if e := v345(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4069,17 +4088,17 @@ func v343(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v344 checks #/$defs/event/allOf/2/if/properties/type.
-func v344(v any, p *vloc, q bool) *SchemaError {
+// v345 checks #/$defs/event/allOf/2/if/properties/type.
+func v345(v any, p *vloc, q bool) *SchemaError {
 	if v != "domain_blocked" {
 		return p.fail(q, "must be \"domain_blocked\"")
 	}
 	return nil
 }
 
-// v346 checks #/$defs/event/allOf/3.
-func v346(v any, p *vloc, q bool) *SchemaError {
-	if v347(v, p, true) == nil {
+// v347 checks #/$defs/event/allOf/3.
+func v347(v any, p *vloc, q bool) *SchemaError {
+	if v348(v, p, true) == nil {
 		if e := vDefEventTabClosed(v, p, q); e != nil {
 			return e
 		}
@@ -4087,11 +4106,11 @@ func v346(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v347 checks #/$defs/event/allOf/3/if.
-func v347(v any, p *vloc, q bool) *SchemaError {
+// v348 checks #/$defs/event/allOf/3/if.
+func v348(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v348(x, p.child(q, "type"), q); e != nil {
+			if e := v349(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4099,17 +4118,17 @@ func v347(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v348 checks #/$defs/event/allOf/3/if/properties/type.
-func v348(v any, p *vloc, q bool) *SchemaError {
+// v349 checks #/$defs/event/allOf/3/if/properties/type.
+func v349(v any, p *vloc, q bool) *SchemaError {
 	if v != "tab_closed" {
 		return p.fail(q, "must be \"tab_closed\"")
 	}
 	return nil
 }
 
-// v350 checks #/$defs/event/allOf/4.
-func v350(v any, p *vloc, q bool) *SchemaError {
-	if v351(v, p, true) == nil {
+// v351 checks #/$defs/event/allOf/4.
+func v351(v any, p *vloc, q bool) *SchemaError {
+	if v352(v, p, true) == nil {
 		if e := vDefEventGlobalStop(v, p, q); e != nil {
 			return e
 		}
@@ -4117,11 +4136,11 @@ func v350(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v351 checks #/$defs/event/allOf/4/if.
-func v351(v any, p *vloc, q bool) *SchemaError {
+// v352 checks #/$defs/event/allOf/4/if.
+func v352(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v352(x, p.child(q, "type"), q); e != nil {
+			if e := v353(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4129,17 +4148,17 @@ func v351(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v352 checks #/$defs/event/allOf/4/if/properties/type.
-func v352(v any, p *vloc, q bool) *SchemaError {
+// v353 checks #/$defs/event/allOf/4/if/properties/type.
+func v353(v any, p *vloc, q bool) *SchemaError {
 	if v != "global_stop" {
 		return p.fail(q, "must be \"global_stop\"")
 	}
 	return nil
 }
 
-// v354 checks #/$defs/event/allOf/5.
-func v354(v any, p *vloc, q bool) *SchemaError {
-	if v355(v, p, true) == nil {
+// v355 checks #/$defs/event/allOf/5.
+func v355(v any, p *vloc, q bool) *SchemaError {
+	if v356(v, p, true) == nil {
 		if e := vDefEventDialogOpened(v, p, q); e != nil {
 			return e
 		}
@@ -4147,11 +4166,11 @@ func v354(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v355 checks #/$defs/event/allOf/5/if.
-func v355(v any, p *vloc, q bool) *SchemaError {
+// v356 checks #/$defs/event/allOf/5/if.
+func v356(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v356(x, p.child(q, "type"), q); e != nil {
+			if e := v357(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4159,17 +4178,17 @@ func v355(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v356 checks #/$defs/event/allOf/5/if/properties/type.
-func v356(v any, p *vloc, q bool) *SchemaError {
+// v357 checks #/$defs/event/allOf/5/if/properties/type.
+func v357(v any, p *vloc, q bool) *SchemaError {
 	if v != "dialog_opened" {
 		return p.fail(q, "must be \"dialog_opened\"")
 	}
 	return nil
 }
 
-// v358 checks #/$defs/event/allOf/6.
-func v358(v any, p *vloc, q bool) *SchemaError {
-	if v359(v, p, true) == nil {
+// v359 checks #/$defs/event/allOf/6.
+func v359(v any, p *vloc, q bool) *SchemaError {
+	if v360(v, p, true) == nil {
 		if e := vDefEventHandoffRequested(v, p, q); e != nil {
 			return e
 		}
@@ -4177,11 +4196,11 @@ func v358(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v359 checks #/$defs/event/allOf/6/if.
-func v359(v any, p *vloc, q bool) *SchemaError {
+// v360 checks #/$defs/event/allOf/6/if.
+func v360(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v360(x, p.child(q, "type"), q); e != nil {
+			if e := v361(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4189,17 +4208,17 @@ func v359(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v360 checks #/$defs/event/allOf/6/if/properties/type.
-func v360(v any, p *vloc, q bool) *SchemaError {
+// v361 checks #/$defs/event/allOf/6/if/properties/type.
+func v361(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_requested" {
 		return p.fail(q, "must be \"handoff_requested\"")
 	}
 	return nil
 }
 
-// v362 checks #/$defs/event/allOf/7.
-func v362(v any, p *vloc, q bool) *SchemaError {
-	if v363(v, p, true) == nil {
+// v363 checks #/$defs/event/allOf/7.
+func v363(v any, p *vloc, q bool) *SchemaError {
+	if v364(v, p, true) == nil {
 		if e := vDefEventHandoffResolved(v, p, q); e != nil {
 			return e
 		}
@@ -4207,11 +4226,11 @@ func v362(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v363 checks #/$defs/event/allOf/7/if.
-func v363(v any, p *vloc, q bool) *SchemaError {
+// v364 checks #/$defs/event/allOf/7/if.
+func v364(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v364(x, p.child(q, "type"), q); e != nil {
+			if e := v365(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4219,8 +4238,8 @@ func v363(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v364 checks #/$defs/event/allOf/7/if/properties/type.
-func v364(v any, p *vloc, q bool) *SchemaError {
+// v365 checks #/$defs/event/allOf/7/if/properties/type.
+func v365(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_resolved" {
 		return p.fail(q, "must be \"handoff_resolved\"")
 	}
@@ -4243,12 +4262,12 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "startedAt", "missing required field \"startedAt\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v366(x, p.child(q, "domain"), q); e != nil {
+			if e := v367(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["startedAt"]; ok {
-			if e := v367(x, p.child(q, "startedAt"), q); e != nil {
+			if e := v368(x, p.child(q, "startedAt"), q); e != nil {
 				return e
 			}
 		}
@@ -4261,16 +4280,16 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v366 checks #/$defs/event.session_started/properties/domain.
-func v366(v any, p *vloc, q bool) *SchemaError {
+// v367 checks #/$defs/event.session_started/properties/domain.
+func v367(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v367 checks #/$defs/event.session_started/properties/startedAt.
-func v367(v any, p *vloc, q bool) *SchemaError {
+// v368 checks #/$defs/event.session_started/properties/startedAt.
+func v368(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "number")) {
 		return p.failType(q, "must be number, got ", v)
 	}
@@ -4296,12 +4315,12 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "reason", "missing required field \"reason\"")
 		}
 		if x, ok := o["actionCount"]; ok {
-			if e := v369(x, p.child(q, "actionCount"), q); e != nil {
+			if e := v370(x, p.child(q, "actionCount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v370(x, p.child(q, "domain"), q); e != nil {
+			if e := v371(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4319,8 +4338,8 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v369 checks #/$defs/event.session_ended/properties/actionCount.
-func v369(v any, p *vloc, q bool) *SchemaError {
+// v370 checks #/$defs/event.session_ended/properties/actionCount.
+func v370(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4332,8 +4351,8 @@ func v369(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v370 checks #/$defs/event.session_ended/properties/domain.
-func v370(v any, p *vloc, q bool) *SchemaError {
+// v371 checks #/$defs/event.session_ended/properties/domain.
+func v371(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4353,12 +4372,12 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "attemptedAction", "missing required field \"attemptedAction\"")
 		}
 		if x, ok := o["attemptedAction"]; ok {
-			if e := v373(x, p.child(q, "attemptedAction"), q); e != nil {
+			if e := v374(x, p.child(q, "attemptedAction"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v374(x, p.child(q, "domain"), q); e != nil {
+			if e := v375(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4371,16 +4390,16 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v373 checks #/$defs/event.domain_blocked/properties/attemptedAction.
-func v373(v any, p *vloc, q bool) *SchemaError {
+// v374 checks #/$defs/event.domain_blocked/properties/attemptedAction.
+func v374(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v374 checks #/$defs/event.domain_blocked/properties/domain.
-func v374(v any, p *vloc, q bool) *SchemaError {
+// v375 checks #/$defs/event.domain_blocked/properties/domain.
+func v375(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4415,7 +4434,7 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "endedCount", "missing required field \"endedCount\"")
 		}
 		if x, ok := o["endedCount"]; ok {
-			if e := v377(x, p.child(q, "endedCount"), q); e != nil {
+			if e := v378(x, p.child(q, "endedCount"), q); e != nil {
 				return e
 			}
 		}
@@ -4423,8 +4442,8 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v377 checks #/$defs/event.global_stop/properties/endedCount.
-func v377(v any, p *vloc, q bool) *SchemaError {
+// v378 checks #/$defs/event.global_stop/properties/endedCount.
+func v378(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4449,17 +4468,17 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "dialogType", "missing required field \"dialogType\"")
 		}
 		if x, ok := o["dialogType"]; ok {
-			if e := v378(x, p.child(q, "dialogType"), q); e != nil {
+			if e := v379(x, p.child(q, "dialogType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["handled"]; ok {
-			if e := v379(x, p.child(q, "handled"), q); e != nil {
+			if e := v380(x, p.child(q, "handled"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v380(x, p.child(q, "message"), q); e != nil {
+			if e := v381(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
@@ -4472,8 +4491,8 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v378 checks #/$defs/event.dialog_opened/properties/dialogType.
-func v378(v any, p *vloc, q bool) *SchemaError {
+// v379 checks #/$defs/event.dialog_opened/properties/dialogType.
+func v379(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "alert", "confirm", "prompt", "beforeunload":
 	default:
@@ -4482,16 +4501,16 @@ func v378(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v379 checks #/$defs/event.dialog_opened/properties/handled.
-func v379(v any, p *vloc, q bool) *SchemaError {
+// v380 checks #/$defs/event.dialog_opened/properties/handled.
+func v380(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v380 checks #/$defs/event.dialog_opened/properties/message.
-func v380(v any, p *vloc, q bool) *SchemaError {
+// v381 checks #/$defs/event.dialog_opened/properties/message.
+func v381(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4511,17 +4530,17 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "domain", "missing required field \"domain\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v382(x, p.child(q, "domain"), q); e != nil {
+			if e := v383(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v383(x, p.child(q, "message"), q); e != nil {
+			if e := v384(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v384(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v385(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
@@ -4534,15 +4553,7 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v382 checks #/$defs/event.handoff_requested/properties/domain.
-func v382(v any, p *vloc, q bool) *SchemaError {
-	if !(vHasType(v, "string")) {
-		return p.failType(q, "must be string, got ", v)
-	}
-	return nil
-}
-
-// v383 checks #/$defs/event.handoff_requested/properties/message.
+// v383 checks #/$defs/event.handoff_requested/properties/domain.
 func v383(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
@@ -4550,8 +4561,16 @@ func v383(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v384 checks #/$defs/event.handoff_requested/properties/obstacleType.
+// v384 checks #/$defs/event.handoff_requested/properties/message.
 func v384(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "string")) {
+		return p.failType(q, "must be string, got ", v)
+	}
+	return nil
+}
+
+// v385 checks #/$defs/event.handoff_requested/properties/obstacleType.
+func v385(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4574,12 +4593,12 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "outcome", "missing required field \"outcome\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v386(x, p.child(q, "domain"), q); e != nil {
+			if e := v387(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["outcome"]; ok {
-			if e := v387(x, p.child(q, "outcome"), q); e != nil {
+			if e := v388(x, p.child(q, "outcome"), q); e != nil {
 				return e
 			}
 		}
@@ -4589,7 +4608,7 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["waitedMs"]; ok {
-			if e := v389(x, p.child(q, "waitedMs"), q); e != nil {
+			if e := v390(x, p.child(q, "waitedMs"), q); e != nil {
 				return e
 			}
 		}
@@ -4597,16 +4616,16 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v386 checks #/$defs/event.handoff_resolved/properties/domain.
-func v386(v any, p *vloc, q bool) *SchemaError {
+// v387 checks #/$defs/event.handoff_resolved/properties/domain.
+func v387(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v387 checks #/$defs/event.handoff_resolved/properties/outcome.
-func v387(v any, p *vloc, q bool) *SchemaError {
+// v388 checks #/$defs/event.handoff_resolved/properties/outcome.
+func v388(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "resolved", "abandoned":
 	default:
@@ -4615,8 +4634,8 @@ func v387(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v389 checks #/$defs/event.handoff_resolved/properties/waitedMs.
-func v389(v any, p *vloc, q bool) *SchemaError {
+// v390 checks #/$defs/event.handoff_resolved/properties/waitedMs.
+func v390(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}

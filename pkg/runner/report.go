@@ -123,7 +123,10 @@ type FlowReport struct {
 	Tags []string `json:"tags,omitempty"`
 	// Shard is the --shard I/N of the run that ran the flow, set by Merge
 	// (merge.go) in a merged report; "" otherwise.
-	Shard          string        `json:"shard,omitempty"`
+	Shard string `json:"shard,omitempty"`
+	// Worker is the index of the worker that ran the flow in a parallel
+	// run (RunParallel), nil in a serial one.
+	Worker         *int          `json:"worker,omitempty"`
 	FailedAttempts []*FlowReport `json:"-"`
 	Flaky          bool          `json:"-"`
 

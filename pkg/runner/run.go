@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,11 @@ type Runner struct {
 	// Dialogs is the dialog policy (Dialogs*) of a flow without a dialogs
 	// key of its own (`bua run --dialogs`); "" leaves dialogs open.
 	Dialogs string
+	// worker is the index of the worker running the flow (RunParallel;
+	// 0 in a serial run), set on each worker's copy of the Runner, with
+	// parallel, which names the worker in the flow's progress line.
+	worker   int
+	parallel bool
 	// handoffSleep shortens a handoff's waits in tests (nil: real time).
 	handoffSleep func(context.Context, time.Duration) error
 	// ExitCode, when set, maps a status to the caller's exit code; the
@@ -106,6 +112,24 @@ type Runner struct {
 	// code and reason), so a flow's error reads as the same command's would.
 	// Nil uses the error contract's hint for the code (protocol.Lookup).
 	Hint func(*protocol.Error) string
+}
+
+// WorkerIndexEnv is the name flows read their worker's index under
+// (env.BUA_WORKER_INDEX, a string): 0 … N-1 in a run on N workers
+// (RunParallel), 0 in a serial one, whatever the environment says: test
+// data unique per worker (Playwright's TEST_WORKER_INDEX).
+const WorkerIndexEnv = "BUA_WORKER_INDEX"
+
+// getenv is env.NAME's value: the worker's index for WorkerIndexEnv, else
+// Getenv's.
+func (r *Runner) getenv(name string) string {
+	if name == WorkerIndexEnv {
+		return strconv.Itoa(r.worker)
+	}
+	if r.Getenv == nil {
+		return ""
+	}
+	return r.Getenv(name)
 }
 
 func (r *Runner) now() time.Time {
@@ -173,11 +197,9 @@ type State struct {
 func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 	s := &State{r: r, flow: f, shared: sh, rec: rec, origins: map[string]*extractOrigin{}, vars: map[string]any{}}
 	envMap := map[string]any{}
-	if r.Getenv != nil {
-		for _, name := range f.envNames {
-			if v := r.Getenv(name); v != "" {
-				envMap[name] = v
-			}
+	for _, name := range f.envNames {
+		if v := r.getenv(name); v != "" {
+			envMap[name] = v
 		}
 	}
 	s.env = map[string]any{
@@ -457,38 +479,79 @@ func joinPath(prefix, name string) string {
 // flow's; the runs before it are its FailedAttempts, and a rerun's
 // artifacts go under Artifacts/attempt-N so the first failure's stay.
 func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
+	fr := r.startFlow(f)
+	defer fr.close()
+	for {
+		if rec, done := fr.attempt(ctx, r); done {
+			return rec
+		}
+	}
+}
+
+// flowRun is one flow's runs so far: the folder it serves, once for all
+// of them, and the attempts that failed. A parallel run's attempts may
+// each run on another worker (RunParallel).
+type flowRun struct {
+	f        *Flow
+	srv      *Server
+	serveErr error
+	failed   []*FlowReport
+}
+
+// startFlow serves f's folder (its serve key, else r.Serve), if any.
+func (r *Runner) startFlow(f *Flow) *flowRun {
+	fr := &flowRun{f: f}
 	dir := r.Serve
 	if f.Serve != "" {
 		dir = f.Serve
 	}
-	var srv *Server
-	var serveErr error
 	if dir != "" {
-		if srv, serveErr = Serve(dir); serveErr == nil {
-			defer srv.Close()
-		}
+		fr.srv, fr.serveErr = Serve(dir)
 	}
-	var failed []*FlowReport
-	for attempt := 1; ; attempt++ {
-		rr := r
-		if attempt > 1 && r.Artifacts != "" {
-			c := *r
-			c.Artifacts = filepath.Join(r.Artifacts, fmt.Sprintf("attempt-%d", attempt))
-			rr = &c
-		}
-		rec, started, err := rr.runAttempt(ctx, f, srv, serveErr, attempt)
-		rec.Attempts = attempt
-		if attempt <= r.Retries && ctx.Err() == nil && rerunnable(err, started) {
-			r.progressFlowEnd(rec)
-			r.progressf("  rerunning %s (attempt %d of at most %d)", rec.Name, attempt+1, r.Retries+1)
-			failed = append(failed, rec)
-			continue
-		}
-		rec.FailedAttempts = failed
-		markFlaky(rec, r.FailOnFlaky)
+	return fr
+}
+
+// close stops the flow's server.
+func (fr *flowRun) close() {
+	if fr.srv != nil {
+		fr.srv.Close()
+	}
+}
+
+// attempt runs the flow once more, on r. done is false when the run
+// failed in a way a rerun may fix and r.Retries allows another: the caller
+// runs it again (RunFlow at once, RunParallel on the next free worker).
+// When done, rec is the flow's report, its failed runs before it.
+func (fr *flowRun) attempt(ctx context.Context, r *Runner) (rec *FlowReport, done bool) {
+	attempt := len(fr.failed) + 1
+	rr := r
+	if attempt > 1 && r.Artifacts != "" {
+		c := *r
+		c.Artifacts = filepath.Join(r.Artifacts, fmt.Sprintf("attempt-%d", attempt))
+		rr = &c
+	}
+	rec, started, err := rr.runAttempt(ctx, fr.f, fr.srv, fr.serveErr, attempt)
+	rec.Attempts = attempt
+	if attempt <= r.Retries && ctx.Err() == nil && rerunnable(err, started) {
 		r.progressFlowEnd(rec)
-		return rec
+		r.progressf("  rerunning %s (attempt %d of at most %d)", rec.Name, attempt+1, r.Retries+1)
+		fr.failed = append(fr.failed, rec)
+		return rec, false
 	}
+	rec.FailedAttempts = fr.failed
+	markFlaky(rec, r.FailOnFlaky)
+	r.progressFlowEnd(rec)
+	return rec, true
+}
+
+// abandoned is the report of a flow whose rerun never ran (the run
+// stopped first): its last failed run, the ones before it as its failed
+// attempts.
+func (fr *flowRun) abandoned() *FlowReport {
+	n := len(fr.failed)
+	rec := fr.failed[n-1]
+	rec.FailedAttempts = fr.failed[:n-1]
+	return rec
 }
 
 // runAttempt is one run of f; started says whether its steps began (a
@@ -557,34 +620,48 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 			suite.Flows = append(suite.Flows, &FlowReport{Name: flowName(file), File: file, Status: StatusSkipped})
 			continue
 		}
-		f, err := Load(file)
 		var rec *FlowReport
-		if err != nil {
-			rec = &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, Error: err.Error()}
-			var le *LoadError
-			if errors.As(err, &le) {
-				rec.Diagnostics = le.Diags
-			}
-			r.progressFlowEnd(rec)
+		if f, err := Load(file); err != nil {
+			rec = r.invalidFlow(file, err)
 		} else {
 			rec = r.RunFlow(ctx, f)
 		}
 		suite.Flows = append(suite.Flows, rec)
+		stop = stop || r.stopsSuite(rec)
+	}
+	suite.end(r, ctx)
+	return suite
+}
+
+// invalidFlow is the report of a file that did not load, printed.
+func (r *Runner) invalidFlow(file string, err error) *FlowReport {
+	rec := &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, Error: err.Error()}
+	var le *LoadError
+	if errors.As(err, &le) {
+		rec.Diagnostics = le.Diags
+	}
+	r.progressFlowEnd(rec)
+	return rec
+}
+
+// stopsSuite reports whether no flow may start after rec: under FailFast
+// one that did not pass; and a flow the person stopped with Stop all in
+// the popup, which stops the whole run, not only the flow it met (the
+// person wants bua out of their browser).
+func (r *Runner) stopsSuite(rec *FlowReport) bool {
+	return r.FailFast && rec.Status != StatusPassed || rec.stoppedBy == protocol.ReasonGlobalStop
+}
+
+// end closes the suite: its duration, whether ctx was interrupted, and
+// the evidence files its flows could not write.
+func (s *SuiteReport) end(r *Runner, ctx context.Context) {
+	for _, rec := range s.Flows {
 		for _, a := range append(rec.FailedAttempts, rec) {
-			suite.Problems = append(suite.Problems, a.writeErrors...)
-		}
-		if r.FailFast && rec.Status != StatusPassed {
-			stop = true
-		}
-		// Stop all in the popup stops the whole run, not only the flow it
-		// met: the person wants bua out of their browser.
-		if rec.stoppedBy == protocol.ReasonGlobalStop {
-			stop = true
+			s.Problems = append(s.Problems, a.writeErrors...)
 		}
 	}
-	suite.Duration = r.now().Sub(suite.Started)
-	suite.Interrupted = interrupted(ctx)
-	return suite
+	s.Duration = r.now().Sub(s.Started)
+	s.Interrupted = interrupted(ctx)
 }
 
 // interrupted reports whether ctx, a run's or a flow's, was cancelled by
@@ -633,11 +710,14 @@ func (r *Runner) progressFlow(rec *FlowReport, attempt int) {
 	if r.Progress == nil {
 		return
 	}
+	line := fmt.Sprintf("flow %s (%s)", rec.Name, rec.File)
 	if attempt > 1 {
-		fmt.Fprintf(r.Progress, "flow %s (%s), attempt %d\n", rec.Name, rec.File, attempt)
-		return
+		line += fmt.Sprintf(", attempt %d", attempt)
 	}
-	fmt.Fprintf(r.Progress, "flow %s (%s)\n", rec.Name, rec.File)
+	if r.parallel {
+		line += fmt.Sprintf(", worker %d", r.worker)
+	}
+	fmt.Fprintln(r.Progress, line)
 }
 
 func (r *Runner) progressf(format string, args ...any) {

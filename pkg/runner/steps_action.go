@@ -61,9 +61,14 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 		}
 		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
-			// than not: mask it wherever it would be printed.
+			// than not: mask it wherever it would be printed. The
+			// worker's index is bua's own, and masking "0" would hide
+			// every zero.
 			for _, e := range p.Value.Exprs() {
 				for _, name := range e.envNames {
+					if name == WorkerIndexEnv {
+						continue
+					}
 					if val, ok := s.env["env"].(map[string]any)[name].(string); ok {
 						s.shared.masker.Add(val)
 					}

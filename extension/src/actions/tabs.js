@@ -85,7 +85,7 @@ async function openTab(env, action) {
   // loaded after it opened blank does not get the window's focus
   // (headless Chromium), and the person sees its dialog anyway.
   const focus = action.focus === true;
-  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus });
+  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus, window: action.window });
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
   if (!waits && focus) {

@@ -17,8 +17,9 @@ const RE0 = new RegExp("\\S", "u");
 const RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 const RE2 = new RegExp("^/", "u");
 const RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-const RE4 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
-const RE5 = new RegExp("^e[0-9]{1,6}$", "u");
+const RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+const RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
+const RE6 = new RegExp("^e[0-9]{1,6}$", "u");
 
 // #/$defs/message
 function vDefMessage(v, p, q) {
@@ -679,7 +680,7 @@ function v63(v, p, q) {
 // #/$defs/url/anyOf/1
 function v64(v, p, q) {
   if (typeof v === "string") {
-    if (!RE4.test(v)) {
+    if (!RE5.test(v)) {
       return failPattern(p, q, v, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$");
     }
   }
@@ -715,7 +716,7 @@ function vDefUidCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE5.test(v)) {
+    if (!RE6.test(v)) {
       return failPattern(p, q, v, " does not match ^e[0-9]{1,6}$");
     }
   }
@@ -2451,6 +2452,7 @@ function vDefActionOpenTab(v, p, q) {
     if (Object.hasOwn(v, "focus") && (e = v272(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v275(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
@@ -2459,6 +2461,19 @@ function vDefActionOpenTab(v, p, q) {
 function v272(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+
+// #/$defs/action.open_tab/properties/window
+function v275(v, p, q) {
+  if (!(hasType(v, "string"))) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE4.test(v)) {
+      return failPattern(p, q, v, " does not match ^[A-Za-z0-9_-]{1,64}$");
+    }
   }
   return null;
 }
@@ -2499,16 +2514,16 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", "missing required field \"state\"");
-    if (Object.hasOwn(v, "message") && (e = v280(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v281(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v282(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v281(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v282(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v283(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handoff/properties/message
-function v280(v, p, q) {
+function v281(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2522,7 +2537,7 @@ function v280(v, p, q) {
 }
 
 // #/$defs/action.handoff/properties/obstacleType
-function v281(v, p, q) {
+function v282(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, "must be one of \"auth_wall\", \"captcha\", \"access_denied\", got ", v);
   }
@@ -2532,7 +2547,7 @@ function v281(v, p, q) {
 const ENUM10 = new Set(["auth_wall", "captcha", "access_denied"]);
 
 // #/$defs/action.handoff/properties/state
-function v282(v, p, q) {
+function v283(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, "must be one of \"requested\", \"resolved\", \"abandoned\", got ", v);
   }
@@ -2548,14 +2563,14 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v284(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v285(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.get_trace/properties/sinceSeq
-function v284(v, p, q) {
+function v285(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2603,15 +2618,15 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", "missing required field \"accept\"");
-    if (Object.hasOwn(v, "accept") && (e = v292(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v293(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v293(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v294(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handle_dialog/properties/accept
-function v292(v, p, q) {
+function v293(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2619,7 +2634,7 @@ function v292(v, p, q) {
 }
 
 // #/$defs/action.handle_dialog/properties/promptText
-function v293(v, p, q) {
+function v294(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2640,19 +2655,19 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v298(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v299(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v300(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v302(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v301(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v303(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v310(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v311(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v295(v, p, true)) + pass(v296(v, p, true)) + pass(v297(v, p, true));
+  const passed = pass(v296(v, p, true)) + pass(v297(v, p, true)) + pass(v298(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
@@ -2661,7 +2676,7 @@ function vDefActionSelectOption(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/0
-function v295(v, p, q) {
+function v296(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", "missing required field \"value\"");
   }
@@ -2669,7 +2684,7 @@ function v295(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/1
-function v296(v, p, q) {
+function v297(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", "missing required field \"label\"");
   }
@@ -2677,7 +2692,7 @@ function v296(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/2
-function v297(v, p, q) {
+function v298(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", "missing required field \"index\"");
   }
@@ -2685,7 +2700,7 @@ function v297(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/force
-function v298(v, p, q) {
+function v299(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2693,7 +2708,7 @@ function v298(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/index
-function v300(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2707,13 +2722,13 @@ function v300(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v301(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v302(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/index/items
-function v301(v, p, q) {
+function v302(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2726,7 +2741,7 @@ function v301(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/label
-function v302(v, p, q) {
+function v303(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2741,13 +2756,13 @@ function v302(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v303(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v304(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/label/items
-function v303(v, p, q) {
+function v304(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2761,7 +2776,7 @@ function v303(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/value
-function v310(v, p, q) {
+function v311(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2776,13 +2791,13 @@ function v310(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v311(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v312(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/value/items
-function v311(v, p, q) {
+function v312(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2804,7 +2819,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", "missing required field \"files\"");
-    if (Object.hasOwn(v, "files") && (e = v312(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v313(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2817,7 +2832,7 @@ function vDefActionUpload(v, p, q) {
 }
 
 // #/$defs/action.upload/properties/files
-function v312(v, p, q) {
+function v313(v, p, q) {
   let e;
   if (!(hasType(v, "array"))) {
     return failType(p, q, "must be array, got ", v);
@@ -2826,19 +2841,19 @@ function v312(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v313(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v314(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.upload/properties/files/items: its x-message replaces any reason.
-function v313(v, p, q) {
-  if (v313Check(v, p, true) === null) return null;
+function v314(v, p, q) {
+  if (v314Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
 
 // #/$defs/action.upload/properties/files/items
-function v313Check(v, p, q) {
+function v314Check(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2897,15 +2912,15 @@ function vDefActionRecordRead(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
-    if (Object.hasOwn(v, "sinceSeq") && (e = v329(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v330(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "timeoutMs") && (e = v331(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v332(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.record_read/properties/sinceSeq
-function v329(v, p, q) {
+function v330(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2918,7 +2933,7 @@ function v329(v, p, q) {
 }
 
 // #/$defs/action.record_read/properties/timeoutMs
-function v331(v, p, q) {
+function v332(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2964,21 +2979,21 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", "missing required field \"type\"");
-    if (Object.hasOwn(v, "type") && (e = v333(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v334(v["type"], child(p, q, "type"), q))) return e;
   }
-  if ((e = v334(v, p, q))) return e;
-  if ((e = v338(v, p, q))) return e;
-  if ((e = v342(v, p, q))) return e;
-  if ((e = v346(v, p, q))) return e;
-  if ((e = v350(v, p, q))) return e;
-  if ((e = v354(v, p, q))) return e;
-  if ((e = v358(v, p, q))) return e;
-  if ((e = v362(v, p, q))) return e;
+  if ((e = v335(v, p, q))) return e;
+  if ((e = v339(v, p, q))) return e;
+  if ((e = v343(v, p, q))) return e;
+  if ((e = v347(v, p, q))) return e;
+  if ((e = v351(v, p, q))) return e;
+  if ((e = v355(v, p, q))) return e;
+  if ((e = v359(v, p, q))) return e;
+  if ((e = v363(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/event/properties/type
-function v333(v, p, q) {
+function v334(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2992,25 +3007,25 @@ function v333(v, p, q) {
 }
 
 // #/$defs/event/allOf/0
-function v334(v, p, q) {
+function v335(v, p, q) {
   let e;
-  if (v335(v, p, true) === null) {
+  if (v336(v, p, true) === null) {
     if ((e = vDefEventSessionStarted(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if
-function v335(v, p, q) {
+function v336(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v337(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if/properties/type
-function v336(v, p, q) {
+function v337(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, "must be \"session_started\"");
   }
@@ -3018,25 +3033,25 @@ function v336(v, p, q) {
 }
 
 // #/$defs/event/allOf/1
-function v338(v, p, q) {
+function v339(v, p, q) {
   let e;
-  if (v339(v, p, true) === null) {
+  if (v340(v, p, true) === null) {
     if ((e = vDefEventSessionEnded(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if
-function v339(v, p, q) {
+function v340(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v341(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if/properties/type
-function v340(v, p, q) {
+function v341(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, "must be \"session_ended\"");
   }
@@ -3044,25 +3059,25 @@ function v340(v, p, q) {
 }
 
 // #/$defs/event/allOf/2
-function v342(v, p, q) {
+function v343(v, p, q) {
   let e;
-  if (v343(v, p, true) === null) {
+  if (v344(v, p, true) === null) {
     if ((e = vDefEventDomainBlocked(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if
-function v343(v, p, q) {
+function v344(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v345(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if/properties/type
-function v344(v, p, q) {
+function v345(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, "must be \"domain_blocked\"");
   }
@@ -3070,25 +3085,25 @@ function v344(v, p, q) {
 }
 
 // #/$defs/event/allOf/3
-function v346(v, p, q) {
+function v347(v, p, q) {
   let e;
-  if (v347(v, p, true) === null) {
+  if (v348(v, p, true) === null) {
     if ((e = vDefEventTabClosed(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if
-function v347(v, p, q) {
+function v348(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v349(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if/properties/type
-function v348(v, p, q) {
+function v349(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, "must be \"tab_closed\"");
   }
@@ -3096,25 +3111,25 @@ function v348(v, p, q) {
 }
 
 // #/$defs/event/allOf/4
-function v350(v, p, q) {
+function v351(v, p, q) {
   let e;
-  if (v351(v, p, true) === null) {
+  if (v352(v, p, true) === null) {
     if ((e = vDefEventGlobalStop(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if
-function v351(v, p, q) {
+function v352(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v352(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v353(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if/properties/type
-function v352(v, p, q) {
+function v353(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, "must be \"global_stop\"");
   }
@@ -3122,25 +3137,25 @@ function v352(v, p, q) {
 }
 
 // #/$defs/event/allOf/5
-function v354(v, p, q) {
+function v355(v, p, q) {
   let e;
-  if (v355(v, p, true) === null) {
+  if (v356(v, p, true) === null) {
     if ((e = vDefEventDialogOpened(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if
-function v355(v, p, q) {
+function v356(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v356(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v357(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if/properties/type
-function v356(v, p, q) {
+function v357(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, "must be \"dialog_opened\"");
   }
@@ -3148,25 +3163,25 @@ function v356(v, p, q) {
 }
 
 // #/$defs/event/allOf/6
-function v358(v, p, q) {
+function v359(v, p, q) {
   let e;
-  if (v359(v, p, true) === null) {
+  if (v360(v, p, true) === null) {
     if ((e = vDefEventHandoffRequested(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if
-function v359(v, p, q) {
+function v360(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v360(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v361(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if/properties/type
-function v360(v, p, q) {
+function v361(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, "must be \"handoff_requested\"");
   }
@@ -3174,25 +3189,25 @@ function v360(v, p, q) {
 }
 
 // #/$defs/event/allOf/7
-function v362(v, p, q) {
+function v363(v, p, q) {
   let e;
-  if (v363(v, p, true) === null) {
+  if (v364(v, p, true) === null) {
     if ((e = vDefEventHandoffResolved(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if
-function v363(v, p, q) {
+function v364(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v364(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v365(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if/properties/type
-function v364(v, p, q) {
+function v365(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, "must be \"handoff_resolved\"");
   }
@@ -3209,15 +3224,15 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", "missing required field \"startedAt\"");
-    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v367(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v367(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v368(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.session_started/properties/domain
-function v366(v, p, q) {
+function v367(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3225,7 +3240,7 @@ function v366(v, p, q) {
 }
 
 // #/$defs/event.session_started/properties/startedAt
-function v367(v, p, q) {
+function v368(v, p, q) {
   if (!(hasType(v, "number"))) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -3243,8 +3258,8 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", "missing required field \"actionCount\"");
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", "missing required field \"reason\"");
-    if (Object.hasOwn(v, "actionCount") && (e = v369(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v370(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v371(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
@@ -3252,7 +3267,7 @@ function vDefEventSessionEnded(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/actionCount
-function v369(v, p, q) {
+function v370(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3265,7 +3280,7 @@ function v369(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/domain
-function v370(v, p, q) {
+function v371(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3281,15 +3296,15 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", "missing required field \"attemptedAction\"");
-    if (Object.hasOwn(v, "attemptedAction") && (e = v373(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v374(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v374(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v375(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.domain_blocked/properties/attemptedAction
-function v373(v, p, q) {
+function v374(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3297,7 +3312,7 @@ function v373(v, p, q) {
 }
 
 // #/$defs/event.domain_blocked/properties/domain
-function v374(v, p, q) {
+function v375(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3325,13 +3340,13 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", "missing required field \"endedCount\"");
-    if (Object.hasOwn(v, "endedCount") && (e = v377(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v378(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.global_stop/properties/endedCount
-function v377(v, p, q) {
+function v378(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3352,16 +3367,16 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", "missing required field \"dialogType\"");
-    if (Object.hasOwn(v, "dialogType") && (e = v378(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v379(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v380(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v379(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v380(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v381(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.dialog_opened/properties/dialogType
-function v378(v, p, q) {
+function v379(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, "must be one of \"alert\", \"confirm\", \"prompt\", \"beforeunload\", got ", v);
   }
@@ -3371,7 +3386,7 @@ function v378(v, p, q) {
 const ENUM13 = new Set(["alert", "confirm", "prompt", "beforeunload"]);
 
 // #/$defs/event.dialog_opened/properties/handled
-function v379(v, p, q) {
+function v380(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3379,7 +3394,7 @@ function v379(v, p, q) {
 }
 
 // #/$defs/event.dialog_opened/properties/message
-function v380(v, p, q) {
+function v381(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3395,23 +3410,15 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
-    if (Object.hasOwn(v, "domain") && (e = v382(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v383(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v384(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v383(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v384(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v385(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_requested/properties/domain
-function v382(v, p, q) {
-  if (!(hasType(v, "string"))) {
-    return failType(p, q, "must be string, got ", v);
-  }
-  return null;
-}
-
-// #/$defs/event.handoff_requested/properties/message
 function v383(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
@@ -3419,8 +3426,16 @@ function v383(v, p, q) {
   return null;
 }
 
-// #/$defs/event.handoff_requested/properties/obstacleType
+// #/$defs/event.handoff_requested/properties/message
 function v384(v, p, q) {
+  if (!(hasType(v, "string"))) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
+
+// #/$defs/event.handoff_requested/properties/obstacleType
+function v385(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3437,16 +3452,16 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", "missing required field \"outcome\"");
-    if (Object.hasOwn(v, "domain") && (e = v386(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v387(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v387(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v388(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v389(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v390(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_resolved/properties/domain
-function v386(v, p, q) {
+function v387(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3454,7 +3469,7 @@ function v386(v, p, q) {
 }
 
 // #/$defs/event.handoff_resolved/properties/outcome
-function v387(v, p, q) {
+function v388(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, "must be one of \"resolved\", \"abandoned\", got ", v);
   }
@@ -3464,7 +3479,7 @@ function v387(v, p, q) {
 const ENUM14 = new Set(["resolved", "abandoned"]);
 
 // #/$defs/event.handoff_resolved/properties/waitedMs
-function v389(v, p, q) {
+function v390(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }

@@ -177,8 +177,9 @@ var RE0 = new RegExp("\\S", "u");
 var RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 var RE2 = new RegExp("^/", "u");
 var RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-var RE4 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
-var RE5 = new RegExp("^e[0-9]{1,6}$", "u");
+var RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+var RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
+var RE6 = new RegExp("^e[0-9]{1,6}$", "u");
 function vDefMessage(v, p, q) {
   let e;
   if (!hasType(v, "object")) {
@@ -714,7 +715,7 @@ function v63(v, p, q) {
 }
 function v64(v, p, q) {
   if (typeof v === "string") {
-    if (!RE4.test(v)) {
+    if (!RE5.test(v)) {
       return failPattern(p, q, v, " does not match ^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$");
     }
   }
@@ -744,7 +745,7 @@ function vDefUidCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE5.test(v)) {
+    if (!RE6.test(v)) {
       return failPattern(p, q, v, " does not match ^e[0-9]{1,6}$");
     }
   }
@@ -2120,12 +2121,24 @@ function vDefActionOpenTab(v, p, q) {
     if (Object.hasOwn(v, "focus") && (e = v272(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v275(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
 function v272(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
+  }
+  return null;
+}
+function v275(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  if (typeof v === "string") {
+    if (!RE4.test(v)) {
+      return failPattern(p, q, v, " does not match ^[A-Za-z0-9_-]{1,64}$");
+    }
   }
   return null;
 }
@@ -2160,14 +2173,14 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
-    if (Object.hasOwn(v, "message") && (e = v280(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v281(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v282(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v281(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v282(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v283(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v280(v, p, q) {
+function v281(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2179,14 +2192,14 @@ function v280(v, p, q) {
   }
   return null;
 }
-function v281(v, p, q) {
+function v282(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, 'must be one of "auth_wall", "captcha", "access_denied", got ', v);
   }
   return null;
 }
 var ENUM10 = /* @__PURE__ */ new Set(["auth_wall", "captcha", "access_denied"]);
-function v282(v, p, q) {
+function v283(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, 'must be one of "requested", "resolved", "abandoned", got ', v);
   }
@@ -2199,12 +2212,12 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v284(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v285(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v284(v, p, q) {
+function v285(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2246,19 +2259,19 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", 'missing required field "accept"');
-    if (Object.hasOwn(v, "accept") && (e = v292(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v293(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v293(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v294(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v292(v, p, q) {
+function v293(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v293(v, p, q) {
+function v294(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2277,50 +2290,50 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v298(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v299(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v300(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v302(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v301(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v303(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v310(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v311(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v295(v, p, true)) + pass(v296(v, p, true)) + pass(v297(v, p, true));
+  const passed = pass(v296(v, p, true)) + pass(v297(v, p, true)) + pass(v298(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
   }
   return null;
 }
-function v295(v, p, q) {
+function v296(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", 'missing required field "value"');
   }
   return null;
 }
-function v296(v, p, q) {
+function v297(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", 'missing required field "label"');
   }
   return null;
 }
-function v297(v, p, q) {
+function v298(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", 'missing required field "index"');
   }
   return null;
 }
-function v298(v, p, q) {
+function v299(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v300(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2334,11 +2347,11 @@ function v300(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v301(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v302(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v301(v, p, q) {
+function v302(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2349,7 +2362,7 @@ function v301(v, p, q) {
   }
   return null;
 }
-function v302(v, p, q) {
+function v303(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2364,11 +2377,11 @@ function v302(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v303(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v304(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v303(v, p, q) {
+function v304(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2380,7 +2393,7 @@ function v303(v, p, q) {
   }
   return null;
 }
-function v310(v, p, q) {
+function v311(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2395,11 +2408,11 @@ function v310(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v311(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v312(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v311(v, p, q) {
+function v312(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2419,7 +2432,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", 'missing required field "files"');
-    if (Object.hasOwn(v, "files") && (e = v312(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v313(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2430,7 +2443,7 @@ function vDefActionUpload(v, p, q) {
   }
   return null;
 }
-function v312(v, p, q) {
+function v313(v, p, q) {
   let e;
   if (!hasType(v, "array")) {
     return failType(p, q, "must be array, got ", v);
@@ -2439,15 +2452,15 @@ function v312(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v313(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v314(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v313(v, p, q) {
-  if (v313Check(v, p, true) === null) return null;
+function v314(v, p, q) {
+  if (v314Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
-function v313Check(v, p, q) {
+function v314Check(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2500,13 +2513,13 @@ function vDefActionRecordRead(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
-    if (Object.hasOwn(v, "sinceSeq") && (e = v329(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v330(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "timeoutMs") && (e = v331(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v332(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
   }
   return null;
 }
-function v329(v, p, q) {
+function v330(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2517,7 +2530,7 @@ function v329(v, p, q) {
   }
   return null;
 }
-function v331(v, p, q) {
+function v332(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2556,19 +2569,19 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
-    if (Object.hasOwn(v, "type") && (e = v333(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v334(v["type"], child(p, q, "type"), q))) return e;
   }
-  if (e = v334(v, p, q)) return e;
-  if (e = v338(v, p, q)) return e;
-  if (e = v342(v, p, q)) return e;
-  if (e = v346(v, p, q)) return e;
-  if (e = v350(v, p, q)) return e;
-  if (e = v354(v, p, q)) return e;
-  if (e = v358(v, p, q)) return e;
-  if (e = v362(v, p, q)) return e;
+  if (e = v335(v, p, q)) return e;
+  if (e = v339(v, p, q)) return e;
+  if (e = v343(v, p, q)) return e;
+  if (e = v347(v, p, q)) return e;
+  if (e = v351(v, p, q)) return e;
+  if (e = v355(v, p, q)) return e;
+  if (e = v359(v, p, q)) return e;
+  if (e = v363(v, p, q)) return e;
   return null;
 }
-function v333(v, p, q) {
+function v334(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2580,161 +2593,161 @@ function v333(v, p, q) {
   }
   return null;
 }
-function v334(v, p, q) {
+function v335(v, p, q) {
   let e;
-  if (v335(v, p, true) === null) {
+  if (v336(v, p, true) === null) {
     if (e = vDefEventSessionStarted(v, p, q)) return e;
   }
   return null;
 }
-function v335(v, p, q) {
+function v336(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v337(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v336(v, p, q) {
+function v337(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, 'must be "session_started"');
   }
   return null;
 }
-function v338(v, p, q) {
+function v339(v, p, q) {
   let e;
-  if (v339(v, p, true) === null) {
+  if (v340(v, p, true) === null) {
     if (e = vDefEventSessionEnded(v, p, q)) return e;
   }
   return null;
 }
-function v339(v, p, q) {
+function v340(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v341(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v340(v, p, q) {
+function v341(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, 'must be "session_ended"');
   }
   return null;
 }
-function v342(v, p, q) {
+function v343(v, p, q) {
   let e;
-  if (v343(v, p, true) === null) {
+  if (v344(v, p, true) === null) {
     if (e = vDefEventDomainBlocked(v, p, q)) return e;
   }
   return null;
 }
-function v343(v, p, q) {
+function v344(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v345(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v344(v, p, q) {
+function v345(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, 'must be "domain_blocked"');
   }
   return null;
 }
-function v346(v, p, q) {
+function v347(v, p, q) {
   let e;
-  if (v347(v, p, true) === null) {
+  if (v348(v, p, true) === null) {
     if (e = vDefEventTabClosed(v, p, q)) return e;
   }
   return null;
 }
-function v347(v, p, q) {
+function v348(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v349(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v348(v, p, q) {
+function v349(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, 'must be "tab_closed"');
   }
   return null;
 }
-function v350(v, p, q) {
+function v351(v, p, q) {
   let e;
-  if (v351(v, p, true) === null) {
+  if (v352(v, p, true) === null) {
     if (e = vDefEventGlobalStop(v, p, q)) return e;
   }
   return null;
 }
-function v351(v, p, q) {
+function v352(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v352(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v353(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v352(v, p, q) {
+function v353(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, 'must be "global_stop"');
   }
   return null;
 }
-function v354(v, p, q) {
+function v355(v, p, q) {
   let e;
-  if (v355(v, p, true) === null) {
+  if (v356(v, p, true) === null) {
     if (e = vDefEventDialogOpened(v, p, q)) return e;
   }
   return null;
 }
-function v355(v, p, q) {
+function v356(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v356(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v357(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v356(v, p, q) {
+function v357(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, 'must be "dialog_opened"');
   }
   return null;
 }
-function v358(v, p, q) {
+function v359(v, p, q) {
   let e;
-  if (v359(v, p, true) === null) {
+  if (v360(v, p, true) === null) {
     if (e = vDefEventHandoffRequested(v, p, q)) return e;
   }
   return null;
 }
-function v359(v, p, q) {
+function v360(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v360(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v361(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v360(v, p, q) {
+function v361(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, 'must be "handoff_requested"');
   }
   return null;
 }
-function v362(v, p, q) {
+function v363(v, p, q) {
   let e;
-  if (v363(v, p, true) === null) {
+  if (v364(v, p, true) === null) {
     if (e = vDefEventHandoffResolved(v, p, q)) return e;
   }
   return null;
 }
-function v363(v, p, q) {
+function v364(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v364(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v365(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v364(v, p, q) {
+function v365(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, 'must be "handoff_resolved"');
   }
@@ -2749,19 +2762,19 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", 'missing required field "startedAt"');
-    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v367(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v367(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v368(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v366(v, p, q) {
+function v367(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v367(v, p, q) {
+function v368(v, p, q) {
   if (!hasType(v, "number")) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -2777,14 +2790,14 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", 'missing required field "actionCount"');
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", 'missing required field "reason"');
-    if (Object.hasOwn(v, "actionCount") && (e = v369(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v370(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v371(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v369(v, p, q) {
+function v370(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2795,7 +2808,7 @@ function v369(v, p, q) {
   }
   return null;
 }
-function v370(v, p, q) {
+function v371(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2809,19 +2822,19 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", 'missing required field "attemptedAction"');
-    if (Object.hasOwn(v, "attemptedAction") && (e = v373(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v374(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v374(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v375(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v373(v, p, q) {
+function v374(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v374(v, p, q) {
+function v375(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2845,11 +2858,11 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", 'missing required field "endedCount"');
-    if (Object.hasOwn(v, "endedCount") && (e = v377(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v378(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
-function v377(v, p, q) {
+function v378(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2868,27 +2881,27 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", 'missing required field "dialogType"');
-    if (Object.hasOwn(v, "dialogType") && (e = v378(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v379(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v380(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v379(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v380(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v381(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v378(v, p, q) {
+function v379(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, 'must be one of "alert", "confirm", "prompt", "beforeunload", got ', v);
   }
   return null;
 }
 var ENUM13 = /* @__PURE__ */ new Set(["alert", "confirm", "prompt", "beforeunload"]);
-function v379(v, p, q) {
+function v380(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v380(v, p, q) {
+function v381(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2902,16 +2915,10 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
-    if (Object.hasOwn(v, "domain") && (e = v382(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v383(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v384(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v383(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v384(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v385(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-  }
-  return null;
-}
-function v382(v, p, q) {
-  if (!hasType(v, "string")) {
-    return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
@@ -2927,6 +2934,12 @@ function v384(v, p, q) {
   }
   return null;
 }
+function v385(v, p, q) {
+  if (!hasType(v, "string")) {
+    return failType(p, q, "must be string, got ", v);
+  }
+  return null;
+}
 function vDefEventHandoffResolved(v, p, q) {
   let e;
   if (!hasType(v, "object")) {
@@ -2936,27 +2949,27 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", 'missing required field "outcome"');
-    if (Object.hasOwn(v, "domain") && (e = v386(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v387(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v387(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v388(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v389(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v390(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
-function v386(v, p, q) {
+function v387(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v387(v, p, q) {
+function v388(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, 'must be one of "resolved", "abandoned", got ', v);
   }
   return null;
 }
 var ENUM14 = /* @__PURE__ */ new Set(["resolved", "abandoned"]);
-function v389(v, p, q) {
+function v390(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3036,7 +3049,7 @@ function parseMessage(text) {
 // generated/protocol.js
 var PROTOCOL_VERSION = 4;
 var MESSAGE_TYPES = Object.freeze(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
-var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "record"]);
+var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "record", "own_windows"]);
 var REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
   BACKGROUND_TAB: "background_tab",
@@ -3073,7 +3086,7 @@ var ACTION_SPECS = Object.freeze({
   evaluate: Object.freeze({ scope: "tab", budgetMs: 15e3, target: false, params: Object.freeze(["expression", "tabId"]) }),
   wait_for: Object.freeze({ scope: "tab", budgetMs: 5e3, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "text", "state", "url", "timeoutMs", "tabId"]) }),
   get_tabs: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze([]) }),
-  open_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["url", "focus", "waitUntil"]) }),
+  open_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["url", "focus", "waitUntil", "window"]) }),
   close_tab: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["tabId", "dialogs"]) }),
   reload: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["waitUntil", "dialogs", "tabId"]) }),
   handoff: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["state", "obstacleType", "message", "tabId"]) }),
@@ -4092,6 +4105,37 @@ async function showWindow(api2, windowId) {
   await api2.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
 
+// own-windows.js
+var OwnWindows = class {
+  #api;
+  #keyed = /* @__PURE__ */ new Map();
+  // key -> window id
+  constructor(api2) {
+    this.#api = api2;
+  }
+  // has says whether windowId is a key's window.
+  has(windowId) {
+    return [...this.#keyed.values()].includes(windowId);
+  }
+  // open opens url in key's window, made with newWindow({url}) on first
+  // use. Returns the chrome Tab, its window's active one.
+  async open(url, key, newWindow) {
+    const api2 = this.#api;
+    const id = this.#keyed.get(key);
+    if (id != null && await api2.windows.get(id).then(() => true, () => false)) {
+      const tab = await api2.tabs.create({ windowId: id, url, active: false });
+      return api2.tabs.update(tab.id, { active: true });
+    }
+    const win = await newWindow({ url });
+    this.#keyed.set(key, win.id);
+    return win.tabs && win.tabs[0] || (await api2.tabs.query({ windowId: win.id }))[0];
+  }
+  // removed forgets a window Chrome closed.
+  removed(windowId) {
+    for (const [key, id] of this.#keyed) if (id === windowId) this.#keyed.delete(key);
+  }
+};
+
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
@@ -4106,12 +4150,14 @@ var WindowManager = class {
   #cachedId = null;
   #spareId = null;
   // the prewarmed window's blank tab, not yet handed out
+  #own;
   #watch;
   constructor(api2, isManaged, timers, now) {
     this.#api = api2;
     this.#isManaged = isManaged;
     this.#timers = timers;
     this.#watch = new HiddenWatch(api2, now);
+    this.#own = new OwnWindows(api2);
   }
   // prewarm opens the BUA window ahead of the first open_tab (managed
   // browsers, at start-up), with a blank spare tab. Returns the spare tab,
@@ -4139,9 +4185,12 @@ var WindowManager = class {
     return this.#withLock(async () => this.#personWindow(await this.#liveWindowId()));
   }
   // openTab opens url in the BUA window (created lazily), or with focus in
-  // the person's last focused normal window. Returns the chrome Tab.
-  openTab(url, { focus = false } = {}) {
-    return this.#withLock(() => focus ? this.#openFocused(url) : this.#openInBuaWindow(url));
+  // the person's last focused normal window, or in the window of a key of
+  // the caller's own (open_tab's window). Returns the chrome Tab.
+  openTab(url, { focus = false, window } = {}) {
+    if (focus) return this.#withLock(() => this.#openFocused(url));
+    if (window) return this.#withLock(() => this.#own.open(url, window, (props) => this.#newHiddenWindow(props)));
+    return this.#withLock(() => this.#openInBuaWindow(url));
   }
   // takeBack puts tabId back into the BUA window at index (a handoff's
   // end): into the live one, or into a new minimized, unfocused one when
@@ -4184,6 +4233,7 @@ var WindowManager = class {
   // tab closed, or the person closed it).
   windowRemoved(windowId) {
     this.#watch.end(windowId);
+    this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
       this.#spareId = null;
@@ -4199,7 +4249,8 @@ var WindowManager = class {
   // A background tab of the BUA window is made its window's active tab
   // (bua's own window: the person sees nothing change); a background tab
   // of the person's own window fails with background_tab, as switching it
-  // would change what they look at. readTab() reads the tab when needed.
+  // would change what they look at (a key's window is bua's too, as the
+  // BUA window is). readTab() reads the tab when needed.
   // For a click it returns the function that gives the window back
   // afterwards (holdFocus), else null.
   async showTab(action, tabId, readTab) {
@@ -4215,7 +4266,7 @@ var WindowManager = class {
       click2 ? this.#api.windows.getAll({ windowTypes: ["normal"] }).catch(() => []) : null
     ]);
     if (!tab.active) {
-      if (tab.windowId !== buaId) {
+      if (tab.windowId !== buaId && !this.#own.has(tab.windowId)) {
         if (action.type === "screenshot") return null;
         throw new BridgeError(
           ErrorCodes.INVALID_ACTION,
@@ -4258,14 +4309,19 @@ var WindowManager = class {
   // a capture of a background tab), after which queryAXTree, captures and
   // out-of-process frames' input wait for frames that never come.
   async #newBuaWindow(props) {
+    const win = await this.#newHiddenWindow(props);
+    this.#cachedId = win.id;
+    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {
+    });
+    return win;
+  }
+  // newHiddenWindow opens a window as the BUA window is opened.
+  async #newHiddenWindow(props) {
     const state = this.#isManaged() ? "normal" : "minimized";
     const back = this.#isManaged() ? null : await this.#focusedWindow();
     let win = await this.#createWindow({ ...props, state, focused: false, type: "normal" });
     if (win.state && win.state !== state) win = { ...win, ...await this.#api.windows.update(win.id, { state }) };
     this.keepHidden(win.id, back);
-    this.#cachedId = win.id;
-    this.#api.storage.set({ buaWindowId: win.id }).catch(() => {
-    });
     return win;
   }
   // createWindow is windows.create(props), and in a managed browser a
@@ -4437,7 +4493,7 @@ async function openTab(env, action) {
   env.blocked(domain, action.type);
   const waits = action.waitUntil !== void 0 && env.navigate;
   const focus = action.focus === true;
-  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus });
+  const tab = await env.windows.openTab(focus && !waits ? action.url : "about:blank", { focus, window: action.window });
   env.sessions.ensureSession(tab.id, domain);
   env.sessions.touch(tab.id);
   if (!waits && focus) {

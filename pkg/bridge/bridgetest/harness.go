@@ -96,6 +96,41 @@ func (h *Harness) ConnectWith(t testing.TB, o Options) *Extension {
 	return e
 }
 
+// ConnectAs dials a fake extension paired as the user pairing named name
+// (`bua pair --name NAME`: its token file is made when missing), with o's
+// options; URL and Token default to the harness's and that pairing's.
+func (h *Harness) ConnectAs(t testing.TB, name string, o Options) *Extension {
+	t.Helper()
+	tok, err := bridge.EnsureToken(bridge.PairingTokenFile(h.Dirs, name), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.URL == "" {
+		o.URL = h.URL()
+	}
+	if o.Token == "" {
+		o.Token = tok
+	}
+	e, err := Dial(context.Background(), o)
+	if err != nil {
+		t.Fatalf("fake extension %s: %v", name, err)
+	}
+	t.Cleanup(func() { e.Close() })
+	waitConnected(t, h.Daemon.Pool(), bridge.Selection(name))
+	return e
+}
+
+// ClientFor dials the daemon like a CLI command with --browser sel.
+func (h *Harness) ClientFor(t testing.TB, sel bridge.Selection) *bridge.Client {
+	t.Helper()
+	c, err := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Browser: sel})
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // ConnectManaged dials a fake extension paired as the managed browser.
 func (h *Harness) ConnectManaged(t testing.TB) *Extension {
 	t.Helper()

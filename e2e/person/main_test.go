@@ -42,7 +42,7 @@ import (
 )
 
 // updateDocs writes the pictures into docs/ as well as the artifacts dir.
-var updateDocs = flag.Bool("update-docs", false, "write docs/options.png, docs/popup.png and docs/handoff.png from this run")
+var updateDocs = flag.Bool("update-docs", false, "write docs/options.png, docs/popup.png, docs/handoff.png and docs/record.png from this run")
 
 var (
 	buaCmd    harness.Cmd // runs bua against the package's daemon

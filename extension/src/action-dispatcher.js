@@ -20,16 +20,22 @@ import { hostOf } from "./lib/domains.js";
 import { abortable, onAbort } from "./lib/cdp.js";
 import { budgetFor } from "./lib/budget.js";
 import { ACTION_SPECS } from "./generated/protocol.js";
-import { executors as browserExecutors } from "./actions/tabs.js";
+import { executors as tabsExecutors } from "./actions/tabs.js";
+import { executors as recordExecutors } from "./actions/record.js";
 import { PASSIVE_ACTIONS } from "./actions/trace.js";
 import { TabQueues } from "./tab-queues.js";
 import { TabGate } from "./tab-gate.js";
 
-// createDispatcher({api, sessions, windows, controller, emit, timers}):
-// api is chrome-api.js's object, sessions the session manager, windows the
-// window manager, controller the debugger controller.
-export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis }) {
-  return new Dispatcher({ api, sessions, windows, controller, emit, timers });
+// The "browser" actions' executors, (env, action) => result.
+export const browserExecutors = Object.freeze({ ...tabsExecutors, ...recordExecutors });
+
+// createDispatcher({api, sessions, windows, controller, emit, timers,
+// recorder}): api is chrome-api.js's object, sessions the session manager,
+// windows the window manager, controller the debugger controller,
+// recorder the worker's recorder (recorder/recorder.js), for the record
+// actions.
+export function createDispatcher({ api, sessions, windows, controller, emit, timers = globalThis, recorder = null }) {
+  return new Dispatcher({ api, sessions, windows, controller, emit, timers, recorder });
 }
 
 class Dispatcher {
@@ -173,7 +179,8 @@ class Dispatcher {
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
 
-  // envFor is what a "browser" executor (actions/tabs.js) may use.
+  // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
+  // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
   // new tab loads (the controller's prepare); navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
@@ -181,19 +188,21 @@ class Dispatcher {
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
   // and close_tab's way through a dialog.
   #envFor(budget, ac) {
-    const { api, sessions, windows, controller, timers } = this.#deps;
+    const { api, sessions, windows, controller, timers, recorder } = this.#deps;
     return {
       api,
       sessions,
       windows,
       budget,
       timers,
+      getTab: (tabId) => this.#gate.getTab(tabId),
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),
       navigate: (action) => this.#perTab(action, budget, ac),
       hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
       closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,
+      recorder,
     };
   }
 }

@@ -14,6 +14,7 @@ import { createDispatcher } from "./action-dispatcher.js";
 import { createDebuggerController } from "./debugger/controller.js";
 import { createHandoffRegistry } from "./handoff-registry.js";
 import { createHandoffService } from "./actions/handoff.js";
+import { createRecorder } from "./recorder/recorder.js";
 import { budgetFor } from "./lib/budget.js";
 import { abortable } from "./lib/cdp.js";
 import { END_REASONS } from "./generated/protocol.js";
@@ -46,7 +47,10 @@ const controller = createDebuggerController({
     return pairing.managed;
   },
 });
-const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
+// Created synchronously too: the recorder adds its own chrome.debugger
+// listener (the page side's binding calls), as the controller does.
+const recorder = createRecorder({ api, controller, sessions });
+const dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, recorder });
 
 const client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
@@ -83,6 +87,7 @@ const service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  recorder,
   windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code),

@@ -8,6 +8,14 @@
 // worker must add listeners synchronously at top level, and wrapping them
 // would only hide that.
 
+// NAV_EVENTS are the chrome.webNavigation events the worker listens to.
+const NAV_EVENTS = ["onCreatedNavigationTarget", "onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
+
+// pick is obj's named fields (events passed through), {} without obj.
+function pick(obj, names) {
+  return Object.fromEntries(names.map((n) => [n, obj ? obj[n] : undefined]));
+}
+
 export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
   return {
     runtime: {
@@ -75,10 +83,10 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       : undefined,
     // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
-    // to only while an input runs.
-    webNavigation: {
-      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget,
-    },
+    // to only while an input runs. The recorder (recorder/navigation.js)
+    // follows a recorded tab's navigations with the others, only while a
+    // recording runs.
+    webNavigation: pick(c.webNavigation, NAV_EVENTS),
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {

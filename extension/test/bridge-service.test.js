@@ -225,11 +225,12 @@ test("subscribeState: the page hears the state at once and every change, coalesc
   assert.equal(seen.length, n, "an unsubscribed page hears nothing");
 });
 
-test("badgeFor: handoff beats everything, then rejected/replaced, then waiting, then the live count", () => {
-  const s = (state, n = 0, h = 0) => ({
+test("badgeFor: handoff beats everything, then a recording, then rejected/replaced, then waiting, then the live count", () => {
+  const s = (state, n = 0, h = 0, r = 0) => ({
     connection: { state },
     sessions: Array.from({ length: n }, (_, i) => ({ tabId: i })),
     handoffs: Array.from({ length: h }, () => ({ domain: "x.test", obstacleType: "captcha" })),
+    recordings: Array.from({ length: r }, (_, i) => ({ tabId: i, lastTab: i, title: i ? "" : "Sign in", steps: 3 })),
   });
   const cases = [
     [s("connected", 0), "", BADGE_COLORS.live],
@@ -240,6 +241,9 @@ test("badgeFor: handoff beats everything, then rejected/replaced, then waiting, 
     [s("replaced", 1), "!", BADGE_COLORS.error],
     [s("connected", 2, 1), "?", BADGE_COLORS.handoff],
     [s("rejected", 0, 1), "?", BADGE_COLORS.handoff],
+    [s("connected", 1, 0, 1), "REC", BADGE_COLORS.recording],
+    [s("disconnected", 1, 0, 2), "REC", BADGE_COLORS.recording],
+    [s("connected", 1, 1, 1), "?", BADGE_COLORS.handoff],
     [null, "…", BADGE_COLORS.waiting],
   ];
   for (const [state, text, color] of cases) {
@@ -247,7 +251,9 @@ test("badgeFor: handoff beats everything, then rejected/replaced, then waiting, 
     assert.equal(b.text, text, JSON.stringify(state));
     assert.equal(b.color, color, JSON.stringify(state));
   }
-  assert.equal(new Set(Object.values(BADGE_COLORS)).size, 4, "four distinct colours");
+  assert.equal(new Set(Object.values(BADGE_COLORS)).size, 5, "five distinct colours");
+  assert.equal(badgeFor(s("connected", 1, 0, 1)).title, 'bua is recording what you do on "Sign in": open this popup to stop');
+  assert.match(badgeFor(s("connected", 2, 0, 2)).title, /\(and 1 more\)/);
 });
 
 test("focusTab brings a tab forward, restoring a minimized window; a closed tab is not_found", async () => {

@@ -8,7 +8,7 @@ import { BridgeError } from "../src/lib/errors.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
-async function setup({ run, managed = false } = {}) {
+async function setup({ run, managed = false, recorder } = {}) {
   const api = createFakeApi();
   const userWin = api.mkWindow({ focused: true });
   const events = [];
@@ -24,7 +24,7 @@ async function setup({ run, managed = false } = {}) {
       return { ok: true };
     }),
   };
-  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e) });
+  const d = createDispatcher({ api, sessions, windows, controller, emit: (e) => events.push(e), recorder });
   return { api, userWin, events, sessions, windows, ran, d };
 }
 
@@ -37,6 +37,18 @@ async function code(p) {
   }
   assert.fail("expected a BridgeError");
 }
+
+test("record_start through the dispatcher reads the tab, starts its session, then the recorder; a missing tab is tab_not_found", async () => {
+  const started = [];
+  const recorder = { start: async (tab) => (started.push(tab.id), { ok: true, tabId: tab.id, url: tab.url }) };
+  const { sessions, d } = await setup({ recorder });
+  const { tabId } = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const r = await d.dispatch({ type: "record_start", tabId });
+  assert.deepEqual([r.tabId, r.url, started], [tabId, "http://site.test/a", [tabId]]);
+  assert.equal(sessions.get(tabId).domain, "site.test");
+  assert.equal(await code(d.dispatch({ type: "record_start", tabId: 999999 })), "tab_not_found");
+  assert.deepEqual(started, [tabId]);
+});
 
 test("open_tab lands in one minimized, unfocused BUA window and starts a session", async () => {
   const { api, d, events, userWin } = await setup();

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ACTIONS, ACTION_SPECS } from "../src/generated/protocol.js";
 import { TAB_EXECUTORS } from "../src/debugger/executors.js";
-import { executors as BROWSER_EXECUTORS } from "../src/actions/tabs.js";
+import { browserExecutors as BROWSER_EXECUTORS } from "../src/action-dispatcher.js";
 
 // Adding an action is a schema edit plus its executor: this fails until the
 // executor exists, in the registry its scope routes to.

@@ -93,7 +93,7 @@ function page() {
 }
 
 test("every page script is a function declaration that names itself for the CDP log", () => {
-  const want = { EXTRACT: "extract", EXTRACT_FRAME: "elements", CHANGES: "changes", DESCRIBE: "describe", WAIT_PROBE: "wait" };
+  const want = { EXTRACT: "extract", EXTRACT_FRAME: "elements", CHANGES: "changes", DESCRIBE: "describe", WAIT_PROBE: "wait", RECORDER: "recorder" };
   assert.deepEqual(Object.keys(PAGE).sort(), Object.keys(want).sort());
   for (const [name, marker] of Object.entries(want)) {
     assert.match(PAGE[name], new RegExp(`^function \\(\\) \\{ /\\* bua:${marker} \\*/\\n`), name);

@@ -76,6 +76,30 @@ test("popup actions call the service and word the outcome, failures included", a
   assert.deepEqual(calls, [["stopSession", 7], ["stopAll"], ["focusTab", 8]]);
 });
 
+test("popupView: a live recording shows what it records, its steps and since when; none, nothing", () => {
+  const vm = popupView({ ...STATE, recordings: [{ tabId: 7, tabs: [7, 9], lastTab: 9, title: "Terms", steps: 1, startedAt: at(9, 0, 0) }, { tabId: 4, lastTab: 4, title: "", steps: 12, startedAt: at(9, 1, 0) }] });
+  assert.deepEqual(
+    vm.recordings.map((r) => [r.tabId, r.text, r.steps]),
+    [
+      [7, "Terms", "1 step · since 09:00:00"],
+      [4, "tab 4", "12 steps · since 09:01:00"],
+    ],
+  );
+  assert.deepEqual(popupView(STATE).recordings, []);
+});
+
+test("recording actions: Stop, and the URL and title checks, worded from the answer", async () => {
+  const { service, calls } = fakeService({
+    stopRecording: { steps: 4 },
+    assertPage: (req) => (req.what === "url" ? { url: "http://h.test/a" } : { title: "Dashboard" }),
+  });
+  const a = createPopupActions(service);
+  assert.deepEqual(await a.stopRecording(7), { ok: true, message: "stopped recording after 4 steps: bua record writes the flow" });
+  assert.deepEqual(await a.assertUrl(7), { ok: true, message: "added a check: the page is at http://h.test/a" });
+  assert.deepEqual(await a.assertTitle(7), { ok: true, message: 'added a check: the page\'s title is "Dashboard"' });
+  assert.deepEqual(calls, [["stopRecording", 7], ["assertPage", { tabId: 7, what: "url" }], ["assertPage", { tabId: 7, what: "title" }]]);
+});
+
 test("historyRows: newest first, filtered by every word against domain and reason", () => {
   const h = [
     { tabId: 1, domain: "shop.example.com", startedAt: at(9, 0, 0), endedAt: at(9, 1, 0), actionCount: 3, reason: "user_stopped" },
@@ -154,7 +178,7 @@ test("the pages keep the ids the headful e2e suite drives", () => {
     assert.ok(options.has(id), `options.html lacks #${id}`);
   }
   const popup = ids("../src/ui/popup/popup.html");
-  for (const id of ["state", "reason", "fix", "sessions", "stop-all", "needs-you", "empty", "msg"]) {
+  for (const id of ["state", "reason", "fix", "sessions", "stop-all", "needs-you", "empty", "msg", "recording", "recordings"]) {
     assert.ok(popup.has(id), `popup.html lacks #${id}`);
   }
   const html = readFileSync(path("../src/ui/options/options.html"), "utf8");

@@ -31,6 +31,7 @@ var pageScripts = []pageScript{
 	{"CHANGES", "changes", "page/changes.js", "listChanges", "a changes read (lib/changes.js), run on the last read's array with (opts)"},
 	{"DESCRIBE", "describe", "page/locator.js", "describeElement", "describe's locators (actions/describe.js), run on the element"},
 	{"WAIT_PROBE", "wait", "page/wait.js", "probe", "wait_for's probe (actions/wait.js), called with (el, hasTarget, spec)"},
+	{"RECORDER", "recorder", "page/recorder.js", "installRecorder", "bua record's page side (recorder/inject.js), called with (binding) in the recorder's isolated world of each frame"},
 }
 
 // run is the variable that holds a page script's function: declared by

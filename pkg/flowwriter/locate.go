@@ -2,6 +2,7 @@ package flowwriter
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -97,6 +98,34 @@ func roleTargetName(name string) string {
 	}
 	b.WriteString("$/")
 	return b.String()
+}
+
+// anySelector is the first CSS selector among d's locators, unique or
+// not, "" when none: a stand-in for an element no locator tells apart.
+func anySelector(d *protocol.DescribeResult) string {
+	for _, l := range d.Locators {
+		if l.Selector != "" && !positional(l.Selector) {
+			return l.Selector
+		}
+	}
+	return ""
+}
+
+// frameRef is how a step names its frame: a frame's name as it is, a
+// frame's http(s) URL as its path (with its query, without its
+// fragment), which a target's frame finds inside the URL on any host, so
+// `bua run --var base=...` replays it elsewhere, as bua import writes it.
+// A URL whose path says nothing ("/") stays whole.
+func frameRef(f string) string {
+	u, err := url.Parse(f)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.EscapedPath() == "" || u.EscapedPath() == "/" {
+		return f
+	}
+	ref := u.EscapedPath()
+	if u.RawQuery != "" {
+		ref += "?" + u.RawQuery
+	}
+	return ref
 }
 
 // positional reports whether a CSS selector picks by position (nth-child,

@@ -238,8 +238,10 @@ func (b *builder) entrySteps(i, n int) {
 	if !ok {
 		return
 	}
-	if n+1 < len(b.replay) && b.entries[b.replay[n+1]].Action.Type == protocol.ActionWaitFor {
-		return // the recording's own wait_for follows
+	if n+1 < len(b.replay) {
+		if next := b.entries[b.replay[n+1]].Action; next.Type == protocol.ActionWaitFor && next.URL != "" {
+			return // the recording's own wait_for on a URL follows
+		}
 	}
 	b.waitStep(b.tabs.ref[i], after, e.URLBefore, e.Title)
 }
@@ -345,21 +347,26 @@ func (b *builder) modifiers(i int, e Entry, step *yaml.Node) {
 	}
 }
 
-// target writes the target params of entry i: a uid becomes the locator
-// its describe result gives (locate); a selector or role target the
-// recording used is kept.
+// target writes the target params of entry i: a uid, or no target at all
+// beside a describe result (an element bua record saw the person act on),
+// becomes the locator the describe result gives (locate); a selector or
+// role target the recording used is kept.
 func (b *builder) target(i int, e Entry) (params []*yaml.Node, note string) {
 	a := e.Action
 	t := target{Role: a.Role, Name: a.Name, Nth: a.Nth, Selector: a.Selector, Frame: a.Frame}
-	if a.UID != "" {
-		if e.Target == nil {
-			b.problem(i, fmt.Sprintf("%s acted on uid %s with no describe result, so no locator replaces it", a.Type, a.UID))
-			return []*yaml.Node{str("uid"), str(a.UID)}, ""
-		}
+	switch {
+	case a.UID != "" && e.Target == nil:
+		b.problem(i, fmt.Sprintf("%s acted on uid %s with no describe result, so no locator replaces it", a.Type, a.UID))
+		return []*yaml.Node{str("uid"), str(a.UID)}, ""
+	case a.UID != "" || (e.Target != nil && a.Role == "" && a.Selector == ""):
 		var ok bool
-		if t, note, ok = locate(e.Target); !ok {
+		if t, note, ok = locate(e.Target); !ok && a.UID != "" {
 			b.problem(i, fmt.Sprintf("%s on uid %s: %s", a.Type, a.UID, note))
 			return []*yaml.Node{str("uid"), str(a.UID)}, ""
+		} else if !ok {
+			// A selector that lints, though it may find another element.
+			t.Selector = firstOf(anySelector(e.Target), e.Target.Tag, "*")
+			b.problem(i, fmt.Sprintf("%s on a <%s>: %s: the step takes %q, which may find another element; give it a target of its own", a.Type, e.Target.Tag, note, t.Selector))
 		}
 	}
 	switch {
@@ -375,7 +382,7 @@ func (b *builder) target(i int, e Entry) (params []*yaml.Node, note string) {
 		params = append(params, str("selector"), lit(t.Selector))
 	}
 	if t.Frame != "" {
-		params = append(params, str("frame"), lit(t.Frame))
+		params = append(params, str("frame"), lit(frameRef(t.Frame)))
 	}
 	return params, note
 }

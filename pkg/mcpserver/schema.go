@@ -12,10 +12,10 @@ import (
 // ToolSchema is the tool's inputSchema offering only actions: the
 // generated protocol.ToolSchema, with the other actions left out of the
 // action enum and its description, and the params none of actions takes
-// left out of the properties. All of protocol.Actions gives the generated
-// schema as it is.
+// left out of the properties. All of protocol.AgentActions gives the
+// generated schema as it is.
 func ToolSchema(actions []protocol.ActionType) (json.RawMessage, error) {
-	if slices.Equal(actions, protocol.Actions) {
+	if slices.Equal(actions, protocol.AgentActions()) {
 		return protocol.ToolSchema, nil
 	}
 	var tool struct {

@@ -102,7 +102,7 @@ func New(o Options) (*Server, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, fence: render.NewFence()}
-	for _, a := range protocol.Actions {
+	for _, a := range protocol.AgentActions() {
 		if !o.ReadOnly || protocol.ActionSpecs[a].Reads {
 			s.actions = append(s.actions, a)
 		}

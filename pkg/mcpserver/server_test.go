@@ -102,7 +102,7 @@ func TestToolsList(t *testing.T) {
 		readOnly bool
 		actions  []protocol.ActionType
 	}{
-		{"full", false, protocol.Actions},
+		{"full", false, protocol.AgentActions()},
 		{"read_only", true, []protocol.ActionType{protocol.ActionScreenshot, protocol.ActionExtract, protocol.ActionWaitFor, protocol.ActionGetTabs, protocol.ActionGetTrace, protocol.ActionDescribe}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

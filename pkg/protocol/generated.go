@@ -50,6 +50,7 @@ const (
 	FeatureTypeClear          = "type_clear"           // type takes clear: true and clears the field's value (select all, then delete, firing input events) before it types, as Playwright's fill
 	FeatureReplay             = "replay"               // the extension keeps recent request ids, a started mark and their answers in chrome.storage.session (x-replay) and does not abort its running actions when the connection drops: a request the daemon re-sends after a reconnect, with the same id and replay: true, is answered from that cache or joins the action still running, and never runs twice; one that started but whose answer was lost (the worker restarted mid-action) is internal_error, reason outcome_unknown
 	FeatureClickOptions       = "click_options"        // click takes button (left, middle, right, back or forward) and clickCount (2 for a double click, 3 for a triple click)
+	FeatureRecord             = "record"               // the record_start, record_read and record_stop actions: record the person's own input on a tab (trusted events only, never a page's script) as steps for a flow, each element with its readable locators taken when the person acted on it, text typed into a password field as a secret number and never its text; the badge and the popup show the recording, with a Stop button
 	FeatureOwnWindows         = "own_windows"          // open_tab takes window, a key naming a window of the caller's own: tabs opened with the same key share one window, made as the BUA window is, apart from it and from other keys' windows, and the extension switches to a background tab there as in the BUA window
 )
 
@@ -81,6 +82,7 @@ var Features = []string{
 	FeatureTypeClear,
 	FeatureReplay,
 	FeatureClickOptions,
+	FeatureRecord,
 	FeatureOwnWindows,
 }
 
@@ -156,6 +158,9 @@ const (
 	ActionGoForward    ActionType = "go_forward"    // Go forward one entry in the tab's session history and wait as navigate does (a new document's load, or a same-document change), clearing the tab's uids; with no entry forward, answer moved: false and do nothing, as Playwright's goForward returns null (a pure addition to v4).
 	ActionHandleDialog ActionType = "handle_dialog" // Answer the JavaScript dialog (alert, confirm, prompt or beforeunload) open on the tab, through Page.handleJavaScriptDialog; with none open it is invalid_action. A pure addition to v4: dialogs outside evaluate are left open (docs/protocol.md#dialogs), and this is how a caller answers them.
 	ActionDescribe     ActionType = "describe"      // Describe one element (any target form) so a person or a flow writer can find it again: its tag, input type, autocomplete, label and frame, and its readable locators best first (role and name, label, test id, an id that does not look generated, a short CSS path, text), each with count, how many elements it matches in that frame now (1 is unique). Answers result.describe. Reads only; a pure addition to v4, sent only to an extension whose hello lists describe (x-feature).
+	ActionRecordStart  ActionType = "record_start"  // Start recording what the person does on the tab (docs/record.md#bua-record): the extension injects a recorder into each of its frames, in an isolated world the page cannot reach, that reports only trusted events (event.isTrusted: the person's own input, never a page's script) through a CDP binding, and follows the tabs a click opens. Each click, typed text (its final value, once), select, key, file choice and navigation the person starts becomes a recordedStep that record_read returns, its element described as describe does at the moment the person acted on it. The recording ends with record_stop, when the person presses Stop in the popup, or when its last tab closes or its session ends. The tab gets a session (blocklist checked); at most 4 recordings run at once, one per tab. Answers result.record_start. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).
+	ActionRecordRead   ActionType = "record_read"   // Read the steps a recording (named by the tab record_start started it on) has made since sinceSeq, waiting up to timeoutMs for one when there is none yet, or for the recording to end: a long poll. Reading waits behind no action and starts no session. An ended recording is kept, to be read to its end, for 5 minutes. Answers result.record_read. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).
+	ActionRecordStop   ActionType = "record_stop"   // End a recording (named by the tab record_start started it on), as the popup's Stop does: the recorders leave its pages, and the steps not yet read stay for record_read, which then answers ended. Idempotent: stopping an ended recording answers it as it is. Answers result.record_start. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).
 )
 
 // Actions lists every action in schema order.
@@ -182,6 +187,9 @@ var Actions = []ActionType{
 	ActionGoForward,
 	ActionHandleDialog,
 	ActionDescribe,
+	ActionRecordStart,
+	ActionRecordRead,
+	ActionRecordStop,
 }
 
 // ActionSpecs describes each action's params, scope and default budget,
@@ -507,6 +515,45 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
+		},
+	},
+	ActionRecordStart: {
+		Type:        ActionRecordStart,
+		Description: "Start recording what the person does on the tab (docs/record.md#bua-record): the extension injects a recorder into each of its frames, in an isolated world the page cannot reach, that reports only trusted events (event.isTrusted: the person's own input, never a page's script) through a CDP binding, and follows the tabs a click opens. Each click, typed text (its final value, once), select, key, file choice and navigation the person starts becomes a recordedStep that record_read returns, its element described as describe does at the moment the person acted on it. The recording ends with record_stop, when the person presses Stop in the popup, or when its last tab closes or its session ends. The tab gets a session (blocklist checked); at most 4 recordings run at once, one per tab. Answers result.record_start. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).",
+		Scope:       ScopeBrowser,
+		Budget:      30 * time.Second,
+		Feature:     FeatureRecord,
+		NoFlowStep:  true,
+		NoAgent:     true,
+		Params: []ParamSpec{
+			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
+		},
+	},
+	ActionRecordRead: {
+		Type:        ActionRecordRead,
+		Description: "Read the steps a recording (named by the tab record_start started it on) has made since sinceSeq, waiting up to timeoutMs for one when there is none yet, or for the recording to end: a long poll. Reading waits behind no action and starts no session. An ended recording is kept, to be read to its end, for 5 minutes. Answers result.record_read. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).",
+		Scope:       ScopeBrowser,
+		Budget:      5 * time.Second,
+		Feature:     FeatureRecord,
+		NoFlowStep:  true,
+		Reads:       true,
+		NoAgent:     true,
+		Params: []ParamSpec{
+			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab the recording started on (record_start's tabId)."},
+			{Name: "sinceSeq", Kind: KindInteger, Required: false, Example: 0, Description: "Return the steps whose seq is at least this (nextSeq of the previous call); 0 returns every step the recording holds."},
+			{Name: "timeoutMs", Kind: KindInteger, Required: false, Example: 1, Description: "Milliseconds to wait for a step or the recording's end when there is none yet, default 10000, at most 60000."},
+		},
+	},
+	ActionRecordStop: {
+		Type:        ActionRecordStop,
+		Description: "End a recording (named by the tab record_start started it on), as the popup's Stop does: the recorders leave its pages, and the steps not yet read stay for record_read, which then answers ended. Idempotent: stopping an ended recording answers it as it is. Answers result.record_start. A pure addition to v4, sent only to an extension whose hello lists record (x-feature).",
+		Scope:       ScopeBrowser,
+		Budget:      10 * time.Second,
+		Feature:     FeatureRecord,
+		NoFlowStep:  true,
+		NoAgent:     true,
+		Params: []ParamSpec{
+			{Name: "tabId", Kind: KindInteger, Required: true, Example: 0, Description: "The tab the recording started on (record_start's tabId)."},
 		},
 	},
 }

@@ -84,6 +84,9 @@ type ActionSpec struct {
 	// (schema x-reads): an agent tool limited to reading (bua mcp
 	// --read-only) offers only these.
 	Reads bool
+	// NoAgent is true when the agent tool never offers the action (schema
+	// x-agent: false): a person's, as bua record's record_start.
+	NoAgent bool
 	// Params in schema order.
 	Params []ParamSpec
 }
@@ -96,4 +99,16 @@ func (s *ActionSpec) Param(name string) (ParamSpec, bool) {
 		}
 	}
 	return ParamSpec{}, false
+}
+
+// AgentActions lists, in schema order, the actions the agent tool offers:
+// every action but a person's (NoAgent).
+func AgentActions() []ActionType {
+	var out []ActionType
+	for _, a := range Actions {
+		if !ActionSpecs[a].NoAgent {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -34,11 +34,11 @@ func TestToolSchemaFlat(t *testing.T) {
 	if err := json.Unmarshal(s.Properties["action"], &action); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(action.Enum, Actions) {
-		t.Errorf("action enum = %v, want every action %v", action.Enum, Actions)
+	if !slices.Equal(action.Enum, AgentActions()) {
+		t.Errorf("action enum = %v, want every action an agent may take %v", action.Enum, AgentActions())
 	}
 	kinds := map[ParamKind]string{KindString: "string", KindInteger: "integer", KindBoolean: "boolean", KindList: "array"}
-	for _, typ := range Actions {
+	for _, typ := range AgentActions() {
 		for _, p := range ActionSpecs[typ].Params {
 			raw, ok := s.Properties[p.Name]
 			if !ok {

@@ -115,9 +115,13 @@ type EventMessage struct {
 // Validate checks the variant's rules against the schema.
 type Action struct {
 	Type ActionType `json:"type"`
-	// The tab to act on: optional on every action that takes it but close_tab,
-	// where it is required; without it the extension picks the tab
-	// (docs/protocol.md#sessions).
+	// navigate, click, type, hover, press_key, scroll, screenshot, extract,
+	// evaluate, wait_for, close_tab, reload, handoff, get_trace, select_option,
+	// upload, go_back, go_forward, handle_dialog, describe, record_start: The
+	// tab to act on: optional on every action that takes it but close_tab, where
+	// it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions). record_read, record_stop: The tab the
+	// recording started on (record_start's tabId).
 	TabID *int `json:"tabId,omitempty"`
 	// navigate, open_tab: Absolute http(s) URL, or about:blank. javascript:,
 	// chrome:, file: and every other scheme are invalid_action. wait_for: Wait
@@ -233,7 +237,9 @@ type Action struct {
 	// or absent), detached (absent). Applies to the text when text is given,
 	// else to the target (a pure addition to v4).
 	State string `json:"state,omitempty"`
-	// Milliseconds, default 10000, at most 60000.
+	// wait_for: Milliseconds, default 10000, at most 60000. record_read:
+	// Milliseconds to wait for a step or the recording's end when there is none
+	// yet, default 10000, at most 60000.
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
 	Focus     bool `json:"focus,omitempty"`
 	// A key naming a window of the caller's own: tabs opened with the same key
@@ -246,8 +252,10 @@ type Action struct {
 	ObstacleType string `json:"obstacleType,omitempty"`
 	// requested: what to tell the person (extract's obstacle.message)
 	Message string `json:"message,omitempty"`
-	// Return the events whose seq is at least this (nextSeq of the previous
-	// call); 0 returns all the ring holds.
+	// get_trace: Return the events whose seq is at least this (nextSeq of the
+	// previous call); 0 returns all the ring holds. record_read: Return the
+	// steps whose seq is at least this (nextSeq of the previous call); 0 returns
+	// every step the recording holds.
 	SinceSeq *int `json:"sinceSeq,omitempty"`
 	// The options' value attributes. One item or a list; a list selects several
 	// options of a multi-select, and an empty list deselects every option.
@@ -608,6 +616,108 @@ type TraceResult struct {
 	TabID *int `json:"tabId,omitempty"`
 }
 
+// RecordStartResult is record_start's and record_stop's answer
+// (result.record_start, feature record): the recording, named by TabID, the
+// tab it started on; URL and Title are that tab's when it started (where a
+// replay starts). Steps counts the steps made so far; Ended and Reason are
+// set once it has ended.
+type RecordStartResult struct {
+	OK bool `json:"ok"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID int `json:"tabId"`
+	// The tab's URL when the recording started: where a replay starts.
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+	// How many steps the recording has made.
+	Steps int  `json:"steps,omitempty"`
+	Ended bool `json:"ended,omitempty"`
+	// Why a recording ended: stopped (record_stop), user_stopped (the popup's
+	// Stop on the recording), tab_closed (its last tab closed), session_ended
+	// (its tab's session ended: the popup's session Stop, Stop all, the
+	// debugger's Cancel bar, the blocklist, idle), lost (the extension's worker
+	// restarted and the recording's page side with it).
+	Reason RecordEndReason `json:"reason,omitempty"`
+}
+
+// RecordReadResult is record_read's answer (result.record_read): the steps
+// from sinceSeq on, NextSeq to read on from, Dropped steps the recording no
+// longer held, and Ended (with Reason) once the recording is over and Steps
+// holds its last ones.
+type RecordReadResult struct {
+	Steps []RecordedStep `json:"steps"`
+	// pass as sinceSeq to read only newer steps
+	NextSeq int `json:"nextSeq"`
+	// steps at or after sinceSeq the recording no longer holds (it keeps the
+	// last 2,000)
+	Dropped int `json:"dropped"`
+	// The recording has ended and steps holds its last steps: read no more.
+	Ended bool `json:"ended"`
+	// Why a recording ended: stopped (record_stop), user_stopped (the popup's
+	// Stop on the recording), tab_closed (its last tab closed), session_ended
+	// (its tab's session ended: the popup's session Stop, Stop all, the
+	// debugger's Cancel bar, the blocklist, idle), lost (the extension's worker
+	// restarted and the recording's page side with it).
+	Reason RecordEndReason `json:"reason,omitempty"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID *int `json:"tabId,omitempty"`
+}
+
+// RecordedStep is one step of a recording (recordedStep): an input the person
+// made on tab TabID (Action, without its target, and Target, the element as
+// describe gives it, taken when they acted), a navigation the page made after
+// their last input there (Landed: URL is where it went), a tab an input there
+// opened (NewTabID, which the recording follows), or a check they asked for
+// (Action wait_for for a text, AssertURL, AssertTitle). URL and Title are the
+// tab's when the step was recorded. Text typed into a password field never
+// leaves the browser: Secret is its number in the recording (the same text
+// has the same number wherever it was typed) and Action.Text is nil; Masked
+// says a secret showed in URL and was replaced by ***.
+type RecordedStep struct {
+	Seq int `json:"seq"`
+	// The tab to act on: optional on every action that takes it but close_tab,
+	// where it is required; without it the extension picks the tab
+	// (docs/protocol.md#sessions).
+	TabID int `json:"tabId"`
+	// The step as an action a flow takes, without its target (type and its
+	// params: click's clickCount, type's text and clear, select_option's value,
+	// press_key's key, upload's files, navigate's url, wait_for's text or url).
+	Action *Action `json:"action,omitempty"`
+	// describe's answer (a pure addition to v4). A password field has inputType
+	// password, or autocomplete ending in password or one-time-code.
+	Target *DescribeResult `json:"target,omitempty"`
+	// The tab's URL when the step was recorded; for landed, the URL the page
+	// went to.
+	URL string `json:"url"`
+	// The tab's title then.
+	Title string `json:"title,omitempty"`
+	// A navigation the page made (a link, a form, a script) after the last input
+	// on the tab: url is where it went. No action.
+	Landed bool `json:"landed,omitempty"`
+	// A tab an input on tabId opened (the last one before this step), which the
+	// recording follows from now on. No action.
+	NewTabID *int `json:"newTabId,omitempty"`
+	// The text typed was a secret's (text typed into a password field): its
+	// number in the recording. action.text is absent.
+	Secret int `json:"secret,omitempty"`
+	// A secret showed in url and was replaced by ***.
+	Masked bool `json:"masked,omitempty"`
+	// A check the person asked for from the popup: the page's URL is this (the
+	// flow waits for it). No action.
+	AssertURL string `json:"assertUrl,omitempty"`
+	// A check the person asked for from the popup: the page's title is this. No
+	// action.
+	AssertTitle string `json:"assertTitle,omitempty"`
+	// What a person should know about the step (a file's placeholder path).
+	Comment string `json:"comment,omitempty"`
+	// Why the step will not replay as recorded until it is edited (an upload's
+	// placeholder path).
+	Problem string `json:"problem,omitempty"`
+}
+
 // ObstacleType is the kind of obstacle extract found: a sign-in wall, a
 // CAPTCHA, or a page that refuses access (403, blocked, 429).
 type ObstacleType string
@@ -724,6 +834,22 @@ const (
 	MouseButtonRight   = "right"
 	MouseButtonBack    = "back"
 	MouseButtonForward = "forward"
+)
+
+// RecordEndReason is why a recording ended (recordEndReason): record_stop
+// (bua record's Ctrl-C), the popup's Stop on the recording, its last tab
+// closed, its tab's session ended (Stop, Stop all, the debugger bar's Cancel,
+// the blocklist, idle), or the extension's worker restarted and the recording
+// with it.
+type RecordEndReason string
+
+// The values of RecordEndReason.
+const (
+	RecordStopped      RecordEndReason = "stopped"
+	RecordUserStopped  RecordEndReason = "user_stopped"
+	RecordTabClosed    RecordEndReason = "tab_closed"
+	RecordSessionEnded RecordEndReason = "session_ended"
+	RecordLost         RecordEndReason = "lost"
 )
 
 // Trace event kinds (traceEvent kind).

@@ -1424,15 +1424,24 @@ func vDefAction(v any, p *vloc, q bool) *SchemaError {
 	if e := v173(v, p, q); e != nil {
 		return e
 	}
+	if e := v177(v, p, q); e != nil {
+		return e
+	}
+	if e := v181(v, p, q); e != nil {
+		return e
+	}
+	if e := v185(v, p, q); e != nil {
+		return e
+	}
 	return nil
 }
 
 // v88 checks #/$defs/action/properties/type.
 func v88(v any, p *vloc, q bool) *SchemaError {
 	switch v {
-	case "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe":
+	case "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", "record_start", "record_read", "record_stop":
 	default:
-		return p.failEnum(q, "must be one of \"navigate\", \"click\", \"type\", \"hover\", \"press_key\", \"scroll\", \"screenshot\", \"extract\", \"evaluate\", \"wait_for\", \"get_tabs\", \"open_tab\", \"close_tab\", \"reload\", \"handoff\", \"get_trace\", \"select_option\", \"upload\", \"go_back\", \"go_forward\", \"handle_dialog\", \"describe\", got ", v)
+		return p.failEnum(q, "must be one of \"navigate\", \"click\", \"type\", \"hover\", \"press_key\", \"scroll\", \"screenshot\", \"extract\", \"evaluate\", \"wait_for\", \"get_tabs\", \"open_tab\", \"close_tab\", \"reload\", \"handoff\", \"get_trace\", \"select_option\", \"upload\", \"go_back\", \"go_forward\", \"handle_dialog\", \"describe\", \"record_start\", \"record_read\", \"record_stop\", got ", v)
 	}
 	return nil
 }
@@ -2097,6 +2106,96 @@ func v175(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
+// v177 checks #/$defs/action/allOf/22.
+func v177(v any, p *vloc, q bool) *SchemaError {
+	if v178(v, p, true) == nil {
+		if e := vDefActionRecordStart(v, p, q); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// v178 checks #/$defs/action/allOf/22/if.
+func v178(v any, p *vloc, q bool) *SchemaError {
+	if o, ok := v.(map[string]any); ok {
+		if x, ok := o["type"]; ok {
+			if e := v179(x, p.child(q, "type"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// v179 checks #/$defs/action/allOf/22/if/properties/type.
+func v179(v any, p *vloc, q bool) *SchemaError {
+	if v != "record_start" {
+		return p.fail(q, "must be \"record_start\"")
+	}
+	return nil
+}
+
+// v181 checks #/$defs/action/allOf/23.
+func v181(v any, p *vloc, q bool) *SchemaError {
+	if v182(v, p, true) == nil {
+		if e := vDefActionRecordRead(v, p, q); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// v182 checks #/$defs/action/allOf/23/if.
+func v182(v any, p *vloc, q bool) *SchemaError {
+	if o, ok := v.(map[string]any); ok {
+		if x, ok := o["type"]; ok {
+			if e := v183(x, p.child(q, "type"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// v183 checks #/$defs/action/allOf/23/if/properties/type.
+func v183(v any, p *vloc, q bool) *SchemaError {
+	if v != "record_read" {
+		return p.fail(q, "must be \"record_read\"")
+	}
+	return nil
+}
+
+// v185 checks #/$defs/action/allOf/24.
+func v185(v any, p *vloc, q bool) *SchemaError {
+	if v186(v, p, true) == nil {
+		if e := vDefActionRecordStop(v, p, q); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// v186 checks #/$defs/action/allOf/24/if.
+func v186(v any, p *vloc, q bool) *SchemaError {
+	if o, ok := v.(map[string]any); ok {
+		if x, ok := o["type"]; ok {
+			if e := v187(x, p.child(q, "type"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// v187 checks #/$defs/action/allOf/24/if/properties/type.
+func v187(v any, p *vloc, q bool) *SchemaError {
+	if v != "record_stop" {
+		return p.fail(q, "must be \"record_stop\"")
+	}
+	return nil
+}
+
 // vDefActionNavigate checks #/$defs/action.navigate.
 func vDefActionNavigate(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "object")) {
@@ -2140,22 +2239,22 @@ func vDefActionClick(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["button"]; ok {
-			if e := v181(x, p.child(q, "button"), q); e != nil {
+			if e := v193(x, p.child(q, "button"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["clickCount"]; ok {
-			if e := v182(x, p.child(q, "clickCount"), q); e != nil {
+			if e := v194(x, p.child(q, "clickCount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["download"]; ok {
-			if e := v183(x, p.child(q, "download"), q); e != nil {
+			if e := v195(x, p.child(q, "download"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["force"]; ok {
-			if e := v184(x, p.child(q, "force"), q); e != nil {
+			if e := v196(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -2198,8 +2297,8 @@ func vDefActionClick(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v181 checks #/$defs/action.click/properties/button.
-func v181(v any, p *vloc, q bool) *SchemaError {
+// v193 checks #/$defs/action.click/properties/button.
+func v193(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "left", "middle", "right", "back", "forward":
 	default:
@@ -2208,8 +2307,8 @@ func v181(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v182 checks #/$defs/action.click/properties/clickCount.
-func v182(v any, p *vloc, q bool) *SchemaError {
+// v194 checks #/$defs/action.click/properties/clickCount.
+func v194(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -2224,16 +2323,16 @@ func v182(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v183 checks #/$defs/action.click/properties/download.
-func v183(v any, p *vloc, q bool) *SchemaError {
+// v195 checks #/$defs/action.click/properties/download.
+func v195(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v184 checks #/$defs/action.click/properties/force.
-func v184(v any, p *vloc, q bool) *SchemaError {
+// v196 checks #/$defs/action.click/properties/force.
+func v196(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
@@ -2253,12 +2352,12 @@ func vDefActionType(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "text", "missing required field \"text\"")
 		}
 		if x, ok := o["clear"]; ok {
-			if e := v192(x, p.child(q, "clear"), q); e != nil {
+			if e := v204(x, p.child(q, "clear"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["force"]; ok {
-			if e := v193(x, p.child(q, "force"), q); e != nil {
+			if e := v205(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -2293,7 +2392,7 @@ func vDefActionType(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["text"]; ok {
-			if e := v200(x, p.child(q, "text"), q); e != nil {
+			if e := v212(x, p.child(q, "text"), q); e != nil {
 				return e
 			}
 		}
@@ -2306,24 +2405,24 @@ func vDefActionType(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v192 checks #/$defs/action.type/properties/clear.
-func v192(v any, p *vloc, q bool) *SchemaError {
+// v204 checks #/$defs/action.type/properties/clear.
+func v204(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v193 checks #/$defs/action.type/properties/force.
-func v193(v any, p *vloc, q bool) *SchemaError {
+// v205 checks #/$defs/action.type/properties/force.
+func v205(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v200 checks #/$defs/action.type/properties/text.
-func v200(v any, p *vloc, q bool) *SchemaError {
+// v212 checks #/$defs/action.type/properties/text.
+func v212(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -2346,7 +2445,7 @@ func vDefActionHover(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["force"]; ok {
-			if e := v202(x, p.child(q, "force"), q); e != nil {
+			if e := v214(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -2389,8 +2488,8 @@ func vDefActionHover(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v202 checks #/$defs/action.hover/properties/force.
-func v202(v any, p *vloc, q bool) *SchemaError {
+// v214 checks #/$defs/action.hover/properties/force.
+func v214(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
@@ -2407,7 +2506,7 @@ func vDefActionPressKey(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "key", "missing required field \"key\"")
 		}
 		if x, ok := o["download"]; ok {
-			if e := v210(x, p.child(q, "download"), q); e != nil {
+			if e := v222(x, p.child(q, "download"), q); e != nil {
 				return e
 			}
 		}
@@ -2425,8 +2524,8 @@ func vDefActionPressKey(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v210 checks #/$defs/action.press_key/properties/download.
-func v210(v any, p *vloc, q bool) *SchemaError {
+// v222 checks #/$defs/action.press_key/properties/download.
+func v222(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
@@ -2443,12 +2542,12 @@ func vDefActionScroll(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "direction", "missing required field \"direction\"")
 		}
 		if x, ok := o["amount"]; ok {
-			if e := v213(x, p.child(q, "amount"), q); e != nil {
+			if e := v225(x, p.child(q, "amount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["direction"]; ok {
-			if e := v214(x, p.child(q, "direction"), q); e != nil {
+			if e := v226(x, p.child(q, "direction"), q); e != nil {
 				return e
 			}
 		}
@@ -2461,8 +2560,8 @@ func vDefActionScroll(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v213 checks #/$defs/action.scroll/properties/amount.
-func v213(v any, p *vloc, q bool) *SchemaError {
+// v225 checks #/$defs/action.scroll/properties/amount.
+func v225(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -2477,8 +2576,8 @@ func v213(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v214 checks #/$defs/action.scroll/properties/direction.
-func v214(v any, p *vloc, q bool) *SchemaError {
+// v226 checks #/$defs/action.scroll/properties/direction.
+func v226(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "up", "down":
 	default:
@@ -2494,12 +2593,12 @@ func vDefActionScreenshot(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["fullPage"]; ok {
-			if e := v216(x, p.child(q, "fullPage"), q); e != nil {
+			if e := v228(x, p.child(q, "fullPage"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["labels"]; ok {
-			if e := v217(x, p.child(q, "labels"), q); e != nil {
+			if e := v229(x, p.child(q, "labels"), q); e != nil {
 				return e
 			}
 		}
@@ -2512,16 +2611,16 @@ func vDefActionScreenshot(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v216 checks #/$defs/action.screenshot/properties/fullPage.
-func v216(v any, p *vloc, q bool) *SchemaError {
+// v228 checks #/$defs/action.screenshot/properties/fullPage.
+func v228(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v217 checks #/$defs/action.screenshot/properties/labels.
-func v217(v any, p *vloc, q bool) *SchemaError {
+// v229 checks #/$defs/action.screenshot/properties/labels.
+func v229(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
@@ -2535,22 +2634,22 @@ func vDefActionExtract(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["changes"]; ok {
-			if e := v230(x, p.child(q, "changes"), q); e != nil {
+			if e := v242(x, p.child(q, "changes"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["maxChars"]; ok {
-			if e := v231(x, p.child(q, "maxChars"), q); e != nil {
+			if e := v243(x, p.child(q, "maxChars"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["maxElements"]; ok {
-			if e := v232(x, p.child(q, "maxElements"), q); e != nil {
+			if e := v244(x, p.child(q, "maxElements"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["part"]; ok {
-			if e := v233(x, p.child(q, "part"), q); e != nil {
+			if e := v245(x, p.child(q, "part"), q); e != nil {
 				return e
 			}
 		}
@@ -2565,27 +2664,27 @@ func vDefActionExtract(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 	}
-	if e := v219(v, p, q); e != nil {
+	if e := v231(v, p, q); e != nil {
 		return e
 	}
-	if e := v222(v, p, q); e != nil {
+	if e := v234(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v219 checks #/$defs/action.extract/allOf/0.
-func v219(v any, p *vloc, q bool) *SchemaError {
-	if v220(v, p, true) == nil {
-		if e := v221(v, p, q); e != nil {
+// v231 checks #/$defs/action.extract/allOf/0.
+func v231(v any, p *vloc, q bool) *SchemaError {
+	if v232(v, p, true) == nil {
+		if e := v233(v, p, q); e != nil {
 			return e
 		}
 	}
 	return nil
 }
 
-// v220 checks #/$defs/action.extract/allOf/0/if.
-func v220(v any, p *vloc, q bool) *SchemaError {
+// v232 checks #/$defs/action.extract/allOf/0/if.
+func v232(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["part"]; !ok {
 			return p.missing(q, "part", "missing required field \"part\"")
@@ -2594,16 +2693,16 @@ func v220(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v221 validates #/$defs/action.extract/allOf/0/then; its x-message replaces any reason.
-func v221(v any, p *vloc, q bool) *SchemaError {
-	if v221Check(v, p, true) == nil {
+// v233 validates #/$defs/action.extract/allOf/0/then; its x-message replaces any reason.
+func v233(v any, p *vloc, q bool) *SchemaError {
+	if v233Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "part reads one part of a page cut by maxChars: give maxChars too")
 }
 
-// v221Check checks #/$defs/action.extract/allOf/0/then.
-func v221Check(v any, p *vloc, q bool) *SchemaError {
+// v233Check checks #/$defs/action.extract/allOf/0/then.
+func v233Check(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["maxChars"]; !ok {
 			return p.missing(q, "maxChars", "missing required field \"maxChars\"")
@@ -2612,24 +2711,24 @@ func v221Check(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v222 checks #/$defs/action.extract/allOf/1.
-func v222(v any, p *vloc, q bool) *SchemaError {
-	if v223(v, p, true) == nil {
-		if e := v225(v, p, q); e != nil {
+// v234 checks #/$defs/action.extract/allOf/1.
+func v234(v any, p *vloc, q bool) *SchemaError {
+	if v235(v, p, true) == nil {
+		if e := v237(v, p, q); e != nil {
 			return e
 		}
 	}
 	return nil
 }
 
-// v223 checks #/$defs/action.extract/allOf/1/if.
-func v223(v any, p *vloc, q bool) *SchemaError {
+// v235 checks #/$defs/action.extract/allOf/1/if.
+func v235(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["changes"]; !ok {
 			return p.missing(q, "changes", "missing required field \"changes\"")
 		}
 		if x, ok := o["changes"]; ok {
-			if e := v224(x, p.child(q, "changes"), q); e != nil {
+			if e := v236(x, p.child(q, "changes"), q); e != nil {
 				return e
 			}
 		}
@@ -2637,40 +2736,40 @@ func v223(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v224 checks #/$defs/action.extract/allOf/1/if/properties/changes.
-func v224(v any, p *vloc, q bool) *SchemaError {
+// v236 checks #/$defs/action.extract/allOf/1/if/properties/changes.
+func v236(v any, p *vloc, q bool) *SchemaError {
 	if v != true {
 		return p.fail(q, "must be true")
 	}
 	return nil
 }
 
-// v225 validates #/$defs/action.extract/allOf/1/then; its x-message replaces any reason.
-func v225(v any, p *vloc, q bool) *SchemaError {
-	if v225Check(v, p, true) == nil {
+// v237 validates #/$defs/action.extract/allOf/1/then; its x-message replaces any reason.
+func v237(v any, p *vloc, q bool) *SchemaError {
+	if v237Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "changes reads what changed on the whole page since the last read: it takes no selector, maxChars or part")
 }
 
-// v225Check checks #/$defs/action.extract/allOf/1/then.
-func v225Check(v any, p *vloc, q bool) *SchemaError {
-	if v226(v, p, true) == nil {
+// v237Check checks #/$defs/action.extract/allOf/1/then.
+func v237Check(v any, p *vloc, q bool) *SchemaError {
+	if v238(v, p, true) == nil {
 		return p.fail(q, "must not match the excluded shape")
 	}
 	return nil
 }
 
-// v226 checks #/$defs/action.extract/allOf/1/then/not.
-func v226(v any, p *vloc, q bool) *SchemaError {
-	if v227(v, p, true) != nil && v228(v, p, true) != nil && v229(v, p, true) != nil {
-		return v229(v, p, q) // the last branch's reason
+// v238 checks #/$defs/action.extract/allOf/1/then/not.
+func v238(v any, p *vloc, q bool) *SchemaError {
+	if v239(v, p, true) != nil && v240(v, p, true) != nil && v241(v, p, true) != nil {
+		return v241(v, p, q) // the last branch's reason
 	}
 	return nil
 }
 
-// v227 checks #/$defs/action.extract/allOf/1/then/not/anyOf/0.
-func v227(v any, p *vloc, q bool) *SchemaError {
+// v239 checks #/$defs/action.extract/allOf/1/then/not/anyOf/0.
+func v239(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["selector"]; !ok {
 			return p.missing(q, "selector", "missing required field \"selector\"")
@@ -2679,8 +2778,8 @@ func v227(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v228 checks #/$defs/action.extract/allOf/1/then/not/anyOf/1.
-func v228(v any, p *vloc, q bool) *SchemaError {
+// v240 checks #/$defs/action.extract/allOf/1/then/not/anyOf/1.
+func v240(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["maxChars"]; !ok {
 			return p.missing(q, "maxChars", "missing required field \"maxChars\"")
@@ -2689,8 +2788,8 @@ func v228(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v229 checks #/$defs/action.extract/allOf/1/then/not/anyOf/2.
-func v229(v any, p *vloc, q bool) *SchemaError {
+// v241 checks #/$defs/action.extract/allOf/1/then/not/anyOf/2.
+func v241(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["part"]; !ok {
 			return p.missing(q, "part", "missing required field \"part\"")
@@ -2699,24 +2798,24 @@ func v229(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v230 checks #/$defs/action.extract/properties/changes.
-func v230(v any, p *vloc, q bool) *SchemaError {
+// v242 checks #/$defs/action.extract/properties/changes.
+func v242(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v231 validates #/$defs/action.extract/properties/maxChars; its x-message replaces any reason.
-func v231(v any, p *vloc, q bool) *SchemaError {
-	if v231Check(v, p, true) == nil {
+// v243 validates #/$defs/action.extract/properties/maxChars; its x-message replaces any reason.
+func v243(v any, p *vloc, q bool) *SchemaError {
+	if v243Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an integer from 500 to 1000000")
 }
 
-// v231Check checks #/$defs/action.extract/properties/maxChars.
-func v231Check(v any, p *vloc, q bool) *SchemaError {
+// v243Check checks #/$defs/action.extract/properties/maxChars.
+func v243Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -2731,16 +2830,16 @@ func v231Check(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v232 validates #/$defs/action.extract/properties/maxElements; its x-message replaces any reason.
-func v232(v any, p *vloc, q bool) *SchemaError {
-	if v232Check(v, p, true) == nil {
+// v244 validates #/$defs/action.extract/properties/maxElements; its x-message replaces any reason.
+func v244(v any, p *vloc, q bool) *SchemaError {
+	if v244Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an integer from 1 to 5000")
 }
 
-// v232Check checks #/$defs/action.extract/properties/maxElements.
-func v232Check(v any, p *vloc, q bool) *SchemaError {
+// v244Check checks #/$defs/action.extract/properties/maxElements.
+func v244Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -2755,16 +2854,16 @@ func v232Check(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v233 validates #/$defs/action.extract/properties/part; its x-message replaces any reason.
-func v233(v any, p *vloc, q bool) *SchemaError {
-	if v233Check(v, p, true) == nil {
+// v245 validates #/$defs/action.extract/properties/part; its x-message replaces any reason.
+func v245(v any, p *vloc, q bool) *SchemaError {
+	if v245Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an integer from 1 (the first part) to 10000")
 }
 
-// v233Check checks #/$defs/action.extract/properties/part.
-func v233Check(v any, p *vloc, q bool) *SchemaError {
+// v245Check checks #/$defs/action.extract/properties/part.
+func v245Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -2789,7 +2888,7 @@ func vDefActionEvaluate(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "expression", "missing required field \"expression\"")
 		}
 		if x, ok := o["expression"]; ok {
-			if e := v236(x, p.child(q, "expression"), q); e != nil {
+			if e := v248(x, p.child(q, "expression"), q); e != nil {
 				return e
 			}
 		}
@@ -2802,16 +2901,16 @@ func vDefActionEvaluate(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v236 validates #/$defs/action.evaluate/properties/expression; its x-message replaces any reason.
-func v236(v any, p *vloc, q bool) *SchemaError {
-	if v236Check(v, p, true) == nil {
+// v248 validates #/$defs/action.evaluate/properties/expression; its x-message replaces any reason.
+func v248(v any, p *vloc, q bool) *SchemaError {
+	if v248Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be a non-empty JavaScript function body (use return)")
 }
 
-// v236Check checks #/$defs/action.evaluate/properties/expression.
-func v236Check(v any, p *vloc, q bool) *SchemaError {
+// v248Check checks #/$defs/action.evaluate/properties/expression.
+func v248Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -2865,7 +2964,7 @@ func vDefActionWaitFor(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["state"]; ok {
-			if e := v254(x, p.child(q, "state"), q); e != nil {
+			if e := v266(x, p.child(q, "state"), q); e != nil {
 				return e
 			}
 		}
@@ -2875,12 +2974,12 @@ func vDefActionWaitFor(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["text"]; ok {
-			if e := v256(x, p.child(q, "text"), q); e != nil {
+			if e := v268(x, p.child(q, "text"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["timeoutMs"]; ok {
-			if e := v257(x, p.child(q, "timeoutMs"), q); e != nil {
+			if e := v269(x, p.child(q, "timeoutMs"), q); e != nil {
 				return e
 			}
 		}
@@ -2890,38 +2989,38 @@ func vDefActionWaitFor(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["url"]; ok {
-			if e := v259(x, p.child(q, "url"), q); e != nil {
+			if e := v271(x, p.child(q, "url"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if e := v238(v, p, q); e != nil {
+	if e := v250(v, p, q); e != nil {
 		return e
 	}
-	if e := v242(v, p, q); e != nil {
+	if e := v254(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v238 validates #/$defs/action.wait_for/allOf/0; its x-message replaces any reason.
-func v238(v any, p *vloc, q bool) *SchemaError {
-	if v238Check(v, p, true) == nil {
+// v250 validates #/$defs/action.wait_for/allOf/0; its x-message replaces any reason.
+func v250(v any, p *vloc, q bool) *SchemaError {
+	if v250Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "needs a target (selector, uid or role), text, or url")
 }
 
-// v238Check checks #/$defs/action.wait_for/allOf/0.
-func v238Check(v any, p *vloc, q bool) *SchemaError {
-	if vDefTarget(v, p, true) != nil && v240(v, p, true) != nil && v241(v, p, true) != nil {
-		return v241(v, p, q) // the last branch's reason
+// v250Check checks #/$defs/action.wait_for/allOf/0.
+func v250Check(v any, p *vloc, q bool) *SchemaError {
+	if vDefTarget(v, p, true) != nil && v252(v, p, true) != nil && v253(v, p, true) != nil {
+		return v253(v, p, q) // the last branch's reason
 	}
 	return nil
 }
 
-// v240 checks #/$defs/action.wait_for/allOf/0/anyOf/1.
-func v240(v any, p *vloc, q bool) *SchemaError {
+// v252 checks #/$defs/action.wait_for/allOf/0/anyOf/1.
+func v252(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["text"]; !ok {
 			return p.missing(q, "text", "missing required field \"text\"")
@@ -2930,8 +3029,8 @@ func v240(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v241 checks #/$defs/action.wait_for/allOf/0/anyOf/2.
-func v241(v any, p *vloc, q bool) *SchemaError {
+// v253 checks #/$defs/action.wait_for/allOf/0/anyOf/2.
+func v253(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["url"]; !ok {
 			return p.missing(q, "url", "missing required field \"url\"")
@@ -2940,18 +3039,18 @@ func v241(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v242 checks #/$defs/action.wait_for/allOf/1.
-func v242(v any, p *vloc, q bool) *SchemaError {
-	if v243(v, p, true) == nil {
-		if e := v244(v, p, q); e != nil {
+// v254 checks #/$defs/action.wait_for/allOf/1.
+func v254(v any, p *vloc, q bool) *SchemaError {
+	if v255(v, p, true) == nil {
+		if e := v256(v, p, q); e != nil {
 			return e
 		}
 	}
 	return nil
 }
 
-// v243 checks #/$defs/action.wait_for/allOf/1/if.
-func v243(v any, p *vloc, q bool) *SchemaError {
+// v255 checks #/$defs/action.wait_for/allOf/1/if.
+func v255(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["url"]; !ok {
 			return p.missing(q, "url", "missing required field \"url\"")
@@ -2960,32 +3059,32 @@ func v243(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v244 validates #/$defs/action.wait_for/allOf/1/then; its x-message replaces any reason.
-func v244(v any, p *vloc, q bool) *SchemaError {
-	if v244Check(v, p, true) == nil {
+// v256 validates #/$defs/action.wait_for/allOf/1/then; its x-message replaces any reason.
+func v256(v any, p *vloc, q bool) *SchemaError {
+	if v256Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "url waits alone: it takes no selector, uid, role, text or state")
 }
 
-// v244Check checks #/$defs/action.wait_for/allOf/1/then.
-func v244Check(v any, p *vloc, q bool) *SchemaError {
-	if v245(v, p, true) == nil {
+// v256Check checks #/$defs/action.wait_for/allOf/1/then.
+func v256Check(v any, p *vloc, q bool) *SchemaError {
+	if v257(v, p, true) == nil {
 		return p.fail(q, "must not match the excluded shape")
 	}
 	return nil
 }
 
-// v245 checks #/$defs/action.wait_for/allOf/1/then/not.
-func v245(v any, p *vloc, q bool) *SchemaError {
-	if vDefTarget(v, p, true) != nil && v247(v, p, true) != nil && v248(v, p, true) != nil {
-		return v248(v, p, q) // the last branch's reason
+// v257 checks #/$defs/action.wait_for/allOf/1/then/not.
+func v257(v any, p *vloc, q bool) *SchemaError {
+	if vDefTarget(v, p, true) != nil && v259(v, p, true) != nil && v260(v, p, true) != nil {
+		return v260(v, p, q) // the last branch's reason
 	}
 	return nil
 }
 
-// v247 checks #/$defs/action.wait_for/allOf/1/then/not/anyOf/1.
-func v247(v any, p *vloc, q bool) *SchemaError {
+// v259 checks #/$defs/action.wait_for/allOf/1/then/not/anyOf/1.
+func v259(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["text"]; !ok {
 			return p.missing(q, "text", "missing required field \"text\"")
@@ -2994,8 +3093,8 @@ func v247(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v248 checks #/$defs/action.wait_for/allOf/1/then/not/anyOf/2.
-func v248(v any, p *vloc, q bool) *SchemaError {
+// v260 checks #/$defs/action.wait_for/allOf/1/then/not/anyOf/2.
+func v260(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["state"]; !ok {
 			return p.missing(q, "state", "missing required field \"state\"")
@@ -3004,8 +3103,8 @@ func v248(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v254 checks #/$defs/action.wait_for/properties/state.
-func v254(v any, p *vloc, q bool) *SchemaError {
+// v266 checks #/$defs/action.wait_for/properties/state.
+func v266(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "visible", "attached", "hidden", "detached":
 	default:
@@ -3014,8 +3113,8 @@ func v254(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v256 checks #/$defs/action.wait_for/properties/text.
-func v256(v any, p *vloc, q bool) *SchemaError {
+// v268 checks #/$defs/action.wait_for/properties/text.
+func v268(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3031,8 +3130,8 @@ func v256(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v257 checks #/$defs/action.wait_for/properties/timeoutMs.
-func v257(v any, p *vloc, q bool) *SchemaError {
+// v269 checks #/$defs/action.wait_for/properties/timeoutMs.
+func v269(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3047,8 +3146,8 @@ func v257(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v259 checks #/$defs/action.wait_for/properties/url.
-func v259(v any, p *vloc, q bool) *SchemaError {
+// v271 checks #/$defs/action.wait_for/properties/url.
+func v271(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3082,7 +3181,7 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "url", "missing required field \"url\"")
 		}
 		if x, ok := o["focus"]; ok {
-			if e := v260(x, p.child(q, "focus"), q); e != nil {
+			if e := v272(x, p.child(q, "focus"), q); e != nil {
 				return e
 			}
 		}
@@ -3097,7 +3196,7 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["window"]; ok {
-			if e := v263(x, p.child(q, "window"), q); e != nil {
+			if e := v275(x, p.child(q, "window"), q); e != nil {
 				return e
 			}
 		}
@@ -3105,16 +3204,16 @@ func vDefActionOpenTab(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v260 checks #/$defs/action.open_tab/properties/focus.
-func v260(v any, p *vloc, q bool) *SchemaError {
+// v272 checks #/$defs/action.open_tab/properties/focus.
+func v272(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v263 checks #/$defs/action.open_tab/properties/window.
-func v263(v any, p *vloc, q bool) *SchemaError {
+// v275 checks #/$defs/action.open_tab/properties/window.
+func v275(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3184,17 +3283,17 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "state", "missing required field \"state\"")
 		}
 		if x, ok := o["message"]; ok {
-			if e := v269(x, p.child(q, "message"), q); e != nil {
+			if e := v281(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v270(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v282(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["state"]; ok {
-			if e := v271(x, p.child(q, "state"), q); e != nil {
+			if e := v283(x, p.child(q, "state"), q); e != nil {
 				return e
 			}
 		}
@@ -3207,8 +3306,8 @@ func vDefActionHandoff(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v269 checks #/$defs/action.handoff/properties/message.
-func v269(v any, p *vloc, q bool) *SchemaError {
+// v281 checks #/$defs/action.handoff/properties/message.
+func v281(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3221,8 +3320,8 @@ func v269(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v270 checks #/$defs/action.handoff/properties/obstacleType.
-func v270(v any, p *vloc, q bool) *SchemaError {
+// v282 checks #/$defs/action.handoff/properties/obstacleType.
+func v282(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "auth_wall", "captcha", "access_denied":
 	default:
@@ -3231,8 +3330,8 @@ func v270(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v271 checks #/$defs/action.handoff/properties/state.
-func v271(v any, p *vloc, q bool) *SchemaError {
+// v283 checks #/$defs/action.handoff/properties/state.
+func v283(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "requested", "resolved", "abandoned":
 	default:
@@ -3248,7 +3347,7 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["sinceSeq"]; ok {
-			if e := v273(x, p.child(q, "sinceSeq"), q); e != nil {
+			if e := v285(x, p.child(q, "sinceSeq"), q); e != nil {
 				return e
 			}
 		}
@@ -3261,8 +3360,8 @@ func vDefActionGetTrace(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v273 checks #/$defs/action.get_trace/properties/sinceSeq.
-func v273(v any, p *vloc, q bool) *SchemaError {
+// v285 checks #/$defs/action.get_trace/properties/sinceSeq.
+func v285(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3334,12 +3433,12 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "accept", "missing required field \"accept\"")
 		}
 		if x, ok := o["accept"]; ok {
-			if e := v281(x, p.child(q, "accept"), q); e != nil {
+			if e := v293(x, p.child(q, "accept"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["promptText"]; ok {
-			if e := v282(x, p.child(q, "promptText"), q); e != nil {
+			if e := v294(x, p.child(q, "promptText"), q); e != nil {
 				return e
 			}
 		}
@@ -3352,16 +3451,16 @@ func vDefActionHandleDialog(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v281 checks #/$defs/action.handle_dialog/properties/accept.
-func v281(v any, p *vloc, q bool) *SchemaError {
+// v293 checks #/$defs/action.handle_dialog/properties/accept.
+func v293(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v282 checks #/$defs/action.handle_dialog/properties/promptText.
-func v282(v any, p *vloc, q bool) *SchemaError {
+// v294 checks #/$defs/action.handle_dialog/properties/promptText.
+func v294(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3384,7 +3483,7 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	}
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["force"]; ok {
-			if e := v287(x, p.child(q, "force"), q); e != nil {
+			if e := v299(x, p.child(q, "force"), q); e != nil {
 				return e
 			}
 		}
@@ -3394,12 +3493,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["index"]; ok {
-			if e := v289(x, p.child(q, "index"), q); e != nil {
+			if e := v301(x, p.child(q, "index"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["label"]; ok {
-			if e := v291(x, p.child(q, "label"), q); e != nil {
+			if e := v303(x, p.child(q, "label"), q); e != nil {
 				return e
 			}
 		}
@@ -3434,12 +3533,12 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["value"]; ok {
-			if e := v299(x, p.child(q, "value"), q); e != nil {
+			if e := v311(x, p.child(q, "value"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if passed := vPass(v284(v, p, true)) + vPass(v285(v, p, true)) + vPass(v286(v, p, true)); passed != 1 {
+	if passed := vPass(v296(v, p, true)) + vPass(v297(v, p, true)) + vPass(v298(v, p, true)); passed != 1 {
 		if q {
 			return vQuiet
 		}
@@ -3448,8 +3547,8 @@ func vDefActionSelectOption(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v284 checks #/$defs/action.select_option/oneOf/0.
-func v284(v any, p *vloc, q bool) *SchemaError {
+// v296 checks #/$defs/action.select_option/oneOf/0.
+func v296(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["value"]; !ok {
 			return p.missing(q, "value", "missing required field \"value\"")
@@ -3458,8 +3557,8 @@ func v284(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v285 checks #/$defs/action.select_option/oneOf/1.
-func v285(v any, p *vloc, q bool) *SchemaError {
+// v297 checks #/$defs/action.select_option/oneOf/1.
+func v297(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["label"]; !ok {
 			return p.missing(q, "label", "missing required field \"label\"")
@@ -3468,8 +3567,8 @@ func v285(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v286 checks #/$defs/action.select_option/oneOf/2.
-func v286(v any, p *vloc, q bool) *SchemaError {
+// v298 checks #/$defs/action.select_option/oneOf/2.
+func v298(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if _, ok := o["index"]; !ok {
 			return p.missing(q, "index", "missing required field \"index\"")
@@ -3478,16 +3577,16 @@ func v286(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v287 checks #/$defs/action.select_option/properties/force.
-func v287(v any, p *vloc, q bool) *SchemaError {
+// v299 checks #/$defs/action.select_option/properties/force.
+func v299(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "boolean")) {
 		return p.failType(q, "must be boolean, got ", v)
 	}
 	return nil
 }
 
-// v289 checks #/$defs/action.select_option/properties/index.
-func v289(v any, p *vloc, q bool) *SchemaError {
+// v301 checks #/$defs/action.select_option/properties/index.
+func v301(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer") || vHasType(v, "array")) {
 		return p.failType(q, "must be integer or array, got ", v)
 	}
@@ -3501,7 +3600,7 @@ func v289(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v290(x, p.index(q, i), q); e != nil {
+			if e := v302(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3509,8 +3608,8 @@ func v289(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v290 checks #/$defs/action.select_option/properties/index/items.
-func v290(v any, p *vloc, q bool) *SchemaError {
+// v302 checks #/$defs/action.select_option/properties/index/items.
+func v302(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -3522,8 +3621,8 @@ func v290(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v291 checks #/$defs/action.select_option/properties/label.
-func v291(v any, p *vloc, q bool) *SchemaError {
+// v303 checks #/$defs/action.select_option/properties/label.
+func v303(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3538,7 +3637,7 @@ func v291(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v292(x, p.index(q, i), q); e != nil {
+			if e := v304(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3546,8 +3645,8 @@ func v291(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v292 checks #/$defs/action.select_option/properties/label/items.
-func v292(v any, p *vloc, q bool) *SchemaError {
+// v304 checks #/$defs/action.select_option/properties/label/items.
+func v304(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3560,8 +3659,8 @@ func v292(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v299 checks #/$defs/action.select_option/properties/value.
-func v299(v any, p *vloc, q bool) *SchemaError {
+// v311 checks #/$defs/action.select_option/properties/value.
+func v311(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string") || vHasType(v, "array")) {
 		return p.failType(q, "must be string or array, got ", v)
 	}
@@ -3576,7 +3675,7 @@ func v299(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 1000 items")
 		}
 		for i, x := range a {
-			if e := v300(x, p.index(q, i), q); e != nil {
+			if e := v312(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3584,8 +3683,8 @@ func v299(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v300 checks #/$defs/action.select_option/properties/value/items.
-func v300(v any, p *vloc, q bool) *SchemaError {
+// v312 checks #/$defs/action.select_option/properties/value/items.
+func v312(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3611,7 +3710,7 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "files", "missing required field \"files\"")
 		}
 		if x, ok := o["files"]; ok {
-			if e := v301(x, p.child(q, "files"), q); e != nil {
+			if e := v313(x, p.child(q, "files"), q); e != nil {
 				return e
 			}
 		}
@@ -3654,8 +3753,8 @@ func vDefActionUpload(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v301 checks #/$defs/action.upload/properties/files.
-func v301(v any, p *vloc, q bool) *SchemaError {
+// v313 checks #/$defs/action.upload/properties/files.
+func v313(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "array")) {
 		return p.failType(q, "must be array, got ", v)
 	}
@@ -3664,7 +3763,7 @@ func v301(v any, p *vloc, q bool) *SchemaError {
 			return p.fail(q, "must have at most 100 items")
 		}
 		for i, x := range a {
-			if e := v302(x, p.index(q, i), q); e != nil {
+			if e := v314(x, p.index(q, i), q); e != nil {
 				return e
 			}
 		}
@@ -3672,16 +3771,16 @@ func v301(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v302 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
-func v302(v any, p *vloc, q bool) *SchemaError {
-	if v302Check(v, p, true) == nil {
+// v314 validates #/$defs/action.upload/properties/files/items; its x-message replaces any reason.
+func v314(v any, p *vloc, q bool) *SchemaError {
+	if v314Check(v, p, true) == nil {
 		return nil
 	}
 	return p.fail(q, "must be an absolute path")
 }
 
-// v302Check checks #/$defs/action.upload/properties/files/items.
-func v302Check(v any, p *vloc, q bool) *SchemaError {
+// v314Check checks #/$defs/action.upload/properties/files/items.
+func v314Check(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3748,6 +3847,99 @@ func vDefActionDescribe(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
+// vDefActionRecordStart checks #/$defs/action.record_start.
+func vDefActionRecordStart(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "object")) {
+		return p.failType(q, "must be object, got ", v)
+	}
+	if o, ok := v.(map[string]any); ok {
+		if _, ok := o["tabId"]; !ok {
+			return p.missing(q, "tabId", "missing required field \"tabId\"")
+		}
+		if x, ok := o["tabId"]; ok {
+			if e := vDefTabId(x, p.child(q, "tabId"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// vDefActionRecordRead checks #/$defs/action.record_read.
+func vDefActionRecordRead(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "object")) {
+		return p.failType(q, "must be object, got ", v)
+	}
+	if o, ok := v.(map[string]any); ok {
+		if _, ok := o["tabId"]; !ok {
+			return p.missing(q, "tabId", "missing required field \"tabId\"")
+		}
+		if x, ok := o["sinceSeq"]; ok {
+			if e := v330(x, p.child(q, "sinceSeq"), q); e != nil {
+				return e
+			}
+		}
+		if x, ok := o["tabId"]; ok {
+			if e := vDefTabId(x, p.child(q, "tabId"), q); e != nil {
+				return e
+			}
+		}
+		if x, ok := o["timeoutMs"]; ok {
+			if e := v332(x, p.child(q, "timeoutMs"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// v330 checks #/$defs/action.record_read/properties/sinceSeq.
+func v330(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "integer")) {
+		return p.failType(q, "must be integer, got ", v)
+	}
+	if f, ok := v.(float64); ok {
+		if f < 0 {
+			return p.fail(q, "must be >= 0")
+		}
+	}
+	return nil
+}
+
+// v332 checks #/$defs/action.record_read/properties/timeoutMs.
+func v332(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "integer")) {
+		return p.failType(q, "must be integer, got ", v)
+	}
+	if f, ok := v.(float64); ok {
+		if f < 1 {
+			return p.fail(q, "must be >= 1")
+		}
+		if f > 60000 {
+			return p.fail(q, "must be <= 60000")
+		}
+	}
+	return nil
+}
+
+// vDefActionRecordStop checks #/$defs/action.record_stop.
+func vDefActionRecordStop(v any, p *vloc, q bool) *SchemaError {
+	if !(vHasType(v, "object")) {
+		return p.failType(q, "must be object, got ", v)
+	}
+	if o, ok := v.(map[string]any); ok {
+		if _, ok := o["tabId"]; !ok {
+			return p.missing(q, "tabId", "missing required field \"tabId\"")
+		}
+		if x, ok := o["tabId"]; ok {
+			if e := vDefTabId(x, p.child(q, "tabId"), q); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
 // vDefSessionEndReason checks #/$defs/sessionEndReason.
 func vDefSessionEndReason(v any, p *vloc, q bool) *SchemaError {
 	switch v {
@@ -3768,40 +3960,40 @@ func vDefEvent(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "type", "missing required field \"type\"")
 		}
 		if x, ok := o["type"]; ok {
-			if e := v317(x, p.child(q, "type"), q); e != nil {
+			if e := v334(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
 	}
-	if e := v318(v, p, q); e != nil {
+	if e := v335(v, p, q); e != nil {
 		return e
 	}
-	if e := v322(v, p, q); e != nil {
+	if e := v339(v, p, q); e != nil {
 		return e
 	}
-	if e := v326(v, p, q); e != nil {
+	if e := v343(v, p, q); e != nil {
 		return e
 	}
-	if e := v330(v, p, q); e != nil {
+	if e := v347(v, p, q); e != nil {
 		return e
 	}
-	if e := v334(v, p, q); e != nil {
+	if e := v351(v, p, q); e != nil {
 		return e
 	}
-	if e := v338(v, p, q); e != nil {
+	if e := v355(v, p, q); e != nil {
 		return e
 	}
-	if e := v342(v, p, q); e != nil {
+	if e := v359(v, p, q); e != nil {
 		return e
 	}
-	if e := v346(v, p, q); e != nil {
+	if e := v363(v, p, q); e != nil {
 		return e
 	}
 	return nil
 }
 
-// v317 checks #/$defs/event/properties/type.
-func v317(v any, p *vloc, q bool) *SchemaError {
+// v334 checks #/$defs/event/properties/type.
+func v334(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -3814,9 +4006,9 @@ func v317(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v318 checks #/$defs/event/allOf/0.
-func v318(v any, p *vloc, q bool) *SchemaError {
-	if v319(v, p, true) == nil {
+// v335 checks #/$defs/event/allOf/0.
+func v335(v any, p *vloc, q bool) *SchemaError {
+	if v336(v, p, true) == nil {
 		if e := vDefEventSessionStarted(v, p, q); e != nil {
 			return e
 		}
@@ -3824,11 +4016,11 @@ func v318(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v319 checks #/$defs/event/allOf/0/if.
-func v319(v any, p *vloc, q bool) *SchemaError {
+// v336 checks #/$defs/event/allOf/0/if.
+func v336(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v320(x, p.child(q, "type"), q); e != nil {
+			if e := v337(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3836,17 +4028,17 @@ func v319(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v320 checks #/$defs/event/allOf/0/if/properties/type.
-func v320(v any, p *vloc, q bool) *SchemaError {
+// v337 checks #/$defs/event/allOf/0/if/properties/type.
+func v337(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_started" {
 		return p.fail(q, "must be \"session_started\"")
 	}
 	return nil
 }
 
-// v322 checks #/$defs/event/allOf/1.
-func v322(v any, p *vloc, q bool) *SchemaError {
-	if v323(v, p, true) == nil {
+// v339 checks #/$defs/event/allOf/1.
+func v339(v any, p *vloc, q bool) *SchemaError {
+	if v340(v, p, true) == nil {
 		if e := vDefEventSessionEnded(v, p, q); e != nil {
 			return e
 		}
@@ -3854,11 +4046,11 @@ func v322(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v323 checks #/$defs/event/allOf/1/if.
-func v323(v any, p *vloc, q bool) *SchemaError {
+// v340 checks #/$defs/event/allOf/1/if.
+func v340(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v324(x, p.child(q, "type"), q); e != nil {
+			if e := v341(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3866,17 +4058,17 @@ func v323(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v324 checks #/$defs/event/allOf/1/if/properties/type.
-func v324(v any, p *vloc, q bool) *SchemaError {
+// v341 checks #/$defs/event/allOf/1/if/properties/type.
+func v341(v any, p *vloc, q bool) *SchemaError {
 	if v != "session_ended" {
 		return p.fail(q, "must be \"session_ended\"")
 	}
 	return nil
 }
 
-// v326 checks #/$defs/event/allOf/2.
-func v326(v any, p *vloc, q bool) *SchemaError {
-	if v327(v, p, true) == nil {
+// v343 checks #/$defs/event/allOf/2.
+func v343(v any, p *vloc, q bool) *SchemaError {
+	if v344(v, p, true) == nil {
 		if e := vDefEventDomainBlocked(v, p, q); e != nil {
 			return e
 		}
@@ -3884,11 +4076,11 @@ func v326(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v327 checks #/$defs/event/allOf/2/if.
-func v327(v any, p *vloc, q bool) *SchemaError {
+// v344 checks #/$defs/event/allOf/2/if.
+func v344(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v328(x, p.child(q, "type"), q); e != nil {
+			if e := v345(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3896,17 +4088,17 @@ func v327(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v328 checks #/$defs/event/allOf/2/if/properties/type.
-func v328(v any, p *vloc, q bool) *SchemaError {
+// v345 checks #/$defs/event/allOf/2/if/properties/type.
+func v345(v any, p *vloc, q bool) *SchemaError {
 	if v != "domain_blocked" {
 		return p.fail(q, "must be \"domain_blocked\"")
 	}
 	return nil
 }
 
-// v330 checks #/$defs/event/allOf/3.
-func v330(v any, p *vloc, q bool) *SchemaError {
-	if v331(v, p, true) == nil {
+// v347 checks #/$defs/event/allOf/3.
+func v347(v any, p *vloc, q bool) *SchemaError {
+	if v348(v, p, true) == nil {
 		if e := vDefEventTabClosed(v, p, q); e != nil {
 			return e
 		}
@@ -3914,11 +4106,11 @@ func v330(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v331 checks #/$defs/event/allOf/3/if.
-func v331(v any, p *vloc, q bool) *SchemaError {
+// v348 checks #/$defs/event/allOf/3/if.
+func v348(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v332(x, p.child(q, "type"), q); e != nil {
+			if e := v349(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3926,17 +4118,17 @@ func v331(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v332 checks #/$defs/event/allOf/3/if/properties/type.
-func v332(v any, p *vloc, q bool) *SchemaError {
+// v349 checks #/$defs/event/allOf/3/if/properties/type.
+func v349(v any, p *vloc, q bool) *SchemaError {
 	if v != "tab_closed" {
 		return p.fail(q, "must be \"tab_closed\"")
 	}
 	return nil
 }
 
-// v334 checks #/$defs/event/allOf/4.
-func v334(v any, p *vloc, q bool) *SchemaError {
-	if v335(v, p, true) == nil {
+// v351 checks #/$defs/event/allOf/4.
+func v351(v any, p *vloc, q bool) *SchemaError {
+	if v352(v, p, true) == nil {
 		if e := vDefEventGlobalStop(v, p, q); e != nil {
 			return e
 		}
@@ -3944,11 +4136,11 @@ func v334(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v335 checks #/$defs/event/allOf/4/if.
-func v335(v any, p *vloc, q bool) *SchemaError {
+// v352 checks #/$defs/event/allOf/4/if.
+func v352(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v336(x, p.child(q, "type"), q); e != nil {
+			if e := v353(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3956,17 +4148,17 @@ func v335(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v336 checks #/$defs/event/allOf/4/if/properties/type.
-func v336(v any, p *vloc, q bool) *SchemaError {
+// v353 checks #/$defs/event/allOf/4/if/properties/type.
+func v353(v any, p *vloc, q bool) *SchemaError {
 	if v != "global_stop" {
 		return p.fail(q, "must be \"global_stop\"")
 	}
 	return nil
 }
 
-// v338 checks #/$defs/event/allOf/5.
-func v338(v any, p *vloc, q bool) *SchemaError {
-	if v339(v, p, true) == nil {
+// v355 checks #/$defs/event/allOf/5.
+func v355(v any, p *vloc, q bool) *SchemaError {
+	if v356(v, p, true) == nil {
 		if e := vDefEventDialogOpened(v, p, q); e != nil {
 			return e
 		}
@@ -3974,11 +4166,11 @@ func v338(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v339 checks #/$defs/event/allOf/5/if.
-func v339(v any, p *vloc, q bool) *SchemaError {
+// v356 checks #/$defs/event/allOf/5/if.
+func v356(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v340(x, p.child(q, "type"), q); e != nil {
+			if e := v357(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -3986,17 +4178,17 @@ func v339(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v340 checks #/$defs/event/allOf/5/if/properties/type.
-func v340(v any, p *vloc, q bool) *SchemaError {
+// v357 checks #/$defs/event/allOf/5/if/properties/type.
+func v357(v any, p *vloc, q bool) *SchemaError {
 	if v != "dialog_opened" {
 		return p.fail(q, "must be \"dialog_opened\"")
 	}
 	return nil
 }
 
-// v342 checks #/$defs/event/allOf/6.
-func v342(v any, p *vloc, q bool) *SchemaError {
-	if v343(v, p, true) == nil {
+// v359 checks #/$defs/event/allOf/6.
+func v359(v any, p *vloc, q bool) *SchemaError {
+	if v360(v, p, true) == nil {
 		if e := vDefEventHandoffRequested(v, p, q); e != nil {
 			return e
 		}
@@ -4004,11 +4196,11 @@ func v342(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v343 checks #/$defs/event/allOf/6/if.
-func v343(v any, p *vloc, q bool) *SchemaError {
+// v360 checks #/$defs/event/allOf/6/if.
+func v360(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v344(x, p.child(q, "type"), q); e != nil {
+			if e := v361(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4016,17 +4208,17 @@ func v343(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v344 checks #/$defs/event/allOf/6/if/properties/type.
-func v344(v any, p *vloc, q bool) *SchemaError {
+// v361 checks #/$defs/event/allOf/6/if/properties/type.
+func v361(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_requested" {
 		return p.fail(q, "must be \"handoff_requested\"")
 	}
 	return nil
 }
 
-// v346 checks #/$defs/event/allOf/7.
-func v346(v any, p *vloc, q bool) *SchemaError {
-	if v347(v, p, true) == nil {
+// v363 checks #/$defs/event/allOf/7.
+func v363(v any, p *vloc, q bool) *SchemaError {
+	if v364(v, p, true) == nil {
 		if e := vDefEventHandoffResolved(v, p, q); e != nil {
 			return e
 		}
@@ -4034,11 +4226,11 @@ func v346(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v347 checks #/$defs/event/allOf/7/if.
-func v347(v any, p *vloc, q bool) *SchemaError {
+// v364 checks #/$defs/event/allOf/7/if.
+func v364(v any, p *vloc, q bool) *SchemaError {
 	if o, ok := v.(map[string]any); ok {
 		if x, ok := o["type"]; ok {
-			if e := v348(x, p.child(q, "type"), q); e != nil {
+			if e := v365(x, p.child(q, "type"), q); e != nil {
 				return e
 			}
 		}
@@ -4046,8 +4238,8 @@ func v347(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v348 checks #/$defs/event/allOf/7/if/properties/type.
-func v348(v any, p *vloc, q bool) *SchemaError {
+// v365 checks #/$defs/event/allOf/7/if/properties/type.
+func v365(v any, p *vloc, q bool) *SchemaError {
 	if v != "handoff_resolved" {
 		return p.fail(q, "must be \"handoff_resolved\"")
 	}
@@ -4070,12 +4262,12 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "startedAt", "missing required field \"startedAt\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v350(x, p.child(q, "domain"), q); e != nil {
+			if e := v367(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["startedAt"]; ok {
-			if e := v351(x, p.child(q, "startedAt"), q); e != nil {
+			if e := v368(x, p.child(q, "startedAt"), q); e != nil {
 				return e
 			}
 		}
@@ -4088,16 +4280,16 @@ func vDefEventSessionStarted(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v350 checks #/$defs/event.session_started/properties/domain.
-func v350(v any, p *vloc, q bool) *SchemaError {
+// v367 checks #/$defs/event.session_started/properties/domain.
+func v367(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v351 checks #/$defs/event.session_started/properties/startedAt.
-func v351(v any, p *vloc, q bool) *SchemaError {
+// v368 checks #/$defs/event.session_started/properties/startedAt.
+func v368(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "number")) {
 		return p.failType(q, "must be number, got ", v)
 	}
@@ -4123,12 +4315,12 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "reason", "missing required field \"reason\"")
 		}
 		if x, ok := o["actionCount"]; ok {
-			if e := v353(x, p.child(q, "actionCount"), q); e != nil {
+			if e := v370(x, p.child(q, "actionCount"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v354(x, p.child(q, "domain"), q); e != nil {
+			if e := v371(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4146,8 +4338,8 @@ func vDefEventSessionEnded(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v353 checks #/$defs/event.session_ended/properties/actionCount.
-func v353(v any, p *vloc, q bool) *SchemaError {
+// v370 checks #/$defs/event.session_ended/properties/actionCount.
+func v370(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4159,8 +4351,8 @@ func v353(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v354 checks #/$defs/event.session_ended/properties/domain.
-func v354(v any, p *vloc, q bool) *SchemaError {
+// v371 checks #/$defs/event.session_ended/properties/domain.
+func v371(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4180,12 +4372,12 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "attemptedAction", "missing required field \"attemptedAction\"")
 		}
 		if x, ok := o["attemptedAction"]; ok {
-			if e := v357(x, p.child(q, "attemptedAction"), q); e != nil {
+			if e := v374(x, p.child(q, "attemptedAction"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v358(x, p.child(q, "domain"), q); e != nil {
+			if e := v375(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
@@ -4198,16 +4390,16 @@ func vDefEventDomainBlocked(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v357 checks #/$defs/event.domain_blocked/properties/attemptedAction.
-func v357(v any, p *vloc, q bool) *SchemaError {
+// v374 checks #/$defs/event.domain_blocked/properties/attemptedAction.
+func v374(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v358 checks #/$defs/event.domain_blocked/properties/domain.
-func v358(v any, p *vloc, q bool) *SchemaError {
+// v375 checks #/$defs/event.domain_blocked/properties/domain.
+func v375(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4242,7 +4434,7 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "endedCount", "missing required field \"endedCount\"")
 		}
 		if x, ok := o["endedCount"]; ok {
-			if e := v361(x, p.child(q, "endedCount"), q); e != nil {
+			if e := v378(x, p.child(q, "endedCount"), q); e != nil {
 				return e
 			}
 		}
@@ -4250,8 +4442,8 @@ func vDefEventGlobalStop(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v361 checks #/$defs/event.global_stop/properties/endedCount.
-func v361(v any, p *vloc, q bool) *SchemaError {
+// v378 checks #/$defs/event.global_stop/properties/endedCount.
+func v378(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}
@@ -4276,17 +4468,17 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "dialogType", "missing required field \"dialogType\"")
 		}
 		if x, ok := o["dialogType"]; ok {
-			if e := v362(x, p.child(q, "dialogType"), q); e != nil {
+			if e := v379(x, p.child(q, "dialogType"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["handled"]; ok {
-			if e := v363(x, p.child(q, "handled"), q); e != nil {
+			if e := v380(x, p.child(q, "handled"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v364(x, p.child(q, "message"), q); e != nil {
+			if e := v381(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
@@ -4299,8 +4491,8 @@ func vDefEventDialogOpened(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v362 checks #/$defs/event.dialog_opened/properties/dialogType.
-func v362(v any, p *vloc, q bool) *SchemaError {
+// v379 checks #/$defs/event.dialog_opened/properties/dialogType.
+func v379(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "alert", "confirm", "prompt", "beforeunload":
 	default:
@@ -4309,16 +4501,16 @@ func v362(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v363 checks #/$defs/event.dialog_opened/properties/handled.
-func v363(v any, p *vloc, q bool) *SchemaError {
+// v380 checks #/$defs/event.dialog_opened/properties/handled.
+func v380(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v364 checks #/$defs/event.dialog_opened/properties/message.
-func v364(v any, p *vloc, q bool) *SchemaError {
+// v381 checks #/$defs/event.dialog_opened/properties/message.
+func v381(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4338,17 +4530,17 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "domain", "missing required field \"domain\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v366(x, p.child(q, "domain"), q); e != nil {
+			if e := v383(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["message"]; ok {
-			if e := v367(x, p.child(q, "message"), q); e != nil {
+			if e := v384(x, p.child(q, "message"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["obstacleType"]; ok {
-			if e := v368(x, p.child(q, "obstacleType"), q); e != nil {
+			if e := v385(x, p.child(q, "obstacleType"), q); e != nil {
 				return e
 			}
 		}
@@ -4361,24 +4553,24 @@ func vDefEventHandoffRequested(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v366 checks #/$defs/event.handoff_requested/properties/domain.
-func v366(v any, p *vloc, q bool) *SchemaError {
+// v383 checks #/$defs/event.handoff_requested/properties/domain.
+func v383(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v367 checks #/$defs/event.handoff_requested/properties/message.
-func v367(v any, p *vloc, q bool) *SchemaError {
+// v384 checks #/$defs/event.handoff_requested/properties/message.
+func v384(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v368 checks #/$defs/event.handoff_requested/properties/obstacleType.
-func v368(v any, p *vloc, q bool) *SchemaError {
+// v385 checks #/$defs/event.handoff_requested/properties/obstacleType.
+func v385(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
@@ -4401,12 +4593,12 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			return p.missing(q, "outcome", "missing required field \"outcome\"")
 		}
 		if x, ok := o["domain"]; ok {
-			if e := v370(x, p.child(q, "domain"), q); e != nil {
+			if e := v387(x, p.child(q, "domain"), q); e != nil {
 				return e
 			}
 		}
 		if x, ok := o["outcome"]; ok {
-			if e := v371(x, p.child(q, "outcome"), q); e != nil {
+			if e := v388(x, p.child(q, "outcome"), q); e != nil {
 				return e
 			}
 		}
@@ -4416,7 +4608,7 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 			}
 		}
 		if x, ok := o["waitedMs"]; ok {
-			if e := v373(x, p.child(q, "waitedMs"), q); e != nil {
+			if e := v390(x, p.child(q, "waitedMs"), q); e != nil {
 				return e
 			}
 		}
@@ -4424,16 +4616,16 @@ func vDefEventHandoffResolved(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v370 checks #/$defs/event.handoff_resolved/properties/domain.
-func v370(v any, p *vloc, q bool) *SchemaError {
+// v387 checks #/$defs/event.handoff_resolved/properties/domain.
+func v387(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "string")) {
 		return p.failType(q, "must be string, got ", v)
 	}
 	return nil
 }
 
-// v371 checks #/$defs/event.handoff_resolved/properties/outcome.
-func v371(v any, p *vloc, q bool) *SchemaError {
+// v388 checks #/$defs/event.handoff_resolved/properties/outcome.
+func v388(v any, p *vloc, q bool) *SchemaError {
 	switch v {
 	case "resolved", "abandoned":
 	default:
@@ -4442,8 +4634,8 @@ func v371(v any, p *vloc, q bool) *SchemaError {
 	return nil
 }
 
-// v373 checks #/$defs/event.handoff_resolved/properties/waitedMs.
-func v373(v any, p *vloc, q bool) *SchemaError {
+// v390 checks #/$defs/event.handoff_resolved/properties/waitedMs.
+func v390(v any, p *vloc, q bool) *SchemaError {
 	if !(vHasType(v, "integer")) {
 		return p.failType(q, "must be integer, got ", v)
 	}

@@ -33,10 +33,19 @@
  * @property {string} message
  * @property {number} since        epoch ms
  *
+ * @typedef {object} Recording  a tab `bua record` records the person's input on
+ * @property {number} tabId      the tab it started on, which names it
+ * @property {number[]} tabs     every tab it follows (tabs a click opened too)
+ * @property {number} lastTab    the tab of its last step, which the checks read
+ * @property {string} title      that tab's title ("" when unknown)
+ * @property {number} steps      how many steps it has made
+ * @property {number} startedAt  epoch ms
+ *
  * @typedef {object} BridgeState
  * @property {ConnectionState} connection
  * @property {LiveSession[]} sessions  oldest first
  * @property {Handoff[]} handoffs
+ * @property {Recording[]} recordings  the live ones, oldest first
  * @property {string[]} blocklist
  *
  * @typedef {object} HistoryEntry  one line of the audit log (sessionHistory)
@@ -60,6 +69,12 @@
  *   returns the unsubscribe function.
  * @property {(tabId: number) => Promise<{endedCount: number}>} stopSession
  *   the popup's Stop: ends that tab's session with user_stopped.
+ * @property {(tabId: number) => Promise<{steps: number}>} stopRecording
+ *   the popup's Stop on a recording: ends it as Ctrl-C on `bua record`
+ *   does (user_stopped); bua record writes its flow.
+ * @property {(req: {tabId: number, what: "url"|"title"}) => Promise<{url?: string, title?: string}>} assertPage
+ *   adds a check to the recording: the page's URL, or its title, is what
+ *   it is now.
  * @property {() => Promise<{endedCount: number}>} stopAll
  *   Stop all: ends every session with global_stop and sends global_stop.
  * @property {(tabId: number) => Promise<{}>} focusTab brings a tab forward
@@ -94,6 +109,8 @@ export const OPS = Object.freeze({
   GET_STATE: "get_state",
   STOP_SESSION: "stop_session",
   STOP_ALL: "stop_all",
+  STOP_RECORDING: "stop_recording",
+  ASSERT_PAGE: "assert_page",
   FOCUS_TAB: "focus_tab",
   GET_CONFIG: "get_config",
   SAVE_CONFIG: "save_config",
@@ -112,6 +129,8 @@ export const METHODS = Object.freeze({
   getState: Object.freeze({ op: OPS.GET_STATE, args: "none" }),
   stopSession: Object.freeze({ op: OPS.STOP_SESSION, args: "tabId" }),
   stopAll: Object.freeze({ op: OPS.STOP_ALL, args: "none" }),
+  stopRecording: Object.freeze({ op: OPS.STOP_RECORDING, args: "tabId" }),
+  assertPage: Object.freeze({ op: OPS.ASSERT_PAGE, args: "object" }),
   focusTab: Object.freeze({ op: OPS.FOCUS_TAB, args: "tabId" }),
   getConfig: Object.freeze({ op: OPS.GET_CONFIG, args: "none" }),
   saveConfig: Object.freeze({ op: OPS.SAVE_CONFIG, args: "object" }),
@@ -128,6 +147,8 @@ export const METHODS = Object.freeze({
 const ARGS = Object.freeze({
   [OPS.STOP_SESSION]: { tabId: "tabId" },
   [OPS.FOCUS_TAB]: { tabId: "tabId" },
+  [OPS.STOP_RECORDING]: { tabId: "tabId" },
+  [OPS.ASSERT_PAGE]: { tabId: "tabId", what: "check" },
   [OPS.SAVE_CONFIG]: { url: "string", token: "string" },
   [OPS.CLAIM_CODE]: { url: "string", code: "string" },
   [OPS.TEST_CONNECTION]: { "timeoutMs?": "ms" },
@@ -160,7 +181,9 @@ const isType = {
   string: (v) => typeof v === "string" && v.length <= 4096,
   tabId: (v) => Number.isInteger(v) && v >= 0,
   ms: (v) => Number.isInteger(v) && v > 0 && v <= 60000,
+  check: (v) => v === "url" || v === "title",
 };
+const TYPE_WORDS = { tabId: "a tab id (integer)", ms: "1-60000 ms", check: '"url" or "title"', string: "a string" };
 
 // validateRequest checks a runtime message against the contract. Returns
 // {ok: true, op, args} or {ok: false, message}; a message of another kind
@@ -178,7 +201,7 @@ export function validateRequest(msg) {
   for (const [key, type] of Object.entries(spec)) {
     const name = key.replace(/\?$/, "");
     if (args[name] === undefined && key.endsWith("?")) continue;
-    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${type === "tabId" ? "a tab id (integer)" : type === "ms" ? "1-60000 ms" : "a string"}` };
+    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${TYPE_WORDS[type]}` };
   }
   return { ok: true, op: msg.op, args };
 }

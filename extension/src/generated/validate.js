@@ -1104,18 +1104,21 @@ function vDefAction(v, p, q) {
   if ((e = v165(v, p, q))) return e;
   if ((e = v169(v, p, q))) return e;
   if ((e = v173(v, p, q))) return e;
+  if ((e = v177(v, p, q))) return e;
+  if ((e = v181(v, p, q))) return e;
+  if ((e = v185(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/action/properties/type
 function v88(v, p, q) {
   if (!ENUM6.has(v)) {
-    return failEnum(p, q, "must be one of \"navigate\", \"click\", \"type\", \"hover\", \"press_key\", \"scroll\", \"screenshot\", \"extract\", \"evaluate\", \"wait_for\", \"get_tabs\", \"open_tab\", \"close_tab\", \"reload\", \"handoff\", \"get_trace\", \"select_option\", \"upload\", \"go_back\", \"go_forward\", \"handle_dialog\", \"describe\", got ", v);
+    return failEnum(p, q, "must be one of \"navigate\", \"click\", \"type\", \"hover\", \"press_key\", \"scroll\", \"screenshot\", \"extract\", \"evaluate\", \"wait_for\", \"get_tabs\", \"open_tab\", \"close_tab\", \"reload\", \"handoff\", \"get_trace\", \"select_option\", \"upload\", \"go_back\", \"go_forward\", \"handle_dialog\", \"describe\", \"record_start\", \"record_read\", \"record_stop\", got ", v);
   }
   return null;
 }
 
-const ENUM6 = new Set(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe"]);
+const ENUM6 = new Set(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", "record_start", "record_read", "record_stop"]);
 
 // #/$defs/action/allOf/0
 function v89(v, p, q) {
@@ -1689,6 +1692,84 @@ function v175(v, p, q) {
   return null;
 }
 
+// #/$defs/action/allOf/22
+function v177(v, p, q) {
+  let e;
+  if (v178(v, p, true) === null) {
+    if ((e = vDefActionRecordStart(v, p, q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/22/if
+function v178(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v179(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/22/if/properties/type
+function v179(v, p, q) {
+  if (v !== "record_start") {
+    return fail(p, q, "must be \"record_start\"");
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/23
+function v181(v, p, q) {
+  let e;
+  if (v182(v, p, true) === null) {
+    if ((e = vDefActionRecordRead(v, p, q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/23/if
+function v182(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v183(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/23/if/properties/type
+function v183(v, p, q) {
+  if (v !== "record_read") {
+    return fail(p, q, "must be \"record_read\"");
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/24
+function v185(v, p, q) {
+  let e;
+  if (v186(v, p, true) === null) {
+    if ((e = vDefActionRecordStop(v, p, q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/24/if
+function v186(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v187(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action/allOf/24/if/properties/type
+function v187(v, p, q) {
+  if (v !== "record_stop") {
+    return fail(p, q, "must be \"record_stop\"");
+  }
+  return null;
+}
+
 // #/$defs/action.navigate
 function vDefActionNavigate(v, p, q) {
   let e;
@@ -1713,10 +1794,10 @@ function vDefActionClick(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "button") && (e = v181(v["button"], child(p, q, "button"), q))) return e;
-    if (Object.hasOwn(v, "clickCount") && (e = v182(v["clickCount"], child(p, q, "clickCount"), q))) return e;
-    if (Object.hasOwn(v, "download") && (e = v183(v["download"], child(p, q, "download"), q))) return e;
-    if (Object.hasOwn(v, "force") && (e = v184(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "button") && (e = v193(v["button"], child(p, q, "button"), q))) return e;
+    if (Object.hasOwn(v, "clickCount") && (e = v194(v["clickCount"], child(p, q, "clickCount"), q))) return e;
+    if (Object.hasOwn(v, "download") && (e = v195(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v196(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -1729,7 +1810,7 @@ function vDefActionClick(v, p, q) {
 }
 
 // #/$defs/action.click/properties/button
-function v181(v, p, q) {
+function v193(v, p, q) {
   if (!ENUM7.has(v)) {
     return failEnum(p, q, "must be one of \"left\", \"middle\", \"right\", \"back\", \"forward\", got ", v);
   }
@@ -1739,7 +1820,7 @@ function v181(v, p, q) {
 const ENUM7 = new Set(["left", "middle", "right", "back", "forward"]);
 
 // #/$defs/action.click/properties/clickCount
-function v182(v, p, q) {
+function v194(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1755,7 +1836,7 @@ function v182(v, p, q) {
 }
 
 // #/$defs/action.click/properties/download
-function v183(v, p, q) {
+function v195(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1763,7 +1844,7 @@ function v183(v, p, q) {
 }
 
 // #/$defs/action.click/properties/force
-function v184(v, p, q) {
+function v196(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1779,22 +1860,22 @@ function vDefActionType(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", "missing required field \"text\"");
-    if (Object.hasOwn(v, "clear") && (e = v192(v["clear"], child(p, q, "clear"), q))) return e;
-    if (Object.hasOwn(v, "force") && (e = v193(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "clear") && (e = v204(v["clear"], child(p, q, "clear"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v205(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "text") && (e = v200(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v212(v["text"], child(p, q, "text"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.type/properties/clear
-function v192(v, p, q) {
+function v204(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1802,7 +1883,7 @@ function v192(v, p, q) {
 }
 
 // #/$defs/action.type/properties/force
-function v193(v, p, q) {
+function v205(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1810,7 +1891,7 @@ function v193(v, p, q) {
 }
 
 // #/$defs/action.type/properties/text
-function v200(v, p, q) {
+function v212(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -1831,7 +1912,7 @@ function vDefActionHover(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v202(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v214(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -1844,7 +1925,7 @@ function vDefActionHover(v, p, q) {
 }
 
 // #/$defs/action.hover/properties/force
-function v202(v, p, q) {
+function v214(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1859,7 +1940,7 @@ function vDefActionPressKey(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "key")) return missing(p, q, "key", "missing required field \"key\"");
-    if (Object.hasOwn(v, "download") && (e = v210(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "download") && (e = v222(v["download"], child(p, q, "download"), q))) return e;
     if (Object.hasOwn(v, "key") && (e = vDefKey(v["key"], child(p, q, "key"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
@@ -1867,7 +1948,7 @@ function vDefActionPressKey(v, p, q) {
 }
 
 // #/$defs/action.press_key/properties/download
-function v210(v, p, q) {
+function v222(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1882,15 +1963,15 @@ function vDefActionScroll(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "direction")) return missing(p, q, "direction", "missing required field \"direction\"");
-    if (Object.hasOwn(v, "amount") && (e = v213(v["amount"], child(p, q, "amount"), q))) return e;
-    if (Object.hasOwn(v, "direction") && (e = v214(v["direction"], child(p, q, "direction"), q))) return e;
+    if (Object.hasOwn(v, "amount") && (e = v225(v["amount"], child(p, q, "amount"), q))) return e;
+    if (Object.hasOwn(v, "direction") && (e = v226(v["direction"], child(p, q, "direction"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.scroll/properties/amount
-function v213(v, p, q) {
+function v225(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1906,7 +1987,7 @@ function v213(v, p, q) {
 }
 
 // #/$defs/action.scroll/properties/direction
-function v214(v, p, q) {
+function v226(v, p, q) {
   if (!ENUM8.has(v)) {
     return failEnum(p, q, "must be one of \"up\", \"down\", got ", v);
   }
@@ -1922,15 +2003,15 @@ function vDefActionScreenshot(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "fullPage") && (e = v216(v["fullPage"], child(p, q, "fullPage"), q))) return e;
-    if (Object.hasOwn(v, "labels") && (e = v217(v["labels"], child(p, q, "labels"), q))) return e;
+    if (Object.hasOwn(v, "fullPage") && (e = v228(v["fullPage"], child(p, q, "fullPage"), q))) return e;
+    if (Object.hasOwn(v, "labels") && (e = v229(v["labels"], child(p, q, "labels"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.screenshot/properties/fullPage
-function v216(v, p, q) {
+function v228(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1938,7 +2019,7 @@ function v216(v, p, q) {
 }
 
 // #/$defs/action.screenshot/properties/labels
-function v217(v, p, q) {
+function v229(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1952,29 +2033,29 @@ function vDefActionExtract(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "changes") && (e = v230(v["changes"], child(p, q, "changes"), q))) return e;
-    if (Object.hasOwn(v, "maxChars") && (e = v231(v["maxChars"], child(p, q, "maxChars"), q))) return e;
-    if (Object.hasOwn(v, "maxElements") && (e = v232(v["maxElements"], child(p, q, "maxElements"), q))) return e;
-    if (Object.hasOwn(v, "part") && (e = v233(v["part"], child(p, q, "part"), q))) return e;
+    if (Object.hasOwn(v, "changes") && (e = v242(v["changes"], child(p, q, "changes"), q))) return e;
+    if (Object.hasOwn(v, "maxChars") && (e = v243(v["maxChars"], child(p, q, "maxChars"), q))) return e;
+    if (Object.hasOwn(v, "maxElements") && (e = v244(v["maxElements"], child(p, q, "maxElements"), q))) return e;
+    if (Object.hasOwn(v, "part") && (e = v245(v["part"], child(p, q, "part"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
-  if ((e = v219(v, p, q))) return e;
-  if ((e = v222(v, p, q))) return e;
+  if ((e = v231(v, p, q))) return e;
+  if ((e = v234(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/action.extract/allOf/0
-function v219(v, p, q) {
+function v231(v, p, q) {
   let e;
-  if (v220(v, p, true) === null) {
-    if ((e = v221(v, p, q))) return e;
+  if (v232(v, p, true) === null) {
+    if ((e = v233(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.extract/allOf/0/if
-function v220(v, p, q) {
+function v232(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "part")) return missing(p, q, "part", "missing required field \"part\"");
   }
@@ -1982,13 +2063,13 @@ function v220(v, p, q) {
 }
 
 // #/$defs/action.extract/allOf/0/then: its x-message replaces any reason.
-function v221(v, p, q) {
-  if (v221Check(v, p, true) === null) return null;
+function v233(v, p, q) {
+  if (v233Check(v, p, true) === null) return null;
   return fail(p, q, "part reads one part of a page cut by maxChars: give maxChars too");
 }
 
 // #/$defs/action.extract/allOf/0/then
-function v221Check(v, p, q) {
+function v233Check(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", "missing required field \"maxChars\"");
   }
@@ -1996,26 +2077,26 @@ function v221Check(v, p, q) {
 }
 
 // #/$defs/action.extract/allOf/1
-function v222(v, p, q) {
+function v234(v, p, q) {
   let e;
-  if (v223(v, p, true) === null) {
-    if ((e = v225(v, p, q))) return e;
+  if (v235(v, p, true) === null) {
+    if ((e = v237(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.extract/allOf/1/if
-function v223(v, p, q) {
+function v235(v, p, q) {
   let e;
   if (isObject(v)) {
     if (!Object.hasOwn(v, "changes")) return missing(p, q, "changes", "missing required field \"changes\"");
-    if (Object.hasOwn(v, "changes") && (e = v224(v["changes"], child(p, q, "changes"), q))) return e;
+    if (Object.hasOwn(v, "changes") && (e = v236(v["changes"], child(p, q, "changes"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.extract/allOf/1/if/properties/changes
-function v224(v, p, q) {
+function v236(v, p, q) {
   if (v !== true) {
     return fail(p, q, "must be true");
   }
@@ -2023,29 +2104,29 @@ function v224(v, p, q) {
 }
 
 // #/$defs/action.extract/allOf/1/then: its x-message replaces any reason.
-function v225(v, p, q) {
-  if (v225Check(v, p, true) === null) return null;
+function v237(v, p, q) {
+  if (v237Check(v, p, true) === null) return null;
   return fail(p, q, "changes reads what changed on the whole page since the last read: it takes no selector, maxChars or part");
 }
 
 // #/$defs/action.extract/allOf/1/then
-function v225Check(v, p, q) {
-  if (v226(v, p, true) === null) {
+function v237Check(v, p, q) {
+  if (v238(v, p, true) === null) {
     return fail(p, q, "must not match the excluded shape");
   }
   return null;
 }
 
 // #/$defs/action.extract/allOf/1/then/not
-function v226(v, p, q) {
-  if (v227(v, p, true) !== null && v228(v, p, true) !== null && v229(v, p, true) !== null) {
-    return v229(v, p, q); // the last branch's reason
+function v238(v, p, q) {
+  if (v239(v, p, true) !== null && v240(v, p, true) !== null && v241(v, p, true) !== null) {
+    return v241(v, p, q); // the last branch's reason
   }
   return null;
 }
 
 // #/$defs/action.extract/allOf/1/then/not/anyOf/0
-function v227(v, p, q) {
+function v239(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "selector")) return missing(p, q, "selector", "missing required field \"selector\"");
   }
@@ -2053,7 +2134,7 @@ function v227(v, p, q) {
 }
 
 // #/$defs/action.extract/allOf/1/then/not/anyOf/1
-function v228(v, p, q) {
+function v240(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", "missing required field \"maxChars\"");
   }
@@ -2061,7 +2142,7 @@ function v228(v, p, q) {
 }
 
 // #/$defs/action.extract/allOf/1/then/not/anyOf/2
-function v229(v, p, q) {
+function v241(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "part")) return missing(p, q, "part", "missing required field \"part\"");
   }
@@ -2069,7 +2150,7 @@ function v229(v, p, q) {
 }
 
 // #/$defs/action.extract/properties/changes
-function v230(v, p, q) {
+function v242(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2077,13 +2158,13 @@ function v230(v, p, q) {
 }
 
 // #/$defs/action.extract/properties/maxChars: its x-message replaces any reason.
-function v231(v, p, q) {
-  if (v231Check(v, p, true) === null) return null;
+function v243(v, p, q) {
+  if (v243Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 500 to 1000000");
 }
 
 // #/$defs/action.extract/properties/maxChars
-function v231Check(v, p, q) {
+function v243Check(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2099,13 +2180,13 @@ function v231Check(v, p, q) {
 }
 
 // #/$defs/action.extract/properties/maxElements: its x-message replaces any reason.
-function v232(v, p, q) {
-  if (v232Check(v, p, true) === null) return null;
+function v244(v, p, q) {
+  if (v244Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 1 to 5000");
 }
 
 // #/$defs/action.extract/properties/maxElements
-function v232Check(v, p, q) {
+function v244Check(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2121,13 +2202,13 @@ function v232Check(v, p, q) {
 }
 
 // #/$defs/action.extract/properties/part: its x-message replaces any reason.
-function v233(v, p, q) {
-  if (v233Check(v, p, true) === null) return null;
+function v245(v, p, q) {
+  if (v245Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 1 (the first part) to 10000");
 }
 
 // #/$defs/action.extract/properties/part
-function v233Check(v, p, q) {
+function v245Check(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2150,20 +2231,20 @@ function vDefActionEvaluate(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "expression")) return missing(p, q, "expression", "missing required field \"expression\"");
-    if (Object.hasOwn(v, "expression") && (e = v236(v["expression"], child(p, q, "expression"), q))) return e;
+    if (Object.hasOwn(v, "expression") && (e = v248(v["expression"], child(p, q, "expression"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.evaluate/properties/expression: its x-message replaces any reason.
-function v236(v, p, q) {
-  if (v236Check(v, p, true) === null) return null;
+function v248(v, p, q) {
+  if (v248Check(v, p, true) === null) return null;
   return fail(p, q, "must be a non-empty JavaScript function body (use return)");
 }
 
 // #/$defs/action.evaluate/properties/expression
-function v236Check(v, p, q) {
+function v248Check(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2195,34 +2276,34 @@ function vDefActionWaitFor(v, p, q) {
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v254(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v266(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "text") && (e = v256(v["text"], child(p, q, "text"), q))) return e;
-    if (Object.hasOwn(v, "timeoutMs") && (e = v257(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v268(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v269(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "url") && (e = v259(v["url"], child(p, q, "url"), q))) return e;
+    if (Object.hasOwn(v, "url") && (e = v271(v["url"], child(p, q, "url"), q))) return e;
   }
-  if ((e = v238(v, p, q))) return e;
-  if ((e = v242(v, p, q))) return e;
+  if ((e = v250(v, p, q))) return e;
+  if ((e = v254(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/action.wait_for/allOf/0: its x-message replaces any reason.
-function v238(v, p, q) {
-  if (v238Check(v, p, true) === null) return null;
+function v250(v, p, q) {
+  if (v250Check(v, p, true) === null) return null;
   return fail(p, q, "needs a target (selector, uid or role), text, or url");
 }
 
 // #/$defs/action.wait_for/allOf/0
-function v238Check(v, p, q) {
-  if (vDefTarget(v, p, true) !== null && v240(v, p, true) !== null && v241(v, p, true) !== null) {
-    return v241(v, p, q); // the last branch's reason
+function v250Check(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v252(v, p, true) !== null && v253(v, p, true) !== null) {
+    return v253(v, p, q); // the last branch's reason
   }
   return null;
 }
 
 // #/$defs/action.wait_for/allOf/0/anyOf/1
-function v240(v, p, q) {
+function v252(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", "missing required field \"text\"");
   }
@@ -2230,7 +2311,7 @@ function v240(v, p, q) {
 }
 
 // #/$defs/action.wait_for/allOf/0/anyOf/2
-function v241(v, p, q) {
+function v253(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", "missing required field \"url\"");
   }
@@ -2238,16 +2319,16 @@ function v241(v, p, q) {
 }
 
 // #/$defs/action.wait_for/allOf/1
-function v242(v, p, q) {
+function v254(v, p, q) {
   let e;
-  if (v243(v, p, true) === null) {
-    if ((e = v244(v, p, q))) return e;
+  if (v255(v, p, true) === null) {
+    if ((e = v256(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.wait_for/allOf/1/if
-function v243(v, p, q) {
+function v255(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", "missing required field \"url\"");
   }
@@ -2255,29 +2336,29 @@ function v243(v, p, q) {
 }
 
 // #/$defs/action.wait_for/allOf/1/then: its x-message replaces any reason.
-function v244(v, p, q) {
-  if (v244Check(v, p, true) === null) return null;
+function v256(v, p, q) {
+  if (v256Check(v, p, true) === null) return null;
   return fail(p, q, "url waits alone: it takes no selector, uid, role, text or state");
 }
 
 // #/$defs/action.wait_for/allOf/1/then
-function v244Check(v, p, q) {
-  if (v245(v, p, true) === null) {
+function v256Check(v, p, q) {
+  if (v257(v, p, true) === null) {
     return fail(p, q, "must not match the excluded shape");
   }
   return null;
 }
 
 // #/$defs/action.wait_for/allOf/1/then/not
-function v245(v, p, q) {
-  if (vDefTarget(v, p, true) !== null && v247(v, p, true) !== null && v248(v, p, true) !== null) {
-    return v248(v, p, q); // the last branch's reason
+function v257(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v259(v, p, true) !== null && v260(v, p, true) !== null) {
+    return v260(v, p, q); // the last branch's reason
   }
   return null;
 }
 
 // #/$defs/action.wait_for/allOf/1/then/not/anyOf/1
-function v247(v, p, q) {
+function v259(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", "missing required field \"text\"");
   }
@@ -2285,7 +2366,7 @@ function v247(v, p, q) {
 }
 
 // #/$defs/action.wait_for/allOf/1/then/not/anyOf/2
-function v248(v, p, q) {
+function v260(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", "missing required field \"state\"");
   }
@@ -2293,7 +2374,7 @@ function v248(v, p, q) {
 }
 
 // #/$defs/action.wait_for/properties/state
-function v254(v, p, q) {
+function v266(v, p, q) {
   if (!ENUM9.has(v)) {
     return failEnum(p, q, "must be one of \"visible\", \"attached\", \"hidden\", \"detached\", got ", v);
   }
@@ -2303,7 +2384,7 @@ function v254(v, p, q) {
 const ENUM9 = new Set(["visible", "attached", "hidden", "detached"]);
 
 // #/$defs/action.wait_for/properties/text
-function v256(v, p, q) {
+function v268(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2320,7 +2401,7 @@ function v256(v, p, q) {
 }
 
 // #/$defs/action.wait_for/properties/timeoutMs
-function v257(v, p, q) {
+function v269(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2336,7 +2417,7 @@ function v257(v, p, q) {
 }
 
 // #/$defs/action.wait_for/properties/url
-function v259(v, p, q) {
+function v271(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2368,16 +2449,16 @@ function vDefActionOpenTab(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", "missing required field \"url\"");
-    if (Object.hasOwn(v, "focus") && (e = v260(v["focus"], child(p, q, "focus"), q))) return e;
+    if (Object.hasOwn(v, "focus") && (e = v272(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
-    if (Object.hasOwn(v, "window") && (e = v263(v["window"], child(p, q, "window"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v275(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.open_tab/properties/focus
-function v260(v, p, q) {
+function v272(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2385,7 +2466,7 @@ function v260(v, p, q) {
 }
 
 // #/$defs/action.open_tab/properties/window
-function v263(v, p, q) {
+function v275(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2433,16 +2514,16 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", "missing required field \"state\"");
-    if (Object.hasOwn(v, "message") && (e = v269(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v270(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v271(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v281(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v282(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v283(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handoff/properties/message
-function v269(v, p, q) {
+function v281(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2456,7 +2537,7 @@ function v269(v, p, q) {
 }
 
 // #/$defs/action.handoff/properties/obstacleType
-function v270(v, p, q) {
+function v282(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, "must be one of \"auth_wall\", \"captcha\", \"access_denied\", got ", v);
   }
@@ -2466,7 +2547,7 @@ function v270(v, p, q) {
 const ENUM10 = new Set(["auth_wall", "captcha", "access_denied"]);
 
 // #/$defs/action.handoff/properties/state
-function v271(v, p, q) {
+function v283(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, "must be one of \"requested\", \"resolved\", \"abandoned\", got ", v);
   }
@@ -2482,14 +2563,14 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v273(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v285(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.get_trace/properties/sinceSeq
-function v273(v, p, q) {
+function v285(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2537,15 +2618,15 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", "missing required field \"accept\"");
-    if (Object.hasOwn(v, "accept") && (e = v281(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v282(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v293(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v294(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.handle_dialog/properties/accept
-function v281(v, p, q) {
+function v293(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2553,7 +2634,7 @@ function v281(v, p, q) {
 }
 
 // #/$defs/action.handle_dialog/properties/promptText
-function v282(v, p, q) {
+function v294(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2574,19 +2655,19 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v287(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v299(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v289(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v291(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v301(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v303(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v299(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v311(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v284(v, p, true)) + pass(v285(v, p, true)) + pass(v286(v, p, true));
+  const passed = pass(v296(v, p, true)) + pass(v297(v, p, true)) + pass(v298(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
@@ -2595,7 +2676,7 @@ function vDefActionSelectOption(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/0
-function v284(v, p, q) {
+function v296(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", "missing required field \"value\"");
   }
@@ -2603,7 +2684,7 @@ function v284(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/1
-function v285(v, p, q) {
+function v297(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", "missing required field \"label\"");
   }
@@ -2611,7 +2692,7 @@ function v285(v, p, q) {
 }
 
 // #/$defs/action.select_option/oneOf/2
-function v286(v, p, q) {
+function v298(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", "missing required field \"index\"");
   }
@@ -2619,7 +2700,7 @@ function v286(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/force
-function v287(v, p, q) {
+function v299(v, p, q) {
   if (!(hasType(v, "boolean"))) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -2627,7 +2708,7 @@ function v287(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/index
-function v289(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2641,13 +2722,13 @@ function v289(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v290(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v302(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/index/items
-function v290(v, p, q) {
+function v302(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2660,7 +2741,7 @@ function v290(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/label
-function v291(v, p, q) {
+function v303(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2675,13 +2756,13 @@ function v291(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v292(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v304(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/label/items
-function v292(v, p, q) {
+function v304(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2695,7 +2776,7 @@ function v292(v, p, q) {
 }
 
 // #/$defs/action.select_option/properties/value
-function v299(v, p, q) {
+function v311(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2710,13 +2791,13 @@ function v299(v, p, q) {
     if (v.length > 1000) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v300(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v312(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.select_option/properties/value/items
-function v300(v, p, q) {
+function v312(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2738,7 +2819,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", "missing required field \"files\"");
-    if (Object.hasOwn(v, "files") && (e = v301(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v313(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2751,7 +2832,7 @@ function vDefActionUpload(v, p, q) {
 }
 
 // #/$defs/action.upload/properties/files
-function v301(v, p, q) {
+function v313(v, p, q) {
   let e;
   if (!(hasType(v, "array"))) {
     return failType(p, q, "must be array, got ", v);
@@ -2760,19 +2841,19 @@ function v301(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if ((e = v302(v[i], child(p, q, String(i)), q))) return e;
+    for (let i = 0; i < v.length; i++) if ((e = v314(v[i], child(p, q, String(i)), q))) return e;
   }
   return null;
 }
 
 // #/$defs/action.upload/properties/files/items: its x-message replaces any reason.
-function v302(v, p, q) {
-  if (v302Check(v, p, true) === null) return null;
+function v314(v, p, q) {
+  if (v314Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
 
 // #/$defs/action.upload/properties/files/items
-function v302Check(v, p, q) {
+function v314Check(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2810,6 +2891,76 @@ function vDefActionDescribe(v, p, q) {
   return null;
 }
 
+// #/$defs/action.record_start
+function vDefActionRecordStart(v, p, q) {
+  let e;
+  if (!(hasType(v, "object"))) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action.record_read
+function vDefActionRecordRead(v, p, q) {
+  let e;
+  if (!(hasType(v, "object"))) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
+    if (Object.hasOwn(v, "sinceSeq") && (e = v330(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v332(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+  }
+  return null;
+}
+
+// #/$defs/action.record_read/properties/sinceSeq
+function v330(v, p, q) {
+  if (!(hasType(v, "integer"))) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be \u003e= 0");
+    }
+  }
+  return null;
+}
+
+// #/$defs/action.record_read/properties/timeoutMs
+function v332(v, p, q) {
+  if (!(hasType(v, "integer"))) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be \u003e= 1");
+    }
+    if (v > 60000) {
+      return fail(p, q, "must be \u003c= 60000");
+    }
+  }
+  return null;
+}
+
+// #/$defs/action.record_stop
+function vDefActionRecordStop(v, p, q) {
+  let e;
+  if (!(hasType(v, "object"))) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+
 // #/$defs/sessionEndReason
 function vDefSessionEndReason(v, p, q) {
   if (!ENUM12.has(v)) {
@@ -2828,21 +2979,21 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", "missing required field \"type\"");
-    if (Object.hasOwn(v, "type") && (e = v317(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v334(v["type"], child(p, q, "type"), q))) return e;
   }
-  if ((e = v318(v, p, q))) return e;
-  if ((e = v322(v, p, q))) return e;
-  if ((e = v326(v, p, q))) return e;
-  if ((e = v330(v, p, q))) return e;
-  if ((e = v334(v, p, q))) return e;
-  if ((e = v338(v, p, q))) return e;
-  if ((e = v342(v, p, q))) return e;
-  if ((e = v346(v, p, q))) return e;
+  if ((e = v335(v, p, q))) return e;
+  if ((e = v339(v, p, q))) return e;
+  if ((e = v343(v, p, q))) return e;
+  if ((e = v347(v, p, q))) return e;
+  if ((e = v351(v, p, q))) return e;
+  if ((e = v355(v, p, q))) return e;
+  if ((e = v359(v, p, q))) return e;
+  if ((e = v363(v, p, q))) return e;
   return null;
 }
 
 // #/$defs/event/properties/type
-function v317(v, p, q) {
+function v334(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2856,25 +3007,25 @@ function v317(v, p, q) {
 }
 
 // #/$defs/event/allOf/0
-function v318(v, p, q) {
+function v335(v, p, q) {
   let e;
-  if (v319(v, p, true) === null) {
+  if (v336(v, p, true) === null) {
     if ((e = vDefEventSessionStarted(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if
-function v319(v, p, q) {
+function v336(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v320(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v337(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/0/if/properties/type
-function v320(v, p, q) {
+function v337(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, "must be \"session_started\"");
   }
@@ -2882,25 +3033,25 @@ function v320(v, p, q) {
 }
 
 // #/$defs/event/allOf/1
-function v322(v, p, q) {
+function v339(v, p, q) {
   let e;
-  if (v323(v, p, true) === null) {
+  if (v340(v, p, true) === null) {
     if ((e = vDefEventSessionEnded(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if
-function v323(v, p, q) {
+function v340(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v324(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v341(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/1/if/properties/type
-function v324(v, p, q) {
+function v341(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, "must be \"session_ended\"");
   }
@@ -2908,25 +3059,25 @@ function v324(v, p, q) {
 }
 
 // #/$defs/event/allOf/2
-function v326(v, p, q) {
+function v343(v, p, q) {
   let e;
-  if (v327(v, p, true) === null) {
+  if (v344(v, p, true) === null) {
     if ((e = vDefEventDomainBlocked(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if
-function v327(v, p, q) {
+function v344(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v328(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v345(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/2/if/properties/type
-function v328(v, p, q) {
+function v345(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, "must be \"domain_blocked\"");
   }
@@ -2934,25 +3085,25 @@ function v328(v, p, q) {
 }
 
 // #/$defs/event/allOf/3
-function v330(v, p, q) {
+function v347(v, p, q) {
   let e;
-  if (v331(v, p, true) === null) {
+  if (v348(v, p, true) === null) {
     if ((e = vDefEventTabClosed(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if
-function v331(v, p, q) {
+function v348(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v332(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v349(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/3/if/properties/type
-function v332(v, p, q) {
+function v349(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, "must be \"tab_closed\"");
   }
@@ -2960,25 +3111,25 @@ function v332(v, p, q) {
 }
 
 // #/$defs/event/allOf/4
-function v334(v, p, q) {
+function v351(v, p, q) {
   let e;
-  if (v335(v, p, true) === null) {
+  if (v352(v, p, true) === null) {
     if ((e = vDefEventGlobalStop(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if
-function v335(v, p, q) {
+function v352(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v353(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/4/if/properties/type
-function v336(v, p, q) {
+function v353(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, "must be \"global_stop\"");
   }
@@ -2986,25 +3137,25 @@ function v336(v, p, q) {
 }
 
 // #/$defs/event/allOf/5
-function v338(v, p, q) {
+function v355(v, p, q) {
   let e;
-  if (v339(v, p, true) === null) {
+  if (v356(v, p, true) === null) {
     if ((e = vDefEventDialogOpened(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if
-function v339(v, p, q) {
+function v356(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v357(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/5/if/properties/type
-function v340(v, p, q) {
+function v357(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, "must be \"dialog_opened\"");
   }
@@ -3012,25 +3163,25 @@ function v340(v, p, q) {
 }
 
 // #/$defs/event/allOf/6
-function v342(v, p, q) {
+function v359(v, p, q) {
   let e;
-  if (v343(v, p, true) === null) {
+  if (v360(v, p, true) === null) {
     if ((e = vDefEventHandoffRequested(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if
-function v343(v, p, q) {
+function v360(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v361(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/6/if/properties/type
-function v344(v, p, q) {
+function v361(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, "must be \"handoff_requested\"");
   }
@@ -3038,25 +3189,25 @@ function v344(v, p, q) {
 }
 
 // #/$defs/event/allOf/7
-function v346(v, p, q) {
+function v363(v, p, q) {
   let e;
-  if (v347(v, p, true) === null) {
+  if (v364(v, p, true) === null) {
     if ((e = vDefEventHandoffResolved(v, p, q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if
-function v347(v, p, q) {
+function v364(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v365(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event/allOf/7/if/properties/type
-function v348(v, p, q) {
+function v365(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, "must be \"handoff_resolved\"");
   }
@@ -3073,15 +3224,15 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", "missing required field \"startedAt\"");
-    if (Object.hasOwn(v, "domain") && (e = v350(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v351(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v367(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v368(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.session_started/properties/domain
-function v350(v, p, q) {
+function v367(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3089,7 +3240,7 @@ function v350(v, p, q) {
 }
 
 // #/$defs/event.session_started/properties/startedAt
-function v351(v, p, q) {
+function v368(v, p, q) {
   if (!(hasType(v, "number"))) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -3107,8 +3258,8 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", "missing required field \"actionCount\"");
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", "missing required field \"reason\"");
-    if (Object.hasOwn(v, "actionCount") && (e = v353(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v354(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v370(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v371(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
@@ -3116,7 +3267,7 @@ function vDefEventSessionEnded(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/actionCount
-function v353(v, p, q) {
+function v370(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3129,7 +3280,7 @@ function v353(v, p, q) {
 }
 
 // #/$defs/event.session_ended/properties/domain
-function v354(v, p, q) {
+function v371(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3145,15 +3296,15 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", "missing required field \"attemptedAction\"");
-    if (Object.hasOwn(v, "attemptedAction") && (e = v357(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v358(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v374(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v375(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.domain_blocked/properties/attemptedAction
-function v357(v, p, q) {
+function v374(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3161,7 +3312,7 @@ function v357(v, p, q) {
 }
 
 // #/$defs/event.domain_blocked/properties/domain
-function v358(v, p, q) {
+function v375(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3189,13 +3340,13 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", "missing required field \"endedCount\"");
-    if (Object.hasOwn(v, "endedCount") && (e = v361(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v378(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.global_stop/properties/endedCount
-function v361(v, p, q) {
+function v378(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -3216,16 +3367,16 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", "missing required field \"dialogType\"");
-    if (Object.hasOwn(v, "dialogType") && (e = v362(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v363(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v364(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v379(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v380(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v381(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.dialog_opened/properties/dialogType
-function v362(v, p, q) {
+function v379(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, "must be one of \"alert\", \"confirm\", \"prompt\", \"beforeunload\", got ", v);
   }
@@ -3235,7 +3386,7 @@ function v362(v, p, q) {
 const ENUM13 = new Set(["alert", "confirm", "prompt", "beforeunload"]);
 
 // #/$defs/event.dialog_opened/properties/handled
-function v363(v, p, q) {
+function v380(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3243,7 +3394,7 @@ function v363(v, p, q) {
 }
 
 // #/$defs/event.dialog_opened/properties/message
-function v364(v, p, q) {
+function v381(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3259,16 +3410,16 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
-    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v367(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v368(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v383(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v384(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v385(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_requested/properties/domain
-function v366(v, p, q) {
+function v383(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3276,7 +3427,7 @@ function v366(v, p, q) {
 }
 
 // #/$defs/event.handoff_requested/properties/message
-function v367(v, p, q) {
+function v384(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3284,7 +3435,7 @@ function v367(v, p, q) {
 }
 
 // #/$defs/event.handoff_requested/properties/obstacleType
-function v368(v, p, q) {
+function v385(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3301,16 +3452,16 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", "missing required field \"tabId\"");
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", "missing required field \"domain\"");
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", "missing required field \"outcome\"");
-    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v371(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v387(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v388(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v373(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v390(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
 
 // #/$defs/event.handoff_resolved/properties/domain
-function v370(v, p, q) {
+function v387(v, p, q) {
   if (!(hasType(v, "string"))) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -3318,7 +3469,7 @@ function v370(v, p, q) {
 }
 
 // #/$defs/event.handoff_resolved/properties/outcome
-function v371(v, p, q) {
+function v388(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, "must be one of \"resolved\", \"abandoned\", got ", v);
   }
@@ -3328,7 +3479,7 @@ function v371(v, p, q) {
 const ENUM14 = new Set(["resolved", "abandoned"]);
 
 // #/$defs/event.handoff_resolved/properties/waitedMs
-function v373(v, p, q) {
+function v390(v, p, q) {
   if (!(hasType(v, "integer"))) {
     return failType(p, q, "must be integer, got ", v);
   }

@@ -8,6 +8,10 @@ var __export = (target, all) => {
 };
 
 // chrome-api.js
+var NAV_EVENTS = ["onCreatedNavigationTarget", "onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
+function pick(obj, names) {
+  return Object.fromEntries(names.map((n) => [n, obj ? obj[n] : void 0]));
+}
 function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
   return {
     runtime: {
@@ -73,10 +77,10 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
     } : void 0,
     // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
-    // to only while an input runs.
-    webNavigation: {
-      onCreatedNavigationTarget: c.webNavigation?.onCreatedNavigationTarget
-    },
+    // to only while an input runs. The recorder (recorder/navigation.js)
+    // follows a recorded tab's navigations with the others, only while a
+    // recording runs.
+    webNavigation: pick(c.webNavigation, NAV_EVENTS),
     // The trace's request outcomes (lib/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
@@ -1049,15 +1053,18 @@ function vDefAction(v, p, q) {
   if (e = v165(v, p, q)) return e;
   if (e = v169(v, p, q)) return e;
   if (e = v173(v, p, q)) return e;
+  if (e = v177(v, p, q)) return e;
+  if (e = v181(v, p, q)) return e;
+  if (e = v185(v, p, q)) return e;
   return null;
 }
 function v88(v, p, q) {
   if (!ENUM6.has(v)) {
-    return failEnum(p, q, 'must be one of "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", got ', v);
+    return failEnum(p, q, 'must be one of "navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", "record_start", "record_read", "record_stop", got ', v);
   }
   return null;
 }
-var ENUM6 = /* @__PURE__ */ new Set(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe"]);
+var ENUM6 = /* @__PURE__ */ new Set(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", "record_start", "record_read", "record_stop"]);
 function v89(v, p, q) {
   let e;
   if (v90(v, p, true) === null) {
@@ -1498,6 +1505,66 @@ function v175(v, p, q) {
   }
   return null;
 }
+function v177(v, p, q) {
+  let e;
+  if (v178(v, p, true) === null) {
+    if (e = vDefActionRecordStart(v, p, q)) return e;
+  }
+  return null;
+}
+function v178(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v179(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v179(v, p, q) {
+  if (v !== "record_start") {
+    return fail(p, q, 'must be "record_start"');
+  }
+  return null;
+}
+function v181(v, p, q) {
+  let e;
+  if (v182(v, p, true) === null) {
+    if (e = vDefActionRecordRead(v, p, q)) return e;
+  }
+  return null;
+}
+function v182(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v183(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v183(v, p, q) {
+  if (v !== "record_read") {
+    return fail(p, q, 'must be "record_read"');
+  }
+  return null;
+}
+function v185(v, p, q) {
+  let e;
+  if (v186(v, p, true) === null) {
+    if (e = vDefActionRecordStop(v, p, q)) return e;
+  }
+  return null;
+}
+function v186(v, p, q) {
+  let e;
+  if (isObject(v)) {
+    if (Object.hasOwn(v, "type") && (e = v187(v["type"], child(p, q, "type"), q))) return e;
+  }
+  return null;
+}
+function v187(v, p, q) {
+  if (v !== "record_stop") {
+    return fail(p, q, 'must be "record_stop"');
+  }
+  return null;
+}
 function vDefActionNavigate(v, p, q) {
   let e;
   if (!hasType(v, "object")) {
@@ -1519,10 +1586,10 @@ function vDefActionClick(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "button") && (e = v181(v["button"], child(p, q, "button"), q))) return e;
-    if (Object.hasOwn(v, "clickCount") && (e = v182(v["clickCount"], child(p, q, "clickCount"), q))) return e;
-    if (Object.hasOwn(v, "download") && (e = v183(v["download"], child(p, q, "download"), q))) return e;
-    if (Object.hasOwn(v, "force") && (e = v184(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "button") && (e = v193(v["button"], child(p, q, "button"), q))) return e;
+    if (Object.hasOwn(v, "clickCount") && (e = v194(v["clickCount"], child(p, q, "clickCount"), q))) return e;
+    if (Object.hasOwn(v, "download") && (e = v195(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v196(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -1533,14 +1600,14 @@ function vDefActionClick(v, p, q) {
   }
   return null;
 }
-function v181(v, p, q) {
+function v193(v, p, q) {
   if (!ENUM7.has(v)) {
     return failEnum(p, q, 'must be one of "left", "middle", "right", "back", "forward", got ', v);
   }
   return null;
 }
 var ENUM7 = /* @__PURE__ */ new Set(["left", "middle", "right", "back", "forward"]);
-function v182(v, p, q) {
+function v194(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1554,13 +1621,13 @@ function v182(v, p, q) {
   }
   return null;
 }
-function v183(v, p, q) {
+function v195(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v184(v, p, q) {
+function v196(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1574,32 +1641,32 @@ function vDefActionType(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
-    if (Object.hasOwn(v, "clear") && (e = v192(v["clear"], child(p, q, "clear"), q))) return e;
-    if (Object.hasOwn(v, "force") && (e = v193(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "clear") && (e = v204(v["clear"], child(p, q, "clear"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v205(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "text") && (e = v200(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v212(v["text"], child(p, q, "text"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
   }
   return null;
 }
-function v192(v, p, q) {
+function v204(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v193(v, p, q) {
+function v205(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v200(v, p, q) {
+function v212(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -1618,7 +1685,7 @@ function vDefActionHover(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v202(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v214(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -1629,7 +1696,7 @@ function vDefActionHover(v, p, q) {
   }
   return null;
 }
-function v202(v, p, q) {
+function v214(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1642,13 +1709,13 @@ function vDefActionPressKey(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "key")) return missing(p, q, "key", 'missing required field "key"');
-    if (Object.hasOwn(v, "download") && (e = v210(v["download"], child(p, q, "download"), q))) return e;
+    if (Object.hasOwn(v, "download") && (e = v222(v["download"], child(p, q, "download"), q))) return e;
     if (Object.hasOwn(v, "key") && (e = vDefKey(v["key"], child(p, q, "key"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v210(v, p, q) {
+function v222(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1661,13 +1728,13 @@ function vDefActionScroll(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "direction")) return missing(p, q, "direction", 'missing required field "direction"');
-    if (Object.hasOwn(v, "amount") && (e = v213(v["amount"], child(p, q, "amount"), q))) return e;
-    if (Object.hasOwn(v, "direction") && (e = v214(v["direction"], child(p, q, "direction"), q))) return e;
+    if (Object.hasOwn(v, "amount") && (e = v225(v["amount"], child(p, q, "amount"), q))) return e;
+    if (Object.hasOwn(v, "direction") && (e = v226(v["direction"], child(p, q, "direction"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v213(v, p, q) {
+function v225(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1681,7 +1748,7 @@ function v213(v, p, q) {
   }
   return null;
 }
-function v214(v, p, q) {
+function v226(v, p, q) {
   if (!ENUM8.has(v)) {
     return failEnum(p, q, 'must be one of "up", "down", got ', v);
   }
@@ -1694,19 +1761,19 @@ function vDefActionScreenshot(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "fullPage") && (e = v216(v["fullPage"], child(p, q, "fullPage"), q))) return e;
-    if (Object.hasOwn(v, "labels") && (e = v217(v["labels"], child(p, q, "labels"), q))) return e;
+    if (Object.hasOwn(v, "fullPage") && (e = v228(v["fullPage"], child(p, q, "fullPage"), q))) return e;
+    if (Object.hasOwn(v, "labels") && (e = v229(v["labels"], child(p, q, "labels"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v216(v, p, q) {
+function v228(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v217(v, p, q) {
+function v229(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
@@ -1718,106 +1785,106 @@ function vDefActionExtract(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "changes") && (e = v230(v["changes"], child(p, q, "changes"), q))) return e;
-    if (Object.hasOwn(v, "maxChars") && (e = v231(v["maxChars"], child(p, q, "maxChars"), q))) return e;
-    if (Object.hasOwn(v, "maxElements") && (e = v232(v["maxElements"], child(p, q, "maxElements"), q))) return e;
-    if (Object.hasOwn(v, "part") && (e = v233(v["part"], child(p, q, "part"), q))) return e;
+    if (Object.hasOwn(v, "changes") && (e = v242(v["changes"], child(p, q, "changes"), q))) return e;
+    if (Object.hasOwn(v, "maxChars") && (e = v243(v["maxChars"], child(p, q, "maxChars"), q))) return e;
+    if (Object.hasOwn(v, "maxElements") && (e = v244(v["maxElements"], child(p, q, "maxElements"), q))) return e;
+    if (Object.hasOwn(v, "part") && (e = v245(v["part"], child(p, q, "part"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
-  if (e = v219(v, p, q)) return e;
-  if (e = v222(v, p, q)) return e;
+  if (e = v231(v, p, q)) return e;
+  if (e = v234(v, p, q)) return e;
   return null;
 }
-function v219(v, p, q) {
+function v231(v, p, q) {
   let e;
-  if (v220(v, p, true) === null) {
-    if (e = v221(v, p, q)) return e;
+  if (v232(v, p, true) === null) {
+    if (e = v233(v, p, q)) return e;
   }
   return null;
 }
-function v220(v, p, q) {
+function v232(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "part")) return missing(p, q, "part", 'missing required field "part"');
   }
   return null;
 }
-function v221(v, p, q) {
-  if (v221Check(v, p, true) === null) return null;
+function v233(v, p, q) {
+  if (v233Check(v, p, true) === null) return null;
   return fail(p, q, "part reads one part of a page cut by maxChars: give maxChars too");
 }
-function v221Check(v, p, q) {
+function v233Check(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", 'missing required field "maxChars"');
   }
   return null;
 }
-function v222(v, p, q) {
+function v234(v, p, q) {
   let e;
-  if (v223(v, p, true) === null) {
-    if (e = v225(v, p, q)) return e;
+  if (v235(v, p, true) === null) {
+    if (e = v237(v, p, q)) return e;
   }
   return null;
 }
-function v223(v, p, q) {
+function v235(v, p, q) {
   let e;
   if (isObject(v)) {
     if (!Object.hasOwn(v, "changes")) return missing(p, q, "changes", 'missing required field "changes"');
-    if (Object.hasOwn(v, "changes") && (e = v224(v["changes"], child(p, q, "changes"), q))) return e;
+    if (Object.hasOwn(v, "changes") && (e = v236(v["changes"], child(p, q, "changes"), q))) return e;
   }
   return null;
 }
-function v224(v, p, q) {
+function v236(v, p, q) {
   if (v !== true) {
     return fail(p, q, "must be true");
   }
   return null;
 }
-function v225(v, p, q) {
-  if (v225Check(v, p, true) === null) return null;
+function v237(v, p, q) {
+  if (v237Check(v, p, true) === null) return null;
   return fail(p, q, "changes reads what changed on the whole page since the last read: it takes no selector, maxChars or part");
 }
-function v225Check(v, p, q) {
-  if (v226(v, p, true) === null) {
+function v237Check(v, p, q) {
+  if (v238(v, p, true) === null) {
     return fail(p, q, "must not match the excluded shape");
   }
   return null;
 }
-function v226(v, p, q) {
-  if (v227(v, p, true) !== null && v228(v, p, true) !== null && v229(v, p, true) !== null) {
-    return v229(v, p, q);
+function v238(v, p, q) {
+  if (v239(v, p, true) !== null && v240(v, p, true) !== null && v241(v, p, true) !== null) {
+    return v241(v, p, q);
   }
   return null;
 }
-function v227(v, p, q) {
+function v239(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "selector")) return missing(p, q, "selector", 'missing required field "selector"');
   }
   return null;
 }
-function v228(v, p, q) {
+function v240(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "maxChars")) return missing(p, q, "maxChars", 'missing required field "maxChars"');
   }
   return null;
 }
-function v229(v, p, q) {
+function v241(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "part")) return missing(p, q, "part", 'missing required field "part"');
   }
   return null;
 }
-function v230(v, p, q) {
+function v242(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v231(v, p, q) {
-  if (v231Check(v, p, true) === null) return null;
+function v243(v, p, q) {
+  if (v243Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 500 to 1000000");
 }
-function v231Check(v, p, q) {
+function v243Check(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1831,11 +1898,11 @@ function v231Check(v, p, q) {
   }
   return null;
 }
-function v232(v, p, q) {
-  if (v232Check(v, p, true) === null) return null;
+function v244(v, p, q) {
+  if (v244Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 1 to 5000");
 }
-function v232Check(v, p, q) {
+function v244Check(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1849,11 +1916,11 @@ function v232Check(v, p, q) {
   }
   return null;
 }
-function v233(v, p, q) {
-  if (v233Check(v, p, true) === null) return null;
+function v245(v, p, q) {
+  if (v245Check(v, p, true) === null) return null;
   return fail(p, q, "must be an integer from 1 (the first part) to 10000");
 }
-function v233Check(v, p, q) {
+function v245Check(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -1874,16 +1941,16 @@ function vDefActionEvaluate(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "expression")) return missing(p, q, "expression", 'missing required field "expression"');
-    if (Object.hasOwn(v, "expression") && (e = v236(v["expression"], child(p, q, "expression"), q))) return e;
+    if (Object.hasOwn(v, "expression") && (e = v248(v["expression"], child(p, q, "expression"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v236(v, p, q) {
-  if (v236Check(v, p, true) === null) return null;
+function v248(v, p, q) {
+  if (v248Check(v, p, true) === null) return null;
   return fail(p, q, "must be a non-empty JavaScript function body (use return)");
 }
-function v236Check(v, p, q) {
+function v248Check(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -1913,88 +1980,88 @@ function vDefActionWaitFor(v, p, q) {
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v254(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v266(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "text") && (e = v256(v["text"], child(p, q, "text"), q))) return e;
-    if (Object.hasOwn(v, "timeoutMs") && (e = v257(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+    if (Object.hasOwn(v, "text") && (e = v268(v["text"], child(p, q, "text"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v269(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "url") && (e = v259(v["url"], child(p, q, "url"), q))) return e;
+    if (Object.hasOwn(v, "url") && (e = v271(v["url"], child(p, q, "url"), q))) return e;
   }
-  if (e = v238(v, p, q)) return e;
-  if (e = v242(v, p, q)) return e;
+  if (e = v250(v, p, q)) return e;
+  if (e = v254(v, p, q)) return e;
   return null;
 }
-function v238(v, p, q) {
-  if (v238Check(v, p, true) === null) return null;
+function v250(v, p, q) {
+  if (v250Check(v, p, true) === null) return null;
   return fail(p, q, "needs a target (selector, uid or role), text, or url");
 }
-function v238Check(v, p, q) {
-  if (vDefTarget(v, p, true) !== null && v240(v, p, true) !== null && v241(v, p, true) !== null) {
-    return v241(v, p, q);
+function v250Check(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v252(v, p, true) !== null && v253(v, p, true) !== null) {
+    return v253(v, p, q);
   }
   return null;
 }
-function v240(v, p, q) {
+function v252(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
   }
   return null;
 }
-function v241(v, p, q) {
+function v253(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
   }
   return null;
 }
-function v242(v, p, q) {
+function v254(v, p, q) {
   let e;
-  if (v243(v, p, true) === null) {
-    if (e = v244(v, p, q)) return e;
+  if (v255(v, p, true) === null) {
+    if (e = v256(v, p, q)) return e;
   }
   return null;
 }
-function v243(v, p, q) {
+function v255(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
   }
   return null;
 }
-function v244(v, p, q) {
-  if (v244Check(v, p, true) === null) return null;
+function v256(v, p, q) {
+  if (v256Check(v, p, true) === null) return null;
   return fail(p, q, "url waits alone: it takes no selector, uid, role, text or state");
 }
-function v244Check(v, p, q) {
-  if (v245(v, p, true) === null) {
+function v256Check(v, p, q) {
+  if (v257(v, p, true) === null) {
     return fail(p, q, "must not match the excluded shape");
   }
   return null;
 }
-function v245(v, p, q) {
-  if (vDefTarget(v, p, true) !== null && v247(v, p, true) !== null && v248(v, p, true) !== null) {
-    return v248(v, p, q);
+function v257(v, p, q) {
+  if (vDefTarget(v, p, true) !== null && v259(v, p, true) !== null && v260(v, p, true) !== null) {
+    return v260(v, p, q);
   }
   return null;
 }
-function v247(v, p, q) {
+function v259(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "text")) return missing(p, q, "text", 'missing required field "text"');
   }
   return null;
 }
-function v248(v, p, q) {
+function v260(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
   }
   return null;
 }
-function v254(v, p, q) {
+function v266(v, p, q) {
   if (!ENUM9.has(v)) {
     return failEnum(p, q, 'must be one of "visible", "attached", "hidden", "detached", got ', v);
   }
   return null;
 }
 var ENUM9 = /* @__PURE__ */ new Set(["visible", "attached", "hidden", "detached"]);
-function v256(v, p, q) {
+function v268(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2009,7 +2076,7 @@ function v256(v, p, q) {
   }
   return null;
 }
-function v257(v, p, q) {
+function v269(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2023,7 +2090,7 @@ function v257(v, p, q) {
   }
   return null;
 }
-function v259(v, p, q) {
+function v271(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2051,20 +2118,20 @@ function vDefActionOpenTab(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "url")) return missing(p, q, "url", 'missing required field "url"');
-    if (Object.hasOwn(v, "focus") && (e = v260(v["focus"], child(p, q, "focus"), q))) return e;
+    if (Object.hasOwn(v, "focus") && (e = v272(v["focus"], child(p, q, "focus"), q))) return e;
     if (Object.hasOwn(v, "url") && (e = vDefUrl(v["url"], child(p, q, "url"), q))) return e;
     if (Object.hasOwn(v, "waitUntil") && (e = vDefWaitUntil(v["waitUntil"], child(p, q, "waitUntil"), q))) return e;
-    if (Object.hasOwn(v, "window") && (e = v263(v["window"], child(p, q, "window"), q))) return e;
+    if (Object.hasOwn(v, "window") && (e = v275(v["window"], child(p, q, "window"), q))) return e;
   }
   return null;
 }
-function v260(v, p, q) {
+function v272(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v263(v, p, q) {
+function v275(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2106,14 +2173,14 @@ function vDefActionHandoff(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "state")) return missing(p, q, "state", 'missing required field "state"');
-    if (Object.hasOwn(v, "message") && (e = v269(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v270(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
-    if (Object.hasOwn(v, "state") && (e = v271(v["state"], child(p, q, "state"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v281(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v282(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "state") && (e = v283(v["state"], child(p, q, "state"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v269(v, p, q) {
+function v281(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2125,14 +2192,14 @@ function v269(v, p, q) {
   }
   return null;
 }
-function v270(v, p, q) {
+function v282(v, p, q) {
   if (!ENUM10.has(v)) {
     return failEnum(p, q, 'must be one of "auth_wall", "captcha", "access_denied", got ', v);
   }
   return null;
 }
 var ENUM10 = /* @__PURE__ */ new Set(["auth_wall", "captcha", "access_denied"]);
-function v271(v, p, q) {
+function v283(v, p, q) {
   if (!ENUM11.has(v)) {
     return failEnum(p, q, 'must be one of "requested", "resolved", "abandoned", got ', v);
   }
@@ -2145,12 +2212,12 @@ function vDefActionGetTrace(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "sinceSeq") && (e = v273(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "sinceSeq") && (e = v285(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v273(v, p, q) {
+function v285(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2192,19 +2259,19 @@ function vDefActionHandleDialog(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "accept")) return missing(p, q, "accept", 'missing required field "accept"');
-    if (Object.hasOwn(v, "accept") && (e = v281(v["accept"], child(p, q, "accept"), q))) return e;
-    if (Object.hasOwn(v, "promptText") && (e = v282(v["promptText"], child(p, q, "promptText"), q))) return e;
+    if (Object.hasOwn(v, "accept") && (e = v293(v["accept"], child(p, q, "accept"), q))) return e;
+    if (Object.hasOwn(v, "promptText") && (e = v294(v["promptText"], child(p, q, "promptText"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v281(v, p, q) {
+function v293(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v282(v, p, q) {
+function v294(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2223,50 +2290,50 @@ function vDefActionSelectOption(v, p, q) {
     return failType(p, q, "must be object, got ", v);
   }
   if (isObject(v)) {
-    if (Object.hasOwn(v, "force") && (e = v287(v["force"], child(p, q, "force"), q))) return e;
+    if (Object.hasOwn(v, "force") && (e = v299(v["force"], child(p, q, "force"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
-    if (Object.hasOwn(v, "index") && (e = v289(v["index"], child(p, q, "index"), q))) return e;
-    if (Object.hasOwn(v, "label") && (e = v291(v["label"], child(p, q, "label"), q))) return e;
+    if (Object.hasOwn(v, "index") && (e = v301(v["index"], child(p, q, "index"), q))) return e;
+    if (Object.hasOwn(v, "label") && (e = v303(v["label"], child(p, q, "label"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
     if (Object.hasOwn(v, "role") && (e = vDefRole(v["role"], child(p, q, "role"), q))) return e;
     if (Object.hasOwn(v, "selector") && (e = vDefSelector(v["selector"], child(p, q, "selector"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
     if (Object.hasOwn(v, "uid") && (e = vDefUid(v["uid"], child(p, q, "uid"), q))) return e;
-    if (Object.hasOwn(v, "value") && (e = v299(v["value"], child(p, q, "value"), q))) return e;
+    if (Object.hasOwn(v, "value") && (e = v311(v["value"], child(p, q, "value"), q))) return e;
   }
-  const passed = pass(v284(v, p, true)) + pass(v285(v, p, true)) + pass(v286(v, p, true));
+  const passed = pass(v296(v, p, true)) + pass(v297(v, p, true)) + pass(v298(v, p, true));
   if (passed !== 1) {
     if (q) return QUIET;
     return failOneOf(p, "needs exactly one of value, label or index", v, [["value"], ["label"], ["index"]]);
   }
   return null;
 }
-function v284(v, p, q) {
+function v296(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "value")) return missing(p, q, "value", 'missing required field "value"');
   }
   return null;
 }
-function v285(v, p, q) {
+function v297(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "label")) return missing(p, q, "label", 'missing required field "label"');
   }
   return null;
 }
-function v286(v, p, q) {
+function v298(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "index")) return missing(p, q, "index", 'missing required field "index"');
   }
   return null;
 }
-function v287(v, p, q) {
+function v299(v, p, q) {
   if (!hasType(v, "boolean")) {
     return failType(p, q, "must be boolean, got ", v);
   }
   return null;
 }
-function v289(v, p, q) {
+function v301(v, p, q) {
   let e;
   if (!(hasType(v, "integer") || hasType(v, "array"))) {
     return failType(p, q, "must be integer or array, got ", v);
@@ -2280,11 +2347,11 @@ function v289(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v290(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v302(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v290(v, p, q) {
+function v302(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2295,7 +2362,7 @@ function v290(v, p, q) {
   }
   return null;
 }
-function v291(v, p, q) {
+function v303(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2310,11 +2377,11 @@ function v291(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v292(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v304(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v292(v, p, q) {
+function v304(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2326,7 +2393,7 @@ function v292(v, p, q) {
   }
   return null;
 }
-function v299(v, p, q) {
+function v311(v, p, q) {
   let e;
   if (!(hasType(v, "string") || hasType(v, "array"))) {
     return failType(p, q, "must be string or array, got ", v);
@@ -2341,11 +2408,11 @@ function v299(v, p, q) {
     if (v.length > 1e3) {
       return fail(p, q, "must have at most 1000 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v300(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v312(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v300(v, p, q) {
+function v312(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2365,7 +2432,7 @@ function vDefActionUpload(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "files")) return missing(p, q, "files", 'missing required field "files"');
-    if (Object.hasOwn(v, "files") && (e = v301(v["files"], child(p, q, "files"), q))) return e;
+    if (Object.hasOwn(v, "files") && (e = v313(v["files"], child(p, q, "files"), q))) return e;
     if (Object.hasOwn(v, "frame") && (e = vDefFrame(v["frame"], child(p, q, "frame"), q))) return e;
     if (Object.hasOwn(v, "name") && (e = vDefAccessibleName(v["name"], child(p, q, "name"), q))) return e;
     if (Object.hasOwn(v, "nth") && (e = vDefNth(v["nth"], child(p, q, "nth"), q))) return e;
@@ -2376,7 +2443,7 @@ function vDefActionUpload(v, p, q) {
   }
   return null;
 }
-function v301(v, p, q) {
+function v313(v, p, q) {
   let e;
   if (!hasType(v, "array")) {
     return failType(p, q, "must be array, got ", v);
@@ -2385,15 +2452,15 @@ function v301(v, p, q) {
     if (v.length > 100) {
       return fail(p, q, "must have at most 100 items");
     }
-    for (let i = 0; i < v.length; i++) if (e = v302(v[i], child(p, q, String(i)), q)) return e;
+    for (let i = 0; i < v.length; i++) if (e = v314(v[i], child(p, q, String(i)), q)) return e;
   }
   return null;
 }
-function v302(v, p, q) {
-  if (v302Check(v, p, true) === null) return null;
+function v314(v, p, q) {
+  if (v314Check(v, p, true) === null) return null;
   return fail(p, q, "must be an absolute path");
 }
-function v302Check(v, p, q) {
+function v314Check(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2428,6 +2495,66 @@ function vDefActionDescribe(v, p, q) {
   }
   return null;
 }
+function vDefActionRecordStart(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
+function vDefActionRecordRead(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (Object.hasOwn(v, "sinceSeq") && (e = v330(v["sinceSeq"], child(p, q, "sinceSeq"), q))) return e;
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+    if (Object.hasOwn(v, "timeoutMs") && (e = v332(v["timeoutMs"], child(p, q, "timeoutMs"), q))) return e;
+  }
+  return null;
+}
+function v330(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 0) {
+      return fail(p, q, "must be >= 0");
+    }
+  }
+  return null;
+}
+function v332(v, p, q) {
+  if (!hasType(v, "integer")) {
+    return failType(p, q, "must be integer, got ", v);
+  }
+  if (typeof v === "number") {
+    if (v < 1) {
+      return fail(p, q, "must be >= 1");
+    }
+    if (v > 6e4) {
+      return fail(p, q, "must be <= 60000");
+    }
+  }
+  return null;
+}
+function vDefActionRecordStop(v, p, q) {
+  let e;
+  if (!hasType(v, "object")) {
+    return failType(p, q, "must be object, got ", v);
+  }
+  if (isObject(v)) {
+    if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
+    if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
+  }
+  return null;
+}
 function vDefSessionEndReason(v, p, q) {
   if (!ENUM12.has(v)) {
     return failEnum(p, q, 'must be one of "tab_closed", "debugger_detached", "user_stopped", "global_stop", "domain_blocked", "system_idle", "screen_locked", got ', v);
@@ -2442,19 +2569,19 @@ function vDefEvent(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "type")) return missing(p, q, "type", 'missing required field "type"');
-    if (Object.hasOwn(v, "type") && (e = v317(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v334(v["type"], child(p, q, "type"), q))) return e;
   }
-  if (e = v318(v, p, q)) return e;
-  if (e = v322(v, p, q)) return e;
-  if (e = v326(v, p, q)) return e;
-  if (e = v330(v, p, q)) return e;
-  if (e = v334(v, p, q)) return e;
-  if (e = v338(v, p, q)) return e;
-  if (e = v342(v, p, q)) return e;
-  if (e = v346(v, p, q)) return e;
+  if (e = v335(v, p, q)) return e;
+  if (e = v339(v, p, q)) return e;
+  if (e = v343(v, p, q)) return e;
+  if (e = v347(v, p, q)) return e;
+  if (e = v351(v, p, q)) return e;
+  if (e = v355(v, p, q)) return e;
+  if (e = v359(v, p, q)) return e;
+  if (e = v363(v, p, q)) return e;
   return null;
 }
-function v317(v, p, q) {
+function v334(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2466,161 +2593,161 @@ function v317(v, p, q) {
   }
   return null;
 }
-function v318(v, p, q) {
+function v335(v, p, q) {
   let e;
-  if (v319(v, p, true) === null) {
+  if (v336(v, p, true) === null) {
     if (e = vDefEventSessionStarted(v, p, q)) return e;
   }
   return null;
 }
-function v319(v, p, q) {
+function v336(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v320(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v337(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v320(v, p, q) {
+function v337(v, p, q) {
   if (v !== "session_started") {
     return fail(p, q, 'must be "session_started"');
   }
   return null;
 }
-function v322(v, p, q) {
+function v339(v, p, q) {
   let e;
-  if (v323(v, p, true) === null) {
+  if (v340(v, p, true) === null) {
     if (e = vDefEventSessionEnded(v, p, q)) return e;
   }
   return null;
 }
-function v323(v, p, q) {
+function v340(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v324(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v341(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v324(v, p, q) {
+function v341(v, p, q) {
   if (v !== "session_ended") {
     return fail(p, q, 'must be "session_ended"');
   }
   return null;
 }
-function v326(v, p, q) {
+function v343(v, p, q) {
   let e;
-  if (v327(v, p, true) === null) {
+  if (v344(v, p, true) === null) {
     if (e = vDefEventDomainBlocked(v, p, q)) return e;
   }
   return null;
 }
-function v327(v, p, q) {
+function v344(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v328(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v345(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v328(v, p, q) {
+function v345(v, p, q) {
   if (v !== "domain_blocked") {
     return fail(p, q, 'must be "domain_blocked"');
   }
   return null;
 }
-function v330(v, p, q) {
+function v347(v, p, q) {
   let e;
-  if (v331(v, p, true) === null) {
+  if (v348(v, p, true) === null) {
     if (e = vDefEventTabClosed(v, p, q)) return e;
   }
   return null;
 }
-function v331(v, p, q) {
+function v348(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v332(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v349(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v332(v, p, q) {
+function v349(v, p, q) {
   if (v !== "tab_closed") {
     return fail(p, q, 'must be "tab_closed"');
   }
   return null;
 }
-function v334(v, p, q) {
+function v351(v, p, q) {
   let e;
-  if (v335(v, p, true) === null) {
+  if (v352(v, p, true) === null) {
     if (e = vDefEventGlobalStop(v, p, q)) return e;
   }
   return null;
 }
-function v335(v, p, q) {
+function v352(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v336(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v353(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v336(v, p, q) {
+function v353(v, p, q) {
   if (v !== "global_stop") {
     return fail(p, q, 'must be "global_stop"');
   }
   return null;
 }
-function v338(v, p, q) {
+function v355(v, p, q) {
   let e;
-  if (v339(v, p, true) === null) {
+  if (v356(v, p, true) === null) {
     if (e = vDefEventDialogOpened(v, p, q)) return e;
   }
   return null;
 }
-function v339(v, p, q) {
+function v356(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v340(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v357(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v340(v, p, q) {
+function v357(v, p, q) {
   if (v !== "dialog_opened") {
     return fail(p, q, 'must be "dialog_opened"');
   }
   return null;
 }
-function v342(v, p, q) {
+function v359(v, p, q) {
   let e;
-  if (v343(v, p, true) === null) {
+  if (v360(v, p, true) === null) {
     if (e = vDefEventHandoffRequested(v, p, q)) return e;
   }
   return null;
 }
-function v343(v, p, q) {
+function v360(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v344(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v361(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v344(v, p, q) {
+function v361(v, p, q) {
   if (v !== "handoff_requested") {
     return fail(p, q, 'must be "handoff_requested"');
   }
   return null;
 }
-function v346(v, p, q) {
+function v363(v, p, q) {
   let e;
-  if (v347(v, p, true) === null) {
+  if (v364(v, p, true) === null) {
     if (e = vDefEventHandoffResolved(v, p, q)) return e;
   }
   return null;
 }
-function v347(v, p, q) {
+function v364(v, p, q) {
   let e;
   if (isObject(v)) {
-    if (Object.hasOwn(v, "type") && (e = v348(v["type"], child(p, q, "type"), q))) return e;
+    if (Object.hasOwn(v, "type") && (e = v365(v["type"], child(p, q, "type"), q))) return e;
   }
   return null;
 }
-function v348(v, p, q) {
+function v365(v, p, q) {
   if (v !== "handoff_resolved") {
     return fail(p, q, 'must be "handoff_resolved"');
   }
@@ -2635,19 +2762,19 @@ function vDefEventSessionStarted(v, p, q) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "startedAt")) return missing(p, q, "startedAt", 'missing required field "startedAt"');
-    if (Object.hasOwn(v, "domain") && (e = v350(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "startedAt") && (e = v351(v["startedAt"], child(p, q, "startedAt"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v367(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "startedAt") && (e = v368(v["startedAt"], child(p, q, "startedAt"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v350(v, p, q) {
+function v367(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v351(v, p, q) {
+function v368(v, p, q) {
   if (!hasType(v, "number")) {
     return failType(p, q, "must be number, got ", v);
   }
@@ -2663,14 +2790,14 @@ function vDefEventSessionEnded(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "actionCount")) return missing(p, q, "actionCount", 'missing required field "actionCount"');
     if (!Object.hasOwn(v, "reason")) return missing(p, q, "reason", 'missing required field "reason"');
-    if (Object.hasOwn(v, "actionCount") && (e = v353(v["actionCount"], child(p, q, "actionCount"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v354(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "actionCount") && (e = v370(v["actionCount"], child(p, q, "actionCount"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v371(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "reason") && (e = vDefSessionEndReason(v["reason"], child(p, q, "reason"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v353(v, p, q) {
+function v370(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2681,7 +2808,7 @@ function v353(v, p, q) {
   }
   return null;
 }
-function v354(v, p, q) {
+function v371(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2695,19 +2822,19 @@ function vDefEventDomainBlocked(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "attemptedAction")) return missing(p, q, "attemptedAction", 'missing required field "attemptedAction"');
-    if (Object.hasOwn(v, "attemptedAction") && (e = v357(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
-    if (Object.hasOwn(v, "domain") && (e = v358(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "attemptedAction") && (e = v374(v["attemptedAction"], child(p, q, "attemptedAction"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v375(v["domain"], child(p, q, "domain"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v357(v, p, q) {
+function v374(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v358(v, p, q) {
+function v375(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2731,11 +2858,11 @@ function vDefEventGlobalStop(v, p, q) {
   }
   if (isObject(v)) {
     if (!Object.hasOwn(v, "endedCount")) return missing(p, q, "endedCount", 'missing required field "endedCount"');
-    if (Object.hasOwn(v, "endedCount") && (e = v361(v["endedCount"], child(p, q, "endedCount"), q))) return e;
+    if (Object.hasOwn(v, "endedCount") && (e = v378(v["endedCount"], child(p, q, "endedCount"), q))) return e;
   }
   return null;
 }
-function v361(v, p, q) {
+function v378(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2754,27 +2881,27 @@ function vDefEventDialogOpened(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "dialogType")) return missing(p, q, "dialogType", 'missing required field "dialogType"');
-    if (Object.hasOwn(v, "dialogType") && (e = v362(v["dialogType"], child(p, q, "dialogType"), q))) return e;
-    if (Object.hasOwn(v, "handled") && (e = v363(v["handled"], child(p, q, "handled"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v364(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "dialogType") && (e = v379(v["dialogType"], child(p, q, "dialogType"), q))) return e;
+    if (Object.hasOwn(v, "handled") && (e = v380(v["handled"], child(p, q, "handled"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v381(v["message"], child(p, q, "message"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v362(v, p, q) {
+function v379(v, p, q) {
   if (!ENUM13.has(v)) {
     return failEnum(p, q, 'must be one of "alert", "confirm", "prompt", "beforeunload", got ', v);
   }
   return null;
 }
 var ENUM13 = /* @__PURE__ */ new Set(["alert", "confirm", "prompt", "beforeunload"]);
-function v363(v, p, q) {
+function v380(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v364(v, p, q) {
+function v381(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2788,26 +2915,26 @@ function vDefEventHandoffRequested(v, p, q) {
   if (isObject(v)) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
-    if (Object.hasOwn(v, "domain") && (e = v366(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "message") && (e = v367(v["message"], child(p, q, "message"), q))) return e;
-    if (Object.hasOwn(v, "obstacleType") && (e = v368(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v383(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "message") && (e = v384(v["message"], child(p, q, "message"), q))) return e;
+    if (Object.hasOwn(v, "obstacleType") && (e = v385(v["obstacleType"], child(p, q, "obstacleType"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
   }
   return null;
 }
-function v366(v, p, q) {
+function v383(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v367(v, p, q) {
+function v384(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v368(v, p, q) {
+function v385(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
@@ -2822,27 +2949,27 @@ function vDefEventHandoffResolved(v, p, q) {
     if (!Object.hasOwn(v, "tabId")) return missing(p, q, "tabId", 'missing required field "tabId"');
     if (!Object.hasOwn(v, "domain")) return missing(p, q, "domain", 'missing required field "domain"');
     if (!Object.hasOwn(v, "outcome")) return missing(p, q, "outcome", 'missing required field "outcome"');
-    if (Object.hasOwn(v, "domain") && (e = v370(v["domain"], child(p, q, "domain"), q))) return e;
-    if (Object.hasOwn(v, "outcome") && (e = v371(v["outcome"], child(p, q, "outcome"), q))) return e;
+    if (Object.hasOwn(v, "domain") && (e = v387(v["domain"], child(p, q, "domain"), q))) return e;
+    if (Object.hasOwn(v, "outcome") && (e = v388(v["outcome"], child(p, q, "outcome"), q))) return e;
     if (Object.hasOwn(v, "tabId") && (e = vDefTabId(v["tabId"], child(p, q, "tabId"), q))) return e;
-    if (Object.hasOwn(v, "waitedMs") && (e = v373(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
+    if (Object.hasOwn(v, "waitedMs") && (e = v390(v["waitedMs"], child(p, q, "waitedMs"), q))) return e;
   }
   return null;
 }
-function v370(v, p, q) {
+function v387(v, p, q) {
   if (!hasType(v, "string")) {
     return failType(p, q, "must be string, got ", v);
   }
   return null;
 }
-function v371(v, p, q) {
+function v388(v, p, q) {
   if (!ENUM14.has(v)) {
     return failEnum(p, q, 'must be one of "resolved", "abandoned", got ', v);
   }
   return null;
 }
 var ENUM14 = /* @__PURE__ */ new Set(["resolved", "abandoned"]);
-function v373(v, p, q) {
+function v390(v, p, q) {
   if (!hasType(v, "integer")) {
     return failType(p, q, "must be integer, got ", v);
   }
@@ -2922,7 +3049,7 @@ function parseMessage(text) {
 // generated/protocol.js
 var PROTOCOL_VERSION = 4;
 var MESSAGE_TYPES = Object.freeze(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
-var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "own_windows"]);
+var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "record", "own_windows"]);
 var REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
   BACKGROUND_TAB: "background_tab",
@@ -2946,7 +3073,7 @@ var CLOSE_CODES = Object.freeze({
   replaced: 4003,
   rateLimited: 4029
 });
-var ACTIONS = Object.freeze(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe"]);
+var ACTIONS = Object.freeze(["navigate", "click", "type", "hover", "press_key", "scroll", "screenshot", "extract", "evaluate", "wait_for", "get_tabs", "open_tab", "close_tab", "reload", "handoff", "get_trace", "select_option", "upload", "go_back", "go_forward", "handle_dialog", "describe", "record_start", "record_read", "record_stop"]);
 var ACTION_SPECS = Object.freeze({
   navigate: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["url", "waitUntil", "dialogs", "tabId"]) }),
   click: Object.freeze({ scope: "tab", budgetMs: 3e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "button", "clickCount", "force", "download", "tabId"]) }),
@@ -2969,7 +3096,10 @@ var ACTION_SPECS = Object.freeze({
   go_back: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["waitUntil", "dialogs", "tabId"]) }),
   go_forward: Object.freeze({ scope: "tab", budgetMs: 3e4, target: false, params: Object.freeze(["waitUntil", "dialogs", "tabId"]) }),
   handle_dialog: Object.freeze({ scope: "tab", budgetMs: 5e3, target: false, params: Object.freeze(["accept", "promptText", "tabId"]) }),
-  describe: Object.freeze({ scope: "tab", budgetMs: 1e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "tabId"]) })
+  describe: Object.freeze({ scope: "tab", budgetMs: 1e4, target: true, params: Object.freeze(["uid", "selector", "role", "name", "nth", "frame", "tabId"]) }),
+  record_start: Object.freeze({ scope: "browser", budgetMs: 3e4, target: false, params: Object.freeze(["tabId"]) }),
+  record_read: Object.freeze({ scope: "browser", budgetMs: 5e3, target: false, params: Object.freeze(["tabId", "sinceSeq", "timeoutMs"]) }),
+  record_stop: Object.freeze({ scope: "browser", budgetMs: 1e4, target: false, params: Object.freeze(["tabId"]) })
 });
 var REPLY_MARGIN_MS = 500;
 var SETTLE_MARGIN_MS = 250;
@@ -4398,18 +4528,44 @@ async function closeTab(env, action) {
 }
 var executors = Object.freeze({ get_tabs: getTabs, open_tab: openTab, close_tab: closeTab });
 
+// actions/record.js
+function recorderOf(env) {
+  if (!env.recorder) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this extension has no recorder (a bug in bua: the worker did not wire it)");
+  return env.recorder;
+}
+async function recordStart(env, action) {
+  const recorder2 = recorderOf(env);
+  const tab = await env.getTab(action.tabId);
+  const stopped = env.sessions.stoppedReason ? env.sessions.stoppedReason(tab.id) : null;
+  if (stopped) {
+    throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, `the person ended bua's session on tab ${tab.id} (${stopped}): bua does not act on that tab again while it is open; record in a new tab`);
+  }
+  const host = hostOf(urlOf(tab));
+  env.blocked(host, action.type, tab.id);
+  env.sessions.ensureSession(tab.id, host);
+  return recorder2.start(tab);
+}
+function recordRead(env, action) {
+  const ms = env.budget.inner(waitTimeoutMs(action));
+  return recorderOf(env).read(action.tabId, action.sinceSeq || 0, ms, env.budget.signal);
+}
+function recordStop(env, action) {
+  return recorderOf(env).stop(action.tabId, "stopped");
+}
+var executors2 = Object.freeze({ record_start: recordStart, record_read: recordRead, record_stop: recordStop });
+
 // actions/trace.js
 var trace_exports = {};
 __export(trace_exports, {
   PASSIVE_ACTIONS: () => PASSIVE_ACTIONS,
-  executors: () => executors2,
+  executors: () => executors3,
   getTrace: () => getTrace
 });
 var PASSIVE_ACTIONS = Object.freeze(/* @__PURE__ */ new Set(["get_trace"]));
 function getTrace(ctx, action) {
   return ctx.readTrace(action.sinceSeq ?? 0);
 }
-var executors2 = Object.freeze({ get_trace: getTrace });
+var executors3 = Object.freeze({ get_trace: getTrace });
 
 // tab-queues.js
 function endedMessage(tabId, reason) {
@@ -4623,8 +4779,9 @@ var TabGate = class {
 };
 
 // action-dispatcher.js
-function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers = globalThis }) {
-  return new Dispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers });
+var browserExecutors = Object.freeze({ ...executors, ...executors2 });
+function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers = globalThis, recorder: recorder2 = null }) {
+  return new Dispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers, recorder: recorder2 });
 }
 var Dispatcher = class {
   #deps;
@@ -4687,7 +4844,7 @@ var Dispatcher = class {
       case "tab":
         return this.#perTab(action, budget, ac);
       case "browser":
-        if (Object.hasOwn(executors, action.type)) return executors[action.type](this.#envFor(budget, ac), action);
+        if (Object.hasOwn(browserExecutors, action.type)) return browserExecutors[action.type](this.#envFor(budget, ac), action);
         break;
       default:
         break;
@@ -4753,7 +4910,8 @@ var Dispatcher = class {
     }
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
-  // envFor is what a "browser" executor (actions/tabs.js) may use.
+  // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
+  // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
   // new tab loads (the controller's prepare); navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
@@ -4761,19 +4919,21 @@ var Dispatcher = class {
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
   // and close_tab's way through a dialog.
   #envFor(budget, ac) {
-    const { api: api2, sessions: sessions2, windows: windows2, controller: controller2, timers } = this.#deps;
+    const { api: api2, sessions: sessions2, windows: windows2, controller: controller2, timers, recorder: recorder2 } = this.#deps;
     return {
       api: api2,
       sessions: sessions2,
       windows: windows2,
       budget,
       timers,
+      getTab: (tabId) => this.#gate.getTab(tabId),
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),
       navigate: (action) => this.#perTab(action, budget, ac),
       hasOpenDialog: controller2.hasOpenDialog ? (tabId) => controller2.hasOpenDialog(tabId) : null,
-      closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null
+      closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null,
+      recorder: recorder2
     };
   }
 };
@@ -5018,7 +5178,7 @@ __export(dialog_exports, {
   dialogClosed: () => dialogClosed,
   dialogError: () => dialogError,
   dialogOpening: () => dialogOpening,
-  executors: () => executors3,
+  executors: () => executors4,
   failOnDialog: () => failOnDialog,
   handleDialog: () => handleDialog,
   leavingPolicy: () => leavingPolicy,
@@ -5036,7 +5196,7 @@ function leavingPolicy(action) {
 function handleDialog(ctx, action) {
   return ctx.answerDialog(action.accept === true, action.promptText);
 }
-var executors3 = Object.freeze({ handle_dialog: handleDialog });
+var executors4 = Object.freeze({ handle_dialog: handleDialog });
 function dialogOpening(session, p) {
   const d = { dialogType: p.type || "alert", message: typeof p.message === "string" ? p.message : "" };
   if (session.evaluating) {
@@ -5606,14 +5766,14 @@ async function lookupRole(ctx, action, scope = null) {
   if (out.length === 0) out.others = others;
   return out;
 }
-async function pick(ctx, action, matches) {
+async function pick2(ctx, action, matches) {
   if (action.nth !== void 0) return matches[action.nth] || null;
   if (matches.length > 1) throw await ambiguous(ctx, action, matches);
   return matches[0] || null;
 }
 async function findByRole(ctx, action, scope = null) {
   const matches = await lookupRole(ctx, action, scope);
-  const hit = await pick(ctx, action, matches);
+  const hit = await pick2(ctx, action, matches);
   if (hit) return hit;
   throw noMatch(action, matches);
 }
@@ -5794,7 +5954,7 @@ async function isConnected(ctx, objectId, session = null) {
 // actions/nav.js
 var nav_exports = {};
 __export(nav_exports, {
-  executors: () => executors4,
+  executors: () => executors5,
   goBack: () => goBack,
   goForward: () => goForward,
   isNavigableUrl: () => isNavigableUrl,
@@ -5942,13 +6102,13 @@ async function traverse(ctx, action, delta) {
 }
 var goBack = (ctx, action) => traverse(ctx, action, -1);
 var goForward = (ctx, action) => traverse(ctx, action, 1);
-var executors4 = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
+var executors5 = Object.freeze({ navigate, reload, go_back: goBack, go_forward: goForward });
 
 // actions/pointer.js
 var pointer_exports = {};
 __export(pointer_exports, {
   click: () => click,
-  executors: () => executors5,
+  executors: () => executors6,
   hover: () => hover
 });
 
@@ -6777,12 +6937,12 @@ async function hover(ctx, action) {
     return settleAfter(ctx, "hover", () => m.move(at));
   });
 }
-var executors5 = Object.freeze({ click, hover });
+var executors6 = Object.freeze({ click, hover });
 
 // actions/keyboard.js
 var keyboard_exports = {};
 __export(keyboard_exports, {
-  executors: () => executors6,
+  executors: () => executors7,
   pressKey: () => pressKey,
   typeText: () => typeText
 });
@@ -6854,12 +7014,12 @@ async function pressKey(ctx, action) {
   const events = keys.eventsFor(action.key);
   return withDownload(ctx, action, "press_key", () => settleAfter(ctx, "press_key", () => keys.send(events)));
 }
-var executors6 = Object.freeze({ type: typeText, press_key: pressKey });
+var executors7 = Object.freeze({ type: typeText, press_key: pressKey });
 
 // actions/scroll.js
 var scroll_exports = {};
 __export(scroll_exports, {
-  executors: () => executors7,
+  executors: () => executors8,
   scroll: () => scroll
 });
 var SCROLL_FN = `function (dir, amount) {
@@ -6888,13 +7048,13 @@ async function scroll(ctx, action) {
   }
   return { ok: true, scrolled: Boolean(result && result.value === true) };
 }
-var executors7 = Object.freeze({ scroll });
+var executors8 = Object.freeze({ scroll });
 
 // actions/forms.js
 var forms_exports = {};
 __export(forms_exports, {
   SELECT: () => SELECT,
-  executors: () => executors8,
+  executors: () => executors9,
   pickedBy: () => pickedBy,
   selectOption: () => selectOption,
   selectVerdict: () => selectVerdict,
@@ -7017,7 +7177,7 @@ var CLEAR_FILES = `function () {
   this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   this.dispatchEvent(new Event("change", { bubbles: true }));
 }`;
-var executors8 = Object.freeze({ select_option: selectOption, upload });
+var executors9 = Object.freeze({ select_option: selectOption, upload });
 
 // actions/capture.js
 var capture_exports = {};
@@ -7025,7 +7185,7 @@ __export(capture_exports, {
   CAPTURE_RETRIES: () => CAPTURE_RETRIES,
   CAPTURE_RETRY_MS: () => CAPTURE_RETRY_MS,
   FULL_PAGE_MAX_HEIGHT: () => FULL_PAGE_MAX_HEIGHT,
-  executors: () => executors10,
+  executors: () => executors11,
   screenshot: () => screenshot
 });
 
@@ -8936,6 +9096,467 @@ var WAIT_PROBE = [
   "return __buaRun.apply(this, arguments);",
   "}"
 ].join("\n");
+var RECORDER = [
+  "function () { /* bua:recorder */",
+  "var __buaRun;",
+  "(() => {",
+  "  // page/locator-rules.js",
+  '  var TEST_ID_ATTRS = ["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];',
+  "  function isGeneratedId(id) {",
+  "    const s = String(id);",
+  "    if (!s || s.length > 64) return true;",
+  "    if (/[:«»\\s]/.test(s) || /^\\d/.test(s)) return true;",
+  "    if (/\\d{4,}/.test(s)) return true;",
+  "    if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}/i.test(s)) return true;",
+  "    const prefixes = /^(ember|ext-gen|ext-comp|gwt-uid|yui[_-]|mui-|radix-|headlessui-|react-select-|react-aria|rc[_-]|downshift-|select2-|tiny-|mce_|ui-id-|cdk-|mat-|ng-|j_id|jsx-|sc-|chakra-|reach-|floating-ui-|pr_id_|el-id-|vs\\d|v-\\d|__)/i;",
+  "    if (prefixes.test(s) && /\\d/.test(s)) return true;",
+  "    for (const seg of s.split(/[-_.]/)) {",
+  "      if (seg.length < 5) continue;",
+  "      let flips = 0;",
+  "      let digitFlips = 0;",
+  '      let prev = "";',
+  "      for (const ch of seg) {",
+  '        const k = ch >= "0" && ch <= "9" ? "d" : ch >= "a" && ch <= "z" ? "l" : ch >= "A" && ch <= "Z" ? "u" : "o";',
+  '        if (prev && k !== prev && !(prev === "u" && k === "l")) {',
+  "          flips++;",
+  '          if (k === "d" || prev === "d") digitFlips++;',
+  "        }",
+  "        prev = k;",
+  "      }",
+  "      if (digitFlips >= 3 || flips >= 3 && flips / seg.length >= 0.4) return true;",
+  "    }",
+  "    return false;",
+  "  }",
+  "  function isStableClass(c) {",
+  "    const s = String(c);",
+  "    if (!s || s.length > 40) return false;",
+  '    if (/^(css|sc|jsx|emotion|svelte|astro|tw)-[a-zA-Z0-9]+$/.test(s) && /[A-Z0-9]/.test(s.slice(s.indexOf("-")))) return false;',
+  "    if (/^[a-zA-Z]{5,8}$/.test(s) && (s.match(/[a-z][A-Z]/g) || []).length >= 2) return false;",
+  "    if (/^_|__[a-z0-9]{5,}$|[_-][a-zA-Z0-9]{5,}$/.test(s) && /\\d/.test(s)) return false;",
+  "    if (/\\d{3,}/.test(s)) return false;",
+  "    if (/^(active|focus|focused|hover|open|opened|selected|checked|disabled|visible|hidden|show|shown|current|loading|loaded|ng-.*|is-.*|has-.*)$/i.test(s)) return false;",
+  "    return !isGeneratedId(s);",
+  "  }",
+  "  function cssString(v) {",
+  `    return '"' + String(v).replace(/\\\\/g, "\\\\\\\\").replace(/"/g, '\\\\"').replace(/\\n/g, "\\\\a ").replace(/\\r/g, "\\\\d ") + '"';`,
+  "  }",
+  "  function normalizeText(s) {",
+  '    return String(s || "").replace(/\\s+/g, " ").trim();',
+  "  }",
+  "",
+  "  // page/css-path.js",
+  "  function cssPath(target, doc, count) {",
+  "    const mine = tokensOf(target);",
+  "    for (const t of mine) {",
+  "      const c = count(t);",
+  "      if (c.count === 1) return { selector: t, ...c };",
+  "    }",
+  "    const ancestors = [];",
+  "    for (let a = target.parentElement; a && ancestors.length < 4 && a !== doc.documentElement; a = a.parentElement) ancestors.push(a);",
+  "    const best = underOne(ancestors, mine, count);",
+  "    if (!best.length) best.push(...underTwo(ancestors, mine, count));",
+  "    if (best.length) return best.sort((a, b) => a.selector.length - b.selector.length)[0];",
+  "    for (const t of mine) {",
+  "      const c = count(t);",
+  "      if (c.count > 0) return { selector: t, ...c };",
+  "    }",
+  "    return null;",
+  "  }",
+  "  function underOne(ancestors, mine, count) {",
+  "    const best = [];",
+  "    ancestors.forEach((a, depth) => {",
+  "      for (const ta of tokensOf(a).slice(0, 4)) {",
+  "        for (const t of mine.slice(0, 6)) {",
+  '          const sel = `${ta}${depth === 0 ? " > " : " "}${t}`;',
+  "          const c = count(sel);",
+  "          if (c.count === 1) best.push({ selector: sel, ...c });",
+  "        }",
+  "      }",
+  "    });",
+  "    return best;",
+  "  }",
+  "  function underTwo(ancestors, mine, count) {",
+  "    const best = [];",
+  "    for (let i = 0; i < ancestors.length && !best.length; i++) {",
+  "      for (let j = i + 1; j < ancestors.length && !best.length; j++) {",
+  "        for (const t2 of tokensOf(ancestors[j]).slice(0, 2)) {",
+  "          for (const t1 of tokensOf(ancestors[i]).slice(0, 2)) {",
+  "            for (const t of mine.slice(0, 3)) {",
+  "              const sel = `${t2} ${t1} ${t}`;",
+  "              const c = count(sel);",
+  "              if (c.count === 1) best.push({ selector: sel, ...c });",
+  "            }",
+  "          }",
+  "        }",
+  "      }",
+  "    }",
+  "    return best;",
+  "  }",
+  "  function tokensOf(e) {",
+  "    const t = e.localName;",
+  "    const list = [];",
+  '    if (e.id && !isGeneratedId(e.id)) list.push("#" + CSS.escape(e.id));',
+  "    for (const a of TEST_ID_ATTRS) if (e.getAttribute(a)) list.push(`[${a}=${cssString(e.getAttribute(a))}]`);",
+  '    if (e.getAttribute("name") && /^(input|select|textarea|button|form|iframe|fieldset|output|object)$/.test(t)) {',
+  '      list.push(`${t}[name=${cssString(e.getAttribute("name"))}]`);',
+  "    }",
+  '    for (const a of ["aria-label", "placeholder", "title", "alt", "role"]) {',
+  "      const v = e.getAttribute(a);",
+  "      if (v && v.length <= 40) list.push(`${t}[${a}=${cssString(v)}]`);",
+  "    }",
+  '    if (t === "input" && e.getAttribute("type")) list.push(`input[type=${cssString(e.getAttribute("type"))}]`);',
+  '    if (t === "a" && e.getAttribute("href") && e.getAttribute("href").length <= 60) list.push(`a[href=${cssString(e.getAttribute("href"))}]`);',
+  "    const classes = Array.from(e.classList).filter(isStableClass).slice(0, 3);",
+  "    for (const c of classes) list.push(`${t}.${CSS.escape(c)}`);",
+  '    if (classes.length > 1) list.push(`${t}.${classes.slice(0, 2).map((c) => CSS.escape(c)).join(".")}`);',
+  "    list.push(t);",
+  "    return list;",
+  "  }",
+  "",
+  "  // page/locator.js",
+  "  function generateLocators(el) {",
+  "    const doc = el.ownerDocument;",
+  "    const tag = el.localName;",
+  "    const out = { tag, locators: [] };",
+  '    if (tag === "input") out.inputType = String(el.type || "text").toLowerCase();',
+  '    const ac = normalizeText(el.getAttribute("autocomplete"));',
+  "    if (ac) out.autocomplete = ac;",
+  "    const frame = frameOf(doc);",
+  "    if (frame) out.frame = frame;",
+  "    const inDocument = el.getRootNode() === doc;",
+  "    const count = counter(doc, el);",
+  "    const add = (loc, c) => {",
+  "      if (c.count === 0) return;",
+  "      loc.count = c.count;",
+  "      if (c.count > 1) loc.nth = c.nth;",
+  "      out.locators.push(loc);",
+  "    };",
+  "    const labels = labelsOf(el, doc);",
+  '    const label = labels[0] || normalizeText(el.getAttribute("placeholder")) || normalizeText(el.getAttribute("title"));',
+  "    if (label) out.label = label.slice(0, 200);",
+  '    if (inDocument && labels.length) add({ by: "label", label: labels[0] }, labelled(doc, el, labels[0]));',
+  "    if (inDocument) addSelectors(el, doc, count, add, out.locators);",
+  "    if (!/^(input|select|textarea|html|body)$/.test(tag)) {",
+  "      const text = normalizeText(el.textContent);",
+  "      if (text && text.length <= 80) {",
+  "        const same = holding(inDocument ? doc : el.getRootNode(), text);",
+  '        if (same.includes(el)) add({ by: "text", text }, { count: same.length, nth: same.indexOf(el) });',
+  "      }",
+  "    }",
+  "    return out;",
+  "  }",
+  "  function frameOf(doc) {",
+  "    const win = doc.defaultView;",
+  "    if (!win || win === win.top) return void 0;",
+  '    let name = "";',
+  "    try {",
+  '      name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";',
+  "    } catch (e) {",
+  '      name = win.name || "";',
+  "    }",
+  "    return name || doc.URL;",
+  "  }",
+  "  function counter(doc, el) {",
+  "    return (sel) => {",
+  "      try {",
+  "        const all = doc.querySelectorAll(sel);",
+  "        let nth = -1;",
+  "        for (let i = 0; i < all.length; i++) if (all[i] === el) nth = i;",
+  "        return { count: nth < 0 ? 0 : all.length, nth };",
+  "      } catch (e) {",
+  "        return { count: 0, nth: -1 };",
+  "      }",
+  "    };",
+  "  }",
+  "  function labelsOf(e, doc) {",
+  "    const textOf = (n) => normalizeText(n.textContent);",
+  "    const texts = [];",
+  "    if (e.labels) for (const l of e.labels) texts.push(textOf(l));",
+  '    const ids = normalizeText(e.getAttribute("aria-labelledby"));',
+  "    if (ids) {",
+  "      const root = e.getRootNode();",
+  '      const parts = ids.split(" ").map((id) => root.getElementById ? root.getElementById(id) : doc.getElementById(id)).filter(Boolean);',
+  '      texts.push(normalizeText(parts.map(textOf).join(" ")));',
+  "    }",
+  '    texts.push(normalizeText(e.getAttribute("aria-label")));',
+  "    return texts.filter((t) => t);",
+  "  }",
+  "  function labelled(doc, el, want) {",
+  "    const all = [];",
+  '    for (const e of doc.querySelectorAll("input,select,textarea,button,meter,output,progress,[aria-label],[aria-labelledby]")) {',
+  "      if (labelsOf(e, doc).includes(want)) all.push(e);",
+  "    }",
+  "    return { count: all.includes(el) ? all.length : 0, nth: all.indexOf(el) };",
+  "  }",
+  "  function addSelectors(el, doc, count, add, locators) {",
+  "    for (const a of TEST_ID_ATTRS) {",
+  "      const v = el.getAttribute(a);",
+  '      if (v) add({ by: "testid", selector: `[${a}=${cssString(v)}]` }, count(`[${a}=${cssString(v)}]`));',
+  "    }",
+  "    if (el.id && !isGeneratedId(el.id)) {",
+  '      const sel = "#" + CSS.escape(el.id);',
+  '      add({ by: "id", selector: sel }, count(sel));',
+  "    }",
+  "    const css = cssPath(el, doc, count);",
+  '    if (css && !locators.some((l) => l.selector === css.selector)) add({ by: "css", selector: css.selector }, css);',
+  "  }",
+  "  function holding(root, text) {",
+  "    const same = [];",
+  '    for (const e of root.querySelectorAll("*")) {',
+  "      if (/^(script|style|template|head|title|noscript)$/.test(e.localName)) continue;",
+  "      if (e.textContent.length < text.length || normalizeText(e.textContent) !== text) continue;",
+  "      let inner = false;",
+  "      for (const k of e.children) if (normalizeText(k.textContent) === text) inner = true;",
+  "      if (!inner) same.push(e);",
+  "    }",
+  "    return same;",
+  "  }",
+  "",
+  "  // page/recorder-rules.js",
+  "  function interactiveTarget(el) {",
+  "    const TAGS = /^(button|input|select|textarea|summary|option)$/;",
+  "    const ROLES = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|gridcell)$/;",
+  '    for (let e = el; e && e.nodeType === 1 && e.localName !== "body" && e.localName !== "html"; e = e.parentElement) {',
+  "      const tag = e.localName;",
+  '      if (tag === "label" && e.control) return { el: e.control, viaLabel: true };',
+  '      if (TAGS.test(tag) || tag === "a" && e.hasAttribute("href")) return { el: e, viaLabel: false };',
+  '      if (ROLES.test(e.getAttribute("role") || "") || e.hasAttribute("onclick")) return { el: e, viaLabel: false };',
+  '      if (e.getAttribute("contenteditable") === "true" || e.getAttribute("contenteditable") === "") return { el: e, viaLabel: false };',
+  '      const tab = e.getAttribute("tabindex");',
+  "      if (tab !== null && Number(tab) >= 0) return { el: e, viaLabel: false };",
+  "    }",
+  "    return { el, viaLabel: false };",
+  "  }",
+  "  function fieldKind(el) {",
+  '    if (!el || el.nodeType !== 1) return "";',
+  "    const tag = el.localName;",
+  '    if (tag === "textarea") return "multiline";',
+  '    if (tag === "select") return "select";',
+  '    if (el.isContentEditable) return "multiline";',
+  '    if (tag !== "input") return "";',
+  '    const type = String(el.type || el.getAttribute("type") || "text").toLowerCase();',
+  '    if (type === "checkbox" || type === "radio") return "toggle";',
+  '    if (type === "file") return "file";',
+  '    if (/^(text|email|password|search|tel|url|number|date|time|datetime-local|month|week)$/.test(type)) return "text";',
+  '    return "";',
+  "  }",
+  "  function isSecretField(el) {",
+  '    if (!el || el.localName !== "input") return false;',
+  '    const type = String(el.type || el.getAttribute("type") || "").toLowerCase();',
+  '    const ac = String(el.getAttribute("autocomplete") || "").trim().toLowerCase();',
+  '    return type === "password" || /password$/.test(ac) || /one-time-code$/.test(ac);',
+  "  }",
+  "  function keyChord(e) {",
+  "    if (/^(Control|Shift|Alt|Meta|AltGraph|CapsLock|NumLock|Fn|FnLock|Dead|Unidentified|Process|Compose)$/.test(e.key)) return null;",
+  '    let key = e.key === " " ? "Space" : e.key;',
+  "    const named = /^(Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2])$/.test(key);",
+  "    if (!named && [...key].length !== 1) return null;",
+  "    const chord = e.ctrlKey || e.altKey || e.metaKey;",
+  '    if (!named && chord && /^Key[A-Z]$/.test(e.code || "")) key = e.code.slice(3).toLowerCase();',
+  '    if (!named && chord && /^Digit[0-9]$/.test(e.code || "")) key = e.code.slice(5);',
+  "    const mods = [];",
+  '    if (e.ctrlKey) mods.push("Control");',
+  '    if (e.shiftKey && (named || chord)) mods.push("Shift");',
+  '    if (e.altKey) mods.push("Alt");',
+  '    if (e.metaKey) mods.push("Meta");',
+  '    return [...mods, key].join("+");',
+  "  }",
+  "  function keyStep(chord, kind, onPage) {",
+  '    const parts = chord.split("+");',
+  "    const key = parts[parts.length - 1];",
+  '    const withMod = parts.some((p) => p === "Control" || p === "Alt" || p === "Meta");',
+  '    if (kind === "text" || kind === "multiline") {',
+  '      if (key === "Enter") return kind === "text" || withMod;',
+  '      if (key === "Escape" || key === "Tab" || /^F\\d+$/.test(key)) return true;',
+  "      return withMod && !/^(a|c|v|x|z|y|Backspace|Delete|ArrowLeft|ArrowRight|ArrowUp|ArrowDown|Home|End)$/.test(key);",
+  "    }",
+  '    if (kind === "select" && !withMod) return /^(Tab|F\\d+)$/.test(key);',
+  '    if (kind === "toggle" && !withMod) return /^(Enter|Escape|Tab|F\\d+)$/.test(key);',
+  "    if (onPage && !withMod && /^(Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|PageUp|PageDown|Home|End)$/.test(key)) return false;",
+  '    return key !== "Space" || withMod;',
+  "  }",
+  "  function assertText(el) {",
+  "    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {",
+  '      const t = String(e.innerText || e.textContent || "").replace(/\\s+/g, " ").trim();',
+  "      if (!t) continue;",
+  "      if (t.length <= 80) return t;",
+  "      const cut = t.slice(0, 80);",
+  '      const at = cut.lastIndexOf(" ");',
+  "      return at > 20 ? cut.slice(0, at) : cut;",
+  "    }",
+  '    return "";',
+  "  }",
+  "",
+  "  // page/recorder.js",
+  "  function recorderState(call) {",
+  "    const st = { call, els: /* @__PURE__ */ new Map(), ids: /* @__PURE__ */ new WeakMap(), typed: /* @__PURE__ */ new WeakMap(), next: 1, stopped: false };",
+  "    st.dirty = null;",
+  "    st.down = null;",
+  "    st.lastClick = null;",
+  "    st.lastKey = null;",
+  "    st.held = null;",
+  "    st.asserting = false;",
+  "    st.send = (msg) => {",
+  "      if (st.stopped) return;",
+  "      try {",
+  "        st.call(JSON.stringify(msg));",
+  "      } catch (e) {",
+  "      }",
+  "    };",
+  "    st.see = (el) => {",
+  "      let id = st.ids.get(el);",
+  "      if (id === void 0) {",
+  "        id = st.next++;",
+  "        st.ids.set(el, id);",
+  "        st.els.set(id, el);",
+  "        if (st.els.size > 256) st.els.delete(st.els.keys().next().value);",
+  "      }",
+  "      const loc = generateLocators(el);",
+  "      const doc = el.ownerDocument || document;",
+  '      st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });',
+  "      return id;",
+  "    };",
+  "    st.flush = () => {",
+  "      const d = st.dirty;",
+  "      st.dirty = null;",
+  "      if (!d) return;",
+  '      const value = d.el.isContentEditable ? String(d.el.innerText || "") : String(d.el.value === void 0 ? "" : d.el.value);',
+  "      if (st.typed.get(d.el) === value) return;",
+  "      st.typed.set(d.el, value);",
+  '      const msg = { k: "type", id: d.id, value };',
+  "      if (isSecretField(d.el)) msg.secret = true;",
+  "      st.send(msg);",
+  "    };",
+  "    st.release = () => {",
+  "      const held = st.held;",
+  "      st.held = null;",
+  "      if (held) st.send(held.msg);",
+  "    };",
+  "    return st;",
+  "  }",
+  "  function onPointerDown(st, e) {",
+  "    if (!e.isTrusted || e.button !== 0) return;",
+  "    if (e.altKey && e.shiftKey) {",
+  "      st.asserting = true;",
+  "      e.preventDefault();",
+  "      e.stopImmediatePropagation();",
+  "      return;",
+  "    }",
+  "    const raw = e.composedPath()[0] || e.target;",
+  "    const { el } = interactiveTarget(raw);",
+  "    if (!st.dirty || st.dirty.el !== el) st.flush();",
+  "    if (st.held && st.held.el !== el) st.release();",
+  "    const kind = fieldKind(el);",
+  '    if (kind === "select" || kind === "file") return;',
+  "    st.down = { el, id: st.see(el), t: Date.now() };",
+  "  }",
+  "  function onClick(st, e) {",
+  "    if (!e.isTrusted) return;",
+  "    const raw = e.composedPath()[0] || e.target;",
+  "    if (st.asserting) {",
+  "      st.asserting = false;",
+  "      e.preventDefault();",
+  "      e.stopImmediatePropagation();",
+  "      st.flush();",
+  "      st.release();",
+  "      const text = assertText(raw);",
+  '      if (text) st.send({ k: "assert", text });',
+  "      return;",
+  "    }",
+  "    if (e.button !== 0) return;",
+  "    const { el, viaLabel } = interactiveTarget(raw);",
+  "    const now = Date.now();",
+  "    const last = st.lastClick;",
+  "    if (last && last.el === el && last.viaLabel && now - last.t < 500) return;",
+  "    if (e.detail === 0 && st.lastKey && /(^|\\+)(Enter|Space)$/.test(st.lastKey.key) && now - st.lastKey.t < 500) return;",
+  "    const kind = fieldKind(el);",
+  '    if (kind === "select" || kind === "file" || el.localName === "option") return;',
+  "    const again = last && last.el === el && e.detail >= 2 && now - last.t < 1e3;",
+  "    const id = again ? last.id : st.down && st.down.el === el ? st.down.id : st.see(el);",
+  "    st.down = null;",
+  "    st.lastClick = { el, id, t: now, viaLabel };",
+  '    const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };',
+  '    if (kind === "text" || kind === "multiline") {',
+  "      st.held = { el, msg };",
+  "      return;",
+  "    }",
+  "    st.flush();",
+  "    st.release();",
+  "    st.send(msg);",
+  "  }",
+  "  function onKeyDown(st, e) {",
+  "    if (!e.isTrusted || e.isComposing) return;",
+  "    const chord = keyChord(e);",
+  "    if (!chord) return;",
+  "    const t = e.composedPath()[0] || e.target;",
+  "    const active = t && t.nodeType === 1 ? t : null;",
+  '    const onPage = !active || active.localName === "body" || active.localName === "html";',
+  "    if (!keyStep(chord, fieldKind(active), onPage)) return;",
+  "    st.flush();",
+  "    st.release();",
+  "    st.lastKey = { key: chord, t: Date.now() };",
+  '    st.send({ k: "key", key: chord });',
+  "  }",
+  "  function onInput(st, e) {",
+  "    if (!e.isTrusted) return;",
+  "    const raw = e.composedPath()[0] || e.target;",
+  "    const kind = fieldKind(raw);",
+  '    if (kind !== "text" && kind !== "multiline") return;',
+  "    if (st.held && st.held.el === raw) st.held = null;",
+  "    if (st.dirty && st.dirty.el === raw) return;",
+  "    st.flush();",
+  "    st.release();",
+  "    const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);",
+  "    st.dirty = { el: raw, id };",
+  "  }",
+  "  function onChange(st, e) {",
+  "    if (!e.isTrusted) return;",
+  "    const el = e.composedPath()[0] || e.target;",
+  "    const kind = fieldKind(el);",
+  '    if (kind === "text" || kind === "multiline") {',
+  "      if (st.dirty && st.dirty.el === el) st.flush();",
+  "      return;",
+  "    }",
+  '    if (kind !== "select" && kind !== "file") return;',
+  "    st.flush();",
+  "    st.release();",
+  "    const id = st.see(el);",
+  '    if (kind === "select") st.send({ k: "select", id, values: Array.from(el.selectedOptions || [], (o) => o.value) });',
+  '    else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });',
+  "  }",
+  "  function installRecorder(binding) {",
+  "    const call = globalThis[binding];",
+  '    if (typeof call !== "function" || globalThis.__buaRecorder) return;',
+  "    const st = recorderState(call);",
+  "    const on = {",
+  "      pointerdown: (e) => onPointerDown(st, e),",
+  "      mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
+  "      pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
+  "      mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
+  "      click: (e) => onClick(st, e),",
+  "      keydown: (e) => onKeyDown(st, e),",
+  "      input: (e) => onInput(st, e),",
+  "      change: (e) => onChange(st, e),",
+  "      focusout: (e) => e.isTrusted && st.dirty && st.dirty.el === (e.composedPath()[0] || e.target) && st.flush(),",
+  "      pagehide: () => st.flush()",
+  "    };",
+  "    for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);",
+  "    globalThis.__buaRecorder = {",
+  "      el: (id) => st.els.get(id) || null,",
+  "      stop() {",
+  "        st.flush();",
+  "        st.stopped = true;",
+  "        for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);",
+  "      }",
+  "    };",
+  "  }",
+  "",
+  "  // page-script-recorder.js",
+  "  __buaRun = installRecorder;",
+  "})();",
+  "return __buaRun.apply(this, arguments);",
+  "}"
+].join("\n");
 
 // lib/changes.js
 var KNOWN_GROUP = "bua-known";
@@ -9258,7 +9879,7 @@ __export(extract_exports, {
   READ_RESERVE_MS: () => READ_RESERVE_MS,
   buildFrameScript: () => buildFrameScript,
   buildPageScript: () => buildPageScript,
-  executors: () => executors9,
+  executors: () => executors10,
   extract: () => extract,
   maxElementsOf: () => maxElementsOf,
   readFrames: () => readFrames,
@@ -9837,7 +10458,7 @@ async function extract(ctx, action) {
   }
   return res;
 }
-var executors9 = Object.freeze({ extract });
+var executors10 = Object.freeze({ extract });
 
 // actions/capture.js
 var CAPTURE_RETRY_MS = 1e3;
@@ -9888,7 +10509,7 @@ async function screenshot(ctx, action) {
   const data = marks ? await drawMarks(shot.data, marks.marks, marks.scale) : shot.data;
   return { dataUrl: `data:image/jpeg;base64,${data}` };
 }
-var executors10 = Object.freeze({ screenshot });
+var executors11 = Object.freeze({ screenshot });
 
 // actions/evaluate.js
 var evaluate_exports = {};
@@ -9896,7 +10517,7 @@ __export(evaluate_exports, {
   EVALUATE_TIMEOUT_MS: () => EVALUATE_TIMEOUT_MS,
   VALUE_MAX_CHARS: () => VALUE_MAX_CHARS,
   evaluate: () => evaluate,
-  executors: () => executors11,
+  executors: () => executors12,
   shapeResult: () => shapeResult,
   usesAwait: () => usesAwait,
   wrapExpression: () => wrapExpression
@@ -10030,12 +10651,12 @@ async function evaluate(ctx, action) {
     ctx.endEvaluate();
   }
 }
-var executors11 = Object.freeze({ evaluate });
+var executors12 = Object.freeze({ evaluate });
 
 // actions/wait.js
 var wait_exports = {};
 __export(wait_exports, {
-  executors: () => executors12,
+  executors: () => executors13,
   globRegExp: () => globRegExp,
   regexOf: () => regexOf,
   urlMatcher: () => urlMatcher,
@@ -10133,7 +10754,7 @@ async function targetObject(ctx, action) {
   if (action.role !== void 0) {
     let hit = null;
     try {
-      hit = await pick(ctx, action, await lookupRole(ctx, action, await roleScope(ctx, action)));
+      hit = await pick2(ctx, action, await lookupRole(ctx, action, await roleScope(ctx, action)));
     } catch (e) {
       if (!notThereYet(e)) throw e;
     }
@@ -10214,13 +10835,13 @@ async function waitFor(ctx, action) {
   }
   throw new BridgeError(ErrorCodes.TIMEOUT, what());
 }
-var executors12 = Object.freeze({ wait_for: waitFor });
+var executors13 = Object.freeze({ wait_for: waitFor });
 
 // actions/describe.js
 var describe_exports = {};
 __export(describe_exports, {
   describe: () => describe2,
-  executors: () => executors13,
+  executors: () => executors14,
   roleLocator: () => roleLocator,
   targetName: () => targetName2
 });
@@ -10302,13 +10923,13 @@ async function describe2(ctx, action) {
   out.locators = orderLocators(role ? [role, ...page.locators] : page.locators);
   return out;
 }
-var executors13 = Object.freeze({ describe: describe2 });
+var executors14 = Object.freeze({ describe: describe2 });
 
 // actions/handoff.js
 var handoff_exports = {};
 __export(handoff_exports, {
   createHandoffService: () => createHandoffService,
-  executors: () => executors14
+  executors: () => executors15
 });
 function hostOf2(url) {
   try {
@@ -10374,7 +10995,7 @@ function createHandoffService({ api: api2, windows: windows2, registry, emit, no
     }
   };
 }
-var executors14 = {
+var executors15 = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");
     return ctx.handoff.run(ctx.tabId, action);
@@ -10751,6 +11372,625 @@ function createHandoffRegistry({ storage, now = Date.now }) {
   };
 }
 
+// recorder/inject.js
+var WORLD = "bua-recorder";
+var BINDING = "__buaRecord";
+var SOURCE = `(${RECORDER})(${JSON.stringify(BINDING)});`;
+function frameIds(tree) {
+  const out = [];
+  const walk = (t) => {
+    if (!t || !t.frame) return;
+    out.push(t.frame.id);
+    for (const c of t.childFrames || []) walk(c);
+  };
+  walk(tree);
+  return out;
+}
+async function injectSession(session, sid) {
+  const send = (method, params) => session.send(method, params, sid || void 0);
+  if (sid) await send("Runtime.enable");
+  await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
+  const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: SOURCE, worldName: WORLD });
+  const { frameTree } = await send("Page.getFrameTree");
+  await Promise.all(
+    frameIds(frameTree).map(async (frameId) => {
+      try {
+        const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
+        await send("Runtime.evaluate", { expression: SOURCE, contextId: executionContextId });
+      } catch {
+      }
+    })
+  );
+  return identifier;
+}
+async function removeSession(session, sid, identifier, contextIds) {
+  const send = (method, params) => session.send(method, params, sid || void 0).catch(() => {
+  });
+  const stop = "globalThis.__buaRecorder && globalThis.__buaRecorder.stop()";
+  await Promise.all([
+    identifier ? send("Page.removeScriptToEvaluateOnNewDocument", { identifier }) : null,
+    ...contextIds.map((contextId) => send("Runtime.evaluate", { expression: stop, contextId }))
+  ]);
+  await send("Runtime.removeBinding", { name: BINDING });
+  if (sid) await send("Runtime.disable");
+}
+
+// recorder/describe.js
+var groups = 0;
+function ctxOf(session) {
+  return {
+    send: (method, params) => session.send(method, params),
+    sendTo: (sid, method, params) => session.send(method, params, sid || void 0),
+    frames: () => [...(session.frames || /* @__PURE__ */ new Map()).values()]
+  };
+}
+function targetOf(loc, role) {
+  const out = { tag: String(loc.tag || "") };
+  for (const k of ["inputType", "autocomplete", "label", "frame"]) if (loc[k] !== void 0) out[k] = loc[k];
+  out.locators = orderLocators(role ? [role, ...loc.locators || []] : loc.locators || []);
+  return out;
+}
+async function describeSeen(session, sid, contextId, id, see) {
+  const send = (method, params) => session.send(method, params, sid || void 0);
+  const objectGroup = `bua-record-${++groups}`;
+  let role = null;
+  try {
+    const { result } = await send("Runtime.evaluate", {
+      expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`,
+      contextId,
+      objectGroup
+    });
+    if (result && result.objectId) {
+      const { node } = await send("DOM.describeNode", { objectId: result.objectId });
+      const target = { session: sid || null, objectId: result.objectId, backendNodeId: node.backendNodeId };
+      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== void 0, hidden: Boolean(see.hidden) });
+    }
+  } catch (e) {
+    if (!(e instanceof CdpError) && !(e && e.code)) throw e;
+  } finally {
+    send("Runtime.releaseObjectGroup", { objectGroup }).catch(() => {
+    });
+  }
+  return targetOf(see.loc, role);
+}
+
+// recorder/steps.js
+var TYPED_TRANSITIONS = /* @__PURE__ */ new Set(["typed", "auto_bookmark", "generated", "keyword", "keyword_generated", "start_page"]);
+function actionOf(msg) {
+  switch (msg.k) {
+    case "click":
+      return Number.isInteger(msg.count) && msg.count > 1 ? { type: "click", clickCount: Math.min(msg.count, 3) } : { type: "click" };
+    case "type":
+      return { type: "type", clear: true };
+    case "select":
+      return { type: "select_option", value: (msg.values || []).map(String) };
+    case "upload":
+      return { type: "upload", files: (msg.files || []).map(placeholder) };
+    case "key":
+      return { type: "press_key", key: String(msg.key) };
+    case "assert":
+      return { type: "wait_for", text: String(msg.text) };
+    default:
+      return null;
+  }
+}
+function placeholder(name) {
+  const base = String(name || "file").replace(/[\\/]/g, "_");
+  return base === "." || base === ".." ? "file" : base;
+}
+function uploadComment(files) {
+  if (!files.length) return "the person cleared the file input";
+  return `the person chose ${files.join(", ")}: put ${files.length === 1 ? "that file" : "those files"} beside this flow, or write ${files.length === 1 ? "its path" : "their paths"} here`;
+}
+function historyMove(hist, url) {
+  if (hist.at > 0 && hist.list[hist.at - 1] === url) {
+    hist.at--;
+    return "go_back";
+  }
+  if (hist.at + 1 < hist.list.length && hist.list[hist.at + 1] === url) {
+    hist.at++;
+    return "go_forward";
+  }
+  return null;
+}
+function historyPush(hist, url) {
+  if (hist.list[hist.at] === url) return;
+  hist.list = hist.list.slice(0, hist.at + 1);
+  hist.list.push(url);
+  hist.at = hist.list.length - 1;
+  if (hist.list.length > 50) {
+    hist.list.shift();
+    hist.at--;
+  }
+}
+function navStep(details, hist) {
+  const url = String(details.url || "");
+  const quals = details.transitionQualifiers || [];
+  if (quals.includes("forward_back")) {
+    const move = historyMove(hist, url);
+    if (move) return { action: { type: move } };
+    historyPush(hist, url);
+    return { action: { type: "navigate", url } };
+  }
+  if (details.transitionType === "reload" && hist.list[hist.at] === url) return { action: { type: "reload" } };
+  historyPush(hist, url);
+  if (TYPED_TRANSITIONS.has(details.transitionType) || quals.includes("from_address_bar")) return { action: { type: "navigate", url } };
+  return { landed: true };
+}
+
+// recorder/recording.js
+var MAX_STEPS = 2e3;
+var MAX_READ = 500;
+var KEEP_ENDED_MS = 5 * 60 * 1e3;
+function urlForms(v) {
+  const form = Array.from(new TextEncoder().encode(v), (b) => {
+    const c = String.fromCharCode(b);
+    if (/[A-Za-z0-9*\-._]/.test(c)) return c;
+    return c === " " ? "+" : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }).join("");
+  const out = /* @__PURE__ */ new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, "+"), form]);
+  return [...out].filter((f) => f);
+}
+var Recording = class {
+  // tabId is the tab it started on, which names it; url and title are
+  // that tab's then.
+  constructor(tabId, { url = "", title = "", now = Date.now() } = {}) {
+    this.tabId = tabId;
+    this.url = url;
+    this.title = title;
+    this.startedAt = now;
+    this.tabs = /* @__PURE__ */ new Set([tabId]);
+    this.urls = /* @__PURE__ */ new Map([[tabId, url]]);
+    this.lastTab = tabId;
+    this.steps = [];
+    this.nextSeq = 1;
+    this.queue = [];
+    this.secrets = /* @__PURE__ */ new Map();
+    this.ended = null;
+    this.waiters = /* @__PURE__ */ new Set();
+  }
+  get count() {
+    return this.nextSeq - 1;
+  }
+  // add takes a step in the making (a promise of a step, or of null for
+  // none) and publishes it once it and every step begun before it are
+  // made, so the steps keep the order of the person's input however long
+  // each one's element takes to describe.
+  add(work) {
+    const slot = { done: false, step: null };
+    this.queue.push(slot);
+    const settle = (step) => {
+      slot.done = true;
+      slot.step = step || null;
+      while (this.queue.length && this.queue[0].done) {
+        const { step: s } = this.queue.shift();
+        if (s) this.publish(s);
+      }
+      this.wake();
+    };
+    return Promise.resolve(work).then(settle, (e) => {
+      console.warn("[bua] a recorded step was lost", e);
+      settle(null);
+    });
+  }
+  // publish gives step its seq and wakes the readers.
+  publish(step) {
+    if (this.ended) return;
+    const s = { seq: this.nextSeq++, ...step };
+    if (s.action || s.assertTitle !== void 0 || s.assertUrl !== void 0) this.lastTab = s.tabId;
+    this.steps.push(s);
+    if (this.steps.length > MAX_STEPS) this.steps.splice(0, this.steps.length - MAX_STEPS);
+    this.wake();
+  }
+  // settled resolves once every step begun so far is published.
+  settled() {
+    const last = this.queue[this.queue.length - 1];
+    if (!last) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => last.done ? resolve() : this.waiters.add(check);
+      check();
+    });
+  }
+  // end ends the recording with reason (the first reason wins).
+  end(reason, now = Date.now()) {
+    if (!this.ended) this.ended = { reason, at: now };
+    this.wake();
+  }
+  wake() {
+    const ws = [...this.waiters];
+    this.waiters.clear();
+    for (const fn of ws) fn();
+  }
+  // read is record_read's answer from sinceSeq on.
+  read(sinceSeq = 0) {
+    const first = this.steps.length ? this.steps[0].seq : this.nextSeq;
+    const from = Math.max(sinceSeq, 1);
+    const dropped = Math.max(0, first - from);
+    const steps = this.steps.filter((s) => s.seq >= from).slice(0, MAX_READ);
+    const nextSeq = steps.length ? steps[steps.length - 1].seq + 1 : Math.max(from, first);
+    const out = { steps, nextSeq, dropped, ended: false };
+    if (this.ended && nextSeq >= this.nextSeq && this.queue.length === 0) {
+      out.ended = true;
+      out.reason = this.ended.reason;
+    }
+    return out;
+  }
+  // wait resolves once there is a step at or after sinceSeq, or the
+  // recording ended, or after ms, or when signal aborts.
+  wait(sinceSeq, ms, timers = globalThis, signal = void 0) {
+    return new Promise((resolve) => {
+      const ready2 = () => this.nextSeq > Math.max(sinceSeq, 1) || this.ended && this.queue.length === 0;
+      let timer = null;
+      const done = () => {
+        this.waiters.delete(check);
+        if (timer !== null) timers.clearTimeout(timer);
+        if (signal) signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const check = () => ready2() ? done() : this.waiters.add(check);
+      timer = timers.setTimeout(done, ms);
+      if (signal) signal.addEventListener("abort", done);
+      check();
+    });
+  }
+  // secret is the number of the secret whose text is value, a new one when
+  // new is true (text typed into a password field), else 0 for text that
+  // is no secret's.
+  secret(value, isNew) {
+    if (!value) return 0;
+    if (this.secrets.has(value)) return this.secrets.get(value);
+    if (!isNew) return 0;
+    const n = this.secrets.size + 1;
+    this.secrets.set(value, n);
+    return n;
+  }
+  // mask replaces every secret's text in url with ***: {url, masked}.
+  mask(url) {
+    let out = String(url || "");
+    for (const v of this.secrets.keys()) for (const f of urlForms(v)) out = out.split(f).join("***");
+    return { url: out, masked: out !== String(url || "") };
+  }
+  // view is the recording as the popup shows it.
+  view() {
+    return { tabId: this.tabId, tabs: [...this.tabs], lastTab: this.lastTab, url: this.mask(this.url).url, title: this.title, steps: this.count, startedAt: this.startedAt };
+  }
+  // summary is record_start's and record_stop's answer.
+  summary() {
+    const out = { ok: true, tabId: this.tabId, url: this.mask(this.url).url, steps: this.count };
+    if (this.title) out.title = this.title;
+    if (this.ended) {
+      out.ended = true;
+      out.reason = this.ended.reason;
+    }
+    return out;
+  }
+};
+
+// recorder/navigation.js
+var TITLE_WAIT_MS = 1e3;
+var EVENTS2 = ["onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated", "onCreatedNavigationTarget"];
+var NavWatch = class {
+  // r is the recorder: {api, sessions, byTab, tabs, timers, follow(rec,
+  // tabId, url)}.
+  constructor(r) {
+    this.r = r;
+    this.off = null;
+  }
+  // listen starts listening (once).
+  listen() {
+    const wn = this.r.api.webNavigation;
+    if (this.off || !wn) return;
+    const fns = {
+      onCommitted: (d) => this.navigated(d),
+      onHistoryStateUpdated: (d) => this.navigated(d),
+      onReferenceFragmentUpdated: (d) => this.navigated(d),
+      onCreatedNavigationTarget: (d) => this.opened(d)
+    };
+    const added = EVENTS2.filter((e) => wn[e] && typeof wn[e].addListener === "function");
+    for (const e of added) wn[e].addListener(fns[e]);
+    this.off = () => {
+      for (const e of added) wn[e].removeListener(fns[e]);
+    };
+  }
+  unlisten() {
+    const off = this.off;
+    this.off = null;
+    if (off) off();
+  }
+  // navigated takes a main-frame navigation of a followed tab.
+  navigated(d) {
+    const rec = d && d.frameId === 0 ? this.r.byTab.get(d.tabId) : null;
+    const t = rec && this.r.tabs.get(d.tabId);
+    if (!t || rec.ended || !/^(https?:|about:blank)/i.test(d.url || "")) return;
+    const before = rec.urls.get(d.tabId);
+    rec.urls.set(d.tabId, d.url);
+    const step = navStep(d, t.hist);
+    if (step.landed && before === d.url) return;
+    const { url, masked } = rec.mask(d.url);
+    if (step.action && step.action.url !== void 0) step.action.url = url;
+    const out = { tabId: d.tabId, url, ...step };
+    if (masked) out.masked = true;
+    rec.add(this.titled(out)).then(() => this.r.changed());
+  }
+  // titled resolves to step with the title of its tab's page once it has
+  // loaded (or after TITLE_WAIT_MS).
+  async titled(step) {
+    const end = Date.now() + TITLE_WAIT_MS;
+    for (; ; ) {
+      let tab = null;
+      try {
+        tab = await this.r.api.tabs.get(step.tabId);
+      } catch {
+        return step;
+      }
+      if (tab.status === "complete" || Date.now() >= end) {
+        if (tab.title) step.title = tab.title;
+        return step;
+      }
+      await new Promise((resolve) => this.r.timers.setTimeout(resolve, 50));
+    }
+  }
+  // opened takes a tab a followed tab opened (a target=_blank link,
+  // window.open): a step that says so, which the flow writer turns into
+  // newTabId on the last input there, and the recording follows the new
+  // tab, with a session of its own, unless its domain is blocked.
+  opened(d) {
+    const rec = d ? this.r.byTab.get(d.sourceTabId) : null;
+    if (!rec || rec.ended || !Number.isInteger(d.tabId) || this.r.byTab.has(d.tabId)) return;
+    const domain = hostOf(d.url || "");
+    if (domain && this.r.sessions.isDomainBlocked(domain)) return;
+    rec.add({ tabId: d.sourceTabId, url: rec.mask(rec.urls.get(d.sourceTabId)).url, newTabId: d.tabId });
+    this.r.sessions.ensureSession(d.tabId, domain);
+    this.r.follow(rec, d.tabId, d.url || "").then(
+      () => this.r.changed(),
+      (e) => console.warn(`[bua] the recording cannot follow tab ${d.tabId}`, e)
+    );
+  }
+};
+
+// recorder/recorder.js
+var MAX_RECORDINGS = 4;
+var MAX_SEEN = 512;
+function createRecorder(opts) {
+  return new Recorder(opts);
+}
+var Recorder = class {
+  constructor({ api: api2, controller: controller2, sessions: sessions2, timers = globalThis }) {
+    this.api = api2;
+    this.controller = controller2;
+    this.sessions = sessions2;
+    this.timers = timers;
+    this.recordings = /* @__PURE__ */ new Map();
+    this.byTab = /* @__PURE__ */ new Map();
+    this.tabs = /* @__PURE__ */ new Map();
+    this.seen = /* @__PURE__ */ new Map();
+    this.listeners = /* @__PURE__ */ new Set();
+    this.nav = new NavWatch(this);
+    const onEvent = api2.debugger && api2.debugger.onEvent;
+    if (onEvent && typeof onEvent.addListener === "function") onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
+    if (sessions2 && typeof sessions2.onEnded === "function") sessions2.onEnded((ev) => this.tabEnded(ev.tabId, ev.reason));
+  }
+  // start begins recording tab (a chrome Tab, its session made by the
+  // caller) and answers result.record_start.
+  async start(tab) {
+    const old = this.recordings.get(tab.id);
+    if (old && !old.ended) throw new BridgeError(ErrorCodes.INVALID_ACTION, `tab ${tab.id} is already being recorded: stop that recording first (record_stop, or Stop in the extension's popup)`);
+    if (this.byTab.has(tab.id)) throw new BridgeError(ErrorCodes.INVALID_ACTION, `tab ${tab.id} is part of the recording that started on tab ${this.byTab.get(tab.id).tabId}`);
+    const live = [...this.recordings.values()].filter((r) => !r.ended).length;
+    if (live >= MAX_RECORDINGS) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${live} recordings are running, the most at once: stop one first`);
+    const rec = new Recording(tab.id, { url: tab.url || tab.pendingUrl || "", title: tab.title || "" });
+    this.recordings.set(tab.id, rec);
+    try {
+      await this.follow(rec, tab.id, tab.url || "");
+    } catch (e) {
+      this.recordings.delete(tab.id);
+      await this.unfollow(tab.id);
+      throw e;
+    }
+    this.changed();
+    return rec.summary();
+  }
+  // follow puts the recorder into tabId for rec.
+  async follow(rec, tabId, url) {
+    rec.tabs.add(tabId);
+    rec.urls.set(tabId, url);
+    this.byTab.set(tabId, rec);
+    const t = { scripts: /* @__PURE__ */ new Map(), contexts: /* @__PURE__ */ new Map(), hist: { list: url ? [url] : [], at: 0 } };
+    this.tabs.set(tabId, t);
+    this.nav.listen();
+    const session = this.controller.session(tabId);
+    await session.attach();
+    const sids = [null, ...[...(session.frames || /* @__PURE__ */ new Map()).keys()]];
+    await Promise.all(sids.map(async (sid) => t.scripts.set(sid, await injectSession(session, sid))));
+  }
+  // unfollow takes the recorder out of tabId.
+  async unfollow(tabId) {
+    const t = this.tabs.get(tabId);
+    this.tabs.delete(tabId);
+    this.byTab.delete(tabId);
+    for (const k of [...this.seen.keys()]) if (k.startsWith(`${tabId}|`)) this.seen.delete(k);
+    if (!this.byTab.size) this.nav.unlisten();
+    if (!t) return;
+    const session = this.controller.session(tabId);
+    await Promise.all(
+      [...t.scripts].map(([sid, id]) => removeSession(session, sid, id, [...t.contexts].filter(([, s]) => s === sid).map(([c]) => c)))
+    ).catch(() => {
+    });
+  }
+  // stop ends the recording that started on tabId, for reason, once the
+  // steps under way are made, and answers its summary.
+  async stop(tabId, reason = "stopped") {
+    const rec = this.recordings.get(tabId);
+    if (!rec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording started on tab ${tabId} (a recording the extension lost when its worker restarted, or that ended over ${KEEP_ENDED_MS / 6e4} minutes ago, is gone)`);
+    if (!rec.ended) {
+      await Promise.all([...rec.tabs].map((id) => this.quiesce(id)));
+      await rec.settled();
+      rec.end(reason);
+      await Promise.all([...rec.tabs].map((id) => this.unfollow(id)));
+      this.forgetLater(rec);
+      this.changed();
+    }
+    return rec.summary();
+  }
+  // quiesce asks the recorders on tabId to write the text being typed
+  // (flush), so a stop loses no typing; their messages come before the
+  // evaluate answers.
+  async quiesce(tabId) {
+    const t = this.tabs.get(tabId);
+    if (!t) return;
+    const session = this.controller.session(tabId);
+    const flush = "globalThis.__buaRecorder && globalThis.__buaRecorder.stop()";
+    await Promise.all([...t.contexts].map(([contextId, sid]) => session.send("Runtime.evaluate", { expression: flush, contextId }, sid || void 0).catch(() => {
+    })));
+  }
+  forgetLater(rec) {
+    this.timers.setTimeout(() => {
+      if (this.recordings.get(rec.tabId) === rec) this.recordings.delete(rec.tabId);
+    }, KEEP_ENDED_MS);
+  }
+  // list is the live recordings, as the popup shows them (oldest first).
+  list() {
+    return [...this.recordings.values()].filter((r) => !r.ended).map((r) => r.view());
+  }
+  // subscribe calls fn at every change of list(); returns the unsubscribe.
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+  changed() {
+    for (const fn of [...this.listeners]) fn();
+  }
+  // assertPage adds a check the person asked for from the popup to the
+  // recording that started on tabId: what is "url" (wait for the page's
+  // URL, as the flow writer writes a glob of it) or "title" (the page's
+  // title is this), of the tab the recording's last step was on.
+  async assertPage(tabId, what) {
+    const rec = this.recordings.get(tabId);
+    if (!rec || rec.ended) throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording runs on tab ${tabId}`);
+    const tab = await this.api.tabs.get(rec.lastTab).catch(() => null);
+    if (!tab) throw new BridgeError(ErrorCodes.TAB_NOT_FOUND, `tab ${rec.lastTab} is closed`);
+    const { url, masked } = rec.mask(tab.url || "");
+    const step = { tabId: rec.lastTab, url };
+    if (tab.title) step.title = tab.title;
+    if (what === "title") step.assertTitle = tab.title || "";
+    else step.assertUrl = url;
+    if (masked) step.masked = true;
+    await rec.add(step);
+    this.changed();
+    return what === "title" ? { title: step.assertTitle } : { url };
+  }
+  // read is record_read: the steps from sinceSeq on, waiting up to ms for
+  // one (or the end) when there is none yet.
+  async read(tabId, sinceSeq = 0, ms = 0, signal = void 0) {
+    const rec = this.recordings.get(tabId);
+    if (!rec) {
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, `no recording started on tab ${tabId}: it was lost when the extension's worker restarted, or it ended over ${KEEP_ENDED_MS / 6e4} minutes ago`);
+    }
+    const now = rec.read(sinceSeq);
+    if (now.steps.length || now.ended || ms <= 0) return now;
+    await rec.wait(sinceSeq, ms, this.timers, signal);
+    return rec.read(sinceSeq);
+  }
+  // tabEnded follows a session that ended: a closed tab leaves its
+  // recording (which ends with its last tab); any other end (Stop, Stop
+  // all, the debugger bar's Cancel, the blocklist, idle) ends it.
+  tabEnded(tabId, reason) {
+    const rec = this.byTab.get(tabId);
+    if (!rec || rec.ended) return;
+    if (reason !== "tab_closed") {
+      this.stop(rec.tabId, "session_ended").catch(() => {
+      });
+      return;
+    }
+    rec.tabs.delete(tabId);
+    this.unfollow(tabId);
+    if (rec.tabs.size === 0) this.stop(rec.tabId, "tab_closed").catch(() => {
+    });
+    else this.changed();
+  }
+  // handleEvent is the recorder's chrome.debugger.onEvent listener.
+  handleEvent(source, method, params) {
+    const tabId = source && source.tabId;
+    const t = this.tabs.get(tabId);
+    if (!t || !params) return;
+    const sid = source.sessionId || null;
+    switch (method) {
+      case "Runtime.bindingCalled":
+        if (params.name === BINDING) this.message(tabId, sid, params.executionContextId, params.payload);
+        break;
+      case "Runtime.executionContextCreated":
+        if (params.context && params.context.name === WORLD) t.contexts.set(params.context.id, sid);
+        break;
+      case "Runtime.executionContextDestroyed":
+        t.contexts.delete(params.executionContextId);
+        break;
+      case "Runtime.executionContextsCleared":
+        for (const [c, s] of [...t.contexts]) if (s === sid) t.contexts.delete(c);
+        break;
+      case "Target.attachedToTarget":
+        if (params.targetInfo && params.targetInfo.type === "iframe" && params.sessionId) this.injectChild(tabId, params.sessionId);
+        break;
+      default:
+        break;
+    }
+  }
+  // injectChild puts the recorder into an out-of-process iframe that
+  // attached while the tab is recorded.
+  async injectChild(tabId, sid) {
+    const t = this.tabs.get(tabId);
+    try {
+      const id = await injectSession(this.controller.session(tabId), sid);
+      if (this.tabs.get(tabId) === t) t.scripts.set(sid, id);
+    } catch {
+    }
+  }
+  // message turns one page-side message into a step of the tab's recording.
+  message(tabId, sid, contextId, payload) {
+    const rec = this.byTab.get(tabId);
+    let msg;
+    try {
+      msg = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (!rec || rec.ended || !msg || typeof msg !== "object") return;
+    const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
+    if (msg.k === "see") {
+      if (!msg.loc || typeof msg.loc !== "object") return;
+      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, null)));
+      if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
+      return;
+    }
+    const action = actionOf(msg);
+    if (!action) return;
+    const step = { tabId, url: rec.mask(rec.urls.get(tabId)).url, action };
+    if (msg.k === "type") {
+      const n = rec.secret(String(msg.value || ""), Boolean(msg.secret));
+      if (n) step.secret = n;
+      else action.text = String(msg.value || "");
+    }
+    if (msg.k === "upload") step.comment = uploadComment(action.files);
+    const described = msg.id === void 0 ? null : this.seen.get(key);
+    rec.add(this.described(step, described)).then(() => this.changed());
+  }
+  // described resolves to step with its element's description and its
+  // tab's title.
+  async described(step, target) {
+    const [t, title] = await Promise.all([target || null, this.titleOf(step.tabId)]);
+    if (t) step.target = t;
+    if (title) step.title = title;
+    return step;
+  }
+  async titleOf(tabId) {
+    try {
+      const tab = await this.api.tabs.get(tabId);
+      return tab && tab.title || "";
+    } catch {
+      return "";
+    }
+  }
+};
+
 // idle-guard.js
 var IDLE_DETECTION_S = 30 * 60;
 function createIdleGuard({ idle, endAll, isManaged }) {
@@ -10781,6 +12021,8 @@ var OPS = Object.freeze({
   GET_STATE: "get_state",
   STOP_SESSION: "stop_session",
   STOP_ALL: "stop_all",
+  STOP_RECORDING: "stop_recording",
+  ASSERT_PAGE: "assert_page",
   FOCUS_TAB: "focus_tab",
   GET_CONFIG: "get_config",
   SAVE_CONFIG: "save_config",
@@ -10795,6 +12037,8 @@ var METHODS = Object.freeze({
   getState: Object.freeze({ op: OPS.GET_STATE, args: "none" }),
   stopSession: Object.freeze({ op: OPS.STOP_SESSION, args: "tabId" }),
   stopAll: Object.freeze({ op: OPS.STOP_ALL, args: "none" }),
+  stopRecording: Object.freeze({ op: OPS.STOP_RECORDING, args: "tabId" }),
+  assertPage: Object.freeze({ op: OPS.ASSERT_PAGE, args: "object" }),
   focusTab: Object.freeze({ op: OPS.FOCUS_TAB, args: "tabId" }),
   getConfig: Object.freeze({ op: OPS.GET_CONFIG, args: "none" }),
   saveConfig: Object.freeze({ op: OPS.SAVE_CONFIG, args: "object" }),
@@ -10808,6 +12052,8 @@ var METHODS = Object.freeze({
 var ARGS = Object.freeze({
   [OPS.STOP_SESSION]: { tabId: "tabId" },
   [OPS.FOCUS_TAB]: { tabId: "tabId" },
+  [OPS.STOP_RECORDING]: { tabId: "tabId" },
+  [OPS.ASSERT_PAGE]: { tabId: "tabId", what: "check" },
   [OPS.SAVE_CONFIG]: { url: "string", token: "string" },
   [OPS.CLAIM_CODE]: { url: "string", code: "string" },
   [OPS.TEST_CONNECTION]: { "timeoutMs?": "ms" },
@@ -10840,8 +12086,10 @@ var ServiceError = class extends Error {
 var isType = {
   string: (v) => typeof v === "string" && v.length <= 4096,
   tabId: (v) => Number.isInteger(v) && v >= 0,
-  ms: (v) => Number.isInteger(v) && v > 0 && v <= 6e4
+  ms: (v) => Number.isInteger(v) && v > 0 && v <= 6e4,
+  check: (v) => v === "url" || v === "title"
 };
+var TYPE_WORDS = { tabId: "a tab id (integer)", ms: "1-60000 ms", check: '"url" or "title"', string: "a string" };
 function validateRequest(msg) {
   if (!msg || typeof msg !== "object" || msg.kind !== MESSAGE_KIND) return { ok: false, foreign: true, message: "not a bua bridge request" };
   if (!Object.values(OPS).includes(msg.op)) return { ok: false, message: `unknown op ${JSON.stringify(msg.op)}: want one of ${Object.values(OPS).join(", ")}` };
@@ -10855,7 +12103,7 @@ function validateRequest(msg) {
   for (const [key, type] of Object.entries(spec)) {
     const name = key.replace(/\?$/, "");
     if (args[name] === void 0 && key.endsWith("?")) continue;
-    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${type === "tabId" ? "a tab id (integer)" : type === "ms" ? "1-60000 ms" : "a string"}` };
+    if (!isType[type](args[name])) return { ok: false, message: `${msg.op}: ${name} must be ${TYPE_WORDS[type]}` };
   }
   return { ok: true, op: msg.op, args };
 }
@@ -10883,6 +12131,7 @@ function callLocal(service2, op, args) {
 // badge.js
 var BADGE_COLORS = Object.freeze({
   handoff: "#b54708",
+  recording: "#d92d20",
   error: "#b42318",
   waiting: "#6b7280",
   live: "#1a7f37"
@@ -10891,11 +12140,18 @@ function badgeFor(state) {
   const conn = state && state.connection || { state: "disconnected" };
   const sessions2 = state && state.sessions || [];
   const handoffs2 = state && state.handoffs || [];
+  const recordings = state && state.recordings || [];
   const n = sessions2.length;
   const live = n === 1 ? "1 live session" : `${n} live sessions`;
   if (handoffs2.length) {
     const h = handoffs2[0];
     return { text: "?", color: BADGE_COLORS.handoff, title: `bua needs you: ${h.obstacleType} on ${h.domain}` };
+  }
+  if (recordings.length) {
+    const r = recordings[0];
+    const what = r.title ? `"${r.title}"` : `tab ${r.lastTab}`;
+    const more = recordings.length > 1 ? ` (and ${recordings.length - 1} more)` : "";
+    return { text: "REC", color: BADGE_COLORS.recording, title: `bua is recording what you do on ${what}${more}: open this popup to stop` };
   }
   switch (conn.state) {
     case "connected":
@@ -10940,13 +12196,40 @@ function fixFor(r, state, kind) {
   }
 }
 
+// services/recording-service.js
+var NO_RECORDER = Object.freeze({ list: () => [], subscribe: () => () => {
+} });
+async function recordingsState(recorder2, titleOf2) {
+  const live = recorder2.list();
+  const titles = await Promise.all(live.map((r) => titleOf2(r.lastTab)));
+  return live.map((r, i) => ({ tabId: r.tabId, tabs: r.tabs, lastTab: r.lastTab, title: titles[i] || r.title || "", steps: r.steps, startedAt: r.startedAt }));
+}
+function recordingMethods(recorder2) {
+  const live = (tabId) => {
+    if (!recorder2.list().some((r) => r.tabId === tabId)) {
+      throw new ServiceError(SERVICE_ERRORS.NOT_FOUND, `no recording runs on tab ${tabId}: it has ended already`);
+    }
+  };
+  return {
+    async stopRecording(tabId) {
+      live(tabId);
+      const r = await recorder2.stop(tabId, "user_stopped");
+      return { steps: r.steps };
+    },
+    async assertPage({ tabId, what }) {
+      live(tabId);
+      return recorder2.assertPage(tabId, what);
+    }
+  };
+}
+
 // services/bridge-service-local.js
 var PUSH_MS = 50;
 var TEST_TIMEOUT_MS = 5e3;
 var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
 } });
-function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, windows: windows2, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, windows: windows2, emit, claim, timers });
+function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
+  return new LocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
 }
 var LocalBridgeService = class {
   #deps;
@@ -10956,26 +12239,38 @@ var LocalBridgeService = class {
   #connectionWaiters = /* @__PURE__ */ new Set();
   #pushTimer = null;
   #lastBadge = null;
+  #recording;
   constructor(deps) {
     this.#deps = deps;
+    this.#recording = recordingMethods(deps.recorder);
     const schedule = () => this.#schedulePush();
     deps.sessions.onChange(schedule);
     deps.handoffs.subscribe(schedule);
+    deps.recorder.subscribe(schedule);
   }
   #connection() {
     return connectionView(this.#rawConnection, this.#deps.pairing());
   }
   // The contract's methods (contracts/bridge-service.js).
   async getState() {
-    const { api: api2, sessions: sessions2, handoffs: handoffs2 } = this.#deps;
+    const { api: api2, sessions: sessions2, handoffs: handoffs2, recorder: recorder2 } = this.#deps;
     const live = sessions2.list().sort((a, b) => a.startedAt - b.startedAt);
     const titles = await Promise.all(live.map((s) => titleOf(api2, s.tabId)));
     return {
       connection: this.#connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs2.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
+      recordings: await recordingsState(recorder2, (tabId) => titleOf(api2, tabId)),
       blocklist: sessions2.blocklist
     };
+  }
+  // stopRecording and assertPage: the popup's Stop and checks on a
+  // recording (services/recording-service.js).
+  stopRecording(tabId) {
+    return this.#recording.stopRecording(tabId);
+  }
+  assertPage(req) {
+    return this.#recording.assertPage(req);
   }
   subscribeState(fn) {
     this.#stateListeners.add(fn);
@@ -11197,7 +12492,8 @@ var controller = createDebuggerController({
     return pairing.managed;
   }
 });
-var dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent });
+var recorder = createRecorder({ api, controller, sessions });
+var dispatcher = createDispatcher({ api, sessions, windows, controller, emit: emitEvent, recorder });
 var client = createWsClient({
   clientVersion: api.runtime.getManifest().version,
   // Read back from chrome.storage.session as the worker starts, and the
@@ -11228,6 +12524,7 @@ var service = createLocalBridgeService({
   pairing: () => pairing,
   handoffs,
   controller,
+  recorder,
   windows,
   emit: emitEvent,
   claim: (url, code) => claimCode(api, url, code)

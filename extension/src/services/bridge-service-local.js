@@ -19,6 +19,7 @@ import { normalizeDomain, validateDomain } from "../lib/domains.js";
 import { normalizeCode } from "../pairing.js";
 import { END_REASONS, EVENTS } from "../generated/protocol.js";
 import { connectionView } from "./connection-view.js";
+import { NO_RECORDER, recordingMethods, recordingsState } from "./recording-service.js";
 
 // PUSH_MS coalesces state pushes: a burst of actions (each one counted)
 // reaches the pages and the badge as one update.
@@ -38,12 +39,13 @@ export const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => (
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
 //   controller: {detach(tabId)} (debugger/controller.js)
+//   recorder: {list(), subscribe(fn), stop, assertPage} (recorder/recorder.js; NO_RECORDER)
 //   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, windows, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, windows, emit, claim, timers });
+export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, recorder = NO_RECORDER, windows, emit, claim, timers = globalThis }) {
+  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, recorder, windows, emit, claim, timers });
 }
 
 class LocalBridgeService {
@@ -54,12 +56,15 @@ class LocalBridgeService {
   #connectionWaiters = new Set();
   #pushTimer = null;
   #lastBadge = null;
+  #recording;
 
   constructor(deps) {
     this.#deps = deps;
+    this.#recording = recordingMethods(deps.recorder);
     const schedule = () => this.#schedulePush();
     deps.sessions.onChange(schedule);
     deps.handoffs.subscribe(schedule);
+    deps.recorder.subscribe(schedule);
   }
 
   #connection() {
@@ -69,15 +74,26 @@ class LocalBridgeService {
   // The contract's methods (contracts/bridge-service.js).
 
   async getState() {
-    const { api, sessions, handoffs } = this.#deps;
+    const { api, sessions, handoffs, recorder } = this.#deps;
     const live = sessions.list().sort((a, b) => a.startedAt - b.startedAt);
     const titles = await Promise.all(live.map((s) => titleOf(api, s.tabId)));
     return {
       connection: this.#connection(),
       sessions: live.map((s, i) => ({ tabId: s.tabId, domain: s.domain, title: titles[i], actionCount: s.actionCount, startedAt: s.startedAt })),
       handoffs: handoffs.list().map((h) => ({ tabId: h.tabId, domain: h.domain, obstacleType: h.obstacleType, message: h.message, since: h.since })),
+      recordings: await recordingsState(recorder, (tabId) => titleOf(api, tabId)),
       blocklist: sessions.blocklist,
     };
+  }
+
+  // stopRecording and assertPage: the popup's Stop and checks on a
+  // recording (services/recording-service.js).
+  stopRecording(tabId) {
+    return this.#recording.stopRecording(tabId);
+  }
+
+  assertPage(req) {
+    return this.#recording.assertPage(req);
   }
 
   subscribeState(fn) {

@@ -5,7 +5,8 @@ import { clockTime, connectionLabel } from "../format.js";
 
 // popupView returns {connection: {state, label, reason, fix}, sessions:
 // [{tabId, domain, title, actionCount, actions, started, stopLabel}],
-// empty, needsYou: [{tabId, text, message, showLabel}], stopAllDisabled}.
+// empty, needsYou: [{tabId, text, message, showLabel}], recordings:
+// [{tabId, text, steps, stopLabel}], stopAllDisabled}.
 export function popupView(state) {
   const c = (state && state.connection) || { state: "connecting" };
   const sessions = ((state && state.sessions) || []).map((s) => ({
@@ -23,8 +24,15 @@ export function popupView(state) {
     message: h.message || "",
     showLabel: `Show the ${h.domain} tab`,
   }));
+  const recordings = ((state && state.recordings) || []).map((r) => ({
+    tabId: r.tabId,
+    text: r.title || `tab ${r.lastTab}`,
+    steps: `${r.steps === 1 ? "1 step" : `${r.steps} steps`} · since ${clockTime(r.startedAt)}`,
+    stopLabel: `Stop recording and write the flow`,
+  }));
   return {
     connection: { state: c.state, label: connectionLabel(c.state), reason: c.reason || "", fix: c.fix || "" },
+    recordings,
     sessions,
     empty: sessions.length === 0,
     needsYou,
@@ -46,5 +54,8 @@ export function createPopupActions(service) {
     stop: (tabId) => run(() => service.stopSession(tabId), () => `stopped the session on tab ${tabId}`),
     stopAll: () => run(() => service.stopAll(), (r) => (r.endedCount === 1 ? "stopped 1 session" : `stopped ${r.endedCount} sessions`)),
     show: (tabId) => run(() => service.focusTab(tabId), () => `tab ${tabId} is in front`),
+    stopRecording: (tabId) => run(() => service.stopRecording(tabId), (r) => `stopped recording after ${r.steps === 1 ? "1 step" : `${r.steps} steps`}: bua record writes the flow`),
+    assertUrl: (tabId) => run(() => service.assertPage({ tabId, what: "url" }), (r) => `added a check: the page is at ${r.url}`),
+    assertTitle: (tabId) => run(() => service.assertPage({ tabId, what: "title" }), (r) => `added a check: the page's title is "${r.title}"`),
   };
 }

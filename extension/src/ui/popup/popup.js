@@ -47,6 +47,9 @@ export function mountPopup(doc, service) {
       ),
     );
 
+    $("recording").hidden = vm.recordings.length === 0;
+    $("recordings").replaceChildren(...vm.recordings.map((r) => recordingItem(el, r, actions, say)));
+
     $("empty").hidden = !vm.empty;
     $("sessions").replaceChildren(
       ...vm.sessions.map((s) =>
@@ -65,4 +68,25 @@ export function mountPopup(doc, service) {
   $("stop-all").addEventListener("click", async () => say(await actions.stopAll()));
   render(null);
   return service.subscribeState(render);
+}
+
+// recordingItem is one recording in the popup: what it records, its steps,
+// Stop, and the two checks it can add. el builds elements, say shows an
+// action's outcome.
+function recordingItem(el, r, actions, say) {
+  const button = (className, label, text, fn) => el("button", { type: "button", className, "aria-label": label, onclick: async () => say(await fn(r.tabId)) }, text);
+  return el(
+    "li",
+    { dataset: { tabId: String(r.tabId) } },
+    el("span", { className: "text" }, r.text),
+    button("stop-recording danger", r.stopLabel, "Stop", actions.stopRecording),
+    el("span", { className: "meta" }, r.steps),
+    el(
+      "span",
+      { className: "checks" },
+      button("assert-url", "Add a check that the page is at this URL", "Assert URL", actions.assertUrl),
+      " ",
+      button("assert-title", "Add a check that the page has this title", "Assert title", actions.assertTitle),
+    ),
+  );
 }

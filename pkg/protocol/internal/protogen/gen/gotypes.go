@@ -103,6 +103,9 @@ var goStructs = []goStruct{
 	{Name: "HandoffResult", Doc: "is handoff's result: the tab handed over, its window, and whether it moved.", Nodes: []string{"result.handoff"}},
 	{Name: "TraceEvent", Doc: "is one entry of a tab's trace ring buffer (traceEvent). Only the fields of its Kind are set. It never holds request or response bodies or headers, nor typed text.", Nodes: []string{"traceEvent"}},
 	{Name: "TraceResult", Doc: "is get_trace's result (result.get_trace): Events in Seq order, NextSeq to pass as sinceSeq next time, and Dropped, how many events after sinceSeq the ring had already evicted.", Nodes: []string{"result.get_trace"}},
+	{Name: "RecordStartResult", Doc: "is record_start's and record_stop's answer (result.record_start, feature record): the recording, named by TabID, the tab it started on; URL and Title are that tab's when it started (where a replay starts). Steps counts the steps made so far; Ended and Reason are set once it has ended.", Nodes: []string{"result.record_start"}},
+	{Name: "RecordReadResult", Doc: "is record_read's answer (result.record_read): the steps from sinceSeq on, NextSeq to read on from, Dropped steps the recording no longer held, and Ended (with Reason) once the recording is over and Steps holds its last ones.", Nodes: []string{"result.record_read"}},
+	{Name: "RecordedStep", Doc: "is one step of a recording (recordedStep): an input the person made on tab TabID (Action, without its target, and Target, the element as describe gives it, taken when they acted), a navigation the page made after their last input there (Landed: URL is where it went), a tab an input there opened (NewTabID, which the recording follows), or a check they asked for (Action wait_for for a text, AssertURL, AssertTitle). URL and Title are the tab's when the step was recorded. Text typed into a password field never leaves the browser: Secret is its number in the recording (the same text has the same number wherever it was typed) and Action.Text is nil; Masked says a secret showed in URL and was replaced by ***.", Nodes: []string{"recordedStep"}, Types: map[string]string{"action": "*Action"}},
 }
 
 // goEnum is an enum of the schema written as Go constants.
@@ -131,6 +134,7 @@ var goEnums = []goEnum{
 		Names: map[string]string{"domcontentloaded": "WaitUntilDOMContentLoaded", "networkidle": "WaitUntilNetworkIdle"}},
 	{Node: "dialogPolicy", Prefix: "Dialogs", List: "DialogPolicies", Doc: "Dialog policies (dialogPolicy; a flow's dialogs: key, the CLI's --dialogs): what an action does with a page's alert, confirm, prompt or beforeunload. Leave, the default, leaves it open, and the action fails naming it."},
 	{Node: "action.click/properties/button", Prefix: "MouseButton", Doc: "Mouse buttons, click's button (feature click_options): the names Input.dispatchMouseEvent takes; left is the default."},
+	{Node: "recordEndReason", Type: "RecordEndReason", Prefix: "Record", Doc: "is why a recording ended (recordEndReason): record_stop (bua record's Ctrl-C), the popup's Stop on the recording, its last tab closed, its tab's session ended (Stop, Stop all, the debugger bar's Cancel, the blocklist, idle), or the extension's worker restarted and the recording with it.", Names: map[string]string{"stopped": "RecordStopped"}},
 	{Node: "traceEvent/properties/kind", Prefix: "Trace", Doc: "Trace event kinds (traceEvent kind).", Names: map[string]string{"navigation": "TraceNavigate"}},
 	{Node: "traceEvent/properties/answer", Prefix: "Trace", Doc: "How bua answered a dialog (TraceEvent.Answer)."},
 }

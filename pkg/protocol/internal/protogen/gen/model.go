@@ -70,6 +70,9 @@ type Action struct {
 	// Agent is x-agent: the agent tool's one-line summary of the action,
 	// when the description's first sentence does not make a good one.
 	Agent string
+	// NoAgent is x-agent: false: the agent tool does not offer the action
+	// (a person's, not an agent's: the record_* actions).
+	NoAgent bool
 }
 
 // Param is one property of an action.
@@ -308,10 +311,19 @@ func (r *reader) actions() []Action {
 		default:
 			r.fail("%s: x-reads must be a boolean", where)
 		}
-		if ag := d.get("x-agent"); ag != nil {
-			if a.Agent, _ = ag.(string); a.Agent == "" {
-				r.fail("%s: x-agent must be a non-empty string", where)
+		switch ag := d.get("x-agent").(type) {
+		case nil:
+		case bool:
+			if ag {
+				r.fail("%s: x-agent must be a non-empty string, or false", where)
 			}
+			a.NoAgent = true
+		case string:
+			if a.Agent = ag; a.Agent == "" {
+				r.fail("%s: x-agent must be a non-empty string, or false", where)
+			}
+		default:
+			r.fail("%s: x-agent must be a non-empty string, or false", where)
 		}
 		a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
 		a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional

@@ -27,7 +27,8 @@ func GenerateTool(doc []byte) ([]byte, error) {
 // (their protocol names, one short description each). The action's
 // description gives each action's params, so the model knows which go
 // together; the tool's server checks each call against the action's own
-// schema branch. Params marked x-agent: false are the server's to set.
+// schema branch. Params marked x-agent: false are the server's to set;
+// actions marked so are a person's (bua record's), never offered.
 func (m *Model) Tool() ([]byte, error) {
 	type prop struct {
 		name    string
@@ -42,6 +43,9 @@ func (m *Model) Tool() ([]byte, error) {
 	var lines []string
 	var names []string
 	for _, a := range m.Actions {
+		if a.NoAgent {
+			continue
+		}
 		names = append(names, a.Name)
 		lines = append(lines, a.Name+a.signature()+": "+summary(a.Agent, a.Description))
 		for _, p := range a.Params {

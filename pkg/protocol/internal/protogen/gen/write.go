@@ -159,6 +159,9 @@ func (m *Model) Go() ([]byte, error) {
 		if a.Reads {
 			p("\t\tReads: true,\n")
 		}
+		if a.NoAgent {
+			p("\t\tNoAgent: true,\n")
+		}
 		if a.Target {
 			p("\t\tTarget: true,\n")
 		}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +57,7 @@ func saveRecording(c *cli.Context, env *Env, log *slog.Logger, steps []mcpserver
 	if werr := f.WriteFile(path); werr != nil {
 		fmt.Fprintf(env.Stderr, "bua mcp: the recording was not written: %v\n", werr)
 		log.Error("recording not written", "path", path, "err", werr)
-		if path = saveElsewhere(env, f); path == "" {
+		if path = writeTemp(env, "bua mcp", f.YAML); path == "" {
 			return exit(exitFailure)
 		}
 		code = exitFailure
@@ -71,45 +68,8 @@ func saveRecording(c *cli.Context, env *Env, log *slog.Logger, steps []mcpserver
 	}
 	log.Info("recording written", "path", path, "actions", len(steps), "steps", f.Steps, "env", envs, "handEdits", len(f.Problems))
 	fmt.Fprintf(env.Stderr, "bua mcp: recorded %d of the agent's actions, %d of them as steps to replay (reads are left out), in %s\n", len(steps), f.Steps, path)
-	var inc *flowwriter.IncompleteError
-	if errors.As(err, &inc) {
-		fmt.Fprintf(env.Stderr, "bua mcp: %d steps need a hand edit before the flow replays (see its \"bua: edit this\" comments):\n", len(inc.Problems))
-		for _, p := range inc.Problems {
-			fmt.Fprintf(env.Stderr, "  %s\n", p)
-		}
-	}
-	run := "bua run " + shellWord(path)
-	if len(f.Env) > 0 {
-		fmt.Fprintf(env.Stderr, "bua mcp: a replay needs these environment variables (secrets: never written to the file):\n")
-		var sets []string
-		for _, v := range f.Env {
-			fmt.Fprintf(env.Stderr, "  %s: %s\n", v.Name, v.What())
-			sets = append(sets, v.Name+"=...")
-		}
-		run = strings.Join(sets, " ") + " " + run
-	}
-	fmt.Fprintf(env.Stderr, "bua mcp: replay it with: %s\n", run)
+	printReplayAdvice(env, "bua mcp", path, f, err)
 	return exit(code)
-}
-
-// saveElsewhere writes f to a new file in the temp folder, for a recording
-// whose FILE could not be written, and returns its path; "" when that
-// failed too, after printing the flow on stderr, the last place left.
-func saveElsewhere(env *Env, f *flowwriter.Flow) string {
-	tmp, err := os.CreateTemp("", "bua-record-*.yaml") // 0600
-	if err == nil {
-		_, err = tmp.Write(f.YAML)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			fmt.Fprintf(env.Stderr, "bua mcp: it was written to %s instead: move it where you want it\n", tmp.Name())
-			return tmp.Name()
-		}
-		_ = os.Remove(tmp.Name())
-	}
-	fmt.Fprintf(env.Stderr, "bua mcp: nor could it be written to the temp folder (%v); here it is:\n%s", err, f.YAML)
-	return ""
 }
 
 // recordCommand is the command line that made the recording, as the
@@ -129,13 +89,3 @@ func recordCommand(c *cli.Context) string {
 	}
 	return strings.Join(append(words, "--record", shellWord(c.String("record"))), " ")
 }
-
-// shellWord is s as one word a POSIX shell reads back as s.
-func shellWord(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)

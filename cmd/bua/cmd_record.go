@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -217,7 +216,7 @@ func (o *recordOptions) saveRecorded(steps []protocol.RecordedStep, reason proto
 	code, where := exitOK, out
 	if werr := f.WriteFile(out); werr != nil {
 		fmt.Fprintf(env.Stderr, "bua record: %v\n", werr)
-		if where = writeTemp(env, f.YAML); where == "" {
+		if where = writeTemp(env, "bua record", f.YAML); where == "" {
 			return exitFailure
 		}
 		code = exitFailure
@@ -229,23 +228,7 @@ func (o *recordOptions) saveRecorded(steps []protocol.RecordedStep, reason proto
 		return code
 	}
 	fmt.Fprintf(env.Stderr, "bua record: the recording ended (%s): wrote %s, %d steps\n", why, where, f.Steps)
-	if inc != nil {
-		fmt.Fprintf(env.Stderr, "bua record: %d steps need a hand edit before the flow replays (see its \"bua: edit this\" comments):\n", len(inc.Problems))
-		for _, p := range inc.Problems {
-			fmt.Fprintf(env.Stderr, "  %s\n", p)
-		}
-	}
-	run := "bua run " + shellQuote(where)
-	if len(f.Env) > 0 {
-		fmt.Fprintln(env.Stderr, "bua record: a replay needs these environment variables (secrets: never written to the file):")
-		var sets []string
-		for _, v := range f.Env {
-			fmt.Fprintf(env.Stderr, "  %s: %s\n", v.Name, v.What())
-			sets = append(sets, v.Name+"=...")
-		}
-		run = strings.Join(sets, " ") + " " + run
-	}
-	fmt.Fprintf(env.Stderr, "bua record: replay it with: %s\n", run)
+	printReplayAdvice(env, "bua record", where, f, err)
 	return code
 }
 
@@ -287,26 +270,6 @@ func endWords(reason protocol.RecordEndReason) string {
 	return string(reason)
 }
 
-// writeTemp writes a flow that could not go where it was asked to a new
-// file in the temp folder, and returns its path; "" when that failed too,
-// after printing the flow on stderr, so nothing recorded is lost.
-func writeTemp(env *Env, data []byte) string {
-	tmp, err := os.CreateTemp("", "bua-record-*.yaml") // 0600
-	if err == nil {
-		_, err = tmp.Write(data)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			fmt.Fprintf(env.Stderr, "bua record: it was written to %s instead: move it where you want it\n", tmp.Name())
-			return tmp.Name()
-		}
-		_ = os.Remove(tmp.Name())
-	}
-	fmt.Fprintf(env.Stderr, "bua record: nor could it be written to the temp folder (%v); here it is:\n%s", err, data)
-	return ""
-}
-
 // recordCommandLine is the command as the flow's header gives it.
 func (o *recordOptions) commandLine() string {
 	words := []string{"bua", "record"}
@@ -316,15 +279,7 @@ func (o *recordOptions) commandLine() string {
 	if o.Tab > 0 {
 		words = append(words, "--tab", strconv.Itoa(o.Tab))
 	} else if o.URL != "" {
-		words = append(words, shellQuote(o.URL))
+		words = append(words, shellWord(o.URL))
 	}
-	return strings.Join(append(words, "-o", shellQuote(o.Output)), " ")
-}
-
-// shellQuote is s as one word a POSIX shell reads back as s.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return strings.Join(append(words, "-o", shellWord(o.Output)), " ")
 }

@@ -13,7 +13,7 @@ import (
 // TestSeveralBrowsers: with the person's Chrome (user) and a second Chrome
 // paired as work, `bua tabs` lists both browsers' tabs, each row naming
 // its browser (a column, and browser in --json), `--browser work` lists
-// work's alone, and `bua status` names the pairing and shows each
+// work's alone (without the column), and `bua status` names the pairing and shows each
 // connection's browser.
 func TestSeveralBrowsers(t *testing.T) {
 	h, user := startFake(t)
@@ -30,8 +30,10 @@ func TestSeveralBrowsers(t *testing.T) {
 	if r.code != 0 || r.stdout != "7\tuser\ta.test\tt\thttps://a.test/mine\n7\twork\ta.test\tt\thttps://a.test/work\n" {
 		t.Fatalf("tabs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// One browser's tabs keep the columns of a single browser's, which
+	// scripts cut: no browser column.
 	r = runCLI(t, h, "", "tabs", "--browser", "work")
-	if r.code != 0 || r.stdout != "7\twork\ta.test\tt\thttps://a.test/work\n" {
+	if r.code != 0 || r.stdout != "7\ta.test\tt\thttps://a.test/work\n" {
 		t.Fatalf("tabs --browser work: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, h, "", "tabs", "--json")

@@ -109,6 +109,20 @@ func runTabs(o *tabsOptions) error {
 		}
 		return nil
 	}
+	// The browser column only when the tabs come from several browsers:
+	// with one, the rows keep the columns scripts cut (tab, domain, title,
+	// url), as before there could be several.
+	several := false
+	for _, r := range rows {
+		several = several || r.Browser != rows[0].Browser
+	}
+	if !several {
+		tb := ios.NewTable("tab", "domain", "title", "url")
+		for _, r := range rows {
+			tb.AddRow(strconv.Itoa(r.Info.TabID), r.Info.Domain, r.Info.Title, r.Info.URL)
+		}
+		return tb.Render()
+	}
 	tb := ios.NewTable("tab", "browser", "domain", "title", "url")
 	for _, r := range rows {
 		tb.AddRow(strconv.Itoa(r.Info.TabID), r.Browser, r.Info.Domain, r.Info.Title, r.Info.URL)

@@ -131,7 +131,7 @@ func TestManagedBrowsersByName(t *testing.T) {
 	if b2.Opts.ExtensionDir == b0.Opts.ExtensionDir || b2.Pairing.Token == b0.Pairing.Token || b2.Pairing.Token == "" {
 		t.Errorf("managed-2 shares managed's extension copy or token: %s %s", b2.Opts.ExtensionDir, b0.Opts.ExtensionDir)
 	}
-	if n0, n2 := len(b0.Ext.Requests()), len(b2.Ext.Requests()); n0 != 1 || n2 != 1 {
+	if n0, n2 := len(b0.Ext().Requests()), len(b2.Ext().Requests()); n0 != 1 || n2 != 1 {
 		t.Errorf("requests: managed got %d, managed-2 got %d; want one each", n0, n2)
 	}
 	st, err := def.Status(ctx)
@@ -166,10 +166,10 @@ func TestManagedBrowsersByName(t *testing.T) {
 		t.Fatalf("get_tabs on managed-2 after its browser died: %v", err)
 	}
 	launched = l.Launched()
-	if len(launched) != 3 || launched[2].Opts.ProfileDir != b2.Opts.ProfileDir || len(launched[2].Ext.Requests()) != 1 {
+	if len(launched) != 3 || launched[2].Opts.ProfileDir != b2.Opts.ProfileDir || len(launched[2].Ext().Requests()) != 1 {
 		t.Fatalf("after managed-2 died: %d launches; want a third, on managed-2's profile, serving the request", len(launched))
 	}
-	if n := len(b0.Ext.Requests()); n != 1 {
+	if n := len(b0.Ext().Requests()); n != 1 {
 		t.Errorf("managed got %d requests, want its one: another browser's death must not move requests to it", n)
 	}
 }
@@ -297,7 +297,7 @@ func TestManagedBrowserDiesMidRequest(t *testing.T) {
 	}
 	b := l.Launched()[0]
 	running := make(chan struct{})
-	b.Ext.Handle(protocol.ActionClick, func(a protocol.Action) (any, *protocol.Error) {
+	b.Ext().Handle(protocol.ActionClick, func(a protocol.Action) (any, *protocol.Error) {
 		close(running)
 		return nil, bridgetest.Silent
 	})

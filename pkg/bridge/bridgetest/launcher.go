@@ -32,10 +32,19 @@ func NewLauncher(t testing.TB) *Launcher { return &Launcher{t: t} }
 type FakeBrowser struct {
 	Opts    bridge.LaunchOptions
 	Pairing bridge.Pairing
-	Ext     *Extension
 
-	once sync.Once
-	done chan struct{}
+	ext   *Extension
+	ready chan struct{} // closed once the extension dialled (ext set) or failed to
+	once  sync.Once
+	done  chan struct{}
+}
+
+// Ext is the browser's fake extension, once it has dialled the daemon (nil
+// if it could not): it waits for the dial, which runs after Launch returns
+// as a real browser's extension connects after its launch.
+func (b *FakeBrowser) Ext() *Extension {
+	<-b.ready
+	return b.ext
 }
 
 // Launch implements bridge.Launcher.
@@ -44,20 +53,19 @@ func (l *Launcher) Launch(ctx context.Context, o bridge.LaunchOptions) (bridge.B
 	if err != nil {
 		return nil, err
 	}
-	b := &FakeBrowser{Opts: o, done: make(chan struct{})}
+	b := &FakeBrowser{Opts: o, done: make(chan struct{}), ready: make(chan struct{})}
 	if err := json.Unmarshal(data, &b.Pairing); err != nil {
 		return nil, fmt.Errorf("pairing.json: %w", err)
 	}
 	// Connect after the launch returns, as a browser's extension does.
-	ready := make(chan struct{})
 	go func() {
-		defer close(ready)
+		defer close(b.ready)
 		ext, err := Dial(context.Background(), Options{URL: b.Pairing.URL, Token: b.Pairing.Token})
 		if err != nil {
 			l.t.Errorf("fake browser on %s: %v", o.ProfileDir, err)
 			return
 		}
-		b.Ext = ext
+		b.ext = ext
 		go func() {
 			<-b.done
 			ext.Close()
@@ -67,7 +75,7 @@ func (l *Launcher) Launch(ctx context.Context, o bridge.LaunchOptions) (bridge.B
 	l.browsers = append(l.browsers, b)
 	l.mu.Unlock()
 	l.t.Cleanup(func() {
-		<-ready
+		<-b.ready
 		b.Kill()
 	})
 	return b, nil

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,6 +231,15 @@ func TestOwnedWindows(t *testing.T) {
 
 	old := h.ConnectWith(t, bridgetest.Options{Caps: &protocol.Caps{Features: []string{protocol.FeatureCancel}}})
 	bridgetest.NewTabs().Serve(old)
+	// The older extension replaces the first once the pool has let that
+	// one go: wait for it, or the request may still reach the first.
+	sc := h.Client(t)
+	if !poll(func() bool {
+		st, err := sc.Status(context.Background())
+		return err == nil && len(st.Connections) == 1 && !slices.Contains(st.Connections[0].Caps.Features, protocol.FeatureOwnWindows)
+	}) {
+		t.Fatal("the older extension never replaced the first")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, err := client("worker-2", true).Request(ctx, protocol.Navigate("https://d.test/"))

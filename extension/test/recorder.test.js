@@ -12,7 +12,7 @@ import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyS
 import { RECORDER } from "../src/generated/page.js";
 import { SOURCE } from "../src/recorder/inject.js";
 import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../src/recorder/steps.js";
-import { MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
+import { KEEP_ENDED_MS, MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
 import { CdpError } from "../src/lib/cdp.js";
@@ -258,7 +258,17 @@ function fakeWorld() {
     },
   });
   const sessions = { onEnded: (fn) => (fire.ended = fn), isDomainBlocked: () => null, ensureSession: () => {} };
-  const recorder = createRecorder({ api, controller: { session }, sessions });
+  // An ended recording is forgotten KEEP_ENDED_MS (minutes) later: that
+  // timer, unref'd, must not hold node open after the tests end.
+  const timers = {
+    setTimeout: (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      if (ms >= KEEP_ENDED_MS) t.unref();
+      return t;
+    },
+    clearTimeout,
+  };
+  const recorder = createRecorder({ api, controller: { session }, sessions, timers });
   const say = (tabId, msg) => fire.debugger({ tabId }, "Runtime.bindingCalled", { name: BINDING, payload: JSON.stringify(msg), executionContextId: 5 });
   return { recorder, sent, fire, say };
 }

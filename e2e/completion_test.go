@@ -87,3 +87,48 @@ printf '%s\n' "${COMPREPLY[@]}"`
 		}
 	}
 }
+
+// TestCompletionPowerShell loads `bua completion powershell` into pwsh and
+// completes through TabExpansion2, which is what PowerShell runs on Tab:
+// the same cases as bash. Debian packages no PowerShell, so it skips
+// where pwsh is not on PATH; cmd/bua's TestCompletion checks the script's
+// text there.
+func TestCompletionPowerShell(t *testing.T) {
+	pwsh, err := exec.LookPath("pwsh")
+	if err != nil {
+		t.Skipf("pwsh is not on PATH (%v): the PowerShell completion is not run here", err)
+	}
+	for _, tt := range []struct {
+		line string // typed so far, the cursor at its end
+		want []string
+		not  []string
+	}{
+		{"bua cl", []string{"click", "close"}, []string{"extract"}},
+		{"bua browser st", []string{"start", "stop"}, nil},
+		{"bua browser ", []string{"start", "stop"}, nil},
+		{"bua click --f", []string{"--force", "--frame"}, []string{"--tab"}},
+		{"bua click e3 --t", []string{"--tab", "--timeout"}, []string{"--force"}},
+		{"bua extract --", []string{"--selector", "--max-elements", "--json"}, []string{"--force"}},
+	} {
+		script := `bua completion powershell | Out-String | Invoke-Expression
+$line = '` + tt.line + `'
+(TabExpansion2 -inputScript $line -cursorColumn $line.Length).CompletionMatches | ForEach-Object { $_.CompletionText }`
+		cmd := exec.Command(pwsh, "-NoProfile", "-NonInteractive", "-Command", script)
+		cmd.Env = append(buaEnv, "PATH="+filepath.Dir(buaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		got := "\n" + strings.ReplaceAll(string(out), "\r\n", "\n")
+		for _, w := range tt.want {
+			if !strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: no candidate %q in:\n%s", tt.line, w, out)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: candidate %q offered:\n%s", tt.line, w, out)
+			}
+		}
+	}
+}

@@ -15,7 +15,8 @@ func init() { registerWhole(newCompletionCommand, "completion") }
 // command (the global ones included), where it otherwise offers
 // subcommands; the word itself could be "--", after which urfave/cli would
 // run the command instead (run refuses that). fish's script, from
-// urfave/cli, lists every command's flags itself.
+// urfave/cli, lists every command's flags itself; PowerShell's follows
+// bash's (powershellCompletion).
 const bashCompletion = `# bua completion for bash: eval "$(bua completion bash)"
 _bua_complete() {
   local cur="${COMP_WORDS[COMP_CWORD]}"
@@ -40,21 +41,61 @@ _bua() {
 compdef _bua bua
 `
 
+// powershellCompletion is the same protocol for PowerShell (5.1 and 7,
+// Windows, macOS and Linux alike): a native-command completer for bua and
+// bua.exe. The words before the one at the cursor are the elements of the
+// command's AST that end before that word starts (Extent offsets and
+// $cursorPosition both count from the start of the input), a quoted word
+// by its value; the completer runs the command as typed with them and
+// offers the lines that start with the word, a flag as a ParameterName.
+// When it offers nothing, PowerShell completes file names, as bash's -o
+// default does.
+const powershellCompletion = `# bua completion for PowerShell: bua completion powershell | Out-String | Invoke-Expression
+# (for every session: bua completion powershell >> $PROFILE)
+Register-ArgumentCompleter -Native -CommandName bua,bua.exe -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $elements = $commandAst.CommandElements
+  $start = $cursorPosition - $wordToComplete.Length
+  $typed = @()
+  for ($i = 1; $i -lt $elements.Count; $i++) {
+    $e = $elements[$i]
+    if ($e.Extent.EndOffset -gt $start) { break }
+    if ($e -is [System.Management.Automation.Language.StringConstantExpressionAst]) {
+      $typed += $e.Value
+    } else {
+      $typed += $e.Extent.Text
+    }
+  }
+  if ($wordToComplete.StartsWith('-')) { $typed += '-' }
+  $candidates = & $commandAst.GetCommandName() @typed --generate-bash-completion 2>$null
+  foreach ($c in $candidates) {
+    if ($c -and $c.StartsWith($wordToComplete, [System.StringComparison]::Ordinal)) {
+      $kind = if ($c.StartsWith('-')) { 'ParameterName' } else { 'ParameterValue' }
+      [System.Management.Automation.CompletionResult]::new($c, $c, $kind, $c)
+    }
+  }
+}
+`
+
 func newCompletionCommand(env *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Category:  catSetup,
-		Usage:     "print shell completion for bash, zsh or fish",
-		ArgsUsage: "bash|zsh|fish",
+		Usage:     "print shell completion for bash, zsh, fish or powershell",
+		ArgsUsage: "bash|zsh|fish|powershell",
 		Description: "bash: eval \"$(bua completion bash)\"   (in ~/.bashrc)\n" +
 			"zsh:  eval \"$(bua completion zsh)\"    (in ~/.zshrc)\n" +
-			"fish: bua completion fish > ~/.config/fish/completions/bua.fish",
+			"fish: bua completion fish > ~/.config/fish/completions/bua.fish\n" +
+			"powershell: bua completion powershell | Out-String | Invoke-Expression\n" +
+			"            (for every session: bua completion powershell >> $PROFILE)",
 		Action: func(c *cli.Context) error {
 			switch c.Args().First() {
 			case "bash":
 				fmt.Fprint(env.Stdout, bashCompletion)
 			case "zsh":
 				fmt.Fprint(env.Stdout, zshCompletion)
+			case "powershell":
+				fmt.Fprint(env.Stdout, powershellCompletion)
 			case "fish":
 				s, err := c.App.ToFishCompletion() // every command: registerWhole
 				if err != nil {
@@ -62,7 +103,7 @@ func newCompletionCommand(env *Env) *cli.Command {
 				}
 				fmt.Fprint(env.Stdout, s)
 			default:
-				return usageError("completion takes bash, zsh or fish")
+				return usageError("completion takes bash, zsh, fish or powershell")
 			}
 			return nil
 		},

@@ -60,7 +60,7 @@ func runStop(o *stopOptions) error {
 	if err := cl.StopDaemon(ctx); err != nil {
 		return o.failWith(err)
 	}
-	// Wait for the daemon to finish (its socket gone, its lock released
+	// Wait for the daemon to finish (its link gone, its lock released
 	// once the managed browser has stopped), so a following command starts
 	// a fresh daemon rather than racing the old one's shutdown, and no
 	// browser outlives `bua stop`.
@@ -68,7 +68,7 @@ func runStop(o *stopOptions) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if _, err := os.Stat(d.Socket()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
+		if _, err := os.Stat(d.Link()); os.IsNotExist(err) && !home.Locked(d.LockFile()) {
 			break
 		}
 		select {

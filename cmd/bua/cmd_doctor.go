@@ -89,9 +89,17 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	add("version", "ok", fmt.Sprintf("bua %s, protocol v%d, bundled extension %s", version, protocol.ProtocolVersion, extension.Version()))
 
 	exe, ferr := browser.Find(env.Getenv)
-	if ferr != nil {
-		add("browser", "warn", ferr.Error(), "install Chromium (`apt-get install -y chromium`) or Chrome for Testing, or set BUA_CHROME")
-	} else {
+	install := "install Chrome for Testing (`npx @puppeteer/browsers install chrome@stable`) or Chromium (`apt-get install -y chromium`, macOS `brew install --cask chromium`), or set BUA_CHROME to its executable"
+	switch {
+	case errors.Is(ferr, browser.ErrBrandedChrome):
+		// Find returns the branded Chrome it found: name it, and why it
+		// will not do, rather than only what to install.
+		add("browser", "warn", "only branded Google Chrome found ("+exe+"): since version 137 it ignores --load-extension, so a managed browser would start without bua's extension", install)
+	case errors.Is(ferr, browser.ErrNotFound): // its message repeats the install step
+		add("browser", "warn", "no Chromium browser found on PATH, in the usual install folders, Playwright's and Puppeteer's caches or ./chrome/", install)
+	case ferr != nil:
+		add("browser", "warn", ferr.Error(), install)
+	default:
 		add("browser", "ok", exe)
 	}
 	rep.Checks = append(rep.Checks, sandboxCheck(browser.SandboxOff()))
@@ -105,9 +113,9 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 		add("token", "warn", "no user pairing: actions use a managed browser", "to use your own Chrome: `bua pair`")
 	default:
 		if perr := home.CheckPrivate(d.TokenFile()); perr != nil {
-			add("token", "fail", perr.Error(), "chmod 600 "+d.TokenFile())
+			add("token", "fail", perr.Error(), home.PrivateFix(d.TokenFile(), false))
 		} else {
-			add("token", "ok", "user pairing token set (0600)")
+			add("token", "ok", "user pairing token set ("+home.PrivateFiles+")")
 		}
 	}
 
@@ -119,29 +127,29 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	}
 
 	var unsafe *home.UnsafeError
-	if errors.As(d.CheckSocket(false), &unsafe) {
-		// The CLI refuses to speak on this socket, and the daemon to
+	if errors.As(d.CheckLink(false), &unsafe) {
+		// The CLI refuses to speak on this link, and the daemon to
 		// serve from it: nothing further can be checked.
-		add("socket", "fail", unsafe.Problem, unsafe.Fix)
+		add(home.LinkCheck, "fail", unsafe.Problem, unsafe.Fix)
 		return rep
 	}
 	var bad []string
-	for _, p := range []string{d.Config, d.State, d.Runtime, filepath.Dir(d.Socket()), d.Socket(), d.InfoFile(), d.ManagedTokenFile()} {
+	for _, p := range []string{d.Config, d.State, d.Runtime, filepath.Dir(d.Link()), d.Link(), d.InfoFile(), d.ManagedTokenFile()} {
 		if perr := home.CheckPrivate(p); perr != nil && !home.IsNotExist(perr) {
 			bad = append(bad, perr.Error())
 		}
 	}
 	if len(bad) > 0 {
-		add("files", "fail", strings.Join(bad, "; "), "chmod 700 on bua's directories and 600 on its files, or remove them and rerun")
+		add("files", "fail", strings.Join(bad, "; "), "run the command each one names, or remove bua's directories and rerun")
 	} else {
-		add("files", "ok", "0700 directories, 0600 files")
+		add("files", "ok", home.PrivateFiles)
 	}
 
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
 	if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
-		add("socket", "fail", berr.Message) // the daemon's uid (CheckServer)
+		add(home.LinkCheck, "fail", berr.Message) // the daemon's uid, or its proof of the link key (home.DialLink)
 		return rep
 	}
 	if berr != nil {

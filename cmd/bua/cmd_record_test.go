@@ -203,6 +203,7 @@ func (b *fakeBrowser) Stop(context.Context) error {
 	}
 	return nil
 }
+func (b *fakeBrowser) Kill()                 { _ = b.Stop(context.Background()) }
 func (b *fakeBrowser) Done() <-chan struct{} { return b.done }
 func (b *fakeBrowser) Err() error            { return nil }
 

@@ -92,15 +92,16 @@ func TestReportMerge(t *testing.T) {
 	if got := strings.Join(cases, " "); got != "Home=flows/a_home.yaml Pay=flows/b_pay.yaml Help=flows/c_help.yaml" || junit.Suite.Tests != 3 || junit.Suite.Failures != 1 {
 		t.Errorf("junit cases %s (tests %d, failures %d), want the three flows sorted and 1 failure", got, junit.Suite.Tests, junit.Suite.Failures)
 	}
-	// Each attachment is a path from here to a file of shard 2's upload.
+	// Each attachment is a path from here to a file of shard 2's upload,
+	// slash-separated on every OS (runner.ReportPath).
 	attached := regexp.MustCompile(`\[\[ATTACHMENT\|([^\]]+)\]\]`).FindAllStringSubmatch(junit.Suite.Cases[1].SystemOut, -1)
 	if len(attached) != 7 {
 		t.Errorf("%d attachments, want the bundle's 7:\n%s", len(attached), junit.Suite.Cases[1].SystemOut)
 	}
 	for _, a := range attached {
-		if !strings.HasPrefix(a[1], filepath.Join("shards", "bua-shard-2", "art-2")+string(filepath.Separator)) {
+		if !strings.HasPrefix(a[1], "shards/bua-shard-2/art-2/") {
 			t.Errorf("attachment %s is not under shard 2's download", a[1])
-		} else if _, err := os.Stat(a[1]); err != nil {
+		} else if _, err := os.Stat(filepath.FromSlash(a[1])); err != nil {
 			t.Error(err)
 		}
 	}

@@ -348,10 +348,20 @@ func TestEvaluateIsEval(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
-	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "compdef _bua bua", "fish": "complete -c bua"} {
+	for shell, wants := range map[string][]string{
+		"bash": {"complete -o default", "--generate-bash-completion"},
+		"zsh":  {"compdef _bua bua", "--generate-bash-completion"},
+		"fish": {"complete -c bua"},
+		// PowerShell is not installed where these tests run:
+		// e2e/completion_test.go runs the script in pwsh where it is.
+		"powershell": {"Register-ArgumentCompleter -Native -CommandName bua,bua.exe -ScriptBlock {", "--generate-bash-completion",
+			"[System.Management.Automation.CompletionResult]::new(", "bua completion powershell | Out-String | Invoke-Expression"},
+	} {
 		r := runCLI(t, nil, "", "completion", shell)
-		if r.code != 0 || !strings.Contains(r.stdout, want) {
-			t.Errorf("%s: exit %d, output lacks %q:\n%s", shell, r.code, want, r.stdout)
+		for _, want := range wants {
+			if r.code != 0 || !strings.Contains(r.stdout, want) {
+				t.Errorf("%s: exit %d, output lacks %q:\n%s", shell, r.code, want, r.stdout)
+			}
 		}
 	}
 	// The --generate-bash-completion protocol itself reads os.Args, so
@@ -367,8 +377,8 @@ func TestCompletion(t *testing.T) {
 	if n := len(ext.Requests()) - before; n != 0 {
 		t.Errorf("a completion after -- sent %d requests", n)
 	}
-	if r := runCLI(t, nil, "", "completion", "tcsh"); r.code != 2 {
-		t.Errorf("unknown shell exit %d, want 2", r.code)
+	if r := runCLI(t, nil, "", "completion", "tcsh"); r.code != 2 || !strings.Contains(r.stderr, "bash, zsh, fish or powershell") {
+		t.Errorf("unknown shell: exit %d, stderr %q: want 2, naming the four shells", r.code, r.stderr)
 	}
 }
 

@@ -46,7 +46,7 @@ func TestStuckDaemon(t *testing.T) {
 	if err := d.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := home.ListenSocket(d.Socket())
+	ln, err := home.ListenLink(d)
 	if err != nil {
 		t.Fatal(err)
 	}

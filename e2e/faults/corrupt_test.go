@@ -92,7 +92,7 @@ func TestCorruptRecord(t *testing.T) {
 	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitDead(t, st.PID, d.Socket())
+	waitDead(t, st.PID, d.Link())
 	if err := os.WriteFile(record, []byte("{\"pid\": 12, garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestCorruptToken(t *testing.T) {
 // as if it said auto.
 func TestUnknownBrowserRequest(t *testing.T) {
 	d := homeDirs(t, sharedHome)
-	c, err := net.Dial("unix", d.Socket())
+	c, err := net.Dial("unix", d.Link())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 func TestDaemonKilledLeavesNoBrowser(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "h")
 	profile := harness.ManagedProfile(home)
-	sock := bhome.Dirs{Config: home, State: home, Runtime: home}.Socket()
+	sock := bhome.Dirs{Config: home, State: home, Runtime: home}.Link()
 	cmd := harness.Cmd{Bin: buaBin, Env: harness.FreshEnv(home)}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()

@@ -278,7 +278,7 @@ const squatSecret = "hunter2-never-leaves"
 // its runtime dir is runtime (home.Dirs.Socket: a hash of the dir).
 func socketName(t *testing.T, runtime string) string {
 	t.Helper()
-	sock := home.Dirs{Runtime: runtime}.Socket()
+	sock := home.Dirs{Runtime: runtime}.Link()
 	if filepath.Dir(sock) == runtime {
 		t.Fatalf("%s is short enough for its own socket: the case needs one that moves to %s", runtime, fallbackDir)
 	}

@@ -149,8 +149,28 @@ test("the schema takes one item or a list for value, label and index, and absolu
   assert.equal(validateAction({ type: "select_option", selector: "s", index: [0, 2] }), null);
   assert.equal(validateAction({ type: "select_option", selector: "s", value: "a", label: "A" }), "action: needs exactly one of value, label or index (got 2)");
   assert.equal(validateAction({ type: "select_option", selector: "s", index: -1 }), "action.index: must be >= 0");
-  assert.equal(validateAction({ type: "upload", selector: "s", files: ["rel/x"] }), "action.files.0: must be an absolute path");
+  assert.equal(validateAction({ type: "upload", selector: "s", files: ["rel/x"] }), "action.files.0: must be an absolute path (/…, C:\\… or \\\\server\\share\\…)");
   assert.equal(validateAction({ type: "click", selector: "s", download: 1 }), "action.download: must be boolean, got number");
+});
+
+// upload_windows_paths: one schema serves every OS, so the validator takes
+// a Windows path beside /… (the daemon sends one only to an extension that
+// lists the feature, and has checked it is absolute on its own OS).
+test("the schema takes drive-letter and UNC paths for upload's files, and still refuses relative ones", () => {
+  for (const path of ["C:\\x\\y.txt", "C:/x/y.txt", "\\\\srv\\share\\f.txt", "/tmp/a.txt"]) {
+    assert.equal(validateAction({ type: "upload", selector: "s", files: [path] }), null, path);
+  }
+  for (const path of ["x\\y.txt", "C:y.txt", "\\\\srv", "\\y.txt"]) {
+    assert.equal(validateAction({ type: "upload", selector: "s", files: [path] }), "action.files.0: must be an absolute path (/…, C:\\… or \\\\server\\share\\…)", path);
+  }
+});
+
+test("upload hands Windows paths to DOM.setFileInputFiles as they are", async () => {
+  const ctx = uploadCtx({ connected: true, ok: true, disabled: false });
+  const files = ["C:\\Users\\me\\report.pdf", "\\\\srv\\share\\f.txt"];
+  await upload(ctx, { type: "upload", uid: "e3", files });
+  const set = ctx.sent.find(([m]) => m === "DOM.setFileInputFiles");
+  assert.deepEqual(set[1], { files, backendNodeId: 42 });
 });
 
 test("upload of no files empties the input in the page instead of DOM.setFileInputFiles", async () => {

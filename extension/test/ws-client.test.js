@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/ws-client.js";
-import { ACTIONS, CLOSE_CODES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
+import { ACTIONS, CLOSE_CODES, FEATURES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
 import { parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
@@ -60,6 +60,16 @@ test("hello carries version, token and caps, and nothing else goes before ack", 
   ws.recv({ type: "ack", protocolVersion: 4, serverVersion: "x" });
   assert.deepEqual(ws.sent[1], { type: "event", event: { type: "tab_closed", tabId: 1 } }, "queued event flushed after ack");
   assert.equal(env.states.at(-1).state, "connected");
+});
+
+test("hello lists every feature of the schema, upload_windows_paths among them", async () => {
+  const env = setup();
+  const ws = await connected(env);
+  const features = ws.sent[0].caps.features;
+  assert.ok(features.includes("upload_windows_paths"), JSON.stringify(features));
+  for (const f of FEATURES) {
+    if (f !== "replay") assert.ok(features.includes(f), `hello does not list ${f}`); // replay: only with a cache (replay.test.js)
+  }
 });
 
 test("heartbeat is scheduled every 20 s after ack and stops on close", async () => {

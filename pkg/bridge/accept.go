@@ -21,12 +21,14 @@ const (
 	acceptBackoffMax = time.Second
 )
 
-// temporaryAcceptError says whether an Accept error may clear by itself:
-// the process or the system is out of descriptors (EMFILE, ENFILE) or
-// buffers, or a connection went before it was accepted. A closed listener
-// (net.ErrClosed) and anything else end the loop.
-func temporaryAcceptError(err error) bool {
-	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+// temporaryAcceptError says whether an Accept error may clear by itself
+// (temporaryAcceptErrnos, per OS: errno_unix.go, errno_windows.go). A
+// closed listener (net.ErrClosed) and anything else end the loop.
+func temporaryAcceptError(err error) bool { return isErrno(err, temporaryAcceptErrnos) }
+
+// isErrno reports whether err wraps one of errnos.
+func isErrno(err error, errnos []syscall.Errno) bool {
+	for _, errno := range errnos {
 		if errors.Is(err, errno) {
 			return true
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/home"
@@ -68,7 +67,7 @@ type Client struct {
 // Dial connects to the daemon, starting one when opts.AutoStart allows.
 // Failure is a *Error with CodeBridgeUnavailable; with ReasonUnsafeSocket
 // when the way to the socket, or the process answering on it, is not the
-// user's alone (home.Dirs.CheckSocket, CheckServer): then nothing was sent
+// user's alone (home.DialLink): then nothing was sent
 // and no daemon is started.
 func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 	if opts.StartTimeout == 0 {
@@ -102,31 +101,19 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 		}
 	}
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", opts.Dirs.Socket())
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", opts.Dirs.Link())
 	}
 	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
 	go c.readLoop()
 	return c, nil
 }
 
-// dialSocket connects to the daemon's socket, after checking the way to
-// it (and tightening the user's own directories there, as the daemon
-// does) and, before handing the connection on, the daemon's uid: another
-// user's socket gets no byte (home.UnsafeError).
+// dialSocket connects to the daemon through home.DialLink, which checks
+// the way to it and the daemon itself (its uid, or its proof of the link
+// key) before handing the connection on: another user's listener gets no
+// byte of a request (home.UnsafeError).
 func dialSocket(ctx context.Context, dirs home.Dirs) (net.Conn, error) {
-	if err := dirs.CheckSocket(true); err != nil {
-		return nil, err
-	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", dirs.Socket())
-	if err != nil {
-		return nil, err
-	}
-	if err := dirs.CheckServer(conn); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return conn, nil
+	return home.DialLink(ctx, dirs)
 }
 
 // unsafeSocket is the refusal of a socket that is not the user's alone,
@@ -169,16 +156,18 @@ func waitSocket(ctx context.Context, dirs home.Dirs, limit time.Duration, exited
 			}
 			exited = nil
 		case <-deadline.C:
-			return nil, fmt.Errorf("daemon did not open %s within %s", dirs.Socket(), limit)
+			return nil, fmt.Errorf("daemon did not open %s within %s", dirs.Link(), limit)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 }
 
-// startDaemon runs `bua serve` in its own session with no inherited stdio,
-// so callers that capture output (CI steps, $(...)) never hang on it; the
-// daemon logs to its own file. exited is closed when the process ends.
+// startDaemon runs `bua serve` detached from this command (detach, per
+// OS: its own session on Unix, no console and its own process group on
+// Windows) with no inherited stdio, so callers that capture output (CI
+// steps, $(...)) never hang on it; the daemon logs to its own file.
+// exited is closed when the process ends.
 func startDaemon(opts ClientOptions) (exited <-chan struct{}, err error) {
 	exe := opts.Exe
 	if exe == "" {
@@ -197,10 +186,12 @@ func startDaemon(opts ClientOptions) (exited <-chan struct{}, err error) {
 		}
 		args = append(args, "--prelaunch", string(sel))
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	cmd, err := startDetached(func() *exec.Cmd {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = opts.Env
+		return cmd
+	})
+	if err != nil {
 		return nil, err
 	}
 	done := make(chan struct{})

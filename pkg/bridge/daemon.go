@@ -14,12 +14,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/internal/exclusive"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -73,7 +73,7 @@ type Config struct {
 }
 
 // Daemon is `bua serve`: the extension's WebSocket endpoint, the pool, and
-// the CLI's unix socket.
+// the CLI's link (a unix socket, or loopback TCP on Windows: home.ListenLink).
 type Daemon struct {
 	cfg     Config
 	log     *slog.Logger
@@ -208,20 +208,22 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	d.managed.get(string(SelectManaged)).token.Store(tok)
 	reapOrphans(ctx, dirs, d.log)
 
-	tcp, err := net.Listen("tcp", d.cfg.Listen)
+	// No other process, of any user, may bind the port beside the
+	// daemon (SO_EXCLUSIVEADDRUSE on Windows: internal/exclusive).
+	tcp, err := exclusive.Listen(ctx, "tcp", d.cfg.Listen)
 	if err != nil {
 		return listenError(d.cfg.Listen, err)
 	}
 	d.addr = tcp.Addr().String()
 	d.port = tcp.Addr().(*net.TCPAddr).Port
-	sock, err := home.ListenSocket(dirs.Socket())
+	sock, err := home.ListenLink(dirs)
 	if err != nil {
 		tcp.Close()
 		return err
 	}
 	// What the CLI will check before it speaks: refuse to serve where it
 	// would refuse to be served.
-	if err := dirs.CheckSocket(false); err != nil {
+	if err := dirs.CheckLink(false); err != nil {
 		sock.Close()
 		tcp.Close()
 		return err
@@ -246,20 +248,20 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 		ErrorLog:          log.New(limitedWriter{d.logs, "net/http errors"}, "", 0),
 	}
 	tcpLn := gateListener{d.patient(tcp, "the extension port"), d.gate}
-	sockLn := d.patient(sock, "the CLI socket")
+	sockLn := d.patient(sock, "the CLI link")
 	go func() {
 		if err := srv.Serve(tcpLn); !errors.Is(err, http.ErrServerClosed) {
 			d.log.Error("the extension port stopped accepting: stopping", "err", err)
 			d.Stop()
 		}
 	}()
-	go d.acceptLink(sockLn)
+	go d.acceptLink(sockLn, sock)
 	held, err := holdHome(dirs, lock)
 	if err != nil {
 		return err
 	}
 	d.held.Store(&held)
-	d.log.Info("daemon listening", "ws", d.URL(), "socket", dirs.Socket())
+	d.log.Info("daemon listening", "ws", d.URL(), "link", dirs.Link())
 	d.prelaunch()
 	if ready != nil {
 		ready()
@@ -314,8 +316,8 @@ loop:
 		d.clearLostHome(held)
 	}
 	// Unless they are gone, or another daemon's now.
-	if held.still(dirs.Socket()) {
-		_ = os.Remove(dirs.Socket())
+	if held.still(dirs.Link()) {
+		_ = os.Remove(dirs.Link())
 	}
 	if held.still(dirs.LockFile()) {
 		_ = os.Remove(dirs.InfoFile())
@@ -636,7 +638,7 @@ type ListenError struct {
 func listenError(addr string, err error) *ListenError {
 	le := &ListenError{Addr: addr, Err: err}
 	if _, p, splitErr := net.SplitHostPort(addr); splitErr == nil {
-		if port, convErr := strconv.Atoi(p); convErr == nil && errors.Is(err, syscall.EADDRINUSE) {
+		if port, convErr := strconv.Atoi(p); convErr == nil && isErrno(err, addrInUseErrnos) {
 			le.Owner = home.PortOwner(port)
 		}
 	}
@@ -644,7 +646,7 @@ func listenError(addr string, err error) *ListenError {
 }
 
 func (e *ListenError) Error() string {
-	if errors.Is(e.Err, syscall.EADDRINUSE) {
+	if isErrno(e.Err, addrInUseErrnos) {
 		holder := "another program"
 		if e.Owner != "" {
 			holder = e.Owner
@@ -658,7 +660,7 @@ func (e *ListenError) Unwrap() error { return e.Err }
 
 // Reason is protocol.ReasonPortInUse for a taken port, else "".
 func (e *ListenError) Reason() string {
-	if errors.Is(e.Err, syscall.EADDRINUSE) {
+	if isErrno(e.Err, addrInUseErrnos) {
 		return protocol.ReasonPortInUse
 	}
 	return ""

@@ -687,7 +687,7 @@ func TestEventsLoggedAndFollowed(t *testing.T) {
 
 func TestFilesArePrivate(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
-	for _, p := range []string{h.Dirs.Config, h.Dirs.TokenFile(), h.Dirs.ManagedTokenFile(), h.Dirs.Socket(), h.Dirs.InfoFile()} {
+	for _, p := range []string{h.Dirs.Config, h.Dirs.TokenFile(), h.Dirs.ManagedTokenFile(), h.Dirs.Link(), h.Dirs.InfoFile()} {
 		if err := home.CheckPrivate(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
@@ -801,6 +801,7 @@ func (b *hungBrowser) Stop(context.Context) error {
 }
 func (b *hungBrowser) Done() <-chan struct{} { return b.done }
 func (b *hungBrowser) Err() error            { return nil }
+func (b *hungBrowser) Kill()                 {} // hung past SIGKILL too
 
 // TestTimeoutErrorsStateTheTimeout: an error names the timeout that ran
 // out, the caller's when it was shorter than the daemon's own.
@@ -897,22 +898,22 @@ func TestDaemonStopsWhenHomeLost(t *testing.T) {
 			}
 			t.Cleanup(func() { f.Close() })
 		}, false},
-		{"socket deleted", func(t *testing.T, dirs home.Dirs) {
-			if err := os.Remove(dirs.Socket()); err != nil {
+		{"link deleted", func(t *testing.T, dirs home.Dirs) {
+			if err := os.Remove(dirs.Link()); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
-		{"socket taken over", func(t *testing.T, dirs home.Dirs) {
-			if err := os.Remove(dirs.Socket()); err != nil {
+		{"link taken over", func(t *testing.T, dirs home.Dirs) {
+			if err := os.Remove(dirs.Link()); err != nil {
 				t.Fatal(err)
 			}
-			ln, err := home.ListenSocket(dirs.Socket())
+			ln, err := home.ListenLink(dirs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { // once the ghost has stopped
-				if _, err := os.Lstat(dirs.Socket()); err != nil {
-					t.Errorf("the stopped daemon removed the socket that took over: %v", err)
+				if _, err := os.Lstat(dirs.Link()); err != nil {
+					t.Errorf("the stopped daemon removed the link that took over: %v", err)
 				}
 				ln.Close()
 			})
@@ -1078,6 +1079,17 @@ func (b *writingBrowser) Stop(context.Context) error {
 }
 func (b *writingBrowser) Done() <-chan struct{} { return b.done }
 func (b *writingBrowser) Err() error            { return nil }
+
+// Kill ends it as SIGKILL would: no write after it, not even Stop's.
+func (b *writingBrowser) Kill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+}
 
 // TestLostHomeStaysGone: what a browser writes into its deleted home
 // before it is stopped (Chromium creates the profile's folders again) is

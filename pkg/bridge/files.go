@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -16,10 +19,18 @@ import (
 // file a download wrote, where the extension cannot: chrome.* gives it no
 // way to stat or read a local file.
 
-// checkUploadFiles refuses an upload whose files are not all existing
-// regular files, with invalid_action naming the first that is not, before
-// the action is sent: Chrome's DOM.setFileInputFiles takes any path and
-// the page would only fail later, reading it.
+// checkUploadFiles refuses an upload whose files are not all absolute
+// paths of existing regular files, with invalid_action naming the first
+// that is not, before the action is sent: Chrome's DOM.setFileInputFiles
+// takes any path and the page would only fail later, reading it.
+//
+// "Absolute" is filepath.IsAbs on the OS the daemon runs on, which is the
+// browser's too: the schema's pattern admits /…, C:\… and \\server\share\…
+// on every OS (one schema serves them all), so C:\x passes it on Linux, where
+// it is a relative name, and /x on Windows, where it has no drive. A
+// relative path would be read against the daemon's working directory,
+// which is not the caller's: the CLI and the flow runner resolve theirs
+// before sending, so one that gets here comes from a raw request.
 func checkUploadFiles(action json.RawMessage) *protocol.Error {
 	if !bytes.Contains(action, []byte(`"files"`)) {
 		return nil
@@ -32,6 +43,11 @@ func checkUploadFiles(action json.RawMessage) *protocol.Error {
 		return nil
 	}
 	for _, f := range a.Files {
+		if !filepath.IsAbs(f) {
+			e := protocol.Errorf(protocol.CodeInvalidAction, "upload: %s is not an absolute path on this machine (%s), where the daemon reads the files: the request is at fault (bua upload, flow steps and bua mcp resolve relative paths before they send; a raw request must do it itself); send the file's absolute path, e.g. %s", f, runtime.GOOS, absExample())
+			e.Reason = protocol.ReasonRefused
+			return e
+		}
 		fi, err := os.Stat(f)
 		var e *protocol.Error
 		switch {
@@ -48,6 +64,34 @@ func checkUploadFiles(action json.RawMessage) *protocol.Error {
 		}
 	}
 	return nil
+}
+
+// absExample is an absolute path as this OS writes one, for messages.
+func absExample() string {
+	if runtime.GOOS == "windows" {
+		return `C:\Users\me\report.pdf`
+	}
+	return "/home/me/report.pdf"
+}
+
+// nonSlashUploadPath is the first of an upload's files that does not
+// start with /, or "": the Windows paths (C:\…, \\server\share\…) that
+// an extension without protocol.FeatureUploadWindowsPaths would refuse,
+// its validator taking ^/ only (featureGate). action is the encoded
+// action object.
+func nonSlashUploadPath(action json.RawMessage) string {
+	var a struct {
+		Files []string `json:"files"`
+	}
+	if json.Unmarshal(action, &a) != nil {
+		return ""
+	}
+	for _, f := range a.Files {
+		if !strings.HasPrefix(f, "/") {
+			return f
+		}
+	}
+	return ""
 }
 
 // hashDownload adds download.sha256 to a result that reports a finished

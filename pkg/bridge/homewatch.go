@@ -46,9 +46,9 @@ func holdHome(dirs home.Dirs, lock *os.File) (heldHome, error) {
 		return nil, err
 	}
 	h := heldHome{{"lock file", dirs.LockFile(), lockInfo}}
-	held := [][2]string{{"socket", dirs.Socket()}, {"home directory", dirs.State}} // BUA_HOME: one dir
+	held := [][2]string{{home.LinkName, dirs.Link()}, {"home directory", dirs.State}} // BUA_HOME: one dir
 	if dirs.State != dirs.Runtime {
-		held = [][2]string{{"socket", dirs.Socket()}, {"state directory", dirs.State}, {"config directory", dirs.Config}}
+		held = [][2]string{{home.LinkName, dirs.Link()}, {"state directory", dirs.State}, {"config directory", dirs.Config}}
 	}
 	for _, f := range held {
 		fi, err := os.Stat(f[1])

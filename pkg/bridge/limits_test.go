@@ -14,6 +14,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -144,7 +145,7 @@ func TestRequestLineCap(t *testing.T) {
 // not when it stops sending.
 func TestRequestLineCapRaw(t *testing.T) {
 	h := bridgetest.StartDaemon(t, bridge.Config{})
-	c, err := net.Dial("unix", h.Dirs.Socket())
+	c, err := home.DialLink(context.Background(), h.Dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

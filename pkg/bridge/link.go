@@ -15,7 +15,9 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// The CLI link: newline-delimited JSON frames over the private unix socket.
+// The CLI link: newline-delimited JSON frames over the private link
+// (home.ListenLink: a unix socket, or loopback TCP once both ends proved
+// the link key).
 // A client sends linkRequests tagged with its own ids and may interleave
 // them on one connection; the daemon answers each with a linkResponse of
 // the same id, in completion order.
@@ -120,33 +122,41 @@ type PairCode struct {
 	URL       string    `json:"url"`
 }
 
-// acceptLink serves the CLI socket until ln closes. ln waits out a lack
-// of descriptors (patientListener); any other failure leaves no way to
-// reach this daemon, so it stops, and the next command starts another.
-func (d *Daemon) acceptLink(ln net.Listener) {
+// acceptLink serves the CLI link until ln closes. ln waits out a lack of
+// descriptors (patientListener); any other failure leaves no way to reach
+// this daemon, so it stops, and the next command starts another. Each
+// connection is served once link admits it (the client's uid, or its
+// proof of the link key: home.LinkListener.Admit).
+func (d *Daemon) acceptLink(ln net.Listener, link *home.LinkListener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
-				d.log.Error("the CLI socket stopped accepting: stopping", "err", err)
+				d.log.Error("the CLI link stopped accepting: stopping", "err", err)
 				d.Stop()
 			}
 			return
 		}
-		if err := home.CheckPeer(c); err != nil {
-			d.log.Warn("refused CLI connection", "err", err)
-			c.Close()
-			continue
-		}
-		go d.serveLink(c)
+		go d.serveLink(c, link)
 	}
 }
 
-func (d *Daemon) serveLink(c net.Conn) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
+// AdmitTimeout bounds a CLI client's proof of the link key (Windows):
+// on loopback it takes well under a millisecond.
+const AdmitTimeout = 5 * time.Second
+
+func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	defer d.freed.signal()
 	defer c.Close()
+	actx, acancel := context.WithTimeout(context.Background(), AdmitTimeout)
+	err := link.Admit(actx, c)
+	acancel()
+	if err != nil {
+		d.logs.Warn("refused CLI connections", "refused CLI connection", "err", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
 	var wmu sync.Mutex
 	enc := json.NewEncoder(c)
 	write := func(r linkResponse) {
@@ -326,7 +336,7 @@ func (d *Daemon) status() Status {
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
 		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.get(string(SelectManaged)).status(),
 		ManagedBrowsers: d.managed.statuses(), Pairings: PairingNames(d.cfg.Dirs.PairingsDir()),
-		Socket: d.cfg.Dirs.Socket(), ExtensionID: d.cfg.ExtensionID,
+		Socket: d.cfg.Dirs.Link(), ExtensionID: d.cfg.ExtensionID,
 		Runtime: readRuntimeStats(),
 	}
 	conns := d.pool.Conns() // one read for Connections and Replaced alike

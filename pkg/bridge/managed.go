@@ -40,6 +40,9 @@ type LaunchOptions struct {
 type BrowserProcess interface {
 	Pid() int // the browser's pid, which leads its process group
 	Stop(ctx context.Context) error
+	// Kill ends the browser and its helpers at once, without letting it
+	// write its profile back, and does not wait: Stop still reaps it.
+	Kill()
 	Done() <-chan struct{}
 	// Err is how the process exited, once Done is closed: nil for exit
 	// status 0, else an error reading like "exit status 3"; nil while it
@@ -412,16 +415,17 @@ func (m *managedBrowser) done() <-chan struct{} {
 }
 
 // kill ends the managed browser this daemon launched at once, its whole
-// process group (launchers start it as the group's leader), with SIGKILL:
-// for a home that was deleted, where a browser given SIGTERM writes its
-// profile back and so creates the home again. stop then reaps it.
+// process group (launchers start it as the group's leader; on Windows its
+// job), with SIGKILL: for a home that was deleted, where a browser given
+// SIGTERM writes its profile back and so creates the home again. stop
+// then reaps it.
 func (m *managedBrowser) kill() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.running() {
 		return
 	}
-	_ = browser.GroupOf(m.proc.Pid()).Kill()
+	m.proc.Kill()
 }
 
 // profileGone says why the running browser's profile is gone (deleted

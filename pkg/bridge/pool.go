@@ -423,8 +423,10 @@ func (p *Pool) cancelOnResume(old *Conn, id string, until time.Time) {
 // property names one (protocol.ParamSpec.Feature), when the connected
 // extension's hello does not list it: an older extension would reject or
 // misread it, so it is never sent (docs/protocol.md#versioning: pure
-// additions are safe only when the peer can ignore them). action is the
-// encoded action object.
+// additions are safe only when the peer can ignore them). One feature
+// widens a param's values instead, and is checked by hand: an upload
+// file that does not start with / needs upload_windows_paths. action is
+// the encoded action object.
 func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *protocol.Error {
 	if spec == nil {
 		return nil
@@ -449,6 +451,17 @@ func featureGate(c *Conn, spec *protocol.ActionSpec, action json.RawMessage) *pr
 		}
 		if _, ok := set[p.Name]; ok {
 			return refuse(fmt.Sprintf("%s with %s", spec.Type, p.Name), p.Feature)
+		}
+	}
+	// upload_windows_paths widens the values files takes (C:\…,
+	// \\server\share\…) rather than adding a param, which x-feature cannot
+	// say: an older extension's validator takes ^/ only, and would answer
+	// "must be an absolute path" for a path that is one.
+	if spec.Type == protocol.ActionUpload && !c.Supports(protocol.FeatureUploadWindowsPaths) {
+		if f := nonSlashUploadPath(action); f != "" {
+			err := protocol.Errorf(protocol.CodeInvalidAction, "the connected extension (%s) is older than this bua: it takes upload paths that start with / only, and %s does not (its hello does not list the %q feature); update it (load the folder `bua extension path` prints, or reload it in chrome://extensions, then reconnect) and send again", c.Hello.ClientVersion, f, protocol.FeatureUploadWindowsPaths)
+			err.Reason = protocol.ReasonRefused
+			return err
 		}
 	}
 	return nil

@@ -1,9 +1,6 @@
 package bridge
 
-import (
-	"os"
-	"runtime"
-)
+import "runtime"
 
 // RuntimeStats is the daemon process's own footprint in `bua status`, so a
 // soak (bench/soak.sh) or a person hunting a leak can watch it over time.
@@ -14,8 +11,10 @@ type RuntimeStats struct {
 	// HeapInUseBytes is runtime.MemStats.HeapInuse, in bytes: spans in use
 	// by the Go heap (what a leak grows), not what the OS has mapped.
 	HeapInUseBytes uint64 `json:"heapInUseBytes"`
-	// OpenFDs counts the entries of /proc/self/fd (sockets, the log, the
-	// lock); -1 where the system has no /proc (macOS).
+	// OpenFDs counts the process's open descriptors (sockets, the log,
+	// the lock): the entries of /proc/self/fd on Linux or /dev/fd on
+	// macOS, and on Windows its handle count, which also counts threads,
+	// events and the like (openfds_*.go); -1 where it cannot be read.
 	OpenFDs int `json:"openFds"`
 }
 
@@ -25,12 +24,4 @@ func readRuntimeStats() RuntimeStats {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return RuntimeStats{Goroutines: runtime.NumGoroutine(), HeapInUseBytes: ms.HeapInuse, OpenFDs: openFDs()}
-}
-
-func openFDs() int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(entries) - 1 // ReadDir's own descriptor is among them
 }

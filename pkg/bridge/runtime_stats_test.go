@@ -38,12 +38,9 @@ func TestStatusRuntime(t *testing.T) {
 	if before.HeapInUseBytes < 64<<10 || before.HeapInUseBytes > 1<<30 {
 		t.Errorf("heap in use = %d bytes: want between 64 KiB and 1 GiB", before.HeapInUseBytes)
 	}
-	wantFDs := runtime.GOOS == "linux"
-	if wantFDs && (before.OpenFDs < 3 || before.OpenFDs > 10000) {
+	// Every OS bua runs on counts them (openfds_*.go).
+	if before.OpenFDs < 3 || before.OpenFDs > 100000 {
 		t.Errorf("open fds = %d: want at least the two listeners and the link", before.OpenFDs)
-	}
-	if !wantFDs && before.OpenFDs != -1 {
-		t.Errorf("open fds = %d without /proc: want -1", before.OpenFDs)
 	}
 
 	h.Connect(t)
@@ -59,7 +56,7 @@ func TestStatusRuntime(t *testing.T) {
 	// The daemon runs in this process, so its count is this process's:
 	// compare with /proc/self/fd read here, not with a before that an
 	// earlier test's closing socket may have moved.
-	if wantFDs {
+	if runtime.GOOS == "linux" {
 		entries, err := os.ReadDir("/proc/self/fd")
 		if err != nil {
 			t.Fatal(err)

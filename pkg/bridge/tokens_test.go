@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,7 +213,7 @@ type linkAnswer struct {
 // own might, and reads the answer.
 func rawLink(t *testing.T, h *bridgetest.Harness, frame string) linkAnswer {
 	t.Helper()
-	c, err := net.Dial("unix", h.Dirs.Socket())
+	c, err := home.DialLink(context.Background(), h.Dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 )
@@ -18,7 +17,7 @@ func TestAlive(t *testing.T) {
 	}
 	// A child that exits and is not yet reaped is a zombie: gone to Alive,
 	// though signal 0 still reaches it.
-	cmd := exec.Command("true")
+	cmd := helperCmd(partExit)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -42,7 +41,8 @@ type Options struct {
 // Process is a launched browser.
 type Process struct {
 	cmd      *exec.Cmd
-	group    Group // read as it started, so Stop never signals a reused pid
+	group    Group   // read as it started, so Stop never signals a reused pid
+	sys      sysProc // what the OS adds: the job object on Windows
 	done     chan struct{}
 	err      error // how it exited, set before done is closed
 	stopOnce sync.Once
@@ -108,8 +108,9 @@ func Args(o Options) []string {
 func SandboxOff() bool { return os.Geteuid() == 0 }
 
 // Launch starts the browser and returns once the process is running (not
-// once it is ready: wait for the extension's hello).
-// The browser runs in its own process group so Stop also ends its helper
+// once it is ready: wait for the extension's hello). The browser runs in
+// its own process group on Unix, and in a job object that ends with this
+// process on Windows (startBrowser), so Stop also ends its helper
 // processes. ctx only bounds the start; use Stop to end the browser.
 func Launch(ctx context.Context, o Options) (*Process, error) {
 	if o.ProfileDir == "" {
@@ -134,19 +135,19 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 		}
 	}
 	cmd := exec.Command(exe, Args(o)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout = nil
 	log := o.Log
 	if log == nil {
 		log = io.Discard
 	}
 	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
+	sys, err := startBrowser(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("browser: start %s: %w", exe, err)
 	}
 	// Read before the reaper below can run: until then the process is at
 	// worst a zombie, whose start time still reads.
-	p := &Process{cmd: cmd, group: GroupOf(cmd.Process.Pid), done: make(chan struct{})}
+	p := &Process{cmd: cmd, group: GroupOf(cmd.Process.Pid), sys: sys, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -154,7 +155,7 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	return p, nil
 }
 
-// Pid is the browser's process id (also its process group id).
+// Pid is the browser's process id (also its process group id on Unix).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed once the browser process has exited and been reaped.
@@ -173,16 +174,24 @@ func (p *Process) Err() error {
 }
 
 // Stop ends the browser's process group (Group.Stop: SIGTERM, then SIGKILL
-// after StopGrace or when ctx ends) and waits until the main process is
-// reaped. It is safe to call more than once; an already-exited browser is
-// not an error, though helpers it left in its group are still ended.
+// after StopGrace or when ctx ends; on Windows its job object is
+// terminated) and waits until the main process is reaped. It is safe to
+// call more than once; an already-exited browser is not an error, though
+// helpers it left in its group are still ended.
 func (p *Process) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() {
-		p.stopErr = p.group.Stop(ctx, StopGrace)
+		p.stopErr = p.sys.stop(ctx, p.group)
 		<-p.done
+		p.sys.release()
 	})
 	return p.stopErr
 }
+
+// Kill ends the browser and its helpers at once (SIGKILL to its group;
+// TerminateJobObject on Windows), without waiting: for a browser that
+// must not write its profile back (a deleted home), which SIGTERM would
+// let it do. Stop still reaps it.
+func (p *Process) Kill() { _ = p.sys.kill(p.group) }
 
 // ForgetServiceWorkers removes the service workers Chromium stored in
 // profileDir (its Default/Service Worker folder): their registrations and

@@ -2,55 +2,27 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/pkg/home"
 )
 
-// startGroup runs script under sh as the leader of a new process group,
-// reaped in the background, so the test can stop the group as a process
-// that did not launch it would.
-func startGroup(t *testing.T, script string, args ...string) int {
-	t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", script, "sh"}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go cmd.Wait()
-	pid := cmd.Process.Pid
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-	// Wait for sh to start its children, so the group has them all.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(GroupMembers(pid)) < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := len(GroupMembers(pid)); n < 2 {
-		t.Fatalf("group %d has %d members, want sh and its child", pid, n)
-	}
-	return pid
-}
-
 // TestStopGroup: a group whose members exit on SIGTERM goes at once; one
-// that ignores SIGTERM goes at the grace's end, through SIGKILL. Either
-// way no live member is left, zombies aside.
+// that ignores SIGTERM goes at the grace's end, through SIGKILL (on
+// Windows, both are terminated at once: stopCases). Either way no live
+// member is left, zombies aside.
 func TestStopGroup(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		script   string
-		min, max time.Duration
-	}{
-		{"exits on SIGTERM", "sleep 60 & wait", 0, 2 * time.Second},
-		{"ignores SIGTERM", "trap '' TERM; sleep 60 & wait; sleep 60", 500 * time.Millisecond, 3 * time.Second},
-	} {
+	for _, tc := range stopCases {
 		t.Run(tc.name, func(t *testing.T) {
-			pgid := startGroup(t, tc.script)
+			pgid := startGroup(t, tc.part)
 			start := time.Now()
 			if err := GroupOf(pgid).Stop(context.Background(), 500*time.Millisecond); err != nil {
 				t.Fatal(err)
@@ -74,9 +46,9 @@ func TestStopGroup(t *testing.T) {
 // Stop refuses the same groups, except the reused pid, which means the
 // group is gone: nothing to stop.
 func TestGroupCheck(t *testing.T) {
-	pgid := startGroup(t, "sleep 60 & wait")
-	own := syscall.Getpgrp()
-	gone := exec.Command("true")
+	pgid := startGroup(t, partTree)
+	own := ownGroupID()
+	gone := helperCmd(partExit)
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +94,8 @@ func TestGroupCheck(t *testing.T) {
 // same pid, same start time, same profile on its command line.
 func TestRecordAlive(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "profile")
-	// sh's own command line carries the flag, as a browser's does.
-	pid := startGroup(t, "sleep 60 & wait", "--user-data-dir="+profile)
+	// The stand-in's own command line carries the flag, as a browser's does.
+	pid := startGroup(t, partTree, "--user-data-dir="+profile)
 	rec, err := Identify(pid, profile)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +129,7 @@ func TestStopRecorded(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "browser.json")
 	profile := filepath.Join(dir, "profile")
-	pid := startGroup(t, "sleep 60 & wait", "--user-data-dir="+profile)
+	pid := startGroup(t, partTree, "--user-data-dir="+profile)
 	rec, err := Identify(pid, profile)
 	if err != nil {
 		t.Fatal(err)
@@ -165,8 +137,8 @@ func TestStopRecorded(t *testing.T) {
 	if err := WriteRecord(path, rec); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("record %v, %v: want mode 0600", fi, err)
+	if err := home.CheckPrivate(path); err != nil {
+		t.Fatalf("record: %v", err)
 	}
 	got, err := StopRecorded(context.Background(), path)
 	if err != nil || len(got.Browsers) != 1 || got.Browsers[0].PID != pid || got.Corrupt != nil {
@@ -199,7 +171,10 @@ func TestStopRecorded(t *testing.T) {
 // record to signal; a missing one is fs.ErrNotExist.
 func TestReadRecordCorrupt(t *testing.T) {
 	dir := t.TempDir()
-	good := `{"pid": 4242, "procStart": "123", "profileDir": "/p"}`
+	// An absolute path on this OS, as JSON: "/p", or "C:\\p" on Windows.
+	abs, _ := json.Marshal(filepath.Join(dir, "p"))
+	p := string(abs)
+	good := `{"pid": 4242, "procStart": "123", "profileDir": ` + p + `}`
 	for _, tc := range []struct {
 		name, data string
 		corrupt    bool
@@ -208,12 +183,12 @@ func TestReadRecordCorrupt(t *testing.T) {
 		{"garbage", "\x00garbage{", true},
 		{"empty", "", true},
 		{"cut short", good[:20], true},
-		{"pid 0", `{"pid": 0, "procStart": "123", "profileDir": "/p"}`, true},
-		{"pid 1", `{"pid": 1, "procStart": "123", "profileDir": "/p"}`, true},
-		{"a negative pid", `{"pid": -7, "procStart": "123", "profileDir": "/p"}`, true},
-		{"no start time", `{"pid": 4242, "profileDir": "/p"}`, true},
+		{"pid 0", `{"pid": 0, "procStart": "123", "profileDir": ` + p + `}`, true},
+		{"pid 1", `{"pid": 1, "procStart": "123", "profileDir": ` + p + `}`, true},
+		{"a negative pid", `{"pid": -7, "procStart": "123", "profileDir": ` + p + `}`, true},
+		{"no start time", `{"pid": 4242, "profileDir": ` + p + `}`, true},
 		{"a relative profile", `{"pid": 4242, "procStart": "123", "profileDir": "p"}`, true},
-		{"a pid that is not a number", `{"pid": "4242", "procStart": "123", "profileDir": "/p"}`, true},
+		{"a pid that is not a number", `{"pid": "4242", "procStart": "123", "profileDir": ` + p + `}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
@@ -258,13 +233,17 @@ func TestStopRecordedHeals(t *testing.T) {
 			path := filepath.Join(dir, "browser.json")
 			profile := filepath.Join(dir, "profile")
 			// The browser: it leads its group, a helper runs in it.
-			pid := startGroup(t, "sleep 60 & wait", "--user-data-dir="+profile)
-			// A bystander naming the profile, not leading its own group.
-			by := exec.Command("sh", "-c", "sleep 60", "sh", "--user-data-dir="+profile)
-			if err := by.Start(); err != nil {
-				t.Fatal(err)
+			pid := startGroup(t, partTree, "--user-data-dir="+profile)
+			// A bystander naming the profile, not leading its own group
+			// (where groups exist to tell it apart: groupsAreReal).
+			var by *exec.Cmd
+			if groupsAreReal {
+				by = helperCmd(partSleep, "--user-data-dir="+profile)
+				if err := by.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { by.Process.Kill(); by.Wait() })
 			}
-			t.Cleanup(func() { by.Process.Kill(); by.Wait() })
 			if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +261,7 @@ func TestStopRecordedHeals(t *testing.T) {
 			if m := GroupMembers(pid); len(m) > 0 {
 				t.Fatalf("the browser's group still has %v", m)
 			}
-			if !Alive(by.Process.Pid) {
+			if by != nil && !Alive(by.Process.Pid) {
 				t.Error("the bystander was signalled")
 			}
 			if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -304,7 +283,7 @@ func TestStopRecordedHeals(t *testing.T) {
 // its successor's record.
 func TestRemoveRecordOnlyItsOwn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "browser.json")
-	if err := WriteRecord(path, Record{PID: 42, ProcStart: "1", ProfileDir: "/p"}); err != nil {
+	if err := WriteRecord(path, Record{PID: 42, ProcStart: "1", ProfileDir: filepath.Join(filepath.Dir(path), "p")}); err != nil {
 		t.Fatal(err)
 	}
 	RemoveRecord(path, 41)
@@ -323,13 +302,13 @@ func TestRemoveRecordOnlyItsOwn(t *testing.T) {
 func TestIdentifyRightAfterStart(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "profile")
 	for i := 0; i < 30; i++ {
-		cmd := exec.Command("sh", "-c", "sleep 60", "sh", "--user-data-dir="+profile)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd := helperCmd(partSleep, "--user-data-dir="+profile)
+		newGroup(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		_, err := Identify(cmd.Process.Pid, profile)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if err != nil {
 			t.Fatalf("launch %d: %v", i, err)

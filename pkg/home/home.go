@@ -1,38 +1,30 @@
 package home
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // Dirs are bua's three directories. With $BUA_HOME set all three are that
-// directory; otherwise they follow XDG: config ($XDG_CONFIG_HOME/bua or
-// ~/.config/bua), state ($XDG_STATE_HOME/bua or ~/.local/state/bua) and
-// runtime ($XDG_RUNTIME_DIR/bua, else the state dir's run/).
+// directory; otherwise each OS has its own layout (dirs_unix.go,
+// dirs_windows.go): XDG on Linux and macOS, %LOCALAPPDATA%\bua on
+// Windows (local, never the roaming profile: tokens must not roam).
 //
-// The runtime dir holds the socket, and whoever owns a directory on the
-// way to the socket can read what the CLI sends. Without XDG_RUNTIME_DIR
-// (a private per-user tmpfs where the system provides one) it is therefore
-// under the user's own home, where no other user can create it first, not
-// /tmp/bua-UID, a predictable name in a directory everyone may write to.
-// /tmp/bua-UID is only the short path a socket moves to when the natural
-// one would not fit in sun_path (Socket), and is checked like the rest.
+// The runtime dir holds the CLI's link to the daemon (Link), and whoever
+// owns a directory on the way to it could read what the CLI sends, so it
+// is always a directory only the user can create: never a predictable
+// name in a directory everyone may write to.
 type Dirs struct {
 	Config  string // token files
 	State   string // logs, event log, managed browser profile
-	Runtime string // socket, lock, daemon.json
+	Runtime string // the link (unix socket, or the link file), lock, daemon.json
 }
 
-// maxSocketPath keeps socket paths under the 104/108-byte sun_path limits of
-// macOS and Linux, with room for the terminating NUL.
-const maxSocketPath = 100
-
-// Resolve reads $BUA_HOME and the XDG variables through getenv.
+// Resolve reads $BUA_HOME and the OS's own variables (XDG_* and HOME on
+// Unix, LOCALAPPDATA on Windows) through getenv.
 func Resolve(getenv func(string) string) (Dirs, error) {
 	if h := getenv("BUA_HOME"); h != "" {
 		abs, err := filepath.Abs(h)
@@ -41,32 +33,16 @@ func Resolve(getenv func(string) string) (Dirs, error) {
 		}
 		return Dirs{Config: abs, State: abs, Runtime: abs}, nil
 	}
-	userHome := getenv("HOME")
-	if userHome == "" {
-		var err error
-		if userHome, err = os.UserHomeDir(); err != nil {
-			return Dirs{}, fmt.Errorf("no home directory: set BUA_HOME: %w", err)
-		}
-	}
-	pick := func(env, fallback string) string {
-		if v := getenv(env); v != "" {
-			return filepath.Join(v, "bua")
-		}
-		return fallback
-	}
-	state := pick("XDG_STATE_HOME", filepath.Join(userHome, ".local", "state", "bua"))
-	return Dirs{
-		Config:  pick("XDG_CONFIG_HOME", filepath.Join(userHome, ".config", "bua")),
-		State:   state,
-		Runtime: pick("XDG_RUNTIME_DIR", filepath.Join(state, "run")),
-	}, nil
+	return defaultDirs(getenv)
 }
 
-// Ensure creates the directories at 0700 and tightens this user's own if
-// they exist with wider modes, because the token and socket inside grant
-// control of a logged-in browser. A directory of another user's, or a
-// symlink on the way to the socket, is an *UnsafeError: the daemon does
-// not serve from it (root's chmod would succeed, and leave it theirs).
+// Ensure creates the directories private to the user (0700 on Unix; on
+// Windows a protected DACL for the user, SYSTEM and Administrators) and
+// tightens this user's own if they exist more open, because the token and
+// the link inside grant control of a logged-in browser. A directory of
+// another user's, or a symlink on the way to the link, is an
+// *UnsafeError: the daemon does not serve from it (root's chmod would
+// succeed, and leave it theirs).
 func (d Dirs) Ensure() error {
 	for _, dir := range []string{d.Config, d.State} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -76,7 +52,7 @@ func (d Dirs) Ensure() error {
 			return err
 		}
 	}
-	for _, dir := range d.socketDirs() {
+	for _, dir := range d.linkDirs() {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
@@ -126,18 +102,6 @@ func (d Dirs) Downloads() string { return filepath.Join(d.State, "downloads") }
 // read by the next daemon or `bua browser stop` when that daemon died.
 func (d Dirs) BrowserRecord() string { return filepath.Join(d.BrowserDir(), "browser.json") }
 
-// Socket is the CLI's unix socket. When the natural path would pass the
-// sun_path limit (a deep $BUA_HOME), it moves to a short path under the
-// temp dir named by a hash of the runtime dir, so it stays unique per home.
-func (d Dirs) Socket() string {
-	p := filepath.Join(d.Runtime, "bua.sock")
-	if len(p) <= maxSocketPath {
-		return p
-	}
-	sum := sha256.Sum256([]byte(d.Runtime))
-	return filepath.Join(os.TempDir(), "bua-"+strconv.Itoa(os.Getuid()), fmt.Sprintf("%x.sock", sum[:6]))
-}
-
 // WriteFile writes data at 0600, atomically (temp file and rename), so a
 // reader never sees half a token.
 func WriteFile(path string, data []byte) error {
@@ -163,19 +127,25 @@ func WriteFile(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// CheckPrivate reports whether path exists, is this user's and has no
-// group or other bits set (0600 files, 0700 directories). A missing file
-// is fs.ErrNotExist.
+// CheckPrivate reports whether path exists, is this user's and is
+// private to the user: no group or other bits on Unix (0600 files, 0700
+// directories), no access rule for anyone but the user, SYSTEM and
+// Administrators on Windows. A missing file is fs.ErrNotExist; a file
+// that is not private is an error naming the command that fixes it.
 func CheckPrivate(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	if owner := ownerOf(fi); owner != uid {
-		return fmt.Errorf("%s belongs to %s, not to you, %s, so bua cannot rely on it: ask its owner to remove it, or set BUA_HOME to a new directory of yours", path, whoIs(owner), whoIs(uid))
+	owner, open, err := inspect(path, fi)
+	if err != nil {
+		return err
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s has mode %04o: run `chmod go-rwx %s`", path, fi.Mode().Perm(), path)
+	if !isMine(owner) {
+		return fmt.Errorf("%s belongs to %s, not to you, %s, so bua cannot rely on it: ask its owner to remove it, or set BUA_HOME to a new directory of yours", path, owner, me)
+	}
+	if open != "" {
+		return fmt.Errorf("%s %s: run `%s`", path, open, fixCommand(path, fi.IsDir()))
 	}
 	return nil
 }

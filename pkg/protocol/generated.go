@@ -52,6 +52,7 @@ const (
 	FeatureClickOptions       = "click_options"        // click takes button (left, middle, right, back or forward) and clickCount (2 for a double click, 3 for a triple click)
 	FeatureRecord             = "record"               // the record_start, record_read and record_stop actions: record the person's own input on a tab (trusted events only, never a page's script) as steps for a flow, each element with its readable locators taken when the person acted on it, text typed into a password field as a secret number and never its text; the badge and the popup show the recording, with a Stop button
 	FeatureOwnWindows         = "own_windows"          // open_tab takes window, a key naming a window of the caller's own: tabs opened with the same key share one window, made as the BUA window is, apart from it and from other keys' windows, and the extension switches to a background tab there as in the BUA window
+	FeatureUploadWindowsPaths = "upload_windows_paths" // upload takes Windows paths beside /…: a drive letter (C:\… or C:/…) or a UNC path (\\server\share\…), passed to DOM.setFileInputFiles as they are
 )
 
 // Features lists every known feature in schema order.
@@ -84,6 +85,7 @@ var Features = []string{
 	FeatureClickOptions,
 	FeatureRecord,
 	FeatureOwnWindows,
+	FeatureUploadWindowsPaths,
 }
 
 // Named reasons an extension's error may carry beside its code (schema
@@ -458,7 +460,7 @@ var ActionSpecs = map[ActionType]*ActionSpec{
 			{Name: "name", Kind: KindString, Required: false, Example: "Sign in", Feature: FeatureRoleTarget, Description: "With role: the element's accessible name, as the accessibility tree computes it (aria-labelledby, aria-label, a <label>, the content, title; whitespace collapsed). A plain string matches the whole name exactly, case included; /pattern/flags is a JavaScript regular expression tested against it (unanchored: /^Sign in$/i for a whole name in any case)."},
 			{Name: "nth", Kind: KindInteger, Required: false, Example: 0, Feature: FeatureRoleTarget, Description: "With role: which of several matches to act on, 0-based, in document order. Without it, more than one match is invalid_action listing the candidates."},
 			{Name: "frame", Kind: KindString, Required: false, Example: "pay", Feature: FeatureFrames, Description: "The frame to look for the selector or the role target in: the first frame, in document order, whose URL contains this text or whose name (the iframe's name attribute) equals it. Without it a selector looks in the main document, and a role target in the main frame, then, when that has no match, in every frame: the one frame with matches wins, and matches in several are invalid_action. A pure addition to v4, sent only to an extension whose hello lists the frames feature (x-feature)."},
-			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files; relative paths are the CLI's and the flow runner's to resolve."},
+			{Name: "files", Kind: KindList, Item: KindString, Required: true, Example: []any{"/tmp/report.pdf"}, Description: "Absolute paths of regular files, as the OS the daemon runs on writes them: /… on Linux and macOS; on Windows a drive-letter path (C:\\… or C:/…) or a UNC path (\\\\server\\share\\…), which Chrome takes as they are. The daemon refuses a path that is not absolute there (invalid_action, reason refused), and sends one that does not start with / only to an extension whose hello lists the upload_windows_paths feature (a pure addition to v4: an older extension takes /… only). Relative paths are the CLI's and the flow runner's to resolve."},
 			{Name: "tabId", Kind: KindInteger, Required: false, Example: 0, Description: "The tab to act on: optional on every action that takes it but close_tab, where it is required; without it the extension picks the tab (docs/protocol.md#sessions)."},
 		},
 	},

@@ -268,8 +268,14 @@ type Action struct {
 	// flattened. One item or a list; a list selects several options of a
 	// multi-select, and an empty list deselects every option.
 	Index OneOrMany[int] `json:"index,omitzero"`
-	// Absolute paths of regular files; relative paths are the CLI's and the flow
-	// runner's to resolve.
+	// Absolute paths of regular files, as the OS the daemon runs on writes them:
+	// /… on Linux and macOS; on Windows a drive-letter path (C:\… or C:/…)
+	// or a UNC path (\\server\share\…), which Chrome takes as they are. The
+	// daemon refuses a path that is not absolute there (invalid_action, reason
+	// refused), and sends one that does not start with / only to an extension
+	// whose hello lists the upload_windows_paths feature (a pure addition to v4:
+	// an older extension takes /… only). Relative paths are the CLI's and the
+	// flow runner's to resolve.
 	Files []string `json:"files,omitzero"`
 	// true accepts (OK), false dismisses (Cancel); an alert is closed either
 	// way.

@@ -24,9 +24,11 @@ func validateActionValue(v any) *SchemaError { return vDefAction(v, &vloc{key: "
 var (
 	vRe0 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\\S") })
 	vRe1 = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
+	})
+	vRe2 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$")
 	})
-	vRe2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^/") })
 	vRe3 = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$")
 	})
@@ -1273,7 +1275,7 @@ func vDefKeyCheck(v any, p *vloc, q bool) *SchemaError {
 		return p.failType(q, "must be string, got ", v)
 	}
 	if s, ok := v.(string); ok {
-		if !vRe1().MatchString(s) {
+		if !vRe2().MatchString(s) {
 			return p.failPattern(q, s, " does not match ^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$")
 		}
 	}
@@ -3776,7 +3778,7 @@ func v314(v any, p *vloc, q bool) *SchemaError {
 	if v314Check(v, p, true) == nil {
 		return nil
 	}
-	return p.fail(q, "must be an absolute path")
+	return p.fail(q, "must be an absolute path (/…, C:\\… or \\\\server\\share\\…)")
 }
 
 // v314Check checks #/$defs/action.upload/properties/files/items.
@@ -3792,8 +3794,8 @@ func v314Check(v any, p *vloc, q bool) *SchemaError {
 		if n > 4096 {
 			return p.fail(q, "must be at most 4096 characters")
 		}
-		if !vRe2().MatchString(s) {
-			return p.failPattern(q, s, " does not match ^/")
+		if !vRe1().MatchString(s) {
+			return p.failPattern(q, s, " does not match ^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)")
 		}
 	}
 	return nil

@@ -38,7 +38,8 @@ func (s *State) bundleDir(rep *StepReport) string {
 // file in failed.Artifacts (the JSON report lists them, JUnit attaches
 // them). Paths are Artifacts joined with the file's place, so a relative
 // --artifacts gives relative paths (as GitLab wants them) and an absolute
-// one absolute paths (as Jenkins does).
+// one absolute paths (as Jenkins does); they are the OS's, and every
+// report writes them slash-separated (ReportPath).
 //
 // It returns every write that failed, each naming its path and the OS
 // error; a file that could not be written whole is not left behind.

@@ -283,7 +283,7 @@ func TestJUnit_Golden(t *testing.T) {
 	if err := suite.WriteJUnit(&b); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.ReplaceAll(b.String(), dir, "DIR")
+	got := scrubDir(b.String(), dir, "DIR/")
 	golden := filepath.Join("testdata", "junit.golden.xml")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {

@@ -101,6 +101,28 @@ func (ds Diagnostics) sort() {
 	})
 }
 
+// reportForm is ds as a report writes them, each file slash-separated
+// (ReportPath), in a new slice; nil for none.
+func (ds Diagnostics) reportForm() Diagnostics {
+	if ds == nil {
+		return nil
+	}
+	out := make(Diagnostics, len(ds))
+	for i, d := range ds {
+		d.File = ReportPath(d.File)
+		out[i] = d
+	}
+	return out
+}
+
+// nativeForm is ds read back from a report, each file in the OS's form
+// (filepath.FromSlash), in place.
+func (ds Diagnostics) nativeForm() {
+	for i := range ds {
+		ds[i].File = filepath.FromSlash(ds[i].File)
+	}
+}
+
 // String is one diagnostic per line (snippets add lines).
 func (ds Diagnostics) String() string {
 	var b strings.Builder

@@ -230,7 +230,7 @@ func TestReport_FlakyGolden(t *testing.T) {
 		if err := g.write(&b); err != nil {
 			t.Fatal(err)
 		}
-		got := strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "")
+		got := scrubDir(b.String(), dir, "")
 		path := filepath.Join("testdata", g.file)
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -195,6 +196,10 @@ func asList(v any) []any {
 // resolvePaths makes upload's relative paths absolute against the
 // directory of the flow file that names them (the working directory for a
 // flow with no file), as a person reading the flow would expect.
+// "Absolute" is the OS's (filepath.IsAbs, filepath.Abs): C:\x and
+// \\server\share\x on Windows, /x elsewhere. A Windows path that is
+// neither, but names a drive (C:x) or the root (\x, /x), is the current
+// drive's, as the shell reads it, not a place in the flow's folder.
 func resolvePaths(flowFile string, paths []any) []any {
 	base := "."
 	if flowFile != "" && !strings.HasPrefix(flowFile, "<") {
@@ -207,7 +212,11 @@ func resolvePaths(flowFile string, paths []any) []any {
 			out[i] = p
 			continue
 		}
-		abs, err := filepath.Abs(filepath.Join(base, s))
+		path := filepath.Join(base, s)
+		if filepath.VolumeName(s) != "" || os.IsPathSeparator(s[0]) {
+			path = s // only on Windows: elsewhere a rooted path is absolute
+		}
+		abs, err := filepath.Abs(path)
 		if err != nil {
 			abs = s // left for the schema to refuse as relative
 		}

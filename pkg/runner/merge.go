@@ -66,12 +66,13 @@ func Merge(inputs []*SuiteReport, opt MergeOptions) (*SuiteReport, []string, err
 	var end time.Time
 	for _, in := range inputs {
 		for _, f := range in.Flows {
-			if prev, ok := seen[f.File]; ok && prev != in && !opt.AllowDuplicates {
+			key := ReportPath(f.File) // flows/a.yaml whichever OS ran the shard
+			if prev, ok := seen[key]; ok && prev != in && !opt.AllowDuplicates {
 				return nil, nil, &ReportError{File: in.Source,
 					Msg:  fmt.Sprintf("flow %q (%s) is also in %s: the shards overlap", f.Name, f.File, label(prev)),
 					Hint: "give each shard's report once, and run every job with the same N and its own I (--shard I/N); --allow-duplicates keeps both runs"}
 			}
-			seen[f.File] = in
+			seen[key] = in
 			if f.Shard == "" {
 				f.Shard = in.Shard
 			}
@@ -99,8 +100,8 @@ func Merge(inputs []*SuiteReport, opt MergeOptions) (*SuiteReport, []string, err
 	}
 	sort.SliceStable(out.Flows, func(i, j int) bool {
 		a, b := out.Flows[i], out.Flows[j]
-		if a.File != b.File {
-			return a.File < b.File
+		if fa, fb := ReportPath(a.File), ReportPath(b.File); fa != fb {
+			return fa < fb // as Shard sorts: the same order on every OS
 		}
 		return a.Name < b.Name
 	})

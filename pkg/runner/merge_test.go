@@ -161,7 +161,7 @@ func TestMerge_Golden(t *testing.T) {
 
 	var order []string
 	for _, f := range m.Flows {
-		order = append(order, f.File+"@"+f.Shard)
+		order = append(order, ReportPath(f.File)+"@"+f.Shard)
 	}
 	if got, want := strings.Join(order, " "), "flows/a_login.yaml@1/3 flows/b_cart.yaml@2/3 flows/c_checkout.yaml@3/3 flows/d_search.yaml@1/3 flows/e_broken.yaml@2/3 flows/f_profile.yaml@3/3"; got != want {
 		t.Errorf("flows %s, want %s", got, want)
@@ -218,7 +218,7 @@ func TestMerge_Golden(t *testing.T) {
 	}
 	out := parsed.Suites[0].Cases[2].SystemOut
 	for _, want := range []string{"console error: payment failed for ***", "failed request: POST http://shop.test/api/pay 500",
-		"[[ATTACHMENT|" + filepath.Join(reportsDir, "shard-3", "art-3", "attempt-2", "checkout", "4-order-confirmed", "screenshot.jpg") + "]]"} {
+		"[[ATTACHMENT|" + filepath.ToSlash(filepath.Join(reportsDir, "shard-3", "art-3", "attempt-2", "checkout", "4-order-confirmed", "screenshot.jpg")) + "]]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("checkout's system-out lacks %q:\n%s", want, out)
 		}
@@ -259,7 +259,7 @@ func TestMerge_RoundTrip(t *testing.T) {
 		want, _ := os.ReadFile(path)
 		// Artifact paths now start at the report's folder, as the merge
 		// sees them.
-		got := strings.ReplaceAll(js.String(), filepath.Dir(path)+"/", "")
+		got := strings.ReplaceAll(js.String(), filepath.ToSlash(filepath.Dir(path))+"/", "")
 		if got != string(want) {
 			t.Errorf("%s read and written again differs:\n%s", path, firstDiff(got, string(want)))
 		}

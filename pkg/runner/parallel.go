@@ -43,7 +43,7 @@ type job struct {
 func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Worker) *SuiteReport {
 	suite := &SuiteReport{Started: r.now(), ExitCode: r.ExitCode}
 	files = slices.Clone(files)
-	slices.Sort(files)
+	sortFiles(files)
 	q := &queue{recs: make([]*FlowReport, len(files))}
 	q.cond = sync.NewCond(&q.mu)
 	for i, f := range files {

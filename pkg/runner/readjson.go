@@ -127,6 +127,9 @@ func ReadJSON(data []byte, file string) (*SuiteReport, error) {
 	}
 	s := &SuiteReport{Started: js.Started, Duration: ms(js.DurationMs), Interrupted: js.Interrupted, Problems: js.Problems, MissingShards: js.MissingShards,
 		Bua: js.Bua, Host: js.Host, Shard: js.Shard, WorkDir: js.WorkDir, Shards: js.Shards, Source: file}
+	for i := range s.Shards {
+		s.Shards[i].Report = filepath.FromSlash(s.Shards[i].Report)
+	}
 	for i := range js.Flows {
 		f, err := js.Flows[i].flowReport(fmt.Sprintf("flows[%d]", i))
 		if err != nil {
@@ -143,10 +146,15 @@ func (jf *jsonFlow) flowReport(at string) (*FlowReport, error) {
 	if f == nil {
 		f = &FlowReport{}
 	}
-	f.Name, f.File, f.Status, f.Duration, f.Flaky = jf.Name, jf.File, jf.Status, ms(jf.DurationMs), jf.Flaky
+	// The report's paths are slash-separated (ReportPath); in memory they
+	// are the OS's, as a run's are, so a merge matches and sorts the flows
+	// of shards run on different OSes alike, and the writers turn them
+	// back.
+	f.Name, f.File, f.Status, f.Duration, f.Flaky = jf.Name, filepath.FromSlash(jf.File), jf.Status, ms(jf.DurationMs), jf.Flaky
 	if f.File == "" {
 		return nil, fmt.Errorf("%s has no file", at)
 	}
+	f.Diagnostics.nativeForm()
 	if _, ok := statusRank[f.Status]; !ok {
 		return nil, fmt.Errorf("%s (%s): unknown status %q", at, f.File, f.Status)
 	}
@@ -160,6 +168,10 @@ func (jf *jsonFlow) flowReport(at string) (*FlowReport, error) {
 			return nil, fmt.Errorf("%s.steps[%d] (%s): unknown status %q", at, i, f.File, st.Status)
 		}
 		st.Duration = ms(js.DurationMs)
+		st.File = filepath.FromSlash(st.File)
+		for k, a := range st.Artifacts {
+			st.Artifacts[k] = filepath.FromSlash(a)
+		}
 		f.Steps = append(f.Steps, st)
 	}
 	f.FailedAttempts = nil

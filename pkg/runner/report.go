@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -76,7 +77,8 @@ type StepReport struct {
 	// while the step ran, in order.
 	Dialogs []DialogReport `json:"dialogs,omitempty"`
 	// Artifacts are the files of this step's evidence bundle (bundle.go),
-	// when it failed the flow and --artifacts was given.
+	// when it failed the flow and --artifacts was given, in the OS's form;
+	// reports write them slash-separated (ReportPath).
 	Artifacts []string `json:"artifacts,omitempty"`
 	// FailedAttempts are the attempts its retry policy sent again, each
 	// with its error; Flaky is set when one was followed by a pass (see
@@ -269,10 +271,42 @@ type jsonFlow struct {
 	FailedAttempts []jsonFlow `json:"failedAttempts,omitempty"`
 }
 
+// ReportPath is path as every report bua writes gives it (the JSON and
+// JUnit reports, the HTML page, the evidence bundle's step log) and as
+// goldens hold it: slash-separated on every OS (filepath.ToSlash), so the
+// reports of shards run on Windows and on Linux merge (Merge matches
+// flows by file), CI tools read one form, and a golden written on one OS
+// matches on the other. The runner keeps paths in the OS's own form; a
+// reader turns a report's back with filepath.FromSlash before it touches
+// the file system (ReadJSON, ReadJSONFile). Messages (an error's
+// file:line, Problems) keep the OS's form: they are for the person at
+// that machine, who may paste them into a shell.
+func ReportPath(path string) string { return toSlash(path) }
+
+// toSlash is filepath.ToSlash; a test swaps it for one that turns \ into
+// / (slashesAsOnWindows), so that a writer that leaves out ReportPath
+// fails on Linux too, where filepath.ToSlash changes nothing.
+var toSlash = filepath.ToSlash
+
+// reportPaths is ReportPath of each of paths, in a new slice (nil for
+// none): the report's copy, never the runner's own.
+func reportPaths(paths []string) []string {
+	if paths == nil {
+		return nil
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ReportPath(p)
+	}
+	return out
+}
+
 // maskedStep is st as the JSON report and the bundle's step log show it:
-// params, result, error and note masked, large result fields elided.
+// params, result, error and note masked, large result fields elided, its
+// file and artifacts slash-separated (ReportPath).
 func (f *FlowReport) maskedStep(st *StepReport) jsonStep {
 	c := *st
+	c.File, c.Artifacts = ReportPath(st.File), reportPaths(st.Artifacts)
 	c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
 	c.Result = f.masker.MaskValue(elide(st.Result))
 	if st.Error != nil {
@@ -301,10 +335,13 @@ func (s *SuiteReport) exitCode(st Status) *int {
 	return &c
 }
 
-// jsonFlow is f's JSON form, its failed attempts included.
+// jsonFlow is f's JSON form, its failed attempts included, its paths
+// slash-separated (ReportPath).
 func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
-	jf := jsonFlow{Name: f.Name, File: f.File, Status: f.Status, ExitCode: s.exitCode(f.Status), Flaky: f.Flaky,
-		FlowReport: f, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
+	fc := *f // the report's copy: the diagnostics' files change, f's do not
+	fc.Diagnostics = f.Diagnostics.reportForm()
+	jf := jsonFlow{Name: f.Name, File: ReportPath(f.File), Status: f.Status, ExitCode: s.exitCode(f.Status), Flaky: f.Flaky,
+		FlowReport: &fc, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 	for _, st := range f.Steps {
 		js := f.maskedStep(st)
 		js.FailedAttempts = maskAttempts(f.masker, st.FailedAttempts)
@@ -339,12 +376,18 @@ type jsonSuite struct {
 // WriteJSON writes the suite with every step: params after interpolation,
 // results with large fields elided, errors and durations (ms), each flow's
 // status and, when ExitCode is set, the suite's and each flow's exit code.
-// Secrets are masked. reportVersion, bua, host, shard and workDir let
-// ReadJSON and Merge read it back, on another machine too.
+// Secrets are masked; paths (files, artifacts, workDir, the shards'
+// reports) are slash-separated (ReportPath). reportVersion, bua, host,
+// shard and workDir let ReadJSON and Merge read it back, on another
+// machine, of another OS, too.
 func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	out := jsonSuite{ReportVersion: ReportVersion, Bua: s.Bua, Host: s.Host, Shard: s.Shard,
 		Started: s.Started, DurationMs: s.Duration.Milliseconds(), Status: s.Status(),
-		Interrupted: s.Interrupted, Problems: s.Problems, MissingShards: s.MissingShards, WorkDir: s.WorkDir, Shards: s.Shards, Flows: []jsonFlow{}}
+		Interrupted: s.Interrupted, Problems: s.Problems, MissingShards: s.MissingShards, WorkDir: ReportPath(s.WorkDir), Flows: []jsonFlow{}}
+	for _, sh := range s.Shards {
+		sh.Report = ReportPath(sh.Report)
+		out.Shards = append(out.Shards, sh)
+	}
 	if s.ExitCode != nil {
 		code := s.Exit()
 		out.ExitCode = &code
@@ -403,11 +446,12 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // WriteJUnit writes the suite as JUnit XML. A failed, blocked or
 // unavailable flow is a <failure> whose message names the failed step; an
-// invalid flow is an <error>.
+// invalid flow is an <error>. A testcase's classname is its flow file,
+// slash-separated (ReportPath), as its attachments are.
 func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 	js := junitSuite{Name: "bua", Time: seconds(s.Duration)}
 	for _, f := range s.Flows {
-		c := junitCase{Name: f.Name, Classname: f.File, Time: seconds(f.Duration)}
+		c := junitCase{Name: f.Name, Classname: ReportPath(f.File), Time: seconds(f.Duration)}
 		js.Tests++
 		switch f.Status {
 		case StatusPassed:
@@ -453,12 +497,13 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			out[i] = f.masker.Mask(out[i])
 		}
 		// The bundle's files, one per line in the convention Jenkins'
-		// JUnit Attachments plugin and GitLab read. Paths bua wrote are
+		// JUnit Attachments plugin and GitLab read, slash-separated
+		// (ReportPath), which both take on every OS. Paths bua wrote are
 		// never masked: a secret that is also part of a step's name would
 		// otherwise point CI at a file that does not exist.
 		for _, st := range f.Steps {
 			for _, a := range st.Artifacts {
-				out = append(out, "[[ATTACHMENT|"+a+"]]")
+				out = append(out, "[[ATTACHMENT|"+ReportPath(a)+"]]")
 			}
 		}
 		if len(out) > 0 {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -672,11 +672,12 @@ func flowName(file string) string {
 	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 }
 
-// Shard returns the files of shard i of n (1-based): sorted, then every
-// file whose index % n == i-1, so each CI job gets a stable share.
+// Shard returns the files of shard i of n (1-based): sorted (sortFiles),
+// then every file whose index % n == i-1, so each CI job gets a stable
+// share, on whichever OS it runs.
 func Shard(files []string, i, n int) []string {
 	sorted := append([]string(nil), files...)
-	sort.Strings(sorted)
+	sortFiles(sorted)
 	var out []string
 	for k, f := range sorted {
 		if k%n == i-1 {
@@ -684,6 +685,15 @@ func Shard(files []string, i, n int) []string {
 		}
 	}
 	return out
+}
+
+// sortFiles sorts flow files by their slash-separated form (ReportPath),
+// so that the jobs of one sharded suite split it alike on Windows and
+// elsewhere: a/x.yaml sorts before a2.yaml (/ is 0x2F, 2 is 0x32), but
+// a\x.yaml after it (\ is 0x5C), and a job on each OS would run one file
+// twice and another never.
+func sortFiles(files []string) {
+	slices.SortStableFunc(files, func(a, b string) int { return strings.Compare(ReportPath(a), ReportPath(b)) })
 }
 
 // statusRank orders flow statuses from best to worst for Status.

@@ -63,7 +63,7 @@ func run() error {
 	cl, perr := bridge.Dial(ctx, bridge.ClientOptions{Dirs: dirs})
 	cancel()
 	if perr != nil {
-		return fmt.Errorf("dial the daemon at %s: %v (start it with `bua serve`)", dirs.Socket(), perr)
+		return fmt.Errorf("dial the daemon at %s: %v (start it with `bua serve`)", dirs.Link(), perr)
 	}
 	defer cl.Close()
 

@@ -14,8 +14,8 @@ export function validateActionValue(v) {
 }
 
 const RE0 = new RegExp("\\S", "u");
-const RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
-const RE2 = new RegExp("^/", "u");
+const RE1 = new RegExp("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)", "u");
+const RE2 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 const RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
 const RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 const RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
@@ -1017,7 +1017,7 @@ function vDefKeyCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE1.test(v)) {
+    if (!RE2.test(v)) {
       return failPattern(p, q, v, " does not match ^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$");
     }
   }
@@ -2849,7 +2849,7 @@ function v313(v, p, q) {
 // #/$defs/action.upload/properties/files/items: its x-message replaces any reason.
 function v314(v, p, q) {
   if (v314Check(v, p, true) === null) return null;
-  return fail(p, q, "must be an absolute path");
+  return fail(p, q, "must be an absolute path (/…, C:\\… or \\\\server\\share\\…)");
 }
 
 // #/$defs/action.upload/properties/files/items
@@ -2865,8 +2865,8 @@ function v314Check(v, p, q) {
     if (n > 4096) {
       return fail(p, q, "must be at most 4096 characters");
     }
-    if (!RE2.test(v)) {
-      return failPattern(p, q, v, " does not match ^/");
+    if (!RE1.test(v)) {
+      return failPattern(p, q, v, " does not match ^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)");
     }
   }
   return null;

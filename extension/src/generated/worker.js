@@ -174,8 +174,8 @@ function validateMessageValue(v) {
   return vDefMessage(v, null, false);
 }
 var RE0 = new RegExp("\\S", "u");
-var RE1 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
-var RE2 = new RegExp("^/", "u");
+var RE1 = new RegExp("^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)", "u");
+var RE2 = new RegExp("^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$", "u");
 var RE3 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
 var RE4 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 var RE5 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$", "u");
@@ -977,7 +977,7 @@ function vDefKeyCheck(v, p, q) {
     return failType(p, q, "must be string, got ", v);
   }
   if (typeof v === "string") {
-    if (!RE1.test(v)) {
+    if (!RE2.test(v)) {
       return failPattern(p, q, v, " does not match ^(?:(?:Control|Shift|Alt|Meta)\\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Home|End|PageUp|PageDown|F[1-9]|F1[0-2]|[^\\s])$");
     }
   }
@@ -2458,7 +2458,7 @@ function v313(v, p, q) {
 }
 function v314(v, p, q) {
   if (v314Check(v, p, true) === null) return null;
-  return fail(p, q, "must be an absolute path");
+  return fail(p, q, "must be an absolute path (/…, C:\\… or \\\\server\\share\\…)");
 }
 function v314Check(v, p, q) {
   if (!hasType(v, "string")) {
@@ -2472,8 +2472,8 @@ function v314Check(v, p, q) {
     if (n > 4096) {
       return fail(p, q, "must be at most 4096 characters");
     }
-    if (!RE2.test(v)) {
-      return failPattern(p, q, v, " does not match ^/");
+    if (!RE1.test(v)) {
+      return failPattern(p, q, v, " does not match ^(/|[A-Za-z]:[\\\\/]|\\\\\\\\[^\\\\/]+[\\\\/][^\\\\/]+)");
     }
   }
   return null;
@@ -3049,7 +3049,7 @@ function parseMessage(text) {
 // generated/protocol.js
 var PROTOCOL_VERSION = 4;
 var MESSAGE_TYPES = Object.freeze(["hello", "ack", "reject", "request", "response", "event", "cancel"]);
-var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "record", "own_windows"]);
+var FEATURES = Object.freeze(["uid", "dialog_events", "obstacle", "screenshot_full_page", "heartbeat", "cancel", "handoff", "user_stop", "trace", "role_target", "frames", "wait_states", "history", "handle_dialog", "select_option", "upload", "download", "wait_until", "dialog_policy", "extract_budget", "extract_changes", "screenshot_labels", "describe", "type_clear", "replay", "click_options", "record", "own_windows", "upload_windows_paths"]);
 var REASONS = Object.freeze({
   RESTRICTED_PAGE: "restricted_page",
   BACKGROUND_TAB: "background_tab",

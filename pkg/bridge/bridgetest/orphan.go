@@ -1,34 +1,74 @@
 package bridgetest
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
 )
 
+// orphanEnv marks a process StartOrphan started from the test binary: its
+// value is "leader" for the stand-in browser, which starts one helper and
+// waits, and "helper" for that helper.
+const orphanEnv = "BUA_BRIDGETEST_ORPHAN"
+
+// orphanLife bounds a stand-in's life should its test die without
+// cleaning up.
+const orphanLife = 60 * time.Second
+
+// init turns a test binary started by StartOrphan into the stand-in
+// browser before its tests' flags are parsed (the stand-in's
+// --user-data-dir would fail them): every test binary that can call
+// StartOrphan imports this package, so its init runs there, on every OS,
+// with nothing but the binary itself (no sh, no sleep).
+func init() {
+	switch os.Getenv(orphanEnv) {
+	case "leader":
+		helper := exec.Command(os.Args[0])
+		helper.Env = append(os.Environ(), orphanEnv+"=helper")
+		_ = helper.Start()
+		time.Sleep(orphanLife)
+		os.Exit(0)
+	case "helper":
+		time.Sleep(orphanLife)
+		os.Exit(0)
+	}
+}
+
 // StartOrphan stands in for a managed browser whose daemon was killed: a
-// process group led by a process whose command line names the home's
-// profile as --user-data-dir, recorded in dirs.BrowserRecord as the
-// daemon records its browser. It returns the group's pid; the group is
-// killed when t ends.
+// process group (on Windows, a process tree) led by a process whose
+// command line names the home's profile as --user-data-dir and which has
+// started a helper, recorded in dirs.BrowserRecord as the daemon records
+// its browser. It returns the leader's pid; the group is killed when t
+// ends.
 func StartOrphan(t testing.TB, dirs home.Dirs) int {
 	t.Helper()
 	profile := filepath.Join(dirs.BrowserDir(), "profile")
-	cmd := exec.Command("sh", "-c", "sleep 60 & wait", "sh", "--user-data-dir="+profile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "--user-data-dir="+profile)
+	cmd.Env = append(os.Environ(), orphanEnv+"=leader")
+	startGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go cmd.Wait()
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	group := browser.GroupOf(pid)
+	t.Cleanup(func() { _ = group.Kill() })
 	rec, err := browser.Identify(pid, profile)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The helper has started once the group has two members.
+	for end := time.Now().Add(5 * time.Second); len(browser.GroupMembers(pid)) < 2 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if err := browser.WriteRecord(dirs.BrowserRecord(), rec); err != nil {
 		t.Fatal(err)

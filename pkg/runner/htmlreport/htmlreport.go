@@ -55,6 +55,9 @@ type view struct {
 }
 
 type flowView struct {
+	// File, as every path the page shows (the artifacts, a shard's
+	// report), is slash-separated (runner.ReportPath): a merged page
+	// names the files of shards run on different OSes alike.
 	Name, File, Status, Duration string
 	Shard                        string // the shard that ran it, in a merged report
 	Error, Hint                  string
@@ -140,13 +143,13 @@ func shardLine(sh runner.ShardInfo) string {
 	}
 	fmt.Fprintf(&b, ": %d flows, %s, %s", sh.Flows, sh.Status, dur(time.Duration(sh.DurationMs)*time.Millisecond))
 	if sh.Report != "" {
-		b.WriteString(" (" + sh.Report + ")")
+		b.WriteString(" (" + runner.ReportPath(sh.Report) + ")")
 	}
 	return b.String()
 }
 
 func newFlowView(f *runner.FlowReport) flowView {
-	fv := flowView{Name: f.Name, File: f.File, Shard: f.Shard, Status: string(f.Status), Duration: dur(f.Duration),
+	fv := flowView{Name: f.Name, File: runner.ReportPath(f.File), Shard: f.Shard, Status: string(f.Status), Duration: dur(f.Duration),
 		Error: f.Mask(f.Error), Hint: f.Hint, Open: f.Status != runner.StatusPassed && f.Status != runner.StatusSkipped,
 		Diagnostics: f.Diagnostics.String(), Flaky: f.Flaky}
 	for i, a := range f.FailedAttempts {
@@ -182,8 +185,10 @@ func newFlowView(f *runner.FlowReport) flowView {
 
 func newEvidenceView(f *runner.FlowReport, st *runner.StepReport) *evidenceView {
 	ev := st.Evidence
-	out := &evidenceView{TraceNote: ev.TraceNote, TraceDropped: ev.TraceDropped, ExtractSource: ev.ExtractSource,
-		Artifacts: st.Artifacts, Notes: ev.Notes}
+	out := &evidenceView{TraceNote: ev.TraceNote, TraceDropped: ev.TraceDropped, ExtractSource: ev.ExtractSource, Notes: ev.Notes}
+	for _, a := range st.Artifacts {
+		out.Artifacts = append(out.Artifacts, runner.ReportPath(a))
+	}
 	if len(ev.Screenshot) > 0 {
 		// Built here from the image's bytes, never from page text, so it
 		// is safe as a URL.

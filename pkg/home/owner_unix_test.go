@@ -1,3 +1,5 @@
+//go:build unix
+
 package home
 
 import (
@@ -36,10 +38,10 @@ func shortTemp(t *testing.T) string {
 	return dir
 }
 
-// listen puts a live socket of this user's at path.
-func listen(t *testing.T, path string) {
+// listen puts a live socket of this user's at d.Link().
+func listen(t *testing.T, d Dirs) {
 	t.Helper()
-	ln, err := ListenSocket(path)
+	ln, err := ListenLink(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,14 +58,14 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 	}
 }
 
-// TestCheckSocket: what the client checks before it dials, on real files.
+// TestCheckLink: what the client checks before it dials, on real files.
 // A missing directory or socket means no daemon (fs.ErrNotExist); a way
 // that is not the user's alone is an *UnsafeError naming the path, its
 // owner and what to do, and never a command that deletes another user's
 // files; a directory of the user's own that is too open names its chmod,
 // and is tightened to 0700 when the caller asks (the client, before it
 // dials).
-func TestCheckSocket(t *testing.T) {
+func TestCheckLink(t *testing.T) {
 	me := "uid " + strconv.Itoa(os.Getuid())
 	for _, tc := range []struct {
 		name string
@@ -86,13 +88,13 @@ func TestCheckSocket(t *testing.T) {
 		{"own dir and socket", false, func(t *testing.T, base string) string {
 			run := filepath.Join(base, "run")
 			mkdir(t, run, 0o700)
-			listen(t, filepath.Join(run, "bua.sock"))
+			listen(t, Dirs{Runtime: run})
 			return run
 		}, nil},
 		{"dir open to others", false, func(t *testing.T, base string) string {
 			run := filepath.Join(base, "run")
 			mkdir(t, run, 0o755)
-			listen(t, filepath.Join(run, "bua.sock"))
+			listen(t, Dirs{Runtime: run})
 			return run
 		}, []string{"mode", "has mode 0755, open to other local users", "run `chmod 700 "}},
 		{"dir open to the group", false, func(t *testing.T, base string) string {
@@ -103,7 +105,7 @@ func TestCheckSocket(t *testing.T) {
 		{"symlink to own 0700 dir", false, func(t *testing.T, base string) string {
 			real := filepath.Join(base, "real")
 			mkdir(t, real, 0o700)
-			listen(t, filepath.Join(real, "bua.sock"))
+			listen(t, Dirs{Runtime: real})
 			link := filepath.Join(base, "run")
 			if err := os.Symlink(real, link); err != nil {
 				t.Fatal(err)
@@ -142,7 +144,7 @@ func TestCheckSocket(t *testing.T) {
 		{"another user's socket in own dir", true, func(t *testing.T, base string) string {
 			run := filepath.Join(base, "run")
 			mkdir(t, run, 0o700)
-			listen(t, filepath.Join(run, "bua.sock"))
+			listen(t, Dirs{Runtime: run})
 			giveAway(t, filepath.Join(run, "bua.sock"))
 			return run
 		}, []string{"the socket ", "bua.sock belongs to another local user, uid 61001"}},
@@ -154,9 +156,9 @@ func TestCheckSocket(t *testing.T) {
 			base := shortTemp(t)
 			run := tc.set(t, base)
 			d := Dirs{Config: filepath.Join(base, "c"), State: filepath.Join(base, "s"), Runtime: run}
-			checkErr(t, d.CheckSocket(false), tc.want)
+			checkErr(t, d.CheckLink(false), tc.want)
 			if len(tc.want) > 0 && tc.want[0] == "mode" {
-				if err := d.CheckSocket(true); err != nil && !IsNotExist(err) {
+				if err := d.CheckLink(true); err != nil && !IsNotExist(err) {
 					t.Fatalf("tightened: %v", err)
 				}
 				if fi, _ := os.Stat(run); fi.Mode().Perm() != 0o700 {
@@ -167,7 +169,7 @@ func TestCheckSocket(t *testing.T) {
 	}
 }
 
-// checkErr matches err against want as TestCheckSocket's rows describe.
+// checkErr matches err against want as TestCheckLink's rows describe.
 func checkErr(t *testing.T, err error, want []string) {
 	t.Helper()
 	switch {
@@ -223,9 +225,9 @@ func TestEnsure(t *testing.T) {
 				t.Fatalf("%s: %v, %v", dir, fi.Mode(), err)
 			}
 		}
-		listen(t, d.Socket())
-		if err := d.CheckSocket(false); err != nil {
-			t.Fatalf("CheckSocket after Ensure: %v", err)
+		listen(t, d)
+		if err := d.CheckLink(false); err != nil {
+			t.Fatalf("CheckLink after Ensure: %v", err)
 		}
 	})
 	t.Run("own open dirs are tightened", func(t *testing.T) {
@@ -276,8 +278,9 @@ func TestEnsure(t *testing.T) {
 		d := Dirs{Config: filepath.Join(base, "c"), State: filepath.Join(base, "s"), Runtime: run}
 		checkErr(t, d.Ensure(), []string{"bua's runtime directory " + run + " belongs to another local user, uid 61001"})
 		fi, err := os.Lstat(run)
-		if err != nil || fi.Mode().Perm() != 0o777 || ownerOf(fi) != otherUID {
-			t.Fatalf("Ensure changed the other user's dir: %v owner %d, %v", fi.Mode(), ownerOf(fi), err)
+		owner, _, _ := inspect(run, fi)
+		if err != nil || fi.Mode().Perm() != 0o777 || owner != otherUID {
+			t.Fatalf("Ensure changed the other user's dir: %v owner %d, %v", fi.Mode(), owner, err)
 		}
 	})
 	t.Run("another user's state dir", func(t *testing.T) {
@@ -303,23 +306,23 @@ func TestSocketShortPath(t *testing.T) {
 	deep := filepath.Join(base, strings.Repeat("d", 120))
 	d := Dirs{Config: deep, State: deep, Runtime: deep}
 	short := filepath.Join(tmp, "bua-"+strconv.Itoa(os.Getuid()))
-	if got := filepath.Dir(d.Socket()); got != short {
+	if got := filepath.Dir(d.Link()); got != short {
 		t.Fatalf("socket dir = %s, want %s", got, short)
 	}
 	if err := d.Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	listen(t, d.Socket())
-	if err := d.CheckSocket(false); err != nil {
+	listen(t, d)
+	if err := d.CheckLink(false); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(short, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	checkErr(t, d.CheckSocket(false), []string{"mode", "the socket's directory " + short + " has mode 0777"})
+	checkErr(t, d.CheckLink(false), []string{"mode", "the socket's directory " + short + " has mode 0777"})
 	if os.Geteuid() == 0 {
 		giveAway(t, short)
-		checkErr(t, d.CheckSocket(true), []string{"the socket's directory " + short + " belongs to another local user, uid 61001", "BUA_HOME to a new directory of yours with a short path"})
+		checkErr(t, d.CheckLink(true), []string{"the socket's directory " + short + " belongs to another local user, uid 61001", "BUA_HOME to a new directory of yours with a short path"})
 		checkErr(t, d.Ensure(), []string{"belongs to another local user, uid 61001"})
 		if fi, _ := os.Lstat(short); fi.Mode().Perm() != 0o777 {
 			t.Fatalf("the other user's dir was changed to %v", fi.Mode().Perm())
@@ -352,8 +355,8 @@ func TestResolve(t *testing.T) {
 func TestCheckServer(t *testing.T) {
 	base := shortTemp(t)
 	d := Dirs{Config: base, State: base, Runtime: base}
-	listen(t, d.Socket())
-	c, err := net.Dial("unix", d.Socket())
+	listen(t, d)
+	c, err := net.Dial("unix", d.Link())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,10 +380,10 @@ func TestCheckServer(t *testing.T) {
 // TestWhoIs: an owner is named by uid, and by name when the system has
 // one.
 func TestWhoIs(t *testing.T) {
-	if got := whoIs(0); got != "uid 0 (root)" {
-		t.Errorf("whoIs(0) = %q", got)
+	if got := principal(0).String(); got != "uid 0 (root)" {
+		t.Errorf("principal(0) = %q", got)
 	}
-	if got := whoIs(otherUID); got != "uid 61001" {
-		t.Errorf("whoIs(%d) = %q, want no name (this uid must have no account here)", otherUID, got)
+	if got := principal(otherUID).String(); got != "uid 61001" {
+		t.Errorf("principal(%d) = %q, want no name (this uid must have no account here)", otherUID, got)
 	}
 }

@@ -13,6 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
+
+	"github.com/bua-dev/bua/internal/devbuild"
+	"github.com/bua-dev/bua/internal/wine"
 )
 
 // docs/ci.md's CI examples (GitHub Actions and GitLab CI) are files that
@@ -24,10 +27,6 @@ import (
 const (
 	githubWorkflow = "../../docs/ci/github-actions.yml"
 	gitlabPipeline = "../../docs/ci/gitlab-ci.yml"
-	// actionlintModule is the linter, run with `go run` at a pinned
-	// version (the Go toolchain fetches and checks it once, then caches
-	// it), so it stays out of go.mod and out of bua's own build.
-	actionlintModule = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
 )
 
 // TestCIDocs_Mirrored: docs/ci.md shows each example file whole, so what
@@ -53,6 +52,7 @@ func TestCIDocs_Mirrored(t *testing.T) {
 // result would depend on it), and on a copy with a mistake, which it must
 // report: a linter that finds nothing proves nothing.
 func TestCIDocs_Actionlint(t *testing.T) {
+	actionlint := needActionlint(t)
 	good, err := filepath.Abs(githubWorkflow)
 	if err != nil {
 		t.Fatal(err)
@@ -68,9 +68,7 @@ func TestCIDocs_Actionlint(t *testing.T) {
 	lint := func(file string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "run", actionlintModule, "-oneline", "-shellcheck=", "-pyflakes=", file)
-		cmd.Dir = t.TempDir() // outside this module: `go run pkg@version` alone decides the version
-		out, err := cmd.CombinedOutput()
+		out, err := exec.CommandContext(ctx, actionlint, "-oneline", "-shellcheck=", "-pyflakes=", file).CombinedOutput()
 		return string(out), err
 	}
 	if out, err := lint(good); err != nil || strings.TrimSpace(out) != "" {
@@ -80,6 +78,23 @@ func TestCIDocs_Actionlint(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, `"flowz"`) {
 		t.Errorf("actionlint on a workflow that needs a job it lacks: %v\n%s\nwant exit 1 naming flowz", err, out)
 	}
+}
+
+// needActionlint is the pinned actionlint (tools/go.mod) that scripts/tools
+// installed, or the test fails saying to install it: no test fetches a
+// tool. Under Wine, where the Windows test binary runs without the tools,
+// the test skips: the Linux run and the Windows runner of
+// .github/workflows/ci.yml lint the same file.
+func needActionlint(t *testing.T) string {
+	t.Helper()
+	p, err := devbuild.Tool("../..", "actionlint")
+	if err != nil && wine.Detected() {
+		t.Skip("no tools under Wine: the Linux run and the Windows runner of .github/workflows/ci.yml run actionlint")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // ghWorkflow is the part of a GitHub Actions workflow the checks read.

@@ -99,6 +99,9 @@ func newBrowserCommand(env *Env) *cli.Command {
 					ctx, cancel := g.linkContext()
 					defer cancel()
 					cl, berr := dialExisting(ctx, env)
+					if daemonInDoubt(berr) {
+						return g.failWith(berr) // whether a daemon runs, and owns the browser, is unknown
+					}
 					if berr != nil {
 						return g.stopOrphan(ctx)
 					}

@@ -46,7 +46,7 @@ func runStop(o *stopOptions) error {
 	ctx, cancel := o.linkContext()
 	defer cancel()
 	cl, err := dialExisting(ctx, env)
-	if err != nil && err.Reason == protocol.ReasonUnsafeSocket {
+	if daemonInDoubt(err) {
 		return o.failWith(err) // whether a daemon runs is unknown
 	}
 	if err != nil {
@@ -114,7 +114,7 @@ func runStatus(o *statusOptions) error {
 	ctx, cancel := o.linkContext()
 	defer cancel()
 	cl, berr := dialExisting(ctx, env)
-	if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
+	if daemonInDoubt(berr) {
 		return o.failWith(berr) // whether a daemon runs is unknown
 	}
 	if berr != nil {

@@ -87,9 +87,9 @@ func runImport(o *importOptions) error {
 	if err != nil {
 		return err
 	}
-	command := "bua import " + o.File
+	command := "bua import " + shellWord(o.File)
 	if o.Output != "" {
-		command += " -o " + o.Output
+		command += " -o " + shellWord(o.Output)
 	}
 	res, err := userflow.Convert(rec, userflow.Options{From: filepath.Base(o.File), Command: command, Name: o.Name})
 	if err != nil {

@@ -41,9 +41,7 @@ func TestImportWritesFlow(t *testing.T) {
 	if got := strings.Replace(string(data), cmdLine, "", 1); got != string(want) {
 		t.Errorf("the file differs from the golden:\n%s", data)
 	}
-	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
-		t.Errorf("the flow is %v, want 0600 (flowwriter.Flow.WriteFile)", st.Mode().Perm())
-	}
+	checkPrivate(t, out, "a flow, written by flowwriter.Flow.WriteFile")
 
 	os.WriteFile(out, []byte("an older flow\n"), 0o644)
 	r = runCLI(t, nil, "", "import", "--strict", replayTestdata+"runner_wait_for_expression.json", "-o", out)

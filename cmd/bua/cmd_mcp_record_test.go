@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,8 +68,17 @@ func TestMCPRecord(t *testing.T) {
 	}
 	flow := string(data)
 	t.Logf("the flow:\n%s\nstderr:\n%s", flow, p.errb.String())
+	// The path has a blank: quoted for the OS's shells, POSIX's single
+	// quotes, or the double quotes both PowerShell and cmd read.
+	quoted, replay := "'"+path+"'", []string{"bua mcp: replay it with: BUA_PASSWORD=... bua run '" + path + "'\n"}
+	if runtime.GOOS == "windows" {
+		quoted, replay = `"`+path+`"`, []string{
+			"bua mcp: replay it with, in PowerShell: $env:BUA_PASSWORD = '...'; bua run \"" + path + "\"\n",
+			"bua mcp: or, in cmd: set \"BUA_PASSWORD=...\" & bua run \"" + path + "\"\n",
+		}
+	}
 	for _, want := range []string{
-		"# Recorded with bua mcp --record on 2026-11-22 10:00 UTC.\n#   bua mcp --record '" + path + "'\n",
+		"# Recorded with bua mcp --record on 2026-11-22 10:00 UTC.\n#   bua mcp --record " + quoted + "\n",
 		"#   BUA_PASSWORD: the text for the \"Password\" field",
 		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\"}",
 		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/home\"}",
@@ -79,16 +90,14 @@ func TestMCPRecord(t *testing.T) {
 	if strings.Contains(flow, "s3cret-pw") {
 		t.Errorf("the flow holds the password:\n%s", flow)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %04o, want 0600", fi.Mode().Perm())
-	}
+	checkPrivate(t, path, "a flow of what the agent typed")
 	stderr := p.errb.String()
-	for _, want := range []string{
+	for _, want := range append([]string{
 		"bua mcp: recorded 3 of the agent's actions, 3 of them as steps to replay (reads are left out), in " + path + "\n",
 		"  BUA_PASSWORD: the text for the \"Password\" field\n",
-		"bua mcp: replay it with: BUA_PASSWORD=... bua run '" + path + "'\n",
-		`msg="recording written" path="` + path + `" actions=3 steps=3 env=[BUA_PASSWORD] handEdits=0`,
-	} {
+		// slog's text quotes a value with a blank as Go does (strconv.Quote).
+		`msg="recording written" path=` + strconv.Quote(path) + ` actions=3 steps=3 env=[BUA_PASSWORD] handEdits=0`,
+	}, replay...) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -140,7 +149,10 @@ func TestMCPRecordNothing(t *testing.T) {
 // command exits 1.
 func TestMCPRecordWriteFails(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	// The temp folder: TMPDIR on Unix, TMP (then TEMP) on Windows.
+	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} {
+		t.Setenv(v, tmp)
+	}
 	path := filepath.Join(t.TempDir(), "flow.yaml")
 	p := startMCP(t, recordFake(t), "--record", path)
 	signIn(t, p)

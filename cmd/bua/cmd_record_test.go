@@ -112,14 +112,19 @@ func TestRecordPopupStop(t *testing.T) {
 			t.Errorf("the flow lacks %q:\n%s", want, y)
 		}
 	}
-	for _, want := range []string{"Stop in the extension's popup", "wrote " + out, "BUA_PASSWORD: the text for the \"Password\" field", "replay it with: BUA_PASSWORD=... bua run " + out, `3. click button "Sign in"`} {
+	replay := []string{"\nbua record: replay it with: BUA_PASSWORD=... bua run " + out + "\n"}
+	if runtime.GOOS == "windows" { // PowerShell's and cmd's ways to set a variable
+		replay = []string{
+			"\nbua record: replay it with, in PowerShell: $env:BUA_PASSWORD = '...'; bua run " + out + "\n",
+			"\nbua record: or, in cmd: set \"BUA_PASSWORD=...\" & bua run " + out + "\n",
+		}
+	}
+	for _, want := range append([]string{"Stop in the extension's popup", "wrote " + out, "BUA_PASSWORD: the text for the \"Password\" field", `3. click button "Sign in"`}, replay...) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("the flow's mode is %v, want 0600 (it holds what the person typed)", fi.Mode())
-	}
+	checkPrivate(t, out, "a flow: it holds what the person typed")
 	reqs := ext.Requests()
 	if reqs[0].Type != protocol.ActionOpenTab || reqs[0].URL != "http://a.test/login" || !reqs[0].Focus {
 		t.Errorf("first request %+v, want open_tab of the URL, focused", reqs[0])

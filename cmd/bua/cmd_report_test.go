@@ -156,6 +156,8 @@ func TestReportMerge_Inputs(t *testing.T) {
 	old, _ := os.ReadFile("shards/bua-shard-3/report-3.json")
 	os.WriteFile("old-bua.json", []byte(strings.Replace(string(old), `"bua": "`+version+`"`, `"bua": "0.0.9"`, 1)), 0o644)
 	s1, s2, s3 := "shards/bua-shard-1/report-1.json", "shards/bua-shard-2/report-2.json", "shards/bua-shard-3/report-3.json"
+	// Messages name files as the person does: the inputs as given, the
+	// rest with the OS's separator, whatever the report holds.
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -163,15 +165,15 @@ func TestReportMerge_Inputs(t *testing.T) {
 		stderr []string
 	}{
 		{"NoInput", nil, 2, []string{"bua: no report given"}},
-		{"Missing", []string{s1, "nope.json"}, 2, []string{"bua: nope.json: cannot read: no such file or directory\nhint: check the path;"}},
+		{"Missing", []string{s1, "nope.json"}, 2, []string{"bua: nope.json: cannot read: " + notFoundReason(t, "nope.json") + "\nhint: check the path;"}},
 		{"EveryBadInputNamed", []string{"junit.xml", s1, "broken.json"}, 2, []string{
 			"bua: junit.xml:1:1: not valid JSON: invalid character '<' looking for beginning of value\nhint: give the JSON reports that `bua run --report json=FILE` writes (one per shard); a JUnit or HTML report cannot be merged\n",
 			"bua: broken.json:3:13: not valid JSON: invalid character '}' looking for beginning of value\n"}},
 		{"NoMatch", []string{"shards/*/nothing-*.json"}, 2, []string{`bua: no report matches "shards/*/nothing-*.json"`}},
-		{"Folder", []string{"shards"}, 2, []string{"bua: shards is a folder: give the report files in it (shards/*.json)"}},
+		{"Folder", []string{"shards"}, 2, []string{"bua: shards is a folder: give the report files in it (" + filepath.Join("shards", "*.json") + ")"}},
 		{"BadKind", []string{s1, "--report", "pdf=x.pdf"}, 2, []string{`bua: --report "pdf=x.pdf": want junit=FILE, json=FILE or html=FILE`}},
 		{"Overlap", []string{s1, s2, s3, "old-bua.json"}, 2, []string{
-			`bua: old-bua.json: flow "Help" (flows/c_help.yaml) is also in ` + s3 + ": the shards overlap\nhint: give each shard's report once, and run every job with the same N and its own I (--shard I/N); --allow-duplicates keeps both runs\n"}},
+			`bua: old-bua.json: flow "Help" (` + filepath.FromSlash("flows/c_help.yaml") + `) is also in ` + s3 + ": the shards overlap\nhint: give each shard's report once, and run every job with the same N and its own I (--shard I/N); --allow-duplicates keeps both runs\n"}},
 		{"OverlapAllowed", []string{s1, s2, s3, "old-bua.json", "--allow-duplicates"}, 1, []string{
 			"bua: warning: the shards ran different bua versions: " + version + " (" + s1 + ", " + s2 + ", " + s3 + "), 0.0.9 (old-bua.json); install one version in every job so that the flows run alike\n"}},
 		{"SameFileTwice", []string{s1, s2, s3, "shards/*/report-3.json"}, 1, nil},

@@ -111,6 +111,16 @@ func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Erro
 	return bridge.Dial(ctx, bridge.ClientOptions{Dirs: d})
 }
 
+// daemonInDoubt reports whether err, from dialExisting, leaves it unknown
+// whether a daemon runs: the link is not the user's alone (reason
+// unsafe_socket), or a daemon took the connection and never opened the
+// link (daemon_unresponsive: on Windows, a stuck daemon fails the dial
+// itself). A command that would otherwise say "not running" fails with
+// err instead.
+func daemonInDoubt(err *protocol.Error) bool {
+	return err != nil && (err.Reason == protocol.ReasonUnsafeSocket || err.Reason == protocol.ReasonDaemonUnresponsive)
+}
+
 // commandContext applies the global --timeout to c's context: the time
 // the command's work may take (for an action, schema x-ladder level 1),
 // all of it. protocol.WithTimeout puts the ladder's margins on top, so the

@@ -3,15 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/home"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -20,6 +24,38 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 type result struct {
 	code           int
 	stdout, stderr string
+}
+
+// checkPrivate fails unless path is a file private to the user as bua
+// checks its own (home.CheckPrivate: owner and access rules on Windows,
+// owner and mode on Unix) and, where files have modes, at 0600; why says
+// what it holds.
+func checkPrivate(t *testing.T, path, why string) {
+	t.Helper()
+	if err := home.CheckPrivate(path); err != nil {
+		t.Errorf("%s is not private (%s): %v", path, why, err)
+	}
+	if runtime.GOOS == "windows" {
+		return // no modes: the access rules above are what keeps it private
+	}
+	if fi, err := os.Stat(path); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %04o, want 0600 (%s)", path, fi.Mode().Perm(), why)
+	}
+}
+
+// notFoundReason is what the OS says of path, a file that does not exist
+// ("no such file or directory"; Windows: "The system cannot find the file
+// specified."), as bua's messages give it after the path.
+func notFoundReason(t *testing.T, path string) string {
+	t.Helper()
+	_, err := os.ReadFile(path)
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
+		t.Fatalf("%s: %v, want it missing", path, err)
+	}
+	return pe.Err.Error()
 }
 
 // runCLI runs bua with args against the harness's daemon, with buffers for

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strings"
 
 	"github.com/bua-dev/bua/pkg/flowwriter"
 )
@@ -47,25 +45,27 @@ func printReplayAdvice(env *Env, prog, where string, f *flowwriter.Flow, err err
 			fmt.Fprintf(env.Stderr, "  %s\n", p)
 		}
 	}
-	run := "bua run " + shellWord(where)
+	var names []string
 	if len(f.Env) > 0 {
 		fmt.Fprintf(env.Stderr, "%s: a replay needs these environment variables (secrets: never written to the file):\n", prog)
-		var sets []string
 		for _, v := range f.Env {
 			fmt.Fprintf(env.Stderr, "  %s: %s\n", v.Name, v.What())
-			sets = append(sets, v.Name+"=...")
+			names = append(names, v.Name)
 		}
-		run = strings.Join(sets, " ") + " " + run
 	}
-	fmt.Fprintf(env.Stderr, "%s: replay it with: %s\n", prog, run)
+	for i, c := range runCommands(names, where) {
+		switch {
+		case c.shell == "":
+			fmt.Fprintf(env.Stderr, "%s: replay it with: %s\n", prog, c.line)
+		case i == 0:
+			fmt.Fprintf(env.Stderr, "%s: replay it with, in %s: %s\n", prog, c.shell, c.line)
+		default:
+			fmt.Fprintf(env.Stderr, "%s: or, in %s: %s\n", prog, c.shell, c.line)
+		}
+	}
 }
 
-// shellWord is s as one word a POSIX shell reads back as s.
-func shellWord(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+// shellCommand is a command line bua suggests to the person, written for
+// one shell ("PowerShell", "cmd") or, when shell is "", for every shell
+// of this OS (runCommands: shell_unix.go, shell_windows.go).
+type shellCommand struct{ shell, line string }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package faults puts bua through faults in real headless Chromium with the
 // real extension. Each scenario says how its fault is caused and asserts
 // what the user sees (the code, the exit status, failing fast rather than

@@ -17,11 +17,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/internal/devbuild"
 	"github.com/bua-dev/bua/pkg/browser"
 )
 
@@ -45,14 +47,14 @@ func TempDir(prefix string) string {
 }
 
 // BuildBua builds ./cmd/bua from the repository root into dir and returns
-// the binary's path. It builds through scripts/build, as README's install
-// line builds: static, without urfave/cli's man pages.
+// the binary's path (bua, or bua.exe on Windows). It builds through
+// internal/devbuild, as README's install line and scripts/build do:
+// static, without urfave/cli's man pages, and with no shell, so a Windows
+// runner builds it the same way.
 func BuildBua(root, dir string) string {
-	bin := filepath.Join(dir, "bua")
-	build := exec.Command("scripts/build", bin)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		log.Fatalf("go build ./cmd/bua: %v\n%s", err, out)
+	bin := devbuild.Binary(dir, runtime.GOOS)
+	if err := devbuild.Build(context.Background(), root, bin, "", ""); err != nil {
+		log.Fatal(err)
 	}
 	return bin
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +53,11 @@ func TestRecordSignIn(t *testing.T) {
 	if !slices.Equal(env, []string{"BUA_PASSWORD"}) {
 		t.Fatalf("the header names the variables %v, want BUA_PASSWORD", env)
 	}
-	if !strings.Contains(a.stderr.String(), "bua mcp: replay it with: BUA_PASSWORD=... bua run "+file) {
+	replayLine := "bua mcp: replay it with: BUA_PASSWORD=... bua run " + file
+	if runtime.GOOS == "windows" { // one line per shell there (cmd/bua/shell_windows.go)
+		replayLine = "bua mcp: replay it with, in PowerShell: $env:BUA_PASSWORD = '...'; bua run "
+	}
+	if !strings.Contains(a.stderr.String(), replayLine) {
 		t.Errorf("stderr does not say how to replay:\n%s", a.stderr.String())
 	}
 	lint(t, file)

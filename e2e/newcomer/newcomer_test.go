@@ -16,12 +16,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/browser"
 )
 
 var (
@@ -185,7 +185,7 @@ func stopAndCheck(t *testing.T) {
 	}
 	if st.Managed.PID > 0 {
 		deadline := time.Now().Add(15 * time.Second)
-		for alive(st.Managed.PID) {
+		for browser.Alive(st.Managed.PID) {
 			if time.Now().After(deadline) {
 				t.Errorf("managed browser pid %d still runs 15s after bua stop", st.Managed.PID)
 				return
@@ -193,22 +193,4 @@ func stopAndCheck(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-}
-
-// alive reports whether pid runs; a zombie (exited, not yet reaped by a
-// container's init) counts as gone.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the ")" that ends the command name.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }

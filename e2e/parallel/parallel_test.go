@@ -12,11 +12,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	"github.com/bua-dev/bua/pkg/browser"
 )
 
 // report is the part of bua run's JSON report the tests read.
@@ -252,7 +252,7 @@ func killWorkerBrowser(t *testing.T, w string) {
 	}
 	for _, b := range st.ManagedBrowsers {
 		if b.Name == name && b.PID > 0 {
-			if err := syscall.Kill(-b.PID, syscall.SIGKILL); err != nil {
+			if err := browser.GroupOf(b.PID).Kill(); err != nil {
 				t.Errorf("kill %s (pid %d): %v", name, b.PID, err)
 			}
 			return

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package person runs bua the way a person does: their own, headful
 // Chromium (under Xvfb when there is no display), with the extension loaded
 // unpacked from `bua extension path` into a normal profile, paired by typing

@@ -1,3 +1,5 @@
+//go:build linux
+
 package person
 
 // These tests drive the extension's person-facing pages through the DOM

@@ -7,8 +7,27 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 )
+
+// file is what File needs of the *os.File it writes.
+type file interface {
+	io.Writer
+	Stat() (fs.FileInfo, error)
+	Close() error
+}
+
+// create opens path for File: os.OpenFile, which a test swaps for a file
+// whose writes fail as a full disk's do on every OS (Windows has no
+// /dev/full to fill).
+var create = func(path string, perm os.FileMode) (file, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
 // File creates (or truncates) path with perm and fills it through write.
 // Every write, the flush and Close are checked; when any fails, or write
@@ -16,12 +35,13 @@ import (
 // error returned. The OS's errors (*os.PathError) name the path and the
 // cause, e.g. "write out/junit.xml: no space left on device".
 func File(path string, perm os.FileMode, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	f, err := create(path, perm)
 	if err != nil {
 		return err
 	}
 	// Only a regular file is removed on failure: a path naming a device
-	// (/dev/full, /dev/stdout) or a pipe is the caller's, not ours.
+	// (/dev/full, /dev/stdout, NUL) or a pipe is the caller's, not ours.
+	// It is removed after Close: Windows removes no file that is open.
 	fi, err := f.Stat()
 	regular := err == nil && fi.Mode().IsRegular()
 	w := bufio.NewWriter(f)

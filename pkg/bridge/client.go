@@ -74,7 +74,7 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 		opts.StartTimeout = 10 * time.Second
 	}
 	conn, err := dialSocket(ctx, opts.Dirs)
-	if refused := unsafeSocket(err); refused != nil {
+	if refused := refusedDial(ctx, opts.Dirs, err); refused != nil {
 		return nil, refused
 	}
 	if err != nil && opts.AutoStart {
@@ -86,7 +86,7 @@ func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
 		}
 		conn, err = waitSocket(ctx, opts.Dirs, opts.StartTimeout, exited)
-		if refused := unsafeSocket(err); refused != nil {
+		if refused := refusedDial(ctx, opts.Dirs, err); refused != nil {
 			return nil, refused
 		}
 		if errors.Is(err, errDaemonExited) {
@@ -116,6 +116,21 @@ func dialSocket(ctx context.Context, dirs home.Dirs) (net.Conn, error) {
 	return home.DialLink(ctx, dirs)
 }
 
+// refusedDial is the error of a dial that must not be retried or answered
+// by starting a daemon: a link that is not the user's alone
+// (unsafeSocket), or a daemon that took the connection and never opened
+// the link (home.ErrUnresponsive); nil when err is something else.
+func refusedDial(ctx context.Context, dirs home.Dirs, err error) *protocol.Error {
+	if refused := unsafeSocket(err); refused != nil {
+		return refused
+	}
+	if errors.Is(err, home.ErrUnresponsive) {
+		stated, hasStated := protocol.Timeout(ctx)
+		return unresponsiveError(dirs, "the link's opening", stated, hasStated)
+	}
+	return nil
+}
+
 // unsafeSocket is the refusal of a socket that is not the user's alone,
 // or nil when err is something else.
 func unsafeSocket(err error) *protocol.Error {
@@ -140,7 +155,7 @@ func waitSocket(ctx context.Context, dirs home.Dirs, limit time.Duration, exited
 	defer tick.Stop()
 	for {
 		conn, err := dialSocket(ctx, dirs)
-		if err == nil || unsafeSocket(err) != nil {
+		if err == nil || unsafeSocket(err) != nil || errors.Is(err, home.ErrUnresponsive) {
 			return conn, err
 		}
 		select {
@@ -355,18 +370,25 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 const answerGrace = 200 * time.Millisecond
 
 // unresponsive is the error of a link operation the daemon accepted but
-// never answered: bridge_unavailable, reason daemon_unresponsive, naming
-// the daemon's pid (from its info file) and log.
+// never answered (unresponsiveError).
 func (c *Client) unresponsive(op string, stated time.Duration, hasStated bool) *protocol.Error {
+	return unresponsiveError(c.opts.Dirs, op, stated, hasStated)
+}
+
+// unresponsiveError is the error of a link operation (op) the daemon of
+// dirs accepted but never answered: bridge_unavailable, reason
+// daemon_unresponsive, naming the daemon's pid (from its info file) and
+// log.
+func unresponsiveError(dirs home.Dirs, op string, stated time.Duration, hasStated bool) *protocol.Error {
 	within := "before the deadline"
 	if hasStated {
 		within = fmt.Sprintf("within %s (the command's timeout)", stated)
 	}
 	who := "the bua daemon"
-	if info, err := ReadInfo(c.opts.Dirs); err == nil && info.PID > 0 {
+	if info, err := ReadInfo(dirs); err == nil && info.PID > 0 {
 		who = fmt.Sprintf("the bua daemon (pid %d)", info.PID)
 	}
-	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s accepted the connection but did not answer %s %s: it is suspended (Ctrl-Z, SIGSTOP) or stuck, and may still act on the request if it resumes; its log is %s", who, op, within, c.opts.Dirs.LogFile())
+	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s accepted the connection but did not answer %s %s: it is suspended (Ctrl-Z, SIGSTOP) or stuck, and may still act on the request if it resumes; its log is %s", who, op, within, dirs.LogFile())
 	e.Reason = protocol.ReasonDaemonUnresponsive
 	return e
 }

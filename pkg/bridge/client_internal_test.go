@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/internal/wine"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -40,7 +41,11 @@ func TestLogFailureRoundTrip(t *testing.T) {
 	if reason != protocol.ReasonPortInUse {
 		t.Errorf("reason = %q, want %q", reason, protocol.ReasonPortInUse)
 	}
-	if wantOwner := fmt.Sprintf("pid %d", os.Getpid()); want.Owner == "" || want.Owner[:len(wantOwner)] != wantOwner {
+	switch wantOwner := fmt.Sprintf("pid %d", os.Getpid()); {
+	case want.Owner == "" && wine.Detected():
+		// Wine's TCP tables name no owner: the Windows runner checks it
+		// (home.PortOwner's own test says the same).
+	case !strings.HasPrefix(want.Owner, wantOwner):
 		t.Errorf("owner = %q, want %s (...)", want.Owner, wantOwner)
 	}
 	if msg, _ := lastDaemonError(filepath.Join(t.TempDir(), "none.log")); msg != "" {
@@ -62,11 +67,12 @@ func TestStartDaemonPrelaunch(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "args")
-		exe := filepath.Join(dir, "fake-bua")
-		if err := os.WriteFile(exe, []byte("#!/bin/sh\necho \"$@\" > "+out+"\n"), 0o700); err != nil {
+		exe, err := os.Executable() // bua, played by this binary (TestMain)
+		if err != nil {
 			t.Fatal(err)
 		}
 		tc.opts.Exe = exe
+		tc.opts.Env = append(os.Environ(), argsOutEnv+"="+out)
 		tc.opts.Dirs = home.Dirs{Config: dir, State: dir, Runtime: dir}
 		exited, err := startDaemon(tc.opts)
 		if err != nil {

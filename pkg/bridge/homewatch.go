@@ -47,7 +47,10 @@ func holdHome(dirs home.Dirs, lock *os.File) (heldHome, error) {
 	}
 	h := heldHome{{"lock file", dirs.LockFile(), lockInfo}}
 	held := [][2]string{{home.LinkName, dirs.Link()}, {"home directory", dirs.State}} // BUA_HOME: one dir
-	if dirs.State != dirs.Runtime {
+	switch {
+	case dirs.State == dirs.Config && dirs.State != dirs.Runtime: // Windows: %LOCALAPPDATA%\bua, its run\ apart
+		held = [][2]string{{home.LinkName, dirs.Link()}, {"state directory", dirs.State}}
+	case dirs.State != dirs.Runtime:
 		held = [][2]string{{home.LinkName, dirs.Link()}, {"state directory", dirs.State}, {"config directory", dirs.Config}}
 	}
 	for _, f := range held {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +117,7 @@ func (l *flakyListener) Addr() net.Addr { return &net.TCPAddr{} }
 
 // emfile is Accept's error when the process is out of descriptors, as
 // package net returns it.
-var emfile = &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+var emfile = &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", errnoEMFILE)}
 
 func TestPatientListener(t *testing.T) {
 	newListener := func(inner net.Listener, logs *syncbuf.Buffer) *patientListener {
@@ -135,10 +134,10 @@ func TestPatientListener(t *testing.T) {
 	}{
 		// 5+10+20+40+80+160 ms: net/http's doubling from 5 ms.
 		{"EMFILE", emfile, 6, true, 315 * time.Millisecond},
-		{"ENFILE", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", syscall.ENFILE)}, 2, true, 15 * time.Millisecond},
-		{"ECONNABORTED", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", syscall.ECONNABORTED)}, 1, true, 5 * time.Millisecond},
+		{"ENFILE", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", errnoENFILE)}, 2, true, 15 * time.Millisecond},
+		{"ECONNABORTED", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", errnoECONNABORTED)}, 1, true, 5 * time.Millisecond},
 		{"Closed", net.ErrClosed, 1, false, 0},
-		{"Other", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", syscall.EINVAL)}, 1, false, 0},
+		{"Other", &net.OpError{Op: "accept", Err: os.NewSyscallError("accept4", errnoEINVAL)}, 1, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

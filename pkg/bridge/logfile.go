@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/bua-dev/bua/pkg/home"
 )
 
 // The daemon's log (home.Dirs.LogFile, daemon.log) rotates at a size cap
@@ -19,18 +21,18 @@ const (
 )
 
 // OpenLog opens the daemon's log at path for appending, rotating as above.
-// Its files are 0600: an existing log with a looser mode is tightened
-// first, since rotated files keep the mode of the file they were.
+// Its files are private to the user (home.MakePrivate): an existing log
+// that is more open is tightened first, since rotated files keep the
+// mode of the file they were.
 func OpenLog(path string) (io.WriteCloser, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	err = f.Chmod(0o600)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := f.Close(); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	if err := home.MakePrivate(path); err != nil {
 		return nil, err
 	}
 	return &lumberjack.Logger{Filename: path, MaxSize: LogMaxMiB, MaxBackups: LogBackups}, nil

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,9 @@ func realLaunch(exe string) bridge.Launcher {
 	}
 }
 
-// fakeChrome writes an executable script that stands in for a browser.
+// fakeChrome writes an executable script that stands in for a browser, for
+// the rows only a Unix shell can play (a signal); bridgetest.FakeChrome
+// plays the others on every OS.
 func fakeChrome(t *testing.T, script string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "chrome")
@@ -50,29 +53,40 @@ func TestLaunchExits(t *testing.T) {
 			return ""
 		}
 	}
+	chrome := func(stderr string, code int) func(*testing.T) string {
+		return func(t *testing.T) string { return bridgetest.FakeChrome(t, stderr, code) }
+	}
+	script := func(sh string) func(*testing.T) string {
+		return func(t *testing.T) string { return fakeChrome(t, sh) }
+	}
 	for _, tc := range []struct {
 		name     string
-		exe      string
+		exe      func(*testing.T) string
+		os       string // "" for every OS, else the one it runs on: signals and DISPLAY are theirs
 		headless bool
 		getenv   func(string) string
 		reason   string
 		want     []string
 	}{
-		{"/bin/false", "/bin/false", true, display(""), protocol.ReasonBrowserExited,
+		{"/bin/false", func(*testing.T) string { return "/bin/false" }, "unix", true, display(""), protocol.ReasonBrowserExited,
 			[]string{"exited at launch (exit status 1)", "is empty"}},
-		{"says why and exits 3", fakeChrome(t, `echo "first line" >&2; echo "FATAL: no such profile, giving up" >&2; exit 3`), true, display(""), protocol.ReasonBrowserExited,
+		{"says why and exits 3", chrome("first line\nFATAL: no such profile, giving up\n", 3), "", true, display(""), protocol.ReasonBrowserExited,
 			[]string{"exit status 3", "FATAL: no such profile, giving up", "first line", "browser.log"}},
-		{"killed by a signal", fakeChrome(t, `kill -9 $$`), true, display(""), protocol.ReasonBrowserExited,
+		{"killed by a signal", script(`kill -9 $$`), "unix", true, display(""), protocol.ReasonBrowserExited,
 			[]string{"signal: killed"}},
-		{"a window, no DISPLAY", fakeChrome(t, `exit 1`), false, display(""), protocol.ReasonNoDisplay,
+		{"a window, no DISPLAY", chrome("", 1), "linux", false, display(""), protocol.ReasonNoDisplay,
 			[]string{"needs a display", "DISPLAY and WAYLAND_DISPLAY are unset", "--headless", "xvfb-run"}},
-		{"a window, its log says no display", fakeChrome(t, `echo "ERROR:ozone_platform_x11.cc(257)] Missing X server or \$DISPLAY" >&2; exit 1`), false, display(":99"), protocol.ReasonNoDisplay,
+		{"a window, its log says no display", chrome("ERROR:ozone_platform_x11.cc(257)] Missing X server or $DISPLAY\n", 1), "", false, display(":99"), protocol.ReasonNoDisplay,
 			[]string{"Missing X server or $DISPLAY", "--headless"}},
-		{"a window, a display, another fault", fakeChrome(t, `echo "segfault" >&2; exit 139`), false, display(":99"), protocol.ReasonBrowserExited,
+		{"a window, a display, another fault", chrome("segfault\n", 139), "", false, display(":99"), protocol.ReasonBrowserExited,
 			[]string{"exit status 139", "segfault"}},
 	} {
+		switch {
+		case tc.os == "unix" && runtime.GOOS == "windows", tc.os == "linux" && runtime.GOOS != "linux":
+			continue // what this OS has no such thing as
+		}
 		t.Run(tc.name, func(t *testing.T) {
-			h := bridgetest.StartDaemon(t, bridge.Config{Getenv: tc.getenv, Launch: realLaunch(tc.exe)})
+			h := bridgetest.StartDaemon(t, bridge.Config{Getenv: tc.getenv, Launch: realLaunch(tc.exe(t))})
 			cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Browser: bridge.SelectManaged})
 			if perr != nil {
 				t.Fatal(perr)

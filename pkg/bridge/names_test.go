@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -225,12 +225,12 @@ func TestNamedPairing(t *testing.T) {
 	defer resp.Body.Close()
 	var cr bridge.ClaimResponse
 	_ = json.NewDecoder(resp.Body).Decode(&cr)
-	home, _ := bridge.ReadToken(bridge.PairingTokenFile(h.Dirs, "home"))
-	if resp.StatusCode != http.StatusOK || cr.Token != home || home == "" || home == h.UserToken {
-		t.Fatalf("claim of home's code: %d, token %q; want home's own token %q", resp.StatusCode, cr.Token, home)
+	homeTok, _ := bridge.ReadToken(bridge.PairingTokenFile(h.Dirs, "home"))
+	if resp.StatusCode != http.StatusOK || cr.Token != homeTok || homeTok == "" || homeTok == h.UserToken {
+		t.Fatalf("claim of home's code: %d, token %q; want home's own token %q", resp.StatusCode, cr.Token, homeTok)
 	}
-	if fi, err := os.Stat(bridge.PairingTokenFile(h.Dirs, "home")); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("home's token file: %v, %v; want 0600", fi, err)
+	if err := home.CheckPrivate(bridge.PairingTokenFile(h.Dirs, "home")); err != nil {
+		t.Errorf("home's token file: %v", err)
 	}
 	_, perr = h.ClientFor(t, "home").Request(ctx, protocol.GetTabs())
 	if perr == nil || perr.Code != protocol.CodeBridgeUnavailable || !strings.Contains(perr.Message, `paired as "home" is not connected`) {

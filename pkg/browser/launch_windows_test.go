@@ -18,7 +18,7 @@ import (
 // test binary playing one (partTree), with Launch's own flags.
 func TestLaunchJob(t *testing.T) {
 	t.Setenv(helperEnv, partTree) // for the browser Launch starts
-	profile := filepath.Join(t.TempDir(), "profile")
+	profile := filepath.Join(t.TempDir(), spaced, "profile")
 	p, err := Launch(context.Background(), Options{Exec: os.Args[0], ProfileDir: profile, Headless: true})
 	if err != nil {
 		t.Fatal(err)

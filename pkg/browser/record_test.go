@@ -15,6 +15,12 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
+// spaced is a folder name with a space on the way to the profiles these
+// tests record, as every path under macOS's ~/Library/Application Support
+// and Windows' C:\Users\First Last has: the process table must give the
+// --user-data-dir argument back whole (procArgs).
+const spaced = "Application Support"
+
 // TestStopGroup: a group whose members exit on SIGTERM goes at once; one
 // that ignores SIGTERM goes at the grace's end, through SIGKILL (on
 // Windows, both are terminated at once: stopCases). Either way no live
@@ -93,7 +99,7 @@ func TestGroupCheck(t *testing.T) {
 // TestRecordAlive: a record is alive only for the very process it names:
 // same pid, same start time, same profile on its command line.
 func TestRecordAlive(t *testing.T) {
-	profile := filepath.Join(t.TempDir(), "profile")
+	profile := filepath.Join(t.TempDir(), spaced, "profile")
 	// The stand-in's own command line carries the flag, as a browser's does.
 	pid := startGroup(t, partTree, "--user-data-dir="+profile)
 	rec, err := Identify(pid, profile)
@@ -128,7 +134,7 @@ func TestRecordAlive(t *testing.T) {
 func TestStopRecorded(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "browser.json")
-	profile := filepath.Join(dir, "profile")
+	profile := filepath.Join(dir, spaced, "profile")
 	pid := startGroup(t, partTree, "--user-data-dir="+profile)
 	rec, err := Identify(pid, profile)
 	if err != nil {
@@ -231,7 +237,7 @@ func TestStopRecordedHeals(t *testing.T) {
 		t.Run(bad, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "browser.json")
-			profile := filepath.Join(dir, "profile")
+			profile := filepath.Join(dir, spaced, "profile")
 			// The browser: it leads its group, a helper runs in it.
 			pid := startGroup(t, partTree, "--user-data-dir="+profile)
 			// A bystander naming the profile, not leading its own group
@@ -300,7 +306,7 @@ func TestRemoveRecordOnlyItsOwn(t *testing.T) {
 // as the daemon does, always sees the new command line: for an instant
 // after exec it reads empty or still as the parent's.
 func TestIdentifyRightAfterStart(t *testing.T) {
-	profile := filepath.Join(t.TempDir(), "profile")
+	profile := filepath.Join(t.TempDir(), spaced, "profile")
 	for i := 0; i < 30; i++ {
 		cmd := helperCmd(partSleep, "--user-data-dir="+profile)
 		newGroup(cmd)

@@ -24,7 +24,7 @@ func CheckPath(path string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		return fmt.Errorf("the folder %s does not exist: create it (mkdir -p %s) or name a file in a folder that does", dir, dir)
+		return fmt.Errorf("the folder %s does not exist: create it (%s) or name a file in a folder that does", dir, mkdirCommand(dir))
 	case err != nil:
 		return fmt.Errorf("the folder of %s: %w", path, err)
 	case !fi.IsDir():
@@ -38,13 +38,15 @@ func CheckPath(path string) error {
 	return os.Remove(probe.Name())
 }
 
-// WriteFile writes the flow to path at 0600, atomically: a temporary
-// file in the same folder renamed over path, so path holds either what it
-// held before or the whole flow, never part of one. 0600 because a
-// recording holds what was typed outside password fields and where the
-// person's browser went, which are theirs to share. A path that is a
-// symbolic link writes the file it points to. On an error path is left as
-// it was, and the error names it.
+// WriteFile writes the flow to path private to the user (0600; on
+// Windows a protected DACL for the user, SYSTEM and Administrators:
+// home.WriteFile), atomically: a temporary file in the same folder
+// renamed over path, so path holds either what it held before or the
+// whole flow, never part of one. Private because a recording holds what
+// was typed outside password fields and where the person's browser went,
+// which are theirs to share. A path that is a symbolic link writes the
+// file it points to. On an error path is left as it was, and the error
+// names it.
 func (f *Flow) WriteFile(path string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real

@@ -6,11 +6,15 @@ import (
 	"path/filepath"
 )
 
-// defaultDirs is %LOCALAPPDATA%\bua with config\, state\ and run\ inside:
-// the local application data folder, which stays on this machine (tokens
-// must not follow the user to another through a roaming profile), and is
-// private to the user by its default access rules (the user, SYSTEM and
-// Administrators), which checkDir still verifies.
+// defaultDirs is %LOCALAPPDATA%\bua for config and state, and its run\
+// for the runtime dir: the local application data folder, which stays on
+// this machine (tokens must not follow the user to another through a
+// roaming profile), and is private to the user by its default access
+// rules (the user, SYSTEM and Administrators), which checkDir still
+// verifies. One folder, with the daemon's lock inside it, so that
+// deleting any of bua's folders deletes the lock, which the daemon
+// notices (pkg/bridge/homewatch.go) even while Windows keeps the files
+// it cannot delete yet: the daemon's log, the browser's profile.
 func defaultDirs(getenv func(string) string) (Dirs, error) {
 	base := getenv("LOCALAPPDATA")
 	if base == "" {
@@ -21,11 +25,7 @@ func defaultDirs(getenv func(string) string) (Dirs, error) {
 		}
 	}
 	root := filepath.Join(base, "bua")
-	return Dirs{
-		Config:  filepath.Join(root, "config"),
-		State:   filepath.Join(root, "state"),
-		Runtime: filepath.Join(root, "run"),
-	}, nil
+	return Dirs{Config: root, State: root, Runtime: filepath.Join(root, "run")}, nil
 }
 
 // runtimeAdvice is how a message tells the user to point bua at another

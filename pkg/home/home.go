@@ -102,8 +102,10 @@ func (d Dirs) Downloads() string { return filepath.Join(d.State, "downloads") }
 // read by the next daemon or `bua browser stop` when that daemon died.
 func (d Dirs) BrowserRecord() string { return filepath.Join(d.BrowserDir(), "browser.json") }
 
-// WriteFile writes data at 0600, atomically (temp file and rename), so a
-// reader never sees half a token.
+// WriteFile writes data to a file private to the user (0600; on Windows
+// a protected DACL, whatever the folder's access rules would give it),
+// atomically (temp file and rename), so a reader never sees half a token
+// and no other user can read a recorded flow's values.
 func WriteFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -113,7 +115,7 @@ func WriteFile(path string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
+	if err := makePrivate(tmp.Name(), false); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -152,3 +154,16 @@ func CheckPrivate(path string) error {
 
 // IsNotExist reports whether err means a file is missing.
 func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// MakePrivate makes path, a file or directory of the user's own, private
+// to the user: 0600 (0700 for a directory) on Unix, a protected DACL for
+// the user, SYSTEM and Administrators on Windows. A file that already
+// exists keeps what it grants otherwise (a rotated log keeps the mode of
+// the file it was), so a writer that may find one open calls this first.
+func MakePrivate(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return makePrivate(path, fi.IsDir())
+}

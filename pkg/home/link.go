@@ -2,6 +2,7 @@ package home
 
 import (
 	"context"
+	"errors"
 	"net"
 )
 
@@ -26,3 +27,9 @@ type LinkListener struct {
 // Windows its proof of the link key (which may wait up to ctx's deadline
 // for the client). A refused connection must be closed unread.
 func (l *LinkListener) Admit(ctx context.Context, c net.Conn) error { return l.admit(ctx, c) }
+
+// ErrUnresponsive means the listener took the connection but did not open
+// the link (on Windows, prove the link key) by the caller's deadline: the
+// daemon is suspended or stuck. DialLink's error wraps it; nothing of a
+// request was sent.
+var ErrUnresponsive = errors.New("the daemon accepted the connection but did not answer")

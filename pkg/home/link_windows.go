@@ -156,6 +156,9 @@ func DialLink(ctx context.Context, d Dirs) (net.Conn, error) {
 		return conn, nil
 	}
 	conn.Close()
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return nil, fmt.Errorf("%w (%s, its proof of the link key): %v", ErrUnresponsive, lf.Addr, err)
+	}
 	if !errors.Is(err, linkauth.ErrServerProof) {
 		return nil, err
 	}

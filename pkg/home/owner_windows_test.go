@@ -55,7 +55,7 @@ func TestResolveWindows(t *testing.T) {
 		want Dirs
 	}{
 		{map[string]string{"LOCALAPPDATA": `C:\Users\a\AppData\Local`, "APPDATA": `C:\Users\a\AppData\Roaming`},
-			Dirs{`C:\Users\a\AppData\Local\bua\config`, `C:\Users\a\AppData\Local\bua\state`, `C:\Users\a\AppData\Local\bua\run`}},
+			Dirs{`C:\Users\a\AppData\Local\bua`, `C:\Users\a\AppData\Local\bua`, `C:\Users\a\AppData\Local\bua\run`}},
 		{map[string]string{"LOCALAPPDATA": `C:\L`, "BUA_HOME": `D:\b`}, Dirs{`D:\b`, `D:\b`, `D:\b`}},
 	} {
 		got, err := Resolve(func(k string) string { return tc.env[k] })

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/bua-dev/bua/internal/wine"
 )
 
 func TestPortOwner(t *testing.T) {
@@ -17,13 +19,19 @@ func TestPortOwner(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 	got := PortOwner(port)
-	if runtime.GOOS != "linux" {
+	switch runtime.GOOS {
+	case "linux", "windows", "darwin":
+	default:
 		if got != "" {
-			t.Fatalf("PortOwner = %q, want \"\" off Linux", got)
+			t.Fatalf("PortOwner = %q, want \"\" where bua cannot tell", got)
 		}
 		return
 	}
-	if want := fmt.Sprintf("pid %d (", os.Getpid()); !strings.HasPrefix(got, want) {
+	switch want := fmt.Sprintf("pid %d (", os.Getpid()); {
+	case wine.Detected() && got == "":
+		// Wine's TCP tables name no owning process: the Windows runner
+		// (.github/workflows/ci.yml) checks the owner.
+	case !strings.HasPrefix(got, want):
 		t.Fatalf("PortOwner(%d) = %q, want %q...", port, got, want)
 	}
 	l.Close()

@@ -41,18 +41,20 @@ func (s *State) bundleDir(rep *StepReport) string {
 // one absolute paths (as Jenkins does); they are the OS's, and every
 // report writes them slash-separated (ReportPath).
 //
-// It returns every write that failed, each naming its path and the OS
-// error; a file that could not be written whole is not left behind.
+// It returns every write that failed, each naming its path (slash-
+// separated, ReportPath: the report's problems and the step's note say
+// them) and the OS error; a file that could not be written whole is not
+// left behind.
 func (s *State) writeBundle(failed *StepReport) []error {
 	ev := failed.Evidence
 	dir := s.bundleDir(failed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return []error{fmt.Errorf("%s: %s", dir, safewrite.Cause(dir, err))}
+		return []error{fmt.Errorf("%s: %s", ReportPath(dir), safewrite.Cause(dir, err))}
 	}
 	write := func(name string, data []byte) error {
 		path := filepath.Join(dir, name)
 		if err := safewrite.Bytes(path, 0o644, data); err != nil {
-			return fmt.Errorf("%s: %s", path, safewrite.Cause(path, err))
+			return fmt.Errorf("%s: %s", ReportPath(path), safewrite.Cause(path, err))
 		}
 		failed.Artifacts = append(failed.Artifacts, path)
 		return nil
@@ -60,7 +62,7 @@ func (s *State) writeBundle(failed *StepReport) []error {
 	writeJSON := func(name string, v any) error {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+			return fmt.Errorf("%s: %w", ReportPath(filepath.Join(dir, name)), err)
 		}
 		return write(name, append(b, '\n'))
 	}

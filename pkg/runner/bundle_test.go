@@ -70,7 +70,7 @@ func readBundle(t *testing.T, dir, name string, v any) string {
 // TestBundle: a failed assert leaves, under artifacts/<flow>/<step>/, the
 // screenshot, the page at failure, the trace since the flow started, the
 // step log and the values the assertion read, every secret masked; JSON
-// lists the files and JUnit attaches them.
+// lists the files and JUnit attaches them, slash-separated (ReportPath).
 func TestBundle(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"pay.yaml": bundleFlow})
 	art := filepath.Join(dir, "artifacts")
@@ -163,8 +163,8 @@ func TestBundle(t *testing.T) {
 		t.Errorf("junit system-out does not start with the console error and the failed request, masked:\n%s", cases.SystemOut)
 	}
 	for i, a := range failed.Artifacts {
-		if i+2 >= len(lines) || lines[i+2] != "[[ATTACHMENT|"+a+"]]" {
-			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i+2, a, cases.SystemOut)
+		if i+2 >= len(lines) || lines[i+2] != "[[ATTACHMENT|"+ReportPath(a)+"]]" {
+			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i+2, ReportPath(a), cases.SystemOut)
 		}
 	}
 	if err := suite.WriteJSON(&js); err != nil {
@@ -178,7 +178,7 @@ func TestBundle(t *testing.T) {
 		} `json:"flows"`
 	}
 	json.Unmarshal(js.Bytes(), &parsed)
-	if got := parsed.Flows[0].Steps[2].Artifacts; len(got) != 7 || got[0] != failed.Artifacts[0] {
+	if got := parsed.Flows[0].Steps[2].Artifacts; len(got) != 7 || got[0] != ReportPath(failed.Artifacts[0]) {
 		t.Errorf("json artifacts = %v", got)
 	}
 }

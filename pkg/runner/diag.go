@@ -31,15 +31,19 @@ type Diagnostic struct {
 
 // String formats d as `file:line:col: msg` (`file: msg` without a
 // position; `warning: msg` for a warning), followed by the snippet lines
-// and a `hint:` line when there are.
+// and a `hint:` line when there are. The file is slash-separated
+// (ReportPath), as the paths in Msg and Hint are: the text is a report's
+// (an invalid flow's error and diagnostics in JSON, JUnit and HTML) as
+// well as bua lint's.
 func (d Diagnostic) String() string {
 	msg := d.Msg
 	if d.Warning {
 		msg = "warning: " + msg
 	}
-	s := fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, msg)
+	file := ReportPath(d.File)
+	s := fmt.Sprintf("%s:%d:%d: %s", file, d.Line, d.Col, msg)
 	if d.Line == 0 {
-		s = d.File + ": " + msg
+		s = file + ": " + msg
 	}
 	if d.Snippet != "" {
 		s += strings.TrimRight(d.Snippet, "\n")
@@ -60,7 +64,7 @@ func unreadable(path string, err error) Diagnostic {
 	case errors.Is(err, fs.ErrNotExist):
 		d.Hint = "check the path: bua run and bua lint take flow files, globs and folders, relative to the current directory"
 		if near := nearestFlow(path); near != "" {
-			d.Hint = "did you mean " + near + "?"
+			d.Hint = "did you mean " + ReportPath(near) + "?"
 		}
 	case errors.Is(err, fs.ErrPermission):
 		d.Hint = "bua may not read it: check the file's permissions"

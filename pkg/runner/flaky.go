@@ -188,7 +188,7 @@ func (f *FlowReport) junitReruns() (rerun, flaky []junitRerun) {
 			continue
 		}
 		for _, a := range st.FailedAttempts {
-			trace := fmt.Sprintf("%s:%d: step %q attempt %d: %s: %s", st.File, st.Line, st.label(), a.Attempt, a.Code, a.Message)
+			trace := fmt.Sprintf("%s:%d: step %q attempt %d: %s: %s", ReportPath(st.File), st.Line, st.label(), a.Attempt, a.Code, a.Message)
 			if a.Hint != "" {
 				trace += "\nhint: " + a.Hint
 			}

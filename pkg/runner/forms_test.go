@@ -52,7 +52,9 @@ func TestChecked_Errors(t *testing.T) {
 
 // TestRun_FormSteps: select_option takes one item or a YAML list (items
 // may be expressions), upload resolves relative paths against the flow
-// file's folder, and checked() reads an extract in assert.
+// file's folder and a rooted one as the OS does (/tmp/b.txt is absolute
+// off Windows, the current drive's on it: resolvePaths), and checked()
+// reads an extract in assert.
 func TestRun_FormSteps(t *testing.T) {
 	page := runnertest.Page("checkbox", "Remember me")
 	page.Elements[0].Checked = protocol.Checked
@@ -78,12 +80,16 @@ steps:
 	wantStatus(t, rec, StatusPassed)
 	reqs := fake.Requests()
 	dir := filepath.Dir(rec.File)
+	rooted, err := filepath.Abs("/tmp/b.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []protocol.Action{
 		{Type: protocol.ActionSelectOption, Selector: "#colour", Label: protocol.OneOrMany[string]{"Blue"}},
 		{Type: protocol.ActionSelectOption, Selector: "#colours", Value: protocol.OneOrMany[string]{"blue", "green"}},
 		{Type: protocol.ActionSelectOption, Selector: "#colours", Index: protocol.OneOrMany[int]{0, 2}},
 		{Type: protocol.ActionSelectOption, UID: "e4", Value: protocol.OneOrMany[string]{}},
-		{Type: protocol.ActionUpload, Selector: "input[type=file]", Files: []string{filepath.Join(dir, "files", "a.txt"), "/tmp/b.txt"}},
+		{Type: protocol.ActionUpload, Selector: "input[type=file]", Files: []string{filepath.Join(dir, "files", "a.txt"), rooted}},
 		{Type: protocol.ActionUpload, Selector: "input[type=file]", Files: []string{filepath.Join(dir, "files", "one.txt")}},
 	}
 	for i, w := range want {

@@ -144,7 +144,7 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if from != nil {
-			from("sub-flow file %s cannot be read: %v", path, unwrapPathError(err))
+			from("sub-flow file %s cannot be read: %v", ReportPath(path), unwrapPathError(err))
 		} else {
 			l.diags = append(l.diags, unreadable(path, err))
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +43,12 @@ func TestLoad_Warnings(t *testing.T) {
 
 // goldenFlows compares what of each testdata/flows/FOLDER/*.yaml (at least
 // min of them) with its .want, paths made relative to the folder; -update
-// rewrites the .want files.
+// rewrites the .want files. Diagnostics name paths slash-separated on
+// every OS (Diagnostic.String, ReportPath), so the folder is taken out in
+// that form; and the OS's words for a missing file become Linux's
+// (notFoundWords), so a .want holds the same text on every OS.
 func goldenFlows(t *testing.T, folder string, min int, what func(t *testing.T, file string) string) {
+	notFound := notFoundWords(t)
 	dir := filepath.Join("..", "..", "testdata", "flows", folder)
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
@@ -55,7 +60,7 @@ func goldenFlows(t *testing.T, folder string, min int, what func(t *testing.T, f
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			got := strings.ReplaceAll(what(t, file), dir+string(filepath.Separator), "")
+			got := notFound.Replace(strings.ReplaceAll(what(t, file), filepath.ToSlash(dir)+"/", ""))
 			want := strings.TrimSuffix(file, ".yaml") + ".want"
 			if *update {
 				if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
@@ -72,6 +77,28 @@ func goldenFlows(t *testing.T, folder string, min int, what func(t *testing.T, f
 			}
 		})
 	}
+}
+
+// notFoundWords turns what this OS says of a file that is not there, and
+// of one in a folder that is not there, into the words the .want files
+// hold, Linux's ("no such file or directory"): a diagnostic quotes the
+// OS's error (a missing sub-flow, a missing serve folder), and Windows
+// words the two cases apart ("The system cannot find the file
+// specified." and "... the path specified."). The words replaced are the
+// OS's own, from asking it for each case; another error (permission
+// denied, say) is left as it is, and differs from the .want.
+func notFoundWords(t *testing.T) *strings.Replacer {
+	dir := t.TempDir()
+	var pairs []string
+	for _, missing := range []string{filepath.Join(dir, "nope"), filepath.Join(dir, "no", "folder")} {
+		_, err := os.Stat(missing)
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("stat %s: %v, want the OS's not-found error", missing, err)
+		}
+		pairs = append(pairs, pe.Err.Error(), "no such file or directory")
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // TestLoad_OneDocument: a flow file is one YAML document. A second one is
@@ -103,7 +130,7 @@ func TestLoad_OneDocument(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tc.want) {
+			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), filepath.ToSlash(dir)+"/", ""), tc.want) {
 				t.Fatalf("Load = %v, want %q", err, tc.want)
 			}
 		})

@@ -87,9 +87,10 @@ func (fs *fileScope) compile(n *yaml.Node, src, what string) *Expr {
 	return e
 }
 
-// pos is n's place as file:line:col, for errors found at run time.
+// pos is n's place as file:line:col, for errors found at run time (a
+// flow's error, in its report: the file slash-separated, ReportPath).
 func (fs *fileScope) pos(n *yaml.Node) string {
-	return fmt.Sprintf("%s:%d:%d", fs.file, n.Line, n.Column)
+	return fmt.Sprintf("%s:%d:%d", ReportPath(fs.file), n.Line, n.Column)
 }
 
 // template reads any YAML value as a Template: scalars interpolate

@@ -47,9 +47,10 @@ type MergeOptions struct {
 //   - it started when the first input started and lasted until the last
 //     ended (the wall time of the sharded run); it is interrupted when an
 //     input was, and its Problems are the inputs' (prefixed with their
-//     Source); MissingShards are the shards of the inputs' I/N splits
-//     that no input ran (a job that failed before its upload), whose
-//     flows the report cannot have, so that Exit fails;
+//     Source, slash-separated: ReportPath); MissingShards are the shards
+//     of the inputs' I/N splits that no input ran (a job that failed
+//     before its upload), whose flows the report cannot have, so that
+//     Exit fails;
 //   - Shards lists the inputs by shard (a merged input's own Shards, so
 //     merging merged reports again loses nothing).
 //
@@ -86,7 +87,9 @@ func Merge(inputs []*SuiteReport, opt MergeOptions) (*SuiteReport, []string, err
 		}
 		out.Interrupted = out.Interrupted || in.Interrupted
 		for _, p := range in.Problems {
-			out.Problems = append(out.Problems, label(in)+": "+p)
+			// The merged report's problems: its input slash-separated, as
+			// the report names every path (ReportPath).
+			out.Problems = append(out.Problems, ReportPath(label(in))+": "+p)
 		}
 		if len(in.Shards) > 0 {
 			out.Shards = append(out.Shards, in.Shards...)

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,6 +250,15 @@ func TestMerge_Golden(t *testing.T) {
 // shard it was missing) is the merge of all three: nothing is lost on
 // the way.
 func TestMerge_RoundTrip(t *testing.T) {
+	// The shards, and the folder a merged report is written to below, on
+	// one volume, as a CI job's checkout and its output are: from one
+	// Windows drive to another (a checkout on D:, the temp dir on C:)
+	// there is no relative path, and so no workDir to record.
+	checkout := t.TempDir()
+	if err := os.CopyFS(filepath.Join(checkout, reportsDir), os.DirFS(reportsDir)); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(checkout)
 	for i, s := range readShards(t, 1, 2, 3) {
 		var js bytes.Buffer
 		s.ExitCode, s.WorkDir = testExit, "."
@@ -338,7 +348,7 @@ func TestReadJSON_BadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, content, want string
 	}{
-		{"Missing", "", "missing.json: cannot read: no such file or directory"},
+		{"Missing", "", "missing.json: cannot read: "}, // and the OS's words for a missing file
 		{"JUnit", "<?xml version=\"1.0\"?>\n<testsuites/>\n", "in.json:1:1: not valid JSON: invalid character '<' looking for beginning of value"},
 		{"SyntaxError", "{\n  \"reportVersion\": 1,\n  \"flows\": [\n    {\"name\": \"a\",}\n  ]\n}\n", "in.json:4:18: not valid JSON: invalid character '}' looking for beginning of object key string"},
 		{"Truncated", "{\n  \"reportVersion\": 1,\n  \"flows\": [\n", "in.json:4:1: not valid JSON: unexpected end of JSON input"},
@@ -363,13 +373,25 @@ func TestReadJSON_BadInput(t *testing.T) {
 				path = "in.json"
 				writeFile(t, path, tc.content)
 			}
+			want := tc.want
+			if tc.content == "" {
+				// What this OS says of it, asked of the OS: "no such file
+				// or directory", "The system cannot find the file
+				// specified."
+				_, oerr := os.ReadFile(path)
+				var pe *fs.PathError
+				if !errors.As(oerr, &pe) || !errors.Is(oerr, fs.ErrNotExist) {
+					t.Fatalf("reading %s: %v, want the OS's not-found error", path, oerr)
+				}
+				want += pe.Err.Error()
+			}
 			s, _, err := ReadJSONFile(path)
 			var re *ReportError
 			if s != nil || !errors.As(err, &re) {
 				t.Fatalf("ReadJSONFile = %v, %v; want a *ReportError", s, err)
 			}
-			if err.Error() != tc.want || re.Hint == "" {
-				t.Errorf("error %q (hint %q), want %q and a hint", err, re.Hint, tc.want)
+			if err.Error() != want || re.Hint == "" {
+				t.Errorf("error %q (hint %q), want %q and a hint", err, re.Hint, want)
 			}
 		})
 	}
@@ -378,12 +400,18 @@ func TestReadJSON_BadInput(t *testing.T) {
 // TestMerge_Rules: what Merge does with inputs that do not make one
 // suite: overlapping shards fail, naming both reports, unless
 // AllowDuplicates; different bua versions warn; shard problems and
-// interruptions carry over.
+// interruptions carry over. The error and the warning are for the person
+// at the terminal, and name the inputs and the flow file as the OS does
+// (the reports as they were given); a problem carried over is the merged
+// report's, and names its input slash-separated (ReportPath).
 func TestMerge_Rules(t *testing.T) {
+	report := func(i int) string {
+		return filepath.Join(reportsDir, fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i))
+	}
 	t.Run("Duplicate", func(t *testing.T) {
 		in := readShards(t, 1, 2, 1)
 		_, _, err := Merge(in, MergeOptions{})
-		want := `testdata/reports/shard-1/report-1.json: flow "Login" (flows/a_login.yaml) is also in testdata/reports/shard-1/report-1.json: the shards overlap`
+		want := fmt.Sprintf(`%s: flow "Login" (%s) is also in %s: the shards overlap`, report(1), filepath.Join("flows", "a_login.yaml"), report(1))
 		var re *ReportError
 		if !errors.As(err, &re) || err.Error() != want || !strings.Contains(re.Hint, "--allow-duplicates") {
 			t.Fatalf("Merge = %v, want %q with a hint", err, want)
@@ -409,7 +437,7 @@ func TestMerge_Rules(t *testing.T) {
 		in := readShards(t, 1, 2, 3)
 		in[2].Bua = "0.2.0"
 		_, warnings, err := Merge(in, MergeOptions{})
-		want := "the shards ran different bua versions: 0.1.0 (testdata/reports/shard-1/report-1.json, testdata/reports/shard-2/report-2.json), 0.2.0 (testdata/reports/shard-3/report-3.json)"
+		want := fmt.Sprintf("the shards ran different bua versions: 0.1.0 (%s, %s), 0.2.0 (%s)", report(1), report(2), report(3))
 		if err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) {
 			t.Errorf("Merge: %v, warnings %q, want one starting %q", err, warnings, want)
 		}

@@ -278,9 +278,17 @@ type jsonFlow struct {
 // flows by file), CI tools read one form, and a golden written on one OS
 // matches on the other. The runner keeps paths in the OS's own form; a
 // reader turns a report's back with filepath.FromSlash before it touches
-// the file system (ReadJSON, ReadJSONFile). Messages (an error's
-// file:line, Problems) keep the OS's form: they are for the person at
-// that machine, who may paste them into a shell.
+// the file system (ReadJSON, ReadJSONFile).
+//
+// The texts a report carries name paths this way too: a flow's error and
+// its hooks' (a step's file:line, StepError), its diagnostics (file:line:col
+// and the paths in their messages, Diagnostic), the evidence files it
+// could not write (Problems, a step's note), so that a report holds one
+// form and a golden holds the same text on every OS. The terminal shows
+// those texts as they are (Windows takes / in a path). Messages that
+// never reach a report keep the OS's form, for the person at that
+// machine, who may paste them into a shell: Merge's and ReadJSONFile's
+// errors and warnings, which name the inputs as they were given.
 func ReportPath(path string) string { return toSlash(path) }
 
 // toSlash is filepath.ToSlash; a test swaps it for one that turns \ into

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,15 +20,13 @@ func slashesAsOnWindows(t *testing.T) {
 	t.Cleanup(func() { toSlash = old })
 }
 
-// scrubDir takes dir, and the separator after it, out of a report
-// written in it, leaving prefix in their place. Reports write paths
-// slash-separated (ReportPath) and messages in the OS's form, so both
-// forms are scrubbed, and a golden holds the same text on every OS.
+// scrubDir takes dir, and the / after it, out of a report written in it,
+// leaving prefix in their place. Reports write every path slash-separated
+// (ReportPath), in the messages they carry too, so only that form is
+// scrubbed: a golden holds the same text on every OS, and a path a
+// report left in the OS's form shows on Windows as a difference.
 func scrubDir(s, dir, prefix string) string {
-	for _, d := range []string{filepath.ToSlash(dir) + "/", dir + string(filepath.Separator)} {
-		s = strings.ReplaceAll(s, d, prefix)
-	}
-	return s
+	return strings.ReplaceAll(s, filepath.ToSlash(dir)+"/", prefix)
 }
 
 // windowsSuite is a failed flow as a run on Windows records it, every
@@ -183,5 +182,56 @@ func TestReportPaths_ShardsAcrossOSes(t *testing.T) {
 	b := &SuiteReport{Source: "b.json", Flows: []*FlowReport{{Name: "x", File: windows[0], Status: StatusPassed}}}
 	if _, _, err := Merge([]*SuiteReport{a, b}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "the shards overlap") {
 		t.Errorf("merge of one flow run on Linux and on Windows: %v, want the shards overlap", err)
+	}
+}
+
+// TestReportPaths_Messages: the texts a report carries name paths
+// slash-separated too, whatever the OS wrote: a step's file:line in the
+// flow's error, a diagnostic's file (with or without a position), a
+// flaky step's attempt in JUnit, an invalid flow's diagnostics in JUnit,
+// and a merged report's problem, prefixed with its input.
+func TestReportPaths_Messages(t *testing.T) {
+	slashesAsOnWindows(t)
+	file := `flows\shop\pay.yaml`
+	se := &StepError{Flow: "pay", Step: "click", File: file, Line: 3, Err: errors.New("nothing matches #pay")}
+	if got, want := se.Error(), `flows/shop/pay.yaml:3: step "click": nothing matches #pay`; got != want {
+		t.Errorf("StepError = %q, want %q", got, want)
+	}
+	diag := Diagnostic{File: file, Line: 2, Col: 3, Msg: "unknown step key"}
+	noPos := Diagnostic{File: file, Msg: "cannot read flow"}
+	if got, want := diag.String()+"\n"+noPos.String(), "flows/shop/pay.yaml:2:3: unknown step key\nflows/shop/pay.yaml: cannot read flow"; got != want {
+		t.Errorf("diagnostics = %q, want %q", got, want)
+	}
+	if got := (&LoadError{Diags: Diagnostics{diag}}).Error(); got != "invalid flow: flows/shop/pay.yaml:2:3: unknown step key" {
+		t.Errorf("LoadError = %q", got)
+	}
+
+	flaky := &StepReport{Path: "1", Kind: "click", File: file, Line: 3, Status: StatusPassed, Attempts: 2, Flaky: true,
+		FailedAttempts: []AttemptError{{Attempt: 1, ErrorInfo: ErrorInfo{Code: "timeout", Message: "slow"}}}}
+	s := &SuiteReport{Flows: []*FlowReport{
+		{Name: "pay", File: file, Status: StatusPassed, Flaky: true, Steps: []*StepReport{flaky}},
+		{Name: "broken", File: `flows\broken.yaml`, Status: StatusInvalid, Diagnostics: Diagnostics{{File: `flows\broken.yaml`, Line: 3, Col: 5, Msg: "unknown step key"}}},
+	}}
+	var b bytes.Buffer
+	if err := s.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<stackTrace>flows/shop/pay.yaml:3: step &#34;click&#34; attempt 1: timeout: slow</stackTrace>`,
+		`<error message="invalid flow" type="invalid">flows/broken.yaml:3:5: unknown step key&#xA;</error>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("junit lacks %s:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), `\`) {
+		t.Errorf("junit has a \\:\n%s", b.String())
+	}
+
+	in := &SuiteReport{Source: `shards\report-1.json`, Problems: []string{"artifact art/pay/1-click/trace.json: no space left on device"}}
+	m, _, err := Merge([]*SuiteReport{in}, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(m.Problems, "\n"), "shards/report-1.json: artifact art/pay/1-click/trace.json: no space left on device"; got != want {
+		t.Errorf("merged problems %q, want %q", got, want)
 	}
 }

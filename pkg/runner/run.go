@@ -38,7 +38,9 @@ const (
 
 // StepError is a step's failure with where it happened: the flow's name,
 // the step's label and its line in File. Err is the cause (a *protocol.Error,
-// *AssertionError, *FailError, *ObstacleError or an expression error).
+// *AssertionError, *FailError, *ObstacleError or an expression error). Its
+// text is the flow's error in every report, so it names File
+// slash-separated (ReportPath): "flows/pay.yaml:3: step ...".
 type StepError struct {
 	Flow string
 	Step string
@@ -48,7 +50,7 @@ type StepError struct {
 }
 
 func (e *StepError) Error() string {
-	return fmt.Sprintf("%s:%d: step %q: %v", e.File, e.Line, e.Step, e.Err)
+	return fmt.Sprintf("%s:%d: step %q: %v", ReportPath(e.File), e.Line, e.Step, e.Err)
 }
 
 func (e *StepError) Unwrap() error { return e.Err }

@@ -119,7 +119,8 @@ func TestRun_RepeatRecordsBounded(t *testing.T) {
 
 // TestRun_DoubledVar: a var doubled in a loop, by + or by interpolation,
 // fails at the first pass past the budget (a 16 MiB string), naming the
-// expression and its place, instead of reaching 2^40 bytes.
+// expression and its place (the file slash-separated, as the report
+// gives the flow's reason: ReportPath), instead of reaching 2^40 bytes.
 func TestRun_DoubledVar(t *testing.T) {
 	for _, tc := range []struct{ name, value, want string }{
 		{"Plus", `"vars.s + vars.s"`, `expression "vars.s + vars.s" at %s:7:21: + would build 16 MiB`},
@@ -130,7 +131,7 @@ func TestRun_DoubledVar(t *testing.T) {
 			rec, _ := runFlow(t, runnertest.New(), "name: d\nvars: { s: a }\nsteps:\n  - repeat:\n      times: 40\n      steps:\n        - set: { s: "+tc.value+" }\n")
 			took := time.Since(start)
 			wantStatus(t, rec, StatusFailed)
-			want := fmt.Sprintf(tc.want, rec.File)
+			want := fmt.Sprintf(tc.want, ReportPath(rec.File))
 			if !strings.Contains(rec.Reason, want) {
 				t.Fatalf("reason = %q, want %q", rec.Reason, want)
 			}
@@ -223,7 +224,8 @@ func TestRun_InterruptStopsHooks(t *testing.T) {
 }
 
 // TestSuite_Problems: an evidence file that cannot be written is a problem
-// of the run, named with its path and the OS error; the file is not left
+// of the run, named with its path (slash-separated, as the report's
+// problems give it: ReportPath) and the OS error; the file is not left
 // half-written, and the run's exit code is raised to an invalid flow's.
 func TestSuite_Problems(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"f.yaml": "name: f\nsteps:\n  - click: \"#gone\"\n"})
@@ -239,7 +241,7 @@ func TestSuite_Problems(t *testing.T) {
 	codes := map[Status]int{StatusFailed: 1, StatusInvalid: 2}
 	s := (&Runner{Requester: fake, Artifacts: artifacts, ExitCode: func(st Status) int { return codes[st] }}).RunSuite(context.Background(), []string{filepath.Join(dir, "f.yaml")})
 	shot := filepath.Join(artifacts, "f", "1-click", BundleScreenshot)
-	if len(s.Problems) != 1 || s.Problems[0] != "artifact "+shot+": is a directory" {
+	if len(s.Problems) != 1 || s.Problems[0] != "artifact "+ReportPath(shot)+": is a directory" {
 		t.Fatalf("problems = %q, want the screenshot's path and the OS error", s.Problems)
 	}
 	if s.Exit() != 2 {

@@ -18,10 +18,11 @@ type Server struct {
 }
 
 // Serve starts serving dir with net/http's FileServer on 127.0.0.1:0.
-// Close it when the run ends.
+// Close it when the run ends. Its error is the flow's, in the flow's
+// report, so it names dir slash-separated (ReportPath).
 func Serve(dir string) (*Server, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("serve: %s is not a directory", dir)
+		return nil, fmt.Errorf("serve: %s is not a directory", ReportPath(dir))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,7 +42,7 @@ func (fs *fileScope) checkServe(n *yaml.Node, dir string) {
 	fi, err := os.Stat(fs.flow.Serve)
 	switch {
 	case err != nil:
-		fs.errf(n, "serve: folder %s cannot be read: %v (looked for %s: the path is relative to the flow file)", dir, unwrapPathError(err), fs.flow.Serve)
+		fs.errf(n, "serve: folder %s cannot be read: %v (looked for %s: the path is relative to the flow file)", dir, unwrapPathError(err), ReportPath(fs.flow.Serve))
 	case !fi.IsDir():
 		fs.errf(n, "serve: %s is a file, not a folder (expected the folder to serve, relative to the flow file)", dir)
 	}

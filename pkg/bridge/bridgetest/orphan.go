@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,10 +12,16 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
-// orphanEnv marks a process StartOrphan started from the test binary: its
-// value is "leader" for the stand-in browser, which starts one helper and
-// waits, and "helper" for that helper.
-const orphanEnv = "BUA_BRIDGETEST_ORPHAN"
+// orphanEnv marks a process StartOrphan or FakeChrome started from the
+// test binary: its value is "leader" for the stand-in browser, which
+// starts one helper and waits, "helper" for that helper, and "chrome" for
+// FakeChrome's browser, which writes chromeStderrEnv to its stderr and
+// exits with chromeExitEnv.
+const (
+	orphanEnv       = "BUA_BRIDGETEST_ORPHAN"
+	chromeStderrEnv = "BUA_BRIDGETEST_CHROME_STDERR"
+	chromeExitEnv   = "BUA_BRIDGETEST_CHROME_EXIT"
+)
 
 // orphanLife bounds a stand-in's life should its test die without
 // cleaning up.
@@ -36,7 +43,28 @@ func init() {
 	case "helper":
 		time.Sleep(orphanLife)
 		os.Exit(0)
+	case "chrome":
+		os.Stderr.WriteString(os.Getenv(chromeStderrEnv))
+		code, _ := strconv.Atoi(os.Getenv(chromeExitEnv))
+		os.Exit(code)
 	}
+}
+
+// FakeChrome returns an executable that stands in for a browser which
+// writes stderr (its log) and exits with code at once, on every OS: the
+// test binary, told what to play through the environment, which it sets
+// for t (so t may not run in parallel). The daemon's launcher starts it
+// with the environment it has, as it would a browser.
+func FakeChrome(t *testing.T, stderr string, code int) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(orphanEnv, "chrome")
+	t.Setenv(chromeStderrEnv, stderr)
+	t.Setenv(chromeExitEnv, strconv.Itoa(code))
+	return exe
 }
 
 // StartOrphan stands in for a managed browser whose daemon was killed: a

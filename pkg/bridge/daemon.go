@@ -20,6 +20,7 @@ import (
 
 	"github.com/bua-dev/bua/extension"
 	"github.com/bua-dev/bua/internal/exclusive"
+	"github.com/bua-dev/bua/pkg/browser"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -623,7 +624,11 @@ func (d *Daemon) waitManaged(ctx context.Context, name string) (*Conn, *protocol
 			within = fmt.Sprintf("%s (the caller's timeout)", ct)
 		}
 	}
-	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser %s did not connect within %s: see %s, and run `bua doctor`", name, within, d.cfg.Dirs.LogFile())
+	why := ""
+	if m.brandedChrome() {
+		why = fmt.Sprintf(": it is branded Google Chrome (%s), which since version 137 ignores --load-extension, so bua's extension never loaded; %s", m.exe(), browser.InstallHint)
+	}
+	return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the managed browser %s did not connect within %s%s: see %s, and run `bua doctor`", name, within, why, d.cfg.Dirs.LogFile())
 }
 
 // ListenError is the daemon's failure to listen on its WebSocket address:

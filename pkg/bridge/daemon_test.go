@@ -805,6 +805,49 @@ func (b *hungBrowser) Done() <-chan struct{} { return b.done }
 func (b *hungBrowser) Err() error            { return nil }
 func (b *hungBrowser) Kill()                 {} // hung past SIGKILL too
 
+// brandedBrowser is a hungBrowser started from branded Google Chrome's
+// executable, whose extension never connects.
+type brandedBrowser struct {
+	hungBrowser
+	exe string
+}
+
+func (b *brandedBrowser) Exe() string { return b.exe }
+
+// TestBrandedChromeNamed: a managed browser that never connects because
+// it is branded Google Chrome (BUA_CHROME or --chrome may name one) fails
+// saying so, and what to use instead; another browser's does not.
+func TestBrandedChromeNamed(t *testing.T) {
+	for _, tc := range []struct {
+		exe     string
+		branded bool
+	}{
+		{filepath.Join("/opt", "google", "chrome", "chrome"), true},
+		{filepath.Join("/opt", "chrome-linux64", "chrome"), false},
+	} {
+		h := bridgetest.StartDaemon(t, bridge.Config{
+			Launch: func(context.Context, bridge.LaunchOptions) (bridge.BrowserProcess, error) {
+				return &brandedBrowser{hungBrowser{done: make(chan struct{})}, tc.exe}, nil
+			},
+		})
+		cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: h.Dirs, Browser: bridge.SelectManaged})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		ctx, cancel := protocol.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err := cl.Request(ctx, protocol.GetTabs())
+		cancel()
+		cl.Close()
+		if err == nil {
+			t.Fatalf("%s: no error", tc.exe)
+		}
+		said := strings.Contains(err.Message, "ignores --load-extension") && strings.Contains(err.Message, "Chrome for Testing") && strings.Contains(err.Message, tc.exe)
+		if said != tc.branded {
+			t.Errorf("%s: %q; want it to name branded Chrome: %v", tc.exe, err.Message, tc.branded)
+		}
+	}
+}
+
 // TestTimeoutErrorsStateTheTimeout: an error names the timeout that ran
 // out, the caller's when it was shorter than the daemon's own.
 func TestTimeoutErrorsStateTheTimeout(t *testing.T) {

@@ -428,6 +428,25 @@ func (m *managedBrowser) kill() {
 	m.proc.Kill()
 }
 
+// exe is the executable of the browser this daemon launched, "" when it
+// launched none or its launcher does not say (a test's fake).
+func (m *managedBrowser) exe() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.proc.(interface{ Exe() string }); ok {
+		return p.Exe()
+	}
+	return ""
+}
+
+// brandedChrome reports whether that executable is branded Google Chrome
+// (browser.IsBrandedChrome), whose extension never connects: BUA_CHROME
+// or --chrome may name it, since the person chose it.
+func (m *managedBrowser) brandedChrome() bool {
+	exe := m.exe()
+	return exe != "" && browser.IsBrandedChrome(exe)
+}
+
 // profileGone says why the running browser's profile is gone (deleted
 // under it), or "".
 func (m *managedBrowser) profileGone() string {

@@ -84,7 +84,7 @@ func (s search) find() (string, error) {
 	var branded string
 	for _, c := range s.candidates() {
 		for _, p := range s.expand(c) {
-			if !isBrandedChrome(p) {
+			if !IsBrandedChrome(p) {
 				return p, nil
 			}
 			if branded == "" {
@@ -218,8 +218,9 @@ func isExecutable(goos, p string) bool {
 	return goos == "windows" || fi.Mode()&0o111 != 0
 }
 
-// isBrandedChrome tells Google Chrome (stable, beta, dev, canary) apart
-// from Chromium, Chrome for Testing and Edge by where each installs, after
+// IsBrandedChrome reports whether the executable at p is branded Google
+// Chrome, which since version 137 ignores --load-extension. It tells
+// Google Chrome (stable, beta, dev, canary) apart from Chromium, Chrome for Testing and Edge by where each installs, after
 // resolving symlinks (/usr/bin/google-chrome → /opt/google/chrome/...):
 // Linux packages under /opt/google/chrome{,-beta,-unstable,-canary}/,
 // "Google Chrome[ Beta| Dev| Canary].app" on macOS, and
@@ -229,7 +230,7 @@ func isExecutable(goos, p string) bool {
 // rules match whole path elements, so a user called "chromium" with
 // branded Chrome in their AppData is still caught. Windows paths are read
 // with either separator, on any OS, so that tests cover them.
-func isBrandedChrome(p string) bool {
+func IsBrandedChrome(p string) bool {
 	resolved := p
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		resolved = r

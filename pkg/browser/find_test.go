@@ -352,8 +352,8 @@ func TestIsBrandedChrome(t *testing.T) {
 		`C:\work\chrome\win64-140.0.7339.80\chrome-win64\chrome.exe`:                                              false,
 		"/Users/u/.cache/puppeteer/chrome/mac_arm-140.0.7339.80/chrome-mac-arm64/Google Chrome for Testing.app/x": false,
 	} {
-		if got := isBrandedChrome(p); got != want {
-			t.Errorf("isBrandedChrome(%q) = %v, want %v", p, got, want)
+		if got := IsBrandedChrome(p); got != want {
+			t.Errorf("IsBrandedChrome(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

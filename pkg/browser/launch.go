@@ -40,6 +40,7 @@ type Options struct {
 
 // Process is a launched browser.
 type Process struct {
+	exe      string // the executable Launch started
 	cmd      *exec.Cmd
 	group    Group   // read as it started, so Stop never signals a reused pid
 	sys      sysProc // what the OS adds: the job object on Windows
@@ -147,13 +148,17 @@ func Launch(ctx context.Context, o Options) (*Process, error) {
 	}
 	// Read before the reaper below can run: until then the process is at
 	// worst a zombie, whose start time still reads.
-	p := &Process{cmd: cmd, group: GroupOf(cmd.Process.Pid), sys: sys, done: make(chan struct{})}
+	p := &Process{exe: exe, cmd: cmd, group: GroupOf(cmd.Process.Pid), sys: sys, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
 }
+
+// Exe is the executable Launch started: the one Options.Exec named, or
+// the one Find found.
+func (p *Process) Exe() string { return p.exe }
 
 // Pid is the browser's process id (also its process group id on Unix).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

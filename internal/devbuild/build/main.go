@@ -1,24 +1,28 @@
 // Command build builds bua from this checkout as README's install line
-// does (internal/devbuild): `go run ./internal/devbuild/build [OUT]`, on
-// any OS, to OUT (default bua, or bua.exe on Windows). scripts/build runs
-// it.
+// does (internal/devbuild), on any OS: `go run ./internal/devbuild/build
+// [-os GOOS] [-arch GOARCH] [OUT]`, to OUT (default bua, or bua.exe for
+// Windows). scripts/build and scripts/cross-check run it. The target is a
+// flag, not GOOS: `go run` would build this program itself for GOOS.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/bua-dev/bua/internal/devbuild"
 )
 
 func main() {
-	out := devbuild.Binary(".", runtime.GOOS)
-	if len(os.Args) > 1 {
-		out = os.Args[1]
+	goos := flag.String("os", "", "the OS to build for (GOOS; default this machine's)")
+	goarch := flag.String("arch", "", "the CPU to build for (GOARCH; default this machine's)")
+	flag.Parse()
+	out := devbuild.Binary(".", devbuild.GOOS(*goos))
+	if flag.NArg() > 0 {
+		out = flag.Arg(0)
 	}
-	if err := devbuild.Build(context.Background(), ".", out, "", ""); err != nil {
+	if err := devbuild.Build(context.Background(), ".", out, *goos, *goarch); err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)
 	}

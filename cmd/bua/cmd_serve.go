@@ -22,8 +22,9 @@ func newServeCommand(env *Env) *cli.Command {
 		Category: catSetup,
 		Usage:    "run the daemon (other commands start it when it is not running)",
 		Description: "Listens on ws://127.0.0.1:48123 (or --listen, or $BUA_LISTEN) for the extension,\n" +
-			"and on a private unix socket for CLI commands. Logs go to the state dir's daemon.log,\n" +
-			fmt.Sprintf("which rotates at %d MiB, keeping %d old files.\n", bridge.LogMaxMiB, bridge.LogBackups) +
+			"and on a private link for CLI commands (a unix socket; on Windows, loopback TCP\n" +
+			"with a key only you can read). Logs go to the state dir's daemon.log, which\n" +
+			fmt.Sprintf("rotates at %d MiB, keeping %d old files.\n", bridge.LogMaxMiB, bridge.LogBackups) +
 			"It stops after an idle hour, or on `bua stop`.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Usage: "WebSocket `ADDR` for the extension (default 127.0.0.1:48123, or $BUA_LISTEN)"},

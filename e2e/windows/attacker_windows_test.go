@@ -212,4 +212,3 @@ func startAs(user, password, dir, exe string, args ...string) error {
 		return nil
 	}
 }
-

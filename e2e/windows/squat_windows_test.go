@@ -245,4 +245,3 @@ func finalReport(t *testing.T, rep string) report {
 	t.Fatal("the attacker never reported")
 	return report{}
 }
-

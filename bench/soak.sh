@@ -124,7 +124,7 @@ while (($(date +%s) - start < secs)); do
 done
 sample
 
-echo "soak: ${secs}s, $actions actions, $errors errors (bua $("$bua" --version 2>/dev/null | awk '{print $NF}'), $(nproc) cores)"
+echo "soak: ${secs}s, $actions actions, $errors errors (bua $("$bua" --version 2>/dev/null | awk '{print $2}'), $(nproc) cores)"
 printf '%6s %10s %10s %6s %12s %8s %7s\n' "t(s)" goroutines "heap(MB)" fds "browser(MB)" actions errors
 awk -F'\t' '{ printf "%6d %10d %10.1f %6d %12.1f %8d %7d\n", $1, $2, $3/1048576, $4, $5/1024, $6, $7 }' "$samples"
 

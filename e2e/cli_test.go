@@ -658,8 +658,8 @@ func TestCLI_Offline(t *testing.T) {
 		t.Errorf("schema is not JSON with $defs: %v", err)
 	}
 
-	if got := mustCLI(t, "extension", "id").Stdout; got != "hfknkhfjieglpckamkjeghfifjpncaoi\n" {
-		t.Errorf("extension id = %q", got)
+	if got := mustCLI(t, "extension", "id", "--quiet").Stdout; got != "hfknkhfjieglpckamkjeghfifjpncaoi\n" {
+		t.Errorf("extension id --quiet = %q", got)
 	}
 	dir := strings.TrimSpace(mustCLI(t, "extension", "path").Stdout)
 	var manifest struct {

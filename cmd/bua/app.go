@@ -185,9 +185,6 @@ func helpCommand(c *cli.Context) string {
 	return strings.Join(append(words, "--help"), " ")
 }
 
-// version is the binary's version; the release build may override it.
-var version = "0.1.0"
-
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, env *Env) int {
 	if n := len(args) - 1; n > 0 && args[n] == "--generate-bash-completion" && slices.Contains(args[:n], "--") {

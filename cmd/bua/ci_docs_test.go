@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,15 +20,25 @@ import (
 	"github.com/bua-dev/bua/internal/wine"
 )
 
-// docs/ci.md's CI examples (GitHub Actions and GitLab CI) are files that
-// users copy, so they are checked as code: the workflow by actionlint,
-// both by a YAML parse, and every bua command in them by the real CLI's
-// flag parsing, with the paths the shards upload matched against what the
-// merge reads.
+// docs/ci.md's CI examples (GitHub Actions and GitLab CI, on the runner
+// and in bua's container image, and a Kubernetes Indexed Job) are files
+// that users copy, so they are checked as code: the workflows by
+// actionlint, all by a YAML parse, and every bua command in them by the
+// real CLI's flag parsing, with the paths the shards upload matched
+// against what the merge reads.
 
 const (
-	githubWorkflow = "../../docs/ci/github-actions.yml"
-	gitlabPipeline = "../../docs/ci/gitlab-ci.yml"
+	githubWorkflow          = "../../docs/ci/github-actions.yml"
+	gitlabPipeline          = "../../docs/ci/gitlab-ci.yml"
+	githubContainerWorkflow = "../../docs/ci/github-actions-container.yml"
+	gitlabContainerPipeline = "../../docs/ci/gitlab-ci-container.yml"
+	kubernetesManifest      = "../../docs/ci/kubernetes.yaml"
+)
+
+// The examples of each CI system: on the runner, and in bua's image.
+var (
+	githubWorkflows = []string{githubWorkflow, githubContainerWorkflow}
+	gitlabPipelines = []string{gitlabPipeline, gitlabContainerPipeline}
 )
 
 // TestCIDocs_Mirrored: docs/ci.md shows each example file whole, so what
@@ -36,7 +48,7 @@ func TestCIDocs_Mirrored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range []string{githubWorkflow, gitlabPipeline} {
+	for _, file := range []string{githubWorkflow, gitlabPipeline, githubContainerWorkflow, gitlabContainerPipeline, kubernetesManifest} {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +59,7 @@ func TestCIDocs_Mirrored(t *testing.T) {
 	}
 }
 
-// TestCIDocs_Actionlint runs actionlint on the GitHub Actions workflow
+// TestCIDocs_Actionlint runs actionlint on the GitHub Actions workflows
 // (shellcheck and pyflakes off: they are not on every machine, so the
 // result would depend on it), and on a copy with a mistake, which it must
 // report: a linter that finds nothing proves nothing.
@@ -71,8 +83,14 @@ func TestCIDocs_Actionlint(t *testing.T) {
 		out, err := exec.CommandContext(ctx, actionlint, "-oneline", "-shellcheck=", "-pyflakes=", file).CombinedOutput()
 		return string(out), err
 	}
-	if out, err := lint(good); err != nil || strings.TrimSpace(out) != "" {
-		t.Errorf("actionlint %s: %v\n%s", githubWorkflow, err, out)
+	for _, file := range githubWorkflows {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := lint(abs); err != nil || strings.TrimSpace(out) != "" {
+			t.Errorf("actionlint %s: %v\n%s", file, err, out)
+		}
 	}
 	out, err := lint(bad)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, `"flowz"`) {
@@ -100,8 +118,12 @@ func needActionlint(t *testing.T) string {
 // ghWorkflow is the part of a GitHub Actions workflow the checks read.
 type ghWorkflow struct {
 	Jobs map[string]struct {
-		Needs    any    `yaml:"needs"`
-		If       string `yaml:"if"`
+		Needs     any    `yaml:"needs"`
+		If        string `yaml:"if"`
+		Container struct {
+			Image   string `yaml:"image"`
+			Options string `yaml:"options"`
+		} `yaml:"container"`
 		Strategy struct {
 			FailFast *bool `yaml:"fail-fast"`
 			Matrix   struct {
@@ -123,11 +145,27 @@ type ghStep struct {
 // bua flag valid, each shard uploads its report and artifacts even when it
 // failed, and the merge job (after the matrix, even when it failed)
 // downloads them to where its `bua report merge` glob finds every report,
-// each beside its artifacts, and writes all three report kinds.
+// each beside its artifacts, and writes all three report kinds. In bua's
+// image, the shards run as a user other than root, so that Chromium's
+// sandbox stays on, with a seccomp profile that lets it start.
 func TestCIDocs_GitHubActions(t *testing.T) {
+	for _, file := range githubWorkflows {
+		t.Run(filepath.Base(file), func(t *testing.T) { checkGitHubWorkflow(t, file) })
+	}
+}
+
+func checkGitHubWorkflow(t *testing.T, file string) {
 	var wf ghWorkflow
-	readYAML(t, githubWorkflow, &wf)
+	readYAML(t, file, &wf)
 	flows, report := wf.Jobs["flows"], wf.Jobs["report"]
+	if file == githubContainerWorkflow {
+		for name, job := range map[string]string{"flows": flows.Container.Image, "report": report.Container.Image} {
+			if job == "" {
+				t.Errorf("the %s job runs in no container image", name)
+			}
+		}
+		checkContainerOptions(t, flows.Container.Options)
+	}
 	shards := flows.Strategy.Matrix.Shard
 	n := len(shards)
 	for i, s := range shards {
@@ -206,12 +244,40 @@ func TestCIDocs_GitHubActions(t *testing.T) {
 	}
 }
 
-// TestCIDocs_GitLab: the same checks for the GitLab pipeline: `parallel: N`
+// checkContainerOptions: the docker options of a job that runs flows in
+// bua's image run them as a user other than root (bua would turn
+// Chromium's sandbox off) and give the sandbox a seccomp profile that
+// allows user namespaces (Docker's default does not).
+func checkContainerOptions(t *testing.T, options string) {
+	t.Helper()
+	opts := strings.Fields(options)
+	user := ""
+	for i, o := range opts {
+		if o == "--user" && i+1 < len(opts) {
+			user = opts[i+1]
+		}
+	}
+	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "0" || name == "root" {
+		t.Errorf("the flows run in the image with options %q: want --user of a user other than root, so that Chromium's sandbox stays on", options)
+	}
+	if !strings.Contains(options, "--security-opt seccomp=") {
+		t.Errorf("the flows run in the image with options %q: want a --security-opt seccomp= that lets Chromium's sandbox create user namespaces", options)
+	}
+}
+
+// TestCIDocs_GitLab: the same checks for the GitLab pipelines: `parallel: N`
 // jobs run --shard ${CI_NODE_INDEX}/${CI_NODE_TOTAL}, keep their report
 // and artifacts always, and the merge job needs them, runs always and
-// reads every report.
+// reads every report. In bua's image, both jobs run in it.
 func TestCIDocs_GitLab(t *testing.T) {
+	for _, file := range gitlabPipelines {
+		t.Run(filepath.Base(file), func(t *testing.T) { checkGitLabPipeline(t, file) })
+	}
+}
+
+func checkGitLabPipeline(t *testing.T, file string) {
 	type job struct {
+		Image     any      `yaml:"image"`
 		Extends   string   `yaml:"extends"`
 		Parallel  int      `yaml:"parallel"`
 		Needs     []string `yaml:"needs"`
@@ -224,19 +290,26 @@ func TestCIDocs_GitLab(t *testing.T) {
 		} `yaml:"artifacts"`
 	}
 	var p map[string]yaml.Node
-	readYAML(t, gitlabPipeline, &p)
-	decode := func(name string) job {
+	readYAML(t, file, &p)
+	var decode func(name string) job
+	decode = func(name string) job {
 		var j job
 		node, ok := p[name]
 		if !ok {
-			t.Fatalf("%s has no job %s", gitlabPipeline, name)
+			t.Fatalf("%s has no job %s", file, name)
 		}
 		if err := node.Decode(&j); err != nil {
 			t.Fatal(err)
 		}
+		if j.Image == nil && j.Extends != "" {
+			j.Image = decode(j.Extends).Image
+		}
 		return j
 	}
 	flows, report := decode("flows"), decode("report")
+	if file == gitlabContainerPipeline && (flows.Image == nil || report.Image == nil) {
+		t.Errorf("the jobs run in images %v and %v: want bua's image for both", flows.Image, report.Image)
+	}
 	n := flows.Parallel
 	if n < 2 {
 		t.Fatalf("flows has parallel %d, want several jobs", n)
@@ -279,6 +352,229 @@ func TestCIDocs_GitLab(t *testing.T) {
 	}
 	if junit := reportOf(t, c, "junit"); junit == "" || report.Artifacts.Reports["junit"] != junit {
 		t.Errorf("the merge writes junit %q and GitLab reads %q: want the same file", junit, report.Artifacts.Reports["junit"])
+	}
+}
+
+// k8sObject is the part of a Kubernetes object the checks read: a
+// PersistentVolumeClaim or a Job.
+type k8sObject struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		AccessModes          []string `yaml:"accessModes"`
+		CompletionMode       string   `yaml:"completionMode"`
+		Completions          int      `yaml:"completions"`
+		Parallelism          int      `yaml:"parallelism"`
+		BackoffLimitPerIndex *int     `yaml:"backoffLimitPerIndex"`
+		Suspend              bool     `yaml:"suspend"`
+		PodFailurePolicy     struct {
+			Rules []struct {
+				Action      string `yaml:"action"`
+				OnExitCodes struct {
+					ContainerName string `yaml:"containerName"`
+					Operator      string `yaml:"operator"`
+					Values        []int  `yaml:"values"`
+				} `yaml:"onExitCodes"`
+			} `yaml:"rules"`
+		} `yaml:"podFailurePolicy"`
+		Template struct {
+			Spec struct {
+				RestartPolicy   string `yaml:"restartPolicy"`
+				SecurityContext struct {
+					RunAsNonRoot   bool `yaml:"runAsNonRoot"`
+					RunAsUser      *int `yaml:"runAsUser"`
+					SeccompProfile struct {
+						Type string `yaml:"type"`
+					} `yaml:"seccompProfile"`
+				} `yaml:"securityContext"`
+				Containers []struct {
+					Name            string   `yaml:"name"`
+					Image           string   `yaml:"image"`
+					WorkingDir      string   `yaml:"workingDir"`
+					Command         []string `yaml:"command"`
+					Args            []string `yaml:"args"`
+					SecurityContext struct {
+						AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+					} `yaml:"securityContext"`
+					VolumeMounts []struct {
+						Name      string `yaml:"name"`
+						MountPath string `yaml:"mountPath"`
+					} `yaml:"volumeMounts"`
+				} `yaml:"containers"`
+				Volumes []struct {
+					Name                  string `yaml:"name"`
+					PersistentVolumeClaim struct {
+						ClaimName string `yaml:"claimName"`
+					} `yaml:"persistentVolumeClaim"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+// TestCIDocs_Kubernetes: an Indexed Job runs shards 1..N of N (its
+// JOB_COMPLETION_INDEX plus one) in pods that run bua's image as a user
+// other than root, with a seccomp profile that lets Chromium's sandbox
+// start, each index on its own (one failing does not stop the others),
+// and write their reports and artifacts to a volume shared by every node
+// (ReadWriteMany); a second Job, suspended until the shards are done,
+// mounts that volume where the shards did and merges every report into
+// the three kinds. Every bua command is parsed by the real CLI.
+func TestCIDocs_Kubernetes(t *testing.T) {
+	f, err := os.Open(kubernetesManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var shards, merge *k8sObject
+	claims := map[string]k8sObject{}
+	for dec := yaml.NewDecoder(f); ; {
+		var o k8sObject
+		if err := dec.Decode(&o); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("%s: %v", kubernetesManifest, err)
+		}
+		switch {
+		case o.Kind == "PersistentVolumeClaim":
+			claims[o.Metadata.Name] = o
+		case o.Kind == "Job" && o.Spec.CompletionMode == "Indexed":
+			shards = &o
+		case o.Kind == "Job":
+			merge = &o
+		}
+	}
+	if shards == nil || merge == nil {
+		t.Fatalf("%s: want an Indexed Job of shards and a Job that merges", kubernetesManifest)
+	}
+
+	// commands are the container's bua commands: its args, or the script
+	// of `sh -c`, with the index stood in for by sub. The container sets
+	// no command, so the image's entrypoint (tini) stays PID 1.
+	commands := func(job *k8sObject, sub *strings.Replacer) ([][]string, string) {
+		t.Helper()
+		spec := job.Spec.Template.Spec
+		if len(spec.Containers) != 1 {
+			t.Fatalf("job %s has %d containers, want 1", job.Metadata.Name, len(spec.Containers))
+		}
+		c := spec.Containers[0]
+		if len(c.Command) != 0 {
+			t.Errorf("job %s's container sets command %q, which replaces the image's entrypoint (tini): set args only", job.Metadata.Name, c.Command)
+		}
+		if c.WorkingDir == "" {
+			t.Errorf("job %s's container sets no workingDir: the paths below are relative to it", job.Metadata.Name)
+		}
+		args := c.Args
+		switch {
+		case len(args) > 0 && args[0] == "bua":
+			return [][]string{args[1:]}, c.WorkingDir
+		case len(args) == 3 && args[0] == "sh" && args[1] == "-c":
+			return buaCommands(t, sub.Replace(args[2])), c.WorkingDir
+		}
+		t.Fatalf("job %s's container runs %q: want bua ... or sh -c SCRIPT", job.Metadata.Name, args)
+		return nil, ""
+	}
+	// onVolume is the claim a path of the job's container is on, and
+	// whether it is one.
+	onVolume := func(job *k8sObject, p string) (string, bool) {
+		spec := job.Spec.Template.Spec
+		for _, m := range spec.Containers[0].VolumeMounts {
+			if p != m.MountPath && !strings.HasPrefix(p, m.MountPath+"/") {
+				continue
+			}
+			for _, v := range spec.Volumes {
+				if v.Name == m.Name && v.PersistentVolumeClaim.ClaimName != "" {
+					return v.PersistentVolumeClaim.ClaimName, true
+				}
+			}
+		}
+		return "", false
+	}
+
+	n := shards.Spec.Completions
+	if n < 2 || shards.Spec.Parallelism != n {
+		t.Errorf("the shards' Job has completions %d, parallelism %d: want several, all at once", n, shards.Spec.Parallelism)
+	}
+	if shards.Spec.BackoffLimitPerIndex == nil {
+		t.Error("the shards' Job has no backoffLimitPerIndex: a failing shard would count against the whole Job's backoffLimit, and once it is reached Kubernetes ends the other shards")
+	}
+	final := false // bua run's exit 1 (a flow failed) ends the index, no rerun
+	for _, r := range shards.Spec.PodFailurePolicy.Rules {
+		if r.Action == "FailIndex" && r.OnExitCodes.Operator == "In" && slices.Contains(r.OnExitCodes.Values, 1) {
+			final = true
+		}
+	}
+	if !final {
+		t.Error("the shards' Job reruns a shard whose flows failed (exit 1): want a podFailurePolicy rule FailIndex on exit code 1")
+	}
+	pod := shards.Spec.Template.Spec
+	sc := pod.SecurityContext
+	if pod.RestartPolicy != "Never" || !sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		user := "unset"
+		if sc.RunAsUser != nil {
+			user = fmt.Sprint(*sc.RunAsUser)
+		}
+		t.Errorf("the shards' pods: restartPolicy %q, runAsNonRoot %v, runAsUser %s: want Never, and a user other than root (bua would turn Chromium's sandbox off)", pod.RestartPolicy, sc.RunAsNonRoot, user)
+	}
+	if typ := sc.SeccompProfile.Type; typ != "Localhost" && typ != "Unconfined" {
+		t.Errorf("the shards' pods have seccomp profile %q: the runtime's default refuses the user namespaces of Chromium's sandbox: want Localhost (Chrome's profile) or Unconfined", typ)
+	}
+	if ape := pod.Containers[0].SecurityContext.AllowPrivilegeEscalation; ape == nil || *ape {
+		t.Error("the shards' container may escalate privileges: Chromium's sandbox needs no setuid, so set allowPrivilegeEscalation: false")
+	}
+	var reports []string // each shard's report, as an absolute path in its pod
+	for i := 1; i <= n; i++ {
+		cmds, wd := commands(shards, strings.NewReplacer("$((JOB_COMPLETION_INDEX+1))", fmt.Sprint(i)))
+		if len(cmds) != 1 {
+			t.Fatalf("shard %d runs %q, want one bua run", i, cmds)
+		}
+		c := parseCLI(t, cmds[0], "run")
+		if got, want := c.String("shard"), fmt.Sprintf("%d/%d", i, n); got != want {
+			t.Errorf("index %d runs --shard %s, want %s (JOB_COMPLETION_INDEX counts from 0)", i-1, got, want)
+		}
+		file, art := reportOf(t, c, "json"), c.String("artifacts")
+		if file == "" || art == "" || path.IsAbs(art) {
+			t.Fatalf("shard %d: --report json=%q --artifacts %q: want a JSON report and a relative artifacts folder", i, file, art)
+		}
+		for _, p := range []string{file, art} {
+			claim, ok := onVolume(shards, path.Join(wd, p))
+			if !ok || !slices.Contains(claims[claim].Spec.AccessModes, "ReadWriteMany") {
+				t.Errorf("shard %d writes %s, which is on no volume that every node's pods can write (a PersistentVolumeClaim with ReadWriteMany)", i, path.Join(wd, p))
+			}
+		}
+		reports = append(reports, path.Join(wd, file))
+	}
+
+	if !merge.Spec.Suspend {
+		t.Error("the merge Job is not suspended: it would merge before the shards wrote their reports")
+	}
+	cmds, wd := commands(merge, strings.NewReplacer())
+	if len(cmds) != 1 {
+		t.Fatalf("the merge Job runs %q, want one bua report merge", cmds)
+	}
+	c := parseCLI(t, cmds[0], "report", "merge")
+	var globs []string
+	for _, a := range c.Args().Slice() {
+		globs = append(globs, path.Join(wd, a))
+	}
+	for _, r := range reports {
+		if !matchesAny(globs, r) {
+			t.Errorf("bua report merge %q (in %s) does not read %s", c.Args().Slice(), wd, r)
+		}
+		shardClaim, _ := onVolume(shards, r)
+		if claim, ok := onVolume(merge, r); !ok || claim != shardClaim {
+			t.Errorf("the merge Job does not mount the shards' volume %s where they wrote %s", shardClaim, r)
+		}
+	}
+	for _, kind := range []string{"junit", "json", "html"} {
+		out := reportOf(t, c, kind)
+		if out == "" {
+			t.Errorf("the merge writes no %s report", kind)
+		} else if _, ok := onVolume(merge, path.Join(wd, out)); !ok {
+			t.Errorf("the merge writes %s inside its pod only, not on the volume", out)
+		}
 	}
 }
 

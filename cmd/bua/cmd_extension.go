@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/extension"
+	"github.com/bua-dev/bua/pkg/bridge"
 )
 
 func init() { register(newExtensionCommand, "extension") }
@@ -35,12 +36,46 @@ func newExtensionCommand(env *Env) *cli.Command {
 			},
 			{
 				Name:  "id",
-				Usage: "print the extension's pinned ID",
+				Usage: "print the extension IDs the daemon accepts: the pinned one, and the store IDs of $" + bridge.EnvExtensionIDs,
+				Description: "The pinned ID is the bundled extension's, whose manifest carries its key:\n" +
+					"Load unpacked (bua extension path) and the managed browser.\n" +
+					"The Chrome Web Store and Edge Add-ons refuse a manifest with a key and give\n" +
+					"the extension IDs of their own: the daemon accepts those listed in\n" +
+					"$" + bridge.EnvExtensionIDs + " (comma-separated), each as its exact Origin. One ID a\n" +
+					"line: the ID, which it is, and where it comes from (--quiet: the IDs alone).",
 				Action: func(c *cli.Context) error {
-					fmt.Fprintln(env.Stdout, extension.ID)
-					return nil
+					return printExtensionIDs(readGlobals(c, env))
 				},
 			},
 		},
 	}
+}
+
+// printExtensionIDs prints the IDs the daemon accepts, pinned first, and
+// which is which: the pinned ID is the unpacked and managed extension's,
+// the others the stores' (BUA_EXTENSION_IDS). A malformed
+// BUA_EXTENSION_IDS is the error `bua serve` would stop on.
+func printExtensionIDs(g globalOptions) error {
+	store, err := bridge.ParseExtensionIDs(g.env.Getenv(bridge.EnvExtensionIDs))
+	if err != nil {
+		return usageError(err.Error())
+	}
+	if g.JSON {
+		if store == nil {
+			store = []string{}
+		}
+		return printJSON(g.env, map[string]any{"pinned": extension.ID, "store": store})
+	}
+	if g.Quiet {
+		for _, id := range append([]string{extension.ID}, store...) {
+			fmt.Fprintln(g.env.Stdout, id)
+		}
+		return nil
+	}
+	t := g.streams().NewTable("ID", "WHICH", "FROM")
+	t.AddRow(extension.ID, "pinned", "unpacked (bua extension path), the managed browser")
+	for _, id := range store {
+		t.AddRow(id, "store", "$"+bridge.EnvExtensionIDs+" (Chrome Web Store, Edge Add-ons)")
+	}
+	return t.Render()
 }

@@ -22,13 +22,16 @@ func init() { register(newMCPCommand, "mcp") }
 func newMCPCommand(env *Env) *cli.Command {
 	cmd := &cli.Command{
 		Name: "mcp", Category: catSetup,
-		Usage: "serve the browser to an AI agent: an MCP server on stdin/stdout with one tool, browser",
+		Usage: "serve the browser to an AI agent: an MCP server with one tool, browser, on stdin/stdout (or HTTP: --port)",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "allow", Usage: "act only on `DOMAIN` and its subdomains (repeat for more)"},
 			&cli.StringSliceFlag{Name: "block", Usage: "never act on `DOMAIN` or its subdomains, on top of your blocklist (repeat for more)"},
 			&cli.BoolFlag{Name: "read-only", Usage: "offer only the actions that read: extract, screenshot, get_tabs, wait_for, get_trace, describe"},
 			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed or managed-N, or when none is paired)"},
 			&cli.StringFlag{Name: "record", Usage: "when the server exits, write the agent's successful actions to `FILE` as a flow that `bua run` replays"},
+			&cli.IntFlag{Name: "port", Usage: "serve MCP over streamable HTTP on 127.0.0.1:`N` instead of stdio, each request with the bearer token printed at start (0: a free port)"},
+			&cli.BoolFlag{Name: "rotate-token", Usage: "with --port, replace the bearer token with a new one (clients need the new one)"},
+			&cli.DurationFlag{Name: "session-timeout", Value: mcpSessionTimeout, Usage: "with --port, end an agent's session after `DURATION` without a request, freeing its tabs (0: never)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -45,6 +48,9 @@ func newMCPCommand(env *Env) *cli.Command {
 			if err := checkRecord(c); err != nil {
 				return err
 			}
+			if err := checkHTTPFlags(c); err != nil {
+				return err
+			}
 			return serveMCP(c, env, allow, block)
 		},
 	}
@@ -58,7 +64,12 @@ func newMCPCommand(env *Env) *cli.Command {
 		"not act on a tab another agent holds. --allow and --block bound where it may\n" +
 		"act (checked on navigate's URL and on the tab's URL before each action); a\n" +
 		"refused call is an error with code domain_blocked. --record FILE writes what\n" +
-		"the agent did as a flow when the server exits (docs/record.md). See docs/mcp.md."
+		"the agent did as a flow when the server exits (docs/record.md).\n" +
+		"--port N serves MCP's streamable HTTP transport on http://127.0.0.1:N/mcp\n" +
+		"instead, for agents that run apart from their tools or share one server:\n" +
+		"loopback only; every request carries the bearer token kept in the config\n" +
+		"dir's mcp-token (printed at start, with the client's config); each session\n" +
+		"is one agent with tabs of its own. See docs/mcp.md."
 	return cmd
 }
 
@@ -87,24 +98,35 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 	}
 	// Logs go to stderr: stdout carries JSON-RPC only.
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	link := &agentLink{opts: bridge.ClientOptions{
-		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
-	}}
-	defer link.Close()
-	if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
-		// This server launches the managed browser itself, headful unless
-		// --headless, so a daemon it starts must not launch a headless one
-		// first (a browser that already runs is used as it is).
-		link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
-		link.opts.Prelaunch = false
-	}
 	root, _ := os.Getwd()
-	var rec *mcpserver.Log
-	o := mcpserver.Options{
-		Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
-		HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
-		Version:     version, Log: log,
+	// agent is one agent's link to the daemon, under an owner id of its
+	// own, and its server's options: the stdio server's one, or each
+	// HTTP session's.
+	agent := func() (*agentLink, mcpserver.Options) {
+		link := &agentLink{opts: bridge.ClientOptions{
+			Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
+		}}
+		if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
+			// This server launches the managed browser itself, headful
+			// unless --headless, so a daemon it starts must not launch a
+			// headless one first (a browser that already runs is used as
+			// it is).
+			link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
+			link.opts.Prelaunch = false
+		}
+		return link, mcpserver.Options{
+			Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
+			HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
+			Version:     version, Log: log,
+		}
 	}
+	if c.IsSet("port") {
+		return serveMCPHTTP(c, env, d, log, agent)
+	}
+
+	link, o := agent()
+	defer link.Close()
+	var rec *mcpserver.Log
 	if c.String("record") != "" {
 		rec = &mcpserver.Log{}
 		o.Recorder = rec

@@ -25,7 +25,9 @@ func newServeCommand(env *Env) *cli.Command {
 			"and on a private link for CLI commands (a unix socket; on Windows, loopback TCP\n" +
 			"with a key only you can read). Logs go to the state dir's daemon.log, which\n" +
 			fmt.Sprintf("rotates at %d MiB, keeping %d old files.\n", bridge.LogMaxMiB, bridge.LogBackups) +
-			"It stops after an idle hour, or on `bua stop`.",
+			"It stops after an idle hour, or on `bua stop`. It accepts the extension with\n" +
+			"the pinned ID (unpacked and managed) and, from the Chrome Web Store or Edge\n" +
+			"Add-ons, the IDs listed in $BUA_EXTENSION_IDS (comma-separated).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Usage: "WebSocket `ADDR` for the extension (default 127.0.0.1:48123, or $BUA_LISTEN)"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "also accept this exact `ORIGIN` (chrome-extension://ID); repeatable"},
@@ -57,12 +59,21 @@ func newServeCommand(env *Env) *cli.Command {
 					return usageError(err.Error())
 				}
 			}
+			// The store IDs (docs/extension.md#pairing): a bad entry stops
+			// the daemon here, in its log too, where a command that started
+			// it reads why.
+			storeIDs, err := bridge.ParseExtensionIDs(env.Getenv(bridge.EnvExtensionIDs))
+			if err != nil {
+				bridge.LogFailure(log, err)
+				return cli.Exit("bua: "+err.Error(), exitUsage)
+			}
 			daemon, err := bridge.New(bridge.Config{
-				Dirs: d, Listen: listen, AllowOrigins: c.StringSlice("allow-origin"),
+				Dirs: d, Listen: listen, StoreExtensionIDs: storeIDs, AllowOrigins: c.StringSlice("allow-origin"),
 				ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log, Prelaunch: prelaunch,
 			})
 			if err != nil {
-				return err
+				bridge.LogFailure(log, err)
+				return cli.Exit("bua: "+err.Error(), exitUsage)
 			}
 			// --timeout, when given, is how long this daemon serves.
 			g := readGlobals(c, env)

@@ -24,10 +24,36 @@ const Tags = "urfave_cli_no_docs"
 // on any machine of its OS.
 var Env = []string{"CGO_ENABLED=0"}
 
-// Args are `go build`'s arguments for writing the binary to out:
-// -trimpath, so the binary names no path of the machine it was built on.
+// Flags are `go build`'s flags besides the tags: -trimpath, so the binary
+// names no path of the machine it was built on (and two machines build
+// the same bytes); -buildvcs=auto, so that Go records the checkout's
+// commit, its time and whether it had changes (what `bua --version` of a
+// development build names), even where GOFLAGS says -buildvcs=false, and
+// leaves them out where there is no git or no repository.
+var Flags = []string{"-trimpath", "-buildvcs=auto"}
+
+// Args are `go build`'s arguments for writing the binary to out: Flags,
+// then Tags.
 func Args(out string) []string {
-	return []string{"build", "-trimpath", "-tags", Tags, "-o", out, "./cmd/bua"}
+	args := append([]string{"build"}, Flags...)
+	return append(args, "-tags", Tags, "-o", out, "./cmd/bua")
+}
+
+// ReleaseLDFlags are the release's -ldflags, as GoReleaser templates
+// them. The release (.goreleaser.yaml) builds with this package's Env,
+// Flags and Tags, which TestGoreleaserSameFlags holds it to, and links
+// with these besides: -s -w leave out the symbol table and DWARF (a third
+// of the binary, which every archive and npm package carries; a panic's
+// stack trace still names functions and lines), and -X stamps cmd/bua's
+// version, commit and date with the tag's version, the full commit hash
+// and the commit's time, never the build's, so that two builds of one
+// commit are the same bytes. A development build has no stamp, and so
+// `bua --version` calls it one.
+var ReleaseLDFlags = []string{
+	"-s", "-w",
+	"-X main.version={{ .Version }}",
+	"-X main.commit={{ .FullCommit }}",
+	"-X main.date={{ .CommitDate }}",
 }
 
 // Binary is the path of bua's binary in dir for the OS it will run on:
@@ -68,10 +94,11 @@ func GOOS(goos string) string {
 }
 
 // ToolsDir is where scripts/tools installs the pinned tools of the tools
-// module (tools/go.mod), relative to the repository root.
+// modules (tools/go.mod, tools/goreleaser/go.mod), relative to the
+// repository root.
 const ToolsDir = ".tools/bin"
 
-// Tool is the path of the pinned tool name (actionlint) under root, for a
+// Tool is the path of the pinned tool name (actionlint, goreleaser) under root, for a
 // test to run: tests never fetch a tool, so a missing one is an error
 // saying to run scripts/tools.
 func Tool(root, name string) (string, error) {
@@ -80,7 +107,7 @@ func Tool(root, name string) (string, error) {
 		p += ".exe"
 	}
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%s is not installed at %s: run scripts/tools (or `go -C tools install tool` with GOBIN=%s), which installs the versions tools/go.mod pins", name, p, filepath.Join(root, ToolsDir))
+		return "", fmt.Errorf("%s is not installed at %s: run scripts/tools (or `go -C tools install tool` with GOBIN=%s), which installs the versions tools/go.mod and tools/goreleaser/go.mod pin", name, p, filepath.Join(root, ToolsDir))
 	}
 	return p, nil
 }

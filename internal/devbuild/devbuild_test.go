@@ -13,7 +13,8 @@ import (
 )
 
 // TestBuild builds bua as the harness does and runs it: a static binary
-// (no dynamic section to load) that answers --version. The binary's name
+// (no dynamic section to load) that answers --version, calling itself a
+// development build of the checkout's commit. The binary's name
 // has .exe where the OS needs it.
 func TestBuild(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil && wine.Detected() {
@@ -33,6 +34,16 @@ func TestBuild(t *testing.T) {
 	v, err := exec.Command(out, "--version").Output()
 	if err != nil || !strings.HasPrefix(string(v), "bua ") {
 		t.Fatalf("bua --version: %q, %v", v, err)
+	}
+	// Not the release's build: it says so, and names the commit Go
+	// stamped from the checkout (when git is there to read it).
+	if !strings.Contains(string(v), "-dev ") || !strings.HasSuffix(string(v), "development build)\n") {
+		t.Errorf("bua --version of a development build: %q, want a -dev version and \"development build\"", v)
+	}
+	if head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output(); err == nil && len(head) >= 7 {
+		if want := "(commit " + string(head[:7]); !strings.Contains(string(v), want) {
+			t.Errorf("bua --version of a development build: %q, want %q", v, want)
+		}
 	}
 	if runtime.GOOS == "linux" {
 		data, err := os.ReadFile(out)

@@ -44,6 +44,13 @@ type Config struct {
 	Listen string
 	// ExtensionID is the pinned extension; its Origin is always allowed.
 	ExtensionID string
+	// StoreExtensionIDs are the IDs the Chrome Web Store and Edge Add-ons
+	// gave the extension (they refuse a manifest's key, so the pinned ID
+	// is only the unpacked and managed extension's): `bua serve` reads
+	// them from BUA_EXTENSION_IDS (ParseExtensionIDs). Each is accepted
+	// as the exact Origin chrome-extension://ID; New refuses one that is
+	// not an extension ID.
+	StoreExtensionIDs []string
 	// AllowOrigins adds exact Origins (for example a dev build's ID).
 	AllowOrigins []string
 	// ServerVersion is sent in ack.
@@ -137,7 +144,7 @@ func New(cfg Config) (*Daemon, error) {
 	}
 	d := &Daemon{
 		cfg: cfg, log: log, pool: NewPool(log),
-		origins: map[string]struct{}{"chrome-extension://" + cfg.ExtensionID: {}},
+		origins: map[string]struct{}{ExtensionOrigin(cfg.ExtensionID): {}},
 		// 20 failures at once, then one every 3 s; beyond that a wrong
 		// hello is closed with 4029 (not a terminal reject) and a wrong
 		// code gets 429. The right token is never limited.
@@ -150,6 +157,12 @@ func New(cfg Config) (*Daemon, error) {
 		logs:         newLogLimiter(log),
 	}
 	d.gate = &gate{max: MaxUnauthenticated, logs: d.logs, freed: &d.freed}
+	for _, id := range cfg.StoreExtensionIDs {
+		if !ValidExtensionID(id) {
+			return nil, fmt.Errorf("store extension ID %q is not a Chrome extension ID (%d letters a to p): fix %s", clipInput(id), ExtensionIDLen, EnvExtensionIDs)
+		}
+		d.origins[ExtensionOrigin(id)] = struct{}{}
+	}
 	for _, o := range cfg.AllowOrigins {
 		d.origins[o] = struct{}{}
 	}
@@ -639,6 +652,11 @@ type ListenError struct {
 	Owner string
 	Err   error
 }
+
+// AddrInUse reports whether err is a listen that failed because another
+// socket holds the address (on Windows also one that SO_EXCLUSIVEADDRUSE
+// keeps).
+func AddrInUse(err error) bool { return isErrno(err, addrInUseErrnos) }
 
 func listenError(addr string, err error) *ListenError {
 	le := &ListenError{Addr: addr, Err: err}

@@ -87,13 +87,16 @@ type Status struct {
 	// Held counts the requests in flight (InFlight includes them) whose
 	// connection dropped and that wait for their extension to reconnect
 	// (docs/cancellation.md#reconnect).
-	Held        int            `json:"held,omitempty"`
-	UserPaired  bool           `json:"userPaired"`
-	Managed     ManagedStatus  `json:"managed"`
-	Socket      string         `json:"socket"`
-	ExtensionID string         `json:"extensionId"`
-	Runtime     RuntimeStats   `json:"runtime"`
-	Extra       map[string]any `json:"extra,omitempty"`
+	Held        int           `json:"held,omitempty"`
+	UserPaired  bool          `json:"userPaired"`
+	Managed     ManagedStatus `json:"managed"`
+	Socket      string        `json:"socket"`
+	ExtensionID string        `json:"extensionId"`
+	// StoreExtensionIDs are the store IDs this daemon accepts besides
+	// ExtensionID (Config.StoreExtensionIDs, from BUA_EXTENSION_IDS).
+	StoreExtensionIDs []string       `json:"storeExtensionIds,omitempty"`
+	Runtime           RuntimeStats   `json:"runtime"`
+	Extra             map[string]any `json:"extra,omitempty"`
 
 	// Replaced lists, by browser name, when its extension was replaced by
 	// a newer connection (close 4003) that has since gone, with nothing of
@@ -336,7 +339,7 @@ func (d *Daemon) status() Status {
 		PID: os.Getpid(), Version: d.cfg.ServerVersion, Listen: d.addr, URL: d.URL(),
 		Uptime: time.Since(d.started).Round(time.Second).String(), Managed: d.managed.get(string(SelectManaged)).status(),
 		ManagedBrowsers: d.managed.statuses(), Pairings: PairingNames(d.cfg.Dirs.PairingsDir()),
-		Socket: d.cfg.Dirs.Link(), ExtensionID: d.cfg.ExtensionID,
+		Socket: d.cfg.Dirs.Link(), ExtensionID: d.cfg.ExtensionID, StoreExtensionIDs: d.cfg.StoreExtensionIDs,
 		Runtime: readRuntimeStats(),
 	}
 	conns := d.pool.Conns() // one read for Connections and Replaced alike

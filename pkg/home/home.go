@@ -69,6 +69,10 @@ func (d Dirs) TokenFile() string { return filepath.Join(d.Config, "token") }
 // ManagedTokenFile holds the managed browser pairing's token, hex, at 0600.
 func (d Dirs) ManagedTokenFile() string { return filepath.Join(d.Config, "managed-token") }
 
+// MCPTokenFile holds `bua mcp --port`'s bearer token, 256 bits in hex,
+// at 0600: every HTTP request of an MCP client must carry it.
+func (d Dirs) MCPTokenFile() string { return filepath.Join(d.Config, "mcp-token") }
+
 // PairingsDir holds the tokens of the user pairings that have a name of
 // their own (`bua pair --name work`), one file per name, at 0600.
 func (d Dirs) PairingsDir() string { return filepath.Join(d.Config, "pairings") }

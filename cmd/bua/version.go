@@ -35,7 +35,8 @@ var _ = func() struct{} {
 
 func init() {
 	cli.VersionPrinter = func(c *cli.Context) {
-		fmt.Fprintln(c.App.Writer, versionLine(buildOf(commit, date)))
+		info, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(c.App.Writer, versionLine(buildOf(commit, date, info)))
 	}
 }
 
@@ -49,16 +50,22 @@ type build struct {
 }
 
 // buildOf is this binary's build, from the stamped commit and date, or,
-// in a development build (commit ""), from Go's vcs settings: a `go
+// without them, from what Go recorded (info, nil when it recorded
+// nothing): `go install github.com/bua-dev/bua/cmd/bua@v0.2.0` builds a
+// downloaded, checksummed module (its Main.Sum is set), which is that
+// release's code, so its version is the module's; any other build is a
+// development build, whose commit comes from Go's vcs settings (a `go
 // build` in a git checkout records vcs.revision, vcs.time and
-// vcs.modified; `go run` and test binaries record none.
-func buildOf(commit, date string) build {
+// vcs.modified; `go run` and test binaries record none).
+func buildOf(commit, date string, info *debug.BuildInfo) build {
 	if commit != "" {
 		return build{Version: version, Commit: commit, Time: date}
 	}
+	if info != nil && info.Main.Sum != "" && strings.HasPrefix(info.Main.Version, "v") {
+		return build{Version: strings.TrimPrefix(info.Main.Version, "v")}
+	}
 	b := build{Version: version, Dev: true}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
+	if info == nil {
 		return b
 	}
 	for _, s := range info.Settings {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -44,14 +45,28 @@ func TestVersionFlag(t *testing.T) {
 		// Whether Go stamped the test binary with the commit depends on
 		// -buildvcs: the line is versionLine's either way.
 		got := out.String()
-		if want := versionLine(buildOf("", "")) + "\n"; got != want {
+		info, _ := debug.ReadBuildInfo()
+		if want := versionLine(buildOf("", "", info)) + "\n"; got != want {
 			t.Errorf("bua %s printed %q, want %q", flag, got, want)
 		}
 		if !strings.HasPrefix(got, "bua "+version+" (") || !strings.HasSuffix(got, "development build)\n") {
 			t.Errorf("bua %s printed %q, want bua %s (..., development build)", flag, got, version)
 		}
 	}
-	if b := buildOf("0123456789abcdef", "2026-12-07T10:00:00Z"); b.Dev || b.Commit != "0123456789abcdef" || b.Time != "2026-12-07T10:00:00Z" {
+	if b := buildOf("0123456789abcdef", "2026-12-07T10:00:00Z", nil); b.Dev || b.Commit != "0123456789abcdef" || b.Time != "2026-12-07T10:00:00Z" {
 		t.Errorf("buildOf with a stamped commit = %+v, want a release build with that commit and time", b)
+	}
+	// `go install github.com/bua-dev/bua/cmd/bua@v0.2.0`: a checksummed
+	// module of that version, no vcs settings.
+	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/bua-dev/bua", Version: "v0.2.0", Sum: "h1:abc="}}
+	if got, want := versionLine(buildOf("", "", installed)), "bua 0.2.0"; got != want {
+		t.Errorf("go install @v0.2.0 says %q, want %q", got, want)
+	}
+	// A build in a checkout: Go 1.24+ gives it a pseudo-version but no
+	// checksum; it stays a development build.
+	checkout := &debug.BuildInfo{Main: debug.Module{Path: "github.com/bua-dev/bua", Version: "v0.1.1-0.20261207100000-0123456789ab+dirty"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-12-07T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	if got, want := versionLine(buildOf("", "", checkout)), "bua "+version+" (commit 0123456+dirty, 2026-12-07, development build)"; got != want {
+		t.Errorf("a checkout's build says %q, want %q", got, want)
 	}
 }

@@ -29,8 +29,12 @@ type Env struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, AutoStart: true})
-	stop()
-	os.Exit(code)
+	// The signals stay caught until the process exits: after the first one
+	// (which cancels ctx) a second may follow at once, such as the npm
+	// launcher's forward of a terminal's Ctrl-C that also reached bua
+	// directly (npm/bua/bin/bua.js), and restoring the default action
+	// before os.Exit would let it kill bua by that signal instead of
+	// ending with its own exit code.
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	os.Exit(run(ctx, os.Args, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, AutoStart: true}))
 }

@@ -211,6 +211,46 @@ func workerTarget(t *testing.T, cdp *harness.CDP) (harness.Target, bool) {
 	return harness.Target{}, false
 }
 
+// waitStarted waits until the extension's service worker holds n started
+// marks of requests without an answer in chrome.storage.session (the
+// replay cache, extension/src/replay-cache.js): its actions have begun.
+// The daemon counts a request in flight once it has sent it, and a worker
+// stopped before its begin() stored the mark never started it, which the
+// restarted worker rightly runs again; a test about a request that began
+// waits for this instead.
+func waitStarted(t *testing.T, cdp *harness.CDP, n int) {
+	t.Helper()
+	sw, ok := workerTarget(t, cdp)
+	if !ok {
+		t.Fatal("the extension's service worker target is not running")
+	}
+	session, err := cdp.Attach(sw.TargetID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cdp.Call("", "Target.detachFromTarget", map[string]any{"sessionId": session})
+	const count = `chrome.storage.session.get(null).then(all => Object.entries(all).filter(([k, v]) => k.startsWith("replay:") && v && v.state === "started").length)`
+	var got int
+	if !waitFor(10*time.Second, func() bool {
+		res, err := cdp.Call(session, "Runtime.evaluate", map[string]any{"expression": count, "awaitPromise": true, "returnByValue": true})
+		if err != nil {
+			return false
+		}
+		var r struct {
+			Result struct {
+				Value int `json:"value"`
+			} `json:"result"`
+		}
+		got = -1
+		if json.Unmarshal(res, &r) == nil {
+			got = r.Result.Value
+		}
+		return got >= n
+	}) {
+		t.Fatalf("the worker holds %d started marks, want %d: its actions never began", got, n)
+	}
+}
+
 // stopWorker stops the extension's MV3 service worker the way Chrome does
 // when it retires an idle worker: Target.closeTarget on the worker's
 // target terminates it (checked in this Chromium: the target disappears

@@ -28,6 +28,7 @@ func TestWorkerStopped(t *testing.T) {
 
 	wait := start(shared, 60*time.Second, "--json", "wait-for", "--tab", tab, "#never", "--timeout", "30s")
 	waitInFlight(t, shared, 1)
+	waitStarted(t, cdp, 1) // begun, not only sent: else it rightly runs again
 	stopped := stopWorker(t, cdp)
 	r := <-wait
 	e := harness.Failure(t, r.Result)

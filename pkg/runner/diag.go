@@ -29,8 +29,8 @@ type Diagnostic struct {
 	Hint    string `json:"hint,omitempty"`
 }
 
-// String formats d as `file:line:col: msg` (`file: msg` without a
-// position; `warning: msg` for a warning), followed by the snippet lines
+// String formats d as `file:line:col: msg` (`file:line: msg` without a
+// column, `file: msg` without a position; `warning: msg` for a warning), followed by the snippet lines
 // and a `hint:` line when there are. The file is slash-separated
 // (ReportPath), as the paths in Msg and Hint are: the text is a report's
 // (an invalid flow's error and diagnostics in JSON, JUnit and HTML) as
@@ -42,8 +42,11 @@ func (d Diagnostic) String() string {
 	}
 	file := ReportPath(d.File)
 	s := fmt.Sprintf("%s:%d:%d: %s", file, d.Line, d.Col, msg)
-	if d.Line == 0 {
+	switch {
+	case d.Line == 0:
 		s = file + ": " + msg
+	case d.Col == 0:
+		s = fmt.Sprintf("%s:%d: %s", file, d.Line, msg)
 	}
 	if d.Snippet != "" {
 		s += strings.TrimRight(d.Snippet, "\n")

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -122,8 +121,6 @@ func (fs *fileScope) warnf(n *yaml.Node, format string, args ...any) {
 	fs.l.warns = append(fs.l.warns, Diagnostic{File: fs.file, Line: n.Line, Col: max(n.Column, 1), Msg: fmt.Sprintf(format, args...), Warning: true})
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
 // loadFile loads one file; from is the run step that referenced it (for
 // missing-file and cycle diagnostics), nil for the top flow.
 func (l *loader) loadFile(path string, from func(format string, args ...any)) *Flow {
@@ -158,16 +155,9 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 	}()
 
 	fs := &fileScope{l: l, file: path, defined: map[string]bool{}, allAs: map[string]int{}, envs: map[string]bool{}}
-	doc, err := fs.decode(data)
-	if err != nil {
-		line := 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = yamlLine.ReplaceAllString(msg, "")
-		msg = strings.TrimLeft(msg, ": ")
-		l.diags = append(l.diags, Diagnostic{File: path, Line: line, Col: 1, Msg: "malformed YAML: " + msg})
+	doc, bad := fs.decode(data)
+	if bad != nil {
+		l.diags = append(l.diags, *bad)
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -196,11 +186,12 @@ func (l *loader) loadFile(path string, from func(format string, args ...any)) *F
 // later document is an error at its start: yaml.Unmarshal would drop it
 // without a word, and steps the author wrote would never run. A later
 // document holding nothing (a trailing ---) loses nothing and passes.
-func (fs *fileScope) decode(data []byte) (*yaml.Node, error) {
+func (fs *fileScope) decode(data []byte) (*yaml.Node, *Diagnostic) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		d := yamlDiagnostic(fs.file, data, dec, err)
+		return nil, &d
 	}
 	for {
 		var next yaml.Node
@@ -209,7 +200,8 @@ func (fs *fileScope) decode(data []byte) (*yaml.Node, error) {
 			return &doc, nil
 		}
 		if err != nil {
-			return nil, err
+			d := yamlDiagnostic(fs.file, data, dec, err)
+			return nil, &d
 		}
 		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
 			fs.errf(&next, "a second YAML document starts here, and a flow file holds one flow (move it to a file of its own, or delete from this --- on)")

@@ -28,6 +28,21 @@ func TestLoad_Invalid(t *testing.T) {
 	})
 }
 
+// TestLoad_YAMLSyntax is the golden suite of YAML syntax errors: each
+// testdata/flows/yaml/NNN_name.yaml is reported at the problem itself (or
+// at the {, [ or quote it leaves open), never at an earlier line, with a
+// column only where the parser knows one, and the line under a caret.
+func TestLoad_YAMLSyntax(t *testing.T) {
+	goldenFlows(t, "yaml", 10, func(t *testing.T, file string) string {
+		_, err := Load(file)
+		var le *LoadError
+		if !errors.As(err, &le) {
+			t.Fatalf("Load(%s) = %v, want a *LoadError", file, err)
+		}
+		return le.Diags.String()
+	})
+}
+
 // TestLoad_Warnings is the golden suite of lint warnings: each
 // testdata/flows/warn/NNN_name.yaml loads (a warning leaves a flow valid)
 // with exactly the warnings in NNN_name.want.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bua-dev/bua/internal/ctxtime"
@@ -258,7 +259,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		contract, _ := protocol.Lookup(be.Code)
 		switch contract.Retry {
 		case protocol.RetryNever:
-			return be
+			return st.builtFrom(be, a)
 		case protocol.RetryReExtract:
 			origins := st.origins(s)
 			if len(origins) == 0 || recoveries == 0 {
@@ -285,6 +286,62 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		}
 		return be
 	}
+}
+
+// builtFrom adds to an invalid_action the value the step built for each
+// param the message names ("action.url: ..."), or for each param built by
+// an expression when it names none, and what it was built from: the
+// schema's words alone do not show that ${{ vars.base_url }}/x.html came
+// out as /x.html. Other errors come back as they are.
+func (st *ActionStep) builtFrom(be *protocol.Error, a protocol.Action) *protocol.Error {
+	if be.Code != protocol.CodeInvalidAction {
+		return be
+	}
+	var fields map[string]any
+	if data, err := json.Marshal(a); err != nil || json.Unmarshal(data, &fields) != nil {
+		return be
+	}
+	var built []string
+	add := func(all bool) {
+		for _, p := range st.Params {
+			if p.Value == nil || p.Value.IsLiteral() {
+				continue
+			}
+			for _, name := range paramFields(p.Name) {
+				v, ok := fields[name]
+				if !ok || !all && !namesField(be.Message, name) {
+					continue
+				}
+				shown, _ := json.Marshal(v)
+				built = append(built, fmt.Sprintf("%s %s, built from %q", name, shown, p.Value.Raw))
+			}
+		}
+	}
+	if add(false); len(built) == 0 {
+		add(true)
+	}
+	if len(built) == 0 {
+		return be
+	}
+	out := *be
+	out.Message += " (" + strings.Join(built, "; ") + ")"
+	return &out
+}
+
+// paramFields are the action fields a flow param fills: "target" is uid
+// or selector (protocol.ParseTarget).
+func paramFields(name string) []string {
+	if name == "target" {
+		return []string{"uid", "selector"}
+	}
+	return []string{name}
+}
+
+// namesField reports whether a schema message is about field name:
+// "action.url: ..." or "action.files.0: ...".
+func namesField(msg, name string) bool {
+	rest, ok := strings.CutPrefix(msg, "action."+name)
+	return ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "."))
 }
 
 // reextract runs o's extract again on the same tab and rebinds its name.

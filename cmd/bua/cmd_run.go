@@ -177,6 +177,9 @@ func runRun(o *runOptions) error {
 	if err != nil {
 		return usageError(err.Error())
 	}
+	if err := checkVarNames(vars, files); err != nil {
+		return err
+	}
 	reports, err := parseReports(o.Reports)
 	if err != nil {
 		return usageError(err.Error())
@@ -402,7 +405,7 @@ func workDirFrom(file string) string {
 func dryRun(env *Env, r *runner.Runner, files []string) error {
 	code := exitOK
 	for _, file := range files {
-		f, err := runner.Load(file)
+		f, err := r.Load(file)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
 			code = exitUsage

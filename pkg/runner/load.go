@@ -52,6 +52,16 @@ type Flow struct {
 	// envNames are every env.NAME any expression reads, so the runner can
 	// fill `env` from an injected Getenv.
 	envNames []string
+	// optVars are the names the file's expressions read as vars that may
+	// be missing (vars.NAME ?? DEFAULT, vars.NAME != nil, ...): only
+	// --var may give them. readsBaseURL says an expression reads
+	// vars.base_url.
+	optVars      map[string]bool
+	readsBaseURL bool
+	// unserved are the file's reads of vars.base_url that nothing in the
+	// file sets (no serve: key, no base_url var, no set: step): the run
+	// must (Runner.Load).
+	unserved Diagnostics
 	// ownObstacles are the obstacles keys the file sets (nil: none), and
 	// ownTimeout and ownStepTimeout whether it sets timeout and
 	// defaults.timeout: run as a sub-flow, it keeps its caller's policy
@@ -324,6 +334,11 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 	if f.Name == "" {
 		f.Name = strings.TrimSuffix(filepath.Base(f.File), filepath.Ext(f.File))
 	}
+	defer func() {
+		if f.Serve != "" { // serve: may come below the steps that read it
+			f.unserved = nil
+		}
+	}()
 	for _, s := range f.Secrets {
 		if !fs.hasVar(s) {
 			fs.errf(root, "secrets: %q is not a declared var (expected a name under vars)", s)

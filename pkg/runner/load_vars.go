@@ -15,7 +15,9 @@ import (
 // not an empty string at run time. A var is there when it is
 //   - declared under vars: (--var and a caller's with: replace its value),
 //     above the var being defined when the expression is a var's default;
-//   - vars.base_url, which serving (serve: or --serve) sets;
+//   - vars.base_url, which serving (serve: or --serve) or --var sets: a
+//     flow that reads it and has no serve: key is invalid in a run that
+//     does neither (Runner.Load);
 //   - assigned by a set: step earlier in the file (in document order: a set
 //     inside a branch counts for the steps below it, which read nil when
 //     the branch did not run);
@@ -112,9 +114,24 @@ func (fs *fileScope) checkVars(n *yaml.Node, src string, e *Expr, what string) {
 	ast.Walk(&node, c)
 	for name := range c.tested {
 		fs.markVar(name)
+		if fs.flow.optVars == nil {
+			fs.flow.optVars = map[string]bool{}
+		}
+		fs.flow.optVars[name] = true
 	}
 	reported := map[string]bool{}
 	for _, r := range c.refs {
+		if r.name == "base_url" {
+			fs.flow.readsBaseURL = true
+			if !fs.hasVar(r.name) && !fs.vars[r.name] && len(fs.flow.unserved) == 0 {
+				reported[r.name] = true
+				xe := snippetError(src, r.node, "vars.base_url is set only when the flow is served, and this flow has no serve: key")
+				fs.flow.unserved = append(fs.flow.unserved, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
+					Msg:     fmt.Sprintf("%s: %s", what, xe.msg),
+					Hint:    "add serve: FOLDER (the folder to serve, relative to the flow file), run it with --serve DIR or --var base_url=URL (bua lint takes them too), or declare base_url under vars: with a default",
+					Snippet: xe.snippet})
+			}
+		}
 		if fs.knownVar(r.name) || reported[r.name] {
 			continue
 		}
@@ -190,4 +207,41 @@ func (fs *fileScope) laterVar(name string) bool {
 		}
 	}
 	return false
+}
+
+// Load loads the flow at path as this run will run it: besides Load's
+// checks, a flow that reads vars.base_url is invalid when nothing sets it,
+// neither its serve: key nor the run (Serve, or Vars["base_url"]). Its
+// sub-flows are not held to it: a caller's with: sets what they read.
+func (r *Runner) Load(path string) (*Flow, error) {
+	f, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, set := r.Vars["base_url"]; len(f.unserved) > 0 && r.Serve == "" && !set {
+		return nil, &LoadError{Diags: f.unserved, Warnings: f.Warnings}
+	}
+	return f, nil
+}
+
+// VarNames are the names `bua run --var` may set in f, sorted: its
+// declared vars, the ones its expressions read as vars that may be missing
+// (vars.NAME ?? DEFAULT), and base_url when it reads vars.base_url.
+func (f *Flow) VarNames() []string {
+	seen := map[string]bool{}
+	for _, v := range f.Vars {
+		seen[v.Name] = true
+	}
+	for name := range f.optVars {
+		seen[name] = true
+	}
+	if f.readsBaseURL {
+		seen["base_url"] = true
+	}
+	names := make([]string, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }

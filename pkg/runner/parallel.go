@@ -109,7 +109,7 @@ func (r *Runner) forWorker(w Worker) (*Runner, *bytes.Buffer) {
 // when it is to run again (flowRun.attempt).
 func (r *Runner) runJob(ctx context.Context, j *job) (rec *FlowReport, done bool) {
 	if j.run == nil {
-		f, err := Load(j.file)
+		f, err := r.Load(j.file)
 		if err != nil {
 			return r.invalidFlow(j.file, err), true
 		}

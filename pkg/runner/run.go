@@ -623,7 +623,7 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 			continue
 		}
 		var rec *FlowReport
-		if f, err := Load(file); err != nil {
+		if f, err := r.Load(file); err != nil {
 			rec = r.invalidFlow(file, err)
 		} else {
 			rec = r.RunFlow(ctx, f)

@@ -65,10 +65,10 @@ func yamlMarks(dec *yaml.Decoder) (f yamlFailure, ok bool) {
 		return f, false
 	}
 	f.problem, f.context = problem.String(), context.String()
-	var ok2 bool
+	var okContext bool
 	f.at, ok = mark(field(yp, "problem_mark"))
-	f.contextAt, ok2 = mark(field(yp, "context_mark"))
-	return f, ok && ok2
+	f.contextAt, okContext = mark(field(yp, "context_mark"))
+	return f, ok && okContext
 }
 
 // field is v's field name (through pointers), or the zero Value when v

@@ -3147,6 +3147,8 @@ var UNSURE_KEY = "replay.unsureUntil";
 var STARTED = "started";
 var ANSWERED = "answered";
 var CANCELLED = "cancelled";
+var FLUSH_MS = 20;
+var REMOVE_MS = 1e3;
 function memoryStorage(map = /* @__PURE__ */ new Map()) {
   const clone = (x) => x === void 0 ? x : JSON.parse(JSON.stringify(x));
   return {
@@ -3165,8 +3167,8 @@ function memoryStorage(map = /* @__PURE__ */ new Map()) {
     }
   };
 }
-function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  return new ReplayCache(storage, now, newId, bounds);
+function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY, timers = globalThis }) {
+  return new ReplayCache(storage, now, newId, bounds, timers);
 }
 var ReplayCache = class {
   #storage;
@@ -3176,10 +3178,21 @@ var ReplayCache = class {
   // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
   #unsureUntil = 0;
   #instance = "";
-  constructor(storage, now, newId, bounds) {
+  #timers;
+  #queued = /* @__PURE__ */ new Set();
+  // ids whose answer or end waits for the next write
+  #flushTimer = null;
+  #gone = /* @__PURE__ */ new Set();
+  // storage keys to remove
+  #removeTimer = null;
+  // healthy is false from a write storage refused until one it took:
+  // meanwhile requests.js waits for each mark before it runs the action.
+  healthy = true;
+  constructor(storage, now, newId, bounds, timers) {
     this.#storage = storage;
     this.#now = now;
     this.#bounds = bounds;
+    this.#timers = timers;
     this.ready = this.#load(newId);
   }
   // instance is the hello's instance id, once ready.
@@ -3202,8 +3215,9 @@ var ReplayCache = class {
     return this.#now() < this.#unsureUntil;
   }
   // begin records that id starts now, to live deadlineMs (at most
-  // maxAgeMs): the started mark, in storage once it resolves. It rejects
-  // when storage refuses the write.
+  // maxAgeMs): the started mark, handed to storage before begin returns
+  // and in storage once the promise resolves. The promise rejects when
+  // storage refuses the write (then forget(id) if the action did not run).
   begin(id, deadlineMs) {
     const t = this.#now();
     const maxAgeMs = this.#bounds.maxAgeMs;
@@ -3213,19 +3227,29 @@ var ReplayCache = class {
     this.#evict(t, gone2);
     const e = { startedAt: t, expiresAt: t + life, state: STARTED };
     this.#entries.set(id, e);
-    return this.#write(id, e, gone2, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
-      this.#entries.delete(id);
-      throw err;
-    });
+    this.#queued.delete(id);
+    this.#gone.delete(KEY_PREFIX + id);
+    this.#remove(gone2);
+    return this.#write({ [KEY_PREFIX + id]: this.#stored(e) }, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {});
+  }
+  // forget drops id's entry: its started mark was refused and its action
+  // never ran, so a re-sent id may run.
+  forget(id) {
+    this.#entries.delete(id);
   }
   // answer records id's response message, text: its JSON, as sent.
   answer(id, text) {
-    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+    this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
   }
   // cancelled records that id ended without an answer: cancel {id}, or
   // the client stopping; reason says which.
   cancelled(id, reason) {
-    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+    this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+  // flush writes the queued answers and ends now; it resolves once storage
+  // holds them.
+  flush() {
+    return this.#write({}, {});
   }
   async #load(newId) {
     const storage = this.#storage;
@@ -3288,15 +3312,53 @@ var ReplayCache = class {
     if (answer !== void 0 && e.answerBytes <= this.#bounds.maxAnswerBytes) rest.answer = answer;
     return rest;
   }
-  #write(id, e, gone2 = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
-    return Promise.all([this.#storage.set(items), gone2.length ? this.#storage.remove(gone2) : null]);
+  // write hands items to storage in one set, with every queued answer
+  // and end, and tells healthy what storage said.
+  #write(items, extra) {
+    for (const id of this.#queued) {
+      const e = this.#entries.get(id);
+      if (e) items[KEY_PREFIX + id] = this.#stored(e);
+    }
+    this.#queued.clear();
+    if (this.#flushTimer !== null) {
+      this.#timers.clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+    }
+    Object.assign(items, extra);
+    if (!Object.keys(items).length) return Promise.resolve();
+    return this.#storage.set(items).then(
+      () => {
+        this.healthy = true;
+      },
+      (err) => {
+        this.healthy = false;
+        throw err;
+      }
+    );
   }
   #end(id, fields) {
     const e = this.#entries.get(id);
-    if (!e) return Promise.resolve();
+    if (!e) return;
     Object.assign(e, fields);
-    return this.#write(id, e);
+    this.#queued.add(id);
+    if (this.#flushTimer === null) {
+      this.#flushTimer = this.#timers.setTimeout(() => {
+        this.#flushTimer = null;
+        this.flush().catch((err) => console.warn("[bua] replay cache write failed", err));
+      }, FLUSH_MS);
+    }
+  }
+  // remove takes keys out of storage in one remove, REMOVE_MS from the
+  // first of them.
+  #remove(keys) {
+    for (const k of keys) this.#gone.add(k);
+    if (!this.#gone.size || this.#removeTimer !== null) return;
+    this.#removeTimer = this.#timers.setTimeout(() => {
+      this.#removeTimer = null;
+      const ks = [...this.#gone];
+      this.#gone.clear();
+      this.#storage.remove(ks).catch((err) => console.warn("[bua] replay cache remove failed", err));
+    }, REMOVE_MS);
   }
 };
 
@@ -3465,27 +3527,51 @@ var Requests = class {
     }
     const ac = new AbortController();
     this.#inflight.set(id, ac);
-    if (replay && !await this.#begin(msg, sendNow)) return;
+    if (replay) {
+      const began = this.#begin(msg, sendNow);
+      if (began !== true && !await began) return;
+    }
     const out = await this.#run(msg, ac);
     this.#inflight.delete(id);
     if (ac.signal.aborted || !out) {
       this.#log("request cancelled: no response", id);
-      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => this.#log("replay cache write failed", id, e));
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message);
       return;
     }
     const text = JSON.stringify(respond(id, out));
-    if (replay) cache.answer(id, text).catch((e) => this.#log("replay cache write failed", id, e));
     sendNow(text);
+    if (replay) cache.answer(id, text);
   }
-  // begin writes the started mark, in storage before the action sends
-  // anything to the page: a worker that dies mid-action leaves it behind.
-  // A mark that cannot be written fails the request without running it.
-  async #begin(msg, sendNow) {
+  // begin hands the started mark to storage before the action sends
+  // anything to the page, so that a worker that dies mid-action leaves it
+  // behind. It does not wait for storage to answer: chrome.storage.session
+  // lives in the browser process, which takes this worker's extension API
+  // calls in the order they were made, over one channel, and applies a
+  // session-storage write as it takes it; so by the time the action's
+  // first chrome.debugger command reaches the browser, the mark is in
+  // storage, and a worker that dies after the call leaves it there. Not
+  // waiting saves the write's round trip (0.7 ms) on every request. While
+  // storage refuses writes (cache.healthy false), each mark is awaited,
+  // and a mark that cannot be written fails the request without running
+  // it. It returns true, or a promise of whether the request may run.
+  #begin(msg, sendNow) {
+    const cache = this.#cache;
+    const wait = !cache.healthy;
+    const written = cache.begin(msg.id, msg.deadlineMs);
+    if (!wait) {
+      written.catch((e) => this.#log("replay cache write failed: request ran without its started mark", msg.id, e));
+      return true;
+    }
+    return this.#awaitMark(msg, written, sendNow);
+  }
+  async #awaitMark(msg, written, sendNow) {
     const id = msg.id;
+    const cache = this.#cache;
     try {
-      await this.#cache.begin(id, msg.deadlineMs);
+      await written;
       return true;
     } catch (e) {
+      cache.forget(id);
       this.#inflight.delete(id);
       this.#log("replay cache write failed: request not run", id, e);
       sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
@@ -12578,8 +12664,7 @@ chrome.windows.onBoundsChanged.addListener((win) => {
 chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => idleGuard.onState(state));
 });
-chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== "local") return;
+chrome.storage.local.onChanged.addListener((changes) => {
   ready.then(() => {
     if (changes.bridge_config && !pairing.managed) client.pairingChanged();
     if (changes.blocklist && !sameList(changes.blocklist.newValue, sessions.blocklist)) {

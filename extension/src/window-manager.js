@@ -79,6 +79,27 @@ class WindowManager {
     });
   }
 
+  // replenish opens a new spare in the live BUA window of a managed
+  // browser once the last was handed out, so that the next open_tab finds
+  // a blank tab its caller has already attached the debugger to (the
+  // controller's prepare): open_tab attaches before the page loads, to see
+  // a dialog its first script opens, and that attach was ~60 ms of every
+  // open_tab. Only in a managed browser: in the person's Chrome an
+  // attached tab shows Chrome's debugging bar. The spare opens in the
+  // background and stays there until handed out. Returns the new spare
+  // tab, or null (not managed, a spare waiting already, no BUA window).
+  replenish() {
+    if (!this.#isManaged()) return Promise.resolve(null);
+    return this.#withLock(async () => {
+      if (this.#spareId != null) return null;
+      const id = await this.#liveWindowId();
+      if (id == null) return null;
+      const tab = await this.#api.tabs.create({ windowId: id, url: "about:blank", active: false });
+      this.#spareId = tab.id;
+      return tab;
+    });
+  }
+
   // isSpare says whether tabId is the prewarmed tab nobody has asked for
   // yet: get_tabs leaves it out.
   isSpare(tabId) {
@@ -320,7 +341,10 @@ class WindowManager {
       return null;
     }
     if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
+    // A replenished spare waits in the background: it must be the active
+    // tab once handed out, as Chrome drops input to a background tab.
+    if (url === "about:blank") return tab.active ? tab : this.#api.tabs.update(id, { active: true });
+    return this.#api.tabs.update(id, { url, active: true });
   }
 
   async #openInBuaWindow(url) {

@@ -4256,6 +4256,26 @@ var WindowManager = class {
       return tab || null;
     });
   }
+  // replenish opens a new spare in the live BUA window of a managed
+  // browser once the last was handed out, so that the next open_tab finds
+  // a blank tab its caller has already attached the debugger to (the
+  // controller's prepare): open_tab attaches before the page loads, to see
+  // a dialog its first script opens, and that attach was ~60 ms of every
+  // open_tab. Only in a managed browser: in the person's Chrome an
+  // attached tab shows Chrome's debugging bar. The spare opens in the
+  // background and stays there until handed out. Returns the new spare
+  // tab, or null (not managed, a spare waiting already, no BUA window).
+  replenish() {
+    if (!this.#isManaged()) return Promise.resolve(null);
+    return this.#withLock(async () => {
+      if (this.#spareId != null) return null;
+      const id = await this.#liveWindowId();
+      if (id == null) return null;
+      const tab = await this.#api.tabs.create({ windowId: id, url: "about:blank", active: false });
+      this.#spareId = tab.id;
+      return tab;
+    });
+  }
   // isSpare says whether tabId is the prewarmed tab nobody has asked for
   // yet: get_tabs leaves it out.
   isSpare(tabId) {
@@ -4467,7 +4487,8 @@ var WindowManager = class {
       return null;
     }
     if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
+    if (url === "about:blank") return tab.active ? tab : this.#api.tabs.update(id, { active: true });
+    return this.#api.tabs.update(id, { url, active: true });
   }
   async #openInBuaWindow(url) {
     const id = await this.#liveWindowId();
@@ -4597,6 +4618,7 @@ async function openTab(env, action) {
       if (!page) throw e;
     }
   }
+  if (!focus && !action.window && env.replenish) env.replenish();
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 async function closeTab(env, action) {
@@ -4996,10 +5018,19 @@ var Dispatcher = class {
     }
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
+  // replenish opens the next spare tab and attaches to it (windows.replenish),
+  // in the background: its failure is nobody's answer, as open_tab makes
+  // a tab of its own without one.
+  #replenish() {
+    const windows2 = this.#deps.windows;
+    if (!windows2.replenish) return;
+    windows2.replenish().then((tab) => tab && this.#gate.prepare(tab.id)).catch((e) => console.debug("[bua] no spare tab", e));
+  }
   // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
   // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
-  // new tab loads (the controller's prepare); navigate(action) runs a
+  // new tab loads (the controller's prepare); replenish() readies the next
+  // open_tab's spare tab; navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
   // run (queue, session, the controller) within open_tab's budget;
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
@@ -5016,6 +5047,7 @@ var Dispatcher = class {
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),
+      replenish: () => this.#replenish(),
       navigate: (action) => this.#perTab(action, budget, ac),
       hasOpenDialog: controller2.hasOpenDialog ? (tabId) => controller2.hasOpenDialog(tabId) : null,
       closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null,

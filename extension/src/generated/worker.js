@@ -4222,6 +4222,52 @@ var OwnWindows = class {
   }
 };
 
+// spare-tab.js
+var SpareTab = class {
+  #api;
+  #id = null;
+  constructor(api2) {
+    this.#api = api2;
+  }
+  // set makes tab the spare (null: none).
+  set(tab) {
+    this.#id = tab ? tab.id : null;
+  }
+  // is says whether tabId is the spare: get_tabs leaves it out.
+  is(tabId) {
+    return tabId === this.#id;
+  }
+  // waiting says whether a spare waits to be handed out.
+  waiting() {
+    return this.#id != null;
+  }
+  // open opens a new spare, blank and in the background, in windowId (the
+  // live BUA window; null: none, nothing opened). Returns the tab or null.
+  async open(windowId) {
+    if (windowId == null) return null;
+    const tab = await this.#api.tabs.create({ windowId, url: "about:blank", active: false });
+    this.#id = tab.id;
+    return tab;
+  }
+  // claim hands out the spare, made the active tab of its window and
+  // loading url (about:blank: left blank); null when there is none, or it
+  // is no longer a tab of windowId.
+  async claim(url, windowId) {
+    const id = this.#id;
+    this.#id = null;
+    if (id == null) return null;
+    let tab;
+    try {
+      tab = await this.#api.tabs.get(id);
+    } catch {
+      return null;
+    }
+    if (tab.windowId !== windowId) return null;
+    if (url === "about:blank") return tab.active ? tab : this.#api.tabs.update(id, { active: true });
+    return this.#api.tabs.update(id, { url, active: true });
+  }
+};
+
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
@@ -4234,8 +4280,8 @@ var WindowManager = class {
   #timers;
   #lock = Promise.resolve();
   #cachedId = null;
-  #spareId = null;
-  // the prewarmed window's blank tab, not yet handed out
+  #spare;
+  // the BUA window's blank tab nobody has asked for (spare-tab.js)
   #own;
   #watch;
   constructor(api2, isManaged, timers, now) {
@@ -4244,6 +4290,7 @@ var WindowManager = class {
     this.#timers = timers;
     this.#watch = new HiddenWatch(api2, now);
     this.#own = new OwnWindows(api2);
+    this.#spare = new SpareTab(api2);
   }
   // prewarm opens the BUA window ahead of the first open_tab (managed
   // browsers, at start-up), with a blank spare tab. Returns the spare tab,
@@ -4252,34 +4299,21 @@ var WindowManager = class {
     return this.#withLock(async () => {
       if (await this.#liveWindowId() != null) return null;
       const tab = await this.#createBuaWindow("about:blank");
-      this.#spareId = tab ? tab.id : null;
+      this.#spare.set(tab);
       return tab || null;
     });
   }
-  // replenish opens a new spare in the live BUA window of a managed
-  // browser once the last was handed out, so that the next open_tab finds
-  // a blank tab its caller has already attached the debugger to (the
-  // controller's prepare): open_tab attaches before the page loads, to see
-  // a dialog its first script opens, and that attach was ~60 ms of every
-  // open_tab. Only in a managed browser: in the person's Chrome an
-  // attached tab shows Chrome's debugging bar. The spare opens in the
-  // background and stays there until handed out. Returns the new spare
-  // tab, or null (not managed, a spare waiting already, no BUA window).
+  // replenish opens the next spare tab in the live BUA window of a managed
+  // browser once the last was handed out (spare-tab.js says why). Returns
+  // it, or null (not managed, a spare waiting already, no BUA window).
   replenish() {
     if (!this.#isManaged()) return Promise.resolve(null);
-    return this.#withLock(async () => {
-      if (this.#spareId != null) return null;
-      const id = await this.#liveWindowId();
-      if (id == null) return null;
-      const tab = await this.#api.tabs.create({ windowId: id, url: "about:blank", active: false });
-      this.#spareId = tab.id;
-      return tab;
-    });
+    return this.#withLock(async () => this.#spare.waiting() ? null : this.#spare.open(await this.#liveWindowId()));
   }
   // isSpare says whether tabId is the prewarmed tab nobody has asked for
   // yet: get_tabs leaves it out.
   isSpare(tabId) {
-    return tabId === this.#spareId;
+    return this.#spare.is(tabId);
   }
   // buaWindowId is the live BUA window's id, or null when there is none.
   buaWindowId() {
@@ -4342,7 +4376,7 @@ var WindowManager = class {
     this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
-      this.#spareId = null;
+      this.#spare.set(null);
       this.#api.storage.remove("buaWindowId").catch(() => {
       });
     }
@@ -4474,26 +4508,10 @@ var WindowManager = class {
     const [first] = await this.#api.tabs.query({ windowId: win.id });
     return first;
   }
-  // claimSpare hands out the prewarmed tab, loading url in it; null when
-  // there is none, or it is no longer a tab of the BUA window.
-  async #claimSpare(url, windowId) {
-    const id = this.#spareId;
-    this.#spareId = null;
-    if (id == null) return null;
-    let tab;
-    try {
-      tab = await this.#api.tabs.get(id);
-    } catch {
-      return null;
-    }
-    if (tab.windowId !== windowId) return null;
-    if (url === "about:blank") return tab.active ? tab : this.#api.tabs.update(id, { active: true });
-    return this.#api.tabs.update(id, { url, active: true });
-  }
   async #openInBuaWindow(url) {
     const id = await this.#liveWindowId();
     if (id == null) return this.#createBuaWindow(url);
-    const spare = await this.#claimSpare(url, id);
+    const spare = await this.#spare.claim(url, id);
     if (spare) return spare;
     const tab = await this.#api.tabs.create({ windowId: id, url, active: false });
     return this.#api.tabs.update(tab.id, { active: true });

@@ -15,11 +15,11 @@
 // JSON) or its end is queued, and written with the next request's mark, or
 // FLUSH_MS later when none comes: one write per request on the hot path,
 // not two. Keys that expire or are evicted leave storage in one remove
-// every REMOVE_MS (a key left there a moment longer only knows more). Bounds, from x-replay: an entry
-// lives until the request's deadlineMs has passed since it arrived, at
-// most maxAgeMs; at most maxEntries are kept, the oldest answered ones
-// going first; an answer larger than maxAnswerBytes is kept in memory only
-// (storage holds that there was one). Since the daemon never re-sends a
+// every REMOVE_MS (a key left there a moment longer only knows more).
+// Bounds, from x-replay: an entry lives until the request's deadlineMs has
+// passed since it arrived, at most maxAgeMs; at most maxEntries are kept,
+// the oldest answered ones going first; an answer larger than
+// maxAnswerBytes is kept in memory only (storage holds that there was one). Since the daemon never re-sends a
 // request past its deadline, nor past maxAgeMs after it first sent it, an
 // entry that expires is never asked for again. One evicted before its
 // expiry may be: until that expiry the cache is unsure, and a re-sent id

@@ -56,7 +56,12 @@ func wantDialogHint(t *testing.T, r cliRun, reason string, args ...string) {
 // tab under the default --dialogs leave (navigate fails at once, its hint
 // naming --dialogs); --dialogs accept answers the alert and leaves the
 // page, says so on stderr, and the trace records the answer.
+//
+// The page opens in a spare tab: an open before it makes the managed
+// browser ready one, attached ahead of need (docs/extension.md
+// §Dispatcher rules), and the alert must be seen there as in a new tab.
 func TestDialogsCLI_AlertOnLoad(t *testing.T) {
+	cliOpen(t, "blank.html")
 	start := time.Now()
 	tab := cliOpen(t, "nav/alert-on-load.html")
 	if took := time.Since(start); took > 5*time.Second {

@@ -179,10 +179,23 @@ class Dispatcher {
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
 
+  // replenish opens the next spare tab and attaches to it (windows.replenish),
+  // in the background: its failure is nobody's answer, as open_tab makes
+  // a tab of its own without one.
+  #replenish() {
+    const windows = this.#deps.windows;
+    if (!windows.replenish) return;
+    windows
+      .replenish()
+      .then((tab) => tab && this.#gate.prepare(tab.id))
+      .catch((e) => console.debug("[bua] no spare tab", e));
+  }
+
   // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
   // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
-  // new tab loads (the controller's prepare); navigate(action) runs a
+  // new tab loads (the controller's prepare); replenish() readies the next
+  // open_tab's spare tab; navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
   // run (queue, session, the controller) within open_tab's budget;
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
@@ -199,6 +212,7 @@ class Dispatcher {
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),
+      replenish: () => this.#replenish(),
       navigate: (action) => this.#perTab(action, budget, ac),
       hasOpenDialog: controller.hasOpenDialog ? (tabId) => controller.hasOpenDialog(tabId) : null,
       closeTab: controller.closeTab ? (action, remove) => controller.closeTab(action, remove) : null,

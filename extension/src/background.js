@@ -168,8 +168,11 @@ chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => idleGuard.onState(state));
 });
 
-chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== "local") return;
+// chrome.storage.local's own onChanged, not chrome.storage.onChanged: that
+// one would also wake the worker for each replay cache write to
+// chrome.storage.session (one a request), with the entry's old and new
+// values, answers included.
+chrome.storage.local.onChanged.addListener((changes) => {
   ready.then(() => {
     if (changes.bridge_config && !pairing.managed) client.pairingChanged();
     if (changes.blocklist && !sameList(changes.blocklist.newValue, sessions.blocklist)) {

@@ -6,15 +6,20 @@
 // the service worker (a restarted worker reads it back) but not the
 // browser, and is mirrored in memory.
 //
-// Each entry is written before its action sends anything to the page (a
-// started mark: begin() resolves once chrome.storage.session holds it),
-// then again with its answer (the response message's JSON text, as sent:
-// chrome.storage.session counts a string at about its length, an object at
-// several times its JSON) or its end. Bounds, from x-replay: an entry
-// lives until the request's deadlineMs has passed since it arrived, at
-// most maxAgeMs; at most maxEntries are kept, the oldest answered ones
-// going first; an answer larger than maxAnswerBytes is kept in memory only
-// (storage holds that there was one). Since the daemon never re-sends a
+// Each entry's started mark is written as its action starts: begin()
+// hands it to chrome.storage.session at once, in one storage.set with the
+// answers and ends queued since the last write, and resolves once storage
+// holds it (requests.js says why the action need not wait for that). Its
+// answer (the response message's JSON text, as sent: chrome.storage.session
+// counts a string at about its length, an object at several times its
+// JSON) or its end is queued, and written with the next request's mark, or
+// FLUSH_MS later when none comes: one write per request on the hot path,
+// not two. Keys that expire or are evicted leave storage in one remove
+// every REMOVE_MS (a key left there a moment longer only knows more).
+// Bounds, from x-replay: an entry lives until the request's deadlineMs has
+// passed since it arrived, at most maxAgeMs; at most maxEntries are kept,
+// the oldest answered ones going first; an answer larger than
+// maxAnswerBytes is kept in memory only (storage holds that there was one). Since the daemon never re-sends a
 // request past its deadline, nor past maxAgeMs after it first sent it, an
 // entry that expires is never asked for again. One evicted before its
 // expiry may be: until that expiry the cache is unsure, and a re-sent id
@@ -30,6 +35,14 @@ export const UNSURE_KEY = "replay.unsureUntil";
 export const STARTED = "started";
 export const ANSWERED = "answered";
 export const CANCELLED = "cancelled";
+
+// FLUSH_MS is how long an answer or an end waits for the next request's
+// started mark to carry it to storage; REMOVE_MS how long expired and
+// evicted keys wait to leave it. A worker that dies within FLUSH_MS of an
+// answer it could not send has its request answered outcome_unknown
+// instead of from storage: never run twice.
+export const FLUSH_MS = 20;
+export const REMOVE_MS = 1000;
 
 // memoryStorage is a chrome.storage-shaped store in a Map: a cache over it
 // lives as long as the worker (tests, and a worker without
@@ -56,8 +69,9 @@ export function memoryStorage(map = new Map()) {
 // createReplayCache reads the cache back from storage (chrome.storage.session
 // in the worker) and returns it once `ready` resolves. newId makes the
 // instance id the hello names (hello.instance) when storage has none yet.
-export function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  return new ReplayCache(storage, now, newId, bounds);
+// timers schedules the deferred writes (FLUSH_MS, REMOVE_MS).
+export function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY, timers = globalThis }) {
+  return new ReplayCache(storage, now, newId, bounds, timers);
 }
 
 class ReplayCache {
@@ -67,11 +81,20 @@ class ReplayCache {
   #entries = new Map(); // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
   #unsureUntil = 0;
   #instance = "";
+  #timers;
+  #queued = new Set(); // ids whose answer or end waits for the next write
+  #flushTimer = null;
+  #gone = new Set(); // storage keys to remove
+  #removeTimer = null;
+  // healthy is false from a write storage refused until one it took:
+  // meanwhile requests.js waits for each mark before it runs the action.
+  healthy = true;
 
-  constructor(storage, now, newId, bounds) {
+  constructor(storage, now, newId, bounds, timers) {
     this.#storage = storage;
     this.#now = now;
     this.#bounds = bounds;
+    this.#timers = timers;
     this.ready = this.#load(newId);
   }
 
@@ -99,8 +122,9 @@ class ReplayCache {
   }
 
   // begin records that id starts now, to live deadlineMs (at most
-  // maxAgeMs): the started mark, in storage once it resolves. It rejects
-  // when storage refuses the write.
+  // maxAgeMs): the started mark, handed to storage before begin returns
+  // and in storage once the promise resolves. The promise rejects when
+  // storage refuses the write (then forget(id) if the action did not run).
   begin(id, deadlineMs) {
     const t = this.#now();
     const maxAgeMs = this.#bounds.maxAgeMs;
@@ -110,21 +134,33 @@ class ReplayCache {
     this.#evict(t, gone);
     const e = { startedAt: t, expiresAt: t + life, state: STARTED };
     this.#entries.set(id, e);
-    return this.#write(id, e, gone, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
-      this.#entries.delete(id); // never started: a re-sent id may run
-      throw err;
-    });
+    this.#queued.delete(id);
+    this.#gone.delete(KEY_PREFIX + id);
+    this.#remove(gone);
+    return this.#write({ [KEY_PREFIX + id]: this.#stored(e) }, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {});
+  }
+
+  // forget drops id's entry: its started mark was refused and its action
+  // never ran, so a re-sent id may run.
+  forget(id) {
+    this.#entries.delete(id);
   }
 
   // answer records id's response message, text: its JSON, as sent.
   answer(id, text) {
-    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+    this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
   }
 
   // cancelled records that id ended without an answer: cancel {id}, or
   // the client stopping; reason says which.
   cancelled(id, reason) {
-    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+    this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+
+  // flush writes the queued answers and ends now; it resolves once storage
+  // holds them.
+  flush() {
+    return this.#write({}, {});
   }
 
   async #load(newId) {
@@ -192,15 +228,54 @@ class ReplayCache {
     return rest;
   }
 
-  #write(id, e, gone = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
-    return Promise.all([this.#storage.set(items), gone.length ? this.#storage.remove(gone) : null]);
+  // write hands items to storage in one set, with every queued answer
+  // and end, and tells healthy what storage said.
+  #write(items, extra) {
+    for (const id of this.#queued) {
+      const e = this.#entries.get(id);
+      if (e) items[KEY_PREFIX + id] = this.#stored(e); // else expired or evicted meanwhile
+    }
+    this.#queued.clear();
+    if (this.#flushTimer !== null) {
+      this.#timers.clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+    }
+    Object.assign(items, extra);
+    if (!Object.keys(items).length) return Promise.resolve();
+    return this.#storage.set(items).then(
+      () => {
+        this.healthy = true;
+      },
+      (err) => {
+        this.healthy = false;
+        throw err;
+      },
+    );
   }
 
   #end(id, fields) {
     const e = this.#entries.get(id);
-    if (!e) return Promise.resolve(); // expired or evicted meanwhile: nothing to keep
+    if (!e) return; // expired or evicted meanwhile: nothing to keep
     Object.assign(e, fields);
-    return this.#write(id, e);
+    this.#queued.add(id);
+    if (this.#flushTimer === null) {
+      this.#flushTimer = this.#timers.setTimeout(() => {
+        this.#flushTimer = null;
+        this.flush().catch((err) => console.warn("[bua] replay cache write failed", err));
+      }, FLUSH_MS);
+    }
+  }
+
+  // remove takes keys out of storage in one remove, REMOVE_MS from the
+  // first of them.
+  #remove(keys) {
+    for (const k of keys) this.#gone.add(k);
+    if (!this.#gone.size || this.#removeTimer !== null) return;
+    this.#removeTimer = this.#timers.setTimeout(() => {
+      this.#removeTimer = null;
+      const ks = [...this.#gone];
+      this.#gone.clear();
+      this.#storage.remove(ks).catch((err) => console.warn("[bua] replay cache remove failed", err));
+    }, REMOVE_MS);
   }
 }

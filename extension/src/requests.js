@@ -89,28 +89,53 @@ export class Requests {
     }
     const ac = new AbortController();
     this.#inflight.set(id, ac);
-    if (replay && !(await this.#begin(msg, sendNow))) return;
+    if (replay) {
+      const began = this.#begin(msg, sendNow);
+      if (began !== true && !(await began)) return;
+    }
     const out = await this.#run(msg, ac);
     this.#inflight.delete(id);
     if (ac.signal.aborted || !out) {
       this.#log("request cancelled: no response", id);
-      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => this.#log("replay cache write failed", id, e));
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message);
       return;
     }
     const text = JSON.stringify(respond(id, out));
-    if (replay) cache.answer(id, text).catch((e) => this.#log("replay cache write failed", id, e));
     sendNow(text);
+    if (replay) cache.answer(id, text); // written with the next request's mark
   }
 
-  // begin writes the started mark, in storage before the action sends
-  // anything to the page: a worker that dies mid-action leaves it behind.
-  // A mark that cannot be written fails the request without running it.
-  async #begin(msg, sendNow) {
+  // begin hands the started mark to storage before the action sends
+  // anything to the page, so that a worker that dies mid-action leaves it
+  // behind. It does not wait for storage to answer: chrome.storage.session
+  // lives in the browser process, which takes this worker's extension API
+  // calls in the order they were made, over one channel, and applies a
+  // session-storage write as it takes it; so by the time the action's
+  // first chrome.debugger command reaches the browser, the mark is in
+  // storage, and a worker that dies after the call leaves it there. Not
+  // waiting saves the write's round trip (0.7 ms) on every request. While
+  // storage refuses writes (cache.healthy false), each mark is awaited,
+  // and a mark that cannot be written fails the request without running
+  // it. It returns true, or a promise of whether the request may run.
+  #begin(msg, sendNow) {
+    const cache = this.#cache;
+    const wait = !cache.healthy;
+    const written = cache.begin(msg.id, msg.deadlineMs);
+    if (!wait) {
+      written.catch((e) => this.#log("replay cache write failed: request ran without its started mark", msg.id, e));
+      return true;
+    }
+    return this.#awaitMark(msg, written, sendNow);
+  }
+
+  async #awaitMark(msg, written, sendNow) {
     const id = msg.id;
+    const cache = this.#cache;
     try {
-      await this.#cache.begin(id, msg.deadlineMs);
+      await written;
       return true;
     } catch (e) {
+      cache.forget(id); // never started: a re-sent id may run
       this.#inflight.delete(id);
       this.#log("replay cache write failed: request not run", id, e);
       sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });

@@ -10,7 +10,8 @@
 // blank first tab is the spare, handed to the first caller that needs a
 // BUA-window tab instead of opening another
 // (docs/cold-start.md#what-a-cold-start-overlaps). Until then get_tabs
-// does not list it (isSpare).
+// does not list it (isSpare). A managed browser then keeps one spare
+// ready, attached ahead of need (replenish, spare-tab.js).
 //
 // open_tab's window keys (own_windows) get windows of their own, made as
 // the BUA window is (own-windows.js).
@@ -25,6 +26,7 @@ import { BridgeError, ErrorCodes } from "./lib/errors.js";
 import { REASONS } from "./generated/protocol.js";
 import { HIDE_WATCH_MS, HiddenWatch, holdFocus, showWindow } from "./window-focus.js";
 import { OwnWindows } from "./own-windows.js";
+import { SpareTab } from "./spare-tab.js";
 
 // HIDE_WATCH_MS (window-focus.js) is how long a person's BUA window is
 // kept hidden after it is made and after a click in it.
@@ -55,7 +57,7 @@ class WindowManager {
   #timers;
   #lock = Promise.resolve();
   #cachedId = null;
-  #spareId = null; // the prewarmed window's blank tab, not yet handed out
+  #spare; // the BUA window's blank tab nobody has asked for (spare-tab.js)
   #own;
   #watch;
 
@@ -65,6 +67,7 @@ class WindowManager {
     this.#timers = timers;
     this.#watch = new HiddenWatch(api, now);
     this.#own = new OwnWindows(api);
+    this.#spare = new SpareTab(api);
   }
 
   // prewarm opens the BUA window ahead of the first open_tab (managed
@@ -74,15 +77,23 @@ class WindowManager {
     return this.#withLock(async () => {
       if ((await this.#liveWindowId()) != null) return null;
       const tab = await this.#createBuaWindow("about:blank");
-      this.#spareId = tab ? tab.id : null;
+      this.#spare.set(tab);
       return tab || null;
     });
+  }
+
+  // replenish opens the next spare tab in the live BUA window of a managed
+  // browser once the last was handed out (spare-tab.js says why). Returns
+  // it, or null (not managed, a spare waiting already, no BUA window).
+  replenish() {
+    if (!this.#isManaged()) return Promise.resolve(null);
+    return this.#withLock(async () => (this.#spare.waiting() ? null : this.#spare.open(await this.#liveWindowId())));
   }
 
   // isSpare says whether tabId is the prewarmed tab nobody has asked for
   // yet: get_tabs leaves it out.
   isSpare(tabId) {
-    return tabId === this.#spareId;
+    return this.#spare.is(tabId);
   }
 
   // buaWindowId is the live BUA window's id, or null when there is none.
@@ -154,7 +165,7 @@ class WindowManager {
     this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
-      this.#spareId = null;
+      this.#spare.set(null);
       this.#api.storage.remove("buaWindowId").catch(() => {});
     }
   }
@@ -307,26 +318,10 @@ class WindowManager {
     return first;
   }
 
-  // claimSpare hands out the prewarmed tab, loading url in it; null when
-  // there is none, or it is no longer a tab of the BUA window.
-  async #claimSpare(url, windowId) {
-    const id = this.#spareId;
-    this.#spareId = null;
-    if (id == null) return null;
-    let tab;
-    try {
-      tab = await this.#api.tabs.get(id);
-    } catch {
-      return null;
-    }
-    if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
-  }
-
   async #openInBuaWindow(url) {
     const id = await this.#liveWindowId();
     if (id == null) return this.#createBuaWindow(url);
-    const spare = await this.#claimSpare(url, id);
+    const spare = await this.#spare.claim(url, id);
     if (spare) return spare;
     // Created active, a tab restores and focuses its minimized window;
     // created in the background and then made active, it does not. It

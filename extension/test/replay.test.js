@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWsClient } from "../src/ws-client.js";
-import { ANSWERED, CANCELLED, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/replay-cache.js";
+import { ANSWERED, CANCELLED, FLUSH_MS, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/replay-cache.js";
 import { REPLAY } from "../src/generated/protocol.js";
 import { parseMessage } from "../src/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
@@ -25,10 +25,19 @@ function clock(t = 1_000_000) {
 }
 
 // cacheOn makes a cache over storage with small bounds and the test's clock.
+// Its deferred writes wait on fake timers: removed(cache) runs them.
 async function cacheOn(storage, now, bounds = { maxEntries: 3, maxAgeMs: 1000, maxAnswerBytes: 200 }) {
-  const cache = createReplayCache({ storage, now, bounds });
+  const timers = createFakeTimers();
+  const cache = createReplayCache({ storage, now, bounds, timers });
+  cache.timers = timers;
   await cache.ready;
   return cache;
+}
+
+// removed runs cache's deferred writes and removes (FLUSH_MS, REMOVE_MS).
+async function removed(cache) {
+  for (const t of cache.timers.list("timeout")) cache.timers.fire(t.id);
+  await tick();
 }
 
 const ok = (rid) => ({ type: "response", id: rid, result: { ok: true, tabId: 7 } });
@@ -47,7 +56,8 @@ test("the started mark is in storage when begin resolves, then the answer", asyn
   await cache.begin(a, 500);
   assert.deepEqual(storage.map.get(KEY_PREFIX + a), { startedAt: now(), expiresAt: now() + 500, state: STARTED });
   const text = JSON.stringify(ok(a));
-  await cache.answer(a, text);
+  cache.answer(a, text);
+  await cache.flush();
   assert.equal(storage.map.get(KEY_PREFIX + a).state, ANSWERED);
   assert.equal(storage.map.get(KEY_PREFIX + a).answer, text, "the answer as sent, as text: storage counts a string at its length");
   assert.equal(cache.lookup(a).answer, text);
@@ -68,6 +78,7 @@ test("bounded by age: an entry lives its deadlineMs, at most maxAgeMs, and goes 
   now.advance(900);
   assert.equal(cache.lookup(long), undefined, "past maxAgeMs");
   await cache.begin(id(), 100); // any write sweeps what expired
+  await removed(cache); // in one remove, REMOVE_MS later
   assert.ok(!storage.map.has(KEY_PREFIX + short) && !storage.map.has(KEY_PREFIX + long));
   assert.equal(cache.unsure(), false, "expired entries are never asked for again");
 });
@@ -79,16 +90,19 @@ test("bounded by count: the oldest answered entry goes first, and a live one evi
   const [a, b, c, d, e] = [id(), id(), id(), id(), id()];
   await cache.begin(a, 1000);
   await cache.begin(b, 1000);
-  await cache.answer(b, JSON.stringify(ok(b)));
+  cache.answer(b, JSON.stringify(ok(b)));
+  await cache.flush();
   await cache.begin(c, 1000);
   await cache.begin(d, 1000); // full: b, answered, goes although a is older
   assert.equal(cache.size, 3);
   assert.equal(cache.lookup(b), undefined);
   assert.ok(cache.lookup(a) && cache.lookup(c) && cache.lookup(d));
+  await removed(cache);
   assert.ok(!storage.map.has(KEY_PREFIX + b));
   assert.equal(cache.unsure(), true, "b could still be re-sent");
   await cache.begin(e, 1000); // all started: the oldest, a, goes
   assert.equal(cache.lookup(a), undefined);
+  await removed(cache);
   assert.equal(Object.keys(await storage.get(null)).filter((k) => k.startsWith(KEY_PREFIX)).length, 3);
   now.advance(1000);
   assert.equal(cache.unsure(), false, "sure again once every evicted entry would have expired");
@@ -101,7 +115,8 @@ test("an answer larger than maxAnswerBytes is kept in memory, and only its size 
   const a = id();
   await cache.begin(a, 1000);
   const big = JSON.stringify({ type: "response", id: a, result: { text: "x".repeat(300) } });
-  await cache.answer(a, big);
+  cache.answer(a, big);
+  await cache.flush();
   assert.equal(cache.lookup(a).answer, big);
   const kept = storage.map.get(KEY_PREFIX + a);
   assert.equal(kept.answer, undefined);
@@ -117,10 +132,12 @@ test("chrome.storage.session survives a fresh module instance: entries, states a
   const first = await cacheOn(storage, now);
   const [answered, started, cancelled] = [id(), id(), id()];
   await first.begin(answered, 1000);
-  await first.answer(answered, JSON.stringify(ok(answered)));
+  first.answer(answered, JSON.stringify(ok(answered)));
+  await first.flush();
   await first.begin(started, 1000);
   await first.begin(cancelled, 1000);
-  await first.cancelled(cancelled, "cancelled by the daemon");
+  first.cancelled(cancelled, "cancelled by the daemon");
+  await first.flush();
   assert.match(first.instance(), /^[0-9a-f-]{36}$/);
 
   const second = await cacheOn(storage, now); // the worker restarted
@@ -151,23 +168,30 @@ test("an entry that expired while the worker was gone is dropped when it reads t
 
 // worker starts a ws-client over storage (a fresh worker each call: a new
 // cache over the same chrome.storage.session), connected and acked.
-// run(action, meta) is its handleRequest.
+// run(action, meta) is its handleRequest. The cache's deferred writes wait
+// on timers of their own: flushed() runs them (FLUSH_MS, REMOVE_MS later).
 async function worker(storage, run, cacheStorage = storage) {
   const timers = createFakeTimers();
+  const cacheTimers = createFakeTimers();
+  const cache = createReplayCache({ storage: cacheStorage, timers: cacheTimers });
   const client = createWsClient({
     clientVersion: "0.1.0",
     WebSocketImpl: FakeWS,
     parseMessage,
     getConfig: async () => ({ url: "ws://127.0.0.1:1/ws/browser", token: "tok" }),
     handleRequest: run,
-    cache: createReplayCache({ storage: cacheStorage }),
+    cache,
     timers,
     random: () => 1,
   });
   client.start();
   await tick();
   const ws = await acked(FakeWS.all.at(-1));
-  return { client, timers, ws };
+  const flushed = async () => {
+    for (const t of cacheTimers.list("timeout")) cacheTimers.fire(t.id);
+    await tick();
+  };
+  return { client, timers, ws, cache, flushed };
 }
 
 async function acked(ws) {
@@ -222,47 +246,85 @@ test("a cache that cannot be read: no instance and no replay feature, so the dae
   assert.deepEqual(responses(w.ws), [{ type: "response", id: rid, result: { ok: true } }], "requests still run");
 });
 
-test("the started mark is durable before the action runs; a mark that cannot be written runs nothing", async () => {
+test("the started mark goes to storage before the action runs, in one write per request with the previous answer; the action does not wait for it", async () => {
   FakeWS.all = [];
   const inner = memoryStorage();
+  const writes = []; // each storage.set's keys, in order
   let write = (items) => inner.set(items); // the test swaps it to hold or fail writes
-  const storage = { ...inner, set: (items) => write(items) };
+  const storage = { ...inner, set: (items) => { writes.push(Object.keys(items)); return write(items); } };
   const ran = [];
   const w = await worker(storage, async (action, meta) => {
     ran.push(meta.id);
-    assert.equal(inner.map.get(KEY_PREFIX + meta.id).state, STARTED, "the mark is in storage when the action starts");
+    assert.deepEqual(writes.at(-1), [KEY_PREFIX + meta.id], "the mark was handed to storage before the action started");
     return { result: { ok: true } };
   });
-  const rid = id();
+  writes.length = 0;
+  // storage.set answers late: the action runs anyway, its mark already
+  // sent (the browser applies it before the action's first chrome.* call).
   const slow = deferred();
   write = async (items) => {
     await slow.p;
     return inner.set(items);
   };
-  w.ws.recv({ type: "request", id: rid, action: CLICK });
+  const [a, b] = [id(), id()];
+  w.ws.recv({ type: "request", id: a, action: CLICK });
   await tick();
-  assert.deepEqual(ran, [], "nothing runs before the started mark is written");
+  assert.deepEqual(ran, [a], "the action did not wait for storage's answer");
+  assert.deepEqual(responses(w.ws).map((r) => r.id), [a]);
+  w.ws.recv({ type: "request", id: b, action: CLICK });
+  await tick();
+  assert.deepEqual(writes, [[KEY_PREFIX + a], [KEY_PREFIX + b, KEY_PREFIX + a]], "one write per request: b's mark carries a's answer");
   slow.resolve();
   await tick();
-  await tick();
-  assert.deepEqual(ran, [rid]);
+  assert.equal(inner.map.get(KEY_PREFIX + a).state, ANSWERED);
+  assert.equal(inner.map.get(KEY_PREFIX + b).state, STARTED, "b's answer waits for the next write");
+  await w.flushed();
+  assert.equal(inner.map.get(KEY_PREFIX + b).state, ANSWERED, "or FLUSH_MS later");
+  assert.equal(writes.length, 3);
+});
 
+test("once storage refuses a write, each mark is awaited, and a mark that cannot be written runs nothing", async () => {
+  FakeWS.all = [];
+  const inner = memoryStorage();
+  let write = (items) => inner.set(items);
+  const storage = { ...inner, set: (items) => write(items) };
+  const ran = [];
+  const w = await worker(storage, async (action, meta) => {
+    ran.push(meta.id);
+    return { result: { ok: true } };
+  });
   write = async () => {
     throw new Error("QUOTA_BYTES quota exceeded");
   };
+  const first = id();
+  w.ws.recv({ type: "request", id: first, action: CLICK });
+  await tick();
+  assert.deepEqual(ran, [first], "storage said nothing yet: it ran");
+  assert.equal(w.cache.healthy, false, "the refusal is known now");
+
   const refused = id();
   w.ws.recv({ type: "request", id: refused, action: CLICK });
   await tick();
-  assert.deepEqual(ran, [rid], "a request whose mark failed never runs");
+  assert.deepEqual(ran, [first], "a request whose mark failed never runs");
   const r = responses(w.ws).at(-1);
   assert.equal(r.id, refused);
   assert.equal(r.error.code, "internal_error");
   assert.match(r.error.message, /QUOTA_BYTES quota exceeded.*did not run it/);
-  write = (items) => inner.set(items);
+
+  const slow = deferred();
+  write = async (items) => {
+    await slow.p;
+    return inner.set(items);
+  };
   w.ws.recv({ type: "request", id: refused, action: CLICK, replay: true });
   await tick();
+  assert.deepEqual(ran, [first], "while storage is in doubt, nothing runs before its mark is written");
+  slow.resolve();
   await tick();
-  assert.deepEqual(ran, [rid, refused], "sent again once storage takes the mark, it runs: it never ran before");
+  await tick();
+  assert.deepEqual(ran, [first, refused], "sent again once storage takes the mark, it runs: it never ran before");
+  assert.equal(inner.map.get(KEY_PREFIX + refused).state, STARTED);
+  assert.equal(w.cache.healthy, true, "and the next one does not wait");
 });
 
 test("a dropped connection aborts nothing; the re-sent request joins the running action, answered once on the new connection", async () => {
@@ -307,6 +369,7 @@ test("an action that ends while the daemon is away is answered from the cache wh
   w.ws.drop(1006);
   finish.resolve(); // ends while disconnected: its answer goes nowhere
   await tick();
+  await w.flushed();
   assert.equal(storage.map.get(KEY_PREFIX + rid).state, ANSWERED);
   const [t] = w.timers.list("timeout");
   w.timers.fire(t.id);
@@ -359,7 +422,8 @@ test("a worker restarted after an answer it could not send answers the re-sent r
   await tick();
   old.ws.drop(1006); // the daemon is away when the click is answered
   finish.resolve();
-  await tick(); // and then Chrome stops the worker
+  await tick();
+  await old.flushed(); // and then, FLUSH_MS later, Chrome stops the worker
   let ran = 0;
   const fresh = await worker(storage, async () => {
     ran++;
@@ -369,6 +433,33 @@ test("a worker restarted after an answer it could not send answers the re-sent r
   await tick();
   assert.equal(ran, 0);
   assert.deepEqual(responses(fresh.ws), [ok(rid)]);
+});
+
+test("a worker stopped within FLUSH_MS of an answer it could not send answers the re-sent request outcome_unknown, never runs it again", async () => {
+  FakeWS.all = [];
+  const storage = memoryStorage();
+  const finish = deferred();
+  const old = await worker(storage, async () => {
+    await finish.p;
+    return { result: { ok: true, tabId: 7 } };
+  });
+  const rid = id();
+  old.ws.recv({ type: "request", id: rid, action: CLICK });
+  await tick();
+  old.ws.drop(1006);
+  finish.resolve();
+  await tick(); // Chrome stops the worker before the answer's write
+  assert.equal(FLUSH_MS, 20);
+  let ran = 0;
+  const fresh = await worker(storage, async () => {
+    ran++;
+    return { result: {} };
+  });
+  fresh.ws.recv({ type: "request", id: rid, action: CLICK, replay: true });
+  await tick();
+  assert.equal(ran, 0, "the started mark holds: not run twice");
+  const [r] = responses(fresh.ws);
+  assert.equal(r.error.reason, "outcome_unknown");
 });
 
 test("an answer too large for storage is answered from memory after a reconnect, outcome_unknown after a worker restart", async () => {
@@ -393,6 +484,7 @@ test("an answer too large for storage is answered from memory after a reconnect,
   ws.recv({ type: "request", id: rid, action: { type: "extract" }, replay: true });
   await tick();
   assert.deepEqual(responses(ws), [{ type: "response", id: rid, result: big }], "the same worker still has it");
+  await w.flushed();
 
   const fresh = await worker(storage, async () => ({ result: {} }));
   fresh.ws.recv({ type: "request", id: rid, action: { type: "extract" }, replay: true });
@@ -418,6 +510,7 @@ test("a cancel after the reconnect stops the action still running, which the cac
   await tick();
   assert.equal(signal.aborted, true);
   assert.deepEqual(responses(ws), []);
+  await w.flushed();
   assert.equal(storage.map.get(KEY_PREFIX + rid).state, CANCELLED);
   assert.match(storage.map.get(KEY_PREFIX + rid).reason, /cancelled by the daemon/);
 });

@@ -14,16 +14,23 @@ async function setup({ managed = false } = {}) {
   await sessions.init();
   const windows = createWindowManager({ api, isManaged: () => managed });
   const ran = [];
+  const prepared = []; // the tabs the debugger attached to ahead of an action
   const controller = {
     run: async (tabId, action) => {
       ran.push([tabId, action.type]);
       if (action.type === "navigate") api.tabsMap.get(tabId).url = action.url;
       return { ok: true };
     },
+    prepare: async (tabId) => {
+      prepared.push(tabId);
+      api.calls.push(["prepare", tabId]);
+    },
   };
   const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
-  return { api, windows, ran, d };
+  return { api, windows, ran, prepared, d };
 }
+
+const settle = () => new Promise((r) => setImmediate(r));
 
 const count = (api, call) => api.calls.filter(([c]) => c === call).length;
 
@@ -253,4 +260,42 @@ test("a click's activation that comes after the click answered is undone, as one
   await windows.focusChanged(a.windowId);
   assert.deepEqual({ state: api.winsMap.get(a.windowId).state, focused: api.winsMap.get(a.windowId).focused }, HIDDEN);
   assert.equal(api.winsMap.get(person.id).focused, true);
+});
+
+test("a managed browser readies the next open_tab's spare in the background, attached before it is handed out and loaded", async () => {
+  const { api, windows, prepared, d } = await setup({ managed: true });
+  const first = await windows.prewarm();
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  assert.equal(a.tabId, first.id);
+  await settle();
+  const spareCreate = api.calls.filter(([c]) => c === "tabs.create");
+  assert.equal(spareCreate.length, 1, "one spare opened after the open_tab");
+  assert.deepEqual({ url: spareCreate[0][1].url, active: spareCreate[0][1].active }, { url: "about:blank", active: false }, "blank, in the background");
+  const spare = [...api.tabsMap.values()].find((t) => t.id !== a.tabId);
+  assert.equal(windows.isSpare(spare.id), true);
+  assert.deepEqual(prepared, [a.tabId, spare.id], "the spare is attached ahead of need");
+  assert.deepEqual((await d.dispatch({ type: "get_tabs" })).map((t) => t.tabId), [a.tabId], "get_tabs leaves it out");
+
+  const from = api.calls.length;
+  const b = await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  assert.equal(b.tabId, spare.id, "the next open_tab is handed the spare");
+  assert.equal(api.tabsMap.get(b.tabId).url, "http://site.test/b");
+  assert.equal(api.tabsMap.get(b.tabId).active, true, "made the active tab: Chrome drops input to a background one");
+  const calls = api.calls.slice(from).filter(([c]) => c === "prepare" || c === "tabs.update");
+  const attached = calls.findIndex(([c, id]) => c === "prepare" && id === spare.id);
+  const loaded = calls.findIndex(([c, id, props]) => c === "tabs.update" && id === spare.id && props.url === "http://site.test/b");
+  assert.ok(attached >= 0 && attached < loaded, `the debugger was attached before the page loaded: ${JSON.stringify(calls)}`);
+  await settle();
+  assert.equal(count(api, "tabs.create"), 2, "and another spare follows");
+});
+
+test("the person's Chrome never gets a spare tab: an attached one would show Chrome's debugging bar", async () => {
+  const { api, windows, prepared, d } = await setup({ managed: false });
+  const a = await d.dispatch({ type: "open_tab", url: "http://site.test/a" });
+  const b = await d.dispatch({ type: "open_tab", url: "http://site.test/b" });
+  await settle();
+  assert.equal(await windows.replenish(), null);
+  await settle();
+  assert.deepEqual([...api.tabsMap.keys()].sort(), [a.tabId, b.tabId].sort(), "no tab but the two asked for");
+  assert.deepEqual(prepared, [a.tabId, b.tabId], "the debugger attached to no other tab");
 });

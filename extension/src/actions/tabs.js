@@ -2,7 +2,7 @@
 // run by the dispatcher through the tabs API, not the debugger. Each
 // executor gets (env, action); env is built by action-dispatcher.js:
 // {api, sessions, windows, budget, timers, blocked, tabClosed, prepare,
-// navigate, hasOpenDialog, closeTab}.
+// replenish, navigate, hasOpenDialog, closeTab}.
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
@@ -92,6 +92,8 @@ async function openTab(env, action) {
     if (env.prepare) env.prepare(tab.id);
     await waitForLoad(env, tab.id, action.url);
   } else if (!waits) {
+    // A spare (managed browsers) was attached ahead of need: then this
+    // resolves at once.
     if (env.prepare) await env.prepare(tab.id);
     await env.api.tabs.update(tab.id, { url: action.url });
     await waitForLoad(env, tab.id, action.url);
@@ -103,6 +105,9 @@ async function openTab(env, action) {
       if (!page) throw e;
     }
   }
+  // The next open_tab's spare, made ready while this tab's caller works
+  // (windows.replenish: managed browsers only).
+  if (!focus && !action.window && env.replenish) env.replenish();
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 

@@ -3147,6 +3147,8 @@ var UNSURE_KEY = "replay.unsureUntil";
 var STARTED = "started";
 var ANSWERED = "answered";
 var CANCELLED = "cancelled";
+var FLUSH_MS = 20;
+var REMOVE_MS = 1e3;
 function memoryStorage(map = /* @__PURE__ */ new Map()) {
   const clone = (x) => x === void 0 ? x : JSON.parse(JSON.stringify(x));
   return {
@@ -3165,8 +3167,8 @@ function memoryStorage(map = /* @__PURE__ */ new Map()) {
     }
   };
 }
-function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY }) {
-  return new ReplayCache(storage, now, newId, bounds);
+function createReplayCache({ storage, now = Date.now, newId = () => crypto.randomUUID(), bounds = REPLAY, timers = globalThis }) {
+  return new ReplayCache(storage, now, newId, bounds, timers);
 }
 var ReplayCache = class {
   #storage;
@@ -3176,10 +3178,21 @@ var ReplayCache = class {
   // id -> {startedAt, expiresAt, state, answer?, answerBytes?, reason?}, oldest first
   #unsureUntil = 0;
   #instance = "";
-  constructor(storage, now, newId, bounds) {
+  #timers;
+  #queued = /* @__PURE__ */ new Set();
+  // ids whose answer or end waits for the next write
+  #flushTimer = null;
+  #gone = /* @__PURE__ */ new Set();
+  // storage keys to remove
+  #removeTimer = null;
+  // healthy is false from a write storage refused until one it took:
+  // meanwhile requests.js waits for each mark before it runs the action.
+  healthy = true;
+  constructor(storage, now, newId, bounds, timers) {
     this.#storage = storage;
     this.#now = now;
     this.#bounds = bounds;
+    this.#timers = timers;
     this.ready = this.#load(newId);
   }
   // instance is the hello's instance id, once ready.
@@ -3202,8 +3215,9 @@ var ReplayCache = class {
     return this.#now() < this.#unsureUntil;
   }
   // begin records that id starts now, to live deadlineMs (at most
-  // maxAgeMs): the started mark, in storage once it resolves. It rejects
-  // when storage refuses the write.
+  // maxAgeMs): the started mark, handed to storage before begin returns
+  // and in storage once the promise resolves. The promise rejects when
+  // storage refuses the write (then forget(id) if the action did not run).
   begin(id, deadlineMs) {
     const t = this.#now();
     const maxAgeMs = this.#bounds.maxAgeMs;
@@ -3213,19 +3227,29 @@ var ReplayCache = class {
     this.#evict(t, gone2);
     const e = { startedAt: t, expiresAt: t + life, state: STARTED };
     this.#entries.set(id, e);
-    return this.#write(id, e, gone2, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {}).catch((err) => {
-      this.#entries.delete(id);
-      throw err;
-    });
+    this.#queued.delete(id);
+    this.#gone.delete(KEY_PREFIX + id);
+    this.#remove(gone2);
+    return this.#write({ [KEY_PREFIX + id]: this.#stored(e) }, this.#unsureUntil !== before ? { [UNSURE_KEY]: this.#unsureUntil } : {});
+  }
+  // forget drops id's entry: its started mark was refused and its action
+  // never ran, so a re-sent id may run.
+  forget(id) {
+    this.#entries.delete(id);
   }
   // answer records id's response message, text: its JSON, as sent.
   answer(id, text) {
-    return this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
+    this.#end(id, { state: ANSWERED, answer: text, answerBytes: text.length });
   }
   // cancelled records that id ended without an answer: cancel {id}, or
   // the client stopping; reason says which.
   cancelled(id, reason) {
-    return this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+    this.#end(id, { state: CANCELLED, reason: String(reason || "cancelled") });
+  }
+  // flush writes the queued answers and ends now; it resolves once storage
+  // holds them.
+  flush() {
+    return this.#write({}, {});
   }
   async #load(newId) {
     const storage = this.#storage;
@@ -3288,15 +3312,53 @@ var ReplayCache = class {
     if (answer !== void 0 && e.answerBytes <= this.#bounds.maxAnswerBytes) rest.answer = answer;
     return rest;
   }
-  #write(id, e, gone2 = [], extra = {}) {
-    const items = { [KEY_PREFIX + id]: this.#stored(e), ...extra };
-    return Promise.all([this.#storage.set(items), gone2.length ? this.#storage.remove(gone2) : null]);
+  // write hands items to storage in one set, with every queued answer
+  // and end, and tells healthy what storage said.
+  #write(items, extra) {
+    for (const id of this.#queued) {
+      const e = this.#entries.get(id);
+      if (e) items[KEY_PREFIX + id] = this.#stored(e);
+    }
+    this.#queued.clear();
+    if (this.#flushTimer !== null) {
+      this.#timers.clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+    }
+    Object.assign(items, extra);
+    if (!Object.keys(items).length) return Promise.resolve();
+    return this.#storage.set(items).then(
+      () => {
+        this.healthy = true;
+      },
+      (err) => {
+        this.healthy = false;
+        throw err;
+      }
+    );
   }
   #end(id, fields) {
     const e = this.#entries.get(id);
-    if (!e) return Promise.resolve();
+    if (!e) return;
     Object.assign(e, fields);
-    return this.#write(id, e);
+    this.#queued.add(id);
+    if (this.#flushTimer === null) {
+      this.#flushTimer = this.#timers.setTimeout(() => {
+        this.#flushTimer = null;
+        this.flush().catch((err) => console.warn("[bua] replay cache write failed", err));
+      }, FLUSH_MS);
+    }
+  }
+  // remove takes keys out of storage in one remove, REMOVE_MS from the
+  // first of them.
+  #remove(keys) {
+    for (const k of keys) this.#gone.add(k);
+    if (!this.#gone.size || this.#removeTimer !== null) return;
+    this.#removeTimer = this.#timers.setTimeout(() => {
+      this.#removeTimer = null;
+      const ks = [...this.#gone];
+      this.#gone.clear();
+      this.#storage.remove(ks).catch((err) => console.warn("[bua] replay cache remove failed", err));
+    }, REMOVE_MS);
   }
 };
 
@@ -3465,27 +3527,51 @@ var Requests = class {
     }
     const ac = new AbortController();
     this.#inflight.set(id, ac);
-    if (replay && !await this.#begin(msg, sendNow)) return;
+    if (replay) {
+      const began = this.#begin(msg, sendNow);
+      if (began !== true && !await began) return;
+    }
     const out = await this.#run(msg, ac);
     this.#inflight.delete(id);
     if (ac.signal.aborted || !out) {
       this.#log("request cancelled: no response", id);
-      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message).catch((e) => this.#log("replay cache write failed", id, e));
+      if (replay) cache.cancelled(id, ac.signal.reason && ac.signal.reason.message);
       return;
     }
     const text = JSON.stringify(respond(id, out));
-    if (replay) cache.answer(id, text).catch((e) => this.#log("replay cache write failed", id, e));
     sendNow(text);
+    if (replay) cache.answer(id, text);
   }
-  // begin writes the started mark, in storage before the action sends
-  // anything to the page: a worker that dies mid-action leaves it behind.
-  // A mark that cannot be written fails the request without running it.
-  async #begin(msg, sendNow) {
+  // begin hands the started mark to storage before the action sends
+  // anything to the page, so that a worker that dies mid-action leaves it
+  // behind. It does not wait for storage to answer: chrome.storage.session
+  // lives in the browser process, which takes this worker's extension API
+  // calls in the order they were made, over one channel, and applies a
+  // session-storage write as it takes it; so by the time the action's
+  // first chrome.debugger command reaches the browser, the mark is in
+  // storage, and a worker that dies after the call leaves it there. Not
+  // waiting saves the write's round trip (0.7 ms) on every request. While
+  // storage refuses writes (cache.healthy false), each mark is awaited,
+  // and a mark that cannot be written fails the request without running
+  // it. It returns true, or a promise of whether the request may run.
+  #begin(msg, sendNow) {
+    const cache = this.#cache;
+    const wait = !cache.healthy;
+    const written = cache.begin(msg.id, msg.deadlineMs);
+    if (!wait) {
+      written.catch((e) => this.#log("replay cache write failed: request ran without its started mark", msg.id, e));
+      return true;
+    }
+    return this.#awaitMark(msg, written, sendNow);
+  }
+  async #awaitMark(msg, written, sendNow) {
     const id = msg.id;
+    const cache = this.#cache;
     try {
-      await this.#cache.begin(id, msg.deadlineMs);
+      await written;
       return true;
     } catch (e) {
+      cache.forget(id);
       this.#inflight.delete(id);
       this.#log("replay cache write failed: request not run", id, e);
       sendNow({ type: "response", id, error: { code: ERROR_CODES.INTERNAL_ERROR, message: `the extension could not record the request in its replay cache (${e && e.message ? e.message : e}), so it did not run it: send it again` } });
@@ -4136,6 +4222,52 @@ var OwnWindows = class {
   }
 };
 
+// spare-tab.js
+var SpareTab = class {
+  #api;
+  #id = null;
+  constructor(api2) {
+    this.#api = api2;
+  }
+  // set makes tab the spare (null: none).
+  set(tab) {
+    this.#id = tab ? tab.id : null;
+  }
+  // is says whether tabId is the spare: get_tabs leaves it out.
+  is(tabId) {
+    return tabId === this.#id;
+  }
+  // waiting says whether a spare waits to be handed out.
+  waiting() {
+    return this.#id != null;
+  }
+  // open opens a new spare, blank and in the background, in windowId (the
+  // live BUA window; null: none, nothing opened). Returns the tab or null.
+  async open(windowId) {
+    if (windowId == null) return null;
+    const tab = await this.#api.tabs.create({ windowId, url: "about:blank", active: false });
+    this.#id = tab.id;
+    return tab;
+  }
+  // claim hands out the spare, made the active tab of its window and
+  // loading url (about:blank: left blank); null when there is none, or it
+  // is no longer a tab of windowId.
+  async claim(url, windowId) {
+    const id = this.#id;
+    this.#id = null;
+    if (id == null) return null;
+    let tab;
+    try {
+      tab = await this.#api.tabs.get(id);
+    } catch {
+      return null;
+    }
+    if (tab.windowId !== windowId) return null;
+    if (url === "about:blank") return tab.active ? tab : this.#api.tabs.update(id, { active: true });
+    return this.#api.tabs.update(id, { url, active: true });
+  }
+};
+
 // window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
@@ -4148,8 +4280,8 @@ var WindowManager = class {
   #timers;
   #lock = Promise.resolve();
   #cachedId = null;
-  #spareId = null;
-  // the prewarmed window's blank tab, not yet handed out
+  #spare;
+  // the BUA window's blank tab nobody has asked for (spare-tab.js)
   #own;
   #watch;
   constructor(api2, isManaged, timers, now) {
@@ -4158,6 +4290,7 @@ var WindowManager = class {
     this.#timers = timers;
     this.#watch = new HiddenWatch(api2, now);
     this.#own = new OwnWindows(api2);
+    this.#spare = new SpareTab(api2);
   }
   // prewarm opens the BUA window ahead of the first open_tab (managed
   // browsers, at start-up), with a blank spare tab. Returns the spare tab,
@@ -4166,14 +4299,21 @@ var WindowManager = class {
     return this.#withLock(async () => {
       if (await this.#liveWindowId() != null) return null;
       const tab = await this.#createBuaWindow("about:blank");
-      this.#spareId = tab ? tab.id : null;
+      this.#spare.set(tab);
       return tab || null;
     });
+  }
+  // replenish opens the next spare tab in the live BUA window of a managed
+  // browser once the last was handed out (spare-tab.js says why). Returns
+  // it, or null (not managed, a spare waiting already, no BUA window).
+  replenish() {
+    if (!this.#isManaged()) return Promise.resolve(null);
+    return this.#withLock(async () => this.#spare.waiting() ? null : this.#spare.open(await this.#liveWindowId()));
   }
   // isSpare says whether tabId is the prewarmed tab nobody has asked for
   // yet: get_tabs leaves it out.
   isSpare(tabId) {
-    return tabId === this.#spareId;
+    return this.#spare.is(tabId);
   }
   // buaWindowId is the live BUA window's id, or null when there is none.
   buaWindowId() {
@@ -4236,7 +4376,7 @@ var WindowManager = class {
     this.#own.removed(windowId);
     if (windowId === this.#cachedId) {
       this.#cachedId = null;
-      this.#spareId = null;
+      this.#spare.set(null);
       this.#api.storage.remove("buaWindowId").catch(() => {
       });
     }
@@ -4368,25 +4508,10 @@ var WindowManager = class {
     const [first] = await this.#api.tabs.query({ windowId: win.id });
     return first;
   }
-  // claimSpare hands out the prewarmed tab, loading url in it; null when
-  // there is none, or it is no longer a tab of the BUA window.
-  async #claimSpare(url, windowId) {
-    const id = this.#spareId;
-    this.#spareId = null;
-    if (id == null) return null;
-    let tab;
-    try {
-      tab = await this.#api.tabs.get(id);
-    } catch {
-      return null;
-    }
-    if (tab.windowId !== windowId) return null;
-    return url === "about:blank" ? tab : this.#api.tabs.update(id, { url, active: true });
-  }
   async #openInBuaWindow(url) {
     const id = await this.#liveWindowId();
     if (id == null) return this.#createBuaWindow(url);
-    const spare = await this.#claimSpare(url, id);
+    const spare = await this.#spare.claim(url, id);
     if (spare) return spare;
     const tab = await this.#api.tabs.create({ windowId: id, url, active: false });
     return this.#api.tabs.update(tab.id, { active: true });
@@ -4511,6 +4636,7 @@ async function openTab(env, action) {
       if (!page) throw e;
     }
   }
+  if (!focus && !action.window && env.replenish) env.replenish();
   return { tabId: tab.id, windowId: tab.windowId, domain };
 }
 async function closeTab(env, action) {
@@ -4910,10 +5036,19 @@ var Dispatcher = class {
     }
     throw new BridgeError(ErrorCodes.SESSION_NOT_FOUND, "no session to act on: no tab has a session and the action has no tabId");
   }
+  // replenish opens the next spare tab and attaches to it (windows.replenish),
+  // in the background: its failure is nobody's answer, as open_tab makes
+  // a tab of its own without one.
+  #replenish() {
+    const windows2 = this.#deps.windows;
+    if (!windows2.replenish) return;
+    windows2.replenish().then((tab) => tab && this.#gate.prepare(tab.id)).catch((e) => console.debug("[bua] no spare tab", e));
+  }
   // envFor is what a "browser" executor (actions/tabs.js, actions/record.js)
   // may use. getTab reads a tab or fails tab_not_found.
   // prepare(tabId) lets open_tab start the debugger's attach while the
-  // new tab loads (the controller's prepare); navigate(action) runs a
+  // new tab loads (the controller's prepare); replenish() readies the next
+  // open_tab's spare tab; navigate(action) runs a
   // navigate on the tab open_tab opened, as a request of its own would
   // run (queue, session, the controller) within open_tab's budget;
   // hasOpenDialog and closeTab are the controller's, for open_tab's wait
@@ -4930,6 +5065,7 @@ var Dispatcher = class {
       blocked: (host, attemptedAction, tabId) => this.#gate.blocked(host, attemptedAction, tabId),
       tabClosed: (tabId) => this.tabClosed(tabId),
       prepare: (tabId) => this.#gate.prepare(tabId),
+      replenish: () => this.#replenish(),
       navigate: (action) => this.#perTab(action, budget, ac),
       hasOpenDialog: controller2.hasOpenDialog ? (tabId) => controller2.hasOpenDialog(tabId) : null,
       closeTab: controller2.closeTab ? (action, remove) => controller2.closeTab(action, remove) : null,
@@ -12578,8 +12714,7 @@ chrome.windows.onBoundsChanged.addListener((win) => {
 chrome.idle.onStateChanged.addListener((state) => {
   ready.then(() => idleGuard.onState(state));
 });
-chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== "local") return;
+chrome.storage.local.onChanged.addListener((changes) => {
   ready.then(() => {
     if (changes.bridge_config && !pairing.managed) client.pairingChanged();
     if (changes.blocklist && !sameList(changes.blocklist.newValue, sessions.blocklist)) {

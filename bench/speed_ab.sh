@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Whole one-shot commands of several bua builds, interleaved (bench/abtime):
+# each build runs its own daemon and headless managed Chromium (its own
+# extension is part of what is compared) in a fresh home, warm, against
+# the same page, served by bench/peers/lib/pages.mjs' static files
+# (testdata/sites). BENCHMARKS.md §Where an action's time goes.
+#
+#   bench/speed_ab.sh /tmp/bua-bf11878 /tmp/bua-c5876c6 ./bua        # eval, 40 rounds
+#   N=40 WHAT=open bench/speed_ab.sh /tmp/bua-c5876c6 ./bua           # bua open of a page
+#
+# WHAT: eval (`bua eval 'return 1' --tab T`, the default) or open (`bua
+# open URL`, timed from start to exit, then its tab closed, untimed).
+# The first build is the baseline of the paired ratios. Needs node (the
+# page server) and go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-40}
+WHAT=${WHAT:-eval}
+[ $# -ge 1 ] || { echo "usage: bench/speed_ab.sh BUA [BUA ...]" >&2; exit 2; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/bua-speed-ab.XXXXXX")
+chmod 700 "$dir"
+pids=()
+cleanup() {
+  for h in "$dir"/h*; do [ -d "$h" ] && BUA_HOME=$h "${bins[${h##*/h}]}" stop >/dev/null 2>&1 || true; done
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+bins=()
+for b in "$@"; do bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"); done
+
+port_file=$dir/port
+node -e '
+const http = require("http"), fs = require("fs"), path = require("path");
+const root = path.resolve("testdata/sites");
+const s = http.createServer((q, r) => {
+  const p = path.join(root, decodeURIComponent(new URL(q.url, "http://x").pathname));
+  if (!p.startsWith(root)) { r.writeHead(403); return r.end(); }
+  fs.readFile(p, (e, b) => { if (e) { r.writeHead(404); return r.end(); } r.writeHead(200, {"content-type": "text/html"}); r.end(b); });
+});
+s.listen(0, "127.0.0.1", () => fs.writeFileSync(process.argv[1], String(s.address().port)));
+' "$port_file" &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$port_file" ] && break; sleep 0.05; done
+url="http://127.0.0.1:$(cat "$port_file")/form.html"
+
+cmds=()
+runs=()
+tabs=()
+for i in "${!bins[@]}"; do
+  h=$dir/h$i
+  mkdir -m 700 "$h"
+  run="env BUA_HOME=$h BUA_LISTEN=127.0.0.1:0 CI=true ${bins[$i]}"
+  runs+=("$run")
+  tab=$($run --json open "$url" | sed -n 's/.*"tabId": *\([0-9]*\).*/\1/p')
+  [ -n "$tab" ] || { echo "speed_ab: ${bins[$i]} open failed" >&2; exit 1; }
+  cmds+=(-c "$run eval 'return 1' --tab $tab")
+done
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+case $WHAT in
+  eval) go run ./bench/abtime -n "$N" "${cmds[@]}" ;;
+  open)
+    # A B A B …: each open timed alone, its tab closed before the next.
+    for r in $(seq 0 "$N"); do
+      for i in "${!runs[@]}"; do
+        t0=$(date +%s%N)
+        tab=$(${runs[$i]} --json open "$url" | sed -n 's/.*"tabId": *\([0-9]*\).*/\1/p')
+        t1=$(date +%s%N)
+        ${runs[$i]} close "$tab" >/dev/null
+        [ "$r" -gt 0 ] && echo "$i $(( (t1 - t0) / 1000 ))"   # round 0 warms up
+      done
+    done > "$dir/open.txt"
+    python3 - "$dir/open.txt" "${bins[@]}" <<'PY'
+import sys, statistics
+rows = [l.split() for l in open(sys.argv[1])]
+bins = sys.argv[2:]
+us = {i: [int(t) for j, t in rows if int(j) == i] for i in range(len(bins))}
+for i, b in enumerate(bins):
+    ratios = [a / z for a, z in zip(us[i], us[0])]
+    print(f"open {b:50s} median {statistics.median(us[i])/1000:7.1f} ms  paired ratio to the first {statistics.median(ratios):.3f}  ({len(us[i])} runs)")
+PY
+    ;;
+  *) echo "speed_ab: WHAT is eval or open" >&2; exit 2 ;;
+esac
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -126,6 +126,27 @@ func cliOpen(t *testing.T, path string) string {
 	return strconv.Itoa(id)
 }
 
+// cliHandle is the handle `bua tabs` shows for the tab with id tab (t1,
+// t2, …): what the action commands print for it.
+func cliHandle(t *testing.T, tab string) string {
+	t.Helper()
+	var rows []struct {
+		TabID  int    `json:"tabId"`
+		Handle string `json:"handle"`
+	}
+	out := mustCLI(t, "tabs", "--json").Stdout
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("tabs --json: %v\n%s", err, out)
+	}
+	for _, r := range rows {
+		if strconv.Itoa(r.TabID) == tab && r.Handle != "" {
+			return r.Handle
+		}
+	}
+	t.Fatalf("tabs --json has no handle for tab %s:\n%s", tab, out)
+	return ""
+}
+
 // cliEval returns `bua eval`'s text output, trimmed.
 func cliEval(t *testing.T, tab, expr string) string {
 	t.Helper()
@@ -186,10 +207,12 @@ func cliUID(t *testing.T, tab, role, name string) string {
 }
 
 // TestCLI_OpenNavigateTabsClose: open prints a bare tab id, navigate and
-// close print "ok/closed (tab N)", tabs lists the tab in both forms, and a
-// second close is tab_not_found (exit 1) in both error forms.
+// close print "ok/closed (tN)" with the tab's handle, tabs lists the tab
+// in both forms, handle first, and a second close is tab_not_found (exit
+// 1) in both error forms.
 func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
+	handle := cliHandle(t, tab)
 
 	var opened struct {
 		TabID    int    `json:"tabId"`
@@ -202,8 +225,8 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	}
 	closeLater(t, opened.TabID)
 
-	if got := mustCLI(t, "navigate", "--tab", tab, siteURL("form.html")).Stdout; got != "ok (tab "+tab+")\n" {
-		t.Errorf("navigate printed %q, want \"ok (tab %s)\"", got, tab)
+	if got := mustCLI(t, "navigate", "--tab", tab, siteURL("form.html")).Stdout; got != "ok ("+handle+")\n" {
+		t.Errorf("navigate printed %q, want \"ok (%s)\"", got, handle)
 	}
 	if got := cliEval(t, tab, "return document.title"); got != "Form" {
 		t.Errorf("after navigate the title is %q, want Form", got)
@@ -220,7 +243,7 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	// Piped, the table is tab-separated rows with full values and no
 	// header, so grep and cut work on it.
 	table := mustCLI(t, "tabs").Stdout
-	if wantRow := tab + "\t127.0.0.1\tCLI fixture\t" + siteURL("cli/cli.html") + "\n"; !strings.Contains(table, wantRow) {
+	if wantRow := handle + "\t" + tab + "\t127.0.0.1\tCLI fixture\t" + siteURL("cli/cli.html") + "\n"; !strings.Contains(table, wantRow) {
 		t.Errorf("piped tabs has no row %q:\n%s", wantRow, table)
 	}
 	if strings.Contains(table, "URL") || strings.Contains(table, "  ") {
@@ -240,7 +263,8 @@ func TestCLI_OpenNavigateTabsClose(t *testing.T) {
 	}
 
 	second := strconv.Itoa(opened.TabID)
-	if got := mustCLI(t, "close", second).Stdout; got != "closed (tab "+second+")\n" {
+	secondHandle := cliHandle(t, second)
+	if got := mustCLI(t, "close", second).Stdout; got != "closed ("+secondHandle+")\n" {
 		t.Errorf("close printed %q", got)
 	}
 	if _, found := hasTab(getTabs(t), opened.TabID); found {
@@ -329,14 +353,15 @@ func TestCLI_Click(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
 	uid := cliUID(t, tab, "button", "Count")
 
-	if got := mustCLI(t, "click", uid, "--tab", tab).Stdout; got != "ok (tab "+tab+")\n" {
+	handle := cliHandle(t, tab)
+	if got := mustCLI(t, "click", uid, "--tab", tab).Stdout; got != "ok ("+handle+")\n" {
 		t.Errorf("click %s --tab %s printed %q", uid, tab, got)
 	}
 	mustCLI(t, "click", "--tab", tab, uid)
 	cliWaitEval(t, tab, "return document.getElementById('clicks').textContent", "2")
 
 	// A CSS selector, and --uid forcing a selector-looking word to be a uid.
-	if got := mustCLI(t, "click", "#count", "--tab", tab).Stdout; got != "ok (tab "+tab+")\n" {
+	if got := mustCLI(t, "click", "#count", "--tab", handle).Stdout; got != "ok ("+handle+")\n" {
 		t.Errorf("click #count printed %q", got)
 	}
 	cliWaitEval(t, tab, "return document.getElementById('clicks').textContent", "3")
@@ -381,7 +406,7 @@ func TestCLI_TypeHoverPress(t *testing.T) {
 	wantCLIUsage(t, cliCmd(t, "type", "--text-env", "BUA_TEST_UNSET_VAR", "#name", "--tab", tab), "type", "--text-env", "UNSET")
 	wantCLIUsage(t, cliCmd(t, "type", "#name", "--tab", tab), "type", "#name") // no TEXT
 
-	if got := mustCLI(t, "hover", "#hover", "--tab", tab).Stdout; got != "ok (tab "+tab+")\n" {
+	if got := mustCLI(t, "hover", "#hover", "--tab", tab).Stdout; got != "ok ("+cliHandle(t, tab)+")\n" {
 		t.Errorf("hover printed %q", got)
 	}
 	cliWaitEval(t, tab, "return document.getElementById('hover-out').textContent", "hovered trusted=true")
@@ -506,7 +531,7 @@ func TestCLI_Eval(t *testing.T) {
 // --timeout 1s is timeout, exit 5, in about a second.
 func TestCLI_WaitFor(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
-	if got := mustCLI(t, "wait-for", "#bottom", "--tab", tab).Stdout; got != "found (tab "+tab+")\n" {
+	if got := mustCLI(t, "wait-for", "#bottom", "--tab", tab).Stdout; got != "found ("+cliHandle(t, tab)+")\n" {
 		t.Errorf("wait-for printed %q", got)
 	}
 	start := time.Now()
@@ -579,7 +604,7 @@ func TestCLI_UnknownCommandIsUsage(t *testing.T) {
 	}
 }
 
-// TestCLI_QuietKeepsData: --quiet drops chatter ("ok (tab N)") but not
+// TestCLI_QuietKeepsData: --quiet drops chatter ("ok (t1)") but not
 // the data a script captures: TAB=$(bua open -q URL) needs the id, and
 // V=$(bua eval -q ...) the value.
 func TestCLI_QuietKeepsData(t *testing.T) {

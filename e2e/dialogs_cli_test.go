@@ -154,6 +154,7 @@ func TestDialogsCLI_BeforeUnload(t *testing.T) {
 	}
 
 	dirty()
+	handle := cliHandle(t, tab)
 	args := []string{"close", tab}
 	start := time.Now()
 	r = cliCmd(t, args...)
@@ -161,7 +162,7 @@ func TestDialogsCLI_BeforeUnload(t *testing.T) {
 	if !strings.Contains(r.Stderr, "a beforeunload") || !strings.Contains(r.Stderr, "--dialogs") || time.Since(start) > 5*time.Second {
 		t.Errorf("close of a page that asks beforeunload: %q after %v, want a fast dialog_opened naming --dialogs", r.Stderr, time.Since(start))
 	}
-	if r = mustCLI(t, "--dialogs", "accept", "close", tab); !strings.Contains(r.Stdout, "closed (tab "+tab+")") || !strings.Contains(r.Stderr, accepted) {
+	if r = mustCLI(t, "--dialogs", "accept", "close", tab); !strings.Contains(r.Stdout, "closed ("+handle+")") || !strings.Contains(r.Stderr, accepted) {
 		t.Errorf("close --dialogs accept: %q %q", r.Stdout, r.Stderr)
 	}
 	id, _ := strconv.Atoi(tab)

@@ -129,6 +129,9 @@ type tabInfo struct {
 	Title    string `json:"title"`
 	Domain   string `json:"domain"`
 	WindowID int    `json:"windowId"`
+	// Handle is the daemon's short handle (t1, t2, …), on the CLI's
+	// get_tabs (a caller that names no owner).
+	Handle string `json:"handle"`
 }
 
 func getTabs(t *testing.T) []tabInfo {

@@ -99,37 +99,58 @@ func TestPressKeyNewTab(t *testing.T) {
 	}
 }
 
-// TestCLI_ClickNewTab: bua click prints the tab a click opened, and the
-// command that names it acts there; --json carries newTabId and --quiet
-// prints that id alone, for scripts.
+// TestCLI_ClickNewTab: bua click says where the click went: the tab it
+// opened, by the handle the daemon gave it and its URL, and the command
+// that names that handle acts there; a link that stays in the tab names
+// the URL it navigated to. --json carries newTabId and its handle, and
+// --quiet prints the new tab's id alone, for scripts.
 func TestCLI_ClickNewTab(t *testing.T) {
 	tab := cliOpen(t, "nav/newtab.html")
-	r := mustCLI(t, "click", "--tab", tab, "#blank")
-	m := regexp.MustCompile(`^ok \(tab (\d+)\); it opened tab (\d+) \(act on it with --tab (\d+)\)\n$`).FindStringSubmatch(r.Stdout)
-	if m == nil || m[1] != tab || m[2] != m[3] || m[2] == tab {
-		t.Fatalf("bua click printed %q, want the new tab named", r.Stdout)
+	handle := cliHandle(t, tab)
+	r := mustCLI(t, "click", "--tab", handle, "#blank")
+	m := regexp.MustCompile(`^ok: opened (t\d+) (\S+) \(act on it with --tab (t\d+)\)\n$`).FindStringSubmatch(r.Stdout)
+	if m == nil || m[1] != m[3] || m[1] == handle || m[2] != siteURL("nav/target.html") {
+		t.Fatalf("bua click printed %q, want the new tab named by a handle of its own and its URL %s", r.Stdout, siteURL("nav/target.html"))
 	}
-	newTab, _ := strconv.Atoi(m[2])
-	closeLater(t, newTab)
-	if got := cliEval(t, m[2], "return document.title"); got != "The new tab" {
-		t.Errorf("bua eval --tab %s: %q", m[2], got)
+	newHandle := m[1]
+	var tabs []tabInfo
+	out := mustCLI(t, "tabs", "--json").Stdout
+	if err := json.Unmarshal([]byte(out), &tabs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tabs {
+		if tb.Handle == newHandle {
+			closeLater(t, tb.TabID)
+		}
+	}
+	if got := cliEval(t, newHandle, "return document.title"); got != "The new tab" {
+		t.Errorf("bua eval --tab %s: %q", newHandle, got)
 	}
 
-	var res clickResult
-	out := mustCLI(t, "click", "--tab", tab, "--json", "#opener").Stdout
-	if err := json.Unmarshal([]byte(out), &res); err != nil || res.NewTabID <= 0 || res.NewTabID == newTab {
-		t.Fatalf("bua click --json printed %q, want a fresh newTabId", out)
+	var res struct {
+		clickResult
+		NewTabHandle string `json:"newTabHandle"`
+		NewTabURL    string `json:"newTabUrl"`
+	}
+	out = mustCLI(t, "click", "--tab", tab, "--json", "#opener").Stdout
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.NewTabID <= 0 || res.NewTabHandle == "" || res.NewTabHandle == newHandle || res.NewTabURL != siteURL("nav/target.html?opener") {
+		t.Fatalf("bua click --json printed %q, want a fresh newTabId, its handle and its URL", out)
 	}
 	closeLater(t, res.NewTabID)
 
 	out = mustCLI(t, "click", "--tab", tab, "--quiet", "#open").Stdout
 	id, err := strconv.Atoi(strings.TrimSpace(out))
-	if err != nil || id == res.NewTabID || id == newTab {
+	if err != nil || id == res.NewTabID {
 		t.Fatalf("bua click --quiet printed %q, want the new tab's id alone", out)
 	}
 	closeLater(t, id)
-	if out := mustCLI(t, "click", "--tab", tab, "--quiet", "#same").Stdout; out != "" {
-		t.Errorf("bua click --quiet on a link that stays printed %q", out)
+
+	// A link that stays in the tab: the click names where it went.
+	if got, want := mustCLI(t, "click", "--tab", handle, "#same").Stdout, "ok: navigated to "+siteURL("nav/target.html?same")+" ("+handle+")\n"; got != want {
+		t.Errorf("bua click #same printed %q, want %q", got, want)
+	}
+	if out := mustCLI(t, "click", "--tab", tab, "--quiet", "h1").Stdout; out != "" {
+		t.Errorf("bua click --quiet on a heading printed %q", out)
 	}
 }
 

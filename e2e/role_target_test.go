@@ -159,7 +159,7 @@ func TestRoleTarget_CLI(t *testing.T) {
 	tab := openTab(t, "roles.html")
 	id := strconv.Itoa(tab)
 	r := mustCLI(t, "click", "--role", "button", "--name", "Save", "--nth", "1", "--tab", id)
-	wantContains(t, "click output", r.Stdout, "ok (tab "+id+")")
+	wantContains(t, "click output", r.Stdout, "ok ("+cliHandle(t, id)+")")
 	mustCLI(t, "click", "--role", "button", "--name", "Start", "--tab", id)
 	r = mustCLI(t, "wait-for", "--role", "heading", "--name", "/welcome/i", "--tab", id, "--timeout", "10s")
 	wantContains(t, "wait-for output", r.Stdout, "found")

@@ -26,14 +26,15 @@ func TestSeveralBrowsers(t *testing.T) {
 	user.Handle(protocol.ActionGetTabs, tabs(7, "https://a.test/mine"))
 	work.Handle(protocol.ActionGetTabs, tabs(7, "https://a.test/work"))
 
+	// Both browsers have a tab 7: their handles tell them apart.
 	r := runCLI(t, h, "", "tabs")
-	if r.code != 0 || r.stdout != "7\tuser\ta.test\tt\thttps://a.test/mine\n7\twork\ta.test\tt\thttps://a.test/work\n" {
+	if r.code != 0 || r.stdout != "t1\t7\tuser\ta.test\tt\thttps://a.test/mine\nt2\t7\twork\ta.test\tt\thttps://a.test/work\n" {
 		t.Fatalf("tabs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// One browser's tabs keep the columns of a single browser's, which
 	// scripts cut: no browser column.
 	r = runCLI(t, h, "", "tabs", "--browser", "work")
-	if r.code != 0 || r.stdout != "7\ta.test\tt\thttps://a.test/work\n" {
+	if r.code != 0 || r.stdout != "t2\t7\ta.test\tt\thttps://a.test/work\n" {
 		t.Fatalf("tabs --browser work: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, h, "", "tabs", "--json")

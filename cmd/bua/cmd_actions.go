@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/dialogs"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/render"
@@ -30,8 +32,9 @@ import (
 // and --tab.
 type actionOptions struct {
 	globalOptions
-	// Tab is --tab; nil leaves the tab to the protocol's default (the most
-	// recently used tab in the BUA window).
+	// Tab is --tab given as a tab id; nil leaves the tab to the protocol's
+	// default (the most recently used tab in the BUA window), or to
+	// globalOptions.TabHandle when --tab gave a handle.
 	Tab *int
 }
 
@@ -40,10 +43,27 @@ type actionOptions struct {
 func (o *actionOptions) read(c *cli.Context, env *Env) error {
 	o.globalOptions = readGlobals(c, env)
 	if c.IsSet("tab") {
-		tab := c.Int("tab")
-		o.Tab = &tab
+		id, handle, err := parseTab(c.String("tab"))
+		if err != nil {
+			return err
+		}
+		o.Tab, o.TabHandle = id, handle
 	}
 	return o.checkDialogs()
+}
+
+// parseTab reads a tab as --tab and close take it: a handle as `bua tabs`
+// shows it (t1, t2, …), which the daemon resolves, or a tab id. A
+// malformed one is a usage error saying what to pass.
+func parseTab(s string) (id *int, handle string, err error) {
+	if bridge.IsTabHandle(s) {
+		return nil, s, nil
+	}
+	n, aerr := strconv.Atoi(s)
+	if aerr != nil || n < 0 {
+		return nil, "", usageError(fmt.Sprintf("--tab %q: want a tab handle like t2 or a tab id, as `bua tabs` lists them", s))
+	}
+	return &n, "", nil
 }
 
 // onTab is a sent on --tab's tab, when given.
@@ -62,9 +82,9 @@ func runWith[T any](o *T, runF, run func(*T) error) error {
 	return run(o)
 }
 
-// tabFlag is --tab on every action command.
+// tabFlag is --tab on every action command: a handle (t2) or a tab id.
 func tabFlag() cli.Flag {
-	return &cli.IntFlag{Name: "tab", Usage: "act on tab `ID` (see `bua tabs`); default: the most recently used tab in the BUA window"}
+	return &cli.StringFlag{Name: "tab", Usage: "act on tab `TAB`: its handle, like t2, or its id (see `bua tabs`); default: the most recently used tab in the BUA window"}
 }
 
 // actionCommand is an action command with --tab.
@@ -130,10 +150,11 @@ func (o *actionOptions) runActionAfter(a protocol.Action, after func(json.RawMes
 	return render(res)
 }
 
-// printOK is the text form of {ok: true, tabId}, and of the tab an input
-// opened (newTabId); --quiet prints only that new tab's id, as `bua open`
-// prints its tab's, since the rest is nothing a script needs beyond the
-// exit code.
+// printOK is the text form of {ok: true, tabId}, and for an input of
+// where it went (render.Input): the URL it navigated to, the tab it opened
+// (newTabId); --quiet prints only that new tab's id, as `bua open` prints
+// its tab's, since the rest is nothing a script needs beyond the exit
+// code.
 func (o *actionOptions) printOK(verb string) func(json.RawMessage) error {
 	return func(res json.RawMessage) error {
 		var r protocol.OKResult
@@ -144,11 +165,7 @@ func (o *actionOptions) printOK(verb string) func(json.RawMessage) error {
 			}
 			return nil
 		}
-		line := render.OK(verb, r, "")
-		if r.NewTabID != nil {
-			line += "; " + render.NewTab(*r.NewTabID, render.CLI)
-		}
-		fmt.Fprintln(o.env.Stdout, line)
+		fmt.Fprintln(o.env.Stdout, render.Input(verb, r))
 		return nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // The form commands: select and upload (the extension's
@@ -97,10 +98,7 @@ func runSelect(o *selectOptions) error {
 		if len(r.Values) > 0 {
 			chosen = "selected " + strings.Join(quoteAll(r.Values), ", ")
 		}
-		if r.TabID != nil {
-			chosen += fmt.Sprintf(" (tab %d)", *r.TabID)
-		}
-		fmt.Fprintln(o.env.Stdout, chosen)
+		fmt.Fprintln(o.env.Stdout, chosen+render.TabNote(r.TabID, r.TabHandle))
 		return nil
 	})
 }

@@ -29,7 +29,7 @@ func newWaitForHumanCommand(env *Env, runF func(*waitForHumanOptions) error) *cl
 		[]cli.Flag{&cli.DurationFlag{Name: "timeout", Value: handoff.DefaultTimeout, Usage: "how long the person gets"}},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return usageError("wait-for-human takes no arguments (pass --tab ID to pick the tab)")
+				return usageError("wait-for-human takes no arguments (pass --tab TAB to pick the tab)")
 			}
 			if c.Duration("timeout") <= 0 {
 				return usageError("--timeout must be positive, such as 5m")

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // The input commands: click, hover, type, press and scroll (the
@@ -269,10 +270,7 @@ func (o *actionOptions) runInput(a protocol.Action, dir string) error {
 			line += ", sha256 " + dl.SHA256
 		}
 		line += ")"
-		if r.TabID != nil {
-			line += fmt.Sprintf(" (tab %d)", *r.TabID)
-		}
-		fmt.Fprintln(o.env.Stdout, line)
+		fmt.Fprintln(o.env.Stdout, line+render.TabNote(r.TabID, r.TabHandle))
 		return nil
 	})
 }

@@ -118,7 +118,7 @@ func historyCommand(env *Env, runF, run func(*loadOptions) error, name, usage st
 	return actionCommand(name, usage, "", []cli.Flag{waitUntilFlag()},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return usageError(name + " takes no arguments (pass --tab ID to pick the tab)")
+				return usageError(name + " takes no arguments (pass --tab TAB to pick the tab)")
 			}
 			if err := o.read(c, env); err != nil {
 				return err

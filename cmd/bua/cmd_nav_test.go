@@ -100,30 +100,3 @@ func TestDialogsFlag(t *testing.T) {
 		t.Errorf("a refused --dialogs sent %d requests", n-sent)
 	}
 }
-
-// TestPrintNewTab: a click that opened a tab says which, and --quiet
-// prints that tab's id alone; one that opened none prints as before.
-func TestPrintNewTab(t *testing.T) {
-	h, ext := startFake(t)
-	newTab := 9
-	ext.Handle(protocol.ActionClick, func(a protocol.Action) (any, *protocol.Error) {
-		tab := 3
-		if a.Selector == "#same" {
-			return protocol.OKResult{OK: true, TabID: &tab}, nil
-		}
-		return protocol.OKResult{OK: true, TabID: &tab, NewTabID: &newTab}, nil
-	})
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"click", "#blank"}, "ok (tab 3); it opened tab 9 (act on it with --tab 9)\n"},
-		{[]string{"click", "-q", "#blank"}, "9\n"},
-		{[]string{"click", "#same"}, "ok (tab 3)\n"},
-		{[]string{"click", "-q", "#same"}, ""},
-	} {
-		if r := runCLI(t, h, "", tc.args...); r.code != 0 || r.stdout != tc.want {
-			t.Errorf("bua %s: exit %d, stdout %q, want %q", strings.Join(tc.args, " "), r.code, r.stdout, tc.want)
-		}
-	}
-}

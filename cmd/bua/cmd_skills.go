@@ -121,8 +121,8 @@ const skillWorkflow = "## The loop: read, then act on uids\n\n" +
 	"  `bua extract` again; `element_stale` and `element_not_found` mean the same.\n" +
 	"- No uid needed: `bua click --role button --name 'Sign in'` (exact name, or `/pattern/i`), or a CSS\n" +
 	"  selector: `bua click '#submit'`.\n" +
-	"- An input answers one line, `ok (tab N)`, and names a tab it opened (act there with `--tab ID`);\n" +
-	"  read the page again to see what it did.\n" +
+	"- An input answers one line that says where it went: `ok (t1)`, `ok: navigated to URL (t1)`, or\n" +
+	"  `ok: opened t2 URL` for a tab it opened (act there with `--tab t2`); read the page again to see what it did.\n" +
 	"- Long pages: `bua extract --max-chars 8000` prints part 1 and says how to read on with `--part 2`;\n" +
 	"  `bua extract --selector main` reads one region; `bua extract --format text` the text alone.\n" +
 	"- `bua screenshot -o page.jpg --labels` draws the uids on the image; `bua eval 'return document.title'`\n" +
@@ -134,9 +134,10 @@ const skillWorkflow = "## The loop: read, then act on uids\n\n" +
 	"- `bua wait-for '#results'` (visible), `bua wait-for --text 'Saved'`, `bua wait-for --url '**/done'`,\n" +
 	"  `bua wait-for '.spinner' --state detached` (gone), each at most `--timeout` (default 10s).\n\n" +
 	"## Tabs\n\n" +
-	"- Actions go to the most recently used tab of the BUA window; `--tab ID` picks another.\n" +
+	"- Actions go to the most recently used tab of the BUA window; `--tab t2` picks another (a handle\n" +
+	"  from `bua tabs`, or a tab id).\n" +
 	"- `bua open https://example.com` opens a new tab and prints its id; `bua tabs` lists tabs (piped:\n" +
-	"  tab-separated, id first); `bua close 42` closes one.\n" +
+	"  tab-separated, handle then id first); `bua close t2` closes one.\n" +
 	"- Never act on the person's own tabs unless they asked you to.\n\n" +
 	"## Obstacles, dialogs and the person\n\n" +
 	"- `bua extract` ends with an obstacle verdict when the page shows a captcha, a login wall or an\n" +
@@ -196,7 +197,7 @@ func skillMarkdown(app *cli.App) string {
 	b.WriteString("\n")
 	b.WriteString(skillWorkflow)
 	b.WriteString("\n## Commands\n\nEvery command takes `--help`. ")
-	b.WriteString("Action commands take `--tab ID`, and TARGET is a uid from the last extract or a CSS selector.\n")
+	b.WriteString("Action commands take `--tab TAB` (a handle like t2, or a tab id), and TARGET is a uid from the last extract or a CSS selector.\n")
 	for _, cat := range skillCategories {
 		fmt.Fprintf(&b, "\n### %s\n\n", cat)
 		for _, cmd := range app.Commands {

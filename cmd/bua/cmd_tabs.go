@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -109,23 +110,29 @@ func runTabs(o *tabsOptions) error {
 		}
 		return nil
 	}
-	// The browser column only when the tabs come from several browsers:
-	// with one, the rows keep the columns scripts cut (tab, domain, title,
-	// url), as before there could be several.
+	// Each row starts with the tab's handle (t1), what --tab and close
+	// take, then its id. The browser column only when the tabs come from
+	// several browsers: with one, the rows keep the columns scripts cut
+	// (tab, id, domain, title, url).
 	several := false
 	for _, r := range rows {
 		several = several || r.Browser != rows[0].Browser
 	}
-	if !several {
-		tb := ios.NewTable("tab", "domain", "title", "url")
-		for _, r := range rows {
-			tb.AddRow(strconv.Itoa(r.Info.TabID), r.Info.Domain, r.Info.Title, r.Info.URL)
-		}
-		return tb.Render()
+	cols := []string{"tab", "id", "domain", "title", "url"}
+	if several {
+		cols = slices.Insert(cols, 2, "browser")
 	}
-	tb := ios.NewTable("tab", "browser", "domain", "title", "url")
+	tb := ios.NewTable(cols...)
 	for _, r := range rows {
-		tb.AddRow(strconv.Itoa(r.Info.TabID), r.Browser, r.Info.Domain, r.Info.Title, r.Info.URL)
+		handle := r.Info.Handle
+		if handle == "" {
+			handle = "-" // not from this daemon's answer; the id still works
+		}
+		row := []string{handle, strconv.Itoa(r.Info.TabID), r.Info.Domain, r.Info.Title, r.Info.URL}
+		if several {
+			row = slices.Insert(row, 2, r.Browser)
+		}
+		tb.AddRow(row...)
 	}
 	return tb.Render()
 }
@@ -182,30 +189,35 @@ func runOpen(o *openOptions) error {
 	})
 }
 
-// closeOptions is `bua close`'s command line.
+// closeOptions is `bua close`'s command line: the tab to close is Tab (an
+// id) or TabHandle (t2), as --tab takes them.
 type closeOptions struct {
 	actionOptions
-	TabID int
 }
 
 func newCloseCommand(env *Env, runF func(*closeOptions) error) *cli.Command {
 	o := &closeOptions{}
 	return &cli.Command{
-		Name: "close", Category: catActions, ArgsUsage: "TABID", Usage: "close a tab",
+		Name: "close", Category: catActions, ArgsUsage: "TAB", Usage: "close a tab, named by its handle (t2) or id (see `bua tabs`)",
 		Action: func(c *cli.Context) error {
-			id, err := strconv.Atoi(c.Args().First())
-			if c.NArg() != 1 || err != nil {
-				return usageError("close takes one numeric TABID (see `bua tabs`)")
+			if c.NArg() != 1 {
+				return usageError("close takes one TAB: a handle like t2, or a tab id (see `bua tabs`)")
 			}
-			o.TabID = id
 			if err := o.read(c, env); err != nil {
 				return err
 			}
+			id, handle, err := parseTab(c.Args().First())
+			if err != nil {
+				return usageError(fmt.Sprintf("close %q: want a tab handle like t2 or a tab id, as `bua tabs` lists them", c.Args().First()))
+			}
+			o.Tab, o.TabHandle = id, handle
 			return runWith(o, runF, runClose)
 		},
 	}
 }
 
+// runClose sends close_tab: on the tab id, or with no tabId and the
+// handle, which the daemon turns into its tab's id.
 func runClose(o *closeOptions) error {
-	return o.runAction(protocol.CloseTab(o.TabID), o.printOK("closed"))
+	return o.runAction(protocol.Action{Type: protocol.ActionCloseTab}, o.printOK("closed"))
 }

@@ -39,7 +39,7 @@ func newTraceCommand(env *Env, runF func(*traceOptions) error) *cli.Command {
 		},
 		func(c *cli.Context) error {
 			if c.NArg() != 0 {
-				return usageError("trace takes no arguments (pass --tab ID to pick the tab)")
+				return usageError("trace takes no arguments (pass --tab TAB to pick the tab)")
 			}
 			o.Follow, o.Interval = c.Bool("follow"), c.Duration("interval")
 			if o.Follow && o.Interval <= 0 {

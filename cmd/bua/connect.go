@@ -39,6 +39,10 @@ type globalOptions struct {
 	// Dialogs is --dialogs as typed: the commands that send actions check
 	// it (checkDialogs).
 	Dialogs string
+	// TabHandle is --tab (or close's TAB) when it names a tab by handle
+	// (t2): the dialled client sends it with every request, and the daemon
+	// resolves it (bridge.ClientOptions.Tab); "" for none.
+	TabHandle string
 	// owner, when set, is the tab owner the dialled client acts for, and
 	// ownWindow opens its tabs in a window of its own
 	// (bridge.ClientOptions): a worker of `bua run --parallel` in the
@@ -93,7 +97,7 @@ func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
 	defer cancel()
 	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
 		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
-		Owner: g.owner, OwnWindow: g.ownWindow,
+		Owner: g.owner, OwnWindow: g.ownWindow, Tab: g.TabHandle,
 	})
 	if berr != nil {
 		return nil, berr

@@ -11,8 +11,8 @@ import (
 // when a code has none.
 var codeHints = map[protocol.ErrorCode]string{
 	protocol.CodeDomainBlocked:        "blocked by your blocklist: this is intentional, do not retry on another tab or action",
-	protocol.CodeSessionNotFound:      "no single session to act on: open a tab with `bua open URL` or pass --tab ID (see `bua tabs`)",
-	protocol.CodeTabNotFound:          "that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab ID",
+	protocol.CodeSessionNotFound:      "no single session to act on: open a tab with `bua open URL` or pass --tab t2 (see `bua tabs`)",
+	protocol.CodeTabNotFound:          "that tab is closed or never existed: list tabs with `bua tabs` and pass a current --tab (its handle, like t2, or its id)",
 	protocol.CodeElementNotFound:      "nothing matches that target on the current page: run `bua extract` again and pick a different uid, selector or --role/--name",
 	protocol.CodeElementStale:         "the page changed: run `bua extract` again, then use a new uid",
 	protocol.CodeTimeout:              "the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry",

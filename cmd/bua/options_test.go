@@ -148,7 +148,22 @@ func TestEvalOptions(t *testing.T) {
 		{name: "AfterDoubleDash", args: []string{"eval", "--", "--x"}, want: &evalOptions{actionOptions: actionOptions{globalOptions: defaults()}, Expression: "--x"}},
 		{name: "None", args: []string{"eval"}, wantErr: "eval takes one EXPRESSION"},
 		{name: "Two", args: []string{"eval", "a", "b"}, wantErr: "eval takes one EXPRESSION"},
-		{name: "BadTab", args: []string{"eval", "x", "--tab", "x"}, wantErr: "see `bua eval --help`"},
+		{name: "TabHandle", args: []string{"eval", "return 1", "--tab", "t12"},
+			want: &evalOptions{actionOptions: actionOptions{globalOptions: defaults(func(g *globalOptions) { g.TabHandle = "t12" })}, Expression: "return 1"}},
+		{name: "BadTab", args: []string{"eval", "x", "--tab", "x"}, wantErr: "--tab \"x\": want a tab handle like t2 or a tab id, as `bua tabs` lists them"},
+		{name: "TabHandleZero", args: []string{"eval", "x", "--tab", "t0"}, wantErr: "--tab \"t0\": want a tab handle like t2"},
+		{name: "TabHandleCapital", args: []string{"eval", "x", "--tab", "T2"}, wantErr: "--tab \"T2\": want a tab handle like t2"},
+		{name: "TabNegative", args: []string{"eval", "x", "--tab=-3"}, wantErr: "--tab \"-3\": want a tab handle like t2"},
+	})
+}
+
+// TestCloseOptions: close takes its TAB as --tab does, a handle or an id.
+func TestCloseOptions(t *testing.T) {
+	checkOptions(t, newCloseCommand, nil, []optionsCase[closeOptions]{
+		{name: "ID", args: []string{"close", "660577608"}, want: &closeOptions{actionOptions{globalOptions: defaults(), Tab: onTab(660577608)}}},
+		{name: "Handle", args: []string{"close", "t3"}, want: &closeOptions{actionOptions{globalOptions: defaults(func(g *globalOptions) { g.TabHandle = "t3" })}}},
+		{name: "None", args: []string{"close"}, wantErr: "close takes one TAB: a handle like t2, or a tab id"},
+		{name: "Bad", args: []string{"close", "tab3"}, wantErr: `close "tab3": want a tab handle like t2 or a tab id`},
 	})
 }
 

@@ -131,13 +131,11 @@ func TestNewcomerPath(t *testing.T) {
 	// Stop in cleanup, and prove the managed browser went with the daemon.
 	t.Cleanup(func() { stopAndCheck(t) })
 
-	// The first action starts the daemon and launches headless Chromium.
-	nav := mustBua(t, "navigate", siteURL("stale.html"))
-	m := regexp.MustCompile(`^ok \(tab ([0-9]+)\)\n$`).FindStringSubmatch(nav.Stdout)
-	if m == nil {
-		t.Fatalf("navigate printed %q, want \"ok (tab N)\"", nav.Stdout)
+	// The first action starts the daemon and launches headless Chromium;
+	// its tab is the first the daemon sees: t1.
+	if nav := mustBua(t, "navigate", siteURL("stale.html")); nav.Stdout != "ok (t1)\n" {
+		t.Fatalf("navigate printed %q, want \"ok (t1)\"", nav.Stdout)
 	}
-	tab := m[1]
 
 	// extract, read the way a script does: find the button's line among
 	// the element lines and take its uid.
@@ -149,16 +147,55 @@ func TestNewcomerPath(t *testing.T) {
 	if row == nil {
 		t.Fatalf("extract has no line for the Press button:\n%s", ext)
 	}
-	if got := mustBua(t, "click", row[1]).Stdout; got != "ok (tab "+tab+")\n" {
-		t.Errorf("click %s printed %q, want ok on tab %s", row[1], got, tab)
+	if got := mustBua(t, "click", row[1]).Stdout; got != "ok (t1)\n" {
+		t.Errorf("click %s printed %q, want ok on tab t1", row[1], got)
 	}
 	if got := mustBua(t, "eval", "return document.getElementById('result').textContent").Stdout; got != "clicked\n" {
 		t.Errorf("after click %s the page shows %q, want clicked", row[1], got)
 	}
 
 	tabs := mustBua(t, "tabs").Stdout
-	if !regexp.MustCompile(`(?m)^` + tab + `\t127\.0\.0\.1\tStale\b`).MatchString(tabs) {
-		t.Errorf("tabs has no row for tab %s (127.0.0.1, Stale):\n%s", tab, tabs)
+	if !regexp.MustCompile(`(?m)^t1\t[0-9]+\t127\.0\.0\.1\tStale\b`).MatchString(tabs) {
+		t.Errorf("tabs has no row for tab t1 (127.0.0.1, Stale):\n%s", tabs)
+	}
+}
+
+// TestNewcomerClickSaysWhere: on a daemon of its own (TestNewcomerPath
+// stopped the last), a click says where it went: the URL a link navigated
+// to, or the tab a target=_blank link opened, by the short handle the
+// daemon gave it (t2) and its URL; that handle then works as --tab and
+// close's TAB, and a handle that names no tab says what to do.
+func TestNewcomerClickSaysWhere(t *testing.T) {
+	t.Cleanup(func() { stopAndCheck(t) })
+	if got := mustBua(t, "navigate", siteURL("nav/newtab.html")).Stdout; got != "ok (t1)\n" {
+		t.Fatalf("navigate printed %q, want \"ok (t1)\"", got)
+	}
+	if got, want := mustBua(t, "click", "#same").Stdout, "ok: navigated to "+siteURL("nav/target.html?same")+" (t1)\n"; got != want {
+		t.Errorf("click on a link printed %q, want %q", got, want)
+	}
+	mustBua(t, "navigate", siteURL("nav/newtab.html"))
+	if got, want := mustBua(t, "click", "#blank").Stdout, "ok: opened t2 "+siteURL("nav/target.html")+" (act on it with --tab t2)\n"; got != want {
+		t.Errorf("click on a target=_blank link printed %q, want %q", got, want)
+	}
+	if got := mustBua(t, "eval", "--tab", "t2", "return document.title").Stdout; got != "The new tab\n" {
+		t.Errorf("eval --tab t2 printed %q, want the new tab's title", got)
+	}
+	tabs := mustBua(t, "tabs").Stdout
+	if !regexp.MustCompile(`(?m)^t1\t[0-9]+\t127\.0\.0\.1\tOpener\t`).MatchString(tabs) ||
+		!regexp.MustCompile(`(?m)^t2\t[0-9]+\t127\.0\.0\.1\tThe new tab\t`+regexp.QuoteMeta(siteURL("nav/target.html"))+`$`).MatchString(tabs) {
+		t.Errorf("tabs does not start the rows of t1 (Opener) and t2 (The new tab) with their handles:\n%s", tabs)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r := bua(ctx, "eval", "--tab", "t9", "return 1"); r.Code != 1 || !strings.Contains(r.Stderr, "no tab t9: bua tabs lists them") {
+		t.Errorf("eval --tab t9: exit %d, stderr %q; want 1 saying no tab t9", r.Code, r.Stderr)
+	}
+	if got := mustBua(t, "close", "t2").Stdout; got != "closed (t2)\n" {
+		t.Errorf("close t2 printed %q", got)
+	}
+	if r := bua(ctx, "eval", "--tab", "t2", "return 1"); r.Code != 1 || !strings.Contains(r.Stderr, "no tab t2: bua tabs lists them") {
+		t.Errorf("eval --tab t2 after close t2: exit %d, stderr %q; want 1 saying no tab t2", r.Code, r.Stderr)
 	}
 }
 

@@ -117,7 +117,8 @@ export class TabGate {
 
   // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
   // ready for the next action that names it: a session, and the debugger
-  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // attaching. Its URL goes in the result too (newTabUrl), read here
+  // anyway, so the caller can say where the input went. A tab on a blocklisted domain is not reported at all, as
   // get_tabs does not list it; one that closed already neither.
   async #adoptTab(result) {
     const { api, sessions } = this.deps;
@@ -133,6 +134,7 @@ export class TabGate {
       delete result.newTabId;
       return;
     }
+    if (urlOf(tab)) result.newTabUrl = urlOf(tab);
     sessions.ensureSession(tab.id, domain);
     this.prepare(tab.id);
   }

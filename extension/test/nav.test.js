@@ -8,6 +8,7 @@ import { createDispatcher } from "../src/action-dispatcher.js";
 import { createSessionManager } from "../src/session-manager.js";
 import { createWindowManager } from "../src/window-manager.js";
 import { committed, watchNewTab } from "../src/lib/new-tab.js";
+import { settleAfter } from "../src/lib/settle.js";
 import { budgetFor } from "../src/lib/budget.js";
 import { BridgeError } from "../src/lib/errors.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
@@ -311,6 +312,24 @@ test("new tab: none without Page.windowOpen, none for a blocked popup, none for 
   assert.equal(await g.opened(), null);
 });
 
+test("settle: an input that navigated says where to (url), within the document too; one that did not says nothing", async () => {
+  const input = (events) => {
+    const ctx = navCtx(events, { action: { type: "click" } });
+    ctx.send = async () => ({ result: {} }); // the settle's round trip to the page
+    return settleAfter(ctx, "click", async () => events.forEach(([m, p]) => ctx.emit(m, p)));
+  };
+  const page = [
+    ["Page.frameRequestedNavigation", { frameId: "MAIN" }],
+    ["Page.frameNavigated", { frame: { id: "MAIN", loaderId: "L2", url: "http://h.test/welcome", urlFragment: "#top" } }],
+    ["Page.lifecycleEvent", { frameId: "MAIN", loaderId: "L2", name: "DOMContentLoaded" }],
+  ];
+  assert.deepEqual(await input(page), { ok: true, url: "http://h.test/welcome#top" });
+  assert.deepEqual(await input([["Page.navigatedWithinDocument", { frameId: "MAIN", url: "http://h.test/a#b" }]]), { ok: true, url: "http://h.test/a#b" });
+  assert.deepEqual(await input([]), { ok: true });
+  // A frame's navigation is not the tab's.
+  assert.deepEqual(await input([["Page.frameNavigated", { frame: { id: "F", parentId: "MAIN", loaderId: "L3", url: "http://h.test/ad" } }]]), { ok: true });
+});
+
 test("committed: a pending navigation or the blank start page is not yet the tab's page", () => {
   assert.equal(committed({ url: "", pendingUrl: "http://h.test/" }), false);
   assert.equal(committed({ url: "about:blank", status: "loading" }), false);
@@ -338,7 +357,7 @@ test("a click's new tab gets a session and the debugger, and the clicked tab sta
   const d = createDispatcher({ api, sessions, windows, controller, emit: () => {} });
   const { tabId } = await d.dispatch({ type: "open_tab", url: "http://h.test/" });
   const r = await d.dispatch({ type: "click", tabId, selector: "#a" });
-  assert.deepEqual(r, { ok: true, newTabId: opened.id, tabId });
+  assert.deepEqual(r, { ok: true, newTabId: opened.id, newTabUrl: "http://h.test/new", tabId });
   assert.ok(sessions.get(opened.id), "the new tab has a session");
   assert.ok(prepared.includes(opened.id), "and the debugger is attaching to it");
   const cur = await d.dispatch({ type: "evaluate", expression: "return 1" });

@@ -42,6 +42,13 @@ type ClientOptions struct {
 	// in the person's Chrome (linkRequest.OwnWindow): a worker of `bua run
 	// --parallel` there.
 	OwnWindow bool
+	// Tab is a tab handle (t1, t2, …, as `bua tabs` shows them; check its
+	// form with IsTabHandle) sent with every Request and RequestRaw: the
+	// daemon sends the request to that tab's browser and, for an action on
+	// a tab that names no tabId, to that tab. A handle the daemon does not
+	// know fails tab_not_found ("no tab t9: bua tabs lists them"). "" for
+	// none.
+	Tab string
 	// Prelaunch says the caller is about to send actions: a daemon it
 	// starts launches the managed browser at once where Browser's launch
 	// policy would (Config.Prelaunch), instead of when the first request
@@ -419,7 +426,7 @@ func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action
 // Request); with noValidate it does not, so the extension's own validation
 // answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
+	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow, Tab: c.opts.Tab})
 }
 
 // callInto runs one link operation and decodes its result into a T.

@@ -95,7 +95,8 @@ type Daemon struct {
 	codeLimiter  *rate.Limiter
 	codes        pairCodes
 	events       *eventLog
-	managed      managedSet // the managed browsers, by name (managed.go)
+	managed      managedSet  // the managed browsers, by name (managed.go)
+	handles      *tabHandles // the tabs' short handles, t1, t2, … (handles.go)
 	// logs bounds what peers can make the daemon log (loglimit.go);
 	// gate caps the extension port's unauthenticated connections
 	// (gate.go); freed wakes an accept loop that waits out a lack of
@@ -152,6 +153,7 @@ func New(cfg Config) (*Daemon, error) {
 		codeLimiter:  rate.NewLimiter(rate.Every(FailureInterval), FailureBurst),
 		events:       &eventLog{path: cfg.Dirs.EventLog()},
 		owners:       newTabOwners(),
+		handles:      newTabHandles(),
 		managed:      managedSet{dirs: cfg.Dirs},
 		stopCh:       make(chan struct{}),
 		logs:         newLogLimiter(log),
@@ -389,6 +391,7 @@ func (d *Daemon) onEvent(c *Conn, ev protocol.Event) {
 		}
 		if json.Unmarshal(ev.Raw, &closed) == nil {
 			d.owners.drop(tabKey{c.Name, closed.TabID})
+			d.handles.drop(tabKey{c.Name, closed.TabID})
 		}
 	}
 	if err := d.events.append(EventRecord{Time: time.Now(), Kind: c.Kind, Browser: c.Name, Event: ev}); err != nil {
@@ -413,6 +416,12 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	sel, err := d.checkBrowser(lr.Browser)
 	if err != nil {
 		return nil, err
+	}
+	if lr.Tab != "" {
+		// Before the check: close_tab needs the tabId the handle gives.
+		if sel, err = d.resolveTab(lr, sel); err != nil {
+			return nil, err
+		}
 	}
 	if !lr.NoValidate {
 		// The one check of an action on its way out: the CLI leaves it to
@@ -445,9 +454,9 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	// they are rather than re-encoding them.
 	res, err := d.pool.Send(ctx, c, lr.Action)
 	if err != nil {
-		return nil, err
+		return nil, d.tabGone(lr, c.Name, err)
 	}
-	return hashDownload(res), nil
+	return d.withHandles(lr, c.Name, hashDownload(res)), nil
 }
 
 // checkBrowser reads a request's browser (CheckBrowser): a name this

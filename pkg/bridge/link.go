@@ -58,6 +58,10 @@ type linkRequest struct {
 	// that each of several workers in the person's Chrome has its own
 	// active tab to send input to.
 	OwnWindow bool `json:"ownWindow,omitempty"`
+	// Tab is a tab handle (t1, t2, …: handles.go) the request acts on:
+	// it goes to that tab's browser, and a tab action that names no
+	// tabId gets that tab's.
+	Tab string `json:"tab,omitempty"`
 }
 
 type linkResponse struct {

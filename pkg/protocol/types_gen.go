@@ -289,9 +289,11 @@ type Action struct {
 // wait_for, go_back, go_forward and close_tab (result.ok). Scrolled is
 // scroll's (result.scroll): false when the page's scroll position did not
 // change. Moved and URL are go_back's and go_forward's (result.history):
-// Moved is false when the tab's history had no entry in that direction.
-// Download is click's and press_key's sent with download: true
-// (result.download).
+// Moved is false when the tab's history had no entry in that direction; an
+// input's URL is where it navigated the tab, NewTabURL where the tab it
+// opened (NewTabID) is. TabHandle and NewTabHandle are the daemon's short
+// handles for those tabs. Download is click's and press_key's sent with
+// download: true (result.download).
 type OKResult struct {
 	OK bool `json:"ok"`
 	// The tab to act on: optional on every action that takes it but close_tab,
@@ -308,12 +310,22 @@ type OKResult struct {
 	// name it as tabId; the action's own tab stays the current one. Absent when
 	// the input opened no tab, or opened one on a blocklisted domain. A pure
 	// addition to v4.
-	NewTabID *int  `json:"newTabId,omitempty"`
-	Scrolled *bool `json:"scrolled,omitempty"`
-	Moved    *bool `json:"moved,omitempty"`
-	// the URL of the entry the tab moved to
-	URL      string    `json:"url,omitempty"`
-	Download *Download `json:"download,omitempty"`
+	NewTabID *int `json:"newTabId,omitempty"`
+	// click, press_key, hover, type and upload: where the input navigated the
+	// tab (a new document, or within it); absent when it did not (go_back's and
+	// go_forward's: result.history). A pure addition to v4.
+	URL string `json:"url,omitempty"`
+	// With newTabId: that tab's URL when it was handed over. A pure addition to
+	// v4.
+	NewTabURL string `json:"newTabUrl,omitempty"`
+	// Added by the daemon for a caller that names no owner (the CLI): tabId's
+	// short handle, as get_tabs' handle. A pure addition to v4.
+	TabHandle string `json:"tabHandle,omitempty"`
+	// Added by the daemon with tabHandle: newTabId's short handle.
+	NewTabHandle string    `json:"newTabHandle,omitempty"`
+	Scrolled     *bool     `json:"scrolled,omitempty"`
+	Moved        *bool     `json:"moved,omitempty"`
+	Download     *Download `json:"download,omitempty"`
 }
 
 // AnsweredDialog is one dialog an action sent with dialogs accept or dismiss
@@ -352,6 +364,9 @@ type SelectOptionResult struct {
 	// where it is required; without it the extension picks the tab
 	// (docs/protocol.md#sessions).
 	TabID *int `json:"tabId,omitempty"`
+	// Added by the daemon for a caller that names no owner: tabId's short
+	// handle, as get_tabs' handle.
+	TabHandle string `json:"tabHandle,omitempty"`
 }
 
 // HandleDialogResult is handle_dialog's result: the dialog it answered, and
@@ -542,6 +557,13 @@ type TabInfo struct {
 	// Added by the daemon for a caller that names an owner: the caller's current
 	// tab, where its actions with no tabId go.
 	Current bool `json:"current,omitempty"`
+	// Added by the daemon for a caller that names no owner (the CLI): the tab's
+	// short handle, t1, t2, ...: unique across every browser the daemon serves,
+	// the same for the tab as long as the daemon runs, and never given to
+	// another tab. The CLI's --tab takes it. The results of the actions that are
+	// not reads (x-reads), and wait_for's, carry tabHandle (and newTabHandle)
+	// likewise. A pure addition to v4.
+	Handle string `json:"handle,omitempty"`
 }
 
 // OpenTabResult is open_tab's result.
@@ -552,6 +574,9 @@ type OpenTabResult struct {
 	TabID    int    `json:"tabId"`
 	WindowID int    `json:"windowId"`
 	Domain   string `json:"domain"`
+	// Added by the daemon for a caller that names no owner: the new tab's short
+	// handle, as get_tabs' handle.
+	TabHandle string `json:"tabHandle,omitempty"`
 }
 
 // HandoffResult is handoff's result: the tab handed over, its window, and

@@ -86,3 +86,27 @@ func TestProblemFences(t *testing.T) {
 		t.Errorf("bua's own refusal is fenced:\n%s", held)
 	}
 }
+
+// TestInput: an input's CLI line says where it went, naming tabs by the
+// daemon's handles, or by id in an answer without them.
+func TestInput(t *testing.T) {
+	tab, newTab := 5, 9
+	for _, tc := range []struct {
+		name string
+		r    protocol.OKResult
+		want string
+	}{
+		{"Stayed", protocol.OKResult{OK: true, TabID: &tab, TabHandle: "t1"}, "ok (t1)"},
+		{"Navigated", protocol.OKResult{OK: true, TabID: &tab, TabHandle: "t1", URL: "https://a.test/welcome"}, "ok: navigated to https://a.test/welcome (t1)"},
+		{"Opened", protocol.OKResult{OK: true, TabID: &tab, TabHandle: "t1", NewTabID: &newTab, NewTabHandle: "t2", NewTabURL: "https://a.test/new"}, "ok: opened t2 https://a.test/new (act on it with --tab t2)"},
+		{"Both", protocol.OKResult{OK: true, TabID: &tab, TabHandle: "t1", URL: "https://a.test/#x", NewTabID: &newTab, NewTabHandle: "t2"}, "ok: navigated to https://a.test/#x (t1); opened t2 (act on it with --tab t2)"},
+		{"NoHandles", protocol.OKResult{OK: true, TabID: &tab, NewTabID: &newTab, NewTabURL: "https://a.test/new"}, "ok: opened tab 9 https://a.test/new (act on it with --tab 9)"},
+		{"NoTab", protocol.OKResult{OK: true}, "ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Input("ok", tc.r); got != tc.want {
+				t.Errorf("Input = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

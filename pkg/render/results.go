@@ -10,13 +10,11 @@ import (
 
 // OK is the line for {ok: true, tabId}: verb, what scroll and history
 // add (nothing scrolled; the URL moved to, or nothing that way), and the
-// tab: `ok (tab 12)`. which is go_back's "earlier" or go_forward's
-// "later".
+// tab (TabNote): `ok (t1)`, or `ok (tab 12)` for an answer without the
+// daemon's handle (an agent's). which is go_back's "earlier" or
+// go_forward's "later".
 func OK(verb string, r protocol.OKResult, which string) string {
-	tab := ""
-	if r.TabID != nil {
-		tab = fmt.Sprintf(" (tab %d)", *r.TabID)
-	}
+	tab := TabNote(r.TabID, r.TabHandle)
 	switch {
 	case r.Moved != nil && !*r.Moved:
 		return fmt.Sprintf("%s, nothing moved: no %s page in the tab's history%s", verb, which, tab)
@@ -26,6 +24,48 @@ func OK(verb string, r protocol.OKResult, which string) string {
 		return verb + ", nothing scrolled (already at that end)" + tab
 	}
 	return verb + tab
+}
+
+// TabNote names the tab an answer was on, after a space and in
+// parentheses: ` (t1)` by the handle the daemon gave it, ` (tab 12)` by
+// its id when the answer carries no handle; "" when it names no tab.
+func TabNote(id *int, handle string) string {
+	switch {
+	case handle != "":
+		return " (" + handle + ")"
+	case id != nil:
+		return fmt.Sprintf(" (tab %d)", *id)
+	}
+	return ""
+}
+
+// Input is the CLI's line for an input's answer (click, press, type,
+// hover, upload): where it went. `ok: navigated to URL (t1)` when it
+// navigated its tab, `ok: opened t2 URL (act on it with --tab t2)` when it
+// opened a tab, both when it did both; otherwise OK's line, `ok (t1)`.
+// Without the daemon's handles, tabs are named by id.
+func Input(verb string, r protocol.OKResult) string {
+	line := OK(verb, r, "")
+	navigated := r.URL != "" && r.Moved == nil
+	if navigated {
+		line = fmt.Sprintf("%s: navigated to %s%s", verb, r.URL, TabNote(r.TabID, r.TabHandle))
+	}
+	if r.NewTabID == nil {
+		return line
+	}
+	name, arg := r.NewTabHandle, r.NewTabHandle
+	if name == "" {
+		name, arg = fmt.Sprintf("tab %d", *r.NewTabID), fmt.Sprint(*r.NewTabID)
+	}
+	opened := "opened " + name
+	if r.NewTabURL != "" {
+		opened += " " + r.NewTabURL
+	}
+	opened += " (act on it with " + CLI.param("tabId", "tab", arg) + ")"
+	if navigated {
+		return line + "; " + opened
+	}
+	return verb + ": " + opened
 }
 
 // NewTab is the words for a tab an input opened (result newTabId): how to

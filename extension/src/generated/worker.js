@@ -4878,7 +4878,8 @@ var TabGate = class {
   }
   // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
   // ready for the next action that names it: a session, and the debugger
-  // attaching. A tab on a blocklisted domain is not reported at all, as
+  // attaching. Its URL goes in the result too (newTabUrl), read here
+  // anyway, so the caller can say where the input went. A tab on a blocklisted domain is not reported at all, as
   // get_tabs does not list it; one that closed already neither.
   async #adoptTab(result) {
     const { api: api2, sessions: sessions2 } = this.deps;
@@ -4894,6 +4895,7 @@ var TabGate = class {
       delete result.newTabId;
       return;
     }
+    if (urlOf(tab)) result.newTabUrl = urlOf(tab);
     sessions2.ensureSession(tab.id, domain);
     this.prepare(tab.id);
   }
@@ -6865,14 +6867,17 @@ async function settleAfter(ctx, what, act) {
     await act();
     await watch.settle(what);
     const newTabId = await popup.opened();
-    return newTabId === null ? { ok: true } : { ok: true, newTabId };
+    const result = { ok: true };
+    if (watch.state.url) result.url = watch.state.url;
+    if (newTabId !== null) result.newTabId = newTabId;
+    return result;
   } finally {
     watch.off();
     popup.off();
   }
 }
 function watchNavigation(ctx, mainFrameId) {
-  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
+  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null, url: null };
   let wake = () => {
   };
   const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
@@ -6943,6 +6948,7 @@ function observe(state, method, p, isMain = () => true) {
       if (p.frame && !p.frame.parentId) {
         state.committed = p.frame.loaderId || "?";
         state.started = true;
+        state.url = (p.frame.url || "") + (p.frame.urlFragment || "") || null;
         if (p.type === "BackForwardCacheRestore") state.done = true;
       }
       break;
@@ -6950,6 +6956,7 @@ function observe(state, method, p, isMain = () => true) {
       if (isMain(p) && !state.committed) {
         state.sameDocument = true;
         state.done = true;
+        state.url = p.url || null;
       }
       break;
     case "Page.lifecycleEvent":

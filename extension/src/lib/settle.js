@@ -36,7 +36,9 @@ const NAV_START_EVENTS = new Set(["Page.frameRequestedNavigation", "Page.frameSt
 // settleAfter runs act (the input) with the tab's navigation events
 // watched, then settles: a navigation the input started is waited for
 // until DOMContentLoaded, anything else for one page task. A tab the input
-// opened is answered as newTabId (lib/new-tab.js).
+// opened is answered as newTabId (lib/new-tab.js), and the URL a
+// navigation took the tab to as url: what the input did, said without a
+// read after it.
 export async function settleAfter(ctx, what, act) {
   const watch = watchNavigation(ctx, ctx.mainFrameId ? ctx.mainFrameId() : null);
   const popup = watchNewTab(ctx);
@@ -44,7 +46,10 @@ export async function settleAfter(ctx, what, act) {
     await act();
     await watch.settle(what);
     const newTabId = await popup.opened();
-    return newTabId === null ? { ok: true } : { ok: true, newTabId };
+    const result = { ok: true };
+    if (watch.state.url) result.url = watch.state.url;
+    if (newTabId !== null) result.newTabId = newTabId;
+    return result;
   } finally {
     watch.off();
     popup.off();
@@ -56,7 +61,7 @@ export async function settleAfter(ctx, what, act) {
 // mainFrameId is the committed main frame's id (null: accept any frame
 // without a parent).
 export function watchNavigation(ctx, mainFrameId) {
-  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null };
+  const state = { started: false, committed: null, done: false, sameDocument: false, detached: null, url: null };
   let wake = () => {};
   const isMain = (p) => p && (mainFrameId ? p.frameId === mainFrameId : true);
   const off = ctx.on((method, p) => {
@@ -125,6 +130,7 @@ export function watchNavigation(ctx, mainFrameId) {
 // observe folds one CDP event into state: started → committed (new
 // loaderId) → done at DOMContentLoaded. A same-document navigation, or a
 // load that stops without committing (a download, a 204), is done at once.
+// url is where a committed navigation (either kind) took the main frame.
 export function observe(state, method, p, isMain = () => true) {
   if (method === "bua.detached") {
     state.detached = (p && p.reason) || "detached";
@@ -140,6 +146,7 @@ export function observe(state, method, p, isMain = () => true) {
       if (p.frame && !p.frame.parentId) {
         state.committed = p.frame.loaderId || "?";
         state.started = true;
+        state.url = (p.frame.url || "") + (p.frame.urlFragment || "") || null;
         // A page restored from the back/forward cache fires no DOMContentLoaded.
         if (p.type === "BackForwardCacheRestore") state.done = true;
       }
@@ -148,6 +155,7 @@ export function observe(state, method, p, isMain = () => true) {
       if (isMain(p) && !state.committed) {
         state.sameDocument = true;
         state.done = true;
+        state.url = p.url || null;
       }
       break;
     case "Page.lifecycleEvent":

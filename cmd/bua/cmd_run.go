@@ -443,7 +443,7 @@ func writeFailures(w io.Writer, suite *runner.SuiteReport) {
 		if f.Error == "" {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %s\n", f.Status, f.Name, f.Error)
+		fmt.Fprintf(w, "%s %s: %s\n", f.Status, f.Name, strings.ReplaceAll(f.Error, "\n", "\n  "))
 		if f.Hint != "" {
 			fmt.Fprintf(w, "  hint: %s\n", f.Hint)
 		}

@@ -544,6 +544,7 @@ var SummaryHeader = []string{"flow / step", "status", "time", "note"}
 // layer (pkg/iostreams).
 func (s *SuiteReport) SummaryRows() [][]string {
 	var rows [][]string
+	label := s.FlowLabels()
 	for _, f := range s.Flows {
 		note := f.Reason
 		if note == "" && len(f.Advisories) > 0 {
@@ -552,7 +553,7 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		if note == "" && f.Flaky {
 			note = "flaky: " + f.flakyNote()
 		}
-		rows = append(rows, []string{f.Name, flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(note)})
+		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(note)})
 		if f.Status == StatusPassed || f.Status == StatusSkipped {
 			continue
 		}
@@ -566,6 +567,25 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		}
 	}
 	return rows
+}
+
+// FlowLabels returns how the summary names a flow of s: its name, with its
+// file after it (slash-separated, ReportPath) when another flow of s has
+// that name too (a copied file): "Checkout (flows/checkout-copy.yaml)".
+func (s *SuiteReport) FlowLabels() func(*FlowReport) string {
+	files := map[string]map[string]bool{}
+	for _, f := range s.Flows {
+		if files[f.Name] == nil {
+			files[f.Name] = map[string]bool{}
+		}
+		files[f.Name][f.File] = true
+	}
+	return func(f *FlowReport) string {
+		if len(files[f.Name]) > 1 {
+			return f.Name + " (" + ReportPath(f.File) + ")"
+		}
+		return f.Name
+	}
 }
 
 // SummaryLine is the run's last line: "2 passed, 1 failed, 0 skipped in

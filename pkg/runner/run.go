@@ -67,7 +67,7 @@ type Runner struct {
 	// whose URL becomes vars.base_url (`--serve DIR`).
 	Serve string
 	// Artifacts, when set, is where the evidence bundle of a step that
-	// fails a flow is saved, in Artifacts/<flow>/<step>/ (see
+	// fails a flow is saved, in Artifacts/<flow file>/<step>/ (see
 	// writeBundle): screenshot, extract, trace, step log and the values
 	// the failing expression read.
 	Artifacts string

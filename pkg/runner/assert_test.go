@@ -64,3 +64,21 @@ func TestAssert_MessageAndValuesWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestAssertionError_Text: the message first, whole, then the condition
+// and the values it read.
+func TestAssertionError_Text(t *testing.T) {
+	for _, tc := range []struct {
+		err  AssertionError
+		want string
+	}{
+		{AssertionError{Expr: "vars.x == 2", Values: []string{"vars.x is 1"}}, "assertion failed: vars.x == 2: vars.x is 1"},
+		{AssertionError{Expr: "ok(page)"}, "assertion failed: ok(page)"},
+		{AssertionError{Expr: "vars.x == 2", Message: "x is 1", Values: []string{"vars.x is 1"}}, "assertion failed: x is 1 (vars.x == 2): vars.x is 1"},
+		{AssertionError{Expr: "a == b", Message: "l1\nl2", Values: []string{"a is 1", "b is 2"}}, "assertion failed: l1\nl2\na == b: a is 1, b is 2"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ type flowReport struct {
 	ExitCode int `json:"exitCode"`
 	Flows    []struct {
 		Name     string `json:"name"`
+		File     string `json:"file"`
 		Status   string `json:"status"`
 		Error    string `json:"error"`
 		Obstacle *struct {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
@@ -42,10 +43,11 @@ func TestReport_FailingFlowEvidence(t *testing.T) {
 		t.Fatalf("exit %d, status %s: want 1, failed\n%s", code, rep.Flows[0].Status, out)
 	}
 
-	// The bundle: artifacts/<flow>/<step>/, listed on the failed step.
+	// The bundle: artifacts/<flow file>/<step>/, listed on the failed
+	// step; the file is ../flows/selftest/checkout-evidence.yaml from here.
 	steps := rep.Flows[0].Steps
 	failed := steps[len(steps)-1]
-	bundle := filepath.Join(dir, "artifacts", "checkout-evidence", "6-order-confirmed")
+	bundle := filepath.Join(dir, "artifacts", "flows-selftest-checkout-evidence", "6-order-confirmed")
 	var names []string
 	for _, a := range failed.Artifacts {
 		if filepath.Dir(a) != bundle {
@@ -285,4 +287,73 @@ func (p *cdpPage) png(width, height int) []byte {
 		p.t.Fatalf("screenshot: %v (%d bytes)", err, len(data))
 	}
 	return data
+}
+
+// TestReport_SameNameFlows: `bua run a.yaml b.yaml`, two files with one
+// name: (a copied flow) that both fail, each on a page of its own, in the
+// real browser. Each keeps its evidence in a folder named after its file
+// (artifacts/a, artifacts/b), where the second used to replace the
+// first's; each flow's reports point at its own; the summary names each
+// by its file.
+func TestReport_SameNameFlows(t *testing.T) {
+	dir := t.TempDir()
+	pages := map[string]string{"a": "form.html", "b": "input.html"}
+	for file, page := range pages {
+		flow := "name: Copied flow\nsteps:\n  - navigate: " + siteURL(page) + "\n  - extract: {}\n    as: page\n" +
+			"  - name: title check\n    assert: page.title == \"never\"\n"
+		if err := os.WriteFile(filepath.Join(dir, file+".yaml"), []byte(flow), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r := harness.Cmd{Bin: buaBin, Env: buaEnv, Dir: dir}.Run(ctx, "run", "a.yaml", "b.yaml",
+		"--artifacts", "art", "--report", "json=report.json", "--report", "html=report.html")
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1 (both fail)\n%s", r.Code, r.Output())
+	}
+	for _, want := range []string{"Copied flow (a.yaml)", "Copied flow (b.yaml)"} {
+		wantContains(t, "the summary", r.Stdout, want)
+	}
+	var rep flowReport
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Flows) != 2 {
+		t.Fatalf("report.json: %v, %d flows\n%s", err, len(rep.Flows), data)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, file := range []string{"a", "b"} {
+		f := rep.Flows[i]
+		failed := f.Steps[len(f.Steps)-1]
+		bundle := filepath.Join("art", file, "3-title-check")
+		if f.File != file+".yaml" || len(failed.Artifacts) != 7 {
+			t.Fatalf("flow %d: file %s, %d artifacts %v: want %s.yaml's seven\n%s", i, f.File, len(failed.Artifacts), failed.Artifacts, file, r.Output())
+		}
+		for _, a := range failed.Artifacts {
+			if filepath.Dir(a) != bundle {
+				t.Errorf("%s.yaml: artifact %s is outside %s", file, a, bundle)
+			}
+			if _, err := os.Stat(filepath.Join(dir, a)); err != nil {
+				t.Errorf("%s.yaml: %v", file, err)
+			}
+			wantContains(t, "report.html", string(html), "<li>"+filepath.ToSlash(a)+"</li>")
+		}
+		// Its own page, not the other flow's: the second run no longer
+		// replaces the first's files.
+		var elements struct{ URL string }
+		b, err := os.ReadFile(filepath.Join(dir, bundle, "elements.json"))
+		if err != nil || json.Unmarshal(b, &elements) != nil || elements.URL != siteURL(pages[file]) {
+			t.Errorf("%s: elements.json url %q (%v), want %s", bundle, elements.URL, err, siteURL(pages[file]))
+		}
+		var steps []struct{ File string }
+		b, _ = os.ReadFile(filepath.Join(dir, bundle, "steps.json"))
+		if json.Unmarshal(b, &steps) != nil || len(steps) != 3 || steps[0].File != file+".yaml" {
+			t.Errorf("%s: steps.json %s, want %s.yaml's three steps", bundle, b, file)
+		}
+	}
 }

@@ -123,7 +123,7 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
-			&cli.StringFlag{Name: "artifacts", Usage: "save a failed step's evidence bundle (screenshot, extract, trace, step log, values) in `DIR`/<flow>/<step>/"},
+			&cli.StringFlag{Name: "artifacts", Usage: "save a failed step's evidence bundle (screenshot, extract, trace, step log, values) in `DIR`/<flow file>/<step>/"},
 			&cli.StringFlag{Name: "shard", Usage: "run shard `I/N` of the sorted files (index % N == I-1)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop at the first flow that does not pass"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without a browser; values from results stay unevaluated"},
@@ -442,11 +442,12 @@ func writeSummary(ios *iostreams.IOStreams, suite *runner.SuiteReport, code int)
 // writeFailures prints each flow that did not pass with its whole error
 // and hint, one flow a paragraph: what --quiet keeps of the progress.
 func writeFailures(w io.Writer, suite *runner.SuiteReport) {
+	label := suite.FlowLabels()
 	for _, f := range suite.Flows {
 		if f.Error == "" {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %s\n", f.Status, f.Name, f.Error)
+		fmt.Fprintf(w, "%s %s: %s\n", f.Status, label(f), strings.ReplaceAll(f.Error, "\n", "\n  "))
 		if f.Hint != "" {
 			fmt.Fprintf(w, "  hint: %s\n", f.Hint)
 		}

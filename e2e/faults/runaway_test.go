@@ -48,9 +48,17 @@ type limited struct {
 // limit, then execs bua, so the pid is bua's once it prints.
 func startLimited(t *testing.T, env []string, args ...string) *limited {
 	t.Helper()
+	return startLimitedIn(t, "", env, args...)
+}
+
+// startLimitedIn is startLimited with bua run's working directory dir
+// ("" is the test's own), where its evidence folders are named from.
+func startLimitedIn(t *testing.T, dir string, env []string, args ...string) *limited {
+	t.Helper()
 	l := &limited{done: make(chan struct{})}
 	sh := fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, memLimitKB)
 	l.cmd = exec.Command("sh", append([]string{"-c", sh, shared.Bin, "run"}, args...)...)
+	l.cmd.Dir = dir
 	l.cmd.Env = append(append([]string{}, shared.Env...), env...)
 	l.cmd.Stdout, l.cmd.Stderr = &l.stdout, &l.stderr
 	l.start = time.Now()
@@ -339,7 +347,8 @@ steps:
   - assert: title.value == "not this page"
 `)
 	artifacts := filepath.Join(full, "art")
-	l := startLimited(t, []string{"BUA_TEST_TAB=" + tab}, flow, "--artifacts", artifacts,
+	// Run from dir: fails.yaml's evidence is in art/fails/.
+	l := startLimitedIn(t, dir, []string{"BUA_TEST_TAB=" + tab}, flow, "--artifacts", artifacts,
 		"--report", "junit=/dev/full", "--report", "json="+filepath.Join(notDir, "r.json"), "--report", "json="+filepath.Join(dir, "ok.json"))
 	code, _ := l.wait(t, 60*time.Second)
 	stderr, stdout := l.stderr.String(), l.stdout.String()

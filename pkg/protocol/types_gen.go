@@ -202,7 +202,10 @@ type Action struct {
 	Text *string `json:"text,omitempty"`
 	// Clear the field's value first (select all, then delete, so input events
 	// fire), so text replaces it rather than adding to it, as Playwright's fill
-	// (a pure addition to v4).
+	// (a pure addition to v4). A field no one types into has its value set
+	// instead, input and change firing, as a fill sets it (Chrome Recorder's
+	// change step): a <select> the option whose value, else label, is text; a
+	// color, date, time, datetime-local, month, range or week input text itself.
 	Clear bool `json:"clear,omitempty"`
 	// A named key, a single character, or a chord of modifiers and one key
 	// joined by '+', e.g. Control+a, Shift+Tab.

@@ -11,8 +11,8 @@ import (
 	"github.com/bua-dev/bua/internal/safewrite"
 )
 
-// The evidence bundle's files, in Artifacts/<flow>/<step>/. JSON files are
-// indented; every string in them is masked.
+// The evidence bundle's files, in Artifacts/<flow file>/<step>/ (bundleDir).
+// JSON files are indented; every string in them is masked.
 const (
 	BundleScreenshot = "screenshot.jpg" // the current tab when the step failed
 	BundleMarkdown   = "page.md"        // the extract's markdown
@@ -24,15 +24,39 @@ const (
 )
 
 // bundleDir is where the bundle of step rep of this flow goes:
-// Artifacts/<flow slug>/<path and label slug>, e.g.
-// artifacts/expected-failure/3-title-check.
+// Artifacts/<flow file's folder (evidenceFolder)>/<path and label slug>,
+// e.g. artifacts/flows-selftest-expected-failure/3-title-check.
 func (s *State) bundleDir(rep *StepReport) string {
-	flow := slug(s.rec.Name)
-	if flow == "" {
-		flow = slug(flowName(s.rec.File))
-	}
-	return filepath.Join(s.r.Artifacts, flow, slug(rep.Path+"-"+rep.label()))
+	return filepath.Join(s.r.Artifacts, evidenceFolder(s.rec.File), slug(rep.Path+"-"+rep.label()))
 }
+
+// evidenceFolder is the folder, under Artifacts, of the evidence of the
+// flow in file: the file's path relative to the working directory, its
+// extension dropped, each run of characters other than letters, digits
+// and _ made one - (flows/Checkout.yaml: flows-Checkout;
+// ../other/pay.yaml: other-pay). It is keyed by the file, not by the
+// flow's name: two files with one name (a copied flow) keep their
+// evidence apart, where the second used to replace the first's.
+func evidenceFolder(file string) string {
+	if filepath.IsAbs(file) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, file); err == nil {
+				file = rel
+			}
+		}
+	}
+	file = strings.TrimSuffix(file, filepath.Ext(file))
+	folder := strings.Trim(nonFolder.ReplaceAllString(file, "-"), "-")
+	if folder == "" {
+		return "flow"
+	}
+	return folder
+}
+
+// nonFolder matches what evidenceFolder turns into a dash: anything but
+// letters, digits and _ (so /, \, ., .., spaces and the characters
+// Windows forbids), which leaves a name safe as a folder on every OS.
+var nonFolder = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 
 // writeBundle writes failed's evidence into its bundle dir and lists each
 // file in failed.Artifacts (the JSON report lists them, JUnit attaches

@@ -67,12 +67,13 @@ func readBundle(t *testing.T, dir, name string, v any) string {
 	return string(b)
 }
 
-// TestBundle: a failed assert leaves, under artifacts/<flow>/<step>/, the
+// TestBundle: a failed assert leaves, under artifacts/<flow file>/<step>/, the
 // screenshot, the page at failure, the trace since the flow started, the
 // step log and the values the assertion read, every secret masked; JSON
 // lists the files and JUnit attaches them, slash-separated (ReportPath).
 func TestBundle(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"pay.yaml": bundleFlow})
+	t.Chdir(dir) // a run from the flows' folder: pay.yaml's evidence is in artifacts/pay/
 	art := filepath.Join(dir, "artifacts")
 	start := time.Now()
 	r := &Runner{Requester: bundleFake(start, nil), Artifacts: art}
@@ -80,7 +81,7 @@ func TestBundle(t *testing.T) {
 	rec := suite.Flows[0]
 	wantStatus(t, rec, StatusFailed)
 	failed := rec.Steps[2]
-	bundle := filepath.Join(art, "checkout-pay", "3-lands-on-the-dashboard")
+	bundle := filepath.Join(art, "pay", "3-lands-on-the-dashboard")
 	var names []string
 	for _, a := range failed.Artifacts {
 		if filepath.Dir(a) != bundle {
@@ -278,13 +279,17 @@ func TestJUnit_Golden(t *testing.T) {
 	tick := base
 	now := func() time.Time { tick = tick.Add(125 * time.Millisecond); return tick }
 	r := &Runner{Requester: bundleFake(base.Add(250*time.Millisecond), nil), Artifacts: filepath.Join(dir, "artifacts"), Now: now}
+	golden, err := filepath.Abs(filepath.Join("testdata", "junit.golden.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir) // a run from the flows' folder: pay.yaml's evidence is in artifacts/pay/
 	suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "pay.yaml"), filepath.Join(dir, "ok.yaml")})
 	var b bytes.Buffer
 	if err := suite.WriteJUnit(&b); err != nil {
 		t.Fatal(err)
 	}
 	got := scrubDir(b.String(), dir, "DIR/")
-	golden := filepath.Join("testdata", "junit.golden.xml")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -296,5 +301,83 @@ func TestJUnit_Golden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("junit differs from %s (go test -update rewrites it); got:\n%s", golden, got)
+	}
+}
+
+// TestBundle_FolderPerFile: two files with one flow name (a copied file)
+// each keep their evidence in a folder named after the file, not the
+// name: the second no longer replaces the first's files, each flow's
+// artifacts point at its own, and the summary names the file of each.
+// A flow whose name no other shares keeps its name alone.
+func TestBundle_FolderPerFile(t *testing.T) {
+	flow := func(want string) string {
+		return "name: Checkout\nsteps:\n  - extract: {}\n    as: page\n  - assert: page.title == \"" + want + "\"\n"
+	}
+	dir := writeFlows(t, map[string]string{
+		"flows/checkout.yaml":      flow("Paid"),
+		"flows/checkout copy.yaml": flow("Refunded"),
+		"flows/other.yaml":         "name: Other\nsteps:\n  - log: fine\n",
+	})
+	t.Chdir(dir) // bua run from the project's root
+	files := []string{filepath.Join("flows", "checkout.yaml"), filepath.Join("flows", "checkout copy.yaml"), filepath.Join(dir, "flows", "other.yaml")}
+	r := &Runner{Requester: bundleFake(time.Now(), nil), Artifacts: "art"}
+	suite := r.RunSuite(context.Background(), files)
+	for i, tc := range []struct{ folder, want string }{
+		{"flows-checkout", "Paid"},
+		{"flows-checkout-copy", "Refunded"},
+	} {
+		rec := suite.Flows[i]
+		wantStatus(t, rec, StatusFailed)
+		bundle := filepath.Join("art", tc.folder, "2-assert")
+		arts := rec.Steps[1].Artifacts
+		if len(arts) == 0 {
+			t.Fatalf("%s: no artifacts", rec.File)
+		}
+		for _, a := range arts {
+			if filepath.Dir(a) != bundle {
+				t.Errorf("%s: artifact %s is not in %s", rec.File, a, bundle)
+			}
+		}
+		var values []ExprReads
+		readBundle(t, bundle, BundleValues, &values)
+		if len(values) != 1 || values[0].Src != `page.title == "`+tc.want+`"` {
+			t.Errorf("%s: values.json = %+v, want its own assert's", bundle, values)
+		}
+		var steps []struct{ File string }
+		readBundle(t, bundle, BundleSteps, &steps)
+		if len(steps) == 0 || steps[0].File != ReportPath(files[i]) {
+			t.Errorf("%s: steps.json names %+v, want %s", bundle, steps, files[i])
+		}
+	}
+	var labels []string
+	for _, row := range suite.SummaryRows() {
+		if !strings.HasPrefix(row[0], " ") {
+			labels = append(labels, row[0])
+		}
+	}
+	if got, want := strings.Join(labels, " | "), "Checkout (flows/checkout.yaml) | Checkout (flows/checkout copy.yaml) | Other"; got != want {
+		t.Errorf("summary flows = %s, want %s", got, want)
+	}
+}
+
+// TestEvidenceFolder: the folder is the file's path from the working
+// directory, made one safe folder name.
+func TestEvidenceFolder(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"checkout.yaml", "checkout"},
+		{filepath.Join("flows", "shop", "Pay.yml"), "flows-shop-Pay"},
+		{filepath.Join(wd, "flows", "pay.yaml"), "flows-pay"},
+		{filepath.Join("..", "other", "pay.yaml"), "other-pay"},
+		{"a b:c*.yaml", "a-b-c"},
+		{"café.yaml", "café"},
+		{"...yaml", "flow"},
+	} {
+		if got := evidenceFolder(tc.file); got != tc.want {
+			t.Errorf("evidenceFolder(%q) = %q, want %q", tc.file, got, tc.want)
+		}
 	}
 }

@@ -158,9 +158,9 @@ finally:
 			t.Errorf("run %d: last step %s %q, want the finally hook", i+1, last.Path, last.Note)
 		}
 		click := run.Steps[3]
-		want := filepath.Join(art, "fresh", "4-click")
+		want := filepath.Join(art, evidenceFolder(run.File), "4-click")
 		if i == 1 {
-			want = filepath.Join(art, "attempt-2", "fresh", "4-click")
+			want = filepath.Join(art, "attempt-2", evidenceFolder(run.File), "4-click")
 		}
 		if len(click.Artifacts) == 0 || filepath.Dir(click.Artifacts[0]) != want {
 			t.Errorf("run %d artifacts %v, want under %s", i+1, click.Artifacts, want)

@@ -473,9 +473,9 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			js.Failures++
 			msg := string(f.Status)
 			if f.FailedStep != "" {
-				msg = fmt.Sprintf("step %q (line %d) %s: %s", f.FailedStep, f.FailedLine, f.Status, firstLine(f.Reason))
+				msg = fmt.Sprintf("step %q (line %d) %s: %s", f.FailedStep, f.FailedLine, f.Status, f.Reason)
 			} else if f.Error != "" {
-				msg += ": " + firstLine(f.Error)
+				msg += ": " + f.Error
 			}
 			body := f.Error
 			if f.Hint != "" {
@@ -538,10 +538,13 @@ var SummaryHeader = []string{"flow / step", "status", "time", "note"}
 // for a flow that neither passed nor was skipped, an indented row per
 // step, with status, duration and note (an error's code and message, or a
 // step's note), secrets masked: a passing flow is one line, its steps
-// already on the progress lines. The CLI renders it through its output
+// already on the progress lines. A note is whole, every line of it (an
+// assert's interpolated message, then the values it read): the table
+// folds it onto its row. The CLI renders it through its output
 // layer (pkg/iostreams).
 func (s *SuiteReport) SummaryRows() [][]string {
 	var rows [][]string
+	label := s.FlowLabels()
 	for _, f := range s.Flows {
 		note := f.Reason
 		if note == "" && len(f.Advisories) > 0 {
@@ -550,7 +553,7 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		if note == "" && f.Flaky {
 			note = "flaky: " + f.flakyNote()
 		}
-		rows = append(rows, []string{f.Name, flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(firstLine(note))})
+		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(note)})
 		if f.Status == StatusPassed || f.Status == StatusSkipped {
 			continue
 		}
@@ -560,10 +563,29 @@ func (s *SuiteReport) SummaryRows() [][]string {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
 			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), fmtDur(st.Duration), f.masker.Mask(firstLine(note))})
+			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), fmtDur(st.Duration), f.masker.Mask(note)})
 		}
 	}
 	return rows
+}
+
+// FlowLabels returns how the summary names a flow of s: its name, with its
+// file after it (slash-separated, ReportPath) when another flow of s has
+// that name too (a copied file): "Checkout (flows/checkout-copy.yaml)".
+func (s *SuiteReport) FlowLabels() func(*FlowReport) string {
+	files := map[string]map[string]bool{}
+	for _, f := range s.Flows {
+		if files[f.Name] == nil {
+			files[f.Name] = map[string]bool{}
+		}
+		files[f.Name][f.File] = true
+	}
+	return func(f *FlowReport) string {
+		if len(files[f.Name]) > 1 {
+			return f.Name + " (" + ReportPath(f.File) + ")"
+		}
+		return f.Name
+	}
 }
 
 // SummaryLine is the run's last line: "2 passed, 1 failed, 0 skipped in

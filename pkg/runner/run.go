@@ -67,7 +67,7 @@ type Runner struct {
 	// whose URL becomes vars.base_url (`--serve DIR`).
 	Serve string
 	// Artifacts, when set, is where the evidence bundle of a step that
-	// fails a flow is saved, in Artifacts/<flow>/<step>/ (see
+	// fails a flow is saved, in Artifacts/<flow file>/<step>/ (see
 	// writeBundle): screenshot, extract, trace, step log and the values
 	// the failing expression read.
 	Artifacts string
@@ -745,7 +745,7 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 	line := fmt.Sprintf("%s %s %s (%s)", r.mark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
 	// An invalid flow's error is its diagnostics, printed below: said once.
 	if rec.Error != "" && len(rec.Diagnostics) == 0 {
-		line += ": " + firstLine(rec.Error)
+		line += ": " + indentLines(rec.Error, "  ")
 	} else if rec.Flaky {
 		line += ", flaky: " + firstLine(rec.flakyNote())
 	}
@@ -778,7 +778,9 @@ func (r *Runner) progressEnd(s *State, rep *StepReport) {
 		line += " — " + rep.Note
 	}
 	if rep.Error != nil {
-		line += " — " + string(rep.Error.Code) + ": " + firstLine(rep.Error.Message)
+		// Whole: an assert's message may span lines, and its values
+		// come after it.
+		line += " — " + string(rep.Error.Code) + ": " + indentLines(rep.Error.Message, strings.Repeat("  ", rep.Depth+2))
 	}
 	fmt.Fprintln(r.Progress, s.shared.masker.Mask(line))
 }
@@ -814,4 +816,11 @@ func statusMark(status Status) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// indentLines is s with each line after the first indented by indent, so
+// a multi-line error (an assert's interpolated message, then the values
+// it read) prints whole under the line it starts on.
+func indentLines(s, indent string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+indent)
 }

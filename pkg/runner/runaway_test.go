@@ -229,6 +229,7 @@ func TestRun_InterruptStopsHooks(t *testing.T) {
 // half-written, and the run's exit code is raised to an invalid flow's.
 func TestSuite_Problems(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"f.yaml": "name: f\nsteps:\n  - click: \"#gone\"\n"})
+	t.Chdir(dir) // a run from the flows' folder: f.yaml's evidence is in artifacts/f/
 	artifacts := filepath.Join(dir, "artifacts")
 	// The bundle's screenshot path is a folder: its write fails as a full
 	// disk's would, and the other files still get written.

@@ -73,7 +73,10 @@ func (st *IfStep) Run(ctx context.Context, s *State) error {
 
 // AssertionError is a failed assert step. Values shows what the
 // condition's operands evaluated to ("title is \"Login\""), so a CI log
-// says why without a rerun.
+// says why without a rerun. Its text gives the message first, whole, then
+// the condition and its values as an assert without a message does: on
+// the message's line ("assertion failed: MSG (EXPR): VALUES"), or on a
+// line of their own after a message of several lines.
 type AssertionError struct {
 	Expr    string
 	Message string
@@ -82,7 +85,10 @@ type AssertionError struct {
 
 func (e *AssertionError) Error() string {
 	msg := "assertion failed: " + e.Expr
-	if e.Message != "" {
+	switch {
+	case strings.Contains(e.Message, "\n"):
+		msg = "assertion failed: " + e.Message + "\n" + e.Expr
+	case e.Message != "":
 		msg = fmt.Sprintf("assertion failed: %s (%s)", e.Message, e.Expr)
 	}
 	if len(e.Values) > 0 {

@@ -447,58 +447,32 @@ func (c *converter) hover(s *Step, p place) []flowwriter.Entry {
 	return append([]flowwriter.Entry{e}, after...)
 }
 
-// change sets a field's value, as @puppeteer/replay's fill does: a
-// <select> gets select_option, a field a person types into gets type with
-// clear, any other input its value set by a page script. When the
-// selectors do not tell a <select> (a tag or a role says it), the flow
-// asks the page first (changeKindJS) and guards the two steps with its
-// answer; a field whose selectors name a password keeps to type, so its
-// text becomes a secret var and shows nowhere else.
+// change sets a field's value in one step, as @puppeteer/replay's fill
+// does: select_option when a selector says <select> (a tag, or the
+// listbox role), else type with clear, which sets the value of what no one
+// types into (a <select> the selectors do not reveal, a color or date
+// input) as a fill does. A field whose selectors name a password keeps to
+// type, so its text becomes a secret var and shows nowhere else.
 func (c *converter) change(s *Step, p place) []flowwriter.Entry {
 	sel := selectFrom(s.Selectors, "textbox")
-	role := sel.Target.Role
 	words := sel.Target.Name
 	for _, path := range s.Selectors {
 		words += " " + strings.Join(path, " ")
 	}
 	secret := flowwriter.SecretWords(words)
 	value := s.Value
-	typ := flowwriter.Entry{Action: protocol.Action{Type: protocol.ActionType_, Text: &value, Clear: true}, Timeout: timeout(s)}
-	if secret {
+	e := flowwriter.Entry{Action: protocol.Action{Type: protocol.ActionType_, Text: &value, Clear: true}, Timeout: timeout(s)}
+	switch {
+	case sel.Tag == "select" || sel.Target.Role == "listbox":
+		e.Action = protocol.Action{Type: protocol.ActionSelectOption, Value: protocol.OneOrMany[string]{value}}
+	case secret:
 		// What describe would say of it: the writer names the secret's
 		// variable after the field's label, its accessible name.
-		typ.Target = &protocol.DescribeResult{Tag: "input", InputType: "password", Label: sel.Target.Name}
+		e.Target = &protocol.DescribeResult{Tag: "input", InputType: "password", Label: sel.Target.Name}
 	}
-	pick := flowwriter.Entry{Action: protocol.Action{Type: protocol.ActionSelectOption, Value: protocol.OneOrMany[string]{value}}, Timeout: timeout(s)}
-	var out []flowwriter.Entry
-	switch {
-	case sel.Tag == "select" || role == "listbox":
-		out = []flowwriter.Entry{pick}
-	case sel.Tag == "textarea" || role == "textbox" || role == "searchbox" || secret:
-		out = []flowwriter.Entry{typ}
-	case len(sel.Page) > 0 && !p.inFrame():
-		as := fmt.Sprintf("change_%d", s.Index+1)
-		ask := flowwriter.Entry{Action: protocol.Action{Type: protocol.ActionEvaluate, Expression: changeKindJS(pageAlt(sel.Page), value)}, As: as,
-			Comment: fmt.Sprintf("step %d (change): the recording does not say whether its element is a <select>: the page says", s.Index+1)}
-		pick.If = fmt.Sprintf(`%s.value == "select"`, as)
-		typ.If = fmt.Sprintf(`%s.value == "type"`, as)
-		out = []flowwriter.Entry{ask, pick, typ}
-	default:
-		c.problem("the recording does not say whether its element is a <select>, and a page script cannot find it: written as type")
-		out = []flowwriter.Entry{typ}
-	}
-	var t protocol.Action
-	c.targetAction(s, p, sel, &t)
-	for i := range out {
-		if out[i].Action.Type != protocol.ActionEvaluate {
-			a := &out[i].Action
-			a.Role, a.Name, a.Selector, a.Frame = t.Role, t.Name, t.Selector, t.Frame
-		}
-	}
-	if len(out) > 0 {
-		out = append(out, c.landed(s, p, &out[len(out)-1])...)
-	}
-	return out
+	c.targetAction(s, p, sel, &e.Action)
+	after := c.landed(s, p, &e)
+	return append([]flowwriter.Entry{e}, after...)
 }
 
 // key converts a keyDown or keyUp. A keyDown whose keyUp follows it is one

@@ -10,8 +10,7 @@ import (
 
 // The page scripts of the steps a flow runs as an evaluate: a wait that
 // polls a condition (waitForExpression, and a waitForElement no wait_for
-// can say), the check whether a change's element is a <select>, a scroll
-// to a position. Each is a function body for evaluate (use return).
+// can say), a scroll to a position. Each is a function body for evaluate (use return).
 
 // pollEvery is how often a wait's page script checks its condition,
 // @puppeteer/replay's own pace (waitForFunction polls every 100 ms).
@@ -140,25 +139,6 @@ func waitElementJS(path []string, op string, count int, attrs map[string]string,
 		want = "!holds()"
 	}
 	return pollJS(b.String(), want, d)
-}
-
-// changeKindJS answers how a change step sets its element's value, as
-// @puppeteer/replay's fill decides at replay time: "select" for a
-// <select> (the flow's select_option), "type" for a field a person types
-// into (or no element: the type step then says it is missing), and "set"
-// for an input that takes no typing (color, date, range, ...), whose value
-// the script sets itself, firing input and change as the Recorder's replay
-// does.
-func changeKindJS(path []string, value string) string {
-	return `const el = ` + elementJS(path) + `;
-if (el instanceof HTMLSelectElement) return "select";
-if (el instanceof HTMLInputElement && !["text", "search", "url", "tel", "email", "password", "number"].includes(el.type)) {
-  el.value = ` + jsValue(value) + `;
-  el.dispatchEvent(new Event("input", { bubbles: true }));
-  el.dispatchEvent(new Event("change", { bubbles: true }));
-  return "set";
-}
-return "type";`
 }
 
 // scrollJS scrolls the page, or the first element path finds, to x, y

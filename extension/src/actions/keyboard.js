@@ -19,7 +19,9 @@ export async function typeText(ctx, action) {
   const keys = keyboard(ctx);
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
-    if (action.clear) await clearFocused(ctx);
+    // A field no one types into (a <select>, a date input) is filled by
+    // clearFocused itself.
+    if (action.clear && (await clearFocused(ctx, action.text))) return;
     if (action.text.length > 0) await keys.insertText(action.text);
   });
 }

@@ -7091,7 +7091,7 @@ __export(keyboard_exports, {
 });
 
 // lib/clear.js
-var SELECT_FOCUSED = `function (own) { /* bua:clear */
+var SELECT_FOCUSED = `function (own, text) { /* bua:clear */
   if (own && !document.hasFocus()) return { unfocused: true };
   let doc = document;
   let el = doc.activeElement;
@@ -7108,6 +7108,28 @@ var SELECT_FOCUSED = `function (own) { /* bua:clear */
     break;
   }
   if (!el) return { none: "" };
+  const fire = () => {
+    el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+    return { filled: true };
+  };
+  if (el.localName === "select") {
+    const opts = Array.from(el.options);
+    const norm = (s) => s.replace(/s+/g, " ").trim();
+    const opt = opts.find((o) => o.value === text) || opts.find((o) => norm(o.label) === norm(text));
+    if (!opt) return { noOption: opts.slice(0, 10).map((o) => o.value) };
+    for (const o of opts) o.selected = o === opt;
+    return fire();
+  }
+  if (el.localName === "input" && ["color", "date", "time", "datetime-local", "month", "range", "week"].includes(el.type)) {
+    const was = el.value;
+    el.value = text;
+    if (el.value !== text) {
+      el.value = was; // the input emptied itself on a value it refuses
+      return { malformed: el.type };
+    }
+    return fire();
+  }
   if (el.localName === "input" || el.localName === "textarea") {
     if (!el.value) return { empty: true };
     el.select();
@@ -7126,9 +7148,9 @@ var SELECT_FOCUSED = `function (own) { /* bua:clear */
   }
   return { none: el.localName };
 }`;
-async function clearFocused(ctx) {
+async function clearFocused(ctx, text) {
   const ask = (session, own) => (session ? (m, p) => ctx.sendTo(session, m, p) : ctx.send)("Runtime.evaluate", {
-    expression: `(${SELECT_FOCUSED})(${own})`,
+    expression: `(${SELECT_FOCUSED})(${own}, ${JSON.stringify(text)})`,
     returnByValue: true
   }).then((r) => r.result && r.result.value || {});
   let st = await ask(null, false);
@@ -7137,9 +7159,11 @@ async function clearFocused(ctx) {
     const answers = await Promise.allSettled(frames.map((f) => ask(f.sessionId, true)));
     st = answers.map((a) => a.status === "fulfilled" ? a.value : {}).find((v) => !v.unfocused) || {};
   }
-  if (!st.selected) return false;
-  await keyboard(ctx).press("Delete", { together: true });
-  return true;
+  if (st.noOption) throw invalid(`the <select> has no option whose value or label is ${JSON.stringify(text)} (values: ${st.noOption.join(", ")})`);
+  if (st.malformed) throw invalid(`${JSON.stringify(text)} is not a value an <input type=${st.malformed}> takes`);
+  if (st.filled) return true;
+  if (st.selected) await keyboard(ctx).press("Delete", { together: true });
+  return false;
 }
 
 // actions/keyboard.js
@@ -7148,7 +7172,7 @@ async function typeText(ctx, action) {
   const keys = keyboard(ctx);
   return settleAfter(ctx, "type", async () => {
     await waitActionable(ctx, action, () => typeProbe(ctx, action, force));
-    if (action.clear) await clearFocused(ctx);
+    if (action.clear && await clearFocused(ctx, action.text)) return;
     if (action.text.length > 0) await keys.insertText(action.text);
   });
 }

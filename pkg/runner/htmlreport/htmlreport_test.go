@@ -90,6 +90,17 @@ steps:
 			{Seq: 7, T: start + 170, Kind: protocol.TraceRequest, Method: "GET", URL: "http://cdn.test/x.js", ErrorText: "net::ERR_NAME_NOT_RESOLVED"},
 		}}))
 	r := &runner.Runner{Requester: fake, Now: clock(), Evidence: true, Artifacts: filepath.Join(dir, "artifacts")}
+	// Run from dir, as bua run is from a project's root: the evidence
+	// folders are named after the flows' paths from there (artifacts/
+	// checkout/...), not after the temp dir's.
+	back, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(back)
 	return r.RunSuite(context.Background(), []string{filepath.Join(dir, "checkout.yaml"), filepath.Join(dir, "search.yaml"), filepath.Join(dir, "broken.yaml")}), dir
 }
 

@@ -195,7 +195,12 @@ func run(ctx context.Context, args []string, env *Env) int {
 	if len(args) == 3 && args[1] == "help" && slices.Contains(helpTopics, args[2]) {
 		args = []string{args[0], args[2]} // a help topic, not a command's usage
 	}
-	return runApp(ctx, newApp(env, args), args, env)
+	app := newApp(env, args)
+	if values, ok := completeFlagValue(app, args); ok {
+		fmt.Fprintln(env.Stdout, strings.Join(values, "\n"))
+		return 0
+	}
+	return runApp(ctx, app, args, env)
 }
 
 // helpTopics are the words `bua help TOPIC` explains beside the commands:

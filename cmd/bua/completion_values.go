@@ -73,7 +73,7 @@ func fishFlagValues(app *cli.App) string {
 		if cond != "" {
 			cond = " -n '__fish_seen_subcommand_from " + cond + "'"
 		}
-		fmt.Fprintf(&b, "complete -c %s%s -f -l %s -x -a '%s'\n", app.Name, cond, name, strings.Join(flagValues[name], " "))
+		fmt.Fprintf(&b, "complete -c %s%s -l %s -x -a '%s'\n", app.Name, cond, name, strings.Join(flagValues[name], " "))
 	}
 	global := map[string]bool{}
 	for _, f := range app.Flags {

@@ -51,10 +51,10 @@ func TestCompletionFlagValues(t *testing.T) {
 	}
 	fish := runCLI(t, nil, "", "completion", "fish").stdout
 	for _, want := range []string{
-		"complete -c bua -f -l dialogs -x -a 'accept dismiss leave'\n",
-		"complete -c bua -n '__fish_seen_subcommand_from navigate' -f -l wait-until -x -a 'commit domcontentloaded load networkidle'\n",
-		"complete -c bua -n '__fish_seen_subcommand_from wait-for' -f -l state -x -a 'visible attached hidden detached'\n",
-		"complete -c bua -n '__fish_seen_subcommand_from click' -f -l role -x -a '" + strings.Join(protocol.Roles, " ") + "'\n",
+		"complete -c bua -l dialogs -x -a 'accept dismiss leave'\n",
+		"complete -c bua -n '__fish_seen_subcommand_from navigate' -l wait-until -x -a 'commit domcontentloaded load networkidle'\n",
+		"complete -c bua -n '__fish_seen_subcommand_from wait-for' -l state -x -a 'visible attached hidden detached'\n",
+		"complete -c bua -n '__fish_seen_subcommand_from click' -l role -x -a '" + strings.Join(protocol.Roles, " ") + "'\n",
 	} {
 		if !strings.Contains(fish, want) {
 			t.Errorf("bua completion fish lacks %q", want)

@@ -496,6 +496,16 @@ func TestEvaluateShapes(t *testing.T) {
 		if e.Message != "RangeError: late boom" {
 			t.Errorf("message = %q", e.Message)
 		}
+		// Each says the page script threw (reason script_threw); a
+		// request refused as invalid does not.
+		for _, expr := range []string{"throw new TypeError('boom here')", "await 1; return )", "await Promise.reject(new RangeError('late boom')); return 1"} {
+			if e := wantError(t, map[string]any{"type": "evaluate", "tabId": tab, "expression": expr}, "invalid_action"); e.Reason != "script_threw" {
+				t.Errorf("%s: reason %q, want script_threw", expr, e.Reason)
+			}
+		}
+		if e := wantError(t, map[string]any{"type": "click", "tabId": tab, "selector": "button[[["}, "invalid_action"); e.Reason == "script_threw" {
+			t.Errorf("an invalid selector: reason %q: no page script of the request's threw", e.Reason)
+		}
 	})
 	// A body that uses await runs as an async arrow function (a pure
 	// extension of the wrapper in docs/protocol.md#evaluate); any other body keeps the

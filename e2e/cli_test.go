@@ -422,7 +422,8 @@ func TestCLI_TypeHoverPress(t *testing.T) {
 }
 
 // TestCLI_Scroll: --amount scrolls exactly that many pixels each way; an
-// unknown direction is refused before sending (exit 2).
+// unknown direction is refused before sending (exit 2), its hint blaming
+// no page script.
 func TestCLI_Scroll(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
 	mustCLI(t, "scroll", "down", "--amount", "500", "--tab", tab)
@@ -432,7 +433,10 @@ func TestCLI_Scroll(t *testing.T) {
 
 	r := cliCmd(t, "scroll", "sideways", "--tab", tab)
 	wantCLIError(t, r, 2, "invalid_action", "scroll", "sideways")
-	wantCLIJSONError(t, cliCmd(t, "scroll", "sideways", "--tab", tab, "--json"), 2, "invalid_action", "scroll", "sideways", "--json")
+	e := wantCLIJSONError(t, cliCmd(t, "scroll", "sideways", "--tab", tab, "--json"), 2, "invalid_action", "scroll", "sideways", "--json")
+	if e.Reason == "script_threw" || strings.Contains(e.Hint, "script") {
+		t.Errorf("scroll sideways ran no page script, yet reason %q, hint %q", e.Reason, e.Hint)
+	}
 }
 
 // cliJPEGSize checks data is a JPEG (FF D8) and decodes its dimensions.
@@ -492,7 +496,8 @@ func TestCLI_Screenshot(t *testing.T) {
 }
 
 // TestCLI_Eval: a string prints bare, --json prints the typed result, "-"
-// reads the body from stdin, and a throw is invalid_action (exit 1).
+// reads the body from stdin, and a throw is invalid_action (exit 1), reason
+// script_threw, whose hint blames the page script.
 func TestCLI_Eval(t *testing.T) {
 	tab := cliOpen(t, "cli/cli.html")
 	if got := mustCLI(t, "eval", "--tab", tab, "return document.title").Stdout; got != "CLI fixture\n" {
@@ -524,7 +529,10 @@ func TestCLI_Eval(t *testing.T) {
 	r = cliCmd(t, boom...)
 	wantCLIError(t, r, 1, "invalid_action", boom...)
 	wantContains(t, "eval throw stderr", r.Stderr, "boom-42")
-	wantCLIJSONError(t, cliCmd(t, append(boom, "--json")...), 1, "invalid_action", boom...)
+	e := wantCLIJSONError(t, cliCmd(t, append(boom, "--json")...), 1, "invalid_action", boom...)
+	if e.Reason != "script_threw" || !strings.Contains(e.Hint, "the page script threw") {
+		t.Errorf("a page script that threw: reason %q, hint %q; want script_threw, and a hint that says so", e.Reason, e.Hint)
+	}
 }
 
 // TestCLI_WaitFor: a present selector prints "found"; a missing one with

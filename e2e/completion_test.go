@@ -29,6 +29,9 @@ func TestCompletionProtocol(t *testing.T) {
 		{[]string{"click", "e3", "--f", "--generate-bash-completion"}, []string{"--force", "--frame"}},
 		{[]string{"eval", "-", "--generate-bash-completion"}, []string{"--tab", "--json", "--timeout"}},
 		{[]string{"--j", "--generate-bash-completion"}, []string{"--json"}},
+		// After a flag that takes one of a fixed set: the set.
+		{[]string{"navigate", "--wait-until", "--generate-bash-completion"}, []string{"commit", "domcontentloaded", "load", "networkidle"}},
+		{[]string{"click", "--role", "--generate-bash-completion"}, []string{"button", "link", "textbox"}},
 	} {
 		out, code := bua(ctx, tt.args...)
 		if code != 0 {
@@ -44,8 +47,9 @@ func TestCompletionProtocol(t *testing.T) {
 }
 
 // TestCompletionBash sources `bua completion bash` in a real bash and
-// completes as the shell would on Tab: commands, subcommands, and a
-// command's flags once the word typed starts with "-".
+// completes as the shell would on Tab: commands, subcommands, a command's
+// flags once the word typed starts with "-", and after a flag that takes
+// one of a fixed set (--wait-until, --role, --state), that set.
 func TestCompletionBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -61,6 +65,14 @@ func TestCompletionBash(t *testing.T) {
 		{"bua click --f", []string{"--force", "--frame"}, []string{"--tab"}},
 		{"bua click e3 --t", []string{"--tab", "--timeout"}, []string{"--force"}},
 		{"bua extract --", []string{"--selector", "--max-elements", "--json"}, []string{"--force"}},
+		// A flag's values, from the protocol's lists.
+		{"bua navigate --wait-until ", []string{"commit", "domcontentloaded", "load", "networkidle"}, []string{"--tab"}},
+		{"bua open https://a.test --wait-until d", []string{"domcontentloaded"}, []string{"load"}},
+		{"bua click --role ", []string{"button", "link", "textbox", "checkbox"}, []string{"--force"}},
+		{"bua click --role bu", []string{"button"}, []string{"link"}},
+		{"bua wait-for --state ", []string{"visible", "attached", "hidden", "detached"}, nil},
+		{"bua click e3 --button r", []string{"right"}, []string{"left"}},
+		{"bua --dialogs ", []string{"accept", "dismiss", "leave"}, nil},
 	} {
 		script := `eval "$(bua completion bash)"
 COMP_WORDS=(` + tt.words + `)
@@ -109,6 +121,8 @@ func TestCompletionPowerShell(t *testing.T) {
 		{"bua click --f", []string{"--force", "--frame"}, []string{"--tab"}},
 		{"bua click e3 --t", []string{"--tab", "--timeout"}, []string{"--force"}},
 		{"bua extract --", []string{"--selector", "--max-elements", "--json"}, []string{"--force"}},
+		{"bua navigate --wait-until ", []string{"commit", "domcontentloaded", "load", "networkidle"}, nil},
+		{"bua click --role bu", []string{"button"}, []string{"link"}},
 	} {
 		script := `bua completion powershell | Out-String | Invoke-Expression
 $line = '` + tt.line + `'
@@ -120,6 +134,51 @@ $line = '` + tt.line + `'
 			t.Fatalf("%q: %v", tt.line, err)
 		}
 		got := "\n" + strings.ReplaceAll(string(out), "\r\n", "\n")
+		for _, w := range tt.want {
+			if !strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: no candidate %q in:\n%s", tt.line, w, out)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(got, "\n"+w+"\n") {
+				t.Errorf("%q: candidate %q offered:\n%s", tt.line, w, out)
+			}
+		}
+	}
+}
+
+// TestCompletionFish loads `bua completion fish` into a real fish and
+// completes with `complete -C`, as fish does on Tab: the command's flags,
+// and the values of a flag that takes one of a fixed set. It skips where
+// fish is not on PATH (apt-get install fish); cmd/bua's TestCompletion
+// checks the script's text there.
+func TestCompletionFish(t *testing.T) {
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skipf("fish is not on PATH (%v): the fish completion is not run here", err)
+	}
+	for _, tt := range []struct {
+		line string // typed so far, the cursor at its end
+		want []string
+		not  []string
+	}{
+		{"bua click --f", []string{"--force", "--frame"}, []string{"--tab"}},
+		{"bua navigate --wait-until ", []string{"commit", "domcontentloaded", "load", "networkidle"}, nil},
+		{"bua click --role bu", []string{"button"}, []string{"link"}},
+		{"bua wait-for --state h", []string{"hidden"}, []string{"visible"}},
+		{"bua --dialogs ", []string{"accept", "dismiss", "leave"}, nil},
+	} {
+		cmd := exec.Command(fish, "--no-config", "-c", `bua completion fish | source; complete -C "$argv[1]"`, tt.line)
+		cmd.Env = append(buaEnv, "PATH="+filepath.Dir(buaBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		got := "\n"
+		for _, l := range strings.Split(string(out), "\n") {
+			word, _, _ := strings.Cut(l, "\t") // fish adds a tab and the description
+			got += word + "\n"
+		}
 		for _, w := range tt.want {
 			if !strings.Contains(got, "\n"+w+"\n") {
 				t.Errorf("%q: no candidate %q in:\n%s", tt.line, w, out)

@@ -192,11 +192,25 @@ func run(ctx context.Context, args []string, env *Env) int {
 		// the request as its argument: a Tab must never run an action.
 		return 0
 	}
-	if len(args) == 3 && args[1] == "help" && args[2] == "exit-codes" {
-		args = []string{args[0], "exit-codes"} // a help topic, not a command's usage
+	if len(args) == 3 && args[1] == "help" && slices.Contains(helpTopics, args[2]) {
+		args = []string{args[0], args[2]} // a help topic, not a command's usage
 	}
-	return runApp(ctx, newApp(env, args), args, env)
+	app := newApp(env, args)
+	if values, ok := completeFlagValue(app, args); ok {
+		fmt.Fprintln(env.Stdout, strings.Join(values, "\n"))
+		return 0
+	}
+	return runApp(ctx, app, args, env)
 }
+
+// helpTopics are the words `bua help TOPIC` explains beside the commands:
+// each is also a command of its own that prints it.
+var helpTopics = []string{"environment", "exit-codes"}
+
+// noHelpTopic is urfave/cli's answer to `bua help WORD` for a WORD that is
+// no command: its message starts so, with its help's exit code 3, which
+// bua keeps for "blocked".
+const noHelpTopic = "No help topic for "
 
 // runApp runs args through app and maps what it returns to the exit code,
 // printing the error the command has not printed itself.
@@ -210,6 +224,11 @@ func runApp(ctx context.Context, app *cli.App, args []string, env *Env) int {
 		return ee.code
 	}
 	var ec cli.ExitCoder
+	if errors.As(err, &ec) && strings.HasPrefix(err.Error(), noHelpTopic) {
+		fmt.Fprintf(env.Stderr, "bua: no help topic or command %s: the topics are %s; the commands are in `bua --help`\n",
+			strings.TrimPrefix(err.Error(), noHelpTopic), strings.Join(helpTopics, ", "))
+		return exitUsage
+	}
 	if errors.As(err, &ec) {
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(env.Stderr, msg)

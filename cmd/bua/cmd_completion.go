@@ -14,9 +14,11 @@ func init() { registerWhole(newCompletionCommand, "completion") }
 // with "-", a "-" goes along: then urfave/cli offers every flag of the
 // command (the global ones included), where it otherwise offers
 // subcommands; the word itself could be "--", after which urfave/cli would
-// run the command instead (run refuses that). fish's script, from
-// urfave/cli, lists every command's flags itself; PowerShell's follows
-// bash's (powershellCompletion).
+// run the command instead (run refuses that). After a flag that takes one
+// of a fixed set (--wait-until, --role: flagValues), bua offers that set.
+// fish's script, from urfave/cli, lists every command's flags itself, and
+// bua adds those sets (fishFlagValues); PowerShell's follows bash's
+// (powershellCompletion).
 const bashCompletion = `# bua completion for bash: eval "$(bua completion bash)"
 _bua_complete() {
   local cur="${COMP_WORDS[COMP_CWORD]}"
@@ -101,7 +103,7 @@ func newCompletionCommand(env *Env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(env.Stdout, s)
+				fmt.Fprint(env.Stdout, s+fishFlagValues(c.App))
 			default:
 				return usageError("completion takes bash, zsh, fish or powershell")
 			}

@@ -49,6 +49,9 @@ type runOptions struct {
 	// flows at once, each with a browser of its own; 0 or 1 runs them one
 	// after another.
 	Parallel int
+	// KeepBrowsers is --keep-browsers: leave running the workers' managed
+	// browsers the run launched (stopLaunchedBrowsers).
+	KeepBrowsers bool
 	// DialogsSet says --dialogs was given: it is then the policy of flows
 	// without a dialogs key.
 	DialogsSet bool
@@ -119,7 +122,8 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			"managed-1, …: profiles apart, so cookies and storage too), or with --browser\n" +
 			"user a window each in your Chrome, whose cookies all share: full isolation\n" +
 			"needs managed browsers. Flows read their worker's index (0 … N-1) as\n" +
-			"env.BUA_WORKER_INDEX.",
+			"env.BUA_WORKER_INDEX. When the run ends (passed, failed or interrupted) it\n" +
+			"stops the managed browsers it launched for its workers, unless --keep-browsers.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "override a flow var: `NAME=VALUE` (repeatable)"},
 			&cli.StringSliceFlag{Name: "report", Usage: "write a report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
@@ -134,6 +138,7 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			&cli.StringSliceFlag{Name: "exclude-tag", Usage: "skip flows with any of these tags: `TAG` (repeatable, or comma-separated)"},
 			&cli.BoolFlag{Name: "list", Usage: "print the flows that would run (after --tag and --shard) without a browser"},
 			&cli.IntFlag{Name: "parallel", Aliases: []string{"workers"}, Usage: "run the flows on `N` workers at once, each with a browser of its own (managed: managed, managed-1, …; your Chrome: a window each, cookies shared)"},
+			&cli.BoolFlag{Name: "keep-browsers", Usage: "with --parallel, leave running the workers' managed browsers the run launched (by default it stops them when it ends)"},
 		},
 		Action: func(c *cli.Context) error {
 			o.globalOptions = readGlobals(c, env)
@@ -144,7 +149,7 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			o.Retries, o.FailOnFlaky = c.Int("retries"), c.Bool("fail-on-flaky")
 			o.Tags, o.ExcludeTags = c.StringSlice("tag"), c.StringSlice("exclude-tag")
 			o.DialogsSet = c.IsSet("dialogs")
-			o.Parallel = c.Int("parallel")
+			o.Parallel, o.KeepBrowsers = c.Int("parallel"), c.Bool("keep-browsers")
 			return runWith(o, runF, runRun)
 		},
 	}
@@ -221,6 +226,9 @@ func runRun(o *runOptions) error {
 		}
 		if r.Progress != nil {
 			fmt.Fprintf(r.Progress, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
+		}
+		if !o.KeepBrowsers {
+			defer o.stopLaunchedBrowsers(workers)() // once the workers' connections are closed
 		}
 		defer closeAll(lazies)
 		suite = r.RunParallel(ctx, files, workers)

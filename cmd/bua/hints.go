@@ -17,7 +17,7 @@ var codeHints = map[protocol.ErrorCode]string{
 	protocol.CodeElementStale:         "the page changed: run `bua extract` again, then use a new uid",
 	protocol.CodeTimeout:              "the action ran out of time: if the page is just slow, wait for it with `bua wait-for` or raise --timeout, then retry",
 	protocol.CodeDebuggerAttachFailed: "Chrome refused the debugger: close DevTools or any other debugger on that tab, then retry",
-	protocol.CodeInvalidAction:        "the request is invalid (or the page script threw): read the message, fix the action or expression, do not retry it as is",
+	protocol.CodeInvalidAction:        "the request is invalid: read the message, fix the action, do not retry it as is",
 	protocol.CodeInternalError:        "bua or the extension failed unexpectedly: check `bua status` and `bua doctor`, then retry once",
 	protocol.CodeBridgeUnavailable:    "no browser is connected: run `bua doctor`, pair Chrome with `bua pair`, or start one with `bua browser start`",
 }
@@ -35,6 +35,7 @@ var reasonHints = map[string]string{
 	protocol.ReasonDaemonUnresponsive: "the bua daemon took the connection but does not answer: if it was suspended (Ctrl-Z), resume it with `fg`; otherwise end that `bua serve` process, and the next command starts a fresh daemon",
 	protocol.ReasonUnsafeSocket:       "bua sent nothing: the way to its socket is not yours alone; do what the message says, then check with `bua doctor`",
 	protocol.ReasonUidUnknown:         "no extract on this tab listed that uid (a typo, or another tab's uid?): run `bua extract` and use a uid it lists",
+	protocol.ReasonScriptThrew:        "the page script threw: the message is its error; fix the expression (or wait until the page is in the state it expects), do not retry it as is",
 	protocol.ReasonOutcomeUnknown:     "the extension lost its connection or its worker mid-action, so the action may or may not have run: look at the page (`bua extract`) before running it again, or it may happen twice",
 }
 

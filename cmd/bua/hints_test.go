@@ -1,10 +1,12 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // TestHints: every code has a CLI hint and an exit code, and a known
@@ -63,5 +65,54 @@ func TestHints(t *testing.T) {
 				t.Errorf("exit = %d, want %d", got, tt.exit)
 			}
 		})
+	}
+}
+
+// TestInvalidActionHint: invalid_action's next step blames the page
+// script only when one ran, which the error says by its reason
+// (script_threw: evaluate's expression threw in the page); a request bua
+// or the extension refused (scroll sideways, a bad selector) is the
+// request's fault alone. The same for the CLI's hint and an agent's next
+// step (render.Next), and through a real command line each way.
+func TestInvalidActionHint(t *testing.T) {
+	h, ext := startFake(t)
+	ext.Handle(protocol.ActionEvaluate, func(protocol.Action) (any, *protocol.Error) {
+		return nil, &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonScriptThrew, Message: "ReferenceError: boom is not defined"}
+	})
+	ext.Handle(protocol.ActionClick, func(protocol.Action) (any, *protocol.Error) {
+		return nil, &protocol.Error{Code: protocol.CodeInvalidAction, Message: `invalid CSS selector "##": SyntaxError: '##' is not a valid selector.`}
+	})
+	hintLine := func(r result) string {
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if h, ok := strings.CutPrefix(l, "hint: "); ok {
+				return h
+			}
+		}
+		t.Errorf("no hint in stderr %q", r.stderr)
+		return ""
+	}
+	sideways := runCLI(t, h, "", "scroll", "sideways")
+	if sideways.code != exitUsage {
+		t.Errorf("scroll sideways: exit %d, want %d", sideways.code, exitUsage)
+	}
+	refused := &protocol.Error{Code: protocol.CodeInvalidAction, Message: `invalid CSS selector "##"`}
+	threw := &protocol.Error{Code: protocol.CodeInvalidAction, Reason: protocol.ReasonScriptThrew, Message: "TypeError: x is undefined"}
+	blames := regexp.MustCompile(`(?i)script threw|threw in the page`)
+	for _, tt := range []struct {
+		name   string
+		hint   string
+		blames bool
+	}{
+		{"scroll sideways, refused before it is sent", hintLine(sideways), false},
+		{"a selector the extension refused", hintLine(runCLI(t, h, "", "click", "##")), false},
+		{"eval whose script threw", hintLine(runCLI(t, h, "", "eval", "boom()")), true},
+		{"hintFor: refused", hintFor(refused), false},
+		{"hintFor: the script threw", hintFor(threw), true},
+		{"agent: refused", render.Next(refused), false},
+		{"agent: the script threw", render.Next(threw), true},
+	} {
+		if tt.hint == "" || blames.MatchString(tt.hint) != tt.blames {
+			t.Errorf("%s: hint %q; want it to blame the page script: %v", tt.name, tt.hint, tt.blames)
+		}
 	}
 }

@@ -7,12 +7,16 @@
 // requests of one key wait on it: flows that navigate there can only pass
 // if the workers run them at once, so the tests assert overlap, not speed.
 // The tests run one after another on those browsers; the one that kills a
-// worker's browser leaves the daemon's relaunch in its place, so at most
-// three browsers run at any time.
+// worker's browser leaves the daemon's relaunch in its place. One test,
+// TestParallel_StopsLaunchedBrowsers, runs on a home of its own, where
+// each of its three runs launches two browsers and stops them: at most
+// five browsers run at any time.
 //
-// Budget: about 15 s on a 2-core machine (12 s measured at load 5-10), 60 s
-// at most: the three browsers' start, a suite of six short flows, one of
-// six with a browser killed and relaunched, and one interrupted.
+// Budget: about 60 s on a quiet 2-core machine (134 s measured at load
+// 30), 180 s at most: the three browsers' start, a suite of six short
+// flows, one of six with a browser killed and relaunched, one interrupted,
+// and three runs of two flows that each launch and stop two browsers (30 s
+// of it at load 2, 69 s at load 30).
 package parallel
 
 import (

@@ -635,7 +635,8 @@ test("evaluate: throw is invalid_action with the JS message; never-settling prom
     },
   });
   const { c } = makeController(fake);
-  await rejectsWith(c.run(TAB, { type: "evaluate", expression: "boom()" }), "invalid_action", /^TypeError: boom is not a function$/);
+  const threw = await rejectsWith(c.run(TAB, { type: "evaluate", expression: "boom()" }), "invalid_action", /^TypeError: boom is not a function$/);
+  assert.equal(threw.reason, "script_threw", "the page script threw: the hint may blame it");
   assert.match(fake.calls.find((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("boom"))[1].expression, /^\(\(\) => \{\nboom\(\)\n\}\)\(\)$/);
   const ev = fake.calls.find((x) => x[0] === "Runtime.evaluate" && x[1].expression.includes("boom"))[1];
   assert.equal(ev.awaitPromise, true);

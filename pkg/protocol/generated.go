@@ -104,6 +104,7 @@ const (
 	ReasonDownloadInterrupted = "download_interrupted" // a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)
 	ReasonUidUnknown          = "uid_unknown"          // element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid
 	ReasonOutcomeUnknown      = "outcome_unknown"      // the request had started when the extension lost track of it (its service worker restarted mid-action, the action was cancelled, or its cache entry had to go): it may or may not have taken effect, so it is not run again. Look at the page (extract) before sending it again
+	ReasonScriptThrew         = "script_threw"         // invalid_action from evaluate: its expression threw in the page (a SyntaxError included), or its promise rejected, and the message is the page's error: fix the expression, or wait until the page is in the state it expects
 )
 
 // Reasons says what each named reason means to a caller, in the
@@ -122,6 +123,7 @@ var Reasons = map[string]string{
 	ReasonDownloadInterrupted: "a download that click or press_key waited for (download: true) stopped before it finished; the message carries Chrome's own reason (NETWORK_FAILED, SERVER_FAILED, FILE_NO_SPACE, USER_CANCELED, ...)",
 	ReasonUidUnknown:          "element_stale for a uid no extract on the tab ever listed (a typo, or another tab's uid), rather than one the page outdated: extract and use a listed uid",
 	ReasonOutcomeUnknown:      "the request had started when the extension lost track of it (its service worker restarted mid-action, the action was cancelled, or its cache entry had to go): it may or may not have taken effect, so it is not run again. Look at the page (extract) before sending it again",
+	ReasonScriptThrew:         "invalid_action from evaluate: its expression threw in the page (a SyntaxError included), or its promise rejected, and the message is the page's error: fix the expression, or wait until the page is in the state it expects",
 }
 
 // WebSocket close codes after a reject or a replacement (schema x-closeCodes).
@@ -621,7 +623,7 @@ var Contract = map[ErrorCode]CodeInfo{
 	CodeElementStale:         {Retry: RetryReExtract, Next: "the page changed since the extract: extract again, then use a new uid"},
 	CodeTimeout:              {Retry: RetryIfTransient, Next: "the action ran out of time: retry only when the cause may pass (a slow page), after waiting for it"},
 	CodeDebuggerAttachFailed: {Retry: RetryIfTransient, Next: "Chrome refused the debugger (DevTools or another debugger is on the tab): close it, then retry"},
-	CodeInvalidAction:        {Retry: RetryNever, Next: "the request is invalid, or the page script threw: fix the action or expression; do not retry it as is"},
+	CodeInvalidAction:        {Retry: RetryNever, Next: "the request is invalid: read the message, fix the action; do not retry it as is"},
 	CodeInternalError:        {Retry: RetryIfTransient, Next: "bua or the extension failed unexpectedly: retry once; if it persists, check the daemon and the extension"},
 }
 

@@ -834,6 +834,9 @@ const (
 	WaitDetached = "detached"
 )
 
+// WaitStates are the values in the schema's order.
+var WaitStates = []string{WaitVisible, WaitAttached, WaitHidden, WaitDetached}
+
 // The points of a page's load at which an action that loads one answers
 // (waitUntil, Playwright's): the new document committed, its
 // DOMContentLoaded, its load event (the default), or load and then no network
@@ -869,6 +872,9 @@ const (
 	MouseButtonBack    = "back"
 	MouseButtonForward = "forward"
 )
+
+// MouseButtons are the values in the schema's order.
+var MouseButtons = []string{MouseButtonLeft, MouseButtonMiddle, MouseButtonRight, MouseButtonBack, MouseButtonForward}
 
 // RecordEndReason is why a recording ended (recordEndReason): record_stop
 // (bua record's Ctrl-C), the popup's Stop on the recording, its last tab

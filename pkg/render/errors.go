@@ -75,7 +75,7 @@ func fromPage(e *protocol.Error) bool {
 		return false
 	}
 	switch e.Reason {
-	case "", protocol.ReasonDialogOpen, protocol.ReasonDialogOpened:
+	case "", protocol.ReasonScriptThrew, protocol.ReasonDialogOpen, protocol.ReasonDialogOpened:
 		return true
 	}
 	return false

@@ -3,6 +3,7 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { CdpError } from "../lib/cdp.js";
+import { REASONS } from "../generated/protocol.js";
 
 // docs/protocol.md#evaluate: a 10 s CDP-side timeout, cut to what the
 // request's budget leaves.
@@ -126,7 +127,9 @@ export async function evaluate(ctx, action) {
       if (/Execution was terminated/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);
       }
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, msg);
+      // The page's own error: script_threw tells it from a request bua
+      // refused, so a hint blames the page script only when one ran.
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, msg, REASONS.SCRIPT_THREW);
     }
     return await shapeResult(res.result, async (objectId) => {
       const r = await ctx.send("Runtime.callFunctionOn", {

@@ -23,6 +23,7 @@ export const REASONS = Object.freeze({
   DOWNLOAD_INTERRUPTED: "download_interrupted",
   UID_UNKNOWN: "uid_unknown",
   OUTCOME_UNKNOWN: "outcome_unknown",
+  SCRIPT_THREW: "script_threw",
 });
 
 // Close codes after a reject or a replacement (x-closeCodes).

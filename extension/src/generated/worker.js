@@ -3063,7 +3063,8 @@ var REASONS = Object.freeze({
   DIALOG_OPENED: "dialog_opened",
   DOWNLOAD_INTERRUPTED: "download_interrupted",
   UID_UNKNOWN: "uid_unknown",
-  OUTCOME_UNKNOWN: "outcome_unknown"
+  OUTCOME_UNKNOWN: "outcome_unknown",
+  SCRIPT_THREW: "script_threw"
 });
 var CLOSE_CODES = Object.freeze({
   unsupportedData: 1003,
@@ -10799,7 +10800,7 @@ async function evaluate(ctx, action) {
       if (/Execution was terminated/i.test(msg)) {
         throw new BridgeError(ErrorCodes.TIMEOUT, `evaluate did not finish within ${timeoutMs} ms`);
       }
-      throw new BridgeError(ErrorCodes.INVALID_ACTION, msg);
+      throw new BridgeError(ErrorCodes.INVALID_ACTION, msg, REASONS.SCRIPT_THREW);
     }
     return await shapeResult(res.result, async (objectId) => {
       const r = await ctx.send("Runtime.callFunctionOn", {

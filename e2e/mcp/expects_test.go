@@ -1,8 +1,14 @@
 package mcp
 
 import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/internal/syncbuf"
 )
 
 // What an agent used to Playwright MCP expects of `bua mcp` (issue 31), in
@@ -25,5 +31,63 @@ func TestFirstNavigateWaitUntil(t *testing.T) {
 	// The page is the real one, and loads in the end.
 	if res, text := a.call(t, map[string]any{"action": "wait_for", "text": "After the blocking script", "timeoutMs": 20000}); res.IsError {
 		t.Errorf("the page never showed its text: %s", text)
+	}
+}
+
+// TestOneShotClient: a client that writes its requests and closes bua
+// mcp's stdin at once (`printf ... | bua mcp`) gets every one answered,
+// a navigate that loads a page included, and bua mcp then exits 0.
+func TestOneShotClient(t *testing.T) {
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"one-shot","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"browser","arguments":{"action":"navigate","url":"` + siteURL("mcp/signin.html") + `"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"browser","arguments":{"action":"get_tabs"}}}`,
+	}
+	cmd := exec.Command(buaBin, "mcp")
+	cmd.Env = buaEnv
+	cmd.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	start := time.Now()
+	go func() {
+		out, err = cmd.Output()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("bua mcp still runs 30 s after its stdin closed\n%s", stderr.String())
+	}
+	t.Logf("bua mcp answered and exited %s after its input", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("bua mcp: %v\n%s", err, stderr.String())
+	}
+	answers := map[int]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			ID *int `json:"id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID != nil {
+			answers[*m.ID] = sc.Text()
+		}
+	}
+	for id := 1; id <= 4; id++ {
+		if answers[id] == "" {
+			t.Errorf("no answer to request %d; stdout:\n%s\nstderr:\n%s", id, out, stderr.String())
+		}
+	}
+	if !strings.Contains(answers[2], `"name":"browser"`) {
+		t.Errorf("tools/list's answer: %s", answers[2])
+	}
+	if !strings.Contains(answers[3], "ok: navigate") || strings.Contains(answers[3], `"isError":true`) {
+		t.Errorf("navigate's answer: %s", answers[3])
 	}
 }

@@ -65,6 +65,10 @@ type Options struct {
 	// ProgressEvery is how often navigate, wait_for and handoff report
 	// progress to a client that asked for it (default 500 ms).
 	ProgressEvery time.Duration
+	// Drain is how long Serve lets the calls still running when the
+	// client closed its input finish before it cancels them (default
+	// 3 s); every request read before then is answered either way.
+	Drain time.Duration
 	// Version is the server's version in the MCP handshake.
 	Version string
 	// Log gets the server's own log (default: discard); never stdout,
@@ -85,6 +89,9 @@ type Server struct {
 	noChanges atomic.Bool
 	// life is Run's context: every call's action ends with it.
 	life context.Context
+	// drained is set when Serve's drain cancelled the calls still
+	// running: they answer that the client's input closed.
+	drained atomic.Bool
 }
 
 // New returns a server for o.
@@ -94,6 +101,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 500 * time.Millisecond
+	}
+	if o.Drain <= 0 {
+		o.Drain = defaultDrain
 	}
 	if o.HandoffTimeout <= 0 {
 		o.HandoffTimeout = handoff.DefaultTimeout
@@ -172,17 +182,30 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Serve serves one client on in and out (newline-delimited JSON-RPC,
 // `bua mcp`'s stdin and stdout) until the client hangs up or ctx ends.
+// When in ends, every request read before is answered first (drain.go).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	life, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := newPending()
+	r := newDrainReader(in, p, func() {
+		if n := p.count(); n > 0 {
+			s.o.Log.Info("the client closed its input: answering what it asked first", "pending", n)
+		}
+		drain(ctx, p, s.o.Drain, func() {
+			s.o.Log.Warn("calls still running after the drain: cancelled", "drain", s.o.Drain, "pending", p.count())
+			s.drained.Store(true)
+			cancel()
+		})
+	})
+	// The SDK's session runs on ctx, the calls on life: the drain cancels
+	// the calls and still has a session to answer them on.
+	s.life = life
+	err := s.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: newAnswerWriter(out, p)})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // Nonce is the fence's nonce (tests check what the page cannot forge).
 func (s *Server) Nonce() string { return s.fence.Nonce() }
@@ -221,6 +244,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		step.Action, step.Dialog = c.action, perr.Message
 		s.record(step)
 		return s.dialogOpened(c, perr), nil
+	}
+	if perr != nil && ctx.Err() != nil && s.drained.Load() {
+		perr = protocol.Errorf(protocol.CodeTimeout, "%s was cancelled: the client closed its input, and it still ran %s later (bua mcp answers what it read, then cancels what is left)", c.action.Type, s.o.Drain)
 	}
 	if perr != nil {
 		return s.failed(perr, nil), nil

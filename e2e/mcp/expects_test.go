@@ -91,3 +91,39 @@ func TestOneShotClient(t *testing.T) {
 		t.Errorf("navigate's answer: %s", answers[3])
 	}
 }
+
+// TestTypeReplaces: the tool's type replaces the field's value, as
+// Playwright MCP's browser_type does: a prefilled field gets the agent's
+// text alone, a type repeated gives the text once (not AdaAda), and
+// clear: false adds to the value.
+func TestTypeReplaces(t *testing.T) {
+	a := startAgent(t, nil)
+	a.must(t, map[string]any{"action": "navigate", "url": siteURL("mcp/signin.html")})
+	_, page := a.must(t, map[string]any{"action": "extract"})
+	email := uidOf(t, page, "textbox", "Email")
+	// value is the field's value: the line inside evaluate's fence.
+	value := func() string {
+		_, v := a.must(t, map[string]any{"action": "evaluate", "expression": "return document.querySelector('[name=email]').value"})
+		lines := strings.Split(v, "\n")
+		for i, l := range lines[:len(lines)-1] {
+			if strings.HasPrefix(l, "<page-content ") {
+				return lines[i+1]
+			}
+		}
+		t.Fatalf("no fenced value in evaluate's answer:\n%s", v)
+		return ""
+	}
+	for _, step := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "type", "uid": email, "text": "ada@example.com"}, "ada@example.com"},
+		{map[string]any{"action": "type", "uid": email, "text": "ada@example.com"}, "ada@example.com"},
+		{map[string]any{"action": "type", "uid": email, "text": ".uk", "clear": false}, "ada@example.com.uk"},
+	} {
+		a.must(t, step.args)
+		if v := value(); v != step.want {
+			t.Errorf("after %v the field holds %q, want %q (the prefilled value was old@example.com)", step.args, v, step.want)
+		}
+	}
+}

@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -236,7 +238,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	step.URLBefore = s.urlBefore(ctx, c.action)
 	stop := s.progress(ctx, req, c.action)
-	res, perr := s.o.Requester.Request(ctx, c.action)
+	res, perr := s.send(ctx, c)
 	stop()
 	if perr != nil && perr.Reason == protocol.ReasonDialogOpened {
 		// The action ran, up to the dialog it opened: not a failure of
@@ -261,6 +263,22 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		s.record(step)
 	}
 	return out.result, nil
+}
+
+// send sends c's action. An extension older than type_clear refuses the
+// clear: true the tool's type sets by itself (agentDefaults): the action
+// then goes as the agent wrote it, and types after the field's value as
+// it did before the default.
+func (s *Server) send(ctx context.Context, c *call) (json.RawMessage, *protocol.Error) {
+	res, err := s.o.Requester.Request(ctx, c.action)
+	if err != nil && err.Reason == protocol.ReasonRefused && c.action.Type == protocol.ActionType_ &&
+		slices.Contains(c.defaulted, "clear") && strings.Contains(err.Message, strconv.Quote(protocol.FeatureTypeClear)) {
+		s.o.Log.Info("the extension cannot clear a field (no type_clear): type adds to the value")
+		c.action.Clear = false
+		c.defaulted = slices.DeleteFunc(c.defaulted, func(p string) bool { return p == "clear" })
+		return s.o.Requester.Request(ctx, c.action)
+	}
+	return res, err
 }
 
 // describe reads the locators of a's target before a runs (a click may

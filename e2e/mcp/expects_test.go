@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/internal/syncbuf"
 )
 
@@ -125,5 +128,30 @@ func TestTypeReplaces(t *testing.T) {
 		if v := value(); v != step.want {
 			t.Errorf("after %v the field holds %q, want %q (the prefilled value was old@example.com)", step.args, v, step.want)
 		}
+	}
+}
+
+// TestReadOnlyNoTab: a read-only agent with no tab of its own is not
+// told to navigate, which it may not: it is told it opens none, and which
+// open tab it may read by its tabId; reading that one works.
+func TestReadOnlyNoTab(t *testing.T) {
+	cmd := harness.Cmd{Bin: buaBin, Env: buaEnv}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := cmd.Run(ctx, "open", siteURL("mcp/article.html"), "--json")
+	var person struct {
+		TabID int `json:"tabId"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &person) != nil || person.TabID == 0 {
+		t.Fatalf("bua open: exit %d\n%s", r.Code, r.Output())
+	}
+	t.Cleanup(func() { cmd.Run(context.Background(), "close", strconv.Itoa(person.TabID)) })
+	a := startAgent(t, nil, "--read-only")
+	res, text := a.call(t, map[string]any{"action": "extract"})
+	if !res.IsError || strings.Contains(text, "navigate") || !strings.Contains(text, "--read-only") || !strings.Contains(text, strconv.Itoa(person.TabID)+" 127.0.0.1") {
+		t.Errorf("a read-only extract with no tab: isError %v\n%s", res.IsError, text)
+	}
+	if res, text := a.call(t, map[string]any{"action": "extract", "tabId": person.TabID}); res.IsError {
+		t.Errorf("extract of the tab it was told of: %s", text)
 	}
 }

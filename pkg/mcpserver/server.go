@@ -247,6 +247,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		s.record(step)
 		return s.dialogOpened(c, perr), nil
 	}
+	if perr != nil && perr.Code == protocol.CodeSessionNotFound && s.o.ReadOnly && c.action.TabID == nil {
+		return s.noTab(ctx, perr), nil
+	}
 	if perr != nil && ctx.Err() != nil && s.drained.Load() {
 		perr = protocol.Errorf(protocol.CodeTimeout, "%s was cancelled: the client closed its input, and it still ran %s later (bua mcp answers what it read, then cancels what is left)", c.action.Type, s.o.Drain)
 	}
@@ -296,6 +299,46 @@ func (s *Server) describe(ctx context.Context, a protocol.Action) *protocol.Desc
 		return nil
 	}
 	return &r
+}
+
+// readableTabs is how many tabs noTab lists at most; get_tabs lists all.
+const readableTabs = 10
+
+// noTab answers an action of a read-only agent that has no tab of its own
+// (the daemon's session_not_found). The daemon's words, "navigate to a URL
+// first", name what a read-only agent may not do: it opens no tab, so it
+// is told the tabs it may read (open, not another agent's, within its
+// bounds) and that for any other page a person must open it.
+func (s *Server) noTab(ctx context.Context, e *protocol.Error) *mcp.CallToolResult {
+	var lines []string
+	n := 0
+	tabs, _ := s.tabs(ctx)
+	for _, t := range tabs {
+		if t.HeldByOther || s.outside(t.URL) != "" {
+			continue
+		}
+		if n++; n <= readableTabs {
+			lines = append(lines, render.Tab(t))
+		}
+	}
+	msg := "this agent has no tab, and this server only reads (bua mcp --read-only), so it opens none"
+	var list, next string
+	if n == 0 {
+		msg += ": no tab is open that it may read"
+		next = "ask the person to open the page you need (or another agent to let go of its tab), then pass that tab's tabId; get_tabs lists the tabs"
+	} else {
+		msg += fmt.Sprintf(": read a tab the person or another agent opened by passing its tabId; %d may be read", n)
+		if n > len(lines) {
+			msg += fmt.Sprintf(" (the first %d here; get_tabs lists them all)", len(lines))
+		}
+		list = "\n" + s.fence.Wrap(strings.Join(lines, "\n"))
+		next = "pass tabId: one of the tabs above (get_tabs lists them); for a page none shows, ask the person to open it"
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: "error[" + string(e.Code) + "]: " + msg + list + "\nnext: " + next}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": e.Code, "message": msg, "next": next}},
+	}
 }
 
 // failed is an isError result: render's problem text (the code, the

@@ -45,9 +45,9 @@ func TestCancelledWaitFreesTab(t *testing.T) {
 // TestClientDisconnects: a client that goes away mid-action (its host
 // closed it) ends the server once the drain's grace (3 s) passed, the
 // daemon cancels the action in the browser, and the next client's agent
-// works at once, on that very tab.
+// works at once, on that very tab (kept open: --keep-tabs).
 func TestClientDisconnects(t *testing.T) {
-	a := startAgent(t, nil)
+	a := startAgent(t, nil, "--keep-tabs")
 	res, _ := a.must(t, map[string]any{"action": "navigate", "url": siteURL("blank.html")})
 	tab := tabOf(t, res)
 	_, logStart := daemonLog(t, 0)

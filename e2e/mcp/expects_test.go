@@ -155,3 +155,91 @@ func TestReadOnlyNoTab(t *testing.T) {
 		t.Errorf("extract of the tab it was told of: %s", text)
 	}
 }
+
+// TestTabsClosedAtEnd: when an agent's client hangs up, the tabs it
+// opened (its first navigate's, open_tab's, the one its click on a
+// target=_blank link opened) are closed; a tab it only read (the
+// person's) stays, and so do the tabs of an agent run with --keep-tabs.
+func TestTabsClosedAtEnd(t *testing.T) {
+	cmd := harness.Cmd{Bin: buaBin, Env: buaEnv}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := cmd.Run(ctx, "open", siteURL("blank.html"), "--json")
+	var person struct {
+		TabID int `json:"tabId"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &person) != nil || person.TabID == 0 {
+		t.Fatalf("bua open: exit %d\n%s", r.Code, r.Output())
+	}
+	t.Cleanup(func() { cmd.Run(context.Background(), "close", strconv.Itoa(person.TabID)) })
+
+	a := startAgent(t, nil)
+	res, _ := a.must(t, map[string]any{"action": "navigate", "url": siteURL("nav/newtab.html")})
+	first := tabOf(t, res)
+	_, page := a.must(t, map[string]any{"action": "extract"})
+	clicked, _ := a.must(t, map[string]any{"action": "click", "uid": uidOf(t, page, "link", "Read the article")})
+	var click struct {
+		NewTabID int `json:"newTabId"`
+	}
+	structured(t, clicked, &click)
+	if click.NewTabID == 0 {
+		t.Fatalf("the target=_blank click opened no tab: %v", clicked.StructuredContent)
+	}
+	res, _ = a.must(t, map[string]any{"action": "open_tab", "url": siteURL("blank.html?second")})
+	second := tabOf(t, res)
+	a.must(t, map[string]any{"action": "extract", "tabId": person.TabID})
+
+	a.hangUp()
+	ended(t, a)
+	open := openTabs(t, cmd)
+	for _, tab := range []int{first, click.NewTabID, second} {
+		if open[tab] {
+			t.Errorf("tab %d, which the agent opened, is still open after it ended", tab)
+		}
+	}
+	if !open[person.TabID] {
+		t.Errorf("the person's tab %d, which the agent only read, was closed", person.TabID)
+	}
+	if !strings.Contains(a.stderr.String(), `msg="closed the tabs this agent opened" tabs=3`) {
+		t.Errorf("bua mcp's log does not say it closed 3 tabs:\n%s", a.stderr.String())
+	}
+
+	kept := startAgent(t, nil, "--keep-tabs")
+	res, _ = kept.must(t, map[string]any{"action": "navigate", "url": siteURL("blank.html?kept")})
+	keptTab := tabOf(t, res)
+	t.Cleanup(func() { cmd.Run(context.Background(), "close", strconv.Itoa(keptTab)) })
+	kept.hangUp()
+	ended(t, kept)
+	if !openTabs(t, cmd)[keptTab] {
+		t.Errorf("the --keep-tabs agent's tab %d was closed when it ended", keptTab)
+	}
+}
+
+// ended waits for a's process to exit once its stdin closed.
+func ended(t *testing.T, a *agent) {
+	t.Helper()
+	select {
+	case <-a.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("bua mcp did not exit 15 s after its stdin closed\n%s", a.stderr.String())
+	}
+}
+
+// openTabs are the tabs open now, by id (bua tabs).
+func openTabs(t *testing.T, cmd harness.Cmd) map[int]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := cmd.Run(ctx, "tabs", "--json")
+	var tabs []struct {
+		TabID int `json:"tabId"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &tabs) != nil {
+		t.Fatalf("bua tabs: exit %d\n%s", r.Code, r.Output())
+	}
+	open := map[int]bool{}
+	for _, tab := range tabs {
+		open[tab.TabID] = true
+	}
+	return open
+}

@@ -94,6 +94,8 @@ type Server struct {
 	// drained is set when Serve's drain cancelled the calls still
 	// running: they answer that the client's input closed.
 	drained atomic.Bool
+	// opened are the tabs this agent opened, to close when it ends.
+	opened openedTabs
 }
 
 // New returns a server for o.
@@ -256,6 +258,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if perr != nil {
 		return s.failed(perr, nil), nil
 	}
+	s.opened.note(c.action, res)
 	step.Action, step.Result = c.action, res
 	out := s.answer(ctx, c, res)
 	if s.recording() {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,10 +29,11 @@ func newMCPCommand(env *Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "block", Usage: "never act on `DOMAIN` or its subdomains, on top of your blocklist (repeat for more)"},
 			&cli.BoolFlag{Name: "read-only", Usage: "offer only the actions that read: extract, screenshot, get_tabs, wait_for, get_trace, describe"},
 			&cli.BoolFlag{Name: "headless", Usage: "launch the managed browser headless (with --browser managed or managed-N, or when none is paired)"},
+			&cli.BoolFlag{Name: "keep-tabs", Usage: "leave the tabs the agent opened open when it ends (by default they are closed: the stdio client hung up, or the HTTP session ended)"},
 			&cli.StringFlag{Name: "record", Usage: "when the server exits, write the agent's successful actions to `FILE` as a flow that `bua run` replays"},
 			&cli.IntFlag{Name: "port", Usage: "serve MCP over streamable HTTP on 127.0.0.1:`N` instead of stdio, each request with the bearer token printed at start (0: a free port)"},
 			&cli.BoolFlag{Name: "rotate-token", Usage: "with --port, replace the bearer token with a new one (clients need the new one)"},
-			&cli.DurationFlag{Name: "session-timeout", Value: mcpSessionTimeout, Usage: "with --port, end an agent's session after `DURATION` without a request, freeing its tabs (0: never)"},
+			&cli.DurationFlag{Name: "session-timeout", Value: mcpSessionTimeout, Usage: "with --port, end an agent's session after `DURATION` without a request, closing its tabs (0: never)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -63,7 +65,8 @@ func newMCPCommand(env *Env) *cli.Command {
 		"of its own: its actions with no tabId go to its own current tab, and it may\n" +
 		"not act on a tab another agent holds. --allow and --block bound where it may\n" +
 		"act (checked on navigate's URL and on the tab's URL before each action); a\n" +
-		"refused call is an error with code domain_blocked. --record FILE writes what\n" +
+		"refused call is an error with code domain_blocked. The tabs the agent opened\n" +
+		"are closed when it ends, unless --keep-tabs. --record FILE writes what\n" +
 		"the agent did as a flow when the server exits (docs/record.md).\n" +
 		"--port N serves MCP's streamable HTTP transport on http://127.0.0.1:N/mcp\n" +
 		"instead, for agents that run apart from their tools or share one server:\n" +
@@ -139,10 +142,26 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 	if err := srv.Serve(c.Context, env.Stdin, env.Stdout); err != nil {
 		log.Warn("bua mcp ended", "err", err)
 	}
+	if !c.Bool("keep-tabs") {
+		closeTabs(link, srv)
+	}
 	if rec != nil {
 		return saveRecording(c, env, log, rec.Steps())
 	}
 	return nil // the client hung up, or Ctrl-C: both end the server
+}
+
+// closeTabsTimeout bounds closing an agent's tabs when it ends.
+const closeTabsTimeout = 5 * time.Second
+
+// closeTabs closes the tabs srv's agent opened, now that it ended, over
+// its link as it is: a daemon that went away is not dialled again (nor
+// started) for it. It ends the link's dialling for good.
+func closeTabs(link *agentLink, srv *mcpserver.Server) {
+	link.stopDialing()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTabsTimeout)
+	defer cancel()
+	srv.CloseTabs(ctx)
 }
 
 // newOwnerID is this server's owner id on the daemon's link: random, so
@@ -166,6 +185,7 @@ type agentLink struct {
 	mu      sync.Mutex
 	cl      *bridge.Client
 	started bool
+	ended   bool // the agent ended: no dialling again (stopDialing)
 }
 
 func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error) {
@@ -173,6 +193,9 @@ func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error
 	defer l.mu.Unlock()
 	if l.cl != nil && !l.cl.Dead() {
 		return l.cl, nil
+	}
+	if l.ended {
+		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "this agent has ended, and its link to the daemon with it")
 	}
 	if l.cl != nil {
 		l.cl.Close()
@@ -211,6 +234,14 @@ func (l *agentLink) Status(ctx context.Context) (bridge.Status, *protocol.Error)
 		return st, protocol.Errorf(err.Code, "the daemon's status failed: %s", err.Message)
 	}
 	return st, nil
+}
+
+// stopDialing keeps the link as it is: a call after it fails when the
+// link is down, instead of dialling (and perhaps starting) a daemon.
+func (l *agentLink) stopDialing() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
 }
 
 // Close hangs up: the daemon cancels what is in flight and frees this

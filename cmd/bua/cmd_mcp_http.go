@@ -23,10 +23,11 @@ import (
 // their tools or share one server. pkg/mcpserver's HTTPHandler checks
 // Host, Origin and the bearer token; this file keeps the token, listens,
 // and gives each session an agent of its own (agentLink with its own
-// owner id), whose link closes when the session ends.
+// owner id), whose tabs close (unless --keep-tabs) and whose link closes
+// when the session ends.
 
 // mcpSessionTimeout is --session-timeout's default: an agent's session
-// with no request for this long ends and frees its tabs; an MCP client
+// with no request for this long ends, and its tabs with it; an MCP client
 // starts a new one when it next calls (the server answers 404 for the old).
 const mcpSessionTimeout = time.Hour
 
@@ -83,7 +84,13 @@ func serveMCPHTTP(c *cli.Context, env *Env, d home.Dirs, log *slog.Logger, agent
 			if err != nil {
 				return nil, nil, err
 			}
-			return srv, link.Close, nil
+			end := func() {
+				if !c.Bool("keep-tabs") {
+					closeTabs(link, srv) // a session is an agent: its tabs go with it
+				}
+				link.Close()
+			}
+			return srv, end, nil
 		},
 	})
 	if err != nil {

@@ -252,12 +252,13 @@ func TestMCPHTTPRefuses(t *testing.T) {
 // own, as each stdio server is: two clients each open a tab, act on their
 // own with no tabId, see their own marked and the other's held, and may
 // not act on the other's; when a client ends its session (DELETE), its
-// tabs are free again and the other may take them.
+// tabs (kept open: --keep-tabs) are free again and the other may take
+// them.
 func TestMCPHTTPSessions(t *testing.T) {
 	h, ext := startFake(t)
 	tabs := bridgetest.NewTabs()
 	tabs.Serve(ext)
-	p := startHTTPMCP(t, h)
+	p := startHTTPMCP(t, h, "--keep-tabs")
 	defer p.stop(t)
 	a, b := p.connect(t), p.connect(t)
 	resA, _ := callHTTP(t, a, map[string]any{"action": "navigate", "url": "https://a.test/"})
@@ -309,6 +310,38 @@ func TestMCPHTTPSessions(t *testing.T) {
 	}
 	if !strings.Contains(p.errb.String(), `msg="mcp session ended" why=closed sessions=1`) {
 		t.Errorf("no session end in the log:\n%s", p.errb.String())
+	}
+}
+
+// TestMCPHTTPClosesTabs: a session is an agent, and the tabs it opened
+// are closed when it ends (its client's DELETE); the tabs of a session
+// still running, and the person's, stay.
+func TestMCPHTTPClosesTabs(t *testing.T) {
+	h, ext := startFake(t)
+	tabs := bridgetest.NewTabs()
+	tabs.Serve(ext)
+	person := tabs.Open("https://person.test/")
+	p := startHTTPMCP(t, h)
+	defer p.stop(t)
+	a, b := p.connect(t), p.connect(t)
+	resA, _ := callHTTP(t, a, map[string]any{"action": "navigate", "url": "https://a.test/"})
+	resA2, _ := callHTTP(t, a, map[string]any{"action": "open_tab", "url": "https://a.test/2"})
+	callHTTP(t, a, map[string]any{"action": "extract", "tabId": person})
+	resB, _ := callHTTP(t, b, map[string]any{"action": "navigate", "url": "https://b.test/"})
+	tabA, tabA2, tabB := tabIDOf(t, resA), tabIDOf(t, resA2), tabIDOf(t, resB)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); tabs.URL(tabA) != "" || tabs.URL(tabA2) != ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("a's tabs %d (%s) and %d (%s) are open 10 s after its session ended\n%s", tabA, tabs.URL(tabA), tabA2, tabs.URL(tabA2), p.errb.String())
+		}
+	}
+	if tabs.URL(tabB) != "https://b.test/" || tabs.URL(person) != "https://person.test/" {
+		t.Errorf("b's tab is at %q, the person's at %q: only a's own tabs should close", tabs.URL(tabB), tabs.URL(person))
+	}
+	if res, text := callHTTP(t, b, map[string]any{"action": "extract"}); res.IsError {
+		t.Errorf("b after a's session ended: %s", text)
 	}
 }
 

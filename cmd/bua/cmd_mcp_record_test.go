@@ -80,7 +80,7 @@ func TestMCPRecord(t *testing.T) {
 	for _, want := range []string{
 		"# Recorded with bua mcp --record on 2026-11-22 10:00 UTC.\n#   bua mcp --record " + quoted + "\n",
 		"#   BUA_PASSWORD: the text for the \"Password\" field",
-		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\"}",
+		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\", clear: true}",
 		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/home\"}",
 	} {
 		if !strings.Contains(flow, want) {

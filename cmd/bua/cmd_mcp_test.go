@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,6 +114,64 @@ func TestMCPCommand(t *testing.T) {
 	if reqs := ext.Requests(); len(reqs) == 0 || reqs[0].Type != protocol.ActionOpenTab {
 		t.Errorf("the agent's first navigate sent %v, want open_tab (a tab of its own)", reqs)
 	}
+}
+
+// TestMCPClosesTabs: when the client hangs up, `bua mcp` closes the tabs
+// its agent opened (its first navigate's, open_tab's) and no other;
+// with --keep-tabs it leaves them open.
+func TestMCPClosesTabs(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "keep_tabs"}[keep], func(t *testing.T) {
+			h, ext := startFake(t)
+			tabs := bridgetest.NewTabs()
+			tabs.Serve(ext)
+			person := tabs.Open("https://person.test/")
+			var args []string
+			if keep {
+				args = []string{"--keep-tabs"}
+			}
+			p := startMCP(t, h, args...)
+			first := toolTab(t, p.tool(t, `{"action":"navigate","url":"https://a.test/"}`))
+			second := toolTab(t, p.tool(t, `{"action":"open_tab","url":"https://b.test/"}`))
+			p.tool(t, `{"action":"extract","tabId":`+strconv.Itoa(person)+`}`)
+			p.feed.Close()
+			if code := p.exit(t); code != 0 {
+				t.Fatalf("exit %d\n%s", code, p.errb.String())
+			}
+			open := []string{}
+			for _, tab := range []int{first, second} {
+				if u := tabs.URL(tab); u != "" {
+					open = append(open, u)
+				}
+			}
+			want := []string{}
+			if keep {
+				want = []string{"https://a.test/", "https://b.test/"}
+			}
+			if !slices.Equal(open, want) {
+				t.Errorf("the agent's tabs still open after it ended: %v, want %v\n%s", open, want, p.errb.String())
+			}
+			if tabs.URL(person) == "" {
+				t.Errorf("the person's tab %d was closed", person)
+			}
+		})
+	}
+}
+
+// toolTab is the tabId of a tools/call answer's line.
+func toolTab(t *testing.T, line string) int {
+	t.Helper()
+	var m struct {
+		Result struct {
+			StructuredContent struct {
+				TabID int `json:"tabId"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result.StructuredContent.TabID == 0 {
+		t.Fatalf("no tabId in %s (%v)", line, err)
+	}
+	return m.Result.StructuredContent.TabID
 }
 
 // TestMCPCommandUsage: arguments and domains that name nothing are usage

@@ -43,10 +43,11 @@ func TestCancelledWaitFreesTab(t *testing.T) {
 }
 
 // TestClientDisconnects: a client that goes away mid-action (its host
-// closed it) ends the server, the daemon cancels the action in the
-// browser, and the next client's agent works at once, on that very tab.
+// closed it) ends the server once the drain's grace (3 s) passed, the
+// daemon cancels the action in the browser, and the next client's agent
+// works at once, on that very tab (kept open: --keep-tabs).
 func TestClientDisconnects(t *testing.T) {
-	a := startAgent(t, nil)
+	a := startAgent(t, nil, "--keep-tabs")
 	res, _ := a.must(t, map[string]any{"action": "navigate", "url": siteURL("blank.html")})
 	tab := tabOf(t, res)
 	_, logStart := daemonLog(t, 0)
@@ -56,8 +57,8 @@ func TestClientDisconnects(t *testing.T) {
 	a.hangUp()
 	select {
 	case <-a.exited:
-	case <-time.After(5 * time.Second):
-		t.Fatal("bua mcp still runs 5 s after its client went away")
+	case <-time.After(8 * time.Second):
+		t.Fatal("bua mcp still runs 8 s after its client went away (the drain's grace is 3 s)")
 	}
 	t.Logf("client gone to bua mcp exited: %s", time.Since(gone).Round(time.Millisecond))
 	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
@@ -69,7 +70,7 @@ func TestClientDisconnects(t *testing.T) {
 
 	b := startAgent(t, nil)
 	_, text := b.must(t, map[string]any{"action": "evaluate", "expression": "return 40 + 2", "tabId": tab})
-	if next := time.Since(gone); next > 5*time.Second || !strings.Contains(text, "42") {
+	if next := time.Since(gone); next > 8*time.Second || !strings.Contains(text, "42") {
 		t.Fatalf("the next agent's action on the tab answered %s after the first client went:\n%s", next, text)
 	}
 }

@@ -44,8 +44,8 @@ func TestRecordSignIn(t *testing.T) {
 		"#   bua mcp --record "+file+"\n",
 		"obstacles: {high: continue} # passed while recording: auth_wall (high) on /app/login.html",
 		"- navigate: \"${{ vars.base }}/app/login.html\"\n",
-		"- type: {role: textbox, name: Email, text: "+user+"}\n",
-		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\"}\n",
+		"- type: {role: textbox, name: Email, text: "+user+", clear: true}\n", // the tool's type replaces, and so does the replay
+		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\", clear: true}\n",
 		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/app/dashboard.html?**\"} # \"Dashboard – Demo app\"\n",
 	)
 	flowLacks(t, flow, password, "uid", "extract", "bua: edit this")
@@ -95,8 +95,8 @@ func TestRecordPrefilled(t *testing.T) {
 
 	flowHas(t, flow,
 		"- type: {role: textbox, name: Email, text: new@example.com, clear: true}\n",
-		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\"}\n",
-		"- type: {role: textbox, name: One-time code, text: \"${{ vars.one_time_code }}\"}\n",
+		"- type: {role: textbox, name: Password, text: \"${{ vars.password }}\", clear: true}\n",
+		"- type: {role: textbox, name: One-time code, text: \"${{ vars.one_time_code }}\", clear: true}\n",
 		"- click: {role: button, name: Sign in}\n",
 	)
 	flowLacks(t, flow, "pw-Prefilled-1", "424242", ":r3:", "ember1234", "a8f3k2q9x", "uid")
@@ -294,7 +294,7 @@ func TestRecordTabsAndLateNavigation(t *testing.T) {
 		"- click: {role: link, name: Open the help}\n    as: tab_1\n",
 		"- wait_for: {text: Opened from a link., tabId: \"${{ tab_1.newTabId }}\"}\n",
 		"- close_tab: \"${{ tab_1.newTabId }}\"\n",
-		"- type: {role: textbox, name: Note, text: hello}\n",
+		"- type: {role: textbox, name: Note, text: hello, clear: true}\n",
 		"- click: {role: button, name: Save}\n  - wait_for: {url: \"${{ vars.base }}/mcp/save.html?**\"} # \"Saved\"\n",
 	)
 	lint(t, file)

@@ -179,7 +179,7 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, ownWin
 		fields["tabId"] = json.RawMessage(fmt.Sprint(cur))
 		action, _ = json.Marshal(fields)
 	case head.Type == protocol.ActionNavigate:
-		return d.openOwned(ctx, c, owner, ownWindow, fields["url"])
+		return d.openOwned(ctx, c, owner, ownWindow, fields)
 	default:
 		return nil, protocol.Errorf(protocol.CodeSessionNotFound, "this agent has no tab yet: navigate to a URL first (it opens a tab), or pass a tabId from get_tabs")
 	}
@@ -211,10 +211,14 @@ func (d *Daemon) requestOwned(ctx context.Context, c *Conn, owner string, ownWin
 }
 
 // openOwned is navigate for an owner with no tab yet: open_tab with its
-// url (in its own window with ownWindow), answered as navigate answers
-// ({ok, tabId}).
-func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, ownWindow bool, url json.RawMessage) (json.RawMessage, *protocol.Error) {
-	fields := map[string]json.RawMessage{"type": json.RawMessage(`"open_tab"`), "url": url}
+// url and waitUntil (a first navigate waits as every later one does), in
+// its own window with ownWindow, answered as navigate answers ({ok,
+// tabId}).
+func (d *Daemon) openOwned(ctx context.Context, c *Conn, owner string, ownWindow bool, nav map[string]json.RawMessage) (json.RawMessage, *protocol.Error) {
+	fields := map[string]json.RawMessage{"type": json.RawMessage(`"open_tab"`), "url": nav["url"]}
+	if w, ok := nav["waitUntil"]; ok {
+		fields["waitUntil"] = w
+	}
 	if ownWindow {
 		fields["window"] = windowKey(owner)
 	}

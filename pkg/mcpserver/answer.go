@@ -91,7 +91,11 @@ func (s *Server) answer(ctx context.Context, c *call, res json.RawMessage) answe
 			lines = append(lines, render.Tab(t))
 		}
 		if len(lines) == 0 {
-			return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no tabs: navigate to a URL to open one"}}, StructuredContent: map[string]any{"tabs": kept}}}
+			none := "no tabs: navigate to a URL to open one"
+			if s.o.ReadOnly { // it may not navigate
+				none = "no tabs this agent may read: ask the person to open the page you need"
+			}
+			return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: none}}, StructuredContent: map[string]any{"tabs": kept}}}
 		}
 		return answered{result: &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d tabs (tab id, domain, title, URL):\n%s", len(kept), s.fence.Wrap(strings.Join(lines, "\n")))}},

@@ -16,7 +16,36 @@ type call struct {
 	// field names the argument a refused call got wrong, for the
 	// structured error.
 	field string
+	// defaulted are the params the tool set because the agent left them
+	// out (agentDefaults).
+	defaulted []string
 }
+
+// agentDefault is a param the tool sets when an agent leaves it out, where
+// what an agent expects differs from the protocol's default, and the words
+// the tool's schema says it with.
+type agentDefault struct {
+	action protocol.ActionType
+	param  string
+	value  json.RawMessage
+	// does replaces what the action's line in action's description says
+	// it does; says replaces the param's description.
+	does, says string
+}
+
+// agentDefaults: an agent that types into a field means its value to be
+// what it typed. Playwright MCP's browser_type replaces the value (it
+// fills) unless asked to type key by key, and an agent that repeats a type
+// after an answer it did not trust must not get "AdaAda" (issue 31). So
+// the tool's type clears the field first unless told clear: false. The
+// CLI's and flows' type keep the protocol's default (append), and --record
+// writes the clear: true the agent's type was sent with, so a replay
+// replaces too.
+var agentDefaults = []agentDefault{{
+	action: protocol.ActionType_, param: "clear", value: json.RawMessage("true"),
+	does: "Focus the target and replace its value with text.",
+	says: "default true here: text replaces the field's value (as Playwright MCP's browser_type); false types it after what is there",
+}}
 
 // toolParams are, for each action, the params the tool offers it: the
 // action's schema params that the tool's schema has (x-agent: false
@@ -88,6 +117,13 @@ func (s *Server) decode(args json.RawMessage) (*call, *protocol.Error) {
 		}
 		obj[k] = v
 	}
+	var defaulted []string
+	for _, d := range agentDefaults {
+		if _, set := obj[d.param]; d.action == typ && !set {
+			obj[d.param] = d.value
+			defaulted = append(defaulted, d.param)
+		}
+	}
 	if typ == protocol.ActionHandoff {
 		// The tool's handoff is the whole of it: hand over, wait, take
 		// back (handoff.Wait); its first message is a request.
@@ -110,7 +146,7 @@ func (s *Server) decode(args json.RawMessage) (*call, *protocol.Error) {
 		field, msg := schemaField(perr)
 		return bad(field, "bad arguments for %s: %s", typ, msg)
 	}
-	c := &call{}
+	c := &call{defaulted: defaulted}
 	if err := json.Unmarshal(raw, &c.action); err != nil {
 		return bad("", "the arguments do not fit %s: %v", typ, err)
 	}

@@ -43,8 +43,9 @@ import (
 // names an owner of its own, so the daemon keeps each session to its own
 // tabs. A session ends when its client ends it (DELETE), when it has been
 // idle for SessionTimeout, or when the handler closes; its calls in
-// flight are cancelled, and its end hook hangs up its link to the daemon,
-// which frees its tabs (they stay open), as when a stdio client goes.
+// flight are cancelled, and its end hook closes the tabs it opened
+// (Server.CloseTabs; `bua mcp --keep-tabs` keeps them) and hangs up its
+// link to the daemon, which frees any others, as when a stdio client goes.
 
 // HTTPPath is the URL path MCP is served on: http://127.0.0.1:PORT/mcp.
 const HTTPPath = "/mcp"
@@ -60,8 +61,9 @@ type HTTPOptions struct {
 	// Session makes the server of a new session, one agent: its
 	// Requester names an owner of its own. end, when not nil, is called
 	// once when the session ends (the client's DELETE, SessionTimeout,
-	// Close): it hangs up the agent's link to the daemon, which frees the
-	// agent's tabs.
+	// Close), after its calls were cancelled: it closes the tabs the agent
+	// opened (unless kept) and hangs up its link to the daemon, which
+	// frees the agent's other tabs.
 	Session func() (srv *Server, end func(), err error)
 	// SessionTimeout ends a session that has had no request for this
 	// long; 0 keeps it until its client ends it or the handler closes.

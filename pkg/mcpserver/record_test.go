@@ -77,8 +77,10 @@ func TestRecorder(t *testing.T) {
 	}
 	y := string(flow.YAML)
 	for _, want := range []string{
-		"- type: {role: textbox, name: Email, text: ada@example.com}",
-		`- type: {role: textbox, name: Password, text: "${{ vars.password }}"}`,
+		// The tool's type replaces the value (clear: true, agentDefaults),
+		// and so does the replay.
+		"- type: {role: textbox, name: Email, text: ada@example.com, clear: true}",
+		`- type: {role: textbox, name: Password, text: "${{ vars.password }}", clear: true}`,
 		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/home?**\"}",
 	} {
 		if !strings.Contains(y, want) {

@@ -12,12 +12,10 @@ import (
 // ToolSchema is the tool's inputSchema offering only actions: the
 // generated protocol.ToolSchema, with the other actions left out of the
 // action enum and its description, and the params none of actions takes
-// left out of the properties. All of protocol.AgentActions gives the
-// generated schema as it is.
+// left out of the properties. Where the tool gives a param a default of
+// its own (agentDefaults), the action's line and the param's description
+// say so.
 func ToolSchema(actions []protocol.ActionType) (json.RawMessage, error) {
-	if slices.Equal(actions, protocol.AgentActions()) {
-		return protocol.ToolSchema, nil
-	}
 	var tool struct {
 		Type       string                     `json:"type"`
 		Required   []string                   `json:"required"`
@@ -45,9 +43,18 @@ func ToolSchema(actions []protocol.ActionType) (json.RawMessage, error) {
 	var lines []string
 	for _, line := range strings.Split(action.Description, "\n") {
 		name, _, _ := strings.Cut(line, "(")
-		if slices.Contains(actions, protocol.ActionType(name)) {
-			lines = append(lines, line)
+		if !slices.Contains(actions, protocol.ActionType(name)) {
+			continue
 		}
+		for _, d := range agentDefaults {
+			if string(d.action) == name {
+				// The line is name(params): what it does.
+				if sig, _, ok := strings.Cut(line, "): "); ok {
+					line = sig + "): " + d.does
+				}
+			}
+		}
+		lines = append(lines, line)
 	}
 	action.Description = strings.Join(lines, "\n")
 	props := map[string]any{}
@@ -55,6 +62,17 @@ func ToolSchema(actions []protocol.ActionType) (json.RawMessage, error) {
 		if keep[name] {
 			props[name] = p
 		}
+	}
+	for _, d := range agentDefaults {
+		if !keep[d.param] || !slices.Contains(actions, d.action) {
+			continue
+		}
+		var p map[string]any
+		if err := json.Unmarshal(tool.Properties[d.param], &p); err != nil {
+			return nil, fmt.Errorf("tool.json %s: %v", d.param, err)
+		}
+		p["description"] = d.says
+		props[d.param] = p
 	}
 	props["action"] = action
 	return json.Marshal(map[string]any{"type": tool.Type, "required": tool.Required, "properties": props})

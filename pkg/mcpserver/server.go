@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,6 +67,10 @@ type Options struct {
 	// ProgressEvery is how often navigate, wait_for and handoff report
 	// progress to a client that asked for it (default 500 ms).
 	ProgressEvery time.Duration
+	// Drain is how long Serve lets the calls still running when the
+	// client closed its input finish before it cancels them (default
+	// 3 s); every request read before then is answered either way.
+	Drain time.Duration
 	// Version is the server's version in the MCP handshake.
 	Version string
 	// Log gets the server's own log (default: discard); never stdout,
@@ -85,6 +91,11 @@ type Server struct {
 	noChanges atomic.Bool
 	// life is Run's context: every call's action ends with it.
 	life context.Context
+	// drained is set when Serve's drain cancelled the calls still
+	// running: they answer that the client's input closed.
+	drained atomic.Bool
+	// opened are the tabs this agent opened, to close when it ends.
+	opened openedTabs
 }
 
 // New returns a server for o.
@@ -94,6 +105,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 500 * time.Millisecond
+	}
+	if o.Drain <= 0 {
+		o.Drain = defaultDrain
 	}
 	if o.HandoffTimeout <= 0 {
 		o.HandoffTimeout = handoff.DefaultTimeout
@@ -172,17 +186,30 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Serve serves one client on in and out (newline-delimited JSON-RPC,
 // `bua mcp`'s stdin and stdout) until the client hangs up or ctx ends.
+// When in ends, every request read before is answered first (drain.go).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	life, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := newPending()
+	r := newDrainReader(in, p, func() {
+		if n := p.count(); n > 0 {
+			s.o.Log.Info("the client closed its input: answering what it asked first", "pending", n)
+		}
+		drain(ctx, p, s.o.Drain, func() {
+			s.o.Log.Warn("calls still running after the drain: cancelled", "drain", s.o.Drain, "pending", p.count())
+			s.drained.Store(true)
+			cancel()
+		})
+	})
+	// The SDK's session runs on ctx, the calls on life: the drain cancels
+	// the calls and still has a session to answer them on.
+	s.life = life
+	err := s.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: newAnswerWriter(out, p)})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // Nonce is the fence's nonce (tests check what the page cannot forge).
 func (s *Server) Nonce() string { return s.fence.Nonce() }
@@ -213,7 +240,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	step.URLBefore = s.urlBefore(ctx, c.action)
 	stop := s.progress(ctx, req, c.action)
-	res, perr := s.o.Requester.Request(ctx, c.action)
+	res, perr := s.send(ctx, c)
 	stop()
 	if perr != nil && perr.Reason == protocol.ReasonDialogOpened {
 		// The action ran, up to the dialog it opened: not a failure of
@@ -222,9 +249,16 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		s.record(step)
 		return s.dialogOpened(c, perr), nil
 	}
+	if perr != nil && perr.Code == protocol.CodeSessionNotFound && s.o.ReadOnly && c.action.TabID == nil {
+		return s.noTab(ctx, perr), nil
+	}
+	if perr != nil && ctx.Err() != nil && s.drained.Load() {
+		perr = protocol.Errorf(protocol.CodeTimeout, "%s was cancelled: the client closed its input, and it still ran %s later (bua mcp answers what it read, then cancels what is left)", c.action.Type, s.o.Drain)
+	}
 	if perr != nil {
 		return s.failed(perr, nil), nil
 	}
+	s.opened.note(c.action, res)
 	step.Action, step.Result = c.action, res
 	out := s.answer(ctx, c, res)
 	if s.recording() {
@@ -235,6 +269,22 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		s.record(step)
 	}
 	return out.result, nil
+}
+
+// send sends c's action. An extension older than type_clear refuses the
+// clear: true the tool's type sets by itself (agentDefaults): the action
+// then goes as the agent wrote it, and types after the field's value as
+// it did before the default.
+func (s *Server) send(ctx context.Context, c *call) (json.RawMessage, *protocol.Error) {
+	res, err := s.o.Requester.Request(ctx, c.action)
+	if err != nil && err.Reason == protocol.ReasonRefused && c.action.Type == protocol.ActionType_ &&
+		slices.Contains(c.defaulted, "clear") && strings.Contains(err.Message, strconv.Quote(protocol.FeatureTypeClear)) {
+		s.o.Log.Info("the extension cannot clear a field (no type_clear): type adds to the value")
+		c.action.Clear = false
+		c.defaulted = slices.DeleteFunc(c.defaulted, func(p string) bool { return p == "clear" })
+		return s.o.Requester.Request(ctx, c.action)
+	}
+	return res, err
 }
 
 // describe reads the locators of a's target before a runs (a click may
@@ -252,6 +302,46 @@ func (s *Server) describe(ctx context.Context, a protocol.Action) *protocol.Desc
 		return nil
 	}
 	return &r
+}
+
+// readableTabs is how many tabs noTab lists at most; get_tabs lists all.
+const readableTabs = 10
+
+// noTab answers an action of a read-only agent that has no tab of its own
+// (the daemon's session_not_found). The daemon's words, "navigate to a URL
+// first", name what a read-only agent may not do: it opens no tab, so it
+// is told the tabs it may read (open, not another agent's, within its
+// bounds) and that for any other page a person must open it.
+func (s *Server) noTab(ctx context.Context, e *protocol.Error) *mcp.CallToolResult {
+	var lines []string
+	n := 0
+	tabs, _ := s.tabs(ctx)
+	for _, t := range tabs {
+		if t.HeldByOther || s.outside(t.URL) != "" {
+			continue
+		}
+		if n++; n <= readableTabs {
+			lines = append(lines, render.Tab(t))
+		}
+	}
+	msg := "this agent has no tab, and this server only reads (bua mcp --read-only), so it opens none"
+	var list, next string
+	if n == 0 {
+		msg += ": no tab is open that it may read"
+		next = "ask the person to open the page you need (or another agent to let go of its tab), then pass that tab's tabId; get_tabs lists the tabs"
+	} else {
+		msg += fmt.Sprintf(": read a tab the person or another agent opened by passing its tabId; %d may be read", n)
+		if n > len(lines) {
+			msg += fmt.Sprintf(" (the first %d here; get_tabs lists them all)", len(lines))
+		}
+		list = "\n" + s.fence.Wrap(strings.Join(lines, "\n"))
+		next = "pass tabId: one of the tabs above (get_tabs lists them); for a page none shows, ask the person to open it"
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: "error[" + string(e.Code) + "]: " + msg + list + "\nnext: " + next}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": e.Code, "message": msg, "next": next}},
+	}
 }
 
 // failed is an isError result: render's problem text (the code, the

@@ -1,0 +1,2 @@
+// blocking-script.html's slow script.
+window.blockingScriptRan = true;

@@ -14,6 +14,7 @@ import { SOURCE } from "../src/recorder/inject.js";
 import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../src/recorder/steps.js";
 import { KEEP_ENDED_MS, MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
+import { chooseRole, pressedRole } from "../src/recorder/describe.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
 import { CdpError } from "../src/lib/cdp.js";
 
@@ -334,4 +335,21 @@ test("a recording follows the tab a click opens, and ends when its last tab clos
   fire.ended({ tabId: 3, reason: "user_stopped" });
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal((await recorder.read(3, 0, 0)).reason, "session_ended");
+});
+
+test("the step's role locator: the tree's when it names what was pressed or the element is unchanged, else the one taken at pointerdown", () => {
+  const pressed = pressedRole({ by: "role", role: "button", name: "  Sign   in ", count: 1 });
+  assert.deepEqual(pressed, { by: "role", role: "button", name: "Sign in", count: 1 });
+  const ax = (name) => ({ by: "role", role: "button", name, count: 1 });
+  assert.equal(chooseRole(ax("Sign in"), pressed, false).name, "Sign in");
+  // The page renamed the button as it was clicked: the tree's name came too late.
+  assert.equal(chooseRole(ax("Signing in…"), pressed, false), pressed);
+  // Extract's rules and the tree differ on an element the page left alone: the tree's.
+  assert.equal(chooseRole(ax("Sign in now"), pressed, true).name, "Sign in now");
+  // The page navigated before the lookup: none from the tree.
+  assert.equal(chooseRole(null, pressed, false), pressed);
+  assert.equal(chooseRole(ax("x"), null, false).name, "x");
+  assert.equal(pressedRole({ by: "role", role: "generic", count: 1 }), null, "no role a target takes");
+  assert.equal(pressedRole({ by: "role", role: "link", name: "/a/", count: 2, nth: 1 }).name, "/^\\/a\\/$/", "a name that reads as a pattern is escaped");
+  assert.equal(pressedRole(null), null);
 });

@@ -10,11 +10,14 @@
 //
 // It sends small JSON messages; the worker (recorder/recorder.js) turns
 // them into steps:
-//   see {id, loc, hidden}  an element the person is about to act on: the
-//                          locators generateLocators (lib/locator.js, the
-//                          generator describe runs) gives it now, so the
-//                          worker can add its role and name while it is
-//                          still on the page
+//   see {id, loc, role, hidden}  an element the person is about to act
+//                          on: the locators generateLocators (lib/locator.js,
+//                          the generator describe runs) gives it now, and
+//                          its role locator by extract's rules
+//                          (page/role-locator.js), taken as the pointer
+//                          goes down, before a submit or a handler changes
+//                          the page; the worker checks it against the
+//                          accessibility tree while it can
 //   click {id, count?}     a click on it (count 2: a double click)
 //   type {id, value, secret?}  a text field's final value, once, when the
 //                          person leaves it or acts elsewhere
@@ -33,6 +36,7 @@
 // Chromium (e2e record_test.go).
 
 import { generateLocators } from "./locator.js";
+import { pageRoleLocator } from "./role-locator.js";
 import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "./recorder-rules.js";
 
 // recorderState is the recorder's state in one frame's world: call, the
@@ -64,7 +68,7 @@ export function recorderState(call) {
     }
     const loc = generateLocators(el);
     const doc = el.ownerDocument || document;
-    st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });
+    st.send({ k: "see", id, loc, role: roleNow(el), hidden: doc.visibilityState === "hidden" });
     return id;
   };
   st.flush = () => {
@@ -84,6 +88,16 @@ export function recorderState(call) {
     if (held) st.send(held.msg);
   };
   return st;
+}
+
+// roleNow is el's role locator now (page/role-locator.js), null when it
+// has none or the rules throw on an odd page.
+export function roleNow(el) {
+  try {
+    return pageRoleLocator(el);
+  } catch (e) {
+    return null;
+  }
 }
 
 // onPointerDown: a press with the primary button. Alt+Shift starts a check
@@ -220,6 +234,9 @@ export function installRecorder(binding) {
   for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);
   globalThis.__buaRecorder = {
     el: (id) => st.els.get(id) || null,
+    // role(id) is the element's role locator now, for the worker to tell
+    // whether the page changed it since the person pressed.
+    role: (id) => (st.els.has(id) ? roleNow(st.els.get(id)) : null),
     stop() {
       st.flush();
       st.stopped = true;

@@ -391,3 +391,81 @@ func TestRecordSubmitNavigates(t *testing.T) {
 		t.Error("the flow names the button by the name the page gave it after the click")
 	}
 }
+
+// pauseWorker pauses the extension's service worker (Debugger.pause
+// through the test-only DevTools port: it stops at its next statement) and
+// returns the function that lets it run again. While it is paused the
+// worker can start nothing: a busy machine at its busiest, made certain.
+func pauseWorker(t *testing.T, c *harness.CDP) func() {
+	t.Helper()
+	targets, err := c.Targets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		if tg.Type != "service_worker" || !strings.HasSuffix(tg.URL, "/src/generated/worker.js") {
+			continue
+		}
+		s, err := c.Attach(tg.TargetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CallAll(s, []harness.CDPCmd{{Method: "Debugger.enable"}, {Method: "Debugger.pause"}}); err != nil {
+			t.Fatal(err)
+		}
+		resumed := false
+		resume := func() {
+			if resumed {
+				return
+			}
+			resumed = true
+			if _, err := c.CallAll(s, []harness.CDPCmd{{Method: "Debugger.resume"}, {Method: "Debugger.disable"}}); err != nil {
+				t.Errorf("resuming the worker: %v", err)
+			}
+			_, _ = c.Call("", "Target.detachFromTarget", map[string]any{"sessionId": s})
+		}
+		t.Cleanup(resume)
+		return resume
+	}
+	t.Fatalf("no service worker of the extension among %+v", targets)
+	return nil
+}
+
+// TestRecordNewTabFirstInput (issue 31 item 15): the person clicks in a
+// tab that a recorded click opened before the recorder's worker has done
+// anything there (the worker is paused from before the first click until
+// after the second): the click is still recorded, on its tab, by its name.
+func TestRecordNewTabFirstInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "newtab.yaml")
+	rec, _ := startRecording(t, siteURL("record/opener.html"), "-o", out)
+	c := devtoolsHand(t)
+	p := newHand(t, c, "page", "record/opener.html")
+	resume := pauseWorker(t, c)
+	p.click("a[target=_blank]")
+	n := newHand(t, c, "page", "record/terms.html?first")
+	n.waitFor(`document.readyState !== "loading"`)
+	n.click("#accept")
+	n.waitFor(`document.querySelector("#done").textContent === "Terms accepted"`)
+	resume()
+	rec.waitOutput(`click button "Accept the terms"`)
+	if code := rec.interrupt(); code != 0 {
+		t.Fatalf("Ctrl-C: exit %d, want 0\n%s", code, rec.output())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rec.output())
+	}
+	flow := string(raw)
+	t.Logf("bua record said:\n%s\nthe recorded flow:\n%s", rec.output(), flow)
+	for _, want := range []string{
+		"- click: {role: link, name: Read the terms}\n    as: tab_1",
+		`- click: {role: button, name: Accept the terms, tabId: "${{ tab_1.newTabId }}"}`,
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("the flow lacks %q", want)
+		}
+	}
+	if strings.Count(flow, "Accept the terms") != 1 {
+		t.Errorf("the click in the new tab is in the flow %d times, want once", strings.Count(flow, "Accept the terms"))
+	}
+}

@@ -8,6 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
+import { readFileSync } from "node:fs";
 import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "../src/page/recorder-rules.js";
 import { RECORDER } from "../src/generated/page.js";
 import { SOURCE } from "../src/recorder/inject.js";
@@ -121,9 +122,10 @@ test("the bundled page side runs alone in a realm of its own: trusted keys only,
   const sent = [];
   const listeners = new Map();
   const world = vm.createContext({
-    [BINDING]: (msg) => sent.push(JSON.parse(msg)),
+    [BINDING]: (...args) => sent.push(args.length === 1 ? JSON.parse(args[0]) : args),
     addEventListener: (type, fn, capture) => capture === true && listeners.set(type, fn),
     removeEventListener: (type, fn) => listeners.get(type) === fn && listeners.delete(type),
+    performance: { now: () => 5 },
   });
   world.window = world;
   vm.runInContext(SOURCE, world);
@@ -136,7 +138,7 @@ test("the bundled page side runs alone in a realm of its own: trusted keys only,
   const first = listeners.get("keydown");
   vm.runInContext(SOURCE, world);
   assert.equal(listeners.get("keydown"), first, "a second run in the same world installs nothing");
-  const own = new Set([BINDING, "addEventListener", "removeEventListener", "window"]);
+  const own = new Set([BINDING, "addEventListener", "removeEventListener", "performance", "window"]);
   assert.deepEqual(Object.keys(world).filter((k) => !own.has(k)), ["__buaRecorder"], "nothing but __buaRecorder on the world's global (the bundle's own names stay in its closure)");
   vm.runInContext("__buaRecorder.stop()", world);
   assert.equal(listeners.size, 0);
@@ -352,4 +354,33 @@ test("the step's role locator: the tree's when it names what was pressed or the 
   assert.equal(pressedRole({ by: "role", role: "generic", count: 1 }), null, "no role a target takes");
   assert.equal(pressedRole({ by: "role", role: "link", name: "/a/", count: 2, nth: 1 }).name, "/^\\/a\\/$/", "a name that reads as a pattern is escaped");
   assert.equal(pressedRole(null), null);
+});
+
+test("the early recorder keeps, without hiding anything from the page, the inputs from before the recorder proper listened, and gives them once", () => {
+  const src = readFileSync(new URL("../src/generated/recorder-early.js", import.meta.url), "utf8");
+  const listeners = new Map();
+  let now = 10;
+  const world = vm.createContext({
+    addEventListener: (type, fn, capture) => capture === true && listeners.set(type, fn),
+    removeEventListener: (type, fn) => listeners.get(type) === fn && listeners.delete(type),
+    performance: { now: () => now },
+    setTimeout: () => 1,
+    clearTimeout: () => {},
+  });
+  world.window = world;
+  vm.runInContext(src, world);
+  const body = el("body");
+  let hidden = 0;
+  const press = (k, at) => {
+    now = at;
+    listeners.get("keydown")({ isTrusted: true, isComposing: false, ...key(k), target: body, composedPath: () => [body] });
+  };
+  const assertPress = { isTrusted: true, button: 0, altKey: true, shiftKey: true, preventDefault: () => hidden++, stopImmediatePropagation: () => hidden++ };
+  listeners.get("pointerdown")(assertPress);
+  assert.equal(hidden, 0, "a check's press is the page's too: the recorder proper hides it");
+  press("Escape", 20);
+  press("Tab", 40);
+  const taken = Array.from(vm.runInContext("__buaRecorder.take(30)", world), (m) => JSON.parse(m));
+  assert.deepEqual(taken, [{ k: "key", key: "Escape" }], "the Tab came after the recorder proper listened: its own");
+  assert.equal(listeners.size, 0, "taken: it listens no more");
 });

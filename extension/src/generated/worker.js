@@ -9742,18 +9742,18 @@ var RECORDER = [
   "  }",
   "",
   "  // page/recorder.js",
-  "  function recorderState(call) {",
-  "    const st = { call, els: /* @__PURE__ */ new Map(), ids: /* @__PURE__ */ new WeakMap(), typed: /* @__PURE__ */ new WeakMap(), next: 1, stopped: false };",
+  "  function recorderState(call, { passive = false } = {}) {",
+  "    const st = { call, passive, els: /* @__PURE__ */ new Map(), ids: /* @__PURE__ */ new WeakMap(), typed: /* @__PURE__ */ new WeakMap(), next: 1, stopped: false };",
   "    st.dirty = null;",
   "    st.down = null;",
   "    st.lastClick = null;",
   "    st.lastKey = null;",
   "    st.held = null;",
   "    st.asserting = false;",
-  "    st.send = (msg) => {",
+  "    st.send = (msg, at = performance.now()) => {",
   "      if (st.stopped) return;",
   "      try {",
-  "        st.call(JSON.stringify(msg));",
+  "        st.call(JSON.stringify(msg), at);",
   "      } catch (e) {",
   "      }",
   "    };",
@@ -9779,12 +9779,12 @@ var RECORDER = [
   "      st.typed.set(d.el, value);",
   '      const msg = { k: "type", id: d.id, value };',
   "      if (isSecretField(d.el)) msg.secret = true;",
-  "      st.send(msg);",
+  "      st.send(msg, d.at);",
   "    };",
   "    st.release = () => {",
   "      const held = st.held;",
   "      st.held = null;",
-  "      if (held) st.send(held.msg);",
+  "      if (held) st.send(held.msg, held.at);",
   "    };",
   "    return st;",
   "  }",
@@ -9795,12 +9795,16 @@ var RECORDER = [
   "      return null;",
   "    }",
   "  }",
+  "  function hide(st, e) {",
+  "    if (st.passive) return;",
+  "    e.preventDefault();",
+  "    e.stopImmediatePropagation();",
+  "  }",
   "  function onPointerDown(st, e) {",
   "    if (!e.isTrusted || e.button !== 0) return;",
   "    if (e.altKey && e.shiftKey) {",
   "      st.asserting = true;",
-  "      e.preventDefault();",
-  "      e.stopImmediatePropagation();",
+  "      hide(st, e);",
   "      return;",
   "    }",
   "    const raw = e.composedPath()[0] || e.target;",
@@ -9816,8 +9820,7 @@ var RECORDER = [
   "    const raw = e.composedPath()[0] || e.target;",
   "    if (st.asserting) {",
   "      st.asserting = false;",
-  "      e.preventDefault();",
-  "      e.stopImmediatePropagation();",
+  "      hide(st, e);",
   "      st.flush();",
   "      st.release();",
   "      const text = assertText(raw);",
@@ -9838,7 +9841,7 @@ var RECORDER = [
   "    st.lastClick = { el, id, t: now, viaLabel };",
   '    const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };',
   '    if (kind === "text" || kind === "multiline") {',
-  "      st.held = { el, msg };",
+  "      st.held = { el, msg, at: performance.now() };",
   "      return;",
   "    }",
   "    st.flush();",
@@ -9864,11 +9867,14 @@ var RECORDER = [
   "    const kind = fieldKind(raw);",
   '    if (kind !== "text" && kind !== "multiline") return;',
   "    if (st.held && st.held.el === raw) st.held = null;",
-  "    if (st.dirty && st.dirty.el === raw) return;",
+  "    if (st.dirty && st.dirty.el === raw) {",
+  "      st.dirty.at = performance.now();",
+  "      return;",
+  "    }",
   "    st.flush();",
   "    st.release();",
   "    const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);",
-  "    st.dirty = { el: raw, id };",
+  "    st.dirty = { el: raw, id, at: performance.now() };",
   "  }",
   "  function onChange(st, e) {",
   "    if (!e.isTrusted) return;",
@@ -9885,15 +9891,13 @@ var RECORDER = [
   '    if (kind === "select") st.send({ k: "select", id, values: Array.from(el.selectedOptions || [], (o) => o.value) });',
   '    else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });',
   "  }",
-  "  function installRecorder(binding) {",
-  "    const call = globalThis[binding];",
-  '    if (typeof call !== "function" || globalThis.__buaRecorder) return;',
-  "    const st = recorderState(call);",
+  "  function listen(st) {",
+  "    const asserting = (e) => st.asserting && e.isTrusted && hide(st, e);",
   "    const on = {",
   "      pointerdown: (e) => onPointerDown(st, e),",
-  "      mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
-  "      pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
-  "      mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
+  "      mousedown: asserting,",
+  "      pointerup: asserting,",
+  "      mouseup: asserting,",
   "      click: (e) => onClick(st, e),",
   "      keydown: (e) => onKeyDown(st, e),",
   "      input: (e) => onInput(st, e),",
@@ -9902,7 +9906,17 @@ var RECORDER = [
   "      pagehide: () => st.flush()",
   "    };",
   "    for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);",
+  "    return () => {",
+  "      for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);",
+  "    };",
+  "  }",
+  "  function installRecorder(binding) {",
+  "    const call = globalThis[binding];",
+  '    if (typeof call !== "function" || globalThis.__buaRecorder) return;',
+  "    const st = recorderState((json) => call(json));",
+  "    const unlisten = listen(st);",
   "    globalThis.__buaRecorder = {",
+  "      since: performance.now(),",
   "      el: (id) => st.els.get(id) || null,",
   "      // role(id) is the element's role locator now, for the worker to tell",
   "      // whether the page changed it since the person pressed.",
@@ -9910,7 +9924,7 @@ var RECORDER = [
   "      stop() {",
   "        st.flush();",
   "        st.stopped = true;",
-  "        for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);",
+  "        unlisten();",
   "      }",
   "    };",
   "  }",
@@ -11741,6 +11755,8 @@ function createHandoffRegistry({ storage, now = Date.now }) {
 var WORLD = "bua-recorder";
 var BINDING = "__buaRecord";
 var SOURCE = `(${RECORDER})(${JSON.stringify(BINDING)});`;
+var SINCE = `${SOURCE}
+globalThis.__buaRecorder ? globalThis.__buaRecorder.since : null;`;
 function frameIds(tree) {
   const out = [];
   const walk = (t) => {
@@ -11757,16 +11773,18 @@ async function injectSession(session, sid) {
   await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
   const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: SOURCE, worldName: WORLD });
   const { frameTree } = await send("Page.getFrameTree");
-  await Promise.all(
+  const since = await Promise.all(
     frameIds(frameTree).map(async (frameId) => {
       try {
         const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
-        await send("Runtime.evaluate", { expression: SOURCE, contextId: executionContextId });
+        const { result } = await send("Runtime.evaluate", { expression: SINCE, contextId: executionContextId, returnByValue: true });
+        return result && typeof result.value === "number" ? result.value : null;
       } catch {
+        return null;
       }
     })
   );
-  return identifier;
+  return { identifier, since: since[0] === void 0 ? null : since[0] };
 }
 async function removeSession(session, sid, identifier, contextIds) {
   const send = (method, params) => session.send(method, params, sid || void 0).catch(() => {
@@ -12136,12 +12154,59 @@ var NavWatch = class {
     if (domain && this.r.sessions.isDomainBlocked(domain)) return;
     rec.add({ tabId: d.sourceTabId, url: rec.mask(rec.urls.get(d.sourceTabId)).url, newTabId: d.tabId });
     this.r.sessions.ensureSession(d.tabId, domain);
-    this.r.follow(rec, d.tabId, d.url || "").then(
+    this.r.follow(rec, d.tabId, d.url || "", { early: true }).then(
       () => this.r.changed(),
       (e) => console.warn(`[bua] the recording cannot follow tab ${d.tabId}`, e)
     );
   }
 };
+
+// recorder/early.js
+var EARLY_ID = "bua-recorder-early";
+var EARLY_FILE = "src/generated/recorder-early.js";
+var EarlyScript = class {
+  // scripting is chrome.scripting, or undefined (no early
+  // recorder: a new tab's first inputs may then go unrecorded).
+  constructor(scripting) {
+    this.scripting = scripting;
+    this.queue = Promise.resolve();
+  }
+  // set registers the script (on) or unregisters it, after the calls
+  // before it; it resolves once done, and never rejects (a refusal is
+  // logged: the recording goes on without it).
+  set(on) {
+    this.queue = this.queue.then(() => this.apply(on)).catch((e) => console.warn("[bua] the early recorder's registration failed", e));
+    return this.queue;
+  }
+  async apply(on) {
+    const s = this.scripting;
+    if (!s) return;
+    const have = (await s.getRegisteredContentScripts({ ids: [EARLY_ID] })).length > 0;
+    if (on && !have) {
+      await s.registerContentScripts([
+        { id: EARLY_ID, js: [EARLY_FILE], matches: ["<all_urls>"], runAt: "document_start", allFrames: false, persistAcrossSessions: false }
+      ]);
+    } else if (!on && have) {
+      await s.unregisterContentScripts({ ids: [EARLY_ID] });
+    }
+  }
+};
+function isEarlyContext(context, extensionId) {
+  return Boolean(extensionId && context && context.origin === `chrome-extension://${extensionId}` && context.auxData && context.auxData.type === "isolated");
+}
+async function takeEarly(session, contextId, since) {
+  if (contextId === null || contextId === void 0 || since === null) return [];
+  try {
+    const { result } = await session.send("Runtime.evaluate", {
+      expression: `globalThis.__buaRecorder && globalThis.__buaRecorder.take ? globalThis.__buaRecorder.take(${Number(since)}) : []`,
+      contextId,
+      returnByValue: true
+    });
+    return result && Array.isArray(result.value) ? result.value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
 
 // recorder/recorder.js
 var MAX_RECORDINGS = 4;
@@ -12150,7 +12215,7 @@ function createRecorder(opts) {
   return new Recorder(opts);
 }
 var Recorder = class {
-  constructor({ api: api2, controller: controller2, sessions: sessions2, timers = globalThis }) {
+  constructor({ api: api2, controller: controller2, sessions: sessions2, timers = globalThis, scripting = globalThis.chrome && globalThis.chrome.scripting }) {
     this.api = api2;
     this.controller = controller2;
     this.sessions = sessions2;
@@ -12161,6 +12226,7 @@ var Recorder = class {
     this.seen = /* @__PURE__ */ new Map();
     this.listeners = /* @__PURE__ */ new Set();
     this.nav = new NavWatch(this);
+    this.early = new EarlyScript(scripting);
     const onEvent = api2.debugger && api2.debugger.onEvent;
     if (onEvent && typeof onEvent.addListener === "function") onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
     if (sessions2 && typeof sessions2.onEnded === "function") sessions2.onEnded((ev) => this.tabEnded(ev.tabId, ev.reason));
@@ -12175,28 +12241,60 @@ var Recorder = class {
     if (live >= MAX_RECORDINGS) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${live} recordings are running, the most at once: stop one first`);
     const rec = new Recording(tab.id, { url: tab.url || tab.pendingUrl || "", title: tab.title || "" });
     this.recordings.set(tab.id, rec);
+    await this.early.set(true);
     try {
       await this.follow(rec, tab.id, tab.url || "");
     } catch (e) {
       this.recordings.delete(tab.id);
       await this.unfollow(tab.id);
+      this.earlyWhileLive();
       throw e;
     }
     this.changed();
     return rec.summary();
   }
-  // follow puts the recorder into tabId for rec.
-  async follow(rec, tabId, url) {
+  // follow puts the recorder into tabId for rec. early (a tab a recorded
+  // click opened): the inputs the early recorder (page/recorder-early.js)
+  // saw there before the recorder proper listened become the tab's first
+  // steps, before any of the recorder proper's.
+  async follow(rec, tabId, url, { early = false } = {}) {
     rec.tabs.add(tabId);
     rec.urls.set(tabId, url);
     this.byTab.set(tabId, rec);
-    const t = { scripts: /* @__PURE__ */ new Map(), contexts: /* @__PURE__ */ new Map(), hist: { list: url ? [url] : [], at: 0 } };
+    const t = { scripts: /* @__PURE__ */ new Map(), contexts: /* @__PURE__ */ new Map(), hist: { list: url ? [url] : [], at: 0 }, early: null, holding: early ? [] : null };
     this.tabs.set(tabId, t);
     this.nav.listen();
     const session = this.controller.session(tabId);
-    await session.attach();
-    const sids = [null, ...[...(session.frames || /* @__PURE__ */ new Map()).keys()]];
-    await Promise.all(sids.map(async (sid) => t.scripts.set(sid, await injectSession(session, sid))));
+    let since = null;
+    try {
+      await session.attach();
+      const sids = [null, ...[...(session.frames || /* @__PURE__ */ new Map()).keys()]];
+      await Promise.all(
+        sids.map(async (sid) => {
+          const r = await injectSession(session, sid);
+          t.scripts.set(sid, r.identifier);
+          if (!sid) since = r.since;
+        })
+      );
+    } finally {
+      if (early) await this.takeEarly(tabId, t, since);
+    }
+  }
+  // takeEarly makes steps of what the early recorder of tabId's top
+  // document saw before since (when the recorder proper there began
+  // listening), then of the recorder proper's messages held meanwhile.
+  async takeEarly(tabId, t, since) {
+    const contextId = t.early;
+    const payloads = await takeEarly(this.controller.session(tabId), contextId, since);
+    const held = t.holding || [];
+    t.holding = null;
+    for (const p of payloads) this.message(tabId, null, contextId, p);
+    for (const [sid, ctx, p] of held) this.message(tabId, sid, ctx, p);
+  }
+  // earlyWhileLive keeps the early recorder registered while a recording
+  // runs, and only then.
+  earlyWhileLive() {
+    return this.early.set([...this.recordings.values()].some((r) => !r.ended));
   }
   // unfollow takes the recorder out of tabId.
   async unfollow(tabId) {
@@ -12221,6 +12319,7 @@ var Recorder = class {
       await Promise.all([...rec.tabs].map((id) => this.quiesce(id)));
       await rec.settled();
       rec.end(reason);
+      this.earlyWhileLive();
       await Promise.all([...rec.tabs].map((id) => this.unfollow(id)));
       this.forgetLater(rec);
       this.changed();
@@ -12315,12 +12414,15 @@ var Recorder = class {
         break;
       case "Runtime.executionContextCreated":
         if (params.context && params.context.name === WORLD) t.contexts.set(params.context.id, sid);
+        else if (!sid && isEarlyContext(params.context, this.api.runtime && this.api.runtime.id)) t.early = params.context.id;
         break;
       case "Runtime.executionContextDestroyed":
         t.contexts.delete(params.executionContextId);
+        if (t.early === params.executionContextId) t.early = null;
         break;
       case "Runtime.executionContextsCleared":
         for (const [c, s] of [...t.contexts]) if (s === sid) t.contexts.delete(c);
+        if (!sid) t.early = null;
         break;
       case "Target.attachedToTarget":
         if (params.targetInfo && params.targetInfo.type === "iframe" && params.sessionId) this.injectChild(tabId, params.sessionId);
@@ -12334,13 +12436,18 @@ var Recorder = class {
   async injectChild(tabId, sid) {
     const t = this.tabs.get(tabId);
     try {
-      const id = await injectSession(this.controller.session(tabId), sid);
-      if (this.tabs.get(tabId) === t) t.scripts.set(sid, id);
+      const { identifier } = await injectSession(this.controller.session(tabId), sid);
+      if (this.tabs.get(tabId) === t) t.scripts.set(sid, identifier);
     } catch {
     }
   }
   // message turns one page-side message into a step of the tab's recording.
   message(tabId, sid, contextId, payload) {
+    const t = this.tabs.get(tabId);
+    if (t && t.holding) {
+      t.holding.push([sid, contextId, payload]);
+      return;
+    }
     const rec = this.byTab.get(tabId);
     let msg;
     try {

@@ -40,20 +40,25 @@ import { pageRoleLocator } from "./role-locator.js";
 import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "./recorder-rules.js";
 
 // recorderState is the recorder's state in one frame's world: call, the
-// binding; els, the elements held by id (at most 256, the oldest let go
-// first).
-export function recorderState(call) {
-  const st = { call, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
-  st.dirty = null; // the text field being typed into: {el, id}
+// binding, called with (json, at): at is when the input the message
+// stands for happened (performance.now(): a field's last keystroke for
+// its typing, a held click's click), which the early recorder
+// (page/recorder-early.js) keeps; els, the elements held by id (at most
+// 256, the oldest let go first). passive: never hide an input from the
+// page (the early recorder's, which must not take a check's click from
+// the recorder proper).
+export function recorderState(call, { passive = false } = {}) {
+  const st = { call, passive, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
+  st.dirty = null; // the text field being typed into: {el, id, at}
   st.down = null; // the last press: {el, id, t}
   st.lastClick = null; // {el, id, t, viaLabel}
   st.lastKey = null; // {key, t}
   st.held = null; // a click into a text field, held until the person types there or acts elsewhere
   st.asserting = false; // an Alt+Shift press is under way: its click is a check, not a click
-  st.send = (msg) => {
+  st.send = (msg, at = performance.now()) => {
     if (st.stopped) return;
     try {
-      st.call(JSON.stringify(msg));
+      st.call(JSON.stringify(msg), at);
     } catch (e) {
       // The binding is gone (the recording ended): nothing to tell.
     }
@@ -80,12 +85,12 @@ export function recorderState(call) {
     st.typed.set(d.el, value);
     const msg = { k: "type", id: d.id, value };
     if (isSecretField(d.el)) msg.secret = true;
-    st.send(msg);
+    st.send(msg, d.at);
   };
   st.release = () => {
     const held = st.held;
     st.held = null;
-    if (held) st.send(held.msg);
+    if (held) st.send(held.msg, held.at);
   };
   return st;
 }
@@ -100,6 +105,13 @@ export function roleNow(el) {
   }
 }
 
+// hide keeps an input from the page: the press and click of a check.
+function hide(st, e) {
+  if (st.passive) return;
+  e.preventDefault();
+  e.stopImmediatePropagation();
+}
+
 // onPointerDown: a press with the primary button. Alt+Shift starts a check
 // (the page sees none of that press); any other press ends the typing of
 // another field and names the element about to be clicked (see), while
@@ -108,8 +120,7 @@ export function onPointerDown(st, e) {
   if (!e.isTrusted || e.button !== 0) return;
   if (e.altKey && e.shiftKey) {
     st.asserting = true;
-    e.preventDefault();
-    e.stopImmediatePropagation();
+    hide(st, e);
     return;
   }
   const raw = e.composedPath()[0] || e.target;
@@ -132,8 +143,7 @@ export function onClick(st, e) {
   const raw = e.composedPath()[0] || e.target;
   if (st.asserting) {
     st.asserting = false;
-    e.preventDefault();
-    e.stopImmediatePropagation();
+    hide(st, e);
     st.flush();
     st.release();
     const text = assertText(raw);
@@ -154,7 +164,7 @@ export function onClick(st, e) {
   st.lastClick = { el, id, t: now, viaLabel };
   const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };
   if (kind === "text" || kind === "multiline") {
-    st.held = { el, msg };
+    st.held = { el, msg, at: performance.now() };
     return;
   }
   st.flush();
@@ -187,11 +197,14 @@ export function onInput(st, e) {
   const kind = fieldKind(raw);
   if (kind !== "text" && kind !== "multiline") return;
   if (st.held && st.held.el === raw) st.held = null;
-  if (st.dirty && st.dirty.el === raw) return;
+  if (st.dirty && st.dirty.el === raw) {
+    st.dirty.at = performance.now();
+    return;
+  }
   st.flush();
   st.release();
   const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);
-  st.dirty = { el: raw, id };
+  st.dirty = { el: raw, id, at: performance.now() };
 }
 
 // onChange: a text field committed (its final value now), a <select>'s
@@ -212,18 +225,15 @@ export function onChange(st, e) {
   else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });
 }
 
-// installRecorder starts recording in this world: the listeners on the
-// window (capture phase, so they run before the page's), and el(id) and
-// stop() for the worker.
-export function installRecorder(binding) {
-  const call = globalThis[binding];
-  if (typeof call !== "function" || globalThis.__buaRecorder) return;
-  const st = recorderState(call);
+// listen adds the recorder's listeners to the window (capture phase, so
+// they run before the page's) and returns the function that removes them.
+export function listen(st) {
+  const asserting = (e) => st.asserting && e.isTrusted && hide(st, e);
   const on = {
     pointerdown: (e) => onPointerDown(st, e),
-    mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
-    pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
-    mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
+    mousedown: asserting,
+    pointerup: asserting,
+    mouseup: asserting,
     click: (e) => onClick(st, e),
     keydown: (e) => onKeyDown(st, e),
     input: (e) => onInput(st, e),
@@ -232,7 +242,22 @@ export function installRecorder(binding) {
     pagehide: () => st.flush(),
   };
   for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);
+  return () => {
+    for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
+  };
+}
+
+// installRecorder starts recording in this world: the listeners, and for
+// the worker el(id), role(id), stop(), and since, when it began listening
+// (performance.now(): the early recorder's messages from before it are
+// the ones it missed).
+export function installRecorder(binding) {
+  const call = globalThis[binding];
+  if (typeof call !== "function" || globalThis.__buaRecorder) return;
+  const st = recorderState((json) => call(json));
+  const unlisten = listen(st);
   globalThis.__buaRecorder = {
+    since: performance.now(),
     el: (id) => st.els.get(id) || null,
     // role(id) is the element's role locator now, for the worker to tell
     // whether the page changed it since the person pressed.
@@ -240,7 +265,7 @@ export function installRecorder(binding) {
     stop() {
       st.flush();
       st.stopped = true;
-      for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
+      unlisten();
     },
   };
 }

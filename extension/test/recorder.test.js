@@ -16,6 +16,7 @@ import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../s
 import { KEEP_ENDED_MS, MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
 import { chooseRole, pressedRole } from "../src/recorder/describe.js";
+import { EARLY_FILE, EARLY_ID, EarlyScript } from "../src/recorder/early.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
 import { CdpError } from "../src/lib/cdp.js";
 
@@ -238,11 +239,12 @@ test("frame trees list every frame", () => {
 // fakeWorld is a recorder over a fake debugger session: sends are logged,
 // the element lookup fails (no role locator: the page side's locators
 // stand), and events are fired by hand.
-function fakeWorld() {
+function fakeWorld({ early = {}, onTake = () => {} } = {}) {
   const sent = [];
   const fire = {};
   const listeners = (name) => ({ addListener: (fn) => (fire[name] = fn), removeListener: () => delete fire[name] });
   const api = {
+    runtime: { id: "EXT" },
     debugger: { onEvent: listeners("debugger") },
     tabs: { get: async (id) => ({ id, url: "http://h.test/", title: `tab ${id}`, status: "complete" }) },
     webNavigation: { onCommitted: listeners("committed"), onHistoryStateUpdated: listeners("history"), onReferenceFragmentUpdated: listeners("fragment"), onCreatedNavigationTarget: listeners("created") },
@@ -250,9 +252,19 @@ function fakeWorld() {
   const session = (tabId) => ({
     tabId,
     frames: new Map(),
-    attach: async () => {},
+    // A tab with early messages has the early recorder's world, which
+    // Runtime.enable reports as the attach sets the domains up.
+    attach: async () => {
+      if (early[tabId]) fire.debugger({ tabId }, "Runtime.executionContextCreated", { context: { id: 9, origin: "chrome-extension://EXT", name: "bua bridge", auxData: { type: "isolated", frameId: "F" } } });
+    },
     async send(method, params, sid) {
       sent.push({ tabId, method, params, sid });
+      if (method === "Runtime.evaluate" && /__buaRecorder\.since/.test(params.expression)) return { result: { value: 100 } };
+      if (method === "Runtime.evaluate" && /\.take\(100\)/.test(params.expression)) {
+        assert.equal(params.contextId, 9, "taken from the early recorder's world");
+        onTake(tabId);
+        return { result: { value: (early[tabId] || []).map((m) => JSON.stringify(m)) } };
+      }
       if (method === "Page.addScriptToEvaluateOnNewDocument") return { identifier: "s1" };
       if (method === "Page.getFrameTree") return { frameTree: { frame: { id: "F" } } };
       if (method === "Page.createIsolatedWorld") return { executionContextId: 5 };
@@ -275,6 +287,23 @@ function fakeWorld() {
   const say = (tabId, msg) => fire.debugger({ tabId }, "Runtime.bindingCalled", { name: BINDING, payload: JSON.stringify(msg), executionContextId: 5 });
   return { recorder, sent, fire, say };
 }
+
+test("a tab a click opened starts with the inputs the early recorder saw before the recorder proper listened, then the recorder proper's", async () => {
+  let say = null;
+  // The recorder proper's click arrives while the early one's are taken.
+  const onTake = (tabId) => say(tabId, { k: "key", key: "Escape" });
+  const w = fakeWorld({ early: { 9: [{ k: "click", id: 1 }, { k: "key", key: "Enter" }] }, onTake });
+  say = w.say;
+  await w.recorder.start({ id: 7, url: "http://h.test/" });
+  w.fire.created({ sourceTabId: 7, tabId: 9, url: "http://h.test/terms" });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const steps = (await w.recorder.read(7, 0, 0)).steps;
+  assert.deepEqual(
+    steps.map((s) => [s.tabId, s.action ? s.action.type : `opened ${s.newTabId}`, s.action && s.action.key]),
+    [[7, "opened 9", undefined], [9, "click", undefined], [9, "press_key", "Enter"], [9, "press_key", "Escape"]],
+  );
+  await w.recorder.stop(7);
+});
 
 const loc = (label) => ({ tag: "input", inputType: "password", label, locators: [{ by: "id", selector: "#pw", count: 1 }] });
 
@@ -383,4 +412,24 @@ test("the early recorder keeps, without hiding anything from the page, the input
   const taken = Array.from(vm.runInContext("__buaRecorder.take(30)", world), (m) => JSON.parse(m));
   assert.deepEqual(taken, [{ k: "key", key: "Escape" }], "the Tab came after the recorder proper listened: its own");
   assert.equal(listeners.size, 0, "taken: it listens no more");
+});
+
+test("the early recorder is registered while a recording runs, once, and never persisted", async () => {
+  const registered = new Map();
+  const calls = [];
+  const scripting = {
+    getRegisteredContentScripts: async ({ ids }) => ids.filter((id) => registered.has(id)).map((id) => registered.get(id)),
+    registerContentScripts: async (scripts) => scripts.forEach((s) => (calls.push("register"), registered.set(s.id, s))),
+    unregisterContentScripts: async ({ ids }) => ids.forEach((id) => (calls.push("unregister"), registered.delete(id))),
+  };
+  const early = new EarlyScript(scripting);
+  await early.set(true);
+  await early.set(true);
+  assert.deepEqual(calls, ["register"]);
+  const s = registered.get(EARLY_ID);
+  assert.deepEqual([s.js, s.runAt, s.allFrames, s.persistAcrossSessions, s.matches], [[EARLY_FILE], "document_start", false, false, ["<all_urls>"]]);
+  assert.ok(readFileSync(new URL(`../${EARLY_FILE}`, import.meta.url), "utf8").includes("installEarly"), "the file it names is the bundled early recorder");
+  await early.set(false);
+  assert.deepEqual(calls, ["register", "unregister"]);
+  await new EarlyScript(undefined).set(true); // no chrome.scripting: nothing, no throw
 });

@@ -15,7 +15,7 @@ import { SOURCE } from "../src/recorder/inject.js";
 import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../src/recorder/steps.js";
 import { KEEP_ENDED_MS, MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
-import { chooseRole, pressedRole } from "../src/recorder/describe.js";
+import { chooseRole, describeWithin, pressedRole } from "../src/recorder/describe.js";
 import { EARLY_FILE, EARLY_ID, EarlyScript } from "../src/recorder/early.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
 import { CdpError } from "../src/lib/cdp.js";
@@ -432,4 +432,13 @@ test("the early recorder is registered while a recording runs, once, and never p
   await early.set(false);
   assert.deepEqual(calls, ["register", "unregister"]);
   await new EarlyScript(undefined).set(true); // no chrome.scripting: nothing, no throw
+});
+
+test("an element's description never holds up the steps after it: a lookup a hidden page defers gives way to what the page side took", async () => {
+  const hanging = { send: () => new Promise(() => {}) };
+  const timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: () => {} };
+  const see = { id: 1, loc: { tag: "a", locators: [{ by: "css", selector: "a", count: 1 }] }, role: { by: "role", role: "link", name: "Read the terms", count: 1 } };
+  const d = await describeWithin(hanging, null, 5, see, timers);
+  assert.deepEqual(d.locators.map((l) => l.by), ["role", "css"]);
+  assert.equal(d.locators[0].name, "Read the terms");
 });

@@ -11840,15 +11840,15 @@ async function describeSeen(session, sid, contextId, id, see) {
   let role = null;
   let unchanged = false;
   try {
-    const { result } = await send("Runtime.evaluate", {
-      expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`,
-      contextId,
-      objectGroup
-    });
+    const [{ result }, shown] = await Promise.all([
+      send("Runtime.evaluate", { expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`, contextId, objectGroup }),
+      send("Runtime.evaluate", { expression: `document.visibilityState`, contextId, returnByValue: true })
+    ]);
     if (result && result.objectId) {
       const { node } = await send("DOM.describeNode", { objectId: result.objectId });
       const target = { session: sid || null, objectId: result.objectId, backendNodeId: node.backendNodeId };
-      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== void 0, hidden: Boolean(see.hidden) });
+      const hidden = !(shown.result && shown.result.value === "visible");
+      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== void 0, hidden });
     }
     if (role && pressed && !sameName(role, pressed)) {
       const now = await send("Runtime.evaluate", {
@@ -11865,6 +11865,15 @@ async function describeSeen(session, sid, contextId, id, see) {
     });
   }
   return targetOf(see.loc, chooseRole(role, pressed, unchanged));
+}
+var DESCRIBE_MS = 3e3;
+function describeWithin(session, sid, contextId, see, timers = globalThis) {
+  let timer = null;
+  const late = new Promise((resolve) => timer = timers.setTimeout(resolve, DESCRIBE_MS));
+  return Promise.race([describeSeen(session, sid, contextId, see.id, see), late]).catch(() => null).then((d) => {
+    timers.clearTimeout(timer);
+    return d || targetOf(see.loc, pressedRole(see.role));
+  });
 }
 
 // recorder/steps.js
@@ -12459,7 +12468,7 @@ var Recorder = class {
     const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
     if (msg.k === "see") {
       if (!msg.loc || typeof msg.loc !== "object") return;
-      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, pressedRole(msg.role))));
+      this.seen.set(key, describeWithin(this.controller.session(tabId), sid, contextId, msg, this.timers));
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
       return;
     }

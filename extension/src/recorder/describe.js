@@ -80,15 +80,18 @@ export async function describeSeen(session, sid, contextId, id, see) {
   let role = null;
   let unchanged = false;
   try {
-    const { result } = await send("Runtime.evaluate", {
-      expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`,
-      contextId,
-      objectGroup,
-    });
+    // Hidden now, not when pressed: a click that opened a tab in front
+    // hid its page since, and a hidden page never answers the partial
+    // tree the lookup asks a shown one for.
+    const [{ result }, shown] = await Promise.all([
+      send("Runtime.evaluate", { expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`, contextId, objectGroup }),
+      send("Runtime.evaluate", { expression: `document.visibilityState`, contextId, returnByValue: true }),
+    ]);
     if (result && result.objectId) {
       const { node } = await send("DOM.describeNode", { objectId: result.objectId });
       const target = { session: sid || null, objectId: result.objectId, backendNodeId: node.backendNodeId };
-      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== undefined, hidden: Boolean(see.hidden) });
+      const hidden = !(shown.result && shown.result.value === "visible");
+      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== undefined, hidden });
     }
     if (role && pressed && !sameName(role, pressed)) {
       // After the lookup: the tree's answer is the element's as it was
@@ -107,4 +110,23 @@ export async function describeSeen(session, sid, contextId, id, see) {
     send("Runtime.releaseObjectGroup", { objectGroup }).catch(() => {});
   }
   return targetOf(see.loc, chooseRole(role, pressed, unchanged));
+}
+
+// DESCRIBE_MS bounds the wait for an element's description.
+const DESCRIBE_MS = 3000;
+
+// describeWithin describes the element of a see message (describeSeen),
+// or, when the page cannot tell within DESCRIBE_MS (a lookup Chromium
+// defers: the page was hidden after it was asked) or fails, by what the
+// page side took: a step's description must never hold up the steps
+// after it.
+export function describeWithin(session, sid, contextId, see, timers = globalThis) {
+  let timer = null;
+  const late = new Promise((resolve) => (timer = timers.setTimeout(resolve, DESCRIBE_MS)));
+  return Promise.race([describeSeen(session, sid, contextId, see.id, see), late])
+    .catch(() => null)
+    .then((d) => {
+      timers.clearTimeout(timer);
+      return d || targetOf(see.loc, pressedRole(see.role));
+    });
 }

@@ -13,7 +13,7 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { BINDING, WORLD, injectSession, removeSession } from "./inject.js";
-import { describeSeen, pressedRole, targetOf } from "./describe.js";
+import { describeWithin } from "./describe.js";
 import { actionOf, uploadComment } from "./steps.js";
 import { KEEP_ENDED_MS, Recording } from "./recording.js";
 import { NavWatch } from "./navigation.js";
@@ -295,7 +295,7 @@ class Recorder {
     const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
     if (msg.k === "see") {
       if (!msg.loc || typeof msg.loc !== "object") return;
-      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, pressedRole(msg.role))));
+      this.seen.set(key, describeWithin(this.controller.session(tabId), sid, contextId, msg, this.timers));
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
       return;
     }

@@ -333,3 +333,139 @@ func TestRecordTypedURLAndTabClosed(t *testing.T) {
 		}
 	}
 }
+
+// quickClick clicks the middle of sel with nothing between the press and
+// the release, as Playwright's and agent-browser's clicks do: both are
+// sent before either is answered, so the page handles the click before
+// any lookup the recorder's worker starts on the press can reach it.
+func (h *hand) quickClick(sel string) {
+	h.t.Helper()
+	x, y := h.center(sel)
+	var cmds []harness.CDPCmd
+	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		p := map[string]any{"type": typ, "x": x, "y": y}
+		if typ != "mouseMoved" {
+			p["button"], p["clickCount"] = "left", 1
+		}
+		cmds = append(cmds, harness.CDPCmd{Method: "Input.dispatchMouseEvent", Params: p})
+	}
+	if _, err := h.c.CallAll(h.session, cmds); err != nil {
+		h.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// TestRecordSubmitNavigates (issue 31 item 14): a submit button clicked by
+// trusted input, whose form renames it ("Signing in…") and navigates at
+// once, is recorded by the name it had when the pointer went down, as a
+// role target, not as a CSS selector or by its new name.
+func TestRecordSubmitNavigates(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "login.yaml")
+	rec, _ := startRecording(t, siteURL("record/login.html"), "-o", out)
+	p := newHand(t, devtoolsHand(t), "page", "record/login.html")
+	p.click("#user")
+	p.keys("ada")
+	p.quickClick("button")
+	p.waitFor(`location.pathname.endsWith("/welcome.html") && document.readyState === "complete"`)
+	rec.waitOutput("the page went to")
+	if code := rec.interrupt(); code != 0 {
+		t.Fatalf("Ctrl-C: exit %d, want 0\n%s", code, rec.output())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rec.output())
+	}
+	flow := string(raw)
+	t.Logf("bua record said:\n%s\nthe recorded flow:\n%s", rec.output(), flow)
+	if !strings.Contains(rec.output(), `click button "Sign in"`) {
+		t.Errorf("bua record did not show the click on button \"Sign in\":\n%s", rec.output())
+	}
+	for _, want := range []string{
+		"- type: {role: textbox, name: User, text: ada, clear: true}",
+		"- click: {role: button, name: Sign in}\n  - wait_for: {url: \"${{ vars.base }}/record/welcome.html?**\"}",
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("the flow lacks %q", want)
+		}
+	}
+	if strings.Contains(flow, "Signing in") {
+		t.Error("the flow names the button by the name the page gave it after the click")
+	}
+}
+
+// pauseWorker pauses the extension's service worker (Debugger.pause
+// through the test-only DevTools port: it stops at its next statement) and
+// returns the function that lets it run again. While it is paused the
+// worker can start nothing: a busy machine at its busiest, made certain.
+func pauseWorker(t *testing.T, c *harness.CDP) func() {
+	t.Helper()
+	targets, err := c.Targets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		if tg.Type != "service_worker" || !strings.HasSuffix(tg.URL, "/src/generated/worker.js") {
+			continue
+		}
+		s, err := c.Attach(tg.TargetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CallAll(s, []harness.CDPCmd{{Method: "Debugger.enable"}, {Method: "Debugger.pause"}}); err != nil {
+			t.Fatal(err)
+		}
+		resumed := false
+		resume := func() {
+			if resumed {
+				return
+			}
+			resumed = true
+			if _, err := c.CallAll(s, []harness.CDPCmd{{Method: "Debugger.resume"}, {Method: "Debugger.disable"}}); err != nil {
+				t.Errorf("resuming the worker: %v", err)
+			}
+			_, _ = c.Call("", "Target.detachFromTarget", map[string]any{"sessionId": s})
+		}
+		t.Cleanup(resume)
+		return resume
+	}
+	t.Fatalf("no service worker of the extension among %+v", targets)
+	return nil
+}
+
+// TestRecordNewTabFirstInput (issue 31 item 15): the person clicks in a
+// tab that a recorded click opened before the recorder's worker has done
+// anything there (the worker is paused from before the first click until
+// after the second): the click is still recorded, on its tab, by its name.
+func TestRecordNewTabFirstInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "newtab.yaml")
+	rec, _ := startRecording(t, siteURL("record/opener.html"), "-o", out)
+	c := devtoolsHand(t)
+	p := newHand(t, c, "page", "record/opener.html")
+	resume := pauseWorker(t, c)
+	p.click("a[target=_blank]")
+	n := newHand(t, c, "page", "record/terms.html?first")
+	n.waitFor(`document.readyState !== "loading"`)
+	n.click("#accept")
+	n.waitFor(`document.querySelector("#done").textContent === "Terms accepted"`)
+	resume()
+	rec.waitOutput(`click button "Accept the terms"`)
+	if code := rec.interrupt(); code != 0 {
+		t.Fatalf("Ctrl-C: exit %d, want 0\n%s", code, rec.output())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rec.output())
+	}
+	flow := string(raw)
+	t.Logf("bua record said:\n%s\nthe recorded flow:\n%s", rec.output(), flow)
+	for _, want := range []string{
+		"- click: {role: link, name: Read the terms}\n    as: tab_1",
+		`- click: {role: button, name: Accept the terms, tabId: "${{ tab_1.newTabId }}"}`,
+	} {
+		if !strings.Contains(flow, want) {
+			t.Errorf("the flow lacks %q", want)
+		}
+	}
+	if strings.Count(flow, "Accept the terms") != 1 {
+		t.Errorf("the click in the new tab is in the flow %d times, want once", strings.Count(flow, "Accept the terms"))
+	}
+}

@@ -9,8 +9,10 @@ const manifest = JSON.parse(readFileSync(path("../manifest.json"), "utf8"));
 // webRequest (observing only: no blocking, no headers asked for) gives the
 // trace its failed requests at a fifth of the events Network.enable would
 // send through chrome.debugger (docs/extension.md §Trace).
-test("permissions are exactly debugger, tabs, storage, alarms, idle, downloads, webRequest, webNavigation", () => {
-  assert.deepEqual([...manifest.permissions].sort(), ["alarms", "debugger", "downloads", "idle", "storage", "tabs", "webNavigation", "webRequest"]);
+// scripting registers the recorder's content script while a recording
+// runs (recorder/early.js); with <all_urls> it adds no warning of its own.
+test("permissions are exactly debugger, tabs, storage, alarms, idle, downloads, webRequest, webNavigation, scripting", () => {
+  assert.deepEqual([...manifest.permissions].sort(), ["alarms", "debugger", "downloads", "idle", "scripting", "storage", "tabs", "webNavigation", "webRequest"]);
   assert.equal(manifest.optional_permissions, undefined);
 });
 

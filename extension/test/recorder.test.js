@@ -8,12 +8,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import vm from "node:vm";
+import { readFileSync } from "node:fs";
 import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "../src/page/recorder-rules.js";
 import { RECORDER } from "../src/generated/page.js";
 import { SOURCE } from "../src/recorder/inject.js";
 import { actionOf, historyPush, navStep, placeholder, uploadComment } from "../src/recorder/steps.js";
 import { KEEP_ENDED_MS, MAX_READ, MAX_STEPS, Recording } from "../src/recorder/recording.js";
 import { createRecorder } from "../src/recorder/recorder.js";
+import { chooseRole, describeWithin, pressedRole } from "../src/recorder/describe.js";
+import { EARLY_FILE, EARLY_ID, EarlyScript } from "../src/recorder/early.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
 import { CdpError } from "../src/lib/cdp.js";
 
@@ -120,9 +123,10 @@ test("the bundled page side runs alone in a realm of its own: trusted keys only,
   const sent = [];
   const listeners = new Map();
   const world = vm.createContext({
-    [BINDING]: (msg) => sent.push(JSON.parse(msg)),
+    [BINDING]: (...args) => sent.push(args.length === 1 ? JSON.parse(args[0]) : args),
     addEventListener: (type, fn, capture) => capture === true && listeners.set(type, fn),
     removeEventListener: (type, fn) => listeners.get(type) === fn && listeners.delete(type),
+    performance: { now: () => 5 },
   });
   world.window = world;
   vm.runInContext(SOURCE, world);
@@ -135,7 +139,7 @@ test("the bundled page side runs alone in a realm of its own: trusted keys only,
   const first = listeners.get("keydown");
   vm.runInContext(SOURCE, world);
   assert.equal(listeners.get("keydown"), first, "a second run in the same world installs nothing");
-  const own = new Set([BINDING, "addEventListener", "removeEventListener", "window"]);
+  const own = new Set([BINDING, "addEventListener", "removeEventListener", "performance", "window"]);
   assert.deepEqual(Object.keys(world).filter((k) => !own.has(k)), ["__buaRecorder"], "nothing but __buaRecorder on the world's global (the bundle's own names stay in its closure)");
   vm.runInContext("__buaRecorder.stop()", world);
   assert.equal(listeners.size, 0);
@@ -235,11 +239,12 @@ test("frame trees list every frame", () => {
 // fakeWorld is a recorder over a fake debugger session: sends are logged,
 // the element lookup fails (no role locator: the page side's locators
 // stand), and events are fired by hand.
-function fakeWorld() {
+function fakeWorld({ early = {}, onTake = () => {} } = {}) {
   const sent = [];
   const fire = {};
   const listeners = (name) => ({ addListener: (fn) => (fire[name] = fn), removeListener: () => delete fire[name] });
   const api = {
+    runtime: { id: "EXT" },
     debugger: { onEvent: listeners("debugger") },
     tabs: { get: async (id) => ({ id, url: "http://h.test/", title: `tab ${id}`, status: "complete" }) },
     webNavigation: { onCommitted: listeners("committed"), onHistoryStateUpdated: listeners("history"), onReferenceFragmentUpdated: listeners("fragment"), onCreatedNavigationTarget: listeners("created") },
@@ -247,9 +252,19 @@ function fakeWorld() {
   const session = (tabId) => ({
     tabId,
     frames: new Map(),
-    attach: async () => {},
+    // A tab with early messages has the early recorder's world, which
+    // Runtime.enable reports as the attach sets the domains up.
+    attach: async () => {
+      if (early[tabId]) fire.debugger({ tabId }, "Runtime.executionContextCreated", { context: { id: 9, origin: "chrome-extension://EXT", name: "bua bridge", auxData: { type: "isolated", frameId: "F" } } });
+    },
     async send(method, params, sid) {
       sent.push({ tabId, method, params, sid });
+      if (method === "Runtime.evaluate" && /__buaRecorder\.since/.test(params.expression)) return { result: { value: 100 } };
+      if (method === "Runtime.evaluate" && /\.take\(100\)/.test(params.expression)) {
+        assert.equal(params.contextId, 9, "taken from the early recorder's world");
+        onTake(tabId);
+        return { result: { value: (early[tabId] || []).map((m) => JSON.stringify(m)) } };
+      }
       if (method === "Page.addScriptToEvaluateOnNewDocument") return { identifier: "s1" };
       if (method === "Page.getFrameTree") return { frameTree: { frame: { id: "F" } } };
       if (method === "Page.createIsolatedWorld") return { executionContextId: 5 };
@@ -272,6 +287,23 @@ function fakeWorld() {
   const say = (tabId, msg) => fire.debugger({ tabId }, "Runtime.bindingCalled", { name: BINDING, payload: JSON.stringify(msg), executionContextId: 5 });
   return { recorder, sent, fire, say };
 }
+
+test("a tab a click opened starts with the inputs the early recorder saw before the recorder proper listened, then the recorder proper's", async () => {
+  let say = null;
+  // The recorder proper's click arrives while the early one's are taken.
+  const onTake = (tabId) => say(tabId, { k: "key", key: "Escape" });
+  const w = fakeWorld({ early: { 9: [{ k: "click", id: 1 }, { k: "key", key: "Enter" }] }, onTake });
+  say = w.say;
+  await w.recorder.start({ id: 7, url: "http://h.test/" });
+  w.fire.created({ sourceTabId: 7, tabId: 9, url: "http://h.test/terms" });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const steps = (await w.recorder.read(7, 0, 0)).steps;
+  assert.deepEqual(
+    steps.map((s) => [s.tabId, s.action ? s.action.type : `opened ${s.newTabId}`, s.action && s.action.key]),
+    [[7, "opened 9", undefined], [9, "click", undefined], [9, "press_key", "Enter"], [9, "press_key", "Escape"]],
+  );
+  await w.recorder.stop(7);
+});
 
 const loc = (label) => ({ tag: "input", inputType: "password", label, locators: [{ by: "id", selector: "#pw", count: 1 }] });
 
@@ -334,4 +366,79 @@ test("a recording follows the tab a click opens, and ends when its last tab clos
   fire.ended({ tabId: 3, reason: "user_stopped" });
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal((await recorder.read(3, 0, 0)).reason, "session_ended");
+});
+
+test("the step's role locator: the tree's when it names what was pressed or the element is unchanged, else the one taken at pointerdown", () => {
+  const pressed = pressedRole({ by: "role", role: "button", name: "  Sign   in ", count: 1 });
+  assert.deepEqual(pressed, { by: "role", role: "button", name: "Sign in", count: 1 });
+  const ax = (name) => ({ by: "role", role: "button", name, count: 1 });
+  assert.equal(chooseRole(ax("Sign in"), pressed, false).name, "Sign in");
+  // The page renamed the button as it was clicked: the tree's name came too late.
+  assert.equal(chooseRole(ax("Signing in…"), pressed, false), pressed);
+  // Extract's rules and the tree differ on an element the page left alone: the tree's.
+  assert.equal(chooseRole(ax("Sign in now"), pressed, true).name, "Sign in now");
+  // The page navigated before the lookup: none from the tree.
+  assert.equal(chooseRole(null, pressed, false), pressed);
+  assert.equal(chooseRole(ax("x"), null, false).name, "x");
+  assert.equal(pressedRole({ by: "role", role: "generic", count: 1 }), null, "no role a target takes");
+  assert.equal(pressedRole({ by: "role", role: "link", name: "/a/", count: 2, nth: 1 }).name, "/^\\/a\\/$/", "a name that reads as a pattern is escaped");
+  assert.equal(pressedRole(null), null);
+});
+
+test("the early recorder keeps, without hiding anything from the page, the inputs from before the recorder proper listened, and gives them once", () => {
+  const src = readFileSync(new URL("../src/generated/recorder-early.js", import.meta.url), "utf8");
+  const listeners = new Map();
+  let now = 10;
+  const world = vm.createContext({
+    addEventListener: (type, fn, capture) => capture === true && listeners.set(type, fn),
+    removeEventListener: (type, fn) => listeners.get(type) === fn && listeners.delete(type),
+    performance: { now: () => now },
+    setTimeout: () => 1,
+    clearTimeout: () => {},
+  });
+  world.window = world;
+  vm.runInContext(src, world);
+  const body = el("body");
+  let hidden = 0;
+  const press = (k, at) => {
+    now = at;
+    listeners.get("keydown")({ isTrusted: true, isComposing: false, ...key(k), target: body, composedPath: () => [body] });
+  };
+  const assertPress = { isTrusted: true, button: 0, altKey: true, shiftKey: true, preventDefault: () => hidden++, stopImmediatePropagation: () => hidden++ };
+  listeners.get("pointerdown")(assertPress);
+  assert.equal(hidden, 0, "a check's press is the page's too: the recorder proper hides it");
+  press("Escape", 20);
+  press("Tab", 40);
+  const taken = Array.from(vm.runInContext("__buaRecorder.take(30)", world), (m) => JSON.parse(m));
+  assert.deepEqual(taken, [{ k: "key", key: "Escape" }], "the Tab came after the recorder proper listened: its own");
+  assert.equal(listeners.size, 0, "taken: it listens no more");
+});
+
+test("the early recorder is registered while a recording runs, once, and never persisted", async () => {
+  const registered = new Map();
+  const calls = [];
+  const scripting = {
+    getRegisteredContentScripts: async ({ ids }) => ids.filter((id) => registered.has(id)).map((id) => registered.get(id)),
+    registerContentScripts: async (scripts) => scripts.forEach((s) => (calls.push("register"), registered.set(s.id, s))),
+    unregisterContentScripts: async ({ ids }) => ids.forEach((id) => (calls.push("unregister"), registered.delete(id))),
+  };
+  const early = new EarlyScript(scripting);
+  await early.set(true);
+  await early.set(true);
+  assert.deepEqual(calls, ["register"]);
+  const s = registered.get(EARLY_ID);
+  assert.deepEqual([s.js, s.runAt, s.allFrames, s.persistAcrossSessions, s.matches], [[EARLY_FILE], "document_start", false, false, ["<all_urls>"]]);
+  assert.ok(readFileSync(new URL(`../${EARLY_FILE}`, import.meta.url), "utf8").includes("installEarly"), "the file it names is the bundled early recorder");
+  await early.set(false);
+  assert.deepEqual(calls, ["register", "unregister"]);
+  await new EarlyScript(undefined).set(true); // no chrome.scripting: nothing, no throw
+});
+
+test("an element's description never holds up the steps after it: a lookup a hidden page defers gives way to what the page side took", async () => {
+  const hanging = { send: () => new Promise(() => {}) };
+  const timers = { setTimeout: (fn) => setImmediate(fn), clearTimeout: () => {} };
+  const see = { id: 1, loc: { tag: "a", locators: [{ by: "css", selector: "a", count: 1 }] }, role: { by: "role", role: "link", name: "Read the terms", count: 1 } };
+  const d = await describeWithin(hanging, null, 5, see, timers);
+  assert.deepEqual(d.locators.map((l) => l.by), ["role", "css"]);
+  assert.equal(d.locators[0].name, "Read the terms");
 });

@@ -31,7 +31,7 @@ func TestFresh(t *testing.T) {
 	for _, f := range []struct {
 		name  string
 		build func(string) ([]byte, error)
-	}{{"page.js", Pages}, {"worker.js", Worker}} {
+	}{{"page.js", Pages}, {"recorder-early.js", EarlyRecorder}, {"worker.js", Worker}} {
 		want, err := f.build(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -65,7 +65,7 @@ func TestSameEverywhere(t *testing.T) {
 	if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	for name, build := range map[string]func(string) ([]byte, error){"page.js": Pages, "worker.js": Worker} {
+	for name, build := range map[string]func(string) ([]byte, error){"page.js": Pages, "recorder-early.js": EarlyRecorder, "worker.js": Worker} {
 		here, err := build(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -3,11 +3,13 @@
 //
 //	go run ./internal/bundle -ext extension
 //
-// It writes two files, both committed, since the binary embeds them (a test
-// fails while either is stale):
+// It writes three files, all committed, since the binary embeds them (a
+// test fails while any is stale):
 //
 //   - src/generated/page.js: the page scripts (src/page), each a function
 //     declaration as text, which the worker sends into pages (Pages);
+//   - src/generated/recorder-early.js: the recorder's content script
+//     (EarlyRecorder);
 //   - src/generated/worker.js: the service worker, background.js and every
 //     module it imports, page.js included, as one file (Worker). Chrome
 //     starts a one-file worker sooner than a graph of modules it fetches
@@ -49,6 +51,13 @@ func write(ext string) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(src, "generated", "page.js"), pages, 0o644); err != nil {
+		return err
+	}
+	early, err := EarlyRecorder(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "generated", "recorder-early.js"), early, 0o644); err != nil {
 		return err
 	}
 	worker, err := Worker(src)

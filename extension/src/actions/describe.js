@@ -15,7 +15,7 @@ import { ROLES } from "../generated/protocol.js";
 import { GROUP, locate } from "../lib/locate.js";
 
 // Roles a locator never uses: they name no kind of element a person sees.
-const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
+export const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);
 const TARGET_ROLES = new Set(ROLES);
 // The schema's longest accessible name.
 const NAME_MAX = 1024;

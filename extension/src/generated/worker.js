@@ -9480,15 +9480,369 @@ var RECORDER = [
   "    return same;",
   "  }",
   "",
+  "  // page/dom.js",
+  "  function clean(s) {",
+  '    return String(s || "").replace(/\\s+/g, " ").trim();',
+  "  }",
+  "  function rendered(el) {",
+  "    if (el.checkVisibility && !el.checkVisibility()) return false;",
+  "    const v = getComputedStyle(el).visibility;",
+  '    return v !== "hidden" && v !== "collapse";',
+  "  }",
+  "",
+  "  // page/roles.js",
+  "  var ROLES = {",
+  "    button: 1,",
+  "    link: 1,",
+  "    textbox: 1,",
+  "    searchbox: 1,",
+  "    checkbox: 1,",
+  "    radio: 1,",
+  "    combobox: 1,",
+  "    listbox: 1,",
+  "    option: 1,",
+  "    menuitem: 1,",
+  "    menuitemcheckbox: 1,",
+  "    menuitemradio: 1,",
+  "    tab: 1,",
+  "    switch: 1,",
+  "    slider: 1,",
+  "    spinbutton: 1,",
+  "    treeitem: 1",
+  "  };",
+  "  var INPUT_ROLES = {",
+  '    button: "button",',
+  '    submit: "button",',
+  '    reset: "button",',
+  '    image: "button",',
+  '    file: "button",',
+  '    checkbox: "checkbox",',
+  '    radio: "radio",',
+  '    range: "slider",',
+  '    number: "spinbutton",',
+  '    search: "searchbox",',
+  '    text: "textbox",',
+  '    email: "textbox",',
+  '    tel: "textbox",',
+  '    url: "textbox",',
+  '    password: "textbox"',
+  "  };",
+  "  function roleOf(el) {",
+  "    const explicit = explicitRole(el);",
+  '    if (explicit && explicit !== "none" && explicit !== "presentation" && explicit !== "generic") return explicit;',
+  "    const implicit = implicitRole(el, el.localName);",
+  "    if (explicit && !(implicit && focusable(el))) return null;",
+  "    return implicit;",
+  "  }",
+  "  function explicitRole(el) {",
+  '    const r = el.getAttribute("role");',
+  "    if (!r) return null;",
+  "    return r.trim().split(/\\s+/)[0].toLowerCase();",
+  "  }",
+  "  function implicitRole(el, tag) {",
+  "    switch (tag) {",
+  '      case "a":',
+  '      case "area":',
+  '        return el.hasAttribute("href") ? "link" : null;',
+  '      case "button":',
+  '        return "button";',
+  '      case "textarea":',
+  '        return "textbox";',
+  '      case "select":',
+  '        return el.multiple || el.size > 1 ? "listbox" : "combobox";',
+  '      case "option":',
+  '        return el.closest("select") ? "option" : null;',
+  '      case "input":',
+  "        return inputRole(el);",
+  "      default:",
+  '        if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "textbox";',
+  "        return null;",
+  "    }",
+  "  }",
+  "  function inputRole(el) {",
+  '    const type = (el.getAttribute("type") || "text").toLowerCase();',
+  '    if (type === "hidden") return null;',
+  "    const role = Object.prototype.hasOwnProperty.call(INPUT_ROLES, type) ? INPUT_ROLES[type] : null;",
+  "    const known = role !== null || /^(color|date|datetime-local|month|time|week)$/.test(type);",
+  '    if (!known) return el.hasAttribute("list") ? "combobox" : "textbox";',
+  '    if (el.hasAttribute("list") && (role === "textbox" || role === "searchbox")) return "combobox";',
+  "    return role;",
+  "  }",
+  "  function focusable(el) {",
+  '    return el.tabIndex >= 0 || el.hasAttribute("tabindex");',
+  "  }",
+  "",
+  "  // page/names.js",
+  "  var FROM_CONTENT = {",
+  "    button: 1,",
+  "    link: 1,",
+  "    checkbox: 1,",
+  "    radio: 1,",
+  "    option: 1,",
+  "    menuitem: 1,",
+  "    menuitemcheckbox: 1,",
+  "    menuitemradio: 1,",
+  "    tab: 1,",
+  "    switch: 1,",
+  "    treeitem: 1",
+  "  };",
+  "  var NO_CONTENT_TAGS = {",
+  "    figure: 1,",
+  "    ul: 1,",
+  "    ol: 1,",
+  "    menu: 1,",
+  "    table: 1,",
+  "    nav: 1,",
+  "    main: 1,",
+  "    aside: 1,",
+  "    dialog: 1,",
+  "    video: 1,",
+  "    audio: 1,",
+  "    iframe: 1,",
+  "    object: 1,",
+  "    embed: 1,",
+  "    canvas: 1,",
+  "    math: 1",
+  "  };",
+  "  function nameOf(el, role) {",
+  "    const tag = el.localName;",
+  '    const labelled2 = byIds(el, "aria-labelledby");',
+  "    if (labelled2) return labelled2;",
+  '    const aria = clean(el.getAttribute("aria-label"));',
+  "    if (aria) return aria;",
+  '    if (tag === "input") {',
+  "      const own = inputName(el);",
+  "      if (own !== null) return own;",
+  "    }",
+  '    if (el.labels && el.labels.length) return clean(Array.from(el.labels, (l) => fromContent(l, el, 0)).join(" "));',
+  '    if (tag === "input" || tag === "textarea") {',
+  '      const ph = clean(el.getAttribute("placeholder"));',
+  "      if (ph) return ph;",
+  "    }",
+  '    if (tag === "option") {',
+  "      const s = clean(el.label || el.textContent);",
+  "      if (s) return s;",
+  '    } else if (FROM_CONTENT[role] || tag === "a" || tag === "button") {',
+  "      const s = clean(fromContent(el, el, 0));",
+  "      if (s) return s;",
+  "    }",
+  '    const ariaPh = clean(el.getAttribute("aria-placeholder"));',
+  '    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;',
+  '    const title = clean(el.getAttribute("title"));',
+  "    if (title) return title;",
+  '    if (tag === "a" || tag === "area") {',
+  '      const img = tag === "a" ? el.querySelector("img[alt]") : null;',
+  '      if (img) return clean(img.getAttribute("alt"));',
+  "    }",
+  '    return "";',
+  "  }",
+  "  function inputName(el) {",
+  '    const type = (el.getAttribute("type") || "text").toLowerCase();',
+  '    if (type === "submit" || type === "reset" || type === "button") {',
+  '      if (el.hasAttribute("value")) return clean(el.value);',
+  '      return type === "submit" ? "Submit" : type === "reset" ? "Reset" : clean(el.title);',
+  "    }",
+  '    if (type === "image") return clean(el.getAttribute("alt") || el.value || el.title || "Submit");',
+  "    return null;",
+  "  }",
+  "  function controlValue(el) {",
+  "    const tag = el.localName;",
+  '    if (tag === "select") {',
+  "      const o = el.selectedOptions && el.selectedOptions[0];",
+  '      return o ? clean(o.label || o.textContent) : "";',
+  "    }",
+  '    if (tag === "textarea") return el.value;',
+  '    if (tag === "input") {',
+  '      const type = (el.getAttribute("type") || "text").toLowerCase();',
+  '      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";',
+  '      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";',
+  "      return el.value;",
+  "    }",
+  "    const role = explicitRole(el);",
+  '    if (role === "slider" || role === "spinbutton") {',
+  '      return el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || "";',
+  "    }",
+  "    if (el.isContentEditable) return el.textContent;",
+  '    return "";',
+  "  }",
+  "  function byIds(el, attr) {",
+  '    const ids = (el.getAttribute(attr) || "").trim();',
+  "    if (!ids) return null;",
+  "    const scope = el.getRootNode();",
+  "    const parts = [];",
+  "    for (const id of ids.split(/\\s+/)) {",
+  "      const ref = scope.getElementById ? scope.getElementById(id) : el.ownerDocument.getElementById(id);",
+  "      if (!ref) continue;",
+  '      const label = ref.getAttribute("aria-label");',
+  '      parts.push(label && clean(label) ? label : ref.localName === "input" || ref.localName === "select" || ref.localName === "textarea" ? controlValue(ref) : fromContent(ref, el, 0));',
+  "    }",
+  '    const s = clean(parts.join(" "));',
+  "    return s || null;",
+  "  }",
+  "  function fromContent(node, self, depth) {",
+  '    let s = "";',
+  '    const kids = node.shadowRoot ? node.shadowRoot.childNodes : node.localName === "slot" && node.assignedNodes().length ? node.assignedNodes({ flatten: true }) : node.childNodes;',
+  "    for (const k of kids) {",
+  "      if (k.nodeType === 3) {",
+  "        s += transformed(k.nodeValue, k.parentNode);",
+  "        continue;",
+  "      }",
+  "      if (k.nodeType !== 1) continue;",
+  "      const tag = k.localName;",
+  '      if (tag === "script" || tag === "style" || tag === "template" || tag === "noscript") continue;',
+  "      if (hiddenFromContent(k)) continue;",
+  "      const part = contentPart(k, tag, self, depth);",
+  '      const d = k.localName === "br" ? "inline" : getComputedStyle(k).display;',
+  '      s += d === "inline" || d === "contents" ? part : " " + part + " ";',
+  "    }",
+  "    return s;",
+  "  }",
+  "  function contentPart(k, tag, self, depth) {",
+  '    const label = k.getAttribute("aria-label");',
+  "    if (label && clean(label)) return label;",
+  '    if (tag === "img" || tag === "input" && k.type === "image") return k.getAttribute("alt") || k.getAttribute("title") || "";',
+  '    if (tag === "svg") {',
+  '      const title = Array.from(k.children).find((c) => c.localName === "title");',
+  '      return title ? title.textContent : "";',
+  "    }",
+  '    if (NO_CONTENT_TAGS[tag]) return "";',
+  "    if (k !== self && /^(input|select|textarea)$/.test(tag)) return controlValue(k);",
+  '    if (tag === "br") return "\\n";',
+  "    return depth > 20 ? k.textContent : fromContent(k, self, depth + 1);",
+  "  }",
+  "  function hiddenFromContent(el) {",
+  '    if (el.getAttribute("aria-hidden") === "true") return true;',
+  '    if (el.localName === "option" || el.localName === "optgroup") return false;',
+  "    return !rendered(el);",
+  "  }",
+  "  function transformed(text, parent) {",
+  "    if (!parent || parent.nodeType !== 1) return text;",
+  "    const t = getComputedStyle(parent).textTransform;",
+  '    if (t === "uppercase") return text.toUpperCase();',
+  '    if (t === "lowercase") return text.toLowerCase();',
+  '    if (t === "capitalize") return text.replace(/(^|\\s)(\\S)/g, (m, a, b) => a + b.toUpperCase());',
+  "    return text;",
+  "  }",
+  "",
+  "  // page/elements.js",
+  "  var CHECKABLE = { checkbox: 1, radio: 1, switch: 1, menuitemcheckbox: 1, menuitemradio: 1 };",
+  "  var VALUED = { textbox: 1, searchbox: 1, combobox: 1, slider: 1, spinbutton: 1 };",
+  "  function collectElements(root, opts) {",
+  "    const list = { opts, nodes: [], items: [], total: 0 };",
+  "    let hidden = false;",
+  "    for (let a = root.parentElement; a; a = a.parentElement) {",
+  '      if (a.getAttribute("aria-hidden") === "true" || a.hasAttribute("inert")) hidden = true;',
+  "    }",
+  "    visit(list, root, hidden, void 0, opts.frame);",
+  "    return { nodes: list.nodes, items: list.items, total: list.total };",
+  "  }",
+  "  function visit(list, el, hidden, owner, frame) {",
+  '    if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) hidden = true;',
+  "    const tag = el.localName;",
+  '    if (tag === "script" || tag === "style" || tag === "template" || tag === "head") return;',
+  "    if (!hidden) {",
+  "      const role = roleOf(el);",
+  "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
+  "    }",
+  '    if (tag === "iframe" || tag === "frame") {',
+  "      let doc = null;",
+  "      try {",
+  "        doc = el.contentDocument;",
+  "      } catch (e) {",
+  "        doc = null;",
+  "      }",
+  "      if (doc && doc.documentElement) visit(list, doc.documentElement, hidden || !rendered(el), owner, doc.URL);",
+  "      return;",
+  "    }",
+  "    let kids;",
+  "    if (el.shadowRoot) kids = el.shadowRoot.children;",
+  '    else if (tag === "slot") {',
+  "      const assigned = el.assignedElements({ flatten: true });",
+  "      kids = assigned.length ? assigned : el.children;",
+  "    } else kids = el.children;",
+  "    for (let i = 0; i < kids.length; i++) visit(list, kids[i], hidden, owner, frame);",
+  "  }",
+  "  function listElement(list, el, tag, role, owner, frame) {",
+  "    let shown;",
+  "    let visible;",
+  '    if (tag === "option") {',
+  '      const sel = el.closest("select");',
+  "      shown = sel ? rendered(sel) : true;",
+  "      const r = sel ? sel.getBoundingClientRect() : null;",
+  "      visible = shown && (!r || r.width > 0 && r.height > 0);",
+  "    } else {",
+  "      shown = rendered(el);",
+  "      const r = shown ? el.getBoundingClientRect() : null;",
+  "      visible = shown && r.width > 0 && r.height > 0;",
+  "    }",
+  "    if (!shown) return owner;",
+  "    const { opts } = list;",
+  '    const owns = role === "listbox" || role === "combobox";',
+  "    list.total++;",
+  "    const at = opts.all ? opts.all.push(el) - 1 : -1;",
+  "    if (list.nodes.length < opts.max && (!opts.keep || opts.keep(el))) {",
+  "      const index = list.nodes.length;",
+  "      list.nodes.push(el);",
+  '      list.items.push(describe(el, role, visible, role === "option" ? owner : void 0, frame));',
+  "      if (owns && at < 0) owner = index;",
+  "    }",
+  "    if (owns && at >= 0) owner = at;",
+  "    return owner;",
+  "  }",
+  "  function describe(el, role, visible, parent, frame) {",
+  "    const item = { role, visible };",
+  "    const name = nameOf(el, role).slice(0, 300);",
+  "    if (name) item.name = name;",
+  "    if (VALUED[role]) {",
+  "      const value = clean(controlValue(el)).slice(0, 300);",
+  "      if (value) item.value = value;",
+  "    }",
+  "    if (CHECKABLE[role]) {",
+  '      const aria = el.getAttribute("aria-checked");',
+  '      if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) {',
+  '        item.checked = el.indeterminate ? "mixed" : el.checked;',
+  '      } else item.checked = aria === "mixed" ? "mixed" : aria === "true";',
+  "    }",
+  '    if (el.localName === "option" ? el.selected : el.getAttribute("aria-selected") === "true") item.selected = true;',
+  '    const expanded = el.getAttribute("aria-expanded");',
+  '    if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";',
+  "    if (disabledOf(el)) item.disabled = true;",
+  "    if (parent !== void 0) item.parent = parent;",
+  "    if (frame) item.frame = frame;",
+  "    return item;",
+  "  }",
+  "  function disabledOf(el) {",
+  '    if (el.matches(":disabled")) return true;',
+  '    const a = el.closest("[aria-disabled]");',
+  '    return Boolean(a) && a.getAttribute("aria-disabled") === "true";',
+  "  }",
+  "",
+  "  // page/role-locator.js",
+  "  function pageRoleLocator(el) {",
+  "    const doc = el.ownerDocument;",
+  "    const role = roleOf(el);",
+  "    if (!role || !doc || !doc.documentElement) return null;",
+  "    const all = [];",
+  "    collectElements(doc.documentElement, { max: 0, all });",
+  "    if (!all.includes(el)) return null;",
+  "    const name = nameOf(el, role);",
+  "    const same = all.filter((e) => e.ownerDocument === doc && roleOf(e) === role && nameOf(e, role) === name);",
+  '    const loc = { by: "role", role };',
+  "    if (name) loc.name = name;",
+  "    loc.count = same.length;",
+  "    if (same.length > 1) loc.nth = same.indexOf(el);",
+  "    return loc;",
+  "  }",
+  "",
   "  // page/recorder-rules.js",
   "  function interactiveTarget(el) {",
   "    const TAGS = /^(button|input|select|textarea|summary|option)$/;",
-  "    const ROLES = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|gridcell)$/;",
+  "    const ROLES2 = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|gridcell)$/;",
   '    for (let e = el; e && e.nodeType === 1 && e.localName !== "body" && e.localName !== "html"; e = e.parentElement) {',
   "      const tag = e.localName;",
   '      if (tag === "label" && e.control) return { el: e.control, viaLabel: true };',
   '      if (TAGS.test(tag) || tag === "a" && e.hasAttribute("href")) return { el: e, viaLabel: false };',
-  '      if (ROLES.test(e.getAttribute("role") || "") || e.hasAttribute("onclick")) return { el: e, viaLabel: false };',
+  '      if (ROLES2.test(e.getAttribute("role") || "") || e.hasAttribute("onclick")) return { el: e, viaLabel: false };',
   '      if (e.getAttribute("contenteditable") === "true" || e.getAttribute("contenteditable") === "") return { el: e, viaLabel: false };',
   '      const tab = e.getAttribute("tabindex");',
   "      if (tab !== null && Number(tab) >= 0) return { el: e, viaLabel: false };",
@@ -9556,18 +9910,18 @@ var RECORDER = [
   "  }",
   "",
   "  // page/recorder.js",
-  "  function recorderState(call) {",
-  "    const st = { call, els: /* @__PURE__ */ new Map(), ids: /* @__PURE__ */ new WeakMap(), typed: /* @__PURE__ */ new WeakMap(), next: 1, stopped: false };",
+  "  function recorderState(call, { passive = false } = {}) {",
+  "    const st = { call, passive, els: /* @__PURE__ */ new Map(), ids: /* @__PURE__ */ new WeakMap(), typed: /* @__PURE__ */ new WeakMap(), next: 1, stopped: false };",
   "    st.dirty = null;",
   "    st.down = null;",
   "    st.lastClick = null;",
   "    st.lastKey = null;",
   "    st.held = null;",
   "    st.asserting = false;",
-  "    st.send = (msg) => {",
+  "    st.send = (msg, at = performance.now()) => {",
   "      if (st.stopped) return;",
   "      try {",
-  "        st.call(JSON.stringify(msg));",
+  "        st.call(JSON.stringify(msg), at);",
   "      } catch (e) {",
   "      }",
   "    };",
@@ -9581,7 +9935,7 @@ var RECORDER = [
   "      }",
   "      const loc = generateLocators(el);",
   "      const doc = el.ownerDocument || document;",
-  '      st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });',
+  '      st.send({ k: "see", id, loc, role: roleNow(el), hidden: doc.visibilityState === "hidden" });',
   "      return id;",
   "    };",
   "    st.flush = () => {",
@@ -9593,21 +9947,32 @@ var RECORDER = [
   "      st.typed.set(d.el, value);",
   '      const msg = { k: "type", id: d.id, value };',
   "      if (isSecretField(d.el)) msg.secret = true;",
-  "      st.send(msg);",
+  "      st.send(msg, d.at);",
   "    };",
   "    st.release = () => {",
   "      const held = st.held;",
   "      st.held = null;",
-  "      if (held) st.send(held.msg);",
+  "      if (held) st.send(held.msg, held.at);",
   "    };",
   "    return st;",
+  "  }",
+  "  function roleNow(el) {",
+  "    try {",
+  "      return pageRoleLocator(el);",
+  "    } catch (e) {",
+  "      return null;",
+  "    }",
+  "  }",
+  "  function hide(st, e) {",
+  "    if (st.passive) return;",
+  "    e.preventDefault();",
+  "    e.stopImmediatePropagation();",
   "  }",
   "  function onPointerDown(st, e) {",
   "    if (!e.isTrusted || e.button !== 0) return;",
   "    if (e.altKey && e.shiftKey) {",
   "      st.asserting = true;",
-  "      e.preventDefault();",
-  "      e.stopImmediatePropagation();",
+  "      hide(st, e);",
   "      return;",
   "    }",
   "    const raw = e.composedPath()[0] || e.target;",
@@ -9623,8 +9988,7 @@ var RECORDER = [
   "    const raw = e.composedPath()[0] || e.target;",
   "    if (st.asserting) {",
   "      st.asserting = false;",
-  "      e.preventDefault();",
-  "      e.stopImmediatePropagation();",
+  "      hide(st, e);",
   "      st.flush();",
   "      st.release();",
   "      const text = assertText(raw);",
@@ -9645,7 +10009,7 @@ var RECORDER = [
   "    st.lastClick = { el, id, t: now, viaLabel };",
   '    const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };',
   '    if (kind === "text" || kind === "multiline") {',
-  "      st.held = { el, msg };",
+  "      st.held = { el, msg, at: performance.now() };",
   "      return;",
   "    }",
   "    st.flush();",
@@ -9671,11 +10035,14 @@ var RECORDER = [
   "    const kind = fieldKind(raw);",
   '    if (kind !== "text" && kind !== "multiline") return;',
   "    if (st.held && st.held.el === raw) st.held = null;",
-  "    if (st.dirty && st.dirty.el === raw) return;",
+  "    if (st.dirty && st.dirty.el === raw) {",
+  "      st.dirty.at = performance.now();",
+  "      return;",
+  "    }",
   "    st.flush();",
   "    st.release();",
   "    const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);",
-  "    st.dirty = { el: raw, id };",
+  "    st.dirty = { el: raw, id, at: performance.now() };",
   "  }",
   "  function onChange(st, e) {",
   "    if (!e.isTrusted) return;",
@@ -9692,15 +10059,13 @@ var RECORDER = [
   '    if (kind === "select") st.send({ k: "select", id, values: Array.from(el.selectedOptions || [], (o) => o.value) });',
   '    else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });',
   "  }",
-  "  function installRecorder(binding) {",
-  "    const call = globalThis[binding];",
-  '    if (typeof call !== "function" || globalThis.__buaRecorder) return;',
-  "    const st = recorderState(call);",
+  "  function listen(st) {",
+  "    const asserting = (e) => st.asserting && e.isTrusted && hide(st, e);",
   "    const on = {",
   "      pointerdown: (e) => onPointerDown(st, e),",
-  "      mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
-  "      pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
-  "      mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),",
+  "      mousedown: asserting,",
+  "      pointerup: asserting,",
+  "      mouseup: asserting,",
   "      click: (e) => onClick(st, e),",
   "      keydown: (e) => onKeyDown(st, e),",
   "      input: (e) => onInput(st, e),",
@@ -9709,12 +10074,25 @@ var RECORDER = [
   "      pagehide: () => st.flush()",
   "    };",
   "    for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);",
+  "    return () => {",
+  "      for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);",
+  "    };",
+  "  }",
+  "  function installRecorder(binding) {",
+  "    const call = globalThis[binding];",
+  '    if (typeof call !== "function" || globalThis.__buaRecorder) return;',
+  "    const st = recorderState((json) => call(json));",
+  "    const unlisten = listen(st);",
   "    globalThis.__buaRecorder = {",
+  "      since: performance.now(),",
   "      el: (id) => st.els.get(id) || null,",
+  "      // role(id) is the element's role locator now, for the worker to tell",
+  "      // whether the page changed it since the person pressed.",
+  "      role: (id) => st.els.has(id) ? roleNow(st.els.get(id)) : null,",
   "      stop() {",
   "        st.flush();",
   "        st.stopped = true;",
-  "        for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);",
+  "        unlisten();",
   "      }",
   "    };",
   "  }",
@@ -11008,6 +11386,7 @@ var executors13 = Object.freeze({ wait_for: waitFor });
 // actions/describe.js
 var describe_exports = {};
 __export(describe_exports, {
+  NO_LOCATOR_ROLES: () => NO_LOCATOR_ROLES,
   describe: () => describe2,
   executors: () => executors14,
   roleLocator: () => roleLocator,
@@ -11544,6 +11923,8 @@ function createHandoffRegistry({ storage, now = Date.now }) {
 var WORLD = "bua-recorder";
 var BINDING = "__buaRecord";
 var SOURCE = `(${RECORDER})(${JSON.stringify(BINDING)});`;
+var SINCE = `${SOURCE}
+globalThis.__buaRecorder ? globalThis.__buaRecorder.since : null;`;
 function frameIds(tree) {
   const out = [];
   const walk = (t) => {
@@ -11560,16 +11941,18 @@ async function injectSession(session, sid) {
   await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
   const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: SOURCE, worldName: WORLD });
   const { frameTree } = await send("Page.getFrameTree");
-  await Promise.all(
+  const since = await Promise.all(
     frameIds(frameTree).map(async (frameId) => {
       try {
         const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
-        await send("Runtime.evaluate", { expression: SOURCE, contextId: executionContextId });
+        const { result } = await send("Runtime.evaluate", { expression: SINCE, contextId: executionContextId, returnByValue: true });
+        return result && typeof result.value === "number" ? result.value : null;
       } catch {
+        return null;
       }
     })
   );
-  return identifier;
+  return { identifier, since: since[0] === void 0 ? null : since[0] };
 }
 async function removeSession(session, sid, identifier, contextIds) {
   const send = (method, params) => session.send(method, params, sid || void 0).catch(() => {
@@ -11584,6 +11967,8 @@ async function removeSession(session, sid, identifier, contextIds) {
 }
 
 // recorder/describe.js
+var TARGET_ROLES2 = new Set(ROLES);
+var NAME_MAX2 = 1024;
 var groups = 0;
 function ctxOf(session) {
   return {
@@ -11598,20 +11983,48 @@ function targetOf(loc, role) {
   out.locators = orderLocators(role ? [role, ...loc.locators || []] : loc.locators || []);
   return out;
 }
+function pressedRole(loc) {
+  if (!loc || typeof loc !== "object" || !TARGET_ROLES2.has(loc.role) || NO_LOCATOR_ROLES.has(loc.role) || !(loc.count >= 1)) return null;
+  const name = normalizeName(loc.name || "");
+  if (name.length > NAME_MAX2) return null;
+  const out = { by: "role", role: loc.role };
+  if (name) out.name = targetName2(name);
+  out.count = loc.count;
+  if (loc.count > 1 && Number.isInteger(loc.nth)) out.nth = loc.nth;
+  return out;
+}
+function sameName(a, b) {
+  return Boolean(a && b) && a.role === b.role && (a.name || "") === (b.name || "");
+}
+function chooseRole(ax, pressed, unchanged) {
+  if (!pressed) return ax;
+  if (ax && (sameName(ax, pressed) || unchanged)) return ax;
+  return pressed;
+}
 async function describeSeen(session, sid, contextId, id, see) {
   const send = (method, params) => session.send(method, params, sid || void 0);
   const objectGroup = `bua-record-${++groups}`;
+  const pressed = pressedRole(see.role);
   let role = null;
+  let unchanged = false;
   try {
-    const { result } = await send("Runtime.evaluate", {
-      expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`,
-      contextId,
-      objectGroup
-    });
+    const [{ result }, shown] = await Promise.all([
+      send("Runtime.evaluate", { expression: `globalThis.__buaRecorder ? globalThis.__buaRecorder.el(${Number(id)}) : null`, contextId, objectGroup }),
+      send("Runtime.evaluate", { expression: `document.visibilityState`, contextId, returnByValue: true })
+    ]);
     if (result && result.objectId) {
       const { node } = await send("DOM.describeNode", { objectId: result.objectId });
       const target = { session: sid || null, objectId: result.objectId, backendNodeId: node.backendNodeId };
-      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== void 0, hidden: Boolean(see.hidden) });
+      const hidden = !(shown.result && shown.result.value === "visible");
+      role = await roleLocator(ctxOf(session), target, { inFrame: see.loc.frame !== void 0, hidden });
+    }
+    if (role && pressed && !sameName(role, pressed)) {
+      const now = await send("Runtime.evaluate", {
+        expression: `globalThis.__buaRecorder && globalThis.__buaRecorder.role ? globalThis.__buaRecorder.role(${Number(id)}) : null`,
+        contextId,
+        returnByValue: true
+      });
+      unchanged = sameName(pressedRole(now.result && now.result.value), pressed);
     }
   } catch (e) {
     if (!(e instanceof CdpError) && !(e && e.code)) throw e;
@@ -11619,7 +12032,16 @@ async function describeSeen(session, sid, contextId, id, see) {
     send("Runtime.releaseObjectGroup", { objectGroup }).catch(() => {
     });
   }
-  return targetOf(see.loc, role);
+  return targetOf(see.loc, chooseRole(role, pressed, unchanged));
+}
+var DESCRIBE_MS = 3e3;
+function describeWithin(session, sid, contextId, see, timers = globalThis) {
+  let timer = null;
+  const late = new Promise((resolve) => timer = timers.setTimeout(resolve, DESCRIBE_MS));
+  return Promise.race([describeSeen(session, sid, contextId, see.id, see), late]).catch(() => null).then((d) => {
+    timers.clearTimeout(timer);
+    return d || targetOf(see.loc, pressedRole(see.role));
+  });
 }
 
 // recorder/steps.js
@@ -11909,12 +12331,59 @@ var NavWatch = class {
     if (domain && this.r.sessions.isDomainBlocked(domain)) return;
     rec.add({ tabId: d.sourceTabId, url: rec.mask(rec.urls.get(d.sourceTabId)).url, newTabId: d.tabId });
     this.r.sessions.ensureSession(d.tabId, domain);
-    this.r.follow(rec, d.tabId, d.url || "").then(
+    this.r.follow(rec, d.tabId, d.url || "", { early: true }).then(
       () => this.r.changed(),
       (e) => console.warn(`[bua] the recording cannot follow tab ${d.tabId}`, e)
     );
   }
 };
+
+// recorder/early.js
+var EARLY_ID = "bua-recorder-early";
+var EARLY_FILE = "src/generated/recorder-early.js";
+var EarlyScript = class {
+  // scripting is chrome.scripting, or undefined (no early
+  // recorder: a new tab's first inputs may then go unrecorded).
+  constructor(scripting) {
+    this.scripting = scripting;
+    this.queue = Promise.resolve();
+  }
+  // set registers the script (on) or unregisters it, after the calls
+  // before it; it resolves once done, and never rejects (a refusal is
+  // logged: the recording goes on without it).
+  set(on) {
+    this.queue = this.queue.then(() => this.apply(on)).catch((e) => console.warn("[bua] the early recorder's registration failed", e));
+    return this.queue;
+  }
+  async apply(on) {
+    const s = this.scripting;
+    if (!s) return;
+    const have = (await s.getRegisteredContentScripts({ ids: [EARLY_ID] })).length > 0;
+    if (on && !have) {
+      await s.registerContentScripts([
+        { id: EARLY_ID, js: [EARLY_FILE], matches: ["<all_urls>"], runAt: "document_start", allFrames: false, persistAcrossSessions: false }
+      ]);
+    } else if (!on && have) {
+      await s.unregisterContentScripts({ ids: [EARLY_ID] });
+    }
+  }
+};
+function isEarlyContext(context, extensionId) {
+  return Boolean(extensionId && context && context.origin === `chrome-extension://${extensionId}` && context.auxData && context.auxData.type === "isolated");
+}
+async function takeEarly(session, contextId, since) {
+  if (contextId === null || contextId === void 0 || since === null) return [];
+  try {
+    const { result } = await session.send("Runtime.evaluate", {
+      expression: `globalThis.__buaRecorder && globalThis.__buaRecorder.take ? globalThis.__buaRecorder.take(${Number(since)}) : []`,
+      contextId,
+      returnByValue: true
+    });
+    return result && Array.isArray(result.value) ? result.value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
 
 // recorder/recorder.js
 var MAX_RECORDINGS = 4;
@@ -11923,7 +12392,7 @@ function createRecorder(opts) {
   return new Recorder(opts);
 }
 var Recorder = class {
-  constructor({ api: api2, controller: controller2, sessions: sessions2, timers = globalThis }) {
+  constructor({ api: api2, controller: controller2, sessions: sessions2, timers = globalThis, scripting = globalThis.chrome && globalThis.chrome.scripting }) {
     this.api = api2;
     this.controller = controller2;
     this.sessions = sessions2;
@@ -11934,6 +12403,7 @@ var Recorder = class {
     this.seen = /* @__PURE__ */ new Map();
     this.listeners = /* @__PURE__ */ new Set();
     this.nav = new NavWatch(this);
+    this.early = new EarlyScript(scripting);
     const onEvent = api2.debugger && api2.debugger.onEvent;
     if (onEvent && typeof onEvent.addListener === "function") onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
     if (sessions2 && typeof sessions2.onEnded === "function") sessions2.onEnded((ev) => this.tabEnded(ev.tabId, ev.reason));
@@ -11948,28 +12418,60 @@ var Recorder = class {
     if (live >= MAX_RECORDINGS) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${live} recordings are running, the most at once: stop one first`);
     const rec = new Recording(tab.id, { url: tab.url || tab.pendingUrl || "", title: tab.title || "" });
     this.recordings.set(tab.id, rec);
+    await this.early.set(true);
     try {
       await this.follow(rec, tab.id, tab.url || "");
     } catch (e) {
       this.recordings.delete(tab.id);
       await this.unfollow(tab.id);
+      this.earlyWhileLive();
       throw e;
     }
     this.changed();
     return rec.summary();
   }
-  // follow puts the recorder into tabId for rec.
-  async follow(rec, tabId, url) {
+  // follow puts the recorder into tabId for rec. early (a tab a recorded
+  // click opened): the inputs the early recorder (page/recorder-early.js)
+  // saw there before the recorder proper listened become the tab's first
+  // steps, before any of the recorder proper's.
+  async follow(rec, tabId, url, { early = false } = {}) {
     rec.tabs.add(tabId);
     rec.urls.set(tabId, url);
     this.byTab.set(tabId, rec);
-    const t = { scripts: /* @__PURE__ */ new Map(), contexts: /* @__PURE__ */ new Map(), hist: { list: url ? [url] : [], at: 0 } };
+    const t = { scripts: /* @__PURE__ */ new Map(), contexts: /* @__PURE__ */ new Map(), hist: { list: url ? [url] : [], at: 0 }, early: null, holding: early ? [] : null };
     this.tabs.set(tabId, t);
     this.nav.listen();
     const session = this.controller.session(tabId);
-    await session.attach();
-    const sids = [null, ...[...(session.frames || /* @__PURE__ */ new Map()).keys()]];
-    await Promise.all(sids.map(async (sid) => t.scripts.set(sid, await injectSession(session, sid))));
+    let since = null;
+    try {
+      await session.attach();
+      const sids = [null, ...[...(session.frames || /* @__PURE__ */ new Map()).keys()]];
+      await Promise.all(
+        sids.map(async (sid) => {
+          const r = await injectSession(session, sid);
+          t.scripts.set(sid, r.identifier);
+          if (!sid) since = r.since;
+        })
+      );
+    } finally {
+      if (early) await this.takeEarly(tabId, t, since);
+    }
+  }
+  // takeEarly makes steps of what the early recorder of tabId's top
+  // document saw before since (when the recorder proper there began
+  // listening), then of the recorder proper's messages held meanwhile.
+  async takeEarly(tabId, t, since) {
+    const contextId = t.early;
+    const payloads = await takeEarly(this.controller.session(tabId), contextId, since);
+    const held = t.holding || [];
+    t.holding = null;
+    for (const p of payloads) this.message(tabId, null, contextId, p);
+    for (const [sid, ctx, p] of held) this.message(tabId, sid, ctx, p);
+  }
+  // earlyWhileLive keeps the early recorder registered while a recording
+  // runs, and only then.
+  earlyWhileLive() {
+    return this.early.set([...this.recordings.values()].some((r) => !r.ended));
   }
   // unfollow takes the recorder out of tabId.
   async unfollow(tabId) {
@@ -11994,6 +12496,7 @@ var Recorder = class {
       await Promise.all([...rec.tabs].map((id) => this.quiesce(id)));
       await rec.settled();
       rec.end(reason);
+      this.earlyWhileLive();
       await Promise.all([...rec.tabs].map((id) => this.unfollow(id)));
       this.forgetLater(rec);
       this.changed();
@@ -12088,12 +12591,15 @@ var Recorder = class {
         break;
       case "Runtime.executionContextCreated":
         if (params.context && params.context.name === WORLD) t.contexts.set(params.context.id, sid);
+        else if (!sid && isEarlyContext(params.context, this.api.runtime && this.api.runtime.id)) t.early = params.context.id;
         break;
       case "Runtime.executionContextDestroyed":
         t.contexts.delete(params.executionContextId);
+        if (t.early === params.executionContextId) t.early = null;
         break;
       case "Runtime.executionContextsCleared":
         for (const [c, s] of [...t.contexts]) if (s === sid) t.contexts.delete(c);
+        if (!sid) t.early = null;
         break;
       case "Target.attachedToTarget":
         if (params.targetInfo && params.targetInfo.type === "iframe" && params.sessionId) this.injectChild(tabId, params.sessionId);
@@ -12107,13 +12613,18 @@ var Recorder = class {
   async injectChild(tabId, sid) {
     const t = this.tabs.get(tabId);
     try {
-      const id = await injectSession(this.controller.session(tabId), sid);
-      if (this.tabs.get(tabId) === t) t.scripts.set(sid, id);
+      const { identifier } = await injectSession(this.controller.session(tabId), sid);
+      if (this.tabs.get(tabId) === t) t.scripts.set(sid, identifier);
     } catch {
     }
   }
   // message turns one page-side message into a step of the tab's recording.
   message(tabId, sid, contextId, payload) {
+    const t = this.tabs.get(tabId);
+    if (t && t.holding) {
+      t.holding.push([sid, contextId, payload]);
+      return;
+    }
     const rec = this.byTab.get(tabId);
     let msg;
     try {
@@ -12125,7 +12636,7 @@ var Recorder = class {
     const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
     if (msg.k === "see") {
       if (!msg.loc || typeof msg.loc !== "object") return;
-      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, null)));
+      this.seen.set(key, describeWithin(this.controller.session(tabId), sid, contextId, msg, this.timers));
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
       return;
     }

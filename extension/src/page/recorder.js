@@ -10,11 +10,14 @@
 //
 // It sends small JSON messages; the worker (recorder/recorder.js) turns
 // them into steps:
-//   see {id, loc, hidden}  an element the person is about to act on: the
-//                          locators generateLocators (lib/locator.js, the
-//                          generator describe runs) gives it now, so the
-//                          worker can add its role and name while it is
-//                          still on the page
+//   see {id, loc, role, hidden}  an element the person is about to act
+//                          on: the locators generateLocators (lib/locator.js,
+//                          the generator describe runs) gives it now, and
+//                          its role locator by extract's rules
+//                          (page/role-locator.js), taken as the pointer
+//                          goes down, before a submit or a handler changes
+//                          the page; the worker checks it against the
+//                          accessibility tree while it can
 //   click {id, count?}     a click on it (count 2: a double click)
 //   type {id, value, secret?}  a text field's final value, once, when the
 //                          person leaves it or acts elsewhere
@@ -33,23 +36,29 @@
 // Chromium (e2e record_test.go).
 
 import { generateLocators } from "./locator.js";
+import { pageRoleLocator } from "./role-locator.js";
 import { assertText, fieldKind, interactiveTarget, isSecretField, keyChord, keyStep } from "./recorder-rules.js";
 
 // recorderState is the recorder's state in one frame's world: call, the
-// binding; els, the elements held by id (at most 256, the oldest let go
-// first).
-export function recorderState(call) {
-  const st = { call, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
-  st.dirty = null; // the text field being typed into: {el, id}
+// binding, called with (json, at): at is when the input the message
+// stands for happened (performance.now(): a field's last keystroke for
+// its typing, a held click's click), which the early recorder
+// (page/recorder-early.js) keeps; els, the elements held by id (at most
+// 256, the oldest let go first). passive: never hide an input from the
+// page (the early recorder's, which must not take a check's click from
+// the recorder proper).
+export function recorderState(call, { passive = false } = {}) {
+  const st = { call, passive, els: new Map(), ids: new WeakMap(), typed: new WeakMap(), next: 1, stopped: false };
+  st.dirty = null; // the text field being typed into: {el, id, at}
   st.down = null; // the last press: {el, id, t}
   st.lastClick = null; // {el, id, t, viaLabel}
   st.lastKey = null; // {key, t}
   st.held = null; // a click into a text field, held until the person types there or acts elsewhere
   st.asserting = false; // an Alt+Shift press is under way: its click is a check, not a click
-  st.send = (msg) => {
+  st.send = (msg, at = performance.now()) => {
     if (st.stopped) return;
     try {
-      st.call(JSON.stringify(msg));
+      st.call(JSON.stringify(msg), at);
     } catch (e) {
       // The binding is gone (the recording ended): nothing to tell.
     }
@@ -64,7 +73,7 @@ export function recorderState(call) {
     }
     const loc = generateLocators(el);
     const doc = el.ownerDocument || document;
-    st.send({ k: "see", id, loc, hidden: doc.visibilityState === "hidden" });
+    st.send({ k: "see", id, loc, role: roleNow(el), hidden: doc.visibilityState === "hidden" });
     return id;
   };
   st.flush = () => {
@@ -76,14 +85,31 @@ export function recorderState(call) {
     st.typed.set(d.el, value);
     const msg = { k: "type", id: d.id, value };
     if (isSecretField(d.el)) msg.secret = true;
-    st.send(msg);
+    st.send(msg, d.at);
   };
   st.release = () => {
     const held = st.held;
     st.held = null;
-    if (held) st.send(held.msg);
+    if (held) st.send(held.msg, held.at);
   };
   return st;
+}
+
+// roleNow is el's role locator now (page/role-locator.js), null when it
+// has none or the rules throw on an odd page.
+export function roleNow(el) {
+  try {
+    return pageRoleLocator(el);
+  } catch (e) {
+    return null;
+  }
+}
+
+// hide keeps an input from the page: the press and click of a check.
+function hide(st, e) {
+  if (st.passive) return;
+  e.preventDefault();
+  e.stopImmediatePropagation();
 }
 
 // onPointerDown: a press with the primary button. Alt+Shift starts a check
@@ -94,8 +120,7 @@ export function onPointerDown(st, e) {
   if (!e.isTrusted || e.button !== 0) return;
   if (e.altKey && e.shiftKey) {
     st.asserting = true;
-    e.preventDefault();
-    e.stopImmediatePropagation();
+    hide(st, e);
     return;
   }
   const raw = e.composedPath()[0] || e.target;
@@ -118,8 +143,7 @@ export function onClick(st, e) {
   const raw = e.composedPath()[0] || e.target;
   if (st.asserting) {
     st.asserting = false;
-    e.preventDefault();
-    e.stopImmediatePropagation();
+    hide(st, e);
     st.flush();
     st.release();
     const text = assertText(raw);
@@ -140,7 +164,7 @@ export function onClick(st, e) {
   st.lastClick = { el, id, t: now, viaLabel };
   const msg = again ? { k: "click", id, count: Math.min(e.detail, 3) } : { k: "click", id };
   if (kind === "text" || kind === "multiline") {
-    st.held = { el, msg };
+    st.held = { el, msg, at: performance.now() };
     return;
   }
   st.flush();
@@ -173,11 +197,14 @@ export function onInput(st, e) {
   const kind = fieldKind(raw);
   if (kind !== "text" && kind !== "multiline") return;
   if (st.held && st.held.el === raw) st.held = null;
-  if (st.dirty && st.dirty.el === raw) return;
+  if (st.dirty && st.dirty.el === raw) {
+    st.dirty.at = performance.now();
+    return;
+  }
   st.flush();
   st.release();
   const id = st.ids.has(raw) ? st.ids.get(raw) : st.see(raw);
-  st.dirty = { el: raw, id };
+  st.dirty = { el: raw, id, at: performance.now() };
 }
 
 // onChange: a text field committed (its final value now), a <select>'s
@@ -198,18 +225,15 @@ export function onChange(st, e) {
   else st.send({ k: "upload", id, files: Array.from(el.files || [], (f) => f.name) });
 }
 
-// installRecorder starts recording in this world: the listeners on the
-// window (capture phase, so they run before the page's), and el(id) and
-// stop() for the worker.
-export function installRecorder(binding) {
-  const call = globalThis[binding];
-  if (typeof call !== "function" || globalThis.__buaRecorder) return;
-  const st = recorderState(call);
+// listen adds the recorder's listeners to the window (capture phase, so
+// they run before the page's) and returns the function that removes them.
+export function listen(st) {
+  const asserting = (e) => st.asserting && e.isTrusted && hide(st, e);
   const on = {
     pointerdown: (e) => onPointerDown(st, e),
-    mousedown: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
-    pointerup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
-    mouseup: (e) => st.asserting && e.isTrusted && (e.preventDefault(), e.stopImmediatePropagation()),
+    mousedown: asserting,
+    pointerup: asserting,
+    mouseup: asserting,
     click: (e) => onClick(st, e),
     keydown: (e) => onKeyDown(st, e),
     input: (e) => onInput(st, e),
@@ -218,12 +242,30 @@ export function installRecorder(binding) {
     pagehide: () => st.flush(),
   };
   for (const [type, fn] of Object.entries(on)) window.addEventListener(type, fn, true);
+  return () => {
+    for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
+  };
+}
+
+// installRecorder starts recording in this world: the listeners, and for
+// the worker el(id), role(id), stop(), and since, when it began listening
+// (performance.now(): the early recorder's messages from before it are
+// the ones it missed).
+export function installRecorder(binding) {
+  const call = globalThis[binding];
+  if (typeof call !== "function" || globalThis.__buaRecorder) return;
+  const st = recorderState((json) => call(json));
+  const unlisten = listen(st);
   globalThis.__buaRecorder = {
+    since: performance.now(),
     el: (id) => st.els.get(id) || null,
+    // role(id) is the element's role locator now, for the worker to tell
+    // whether the page changed it since the person pressed.
+    role: (id) => (st.els.has(id) ? roleNow(st.els.get(id)) : null),
     stop() {
       st.flush();
       st.stopped = true;
-      for (const [type, fn] of Object.entries(on)) window.removeEventListener(type, fn, true);
+      unlisten();
     },
   };
 }

@@ -29,6 +29,8 @@ export const BINDING = "__buaRecord";
 // and on each new document: the page side's installRecorder (generated
 // page.js's RECORDER, a function declaration) called with the binding.
 export const SOURCE = `(${RECORDER})(${JSON.stringify(BINDING)});`;
+// SINCE is SOURCE, answering when the world's recorder began listening.
+const SINCE = `${SOURCE}\nglobalThis.__buaRecorder ? globalThis.__buaRecorder.since : null;`;
 
 // frameIds lists the ids of the frames in a Page.getFrameTree tree.
 export function frameIds(tree) {
@@ -44,8 +46,10 @@ export function frameIds(tree) {
 
 // injectSession puts the recorder into the documents of one debugger
 // session of the tab (sid null: the tab's own; else an out-of-process
-// iframe's), now and from now on. It returns the identifier
-// Page.removeScriptToEvaluateOnNewDocument takes.
+// iframe's), now and from now on. It returns {identifier, since}: the
+// identifier Page.removeScriptToEvaluateOnNewDocument takes, and since,
+// when the recorder in the session's top document began listening (its
+// performance.now(); null when that document went away meanwhile).
 export async function injectSession(session, sid) {
   const send = (method, params) => session.send(method, params, sid || undefined);
   // A child session has no domain enabled (the controller enables the
@@ -55,18 +59,20 @@ export async function injectSession(session, sid) {
   await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
   const { identifier } = await send("Page.addScriptToEvaluateOnNewDocument", { source: SOURCE, worldName: WORLD });
   const { frameTree } = await send("Page.getFrameTree");
-  await Promise.all(
+  const since = await Promise.all(
     frameIds(frameTree).map(async (frameId) => {
       try {
         const { executionContextId } = await send("Page.createIsolatedWorld", { frameId, worldName: WORLD });
-        await send("Runtime.evaluate", { expression: SOURCE, contextId: executionContextId });
+        const { result } = await send("Runtime.evaluate", { expression: SINCE, contextId: executionContextId, returnByValue: true });
+        return result && typeof result.value === "number" ? result.value : null;
       } catch {
         // A frame of another process (its own session injects it), or one
         // that went away meanwhile.
+        return null;
       }
     }),
   );
-  return identifier;
+  return { identifier, since: since[0] === undefined ? null : since[0] };
 }
 
 // removeSession takes the recorder out of one session: no new document

@@ -91,7 +91,7 @@ export class NavWatch {
     if (domain && this.r.sessions.isDomainBlocked(domain)) return;
     rec.add({ tabId: d.sourceTabId, url: rec.mask(rec.urls.get(d.sourceTabId)).url, newTabId: d.tabId });
     this.r.sessions.ensureSession(d.tabId, domain);
-    this.r.follow(rec, d.tabId, d.url || "").then(
+    this.r.follow(rec, d.tabId, d.url || "", { early: true }).then(
       () => this.r.changed(),
       (e) => console.warn(`[bua] the recording cannot follow tab ${d.tabId}`, e),
     );

@@ -13,10 +13,11 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { BINDING, WORLD, injectSession, removeSession } from "./inject.js";
-import { describeSeen, targetOf } from "./describe.js";
+import { describeWithin } from "./describe.js";
 import { actionOf, uploadComment } from "./steps.js";
 import { KEEP_ENDED_MS, Recording } from "./recording.js";
 import { NavWatch } from "./navigation.js";
+import { EarlyScript, isEarlyContext, takeEarly } from "./early.js";
 
 // MAX_RECORDINGS is how many recordings run at once.
 export const MAX_RECORDINGS = 4;
@@ -34,7 +35,7 @@ export function createRecorder(opts) {
 }
 
 class Recorder {
-  constructor({ api, controller, sessions, timers = globalThis }) {
+  constructor({ api, controller, sessions, timers = globalThis, scripting = globalThis.chrome && globalThis.chrome.scripting }) {
     this.api = api;
     this.controller = controller;
     this.sessions = sessions;
@@ -45,6 +46,7 @@ class Recorder {
     this.seen = new Map(); // "tab|sid|context|id" -> Promise of the element's result.describe
     this.listeners = new Set();
     this.nav = new NavWatch(this);
+    this.early = new EarlyScript(scripting);
     const onEvent = api.debugger && api.debugger.onEvent;
     if (onEvent && typeof onEvent.addListener === "function") onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
     if (sessions && typeof sessions.onEnded === "function") sessions.onEnded((ev) => this.tabEnded(ev.tabId, ev.reason));
@@ -60,29 +62,64 @@ class Recorder {
     if (live >= MAX_RECORDINGS) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${live} recordings are running, the most at once: stop one first`);
     const rec = new Recording(tab.id, { url: tab.url || tab.pendingUrl || "", title: tab.title || "" });
     this.recordings.set(tab.id, rec);
+    // Before the person can open a tab from the recorded one.
+    await this.early.set(true);
     try {
       await this.follow(rec, tab.id, tab.url || "");
     } catch (e) {
       this.recordings.delete(tab.id);
       await this.unfollow(tab.id);
+      this.earlyWhileLive();
       throw e;
     }
     this.changed();
     return rec.summary();
   }
 
-  // follow puts the recorder into tabId for rec.
-  async follow(rec, tabId, url) {
+  // follow puts the recorder into tabId for rec. early (a tab a recorded
+  // click opened): the inputs the early recorder (page/recorder-early.js)
+  // saw there before the recorder proper listened become the tab's first
+  // steps, before any of the recorder proper's.
+  async follow(rec, tabId, url, { early = false } = {}) {
     rec.tabs.add(tabId);
     rec.urls.set(tabId, url);
     this.byTab.set(tabId, rec);
-    const t = { scripts: new Map(), contexts: new Map(), hist: { list: url ? [url] : [], at: 0 } };
+    const t = { scripts: new Map(), contexts: new Map(), hist: { list: url ? [url] : [], at: 0 }, early: null, holding: early ? [] : null };
     this.tabs.set(tabId, t);
     this.nav.listen();
     const session = this.controller.session(tabId);
-    await session.attach();
-    const sids = [null, ...[...(session.frames || new Map()).keys()]];
-    await Promise.all(sids.map(async (sid) => t.scripts.set(sid, await injectSession(session, sid))));
+    let since = null;
+    try {
+      await session.attach();
+      const sids = [null, ...[...(session.frames || new Map()).keys()]];
+      await Promise.all(
+        sids.map(async (sid) => {
+          const r = await injectSession(session, sid);
+          t.scripts.set(sid, r.identifier);
+          if (!sid) since = r.since;
+        }),
+      );
+    } finally {
+      if (early) await this.takeEarly(tabId, t, since);
+    }
+  }
+
+  // takeEarly makes steps of what the early recorder of tabId's top
+  // document saw before since (when the recorder proper there began
+  // listening), then of the recorder proper's messages held meanwhile.
+  async takeEarly(tabId, t, since) {
+    const contextId = t.early;
+    const payloads = await takeEarly(this.controller.session(tabId), contextId, since);
+    const held = t.holding || [];
+    t.holding = null;
+    for (const p of payloads) this.message(tabId, null, contextId, p);
+    for (const [sid, ctx, p] of held) this.message(tabId, sid, ctx, p);
+  }
+
+  // earlyWhileLive keeps the early recorder registered while a recording
+  // runs, and only then.
+  earlyWhileLive() {
+    return this.early.set([...this.recordings.values()].some((r) => !r.ended));
   }
 
   // unfollow takes the recorder out of tabId.
@@ -108,6 +145,7 @@ class Recorder {
       await Promise.all([...rec.tabs].map((id) => this.quiesce(id)));
       await rec.settled();
       rec.end(reason);
+      this.earlyWhileLive();
       await Promise.all([...rec.tabs].map((id) => this.unfollow(id)));
       this.forgetLater(rec);
       this.changed();
@@ -208,12 +246,15 @@ class Recorder {
         break;
       case "Runtime.executionContextCreated":
         if (params.context && params.context.name === WORLD) t.contexts.set(params.context.id, sid);
+        else if (!sid && isEarlyContext(params.context, this.api.runtime && this.api.runtime.id)) t.early = params.context.id;
         break;
       case "Runtime.executionContextDestroyed":
         t.contexts.delete(params.executionContextId);
+        if (t.early === params.executionContextId) t.early = null;
         break;
       case "Runtime.executionContextsCleared":
         for (const [c, s] of [...t.contexts]) if (s === sid) t.contexts.delete(c);
+        if (!sid) t.early = null;
         break;
       case "Target.attachedToTarget":
         if (params.targetInfo && params.targetInfo.type === "iframe" && params.sessionId) this.injectChild(tabId, params.sessionId);
@@ -228,8 +269,8 @@ class Recorder {
   async injectChild(tabId, sid) {
     const t = this.tabs.get(tabId);
     try {
-      const id = await injectSession(this.controller.session(tabId), sid);
-      if (this.tabs.get(tabId) === t) t.scripts.set(sid, id);
+      const { identifier } = await injectSession(this.controller.session(tabId), sid);
+      if (this.tabs.get(tabId) === t) t.scripts.set(sid, identifier);
     } catch {
       // The frame went away before it was reached.
     }
@@ -237,6 +278,12 @@ class Recorder {
 
   // message turns one page-side message into a step of the tab's recording.
   message(tabId, sid, contextId, payload) {
+    const t = this.tabs.get(tabId);
+    if (t && t.holding) {
+      // The early recorder's inputs come first (takeEarly).
+      t.holding.push([sid, contextId, payload]);
+      return;
+    }
     const rec = this.byTab.get(tabId);
     let msg;
     try {
@@ -248,7 +295,7 @@ class Recorder {
     const key = `${tabId}|${sid || ""}|${contextId}|${Number(msg.id)}`;
     if (msg.k === "see") {
       if (!msg.loc || typeof msg.loc !== "object") return;
-      this.seen.set(key, describeSeen(this.controller.session(tabId), sid, contextId, msg.id, msg).catch(() => targetOf(msg.loc, null)));
+      this.seen.set(key, describeWithin(this.controller.session(tabId), sid, contextId, msg, this.timers));
       if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value);
       return;
     }

@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"net"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -464,6 +465,11 @@ func TestEvaluateShapes(t *testing.T) {
 				t.Errorf("tabId = %v", got["tabId"])
 			}
 			delete(got, "tabId")
+			// The daemon adds the tab's handle for a CLI client (issue 31).
+			if h, ok := got["tabHandle"].(string); ok && !regexp.MustCompile(`^t[1-9][0-9]*$`).MatchString(h) {
+				t.Errorf("tabHandle = %q", h)
+			}
+			delete(got, "tabHandle")
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got %v, want %v", got, want)
 			}

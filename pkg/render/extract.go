@@ -55,7 +55,10 @@ func Extract(w io.Writer, r protocol.ExtractResult, o ExtractOptions) {
 	} else {
 		io.WriteString(w, page.String())
 	}
-	if r.Cut() {
+	if c := r.BudgetCut; c != nil && c.MaxChars == 0 && c.Parts > 1 {
+		// A part lists the elements inside it; the others are in the others.
+		fmt.Fprintf(w, "elements: the %d inside this part, of %d\n", len(r.Elements), r.ElementsTotal)
+	} else if r.Cut() {
 		fmt.Fprintln(w, ElementsCut(r, o.Terms))
 	}
 	if line := Budget(r, o.Terms); line != "" {
@@ -139,16 +142,21 @@ func ElementsCut(r protocol.ExtractResult, t Terms) string {
 	return fmt.Sprintf("elements: %d of %d listed; narrow with %s or widen with %s", len(r.Elements), r.ElementsTotal, t.name("selector", "selector"), t.param("maxElements", "max-elements", min(r.ElementsTotal, 5000)))
 }
 
-// Budget is the marker for what maxChars left out (the result's cut,
-// feature extract_budget): which part this is, how much of the page it
-// shows, and how to read the rest (the next part, or a selector). "" when
-// nothing was cut.
+// Budget is the marker for what was cut (the result's cut): which part
+// this is, how much of the page it shows, and how to read the rest (the
+// next part, or a selector). A read that gave no maxChars and stopped at
+// the 30 KB cap names the maxChars whose part 2 reads on (cut.maxChars).
+// "" when nothing was cut.
 func Budget(r protocol.ExtractResult, t Terms) string {
 	c := r.BudgetCut
 	if c == nil {
 		return ""
 	}
 	shown := fmt.Sprintf("%d of %d characters", c.ShownChars, c.TotalChars)
+	if c.MaxChars > 0 {
+		return fmt.Sprintf("cut: the markdown stops at a block boundary, part 1 of %d (%s); read on with %s and %s, each part listing its elements, or narrow with %s",
+			c.Parts, shown, t.param("part", "part", 2), t.param("maxChars", "max-chars", c.MaxChars), t.name("selector", "selector"))
+	}
 	if c.Part >= c.Parts {
 		return fmt.Sprintf("cut: this is part %d of %d, the last (%s); %s reads the first", c.Part, c.Parts, shown, t.param("part", "part", 1))
 	}

@@ -45,3 +45,60 @@ func TestExtractCutMarkers(t *testing.T) {
 	}
 }
 
+// TestRefLinks: a target used more than once is written once, under the
+// markdown, and referenced by number; one used once, a short one, and
+// fenced code stay inline; markdown that already holds reference-like
+// text is left alone.
+func TestRefLinks(t *testing.T) {
+	long := "https://example.com/share?u=https%3A%2F%2Fexample.org%2Fa"
+	for _, tc := range []struct{ in, want string }{
+		{"[Share](" + long + ") and [Tweet](/t) and ![x](" + long + ")\n\n[Share](" + long + ") [Tweet](/t)",
+			"[Share][1] and [Tweet](/t) and ![x][1]\n\n[Share][1] [Tweet](/t)\n\n[1]: " + long},
+		{"[a](" + long + ")", "[a](" + long + ")"},
+		{"```\n[a](" + long + ")\n[a](" + long + ")\n```", "```\n[a](" + long + ")\n[a](" + long + ")\n```"},
+		{"see a][1] and [a](" + long + ") [a](" + long + ")", "see a][1] and [a](" + long + ") [a](" + long + ")"},
+		{"[a](" + long + ") [b](" + long + "x) [c](" + long + "x) [d](" + long + ")",
+			"[a][1] [b][2] [c][2] [d][1]\n\n[1]: " + long + "\n[2]: " + long + "x"},
+	} {
+		if got := RefLinks(tc.in); got != tc.want {
+			t.Errorf("RefLinks(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestElementRuns: elements of one role in a row share a line and the
+// role; an option stays indented under its select, and an element with a
+// value stays on a line of its own.
+func TestElementRuns(t *testing.T) {
+	no := false
+	els := []protocol.Element{
+		{UID: "e0", Role: "link", Name: "Home"},
+		{UID: "e1", Role: "link", Name: `Say "hi", e9`},
+		{UID: "e2", Role: "link", Visible: &no},
+		{UID: "e3", Role: "textbox", Name: "Q", Value: "x"},
+		{UID: "e4", Role: "textbox", Name: "R"},
+		{UID: "e5", Role: "combobox", Name: "Plan"},
+		{UID: "e6", Role: "option", Name: "Free", Parent: "e5", Selected: true},
+		{UID: "e7", Role: "option", Name: "Pro", Parent: "e5"},
+		{UID: "e8", Role: "button", Name: "Go", Disabled: true},
+		{UID: "e9", Role: "button", Name: "Stop"},
+	}
+	var b strings.Builder
+	ElementRuns(&b, els)
+	want := `e0 link "Home", e1 "Say \"hi\", e9", e2 [hidden]
+e3 textbox "Q": x
+e4 textbox "R"
+e5 combobox "Plan"
+  e6 option "Free" [selected]
+  e7 option "Pro"
+e8 button "Go" [disabled], e9 "Stop"
+`
+	if b.String() != want {
+		t.Errorf("ElementRuns:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	ElementRuns(&b, nil)
+	if b.String() != "" {
+		t.Errorf("no elements: %q", b.String())
+	}
+}

@@ -71,7 +71,8 @@ func TestReadingRecovers(t *testing.T) {
 }
 
 var (
-	elementHead = regexp.MustCompile(`^ *e\d+ [a-z]+`)
+	elementHead = regexp.MustCompile(`^ *e\d+( [a-z]+|-e\d+ same as e\d+-e\d+$)`)
+	repeatLine  = regexp.MustCompile(`^e(\d+)-e(\d+) same as e(\d+)-e(\d+)$`)
 	refDef      = regexp.MustCompile(`^\[(\d+)\]: (\S+)$`)
 	runSplit    = regexp.MustCompile(`^, (e\d+)`)
 )
@@ -93,11 +94,14 @@ func splitReading(t *testing.T, s string, runs bool) (md string, els []string, o
 		start--
 	}
 	for _, l := range lines[start:end] {
-		if !runs {
+		switch {
+		case !runs:
 			els = append(els, l)
-			continue
+		case repeatLine.MatchString(l):
+			els = append(els, unrepeat(t, l, els)...)
+		default:
+			els = append(els, unrun(t, l)...)
 		}
-		els = append(els, unrun(t, l)...)
 	}
 	if start < 2 || lines[1] != "" || lines[start-1] != "" {
 		t.Fatalf("no where line, markdown and element lines in %q", s[:min(len(s), 300)])
@@ -107,6 +111,30 @@ func splitReading(t *testing.T, s string, runs bool) (md string, els []string, o
 		body = unref(t, body)
 	}
 	return strings.Join(body, "\n"), els, own
+}
+
+// unrepeat is a repeat line of render.ElementRuns (`e17-e31 same as
+// e2-e16`) as the element lines it stands for, from the lines put back so
+// far (done, e0 first): each of the earlier stretch's lines with its uid.
+func unrepeat(t *testing.T, l string, done []string) []string {
+	m := repeatLine.FindStringSubmatch(l)
+	n := make([]int, 4)
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	if n[1]-n[0] != n[3]-n[2] || n[0] != len(done) || n[3] >= n[0] {
+		t.Fatalf("repeat line %q after %d element lines", l, len(done))
+	}
+	var out []string
+	for k := 0; k <= n[1]-n[0]; k++ {
+		src := done[n[2]+k]
+		uid := "e" + strconv.Itoa(n[2]+k)
+		if !strings.HasPrefix(src, uid+" ") {
+			t.Fatalf("repeat line %q: line %d is %q", l, n[2]+k, src)
+		}
+		out = append(out, "e"+strconv.Itoa(n[0]+k)+src[len(uid):])
+	}
+	return out
 }
 
 // unrun is a line of render.ElementRuns as the element lines it holds:

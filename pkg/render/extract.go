@@ -96,21 +96,35 @@ func Elements(w io.Writer, els []protocol.Element) {
 	}
 }
 
-// ElementRuns writes the elements as Elements does, for an agent, but a
-// run of elements of one role, none an option or with a value, shares one
-// line and the role: `e3 link "Home", e4 "Docs", e5 "Blog" [hidden]`. A
-// page's links, most of its elements, cost a few characters each less.
+// ElementRuns writes the elements as Elements does, for an agent, but
+// shorter where they repeat. A run of elements of one role, none an option
+// or with a value, shares one line and the role: `e3 link "Home", e4
+// "Docs", e5 "Blog" [hidden]`. A stretch that repeats an earlier one
+// element for element (a menu written again in the footer) is one line
+// naming it: `e17-e31 same as e2-e16`, the same roles, names and states
+// in the same order (Repeats).
 func ElementRuns(w io.Writer, els []protocol.Element) {
 	var b strings.Builder
-	for i, e := range els {
-		if i > 0 && joins(els[i-1], e) {
+	reps := Repeats(els)
+	for i := 0; i < len(els); i++ {
+		e := els[i]
+		if r, ok := reps[i]; ok {
+			if i > 0 && !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "%s-%s same as %s-%s", e.UID, els[i+r.Len-1].UID, els[r.From].UID, els[r.From+r.Len-1].UID)
+			i += r.Len - 1
+			b.WriteByte('\n')
+			continue
+		}
+		if i > 0 && !strings.HasSuffix(b.String(), "\n") && joins(els[i-1], e) {
 			// The line without its role: uid, name, states.
 			b.WriteString(", ")
 			b.WriteString(e.UID)
 			b.WriteString(strings.TrimPrefix(ElementLine(e), e.UID+" "+e.Role))
 			continue
 		}
-		if i > 0 {
+		if i > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
 		if e.Parent != "" {
@@ -118,10 +132,68 @@ func ElementRuns(w io.Writer, els []protocol.Element) {
 		}
 		b.WriteString(ElementLine(e))
 	}
-	if b.Len() > 0 {
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
 	io.WriteString(w, b.String())
+}
+
+// Repeat is a stretch of elements that repeats the Len elements from
+// index From, element for element.
+type Repeat struct{ From, Len int }
+
+// minRepeat is the shortest stretch written as a repeat: two elements
+// cost about what the line naming them does.
+const minRepeat = 3
+
+// Repeats finds, from the start, each stretch of at least minRepeat
+// elements whose lines but for the uid (role, name, value, states) are
+// those of an earlier stretch that ends before it, none an option: a map
+// from the stretch's first index to the latest such earlier stretch (the
+// copy just before, as a reader would compare them).
+func Repeats(els []protocol.Element) map[int]Repeat {
+	key := make([]string, len(els))
+	for i, e := range els {
+		if e.Parent == "" {
+			key[i] = strings.TrimPrefix(ElementLine(e), e.UID)
+		}
+	}
+	seen := map[string][]int{}
+	out := map[int]Repeat{}
+	for i := 0; i < len(els); {
+		best := Repeat{}
+		if key[i] != "" {
+			cands := seen[key[i]]
+			// The latest few earlier places are enough: a menu repeats
+			// its own last copy.
+			for c := len(cands) - 1; c >= 0 && c >= len(cands)-8; c-- {
+				p := cands[c]
+				n := 0
+				for i+n < len(els) && p+n < i && key[i+n] != "" && key[p+n] == key[i+n] {
+					n++
+				}
+				if n > best.Len {
+					best = Repeat{From: p, Len: n}
+				}
+				if n >= minRepeat {
+					break // the latest copy: the menu it repeats
+				}
+			}
+		}
+		if best.Len >= minRepeat {
+			out[i] = best
+			for t := i; t < i+best.Len; t++ {
+				seen[key[t]] = append(seen[key[t]], t)
+			}
+			i += best.Len
+			continue
+		}
+		if key[i] != "" {
+			seen[key[i]] = append(seen[key[i]], i)
+		}
+		i++
+	}
+	return out
 }
 
 // joins says whether e goes on prev's line in ElementRuns: the same role,

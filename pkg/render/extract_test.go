@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,6 +96,24 @@ e8 button "Go" [disabled], e9 "Stop"
 `
 	if b.String() != want {
 		t.Errorf("ElementRuns:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// A menu written three times, then once with a name changed: the
+	// copies name the first, the changed one is written out.
+	var menu []protocol.Element
+	for c, names := range [][]string{{"A", "B", "C", "D"}, {"A", "B", "C", "D"}, {"A", "B", "C", "D"}, {"A", "B", "X", "D"}} {
+		for k, n := range names {
+			menu = append(menu, protocol.Element{UID: "e" + strconv.Itoa(c*4+k), Role: "link", Name: n})
+		}
+	}
+	b.Reset()
+	ElementRuns(&b, menu)
+	want = `e0 link "A", e1 "B", e2 "C", e3 "D"
+e4-e7 same as e0-e3
+e8-e11 same as e4-e7
+e12 link "A", e13 "B", e14 "X", e15 "D"
+`
+	if b.String() != want {
+		t.Errorf("ElementRuns of a repeated menu:\n%s\nwant:\n%s", b.String(), want)
 	}
 	b.Reset()
 	ElementRuns(&b, nil)

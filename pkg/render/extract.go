@@ -97,9 +97,8 @@ func Elements(w io.Writer, els []protocol.Element) {
 }
 
 // ElementRuns writes the elements as Elements does, for an agent, but
-// shorter where they repeat. A run of elements of one role, none an option
-// or with a value, shares one line and the role: `e3 link "Home", e4
-// "Docs", e5 "Blog" [hidden]`. A stretch that repeats an earlier one
+// shorter where they repeat. A run of links shares one line and the
+// role: `e3 link "Home", e4 "Docs", e5 "Blog" [hidden]`. A stretch that repeats an earlier one
 // element for element (a menu written again in the footer) is one line
 // naming it: `e17-e31 same as e2-e16`, the same roles, names and states
 // in the same order (Repeats).
@@ -196,10 +195,12 @@ func Repeats(els []protocol.Element) map[int]Repeat {
 	return out
 }
 
-// joins says whether e goes on prev's line in ElementRuns: the same role,
-// neither an option under its select nor with a value.
+// joins says whether e goes on prev's line in ElementRuns: both links.
+// Links are most of a page's elements and name again what the markdown
+// shows; a form's fields and buttons, what an agent acts on, keep a line
+// each.
 func joins(prev, e protocol.Element) bool {
-	return prev.Role == e.Role && prev.Parent == "" && e.Parent == "" && prev.Value == "" && e.Value == ""
+	return prev.Role == "link" && e.Role == "link" && prev.Parent == "" && e.Parent == ""
 }
 
 // ElementLine is one element as bua writes it: `e3 button "Sign in"`,

@@ -67,9 +67,8 @@ func TestRefLinks(t *testing.T) {
 	}
 }
 
-// TestElementRuns: elements of one role in a row share a line and the
-// role; an option stays indented under its select, and an element with a
-// value stays on a line of its own.
+// TestElementRuns: links in a row share a line and the role; other
+// elements keep a line each, an option indented under its select.
 func TestElementRuns(t *testing.T) {
 	no := false
 	els := []protocol.Element{
@@ -92,7 +91,8 @@ e4 textbox "R"
 e5 combobox "Plan"
   e6 option "Free" [selected]
   e7 option "Pro"
-e8 button "Go" [disabled], e9 "Stop"
+e8 button "Go" [disabled]
+e9 button "Stop"
 `
 	if b.String() != want {
 		t.Errorf("ElementRuns:\n%s\nwant:\n%s", b.String(), want)

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // These tests prove each per-tab action in real Chromium through the whole
@@ -620,10 +623,24 @@ func TestExtractMarkdown(t *testing.T) {
 	if n := len([]rune(big.Text)); n > 51200 || n < 51000 {
 		t.Errorf("text is %d chars, want just under the 51200 cap", n)
 	}
-	if n := len([]rune(big.Markdown)); n > 30720 || n < 30500 {
-		t.Errorf("markdown is %d chars, want just under the 30720 cap", n)
+	// The markdown stops at a block boundary within its 30 KB cap, and the
+	// cut says how to read on: part 2 at the maxChars it names.
+	var long protocol.ExtractResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &long)
+	if n := len([]rune(long.Markdown)); n > 30720 || n < 15360 || !strings.HasSuffix(long.Markdown, "\n\n") || strings.Contains(long.Markdown, "truncated") {
+		t.Errorf("markdown is %d chars ending %q, want a block boundary under the 30720 cap", n, long.Markdown[max(0, len(long.Markdown)-40):])
 	}
-	wantContains(t, "markdown tail", big.Markdown[len(big.Markdown)-80:], "…[markdown truncated")
+	if c := long.BudgetCut; c == nil || c.MaxChars <= 30720 || c.Part != 1 || c.Parts < 2 {
+		t.Fatalf("cut = %+v, want part 1 of more, with the maxChars to read on", long.BudgetCut)
+	}
+	var b strings.Builder
+	render.Extract(&b, long, render.ExtractOptions{Terms: render.Agent})
+	wantContains(t, "marker", b.String(), fmt.Sprintf("read on with part: 2 and maxChars: %d", long.BudgetCut.MaxChars))
+	var next protocol.ExtractResult
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab, "maxChars": long.BudgetCut.MaxChars, "part": 2}, &next)
+	if next.Markdown == "" || strings.Contains(long.Markdown, next.Markdown[:min(200, len(next.Markdown))]) {
+		t.Errorf("part 2 repeats the read or is empty: %q", next.Markdown[:min(200, len(next.Markdown))])
+	}
 	wantContains(t, "text tail", big.Text[len(big.Text)-60:], "…[truncated")
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/e2e/harness"
+	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // selectResult is select_option's result.
@@ -199,6 +201,33 @@ reader.readAsText(e.files[0]);
 return promise.then(() => reader.result);`)
 	if got != "contents of the file" {
 		t.Fatalf("contents %q", got)
+	}
+}
+
+// TestExtractNamesFileInput: an unlabelled <input type=file> is listed as
+// Chromium's accessibility tree and Playwright's aria snapshot name it, a
+// button "Choose File", with what it shows beside it as its value (no file,
+// then the chosen file's name), not as a bare button.
+func TestExtractNamesFileInput(t *testing.T) {
+	tab := openTab(t, "playwright/input/fileupload.html")
+	var r struct {
+		Elements []protocol.Element `json:"elements"`
+	}
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
+	if len(r.Elements) == 0 {
+		t.Fatal("extract lists no element")
+	}
+	if got, want := render.ElementLine(r.Elements[0]), `e0 button "Choose File": No file chosen`; got != want {
+		t.Errorf("file input listed as %q, want %q", got, want)
+	}
+	file, err := filepath.Abs(filepath.Join("..", "testdata", "sites", "playwright", "file-to-upload.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRequest(t, map[string]any{"type": "upload", "tabId": tab, "uid": "e0", "files": []string{file}}, nil)
+	mustRequest(t, map[string]any{"type": "extract", "tabId": tab}, &r)
+	if got, want := render.ElementLine(r.Elements[0]), `e0 button "Choose File": file-to-upload.txt`; got != want {
+		t.Errorf("file input with a file listed as %q, want %q", got, want)
 	}
 }
 

@@ -121,9 +121,11 @@ func utf16Len(s string) int {
 // TestExtractBudget_PartsTile: on a long generated article, fixtures and
 // real articles from the corpus, the parts of a budgeted read put back
 // together are the page's whole markdown (no loss, no overlap) at every
-// budget; each part with its element lines stays within maxChars; the
-// elements come with part 1 only; no part ends in the middle of a word;
-// and a page that fits one read gives exactly extract's own markdown.
+// budget; each part with its element lines stays within maxChars; every
+// part lists the elements inside it, and together they list every element
+// of the page once; no part ends in the middle of a word; a page that fits
+// one read gives exactly extract's own markdown, and a longer one stops at
+// a block boundary with the maxChars whose part 2 reads on.
 func TestExtractBudget_PartsTile(t *testing.T) {
 	cl := benchClient(t)
 	srv := httptest.NewServer(corpusHandler())
@@ -137,11 +139,13 @@ func TestExtractBudget_PartsTile(t *testing.T) {
 	for _, url := range pages {
 		t.Run(filepath.Base(url), func(t *testing.T) {
 			tab := openOn(t, cl, url)
-			var plain protocol.ExtractResult
+			var plain, every protocol.ExtractResult
 			send(t, cl, map[string]any{"type": "extract", "tabId": tab}, &plain)
+			send(t, cl, map[string]any{"type": "extract", "tabId": tab, "maxElements": 5000}, &every)
 			var whole string
 			for _, budget := range []int{1000000, 40000, 6000, 1500} {
 				var parts []string
+				var listed []protocol.Element
 				var first protocol.ExtractResult
 				for p := 1; ; p++ {
 					var r protocol.ExtractResult
@@ -156,9 +160,7 @@ func TestExtractBudget_PartsTile(t *testing.T) {
 					if shown > budget {
 						t.Errorf("maxChars %d part %d: %d characters shown", budget, p, shown)
 					}
-					if p > 1 && len(r.Elements) > 0 {
-						t.Errorf("maxChars %d part %d carries %d elements; only part 1 does", budget, p, len(r.Elements))
-					}
+					listed = append(listed, r.Elements...)
 					parts = append(parts, r.Markdown)
 					if r.BudgetCut == nil {
 						if p != 1 {
@@ -186,15 +188,31 @@ func TestExtractBudget_PartsTile(t *testing.T) {
 				} else if got != whole {
 					t.Errorf("maxChars %d: the %d parts make %d characters, not the markdown's %d", budget, len(parts), len(got), len(whole))
 				}
-				// Part 1's elements are extract's, from the first, as many as fit.
-				for i, e := range first.Elements {
-					if i >= len(plain.Elements) || !reflect.DeepEqual(e, plain.Elements[i]) {
-						t.Fatalf("maxChars %d: element %d is %+v, extract's is %+v", budget, i, e, plain.Elements[i])
+				// The parts list every element once, in order, each in its
+				// part: as one read of them all (maxElements 5000) lists them.
+				if len(listed) != len(every.Elements) {
+					t.Errorf("maxChars %d: the parts list %d elements, the page has %d", budget, len(listed), len(every.Elements))
+				}
+				for i := range min(len(listed), len(every.Elements)) {
+					if !reflect.DeepEqual(listed[i], every.Elements[i]) {
+						t.Fatalf("maxChars %d: element %d is %+v, extract's is %+v", budget, i, listed[i], every.Elements[i])
 					}
 				}
 			}
-			if !strings.Contains(plain.Markdown, "markdown truncated") && whole != plain.Markdown {
+			if plain.BudgetCut == nil && whole != plain.Markdown {
 				t.Errorf("the page fits one read, but its parts differ from extract's markdown:\n%q\n%q", whole[:min(200, len(whole))], plain.Markdown[:min(200, len(plain.Markdown))])
+			}
+			if c := plain.BudgetCut; c != nil {
+				// A read past the 30 KB cap ends at a block boundary and
+				// names the maxChars whose part 2 reads on from there.
+				if c.MaxChars == 0 || c.Part != 1 || !strings.HasPrefix(whole, plain.Markdown) || !strings.HasSuffix(plain.Markdown, "\n\n") || utf16Len(plain.Markdown) > markdownMaxChars {
+					t.Errorf("a long read: cut %+v, markdown ends %q", *c, plain.Markdown[max(0, len(plain.Markdown)-40):])
+				}
+				var next protocol.ExtractResult
+				send(t, cl, map[string]any{"type": "extract", "tabId": tab, "maxChars": c.MaxChars, "part": 2}, &next)
+				if plain.ElementsTotal <= len(plain.Elements) && !strings.HasPrefix(whole[len(plain.Markdown):], next.Markdown) {
+					t.Errorf("part 2 at maxChars %d does not start where the read stopped: %q", c.MaxChars, next.Markdown[:min(80, len(next.Markdown))])
+				}
 			}
 			if strings.HasSuffix(url, "article.html") {
 				if utf16Len(whole) <= markdownMaxChars || !strings.Contains(whole, "## Section 40") || !strings.Contains(whole, "f35();") {

@@ -198,14 +198,26 @@ func tabOf(t *testing.T, res *mcp.CallToolResult) int {
 	return r.TabID
 }
 
-// uidOf finds the uid of the element line in an extract's text whose role
-// and quoted name are given: `e3 button "Sign in"` gives e3.
+// uidOf finds the uid of the element in an extract's text whose role and
+// quoted name are given: `e3 button "Sign in"` gives e3, and so does a
+// later element of a run of one role on a line, `e2 button "Back", e3
+// "Sign in"`.
 func uidOf(t *testing.T, text, role, name string) string {
 	t.Helper()
+	q := fmt.Sprintf("%q", name)
 	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(strings.TrimSpace(line))
-		if len(f) >= 3 && f[1] == role && strings.HasPrefix(strings.TrimSpace(line), f[0]+" "+role+" "+fmt.Sprintf("%q", name)) {
+		l := strings.TrimSpace(line)
+		f := strings.Fields(l)
+		if len(f) < 3 || f[1] != role {
+			continue
+		}
+		if strings.HasPrefix(l, f[0]+" "+role+" "+q) {
 			return f[0]
+		}
+		for _, later := range strings.Split(l, ", e")[1:] {
+			if uid, rest, ok := strings.Cut(later, " "); ok && strings.HasPrefix(rest, q) {
+				return "e" + uid
+			}
 		}
 	}
 	t.Fatalf("no %s %q in:\n%s", role, name, text)

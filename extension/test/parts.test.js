@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyBudget, cutAt, elementLine, fencesOf, goQuote, splitParts } from "../src/lib/parts.js";
+import { applyBudget, cutAt, elementLine, fencesOf, firstRead, goQuote, positions, splitParts } from "../src/lib/parts.js";
 import { MARKDOWN_MAX_CHARS } from "../src/page/caps.js";
 
 // tile joins the parts and checks they are consecutive, non-empty but for
@@ -61,31 +61,60 @@ test("element lines are bua's: uid, role, Go-quoted name, value and states, opti
 
 const els = (n) => Array.from({ length: n }, (_, i) => ({ uid: `e${i}`, role: "link", name: `Link number ${i}`, visible: true }));
 
-test("the budget: everything that fits is no cut; elements come with part 1 and leave the markdown at least half", () => {
-  const small = applyBudget("# Hi\n\nText.", els(3), 2000);
+// readParts reads every part of md with list (at: their offsets in md) at
+// maxChars and checks they tile both: every markdown character and every
+// element once, in order, each part within the budget, each element in
+// the part whose markdown holds its offset (or, after one at the same spot
+// that did not fit, the next).
+function readParts(md, list, at, maxChars) {
+  const p1 = applyBudget(md, list, maxChars, 1, at);
+  const n = p1.cut ? p1.cut.parts : 1;
+  const lineChars = list.reduce((a, e) => a + elementLine(e).length + 1, 0);
+  const pos = positions(at, list.length, md.length);
+  const mds = [];
+  const seen = [];
+  let from = 0;
+  for (let p = 1; p <= n; p++) {
+    const r = applyBudget(md, list, maxChars, p, at);
+    const lines = r.elements.reduce((a, e) => a + elementLine(e).length + 1, 0);
+    assert.ok(r.markdown.length + lines <= maxChars, `part ${p}: ${r.markdown.length} + ${lines} over ${maxChars}`);
+    assert.ok(r.markdown.length <= MARKDOWN_MAX_CHARS);
+    if (n > 1) assert.deepEqual(r.cut, { part: p, parts: n, shownChars: r.markdown.length + lines, totalChars: md.length + lineChars });
+    const to = from + r.markdown.length;
+    for (const e of r.elements) {
+      const i = Number(e.uid.slice(1));
+      assert.ok(pos[i] <= to || to === md.length || r.markdown === "", `${e.uid} at ${pos[i]} is past part ${p}'s end ${to}`);
+      assert.ok(pos[i] >= from || seen.length > 0, `${e.uid} at ${pos[i]} is before part ${p}'s start ${from}`);
+    }
+    mds.push(r.markdown);
+    seen.push(...r.elements.map((e) => e.uid));
+    from = to;
+  }
+  assert.equal(mds.join(""), md, "the parts tile the markdown");
+  assert.deepEqual(seen, list.map((e) => e.uid), "the parts list every element once, in order");
+  assert.throws(() => applyBudget(md, list, maxChars, n + 1, at), new RangeError(`part ${n + 1} is past the end: at maxChars ${maxChars} the page has ${n} part${n === 1 ? "" : "s"}`));
+  return { n, mds };
+}
+
+test("the budget: everything that fits is no cut; every part lists the elements inside it", () => {
+  const small = applyBudget("# Hi\n\nText.", els(3), 2000, 1, [0, 2, 5]);
   assert.equal(small.cut, undefined);
   assert.equal(small.elements.length, 3);
 
-  const md = Array.from({ length: 80 }, (_, i) => words(15, `p${i}w`)).join("\n\n");
-  const list = els(200);
-  const lineChars = list.reduce((a, e) => a + elementLine(e).length + 1, 0);
-  const p1 = applyBudget(md, list, 4000);
-  const shownLines = p1.elements.reduce((a, e) => a + elementLine(e).length + 1, 0);
-  assert.ok(shownLines <= 2000, `elements took ${shownLines} of 4000`);
-  assert.ok(p1.elements.length > 0 && p1.elements.length < 200);
-  assert.ok(p1.markdown.length + shownLines <= 4000);
-  assert.equal(p1.cut.shownChars, p1.markdown.length + shownLines);
-  assert.equal(p1.cut.totalChars, md.length + lineChars);
-  const parts = [p1.markdown];
-  for (let p = 2; p <= p1.cut.parts; p++) {
-    const r = applyBudget(md, list, 4000, p);
-    assert.deepEqual(r.elements, [], "later parts carry markdown only");
-    assert.deepEqual(r.cut, { part: p, parts: p1.cut.parts, shownChars: r.markdown.length, totalChars: p1.cut.totalChars });
-    assert.ok(r.markdown.length <= 4000);
-    parts.push(r.markdown);
+  // 80 paragraphs, each with links in it: each part lists its own.
+  const paras = Array.from({ length: 80 }, (_, i) => words(15, `p${i}w`));
+  const md = paras.join("\n\n");
+  const list = els(400);
+  const at = list.map((_, i) => {
+    const para = Math.floor(i / 5);
+    return paras.slice(0, para).reduce((a, p) => a + p.length + 2, 0) + (i % 5) * 10;
+  });
+  for (const budget of [4000, 2500, 30000]) {
+    const { n } = readParts(md, list, at, budget);
+    if (budget < 30000) assert.ok(n > 2, `${n} parts at ${budget}`);
+    const last = applyBudget(md, list, budget, n, at);
+    assert.ok(last.elements.length > 0, "the last part lists elements too");
   }
-  assert.equal(parts.join(""), md, "the parts tile the markdown");
-  assert.throws(() => applyBudget(md, list, 4000, p1.cut.parts + 1), new RangeError(`part ${p1.cut.parts + 1} is past the end: at maxChars 4000 the page's markdown has ${p1.cut.parts} parts`));
 });
 
 test("a part never holds more markdown than a result may (30 KB), whatever maxChars", () => {
@@ -96,10 +125,29 @@ test("a part never holds more markdown than a result may (30 KB), whatever maxCh
   assert.ok(r.cut.parts >= Math.ceil(md.length / MARKDOWN_MAX_CHARS));
 });
 
-test("elements alone over the budget are cut even when the markdown fits", () => {
-  const r = applyBudget("# T", els(500), 1000);
-  assert.ok(r.cut);
-  assert.equal(r.cut.parts, 1);
-  assert.ok(r.elements.length < 500);
-  assert.ok(r.markdown.length + r.elements.reduce((a, e) => a + elementLine(e).length + 1, 0) <= 1000);
+test("elements alone over the budget take parts of their own; elements without an offset go with what precedes them", () => {
+  const { n } = readParts("# T", els(500), [], 1000);
+  assert.ok(n > 10, `${n} parts`);
+  // Elements in the middle with no offset (-1): with the one before.
+  const md = Array.from({ length: 40 }, (_, i) => words(12, `r${i}`)).join("\n\n");
+  const at = els(30).map((_, i) => (i % 3 === 0 ? -1 : i * 100));
+  const pos = positions(at, 30, md.length);
+  for (let i = 1; i < 30; i++) assert.ok(pos[i] >= pos[i - 1]);
+  assert.equal(pos[3], 200);
+  readParts(md, els(30), pos, 900);
+});
+
+test("a read without maxChars over the 30 KB cap ends at a block boundary and names the maxChars whose part 2 reads on", () => {
+  const paras = Array.from({ length: 900 }, (_, i) => words(8, `s${i}`));
+  const md = paras.join("\n\n");
+  const list = els(150);
+  const at = list.map((_, i) => i * 400);
+  const r = firstRead(md, list, at);
+  assert.ok(r.markdown.length <= MARKDOWN_MAX_CHARS && r.markdown.length > MARKDOWN_MAX_CHARS / 2);
+  assert.ok(r.markdown.endsWith("\n\n") && md.startsWith(r.markdown));
+  const p2 = applyBudget(md, list, r.cut.maxChars, 2, at);
+  assert.ok(md.slice(r.markdown.length).startsWith(p2.markdown), "part 2 starts where the read stopped");
+  assert.equal(applyBudget(md, list, r.cut.maxChars, 1, at).markdown, r.markdown);
+  assert.equal(r.cut.parts, readParts(md, list, at, r.cut.maxChars).n);
+  assert.deepEqual(firstRead("short", list, at), { markdown: "short" });
 });

@@ -249,7 +249,7 @@ func TestBadArguments(t *testing.T) {
 }
 
 // TestExtractAnswer: markdown, then the elements one a line, inside the
-// fence; then bua's own lines: the element cut, the budget's cut marker,
+// fence; then bua's own lines: the part's elements, the budget's cut marker,
 // and the obstacle verdict with what to do about it. The structured
 // content is the protocol result without the raw text.
 func TestExtractAnswer(t *testing.T) {
@@ -274,7 +274,7 @@ func TestExtractAnswer(t *testing.T) {
 	}
 	open, close := `<page-content nonce="`+f.srv.Nonce()+`">`, `</page-content nonce="`+f.srv.Nonce()+`">`
 	want := "extract (tab 1):\n" + open + "\nat https://a.test/login \"Sign in\"\n\n# Sign in\n\nWelcome back.\n\ne0 textbox \"Email\"\ne1 button \"Sign in\" [disabled]\n" + close + "\n" +
-		"elements: 2 of 40 listed; narrow with selector or widen with maxElements: 40\n" +
+		"elements: the 2 inside this part, of 40\n" +
 		"cut: part 1 of 2 (1990 of 3500 characters); read on with part: 2 and the same maxChars, or narrow with selector\n" +
 		"obstacle: auth_wall (high) — Login wall: a password field on a sign-in page\n" +
 		"next: sign in only with credentials the person gave you for this site; otherwise call handoff to hand them the tab (you get the page back once they signed in), or stop and tell the person"

@@ -451,11 +451,12 @@ type ExtractResult struct {
 	// With selector: how many matches were read (those inside another match are
 	// read with it). A pure addition to v4.
 	Matches int `json:"matches,omitempty"`
-	// Present when maxChars left anything out (feature extract_budget): markdown
-	// holds part part of parts, and shownChars of totalChars characters (the
-	// markdown and the element lines) are shown. The marker that says what was
-	// cut and how to read the rest is written by bua's render layer from this,
-	// not by the extension.
+	// Present when maxChars left anything out (feature extract_budget), or when
+	// a read without it had more markdown than its 30 KB cap (maxChars set):
+	// markdown holds part part of parts with the elements inside that part, and
+	// shownChars of totalChars characters (the markdown and the element lines)
+	// are shown. The marker that says what was cut and how to read the rest is
+	// written by bua's render layer from this, not by the extension.
 	BudgetCut *ExtractCut `json:"cut,omitempty"`
 	// The tab to act on: optional on every action that takes it but close_tab,
 	// where it is required; without it the extension picks the tab
@@ -472,6 +473,12 @@ type ExtractCut struct {
 	Parts      int `json:"parts"`
 	ShownChars int `json:"shownChars"`
 	TotalChars int `json:"totalChars"`
+	// Set on a read that gave no maxChars whose markdown was over the 30 KB cap
+	// (a pure addition to v4): the markdown ends at the last block boundary
+	// within it, every listed element is still listed, and part 2 at this
+	// maxChars reads on from where it ends (a little before, when more elements
+	// than the listed ones sit in it); parts counts the parts at it.
+	MaxChars int `json:"maxChars,omitempty"`
 }
 
 // ElementChanges is result.extract_changes' changes: the elements that

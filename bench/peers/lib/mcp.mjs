@@ -151,7 +151,13 @@ export const adapters = {
     readAll: () => ['browser', { action: 'extract', maxElements: 5000 }],
     click: (_, ref) => ['browser', { action: 'click', uid: ref }],
     evaluate: (_, expr) => ['browser', { action: 'evaluate', expression: `return ${expr}` }],
-    ref: (t, role, name) => pick(t, new RegExp(`^\\s*(e\\d+) ${role} ${esc(JSON.stringify(name))}`, 'm'), `${role} "${name}"`),
+    // An element line, or a later element of a run of one role on a line
+    // (`e3 button "A", e4 "B"`).
+    ref: (t, role, name) => {
+      const q = esc(JSON.stringify(name));
+      const m = new RegExp(`^\\s*(e\\d+) ${role} ${q}|^\\s*e\\d+ ${role} .*?, (e\\d+) ${q}`, 'm').exec(t);
+      return m ? m[1] || m[2] : pick(t, /$^/, `${role} "${name}"`);
+    },
     // A string prints as it is (as `bua eval` prints it), anything else as JSON.
     value: (t) => {
       const [type, v] = [pick(t, /^evaluate[^\n]*: (\w+)\n/, 'evaluate type'), pick(t, /<page-content nonce="\w+">\n([\s\S]*?)\n<\/page-content/, 'evaluate value')];

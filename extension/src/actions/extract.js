@@ -16,12 +16,12 @@
 
 import { BridgeError, ErrorCodes } from "../lib/errors.js";
 import { invalid, notFound } from "../lib/cdp.js";
-import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
 import { EXTRACT, EXTRACT_FRAME } from "../generated/page.js";
 import { isCaptchaFrameSrc } from "../lib/page-signals.js";
 import { detectObstacle } from "../lib/obstacle.js";
 import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
-import { PAGED_MARKDOWN_MAX_CHARS, applyBudget } from "../lib/parts.js";
+import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
+import { PAGED_MARKDOWN_MAX_CHARS, applyBudget, firstRead } from "../lib/parts.js";
 
 // MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
@@ -60,6 +60,7 @@ export function buildPageScript(selector, options = {}) {
     final: Boolean(options.final),
     maxElements: options.maxElements || MAX_ELEMENTS,
     markdownMax: options.markdownMax || MARKDOWN_MAX_CHARS,
+    walkAll: Boolean(options.walkAll),
   };
   return `(${EXTRACT}).call(null, ${JSON.stringify(selector === undefined ? null : selector)}, ${JSON.stringify(opts)})`;
 }
@@ -117,9 +118,10 @@ async function readPage(ctx, action, start) {
 }
 
 async function evalPage(ctx, action, final) {
-  const markdownMax = action.maxChars ? PAGED_MARKDOWN_MAX_CHARS : MARKDOWN_MAX_CHARS;
+  // Every read renders past the 30 KB cap, to end at a block boundary
+  // within it and say how much more there is (firstRead).
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax }),
+    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax: PAGED_MARKDOWN_MAX_CHARS, walkAll: Boolean(action.maxChars) }),
     objectGroup: KNOWN_GROUP,
     serializationOptions: { serialization: "deep", maxDepth: 1 },
   });
@@ -129,10 +131,12 @@ async function evalPage(ctx, action, final) {
   return page;
 }
 
-// maxElementsOf is the action's maxElements, or MAX_ELEMENTS.
+// maxElementsOf is the action's maxElements, or MAX_ELEMENTS; a budgeted
+// read (maxChars) lists up to MAX_ELEMENTS_LIMIT, each in its part.
 export function maxElementsOf(action) {
   const m = action.maxElements;
-  return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
+  if (Number.isInteger(m) && m >= 1) return Math.min(m, MAX_ELEMENTS_LIMIT);
+  return action.maxChars ? MAX_ELEMENTS_LIMIT : MAX_ELEMENTS;
 }
 
 // buildFrameScript returns the expression extract evaluates in an
@@ -207,10 +211,9 @@ globalThis.buaProfile = globalThis.buaProfile || {};
 
 export async function extract(ctx, action) {
   if (action.changes) return readChanges(ctx, maxElementsOf(action));
-  // Part 1 is the read the uids come from; the later parts of a budgeted
-  // read are more of its markdown and leave the uids alone.
-  const laterPart = Boolean(action.maxChars) && (action.part || 1) > 1;
-  if (!laterPart) releaseKnown(ctx);
+  // Every part of a budgeted read numbers the elements as part 1 does and
+  // lists those inside it, so each part's uids are the tab's.
+  releaseKnown(ctx);
   const selector = action.selector;
   const started = performance.now();
   const prof = { steps: [] };
@@ -243,7 +246,7 @@ export async function extract(ctx, action) {
     }
   }
   const { elements, uids } = toElements(items);
-  if (!laterPart) ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
+  ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
 
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
   const res = {
@@ -261,12 +264,12 @@ export async function extract(ctx, action) {
   if (obstacle) res.obstacle = obstacle;
   if (action.maxChars) {
     try {
-      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1));
+      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1, page.at));
     } catch (e) {
       if (e instanceof RangeError) throw invalid(e.message);
       throw e;
     }
-  }
+  } else Object.assign(res, firstRead(page.markdown, elements, page.at));
   return res;
 }
 

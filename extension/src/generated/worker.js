@@ -7527,6 +7527,7 @@ var EXTRACT = [
   '    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;',
   '    const title = clean(el.getAttribute("title"));',
   "    if (title) return title;",
+  '    if (isFileInput(el)) return el.multiple ? "Choose Files" : "Choose File";',
   '    if (tag === "a" || tag === "area") {',
   '      const img = tag === "a" ? el.querySelector("img[alt]") : null;',
   '      if (img) return clean(img.getAttribute("alt"));',
@@ -7551,7 +7552,8 @@ var EXTRACT = [
   '    if (tag === "textarea") return el.value;',
   '    if (tag === "input") {',
   '      const type = (el.getAttribute("type") || "text").toLowerCase();',
-  '      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";',
+  '      if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";',
+  '      if (/^(checkbox|radio|button|submit|reset|image|hidden)$/.test(type)) return "";',
   '      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";',
   "      return el.value;",
   "    }",
@@ -7561,6 +7563,9 @@ var EXTRACT = [
   "    }",
   "    if (el.isContentEditable) return el.textContent;",
   '    return "";',
+  "  }",
+  "  function isFileInput(el) {",
+  '    return el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file";',
   "  }",
   "  function byIds(el, attr) {",
   '    const ids = (el.getAttribute(attr) || "").trim();',
@@ -7690,7 +7695,7 @@ var EXTRACT = [
   "    const item = { role, visible };",
   "    const name = nameOf(el, role).slice(0, 300);",
   "    if (name) item.name = name;",
-  "    if (VALUED[role]) {",
+  '    if (VALUED[role] || el.localName === "input") {',
   "      const value = clean(controlValue(el)).slice(0, 300);",
   "      if (value) item.value = value;",
   "    }",
@@ -7864,12 +7869,12 @@ var EXTRACT = [
   '    const lines = body.split("\\n");',
   '    return lines.map((l, i) => (i === 0 ? first : l ? rest : "") + l).join("\\n");',
   "  }",
-  "  function wrap(mark, inner) {",
+  "  function wrap(mark2, inner) {",
   "    const t = inner.trim();",
   "    if (!t) return inner;",
   '    const lead = /^\\s/.test(inner) ? " " : "";',
   '    const trail = /\\s$/.test(inner) ? " " : "";',
-  "    return lead + mark + t + mark + trail;",
+  "    return lead + mark2 + t + mark2 + trail;",
   "  }",
   "  function rawText(n) {",
   "    if (n.text !== void 0) return n.text;",
@@ -7941,19 +7946,44 @@ var EXTRACT = [
   "  }",
   "",
   "  // page/markdown.js",
-  "  function toMarkdown(tree, opts) {",
+  "  function toMarkdownAt(tree, opts, count) {",
   "    const max = opts && opts.maxLength || MARKDOWN_MAX_CHARS;",
-  '    if (!tree) return "";',
+  "    const at = new Array(count || 0).fill(-1);",
+  '    if (!tree) return { markdown: "", at };',
   "    const page = pageOf(opts && opts.pageUrl);",
-  '    let md = tidy(render(tree, { page, pre: false, hidden: false })).split(IND).join(" ");',
+  '    let md = unmark(tidy(render(tree, { page, pre: false, hidden: false })).split(IND).join(" "), at);',
   "    if (md.length > max || tree.cut) {",
   "      md = cutTo(md, max, `",
   "",
   '…[markdown truncated: ${tree.cut ? "over " : ""}${md.length} chars, cap ${max}]`);',
+  "      for (let i = 0; i < at.length; i++) if (at[i] > md.length) at[i] = md.length;",
   "    }",
-  "    return md;",
+  "    return { markdown: md, at };",
+  "  }",
+  '  var MARK_OPEN = "﷐";',
+  '  var MARK_CLOSE = "﷑";',
+  "  var MARKS = /\\ufdd0([0-9a-z]*)\\ufdd1?|\\ufdd1/g;",
+  "  function mark(out, i) {",
+  "    if (!/\\S/.test(out)) return out;",
+  "    const lead = out.length - out.trimStart().length;",
+  "    return out.slice(0, lead) + MARK_OPEN + i.toString(36) + MARK_CLOSE + out.slice(lead);",
+  "  }",
+  "  function unmark(md, at) {",
+  '    let out = "";',
+  "    let last = 0;",
+  "    for (const m of md.matchAll(MARKS)) {",
+  "      out += md.slice(last, m.index);",
+  "      last = m.index + m[0].length;",
+  "      const i = m[1] ? parseInt(m[1], 36) : -1;",
+  "      if (i >= 0 && i < at.length && at[i] < 0) at[i] = out.length;",
+  "    }",
+  "    return last === 0 ? md : out + md.slice(last);",
   "  }",
   "  function render(n, ctx) {",
+  "    const out = renderNode(n, ctx);",
+  "    return n.el === void 0 ? out : mark(out, n.el);",
+  "  }",
+  "  function renderNode(n, ctx) {",
   "    if (n.text !== void 0) {",
   '      if (ctx.hidden) return "";',
   "      if (ctx.pre) return n.text;",
@@ -8127,7 +8157,8 @@ var EXTRACT = [
   "      maxNodes: opts && opts.maxNodes || 6e4,",
   "      textLeft: opts && opts.maxText || 3 * MARKDOWN_MAX_CHARS,",
   "      count: 0,",
-  "      cut: false",
+  "      cut: false,",
+  "      index: opts && opts.index",
   "    };",
   "    let tree;",
   "    if (Array.isArray(root)) {",
@@ -8170,6 +8201,7 @@ var EXTRACT = [
   "    }",
   '    if (tag === "img") attrs.src = node.currentSrc || node.src || "";',
   "    const el = { tag, attrs, style, children: [] };",
+  "    if (walker.index && walker.index.has(node)) el.el = walker.index.get(node);",
   '    if (style.display === "none") return el;',
   '    if (tag === "iframe" || tag === "frame") return walkFrame(walker, node, el, quiet);',
   '    const role = String(attrs.role || "").toLowerCase();',
@@ -8213,20 +8245,21 @@ var EXTRACT = [
   '    const raw = roots.map((r) => String(r.innerText !== void 0 ? r.innerText : r.textContent || "")).join("\\n\\n");',
   "    const text = capText(raw, TEXT_MAX_CHARS);",
   "    const markdownMax = options.markdownMax;",
-  "    const walk2 = markdownMax > MARKDOWN_MAX_CHARS ? { maxText: 3 * markdownMax, maxNodes: 25e4 } : void 0;",
-  "    const tree = domToTree(roots.length === 1 ? roots[0] : roots, walk2);",
-  "    const t1 = performance.now();",
-  "    const markdown = toMarkdown(tree, { maxLength: markdownMax, pageUrl: location.href });",
-  "    const t2 = performance.now();",
-  "    const frameSrcs = shownFrameSrcs();",
-  "    const t3 = performance.now();",
   "    const all = [];",
   "    const els = elementsOf(selector === null ? [document.documentElement] : roots, options.maxElements, all);",
+  "    const t1 = performance.now();",
+  "    const index = new Map(els.nodes.map((n, i) => [n, i]));",
+  "    const walk2 = options.walkAll ? { maxText: 3 * markdownMax, maxNodes: 25e4 } : { maxText: 12 * MARKDOWN_MAX_CHARS };",
+  "    const tree = domToTree(roots.length === 1 ? roots[0] : roots, { ...walk2, index });",
+  "    const t2 = performance.now();",
+  "    const { markdown, at } = toMarkdownAt(tree, { maxLength: markdownMax, pageUrl: location.href }, els.nodes.length);",
+  "    const t3 = performance.now();",
+  "    const frameSrcs = shownFrameSrcs();",
   "    const t4 = performance.now();",
   '    const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 || roots.some((r) => Array.from(r.querySelectorAll(MEDIA)).some(boxed)));',
   "    if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];",
-  "    const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };",
-  "    const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };",
+  "    const profile = { elements: t1 - t0, domToTree: t2 - t1, toMarkdown: t3 - t2, frames: t4 - t3 };",
+  "    const page = { found: true, hasContent, readyState: document.readyState, text, markdown, at, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };",
   "    if (selector !== null) page.matches = roots.length;",
   "    return [JSON.stringify(page), ...els.nodes, all];",
   "  }",
@@ -8425,6 +8458,7 @@ var EXTRACT_FRAME = [
   '    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;',
   '    const title = clean(el.getAttribute("title"));',
   "    if (title) return title;",
+  '    if (isFileInput(el)) return el.multiple ? "Choose Files" : "Choose File";',
   '    if (tag === "a" || tag === "area") {',
   '      const img = tag === "a" ? el.querySelector("img[alt]") : null;',
   '      if (img) return clean(img.getAttribute("alt"));',
@@ -8449,7 +8483,8 @@ var EXTRACT_FRAME = [
   '    if (tag === "textarea") return el.value;',
   '    if (tag === "input") {',
   '      const type = (el.getAttribute("type") || "text").toLowerCase();',
-  '      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";',
+  '      if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";',
+  '      if (/^(checkbox|radio|button|submit|reset|image|hidden)$/.test(type)) return "";',
   '      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";',
   "      return el.value;",
   "    }",
@@ -8459,6 +8494,9 @@ var EXTRACT_FRAME = [
   "    }",
   "    if (el.isContentEditable) return el.textContent;",
   '    return "";',
+  "  }",
+  "  function isFileInput(el) {",
+  '    return el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file";',
   "  }",
   "  function byIds(el, attr) {",
   '    const ids = (el.getAttribute(attr) || "").trim();',
@@ -8588,7 +8626,7 @@ var EXTRACT_FRAME = [
   "    const item = { role, visible };",
   "    const name = nameOf(el, role).slice(0, 300);",
   "    if (name) item.name = name;",
-  "    if (VALUED[role]) {",
+  '    if (VALUED[role] || el.localName === "input") {',
   "      const value = clean(controlValue(el)).slice(0, 300);",
   "      if (value) item.value = value;",
   "    }",
@@ -8781,6 +8819,7 @@ var CHANGES = [
   '    if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;',
   '    const title = clean(el.getAttribute("title"));',
   "    if (title) return title;",
+  '    if (isFileInput(el)) return el.multiple ? "Choose Files" : "Choose File";',
   '    if (tag === "a" || tag === "area") {',
   '      const img = tag === "a" ? el.querySelector("img[alt]") : null;',
   '      if (img) return clean(img.getAttribute("alt"));',
@@ -8805,7 +8844,8 @@ var CHANGES = [
   '    if (tag === "textarea") return el.value;',
   '    if (tag === "input") {',
   '      const type = (el.getAttribute("type") || "text").toLowerCase();',
-  '      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";',
+  '      if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";',
+  '      if (/^(checkbox|radio|button|submit|reset|image|hidden)$/.test(type)) return "";',
   '      if (type === "password") return el.value ? "•".repeat(el.value.length) : "";',
   "      return el.value;",
   "    }",
@@ -8815,6 +8855,9 @@ var CHANGES = [
   "    }",
   "    if (el.isContentEditable) return el.textContent;",
   '    return "";',
+  "  }",
+  "  function isFileInput(el) {",
+  '    return el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file";',
   "  }",
   "  function byIds(el, attr) {",
   '    const ids = (el.getAttribute(attr) || "").trim();',
@@ -8944,7 +8987,7 @@ var CHANGES = [
   "    const item = { role, visible };",
   "    const name = nameOf(el, role).slice(0, 300);",
   "    if (name) item.name = name;",
-  "    if (VALUED[role]) {",
+  '    if (VALUED[role] || el.localName === "input") {',
   "      const value = clean(controlValue(el)).slice(0, 300);",
   "      if (value) item.value = value;",
   "    }",
@@ -10433,9 +10476,6 @@ __export(extract_exports, {
   toElements: () => toElements
 });
 
-// page/caps.js
-var MARKDOWN_MAX_CHARS = 30720;
-
 // lib/page-signals.js
 var CAPTCHA_FRAME_PATTERNS = [
   String.raw`^https?://challenges\.cloudflare\.com/`,
@@ -10738,6 +10778,9 @@ function detectObstacle(input) {
   return explainObstacle(input).obstacle;
 }
 
+// page/caps.js
+var MARKDOWN_MAX_CHARS = 30720;
+
 // lib/parts.js
 var PAGED_MARKDOWN_MAX_CHARS = 1e6;
 function goQuote(s) {
@@ -10800,40 +10843,85 @@ function fencesOf(md) {
   if (open >= 0) out.push([open, md.length]);
   return out;
 }
-function splitParts(md, first, rest) {
-  const fences = fencesOf(md);
-  const parts = [];
-  let start = 0;
-  let size = Math.max(1, first);
-  while (md.length - start > size) {
-    const end = cutAt(md, start, start + size, fences);
-    parts.push([start, end]);
-    start = end;
-    size = Math.max(1, rest);
+function elementsBefore(at, k, end) {
+  let lo = k;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (at[mid] < end) lo = mid + 1;
+    else hi = mid;
   }
-  parts.push([start, md.length]);
+  return lo;
+}
+function planParts(md, at, lines, maxChars) {
+  const fences = fencesOf(md);
+  const sum = [0];
+  for (const l of lines) sum.push(sum[sum.length - 1] + l);
+  const n = at.length;
+  const upTo = (k2, e) => e >= md.length ? n : elementsBefore(at, k2, e);
+  const parts = [];
+  let s = 0;
+  let k = 0;
+  do {
+    const cost = (e2) => e2 - s + sum[upTo(k, e2)] - sum[k];
+    let lo = s;
+    let hi = Math.min(md.length, s + Math.min(MARKDOWN_MAX_CHARS, maxChars));
+    while (lo < hi) {
+      const mid = lo + hi + 1 >> 1;
+      if (cost(mid) <= maxChars) lo = mid;
+      else hi = mid - 1;
+    }
+    let e = lo;
+    let j;
+    if (e > s) {
+      if (e < md.length) e = cutAt(md, s, e, fences);
+      j = upTo(k, e);
+    } else {
+      j = k + 1;
+      while (j < n && sum[j + 1] - sum[k] <= maxChars && at[j] <= s) j++;
+      j = Math.min(j, n);
+    }
+    parts.push({ a: s, b: e, k, j });
+    if (e === s && j === k) break;
+    s = e;
+    k = j;
+  } while (s < md.length || k < n);
   return parts;
 }
-function applyBudget(markdown, elements, maxChars, part = 1) {
+function positions(at, count, mdLength) {
+  const out = [];
+  let last = 0;
+  for (let i = 0; i < count; i++) {
+    const p = at && Number.isInteger(at[i]) && at[i] >= 0 ? Math.min(at[i], mdLength) : last;
+    last = Math.max(last, p);
+    out.push(last);
+  }
+  return out;
+}
+function applyBudget(markdown, elements, maxChars, part = 1, at = void 0) {
   const lines = elements.map((el) => elementLine(el).length + 1);
   const total = lines.reduce((a2, b2) => a2 + b2, 0);
-  const want = Math.min(markdown.length, MARKDOWN_MAX_CHARS);
-  const room = Math.max(maxChars - want, Math.floor(maxChars / 2));
-  let shown = 0;
-  let used = 0;
-  while (shown < lines.length && used + lines[shown] <= room) used += lines[shown++];
-  const first = Math.min(MARKDOWN_MAX_CHARS, maxChars - used);
-  const rest = Math.min(MARKDOWN_MAX_CHARS, maxChars);
-  const parts = splitParts(markdown, first, rest);
+  const parts = planParts(markdown, positions(at, elements.length, markdown.length), lines, maxChars);
   if (part > parts.length) {
-    throw new RangeError(`part ${part} is past the end: at maxChars ${maxChars} the page's markdown has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
+    throw new RangeError(`part ${part} is past the end: at maxChars ${maxChars} the page has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
   }
-  const [a, b] = parts[part - 1];
-  const out = { markdown: markdown.slice(a, b), elements: part === 1 ? elements.slice(0, shown) : [] };
-  const shownChars = b - a + (part === 1 ? used : 0);
+  const { a, b, k, j } = parts[part - 1];
+  const out = { markdown: markdown.slice(a, b), elements: elements.slice(k, j) };
+  const shownChars = b - a + lines.slice(k, j).reduce((x, y) => x + y, 0);
   const totalChars = markdown.length + total;
-  if (parts.length > 1 || shown < elements.length) out.cut = { part, parts: parts.length, shownChars, totalChars };
+  if (parts.length > 1) out.cut = { part, parts: parts.length, shownChars, totalChars };
   return out;
+}
+function firstRead(markdown, elements, at) {
+  if (markdown.length <= MARKDOWN_MAX_CHARS) return { markdown };
+  const end = cutAt(markdown, 0, MARKDOWN_MAX_CHARS, fencesOf(markdown));
+  const pos = positions(at, elements.length, markdown.length);
+  const lines = elements.map((el) => elementLine(el).length + 1);
+  const inside = lines.slice(0, elementsBefore(pos, 0, end)).reduce((x, y) => x + y, 0);
+  const maxChars = MARKDOWN_MAX_CHARS + inside;
+  const parts = planParts(markdown, pos, lines, maxChars).length;
+  const all = lines.reduce((x, y) => x + y, 0);
+  return { markdown: markdown.slice(0, end), cut: { part: 1, parts, shownChars: end + all, totalChars: markdown.length + all, maxChars } };
 }
 
 // actions/extract.js
@@ -10846,7 +10934,8 @@ function buildPageScript(selector, options = {}) {
   const opts = {
     final: Boolean(options.final),
     maxElements: options.maxElements || MAX_ELEMENTS,
-    markdownMax: options.markdownMax || MARKDOWN_MAX_CHARS
+    markdownMax: options.markdownMax || MARKDOWN_MAX_CHARS,
+    walkAll: Boolean(options.walkAll)
   };
   return `(${EXTRACT}).call(null, ${JSON.stringify(selector === void 0 ? null : selector)}, ${JSON.stringify(opts)})`;
 }
@@ -10889,9 +10978,8 @@ async function readPage(ctx, action, start) {
   }
 }
 async function evalPage(ctx, action, final) {
-  const markdownMax = action.maxChars ? PAGED_MARKDOWN_MAX_CHARS : MARKDOWN_MAX_CHARS;
   const { result, exceptionDetails } = await ctx.send("Runtime.evaluate", {
-    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax }),
+    expression: buildPageScript(action.selector, { final, maxElements: maxElementsOf(action), markdownMax: PAGED_MARKDOWN_MAX_CHARS, walkAll: Boolean(action.maxChars) }),
     objectGroup: KNOWN_GROUP,
     serializationOptions: { serialization: "deep", maxDepth: 1 }
   });
@@ -10902,7 +10990,8 @@ async function evalPage(ctx, action, final) {
 }
 function maxElementsOf(action) {
   const m = action.maxElements;
-  return Number.isInteger(m) && m >= 1 ? Math.min(m, MAX_ELEMENTS_LIMIT) : MAX_ELEMENTS;
+  if (Number.isInteger(m) && m >= 1) return Math.min(m, MAX_ELEMENTS_LIMIT);
+  return action.maxChars ? MAX_ELEMENTS_LIMIT : MAX_ELEMENTS;
 }
 function buildFrameScript(maxElements) {
   return `(${EXTRACT_FRAME}).call(null, ${Number(maxElements) || MAX_ELEMENTS})`;
@@ -10951,8 +11040,7 @@ function profiled(ctx, prof) {
 globalThis.buaProfile = globalThis.buaProfile || {};
 async function extract(ctx, action) {
   if (action.changes) return readChanges(ctx, maxElementsOf(action));
-  const laterPart = Boolean(action.maxChars) && (action.part || 1) > 1;
-  if (!laterPart) releaseKnown(ctx);
+  releaseKnown(ctx);
   const selector = action.selector;
   const started = performance.now();
   const prof = { steps: [] };
@@ -10979,7 +11067,7 @@ async function extract(ctx, action) {
     }
   }
   const { elements, uids } = toElements(items);
-  if (!laterPart) ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
+  ctx.storeUids(uids, loaderId, { next: elements.length, known: knownAfterExtract(reads) });
   const captchaFrame = (page.frameSrcs || []).some((src) => isCaptchaFrameSrc(src));
   const res = {
     text: page.text,
@@ -10996,12 +11084,12 @@ async function extract(ctx, action) {
   if (obstacle) res.obstacle = obstacle;
   if (action.maxChars) {
     try {
-      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1));
+      Object.assign(res, applyBudget(page.markdown, elements, action.maxChars, action.part || 1, page.at));
     } catch (e) {
       if (e instanceof RangeError) throw invalid(e.message);
       throw e;
     }
-  }
+  } else Object.assign(res, firstRead(page.markdown, elements, page.at));
   return res;
 }
 var executors10 = Object.freeze({ extract });

@@ -110,32 +110,124 @@ export function splitParts(md, first, rest) {
   return parts;
 }
 
+// elementsBefore is the index of the first element at or after k whose
+// position is at or past end (at: each element's offset in the markdown,
+// non-decreasing), by binary search.
+function elementsBefore(at, k, end) {
+  let lo = k;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid] < end) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// planParts cuts an extract into parts of at most maxChars characters
+// each: its markdown (at most MARKDOWN_MAX_CHARS a part, at block
+// boundaries where one fits) and the lines of the elements inside it (at:
+// each element's offset in the markdown, non-decreasing; lines: each
+// element line's length with its newline). Returns [{a, b, k, j}]: part
+// i is markdown [a, b) and elements [k, j), consecutive, covering both
+// wholly. A part runs as far as the budget goes: the furthest end whose
+// markdown and elements before it fit, then back to a block boundary.
+// Where the elements at one spot alone are over maxChars, a part holds as
+// many of them as fit (at least one) and no markdown.
+export function planParts(md, at, lines, maxChars) {
+  const fences = fencesOf(md);
+  const sum = [0];
+  for (const l of lines) sum.push(sum[sum.length - 1] + l);
+  const n = at.length;
+  // upTo is how many elements a part that ends at e takes: those before
+  // e, and at the markdown's end every one left.
+  const upTo = (k, e) => (e >= md.length ? n : elementsBefore(at, k, e));
+  const parts = [];
+  let s = 0;
+  let k = 0;
+  do {
+    const cost = (e) => e - s + sum[upTo(k, e)] - sum[k];
+    // The furthest end that fits: cost grows with e.
+    let lo = s;
+    let hi = Math.min(md.length, s + Math.min(MARKDOWN_MAX_CHARS, maxChars));
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (cost(mid) <= maxChars) lo = mid;
+      else hi = mid - 1;
+    }
+    let e = lo;
+    let j;
+    if (e > s) {
+      if (e < md.length) e = cutAt(md, s, e, fences);
+      j = upTo(k, e);
+    } else {
+      // Nothing past s fits: the elements at s alone are over the
+      // budget; as many as fit, at least one.
+      j = k + 1;
+      while (j < n && sum[j + 1] - sum[k] <= maxChars && at[j] <= s) j++;
+      j = Math.min(j, n);
+    }
+    parts.push({ a: s, b: e, k, j });
+    if (e === s && j === k) break; // a budget under one character
+    s = e;
+    k = j;
+  } while (s < md.length || k < n);
+  return parts;
+}
+
+// positions is each element's offset in the markdown (at, from the page:
+// -1 or absent where the element renders no text of its own, as an input
+// or a link inside stripped navigation), made non-decreasing: an element
+// without one takes the one before it (0 for the first), so it goes with
+// the part that shows what precedes it on the page.
+export function positions(at, count, mdLength) {
+  const out = [];
+  let last = 0;
+  for (let i = 0; i < count; i++) {
+    const p = at && Number.isInteger(at[i]) && at[i] >= 0 ? Math.min(at[i], mdLength) : last;
+    last = Math.max(last, p);
+    out.push(last);
+  }
+  return out;
+}
+
 // applyBudget fits an extract result within maxChars: it returns {markdown,
 // elements, cut?} for part `part` (1-based), or throws a RangeError naming
-// how many parts there are when part is past the end. The elements (as
-// elementLine, one a line) come with part 1 only, in document order, and
-// take what the markdown leaves, but at least half the budget when both do
-// not fit; later parts carry markdown only. Each part's markdown is at
-// most MARKDOWN_MAX_CHARS. cut is set when anything was left out: {part,
-// parts, shownChars, totalChars}.
-export function applyBudget(markdown, elements, maxChars, part = 1) {
+// how many parts there are when part is past the end. Each part holds its
+// markdown and the elements inside it (at: their offsets in the markdown,
+// positions), in document order, within maxChars together (planParts);
+// its markdown is at most MARKDOWN_MAX_CHARS. cut is set when anything was
+// left out: {part, parts, shownChars, totalChars}.
+export function applyBudget(markdown, elements, maxChars, part = 1, at = undefined) {
   const lines = elements.map((el) => elementLine(el).length + 1);
   const total = lines.reduce((a, b) => a + b, 0);
-  const want = Math.min(markdown.length, MARKDOWN_MAX_CHARS);
-  const room = Math.max(maxChars - want, Math.floor(maxChars / 2));
-  let shown = 0;
-  let used = 0;
-  while (shown < lines.length && used + lines[shown] <= room) used += lines[shown++];
-  const first = Math.min(MARKDOWN_MAX_CHARS, maxChars - used);
-  const rest = Math.min(MARKDOWN_MAX_CHARS, maxChars);
-  const parts = splitParts(markdown, first, rest);
+  const parts = planParts(markdown, positions(at, elements.length, markdown.length), lines, maxChars);
   if (part > parts.length) {
-    throw new RangeError(`part ${part} is past the end: at maxChars ${maxChars} the page's markdown has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
+    throw new RangeError(`part ${part} is past the end: at maxChars ${maxChars} the page has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
   }
-  const [a, b] = parts[part - 1];
-  const out = { markdown: markdown.slice(a, b), elements: part === 1 ? elements.slice(0, shown) : [] };
-  const shownChars = b - a + (part === 1 ? used : 0);
+  const { a, b, k, j } = parts[part - 1];
+  const out = { markdown: markdown.slice(a, b), elements: elements.slice(k, j) };
+  const shownChars = b - a + lines.slice(k, j).reduce((x, y) => x + y, 0);
   const totalChars = markdown.length + total;
-  if (parts.length > 1 || shown < elements.length) out.cut = { part, parts: parts.length, shownChars, totalChars };
+  if (parts.length > 1) out.cut = { part, parts: parts.length, shownChars, totalChars };
   return out;
+}
+
+// firstRead cuts a read that gave no maxChars whose markdown is over the
+// 30 KB cap: its markdown ends at the last block boundary within the cap
+// (every element stays listed), and cut says how to read on: maxChars
+// names the budget whose part 2 starts where this read stops (the cap
+// plus the lines of the elements inside it; a little before, when more
+// elements than the listed ones sit there), parts how many parts the page
+// has at it. Returns {markdown, cut?}.
+export function firstRead(markdown, elements, at) {
+  if (markdown.length <= MARKDOWN_MAX_CHARS) return { markdown };
+  const end = cutAt(markdown, 0, MARKDOWN_MAX_CHARS, fencesOf(markdown));
+  const pos = positions(at, elements.length, markdown.length);
+  const lines = elements.map((el) => elementLine(el).length + 1);
+  const inside = lines.slice(0, elementsBefore(pos, 0, end)).reduce((x, y) => x + y, 0);
+  const maxChars = MARKDOWN_MAX_CHARS + inside;
+  const parts = planParts(markdown, pos, lines, maxChars).length;
+  const all = lines.reduce((x, y) => x + y, 0);
+  return { markdown: markdown.slice(0, end), cut: { part: 1, parts, shownChars: end + all, totalChars: markdown.length + all, maxChars } };
 }

@@ -122,7 +122,7 @@ function describe(el, role, visible, parent, frame) {
   const item = { role, visible };
   const name = nameOf(el, role).slice(0, 300);
   if (name) item.name = name;
-  if (VALUED[role]) {
+  if (VALUED[role] || el.localName === "input") {
     const value = clean(controlValue(el)).slice(0, 300);
     if (value) item.value = value;
   }

@@ -30,22 +30,67 @@ import { pageOf, target } from "./urls.js";
 // result is at most opts.maxLength chars (default 30720) and ends with a
 // "…[markdown truncated …]" marker when cut.
 export function toMarkdown(tree, opts) {
+  return toMarkdownAt(tree, opts, 0).markdown;
+}
+
+// toMarkdownAt is toMarkdown with where each listed element is: {markdown,
+// at}, at[i] the offset in markdown where the text of the tree node
+// marked el: i starts, or -1 for one that renders no text (count: how many
+// elements the tree marks). Each such node's text is marked while it
+// renders (mark) and the marks are taken out after.
+export function toMarkdownAt(tree, opts, count) {
   const max = (opts && opts.maxLength) || MARKDOWN_MAX_CHARS;
-  if (!tree) return "";
+  const at = new Array(count || 0).fill(-1);
+  if (!tree) return { markdown: "", at };
   const page = pageOf(opts && opts.pageUrl);
-  let md = tidy(render(tree, { page, pre: false, hidden: false })).split(IND).join(" ");
+  let md = unmark(tidy(render(tree, { page, pre: false, hidden: false })).split(IND).join(" "), at);
   // A tree domToTree cut short renders to less than the page holds: the
   // marker then gives what was read as a lower bound.
   if (md.length > max || tree.cut) {
     md = cutTo(md, max, `\n\n…[markdown truncated: ${tree.cut ? "over " : ""}${md.length} chars, cap ${max}]`);
+    for (let i = 0; i < at.length; i++) if (at[i] > md.length) at[i] = md.length;
   }
-  return md;
+  return { markdown: md, at };
+}
+
+// A mark is MARK_OPEN, the element's index in base 36, MARK_CLOSE:
+// Unicode noncharacters, which no page's text should hold (any that does
+// loses them).
+const MARK_OPEN = "\ufdd0";
+const MARK_CLOSE = "\ufdd1";
+const MARKS = /\ufdd0([0-9a-z]*)\ufdd1?|\ufdd1/g;
+
+// mark puts element i's mark in out after its leading white space (where
+// its text starts); out without text stays as it is.
+function mark(out, i) {
+  if (!/\S/.test(out)) return out;
+  const lead = out.length - out.trimStart().length;
+  return out.slice(0, lead) + MARK_OPEN + i.toString(36) + MARK_CLOSE + out.slice(lead);
+}
+
+// unmark takes the marks out of md, setting at[i] to where element i's
+// mark was (the first, for an element rendered twice).
+function unmark(md, at) {
+  let out = "";
+  let last = 0;
+  for (const m of md.matchAll(MARKS)) {
+    out += md.slice(last, m.index);
+    last = m.index + m[0].length;
+    const i = m[1] ? parseInt(m[1], 36) : -1;
+    if (i >= 0 && i < at.length && at[i] < 0) at[i] = out.length;
+  }
+  return last === 0 ? md : out + md.slice(last);
 }
 
 // render is n as Markdown: a text node's text, or an element by its tag.
 // It runs once per node, so it dispatches with a switch, not a table of
 // functions (BENCHMARKS.md "Page scripts as modules").
 function render(n, ctx) {
+  const out = renderNode(n, ctx);
+  return n.el === undefined ? out : mark(out, n.el);
+}
+
+function renderNode(n, ctx) {
   if (n.text !== undefined) {
     if (ctx.hidden) return "";
     if (ctx.pre) return n.text;

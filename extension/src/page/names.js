@@ -48,6 +48,9 @@ export function nameOf(el, role) {
   if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;
   const title = clean(el.getAttribute("title"));
   if (title) return title;
+  // An unlabelled file input is named by its button's text, as Chromium's
+  // accessibility tree and Playwright's aria snapshot name it.
+  if (isFileInput(el)) return el.multiple ? "Choose Files" : "Choose File";
   if (tag === "a" || tag === "area") {
     const img = tag === "a" ? el.querySelector("img[alt]") : null;
     if (img) return clean(img.getAttribute("alt"));
@@ -79,7 +82,10 @@ export function controlValue(el) {
   if (tag === "textarea") return el.value;
   if (tag === "input") {
     const type = (el.getAttribute("type") || "text").toLowerCase();
-    if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";
+    // A file input's value is what it shows beside its button: the chosen
+    // files' names, or that none is chosen, so its line says what it is.
+    if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
+    if (/^(checkbox|radio|button|submit|reset|image|hidden)$/.test(type)) return "";
     if (type === "password") return el.value ? "•".repeat(el.value.length) : "";
     return el.value;
   }
@@ -89,6 +95,10 @@ export function controlValue(el) {
   }
   if (el.isContentEditable) return el.textContent;
   return "";
+}
+
+function isFileInput(el) {
+  return el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file";
 }
 
 // byIds is the name the elements attr (aria-labelledby) points at give

@@ -9,7 +9,7 @@
 
 import { MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS, capText } from "./caps.js";
 import { collectElements } from "./elements.js";
-import { toMarkdown } from "./markdown.js";
+import { toMarkdownAt } from "./markdown.js";
 import { domToTree } from "./tree.js";
 
 // The rendered iframes whose srcs a read reports at most (the worker
@@ -18,13 +18,14 @@ const MAX_FRAME_SRCS = 100;
 const MEDIA = "img,video,canvas,svg,iframe,input,button,select,textarea,object,embed";
 
 // readPage reads the page, or with selector (a CSS selector, or null) its
-// matches. options: {final, maxElements, markdownMax}. hasContent: the
+// matches. options: {final, maxElements, markdownMax, walkAll}. hasContent: the
 // root is shown and the read found text, markdown, elements or a drawn
 // image or field. Unless options.final, a page without content comes back
 // as [{found, hasContent: false, readyState}], and one whose root is
 // hidden (a body revealed by script) is not read at all. A budgeted read
-// (markdownMax over the 30 KB cap) walks more of the page, to cut its
-// markdown into parts.
+// (walkAll) walks all of the page up to markdownMax, to cut its markdown
+// into parts; another walks up to twelve times the 30 KB cap, enough to
+// say how many parts the rest makes.
 export function readPage(selector, options) {
   const roots = rootsOf(selector);
   if (!roots.length) return [JSON.stringify({ found: false })];
@@ -34,15 +35,19 @@ export function readPage(selector, options) {
   const raw = roots.map((r) => String(r.innerText !== undefined ? r.innerText : r.textContent || "")).join("\n\n");
   const text = capText(raw, TEXT_MAX_CHARS);
   const markdownMax = options.markdownMax;
-  const walk = markdownMax > MARKDOWN_MAX_CHARS ? { maxText: 3 * markdownMax, maxNodes: 250000 } : undefined;
-  const tree = domToTree(roots.length === 1 ? roots[0] : roots, walk);
-  const t1 = performance.now();
-  const markdown = toMarkdown(tree, { maxLength: markdownMax, pageUrl: location.href });
-  const t2 = performance.now();
-  const frameSrcs = shownFrameSrcs();
-  const t3 = performance.now();
+  // The elements first, so the markdown can say where each one is (at:
+  // its offset there, -1 where it renders no text of its own), which
+  // puts each in the part of a long read that shows it.
   const all = [];
   const els = elementsOf(selector === null ? [document.documentElement] : roots, options.maxElements, all);
+  const t1 = performance.now();
+  const index = new Map(els.nodes.map((n, i) => [n, i]));
+  const walk = options.walkAll ? { maxText: 3 * markdownMax, maxNodes: 250000 } : { maxText: 12 * MARKDOWN_MAX_CHARS };
+  const tree = domToTree(roots.length === 1 ? roots[0] : roots, { ...walk, index });
+  const t2 = performance.now();
+  const { markdown, at } = toMarkdownAt(tree, { maxLength: markdownMax, pageUrl: location.href }, els.nodes.length);
+  const t3 = performance.now();
+  const frameSrcs = shownFrameSrcs();
   const t4 = performance.now();
   // Content is what the read found (markdown and elements follow open
   // shadow roots, where innerText does not reach), or a drawn image,
@@ -50,8 +55,8 @@ export function readPage(selector, options) {
   const hasContent = shown && (raw.trim() !== "" || markdown.trim() !== "" || els.total > 0 ||
     roots.some((r) => Array.from(r.querySelectorAll(MEDIA)).some(boxed)));
   if (!hasContent && !options.final) return [JSON.stringify({ found: true, hasContent, readyState: document.readyState })];
-  const profile = { domToTree: t1 - t0, toMarkdown: t2 - t1, frames: t3 - t2, elements: t4 - t3 };
-  const page = { found: true, hasContent, readyState: document.readyState, text, markdown, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
+  const profile = { elements: t1 - t0, domToTree: t2 - t1, toMarkdown: t3 - t2, frames: t4 - t3 };
+  const page = { found: true, hasContent, readyState: document.readyState, text, markdown, at, url: location.href, title: document.title, frameSrcs, elements: els.items, elementsTotal: els.total, profile };
   if (selector !== null) page.matches = roots.length;
   return [JSON.stringify(page), ...els.nodes, all];
 }

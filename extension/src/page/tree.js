@@ -26,6 +26,9 @@ const ATTRS = ["alt", "title", "role", "aria-hidden", "aria-label", "hidden"];
 // element so toMarkdown can drop hidden content and fixed/sticky overlays
 // without touching the DOM again.
 //
+// opts.index maps the listed elements' nodes to their index in the
+// element list: each one's tree node carries it as el.
+//
 // The walk stops, and marks the root {cut: true}, once it holds more text
 // than the Markdown can show: opts.maxText characters (default three times
 // the 30 KB cap, as rendering drops whitespace and adds link targets)
@@ -40,6 +43,7 @@ export function domToTree(root, opts) {
     textLeft: (opts && opts.maxText) || 3 * MARKDOWN_MAX_CHARS,
     count: 0,
     cut: false,
+    index: opts && opts.index,
   };
   let tree;
   if (Array.isArray(root)) {
@@ -94,6 +98,9 @@ function walk(walker, node, quiet) {
   }
   if (tag === "img") attrs.src = node.currentSrc || node.src || "";
   const el = { tag, attrs, style, children: [] };
+  // A listed element carries its index in the element list, so the
+  // markdown can say where it is (toMarkdownAt).
+  if (walker.index && walker.index.has(node)) el.el = walker.index.get(node);
   if (style.display === "none") return el;
   if (tag === "iframe" || tag === "frame") return walkFrame(walker, node, el, quiet);
   const role = String(attrs.role || "").toLowerCase();

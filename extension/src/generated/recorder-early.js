@@ -362,6 +362,7 @@
     if (ariaPh && (role === "textbox" || role === "searchbox" || role === "combobox")) return ariaPh;
     const title = clean(el.getAttribute("title"));
     if (title) return title;
+    if (isFileInput(el)) return el.multiple ? "Choose Files" : "Choose File";
     if (tag === "a" || tag === "area") {
       const img = tag === "a" ? el.querySelector("img[alt]") : null;
       if (img) return clean(img.getAttribute("alt"));
@@ -386,7 +387,8 @@
     if (tag === "textarea") return el.value;
     if (tag === "input") {
       const type = (el.getAttribute("type") || "text").toLowerCase();
-      if (/^(checkbox|radio|button|submit|reset|image|file|hidden)$/.test(type)) return "";
+      if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
+      if (/^(checkbox|radio|button|submit|reset|image|hidden)$/.test(type)) return "";
       if (type === "password") return el.value ? "•".repeat(el.value.length) : "";
       return el.value;
     }
@@ -396,6 +398,9 @@
     }
     if (el.isContentEditable) return el.textContent;
     return "";
+  }
+  function isFileInput(el) {
+    return el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "file";
   }
   function byIds(el, attr) {
     const ids = (el.getAttribute(attr) || "").trim();
@@ -525,7 +530,7 @@
     const item = { role, visible };
     const name = nameOf(el, role).slice(0, 300);
     if (name) item.name = name;
-    if (VALUED[role]) {
+    if (VALUED[role] || el.localName === "input") {
       const value = clean(controlValue(el)).slice(0, 300);
       if (value) item.value = value;
     }

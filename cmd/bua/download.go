@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // deliverDownload puts the finished download a result reports into dir
@@ -29,7 +30,7 @@ func deliverDownload(res json.RawMessage, dir, managedDir string) (json.RawMessa
 	name := filepath.Base(src)
 	rel, rerr := filepath.Rel(managedDir, src)
 	managed := rerr == nil && !strings.HasPrefix(rel, "..")
-	if m := uniquified.FindStringSubmatch(name); managed && m != nil {
+	if m := uniquified().FindStringSubmatch(name); managed && m != nil {
 		// Chrome named it "report (1).bin" because an earlier report.bin
 		// is still in bua's folder: DIR gets the name the site gave.
 		if _, err := os.Stat(filepath.Join(filepath.Dir(src), m[1]+m[2])); err == nil {
@@ -54,7 +55,7 @@ func deliverDownload(res json.RawMessage, dir, managedDir string) (json.RawMessa
 
 // uniquified matches the " (N)" Chrome adds to a download's name when a
 // file of that name is already in the folder: base, extension.
-var uniquified = regexp.MustCompile(`^(.+) \([0-9]+\)(\.[^. ]+)?$`)
+var uniquified = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+) \([0-9]+\)(\.[^. ]+)?$`) })
 
 // moveFile renames src to dst, or copies and removes it across devices.
 func moveFile(src, dst string) error {

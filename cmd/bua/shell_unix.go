@@ -5,6 +5,7 @@ package main
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The command lines bua suggests to the person and writes in a flow's
@@ -14,13 +15,13 @@ import (
 // shellWord is s as one word a POSIX shell reads back as s: s itself when
 // it holds nothing the shell reads specially, else s in single quotes.
 func shellWord(s string) string {
-	if posixPlain.MatchString(s) {
+	if posixPlain().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-var posixPlain = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+var posixPlain = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`) })
 
 // runCommands is `bua run FILE` for file, with each of names set in its
 // environment to "..." for the person to fill in: one line, the

@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The command lines bua suggests to the person and writes in a flow's
@@ -29,7 +30,7 @@ func shellWord(s string) string {
 // closing quote as an escaped one. A %NAME% of a variable cmd has set is
 // still expanded in quotes: cmd has no quoting that stops it.
 func cmdWord(s string) string {
-	if windowsPlain.MatchString(s) {
+	if windowsPlain().MatchString(s) {
 		return s
 	}
 	body := strings.TrimRight(s, `\`)
@@ -54,7 +55,7 @@ func needsPSQuotes(s string) bool { return strings.ContainsAny(s, "$`\"") }
 // quote, none of cmd's & | < > ^ % or PowerShell's ; , @ ( ) { } # $ `,
 // and no ~ first (PowerShell 7.4 reads ~ there as the home folder; a
 // short name's RUNNER~1 is plain).
-var windowsPlain = regexp.MustCompile(`^[A-Za-z0-9_./:\\=+-][A-Za-z0-9_./:\\=+~-]*$`)
+var windowsPlain = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:\\=+-][A-Za-z0-9_./:\\=+~-]*$`) })
 
 // runCommands is `bua run FILE` for file, with each of names set in its
 // environment to "..." for the person to fill in. Without names, and for

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bua-dev/bua/pkg/home"
 )
@@ -50,7 +51,7 @@ const maxNameLen = 32
 
 // pairingName is the syntax of a user pairing's name: short, lowercase,
 // safe in a file name and a table.
-var pairingName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+var pairingName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
 
 // reserved are the names of today's policies and browsers, which no
 // pairing may take.
@@ -104,7 +105,7 @@ func CheckPairingName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("a pairing's name cannot be empty")
-	case len(name) > maxNameLen || !pairingName.MatchString(name):
+	case len(name) > maxNameLen || !pairingName().MatchString(name):
 		return fmt.Errorf("%q is not a pairing name: use 1 to %d lowercase letters, digits and '-', starting with a letter (work, home-2)", name, maxNameLen)
 	case slices.Contains(reserved, name):
 		return fmt.Errorf("%q is reserved for --browser's own choice (auto, user, managed): pick another name, or run `bua pair` without --name for your default Chrome", name)

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -156,10 +157,10 @@ func snake(label string) string {
 
 // passwordWords are the words of a selector or role name that say a field
 // takes a secret, for a type whose target has no describe result.
-var passwordWords = regexp.MustCompile(`(?i)passw|pwd|passcode|one[-_ ]?time|\botp\b`)
+var passwordWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)passw|pwd|passcode|one[-_ ]?time|\botp\b`) })
 
 // SecretWords reports whether a selector or an accessible name has the
 // words that make the writer take the text typed into the field it names
 // for a secret (a type with no describe result): a producer that would
 // otherwise write the text elsewhere in the flow keeps it for a type.
-func SecretWords(s string) bool { return passwordWords.MatchString(s) }
+func SecretWords(s string) bool { return passwordWords().MatchString(s) }

@@ -75,7 +75,7 @@ func TestPasswordWords(t *testing.T) {
 		"#password": true, "input[name=passwd]": true, "input[type=password]": true, "#pwd": true,
 		"#otp": true, "[name=one-time-code]": true, "#passport": false, "#email": false, "#bypass": false,
 	} {
-		if got := passwordWords.MatchString(sel); got != want {
+		if got := passwordWords().MatchString(sel); got != want {
 			t.Errorf("passwordWords(%q) = %v, want %v", sel, got, want)
 		}
 	}

@@ -420,7 +420,7 @@ func (b *builder) isPassword(e Entry) bool {
 	if e.Target != nil {
 		return e.Target.Password()
 	}
-	return passwordWords.MatchString(e.Action.Selector + " " + e.Action.Name)
+	return passwordWords().MatchString(e.Action.Selector + " " + e.Action.Name)
 }
 
 // taken reports whether a var name is in use by something other than a

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -38,14 +39,16 @@ func NormalizeDomain(s string) string {
 		s = h
 	}
 	s = strings.Trim(strings.TrimPrefix(s, "*."), ".[]")
-	if net.ParseIP(s) != nil || hostname.MatchString(s) {
+	if net.ParseIP(s) != nil || hostname().MatchString(s) {
 		return s
 	}
 	return ""
 }
 
 // hostname is a DNS name: labels of letters, digits and inner hyphens.
-var hostname = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+var hostname = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+})
 
 // covers reports whether domain d covers host h: h is d or a subdomain.
 func covers(d, h string) bool { return h == d || strings.HasSuffix(h, "."+d) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -52,12 +53,12 @@ func (t Target) on(a Action) Action {
 	return a
 }
 
-var uidPattern = regexp.MustCompile(`^e[0-9]+$`)
+var uidPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^e[0-9]+$`) })
 
 // ParseTarget reads a command-line target: "e12" is a uid, anything else a
 // CSS selector.
 func ParseTarget(s string) Target {
-	if uidPattern.MatchString(s) {
+	if uidPattern().MatchString(s) {
 		return Target{UID: s}
 	}
 	return Target{Selector: s}

@@ -5,12 +5,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // refLike is text a reference link or definition could be taken for: the
 // markdown is left as it is when it already holds some, so a reader can
 // always put each target back where it was.
-var refLike = regexp.MustCompile(`\]\[\d+\]|(?m)^\[\d+\]: `)
+var refLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\[\d+\]|(?m)^\[\d+\]: `) })
 
 // link is one `](target)` in markdown: the offsets of its "(" and ")".
 type link struct{ open, close int }
@@ -44,7 +45,7 @@ func RefLinks(md string) string {
 		labels[t] = label
 		defs = append(defs, fmt.Sprintf("[%s]: %s", label, t))
 	}
-	if len(defs) == 0 || refLike.MatchString(md) {
+	if len(defs) == 0 || refLike().MatchString(md) {
 		return md
 	}
 	var b strings.Builder

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bua-dev/bua/internal/safewrite"
 )
@@ -46,7 +47,7 @@ func evidenceFolder(file string) string {
 		}
 	}
 	file = strings.TrimSuffix(file, filepath.Ext(file))
-	folder := strings.Trim(nonFolder.ReplaceAllString(file, "-"), "-")
+	folder := strings.Trim(nonFolder().ReplaceAllString(file, "-"), "-")
 	if folder == "" {
 		return "flow"
 	}
@@ -56,7 +57,7 @@ func evidenceFolder(file string) string {
 // nonFolder matches what evidenceFolder turns into a dash: anything but
 // letters, digits and _ (so /, \, ., .., spaces and the characters
 // Windows forbids), which leaves a name safe as a folder on every OS.
-var nonFolder = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
+var nonFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^\p{L}\p{N}_]+`) })
 
 // writeBundle writes failed's evidence into its bundle dir and lists each
 // file in failed.Artifacts (the JSON report lists them, JUnit attaches
@@ -136,9 +137,9 @@ func (s *State) writeBundle(failed *StepReport) []error {
 	return errs
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // slug is s lower-cased with every run of other characters a single dash.
 func slug(s string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	return strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(s), "-"), "-")
 }

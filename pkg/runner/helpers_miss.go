@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bua-dev/bua/internal/nearest"
 )
@@ -105,10 +106,10 @@ func elementsOf(result any) []map[string]any {
 	return out
 }
 
-var regexSyntax = regexp.MustCompile(`\(\?[a-zA-Z]+\)|[\\^$.*+?()\[\]{}|]`)
+var regexSyntax = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(\?[a-zA-Z]+\)|[\\^$.*+?()\[\]{}|]`) })
 
 // regexLetters is a name pattern without its regex syntax, to compare with
 // names: "(?i)^sign in$" is "sign in".
 func regexLetters(pattern string) string {
-	return regexSyntax.ReplaceAllString(pattern, "")
+	return regexSyntax().ReplaceAllString(pattern, "")
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -374,7 +375,7 @@ func (fs *fileScope) parseVars(v *yaml.Node) {
 		return
 	}
 	for _, kv := range fs.pairs(v) {
-		if !identRe.MatchString(kv[0].Value) {
+		if !identRe().MatchString(kv[0].Value) {
 			fs.errf(kv[0], "var name %q is not an identifier (expected letters, digits and _)", kv[0].Value)
 			continue
 		}
@@ -382,7 +383,7 @@ func (fs *fileScope) parseVars(v *yaml.Node) {
 	}
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (fs *fileScope) obstacles(n *yaml.Node, base ObstaclePolicy) ObstaclePolicy {
 	p := base

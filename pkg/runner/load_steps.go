@@ -193,7 +193,7 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 			fs.errf(asNode, "as: %q shadows a built-in name (vars, env, last, error, flow, uid, has, element are reserved; pick another name)", name)
 		case isExprBuiltin(name):
 			fs.errf(asNode, "as: %q shadows expr's builtin function %s (pick another name)", name, name)
-		case !identRe.MatchString(name):
+		case !identRe().MatchString(name):
 			fs.errf(asNode, "as: %q is not an identifier (expected letters, digits and _)", name)
 		default:
 			if _, isAction := step.(*ActionStep); !isAction && m.Kind != "run" {
@@ -284,7 +284,7 @@ func (fs *fileScope) setStep(meta StepMeta, v *yaml.Node) Step {
 	}
 	st := &SetStep{StepMeta: meta}
 	for _, kv := range fs.pairs(v) {
-		if !identRe.MatchString(kv[0].Value) {
+		if !identRe().MatchString(kv[0].Value) {
 			fs.errf(kv[0], "set: %q is not an identifier (expected letters, digits and _)", kv[0].Value)
 			continue
 		}

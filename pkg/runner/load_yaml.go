@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -104,7 +105,7 @@ var yamlHints = map[string]string{
 }
 
 // yamlLine finds the line in yaml.v3's message, the fallback position.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // yamlDiagnostic is the diagnostic of a file yaml.v3 could not parse: at
 // the problem itself, or at the `{`, `[` or quote it leaves open, with the
@@ -115,9 +116,9 @@ func yamlDiagnostic(file string, data []byte, dec *yaml.Decoder, err error) Diag
 	if !ok {
 		// No marks: the line the message names, which may be early.
 		at := yamlMark{}
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			fmt.Sscan(m[1], &at.line)
-			msg = strings.TrimLeft(yamlLine.ReplaceAllString(msg, ""), ": ")
+			msg = strings.TrimLeft(yamlLine().ReplaceAllString(msg, ""), ": ")
 		}
 		return Diagnostic{File: file, Line: at.line, Msg: "malformed YAML: " + msg}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -215,7 +216,7 @@ func (s *SuiteReport) Counts() (passed, failed, skipped int) {
 // elideOver is the size above which a result string is replaced by its size.
 const elideOver = 2048
 
-var dataURL = regexp.MustCompile(`^data:image/(\w+);base64,`)
+var dataURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^data:image/(\w+);base64,`) })
 
 // elide returns v with large strings replaced by "<KIND N bytes>": a
 // screenshot's dataUrl by its decoded JPEG size, other long strings by
@@ -223,7 +224,7 @@ var dataURL = regexp.MustCompile(`^data:image/(\w+);base64,`)
 func elide(v any) any {
 	switch x := v.(type) {
 	case string:
-		if m := dataURL.FindStringSubmatch(x); m != nil {
+		if m := dataURL().FindStringSubmatch(x); m != nil {
 			b64 := x[len(m[0]):]
 			n := len(b64)/4*3 - (len(b64) - len(strings.TrimRight(b64, "=")))
 			return fmt.Sprintf("<%s %d bytes>", m[1], n)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -13,12 +14,12 @@ import (
 // tagRe is a tag's syntax: letters, digits, '-', '_' and '.', not starting
 // with '-' (it would read as a flag) and without spaces or commas (the CLI
 // splits --tag values on commas).
-var tagRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 
 // CheckTag returns an error naming tag when it is not a valid tag, for the
 // CLI's --tag and --exclude-tag.
 func CheckTag(tag string) error {
-	if !tagRe.MatchString(tag) {
+	if !tagRe().MatchString(tag) {
 		return fmt.Errorf("%q is not a tag (expected letters, digits, -, _ and ., such as smoke or checkout-eu)", tag)
 	}
 	return nil

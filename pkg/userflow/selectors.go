@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bua-dev/bua/pkg/roletarget"
 )
@@ -153,13 +154,15 @@ func pageQueryable(path []string) bool {
 
 // ariaAttr is one trailing [attribute="value"] of an ARIA selector:
 // Puppeteer's ARIA query handler reads name and role this way.
-var ariaAttr = regexp.MustCompile(`\[\s*(name|role)\s*=\s*(?:"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)')\s*\]\s*$`)
+var ariaAttr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[\s*(name|role)\s*=\s*(?:"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)')\s*\]\s*$`)
+})
 
 // parseARIA reads the part of an ARIA selector after aria/: an accessible
 // name with optional [role="..."] and [name="..."] after it.
 func parseARIA(s string) (name, role string) {
 	for {
-		m := ariaAttr.FindStringSubmatchIndex(s)
+		m := ariaAttr().FindStringSubmatchIndex(s)
 		if m == nil {
 			break
 		}
@@ -222,14 +225,16 @@ func cssTag(sel string) string {
 			last = i + 1
 		}
 	}
-	return strings.ToLower(tagName.FindString(sel[last:]))
+	return strings.ToLower(tagName().FindString(sel[last:]))
 }
 
-var tagName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*`)
+var tagName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*`) })
 
 // xpathStep is one step of the XPaths the Recorder writes: a tag (or *)
 // with an optional [n] or [@id="..."].
-var xpathStep = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9-]*|\*)(?:\[(\d+)\]|\[@id=(?:"([^"]*)"|'([^']*)')\])?$`)
+var xpathStep = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9-]*|\*)(?:\[(\d+)\]|\[@id=(?:"([^"]*)"|'([^']*)')\])?$`)
+})
 
 // xpathCSS is the CSS selector equal to an XPath of the shapes the
 // Recorder writes, or "": an absolute path of tags and positions
@@ -244,7 +249,7 @@ func xpathCSS(x string) string {
 		// Only a first step with an id: any other descendant search has
 		// no CSS equal we write.
 		first, rest, _ := strings.Cut(x[2:], "/")
-		m := xpathStep.FindStringSubmatch(first)
+		m := xpathStep().FindStringSubmatch(first)
 		if m == nil || m[3]+m[4] == "" {
 			return ""
 		}
@@ -266,7 +271,7 @@ func xpathCSS(x string) string {
 		parts = append(parts, start)
 	}
 	for _, step := range strings.Split(x[1:], "/") {
-		m := xpathStep.FindStringSubmatch(step)
+		m := xpathStep().FindStringSubmatch(step)
 		if m == nil || m[1] == "*" {
 			return ""
 		}
@@ -285,19 +290,19 @@ func xpathCSS(x string) string {
 // xpathTag is the tag name an XPath's last step names, or "".
 func xpathTag(x string) string {
 	i := strings.LastIndexByte(x, '/')
-	m := xpathStep.FindStringSubmatch(x[i+1:])
+	m := xpathStep().FindStringSubmatch(x[i+1:])
 	if m == nil || m[1] == "*" {
 		return ""
 	}
 	return strings.ToLower(m[1])
 }
 
-var cssIdent = regexp.MustCompile(`^-?[a-zA-Z_][a-zA-Z0-9_-]*$`)
+var cssIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[a-zA-Z_][a-zA-Z0-9_-]*$`) })
 
 // cssID is a CSS selector for the element with id: #id, or [id="..."]
 // when the id is not a plain identifier.
 func cssID(id string) string {
-	if cssIdent.MatchString(id) {
+	if cssIdent().MatchString(id) {
 		return "#" + id
 	}
 	return `[id="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(id) + `"]`

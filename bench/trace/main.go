@@ -27,7 +27,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -178,25 +177,9 @@ func run(bua string, n, dials int) error {
 		steps[name] = append(steps[name], ms)
 	}
 	for range dials {
-		t0 := time.Now()
-		if err := dirs.CheckLink(true); err != nil {
+		if err := dialTimed(dirs, add); err != nil {
 			return err
 		}
-		t1 := time.Now()
-		var d net.Dialer
-		c, err := d.Dial("unix", dirs.Link())
-		if err != nil {
-			return err
-		}
-		t2 := time.Now()
-		if err := dirs.CheckServer(c); err != nil {
-			return err
-		}
-		t3 := time.Now()
-		c.Close()
-		add("client: CheckLink (directories, socket owner)", ms(t1.Sub(t0)))
-		add("client: connect", ms(t2.Sub(t1)))
-		add("client: CheckServer (peer uid)", ms(t3.Sub(t2)))
 	}
 	for range dials {
 		t0 := time.Now()

@@ -3,7 +3,6 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -217,7 +216,11 @@ func (d *Daemon) withHandles(lr *linkRequest, browser string, res json.RawMessag
 	return remarshal(res, fields)
 }
 
-func quoted(s string) json.RawMessage { return json.RawMessage(fmt.Sprintf("%q", s)) }
+// quoted is s as a JSON string.
+func quoted(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
+}
 
 // remarshal encodes v, or gives back res when it cannot. URLs keep their
 // & and < as the extension sent them (no HTML escaping: the CLI prints

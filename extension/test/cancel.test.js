@@ -4,15 +4,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWsClient } from "../src/ws-client.js";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { BridgeError, CancelledError } from "../src/lib/errors.js";
-import { abortable, sleep, withDeadline } from "../src/lib/cdp.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { parseMessage } from "../src/validator.js";
+import { createWsClient } from "../src/transport/ws-client.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { BridgeError, CancelledError } from "../src/core/errors.js";
+import { abortable, sleep, withDeadline } from "../src/core/cdp.js";
+import { budgetFor } from "../src/core/budget.js";
+import { parseMessage } from "../src/transport/validator.js";
 import { createFakeApi, createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 

@@ -13,7 +13,7 @@ import {
   requestEventFor,
   traceEventFor,
   utf8Length,
-} from "../src/lib/trace.js";
+} from "../src/core/trace.js";
 
 const log = (text) => ({ kind: "console", level: "log", text });
 

@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createPopupActions, popupView } from "../src/ui/popup/popup-view.js";
 import { connectionText, createOptionsActions, historyRows, RESET_QUESTION } from "../src/ui/options/options-view.js";
-import { ServiceError } from "../src/contracts/bridge-service.js";
+import { ServiceError } from "../src/services/ui-service.js";
 
 const path = (p) => fileURLToPath(new URL(p, import.meta.url));
 const at = (h, m, s) => new Date(2025, 0, 2, h, m, s).getTime();
@@ -167,8 +167,8 @@ test("the UI layer never touches chrome.*: only services/bridge-service-runtime.
   for (const f of files) {
     assert.doesNotMatch(code(`../src/ui/${f}`), /\bchrome\s*\.|\bchrome\b\s*\[|chrome-api\.js/, `src/ui/${f}`);
   }
-  assert.doesNotMatch(code("../src/contracts/bridge-service.js"), /\bchrome\s*\./, "the contract is pure");
-  assert.match(code("../src/services/bridge-service-runtime.js"), /globalThis\.chrome/, "the runtime service is where a page meets chrome");
+  assert.doesNotMatch(code("../src/services/ui-service.js"), /\bchrome\s*\./, "the contract is pure");
+  assert.match(code("../src/services/ui-service-runtime.js"), /globalThis\.chrome/, "the runtime service is where a page meets chrome");
 });
 
 test("the pages keep the ids the headful e2e suite drives", () => {

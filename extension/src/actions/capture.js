@@ -1,7 +1,7 @@
 // screenshot: Page.captureScreenshot as JPEG q=80.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { drawMarks, readMarks } from "../lib/labels.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { drawMarks, readMarks } from "../read/labels.js";
 import { MAX_ELEMENTS } from "./extract.js";
 
 // A tab in the minimized BUA window sometimes answers no capture: the

@@ -14,14 +14,14 @@
 // read in its own child session, readFrames); markdown includes
 // same-origin frames' text, under a "[frame: URL]" marker.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid, notFound } from "../lib/cdp.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { invalid, notFound } from "../core/cdp.js";
 import { EXTRACT, EXTRACT_FRAME } from "../generated/page.js";
-import { isCaptchaFrameSrc } from "../lib/page-signals.js";
-import { detectObstacle } from "../lib/obstacle.js";
-import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
+import { isCaptchaFrameSrc } from "../read/page-signals.js";
+import { detectObstacle } from "../read/obstacle.js";
+import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../read/changes.js";
 import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
-import { PAGED_MARKDOWN_MAX_CHARS, applyBudget, firstRead } from "../lib/parts.js";
+import { PAGED_MARKDOWN_MAX_CHARS, applyBudget, firstRead } from "../read/parts.js";
 
 // MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many

@@ -5,7 +5,7 @@
 // when the caller gave up. Tab scope: it runs in the tab's queue, after the
 // blocklist check, like every per-tab action.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
 import { EVENTS } from "../generated/protocol.js";
 
 function hostOf(url) {

@@ -3,8 +3,8 @@
 // waitUntil names, for as long as the request's budget allows
 // (lib/budget.js).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid, onAbort } from "../lib/cdp.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { invalid, onAbort } from "../core/cdp.js";
 
 // Same rule as the schema's url: http(s) or about:blank. The validator has
 // already checked it; this guards the one action that can point the tab at

@@ -2,10 +2,10 @@
 // it, waits until it is actionable and finds the point), then the mouse
 // (lib/input.js) there, then the settle after input (lib/settle.js).
 
-import { retryPointerAction } from "../lib/actionability.js";
-import { mouse } from "../lib/input.js";
-import { settleAfter } from "../lib/settle.js";
-import { withDownload } from "../lib/downloads.js";
+import { retryPointerAction } from "../input/actionability.js";
+import { mouse } from "../input/input.js";
+import { settleAfter } from "../input/settle.js";
+import { withDownload } from "../input/downloads.js";
 
 export async function click(ctx, action) {
   const m = mouse(ctx);

@@ -2,7 +2,7 @@
 // ConnectionState): ws-client's published state with the fix a person can
 // apply. Pure.
 
-import { CONNECTION_STATES } from "../contracts/bridge-service.js";
+import { CONNECTION_STATES } from "./ui-service.js";
 import { CLOSE_CODES } from "../generated/protocol.js";
 
 // connectionView turns ws-client's published state ({state, reason,

@@ -3,7 +3,7 @@
 // live recordings in the state the popup shows, its Stop, and the two
 // checks it adds (docs/record.md#checks-as-you-go).
 
-import { SERVICE_ERRORS, ServiceError } from "../contracts/bridge-service.js";
+import { SERVICE_ERRORS, ServiceError } from "./ui-service.js";
 
 // NO_RECORDER stands in for the recorder where there is none: nothing is
 // recorded.

@@ -1,5 +1,5 @@
 // The options page's entry: the runtime BridgeService, mounted.
-import { createRuntimeBridgeService } from "../../services/bridge-service-runtime.js";
+import { createRuntimeBridgeService } from "../../services/ui-service-runtime.js";
 import { mountOptions } from "./options.js";
 
 mountOptions(document, createRuntimeBridgeService(), { confirm: (q) => globalThis.confirm(q) }).catch((e) => {

@@ -3,7 +3,7 @@
 // without a DOM or chrome.*.
 
 import { connectionLabel, dateTime, errorText, REASON_LABELS } from "../format.js";
-import { validateDomain } from "../../lib/domains.js";
+import { validateDomain } from "../../core/domains.js";
 
 export const RESET_QUESTION =
   "Reset bua bridge? This forgets the pairing (daemon URL and token), empties the blocklist and deletes the session history. Live sessions are not stopped.";

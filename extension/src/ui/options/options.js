@@ -4,7 +4,7 @@
 // BridgeService, a document and confirm(); it never touches chrome.*
 // (main.js hands it the runtime service).
 
-import { DEFAULT_URL } from "../../pairing.js";
+import { DEFAULT_URL } from "../../transport/pairing.js";
 import { connectionText, createOptionsActions, historyRows } from "./options-view.js";
 
 // mountOptions renders the page and keeps it live. Returns a promise of

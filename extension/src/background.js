@@ -182,7 +182,7 @@ chrome.storage.local.onChanged.addListener((changes) => {
 });
 
 // The popup and the options page talk to the worker only through the
-// contract's messages (contracts/bridge-service.js) and its state port.
+// contract's messages (services/ui-service.js) and its state port.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (!msg || msg.kind !== MESSAGE_KIND || sender.id !== chrome.runtime.id) return false;
   ready.then(() => service.handleMessage(msg)).then(sendResponse, (e) => sendResponse({ ok: false, error: { code: "internal", message: String(e) } }));

@@ -242,7 +242,7 @@ test("the watchdog frees the tab at once and aborts the signal the action's work
     }
     return { ok: true };
   }, timers);
-  // deadlineMs 400: a 200 ms budget (lib/budget.js keeps half of a short deadline).
+  // deadlineMs 400: a 200 ms budget (core/budget.js keeps half of a short deadline).
   const a = request(d, { type: "wait_for", selector: "#never", tabId: tab.id }, 400);
   const b = request(d, { type: "scroll", direction: "down", tabId: tab.id });
   for (let i = 0; !seen && i < 1000; i++) await sleep(5);

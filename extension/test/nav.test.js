@@ -1,5 +1,5 @@
 // waitUntil (actions/nav.js), the dialogs policy (actions/dialog.js,
-// actions/tabs.js) and the tab an input opens (lib/new-tab.js).
+// actions/tabs.js) and the tab an input opens (input/new-tab.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { navigate, reload } from "../src/actions/nav.js";

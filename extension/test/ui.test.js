@@ -160,7 +160,7 @@ test("options actions: blocklist entries are validated before any call; reset as
   assert.deepEqual(await a.claim("ws://h/ws/browser", "abcd2345"), { ok: true, message: "paired with ws://h/ws/browser; connecting…" });
 });
 
-test("the UI layer never touches chrome.*: only services/bridge-service-runtime.js does", () => {
+test("the UI layer never touches chrome.*: only services/ui-service-runtime.js does", () => {
   const code = (f) => readFileSync(path(f), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const files = readdirSync(path("../src/ui/"), { recursive: true }).filter((f) => f.endsWith(".js"));
   assert.ok(files.length >= 6, `found ${files}`);

@@ -28,7 +28,7 @@ type pageScript struct {
 var pageScripts = []pageScript{
 	{"EXTRACT", "extract", "page/read.js", "readPage", "extract's read of the page (actions/extract.js), called with (selector, options)"},
 	{"EXTRACT_FRAME", "elements", "page/read.js", "readFrame", "extract's read of an out-of-process iframe's elements (actions/extract.js), called with (maxElements)"},
-	{"CHANGES", "changes", "page/changes.js", "listChanges", "a changes read (lib/changes.js), run on the last read's array with (opts)"},
+	{"CHANGES", "changes", "page/changes.js", "listChanges", "a changes read (read/changes.js), run on the last read's array with (opts)"},
 	{"DESCRIBE", "describe", "page/locator.js", "describeElement", "describe's locators (actions/describe.js), run on the element"},
 	{"WAIT_PROBE", "wait", "page/wait.js", "probe", "wait_for's probe (actions/wait.js), called with (el, hasTarget, spec)"},
 	{"RECORDER", "recorder", "page/recorder.js", "installRecorder", "bua record's page side (recorder/inject.js), called with (binding) in the recorder's isolated world of each frame"},

@@ -29,7 +29,7 @@ function within(p, ms, timers) {
 
 export async function screenshot(ctx, action) {
   // labels: the boxes are read before the capture, and drawn on its image
-  // (lib/labels.js): nothing is put into the page.
+  // (read/labels.js): nothing is put into the page.
   const marks = action.labels ? await readMarks(ctx, Boolean(action.fullPage), MAX_ELEMENTS) : null;
   const params = { format: "jpeg", quality: 80, captureBeyondViewport: Boolean(action.fullPage) };
   if (action.fullPage) {

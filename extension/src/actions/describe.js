@@ -2,7 +2,7 @@
 // first, each with how many elements it matches in the element's frame
 // now. The page side is page/locator.js (label, test id, id, CSS path,
 // text); the role locator comes from Chromium's accessibility tree and is
-// counted with the role target's own lookup (lib/role-target.js
+// counted with the role target's own lookup (target/role-target.js
 // queryRole), so a {role, name, nth} it returns resolves, in a click, to
 // this very element.
 

@@ -50,7 +50,7 @@ const POLL_MS = 100;
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
 // backendNodeIds, then the array of every listed element, which stays in
-// the page for the next changes read (lib/changes.js). Unless
+// the page for the next changes read (read/changes.js). Unless
 // options.final, a page without content comes back as [{found,
 // hasContent: false, readyState}]. options.maxElements caps the nodes
 // (MAX_ELEMENTS); options.markdownMax the markdown (MARKDOWN_MAX_CHARS; a

@@ -87,7 +87,7 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
 }
 
 // ctx.handoff is the worker's service (background.js), the handoff
-// capability (debugger/capabilities.js).
+// capability (sessions/capabilities.js).
 export const executors = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");

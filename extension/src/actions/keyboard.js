@@ -1,5 +1,5 @@
-// type and press_key: the keyboard (lib/input.js), which goes to the
-// focused frame, then the settle after input (lib/settle.js).
+// type and press_key: the keyboard (input/input.js), which goes to the
+// focused frame, then the settle after input (input/settle.js).
 
 import { typeProbe, waitActionable } from "../input/actionability.js";
 import { keyboard } from "../input/input.js";

@@ -1,7 +1,7 @@
 // navigate, reload, go_back and go_forward: load a document in the tab,
 // then wait for its load event, or the point of the load the action's
 // waitUntil names, for as long as the request's budget allows
-// (lib/budget.js).
+// (core/budget.js).
 
 import { BridgeError, ErrorCodes } from "../core/errors.js";
 import { invalid, onAbort } from "../core/cdp.js";

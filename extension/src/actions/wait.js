@@ -176,7 +176,7 @@ async function probeTarget(ctx, action, spec) {
 
 export async function waitFor(ctx, action) {
   // timeoutMs (default WAIT_FOR_DEFAULT_MS, at most WAIT_FOR_MAX_MS), cut
-  // to what the request's budget leaves (lib/budget.js).
+  // to what the request's budget leaves (core/budget.js).
   const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
   const state = action.state || "visible";

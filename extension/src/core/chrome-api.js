@@ -71,7 +71,7 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach,
     },
-    // downloads: the ones an input started (lib/downloads.js); the events
+    // downloads: the ones an input started (input/downloads.js); the events
     // are listened to only while such an action runs, so they need not be
     // registered at top level.
     downloads: c.downloads
@@ -81,13 +81,13 @@ export function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fe
           onChanged: c.downloads.onChanged,
         }
       : undefined,
-    // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
+    // The tab an input opens (input/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
     // to only while an input runs. The recorder (recorder/navigation.js)
     // follows a recorded tab's navigations with the others, only while a
     // recording runs.
     webNavigation: pick(c.webNavigation, NAV_EVENTS),
-    // The trace's request outcomes (lib/trace.js): events passed through,
+    // The trace's request outcomes (core/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
       onCompleted: c.webRequest?.onCompleted,

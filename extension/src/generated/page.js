@@ -1315,7 +1315,7 @@ export const EXTRACT_FRAME = [
   "}",
 ].join("\n");
 
-// CHANGES is page/changes.js listChanges: a changes read (lib/changes.js), run on the last read's array with (opts).
+// CHANGES is page/changes.js listChanges: a changes read (read/changes.js), run on the last read's array with (opts).
 export const CHANGES = [
   "function () { /* bua:changes */",
   "var __buaRun;",

@@ -67,7 +67,7 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach
     },
-    // downloads: the ones an input started (lib/downloads.js); the events
+    // downloads: the ones an input started (input/downloads.js); the events
     // are listened to only while such an action runs, so they need not be
     // registered at top level.
     downloads: c.downloads ? {
@@ -75,13 +75,13 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       onCreated: c.downloads.onCreated,
       onChanged: c.downloads.onChanged
     } : void 0,
-    // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
+    // The tab an input opens (input/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
     // to only while an input runs. The recorder (recorder/navigation.js)
     // follows a recorded tab's navigations with the others, only while a
     // recording runs.
     webNavigation: pick(c.webNavigation, NAV_EVENTS),
-    // The trace's request outcomes (lib/trace.js): events passed through,
+    // The trace's request outcomes (core/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
       onCompleted: c.webRequest?.onCompleted,
@@ -4877,7 +4877,7 @@ var TabGate = class {
     } catch {
     }
   }
-  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // adoptTab makes the tab an input opened (result.newTabId, input/new-tab.js)
   // ready for the next action that names it: a session, and the debugger
   // attaching. Its URL goes in the result too (newTabUrl), read here
   // anyway, so the caller can say where the input went. A tab on a blocklisted domain is not reported at all, as
@@ -5560,7 +5560,7 @@ async function setUp(session) {
 // sessions/tab-session.js
 var TabSession = class {
   // deps: {api: chrome.debugger, tabsApi, webRequest, traces (the trace
-  // store, lib/trace.js), emitEvent}.
+  // store, core/trace.js), emitEvent}.
   constructor(tabId, { api: api2, tabsApi, webRequest, traces, emitEvent: emitEvent2 }) {
     this.tabId = tabId;
     this.api = api2;
@@ -5611,7 +5611,7 @@ var TabSession = class {
     this.dialogWatchers.clear();
     this.traces.forget(this.tabId);
   }
-  // attach starts attaching (debugger/attach.js) unless it has, and
+  // attach starts attaching (sessions/attach.js) unless it has, and
   // returns the attach's promise; a failed attach is forgotten, so the
   // next action tries again.
   attach() {
@@ -5758,7 +5758,7 @@ var TabSession = class {
     });
     return { id: node.id, session: node.session, current };
   }
-  // storeUids records a read's uids; extra is lib/changes.js's {next,
+  // storeUids records a read's uids; extra is read/changes.js's {next,
   // known} (next defaults to the count of uids).
   storeUids(map, loaderId, extra = {}) {
     const entry = { loaderId, map, next: extra.next === void 0 ? map.size : extra.next, known: extra.known || null };
@@ -6763,7 +6763,7 @@ function keyboard(ctx) {
   };
   return {
     // eventsFor is the named key's Input.dispatchKeyEvent params
-    // (lib/keys.js); an unknown name is invalid_action.
+    // (input/keys.js); an unknown name is invalid_action.
     eventsFor: keyEventsOf,
     // send sends key events, each after the one before it answered;
     // together sends them back to back instead (type clear's Delete).
@@ -11706,7 +11706,7 @@ var CAPABILITIES = Object.freeze({
       return { session: s, id };
     }
   }),
-  // storeUids records a read's uids (lib/changes.js's {next, known} as
+  // storeUids records a read's uids (read/changes.js's {next, known} as
   // extra); lastRead is the tab's last read {loaderId, map, next, known},
   // of whatever document, or null.
   reads: ({ session }) => ({
@@ -11717,9 +11717,9 @@ var CAPABILITIES = Object.freeze({
     }
   }),
   // downloads is chrome.downloads, for the inputs that wait for the
-  // download they start (lib/downloads.js); tabs and webNavigation for the
-  // ones that report the tab they opened (lib/new-tab.js); managed says
-  // whether the browser is a managed one (lib/input.js drawFrame).
+  // download they start (input/downloads.js); tabs and webNavigation for the
+  // ones that report the tab they opened (input/new-tab.js); managed says
+  // whether the browser is a managed one (input/input.js drawFrame).
   input: ({ deps }) => ({
     managed: deps.isManaged,
     downloads: deps.chromeApi.downloads,
@@ -11738,7 +11738,7 @@ var CAPABILITIES = Object.freeze({
     }
   }),
   handoff: ({ deps }) => ({ handoff: deps.handoff }),
-  // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+  // readTrace is get_trace's {events, nextSeq, dropped} (core/trace.js).
   trace: ({ tabId, deps }) => ({ readTrace: (sinceSeq) => deps.traces.read(tabId, sinceSeq) })
 });
 function contextFor(uses, on) {
@@ -11854,7 +11854,7 @@ var DebuggerController = class {
     }
     return s;
   }
-  // run executes one per-tab action within budget (lib/budget.js; by
+  // run executes one per-tab action within budget (core/budget.js; by
   // default the one a request without deadlineMs gets, from now).
   run(tabId, action, budget = budgetFor(action)) {
     return runAction(this, tabId, action, budget);
@@ -13023,7 +13023,7 @@ var LocalBridgeService = class {
   #connection() {
     return connectionView(this.#rawConnection, this.#deps.pairing());
   }
-  // The contract's methods (contracts/bridge-service.js).
+  // The contract's methods (services/ui-service.js).
   async getState() {
     const { api: api2, sessions: sessions2, handoffs: handoffs2, recorder: recorder2 } = this.#deps;
     const live = sessions2.list().sort((a, b) => a.startedAt - b.startedAt);

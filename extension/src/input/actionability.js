@@ -2,7 +2,7 @@
 // unless the action has force: true, an action waits until its target is
 // actionable, as Playwright does. One retry loop, waitActionable, runs
 // every wait (a pointer's, type's, select_option's): it locates the target
-// afresh (lib/locate.js), checks it (the page side is lib/checks.js), and
+// afresh (target/locate.js), checks it (the page side is input/checks.js), and
 // retries after a pause until the checks pass or the time is up. A pointer
 // action (click, hover) goes through retryPointerAction, which then acts
 // at the point the last check found, as Playwright's _retryPointerAction.
@@ -76,7 +76,7 @@ function beforeEnd(ctx, p) {
 // unless action.force), then acts there: act(at) with at = {x, y, to,
 // hidden}, the point in the tab's viewport (to: the point in an
 // out-of-process iframe's own, and its session) and whether its page is
-// hidden (lib/input.js drawFrame). enabled: false skips the enabled check
+// hidden (input/input.js drawFrame). enabled: false skips the enabled check
 // (hover: a disabled control still shows its tooltip). chrome.debugger
 // adds a hop to every call, so each probe travels in as few round trips as
 // its dependencies allow: everything that needs only the node's id goes at

@@ -1,7 +1,7 @@
 // The page side of actionability (docs/extension.md §Actionability): the
 // functions the checks run in the page, on the target (`this`), as
 // Playwright's injected script owns its state checks. Each travels as
-// source text to Runtime.callFunctionOn; lib/actionability.js judges what
+// source text to Runtime.callFunctionOn; input/actionability.js judges what
 // they answer.
 
 // ACTIONABLE runs in the page with `this` = the target and returns what
@@ -9,7 +9,7 @@
 // box, not visibility:hidden), enabled (not :disabled, itself or through a
 // fieldset, and not inside aria-disabled="true"), editable (not a
 // read-only input), whether a running animation moves it or an ancestor,
-// and whether its document is hidden (lib/input.js drawFrame).
+// and whether its document is hidden (input/input.js drawFrame).
 export const ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };

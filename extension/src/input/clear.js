@@ -93,7 +93,7 @@ export const SELECT_FOCUSED = `function (own, text) { /* bua:clear */
 
 // clearFocused selects the focused field's value (in the tab's session,
 // else in the out-of-process frame that holds the focus) and deletes it
-// with the Delete key (lib/input.js), which goes to the focused frame as
+// with the Delete key (input/input.js), which goes to the focused frame as
 // typing does. A field already empty gets no key. It answers true when
 // the field was filled with text instead (a <select>, a date input...:
 // SELECT_FOCUSED), so there is nothing left to type; a text such a field

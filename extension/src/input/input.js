@@ -1,6 +1,6 @@
 // Mouse and Keyboard: trusted input through CDP's Input domain (events
 // reach the page with isTrusted = true), as Playwright's input.ts keeps
-// them apart from locating. A mouse event goes where lib/actionability.js
+// them apart from locating. A mouse event goes where input/actionability.js
 // aimed it: a point in the tab's viewport, or in an out-of-process
 // iframe's own viewport and session. Nothing here finds or checks an
 // element.
@@ -77,7 +77,7 @@ export function keyboard(ctx) {
   };
   return {
     // eventsFor is the named key's Input.dispatchKeyEvent params
-    // (lib/keys.js); an unknown name is invalid_action.
+    // (input/keys.js); an unknown name is invalid_action.
     eventsFor: keyEventsOf,
     // send sends key events, each after the one before it answered;
     // together sends them back to back instead (type clear's Delete).

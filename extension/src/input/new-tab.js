@@ -1,7 +1,7 @@
 // The tab an input opens (result.ok newTabId): a target=_blank link, a
 // window.open from a click handler, Enter on such a link. Chromium reports
 // Page.windowOpen on the opener's session in order with the answers to the
-// input, so by the settle's round trip (lib/settle.js) the opener has said
+// input, so by the settle's round trip (input/settle.js) the opener has said
 // whether a tab is coming; chrome.webNavigation.onCreatedNavigationTarget
 // then names it, with the tab it came from (sourceTabId). tabs.Tab's
 // openerTabId cannot say: Chrome sets it to the window's active tab, which

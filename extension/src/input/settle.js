@@ -36,7 +36,7 @@ const NAV_START_EVENTS = new Set(["Page.frameRequestedNavigation", "Page.frameSt
 // settleAfter runs act (the input) with the tab's navigation events
 // watched, then settles: a navigation the input started is waited for
 // until DOMContentLoaded, anything else for one page task. A tab the input
-// opened is answered as newTabId (lib/new-tab.js), and the URL a
+// opened is answered as newTabId (input/new-tab.js), and the URL a
 // navigation took the tab to as url: what the input did, said without a
 // read after it.
 export async function settleAfter(ctx, what, act) {

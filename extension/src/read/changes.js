@@ -17,7 +17,7 @@
 // new), the elements are matched by backendNodeId within their debugger
 // session.
 //
-// The tab's ledger (its TabSession's lastRead, debugger/tab-session.js)
+// The tab's ledger (its TabSession's lastRead, sessions/tab-session.js)
 // is {loaderId, map, next, known}: map the uid -> {session, id} cache,
 // next the first free uid number, known per session (null: the tab's own)
 // {objectId, uids}, uids[i] the uid of the array's i-th element, or null

@@ -21,7 +21,7 @@ import { CdpError, sessionSend } from "../core/cdp.js";
 // white text on, and far enough apart to tell neighbours apart.
 export const PALETTE = Object.freeze(["#d92d20", "#1570ef", "#079455", "#c11574", "#b54708", "#6938ef", "#0e7090", "#4d7c0f"]);
 
-// RECTS runs on a session's last read array (lib/changes.js): for each index
+// RECTS runs on a session's last read array (read/changes.js): for each index
 // of idx, its element's border box in the session's top document's
 // viewport, CSS pixels, [x, y, width, height] (same-origin frames added up),
 // or null for an element gone or drawn with no box.

@@ -5,7 +5,7 @@
 // the window) and the debugger controller. "browser" actions (get_tabs,
 // open_tab, close_tab) run from actions/tabs.js through the tabs API,
 // never behind a tab's queue. Every request runs within its budget
-// (lib/budget.js) and under an AbortSignal (budget.signal) that aborts
+// (core/budget.js) and under an AbortSignal (budget.signal) that aborts
 // when the daemon cancels it, when its watchdog fires, or when its tab
 // closes: the request then ends at once, frees its place in the tab's
 // queue, and its leftover work stops at its next await

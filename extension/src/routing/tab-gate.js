@@ -115,7 +115,7 @@ export class TabGate {
     } catch { /* closed meanwhile: onRemoved ends the session */ }
   }
 
-  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // adoptTab makes the tab an input opened (result.newTabId, input/new-tab.js)
   // ready for the next action that names it: a session, and the debugger
   // attaching. Its URL goes in the result too (newTabUrl), read here
   // anyway, so the caller can say where the input went. A tab on a blocklisted domain is not reported at all, as

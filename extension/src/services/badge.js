@@ -1,5 +1,5 @@
 // The toolbar badge (chrome.action), worked out from the BridgeState
-// (contracts/bridge-service.js). Pure: the local service applies it.
+// (services/ui-service.js). Pure: the local service applies it.
 //
 //   a handoff waits      "?"  amber   (bua needs the person: it wins)
 //   a recording runs     "REC" red    (bua record is taking the person's input)

@@ -1,4 +1,4 @@
-// The connection as the pages show it (contracts/bridge-service.js's
+// The connection as the pages show it (services/ui-service.js's
 // ConnectionState): ws-client's published state with the fix a person can
 // apply. Pure.
 

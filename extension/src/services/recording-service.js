@@ -1,5 +1,5 @@
 // The recordings' part of the worker's BridgeService
-// (contracts/bridge-service.js, services/bridge-service-local.js): the
+// (services/ui-service.js, services/ui-service-local.js): the
 // live recordings in the state the popup shows, its Stop, and the two
 // checks it adds (docs/record.md#checks-as-you-go).
 

@@ -1,4 +1,4 @@
-// The worker's BridgeService (contracts/bridge-service.js;
+// The worker's BridgeService (services/ui-service.js;
 // docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
@@ -38,7 +38,7 @@ export const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => (
 //   client: ws-client.js ({pairingChanged})
 //   pairing: () => {kind, managed, url, token} (the worker's current pairing)
 //   handoffs: {list(), subscribe(fn)} (handoff registry; EMPTY_HANDOFFS)
-//   controller: {detach(tabId)} (debugger/controller.js)
+//   controller: {detach(tabId)} (sessions/controller.js)
 //   recorder: {list(), subscribe(fn), stop, assertPage} (recorder/recorder.js; NO_RECORDER)
 //   windows: {show(windowId)} (window-manager.js)
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
@@ -71,7 +71,7 @@ class LocalBridgeService {
     return connectionView(this.#rawConnection, this.#deps.pairing());
   }
 
-  // The contract's methods (contracts/bridge-service.js).
+  // The contract's methods (services/ui-service.js).
 
   async getState() {
     const { api, sessions, handoffs, recorder } = this.#deps;

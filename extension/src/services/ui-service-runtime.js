@@ -1,4 +1,4 @@
-// The pages' BridgeService (contracts/bridge-service.js;
+// The pages' BridgeService (services/ui-service.js;
 // docs/extension.md#layering): every method is a chrome.runtime.sendMessage to
 // the worker, which answers from its local service; subscribeState is a
 // chrome.runtime.connect port the worker posts each new state on. Built

@@ -1,8 +1,8 @@
 // The contract between the extension's pages (popup, options) and its
 // service worker (docs/extension.md#layering: Contract → Service →
 // UI). One interface, BridgeService, with two implementations:
-// services/bridge-service-local.js in the worker (the real work) and
-// services/bridge-service-runtime.js in a page (a proxy over
+// services/ui-service-local.js in the worker (the real work) and
+// services/ui-service-runtime.js in a page (a proxy over
 // chrome.runtime). UI code depends on this file only, so its tests hand it
 // a fake service. This file is also the one typed runtime-message module:
 // the op names, the request check and the response shape are defined here

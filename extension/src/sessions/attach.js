@@ -1,7 +1,7 @@
 // The debugger's way into a tab: attaching chrome.debugger (CDP 1.3) with
 // the domains bua needs (docs/extension.md#controller-interface), and sending a
 // command to the tab's session or one of its child sessions, with
-// Chrome's refusals turned into protocol errors. debugger/tab-session.js
+// Chrome's refusals turned into protocol errors. sessions/tab-session.js
 // keeps what these find out.
 
 import { BridgeError, ErrorCodes } from "../core/errors.js";

@@ -1,7 +1,7 @@
 // What an executor may do on its tab: a few small interfaces, and each
 // action family gets only the ones it uses (FAMILIES in
-// debugger/executors.js). Every executor's ctx has tabId and budget (the
-// request's, lib/budget.js: every inner wait is bounded by budget.inner(),
+// sessions/executors.js). Every executor's ctx has tabId and budget (the
+// request's, core/budget.js: every inner wait is bounded by budget.inner(),
 // and ends when budget.signal aborts), and then:
 //
 // | capability | members | for |
@@ -52,7 +52,7 @@ const CAPABILITIES = Object.freeze({
       return { session: s, id };
     },
   }),
-  // storeUids records a read's uids (lib/changes.js's {next, known} as
+  // storeUids records a read's uids (read/changes.js's {next, known} as
   // extra); lastRead is the tab's last read {loaderId, map, next, known},
   // of whatever document, or null.
   reads: ({ session }) => ({
@@ -63,9 +63,9 @@ const CAPABILITIES = Object.freeze({
     },
   }),
   // downloads is chrome.downloads, for the inputs that wait for the
-  // download they start (lib/downloads.js); tabs and webNavigation for the
-  // ones that report the tab they opened (lib/new-tab.js); managed says
-  // whether the browser is a managed one (lib/input.js drawFrame).
+  // download they start (input/downloads.js); tabs and webNavigation for the
+  // ones that report the tab they opened (input/new-tab.js); managed says
+  // whether the browser is a managed one (input/input.js drawFrame).
   input: ({ deps }) => ({
     managed: deps.isManaged,
     downloads: deps.chromeApi.downloads,
@@ -84,7 +84,7 @@ const CAPABILITIES = Object.freeze({
     },
   }),
   handoff: ({ deps }) => ({ handoff: deps.handoff }),
-  // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+  // readTrace is get_trace's {events, nextSeq, dropped} (core/trace.js).
   trace: ({ tabId, deps }) => ({ readTrace: (sinceSeq) => deps.traces.read(tabId, sinceSeq) }),
 });
 

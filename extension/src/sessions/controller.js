@@ -1,9 +1,9 @@
 // The debugger controller: every per-tab action runs here through
 // chrome.debugger (CDP 1.3) on the real tab (docs/extension.md#controller-interface,
 // docs/extension.md §Controller interface). It keeps one TabSession per
-// tab the debugger reaches (debugger/tab-session.js), routes
+// tab the debugger reaches (sessions/tab-session.js), routes
 // chrome.debugger's events and detaches to it, and runs actions on it
-// (debugger/run.js).
+// (sessions/run.js).
 
 import { budgetFor } from "../core/budget.js";
 import { createTraceStore } from "../core/trace.js";
@@ -15,7 +15,7 @@ import { runAction } from "./run.js";
 // timers, traces}): chromeApi is chrome-api.js's object; managed is read
 // at each use (the worker passes a getter because pairing loads after the
 // controller is created); handoff is the worker's handoff service; traces
-// the trace store (lib/trace.js; a fresh one by default).
+// the trace store (core/trace.js; a fresh one by default).
 export function createDebuggerController(opts) {
   return new DebuggerController(opts);
 }
@@ -23,7 +23,7 @@ export function createDebuggerController(opts) {
 class DebuggerController {
   constructor(opts) {
     const api = opts.chromeApi.debugger;
-    // What every TabSession and every action may use (debugger/capabilities.js).
+    // What every TabSession and every action may use (sessions/capabilities.js).
     this.deps = {
       chromeApi: opts.chromeApi,
       api,
@@ -61,7 +61,7 @@ class DebuggerController {
     return s;
   }
 
-  // run executes one per-tab action within budget (lib/budget.js; by
+  // run executes one per-tab action within budget (core/budget.js; by
   // default the one a request without deadlineMs gets, from now).
   run(tabId, action, budget = budgetFor(action)) {
     return runAction(this, tabId, action, budget);

@@ -1,6 +1,6 @@
 // The executors of every action of scope "tab" (ACTION_SPECS), one module
 // per action family, and the capabilities each family's executors get
-// (debugger/capabilities.js): nothing else of the tab reaches them.
+// (sessions/capabilities.js): nothing else of the tab reaches them.
 // Adding an action is a schema edit plus an executor in one of these
 // modules (and, for a new family, its row here).
 

@@ -1,5 +1,5 @@
 // Running one action on its tab (docs/extension.md §Controller interface):
-// the executor (debugger/executors.js) gets a ctx of the capabilities it
+// the executor (sessions/executors.js) gets a ctx of the capabilities it
 // uses, bound to the request; the dialogs it meets are the dialog
 // policy's (actions/dialog.js); one deadline bounds it; the remote objects
 // it made are released after it; its end goes into the tab's trace.

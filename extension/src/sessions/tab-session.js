@@ -14,7 +14,7 @@ import { dialogClosed, dialogOpening } from "../actions/dialog.js";
 
 export class TabSession {
   // deps: {api: chrome.debugger, tabsApi, webRequest, traces (the trace
-  // store, lib/trace.js), emitEvent}.
+  // store, core/trace.js), emitEvent}.
   constructor(tabId, { api, tabsApi, webRequest, traces, emitEvent }) {
     this.tabId = tabId;
     this.api = api;
@@ -29,7 +29,7 @@ export class TabSession {
     this.frames = new Map(); // sessionId -> {sessionId, targetId, parent}: out-of-process iframes (parent null: the tab's session)
     this.stopRequests = null; // removes the trace's webRequest listeners
     this.uidCache = null; // {loaderId, map: Map<uid, {session, id}>, next, known} (session null: the tab's own)
-    this.lastRead = null; // the last read's entry, of whatever document: changes reads continue it (lib/changes.js)
+    this.lastRead = null; // the last read's entry, of whatever document: changes reads continue it (read/changes.js)
     this.evaluating = false; // an evaluate is in flight: dialogs are answered at once
     this.openDialog = null; // {dialogType, message} of the dialog left open
     this.policy = null; // {how, action, answered}: the dialogs policy of the action running (actions/dialog.js)
@@ -70,7 +70,7 @@ export class TabSession {
     this.traces.forget(this.tabId);
   }
 
-  // attach starts attaching (debugger/attach.js) unless it has, and
+  // attach starts attaching (sessions/attach.js) unless it has, and
   // returns the attach's promise; a failed attach is forgotten, so the
   // next action tries again.
   attach() {
@@ -234,7 +234,7 @@ export class TabSession {
     return { id: node.id, session: node.session, current };
   }
 
-  // storeUids records a read's uids; extra is lib/changes.js's {next,
+  // storeUids records a read's uids; extra is read/changes.js's {next,
   // known} (next defaults to the count of uids).
   storeUids(map, loaderId, extra = {}) {
     const entry = { loaderId, map, next: extra.next === undefined ? map.size : extra.next, known: extra.known || null };

@@ -3,7 +3,7 @@
 // debugger session, {session, backendNodeId, objectId, label}. session is
 // null for the tab's own (the main frame and its same-process iframes),
 // else an out-of-process iframe's child session; every command on the node
-// goes there. Nothing here waits: lib/actionability.js retries a lookup
+// goes there. Nothing here waits: input/actionability.js retries a lookup
 // that may succeed later, wait.js polls one.
 
 import { BridgeError } from "../core/errors.js";
@@ -11,7 +11,7 @@ import { CdpError, invalid, notFound, sessionSend } from "../core/cdp.js";
 import { describeRoleTarget, findByRole } from "./role-target.js";
 
 // GROUP is the object group every action's remote objects go into
-// (released after the action: debugger/run.js).
+// (released after the action: sessions/run.js).
 export const GROUP = "bua";
 
 // describeTarget names the action's target in messages: uid e3, selector
@@ -33,7 +33,7 @@ export function describeTarget(action) {
 // accepts box and focus queries, so callers that act on it check
 // isConnected first. A selector is looked up in the page (findSelector),
 // and the commands go by the remote object it returns. A role target is
-// looked up in the accessibility tree (lib/role-target.js: its frame's, or
+// looked up in the accessibility tree (target/role-target.js: its frame's, or
 // without frame the main frame's and then every other frame's) on every
 // call, so each actionability probe finds the element afresh, and the
 // commands go by the backendNodeId it names, in its frame's session.
@@ -185,7 +185,7 @@ export async function settled(promises) {
 // gone is element_not_found for a target that left the page after it was
 // found. It is marked removed: a target looked up again on each probe (a
 // role or a selector) may have been replaced between its lookup and its
-// checks, so waitActionable (lib/actionability.js) probes again instead of
+// checks, so waitActionable (input/actionability.js) probes again instead of
 // failing.
 export function gone(label) {
   const since = label.startsWith("uid ") ? "the extract" : "it was found";

@@ -64,7 +64,7 @@ export async function queryRole(ctx, action, scope = null) {
   const want = parseName(action.name);
   const role = QUERY_ROLE[action.role] || action.role;
   // scope, for a frame's lookup: the frame's root element ({objectId}
-  // from lib/locate.js's roleScope, or {backendNodeId} from frameRoots) and the
+  // from target/locate.js's roleScope, or {backendNodeId} from frameRoots) and the
   // session it lives in (the tab's for a same-origin frame, else the
   // out-of-process frame's).
   const send = sessionSend(ctx, scope && scope.session);

@@ -40,7 +40,7 @@ export function backoffDelay(attempt, random = Math.random) {
 //   WebSocketImpl: the WebSocket constructor
 //   parseMessage: text -> {ok, value, message} (validator.js)
 //   handleRequest: async (action, {id, deadlineMs, signal}) -> {result} | {error:{code,message}} | null
-//     (deadlineMs: the request envelope's, or undefined; see lib/budget.js;
+//     (deadlineMs: the request envelope's, or undefined; see core/budget.js;
 //     signal aborts on cancel {id}; null: cancelled, send nothing)
 //   cache: the replay cache (replay-cache.js; default: one in memory)
 //   setState: async (state) => void  (stored for the options page)

@@ -1,5 +1,5 @@
 // The options page's view model and actions: pure over BridgeState and a
-// BridgeService (contracts/bridge-service.js), so node tests check them
+// BridgeService (services/ui-service.js), so node tests check them
 // without a DOM or chrome.*.
 
 import { connectionLabel, dateTime, errorText, REASON_LABELS } from "../format.js";

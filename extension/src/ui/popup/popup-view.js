@@ -1,4 +1,4 @@
-// The popup's view model: BridgeState (contracts/bridge-service.js) in,
+// The popup's view model: BridgeState (services/ui-service.js) in,
 // what the popup shows out. Pure, so node tests check it without a DOM.
 
 import { clockTime, connectionLabel } from "../format.js";

@@ -19,7 +19,7 @@ import { budgetFor } from "./core/budget.js";
 import { abortable } from "./core/cdp.js";
 import { END_REASONS } from "./generated/protocol.js";
 import { createIdleGuard } from "./sessions/idle-guard.js";
-import { createLocalBridgeService } from "./services/ui-service-local.js";
+import { createLocalUiService } from "./services/ui-service-local.js";
 import { MESSAGE_KIND, STATE_PORT } from "./services/ui-service.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
@@ -78,9 +78,9 @@ const client = createWsClient({
   log,
 });
 
-// The pages' BridgeService (docs/extension.md#layering): the popup and
+// The pages' UiService (docs/extension.md#layering): the popup and
 // the options page reach the worker only through it.
-const service = createLocalBridgeService({
+const service = createLocalUiService({
   api,
   sessions,
   client,

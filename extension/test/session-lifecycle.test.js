@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createDispatcher } from "../src/routing/action-dispatcher.js";
 import { createSessionManager, STOP_REASONS } from "../src/sessions/session-manager.js";
 import { createWindowManager } from "../src/windows/window-manager.js";
-import { createLocalBridgeService } from "../src/services/ui-service-local.js";
+import { createLocalUiService } from "../src/services/ui-service-local.js";
 import { createIdleGuard, IDLE_DETECTION_S } from "../src/sessions/idle-guard.js";
 import { BridgeError } from "../src/core/errors.js";
 import { budgetFor } from "../src/core/budget.js";
@@ -37,7 +37,7 @@ async function setup() {
     },
   };
   const d = createDispatcher({ api, sessions, windows: createWindowManager({ api }), controller, emit });
-  const service = createLocalBridgeService({
+  const service = createLocalUiService({
     api,
     sessions,
     client: { pairingChanged() {} },

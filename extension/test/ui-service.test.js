@@ -16,9 +16,9 @@ import {
   unwrapResponse,
   validateRequest,
 } from "../src/services/ui-service.js";
-import { createLocalBridgeService, PUSH_MS } from "../src/services/ui-service-local.js";
+import { createLocalUiService, PUSH_MS } from "../src/services/ui-service-local.js";
 import { connectionView } from "../src/services/connection-view.js";
-import { createRuntimeBridgeService } from "../src/services/ui-service-runtime.js";
+import { createRuntimeUiService } from "../src/services/ui-service-runtime.js";
 import { badgeFor, BADGE_COLORS } from "../src/services/badge.js";
 import { createSessionManager } from "../src/sessions/session-manager.js";
 import { createWindowManager } from "../src/windows/window-manager.js";
@@ -64,7 +64,7 @@ async function setup({ managed = false, stored = {} } = {}) {
     ? { kind: "managed", managed: true, url: "ws://127.0.0.1:9/ws/browser", token: "m" }
     : { kind: "user", managed: false, url: "ws://127.0.0.1:9/ws/browser", token: "tok" };
   const claims = [];
-  const local = createLocalBridgeService({
+  const local = createLocalUiService({
     api,
     sessions,
     client,
@@ -145,7 +145,7 @@ test("the contract: every method has its own op, requests are checked, foreign m
 
 test("the runtime proxy implements every contract method, and the local service answers each", async () => {
   const { local } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   for (const m of [...Object.keys(METHODS), "subscribeState"]) {
     assert.equal(typeof remote[m], "function", `runtime service lacks ${m}`);
     assert.equal(typeof local[m], "function", `local service lacks ${m}`);
@@ -158,7 +158,7 @@ test("the runtime proxy implements every contract method, and the local service 
 
 test("getState over the runtime: connection with reason and fix, sessions with titles, handoffs, blocklist", async () => {
   const { local, sessions, tab, handoffs } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   sessions.ensureSession(tab.id, "a.test");
   sessions.recordAction(tab.id);
   await sessions.addToBlocklist(["blocked.test"]);
@@ -198,7 +198,7 @@ test("connection states map to the contract's five, each not-connected one with 
 
 test("subscribeState: the page hears the state at once and every change, coalesced; the badge follows", async () => {
   const { local, sessions, tab, badge, handoffs } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   const seen = [];
   const off = remote.subscribeState((s) => seen.push(s));
   await sleep(5);
@@ -258,7 +258,7 @@ test("badgeFor: handoff beats everything, then a recording, then rejected/replac
 
 test("focusTab brings a tab forward, restoring a minimized window; a closed tab is not_found", async () => {
   const { local, tab, win, api } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   await remote.focusTab(tab.id);
   assert.equal(api.tabsMap.get(tab.id).active, true);
   assert.equal(api.winsMap.get(win.id).focused, true);
@@ -268,7 +268,7 @@ test("focusTab brings a tab forward, restoring a minimized window; a closed tab 
 
 test("config: save validates and stores bridge_config; claim goes through the daemon; a managed browser refuses both", async () => {
   const { local, api, claims } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   assert.deepEqual(await remote.getConfig(), { url: "ws://127.0.0.1:9/ws/browser", token: "tok", managed: false, kind: "user" });
   await assert.rejects(remote.saveConfig({ url: "http://127.0.0.1:1/", token: "t" }), (e) => e.code === "invalid_input" && /ws:\/\/ or wss:\/\//.test(e.message));
   await assert.rejects(remote.saveConfig({ url: "not a url", token: "t" }), (e) => e.code === "invalid_input");
@@ -283,7 +283,7 @@ test("config: save validates and stores bridge_config; claim goes through the da
   assert.deepEqual(await remote.claimCode({ url: "ws://h/ws/browser", code: "ABCD-2345" }), { url: "ws://h/ws/browser" });
 
   const m = await setup({ managed: true });
-  const mr = createRuntimeBridgeService(fakeRuntime(m.local));
+  const mr = createRuntimeUiService(fakeRuntime(m.local));
   await assert.rejects(mr.saveConfig({ url: "ws://127.0.0.1:1/ws/browser", token: "x" }), (e) => e.code === "managed" && /bua browser start/.test(e.message));
   await assert.rejects(mr.reset(), (e) => e.code === "managed");
 });
@@ -305,7 +305,7 @@ test("testConnection reconnects and answers the state the connection settles in"
 
 test("blocklist: add validates and normalises, remove says when the entry is not there", async () => {
   const { local } = await setup();
-  const remote = createRuntimeBridgeService(fakeRuntime(local));
+  const remote = createRuntimeUiService(fakeRuntime(local));
   for (const bad of ["", "   ", "exa mple.com", "-bad.com", "a..b"]) {
     await assert.rejects(remote.addBlocked(bad), (e) => e.code === "invalid_input", JSON.stringify(bad));
   }

@@ -1,6 +1,6 @@
 // The popup and options page's UI layer
 // (docs/extension.md#layering): pure view models and actions, run against a fake
-// BridgeService; the pages never touch chrome.*; the HTML keeps the ids
+// UiService; the pages never touch chrome.*; the HTML keeps the ids
 // the headful e2e suite drives.
 
 import { test } from "node:test";

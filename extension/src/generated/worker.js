@@ -13000,10 +13000,10 @@ var PUSH_MS = 50;
 var TEST_TIMEOUT_MS = 5e3;
 var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
 } });
-function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
+function createLocalUiService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
+  return new LocalUiService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
 }
-var LocalBridgeService = class {
+var LocalUiService = class {
   #deps;
   #rawConnection = { state: "connecting" };
   #ports = /* @__PURE__ */ new Set();
@@ -13289,7 +13289,7 @@ var client = createWsClient({
   },
   log
 });
-var service = createLocalBridgeService({
+var service = createLocalUiService({
   api,
   sessions,
   client,

@@ -1,4 +1,4 @@
-// The toolbar badge (chrome.action), worked out from the BridgeState
+// The toolbar badge (chrome.action), worked out from the UiState
 // (services/ui-service.js). Pure: the local service applies it.
 //
 //   a handoff waits      "?"  amber   (bua needs the person: it wins)

@@ -1,4 +1,4 @@
-// The worker's BridgeService (services/ui-service.js;
+// The worker's UiService (services/ui-service.js;
 // docs/extension.md#layering): composes the session manager, the ws-client,
 // the pairing, the blocklist, the audit log and the handoff registry;
 // answers the pages' runtime messages (handleMessage); pushes every state
@@ -32,7 +32,7 @@ export const TEST_TIMEOUT_MS = 5000;
 // nobody is waited for.
 export const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {} });
 
-// createLocalBridgeService builds the worker's service. deps:
+// createLocalUiService builds the worker's service. deps:
 //   api: chrome-api.js's object (storage, tabs, windows, action)
 //   sessions: session-manager.js
 //   client: ws-client.js ({pairingChanged})
@@ -44,11 +44,11 @@ export const EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => (
 //   emit: (event) => void, the ws-client's sendEvent (global_stop)
 //   claim: async (url, code) => {ok, url?, message?} (pairing.js claimCode)
 //   timers: {setTimeout, clearTimeout}
-export function createLocalBridgeService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, recorder = NO_RECORDER, windows, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api, sessions, client, pairing, handoffs, controller, recorder, windows, emit, claim, timers });
+export function createLocalUiService({ api, sessions, client, pairing, handoffs = EMPTY_HANDOFFS, controller, recorder = NO_RECORDER, windows, emit, claim, timers = globalThis }) {
+  return new LocalUiService({ api, sessions, client, pairing, handoffs, controller, recorder, windows, emit, claim, timers });
 }
 
-class LocalBridgeService {
+class LocalUiService {
   #deps;
   #rawConnection = { state: "connecting" };
   #ports = new Set();

@@ -1,4 +1,4 @@
-// The pages' BridgeService (services/ui-service.js;
+// The pages' UiService (services/ui-service.js;
 // docs/extension.md#layering): every method is a chrome.runtime.sendMessage to
 // the worker, which answers from its local service; subscribeState is a
 // chrome.runtime.connect port the worker posts each new state on. Built
@@ -7,11 +7,11 @@
 
 import { METHODS, STATE_KIND, STATE_PORT, argsFor, request, unwrapResponse } from "./ui-service.js";
 
-// createRuntimeBridgeService proxies the contract over runtime, an object
+// createRuntimeUiService proxies the contract over runtime, an object
 // with chrome.runtime's sendMessage(msg) -> Promise and connect({name}) ->
 // Port. Defaults to the page's chrome.runtime: this file, not the UI, is
 // where a page meets chrome.*.
-export function createRuntimeBridgeService(runtime = globalThis.chrome && globalThis.chrome.runtime) {
+export function createRuntimeUiService(runtime = globalThis.chrome && globalThis.chrome.runtime) {
   const service = {};
   for (const [method, { op }] of Object.entries(METHODS)) {
     service[method] = async (...callArgs) => {

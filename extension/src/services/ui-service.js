@@ -1,12 +1,13 @@
 // The contract between the extension's pages (popup, options) and its
 // service worker (docs/extension.md#layering: Contract → Service →
-// UI). One interface, BridgeService, with two implementations:
+// UI). One interface, UiService, with two implementations:
 // services/ui-service-local.js in the worker (the real work) and
 // services/ui-service-runtime.js in a page (a proxy over
 // chrome.runtime). UI code depends on this file only, so its tests hand it
 // a fake service. This file is also the one typed runtime-message module:
 // the op names, the request check and the response shape are defined here
-// and nowhere else. Pure: no chrome.*.
+// and nowhere else. Pure: no chrome.*. It is named for the pages it
+// serves: "bridge" names the daemon (pkg/bridge).
 
 /**
  * @typedef {"connected"|"connecting"|"rejected"|"replaced"|"disconnected"} ConnectionStateName
@@ -41,7 +42,7 @@
  * @property {number} steps      how many steps it has made
  * @property {number} startedAt  epoch ms
  *
- * @typedef {object} BridgeState
+ * @typedef {object} UiState
  * @property {ConnectionState} connection
  * @property {LiveSession[]} sessions  oldest first
  * @property {Handoff[]} handoffs
@@ -62,9 +63,9 @@
  * @property {boolean} managed true when pairing.json (bua browser start) decides
  * @property {"managed"|"user"|"default"} kind
  *
- * @typedef {object} BridgeService
- * @property {() => Promise<BridgeState>} getState
- * @property {(fn: (s: BridgeState) => void) => (() => void)} subscribeState
+ * @typedef {object} UiService
+ * @property {() => Promise<UiState>} getState
+ * @property {(fn: (s: UiState) => void) => (() => void)} subscribeState
  *   calls fn with every new state (the first one as soon as it is known);
  *   returns the unsubscribe function.
  * @property {(tabId: number) => Promise<{endedCount: number}>} stopSession
@@ -103,7 +104,7 @@ export const STATE_KIND = "bua_bridge_state";
 
 export const CONNECTION_STATES = Object.freeze(["connected", "connecting", "rejected", "replaced", "disconnected"]);
 
-// OPS are the runtime message ops, one per BridgeService method
+// OPS are the runtime message ops, one per UiService method
 // (subscribeState goes over the STATE_PORT port instead).
 export const OPS = Object.freeze({
   GET_STATE: "get_state",
@@ -122,7 +123,7 @@ export const OPS = Object.freeze({
   RESET: "reset",
 });
 
-// METHODS maps each BridgeService method to its op and how its arguments
+// METHODS maps each UiService method to its op and how its arguments
 // become the message's args: "none", "tabId" and "domain" (one positional
 // argument under that name), "object" (one object, its fields the args).
 export const METHODS = Object.freeze({
@@ -167,7 +168,7 @@ export const SERVICE_ERRORS = Object.freeze({
   DISCONNECTED: "disconnected", // the page lost the worker (runtime side only)
 });
 
-// ServiceError is how a BridgeService call fails: code is one of
+// ServiceError is how a UiService call fails: code is one of
 // SERVICE_ERRORS, message says what happened and what to do.
 export class ServiceError extends Error {
   constructor(code, message) {

@@ -163,6 +163,11 @@ test("an action event has its type, duration and code, nothing else", () => {
   assert.deepEqual(actionEvent("type", 12.6), { kind: "action", action: "type", durationMs: 13 });
   assert.deepEqual(actionEvent("click", 30, "element_not_found"), { kind: "action", action: "click", durationMs: 30, code: "element_not_found" });
   assert.deepEqual(actionEvent("wait_for", 5, "internal_error", true), { kind: "action", action: "wait_for", durationMs: 5, level: "cancelled" });
+  // An internal_error keeps the error's stack, for the daemon to map; no other code does.
+  const stack = "Error: x\n    at f (chrome-extension://id/src/generated/worker.js:1:2)";
+  assert.deepEqual(actionEvent("click", 3, "internal_error", false, stack), { kind: "action", action: "click", durationMs: 3, code: "internal_error", text: stack });
+  assert.deepEqual(actionEvent("click", 3, "element_not_found", false, stack), { kind: "action", action: "click", durationMs: 3, code: "element_not_found" });
+  assert.equal(actionEvent("click", 3, "internal_error", false, "x".repeat(5000)).text.length, 1000);
 });
 
 test("the store keeps rings for at most maxTabs tabs; a tab's ring dropped for room resumes its seqs", () => {

@@ -223,12 +223,16 @@ export function requestEventFor(outcome, d) {
 // actionEvent is the trace event for one of bua's actions that ended:
 // its type, how long it ran, and the code it failed with (none when it
 // succeeded; level "cancelled" when the daemon cancelled it). Nothing of
-// its params: a type action's text never reaches the trace.
-export function actionEvent(type, durationMs, code, cancelled = false) {
+// its params: a type action's text never reaches the trace. stack, the
+// thrown error's, is kept as text for an internal_error, the code of what
+// bua did not expect: its frames are in generated/worker.js, which the
+// daemon maps to the modules under src/ (pkg/stackmap).
+export function actionEvent(type, durationMs, code, cancelled = false, stack = "") {
   const ev = set({ kind: "action" }, "action", type);
   ev.durationMs = Math.max(0, Math.round(durationMs));
   if (cancelled) ev.level = "cancelled";
   else if (code) ev.code = code;
+  if (!cancelled && code === "internal_error") set(ev, "text", stack);
   return ev;
 }
 

@@ -5240,11 +5240,12 @@ function requestEventFor(outcome, d) {
   if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
   return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
 }
-function actionEvent(type, durationMs, code, cancelled = false) {
+function actionEvent(type, durationMs, code, cancelled = false, stack = "") {
   const ev = set({ kind: "action" }, "action", type);
   ev.durationMs = Math.max(0, Math.round(durationMs));
   if (cancelled) ev.level = "cancelled";
   else if (code) ev.code = code;
+  if (!cancelled && code === "internal_error") set(ev, "text", stack);
   return ev;
 }
 function dialogAnswerEvent(dialogType, message, accepted, by) {
@@ -8302,6 +8303,7 @@ var EXTRACT = [
   "  __buaRun = readPage;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-extract.js",
   "}"
 ].join("\n");
 var EXTRACT_FRAME = [
@@ -8663,6 +8665,7 @@ var EXTRACT_FRAME = [
   "  __buaRun = readFrame;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-elements.js",
   "}"
 ].join("\n");
 var CHANGES = [
@@ -9032,6 +9035,7 @@ var CHANGES = [
   "  __buaRun = listChanges;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-changes.js",
   "}"
 ].join("\n");
 var DESCRIBE = [
@@ -9260,6 +9264,7 @@ var DESCRIBE = [
   "  __buaRun = describeElement;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-describe.js",
   "}"
 ].join("\n");
 var WAIT_PROBE = [
@@ -9305,6 +9310,7 @@ var WAIT_PROBE = [
   "  __buaRun = probe;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-wait.js",
   "}"
 ].join("\n");
 var RECORDER = [
@@ -10149,6 +10155,7 @@ var RECORDER = [
   "  __buaRun = installRecorder;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-recorder.js",
   "}"
 ].join("\n");
 
@@ -11757,14 +11764,16 @@ async function runAction(controller2, tabId, action, budget) {
   const started = Date.now();
   let code;
   let cancelled = false;
+  let stack = "";
   try {
     return await runAttached(session, action, budget, exec, deps);
   } catch (e) {
     cancelled = e instanceof CancelledError;
     code = toWireError(e).code;
+    stack = e && typeof e.stack === "string" ? e.stack : "";
     throw e;
   } finally {
-    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled, stack));
   }
 }
 async function runAttached(session, action, budget, exec, deps) {
@@ -13371,3 +13380,4 @@ function sameList(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 client.start();
+//# sourceMappingURL=worker.js.map

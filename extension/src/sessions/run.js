@@ -29,16 +29,18 @@ export async function runAction(controller, tabId, action, budget) {
   const started = Date.now();
   let code;
   let cancelled = false;
+  let stack = "";
   try {
     return await runAttached(session, action, budget, exec, deps);
   } catch (e) {
     cancelled = e instanceof CancelledError;
     code = toWireError(e).code;
+    stack = e && typeof e.stack === "string" ? e.stack : "";
     throw e;
   } finally {
     // Only a tab the debugger reached has a trace: a failed attach to a
     // closed tab must not leave a ring behind.
-    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled, stack));
   }
 }
 

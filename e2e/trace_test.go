@@ -346,3 +346,31 @@ func TestTraceNamesWorkerSource(t *testing.T) {
 	}
 	t.Logf("bua trace:\n%s", out)
 }
+
+// TestTraceNamesPageSource: a page that spoils what extract's page script
+// calls (getComputedStyle) fails the read with internal_error, and the
+// trace's stack names the page module the script failed in
+// (src/page/...), through the script's own map.
+func TestTraceNamesPageSource(t *testing.T) {
+	tab := openTab(t, "index.html")
+	evalString(t, tab, "window.getComputedStyle = function () { throw new Error('spoilt by the page'); }; return 'ok'")
+	wantError(t, map[string]any{"type": "extract", "tabId": tab}, "internal_error")
+	r, raw := traceUntil(t, tab, func(r protocol.TraceResult) bool {
+		for _, e := range r.Events {
+			if e.Kind == protocol.TraceAction && e.Action == "extract" && e.Code == "internal_error" {
+				return true
+			}
+		}
+		return false
+	})
+	var stack string
+	for _, e := range r.Events {
+		if e.Kind == protocol.TraceAction && e.Action == "extract" && e.Code == "internal_error" {
+			stack = e.Text
+		}
+	}
+	if !regexp.MustCompile(`at \S+ \(src/page/[a-z-]+\.js:\d+:\d+\)`).MatchString(stack) || !strings.Contains(stack, "src/actions/extract.js:") || strings.Contains(stack, "bua-page-") {
+		t.Fatalf("the extract's stack in the trace does not name its page module and src/actions/extract.js:\n%s", raw)
+	}
+	t.Logf("stack:\n%s", stack)
+}

@@ -204,3 +204,17 @@ test("the store records events only when they say something", () => {
     [2, "console", undefined, undefined, "hi"],
   ]);
 });
+
+test("withPageStack puts a page script's frames before the worker's, under the error's own first line", async () => {
+  const { BridgeError, withPageStack } = await import("../src/core/errors.js");
+  const err = new BridgeError("internal_error", "extract failed in the page: TypeError: x");
+  const worker = err.stack.split("\n").slice(1);
+  withPageStack(err, "TypeError: x\n    at collectElements (bua-page-extract.js:812:20)\n    at bua-page-extract.js:900:3");
+  const lines = err.stack.split("\n");
+  assert.equal(lines[0], "BridgeError: extract failed in the page: TypeError: x");
+  assert.deepEqual(lines.slice(1, 3), ["    at collectElements (bua-page-extract.js:812:20)", "    at bua-page-extract.js:900:3"]);
+  assert.deepEqual(lines.slice(3), worker);
+  const plain = new BridgeError("internal_error", "y");
+  const before = plain.stack;
+  assert.equal(withPageStack(plain, "Error: no frames").stack, before);
+});

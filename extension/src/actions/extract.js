@@ -14,7 +14,7 @@
 // read in its own child session, readFrames); markdown includes
 // same-origin frames' text, under a "[frame: URL]" marker.
 
-import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { BridgeError, ErrorCodes, withPageStack } from "../core/errors.js";
 import { invalid, notFound } from "../core/cdp.js";
 import { EXTRACT, EXTRACT_FRAME } from "../generated/page.js";
 import { isCaptchaFrameSrc } from "../read/page-signals.js";
@@ -84,7 +84,7 @@ function pageError(selector, exceptionDetails) {
   if (selector !== undefined && /SyntaxError|not a valid selector/i.test(d)) {
     return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
   }
-  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
+  return withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`), d);
 }
 
 // readPage reads the current main-frame document once it is past

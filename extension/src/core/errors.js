@@ -44,3 +44,18 @@ export function toWireError(err) {
   const message = err && err.message ? String(err.message) : String(err);
   return { code: ErrorCodes.INTERNAL_ERROR, message };
 }
+
+// withPageStack returns err, an error about a page script's exception,
+// with the script's frames (from description, CDP's exception description:
+// the message, then the frames) put before the worker's in err.stack, so
+// an internal_error's trace event says where in the page script it
+// failed: each script names itself bua-page-<name>.js, which the daemon
+// maps to its module (docs/extension.md §Source maps).
+export function withPageStack(err, description) {
+  const frames = String(description || "").split("\n").slice(1);
+  if (frames.length && typeof err.stack === "string") {
+    const [head, ...rest] = err.stack.split("\n");
+    err.stack = [head, ...frames, ...rest].join("\n");
+  }
+  return err;
+}

@@ -3391,6 +3391,14 @@ function toWireError(err) {
   const message = err && err.message ? String(err.message) : String(err);
   return { code: ErrorCodes.INTERNAL_ERROR, message };
 }
+function withPageStack(err, description) {
+  const frames = String(description || "").split("\n").slice(1);
+  if (frames.length && typeof err.stack === "string") {
+    const [head, ...rest] = err.stack.split("\n");
+    err.stack = [head, ...frames, ...rest].join("\n");
+  }
+  return err;
+}
 
 // core/cdp.js
 var CdpError = class extends Error {
@@ -10275,7 +10283,7 @@ async function readSession(ctx, session, prev, opts) {
   }
   if (r.exceptionDetails) {
     const d = r.exceptionDetails.exception && r.exceptionDetails.exception.description || r.exceptionDetails.text || "";
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`);
+    throw withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`), d);
   }
   const read = parseRead(r.result.deepSerializedValue);
   return { session, prev, objectId: r.result.objectId, ...read };
@@ -10965,7 +10973,7 @@ function pageError(selector, exceptionDetails) {
   if (selector !== void 0 && /SyntaxError|not a valid selector/i.test(d)) {
     return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
   }
-  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
+  return withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`), d);
 }
 async function readPage(ctx, action, start) {
   const loadStop = start + Math.max(0, ctx.budget.inner() - READ_RESERVE_MS);

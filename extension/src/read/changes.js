@@ -23,7 +23,7 @@
 // {objectId, uids}, uids[i] the uid of the array's i-th element, or null
 // for an element listed past maxElements, known but given no uid.
 
-import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { BridgeError, ErrorCodes, withPageStack } from "../core/errors.js";
 import { CdpError, sessionSend } from "../core/cdp.js";
 import { CHANGES } from "../generated/page.js";
 
@@ -181,7 +181,7 @@ async function readSession(ctx, session, prev, opts) {
   }
   if (r.exceptionDetails) {
     const d = (r.exceptionDetails.exception && r.exceptionDetails.exception.description) || r.exceptionDetails.text || "";
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`);
+    throw withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`), d);
   }
   const read = parseRead(r.result.deepSerializedValue);
   return { session, prev, objectId: r.result.objectId, ...read };

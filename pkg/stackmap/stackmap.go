@@ -46,7 +46,9 @@ func Text(s string) string {
 // JSON returns raw, a JSON value, with every frame in its strings mapped
 // as Text maps it, and every other byte as it was (raw itself when it
 // holds no frame). Rewriting the bytes is safe: a frame and what it
-// becomes hold no character JSON escapes.
+// becomes hold no character JSON escapes. A worker frame becomes shorter;
+// a page script's may grow by a few characters, so a text the extension
+// clipped to its limit may end past it (schema traceEvent text).
 func JSON(raw []byte) []byte {
 	if !mayHold(raw) {
 		return raw

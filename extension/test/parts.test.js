@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyBudget, cutAt, elementLine, fencesOf, firstRead, goQuote, positions, splitParts } from "../src/lib/parts.js";
+import { applyBudget, cutAt, elementLine, fencesOf, firstRead, goQuote, positions, splitParts } from "../src/read/parts.js";
 import { MARKDOWN_MAX_CHARS } from "../src/page/caps.js";
 
 // tile joins the parts and checks they are consecutive, non-empty but for

@@ -6,10 +6,10 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWsClient } from "../src/ws-client.js";
-import { ANSWERED, CANCELLED, FLUSH_MS, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/replay-cache.js";
+import { createWsClient } from "../src/transport/ws-client.js";
+import { ANSWERED, CANCELLED, FLUSH_MS, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/transport/replay-cache.js";
 import { REPLAY } from "../src/generated/protocol.js";
-import { parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/transport/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
-import { describeRoleTarget, findByRole, normalizeName, parseName, queryRole } from "../src/lib/role-target.js";
+import { BridgeError, ErrorCodes } from "../src/core/errors.js";
+import { describeRoleTarget, findByRole, normalizeName, parseName, queryRole } from "../src/target/role-target.js";
 import { executors as waitExecutors } from "../src/actions/wait.js";
-import { budgetFor } from "../src/lib/budget.js";
+import { budgetFor } from "../src/core/budget.js";
 
 // fakeCtx answers the CDP commands a role lookup sends: Runtime.evaluate of
 // the document, Accessibility.queryAXTree (from nodes(), called per query

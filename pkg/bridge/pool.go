@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/stackmap"
 )
 
 // Pool matches requests with responses over the extension connections, per
@@ -169,6 +170,9 @@ func (p *Pool) Stats() Stats {
 // --no-validate`, so tests can prove the extension validates on its own).
 // It refuses, before sending, an action the extension's hello does not
 // list, or one that needs a feature it lacks (featureGate).
+// A get_trace answer comes back with the frames of the extension's
+// bundles in its stacks named by source file and line (pkg/stackmap), so
+// every reader of a trace (bua trace, a flow's evidence, MCP) sees them.
 //
 // The deadline is Deadline's: ctx's when it has one (an explicit deadline
 // replaces the default), else the action's default time plus the ladder's
@@ -198,6 +202,9 @@ func (p *Pool) Send(ctx context.Context, c *Conn, action json.RawMessage) (json.
 		if !dropped {
 			if err != nil && err.Reason == protocol.ReasonOutcomeUnknown && p.isGone(c.Name) {
 				err = browserExited(c.Name)
+			}
+			if err == nil && a.Type == protocol.ActionGetTrace {
+				res = stackmap.JSON(res) // the worker's and page scripts' frames, by source file
 			}
 			return res, err
 		}

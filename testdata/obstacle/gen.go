@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen writes the shared obstacle-detection vectors (NNN_name.json) that both
-// pkg/obstacle (Go) and extension/src/lib/obstacle.js (JS) must satisfy.
+// pkg/obstacle (Go) and extension/src/read/obstacle.js (JS) must satisfy.
 // Expectations are written here by hand — this program does not import the
 // classifier, so the vectors stay an independent statement of the spec.
 // It exists to build long markdown at exact lengths; the JSON it writes is

@@ -949,6 +949,7 @@ export const EXTRACT = [
   "  __buaRun = readPage;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-extract.js",
   "}",
 ].join("\n");
 
@@ -1312,10 +1313,11 @@ export const EXTRACT_FRAME = [
   "  __buaRun = readFrame;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-elements.js",
   "}",
 ].join("\n");
 
-// CHANGES is page/changes.js listChanges: a changes read (lib/changes.js), run on the last read's array with (opts).
+// CHANGES is page/changes.js listChanges: a changes read (read/changes.js), run on the last read's array with (opts).
 export const CHANGES = [
   "function () { /* bua:changes */",
   "var __buaRun;",
@@ -1683,6 +1685,7 @@ export const CHANGES = [
   "  __buaRun = listChanges;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-changes.js",
   "}",
 ].join("\n");
 
@@ -1913,6 +1916,7 @@ export const DESCRIBE = [
   "  __buaRun = describeElement;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-describe.js",
   "}",
 ].join("\n");
 
@@ -1960,6 +1964,7 @@ export const WAIT_PROBE = [
   "  __buaRun = probe;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-wait.js",
   "}",
 ].join("\n");
 
@@ -2806,5 +2811,6 @@ export const RECORDER = [
   "  __buaRun = installRecorder;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-recorder.js",
   "}",
 ].join("\n");

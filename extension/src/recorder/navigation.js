@@ -6,7 +6,7 @@
 // tab a click opened, which the recording then follows. Listened to only
 // while a recording runs, so the person's other browsing costs nothing.
 
-import { hostOf } from "../lib/domains.js";
+import { hostOf } from "../core/domains.js";
 import { navStep } from "./steps.js";
 
 // TITLE_WAIT_MS bounds the wait for a page's title after a navigation

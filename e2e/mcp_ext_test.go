@@ -22,7 +22,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// The extension's side of issue 22's contract (MCP-CONTRACT.md), in real
+// The extension's side of what `bua mcp` gives an agent
+// (docs/decisions/agent-answers.md), in real
 // Chromium: extract's budget and parts, changes reads, set-of-marks
 // screenshots, describe's locators and type's clear.
 

@@ -1,0 +1,111 @@
+package docs
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// citationRules are what a comment of the tree may not cite, since the
+// repository does not hold it: a reader who follows the citation must find
+// what it points to here. Each rule's pattern is built from parts, so this
+// file does not match itself.
+var citationRules = []struct {
+	pattern *regexp.Regexp
+	why     string
+}{
+	{regexp.MustCompile(`(?i)\b` + "issue" + `s?[ -]#?[0-9]+`), "an issue of a tracker the repository does not have: say the reason in words, or cite a record under docs/decisions/"},
+	{regexp.MustCompile(`(?i)\b` + "conventions" + `(\.md)?\s*§`), "a conventions file the repository does not have: cite the file that shows the convention, or say it in words"},
+	{regexp.MustCompile(`\b` + "CONVENTIONS" + `\.md\b`), "a conventions file the repository does not have: cite the file that shows the convention, or say it in words"},
+	{regexp.MustCompile(`(?i)\b` + "spec" + `[ -]?0[0-9]{2}\b`), "a spec file the repository does not have: name what was borrowed in words"},
+}
+
+// docName is a Markdown file a comment names: a page under docs/, or a
+// top-level document in capitals (README.md, BENCHMARKS.md).
+var docName = regexp.MustCompile(`(?:\bdocs/[a-z0-9_/-]+|\b[A-Z][A-Z0-9_-]+)\.md\b`)
+
+// outputNames are Markdown files bua writes, not files of the tree.
+var outputNames = map[string]bool{"SKILL.md": true}
+
+// TestCitations fails on a comment (in Go, JavaScript, shell or YAML,
+// outside testdata corpora and generated bundles) or a line of README.md,
+// CONTRIBUTING.md or a docs page that cites a tracker's
+// issue, a conventions file or a spec file the repository does not hold,
+// or names a Markdown file that does not exist.
+func TestCitations(t *testing.T) {
+	root := ".."
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", ".tools":
+				return filepath.SkipDir
+			}
+			if rel == "extension/src/generated" {
+				return filepath.SkipDir // bundles of the modules checked here
+			}
+			return nil
+		}
+		if !citedSource(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Text()
+			for _, r := range citationRules {
+				if m := r.pattern.FindString(line); m != "" {
+					t.Errorf("%s:%d cites %q, %s", rel, n, m, r.why)
+				}
+			}
+			for _, name := range docName.FindAllString(line, -1) {
+				if outputNames[name] {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(name))); err != nil {
+					t.Errorf("%s:%d names %s, which the repository does not have", rel, n, name)
+				}
+			}
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 300 {
+		t.Fatalf("only %d source files read: the walk no longer finds the tree's sources", files)
+	}
+}
+
+// citedSource reports whether the file at rel (slash-separated, from the
+// repository's root) is a source whose comments TestCitations reads: Go,
+// JavaScript, shell and YAML, the scripts without an extension, and the
+// guide's Markdown pages.
+func citedSource(rel string) bool {
+	switch filepath.Ext(rel) {
+	case ".go", ".js", ".mjs", ".sh", ".yaml", ".yml":
+		return true
+	case ".md":
+		// The guide and the docs pages; BENCHMARKS.md is a dated log of
+		// measurements, and bench/'s pages record runs as they were.
+		return rel == "README.md" || rel == "CONTRIBUTING.md" || strings.HasPrefix(rel, "docs/")
+	case "":
+		return strings.HasPrefix(rel, "scripts/") || strings.HasPrefix(rel, ".ci/") || strings.HasPrefix(rel, "bench/")
+	}
+	return false
+}

@@ -171,7 +171,7 @@ func stripFences(doc string) string {
 }
 
 // TestProtocolSections: the protocol reference has the sections code cites
-// most and the issue asked for.
+// most, and one for each part of the protocol.
 func TestProtocolSections(t *testing.T) {
 	doc, err := os.ReadFile("protocol.md")
 	if err != nil {

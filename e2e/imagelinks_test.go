@@ -173,7 +173,7 @@ func (c *linkClicks) page(t *testing.T, tab int, h string) {
 }
 
 // report logs the count and the click times, and fails when the pages
-// held fewer image links than the issue's own bar: 25 over 10 pages.
+// held fewer image links than the bar the test needs: 25 over 10 pages.
 func (c *linkClicks) report(t *testing.T) {
 	t.Helper()
 	if len(c.took) == 0 {

@@ -45,7 +45,7 @@ const (
 )
 
 // squat is the attacker. It listens, says "listening", answers every
-// request line with a forged result (the 1337), and once its
+// request line with a forged result (1337, which no daemon answers), and once its
 // stdin closes reports "connections N bytes M" and what it received.
 func squat() int {
 	dir := os.Getenv(squatEnv + "_DIR")

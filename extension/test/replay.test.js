@@ -1,5 +1,5 @@
-// The replay cache and replay-safe requests across a reconnect (spec 004
-// §Dedupe, the schema's x-replay, docs/extension.md §Replay cache): the
+// The replay cache and replay-safe requests across a reconnect
+// (docs/decisions/replay-cache.md, the schema's x-replay, docs/extension.md §Replay cache): the
 // cache's bounds, what survives a fresh worker over the same
 // chrome.storage.session, and ws-client answering a re-sent request from
 // the cache or from the action still running, never by running it twice.

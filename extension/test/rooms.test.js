@@ -1,4 +1,5 @@
-// The extension's rooms on their own (issue 23): the TabSession's one
+// The extension's modules on their own (docs/decisions/extension-modules.md):
+// the TabSession's one
 // dispose, the capabilities each action family gets, and the mouse and
 // keyboard. The controller's tests (controller.test.js, frames.test.js,
 // nav.test.js) drive the same code through run().

@@ -1,4 +1,5 @@
-// The extension's size limits (issue 23): no source file over MAX_FILE_LINES
+// The extension's size limits (docs/decisions/extension-modules.md): no
+// source file over MAX_FILE_LINES
 // lines and no function over MAX_FUNCTION_LINES, generated code aside
 // (src/generated/). The scanner is test/helpers/size-scan.js; its own
 // tests come first, so a scanner that stopped seeing functions fails here

@@ -254,7 +254,7 @@ func (d *Daemon) Run(ctx context.Context, ready func()) error {
 	srv := &http.Server{
 		Handler: d,
 		// Every connection that has not said hello has a deadline
-		// (issue 20 §2): its request's headers within 5 s, its next
+		// (docs/decisions/daemon-limits.md): its request's headers within 5 s, its next
 		// request on a kept-alive connection within HTTPIdleTimeout, its
 		// hello within HandshakeTimeout (serveWS). And the gate sheds
 		// the oldest past MaxUnauthenticated (gate.go).
@@ -346,7 +346,7 @@ loop:
 // port after this long without a request. The extension's WebSocket is not
 // one (it was hijacked), and a pairing-code claim is one request, so
 // nothing needs a long one; without it an idle connection stayed open for
-// good (issue 20 §2).
+// good (docs/decisions/daemon-limits.md).
 const HTTPIdleTimeout = 5 * time.Second
 
 // patient wraps ln so that its Accept waits out temporary errors

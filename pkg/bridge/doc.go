@@ -13,7 +13,8 @@
 //   - pairing.go, tokens.go: pairings, tokens and one-time codes.
 //   - managed.go: the daemon's glue to the managed Chromium (pkg/browser).
 //   - eventlog.go: the size-bounded JSONL event log and its subscribers.
-//   - gate.go, accept.go: the limits that shed load (issue 20): a cap on
+//   - gate.go, accept.go: the limits that shed load
+//     (docs/decisions/daemon-limits.md): a cap on
 //     unauthenticated connections that sheds the oldest, and accept loops
 //     that wait out a lack of descriptors.
 //   - loglimit.go, logfile.go: the daemon's log, bounded: clipped input,

@@ -388,7 +388,8 @@ func (r *linkRequest) statedTimeout() time.Duration {
 }
 
 // MaxRequestLine bounds one CLI request frame, in bytes, newline
-// excluded: what a CLI may make the daemon buffer (issue 20 §2; it was
+// excluded: what a CLI may make the daemon buffer
+// (docs/decisions/daemon-limits.md; it was
 // MaxMessage, 64 MiB). An action's largest strings (type's text, eval's
 // expression) are capped at 1 Mi characters by the schema, so an action
 // near that cap is refused here first, with invalid_action. Answers are

@@ -14,8 +14,8 @@ import (
 )
 
 // An input's answer stays small on any page: at most this many elements
-// that appeared, in about this many characters (issue 22: under 1,500
-// characters on a 1,000-element page, never a snapshot).
+// that appeared, in about this many characters: under 1,500 characters on
+// a 1,000-element page, never a snapshot (docs/decisions/agent-answers.md).
 const (
 	changedElements = 20
 	changedChars    = 900

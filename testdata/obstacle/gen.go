@@ -124,6 +124,7 @@ func main() {
 	}
 	build()
 	pages(filepath.Join("testdata", "sites", "obstacles"))
+	edges()
 	old, _ := filepath.Glob(filepath.Join(root, "[0-9][0-9][0-9]_*.json"))
 	for _, f := range old {
 		os.Remove(f)
@@ -353,4 +354,22 @@ func pages(dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "expected.json"), append(b, '\n'), 0o644); err != nil {
 		panic(err)
 	}
+}
+
+// edges are the vectors for branches the others leave untaken, so both
+// twins are held to every branch (docs/architecture.md#the-obstacle-classifier-in-go-and-in-javascript):
+// control names that start with symbols, or are nothing else; "I forgot"
+// with a space or a no-break space; a markdown longer than the scan in
+// bytes and UTF-16 units but not in code points; headings indented, or
+// with no space after the hashes.
+func edges() {
+	cart := input{URL: "https://shop.example.com/cart", Title: "Cart", Markdown: "Your cart is empty."}
+	with := func(in input, e ...element) input { in.Elements = e; return in }
+	add("edge_control_name_after_symbols", with(cart, el("button", "→ Sign in")), l4l("sign_in_button"))
+	add("edge_control_name_only_symbols", with(cart, el("button", "→"), el("link", "…")), none)
+	add("edge_i_forgot_space", with(cart, el("link", "I forgot my password")), l4l("forgot_password_link"))
+	add("edge_i_forgot_nbsp", with(cart, el("link", "I\u00a0forgot my password")), l4l("forgot_password_link"))
+	add("edge_scan_fits_in_code_points", input{URL: "https://www.example.com/", Title: "", Markdown: "Checking your browser before accessing www.example.com.\n\n" + strings.Repeat("\U0001F600", 3000)}, l1("captcha_phrase:checking your browser"))
+	add("edge_heading_indented", input{URL: "https://store.example.com/cart", Title: "Example Store", Markdown: padTo("   # Access denied\n\n", 900)}, l2("denied_heading:access denied"))
+	add("edge_heading_without_space_is_text", input{URL: "https://store.example.com/cart", Title: "Example Store", Markdown: padTo("#Access denied\n\n", 900)}, none)
 }

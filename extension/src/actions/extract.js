@@ -33,7 +33,7 @@ export const MAX_ELEMENTS_LIMIT = 5000;
 // that shows nothing (its body hidden until script runs, or a read with no
 // text, markdown, element or drawn image) to show some; after it the page
 // is read, and reported empty unless that read found markdown or
-// elements. README §extract documents it.
+// elements. docs/commands.md#what-extract-reads documents it.
 export const CONTENT_WAIT_MS = 2500;
 // READ_RESERVE_MS is what the wait for a loading document leaves of the
 // budget for the read itself.

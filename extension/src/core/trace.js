@@ -1,5 +1,4 @@
-// The trace ring buffer (spec 004 §Trace ring buffer, docs/extension.md
-// §Trace): for each attached tab, a bounded ring of what the page and bua
+// The trace ring buffer (docs/extension.md §Trace): for each attached tab, a bounded ring of what the page and bua
 // did recently, read with get_trace. This file is pure: the debugger
 // controller feeds it CDP events and bua's own action ends, and reads it.
 //

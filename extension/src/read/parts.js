@@ -17,7 +17,10 @@ export const PAGED_MARKDOWN_MAX_CHARS = 1000000;
 // goQuote quotes s as Go's strconv.Quote (%q) does, which writes an
 // element's name in `bua extract` and the MCP results: \" and \\, the
 // named control escapes, \x.. \u.... \U........ for what Go does not print.
-export function goQuote(s) {
+// Go's unicode tables decide what prints; a character assigned after Go's
+// Unicode version prints here and is escaped there (a few characters' gap
+// in the budget, never a different line for a character both know).
+function goQuote(s) {
   let out = '"';
   for (const ch of String(s)) {
     const c = ch.codePointAt(0);
@@ -37,9 +40,11 @@ export function goQuote(s) {
   return out + '"';
 }
 
-// elementLine is the element as cmd/bua's writeElements prints it, without
-// the newline: `e3 button "Sign in" [disabled]`, `: value` after the name,
-// an option indented under its select.
+// elementLine is the element's line as pkg/render's Elements writes it,
+// without the newline: `e3 button "Sign in" [disabled]`, `: value` after
+// the name, an option indented under its select. The budget counts it, so
+// it must match Go's to the character: testdata/render/element-lines.json
+// states the format once, for each branch, and both sides' tests read it.
 export function elementLine(el) {
   let s = el.parent ? "  " : "";
   s += `${el.uid} ${el.role}`;

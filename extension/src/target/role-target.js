@@ -19,8 +19,9 @@ const QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
 const CANDIDATES_SHOWN = 8;
 
 // parseName reads the schema's name: "/pattern/flags" is a RegExp (the
-// same rule as Go's roletarget.ParseName), anything else an exact name. A
-// pattern JavaScript refuses is invalid_action.
+// same rule as Go's roletarget.ParseName: testdata/roletarget/names.json
+// states it once, and both sides' tests read it), anything else an exact
+// name. A pattern JavaScript refuses is invalid_action.
 const REGEX_NAME = /^\/(.*)\/([a-z]*)$/s;
 
 export function parseName(name) {

@@ -1,4 +1,4 @@
-// The replay cache (spec 004 §Dedupe, the schema's x-replay,
+// The replay cache (docs/decisions/replay-cache.md, the schema's x-replay,
 // docs/extension.md §Replay cache): the request ids this worker has
 // received, so that a request the daemon re-sends after a reconnect, with
 // the same id, is answered from here or from the action still running,

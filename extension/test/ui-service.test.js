@@ -9,7 +9,6 @@ import {
   METHODS,
   MESSAGE_KIND,
   OPS,
-  STATE_KIND,
   STATE_PORT,
   ServiceError,
   request,

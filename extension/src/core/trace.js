@@ -140,10 +140,9 @@ function describeArg(o) {
 export function consoleText(args) {
   if (!Array.isArray(args) || args.length === 0) return "";
   const rest = args.slice();
-  let head = "";
   if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
     const fmt = String(rest.shift().value);
-    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+    const head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
       if (c === "%") return "%";
       if (rest.length === 0) return m;
       const a = rest.shift();

@@ -5186,10 +5186,9 @@ function describeArg(o) {
 function consoleText(args) {
   if (!Array.isArray(args) || args.length === 0) return "";
   const rest = args.slice();
-  let head = "";
   if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
     const fmt = String(rest.shift().value);
-    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+    const head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
       if (c === "%") return "%";
       if (rest.length === 0) return m;
       const a = rest.shift();
@@ -5497,7 +5496,7 @@ async function sendCommand(session, method, params, sessionId) {
 }
 async function detachedCause(session, method) {
   const tabId = session.tabId;
-  let tab = null;
+  let tab;
   try {
     tab = await session.tabsApi?.get(tabId);
   } catch {
@@ -7125,7 +7124,7 @@ var SELECT_FOCUSED = `function (own, text) { /* bua:clear */
   };
   if (el.localName === "select") {
     const opts = Array.from(el.options);
-    const norm = (s) => s.replace(/s+/g, " ").trim();
+    const norm = (s) => s.replace(/\\s+/g, " ").trim();
     const opt = opts.find((o) => o.value === text) || opts.find((o) => norm(o.label) === norm(text));
     if (!opt) return { noOption: opts.slice(0, 10).map((o) => o.value) };
     for (const o of opts) o.selected = o === opt;
@@ -7656,7 +7655,7 @@ var EXTRACT = [
   "      if (role && ROLES[role]) owner = listElement(list2, el, tag, role, owner, frame2);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -7943,7 +7942,7 @@ var EXTRACT = [
   '    const kept = search.slice(1).split("&").filter((pair) => {',
   "      if (!pair) return false;",
   '      const key = pair.split("=")[0];',
-  "      let name = key;",
+  "      let name;",
   "      try {",
   '        name = decodeURIComponent(key.replace(/\\+/g, " "));',
   "      } catch (e) {",
@@ -8229,7 +8228,7 @@ var EXTRACT = [
   "    return el;",
   "  }",
   "  function walkFrame(walker, node, el, quiet) {",
-  "    let inner = null;",
+  "    let inner;",
   "    try {",
   "      inner = node.contentDocument;",
   "    } catch (e) {",
@@ -8588,7 +8587,7 @@ var EXTRACT_FRAME = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -8950,7 +8949,7 @@ var CHANGES = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -9204,7 +9203,7 @@ var DESCRIBE = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  '    let name = "";',
+  "    let name;",
   "    try {",
   '      name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";',
   "    } catch (e) {",
@@ -9473,7 +9472,7 @@ var RECORDER = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  '    let name = "";',
+  "    let name;",
   "    try {",
   '      name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";',
   "    } catch (e) {",
@@ -9807,7 +9806,7 @@ var RECORDER = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -12417,7 +12416,7 @@ var NavWatch = class {
   async titled(step) {
     const end = Date.now() + TITLE_WAIT_MS;
     for (; ; ) {
-      let tab = null;
+      let tab;
       try {
         tab = await this.r.api.tabs.get(step.tabId);
       } catch {

@@ -57,7 +57,7 @@ export const SELECT_FOCUSED = `function (own, text) { /* bua:clear */
   };
   if (el.localName === "select") {
     const opts = Array.from(el.options);
-    const norm = (s) => s.replace(/\s+/g, " ").trim();
+    const norm = (s) => s.replace(/\\s+/g, " ").trim();
     const opt = opts.find((o) => o.value === text) || opts.find((o) => norm(o.label) === norm(text));
     if (!opt) return { noOption: opts.slice(0, 10).map((o) => o.value) };
     for (const o of opts) o.selected = o === opt;

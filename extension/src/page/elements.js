@@ -65,7 +65,7 @@ function visit(list, el, hidden, owner, frame) {
     if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);
   }
   if (tag === "iframe" || tag === "frame") {
-    let doc = null;
+    let doc;
     try {
       doc = el.contentDocument;
     } catch (e) {

@@ -73,7 +73,7 @@ export function generateLocators(el) {
 function frameOf(doc) {
   const win = doc.defaultView;
   if (!win || win === win.top) return undefined;
-  let name = "";
+  let name;
   try {
     name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
   } catch (e) {

@@ -66,7 +66,7 @@ export class NavWatch {
   async titled(step) {
     const end = Date.now() + TITLE_WAIT_MS;
     for (;;) {
-      let tab = null;
+      let tab;
       try {
         tab = await this.r.api.tabs.get(step.tabId);
       } catch {

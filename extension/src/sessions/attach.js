@@ -78,7 +78,7 @@ export async function sendCommand(session, method, params, sessionId) {
 // attached again: the person may have cancelled on purpose.
 async function detachedCause(session, method) {
   const tabId = session.tabId;
-  let tab = null;
+  let tab;
   try {
     tab = await session.tabsApi?.get(tabId);
   } catch {

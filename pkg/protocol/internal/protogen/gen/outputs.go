@@ -89,7 +89,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 		return nil, wrap(err)
 	}
 	return []Output{
-		{"pkg/protocol/generated.go", goSrc},
+		{"pkg/protocol/constants_gen.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
 		{"pkg/protocol/validate_gen.go", vgo},
 		{"pkg/protocol/tool.json", tool},

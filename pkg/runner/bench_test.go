@@ -47,7 +47,7 @@ steps:
 		elements = append(elements, map[string]any{"uid": "e" + itoa(i), "role": "link", "name": "Link"})
 	}
 	elements = append(elements, map[string]any{"uid": "e49", "role": "button", "name": "Sign in"})
-	s.env["page"] = map[string]any{"elements": elements}
+	s.env.Names["page"] = map[string]any{"elements": elements}
 	step := f.Steps[1]
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -85,7 +87,7 @@ func (e *Evidence) kinds(kinds ...string) []protocol.TraceEvent {
 	}
 	var out []protocol.TraceEvent
 	for _, ev := range e.Trace {
-		if contains(kinds, ev.Kind) {
+		if slices.Contains(kinds, ev.Kind) {
 			out = append(out, ev)
 		}
 	}
@@ -98,8 +100,8 @@ func (r *Runner) gathers() bool { return r.Artifacts != "" || r.Evidence }
 
 // failingExprs are the conditions of st that can fail it: its if modifier,
 // an assert's or if's condition, a repeat's while and until.
-func failingExprs(st Step) []*Expr {
-	var out []*Expr
+func failingExprs(st Step) []*expr.Expr {
+	var out []*expr.Expr
 	if m := st.Meta(); m.If != nil {
 		out = append(out, m.If)
 	}
@@ -128,7 +130,7 @@ func (s *State) readFailingExprs(st Step, rep *StepReport) {
 	}
 	ev := &Evidence{}
 	for _, e := range failingExprs(st) {
-		ev.Exprs = append(ev.Exprs, ExprReads{Src: s.shared.masker.Mask(e.Src), Values: e.readValues(s)})
+		ev.Exprs = append(ev.Exprs, ExprReads{Src: s.shared.masker.Mask(e.Src), Values: s.readValues(e)})
 	}
 	rep.Evidence = ev
 }
@@ -244,4 +246,50 @@ func (s *State) readTrace(ctx context.Context, ev *Evidence, a protocol.Action) 
 		ev.Trace = append(ev.Trace, e)
 	}
 	ev.TraceDropped = res.Dropped
+}
+
+// ExprValue is one name a failing expression read and its value when the
+// step failed: Src is an identifier or a member chain as written
+// ("page.title", "vars.user"), Value its value (large strings and lists
+// elided, secrets masked), Error why it could not be evaluated.
+type ExprValue struct {
+	Src   string `json:"expr"`
+	Value any    `json:"value"`
+	Error string `json:"error,omitempty"`
+}
+
+// readValues evaluates every name e reads in s, for the evidence bundle:
+// values are elided like the JSON report's results and secrets masked.
+func (s *State) readValues(e *expr.Expr) []ExprValue {
+	var out []ExprValue
+	for _, sub := range e.Reads() {
+		v, err := sub.Eval(s)
+		ev := ExprValue{Src: sub.Src}
+		if err != nil {
+			ev.Error = s.shared.masker.Mask(err.Error())
+		} else {
+			ev.Value = s.shared.masker.MaskValue(elide(toJSONShape(v)))
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// toJSONShape turns an expression value into the JSON shapes the masker
+// and elide walk (maps, []any, strings, float64, bool, nil), all the way
+// down, so no string escapes the masker inside a []string or a struct.
+func toJSONShape(v any) any {
+	switch v.(type) {
+	case nil, string, bool, float64:
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return fmt.Sprint(v)
+	}
+	return out
 }

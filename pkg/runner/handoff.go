@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -39,7 +40,7 @@ func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[st
 			return stop
 		}
 	}
-	tab, ok := toInt((*result)["tabId"])
+	tab, ok := expr.ToInt((*result)["tabId"])
 	if !ok && ex.TabID != nil {
 		tab, ok = *ex.TabID, true
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bua-dev/bua/pkg/flow/expr"
 )
 
 // Defaults of a flow's limits, as README §Writing flows (Flow keys)
@@ -75,7 +77,7 @@ type Flow struct {
 // and earlier vars).
 type VarDef struct {
 	Name  string
-	Value *Template
+	Value *expr.Template
 }
 
 // Load reads and validates the flow at path and every sub-flow it runs.

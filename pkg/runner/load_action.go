@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/roletarget"
 )
@@ -57,7 +59,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	case v.Kind == yaml.MappingNode:
 		for _, kv := range fs.pairs(v) {
 			name := kv[0].Value
-			if !contains(params, name) {
+			if !slices.Contains(params, name) {
 				fs.errf(kv[0], "%s has no param %q (expected %s)", typ, name, paramList(params))
 				bad = true
 				continue
@@ -158,12 +160,12 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 // paramValue reads a param's YAML value: a list param (protocol.KindList)
 // may be a YAML list, whose items are templates each; anything else, and a
 // list param's single item, is one template.
-func (fs *fileScope) paramValue(spec *protocol.ActionSpec, name string, n *yaml.Node, what string) *Template {
+func (fs *fileScope) paramValue(spec *protocol.ActionSpec, name string, n *yaml.Node, what string) *expr.Template {
 	p, _ := spec.Param(name)
 	if p.Kind != protocol.KindList || n.Kind != yaml.SequenceNode {
 		return fs.template(n, what)
 	}
-	t := &Template{Items: []*Template{}}
+	t := &expr.Template{Items: []*expr.Template{}}
 	lits := []any{}
 	for i, item := range n.Content {
 		it := fs.template(item, fmt.Sprintf("%s[%d]", what, i))

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -64,7 +65,7 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 	for _, kv := range fs.pairs(n) {
 		k, v := kv[0], kv[1]
 		switch {
-		case isAction(k.Value) || contains(controlKinds, k.Value):
+		case isAction(k.Value) || slices.Contains(controlKinds, k.Value):
 			if kindK != nil {
 				fs.errf(k, "step has two kinds, %s and %s (expected exactly one per step)", kindK.Value, k.Value)
 				continue
@@ -111,7 +112,7 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 	// allowOnly reports modifier keys that do not fit the step kind.
 	allowOnly := func(kind string, keys ...string) {
 		for _, k := range []string{"then", "else", "message", "with", "obstacles"} {
-			if kv, ok := extra[k]; ok && !contains(keys, k) {
+			if kv, ok := extra[k]; ok && !slices.Contains(keys, k) {
 				fs.errf(kv[0], "%q does not apply to a %s step", k, kind)
 			}
 		}
@@ -189,9 +190,9 @@ func (fs *fileScope) step(n *yaml.Node) Step {
 		m := step.Meta()
 		switch {
 		case name == "":
-		case builtinNames[name] || helperNames[name]:
+		case expr.IsBuiltin(name) || expr.IsHelper(name):
 			fs.errf(asNode, "as: %q shadows a built-in name (vars, env, last, error, flow, uid, has, element are reserved; pick another name)", name)
-		case isExprBuiltin(name):
+		case expr.IsLangBuiltin(name):
 			fs.errf(asNode, "as: %q shadows expr's builtin function %s (pick another name)", name, name)
 		case !identRe().MatchString(name):
 			fs.errf(asNode, "as: %q is not an identifier (expected letters, digits and _)", name)
@@ -288,9 +289,9 @@ func (fs *fileScope) setStep(meta StepMeta, v *yaml.Node) Step {
 			fs.errf(kv[0], "set: %q is not an identifier (expected letters, digits and _)", kv[0].Value)
 			continue
 		}
-		var t *Template
+		var t *expr.Template
 		if kv[1].Kind == yaml.ScalarNode && kv[1].Tag == "!!str" && !strings.Contains(kv[1].Value, "${{") {
-			t = &Template{Raw: kv[1].Value, Whole: fs.expr(kv[1], "set."+kv[0].Value)}
+			t = &expr.Template{Raw: kv[1].Value, Whole: fs.expr(kv[1], "set."+kv[0].Value)}
 		} else {
 			t = fs.template(kv[1], "set."+kv[0].Value)
 		}

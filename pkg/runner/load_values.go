@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/internal/nearest"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 
 	"gopkg.in/yaml.v3"
 )
@@ -50,7 +51,7 @@ func (fs *fileScope) duration(n *yaml.Node, what string) time.Duration {
 }
 
 // known reports whether an expression may read name at this point.
-func (fs *fileScope) known(name string) bool { return builtinNames[name] || fs.defined[name] }
+func (fs *fileScope) known(name string) bool { return expr.IsBuiltin(name) || fs.defined[name] }
 
 func (fs *fileScope) later(name string) (int, bool) {
 	line, ok := fs.allAs[name]
@@ -58,10 +59,10 @@ func (fs *fileScope) later(name string) (int, bool) {
 }
 
 // expr compiles a bare expression from a scalar node.
-func (fs *fileScope) expr(n *yaml.Node, what string) *Expr {
+func (fs *fileScope) expr(n *yaml.Node, what string) *expr.Expr {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		fs.errf(n, "%s: expected an expression, got %s", what, kindName(n))
-		return &Expr{}
+		return &expr.Expr{}
 	}
 	src := n.Value
 	if strings.HasPrefix(strings.TrimSpace(src), "${{") && strings.HasSuffix(strings.TrimSpace(src), "}}") {
@@ -72,14 +73,14 @@ func (fs *fileScope) expr(n *yaml.Node, what string) *Expr {
 	return fs.compile(n, src, what)
 }
 
-func (fs *fileScope) compile(n *yaml.Node, src, what string) *Expr {
-	e, xe := compileExpr(src, fs.known, fs.later)
+func (fs *fileScope) compile(n *yaml.Node, src, what string) *expr.Expr {
+	e, xe := expr.Compile(src, fs.known, fs.later)
 	if xe != nil {
 		fs.l.diags = append(fs.l.diags, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
-			Msg: fmt.Sprintf("%s: invalid expression: %s", what, xe.msg), Snippet: xe.snippet})
-		return &Expr{Src: src}
+			Msg: fmt.Sprintf("%s: invalid expression: %s", what, xe.Msg), Snippet: xe.Snippet})
+		return &expr.Expr{Src: src}
 	}
-	for _, name := range e.envNames {
+	for _, name := range e.EnvNames() {
 		fs.envs[name] = true
 	}
 	e.Pos = fs.pos(n)
@@ -95,17 +96,17 @@ func (fs *fileScope) pos(n *yaml.Node) string {
 
 // template reads any YAML value as a Template: scalars interpolate
 // `${{ }}`, mappings and lists are not allowed (params are flat).
-func (fs *fileScope) template(n *yaml.Node, what string) *Template {
+func (fs *fileScope) template(n *yaml.Node, what string) *expr.Template {
 	if n.Kind != yaml.ScalarNode {
 		fs.errf(n, "%s: expected a scalar value, got %s", what, kindName(n))
-		return &Template{}
+		return &expr.Template{}
 	}
-	t := &Template{Raw: n.Value}
+	t := &expr.Template{Raw: n.Value}
 	if n.Tag != "!!str" || !strings.Contains(n.Value, "${{") {
 		t.Lit = scalarValue(n)
 		return t
 	}
-	parts, _, msg := splitTemplate(n.Value)
+	parts, _, msg := expr.SplitTemplate(n.Value)
 	if msg != "" {
 		fs.errf(n, "%s: %s", what, msg)
 		return t

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bua-dev/bua/internal/nearest"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 )
 
 // A flow's expressions may read vars.NAME only for a NAME the flow has at
@@ -105,12 +106,12 @@ func (fs *fileScope) markVar(name string) {
 
 // checkVars reports each vars.NAME that e (compiled from src, at node n)
 // reads while the flow does not have NAME (see above).
-func (fs *fileScope) checkVars(n *yaml.Node, src string, e *Expr, what string) {
-	if e.prog == nil {
+func (fs *fileScope) checkVars(n *yaml.Node, src string, e *expr.Expr, what string) {
+	if !e.Compiled() {
 		return
 	}
 	c := &varCheck{tested: map[string]bool{}}
-	node := e.prog.Node()
+	node := e.Program()
 	ast.Walk(&node, c)
 	for name := range c.tested {
 		fs.markVar(name)
@@ -125,20 +126,20 @@ func (fs *fileScope) checkVars(n *yaml.Node, src string, e *Expr, what string) {
 			fs.flow.readsBaseURL = true
 			if !fs.hasVar(r.name) && !fs.vars[r.name] && len(fs.flow.unserved) == 0 {
 				reported[r.name] = true
-				xe := snippetError(src, r.node, "vars.base_url is set only when the flow is served, and this flow has no serve: key")
+				xe := expr.SnippetError(src, r.node, "vars.base_url is set only when the flow is served, and this flow has no serve: key")
 				fs.flow.unserved = append(fs.flow.unserved, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
-					Msg:     fmt.Sprintf("%s: %s", what, xe.msg),
+					Msg:     fmt.Sprintf("%s: %s", what, xe.Msg),
 					Hint:    "add serve: FOLDER (the folder to serve, relative to the flow file), run it with --serve DIR or --var base_url=URL (bua lint takes them too), or declare base_url under vars: with a default",
-					Snippet: xe.snippet})
+					Snippet: xe.Snippet})
 			}
 		}
 		if fs.knownVar(r.name) || reported[r.name] {
 			continue
 		}
 		reported[r.name] = true
-		xe := snippetError(src, r.node, fs.unknownVarMsg(r.name))
+		xe := expr.SnippetError(src, r.node, fs.unknownVarMsg(r.name))
 		fs.l.diags = append(fs.l.diags, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
-			Msg: fmt.Sprintf("%s: %s", what, xe.msg), Snippet: xe.snippet})
+			Msg: fmt.Sprintf("%s: %s", what, xe.Msg), Snippet: xe.Snippet})
 	}
 }
 

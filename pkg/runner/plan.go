@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/bua-dev/bua/pkg/flow/expr"
 )
 
 // Plan prints what RunFlow would do, without a browser (`bua run
@@ -59,19 +61,19 @@ func formatVars(vars map[string]any) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%q", k, Stringify(vars[k])))
+		parts = append(parts, fmt.Sprintf("%s=%q", k, expr.Stringify(vars[k])))
 	}
 	return strings.Join(parts, " ")
 }
 
 // show is a template's value when it is static, else its source.
-func show(s *State, t *Template) string {
+func show(s *State, t *expr.Template) string {
 	if t == nil {
 		return ""
 	}
 	if !t.Dynamic() {
 		if v, err := t.Eval(s); err == nil {
-			return s.shared.masker.Mask(Stringify(v))
+			return s.shared.masker.Mask(expr.Stringify(v))
 		}
 	}
 	return t.Raw

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/vm"
-
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -169,9 +168,8 @@ func (sh *shared) runCtx() context.Context {
 type State struct {
 	r       *Runner
 	flow    *Flow
-	env     map[string]any
+	env     *expr.Env
 	vars    map[string]any
-	vm      vm.VM
 	shared  *shared
 	origins map[string]*extractOrigin
 	rec     *FlowReport
@@ -186,9 +184,6 @@ type State struct {
 	// unlisted is set while a repeat runs a pass the report leaves out
 	// (passLog): its passing steps print no progress line.
 	unlisted bool
-	// budget is the running expression's size account (budget.go), in
-	// env as budgetKey.
-	budget evalBudget
 	// obstacles and stepTimeout are the obstacle policy and the step
 	// timeout (defaults.timeout) in force: a sub-flow keeps its caller's
 	// for each key it does not set itself (child).
@@ -204,15 +199,13 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 			envMap[name] = v
 		}
 	}
-	s.env = map[string]any{
+	s.env = expr.NewEnv(map[string]any{
 		"vars":  s.vars,
 		"env":   envMap,
 		"flow":  map[string]any{"name": f.Name, "file": f.File},
 		"last":  nil,
 		"error": nil,
-		// The budget's guards find it here ($env); no name reaches it.
-		budgetKey: &s.budget,
-	}
+	})
 	s.cur = &StepReport{}
 	s.dialogs = f.Dialogs
 	s.obstacles, s.stepTimeout = f.Obstacles, f.StepTimeout
@@ -239,10 +232,14 @@ func (s *State) child(f *Flow, prefix string) *State {
 	return c
 }
 
+// Env is s's expression environment: a State is the Scope its flow's
+// expressions run in.
+func (s *State) Env() *expr.Env { return s.env }
+
 func (s *State) setResult(v any) {
 	s.result = v
 	s.last = v
-	s.env["last"] = v
+	s.env.Names["last"] = v
 }
 
 // note adds to the running step's report note.
@@ -280,7 +277,7 @@ func (s *State) initVars(with map[string]any, overrides map[string]string) error
 		}
 	}
 	for _, name := range s.flow.Secrets {
-		s.shared.masker.Add(Stringify(s.vars[name]))
+		s.shared.masker.Add(expr.Stringify(s.vars[name]))
 	}
 	return nil
 }
@@ -352,7 +349,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 		rep.Status = StatusPassed
 		rep.Flaky = len(rep.FailedAttempts) > 0
 		if m.As != "" {
-			s.env[m.As] = s.result
+			s.env.Names[m.As] = s.result
 		}
 		s.r.progressEnd(s, rep)
 		return nil
@@ -368,7 +365,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 	rep.Status = classify(err)
 	if m.ContinueOnError && !terminal(err) && ctx.Err() == nil {
 		info := s.r.errorInfo(se.Err)
-		s.env["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
+		s.env.Names["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
 		s.note("continued after error")
 		s.r.progressEnd(s, rep)
 		return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -41,7 +42,7 @@ func (fs *fileScope) tags(n *yaml.Node) []string {
 			fs.errf(t, "tags: %v", err)
 			continue
 		}
-		if contains(out, s) {
+		if slices.Contains(out, s) {
 			fs.errf(t, "tags: %q is listed twice", s)
 			continue
 		}
@@ -60,7 +61,7 @@ type Selection struct {
 // Match reports whether a flow with tags is selected.
 func (sel Selection) Match(tags []string) bool {
 	for _, t := range tags {
-		if contains(sel.Exclude, t) {
+		if slices.Contains(sel.Exclude, t) {
 			return false
 		}
 	}
@@ -68,7 +69,7 @@ func (sel Selection) Match(tags []string) bool {
 		return true
 	}
 	for _, t := range tags {
-		if contains(sel.Tags, t) {
+		if slices.Contains(sel.Tags, t) {
 			return true
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bua-dev/bua/internal/ctxtime"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -18,7 +18,7 @@ import (
 // selector, chosen by protocol.ParseTarget) and its value.
 type Param struct {
 	Name  string
-	Value *Template
+	Value *expr.Template
 }
 
 // ActionStep sends one protocol action through the Requester,
@@ -45,7 +45,7 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			return protocol.Action{Type: st.Type}, err
 		}
 		if p.Name == "target" {
-			t := protocol.ParseTarget(Stringify(v))
+			t := protocol.ParseTarget(expr.Stringify(v))
 			if t.UID != "" {
 				fields["uid"] = t.UID
 			} else {
@@ -66,11 +66,11 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			// worker's index is bua's own, and masking "0" would hide
 			// every zero.
 			for _, e := range p.Value.Exprs() {
-				for _, name := range e.envNames {
+				for _, name := range e.EnvNames() {
 					if name == WorkerIndexEnv {
 						continue
 					}
-					if val, ok := s.env["env"].(map[string]any)[name].(string); ok {
+					if val, ok := s.env.Names["env"].(map[string]any)[name].(string); ok {
 						s.shared.masker.Add(val)
 					}
 				}
@@ -105,7 +105,7 @@ func coerce(p protocol.ParamSpec, v any) (any, error) {
 		}
 		return out, nil
 	case protocol.KindInteger:
-		i, ok := toInt(v)
+		i, ok := expr.ToInt(v)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", p.Name, v, v)
 		}
@@ -114,31 +114,13 @@ func coerce(p protocol.ParamSpec, v any) (any, error) {
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-		b, err := strconv.ParseBool(Stringify(v))
+		b, err := strconv.ParseBool(expr.Stringify(v))
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", p.Name, v)
 		}
 		return b, nil
 	}
-	return Stringify(v), nil
-}
-
-// toInt converts an expression or JSON number (or numeric string) to int.
-func toInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case float64:
-		if x == math.Trunc(x) {
-			return int(x), true
-		}
-	case string:
-		i, err := strconv.Atoi(x)
-		return i, err == nil
-	}
-	return 0, false
+	return expr.Stringify(v), nil
 }
 
 // finish handles a successful result: decode it, move the current tab,
@@ -156,7 +138,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 	m, _ := v.(map[string]any)
 	switch st.Type {
 	case protocol.ActionOpenTab:
-		if id, ok := toInt(m["tabId"]); ok {
+		if id, ok := expr.ToInt(m["tabId"]); ok {
 			s.shared.tab = &id
 			s.note(fmt.Sprintf("current tab %d", id))
 		}
@@ -169,7 +151,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 		// Pin the extract to the tab it read, so a recovery re-reads the
 		// same tab even if the current tab moved since.
 		if a.TabID == nil {
-			if id, ok := toInt(m["tabId"]); ok {
+			if id, ok := expr.ToInt(m["tabId"]); ok {
 				a.TabID = &id
 			}
 		}
@@ -183,7 +165,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 			s.cur.Result = m
 			s.shared.lastExtract = m
 			if st.As != "" {
-				s.env[st.As] = m
+				s.env.Names[st.As] = m
 			}
 		}
 		return err
@@ -210,7 +192,7 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 	seen := map[string]bool{}
 	for _, p := range st.Params {
 		for _, e := range p.Value.Exprs() {
-			for _, ref := range e.refs {
+			for _, ref := range e.Refs() {
 				if o, ok := s.origins[ref]; ok && !seen[ref] {
 					seen[ref] = true
 					out = append(out, o)
@@ -356,7 +338,7 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 	}
 	m, _ := v.(map[string]any)
 	err = checkObstacle(ctx, s, o.action, &m, o.policy)
-	s.env[o.as] = m
+	s.env.Names[o.as] = m
 	if m != nil {
 		s.shared.lastExtract = m
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/internal/ctxtime"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 )
 
 // Step is one validated flow step. Run executes it against the flow's
@@ -25,8 +26,8 @@ type StepMeta struct {
 	Kind      string // an action name, or if, assert, set, run, repeat, sleep, log, fail
 	File      string
 	Line, Col int
-	As        string // binds the step's result for later expressions
-	If        *Expr  // run the step only when true
+	As        string     // binds the step's result for later expressions
+	If        *expr.Expr // run the step only when true
 	// Timeout bounds one attempt of an action step, or the whole of any
 	// other step; 0 means the flow's defaults.timeout for actions, none
 	// otherwise.
@@ -49,7 +50,7 @@ func (m *StepMeta) Label() string {
 // IfStep runs Then when Cond holds, else Else.
 type IfStep struct {
 	StepMeta
-	Cond       *Expr
+	Cond       *expr.Expr
 	Then, Else []Step
 }
 
@@ -100,8 +101,8 @@ func (e *AssertionError) Error() string {
 // AssertStep fails the flow unless Cond holds.
 type AssertStep struct {
 	StepMeta
-	Cond    *Expr
-	Message *Template
+	Cond    *expr.Expr
+	Message *expr.Template
 }
 
 // Run evaluates the assertion; on failure it evaluates the failing
@@ -114,7 +115,7 @@ func (st *AssertStep) Run(ctx context.Context, s *State) error {
 	if ok {
 		return nil
 	}
-	ae := &AssertionError{Expr: st.Cond.Src, Values: st.Cond.explain(s)}
+	ae := &AssertionError{Expr: st.Cond.Src, Values: st.Cond.Explain(s)}
 	if st.Message != nil {
 		ae.Message, _ = st.Message.EvalString(s)
 	}
@@ -126,7 +127,7 @@ func (st *AssertStep) Run(ctx context.Context, s *State) error {
 type SetStep struct {
 	StepMeta
 	Names  []string
-	Values []*Template
+	Values []*expr.Template
 }
 
 // Run evaluates and assigns each value.
@@ -152,7 +153,7 @@ type RunStep struct {
 	Path       string
 	Sub        *Flow
 	WithNames  []string
-	WithValues []*Template
+	WithValues []*expr.Template
 }
 
 // Run evaluates With in the caller, then runs the sub-flow with its hooks.
@@ -184,9 +185,9 @@ func (st *RunStep) Run(ctx context.Context, s *State) error {
 // holds (checked after each pass), at most Max passes for while/until.
 type RepeatStep struct {
 	StepMeta
-	Times *Template
-	While *Expr
-	Until *Expr
+	Times *expr.Template
+	While *expr.Expr
+	Until *expr.Expr
 	Max   int
 	Steps []Step
 }
@@ -210,7 +211,7 @@ func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 		if err != nil {
 			return err
 		}
-		i, ok := toInt(v)
+		i, ok := expr.ToInt(v)
 		if !ok || i < 0 {
 			return fmt.Errorf("repeat.times: want a non-negative integer, got %v", v)
 		}
@@ -310,7 +311,7 @@ func (st *SleepStep) Run(ctx context.Context, s *State) error { return ctxtime.S
 // LogStep prints Msg to the progress output and records it in the report.
 type LogStep struct {
 	StepMeta
-	Msg *Template
+	Msg *expr.Template
 }
 
 // Run interpolates and logs.
@@ -331,7 +332,7 @@ func (e *FailError) Error() string { return e.Message }
 // FailStep fails the flow with Msg.
 type FailStep struct {
 	StepMeta
-	Msg *Template
+	Msg *expr.Template
 }
 
 // Run interpolates and fails.

@@ -1,4 +1,4 @@
-package runner
+package expr
 
 import (
 	"fmt"
@@ -145,7 +145,7 @@ var guards = map[string]guard{
 	"repeat": {
 		pre: func(a []any) (int64, bool) {
 			s, ok := a[0].(string)
-			n, nok := toInt(a[1])
+			n, nok := ToInt(a[1])
 			return mul(int64(len(s)), int64(max(n, 0))), ok && nok
 		},
 		// expr's own repeat refuses n > 1e6 and otherwise allocates first
@@ -167,7 +167,7 @@ var guards = map[string]guard{
 		}
 		n := int64(strings.Count(s, old))
 		if len(a) == 4 {
-			if lim, ok := toInt(a[3]); ok && lim >= 0 {
+			if lim, ok := ToInt(a[3]); ok && lim >= 0 {
 				n = min(n, int64(lim))
 			}
 		}
@@ -228,7 +228,7 @@ func splitSize(a []any) (int64, bool) {
 	sep, ok2 := a[1].(string)
 	n := -1
 	if len(a) == 3 {
-		n, _ = toInt(a[2])
+		n, _ = ToInt(a[2])
 		if n == 0 {
 			return 0, ok1 && ok2
 		}

@@ -1,4 +1,4 @@
-package runner
+package expr
 
 import (
 	"errors"
@@ -7,29 +7,30 @@ import (
 	"testing"
 )
 
-// budgetState is a State whose vars hold strings of known sizes, and a
-// step result `shot` larger than any computed value may be.
-func budgetState(t *testing.T) *State {
+// budgetEnv is an environment whose vars hold strings of known sizes, and
+// a step result `shot` larger than any computed value may be.
+func budgetEnv(t *testing.T) *Env {
 	t.Helper()
-	s := newState(&Runner{}, &Flow{Name: "budget", File: "budget.yaml"}, &shared{masker: &Masker{}}, &FlowReport{})
-	s.vars["kib"] = strings.Repeat("k", 1<<10)
-	s.vars["mib"] = strings.Repeat("m", 1<<20)
-	s.vars["big"] = strings.Repeat("b", 8<<20)
-	s.vars["lt"] = strings.Repeat("<", 2<<20)
-	s.vars["n"] = 2
-	s.vars["list"] = []any{"a", "b"}
-	s.env["doc"] = `["` + strings.Repeat("d", 12<<20) + `"]`
-	s.env["shot"] = map[string]any{"dataUrl": "data:image/jpeg;base64," + strings.Repeat("A", 20<<20)}
+	vars := map[string]any{}
+	s := NewEnv(map[string]any{"vars": vars, "env": map[string]any{}, "flow": map[string]any{"name": "budget", "file": "budget.yaml"}, "last": nil, "error": nil})
+	vars["kib"] = strings.Repeat("k", 1<<10)
+	vars["mib"] = strings.Repeat("m", 1<<20)
+	vars["big"] = strings.Repeat("b", 8<<20)
+	vars["lt"] = strings.Repeat("<", 2<<20)
+	vars["n"] = 2
+	vars["list"] = []any{"a", "b"}
+	s.Names["doc"] = `["` + strings.Repeat("d", 12<<20) + `"]`
+	s.Names["shot"] = map[string]any{"dataUrl": "data:image/jpeg;base64," + strings.Repeat("A", 20<<20)}
 	return s
 }
 
 // evalSrc compiles src as a flow expression (every name known) and runs it
 // in s.
-func evalSrc(t *testing.T, s *State, src string) (any, error) {
+func evalSrc(t *testing.T, s *Env, src string) (any, error) {
 	t.Helper()
-	e, xe := compileExpr(src, func(string) bool { return true }, func(string) (int, bool) { return 0, false })
+	e, xe := Compile(src, func(string) bool { return true }, func(string) (int, bool) { return 0, false })
 	if xe != nil {
-		t.Fatalf("compile %q: %s", src, xe.msg)
+		t.Fatalf("compile %q: %s", src, xe.Msg)
 	}
 	e.Pos = "budget.yaml:3:9"
 	return e.Eval(s)
@@ -39,7 +40,7 @@ func evalSrc(t *testing.T, s *State, src string) (any, error) {
 // where the arguments tell its size, after otherwise; step results pass
 // through free; what is not a string (numbers, lists) adds as before.
 func TestBudget(t *testing.T) {
-	s := budgetState(t)
+	s := budgetEnv(t)
 	for _, tc := range []struct {
 		name, src string
 		want      any    // the value, when it passes
@@ -101,7 +102,7 @@ func short(v any) any {
 // TestBudget_BeforeAllocation: the 10 GB repeat and a 1 GiB replace are
 // refused from their arguments: the evaluation allocates next to nothing.
 func TestBudget_BeforeAllocation(t *testing.T) {
-	s := budgetState(t)
+	s := budgetEnv(t)
 	for _, src := range []string{"repeat(repeat('a', 100000), 100000)", "replace(vars.kib, '', vars.mib)", "vars.big + vars.big"} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -112,25 +113,5 @@ func TestBudget_BeforeAllocation(t *testing.T) {
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 			t.Errorf("%s allocated %d bytes before it was refused", src, grew)
 		}
-	}
-}
-
-// TestBudget_Template: an interpolated string is held to the same budget
-// as it grows, and the error names the template and where it is (the
-// file slash-separated, as the flow's error in its report: ReportPath).
-func TestBudget_Template(t *testing.T) {
-	dir := writeFlows(t, map[string]string{"t.yaml": "name: t\nvars: { big: \"\" }\nsteps:\n  - log: \"x ${{ vars.big }} and ${{ vars.big }}\"\n"})
-	f, err := Load(dir + "/t.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := budgetState(t)
-	_, err = f.Steps[0].(*LogStep).Msg.Eval(s)
-	var be *BudgetError
-	if !errors.As(err, &be) || be.Op != "interpolation" || be.Bytes != int64(16<<20+len("x  and ")) {
-		t.Fatalf("err = %v, want an interpolation over budget", err)
-	}
-	if want := `value "x ${{ vars.big }} and ${{ vars.big }}" at ` + ReportPath(dir+"/t.yaml") + `:4:10: `; !strings.HasPrefix(err.Error(), want) {
-		t.Fatalf("err = %v, want it to start %q", err, want)
 	}
 }

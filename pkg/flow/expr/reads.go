@@ -1,20 +1,15 @@
-package runner
+package expr
 
-import (
-	"encoding/json"
-	"fmt"
+import "github.com/expr-lang/expr/ast"
 
-	"github.com/expr-lang/expr/ast"
-)
-
-// ExprValue is one name a failing expression read and its value when the
-// step failed: Src is an identifier or a member chain as written
-// ("page.title", "vars.user"), Value its value (large strings and lists
-// elided, secrets masked), Error why it could not be evaluated.
-type ExprValue struct {
-	Src   string `json:"expr"`
-	Value any    `json:"value"`
-	Error string `json:"error,omitempty"`
+// Reads are the names e reads (reads), each compiled on its own, for the
+// evidence of a failing step: what each was when it failed.
+func (e *Expr) Reads() []*Expr {
+	var out []*Expr
+	for _, n := range e.reads() {
+		out = append(out, e.sub(n))
+	}
+	return out
 }
 
 // reads lists the identifiers and member chains e reads, outermost chain
@@ -106,41 +101,4 @@ func pureChain(m *ast.MemberNode, lets map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// readValues evaluates every name e reads in s, for the evidence bundle:
-// values are elided like the JSON report's results and secrets masked.
-func (e *Expr) readValues(s *State) []ExprValue {
-	var out []ExprValue
-	for _, n := range e.reads() {
-		sub := e.sub(n)
-		v, err := sub.Eval(s)
-		ev := ExprValue{Src: sub.Src}
-		if err != nil {
-			ev.Error = s.shared.masker.Mask(err.Error())
-		} else {
-			ev.Value = s.shared.masker.MaskValue(elide(toJSONShape(v)))
-		}
-		out = append(out, ev)
-	}
-	return out
-}
-
-// toJSONShape turns an expression value into the JSON shapes the masker
-// and elide walk (maps, []any, strings, float64, bool, nil), all the way
-// down, so no string escapes the masker inside a []string or a struct.
-func toJSONShape(v any) any {
-	switch v.(type) {
-	case nil, string, bool, float64:
-		return v
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return fmt.Sprint(v)
-	}
-	return out
 }

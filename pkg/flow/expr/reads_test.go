@@ -1,4 +1,4 @@
-package runner
+package expr
 
 import (
 	"reflect"
@@ -24,9 +24,9 @@ func TestExprReads(t *testing.T) {
 		{`true`, nil},
 	} {
 		t.Run(tc.src, func(t *testing.T) {
-			e, cerr := compileExpr(tc.src, func(string) bool { return true }, func(string) (int, bool) { return 0, false })
+			e, cerr := Compile(tc.src, func(string) bool { return true }, func(string) (int, bool) { return 0, false })
 			if cerr != nil {
-				t.Fatal(cerr.msg)
+				t.Fatal(cerr.Msg)
 			}
 			var got []string
 			for _, n := range e.reads() {

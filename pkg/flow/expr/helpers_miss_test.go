@@ -1,7 +1,6 @@
-package runner
+package expr
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -42,23 +41,5 @@ func TestUID_MissNamesWhatThePageHas(t *testing.T) {
 				t.Errorf("message\n got %s\nwant %s", be.Message, tc.want)
 			}
 		})
-	}
-}
-
-// TestRun_UIDMissNamesRoles: in a flow, the step's error names the roles
-// the page has, after the re-extract recovery read it again.
-func TestRun_UIDMissNamesRoles(t *testing.T) {
-	fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(runnertest.Page("textbox", "Email", "link", "Forgot password?")))
-	rec, _ := runFlow(t, fake, `
-name: miss
-steps:
-  - extract: {}
-    as: page
-  - click: { uid: "${{ uid(page, 'button', '(?i)sign in') }}" }
-`)
-	wantStatus(t, rec, StatusFailed)
-	e := rec.Steps[1].Error
-	if e == nil || !strings.Contains(e.Message, "which has no button; the roles it has: link (1), textbox (1)") {
-		t.Errorf("error = %+v, want the page's roles named", e)
 	}
 }

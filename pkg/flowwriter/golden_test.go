@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 )
@@ -105,7 +106,7 @@ func golden(t *testing.T, path, got string) {
 func TestGoldenLints(t *testing.T) {
 	for name := range goldenLogs(t) {
 		path := filepath.Join(goldenDir, name+".yaml")
-		f, err := runner.Load(path)
+		f, err := flow.Load(path)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			continue
@@ -167,7 +168,7 @@ func TestGoldenReplays(t *testing.T) {
 			if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f, err := runner.Load(path)
+			f, err := flow.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}

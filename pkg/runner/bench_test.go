@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -32,7 +33,7 @@ steps:
   - click: { uid: "${{ uid(page, vars.role, '(?i)sign in') }}" }
     if: page.obstacle == nil
 `)
-	f, err := Load(path)
+	f, err := flow.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -46,7 +47,7 @@ steps:
   - evaluate: return document.title
   - assert: last.value == "Dashboard"
 `})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestExamples_Lint(t *testing.T) {
 		t.Fatalf("found %d example flows, want at least 8", len(files))
 	}
 	for _, f := range files {
-		if _, err := Load(f); err != nil {
+		if _, err := flow.Load(f); err != nil {
 			t.Errorf("%v", err)
 		}
 	}

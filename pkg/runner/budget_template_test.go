@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 )
 
@@ -13,13 +14,13 @@ import (
 // file slash-separated, as the flow's error in its report: ReportPath).
 func TestBudget_Template(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"t.yaml": "name: t\nvars: { big: \"\" }\nsteps:\n  - log: \"x ${{ vars.big }} and ${{ vars.big }}\"\n"})
-	f, err := Load(dir + "/t.yaml")
+	f, err := flow.Load(dir + "/t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := newState(&Runner{}, f, &shared{masker: &Masker{}}, &FlowReport{})
 	s.vars["big"] = strings.Repeat("b", 8<<20)
-	_, err = f.Steps[0].(*LogStep).Msg.Eval(s)
+	_, err = f.Steps[0].(*flow.LogStep).Msg.Eval(s)
 	var be *expr.BudgetError
 	if !errors.As(err, &be) || be.Op != "interpolation" || be.Bytes != int64(16<<20+len("x  and ")) {
 		t.Fatalf("err = %v, want an interpolation over budget", err)

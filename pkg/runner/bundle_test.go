@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -246,7 +247,7 @@ func TestBundle_SubFlowAndInMemory(t *testing.T) {
 	// evidence keeps what came after the sub-flow started: load the flows
 	// once first, so the one-time compile of the validators' patterns is
 	// not counted in between.
-	if _, err := Load(filepath.Join(dir, "sub.yaml")); err != nil {
+	if _, err := flow.Load(filepath.Join(dir, "sub.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{Requester: bundleFake(time.Now(), nil), Evidence: true}

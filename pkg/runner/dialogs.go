@@ -9,17 +9,6 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// Dialog policies (a flow's `dialogs:`): what the runner does with a
-// page's alert, confirm, prompt or beforeunload that an action meets.
-// DialogsLeave, the default, leaves it open, as docs/protocol.md#dialogs leaves
-// page dialogs alone: the action fails, naming the dialog. pkg/dialogs
-// applies them.
-const (
-	DialogsAccept  = protocol.DialogsAccept
-	DialogsDismiss = protocol.DialogsDismiss
-	DialogsLeave   = protocol.DialogsLeave
-)
-
 // DialogReport is one dialog the flow's policy answered, in the step
 // that met it.
 type DialogReport struct {

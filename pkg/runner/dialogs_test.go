@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/dialogs"
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -114,7 +115,7 @@ func TestDialogsPolicyInherited(t *testing.T) {
 // step's report records.
 func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
 	fake := runnertest.New().On(protocol.ActionNavigate, func(_ context.Context, a protocol.Action) (any, *protocol.Error) {
-		if a.Dialogs != DialogsDismiss {
+		if a.Dialogs != flow.DialogsDismiss {
 			t.Errorf("navigate sent with dialogs %q, want dismiss", a.Dialogs)
 		}
 		return map[string]any{"ok": true, "dialogs": []map[string]any{{"dialogType": "beforeunload", "message": "", "accepted": true}}}, nil
@@ -124,7 +125,7 @@ func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
 	if got := strings.Join(fake.Types(), " "); got != "navigate close_tab" {
 		t.Errorf("sent %q", got)
 	}
-	if d := fake.Requests()[1].Dialogs; d != DialogsDismiss {
+	if d := fake.Requests()[1].Dialogs; d != flow.DialogsDismiss {
 		t.Errorf("close_tab sent with dialogs %q", d)
 	}
 	if st := rec.Steps[0]; len(st.Dialogs) != 1 || st.Dialogs[0] != (DialogReport{Type: "beforeunload", How: "accepted"}) || !strings.Contains(st.Note, `accepted beforeunload "" (dialogs: dismiss)`) {
@@ -136,14 +137,14 @@ func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
 // dialogs key; a flow's own key wins.
 func TestDialogsRunnerDefault(t *testing.T) {
 	for _, tc := range []struct{ key, def, want string }{
-		{"", DialogsAccept, DialogsAccept},
-		{"dialogs: leave\n", DialogsAccept, ""},
-		{"dialogs: dismiss\n", DialogsAccept, DialogsDismiss},
+		{"", flow.DialogsAccept, flow.DialogsAccept},
+		{"dialogs: leave\n", flow.DialogsAccept, ""},
+		{"dialogs: dismiss\n", flow.DialogsAccept, flow.DialogsDismiss},
 		{"", "", ""},
 	} {
 		fake := runnertest.New()
 		files := writeFlows(t, map[string]string{"main.yaml": "name: d\n" + tc.key + "steps:\n  - reload: {}\n"})
-		f, err := Load(filepath.Join(files, "main.yaml"))
+		f, err := flow.Load(filepath.Join(files, "main.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -100,17 +101,17 @@ func (r *Runner) gathers() bool { return r.Artifacts != "" || r.Evidence }
 
 // failingExprs are the conditions of st that can fail it: its if modifier,
 // an assert's or if's condition, a repeat's while and until.
-func failingExprs(st Step) []*expr.Expr {
+func failingExprs(st flow.Step) []*expr.Expr {
 	var out []*expr.Expr
 	if m := st.Meta(); m.If != nil {
 		out = append(out, m.If)
 	}
 	switch x := st.(type) {
-	case *AssertStep:
+	case *flow.AssertStep:
 		out = append(out, x.Cond)
-	case *IfStep:
+	case *flow.IfStep:
 		out = append(out, x.Cond)
-	case *RepeatStep:
+	case *flow.RepeatStep:
 		if x.While != nil {
 			out = append(out, x.While)
 		}
@@ -124,7 +125,7 @@ func failingExprs(st Step) []*expr.Expr {
 // readFailingExprs records, on the step that just failed, the value of
 // every name its conditions read, evaluated in the state the step ran in
 // (a sub-flow's names stay inside it).
-func (s *State) readFailingExprs(st Step, rep *StepReport) {
+func (s *State) readFailingExprs(st flow.Step, rep *StepReport) {
 	if !s.r.gathers() {
 		return
 	}

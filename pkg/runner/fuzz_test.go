@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -30,19 +31,19 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		flow, err := Load(path)
+		fl, err := flow.Load(path)
 		if err == nil {
-			if flow == nil {
+			if fl == nil {
 				t.Fatal("Load returned neither a flow nor an error")
 			}
 			return
 		}
-		var le *LoadError
+		var le *flow.LoadError
 		if !errors.As(err, &le) {
-			t.Fatalf("Load error %T %v: want a *LoadError", err, err)
+			t.Fatalf("Load error %T %v: want a *flow.LoadError", err, err)
 		}
 		if len(le.Diags) == 0 {
-			t.Fatal("a LoadError with no diagnostics")
+			t.Fatal("a flow.LoadError with no diagnostics")
 		}
 		for _, d := range le.Diags {
 			if d.Msg == "" || d.Line < 1 {
@@ -70,17 +71,17 @@ func FuzzInterpolation(f *testing.F) {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		flow, err := Load(path)
+		fl, err := flow.Load(path)
 		if err != nil {
-			var le *LoadError
+			var le *flow.LoadError
 			if !errors.As(err, &le) {
-				t.Fatalf("Load error %T %v: want a *LoadError", err, err)
+				t.Fatalf("Load error %T %v: want a *flow.LoadError", err, err)
 			}
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		rec := (&Runner{Requester: runnertest.New()}).RunFlow(ctx, flow)
+		rec := (&Runner{Requester: runnertest.New()}).RunFlow(ctx, fl)
 		if rec.Status != StatusPassed && rec.Status != StatusFailed {
 			t.Fatalf("status %s (%s), want passed or failed", rec.Status, rec.Error)
 		}

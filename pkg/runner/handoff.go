@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
@@ -32,7 +33,7 @@ func (h *HandoffReport) String() string {
 // has cleared the page, replaces *result with the cleared page's extract
 // and applies the policy to what that shows. A person who does not clear it
 // in time ends the flow blocked with the verdict.
-func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[string]any, policy ObstaclePolicy, verdict *protocol.Obstacle) error {
+func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[string]any, policy flow.ObstaclePolicy, verdict *protocol.Obstacle) error {
 	stop := &ObstacleError{Type: string(verdict.Type), Confidence: string(verdict.Confidence), Message: verdict.Message}
 	if s.r.HandoffGate != nil {
 		if err := s.r.HandoffGate(ctx); err != nil {
@@ -57,9 +58,9 @@ func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[st
 			return false
 		}
 		if o.Confidence == "high" {
-			return policy.High == PolicyHandoff
+			return policy.High == flow.PolicyHandoff
 		}
-		return policy.Low == PolicyHandoff
+		return policy.Low == flow.PolicyHandoff
 	}
 	if s.r.Progress != nil {
 		fmt.Fprintf(s.r.Progress, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", verdict.Type, tab, timeout)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -39,7 +40,7 @@ steps:
 // shortened to nothing.
 func runHandoff(t *testing.T, fake *runnertest.Fake, gate func(context.Context) error) *FlowReport {
 	t.Helper()
-	f, err := Load(filepath.Join(writeFlows(t, map[string]string{"main.yaml": handoffFlow}), "main.yaml"))
+	f, err := flow.Load(filepath.Join(writeFlows(t, map[string]string{"main.yaml": handoffFlow}), "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

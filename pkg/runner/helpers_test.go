@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/base64"
+	"flag"
 	"os"
 )
 
@@ -16,3 +17,5 @@ func writeFile(tb interface {
 		tb.Fatal(err)
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite golden files")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -83,7 +84,7 @@ func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Work
 	}
 	for i, rec := range q.recs {
 		if rec == nil {
-			rec = &FlowReport{Name: flowName(files[i]), File: files[i], Status: StatusSkipped}
+			rec = &FlowReport{Name: flow.DefaultName(files[i]), File: files[i], Status: StatusSkipped}
 		}
 		suite.Flows = append(suite.Flows, rec)
 	}

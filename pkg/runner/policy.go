@@ -4,77 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
-
-// RetryPolicy is a step's `retry`: up to Attempts sends in all, waiting
-// Delay before the first retry and multiplying the wait by Backoff after
-// each, for the error codes in On (default [timeout]). It also sets how
-// many re-extract recoveries an element error gets: max(1, Attempts-1).
-type RetryPolicy struct {
-	Attempts int
-	Delay    time.Duration
-	Backoff  float64
-	On       []protocol.ErrorCode
-}
-
-func (r *RetryPolicy) allows(code protocol.ErrorCode) bool {
-	if r == nil {
-		return false
-	}
-	for _, c := range r.On {
-		if c == code {
-			return true
-		}
-	}
-	return false
-}
-
-// Obstacle policies.
-const (
-	PolicyStop     = "stop"
-	PolicyContinue = "continue"
-	// PolicyHandoff hands the tab to the person (pkg/handoff) and goes on
-	// once they have cleared the page; it acts as PolicyStop when nobody
-	// can be handed the browser (Runner.HandoffGate) or the person does not
-	// clear it within the policy's Timeout.
-	PolicyHandoff = "handoff"
-)
-
-// ObstaclePolicy says what a verdict of each confidence does to the flow:
-// PolicyStop ends it with StatusBlocked, PolicyContinue goes on (a low
-// verdict is then recorded as advisory), PolicyHandoff waits up to Timeout
-// for a person to clear the page.
-type ObstaclePolicy struct {
-	High string `json:"high"`
-	Low  string `json:"low"`
-	// Timeout is how long a handoff waits for the person (`timeout:` in
-	// obstacles; handoff.DefaultTimeout when zero). The flow's own timeout
-	// still caps it.
-	Timeout time.Duration `json:"timeout,omitempty"`
-}
-
-// DefaultObstaclePolicy stops on high and continues on low.
-var DefaultObstaclePolicy = ObstaclePolicy{High: PolicyStop, Low: PolicyContinue}
-
-// override returns p with the fields o sets.
-func (p ObstaclePolicy) override(o *ObstaclePolicy) ObstaclePolicy {
-	if o == nil {
-		return p
-	}
-	if o.High != "" {
-		p.High = o.High
-	}
-	if o.Low != "" {
-		p.Low = o.Low
-	}
-	if o.Timeout != 0 {
-		p.Timeout = o.Timeout
-	}
-	return p
-}
 
 // ObstacleError ends a flow blocked because an extract's verdict met a stop
 // policy: the flow's status is StatusBlocked.
@@ -90,7 +23,7 @@ func (e *ObstacleError) Error() string {
 
 // checkObstacle applies policy to the verdict of an extract result, result
 // (read by ex): a handoff may replace result with the cleared page's.
-func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *map[string]any, policy ObstaclePolicy) error {
+func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *map[string]any, policy flow.ObstaclePolicy) error {
 	o, ok := (*result)["obstacle"].(map[string]any)
 	if !ok {
 		return nil
@@ -102,10 +35,10 @@ func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *ma
 	if conf == "high" {
 		action = policy.High
 	}
-	if action == PolicyHandoff {
+	if action == flow.PolicyHandoff {
 		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: protocol.ObstacleType(typ), Confidence: protocol.Confidence(conf), Message: msg})
 	}
-	if action == PolicyStop {
+	if action == flow.PolicyStop {
 		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}
 	}
 	advisory := fmt.Sprintf("%s obstacle %s (%s): %s", conf, typ, "continued", msg)
@@ -122,7 +55,7 @@ func classify(err error) Status {
 	if err == nil {
 		return StatusPassed
 	}
-	var le *LoadError
+	var le *flow.LoadError
 	var oe *ObstacleError
 	var be *protocol.Error
 	switch {

@@ -154,7 +154,7 @@ func (jf *jsonFlow) flowReport(at string) (*FlowReport, error) {
 	if f.File == "" {
 		return nil, fmt.Errorf("%s has no file", at)
 	}
-	f.Diagnostics.nativeForm()
+	nativeForm(f.Diagnostics)
 	if _, ok := statusRank[f.Status]; !ok {
 		return nil, fmt.Errorf("%s (%s): unknown status %q", at, f.File, f.Status)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
@@ -110,13 +111,13 @@ type FlowReport struct {
 	Reason string `json:"reason,omitempty"`
 	Hint   string `json:"hint,omitempty"`
 	// FailedStep and FailedLine name the step that failed the flow.
-	FailedStep  string         `json:"failedStep,omitempty"`
-	FailedLine  int            `json:"failedLine,omitempty"`
-	Obstacle    *ObstacleError `json:"obstacle,omitempty"`
-	Advisories  []string       `json:"advisories,omitempty"`
-	HookErrors  []string       `json:"hookErrors,omitempty"`
-	Diagnostics Diagnostics    `json:"diagnostics,omitempty"`
-	Steps       []*StepReport  `json:"steps"`
+	FailedStep  string           `json:"failedStep,omitempty"`
+	FailedLine  int              `json:"failedLine,omitempty"`
+	Obstacle    *ObstacleError   `json:"obstacle,omitempty"`
+	Advisories  []string         `json:"advisories,omitempty"`
+	HookErrors  []string         `json:"hookErrors,omitempty"`
+	Diagnostics flow.Diagnostics `json:"diagnostics,omitempty"`
+	Steps       []*StepReport    `json:"steps"`
 	// Attempts counts the runs of the flow (1 + its reruns under
 	// Runner.Retries); FailedAttempts are the runs before the last one,
 	// which all failed. Flaky: the flow passed after a failed run or a
@@ -272,30 +273,36 @@ type jsonFlow struct {
 	FailedAttempts []jsonFlow `json:"failedAttempts,omitempty"`
 }
 
-// ReportPath is path as every report bua writes gives it (the JSON and
-// JUnit reports, the HTML page, the evidence bundle's step log) and as
-// goldens hold it: slash-separated on every OS (filepath.ToSlash), so the
-// reports of shards run on Windows and on Linux merge (Merge matches
-// flows by file), CI tools read one form, and a golden written on one OS
-// matches on the other. The runner keeps paths in the OS's own form; a
-// reader turns a report's back with filepath.FromSlash before it touches
-// the file system (ReadJSON, ReadJSONFile).
-//
-// The texts a report carries name paths this way too: a flow's error and
-// its hooks' (a step's file:line, StepError), its diagnostics (file:line:col
-// and the paths in their messages, Diagnostic), the evidence files it
-// could not write (Problems, a step's note), so that a report holds one
-// form and a golden holds the same text on every OS. The terminal shows
-// those texts as they are (Windows takes / in a path). Messages that
-// never reach a report keep the OS's form, for the person at that
-// machine, who may paste them into a shell: Merge's and ReadJSONFile's
-// errors and warnings, which name the inputs as they were given.
+// ReportPath is flow.ReportPath (every path a report holds is
+// slash-separated), through toSlash.
 func ReportPath(path string) string { return toSlash(path) }
 
-// toSlash is filepath.ToSlash; a test swaps it for one that turns \ into
+// toSlash is flow.ReportPath; a test swaps it for one that turns \ into
 // / (slashesAsOnWindows), so that a writer that leaves out ReportPath
-// fails on Linux too, where filepath.ToSlash changes nothing.
-var toSlash = filepath.ToSlash
+// shows it on Linux too.
+var toSlash = flow.ReportPath
+
+// reportForm is ds as a report writes them, each file slash-separated
+// (ReportPath), in a new slice; nil for none.
+func reportForm(ds flow.Diagnostics) flow.Diagnostics {
+	if ds == nil {
+		return nil
+	}
+	out := make(flow.Diagnostics, len(ds))
+	for i, d := range ds {
+		d.File = ReportPath(d.File)
+		out[i] = d
+	}
+	return out
+}
+
+// nativeForm is ds read back from a report, each file in the OS's form
+// (filepath.FromSlash), in place.
+func nativeForm(ds flow.Diagnostics) {
+	for i := range ds {
+		ds[i].File = filepath.FromSlash(ds[i].File)
+	}
+}
 
 // reportPaths is ReportPath of each of paths, in a new slice (nil for
 // none): the report's copy, never the runner's own.
@@ -348,7 +355,7 @@ func (s *SuiteReport) exitCode(st Status) *int {
 // slash-separated (ReportPath).
 func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
 	fc := *f // the report's copy: the diagnostics' files change, f's do not
-	fc.Diagnostics = f.Diagnostics.reportForm()
+	fc.Diagnostics = reportForm(f.Diagnostics)
 	jf := jsonFlow{Name: f.Name, File: ReportPath(f.File), Status: f.Status, ExitCode: s.exitCode(f.Status), Flaky: f.Flaky,
 		FlowReport: &fc, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 	for _, st := range f.Steps {
@@ -469,7 +476,7 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			c.Skipped = &struct{}{}
 		case StatusInvalid:
 			js.Errors++
-			c.Error = &junitFailure{Message: "invalid flow", Type: string(StatusInvalid), Body: f.Diagnostics.String()}
+			c.Error = &junitFailure{Message: "invalid flow", Type: string(StatusInvalid), Body: reportForm(f.Diagnostics).String()}
 		default:
 			js.Failures++
 			msg := string(f.Status)

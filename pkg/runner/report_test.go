@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -92,7 +93,7 @@ func TestRun_HintFromRunner(t *testing.T) {
 		return nil, &protocol.Error{Code: protocol.CodeInternalError, Message: "net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
 	}
 	dir := writeFlows(t, map[string]string{"main.yaml": "name: h\nsteps:\n  - navigate: http://127.0.0.1:9/\n"})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 // slashesAsOnWindows makes ReportPath turn \ into / for the rest of t, as
@@ -42,7 +44,7 @@ func windowsSuite() *SuiteReport {
 		Steps: []*StepReport{{Path: "3", Kind: "click", File: `flows\shop\pay.yaml`, Status: StatusFailed, Artifacts: []string{`art\pay\3-pay\page.md`}}}}
 	f := &FlowReport{Name: "pay", File: `flows\shop\pay.yaml`, Status: StatusFailed, Error: "x", FailedStep: "3", Attempts: 2,
 		Steps: []*StepReport{st}, FailedAttempts: []*FlowReport{earlier},
-		Diagnostics: Diagnostics{{File: `flows\shop\pay.yaml`, Line: 2, Col: 3, Msg: "a repeat of 2000 passes", Warning: true}}}
+		Diagnostics: flow.Diagnostics{{File: `flows\shop\pay.yaml`, Line: 2, Col: 3, Msg: "a repeat of 2000 passes", Warning: true}}}
 	return &SuiteReport{Flows: []*FlowReport{f}, WorkDir: `..\ci`,
 		Shards: []ShardInfo{{Report: `shards\report-1.json`, Shard: "1/1", Status: StatusFailed, Flows: 1}}}
 }
@@ -187,7 +189,7 @@ func TestReportPaths_ShardsAcrossOSes(t *testing.T) {
 
 // TestReportPaths_Messages: the texts a report carries name paths
 // slash-separated too, whatever the OS wrote: a step's file:line in the
-// flow's error, a diagnostic's file (with or without a position), a
+// flow's error (a diagnostic's file: pkg/flow's TestReportPath_Diagnostics), a
 // flaky step's attempt in JUnit, an invalid flow's diagnostics in JUnit,
 // and a merged report's problem, prefixed with its input.
 func TestReportPaths_Messages(t *testing.T) {
@@ -197,20 +199,12 @@ func TestReportPaths_Messages(t *testing.T) {
 	if got, want := se.Error(), `flows/shop/pay.yaml:3: step "click": nothing matches #pay`; got != want {
 		t.Errorf("StepError = %q, want %q", got, want)
 	}
-	diag := Diagnostic{File: file, Line: 2, Col: 3, Msg: "unknown step key"}
-	noPos := Diagnostic{File: file, Msg: "cannot read flow"}
-	if got, want := diag.String()+"\n"+noPos.String(), "flows/shop/pay.yaml:2:3: unknown step key\nflows/shop/pay.yaml: cannot read flow"; got != want {
-		t.Errorf("diagnostics = %q, want %q", got, want)
-	}
-	if got := (&LoadError{Diags: Diagnostics{diag}}).Error(); got != "invalid flow: flows/shop/pay.yaml:2:3: unknown step key" {
-		t.Errorf("LoadError = %q", got)
-	}
 
 	flaky := &StepReport{Path: "1", Kind: "click", File: file, Line: 3, Status: StatusPassed, Attempts: 2, Flaky: true,
 		FailedAttempts: []AttemptError{{Attempt: 1, ErrorInfo: ErrorInfo{Code: "timeout", Message: "slow"}}}}
 	s := &SuiteReport{Flows: []*FlowReport{
 		{Name: "pay", File: file, Status: StatusPassed, Flaky: true, Steps: []*StepReport{flaky}},
-		{Name: "broken", File: `flows\broken.yaml`, Status: StatusInvalid, Diagnostics: Diagnostics{{File: `flows\broken.yaml`, Line: 3, Col: 5, Msg: "unknown step key"}}},
+		{Name: "broken", File: `flows\broken.yaml`, Status: StatusInvalid, Diagnostics: flow.Diagnostics{{File: `flows\broken.yaml`, Line: 3, Col: 5, Msg: "unknown step key"}}},
 	}}
 	var b bytes.Buffer
 	if err := s.WriteJUnit(&b); err != nil {

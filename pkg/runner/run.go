@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/iostreams"
@@ -167,7 +168,7 @@ func (sh *shared) runCtx() context.Context {
 // report being written.
 type State struct {
 	r       *Runner
-	flow    *Flow
+	flow    *flow.Flow
 	env     *expr.Env
 	vars    map[string]any
 	shared  *shared
@@ -187,14 +188,14 @@ type State struct {
 	// obstacles and stepTimeout are the obstacle policy and the step
 	// timeout (defaults.timeout) in force: a sub-flow keeps its caller's
 	// for each key it does not set itself (child).
-	obstacles   ObstaclePolicy
+	obstacles   flow.ObstaclePolicy
 	stepTimeout time.Duration
 }
 
-func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
+func newState(r *Runner, f *flow.Flow, sh *shared, rec *FlowReport) *State {
 	s := &State{r: r, flow: f, shared: sh, rec: rec, origins: map[string]*extractOrigin{}, vars: map[string]any{}}
 	envMap := map[string]any{}
-	for _, name := range f.envNames {
+	for _, name := range f.EnvNames {
 		if v := r.getenv(name); v != "" {
 			envMap[name] = v
 		}
@@ -213,7 +214,7 @@ func newState(r *Runner, f *Flow, sh *shared, rec *FlowReport) *State {
 }
 
 // child is the state of a sub-flow run from s's current step.
-func (s *State) child(f *Flow, prefix string) *State {
+func (s *State) child(f *flow.Flow, prefix string) *State {
 	c := newState(s.r, f, s.shared, s.rec)
 	c.prefix = prefix
 	c.depth = s.depth + 1
@@ -223,8 +224,8 @@ func (s *State) child(f *Flow, prefix string) *State {
 	if c.dialogs == "" {
 		c.dialogs = s.dialogs
 	}
-	c.obstacles = s.obstacles.override(f.ownObstacles)
-	if !f.ownStepTimeout {
+	c.obstacles = s.obstacles.Override(f.OwnObstacles)
+	if !f.OwnStepTimeout {
 		c.stepTimeout = s.stepTimeout
 	}
 	c.cur = s.cur
@@ -283,7 +284,7 @@ func (s *State) initVars(with map[string]any, overrides map[string]string) error
 }
 
 // execSteps runs steps in order; path numbers them from 1 under prefix.
-func (s *State) execSteps(ctx context.Context, steps []Step, prefix string) error {
+func (s *State) execSteps(ctx context.Context, steps []flow.Step, prefix string) error {
 	for i, st := range steps {
 		path := fmt.Sprint(i + 1)
 		if prefix != "" {
@@ -297,7 +298,7 @@ func (s *State) execSteps(ctx context.Context, steps []Step, prefix string) erro
 }
 
 // exec runs one step with its modifiers and records it.
-func (s *State) exec(ctx context.Context, st Step, path string) error {
+func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 	m := st.Meta()
 	rep := &StepReport{Path: path, Name: m.Name, Kind: m.Kind, File: m.File, Line: m.Line}
 	if s.cur.Path != "" {
@@ -329,7 +330,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 				return nil
 			}
 		}
-		_, isAction := st.(*ActionStep)
+		_, isAction := st.(*flow.ActionStep)
 		if isLeaf(st) && !s.unlisted {
 			s.r.progressStart(s, rep, m)
 		}
@@ -338,7 +339,7 @@ func (s *State) exec(ctx context.Context, st Step, path string) error {
 			stepCtx, cancel = context.WithTimeoutCause(ctx, m.Timeout, protocol.Errorf(protocol.CodeTimeout, "step timed out after %s", m.Timeout))
 			defer cancel()
 		}
-		return st.Run(stepCtx, s)
+		return s.runStep(stepCtx, st)
 	}()
 	rep.Duration = s.r.now().Sub(start)
 	if rep.Status == StatusSkipped {
@@ -389,9 +390,9 @@ func stopped(ctx context.Context) error {
 	return fmt.Errorf("flow stopped: %w", cause)
 }
 
-func isLeaf(st Step) bool {
+func isLeaf(st flow.Step) bool {
 	switch st.(type) {
-	case *IfStep, *RepeatStep, *RunStep:
+	case *flow.IfStep, *flow.RepeatStep, *flow.RunStep:
 		return false
 	}
 	return true
@@ -477,7 +478,7 @@ func joinPath(prefix, name string) string {
 // once for all its runs, like a test server. The last run's report is the
 // flow's; the runs before it are its FailedAttempts, and a rerun's
 // artifacts go under Artifacts/attempt-N so the first failure's stay.
-func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
+func (r *Runner) RunFlow(ctx context.Context, f *flow.Flow) *FlowReport {
 	fr := r.startFlow(f)
 	defer fr.close()
 	for {
@@ -491,14 +492,14 @@ func (r *Runner) RunFlow(ctx context.Context, f *Flow) *FlowReport {
 // of them, and the attempts that failed. A parallel run's attempts may
 // each run on another worker (RunParallel).
 type flowRun struct {
-	f        *Flow
+	f        *flow.Flow
 	srv      *Server
 	serveErr error
 	failed   []*FlowReport
 }
 
 // startFlow serves f's folder (its serve key, else r.Serve), if any.
-func (r *Runner) startFlow(f *Flow) *flowRun {
+func (r *Runner) startFlow(f *flow.Flow) *flowRun {
 	fr := &flowRun{f: f}
 	dir := r.Serve
 	if f.Serve != "" {
@@ -555,7 +556,7 @@ func (fr *flowRun) abandoned() *FlowReport {
 
 // runAttempt is one run of f; started says whether its steps began (a
 // failure before them, in serve or vars, is not rerun).
-func (r *Runner) runAttempt(ctx context.Context, f *Flow, srv *Server, serveErr error, attempt int) (*FlowReport, bool, error) {
+func (r *Runner) runAttempt(ctx context.Context, f *flow.Flow, srv *Server, serveErr error, attempt int) (*FlowReport, bool, error) {
 	rec := &FlowReport{Name: f.Name, File: f.File, Tags: f.Tags, Started: r.now()}
 	sh := &shared{masker: &Masker{}, run: ctx}
 	rec.masker = sh.masker
@@ -616,7 +617,7 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 	stop := false
 	for _, file := range files {
 		if stop || ctx.Err() != nil {
-			suite.Flows = append(suite.Flows, &FlowReport{Name: flowName(file), File: file, Status: StatusSkipped})
+			suite.Flows = append(suite.Flows, &FlowReport{Name: flow.DefaultName(file), File: file, Status: StatusSkipped})
 			continue
 		}
 		var rec *FlowReport
@@ -634,8 +635,8 @@ func (r *Runner) RunSuite(ctx context.Context, files []string) *SuiteReport {
 
 // invalidFlow is the report of a file that did not load, printed.
 func (r *Runner) invalidFlow(file string, err error) *FlowReport {
-	rec := &FlowReport{Name: flowName(file), File: file, Status: StatusInvalid, Error: err.Error()}
-	var le *LoadError
+	rec := &FlowReport{Name: flow.DefaultName(file), File: file, Status: StatusInvalid, Error: err.Error()}
+	var le *flow.LoadError
 	if errors.As(err, &le) {
 		rec.Diagnostics = le.Diags
 	}
@@ -666,10 +667,6 @@ func (s *SuiteReport) end(r *Runner, ctx context.Context) {
 // interrupted reports whether ctx, a run's or a flow's, was cancelled by
 // the run's caller (Ctrl-C, SIGTERM) rather than timed out.
 func interrupted(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }
-
-func flowName(file string) string {
-	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-}
 
 // Shard returns the files of shard i of n (1-based): sorted (sortFiles),
 // then every file whose index % n == i-1, so each CI job gets a stable
@@ -755,7 +752,7 @@ func (r *Runner) progressFlowEnd(rec *FlowReport) {
 	}
 }
 
-func (r *Runner) progressStart(s *State, rep *StepReport, m *StepMeta) {
+func (r *Runner) progressStart(s *State, rep *StepReport, m *flow.StepMeta) {
 	if r.Progress == nil || !r.TTY {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -41,7 +42,7 @@ func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (
 		files[extra[i]] = extra[i+1]
 	}
 	dir := writeFlows(t, files)
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -582,7 +583,7 @@ func TestRun_Serve(t *testing.T) {
 		"flows/main.yaml": "name: s\nserve: ../site\nsteps:\n  - navigate: ${{ vars.base_url }}/index.html\n",
 	})
 	fake := runnertest.New()
-	f, err := Load(filepath.Join(dir, "flows", "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "flows", "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -723,7 +724,7 @@ func TestRun_EveryAction(t *testing.T) {
 				On(protocol.ActionOpenTab, runnertest.Result(protocol.OpenTabResult{TabID: 3})).
 				On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 1})).
 				On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,"}))
-			src := fmt.Sprintf("name: every\nsteps:\n  - %s: %s\n", typ, mappingExample(protocol.ActionSpecs[typ]))
+			src := fmt.Sprintf("name: every\nsteps:\n  - %s: %s\n", typ, flow.MappingExample(protocol.ActionSpecs[typ]))
 			rec, _ := runFlow(t, fake, src)
 			if rec.Status != StatusPassed {
 				t.Fatalf("%s: status %s: %s", src, rec.Status, rec.Error)

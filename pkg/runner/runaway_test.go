@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -39,7 +40,7 @@ func TestRun_BusyLoopStops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFlows(t, map[string]string{"main.yaml": tc.src})
-			f, err := Load(filepath.Join(dir, "main.yaml"))
+			f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +207,7 @@ func TestSuite_Interrupted(t *testing.T) {
 // finally ends it at once.
 func TestRun_InterruptStopsHooks(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"f.yaml": "name: f\ntimeout: 100ms\nsteps:\n  - sleep: 5s\nfinally:\n  - log: cleaning\n  - sleep: 30s\n"})
-	f, err := Load(filepath.Join(dir, "f.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "f.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

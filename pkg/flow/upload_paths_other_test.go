@@ -1,6 +1,6 @@
 //go:build !windows
 
-package runner
+package flow
 
 import (
 	"path/filepath"
@@ -15,7 +15,7 @@ import (
 func TestResolvePathsWindowsFormsHere(t *testing.T) {
 	dir := t.TempDir()
 	flow := filepath.Join(dir, "f.yaml")
-	got := resolvePaths(flow, []any{`C:\x\y.txt`, `\\srv\share\f.txt`, "/tmp/b.txt"})
+	got := ResolvePaths(flow, []any{`C:\x\y.txt`, `\\srv\share\f.txt`, "/tmp/b.txt"})
 	want := []any{filepath.Join(dir, `C:\x\y.txt`), filepath.Join(dir, `\\srv\share\f.txt`), "/tmp/b.txt"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resolvePaths = %q, want %q", got, want)

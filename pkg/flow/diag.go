@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"errors"
@@ -108,28 +108,6 @@ func (ds Diagnostics) sort() {
 	})
 }
 
-// reportForm is ds as a report writes them, each file slash-separated
-// (ReportPath), in a new slice; nil for none.
-func (ds Diagnostics) reportForm() Diagnostics {
-	if ds == nil {
-		return nil
-	}
-	out := make(Diagnostics, len(ds))
-	for i, d := range ds {
-		d.File = ReportPath(d.File)
-		out[i] = d
-	}
-	return out
-}
-
-// nativeForm is ds read back from a report, each file in the OS's form
-// (filepath.FromSlash), in place.
-func (ds Diagnostics) nativeForm() {
-	for i := range ds {
-		ds[i].File = filepath.FromSlash(ds[i].File)
-	}
-}
-
 // String is one diagnostic per line (snippets add lines).
 func (ds Diagnostics) String() string {
 	var b strings.Builder
@@ -162,3 +140,28 @@ func (e *LoadError) Error() string {
 	}
 	return fmt.Sprintf("invalid flow: %d problems:\n%s", len(e.Diags), strings.TrimRight(e.Diags.String(), "\n"))
 }
+
+// ReportPath is path as every report bua writes gives it (the JSON and
+// JUnit reports, the HTML page, the evidence bundle's step log) and as
+// goldens hold it: slash-separated on every OS (filepath.ToSlash), so the
+// reports of shards run on Windows and on Linux merge (runner.Merge
+// matches flows by file), CI tools read one form, and a golden written on
+// one OS matches on the other. Flows keep paths in the OS's own form; a
+// reader turns a report's back with filepath.FromSlash before it touches
+// the file system (runner.ReadJSON).
+//
+// The texts a report carries name paths this way too: a flow's error and
+// its hooks' (a step's file:line, runner.StepError), its diagnostics
+// (file:line:col and the paths in their messages, Diagnostic), the
+// evidence files it could not write, so that a report holds one form and
+// a golden holds the same text on every OS. The terminal shows those
+// texts as they are (Windows takes / in a path). Messages that never
+// reach a report keep the OS's form, for the person at that machine, who
+// may paste them into a shell: runner.Merge's and runner.ReadJSONFile's
+// errors and warnings, which name the inputs as they were given.
+func ReportPath(path string) string { return toSlash(path) }
+
+// toSlash is filepath.ToSlash; a test swaps it for one that turns \ into
+// / (slashesAsOnWindows), so that a diagnostic that leaves out ReportPath
+// fails on Linux too, where filepath.ToSlash changes nothing.
+var toSlash = filepath.ToSlash

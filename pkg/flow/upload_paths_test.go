@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"path/filepath"
@@ -20,7 +20,7 @@ func TestResolvePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := resolvePaths(flow, []any{"a.txt", filepath.Join("files", "one.txt"), "../up.txt", abs, 3, ""})
+	got := ResolvePaths(flow, []any{"a.txt", filepath.Join("files", "one.txt"), "../up.txt", abs, 3, ""})
 	want := []any{
 		filepath.Join(dir, "flows", "a.txt"),
 		filepath.Join(dir, "flows", "files", "one.txt"),

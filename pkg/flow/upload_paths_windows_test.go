@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"path/filepath"
@@ -21,7 +21,7 @@ func TestResolvePathsWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := resolvePaths(flow, []any{`C:\x\y.txt`, "C:/x/y.txt", `\\srv\share\f.txt`, "/tmp/b.txt", `\tmp\b.txt`, "C:b.txt", `files\a.txt`})
+	got := ResolvePaths(flow, []any{`C:\x\y.txt`, "C:/x/y.txt", `\\srv\share\f.txt`, "/tmp/b.txt", `\tmp\b.txt`, "C:b.txt", `files\a.txt`})
 	want := []any{`C:\x\y.txt`, "C:/x/y.txt", `\\srv\share\f.txt`, rooted, rooted, driveRel, filepath.Join(filepath.Dir(flow), "files", "a.txt")}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resolvePaths = %q,\nwant %q", got, want)

@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"encoding/json"
@@ -51,7 +51,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 		// `get_tabs:` with nothing: no params.
 	case v.Kind == yaml.ScalarNode:
 		if spec.Shorthand == "" {
-			fs.errf(v, "%s takes a mapping of params (expected e.g. %s), not a scalar", typ, mappingExample(spec))
+			fs.errf(v, "%s takes a mapping of params (expected e.g. %s), not a scalar", typ, MappingExample(spec))
 			return nil
 		}
 		st.Params = append(st.Params, Param{Name: spec.Shorthand, Value: fs.template(v, string(typ))})
@@ -123,9 +123,9 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 			continue
 		}
 		if ps, _ := spec.Param(p.Name); ps.Kind == protocol.KindList {
-			val = asList(val)
+			val = AsList(val)
 			if typ == protocol.ActionUpload && p.Name == "files" {
-				val = resolvePaths(fs.file, val.([]any))
+				val = ResolvePaths(fs.file, val.([]any))
 			}
 		}
 		raw[p.Name] = val
@@ -180,8 +180,8 @@ func (fs *fileScope) paramValue(spec *protocol.ActionSpec, name string, n *yaml.
 	return t
 }
 
-// asList is v as a list: one item stands for a list of one.
-func asList(v any) []any {
+// AsList is v as a list: one item stands for a list of one.
+func AsList(v any) []any {
 	switch x := v.(type) {
 	case []any:
 		return x
@@ -195,14 +195,14 @@ func asList(v any) []any {
 	return []any{v}
 }
 
-// resolvePaths makes upload's relative paths absolute against the
+// ResolvePaths makes upload's relative paths absolute against the
 // directory of the flow file that names them (the working directory for a
 // flow with no file), as a person reading the flow would expect.
 // "Absolute" is the OS's (filepath.IsAbs, filepath.Abs): C:\x and
 // \\server\share\x on Windows, /x elsewhere. A Windows path that is
 // neither, but names a drive (C:x) or the root (\x, /x), is the current
 // drive's, as the shell reads it, not a place in the flow's folder.
-func resolvePaths(flowFile string, paths []any) []any {
+func ResolvePaths(flowFile string, paths []any) []any {
 	base := "."
 	if flowFile != "" && !strings.HasPrefix(flowFile, "<") {
 		base = filepath.Dir(flowFile)
@@ -263,9 +263,9 @@ func paramList(params []string) string {
 	return strings.Join(params, ", ")
 }
 
-// mappingExample is a mapping a step of spec's action could take: its
+// MappingExample is a mapping (YAML flow style) a step of spec's action could take: its
 // required params (or exactly one target) with the schema's examples.
-func mappingExample(spec *protocol.ActionSpec) string {
+func MappingExample(spec *protocol.ActionSpec) string {
 	var parts []string
 	if spec.Target {
 		parts = append(parts, fmt.Sprintf("uid: %q", placeholder(spec, "uid")))

@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"fmt"
@@ -89,7 +89,7 @@ type FlowInfo struct {
 
 // ReadInfo reads file's name (default: the file name) and tags.
 func ReadInfo(file string) FlowInfo {
-	info := FlowInfo{Name: flowName(file), File: file, Tags: []string{}}
+	info := FlowInfo{Name: DefaultName(file), File: file, Tags: []string{}}
 	data, err := os.ReadFile(file)
 	var doc yaml.Node
 	if err == nil {

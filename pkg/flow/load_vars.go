@@ -1,4 +1,4 @@
-package runner
+package flow
 
 import (
 	"fmt"
@@ -124,10 +124,10 @@ func (fs *fileScope) checkVars(n *yaml.Node, src string, e *expr.Expr, what stri
 	for _, r := range c.refs {
 		if r.name == "base_url" {
 			fs.flow.readsBaseURL = true
-			if !fs.hasVar(r.name) && !fs.vars[r.name] && len(fs.flow.unserved) == 0 {
+			if !fs.hasVar(r.name) && !fs.vars[r.name] && len(fs.flow.Unserved) == 0 {
 				reported[r.name] = true
 				xe := expr.SnippetError(src, r.node, "vars.base_url is set only when the flow is served, and this flow has no serve: key")
-				fs.flow.unserved = append(fs.flow.unserved, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
+				fs.flow.Unserved = append(fs.flow.Unserved, Diagnostic{File: fs.file, Line: n.Line, Col: n.Column,
 					Msg:     fmt.Sprintf("%s: %s", what, xe.Msg),
 					Hint:    "add serve: FOLDER (the folder to serve, relative to the flow file), run it with --serve DIR or --var base_url=URL (bua lint takes them too), or declare base_url under vars: with a default",
 					Snippet: xe.Snippet})
@@ -208,21 +208,6 @@ func (fs *fileScope) laterVar(name string) bool {
 		}
 	}
 	return false
-}
-
-// Load loads the flow at path as this run will run it: besides Load's
-// checks, a flow that reads vars.base_url is invalid when nothing sets it,
-// neither its serve: key nor the run (Serve, or Vars["base_url"]). Its
-// sub-flows are not held to it: a caller's with: sets what they read.
-func (r *Runner) Load(path string) (*Flow, error) {
-	f, err := Load(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, set := r.Vars["base_url"]; len(f.unserved) > 0 && r.Serve == "" && !set {
-		return nil, &LoadError{Diags: f.unserved, Warnings: f.Warnings}
-	}
-	return f, nil
 }
 
 // VarNames are the names `bua run --var` may set in f, sorted: its

@@ -20,6 +20,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
+	"github.com/bua-dev/bua/pkg/runner/progress"
 )
 
 func init() {
@@ -210,7 +211,7 @@ func runRun(o *runOptions) error {
 		out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
 	}
 	if !ios.Quiet {
-		r.Progress, r.TTY, r.Color = out, tty, color
+		r.Events = progress.New(out, tty, color)
 	}
 	ctx, cancel := o.commandContext()
 	defer cancel()
@@ -224,8 +225,8 @@ func runRun(o *runOptions) error {
 		for _, w := range workers {
 			lazies = append(lazies, w.Requester.(*lazyRequester))
 		}
-		if r.Progress != nil {
-			fmt.Fprintf(r.Progress, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
+		if !ios.Quiet {
+			fmt.Fprintf(out, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
 		}
 		if !o.KeepBrowsers {
 			defer o.stopLaunchedBrowsers(workers)() // once the workers' connections are closed

@@ -32,7 +32,7 @@ func TestAssert_MessageAndValuesWhole(t *testing.T) {
 			src := "name: a\nvars: { x: 1, lines: \"first line\\nsecond line\" }\nsteps:\n" + tc.flow
 			dir := writeFlows(t, map[string]string{"main.yaml": src})
 			var progress, junit bytes.Buffer
-			r := &Runner{Requester: runnertest.New(), Progress: &progress}
+			r := &Runner{Requester: runnertest.New(), Events: printer(&progress)}
 			suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
 			wantStatus(t, suite.Flows[0], StatusFailed)
 			if err := suite.WriteJUnit(&junit); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
 )
 
 // Flakiness: a step or a flow that failed and then passed on a retry is
@@ -207,7 +208,7 @@ func (f *FlowReport) junitReruns() (rerun, flaky []junitRerun) {
 func (f *FlowReport) stepLines() []string {
 	var out []string
 	for _, st := range f.Steps {
-		line := fmt.Sprintf("%s%s %s %s (%s)", strings.Repeat("  ", st.Depth), st.Path, st.label(), st.Status, fmtDur(st.Duration))
+		line := fmt.Sprintf("%s%s %s %s (%s)", strings.Repeat("  ", st.Depth), st.Path, st.label(), st.Status, event.FormatDuration(st.Duration))
 		if st.Error != nil {
 			line += ": " + string(st.Error.Code) + ": " + firstLine(st.Error.Message)
 		} else if st.Note != "" {
@@ -216,4 +217,10 @@ func (f *FlowReport) stepLines() []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
 )
 
 // HandoffReport records a step whose page was handed to the person under
@@ -24,7 +25,7 @@ type HandoffReport struct {
 
 // String is the report's note: "handed over (captcha): resolved after 4.1s".
 func (h *HandoffReport) String() string {
-	return fmt.Sprintf("handed over (%s): %s after %s", h.Obstacle, h.Outcome, fmtDur(time.Duration(h.WaitedMs)*time.Millisecond))
+	return fmt.Sprintf("handed over (%s): %s after %s", h.Obstacle, h.Outcome, event.FormatDuration(time.Duration(h.WaitedMs)*time.Millisecond))
 }
 
 // handOver runs the handoff policy for verdict, read by ex into *result: it
@@ -62,9 +63,7 @@ func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[st
 		}
 		return policy.Low == flow.PolicyHandoff
 	}
-	if s.r.Progress != nil {
-		fmt.Fprintf(s.r.Progress, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", verdict.Type, tab, timeout)
-	}
+	s.r.emit(event.Notice{Text: fmt.Sprintf("%s on tab %d: waiting up to %s for a person to clear it in the browser", verdict.Type, tab, timeout)})
 	out, err := handoff.Wait(ctx, s.r.Requester, tab, verdict, handoff.Options{Extract: ex, Timeout: timeout, Needs: needs, Sleep: s.r.handoffSleep})
 	rep := &HandoffReport{TabID: tab, Obstacle: string(verdict.Type), Outcome: protocol.HandoffAbandoned, WaitedMs: out.Waited.Milliseconds()}
 	if out.Resolved {

@@ -3,7 +3,11 @@ package runner
 import (
 	"encoding/base64"
 	"flag"
+	"io"
 	"os"
+
+	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/progress"
 )
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -19,3 +23,7 @@ func writeFile(tb interface {
 }
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// printer is the progress printer `bua run` gives the runner, writing to
+// w as to a file (no terminal, no colour).
+func printer(w io.Writer) event.Sink { return progress.New(w, false, false) }

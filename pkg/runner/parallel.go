@@ -1,9 +1,7 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"slices"
 	"sync"
 
@@ -68,7 +66,7 @@ func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Work
 				q.finish(j, rec, done, r.stopsSuite(rec))
 				if out != nil {
 					printMu.Lock()
-					_, _ = io.Copy(r.Progress, out)
+					r.emit(out.events...)
 					printMu.Unlock()
 				}
 			}
@@ -93,15 +91,15 @@ func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Work
 }
 
 // forWorker is r's copy for one run of a flow on w: w's Requester and
-// index, and progress into a buffer of its own (nil when r prints none),
-// printed whole when the run ends.
-func (r *Runner) forWorker(w Worker) (*Runner, *bytes.Buffer) {
+// index, and its events held (nil when r has no sink) to be emitted
+// together when the run ends.
+func (r *Runner) forWorker(w Worker) (*Runner, *held) {
 	c := *r
 	c.Requester, c.worker, c.parallel = w.Requester, w.Index, true
-	var out *bytes.Buffer
-	if r.Progress != nil {
-		out = &bytes.Buffer{}
-		c.Progress, c.TTY = out, false
+	var out *held
+	if r.Events != nil {
+		out = &held{}
+		c.Events = out
 	}
 	return &c, out
 }

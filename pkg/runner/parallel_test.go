@@ -77,7 +77,7 @@ func TestRunParallel_QueueWorkersOrder(t *testing.T) {
 			close(releaseA)
 		}
 	})
-	r := &Runner{Progress: out, Getenv: func(k string) string {
+	r := &Runner{Events: printer(out), Getenv: func(k string) string {
 		if k == WorkerIndexEnv {
 			return "99" // the environment's value never reaches a flow
 		}
@@ -228,11 +228,11 @@ func TestRunParallel_StopAndInterrupt(t *testing.T) {
 		return protocol.OKResult{OK: true}, nil
 	}
 	fake := runnertest.New().On(protocol.ActionNavigate, hold)
-	r := &Runner{FailFast: true, Progress: writerFunc(func(p []byte) {
+	r := &Runner{FailFast: true, Events: printer(writerFunc(func(p []byte) {
 		if bytes.Contains(p, []byte("FAIL a ")) {
 			once.Do(func() { close(aFailed) })
 		}
-	})}
+	}))}
 	s := r.RunParallel(context.Background(), files, []Worker{{0, fake}, {1, fake}})
 	got := []Status{}
 	for _, f := range s.Flows {

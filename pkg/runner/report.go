@@ -14,6 +14,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
 )
 
 // ErrorInfo is an error as reports show it: a protocol code when there is
@@ -561,7 +562,7 @@ func (s *SuiteReport) SummaryRows() [][]string {
 		if note == "" && f.Flaky {
 			note = "flaky: " + f.flakyNote()
 		}
-		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), fmtDur(f.Duration), f.masker.Mask(note)})
+		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), event.FormatDuration(f.Duration), f.masker.Mask(note)})
 		if f.Status == StatusPassed || f.Status == StatusSkipped {
 			continue
 		}
@@ -571,7 +572,7 @@ func (s *SuiteReport) SummaryRows() [][]string {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
 			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), fmtDur(st.Duration), f.masker.Mask(note)})
+			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), event.FormatDuration(st.Duration), f.masker.Mask(note)})
 		}
 	}
 	return rows
@@ -602,7 +603,7 @@ func (s *SuiteReport) FlowLabels() func(*FlowReport) string {
 func (s *SuiteReport) SummaryLine() string {
 	p, fl, sk := s.Counts()
 	fp, ff := s.FlakyCounts()
-	line := fmt.Sprintf("%d passed%s, %d failed%s, %d skipped in %s", p, flakyCount(fp), fl, flakyCount(ff), sk, fmtDur(s.Duration))
+	line := fmt.Sprintf("%d passed%s, %d failed%s, %d skipped in %s", p, flakyCount(fp), fl, flakyCount(ff), sk, event.FormatDuration(s.Duration))
 	if s.Interrupted {
 		line += ", interrupted"
 	}
@@ -617,11 +618,4 @@ func (s *SuiteReport) SummaryLine() string {
 		line += ", " + word + strings.Join(s.MissingShards, ", ") + " missing"
 	}
 	return line
-}
-
-func fmtDur(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,8 +13,8 @@ import (
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
-	"github.com/bua-dev/bua/pkg/iostreams"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
 )
 
 // Status is a flow's or a step's outcome, as reports show it. A flow's
@@ -74,12 +73,10 @@ type Runner struct {
 	// Evidence gathers that evidence in memory (StepReport.Evidence) even
 	// without Artifacts, for the HTML report.
 	Evidence bool
-	// Progress receives one line per step (nil: silent). TTY redraws a
-	// running line in place. Color paints the lines' marks (a terminal
-	// without NO_COLOR): ok green, FAIL and the other failures red.
-	Progress io.Writer
-	TTY      bool
-	Color    bool
+	// Events receives what the run does as it does it: flows and steps
+	// starting and ending (nil: nothing). pkg/runner/progress prints them
+	// as progress lines.
+	Events event.Sink
 	// FailFast stops a suite at its first flow that does not pass.
 	FailFast bool
 	// Retries is how many more times a flow that failed runs again
@@ -332,7 +329,7 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 		}
 		_, isAction := st.(*flow.ActionStep)
 		if isLeaf(st) && !s.unlisted {
-			s.r.progressStart(s, rep, m)
+			s.stepStarted(rep, m)
 		}
 		if m.Timeout > 0 && !isAction {
 			var cancel context.CancelFunc
@@ -343,7 +340,7 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 	}()
 	rep.Duration = s.r.now().Sub(start)
 	if rep.Status == StatusSkipped {
-		s.r.progressEnd(s, rep)
+		s.stepEnded(rep)
 		return nil
 	}
 	if err == nil {
@@ -352,7 +349,7 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 		if m.As != "" {
 			s.env.Names[m.As] = s.result
 		}
-		s.r.progressEnd(s, rep)
+		s.stepEnded(rep)
 		return nil
 	}
 	var se *StepError
@@ -368,13 +365,13 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 		info := s.r.errorInfo(se.Err)
 		s.env.Names["error"] = map[string]any{"code": string(info.Code), "message": info.Message}
 		s.note("continued after error")
-		s.r.progressEnd(s, rep)
+		s.stepEnded(rep)
 		return nil
 	}
 	if rep.Error != nil {
 		s.readFailingExprs(st, rep) // this step's own failure, not a nested one's
 	}
-	s.r.progressEnd(s, rep)
+	s.stepEnded(rep)
 	return se
 }
 
@@ -533,14 +530,14 @@ func (fr *flowRun) attempt(ctx context.Context, r *Runner) (rec *FlowReport, don
 	rec, started, err := rr.runAttempt(ctx, fr.f, fr.srv, fr.serveErr, attempt)
 	rec.Attempts = attempt
 	if attempt <= r.Retries && ctx.Err() == nil && rerunnable(err, started) {
-		r.progressFlowEnd(rec)
-		r.progressf("  rerunning %s (attempt %d of at most %d)", rec.Name, attempt+1, r.Retries+1)
+		r.flowEnded(rec)
+		r.emit(event.Rerun{Name: rec.Name, Attempt: attempt + 1, Attempts: r.Retries + 1})
 		fr.failed = append(fr.failed, rec)
 		return rec, false
 	}
 	rec.FailedAttempts = fr.failed
 	markFlaky(rec, r.FailOnFlaky)
-	r.progressFlowEnd(rec)
+	r.flowEnded(rec)
 	return rec, true
 }
 
@@ -564,7 +561,7 @@ func (r *Runner) runAttempt(ctx context.Context, f *flow.Flow, srv *Server, serv
 	if s.dialogs == "" {
 		s.dialogs = r.Dialogs // a flow's own dialogs key wins over --dialogs
 	}
-	r.progressFlow(rec, attempt)
+	r.flowStarted(rec, attempt)
 	started := false
 	err := func() error {
 		with := map[string]any{}
@@ -640,7 +637,7 @@ func (r *Runner) invalidFlow(file string, err error) *FlowReport {
 	if errors.As(err, &le) {
 		rec.Diagnostics = le.Diags
 	}
-	r.progressFlowEnd(rec)
+	r.flowEnded(rec)
 	return rec
 }
 
@@ -710,111 +707,4 @@ func (s *SuiteReport) Status() Status {
 		}
 	}
 	return worst
-}
-
-func (r *Runner) progressFlow(rec *FlowReport, attempt int) {
-	if r.Progress == nil {
-		return
-	}
-	line := fmt.Sprintf("flow %s (%s)", rec.Name, rec.File)
-	if attempt > 1 {
-		line += fmt.Sprintf(", attempt %d", attempt)
-	}
-	if r.parallel {
-		line += fmt.Sprintf(", worker %d", r.worker)
-	}
-	fmt.Fprintln(r.Progress, line)
-}
-
-func (r *Runner) progressf(format string, args ...any) {
-	if r.Progress != nil {
-		fmt.Fprintf(r.Progress, format+"\n", args...)
-	}
-}
-
-func (r *Runner) progressFlowEnd(rec *FlowReport) {
-	if r.Progress == nil {
-		return
-	}
-	line := fmt.Sprintf("%s %s %s (%s)", r.mark(rec.Status), rec.Name, rec.Status, fmtDur(rec.Duration))
-	// An invalid flow's error is its diagnostics, printed below: said once.
-	if rec.Error != "" && len(rec.Diagnostics) == 0 {
-		line += ": " + indentLines(rec.Error, "  ")
-	} else if rec.Flaky {
-		line += ", flaky: " + firstLine(rec.flakyNote())
-	}
-	if rec.Hint != "" {
-		line += "\n  hint: " + rec.Hint
-	}
-	fmt.Fprintln(r.Progress, line)
-	for _, d := range rec.Diagnostics {
-		fmt.Fprintln(r.Progress, "  "+strings.ReplaceAll(d.String(), "\n", "\n  "))
-	}
-}
-
-func (r *Runner) progressStart(s *State, rep *StepReport, m *flow.StepMeta) {
-	if r.Progress == nil || !r.TTY {
-		return
-	}
-	fmt.Fprintf(r.Progress, "%s… %s %s", strings.Repeat("  ", rep.Depth+1), rep.Path, m.Label())
-}
-
-func (r *Runner) progressEnd(s *State, rep *StepReport) {
-	if r.Progress == nil || s.unlisted && (rep.Status == StatusPassed || rep.Status == StatusSkipped) {
-		return
-	}
-	prefix := ""
-	if r.TTY {
-		prefix = "\r\x1b[K"
-	}
-	line := fmt.Sprintf("%s%s%s %s %s (%s)", prefix, strings.Repeat("  ", rep.Depth+1), r.mark(rep.Status), rep.Path, rep.label(), fmtDur(rep.Duration))
-	if rep.Note != "" {
-		line += " — " + rep.Note
-	}
-	if rep.Error != nil {
-		// Whole: an assert's message may span lines, and its values
-		// come after it.
-		line += " — " + string(rep.Error.Code) + ": " + indentLines(rep.Error.Message, strings.Repeat("  ", rep.Depth+2))
-	}
-	fmt.Fprintln(r.Progress, s.shared.masker.Mask(line))
-}
-
-// mark is statusMark, painted when r.Color: a skip stays plain.
-func (r *Runner) mark(status Status) string {
-	m := statusMark(status)
-	switch {
-	case !r.Color || status == StatusSkipped:
-		return m
-	case status == StatusPassed:
-		return iostreams.Color(true, iostreams.Green, m)
-	}
-	return iostreams.Color(true, iostreams.Red, m)
-}
-
-func statusMark(status Status) string {
-	switch status {
-	case StatusPassed:
-		return "ok"
-	case StatusSkipped:
-		return "--"
-	case StatusBlocked:
-		return "BLOCKED"
-	case StatusInvalid:
-		return "INVALID"
-	case StatusUnavailable:
-		return "UNAVAILABLE"
-	}
-	return "FAIL"
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// indentLines is s with each line after the first indented by indent, so
-// a multi-line error (an assert's interpolated message, then the values
-// it read) prints whole under the line it starts on.
-func indentLines(s, indent string) string {
-	return strings.ReplaceAll(s, "\n", "\n"+indent)
 }

@@ -552,7 +552,7 @@ steps:
   - fail: "bad ${{ vars.password }}"
 `}
 	dir := writeFlows(t, files)
-	r := &Runner{Requester: fake, Progress: &progress, Getenv: func(k string) string { return map[string]string{"BUA_PASS": "hunter2"}[k] }}
+	r := &Runner{Requester: fake, Events: printer(&progress), Getenv: func(k string) string { return map[string]string{"BUA_PASS": "hunter2"}[k] }}
 	suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
 	var js, junit, sum bytes.Buffer
 	if err := suite.WriteJSON(&js); err != nil {

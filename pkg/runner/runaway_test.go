@@ -51,7 +51,7 @@ func TestRun_BusyLoopStops(t *testing.T) {
 			if tc.cancel > 0 {
 				time.AfterFunc(tc.cancel, cancel)
 			}
-			rec := (&Runner{Requester: runnertest.New(), Progress: &progress}).RunFlow(ctx, f)
+			rec := (&Runner{Requester: runnertest.New(), Events: printer(&progress)}).RunFlow(ctx, f)
 			took := time.Since(start)
 			t.Logf("%s: stopped after %s (deadline %s), %d steps in the report, %d progress lines", tc.name, took.Round(time.Millisecond), tc.limit, len(rec.Steps), strings.Count(progress.String(), "\n"))
 			wantStatus(t, rec, tc.status)

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -52,369 +51,222 @@ func kindKeys() string {
 
 func isAction(k string) bool { return slices.Contains(stepActions, k) }
 
+// stepNode is one step's mapping sorted by what each key does: its kind
+// (an action or a control step), the modifiers (name, timeout, retry,
+// continue_on_error and the kind-specific then, else, message, with,
+// obstacles), if and as.
+type stepNode struct {
+	n              *yaml.Node
+	meta           StepMeta
+	kindK, kindV   *yaml.Node
+	extra          map[string][2]*yaml.Node
+	ifNode, asNode *yaml.Node
+	// unknown says a key was neither: already reported.
+	unknown bool
+}
+
+// stepDecoder builds one kind of control step from its value, once the
+// kind-specific keys it takes (extras) are checked.
+type stepDecoder struct {
+	extras []string
+	decode func(fs *fileScope, sn *stepNode) Step
+}
+
+// stepDecoders are the control steps by kind; any other kind is an
+// action (actionStep). Filled by init: a run step's decoder loads a
+// sub-flow, whose steps are read with this table.
+var stepDecoders map[string]stepDecoder
+
+func init() {
+	stepDecoders = map[string]stepDecoder{
+		"assert": {[]string{"message"}, func(fs *fileScope, sn *stepNode) Step {
+			st := &AssertStep{StepMeta: sn.meta, Cond: fs.expr(sn.kindV, "assert")}
+			if kv, ok := sn.extra["message"]; ok {
+				st.Message = fs.template(kv[1], "message")
+			}
+			return st
+		}},
+		"set": {nil, func(fs *fileScope, sn *stepNode) Step { return fs.setStep(sn.meta, sn.kindV) }},
+		"run": {[]string{"with"}, func(fs *fileScope, sn *stepNode) Step {
+			return fs.runStep(sn.meta, sn.kindV, sn.extra["with"])
+		}},
+		"repeat": {nil, func(fs *fileScope, sn *stepNode) Step { return fs.repeatStep(sn.meta, sn.kindV) }},
+		"sleep": {nil, func(fs *fileScope, sn *stepNode) Step {
+			return &SleepStep{StepMeta: sn.meta, D: fs.duration(sn.kindV, "sleep")}
+		}},
+		"log": {nil, func(fs *fileScope, sn *stepNode) Step {
+			return &LogStep{StepMeta: sn.meta, Msg: fs.template(sn.kindV, "log")}
+		}},
+		"fail": {nil, func(fs *fileScope, sn *stepNode) Step {
+			return &FailStep{StepMeta: sn.meta, Msg: fs.template(sn.kindV, "fail")}
+		}},
+	}
+}
+
+// kindExtras are the step keys that only some kinds take.
+var kindExtras = []string{"then", "else", "message", "with", "obstacles"}
+
+// step reads one step: its keys, its modifiers, then its kind's own
+// value (an if with then/else, a control step by stepDecoders, else an
+// action), and its as name.
 func (fs *fileScope) step(n *yaml.Node) Step {
 	if n.Kind != yaml.MappingNode {
 		fs.errf(n, "a step is a mapping with one kind (expected one of %s), got %s", kindKeys(), kindName(n))
 		return nil
 	}
-	meta := StepMeta{File: fs.file, Line: n.Line, Col: n.Column}
-	var kindK, kindV *yaml.Node
-	extra := map[string][2]*yaml.Node{}
-	var ifNode, asNode *yaml.Node
-	unknown := false
-	for _, kv := range fs.pairs(n) {
-		k, v := kv[0], kv[1]
-		switch {
-		case isAction(k.Value) || slices.Contains(controlKinds, k.Value):
-			if kindK != nil {
-				fs.errf(k, "step has two kinds, %s and %s (expected exactly one per step)", kindK.Value, k.Value)
-				continue
-			}
-			kindK, kindV = k, v
-		case k.Value == "if":
-			ifNode = v
-		case k.Value == "as":
-			asNode = v
-		case modifierKeys[k.Value]:
-			extra[k.Value] = kv
-		case k.Value == "then" || k.Value == "else" || k.Value == "message" || k.Value == "with" || k.Value == "obstacles":
-			extra[k.Value] = kv
-		default:
-			unknown = true
-			if spec := protocol.ActionSpecs[protocol.ActionType(k.Value)]; spec != nil && spec.NoFlowStep {
-				fs.errf(k, "%s is not a flow step: flows hand a page to a person through the obstacle policy, obstacles: { high: handoff }", k.Value)
-			} else if sug := suggest(k.Value, stepKeyNames()); sug != "" {
-				fs.errf(k, "unknown step key %q (did you mean %s?)", k.Value, sug)
-			} else {
-				fs.errf(k, "unknown step key %q (expected a step kind: %s; or name, as, if, timeout, retry, continue_on_error)", k.Value, kindKeys())
-			}
-		}
-	}
-	if kv, ok := extra["name"]; ok {
-		meta.Name = fs.str(kv[1], "name")
-	}
-	if kv, ok := extra["timeout"]; ok {
-		meta.Timeout = fs.duration(kv[1], "timeout")
-	}
-	if kv, ok := extra["continue_on_error"]; ok {
-		if kv[1].Tag != "!!bool" {
-			fs.errf(kv[1], "continue_on_error: expected true or false, got %s", kindName(kv[1]))
-		} else {
-			meta.ContinueOnError = scalarValue(kv[1]).(bool)
-		}
-	}
-	if kv, ok := extra["retry"]; ok {
-		meta.Retry = fs.retry(kv[1])
-	}
-	if ifNode != nil {
-		meta.If = fs.expr(ifNode, "if")
-	}
-	// allowOnly reports modifier keys that do not fit the step kind.
-	allowOnly := func(kind string, keys ...string) {
-		for _, k := range []string{"then", "else", "message", "with", "obstacles"} {
-			if kv, ok := extra[k]; ok && !slices.Contains(keys, k) {
-				fs.errf(kv[0], "%q does not apply to a %s step", k, kind)
-			}
-		}
-	}
-
+	sn := fs.stepKeys(n)
+	fs.modifiers(sn)
 	var step Step
 	switch {
-	case kindK == nil && ifNode != nil:
-		meta.Kind = "if"
-		allowOnly("if", "then", "else")
-		thenKV, ok := extra["then"]
-		if !ok {
-			fs.errf(ifNode, "if without then (expected then: [steps], or a step kind beside if)")
-			return nil
-		}
-		st := &IfStep{StepMeta: meta, Cond: meta.If}
-		st.StepMeta.If = nil
-		st.Then = fs.steps(thenKV[1], "then")
-		if elseKV, ok := extra["else"]; ok {
-			st.Else = fs.steps(elseKV[1], "else")
-		}
-		step = st
-	case kindK == nil:
-		if !unknown {
+	case sn.kindK == nil && sn.ifNode != nil:
+		step = fs.ifStep(sn)
+	case sn.kindK == nil:
+		if !sn.unknown {
 			fs.errf(n, "step has no kind (expected one of %s)", kindKeys())
 		}
 		return nil
 	default:
-		meta.Kind = kindK.Value
-		switch kindK.Value {
-		case "assert":
-			allowOnly("assert", "message")
-			st := &AssertStep{StepMeta: meta, Cond: fs.expr(kindV, "assert")}
-			if kv, ok := extra["message"]; ok {
-				st.Message = fs.template(kv[1], "message")
-			}
-			step = st
-		case "set":
-			allowOnly("set")
-			step = fs.setStep(meta, kindV)
-		case "run":
-			allowOnly("run", "with")
-			step = fs.runStep(meta, kindV, extra["with"])
-		case "repeat":
-			allowOnly("repeat")
-			step = fs.repeatStep(meta, kindV)
-		case "sleep":
-			allowOnly("sleep")
-			step = &SleepStep{StepMeta: meta, D: fs.duration(kindV, "sleep")}
-		case "log":
-			allowOnly("log")
-			step = &LogStep{StepMeta: meta, Msg: fs.template(kindV, "log")}
-		case "fail":
-			allowOnly("fail")
-			step = &FailStep{StepMeta: meta, Msg: fs.template(kindV, "fail")}
-		default:
-			if kindK.Value == "extract" {
-				allowOnly(kindK.Value, "obstacles")
-			} else {
-				allowOnly(kindK.Value)
-			}
-			step = fs.actionStep(meta, protocol.ActionType(kindK.Value), kindK, kindV, extra["obstacles"])
-		}
+		step = fs.kindStep(sn)
 	}
 	if step == nil {
 		return nil
 	}
-	if _, ok := extra["retry"]; ok {
+	if _, ok := sn.extra["retry"]; ok {
 		if _, isAction := step.(*ActionStep); !isAction {
-			fs.errf(extra["retry"][0], "retry applies to action steps only (this is a %s step)", meta.Kind)
+			fs.errf(sn.extra["retry"][0], "retry applies to action steps only (this is a %s step)", sn.meta.Kind)
 		}
 	}
-	if asNode != nil {
-		name := fs.str(asNode, "as")
-		m := step.Meta()
-		switch {
-		case name == "":
-		case expr.IsBuiltin(name) || expr.IsHelper(name):
-			fs.errf(asNode, "as: %q shadows a built-in name (vars, env, last, error, flow, uid, has, element are reserved; pick another name)", name)
-		case expr.IsLangBuiltin(name):
-			fs.errf(asNode, "as: %q shadows expr's builtin function %s (pick another name)", name, name)
-		case !identRe().MatchString(name):
-			fs.errf(asNode, "as: %q is not an identifier (expected letters, digits and _)", name)
-		default:
-			if _, isAction := step.(*ActionStep); !isAction && m.Kind != "run" {
-				fs.errf(asNode, "as: a %s step has no result to name (as applies to actions and run)", m.Kind)
-			}
-			m.As = name
-			fs.defined[name] = true
-		}
+	if sn.asNode != nil {
+		fs.bindAs(step, sn.asNode)
 	}
 	return step
 }
 
-func (fs *fileScope) retry(n *yaml.Node) *RetryPolicy {
-	r := &RetryPolicy{Attempts: 1, Backoff: 1}
-	if n.Kind != yaml.MappingNode {
-		fs.errf(n, "retry: expected a mapping such as { attempts: 3, delay: 500ms, on: [timeout] }, got %s", kindName(n))
-		return r
-	}
+// stepKeys sorts a step's keys by what they do, reporting unknown keys
+// and a second kind.
+func (fs *fileScope) stepKeys(n *yaml.Node) *stepNode {
+	sn := &stepNode{n: n, meta: StepMeta{File: fs.file, Line: n.Line, Col: n.Column}, extra: map[string][2]*yaml.Node{}}
 	for _, kv := range fs.pairs(n) {
 		k, v := kv[0], kv[1]
-		switch k.Value {
-		case "attempts":
-			i, ok := scalarValue(v).(int)
-			if !ok || i < 1 || i > 100 {
-				fs.errf(v, "retry.attempts: expected an integer from 1 to 100, got %s", kindName(v))
+		switch {
+		case isAction(k.Value) || slices.Contains(controlKinds, k.Value):
+			if sn.kindK != nil {
+				fs.errf(k, "step has two kinds, %s and %s (expected exactly one per step)", sn.kindK.Value, k.Value)
 				continue
 			}
-			r.Attempts = i
-		case "delay":
-			r.Delay = fs.duration(v, "retry.delay")
-		case "backoff":
-			var f float64
-			switch x := scalarValue(v).(type) {
-			case int:
-				f = float64(x)
-			case float64:
-				f = x
-			}
-			if f < 1 || f > 10 {
-				fs.errf(v, "retry.backoff: expected a multiplier from 1 to 10 (e.g. 2), got %s", kindName(v))
-				continue
-			}
-			r.Backoff = f
-		case "on":
-			if v.Kind != yaml.SequenceNode {
-				fs.errf(v, "retry.on: expected a list of error codes, got %s", kindName(v))
-				continue
-			}
-			for _, c := range v.Content {
-				code := protocol.ErrorCode(c.Value)
-				info, ok := protocol.Contract[code]
-				if !ok {
-					fs.errf(c, "retry.on: unknown error code %q (expected one of %s)", c.Value, retryableCodes())
-					continue
-				}
-				if info.Retry == protocol.RetryNever {
-					fs.errf(c, "retry.on: %s is never retried (the error contract says: %s)", code, info.Next)
-					continue
-				}
-				r.On = append(r.On, code)
-			}
+			sn.kindK, sn.kindV = k, v
+		case k.Value == "if":
+			sn.ifNode = v
+		case k.Value == "as":
+			sn.asNode = v
+		case modifierKeys[k.Value] || slices.Contains(kindExtras, k.Value):
+			sn.extra[k.Value] = kv
 		default:
-			fs.errf(k, "unknown key %q in retry (expected attempts, delay, backoff, on)", k.Value)
+			sn.unknown = true
+			fs.unknownStepKey(k)
 		}
 	}
-	if r.On == nil {
-		r.On = []protocol.ErrorCode{protocol.CodeTimeout}
-	}
-	return r
+	return sn
 }
 
-// retryableCodes lists, in protocol order, the codes the error contract
-// lets a flow name in retry.on.
-func retryableCodes() string {
-	var names []string
-	for _, c := range protocol.Codes {
-		if protocol.Contract[c].Retry != protocol.RetryNever {
-			names = append(names, string(c))
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-func (fs *fileScope) setStep(meta StepMeta, v *yaml.Node) Step {
-	if v.Kind != yaml.MappingNode {
-		fs.errf(v, "set: expected a mapping of var: expression, got %s", kindName(v))
-		return nil
-	}
-	st := &SetStep{StepMeta: meta}
-	for _, kv := range fs.pairs(v) {
-		if !identRe().MatchString(kv[0].Value) {
-			fs.errf(kv[0], "set: %q is not an identifier (expected letters, digits and _)", kv[0].Value)
-			continue
-		}
-		var t *expr.Template
-		if kv[1].Kind == yaml.ScalarNode && kv[1].Tag == "!!str" && !strings.Contains(kv[1].Value, "${{") {
-			t = &expr.Template{Raw: kv[1].Value, Whole: fs.expr(kv[1], "set."+kv[0].Value)}
-		} else {
-			t = fs.template(kv[1], "set."+kv[0].Value)
-		}
-		st.Names = append(st.Names, kv[0].Value)
-		st.Values = append(st.Values, t)
-		fs.markVar(kv[0].Value) // assigned in order: the next value may read it
-	}
-	return st
-}
-
-func (fs *fileScope) runStep(meta StepMeta, v *yaml.Node, with [2]*yaml.Node) Step {
-	rel := fs.str(v, "run")
-	if rel == "" {
-		return nil
-	}
-	st := &RunStep{StepMeta: meta, Path: rel}
-	path := filepath.Join(fs.flow.Dir, rel)
-	st.Sub = fs.l.loadFile(path, func(format string, args ...any) { fs.errf(v, format, args...) })
-	if with[1] != nil {
-		if with[1].Kind != yaml.MappingNode {
-			fs.errf(with[1], "with: expected a mapping of var: value, got %s", kindName(with[1]))
-		} else {
-			for _, kv := range fs.pairs(with[1]) {
-				if st.Sub != nil && !hasVarDef(st.Sub.Vars, kv[0].Value) {
-					fs.errf(kv[0], "with: %s does not declare var %q (expected one of: %s)", rel, kv[0].Value, varNames(st.Sub.Vars))
-					continue
-				}
-				st.WithNames = append(st.WithNames, kv[0].Value)
-				st.WithValues = append(st.WithValues, fs.template(kv[1], "with."+kv[0].Value))
-			}
-		}
-	}
-	return st
-}
-
-func hasVarDef(vs []VarDef, name string) bool {
-	for _, v := range vs {
-		if v.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func varNames(vs []VarDef) string {
-	var names []string
-	for _, v := range vs {
-		names = append(names, v.Name)
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-func (fs *fileScope) repeatStep(meta StepMeta, v *yaml.Node) Step {
-	if v.Kind != yaml.MappingNode {
-		fs.errf(v, "repeat: expected a mapping with times, while or until, and steps, got %s", kindName(v))
-		return nil
-	}
-	st := &RepeatStep{StepMeta: meta}
-	var stepsNode, untilNode *yaml.Node
-	modes := 0
-	for _, kv := range fs.pairs(v) {
-		k, val := kv[0], kv[1]
-		switch k.Value {
-		case "times":
-			modes++
-			st.Times = fs.template(val, "repeat.times")
-			if st.Times.IsLiteral() {
-				if i, ok := st.Times.Lit.(int); !ok || i < 0 {
-					fs.errf(val, "repeat.times: expected a non-negative integer, got %s", kindName(val))
-				} else {
-					fs.warnPasses(val, "times", i)
-				}
-			}
-		case "while":
-			modes++
-			st.While = fs.expr(val, "repeat.while")
-		case "until":
-			modes++
-			untilNode = val
-		case "max":
-			i, ok := scalarValue(val).(int)
-			if !ok || i < 1 {
-				fs.errf(val, "repeat.max: expected a positive integer, got %s", kindName(val))
-				continue
-			}
-			st.Max = i
-			fs.warnPasses(val, "max", i)
-		case "steps":
-			stepsNode = val
-		default:
-			fs.errf(k, "unknown key %q in repeat (expected times, while, until, max, steps)", k.Value)
-		}
-	}
-	if modes != 1 {
-		fs.errf(v, "repeat: expected exactly one of times, while or until, got %d", modes)
-	}
-	if stepsNode == nil {
-		fs.errf(v, "repeat: missing steps (expected steps: a list of steps)")
+// unknownStepKey reports k, which no step takes.
+func (fs *fileScope) unknownStepKey(k *yaml.Node) {
+	if spec := protocol.ActionSpecs[protocol.ActionType(k.Value)]; spec != nil && spec.NoFlowStep {
+		fs.errf(k, "%s is not a flow step: flows hand a page to a person through the obstacle policy, obstacles: { high: handoff }", k.Value)
+	} else if sug := suggest(k.Value, stepKeyNames()); sug != "" {
+		fs.errf(k, "unknown step key %q (did you mean %s?)", k.Value, sug)
 	} else {
-		st.Steps = fs.steps(stepsNode, "repeat.steps")
+		fs.errf(k, "unknown step key %q (expected a step kind: %s; or name, as, if, timeout, retry, continue_on_error)", k.Value, kindKeys())
 	}
-	// until runs after each pass, so it may read the body's `as` names.
-	if untilNode != nil {
-		st.Until = fs.expr(untilNode, "repeat.until")
+}
+
+// modifiers reads the modifiers every step may carry into sn.meta.
+func (fs *fileScope) modifiers(sn *stepNode) {
+	if kv, ok := sn.extra["name"]; ok {
+		sn.meta.Name = fs.str(kv[1], "name")
 	}
-	if st.Max == 0 {
-		st.Max = DefaultRepeatMax
+	if kv, ok := sn.extra["timeout"]; ok {
+		sn.meta.Timeout = fs.duration(kv[1], "timeout")
+	}
+	if kv, ok := sn.extra["continue_on_error"]; ok {
+		if kv[1].Tag != "!!bool" {
+			fs.errf(kv[1], "continue_on_error: expected true or false, got %s", kindName(kv[1]))
+		} else {
+			sn.meta.ContinueOnError = scalarValue(kv[1]).(bool)
+		}
+	}
+	if kv, ok := sn.extra["retry"]; ok {
+		sn.meta.Retry = fs.retry(kv[1])
+	}
+	if sn.ifNode != nil {
+		sn.meta.If = fs.expr(sn.ifNode, "if")
+	}
+}
+
+// allowOnly reports the kind-specific keys of sn that a kind step does
+// not take (keys are those it does).
+func (fs *fileScope) allowOnly(sn *stepNode, kind string, keys ...string) {
+	for _, k := range kindExtras {
+		if kv, ok := sn.extra[k]; ok && !slices.Contains(keys, k) {
+			fs.errf(kv[0], "%q does not apply to a %s step", k, kind)
+		}
+	}
+}
+
+// ifStep is a step whose kind is if: its condition is the if modifier.
+func (fs *fileScope) ifStep(sn *stepNode) Step {
+	sn.meta.Kind = "if"
+	fs.allowOnly(sn, "if", "then", "else")
+	thenKV, ok := sn.extra["then"]
+	if !ok {
+		fs.errf(sn.ifNode, "if without then (expected then: [steps], or a step kind beside if)")
+		return nil
+	}
+	st := &IfStep{StepMeta: sn.meta, Cond: sn.meta.If}
+	st.StepMeta.If = nil
+	st.Then = fs.steps(thenKV[1], "then")
+	if elseKV, ok := sn.extra["else"]; ok {
+		st.Else = fs.steps(elseKV[1], "else")
 	}
 	return st
 }
 
-// lintMaxPasses is the most passes a repeat's times or max may ask for
-// without a warning: more is rarely meant (a typo, a forgotten exit) and
-// runs until the flow's timeout.
-const lintMaxPasses = 10_000
+// kindStep is a step of the kind its key names: a control step by
+// stepDecoders, else an action.
+func (fs *fileScope) kindStep(sn *stepNode) Step {
+	kind := sn.kindK.Value
+	sn.meta.Kind = kind
+	if d, ok := stepDecoders[kind]; ok {
+		fs.allowOnly(sn, kind, d.extras...)
+		return d.decode(fs, sn)
+	}
+	if kind == "extract" {
+		fs.allowOnly(sn, kind, "obstacles")
+	} else {
+		fs.allowOnly(sn, kind)
+	}
+	return fs.actionStep(sn.meta, protocol.ActionType(kind), sn.kindK, sn.kindV, sn.extra["obstacles"])
+}
 
-// warnPasses warns about a repeat's times or max over lintMaxPasses.
-func (fs *fileScope) warnPasses(n *yaml.Node, key string, passes int) {
-	if passes > lintMaxPasses {
-		fs.warnf(n, "repeat.%s: %d is over %d passes; check it is meant (a loop this long may run until the flow's timeout)", key, passes, lintMaxPasses)
+// bindAs reads a step's as name, which later expressions read its result
+// by: an identifier that shadows no built-in, on a step with a result.
+func (fs *fileScope) bindAs(step Step, asNode *yaml.Node) {
+	name := fs.str(asNode, "as")
+	m := step.Meta()
+	switch {
+	case name == "":
+	case expr.IsBuiltin(name) || expr.IsHelper(name):
+		fs.errf(asNode, "as: %q shadows a built-in name (vars, env, last, error, flow, uid, has, element are reserved; pick another name)", name)
+	case expr.IsLangBuiltin(name):
+		fs.errf(asNode, "as: %q shadows expr's builtin function %s (pick another name)", name, name)
+	case !identRe().MatchString(name):
+		fs.errf(asNode, "as: %q is not an identifier (expected letters, digits and _)", name)
+	default:
+		if _, isAction := step.(*ActionStep); !isAction && m.Kind != "run" {
+			fs.errf(asNode, "as: a %s step has no result to name (as applies to actions and run)", m.Kind)
+		}
+		m.As = name
+		fs.defined[name] = true
 	}
 }
 

@@ -40,19 +40,42 @@ func placeholder(spec *protocol.ActionSpec, name string) any {
 	return p.Example
 }
 
+// actionStep reads a step of action typ (key k, value v): its params as
+// templates, its obstacles override (extract), then, unless a param was
+// wrong already, its target and its shape against the protocol schema.
 func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *yaml.Node, obst [2]*yaml.Node) Step {
 	spec := protocol.ActionSpecs[typ]
-	params := stepParams(spec)
 	st := &ActionStep{StepMeta: meta, Type: typ}
 	nodes := map[string]*yaml.Node{}
-	bad := false
+	bad, ok := fs.actionParams(st, spec, v, nodes)
+	if !ok {
+		return nil
+	}
+	if obst[1] != nil {
+		p := fs.obstacles(obst[1], ObstaclePolicy{})
+		st.Obstacles = &p
+	}
+	if bad || !fs.checkTarget(st, spec, v, nodes) {
+		return st
+	}
+	fs.validateAction(st, spec, k, nodes)
+	return st
+}
+
+// actionParams reads v, a step's value, into st.Params: nothing, the
+// action's shorthand param, or a mapping of params; nodes gets each
+// param's node. bad says a param was reported; ok false, that the value
+// is no step at all.
+func (fs *fileScope) actionParams(st *ActionStep, spec *protocol.ActionSpec, v *yaml.Node, nodes map[string]*yaml.Node) (bad, ok bool) {
+	typ := st.Type
+	params := stepParams(spec)
 	switch {
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 		// `get_tabs:` with nothing: no params.
 	case v.Kind == yaml.ScalarNode:
 		if spec.Shorthand == "" {
 			fs.errf(v, "%s takes a mapping of params (expected e.g. %s), not a scalar", typ, MappingExample(spec))
-			return nil
+			return false, false
 		}
 		st.Params = append(st.Params, Param{Name: spec.Shorthand, Value: fs.template(v, string(typ))})
 		nodes[spec.Shorthand] = v
@@ -71,35 +94,41 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 		}
 	default:
 		fs.errf(v, "%s: expected a scalar or a mapping of params, got %s", typ, kindName(v))
-		return nil
+		return false, false
 	}
-	if obst[1] != nil {
-		p := fs.obstacles(obst[1], ObstaclePolicy{})
-		st.Obstacles = &p
+	return bad, true
+}
+
+// checkTarget reports a step of an action that takes a target without
+// exactly one (uid, selector, role or target), and a wrong role target.
+func (fs *fileScope) checkTarget(st *ActionStep, spec *protocol.ActionSpec, v *yaml.Node, nodes map[string]*yaml.Node) bool {
+	if !spec.Target {
+		return true
 	}
-	if bad {
-		return st
-	}
-	if spec.Target {
-		n := 0
-		for _, f := range []string{"target", "uid", "selector", "role"} {
-			if nodes[f] != nil {
-				n++
-			}
-		}
-		switch {
-		case n == 0 && spec.TargetOptional:
-			// wait_for with text or url only: the schema check below
-			// says when none of them is there.
-		case n != 1:
-			fs.errf(v, "%s needs exactly one target: uid, selector, role (with name and nth) or target (a uid like e12 or a CSS selector), got %d", typ, n)
-			return st
-		case !fs.checkRoleTarget(typ, st.Params, nodes):
-			return st
+	n := 0
+	for _, f := range []string{"target", "uid", "selector", "role"} {
+		if nodes[f] != nil {
+			n++
 		}
 	}
-	// Validate the shape against the protocol schema, with a placeholder of
-	// the right type standing in for each expression.
+	switch {
+	case n == 0 && spec.TargetOptional:
+		// wait_for with text or url only: the schema check below
+		// says when none of them is there.
+	case n != 1:
+		fs.errf(v, "%s needs exactly one target: uid, selector, role (with name and nth) or target (a uid like e12 or a CSS selector), got %d", st.Type, n)
+		return false
+	case !fs.checkRoleTarget(st.Type, st.Params, nodes):
+		return false
+	}
+	return true
+}
+
+// validateAction validates the step's shape against the protocol schema,
+// with a placeholder of the right type standing in for each expression,
+// and reports the first problem at the param it is about (else at k).
+func (fs *fileScope) validateAction(st *ActionStep, spec *protocol.ActionSpec, k *yaml.Node, nodes map[string]*yaml.Node) {
+	typ := st.Type
 	raw := map[string]any{"type": string(typ)}
 	for _, p := range st.Params {
 		var val any
@@ -112,7 +141,7 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 			s, ok := val.(string)
 			if !ok {
 				fs.errf(nodes["target"], "%s: target is a uid (e12) or a CSS selector string, got %v", typ, val)
-				return st
+				return
 			}
 			t := protocol.ParseTarget(s)
 			if t.UID != "" {
@@ -132,29 +161,34 @@ func (fs *fileScope) actionStep(meta StepMeta, typ protocol.ActionType, k, v *ya
 	}
 	data, _ := json.Marshal(raw)
 	if err := protocol.ValidateAction(data); err != nil {
-		at, msg := k, err.Message
-		if se := err.Schema; se != nil {
-			// The validator names fields from the action (Path
-			// "action.url"); a flow author wrote them as the step's params.
-			field := strings.TrimPrefix(strings.TrimPrefix(se.Path, "action"), ".")
-			param, _, _ := strings.Cut(field, ".") // "index.1": the list's node
-			if n, ok := nodes[param]; ok {
-				at = n
-			} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
-				at = nodes["target"]
-			}
-			switch {
-			case se.Missing != "":
-				msg = "missing param " + se.Missing
-			case field == "":
-				msg = se.Reason
-			default:
-				msg = field + ": " + se.Reason
-			}
-		}
-		fs.errf(at, "%s: invalid params: %s", typ, msg)
+		fs.schemaError(typ, k, nodes, err)
 	}
-	return st
+}
+
+// schemaError reports the schema's verdict on a step's action at the
+// param it names, in the step's words.
+func (fs *fileScope) schemaError(typ protocol.ActionType, k *yaml.Node, nodes map[string]*yaml.Node, err *protocol.Error) {
+	at, msg := k, err.Message
+	if se := err.Schema; se != nil {
+		// The validator names fields from the action (Path
+		// "action.url"); a flow author wrote them as the step's params.
+		field := strings.TrimPrefix(strings.TrimPrefix(se.Path, "action"), ".")
+		param, _, _ := strings.Cut(field, ".") // "index.1": the list's node
+		if n, ok := nodes[param]; ok {
+			at = n
+		} else if (field == "uid" || field == "selector") && nodes["target"] != nil {
+			at = nodes["target"]
+		}
+		switch {
+		case se.Missing != "":
+			msg = "missing param " + se.Missing
+		case field == "":
+			msg = se.Reason
+		default:
+			msg = field + ": " + se.Reason
+		}
+	}
+	fs.errf(at, "%s: invalid params: %s", typ, msg)
 }
 
 // paramValue reads a param's YAML value: a list param (protocol.KindList)

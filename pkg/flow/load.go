@@ -272,60 +272,14 @@ func (fs *fileScope) pairs(n *yaml.Node) [][2]*yaml.Node {
 
 var flowKeys = []string{"name", "description", "tags", "vars", "secrets", "timeout", "defaults", "obstacles", "dialogs", "serve", "steps", "on_failure", "finally"}
 
+// parseFlow reads root's flow-level keys into fs.flow, then its steps
+// and hooks.
 func (fs *fileScope) parseFlow(root *yaml.Node) {
 	f := fs.flow
 	var steps, onFailure, finally *yaml.Node
 	for _, kv := range fs.pairs(root) {
 		k, v := kv[0], kv[1]
 		switch k.Value {
-		case "name":
-			f.Name = fs.str(v, "name")
-		case "description":
-			fs.str(v, "description")
-		case "tags":
-			f.Tags = fs.tags(v)
-		case "vars":
-			fs.parseVars(v)
-		case "secrets":
-			if v.Kind != yaml.SequenceNode {
-				fs.errf(v, "secrets: expected a list of var names, got %s", kindName(v))
-				continue
-			}
-			for _, s := range v.Content {
-				f.Secrets = append(f.Secrets, fs.str(s, "secrets entry"))
-			}
-		case "timeout":
-			f.Timeout = fs.duration(v, "timeout")
-			f.OwnTimeout = f.Timeout > 0
-		case "defaults":
-			if v.Kind != yaml.MappingNode {
-				fs.errf(v, "defaults: expected a mapping such as { timeout: 30s }, got %s", kindName(v))
-				continue
-			}
-			for _, dkv := range fs.pairs(v) {
-				if dkv[0].Value != "timeout" {
-					fs.errf(dkv[0], "unknown key %q in defaults (expected timeout)", dkv[0].Value)
-					continue
-				}
-				f.StepTimeout = fs.duration(dkv[1], "defaults.timeout")
-				f.OwnStepTimeout = f.StepTimeout > 0
-			}
-		case "obstacles":
-			own := fs.obstacles(v, ObstaclePolicy{})
-			f.OwnObstacles = &own
-			f.Obstacles = DefaultObstaclePolicy.Override(&own)
-		case "dialogs":
-			switch d := fs.str(v, "dialogs"); d {
-			case DialogsAccept, DialogsDismiss, DialogsLeave:
-				f.Dialogs = d
-			default:
-				fs.errf(v, "dialogs: %q is not a policy (expected accept, dismiss or leave)", d)
-			}
-		case "serve":
-			if s := fs.str(v, "serve"); s != "" {
-				f.Serve = filepath.Join(f.Dir, s)
-				fs.checkServe(v, s)
-			}
 		case "steps":
 			steps = v
 		case "on_failure":
@@ -333,11 +287,7 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 		case "finally":
 			finally = v
 		default:
-			if sug := suggest(k.Value, flowKeys); sug != "" {
-				fs.errf(k, "unknown key %q at flow level (did you mean %s?)", k.Value, sug)
-			} else {
-				fs.errf(k, "unknown key %q at flow level (expected one of %s)", k.Value, strings.Join(flowKeys, ", "))
-			}
+			fs.flowKey(k, v)
 		}
 	}
 	if f.Name == "" {
@@ -365,6 +315,77 @@ func (fs *fileScope) parseFlow(root *yaml.Node) {
 	}
 	if finally != nil {
 		f.Finally = fs.steps(finally, "finally")
+	}
+}
+
+// flowKey reads one flow-level key other than the step lists.
+func (fs *fileScope) flowKey(k, v *yaml.Node) {
+	f := fs.flow
+	switch k.Value {
+	case "name":
+		f.Name = fs.str(v, "name")
+	case "description":
+		fs.str(v, "description")
+	case "tags":
+		f.Tags = fs.tags(v)
+	case "vars":
+		fs.parseVars(v)
+	case "secrets":
+		fs.secrets(v)
+	case "timeout":
+		f.Timeout = fs.duration(v, "timeout")
+		f.OwnTimeout = f.Timeout > 0
+	case "defaults":
+		fs.defaults(v)
+	case "obstacles":
+		own := fs.obstacles(v, ObstaclePolicy{})
+		f.OwnObstacles = &own
+		f.Obstacles = DefaultObstaclePolicy.Override(&own)
+	case "dialogs":
+		switch d := fs.str(v, "dialogs"); d {
+		case DialogsAccept, DialogsDismiss, DialogsLeave:
+			f.Dialogs = d
+		default:
+			fs.errf(v, "dialogs: %q is not a policy (expected accept, dismiss or leave)", d)
+		}
+	case "serve":
+		if s := fs.str(v, "serve"); s != "" {
+			f.Serve = filepath.Join(f.Dir, s)
+			fs.checkServe(v, s)
+		}
+	default:
+		if sug := suggest(k.Value, flowKeys); sug != "" {
+			fs.errf(k, "unknown key %q at flow level (did you mean %s?)", k.Value, sug)
+		} else {
+			fs.errf(k, "unknown key %q at flow level (expected one of %s)", k.Value, strings.Join(flowKeys, ", "))
+		}
+	}
+}
+
+// secrets reads the secrets: key, the vars whose values are masked.
+func (fs *fileScope) secrets(v *yaml.Node) {
+	if v.Kind != yaml.SequenceNode {
+		fs.errf(v, "secrets: expected a list of var names, got %s", kindName(v))
+		return
+	}
+	for _, s := range v.Content {
+		fs.flow.Secrets = append(fs.flow.Secrets, fs.str(s, "secrets entry"))
+	}
+}
+
+// defaults reads the defaults: key (timeout, each step's).
+func (fs *fileScope) defaults(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		fs.errf(v, "defaults: expected a mapping such as { timeout: 30s }, got %s", kindName(v))
+		return
+	}
+	for _, dkv := range fs.pairs(v) {
+		if dkv[0].Value != "timeout" {
+			fs.errf(dkv[0], "unknown key %q in defaults (expected timeout)", dkv[0].Value)
+			continue
+		}
+		fs.flow.StepTimeout = fs.duration(dkv[1], "defaults.timeout")
+		fs.flow.OwnStepTimeout = fs.flow.StepTimeout > 0
 	}
 }
 

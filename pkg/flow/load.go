@@ -63,12 +63,12 @@ type Flow struct {
 	readsBaseURL bool
 	// Unserved are the file's reads of vars.base_url that nothing in the
 	// file sets (no serve: key, no base_url var, no set: step): the run
-	// must (Runner.Load).
+	// must (runner.Runner.Load).
 	Unserved Diagnostics
 	// OwnObstacles are the obstacles keys the file sets (nil: none), and
 	// OwnTimeout and OwnStepTimeout whether it sets timeout and
 	// defaults.timeout: run as a sub-flow, it keeps its caller's policy
-	// for each key it does not set (State.child).
+	// for each key it does not set (pkg/runner's State.child).
 	OwnObstacles               *ObstaclePolicy
 	OwnTimeout, OwnStepTimeout bool
 }

@@ -18,7 +18,7 @@ import (
 //     above the var being defined when the expression is a var's default;
 //   - vars.base_url, which serving (serve: or --serve) or --var sets: a
 //     flow that reads it and has no serve: key is invalid in a run that
-//     does neither (Runner.Load);
+//     does neither (runner.Runner.Load);
 //   - assigned by a set: step earlier in the file (in document order: a set
 //     inside a branch counts for the steps below it, which read nil when
 //     the branch did not run);

@@ -37,7 +37,7 @@ const (
 	PolicyContinue = "continue"
 	// PolicyHandoff hands the tab to the person (pkg/handoff) and goes on
 	// once they have cleared the page; it acts as PolicyStop when nobody
-	// can be handed the browser (Runner.HandoffGate) or the person does not
+	// can be handed the browser (runner.Runner.HandoffGate) or the person does not
 	// clear it within the policy's Timeout.
 	PolicyHandoff = "handoff"
 )

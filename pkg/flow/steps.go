@@ -67,7 +67,7 @@ type SetStep struct {
 // RunStep runs a sub-flow (Path relative to the calling file) with its
 // vars overridden by With. It shares the caller's current tab; its `as`
 // names stay inside. It keeps the caller's obstacles, defaults.timeout and
-// dialogs policies where it sets none (State.child), and its own timeout,
+// dialogs policies where it sets none (pkg/runner's State.child), and its own timeout,
 // when it sets one, bounds it within the caller's. Its result, for the
 // caller's `as`, is the sub-flow's `last`.
 type RunStep struct {

@@ -87,13 +87,13 @@ func (b *evalBudget) charge(op string, n int64) error {
 	return nil
 }
 
-// budgetKey is where a State's evalBudget sits in its expression
+// budgetKey is where an Env's evalBudget sits in its expression
 // environment: no name a flow binds (vars, as) can start with `$`.
 const budgetKey = "$budget"
 
 // budgetOf finds the evaluation's budget in the environment the guarded
 // operation was given as its first argument ($env). An environment without
-// one (an expression run outside a State) gets a budget of its own, so each
+// one (an environment not made by NewEnv) gets a budget of its own, so each
 // value is still checked.
 func budgetOf(env any) *evalBudget {
 	if m, ok := env.(map[string]any); ok {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/pkg/flow"
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // selectFlows applies `bua run`'s selection to files: --tag and
@@ -38,7 +38,7 @@ func (o *runOptions) selectFlows(files []string) ([]flow.FlowInfo, error) {
 		kept = append(kept, info.File)
 	}
 	infos = infos[:0]
-	for _, f := range runner.Shard(kept, i, n) {
+	for _, f := range report.Shard(kept, i, n) {
 		infos = append(infos, byFile[f])
 	}
 	return infos, nil

@@ -144,20 +144,20 @@ func (e *LoadError) Error() string {
 // ReportPath is path as every report bua writes gives it (the JSON and
 // JUnit reports, the HTML page, the evidence bundle's step log) and as
 // goldens hold it: slash-separated on every OS (filepath.ToSlash), so the
-// reports of shards run on Windows and on Linux merge (runner.Merge
+// reports of shards run on Windows and on Linux merge (report.Merge
 // matches flows by file), CI tools read one form, and a golden written on
 // one OS matches on the other. Flows keep paths in the OS's own form; a
 // reader turns a report's back with filepath.FromSlash before it touches
-// the file system (runner.ReadJSON).
+// the file system (report.ReadJSON).
 //
 // The texts a report carries name paths this way too: a flow's error and
-// its hooks' (a step's file:line, runner.StepError), its diagnostics
+// its hooks' (a step's file:line, report.StepError), its diagnostics
 // (file:line:col and the paths in their messages, Diagnostic), the
 // evidence files it could not write, so that a report holds one form and
 // a golden holds the same text on every OS. The terminal shows those
 // texts as they are (Windows takes / in a path). Messages that never
 // reach a report keep the OS's form, for the person at that machine, who
-// may paste them into a shell: runner.Merge's and runner.ReadJSONFile's
+// may paste them into a shell: report.Merge's and report.ReadJSONFile's
 // errors and warnings, which name the inputs as they were given.
 func ReportPath(path string) string { return toSlash(path) }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden flows under testdata/flowwriter")
@@ -183,7 +184,7 @@ func TestGoldenReplays(t *testing.T) {
 			}
 			r := &runner.Runner{Requester: rp, Getenv: func(name string) string { return "env:" + name }}
 			rep := r.RunFlow(context.Background(), f)
-			if rep.Status != runner.StatusPassed {
+			if rep.Status != report.StatusPassed {
 				t.Fatalf("replay %s: %s", rep.Status, rep.Error)
 			}
 			if rp.next != len(rp.want) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -34,7 +35,7 @@ func TestAssert_MessageAndValuesWhole(t *testing.T) {
 			var progress, junit bytes.Buffer
 			r := &Runner{Requester: runnertest.New(), Events: printer(&progress)}
 			suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
-			wantStatus(t, suite.Flows[0], StatusFailed)
+			wantStatus(t, suite.Flows[0], report.StatusFailed)
 			if err := suite.WriteJUnit(&junit); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // RunFlow runs one loaded flow and returns its report. A flow that failed
@@ -18,7 +19,7 @@ import (
 // once for all its runs, like a test server. The last run's report is the
 // flow's; the runs before it are its FailedAttempts, and a rerun's
 // artifacts go under Artifacts/attempt-N so the first failure's stay.
-func (r *Runner) RunFlow(ctx context.Context, f *flow.Flow) *FlowReport {
+func (r *Runner) RunFlow(ctx context.Context, f *flow.Flow) *report.FlowReport {
 	fr := r.startFlow(f)
 	defer fr.close()
 	for {
@@ -35,7 +36,7 @@ type flowRun struct {
 	f        *flow.Flow
 	srv      *Server
 	serveErr error
-	failed   []*FlowReport
+	failed   []*report.FlowReport
 }
 
 // startFlow serves f's folder (its serve key, else r.Serve), if any.
@@ -62,7 +63,7 @@ func (fr *flowRun) close() {
 // failed in a way a rerun may fix and r.Retries allows another: the caller
 // runs it again (RunFlow at once, RunParallel on the next free worker).
 // When done, rec is the flow's report, its failed runs before it.
-func (fr *flowRun) attempt(ctx context.Context, r *Runner) (rec *FlowReport, done bool) {
+func (fr *flowRun) attempt(ctx context.Context, r *Runner) (rec *report.FlowReport, done bool) {
 	attempt := len(fr.failed) + 1
 	rr := r
 	if attempt > 1 && r.Artifacts != "" {
@@ -87,7 +88,7 @@ func (fr *flowRun) attempt(ctx context.Context, r *Runner) (rec *FlowReport, don
 // abandoned is the report of a flow whose rerun never ran (the run
 // stopped first): its last failed run, the ones before it as its failed
 // attempts.
-func (fr *flowRun) abandoned() *FlowReport {
+func (fr *flowRun) abandoned() *report.FlowReport {
 	n := len(fr.failed)
 	rec := fr.failed[n-1]
 	rec.FailedAttempts = fr.failed[:n-1]
@@ -96,10 +97,10 @@ func (fr *flowRun) abandoned() *FlowReport {
 
 // runAttempt is one run of f; started says whether its steps began (a
 // failure before them, in serve or vars, is not rerun).
-func (r *Runner) runAttempt(ctx context.Context, f *flow.Flow, srv *Server, serveErr error, attempt int) (*FlowReport, bool, error) {
-	rec := &FlowReport{Name: f.Name, File: f.File, Tags: f.Tags, Started: r.now()}
-	sh := &shared{masker: &Masker{}, run: ctx}
-	rec.masker = sh.masker
+func (r *Runner) runAttempt(ctx context.Context, f *flow.Flow, srv *Server, serveErr error, attempt int) (*report.FlowReport, bool, error) {
+	rec := &report.FlowReport{Name: f.Name, File: f.File, Tags: f.Tags, Started: r.now()}
+	sh := &shared{masker: &report.Masker{}, run: ctx}
+	rec.Masker = sh.masker
 	s := newState(r, f, sh, rec)
 	if s.dialogs == "" {
 		s.dialogs = r.Dialogs // a flow's own dialogs key wins over --dialogs
@@ -125,22 +126,22 @@ func (r *Runner) runAttempt(ctx context.Context, f *flow.Flow, srv *Server, serv
 	rec.Duration = r.now().Sub(rec.Started)
 	rec.Status = classify(err)
 	if err != nil && interrupted(ctx) {
-		rec.Status = StatusInterrupted
+		rec.Status = report.StatusInterrupted
 	}
 	if err != nil {
 		rec.Error = sh.masker.Mask(err.Error())
-		var se *StepError
+		var se *report.StepError
 		rec.Reason = rec.Error
 		if errors.As(err, &se) {
 			rec.FailedStep = se.Step
 			rec.FailedLine = se.Line
 			rec.Reason = sh.masker.Mask(se.Err.Error())
 		}
-		var oe *ObstacleError
+		var oe *report.ObstacleError
 		if errors.As(err, &oe) {
 			rec.Obstacle = oe
 		}
-		rec.stoppedBy = stoppedByPerson(err)
+		rec.StoppedBy = stoppedByPerson(err)
 		var be *protocol.Error
 		if errors.As(err, &be) {
 			rec.Hint = r.hint(be)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // okRequester answers every action {"ok":true} without recording, so the
@@ -38,8 +39,8 @@ steps:
 		b.Fatal(err)
 	}
 	r := &Runner{Requester: okRequester{}}
-	rec := &FlowReport{}
-	s := newState(r, f, &shared{masker: &Masker{}}, rec)
+	rec := &report.FlowReport{}
+	s := newState(r, f, &shared{masker: &report.Masker{}}, rec)
 	if err := s.initVars(nil, nil); err != nil {
 		b.Fatal(err)
 	}

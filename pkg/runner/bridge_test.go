@@ -11,6 +11,7 @@ import (
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestRun_ThroughDaemon runs a flow through the real daemon, over its unix
@@ -52,7 +53,7 @@ steps:
 		t.Fatal(err)
 	}
 	rec := (&Runner{Requester: h.Client(t)}).RunFlow(context.Background(), f)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	var seen []string
 	for _, a := range ext.Requests() {
 		tab := "-"

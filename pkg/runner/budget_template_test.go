@@ -7,6 +7,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestBudget_Template: an interpolated string is held to the same budget
@@ -18,14 +19,14 @@ func TestBudget_Template(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newState(&Runner{}, f, &shared{masker: &Masker{}}, &FlowReport{})
+	s := newState(&Runner{}, f, &shared{masker: &report.Masker{}}, &report.FlowReport{})
 	s.vars["big"] = strings.Repeat("b", 8<<20)
 	_, err = f.Steps[0].(*flow.LogStep).Msg.Eval(s)
 	var be *expr.BudgetError
 	if !errors.As(err, &be) || be.Op != "interpolation" || be.Bytes != int64(16<<20+len("x  and ")) {
 		t.Fatalf("err = %v, want an interpolation over budget", err)
 	}
-	if want := `value "x ${{ vars.big }} and ${{ vars.big }}" at ` + ReportPath(dir+"/t.yaml") + `:4:10: `; !strings.HasPrefix(err.Error(), want) {
+	if want := `value "x ${{ vars.big }} and ${{ vars.big }}" at ` + report.ReportPath(dir+"/t.yaml") + `:4:10: `; !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("err = %v, want it to start %q", err, want)
 	}
 }

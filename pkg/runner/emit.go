@@ -3,6 +3,7 @@ package runner
 import (
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // emit sends events to r.Events, if any. The engine prints nothing
@@ -14,12 +15,12 @@ func (r *Runner) emit(events ...event.Event) {
 }
 
 // flowStarted reports a run of rec's flow beginning.
-func (r *Runner) flowStarted(rec *FlowReport, attempt int) {
+func (r *Runner) flowStarted(rec *report.FlowReport, attempt int) {
 	r.emit(event.FlowStart{Name: rec.Name, File: rec.File, Attempt: attempt, Worker: r.worker, Parallel: r.parallel})
 }
 
 // flowEnded reports a run of rec's flow ending, or its file not loading.
-func (r *Runner) flowEnded(rec *FlowReport) {
+func (r *Runner) flowEnded(rec *report.FlowReport) {
 	if r.Events == nil {
 		return
 	}
@@ -28,14 +29,14 @@ func (r *Runner) flowEnded(rec *FlowReport) {
 		ev.Diagnostics = append(ev.Diagnostics, d.String())
 	}
 	if rec.Flaky {
-		ev.FlakyNote = rec.flakyNote()
+		ev.FlakyNote = rec.FlakyNote()
 	}
 	r.emit(ev)
 }
 
 // stepStarted reports a leaf step beginning; a parallel run, which
 // prints each flow's run whole when it ends, has no running line to show.
-func (s *State) stepStarted(rep *StepReport, m *flow.StepMeta) {
+func (s *State) stepStarted(rep *report.StepReport, m *flow.StepMeta) {
 	if !s.r.parallel {
 		s.r.emit(event.StepStart{Depth: rep.Depth, Path: rep.Path, Label: m.Label()})
 	}
@@ -43,11 +44,11 @@ func (s *State) stepStarted(rep *StepReport, m *flow.StepMeta) {
 
 // stepEnded reports a step ending, unless it passed or was skipped in a
 // repeat's pass the report leaves out (passLog).
-func (s *State) stepEnded(rep *StepReport) {
-	if s.r.Events == nil || s.unlisted && (rep.Status == StatusPassed || rep.Status == StatusSkipped) {
+func (s *State) stepEnded(rep *report.StepReport) {
+	if s.r.Events == nil || s.unlisted && (rep.Status == report.StatusPassed || rep.Status == report.StatusSkipped) {
 		return
 	}
-	ev := event.StepEnd{Depth: rep.Depth, Path: rep.Path, Label: rep.label(), Status: string(rep.Status), Duration: rep.Duration,
+	ev := event.StepEnd{Depth: rep.Depth, Path: rep.Path, Label: rep.Label(), Status: string(rep.Status), Duration: rep.Duration,
 		Note: rep.Note, Held: s.r.parallel, Mask: s.shared.masker.Mask}
 	if rep.Error != nil {
 		ev.Error = &event.StepError{Code: string(rep.Error.Code), Message: rep.Error.Message}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // execSteps runs steps in order; path numbers them from 1 under prefix.
@@ -27,7 +28,7 @@ func (s *State) execSteps(ctx context.Context, steps []flow.Step, prefix string)
 // exec runs one step with its modifiers and records it.
 func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 	m := st.Meta()
-	rep := &StepReport{Path: path, Name: m.Name, Kind: m.Kind, File: m.File, Line: m.Line}
+	rep := &report.StepReport{Path: path, Name: m.Name, Kind: m.Kind, File: m.File, Line: m.Line}
 	if s.cur.Path != "" {
 		rep.Depth = s.cur.Depth + 1 // nested in an if, repeat or run
 	}
@@ -52,7 +53,7 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 				return err
 			}
 			if !ok {
-				rep.Status = StatusSkipped
+				rep.Status = report.StatusSkipped
 				rep.Note = "if: false"
 				return nil
 			}
@@ -69,12 +70,12 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 		return s.runStep(stepCtx, st)
 	}()
 	rep.Duration = s.r.now().Sub(start)
-	if rep.Status == StatusSkipped {
+	if rep.Status == report.StatusSkipped {
 		s.stepEnded(rep)
 		return nil
 	}
 	if err == nil {
-		rep.Status = StatusPassed
+		rep.Status = report.StatusPassed
 		rep.Flaky = len(rep.FailedAttempts) > 0
 		if m.As != "" {
 			s.env.Names[m.As] = s.result
@@ -82,12 +83,12 @@ func (s *State) exec(ctx context.Context, st flow.Step, path string) error {
 		s.stepEnded(rep)
 		return nil
 	}
-	var se *StepError
+	var se *report.StepError
 	if !errors.As(err, &se) {
 		if stepCtx != ctx && stepCtx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			err = context.Cause(stepCtx) // the step's own timeout (a sleep's), not the flow's
 		}
-		se = &StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
+		se = &report.StepError{Flow: s.flow.Name, Step: m.Label(), File: m.File, Line: m.Line, Err: err}
 		rep.Error = s.r.errorInfo(err)
 	}
 	rep.Status = classify(err)
@@ -177,7 +178,7 @@ func (s *State) runBody(ctx context.Context) error {
 	// Hooks get time of their own: the flow's deadline may be what failed.
 	hookCtx, cancel := context.WithTimeout(s.shared.runCtx(), max(s.stepTimeout, time.Minute))
 	defer cancel()
-	if status == StatusFailed || status == StatusBlocked {
+	if status == report.StatusFailed || status == report.StatusBlocked {
 		if herr := s.execSteps(hookCtx, s.flow.OnFailure, joinPath(s.prefix, "on_failure")); herr != nil {
 			s.rec.HookErrors = append(s.rec.HookErrors, herr.Error())
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -36,7 +37,7 @@ steps:
     as: page
   - assert: checked(page, "checkbox", "Remember me")
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	reqs := fake.Requests()
 	dir := filepath.Dir(rec.File)
 	rooted, err := filepath.Abs("/tmp/b.txt")

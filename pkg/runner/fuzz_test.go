@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -82,7 +83,7 @@ func FuzzInterpolation(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		rec := (&Runner{Requester: runnertest.New()}).RunFlow(ctx, fl)
-		if rec.Status != StatusPassed && rec.Status != StatusFailed {
+		if rec.Status != report.StatusPassed && rec.Status != report.StatusFailed {
 			t.Fatalf("status %s (%s), want passed or failed", rec.Status, rec.Error)
 		}
 	})

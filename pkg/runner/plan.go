@@ -8,6 +8,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Plan prints what RunFlow would do, without a browser (`bua run
@@ -15,8 +16,8 @@ import (
 // values that depend on step results (as names, last, error, helpers) stay
 // as written. Sub-flows are expanded with their `with` values.
 func (r *Runner) Plan(w io.Writer, f *flow.Flow) error {
-	sh := &shared{masker: &Masker{}}
-	s := newState(r, f, sh, &FlowReport{})
+	sh := &shared{masker: &report.Masker{}}
+	s := newState(r, f, sh, &report.FlowReport{})
 	with := map[string]any{}
 	if dir := f.Serve; dir != "" || r.Serve != "" {
 		if dir == "" {

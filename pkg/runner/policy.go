@@ -7,19 +7,8 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
-
-// ObstacleError ends a flow blocked because an extract's verdict met a stop
-// policy: the flow's status is StatusBlocked.
-type ObstacleError struct {
-	Type       string `json:"type"`
-	Confidence string `json:"confidence"`
-	Message    string `json:"message"`
-}
-
-func (e *ObstacleError) Error() string {
-	return fmt.Sprintf("blocked by obstacle %s (%s confidence): %s", e.Type, e.Confidence, e.Message)
-}
 
 // checkObstacle applies policy to the verdict of an extract result, result
 // (read by ex): a handoff may replace result with the cleared page's.
@@ -39,7 +28,7 @@ func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *ma
 		return s.handOver(ctx, ex, result, policy, &protocol.Obstacle{Type: protocol.ObstacleType(typ), Confidence: protocol.Confidence(conf), Message: msg})
 	}
 	if action == flow.PolicyStop {
-		return &ObstacleError{Type: typ, Confidence: conf, Message: msg}
+		return &report.ObstacleError{Type: typ, Confidence: conf, Message: msg}
 	}
 	advisory := fmt.Sprintf("%s obstacle %s (%s): %s", conf, typ, "continued", msg)
 	s.note(advisory)
@@ -51,24 +40,24 @@ func checkObstacle(ctx context.Context, s *State, ex protocol.Action, result *ma
 }
 
 // classify maps a flow's error to its status.
-func classify(err error) Status {
+func classify(err error) report.Status {
 	if err == nil {
-		return StatusPassed
+		return report.StatusPassed
 	}
 	var le *flow.LoadError
-	var oe *ObstacleError
+	var oe *report.ObstacleError
 	var be *protocol.Error
 	switch {
 	case errors.As(err, &le):
-		return StatusInvalid
+		return report.StatusInvalid
 	case errors.As(err, &oe):
-		return StatusBlocked
+		return report.StatusBlocked
 	case errors.As(err, &be) && be.Code == protocol.CodeDomainBlocked:
-		return StatusBlocked
+		return report.StatusBlocked
 	case errors.As(err, &be) && be.Code == protocol.CodeBridgeUnavailable:
-		return StatusUnavailable
+		return report.StatusUnavailable
 	}
-	return StatusFailed
+	return report.StatusFailed
 }
 
 // terminal reports whether err may not be swallowed by continue_on_error.
@@ -76,7 +65,7 @@ func classify(err error) Status {
 // (docs/cancellation.md#cancellation), so no policy of the flow's may carry on past it.
 func terminal(err error) bool {
 	st := classify(err)
-	return st == StatusBlocked || st == StatusUnavailable || stoppedByPerson(err) != ""
+	return st == report.StatusBlocked || st == report.StatusUnavailable || stoppedByPerson(err) != ""
 }
 
 // stoppedByPerson is the reason when err is the answer to a request the

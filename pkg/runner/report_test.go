@@ -12,6 +12,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -41,7 +42,18 @@ steps:
 	if err := suite.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc struct { // the part of report.WriteJUnit's document read here
+		Suites []struct {
+			Cases []struct {
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+				SystemOut *struct {
+					Text string `xml:",cdata"`
+				} `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
 	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +121,7 @@ func TestRun_HintFromRunner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Runner{Requester: runnertest.New().On(protocol.ActionNavigate, refused), Hint: tc.hint}
 			rec := r.RunFlow(context.Background(), f)
-			wantStatus(t, rec, StatusFailed)
+			wantStatus(t, rec, report.StatusFailed)
 			if rec.Hint != tc.want || rec.Steps[0].Error == nil || rec.Steps[0].Error.Hint != tc.want {
 				t.Errorf("flow hint %q, step error %+v; want hint %q", rec.Hint, rec.Steps[0].Error, tc.want)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Runner executes flows against a Requester.
@@ -61,7 +62,7 @@ type Runner struct {
 	// ExitCode, when set, maps a status to the caller's exit code; the
 	// suite's JSON report then carries it as exitCode (suite and flows).
 	// The runner itself speaks only in statuses.
-	ExitCode func(Status) int
+	ExitCode func(report.Status) int
 	// Hint, when set, is the next step shown under a protocol error in
 	// progress and reports: the CLI passes its own (cmd/bua/hints.go, by
 	// code and reason), so a flow's error reads as the same command's would.

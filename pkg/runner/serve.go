@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Server is a static folder served on a free loopback port for one run.
@@ -20,7 +22,7 @@ type Server struct {
 // report, so it names dir slash-separated (ReportPath).
 func Serve(dir string) (*Server, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("serve: %s is not a directory", ReportPath(dir))
+		return nil, fmt.Errorf("serve: %s is not a directory", report.ReportPath(dir))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

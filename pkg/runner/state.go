@@ -7,6 +7,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // shared is what a flow and its sub-flows have in common.
@@ -15,7 +16,7 @@ type shared struct {
 	// lastExtract is the latest extract result, the bundle's fallback
 	// when the page cannot be read again at failure.
 	lastExtract map[string]any
-	masker      *Masker
+	masker      *report.Masker
 	// run is the context the flow was run with: its timeout does not
 	// cancel it, an interrupt (Ctrl-C) does. Hooks and the evidence
 	// capture run under it, so they outlive the flow's timeout but not an
@@ -41,9 +42,9 @@ type State struct {
 	vars    map[string]any
 	shared  *shared
 	origins map[string]*extractOrigin
-	rec     *FlowReport
-	prefix  string      // path prefix of this flow's steps in the report
-	cur     *StepReport // the step running now
+	rec     *report.FlowReport
+	prefix  string             // path prefix of this flow's steps in the report
+	cur     *report.StepReport // the step running now
 	last    any
 	result  any // the current step's result, for `as`
 	depth   int
@@ -60,7 +61,7 @@ type State struct {
 	stepTimeout time.Duration
 }
 
-func newState(r *Runner, f *flow.Flow, sh *shared, rec *FlowReport) *State {
+func newState(r *Runner, f *flow.Flow, sh *shared, rec *report.FlowReport) *State {
 	s := &State{r: r, flow: f, shared: sh, rec: rec, origins: map[string]*extractOrigin{}, vars: map[string]any{}}
 	envMap := map[string]any{}
 	for _, name := range f.EnvNames {
@@ -75,7 +76,7 @@ func newState(r *Runner, f *flow.Flow, sh *shared, rec *FlowReport) *State {
 		"last":  nil,
 		"error": nil,
 	})
-	s.cur = &StepReport{}
+	s.cur = &report.StepReport{}
 	s.dialogs = f.Dialogs
 	s.obstacles, s.stepTimeout = f.Obstacles, f.StepTimeout
 	return s

@@ -13,6 +13,7 @@ import (
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // build evaluates the params into a protocol action: each value is
@@ -241,7 +242,7 @@ func (s *State) runAction(ctx context.Context, st *flow.ActionStep) error {
 		}
 		if retries > 0 && st.Retry.Allows(be.Code) && ctx.Err() == nil {
 			retries--
-			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *s.r.errorInfo(be)})
+			s.cur.FailedAttempts = append(s.cur.FailedAttempts, report.AttemptError{Attempt: attempt, ErrorInfo: *s.r.errorInfo(be)})
 			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
 			if err := ctxtime.Sleep(ctx, delay); err != nil {
 				return be

@@ -9,6 +9,7 @@ import (
 	"github.com/bua-dev/bua/internal/ctxtime"
 	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // runStep runs st by its type: the engine's half of each step type the
@@ -205,11 +206,11 @@ func (s *State) runRepeat(ctx context.Context, st *flow.RepeatStep) error {
 // left out.
 type passLog struct {
 	s        *State
-	rep      *StepReport // the repeat's own, for the note
-	unlisted bool        // the caller's s.unlisted, restored at end
-	mark     int         // where the latest unlisted pass's records start; -1 before one
-	dropped  int         // passes whose records were dropped
-	first    int         // the first dropped pass
+	rep      *report.StepReport // the repeat's own, for the note
+	unlisted bool               // the caller's s.unlisted, restored at end
+	mark     int                // where the latest unlisted pass's records start; -1 before one
+	dropped  int                // passes whose records were dropped
+	first    int                // the first dropped pass
 }
 
 // begin starts pass: it drops the previous unlisted pass's records, and

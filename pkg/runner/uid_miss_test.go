@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -19,7 +20,7 @@ steps:
     as: page
   - click: { uid: "${{ uid(page, 'button', '(?i)sign in') }}" }
 `)
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	e := rec.Steps[1].Error
 	if e == nil || !strings.Contains(e.Message, "which has no button; the roles it has: link (1), textbox (1)") {
 		t.Errorf("error = %+v, want the page's roles named", e)

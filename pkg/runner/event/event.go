@@ -39,7 +39,7 @@ type StepStart struct {
 }
 
 // StepEnd is a step ending, as the flow's report records it: its status
-// ("passed", "failed", ... as runner.Status), how long it took, its note
+// ("passed", "failed", ... as report.Status), how long it took, its note
 // and, when it failed, its error. Held says it is
 // printed with the rest of its flow's run (a parallel run), so there is
 // no running line to redraw. Mask masks the flow's secrets in the text

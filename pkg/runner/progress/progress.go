@@ -116,7 +116,7 @@ func (p *Printer) mark(status string) string {
 }
 
 // Mark is a status's mark on a progress line (the statuses are
-// runner.Status's): ok, --, BLOCKED, INVALID, UNAVAILABLE, else FAIL.
+// report.Status's): ok, --, BLOCKED, INVALID, UNAVAILABLE, else FAIL.
 func Mark(status string) string {
 	switch status {
 	case "passed":

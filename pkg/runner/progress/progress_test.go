@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/event"
 	"github.com/bua-dev/bua/pkg/runner/progress"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestMark: every status the runner gives a flow or a step has its mark,
 // the printer reading the statuses by their text.
 func TestMark(t *testing.T) {
-	for st, want := range map[runner.Status]string{
-		runner.StatusPassed: "ok", runner.StatusSkipped: "--", runner.StatusFailed: "FAIL",
-		runner.StatusBlocked: "BLOCKED", runner.StatusInvalid: "INVALID", runner.StatusUnavailable: "UNAVAILABLE",
-		runner.StatusInterrupted: "FAIL",
+	for st, want := range map[report.Status]string{
+		report.StatusPassed: "ok", report.StatusSkipped: "--", report.StatusFailed: "FAIL",
+		report.StatusBlocked: "BLOCKED", report.StatusInvalid: "INVALID", report.StatusUnavailable: "UNAVAILABLE",
+		report.StatusInterrupted: "FAIL",
 	} {
 		if got := progress.Mark(string(st)); got != want {
 			t.Errorf("Mark(%s) = %q, want %q", st, got, want)

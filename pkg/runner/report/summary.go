@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"fmt"
@@ -27,9 +27,9 @@ func (s *SuiteReport) SummaryRows() [][]string {
 			note = fmt.Sprintf("%d advisory", len(f.Advisories))
 		}
 		if note == "" && f.Flaky {
-			note = "flaky: " + f.flakyNote()
+			note = "flaky: " + f.FlakyNote()
 		}
-		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), event.FormatDuration(f.Duration), f.masker.Mask(note)})
+		rows = append(rows, []string{label(f), flakyStatus(f.Status, f.Flaky), event.FormatDuration(f.Duration), f.Masker.Mask(note)})
 		if f.Status == StatusPassed || f.Status == StatusSkipped {
 			continue
 		}
@@ -38,8 +38,8 @@ func (s *SuiteReport) SummaryRows() [][]string {
 			if st.Error != nil {
 				note = string(st.Error.Code) + ": " + st.Error.Message
 			}
-			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.label()
-			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), event.FormatDuration(st.Duration), f.masker.Mask(note)})
+			label := strings.Repeat(" ", st.Depth+1) + st.Path + " " + st.Label()
+			rows = append(rows, []string{label, flakyStatus(st.Status, st.Flaky), event.FormatDuration(st.Duration), f.Masker.Mask(note)})
 		}
 	}
 	return rows
@@ -66,7 +66,7 @@ func (s *SuiteReport) FlowLabels() func(*FlowReport) string {
 
 // SummaryLine is the run's last line: "2 passed, 1 failed, 0 skipped in
 // 3.2s", with the flaky flows among them: "3 passed (1 flaky), ...", or
-// "1 failed (1 flaky)" when Runner.FailOnFlaky counted one as failed.
+// "1 failed (1 flaky)" when runner.Runner.FailOnFlaky counted one as failed.
 func (s *SuiteReport) SummaryLine() string {
 	p, fl, sk := s.Counts()
 	fp, ff := s.FlakyCounts()

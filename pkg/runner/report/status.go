@@ -1,8 +1,6 @@
-package runner
+package report
 
-import (
-	"fmt"
-)
+import ()
 
 // Status is a flow's or a step's outcome, as reports show it. A flow's
 // status is the runner's verdict; the CLI maps it to an exit code
@@ -18,28 +16,9 @@ const (
 	StatusUnavailable Status = "unavailable" // no daemon or browser answered
 	StatusSkipped     Status = "skipped"     // not run (--shard, --fail-fast, a false if)
 	// StatusInterrupted: the run's caller stopped it (Ctrl-C, SIGTERM: the
-	// context RunSuite was given was cancelled) while this flow ran.
+	// context runner.Runner.RunSuite was given was cancelled) while this flow ran.
 	StatusInterrupted Status = "interrupted"
 )
-
-// StepError is a step's failure with where it happened: the flow's name,
-// the step's label and its line in File. Err is the cause (a *protocol.Error,
-// *AssertionError, *FailError, *ObstacleError or an expression error). Its
-// text is the flow's error in every report, so it names File
-// slash-separated (ReportPath): "flows/pay.yaml:3: step ...".
-type StepError struct {
-	Flow string
-	Step string
-	File string
-	Line int
-	Err  error
-}
-
-func (e *StepError) Error() string {
-	return fmt.Sprintf("%s:%d: step %q: %v", ReportPath(e.File), e.Line, e.Step, e.Err)
-}
-
-func (e *StepError) Unwrap() error { return e.Err }
 
 // statusRank orders flow statuses from best to worst for Status.
 var statusRank = map[Status]int{StatusPassed: 0, StatusSkipped: 0, StatusFailed: 1, StatusBlocked: 2, StatusUnavailable: 3, StatusInvalid: 4, StatusInterrupted: 5}

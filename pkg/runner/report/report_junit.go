@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"encoding/xml"
@@ -84,7 +84,7 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			for _, h := range f.HookErrors {
 				body += "\nhook: " + h
 			}
-			c.Failure = &junitFailure{Message: f.masker.Mask(msg), Type: string(f.Status), Body: f.masker.Mask(body)}
+			c.Failure = &junitFailure{Message: f.Masker.Mask(msg), Type: string(f.Status), Body: f.Masker.Mask(body)}
 		}
 		c.RerunFailures, c.FlakyFailures = f.junitReruns()
 		var out []string
@@ -102,7 +102,7 @@ func (s *SuiteReport) WriteJUnit(w io.Writer) error {
 			out = append(out, st.Evidence.junitLines()...)
 		}
 		for i := range out {
-			out[i] = f.masker.Mask(out[i])
+			out[i] = f.Masker.Mask(out[i])
 		}
 		// The bundle's files, one per line in the convention Jenkins'
 		// JUnit Attachments plugin and GitLab read, slash-separated

@@ -1,8 +1,6 @@
-package runner
+package report
 
 import (
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/bua-dev/bua/pkg/flow"
@@ -11,41 +9,11 @@ import (
 
 // ErrorInfo is an error as reports show it: a protocol code when there is
 // one (else "assertion", "fail", "obstacle" or "error"), the message and
-// the hint (Runner.hint).
+// the hint (the engine's Runner.hint).
 type ErrorInfo struct {
 	Code    protocol.ErrorCode `json:"code"`
 	Message string             `json:"message"`
 	Hint    string             `json:"hint,omitempty"`
-}
-
-// hint is the next step for a protocol error: Runner.Hint's when set (the
-// CLI's, by code and reason), else the error contract's for the code.
-func (r *Runner) hint(be *protocol.Error) string {
-	if r.Hint != nil {
-		return r.Hint(be)
-	}
-	if c, ok := protocol.Lookup(be.Code); ok {
-		return c.Next
-	}
-	return ""
-}
-
-func (r *Runner) errorInfo(err error) *ErrorInfo {
-	var be *protocol.Error
-	var ae *AssertionError
-	var fe *FailError
-	var oe *ObstacleError
-	switch {
-	case errors.As(err, &be):
-		return &ErrorInfo{Code: be.Code, Message: be.Message, Hint: r.hint(be)}
-	case errors.As(err, &ae):
-		return &ErrorInfo{Code: "assertion", Message: strings.TrimPrefix(ae.Error(), "assertion failed: ")}
-	case errors.As(err, &fe):
-		return &ErrorInfo{Code: "fail", Message: fe.Message}
-	case errors.As(err, &oe):
-		return &ErrorInfo{Code: "obstacle", Message: oe.Error()}
-	}
-	return &ErrorInfo{Code: "error", Message: err.Error()}
 }
 
 // StepReport is one executed (or skipped) step. Path numbers it within its
@@ -81,11 +49,12 @@ type StepReport struct {
 	FailedAttempts []AttemptError `json:"failedAttempts,omitempty"`
 	Flaky          bool           `json:"flaky,omitempty"`
 	// Evidence is what was gathered when this step failed the flow (nil
-	// otherwise, or when neither Artifacts nor Runner.Evidence asked).
+	// otherwise, or when neither Artifacts nor runner.Runner.Evidence asked).
 	Evidence *Evidence `json:"-"`
 }
 
-func (r *StepReport) label() string {
+// Label is the step's name, or its kind when it has none.
+func (r *StepReport) Label() string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -112,7 +81,7 @@ type FlowReport struct {
 	Diagnostics flow.Diagnostics `json:"diagnostics,omitempty"`
 	Steps       []*StepReport    `json:"steps"`
 	// Attempts counts the runs of the flow (1 + its reruns under
-	// Runner.Retries); FailedAttempts are the runs before the last one,
+	// runner.Runner.Retries); FailedAttempts are the runs before the last one,
 	// which all failed. Flaky: the flow passed after a failed run or a
 	// flaky step (flaky.go).
 	Attempts int `json:"attempts,omitempty"`
@@ -122,18 +91,20 @@ type FlowReport struct {
 	// (merge.go) in a merged report; "" otherwise.
 	Shard string `json:"shard,omitempty"`
 	// Worker is the index of the worker that ran the flow in a parallel
-	// run (RunParallel), nil in a serial one.
+	// run (runner.Runner.RunParallel), nil in a serial one.
 	Worker         *int          `json:"worker,omitempty"`
 	FailedAttempts []*FlowReport `json:"-"`
 	Flaky          bool          `json:"-"`
 
-	masker *Masker
-	// stoppedBy is the reason when the person stopped the flow from the
-	// extension's popup (stoppedByPerson), else "".
-	stoppedBy string
-	// writeErrors are the evidence files it could not write (RunSuite
+	// Masker masks the flow's secrets in what its report shows (nil
+	// masks nothing): the engine's, for the run's values.
+	Masker *Masker `json:"-"`
+	// StoppedBy is the reason when the person stopped the flow from the
+	// extension's popup (the engine's stoppedByPerson), else "".
+	StoppedBy string `json:"-"`
+	// WriteErrors are the evidence files it could not write (runner.Runner.RunSuite
 	// gathers them into SuiteReport.Problems).
-	writeErrors []string
+	WriteErrors []string `json:"-"`
 }
 
 // SuiteReport is one `bua run`: every flow in order.
@@ -142,7 +113,7 @@ type SuiteReport struct {
 	Duration time.Duration `json:"-"`
 	Flows    []*FlowReport `json:"flows"`
 	// Interrupted is set when the run's caller stopped it (the context
-	// RunSuite was given was cancelled: Ctrl-C, SIGTERM). The flow that
+	// runner.Runner.RunSuite was given was cancelled: Ctrl-C, SIGTERM). The flow that
 	// was running is StatusInterrupted, the ones after it skipped.
 	Interrupted bool `json:"-"`
 	// Problems are the files the run could not write, each naming the path
@@ -154,7 +125,7 @@ type SuiteReport struct {
 	// splits that none of its inputs ran (Merge): their flows are not in
 	// it, so Exit fails as for an invalid flow.
 	MissingShards []string `json:"-"`
-	// ExitCode is Runner.ExitCode: when set, WriteJSON adds each flow's
+	// ExitCode is runner.Runner.ExitCode: when set, WriteJSON adds each flow's
 	// and the suite's exit code (Exit). nil leaves exitCode out.
 	ExitCode func(Status) int `json:"-"`
 

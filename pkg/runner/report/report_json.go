@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"encoding/json"
@@ -15,10 +15,10 @@ const elideOver = 2048
 
 var dataURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^data:image/(\w+);base64,`) })
 
-// elide returns v with large strings replaced by "<KIND N bytes>": a
+// Elide returns v with large strings replaced by "<KIND N bytes>": a
 // screenshot's dataUrl by its decoded JPEG size, other long strings by
 // their length.
-func elide(v any) any {
+func Elide(v any) any {
 	switch x := v.(type) {
 	case string:
 		if m := dataURL().FindStringSubmatch(x); m != nil {
@@ -33,7 +33,7 @@ func elide(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = elide(e)
+			out[k] = Elide(e)
 		}
 		return out
 	case []any:
@@ -42,7 +42,7 @@ func elide(v any) any {
 		}
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = elide(e)
+			out[i] = Elide(e)
 		}
 		return out
 	}
@@ -75,24 +75,24 @@ type jsonFlow struct {
 func (f *FlowReport) maskedStep(st *StepReport) jsonStep {
 	c := *st
 	c.File, c.Artifacts = ReportPath(st.File), reportPaths(st.Artifacts)
-	c.Params, _ = f.masker.MaskValue(st.Params).(map[string]any)
-	c.Result = f.masker.MaskValue(elide(st.Result))
+	c.Params, _ = f.Masker.MaskValue(st.Params).(map[string]any)
+	c.Result = f.Masker.MaskValue(Elide(st.Result))
 	if st.Error != nil {
 		e := *st.Error
-		e.Message = f.masker.Mask(e.Message)
+		e.Message = f.Masker.Mask(e.Message)
 		c.Error = &e
 	}
-	c.Note = f.masker.Mask(c.Note)
+	c.Note = f.Masker.Mask(c.Note)
 	return jsonStep{StepReport: &c, DurationMs: st.Duration.Milliseconds()}
 }
 
 // Mask returns s with the flow's secrets replaced by Mask, for a report
 // written outside this package (the HTML report).
-func (f *FlowReport) Mask(s string) string { return f.masker.Mask(s) }
+func (f *FlowReport) Mask(s string) string { return f.Masker.Mask(s) }
 
 // MaskValue returns a copy of a JSON-shaped v with the flow's secrets
 // masked in every string.
-func (f *FlowReport) MaskValue(v any) any { return f.masker.MaskValue(v) }
+func (f *FlowReport) MaskValue(v any) any { return f.Masker.MaskValue(v) }
 
 // exitCode is s.ExitCode(st), or nil when no mapping was given.
 func (s *SuiteReport) exitCode(st Status) *int {
@@ -112,7 +112,7 @@ func (s *SuiteReport) jsonFlow(f *FlowReport) jsonFlow {
 		FlowReport: &fc, DurationMs: f.Duration.Milliseconds(), Steps: []jsonStep{}}
 	for _, st := range f.Steps {
 		js := f.maskedStep(st)
-		js.FailedAttempts = maskAttempts(f.masker, st.FailedAttempts)
+		js.FailedAttempts = maskAttempts(f.Masker, st.FailedAttempts)
 		jf.Steps = append(jf.Steps, js)
 	}
 	jf.Steps = jf.Steps[:len(jf.Steps):len(jf.Steps)]
@@ -166,4 +166,17 @@ func (s *SuiteReport) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// StepLog is the evidence bundle's step log (BundleSteps): f's steps up to
+// and including failed, each as the JSON report shows it, masked.
+func (f *FlowReport) StepLog(failed *StepReport) any {
+	var log []jsonStep
+	for _, st := range f.Steps {
+		log = append(log, f.maskedStep(st))
+		if st == failed {
+			break
+		}
+	}
+	return log
 }

@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func TestReportPaths_Windows(t *testing.T) {
 			t.Errorf("%s report:\n%s\nwant every path slash-separated", name, out)
 		}
 	}
-	back, err := ReadJSON(js.Bytes(), "report.json")
+	back, err := ReadJSON(js.Bytes(), "json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,21 @@
-package runner_test
+package report_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestReportPaths_HTML: the HTML page names the flow file, the evidence
 // bundle's files and a merged report's shards slash-separated, as the
 // JSON report does, whatever OS ran the flow (reportpath_test.go).
 func TestReportPaths_HTML(t *testing.T) {
-	runner.SlashesAsOnWindows(t)
-	s := runner.WindowsSuite()
-	s.Flows[0].Steps[0].Evidence = &runner.Evidence{} // the page lists the bundle with the evidence
+	report.SlashesAsOnWindows(t)
+	s := report.WindowsSuite()
+	s.Flows[0].Steps[0].Evidence = &report.Evidence{} // the page lists the bundle with the evidence
 	var b bytes.Buffer
 	if err := htmlreport.Write(&b, s); err != nil {
 		t.Fatal(err)

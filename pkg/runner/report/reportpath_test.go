@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"bytes"
@@ -20,15 +20,6 @@ func slashesAsOnWindows(t *testing.T) {
 	old := toSlash
 	toSlash = func(p string) string { return strings.ReplaceAll(p, `\`, "/") }
 	t.Cleanup(func() { toSlash = old })
-}
-
-// scrubDir takes dir, and the / after it, out of a report written in it,
-// leaving prefix in their place. Reports write every path slash-separated
-// (ReportPath), in the messages they carry too, so only that form is
-// scrubbed: a golden holds the same text on every OS, and a path a
-// report left in the OS's form shows on Windows as a difference.
-func scrubDir(s, dir, prefix string) string {
-	return strings.ReplaceAll(s, filepath.ToSlash(dir)+"/", prefix)
 }
 
 // windowsSuite is a failed flow as a run on Windows records it, every
@@ -143,7 +134,7 @@ func TestReportPaths_ReadBack(t *testing.T) {
 	if err := s.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadJSON(b.Bytes(), "report.json")
+	back, err := ReadJSON(b.Bytes(), "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +219,16 @@ func TestReportPaths_Messages(t *testing.T) {
 	if got, want := strings.Join(m.Problems, "\n"), "shards/report-1.json: artifact art/pay/1-click/trace.json: no space left on device"; got != want {
 		t.Errorf("merged problems %q, want %q", got, want)
 	}
+}
+
+// firstDiff shows where a and b first differ, a few lines around.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		if i >= len(al) || i >= len(bl) || al[i] != bl[i] {
+			lo := max(0, i-2)
+			return "got:\n" + strings.Join(al[lo:min(len(al), i+3)], "\n") + "\nwant:\n" + strings.Join(bl[lo:min(len(bl), i+3)], "\n")
+		}
+	}
+	return ""
 }

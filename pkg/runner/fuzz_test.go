@@ -14,46 +14,6 @@ import (
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
-// FuzzLoad feeds arbitrary YAML to the flow loader: whatever arrives, Load
-// returns a flow or a *LoadError whose every diagnostic has a position and
-// a message, and never panics. Seeds: every example and invalid flow in the
-// repository, plus testdata/fuzz/FuzzLoad.
-func FuzzLoad(f *testing.F) {
-	for _, pattern := range []string{"../../flows/*.yaml", "../../flows/*/*.yaml", "../../testdata/flows/invalid/*.yaml"} {
-		files, _ := filepath.Glob(pattern)
-		for _, file := range files {
-			if data, err := os.ReadFile(file); err == nil {
-				f.Add(data)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "f.yaml")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		fl, err := flow.Load(path)
-		if err == nil {
-			if fl == nil {
-				t.Fatal("Load returned neither a flow nor an error")
-			}
-			return
-		}
-		var le *flow.LoadError
-		if !errors.As(err, &le) {
-			t.Fatalf("Load error %T %v: want a *flow.LoadError", err, err)
-		}
-		if len(le.Diags) == 0 {
-			t.Fatal("a flow.LoadError with no diagnostics")
-		}
-		for _, d := range le.Diags {
-			if d.Msg == "" || d.Line < 1 {
-				t.Fatalf("diagnostic without a position or message: %+v", d)
-			}
-		}
-	})
-}
-
 // FuzzInterpolation puts arbitrary text in a `${{ }}`-interpolated log
 // step, loads it, and runs it: a bad expression is a load diagnostic, a
 // good one evaluates to a passed or failed flow, and nothing panics.

@@ -188,12 +188,12 @@ func TestProtocolSections(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for heading, want := range map[string]string{
-		"One action: `bua click e3`":                     "one-action-bua-click-e3",
-		"action `press_key`":                             "action-press_key",
+		"One action: `bua click e3`":                      "one-action-bua-click-e3",
+		"action `press_key`":                              "action-press_key",
 		"Trace (`src/core/trace.js`, §Trace ring buffer)": "trace-srccoretracejs-trace-ring-buffer",
-		"The person's side: popup, options, badge":       "the-persons-side-popup-options-badge",
-		"Stop all (global_stop)":                         "stop-all-global_stop",
-		"See [the layers](#the-layers) **now**":          "see-the-layers-now",
+		"The person's side: popup, options, badge":        "the-persons-side-popup-options-badge",
+		"Stop all (global_stop)":                          "stop-all-global_stop",
+		"See [the layers](#the-layers) **now**":           "see-the-layers-now",
 	} {
 		if got := slug(heading); got != want {
 			t.Errorf("slug(%q) = %q, want %q", heading, got, want)

@@ -151,6 +151,7 @@ func TestDependencyRules(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := ours(fields[0])
+		checkFlowLayers(t, pkg, fields[1:])
 		i := slices.IndexFunc(rules, func(r importRule) bool { return r.covers(pkg) })
 		if i < 0 {
 			t.Errorf("%s has no row in architecture.md's \"Who may import whom\": place it in the layers first", pkg)
@@ -165,6 +166,39 @@ func TestDependencyRules(t *testing.T) {
 	}
 	if checked < 3*30 {
 		t.Fatalf("only %d packages checked over three OSes: go list's output or the table changed", checked)
+	}
+}
+
+// flowLayers are the layers of flows, held here as well as in the table,
+// so that a row widened by mistake cannot let a layer reach one above it:
+// expressions (pkg/flow/expr) know nothing of flows; the model and loader
+// (pkg/flow) nothing of the engine or its reports; the engine's events
+// (pkg/runner/event) nothing at all; the reports (pkg/runner/report)
+// nothing of the engine that fills them; and the engine (pkg/runner)
+// emits events without importing what prints or renders them. Each
+// package maps to the packages it may not import ("/..." for every
+// package under one).
+var flowLayers = map[string][]string{
+	"pkg/flow/expr":       {"pkg/flow", "pkg/runner", "pkg/runner/..."},
+	"pkg/flow":            {"pkg/runner", "pkg/runner/..."},
+	"pkg/runner/event":    {"pkg/flow", "pkg/flow/...", "pkg/runner", "pkg/runner/..."},
+	"pkg/runner/report":   {"pkg/runner", "pkg/runner/progress", "pkg/runner/htmlreport"},
+	"pkg/runner/progress": {"pkg/flow", "pkg/flow/...", "pkg/runner", "pkg/runner/report"},
+	"pkg/runner":          {"pkg/runner/progress", "pkg/runner/htmlreport"},
+}
+
+// checkFlowLayers fails when pkg, one of flowLayers, imports a package
+// above its layer.
+func checkFlowLayers(t *testing.T, pkg string, imports []string) {
+	t.Helper()
+	for _, imp := range imports {
+		dep := ours(imp)
+		for _, banned := range flowLayers[pkg] {
+			under, all := strings.CutSuffix(banned, "/...")
+			if dep == banned || all && strings.HasPrefix(dep, under+"/") {
+				t.Errorf("%s imports %s: the flow layers point one way (flowLayers)", pkg, dep)
+			}
+		}
 	}
 }
 

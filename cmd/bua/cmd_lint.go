@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
@@ -28,9 +29,9 @@ type lintOptions struct {
 
 // lintResult is one file's outcome for `bua lint --json`.
 type lintResult struct {
-	File        string              `json:"file"`
-	OK          bool                `json:"ok"`
-	Diagnostics []runner.Diagnostic `json:"diagnostics"`
+	File        string            `json:"file"`
+	OK          bool              `json:"ok"`
+	Diagnostics []flow.Diagnostic `json:"diagnostics"`
 }
 
 func newLintCommand(env *Env, runF func(*lintOptions) error) *cli.Command {
@@ -75,9 +76,9 @@ func runLint(o *lintOptions) error {
 	results := []lintResult{}
 	code := exitOK
 	for _, file := range files {
-		res := lintResult{File: file, OK: true, Diagnostics: []runner.Diagnostic{}}
+		res := lintResult{File: file, OK: true, Diagnostics: []flow.Diagnostic{}}
 		f, err := r.Load(file)
-		var le *runner.LoadError
+		var le *flow.LoadError
 		switch {
 		case err == nil:
 			res.Diagnostics = append(res.Diagnostics, f.Warnings...)
@@ -86,7 +87,7 @@ func runLint(o *lintOptions) error {
 			res.Diagnostics = le.All()
 		default:
 			res.OK = false
-			res.Diagnostics = []runner.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
+			res.Diagnostics = []flow.Diagnostic{{File: file, Line: 1, Col: 1, Msg: err.Error()}}
 		}
 		if !res.OK {
 			code = exitUsage
@@ -100,7 +101,7 @@ func runLint(o *lintOptions) error {
 		return exit(code)
 	}
 	for _, res := range results {
-		fmt.Fprint(o.env.Stdout, runner.Diagnostics(res.Diagnostics).String())
+		fmt.Fprint(o.env.Stdout, flow.Diagnostics(res.Diagnostics).String())
 		if res.OK && !o.Quiet {
 			fmt.Fprintf(o.env.Stdout, "ok %s\n", res.File)
 		}

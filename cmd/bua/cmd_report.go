@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 func init() { register(newReportCommand, "report") }
@@ -54,11 +54,11 @@ func mergeReports(c *cli.Context, env *Env) error {
 	if err != nil {
 		return usageError(err.Error())
 	}
-	var inputs []*runner.SuiteReport
+	var inputs []*report.SuiteReport
 	var warnings []string
 	bad := false
 	for _, f := range files {
-		s, w, err := runner.ReadJSONFile(f)
+		s, w, err := report.ReadJSONFile(f)
 		if err != nil {
 			printReportError(env, err)
 			bad = true
@@ -70,7 +70,7 @@ func mergeReports(c *cli.Context, env *Env) error {
 	if bad {
 		return exit(exitUsage)
 	}
-	merged, w, err := runner.Merge(inputs, runner.MergeOptions{AllowDuplicates: c.Bool("allow-duplicates")})
+	merged, w, err := report.Merge(inputs, report.MergeOptions{AllowDuplicates: c.Bool("allow-duplicates")})
 	if err != nil {
 		printReportError(env, err)
 		return exit(exitUsage)
@@ -150,7 +150,7 @@ func expandReports(args []string) ([]string, error) {
 // its hint, on stderr.
 func printReportError(env *Env, err error) {
 	fmt.Fprintf(env.Stderr, "bua: %v\n", err)
-	var re *runner.ReportError
+	var re *report.ReportError
 	if errors.As(err, &re) && re.Hint != "" {
 		fmt.Fprintf(env.Stderr, "hint: %s\n", re.Hint)
 	}
@@ -158,7 +158,7 @@ func printReportError(env *Env, err error) {
 
 // shardList names a merged report's inputs: "shards 1/3, 2/3, 3/3", or the
 // number of runs without --shard.
-func shardList(shards []runner.ShardInfo) string {
+func shardList(shards []report.ShardInfo) string {
 	var named []string
 	other := 0
 	for _, sh := range shards {

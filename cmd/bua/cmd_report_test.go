@@ -93,7 +93,7 @@ func TestReportMerge(t *testing.T) {
 		t.Errorf("junit cases %s (tests %d, failures %d), want the three flows sorted and 1 failure", got, junit.Suite.Tests, junit.Suite.Failures)
 	}
 	// Each attachment is a path from here to a file of shard 2's upload,
-	// slash-separated on every OS (runner.ReportPath).
+	// slash-separated on every OS (report.ReportPath).
 	attached := regexp.MustCompile(`\[\[ATTACHMENT\|([^\]]+)\]\]`).FindAllStringSubmatch(junit.Suite.Cases[1].SystemOut, -1)
 	if len(attached) != 7 {
 		t.Errorf("%d attachments, want the bundle's 7:\n%s", len(attached), junit.Suite.Cases[1].SystemOut)

@@ -20,6 +20,8 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
+	"github.com/bua-dev/bua/pkg/runner/progress"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 func init() {
@@ -210,11 +212,11 @@ func runRun(o *runOptions) error {
 		out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
 	}
 	if !ios.Quiet {
-		r.Progress, r.TTY, r.Color = out, tty, color
+		r.Events = progress.New(out, tty, color)
 	}
 	ctx, cancel := o.commandContext()
 	defer cancel()
-	var suite *runner.SuiteReport
+	var suite *report.SuiteReport
 	var lazies []*lazyRequester
 	if o.Parallel > 1 {
 		workers, err := o.workers()
@@ -224,8 +226,8 @@ func runRun(o *runOptions) error {
 		for _, w := range workers {
 			lazies = append(lazies, w.Requester.(*lazyRequester))
 		}
-		if r.Progress != nil {
-			fmt.Fprintf(r.Progress, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
+		if !ios.Quiet {
+			fmt.Fprintf(out, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
 		}
 		if !o.KeepBrowsers {
 			defer o.stopLaunchedBrowsers(workers)() // once the workers' connections are closed
@@ -367,7 +369,7 @@ func parseReports(specs []string) ([][2]string, error) {
 
 // writeReport writes one --report file; a write that fails leaves no
 // partial file, and its error names the file and the OS's reason.
-func writeReport(kind, file string, suite *runner.SuiteReport) error {
+func writeReport(kind, file string, suite *report.SuiteReport) error {
 	err := os.MkdirAll(filepath.Dir(file), 0o755)
 	if err == nil {
 		err = safewrite.File(file, 0o644, func(w io.Writer) error {
@@ -390,7 +392,7 @@ func writeReport(kind, file string, suite *runner.SuiteReport) error {
 
 // workDirFrom is the current directory as seen from the folder of the
 // report file, slash-separated ("." or ".."): a JSON report records it
-// (runner.SuiteReport.WorkDir) so relative artifact paths resolve beside
+// (report.SuiteReport.WorkDir) so relative artifact paths resolve beside
 // it on the machine that merges it. "" when it cannot be worked out.
 func workDirFrom(file string) string {
 	dir, err := filepath.Abs(filepath.Dir(file))
@@ -429,8 +431,8 @@ func dryRun(env *Env, r *runner.Runner, files []string) error {
 
 // writeSummary prints the run's table and last line through the output
 // layer: fitted to a terminal, tab-separated when piped.
-func writeSummary(ios *iostreams.IOStreams, suite *runner.SuiteReport, code int) error {
-	tb := ios.NewTable(runner.SummaryHeader...)
+func writeSummary(ios *iostreams.IOStreams, suite *report.SuiteReport, code int) error {
+	tb := ios.NewTable(report.SummaryHeader...)
 	for _, row := range suite.SummaryRows() {
 		tb.AddRow(row...)
 	}
@@ -449,7 +451,7 @@ func writeSummary(ios *iostreams.IOStreams, suite *runner.SuiteReport, code int)
 
 // writeFailures prints each flow that did not pass with its whole error
 // and hint, one flow a paragraph: what --quiet keeps of the progress.
-func writeFailures(w io.Writer, suite *runner.SuiteReport) {
+func writeFailures(w io.Writer, suite *report.SuiteReport) {
 	label := suite.FlowLabels()
 	for _, f := range suite.Flows {
 		if f.Error == "" {

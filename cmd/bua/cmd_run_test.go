@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -311,14 +311,14 @@ func TestRunCommand_MissingFile(t *testing.T) {
 	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()
 	writeFlow(t, dir, "login.yaml", "name: l\nsteps:\n  - log: hi\n")
-	// A diagnostic names files as a report does (runner.ReportPath), and
+	// A diagnostic names files as a report does (report.ReportPath), and
 	// gives the OS's reason.
 	for _, tc := range []struct{ name, file, hint string }{
 		{"Nope", filepath.Join(dir, "nope.yaml"), "hint: check the path"},
-		{"Misspelt", filepath.Join(dir, "logn.yaml"), "hint: did you mean " + runner.ReportPath(filepath.Join(dir, "login.yaml")) + "?"},
+		{"Misspelt", filepath.Join(dir, "logn.yaml"), "hint: did you mean " + report.ReportPath(filepath.Join(dir, "login.yaml")) + "?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg := runner.ReportPath(tc.file) + ": cannot read flow: " + notFoundReason(t, tc.file)
+			msg := report.ReportPath(tc.file) + ": cannot read flow: " + notFoundReason(t, tc.file)
 			env, out, errb := testEnv()
 			if code := run(context.Background(), []string{"bua", "run", tc.file}, env); code != exitUsage {
 				t.Fatalf("run: exit = %d, want %d\n%s\n%s", code, exitUsage, out, errb)
@@ -362,10 +362,10 @@ func TestLintCommand(t *testing.T) {
 		t.Fatalf("exit = %d, want 2", code)
 	}
 	// The ok line is bua lint's own, with the path as given; a diagnostic
-	// names its file as a report does (runner.ReportPath).
+	// names its file as a report does (report.ReportPath).
 	want := "ok " + good + "\n" +
-		runner.ReportPath(bad) + `:3:17: navigate has no param "href" (expected url, waitUntil, dialogs, tabId)` + "\n" +
-		runner.ReportPath(bad) + `:4:12: sleep: bad duration "soon" (expected a positive Go duration such as 500ms, 30s or 2m)` + "\n"
+		report.ReportPath(bad) + `:3:17: navigate has no param "href" (expected url, waitUntil, dialogs, tabId)` + "\n" +
+		report.ReportPath(bad) + `:4:12: sleep: bad duration "soon" (expected a positive Go duration such as 500ms, 30s or 2m)` + "\n"
 	if out.String() != want {
 		t.Errorf("lint output\n--- got\n%s--- want\n%s", out, want)
 	}
@@ -395,7 +395,7 @@ func TestLintCommand_Warnings(t *testing.T) {
 	if code := run(context.Background(), []string{"bua", "lint", long}, env); code != 0 {
 		t.Fatalf("exit = %d, want 0 (a warning leaves the flow valid)\n%s", code, out)
 	}
-	want := runner.ReportPath(long) + ":3:22: warning: repeat.times: 20000 is over 10000 passes; check it is meant (a loop this long may run until the flow's timeout)\n" +
+	want := report.ReportPath(long) + ":3:22: warning: repeat.times: 20000 is over 10000 passes; check it is meant (a loop this long may run until the flow's timeout)\n" +
 		"ok " + long + "\n"
 	if out.String() != want {
 		t.Errorf("lint output\n--- got\n%s--- want\n%s", out, want)

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/bua-dev/bua/internal/nearest"
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 // checkVarNames is `--var`'s check: each NAME must be a var of at least
-// one of the flows (runner.Flow.VarNames: declared, read as one that may
+// one of the flows (flow.Flow.VarNames: declared, read as one that may
 // be missing, or base_url), else the --var would change nothing, most
 // often because of a typo. The error names the flows' vars and the nearest
 // one. Flows that do not load are left out and the check is skipped: the
@@ -21,7 +21,7 @@ func checkVarNames(vars map[string]string, files []string) error {
 	}
 	have := map[string]bool{}
 	for _, file := range files {
-		f, err := runner.Load(file)
+		f, err := flow.Load(file)
 		if err != nil {
 			return nil
 		}

@@ -32,6 +32,7 @@ var envIndirect = map[string]string{
 	"cmd/bua/cmd_input.go: c.String(\"text-env\")": "type --text-env VAR: the person names the variable",
 	"pkg/home/dirs_unix.go: env":                   "pick's name: the XDG_* literals envPick finds",
 	"pkg/runner/run.go: name":                      "a flow's env.NAME: the flow names the variable",
+	"pkg/runner/state.go: name":                    "a flow's env.NAME: the flow names the variable",
 }
 
 // envScanSkips are the folders whose code is not bua's own at run time:

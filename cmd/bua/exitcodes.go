@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/bua-dev/bua/pkg/protocol"
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Exit codes: stable, documented in docs/commands.md#exit-codes and `bua help exit-codes`
@@ -45,22 +45,22 @@ func exitForCode(code protocol.ErrorCode) int {
 }
 
 // statusExits maps a flow's status (pkg/runner) to `bua run`'s exit code.
-// A suite exits with its worst flow's status (runner.SuiteReport.Status:
+// A suite exits with its worst flow's status (report.SuiteReport.Status:
 // interrupted > invalid > unavailable > blocked > failed > passed), so
 // 130 > 2 > 4 > 3 > 1 > 0.
-var statusExits = map[runner.Status]int{
-	runner.StatusPassed:      exitOK,
-	runner.StatusSkipped:     exitOK,
-	runner.StatusFailed:      exitFailure,
-	runner.StatusBlocked:     exitBlocked,
-	runner.StatusUnavailable: exitUnavailable,
-	runner.StatusInvalid:     exitUsage,
-	runner.StatusInterrupted: exitInterrupted,
+var statusExits = map[report.Status]int{
+	report.StatusPassed:      exitOK,
+	report.StatusSkipped:     exitOK,
+	report.StatusFailed:      exitFailure,
+	report.StatusBlocked:     exitBlocked,
+	report.StatusUnavailable: exitUnavailable,
+	report.StatusInvalid:     exitUsage,
+	report.StatusInterrupted: exitInterrupted,
 }
 
 // exitForStatus is `bua run`'s exit code for a suite or flow status; it is
 // also the runner's Runner.ExitCode, so JSON reports carry exitCode.
-func exitForStatus(status runner.Status) int {
+func exitForStatus(status report.Status) int {
 	if c, ok := statusExits[status]; ok {
 		return c
 	}

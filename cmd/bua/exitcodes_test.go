@@ -3,16 +3,16 @@ package main
 import (
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestExitForStatus: each flow status has its exit code, and a suite
 // exits with its worst flow's: 2 > 4 > 3 > 1 > 0.
 func TestExitForStatus(t *testing.T) {
-	for st, want := range map[runner.Status]int{
-		runner.StatusPassed: exitOK, runner.StatusSkipped: exitOK, runner.StatusFailed: exitFailure,
-		runner.StatusBlocked: exitBlocked, runner.StatusUnavailable: exitUnavailable, runner.StatusInvalid: exitUsage,
-		runner.StatusInterrupted: exitInterrupted,
+	for st, want := range map[report.Status]int{
+		report.StatusPassed: exitOK, report.StatusSkipped: exitOK, report.StatusFailed: exitFailure,
+		report.StatusBlocked: exitBlocked, report.StatusUnavailable: exitUnavailable, report.StatusInvalid: exitUsage,
+		report.StatusInterrupted: exitInterrupted,
 	} {
 		if got := exitForStatus(st); got != want {
 			t.Errorf("exitForStatus(%s) = %d, want %d", st, got, want)
@@ -20,21 +20,21 @@ func TestExitForStatus(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		statuses []runner.Status
+		statuses []report.Status
 		want     int
 	}{
-		{"AllPassed", []runner.Status{runner.StatusPassed, runner.StatusSkipped}, exitOK},
-		{"Failed", []runner.Status{runner.StatusPassed, runner.StatusFailed}, exitFailure},
-		{"BlockedOverFailed", []runner.Status{runner.StatusFailed, runner.StatusBlocked}, exitBlocked},
-		{"UnavailableOverBlocked", []runner.Status{runner.StatusBlocked, runner.StatusUnavailable}, exitUnavailable},
-		{"InvalidOverAll", []runner.Status{runner.StatusUnavailable, runner.StatusInvalid, runner.StatusFailed}, exitUsage},
-		{"InterruptedOverAll", []runner.Status{runner.StatusInvalid, runner.StatusInterrupted, runner.StatusSkipped}, exitInterrupted},
+		{"AllPassed", []report.Status{report.StatusPassed, report.StatusSkipped}, exitOK},
+		{"Failed", []report.Status{report.StatusPassed, report.StatusFailed}, exitFailure},
+		{"BlockedOverFailed", []report.Status{report.StatusFailed, report.StatusBlocked}, exitBlocked},
+		{"UnavailableOverBlocked", []report.Status{report.StatusBlocked, report.StatusUnavailable}, exitUnavailable},
+		{"InvalidOverAll", []report.Status{report.StatusUnavailable, report.StatusInvalid, report.StatusFailed}, exitUsage},
+		{"InterruptedOverAll", []report.Status{report.StatusInvalid, report.StatusInterrupted, report.StatusSkipped}, exitInterrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &runner.SuiteReport{}
+			s := &report.SuiteReport{}
 			for _, st := range tt.statuses {
-				s.Flows = append(s.Flows, &runner.FlowReport{Status: st})
+				s.Flows = append(s.Flows, &report.FlowReport{Status: st})
 			}
 			if got := exitForStatus(s.Status()); got != tt.want {
 				t.Errorf("suite exit = %d, want %d", got, tt.want)

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden flows under testdata/flowwriter")
@@ -105,7 +107,7 @@ func golden(t *testing.T, path, got string) {
 func TestGoldenLints(t *testing.T) {
 	for name := range goldenLogs(t) {
 		path := filepath.Join(goldenDir, name+".yaml")
-		f, err := runner.Load(path)
+		f, err := flow.Load(path)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			continue
@@ -167,7 +169,7 @@ func TestGoldenReplays(t *testing.T) {
 			if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f, err := runner.Load(path)
+			f, err := flow.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +184,7 @@ func TestGoldenReplays(t *testing.T) {
 			}
 			r := &runner.Runner{Requester: rp, Getenv: func(name string) string { return "env:" + name }}
 			rep := r.RunFlow(context.Background(), f)
-			if rep.Status != runner.StatusPassed {
+			if rep.Status != report.StatusPassed {
 				t.Fatalf("replay %s: %s", rep.Status, rep.Error)
 			}
 			if rp.next != len(rp.want) {

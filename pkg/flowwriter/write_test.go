@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
-	"github.com/bua-dev/bua/pkg/runner"
 )
 
 func text(s string) *string { return &s }
@@ -78,7 +78,7 @@ func TestSecretNeverWritten(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Load(path); err != nil {
+	if _, err := flow.Load(path); err != nil {
 		t.Errorf("the flow does not lint: %v\n%s", err, out)
 	}
 }
@@ -129,7 +129,7 @@ func TestCommentsOverLines(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := runner.Load(path)
+	f, err := flow.Load(path)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
@@ -182,7 +182,7 @@ steps:
 	if err := os.WriteFile(path, f.YAML, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Load(path); err != nil {
+	if _, err := flow.Load(path); err != nil {
 		t.Errorf("the flow does not load: %v", err)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/flowwriter"
 	"github.com/bua-dev/bua/pkg/protocol"
-	"github.com/bua-dev/bua/pkg/runner"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -38,7 +38,7 @@ func compile(t *testing.T, steps []protocol.RecordedStep) (string, *flowwriter.F
 	if err := os.WriteFile(path, f.YAML, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Load(path); err != nil {
+	if _, err := flow.Load(path); err != nil {
 		t.Fatalf("the flow does not lint: %v\n%s", err, f.YAML)
 	}
 	return string(f.YAML), f

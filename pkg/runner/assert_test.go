@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -32,9 +33,9 @@ func TestAssert_MessageAndValuesWhole(t *testing.T) {
 			src := "name: a\nvars: { x: 1, lines: \"first line\\nsecond line\" }\nsteps:\n" + tc.flow
 			dir := writeFlows(t, map[string]string{"main.yaml": src})
 			var progress, junit bytes.Buffer
-			r := &Runner{Requester: runnertest.New(), Progress: &progress}
+			r := &Runner{Requester: runnertest.New(), Events: printer(&progress)}
 			suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
-			wantStatus(t, suite.Flows[0], StatusFailed)
+			wantStatus(t, suite.Flows[0], report.StatusFailed)
 			if err := suite.WriteJUnit(&junit); err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // okRequester answers every action {"ok":true} without recording, so the
@@ -32,13 +34,13 @@ steps:
   - click: { uid: "${{ uid(page, vars.role, '(?i)sign in') }}" }
     if: page.obstacle == nil
 `)
-	f, err := Load(path)
+	f, err := flow.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	r := &Runner{Requester: okRequester{}}
-	rec := &FlowReport{}
-	s := newState(r, f, &shared{masker: &Masker{}}, rec)
+	rec := &report.FlowReport{}
+	s := newState(r, f, &shared{masker: &report.Masker{}}, rec)
 	if err := s.initVars(nil, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +49,7 @@ steps:
 		elements = append(elements, map[string]any{"uid": "e" + itoa(i), "role": "link", "name": "Link"})
 	}
 	elements = append(elements, map[string]any{"uid": "e49", "role": "button", "name": "Sign in"})
-	s.env["page"] = map[string]any{"elements": elements}
+	s.env.Names["page"] = map[string]any{"elements": elements}
 	step := f.Steps[1]
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -9,7 +9,9 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestRun_ThroughDaemon runs a flow through the real daemon, over its unix
@@ -46,12 +48,12 @@ steps:
   - evaluate: return document.title
   - assert: last.value == "Dashboard"
 `})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := (&Runner{Requester: h.Client(t)}).RunFlow(context.Background(), f)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	var seen []string
 	for _, a := range ext.Requests() {
 		tab := "-"
@@ -79,7 +81,7 @@ func TestExamples_Lint(t *testing.T) {
 		t.Fatalf("found %d example flows, want at least 8", len(files))
 	}
 	for _, f := range files {
-		if _, err := Load(f); err != nil {
+		if _, err := flow.Load(f); err != nil {
 			t.Errorf("%v", err)
 		}
 	}

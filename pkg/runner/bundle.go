@@ -10,25 +10,14 @@ import (
 	"sync"
 
 	"github.com/bua-dev/bua/internal/safewrite"
-)
-
-// The evidence bundle's files, in Artifacts/<flow file>/<step>/ (bundleDir).
-// JSON files are indented; every string in them is masked.
-const (
-	BundleScreenshot = "screenshot.jpg" // the current tab when the step failed
-	BundleMarkdown   = "page.md"        // the extract's markdown
-	BundleElements   = "elements.json"  // the extract's elements, with url, title and elementsTotal
-	BundleObstacle   = "obstacle.json"  // the extract's obstacle verdict (null: none seen)
-	BundleTrace      = "trace.json"     // the tab's trace since the flow started
-	BundleSteps      = "steps.json"     // the step log: every step so far, params resolved
-	BundleValues     = "values.json"    // the failing expression's names and their values
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // bundleDir is where the bundle of step rep of this flow goes:
 // Artifacts/<flow file's folder (evidenceFolder)>/<path and label slug>,
 // e.g. artifacts/flows-selftest-expected-failure/3-title-check.
-func (s *State) bundleDir(rep *StepReport) string {
-	return filepath.Join(s.r.Artifacts, evidenceFolder(s.rec.File), slug(rep.Path+"-"+rep.label()))
+func (s *State) bundleDir(rep *report.StepReport) string {
+	return filepath.Join(s.r.Artifacts, evidenceFolder(s.rec.File), slug(rep.Path+"-"+rep.Label()))
 }
 
 // evidenceFolder is the folder, under Artifacts, of the evidence of the
@@ -70,16 +59,16 @@ var nonFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // separated, ReportPath: the report's problems and the step's note say
 // them) and the OS error; a file that could not be written whole is not
 // left behind.
-func (s *State) writeBundle(failed *StepReport) []error {
+func (s *State) writeBundle(failed *report.StepReport) []error {
 	ev := failed.Evidence
 	dir := s.bundleDir(failed)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return []error{fmt.Errorf("%s: %s", ReportPath(dir), safewrite.Cause(dir, err))}
+		return []error{fmt.Errorf("%s: %s", report.ReportPath(dir), safewrite.Cause(dir, err))}
 	}
 	write := func(name string, data []byte) error {
 		path := filepath.Join(dir, name)
 		if err := safewrite.Bytes(path, 0o644, data); err != nil {
-			return fmt.Errorf("%s: %s", ReportPath(path), safewrite.Cause(path, err))
+			return fmt.Errorf("%s: %s", report.ReportPath(path), safewrite.Cause(path, err))
 		}
 		failed.Artifacts = append(failed.Artifacts, path)
 		return nil
@@ -87,7 +76,7 @@ func (s *State) writeBundle(failed *StepReport) []error {
 	writeJSON := func(name string, v any) error {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			return fmt.Errorf("%s: %w", ReportPath(filepath.Join(dir, name)), err)
+			return fmt.Errorf("%s: %w", report.ReportPath(filepath.Join(dir, name)), err)
 		}
 		return write(name, append(b, '\n'))
 	}
@@ -98,18 +87,18 @@ func (s *State) writeBundle(failed *StepReport) []error {
 		}
 	}
 	if ev.Screenshot != nil {
-		try(write(BundleScreenshot, ev.Screenshot))
+		try(write(report.BundleScreenshot, ev.Screenshot))
 	} else {
-		os.Remove(filepath.Join(dir, BundleScreenshot)) // not a stale one from an earlier run
+		os.Remove(filepath.Join(dir, report.BundleScreenshot)) // not a stale one from an earlier run
 	}
 	if ev.Extract != nil {
 		md, _ := ev.Extract["markdown"].(string)
-		try(write(BundleMarkdown, []byte(md)))
-		try(writeJSON(BundleElements, map[string]any{
+		try(write(report.BundleMarkdown, []byte(md)))
+		try(writeJSON(report.BundleElements, map[string]any{
 			"source": ev.ExtractSource, "url": ev.Extract["url"], "title": ev.Extract["title"],
 			"elementsTotal": ev.Extract["elementsTotal"], "elements": ev.Extract["elements"],
 		}))
-		try(writeJSON(BundleObstacle, ev.Extract["obstacle"]))
+		try(writeJSON(report.BundleObstacle, ev.Extract["obstacle"]))
 	}
 	trace := struct {
 		SinceMs int64  `json:"sinceMs"`
@@ -120,20 +109,13 @@ func (s *State) writeBundle(failed *StepReport) []error {
 	if ev.Trace == nil {
 		trace.Events = []any{}
 	}
-	try(writeJSON(BundleTrace, trace))
-	var log []jsonStep
-	for _, st := range s.rec.Steps {
-		log = append(log, s.rec.maskedStep(st))
-		if st == failed {
-			break
-		}
-	}
-	try(writeJSON(BundleSteps, log))
+	try(writeJSON(report.BundleTrace, trace))
+	try(writeJSON(report.BundleSteps, s.rec.StepLog(failed)))
 	exprs := ev.Exprs
 	if exprs == nil {
-		exprs = []ExprReads{}
+		exprs = []report.ExprReads{}
 	}
-	try(writeJSON(BundleValues, exprs))
+	try(writeJSON(report.BundleValues, exprs))
 	return errs
 }
 

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -79,7 +81,7 @@ func TestBundle(t *testing.T) {
 	r := &Runner{Requester: bundleFake(start, nil), Artifacts: art}
 	suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "pay.yaml")})
 	rec := suite.Flows[0]
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	failed := rec.Steps[2]
 	bundle := filepath.Join(art, "pay", "3-lands-on-the-dashboard")
 	var names []string
@@ -92,10 +94,10 @@ func TestBundle(t *testing.T) {
 	if got, want := strings.Join(names, " "), "screenshot.jpg page.md elements.json obstacle.json trace.json steps.json values.json"; got != want {
 		t.Fatalf("artifacts = %s, want %s", got, want)
 	}
-	if img := readBundle(t, bundle, BundleScreenshot, nil); img != string(jpegBytes) {
+	if img := readBundle(t, bundle, report.BundleScreenshot, nil); img != string(jpegBytes) {
 		t.Errorf("screenshot = %q", img)
 	}
-	if md := readBundle(t, bundle, BundleMarkdown, nil); md != "# Home\n\nwelcome ***" {
+	if md := readBundle(t, bundle, report.BundleMarkdown, nil); md != "# Home\n\nwelcome ***" {
 		t.Errorf("page.md = %q, want the page at failure, masked", md)
 	}
 	var elements struct {
@@ -103,11 +105,11 @@ func TestBundle(t *testing.T) {
 		Title    string `json:"title"`
 		Elements []protocol.Element
 	}
-	readBundle(t, bundle, BundleElements, &elements)
+	readBundle(t, bundle, report.BundleElements, &elements)
 	if elements.Source != "at failure" || elements.Title != "Home" || len(elements.Elements) != 2 || elements.Elements[1].Name != "Sign in" {
 		t.Errorf("elements.json = %+v", elements)
 	}
-	if ob := readBundle(t, bundle, BundleObstacle, nil); strings.TrimSpace(ob) != "null" {
+	if ob := readBundle(t, bundle, report.BundleObstacle, nil); strings.TrimSpace(ob) != "null" {
 		t.Errorf("obstacle.json = %s, want null (no obstacle seen)", ob)
 	}
 	var trace struct {
@@ -115,7 +117,7 @@ func TestBundle(t *testing.T) {
 		Dropped int                   `json:"dropped"`
 		Events  []protocol.TraceEvent `json:"events"`
 	}
-	readBundle(t, bundle, BundleTrace, &trace)
+	readBundle(t, bundle, report.BundleTrace, &trace)
 	if len(trace.Events) != 3 || trace.Events[0].Seq != 2 || trace.Dropped != 2 || trace.SinceMs != rec.Started.UnixMilli() {
 		t.Errorf("trace.json = %+v, want the 3 events since the flow started", trace)
 	}
@@ -123,24 +125,24 @@ func TestBundle(t *testing.T) {
 		t.Errorf("evidence console %v, requests %v", ev.Console(), ev.FailedRequests())
 	}
 	var log []struct {
-		Path   string         `json:"path"`
-		Kind   string         `json:"kind"`
-		Status Status         `json:"status"`
-		Params map[string]any `json:"params"`
-		Error  *ErrorInfo     `json:"error"`
+		Path   string            `json:"path"`
+		Kind   string            `json:"kind"`
+		Status report.Status     `json:"status"`
+		Params map[string]any    `json:"params"`
+		Error  *report.ErrorInfo `json:"error"`
 	}
-	readBundle(t, bundle, BundleSteps, &log)
-	if len(log) != 3 || log[0].Params["text"] != Mask || log[0].Params["selector"] != "#pw" || log[2].Status != StatusFailed || log[2].Error == nil {
+	readBundle(t, bundle, report.BundleSteps, &log)
+	if len(log) != 3 || log[0].Params["text"] != report.Mask || log[0].Params["selector"] != "#pw" || log[2].Status != report.StatusFailed || log[2].Error == nil {
 		t.Errorf("steps.json = %+v, want three steps, the typed secret masked, the last one failed", log)
 	}
-	var values []ExprReads
-	readBundle(t, bundle, BundleValues, &values)
+	var values []report.ExprReads
+	readBundle(t, bundle, report.BundleValues, &values)
 	got := map[string]any{}
 	for _, v := range values[0].Values {
 		got[v.Src] = v.Value
 	}
 	if len(values) != 1 || values[0].Src != `page.title == vars.want && vars.password != ""` ||
-		got["page.title"] != "Home" || got["vars.want"] != "Dashboard" || got["vars.password"] != Mask || len(got) != 3 {
+		got["page.title"] != "Home" || got["vars.want"] != "Dashboard" || got["vars.password"] != report.Mask || len(got) != 3 {
 		t.Errorf("values.json = %+v", values)
 	}
 	for _, name := range names {
@@ -164,8 +166,8 @@ func TestBundle(t *testing.T) {
 		t.Errorf("junit system-out does not start with the console error and the failed request, masked:\n%s", cases.SystemOut)
 	}
 	for i, a := range failed.Artifacts {
-		if i+2 >= len(lines) || lines[i+2] != "[[ATTACHMENT|"+ReportPath(a)+"]]" {
-			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i+2, ReportPath(a), cases.SystemOut)
+		if i+2 >= len(lines) || lines[i+2] != "[[ATTACHMENT|"+report.ReportPath(a)+"]]" {
+			t.Errorf("junit system-out line %d is not [[ATTACHMENT|%s]]:\n%s", i+2, report.ReportPath(a), cases.SystemOut)
 		}
 	}
 	if err := suite.WriteJSON(&js); err != nil {
@@ -179,7 +181,7 @@ func TestBundle(t *testing.T) {
 		} `json:"flows"`
 	}
 	json.Unmarshal(js.Bytes(), &parsed)
-	if got := parsed.Flows[0].Steps[2].Artifacts; len(got) != 7 || got[0] != ReportPath(failed.Artifacts[0]) {
+	if got := parsed.Flows[0].Steps[2].Artifacts; len(got) != 7 || got[0] != report.ReportPath(failed.Artifacts[0]) {
 		t.Errorf("json artifacts = %v", got)
 	}
 }
@@ -190,27 +192,27 @@ func TestBundle_Capture(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		fake  func(*runnertest.Fake)
-		check func(t *testing.T, ev *Evidence, rep *StepReport)
+		check func(t *testing.T, ev *report.Evidence, rep *report.StepReport)
 	}{
 		{"NoTraceFeature", func(f *runnertest.Fake) {
 			f.On(protocol.ActionGetTrace, runnertest.Fail(protocol.CodeInvalidAction, "get_trace needs the trace feature"))
-		}, func(t *testing.T, ev *Evidence, rep *StepReport) {
+		}, func(t *testing.T, ev *report.Evidence, rep *report.StepReport) {
 			if !strings.Contains(ev.TraceNote, "does not support get_trace") || ev.Trace != nil {
 				t.Errorf("trace note = %q, events %v", ev.TraceNote, ev.Trace)
 			}
 		}},
 		{"ExtractFailsAtFailure", func(f *runnertest.Fake) {
 			f.On(protocol.ActionExtract, runnertest.Sequence(runnertest.Result(runnertest.Page("link", "Before")), runnertest.Fail(protocol.CodeTimeout, "page hung")))
-		}, func(t *testing.T, ev *Evidence, rep *StepReport) {
+		}, func(t *testing.T, ev *report.Evidence, rep *report.StepReport) {
 			if ev.ExtractSource != "last extract" || !strings.Contains(rep.Note, "extract at failure failed: timeout") {
 				t.Errorf("extract source %q, note %q", ev.ExtractSource, rep.Note)
 			}
 		}},
 		{"ScreenshotFails", func(f *runnertest.Fake) {
 			f.On(protocol.ActionScreenshot, runnertest.Fail(protocol.CodeTabNotFound, "tab closed"))
-		}, func(t *testing.T, ev *Evidence, rep *StepReport) {
+		}, func(t *testing.T, ev *report.Evidence, rep *report.StepReport) {
 			for _, a := range rep.Artifacts {
-				if filepath.Base(a) == BundleScreenshot {
+				if filepath.Base(a) == report.BundleScreenshot {
 					t.Errorf("a screenshot is listed though none was taken")
 				}
 			}
@@ -225,7 +227,7 @@ func TestBundle_Capture(t *testing.T) {
 			dir := writeFlows(t, map[string]string{"pay.yaml": bundleFlow})
 			r := &Runner{Requester: fake, Artifacts: filepath.Join(dir, "art")}
 			rec := r.RunSuite(context.Background(), []string{filepath.Join(dir, "pay.yaml")}).Flows[0]
-			wantStatus(t, rec, StatusFailed)
+			wantStatus(t, rec, report.StatusFailed)
 			rep := rec.Steps[2]
 			if rep.Evidence == nil {
 				t.Fatal("no evidence gathered")
@@ -246,13 +248,13 @@ func TestBundle_SubFlowAndInMemory(t *testing.T) {
 	// evidence keeps what came after the sub-flow started: load the flows
 	// once first, so the one-time compile of the validators' patterns is
 	// not counted in between.
-	if _, err := Load(filepath.Join(dir, "sub.yaml")); err != nil {
+	if _, err := flow.Load(filepath.Join(dir, "sub.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{Requester: bundleFake(time.Now(), nil), Evidence: true}
 	rec := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")}).Flows[0]
-	wantStatus(t, rec, StatusFailed)
-	var failed *StepReport
+	wantStatus(t, rec, report.StatusFailed)
+	var failed *report.StepReport
 	for _, st := range rec.Steps {
 		if st.Evidence != nil {
 			failed = st
@@ -327,7 +329,7 @@ func TestBundle_FolderPerFile(t *testing.T) {
 		{"flows-checkout-copy", "Refunded"},
 	} {
 		rec := suite.Flows[i]
-		wantStatus(t, rec, StatusFailed)
+		wantStatus(t, rec, report.StatusFailed)
 		bundle := filepath.Join("art", tc.folder, "2-assert")
 		arts := rec.Steps[1].Artifacts
 		if len(arts) == 0 {
@@ -338,14 +340,14 @@ func TestBundle_FolderPerFile(t *testing.T) {
 				t.Errorf("%s: artifact %s is not in %s", rec.File, a, bundle)
 			}
 		}
-		var values []ExprReads
-		readBundle(t, bundle, BundleValues, &values)
+		var values []report.ExprReads
+		readBundle(t, bundle, report.BundleValues, &values)
 		if len(values) != 1 || values[0].Src != `page.title == "`+tc.want+`"` {
 			t.Errorf("%s: values.json = %+v, want its own assert's", bundle, values)
 		}
 		var steps []struct{ File string }
-		readBundle(t, bundle, BundleSteps, &steps)
-		if len(steps) == 0 || steps[0].File != ReportPath(files[i]) {
+		readBundle(t, bundle, report.BundleSteps, &steps)
+		if len(steps) == 0 || steps[0].File != report.ReportPath(files[i]) {
 			t.Errorf("%s: steps.json names %+v, want %s", bundle, steps, files[i])
 		}
 	}

@@ -7,33 +7,15 @@ import (
 
 	"github.com/bua-dev/bua/pkg/dialogs"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
-
-// Dialog policies (a flow's `dialogs:`): what the runner does with a
-// page's alert, confirm, prompt or beforeunload that an action meets.
-// DialogsLeave, the default, leaves it open, as docs/protocol.md#dialogs leaves
-// page dialogs alone: the action fails, naming the dialog. pkg/dialogs
-// applies them.
-const (
-	DialogsAccept  = protocol.DialogsAccept
-	DialogsDismiss = protocol.DialogsDismiss
-	DialogsLeave   = protocol.DialogsLeave
-)
-
-// DialogReport is one dialog the flow's policy answered, in the step
-// that met it.
-type DialogReport struct {
-	Type    string `json:"type"` // alert, confirm, prompt or beforeunload
-	Message string `json:"message"`
-	How     string `json:"how"` // accepted or dismissed
-}
 
 // send sends a under the flow's dialog policy (dialogs.Send): a dialog the
 // action meets is answered, and each answer recorded in the step's report
 // and note.
 func (s *State) send(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
 	return dialogs.Send(ctx, s.r.Requester, a, s.dialogs, func(d dialogs.Answer) {
-		rep := DialogReport{Type: d.DialogType, Message: d.Message, How: d.How()}
+		rep := report.DialogReport{Type: d.DialogType, Message: d.Message, How: d.How()}
 		s.cur.Dialogs = append(s.cur.Dialogs, rep)
 		how := s.dialogs
 		if a.Dialogs != "" {

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/dialogs"
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -36,24 +38,24 @@ func TestDialogsPolicy(t *testing.T) {
 		typ     protocol.ActionType
 		step    string
 		replies []runnertest.Handler
-		status  Status
+		status  report.Status
 		sent    string // the request types, in order
 		how     string // the recorded answer, "" for none
 	}{
 		{"accept answers the dialog a click opened, and the click is done", "accept", protocol.ActionClick, `click: "#delete"`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, StatusPassed, "click handle_dialog", "accepted"},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, report.StatusPassed, "click handle_dialog", "accepted"},
 		{"dismiss answers it with accept false", "dismiss", protocol.ActionClick, `click: "#delete"`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, StatusPassed, "click handle_dialog", "dismissed"},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, report.StatusPassed, "click handle_dialog", "dismissed"},
 		{"a dialog open before the action: answered, then the action is sent again", "accept", protocol.ActionClick, `click: "#next"`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpen), ok}, StatusPassed, "click handle_dialog click", "accepted"},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpen), ok}, report.StatusPassed, "click handle_dialog click", "accepted"},
 		{"a read-only action the dialog interrupted runs again", "accept", protocol.ActionWaitFor, `wait_for: { text: "Deleted" }`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened), ok}, StatusPassed, "wait_for handle_dialog wait_for", "accepted"},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened), ok}, report.StatusPassed, "wait_for handle_dialog wait_for", "accepted"},
 		{"leave (the default) fails the step naming the dialog", "", protocol.ActionClick, `click: "#delete"`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, StatusFailed, "click", ""},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, report.StatusFailed, "click", ""},
 		{"leave set explicitly too", "leave", protocol.ActionClick, `click: "#delete"`,
-			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, StatusFailed, "click", ""},
+			[]runnertest.Handler{blockedBy(protocol.ReasonDialogOpened)}, report.StatusFailed, "click", ""},
 		{"other invalid_action errors are not touched", "accept", protocol.ActionClick, `click: "#delete"`,
-			[]runnertest.Handler{runnertest.Fail(protocol.CodeInvalidAction, "bad selector")}, StatusFailed, "click", ""},
+			[]runnertest.Handler{runnertest.Fail(protocol.CodeInvalidAction, "bad selector")}, report.StatusFailed, "click", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := dialogFake().On(tc.typ, runnertest.Sequence(tc.replies...))
@@ -71,10 +73,10 @@ func TestDialogsPolicy(t *testing.T) {
 			switch {
 			case tc.how == "" && len(step.Dialogs) != 0:
 				t.Errorf("recorded %+v, want no dialog answered", step.Dialogs)
-			case tc.how != "" && (len(step.Dialogs) != 1 || step.Dialogs[0] != DialogReport{Type: "confirm", Message: "Are you sure?", How: tc.how}):
+			case tc.how != "" && (len(step.Dialogs) != 1 || step.Dialogs[0] != report.DialogReport{Type: "confirm", Message: "Are you sure?", How: tc.how}):
 				t.Errorf("recorded %+v, want one confirm %s", step.Dialogs, tc.how)
 			}
-			if tc.status == StatusFailed && tc.how == "" && tc.policy != "accept" && !strings.Contains(rec.Error, `an alert "Are you sure?" is open`) {
+			if tc.status == report.StatusFailed && tc.how == "" && tc.policy != "accept" && !strings.Contains(rec.Error, `an alert "Are you sure?" is open`) {
 				t.Errorf("error %q does not name the dialog", rec.Error)
 			}
 			if tc.how != "" {
@@ -92,7 +94,7 @@ func TestDialogsPolicy(t *testing.T) {
 func TestDialogsPolicyGivesUp(t *testing.T) {
 	fake := dialogFake().On(protocol.ActionExtract, blockedBy(protocol.ReasonDialogOpen))
 	rec, _ := runFlow(t, fake, "name: d\ndialogs: dismiss\nsteps:\n  - extract: {}\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if n := strings.Count(strings.Join(fake.Types(), " "), "handle_dialog"); n != dialogs.MaxPerRequest {
 		t.Errorf("answered %d dialogs, want %d", n, dialogs.MaxPerRequest)
 	}
@@ -102,7 +104,7 @@ func TestDialogsPolicyGivesUp(t *testing.T) {
 func TestDialogsPolicyInherited(t *testing.T) {
 	fake := dialogFake().On(protocol.ActionClick, blockedBy(protocol.ReasonDialogOpened))
 	rec, _ := runFlow(t, fake, "name: d\ndialogs: accept\nsteps:\n  - run: sub.yaml\n", "sub.yaml", "name: sub\nsteps:\n  - click: \"#x\"\n")
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	if got := strings.Join(fake.Types(), " "); got != "click handle_dialog" {
 		t.Errorf("sent %q", got)
 	}
@@ -114,20 +116,20 @@ func TestDialogsPolicyInherited(t *testing.T) {
 // step's report records.
 func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
 	fake := runnertest.New().On(protocol.ActionNavigate, func(_ context.Context, a protocol.Action) (any, *protocol.Error) {
-		if a.Dialogs != DialogsDismiss {
+		if a.Dialogs != flow.DialogsDismiss {
 			t.Errorf("navigate sent with dialogs %q, want dismiss", a.Dialogs)
 		}
 		return map[string]any{"ok": true, "dialogs": []map[string]any{{"dialogType": "beforeunload", "message": "", "accepted": true}}}, nil
 	})
 	rec, _ := runFlow(t, fake, "name: d\ndialogs: dismiss\nsteps:\n  - navigate: https://a.test/\n  - close_tab: 3\n")
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	if got := strings.Join(fake.Types(), " "); got != "navigate close_tab" {
 		t.Errorf("sent %q", got)
 	}
-	if d := fake.Requests()[1].Dialogs; d != DialogsDismiss {
+	if d := fake.Requests()[1].Dialogs; d != flow.DialogsDismiss {
 		t.Errorf("close_tab sent with dialogs %q", d)
 	}
-	if st := rec.Steps[0]; len(st.Dialogs) != 1 || st.Dialogs[0] != (DialogReport{Type: "beforeunload", How: "accepted"}) || !strings.Contains(st.Note, `accepted beforeunload "" (dialogs: dismiss)`) {
+	if st := rec.Steps[0]; len(st.Dialogs) != 1 || st.Dialogs[0] != (report.DialogReport{Type: "beforeunload", How: "accepted"}) || !strings.Contains(st.Note, `accepted beforeunload "" (dialogs: dismiss)`) {
 		t.Errorf("navigate step: dialogs %+v, note %q", st.Dialogs, st.Note)
 	}
 }
@@ -136,19 +138,19 @@ func TestDialogsPolicyRidesOnNavigate(t *testing.T) {
 // dialogs key; a flow's own key wins.
 func TestDialogsRunnerDefault(t *testing.T) {
 	for _, tc := range []struct{ key, def, want string }{
-		{"", DialogsAccept, DialogsAccept},
-		{"dialogs: leave\n", DialogsAccept, ""},
-		{"dialogs: dismiss\n", DialogsAccept, DialogsDismiss},
+		{"", flow.DialogsAccept, flow.DialogsAccept},
+		{"dialogs: leave\n", flow.DialogsAccept, ""},
+		{"dialogs: dismiss\n", flow.DialogsAccept, flow.DialogsDismiss},
 		{"", "", ""},
 	} {
 		fake := runnertest.New()
 		files := writeFlows(t, map[string]string{"main.yaml": "name: d\n" + tc.key + "steps:\n  - reload: {}\n"})
-		f, err := Load(filepath.Join(files, "main.yaml"))
+		f, err := flow.Load(filepath.Join(files, "main.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := &Runner{Requester: fake, Dialogs: tc.def}
-		wantStatus(t, r.RunFlow(context.Background(), f), StatusPassed)
+		wantStatus(t, r.RunFlow(context.Background(), f), report.StatusPassed)
 		if got := fake.Requests()[0].Dialogs; got != tc.want {
 			t.Errorf("key %q, --dialogs %q: reload sent with dialogs %q, want %q", tc.key, tc.def, got, tc.want)
 		}

@@ -1,33 +1,21 @@
-// Package runner loads and runs bua flows: YAML files of protocol v4
-// actions with expressions, branches, error-contract retries, assertions
-// and CI reports (the flow format is docs/flows.md; the error
-// contract is docs/protocol.md#errors).
+// Package runner is the engine that runs bua flows (loaded by pkg/flow)
+// against a protocol.Requester. It fills each run's records
+// (pkg/runner/report) and emits what it does as events (pkg/runner/event)
+// for sinks such as pkg/runner/progress; it prints nothing itself.
 //
-// Two layers (Maestro's YAML classes -> Command; chromedp's Tasks):
-//   - load.go decodes the file into yaml.Node (keeping each node's line and
-//     column), validates it, and builds domain steps: it holds Load and the
-//     flow-level keys; load_steps.go parses each step and the control steps
-//     (if, assert, set, run, repeat, retry); load_action.go parses action
-//     params and checks each action against the protocol schema, with
-//     placeholders standing in for expressions; load_values.go reads
-//     scalars, durations, expressions and templates. Every problem becomes
-//     a Diagnostic (diag.go) with file:line:col; Load returns them all in a
-//     *LoadError before anything runs. Every expression compiles at load
-//     (expr.go).
-//   - Steps are small types with Run(ctx, *State): ActionStep
-//     (steps_action.go) and IfStep, AssertStep, SetStep, RunStep,
-//     RepeatStep, SleepStep, LogStep, FailStep (steps_control.go). Composite
-//     steps hold their children.
+//   - run.go has the Runner, the run's settings; state.go the State of a
+//     running flow, which is the expression Scope (pkg/flow/expr) of its
+//     steps; exec.go runs steps with the modifiers every step shares, and
+//     runStep (steps_control.go) runs each by its type: ActionStep in
+//     steps_action.go, the control steps in steps_control.go.
+//   - attempt.go runs a flow, again when it failed in a way a rerun may fix
+//     (flaky.go decides which); suite.go runs a suite of files, parallel.go
+//     the same on several workers; emit.go is what the engine reports.
+//   - policy.go applies the error contract as policy (retry, re-extract
+//     recovery, domain_blocked as terminal) and the obstacle policy,
+//     handoff.go hands a page to a person, dialogs.go applies a flow's
+//     dialog policy; evidence.go and bundle.go gather and save a failed
+//     step's evidence; serve.go serves a static folder on loopback.
 //
-// policy.go holds the error contract as policy (retry, re-extract recovery,
-// domain_blocked as terminal) and the obstacle policy; flaky.go which failed
-// flows a rerun may fix (Runner.Retries) and what is flaky; select.go flow
-// tags and the --tag/--exclude-tag Selection. run.go has the
-// Runner (suite and flow execution, hooks, the current tab) and State.
-// report.go gives the summary as rows (the CLI renders them), JUnit XML and the JSON report;
-// artifacts.go saves a failed step's screenshot and markdown; secrets.go masks secrets everywhere they would be
-// printed; serve.go serves a static folder on loopback for a run.
-//
-// The runner reaches the browser only through protocol.Requester; the
-// runnertest subpackage is a scripted fake for tests.
+// The runnertest subpackage is a scripted Requester for tests.
 package runner

@@ -8,89 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
-
-// Evidence is what the runner gathers when a step fails a flow, for the
-// evidence bundle (--artifacts) and the HTML report: the page at failure
-// (screenshot, extract), the tab's trace since the flow started, and the
-// values the failing expression read. Every string in it is already masked
-// with the flow's secrets.
-type Evidence struct {
-	// Screenshot is the current tab as a JPEG (nil when the capture failed).
-	Screenshot []byte
-	// Extract is the page at failure, read again when the step failed (or
-	// the flow's last extract when that read failed), as decoded JSON:
-	// markdown, elements, obstacle, url, title.
-	Extract map[string]any
-	// ExtractSource says which: "at failure" or "last extract".
-	ExtractSource string
-	// Trace holds the tab's trace events with t at or after the flow's
-	// start (per docs/protocol.md#action-get_trace), oldest first; TraceDropped counts
-	// the events the ring had evicted; TraceNote says why there is no trace
-	// when there is none (an extension without the trace feature).
-	Trace        []protocol.TraceEvent
-	TraceDropped int
-	TraceNote    string
-	// Exprs are the failing step's expressions (an assert, if, while or
-	// until condition) with the value of every name each one read.
-	Exprs []ExprReads
-	// Notes are capture failures: what could not be gathered, and why.
-	Notes []string
-}
-
-// ExprReads is one expression and the values of the names it read.
-type ExprReads struct {
-	Src    string      `json:"expression"`
-	Values []ExprValue `json:"values"`
-}
-
-// Console returns the trace's console messages and exceptions.
-func (e *Evidence) Console() []protocol.TraceEvent {
-	return e.kinds(protocol.TraceConsole, protocol.TraceException)
-}
-
-// FailedRequests returns the trace's failed requests and 4xx/5xx
-// responses.
-func (e *Evidence) FailedRequests() []protocol.TraceEvent {
-	return e.kinds(protocol.TraceRequest)
-}
-
-// junitLines are the console errors, exceptions and failed requests as
-// JUnit's system-out shows them: "console error: TEXT", "failed request:
-// GET URL 404".
-func (e *Evidence) junitLines() []string {
-	var out []string
-	for _, ev := range e.Console() {
-		switch {
-		case ev.Kind == protocol.TraceException:
-			out = append(out, "exception: "+firstLine(ev.Text))
-		case ev.Level == "error":
-			out = append(out, "console error: "+firstLine(ev.Text))
-		}
-	}
-	for _, ev := range e.FailedRequests() {
-		status := ev.ErrorText
-		if ev.Status != 0 {
-			status = fmt.Sprint(ev.Status)
-		}
-		out = append(out, fmt.Sprintf("failed request: %s %s %s", ev.Method, ev.URL, status))
-	}
-	return out
-}
-
-func (e *Evidence) kinds(kinds ...string) []protocol.TraceEvent {
-	if e == nil {
-		return nil
-	}
-	var out []protocol.TraceEvent
-	for _, ev := range e.Trace {
-		if contains(kinds, ev.Kind) {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
 
 // gathers reports whether the runner collects evidence for failed steps:
 // for the bundle (Artifacts) or the HTML report (Evidence).
@@ -98,17 +20,17 @@ func (r *Runner) gathers() bool { return r.Artifacts != "" || r.Evidence }
 
 // failingExprs are the conditions of st that can fail it: its if modifier,
 // an assert's or if's condition, a repeat's while and until.
-func failingExprs(st Step) []*Expr {
-	var out []*Expr
+func failingExprs(st flow.Step) []*expr.Expr {
+	var out []*expr.Expr
 	if m := st.Meta(); m.If != nil {
 		out = append(out, m.If)
 	}
 	switch x := st.(type) {
-	case *AssertStep:
+	case *flow.AssertStep:
 		out = append(out, x.Cond)
-	case *IfStep:
+	case *flow.IfStep:
 		out = append(out, x.Cond)
-	case *RepeatStep:
+	case *flow.RepeatStep:
 		if x.While != nil {
 			out = append(out, x.While)
 		}
@@ -122,22 +44,22 @@ func failingExprs(st Step) []*Expr {
 // readFailingExprs records, on the step that just failed, the value of
 // every name its conditions read, evaluated in the state the step ran in
 // (a sub-flow's names stay inside it).
-func (s *State) readFailingExprs(st Step, rep *StepReport) {
+func (s *State) readFailingExprs(st flow.Step, rep *report.StepReport) {
 	if !s.r.gathers() {
 		return
 	}
-	ev := &Evidence{}
+	ev := &report.Evidence{}
 	for _, e := range failingExprs(st) {
-		ev.Exprs = append(ev.Exprs, ExprReads{Src: s.shared.masker.Mask(e.Src), Values: e.readValues(s)})
+		ev.Exprs = append(ev.Exprs, report.ExprReads{Src: s.shared.masker.Mask(e.Src), Values: s.readValues(e)})
 	}
 	rep.Evidence = ev
 }
 
 // failedStep is the step that failed the flow: the last one recorded with
 // an error of its own (an if, repeat or run around it has none).
-func (s *State) failedStep() *StepReport {
+func (s *State) failedStep() *report.StepReport {
 	for i := len(s.rec.Steps) - 1; i >= 0; i-- {
-		if st := s.rec.Steps[i]; st.Status != StatusPassed && st.Status != StatusSkipped && st.Error != nil {
+		if st := s.rec.Steps[i]; st.Status != report.StatusPassed && st.Status != report.StatusSkipped && st.Error != nil {
 			return st
 		}
 	}
@@ -153,7 +75,7 @@ const captureTimeout = 20 * time.Second
 // writes the bundle when Artifacts is set. A failure to capture is noted,
 // never fatal: the step's error stays the flow's outcome.
 func (s *State) gatherEvidence(ctx context.Context, cause error) {
-	if !s.r.gathers() || classify(cause) == StatusUnavailable {
+	if !s.r.gathers() || classify(cause) == report.StatusUnavailable {
 		return
 	}
 	failed := s.failedStep()
@@ -161,7 +83,7 @@ func (s *State) gatherEvidence(ctx context.Context, cause error) {
 		return
 	}
 	if failed.Evidence == nil {
-		failed.Evidence = &Evidence{}
+		failed.Evidence = &report.Evidence{}
 	}
 	ev := failed.Evidence
 	actx, cancel := context.WithTimeout(s.shared.runCtx(), captureTimeout)
@@ -208,7 +130,7 @@ func (s *State) gatherEvidence(ctx context.Context, cause error) {
 		for _, err := range s.writeBundle(failed) {
 			ev.Notes = append(ev.Notes, "bundle: "+err.Error())
 			s.rec.HookErrors = append(s.rec.HookErrors, "artifacts: "+err.Error())
-			s.rec.writeErrors = append(s.rec.writeErrors, "artifact "+err.Error())
+			s.rec.WriteErrors = append(s.rec.WriteErrors, "artifact "+err.Error())
 		}
 	}
 	if len(ev.Notes) > 0 {
@@ -219,7 +141,7 @@ func (s *State) gatherEvidence(ctx context.Context, cause error) {
 // readTrace reads the tab's trace and keeps the events since the flow
 // started, masked. An extension without the trace feature (the daemon
 // refuses get_trace with invalid_action) leaves a note, not an error.
-func (s *State) readTrace(ctx context.Context, ev *Evidence, a protocol.Action) {
+func (s *State) readTrace(ctx context.Context, ev *report.Evidence, a protocol.Action) {
 	raw, berr := s.r.Requester.Request(ctx, a)
 	if berr != nil {
 		if berr.Code == protocol.CodeInvalidAction {
@@ -244,4 +166,40 @@ func (s *State) readTrace(ctx context.Context, ev *Evidence, a protocol.Action) 
 		ev.Trace = append(ev.Trace, e)
 	}
 	ev.TraceDropped = res.Dropped
+}
+
+// readValues evaluates every name e reads in s, for the evidence bundle:
+// values are elided like the JSON report's results and secrets masked.
+func (s *State) readValues(e *expr.Expr) []report.ExprValue {
+	var out []report.ExprValue
+	for _, sub := range e.Reads() {
+		v, err := sub.Eval(s)
+		ev := report.ExprValue{Src: sub.Src}
+		if err != nil {
+			ev.Error = s.shared.masker.Mask(err.Error())
+		} else {
+			ev.Value = s.shared.masker.MaskValue(report.Elide(toJSONShape(v)))
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// toJSONShape turns an expression value into the JSON shapes the masker
+// and elide walk (maps, []any, strings, float64, bool, nil), all the way
+// down, so no string escapes the masker inside a []string or a struct.
+func toJSONShape(v any) any {
+	switch v.(type) {
+	case nil, string, bool, float64:
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return fmt.Sprint(v)
+	}
+	return out
 }

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
 // runSuite writes files into a temp dir and runs them as a suite with r;
 // it returns the report and the dir.
-func runSuite(t *testing.T, r *Runner, files map[string]string, order ...string) (*SuiteReport, string) {
+func runSuite(t *testing.T, r *Runner, files map[string]string, order ...string) (*report.SuiteReport, string) {
 	t.Helper()
 	dir := writeFlows(t, files)
 	var paths []string
@@ -40,7 +41,7 @@ func stoppedByUser(context.Context, protocol.Action) (any, *protocol.Error) {
 func TestRun_ServeErrorNotRerun(t *testing.T) {
 	r := &Runner{Requester: runnertest.New(), Retries: 2, Serve: filepath.Join(t.TempDir(), "missing-folder")}
 	s, _ := runSuite(t, r, map[string]string{"f.yaml": "name: f\nsteps:\n  - click: \"#go\"\n"}, "f.yaml")
-	if rec := s.Flows[0]; rec.Status != StatusFailed || rec.Attempts != 1 || len(rec.FailedAttempts) != 0 || !strings.Contains(rec.Error, "missing-folder") {
+	if rec := s.Flows[0]; rec.Status != report.StatusFailed || rec.Attempts != 1 || len(rec.FailedAttempts) != 0 || !strings.Contains(rec.Error, "missing-folder") {
 		t.Fatalf("status %s, attempts %d, %d failed attempts; want failed once, naming the folder (error %q)", rec.Status, rec.Attempts, len(rec.FailedAttempts), rec.Error)
 	}
 }
@@ -57,29 +58,29 @@ func TestRun_FlowRetries(t *testing.T) {
 		fake        *runnertest.Fake
 		retries     int
 		failOnFlaky bool
-		status      Status
+		status      report.Status
 		attempts    int // runs of the flow
 		flaky       bool
 	}{
-		{"PassesOnRerun", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeElementNotFound), ok)), 2, false, StatusPassed, 2, true},
-		{"PassesAtOnce", clickFlow, runnertest.New(), 2, false, StatusPassed, 1, false},
-		{"FailsEveryRun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeTimeout)), 2, false, StatusFailed, 3, false},
-		{"NoRetries", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, false, StatusFailed, 1, false},
-		{"FailOnFlaky", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 1, true, StatusFailed, 2, true},
+		{"PassesOnRerun", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeElementNotFound), ok)), 2, false, report.StatusPassed, 2, true},
+		{"PassesAtOnce", clickFlow, runnertest.New(), 2, false, report.StatusPassed, 1, false},
+		{"FailsEveryRun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeTimeout)), 2, false, report.StatusFailed, 3, false},
+		{"NoRetries", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, false, report.StatusFailed, 1, false},
+		{"FailOnFlaky", clickFlow, runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 1, true, report.StatusFailed, 2, true},
 		{"AssertionRerun", "name: f\nsteps:\n  - evaluate: return n\n  - assert: last == 2\n",
-			runnertest.New().On(protocol.ActionEvaluate, runnertest.Sequence(runnertest.Result(1), runnertest.Result(2))), 1, false, StatusPassed, 2, true},
-		{"DomainBlockedNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeDomainBlocked)), 2, false, StatusBlocked, 1, false},
-		{"InvalidActionNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeInvalidAction)), 2, false, StatusFailed, 1, false},
-		{"SessionNotFoundNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeSessionNotFound)), 2, false, StatusFailed, 1, false},
-		{"BridgeUnavailableNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeBridgeUnavailable)), 2, false, StatusUnavailable, 1, false},
-		{"PersonStoppedNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, stoppedByUser), 2, false, StatusFailed, 1, false},
-		{"ObstacleNotRerun", "name: f\nsteps:\n  - extract: {}\n", runnertest.New().On(protocol.ActionExtract, runnertest.Result(highWall)), 2, false, StatusBlocked, 1, false},
+			runnertest.New().On(protocol.ActionEvaluate, runnertest.Sequence(runnertest.Result(1), runnertest.Result(2))), 1, false, report.StatusPassed, 2, true},
+		{"DomainBlockedNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeDomainBlocked)), 2, false, report.StatusBlocked, 1, false},
+		{"InvalidActionNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeInvalidAction)), 2, false, report.StatusFailed, 1, false},
+		{"SessionNotFoundNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeSessionNotFound)), 2, false, report.StatusFailed, 1, false},
+		{"BridgeUnavailableNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, fail(protocol.CodeBridgeUnavailable)), 2, false, report.StatusUnavailable, 1, false},
+		{"PersonStoppedNotRerun", clickFlow, runnertest.New().On(protocol.ActionClick, stoppedByUser), 2, false, report.StatusFailed, 1, false},
+		{"ObstacleNotRerun", "name: f\nsteps:\n  - extract: {}\n", runnertest.New().On(protocol.ActionExtract, runnertest.Result(highWall)), 2, false, report.StatusBlocked, 1, false},
 		{"FlakyStep", "name: f\nsteps:\n  - click: \"#go\"\n    retry: { attempts: 3, on: [timeout] }\n",
-			runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, false, StatusPassed, 1, true},
+			runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, false, report.StatusPassed, 1, true},
 		{"FlakyStepFailOnFlaky", "name: f\nsteps:\n  - click: \"#go\"\n    retry: { attempts: 3, on: [timeout] }\n",
-			runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, true, StatusFailed, 1, true},
+			runnertest.New().On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeTimeout), ok)), 0, true, report.StatusFailed, 1, true},
 		{"StaleRecoveryIsNotFlaky", "name: f\nsteps:\n  - extract: {}\n    as: page\n  - click: \"${{ uid(page, 'button', 'Sign in') }}\"\n",
-			runnertest.New().On(protocol.ActionExtract, runnertest.Result(loginPage())).On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeElementStale), ok)), 0, false, StatusPassed, 1, false},
+			runnertest.New().On(protocol.ActionExtract, runnertest.Result(loginPage())).On(protocol.ActionClick, runnertest.Sequence(fail(protocol.CodeElementStale), ok)), 0, false, report.StatusPassed, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Runner{Requester: tc.fake, Retries: tc.retries, FailOnFlaky: tc.failOnFlaky}
@@ -92,7 +93,7 @@ func TestRun_FlowRetries(t *testing.T) {
 				t.Errorf("%d failed attempts kept, want %d", got, tc.attempts-1)
 			}
 			for i, a := range rec.FailedAttempts {
-				if a.Status == StatusPassed || a.Error == "" {
+				if a.Status == report.StatusPassed || a.Error == "" {
 					t.Errorf("failed attempt %d: status %s, error %q", i+1, a.Status, a.Error)
 				}
 			}
@@ -131,7 +132,7 @@ finally:
   - log: cleanup ${{ vars.n }}
 `}, "f.yaml")
 	rec := s.Flows[0]
-	if rec.Status != StatusFailed || rec.Attempts != 2 || len(rec.FailedAttempts) != 1 {
+	if rec.Status != report.StatusFailed || rec.Attempts != 2 || len(rec.FailedAttempts) != 1 {
 		t.Fatalf("status %s, attempts %d, failed %d", rec.Status, rec.Attempts, len(rec.FailedAttempts))
 	}
 	var navs, opens []protocol.Action
@@ -152,7 +153,7 @@ finally:
 	if len(opens) != 2 || !strings.HasSuffix(opens[1].URL, "/1") {
 		t.Errorf("open_tab URLs %+v: want vars.n back to 0 before the rerun's set", opens)
 	}
-	for i, run := range []*FlowReport{rec.FailedAttempts[0], rec} {
+	for i, run := range []*report.FlowReport{rec.FailedAttempts[0], rec} {
 		last := run.Steps[len(run.Steps)-1]
 		if last.Path != "finally.1" || last.Note != "cleanup 1" {
 			t.Errorf("run %d: last step %s %q, want the finally hook", i+1, last.Path, last.Note)
@@ -215,7 +216,9 @@ func TestReport_FlakyGolden(t *testing.T) {
 		"c_fails.yaml":  "name: fails every run\nsteps:\n  - click: \"#missing\"\n",
 		"d_passes.yaml": "name: passes\nsteps:\n  - log: fine\n",
 	}, "a_rerun.yaml", "b_step.yaml", "c_fails.yaml", "d_passes.yaml")
-	s.ExitCode = func(st Status) int { return map[Status]int{StatusPassed: 0, StatusFailed: 1}[st] }
+	s.ExitCode = func(st report.Status) int {
+		return map[report.Status]int{report.StatusPassed: 0, report.StatusFailed: 1}[st]
+	}
 	if got, want := s.SummaryLine(), "3 passed (2 flaky), 1 failed, 0 skipped in 0ms"; got != want {
 		t.Errorf("SummaryLine = %q, want %q", got, want)
 	}

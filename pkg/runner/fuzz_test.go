@@ -9,48 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
-
-// FuzzLoad feeds arbitrary YAML to the flow loader: whatever arrives, Load
-// returns a flow or a *LoadError whose every diagnostic has a position and
-// a message, and never panics. Seeds: every example and invalid flow in the
-// repository, plus testdata/fuzz/FuzzLoad.
-func FuzzLoad(f *testing.F) {
-	for _, pattern := range []string{"../../flows/*.yaml", "../../flows/*/*.yaml", "../../testdata/flows/invalid/*.yaml"} {
-		files, _ := filepath.Glob(pattern)
-		for _, file := range files {
-			if data, err := os.ReadFile(file); err == nil {
-				f.Add(data)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "f.yaml")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		flow, err := Load(path)
-		if err == nil {
-			if flow == nil {
-				t.Fatal("Load returned neither a flow nor an error")
-			}
-			return
-		}
-		var le *LoadError
-		if !errors.As(err, &le) {
-			t.Fatalf("Load error %T %v: want a *LoadError", err, err)
-		}
-		if len(le.Diags) == 0 {
-			t.Fatal("a LoadError with no diagnostics")
-		}
-		for _, d := range le.Diags {
-			if d.Msg == "" || d.Line < 1 {
-				t.Fatalf("diagnostic without a position or message: %+v", d)
-			}
-		}
-	})
-}
 
 // FuzzInterpolation puts arbitrary text in a `${{ }}`-interpolated log
 // step, loads it, and runs it: a bad expression is a load diagnostic, a
@@ -70,18 +32,18 @@ func FuzzInterpolation(f *testing.F) {
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		flow, err := Load(path)
+		fl, err := flow.Load(path)
 		if err != nil {
-			var le *LoadError
+			var le *flow.LoadError
 			if !errors.As(err, &le) {
-				t.Fatalf("Load error %T %v: want a *LoadError", err, err)
+				t.Fatalf("Load error %T %v: want a *flow.LoadError", err, err)
 			}
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		rec := (&Runner{Requester: runnertest.New()}).RunFlow(ctx, flow)
-		if rec.Status != StatusPassed && rec.Status != StatusFailed {
+		rec := (&Runner{Requester: runnertest.New()}).RunFlow(ctx, fl)
+		if rec.Status != report.StatusPassed && rec.Status != report.StatusFailed {
 			t.Fatalf("status %s (%s), want passed or failed", rec.Status, rec.Error)
 		}
 	})

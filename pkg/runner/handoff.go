@@ -4,26 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/handoff"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
-
-// HandoffReport records a step whose page was handed to the person under
-// the handoff obstacle policy: which obstacle, how it ended (resolved or
-// abandoned) and how long the person took.
-type HandoffReport struct {
-	TabID    int    `json:"tabId"`
-	Obstacle string `json:"obstacle"`
-	Outcome  string `json:"outcome"`
-	WaitedMs int64  `json:"waitedMs"`
-}
-
-// String is the report's note: "handed over (captcha): resolved after 4.1s".
-func (h *HandoffReport) String() string {
-	return fmt.Sprintf("handed over (%s): %s after %s", h.Obstacle, h.Outcome, fmtDur(time.Duration(h.WaitedMs)*time.Millisecond))
-}
 
 // handOver runs the handoff policy for verdict, read by ex into *result: it
 // acts as stop when the Runner's HandoffGate says nobody can be handed the
@@ -31,15 +19,15 @@ func (h *HandoffReport) String() string {
 // has cleared the page, replaces *result with the cleared page's extract
 // and applies the policy to what that shows. A person who does not clear it
 // in time ends the flow blocked with the verdict.
-func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[string]any, policy ObstaclePolicy, verdict *protocol.Obstacle) error {
-	stop := &ObstacleError{Type: string(verdict.Type), Confidence: string(verdict.Confidence), Message: verdict.Message}
+func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[string]any, policy flow.ObstaclePolicy, verdict *protocol.Obstacle) error {
+	stop := &report.ObstacleError{Type: string(verdict.Type), Confidence: string(verdict.Confidence), Message: verdict.Message}
 	if s.r.HandoffGate != nil {
 		if err := s.r.HandoffGate(ctx); err != nil {
 			stop.Message += " (the handoff policy acts as stop: " + err.Error() + ")"
 			return stop
 		}
 	}
-	tab, ok := toInt((*result)["tabId"])
+	tab, ok := expr.ToInt((*result)["tabId"])
 	if !ok && ex.TabID != nil {
 		tab, ok = *ex.TabID, true
 	}
@@ -56,15 +44,13 @@ func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[st
 			return false
 		}
 		if o.Confidence == "high" {
-			return policy.High == PolicyHandoff
+			return policy.High == flow.PolicyHandoff
 		}
-		return policy.Low == PolicyHandoff
+		return policy.Low == flow.PolicyHandoff
 	}
-	if s.r.Progress != nil {
-		fmt.Fprintf(s.r.Progress, "%s on tab %d: waiting up to %s for a person to clear it in the browser\n", verdict.Type, tab, timeout)
-	}
+	s.r.emit(event.Notice{Text: fmt.Sprintf("%s on tab %d: waiting up to %s for a person to clear it in the browser", verdict.Type, tab, timeout)})
 	out, err := handoff.Wait(ctx, s.r.Requester, tab, verdict, handoff.Options{Extract: ex, Timeout: timeout, Needs: needs, Sleep: s.r.handoffSleep})
-	rep := &HandoffReport{TabID: tab, Obstacle: string(verdict.Type), Outcome: protocol.HandoffAbandoned, WaitedMs: out.Waited.Milliseconds()}
+	rep := &report.HandoffReport{TabID: tab, Obstacle: string(verdict.Type), Outcome: protocol.HandoffAbandoned, WaitedMs: out.Waited.Milliseconds()}
 	if out.Resolved {
 		rep.Outcome = protocol.HandoffResolved
 	}
@@ -75,7 +61,7 @@ func (s *State) handOver(ctx context.Context, ex protocol.Action, result *map[st
 	}
 	if !out.Resolved {
 		if out.Verdict != nil {
-			stop = &ObstacleError{Type: string(out.Verdict.Type), Confidence: string(out.Verdict.Confidence), Message: out.Verdict.Message}
+			stop = &report.ObstacleError{Type: string(out.Verdict.Type), Confidence: string(out.Verdict.Confidence), Message: out.Verdict.Message}
 		}
 		stop.Message += fmt.Sprintf(" (handed to a person, who did not clear it within %s)", timeout)
 		return stop

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -37,9 +39,9 @@ steps:
 
 // runHandoff runs handoffFlow against fake with the given gate, waits
 // shortened to nothing.
-func runHandoff(t *testing.T, fake *runnertest.Fake, gate func(context.Context) error) *FlowReport {
+func runHandoff(t *testing.T, fake *runnertest.Fake, gate func(context.Context) error) *report.FlowReport {
 	t.Helper()
-	f, err := Load(filepath.Join(writeFlows(t, map[string]string{"main.yaml": handoffFlow}), "main.yaml"))
+	f, err := flow.Load(filepath.Join(writeFlows(t, map[string]string{"main.yaml": handoffFlow}), "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestHandoffPolicy(t *testing.T) {
 	fake := runnertest.New().
 		On(protocol.ActionExtract, runnertest.Sequence(runnertest.Result(captchaPage(5)), runnertest.Result(captchaPage(5)), runnertest.Result(clearedPage(5))))
 	rec := runHandoff(t, fake, nil)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	want := []string{"extract", "handoff:requested", "extract", "extract", "handoff:resolved", "click"}
 	if got := sentKinds(fake); !slices.Equal(got, want) {
 		t.Fatalf("sent %v, want %v", got, want)
@@ -89,7 +91,7 @@ func TestHandoffPolicy(t *testing.T) {
 		t.Fatalf("note %q lacks the handoff", rec.Steps[0].Note)
 	}
 	var junit bytes.Buffer
-	if err := (&SuiteReport{Flows: []*FlowReport{rec}}).WriteJUnit(&junit); err != nil {
+	if err := (&report.SuiteReport{Flows: []*report.FlowReport{rec}}).WriteJUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(junit.String(), "step 1 handed over (captcha): resolved after") {
@@ -107,7 +109,7 @@ func TestHandoffPolicy_Stops(t *testing.T) {
 		rec := runHandoff(t, fake, func(context.Context) error {
 			return errors.New("the managed browser is headless: nobody can see it")
 		})
-		wantStatus(t, rec, StatusBlocked)
+		wantStatus(t, rec, report.StatusBlocked)
 		if got := sentKinds(fake); !slices.Equal(got, []string{"extract"}) {
 			t.Fatalf("sent %v, want the extract only", got)
 		}
@@ -118,7 +120,7 @@ func TestHandoffPolicy_Stops(t *testing.T) {
 	t.Run("Timeout", func(t *testing.T) {
 		fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(captchaPage(5)))
 		rec := runHandoff(t, fake, nil)
-		wantStatus(t, rec, StatusBlocked)
+		wantStatus(t, rec, report.StatusBlocked)
 		got := sentKinds(fake)
 		if got[1] != "handoff:requested" || got[len(got)-1] != "handoff:abandoned" {
 			t.Fatalf("sent %v, want requested ... abandoned", got)
@@ -126,7 +128,7 @@ func TestHandoffPolicy_Stops(t *testing.T) {
 		if h := rec.Steps[0].Handoff; h == nil || h.Outcome != "abandoned" || h.WaitedMs < 150 {
 			t.Fatalf("step handoff %+v, want abandoned after 150ms", h)
 		}
-		if !strings.Contains(rec.Error, "did not clear it within 150ms") || rec.Steps[0].Status != StatusBlocked {
+		if !strings.Contains(rec.Error, "did not clear it within 150ms") || rec.Steps[0].Status != report.StatusBlocked {
 			t.Fatalf("error %q / status %s, want blocked and the timeout named", rec.Error, rec.Steps[0].Status)
 		}
 	})

@@ -2,50 +2,17 @@ package runner
 
 import (
 	"encoding/base64"
-	"fmt"
+	"flag"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
-	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/event"
+	"github.com/bua-dev/bua/pkg/runner/progress"
 )
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
-
-// page is an extract result as a flow sees it (decoded JSON).
-var page = map[string]any{"elements": []any{
-	map[string]any{"uid": "e0", "role": "textbox", "name": "Email"},
-	map[string]any{"uid": "e1", "role": "button", "name": "Sign in", "visible": false},
-	map[string]any{"uid": "e2", "role": "button", "name": "Sign in now"},
-}}
-
-// In a flow: click: { uid: "${{ uid(page, 'button', '(?i)sign in') }}" }.
-// Visible elements win over hidden ones.
-func ExampleUID() {
-	uid, _ := UID(page, "button", "(?i)sign in")
-	fmt.Println(uid)
-	_, err := UID(page, "link", "Help")
-	fmt.Println(err.(*protocol.Error).Code)
-	// Output:
-	// e2
-	// element_not_found
-}
-
-// In a flow: if: has(page, 'textbox', '^Email$').
-func ExampleHas() {
-	ok, _ := Has(page, "textbox", "^Email$")
-	fmt.Println(ok)
-	// Output: true
-}
-
-// In a flow: assert: element(page, 'textbox', 'Email').name == "Email".
-func ExampleElement() {
-	el, _ := Element(page, "textbox", "Email")
-	fmt.Println(el["uid"], el["name"])
-	none, _ := Element(page, "checkbox", ".")
-	fmt.Println(none == nil)
-	// Output:
-	// e0 Email
-	// true
-}
 
 func writeFile(tb interface {
 	Fatal(...any)
@@ -57,11 +24,17 @@ func writeFile(tb interface {
 	}
 }
 
-// An extract cut at maxElements says so when a uid is not among its list.
-func ExampleUID_cut() {
-	cut := map[string]any{"elementsTotal": float64(412), "elements": page["elements"]}
-	_, err := UID(cut, "searchbox", "Search")
-	fmt.Println(err.(*protocol.Error).Message)
-	// Output:
-	// no searchbox named /Search/ among the 3 elements of the extract, which has no searchbox; the roles it has: button (2), textbox (1) (this extract lists 3 of 412 elements: pass maxElements or a selector)
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// printer is the progress printer `bua run` gives the runner, writing to
+// w as to a file (no terminal, no colour).
+func printer(w io.Writer) event.Sink { return progress.New(w, false, false) }
+
+// scrubDir takes dir, and the / after it, out of a report written in it,
+// leaving prefix in their place. Reports write every path slash-separated
+// (ReportPath), in the messages they carry too, so only that form is
+// scrubbed: a golden holds the same text on every OS, and a path a
+// report left in the OS's form shows on Windows as a difference.
+func scrubDir(s, dir, prefix string) string {
+	return strings.ReplaceAll(s, filepath.ToSlash(dir)+"/", prefix)
 }

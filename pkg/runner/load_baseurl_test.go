@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 // TestRunnerLoad_BaseURL: a flow that reads vars.base_url while nothing
@@ -40,7 +42,7 @@ func TestRunnerLoad_BaseURL(t *testing.T) {
 				}
 				return
 			}
-			var le *LoadError
+			var le *flow.LoadError
 			if !errors.As(err, &le) || len(le.Diags) != 1 {
 				t.Fatalf("Load = %v, want one diagnostic", err)
 			}
@@ -49,7 +51,7 @@ func TestRunnerLoad_BaseURL(t *testing.T) {
 			if got := d.String(); !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "hint: add serve: FOLDER") {
 				t.Errorf("diagnostic =\n%s\nwant it to start with\n%s\nand give the hint", got, tc.want)
 			}
-			if _, err := Load(filepath.Join(dir, "main.yaml")); err != nil {
+			if _, err := flow.Load(filepath.Join(dir, "main.yaml")); err != nil {
 				t.Errorf("plain Load: %v, want a valid flow (a caller or the run may set base_url)", err)
 			}
 		})
@@ -68,7 +70,7 @@ steps:
     then:
       - set: { seen: "true" }
 `, "site/index.html": "hi"})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -105,7 +105,7 @@ func writeShardReports(t *testing.T) {
 			On(protocol.ActionWaitFor, runnertest.Sequence(runnertest.Fail(protocol.CodeTimeout, "#results did not appear within 1000ms"), runnertest.Result(map[string]any{"ok": true})))
 		art := fmt.Sprintf("art-%d", i)
 		r := &Runner{Requester: fake, Now: clock.now, Retries: 1, Artifacts: art}
-		s := r.RunSuite(context.Background(), Shard(files, i, 3))
+		s := r.RunSuite(context.Background(), report.Shard(files, i, 3))
 		s.Bua, s.Host, s.Shard, s.WorkDir = "0.1.0", fmt.Sprintf("ci-%d", i), fmt.Sprintf("%d/3", i), "."
 		s.ExitCode = testExit
 		var b bytes.Buffer
@@ -125,16 +125,16 @@ func writeShardReports(t *testing.T) {
 
 // testExit is the CLI's exit codes (cmd/bua statusExits), which this
 // package does not import.
-func testExit(st Status) int {
-	return map[Status]int{StatusFailed: 1, StatusBlocked: 3, StatusUnavailable: 4, StatusInvalid: 2, StatusInterrupted: 130}[st]
+func testExit(st report.Status) int {
+	return map[report.Status]int{report.StatusFailed: 1, report.StatusBlocked: 3, report.StatusUnavailable: 4, report.StatusInvalid: 2, report.StatusInterrupted: 130}[st]
 }
 
 // readShards reads reportsDir/shard-I/report-I.json for each i.
-func readShards(t *testing.T, shards ...int) []*SuiteReport {
+func readShards(t *testing.T, shards ...int) []*report.SuiteReport {
 	t.Helper()
-	var out []*SuiteReport
+	var out []*report.SuiteReport
 	for _, i := range shards {
-		s, warnings, err := ReadJSONFile(filepath.Join(reportsDir, fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
+		s, warnings, err := report.ReadJSONFile(filepath.Join(reportsDir, fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("shard %d: %v %q", i, err, warnings)
 		}
@@ -154,7 +154,7 @@ func TestMerge_Golden(t *testing.T) {
 	if *update {
 		t.Run("WriteShards", writeShardReports) // in a checkout of its own
 	}
-	m, warnings, err := Merge(readShards(t, 3, 1, 2), MergeOptions{})
+	m, warnings, err := report.Merge(readShards(t, 3, 1, 2), report.MergeOptions{})
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("Merge: %v %q", err, warnings)
 	}
@@ -162,7 +162,7 @@ func TestMerge_Golden(t *testing.T) {
 
 	var order []string
 	for _, f := range m.Flows {
-		order = append(order, ReportPath(f.File)+"@"+f.Shard)
+		order = append(order, report.ReportPath(f.File)+"@"+f.Shard)
 	}
 	if got, want := strings.Join(order, " "), "flows/a_login.yaml@1/3 flows/b_cart.yaml@2/3 flows/c_checkout.yaml@3/3 flows/d_search.yaml@1/3 flows/e_broken.yaml@2/3 flows/f_profile.yaml@3/3"; got != want {
 		t.Errorf("flows %s, want %s", got, want)
@@ -170,7 +170,7 @@ func TestMerge_Golden(t *testing.T) {
 	if got, want := m.SummaryLine(), "4 passed (2 flaky), 2 failed, 0 skipped in 7.6s"; got != want {
 		t.Errorf("SummaryLine = %q, want %q", got, want)
 	}
-	if m.Status() != StatusInvalid || m.Exit() != 2 || len(m.Problems) != 0 || len(m.MissingShards) != 0 {
+	if m.Status() != report.StatusInvalid || m.Exit() != 2 || len(m.Problems) != 0 || len(m.MissingShards) != 0 {
 		t.Errorf("status %s exit %d problems %q missing %q, want invalid, 2 (e_broken) and none", m.Status(), m.Exit(), m.Problems, m.MissingShards)
 	}
 	if len(m.Shards) != 3 || m.Shards[0].Shard != "1/3" || m.Shards[2].Host != "ci-3" || m.Shards[2].Flows != 2 {
@@ -275,7 +275,7 @@ func TestMerge_RoundTrip(t *testing.T) {
 		}
 	}
 
-	first, _, err := Merge(readShards(t, 1, 2), MergeOptions{})
+	first, _, err := report.Merge(readShards(t, 1, 2), report.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,21 +297,21 @@ func TestMerge_RoundTrip(t *testing.T) {
 	}
 	partial, _ := filepath.Rel(wd, filepath.Join(dir, "partial.json"))
 	writeFile(t, partial, b.String())
-	again, warnings, err := ReadJSONFile(partial)
+	again, warnings, err := report.ReadJSONFile(partial)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("%v %q", err, warnings)
 	}
 	if strings.Join(again.MissingShards, " ") != "3/3" {
 		t.Errorf("read back, missing shards %q, want 3/3", again.MissingShards)
 	}
-	all, _, err := Merge(append([]*SuiteReport{again}, readShards(t, 3)...), MergeOptions{})
+	all, _, err := report.Merge(append([]*report.SuiteReport{again}, readShards(t, 3)...), report.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, _, _ := Merge(readShards(t, 1, 2, 3), MergeOptions{})
-	for _, w := range []func(*SuiteReport, *bytes.Buffer) error{
-		func(s *SuiteReport, b *bytes.Buffer) error { return s.WriteJUnit(b) },
-		func(s *SuiteReport, b *bytes.Buffer) error { return s.WriteJSON(b) },
+	direct, _, _ := report.Merge(readShards(t, 1, 2, 3), report.MergeOptions{})
+	for _, w := range []func(*report.SuiteReport, *bytes.Buffer) error{
+		func(s *report.SuiteReport, b *bytes.Buffer) error { return s.WriteJUnit(b) },
+		func(s *report.SuiteReport, b *bytes.Buffer) error { return s.WriteJSON(b) },
 	} {
 		var x, y bytes.Buffer
 		if err := w(all, &x); err != nil {
@@ -341,62 +341,6 @@ func firstDiff(a, b string) string {
 	return ""
 }
 
-// TestReadJSON_BadInput: a file that is not a bua JSON report, of a newer
-// format, or broken, is refused with the file's name (and line:col for a
-// JSON error) and a hint; nothing is guessed.
-func TestReadJSON_BadInput(t *testing.T) {
-	for _, tc := range []struct {
-		name, content, want string
-	}{
-		{"Missing", "", "missing.json: cannot read: "}, // and the OS's words for a missing file
-		{"JUnit", "<?xml version=\"1.0\"?>\n<testsuites/>\n", "in.json:1:1: not valid JSON: invalid character '<' looking for beginning of value"},
-		{"SyntaxError", "{\n  \"reportVersion\": 1,\n  \"flows\": [\n    {\"name\": \"a\",}\n  ]\n}\n", "in.json:4:18: not valid JSON: invalid character '}' looking for beginning of object key string"},
-		{"Truncated", "{\n  \"reportVersion\": 1,\n  \"flows\": [\n", "in.json:4:1: not valid JSON: unexpected end of JSON input"},
-		{"Array", "[{\"flows\": []}]", "in.json: not a bua JSON report: the document is a JSON array, want an object"},
-		{"OtherJSON", "{\"name\": \"my-app\", \"version\": \"1.0.0\"}", "in.json: not a bua JSON report (it has no reportVersion and no flows)"},
-		{"BeforeMerge", "{\"started\": \"2026-01-01T00:00:00Z\", \"flows\": []}", "in.json: a JSON report without reportVersion: written by a bua from before `bua report merge`"},
-		{"Newer", "{\"reportVersion\": 2, \"flows\": []}", "in.json: report format version 2 is newer than this bua reads (up to 1)"},
-		{"VersionString", "{\"reportVersion\": \"1\", \"flows\": []}", "in.json:1:21: reportVersion is a JSON string, want a number"},
-		{"StepsNotArray", "{\"reportVersion\": 1,\n \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"passed\", \"steps\": {}}]}", "in.json:2:73: flows.steps is a JSON object, want an array"},
-		{"NoFile", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"status\": \"passed\", \"steps\": []}]}", "in.json: flows[0] has no file"},
-		{"UnknownStatus", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"green\", \"steps\": []}]}", "in.json: flows[0] (a.yaml): unknown status \"green\""},
-		{"TooLarge", "{\"reportVersion\": 1, \"flows\": []}" + strings.Repeat(" ", 2<<20), "in.json: 2 MiB: larger than any bua report (at most 1 MiB are read)"},
-		{"UnknownStepStatus", "{\"reportVersion\": 1, \"flows\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"passed\", \"failedAttempts\": [{\"name\": \"a\", \"file\": \"a.yaml\", \"status\": \"failed\", \"steps\": [{\"status\": \"ok\"}]}]}]}", "in.json: flows[0].failedAttempts[0].steps[0] (a.yaml): unknown status \"ok\""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func(n int64) { maxReportBytes = n }(maxReportBytes)
-			maxReportBytes = 1 << 20
-			dir := t.TempDir()
-			t.Chdir(dir)
-			path := "missing.json"
-			if tc.content != "" {
-				path = "in.json"
-				writeFile(t, path, tc.content)
-			}
-			want := tc.want
-			if tc.content == "" {
-				// What this OS says of it, asked of the OS: "no such file
-				// or directory", "The system cannot find the file
-				// specified."
-				_, oerr := os.ReadFile(path)
-				var pe *fs.PathError
-				if !errors.As(oerr, &pe) || !errors.Is(oerr, fs.ErrNotExist) {
-					t.Fatalf("reading %s: %v, want the OS's not-found error", path, oerr)
-				}
-				want += pe.Err.Error()
-			}
-			s, _, err := ReadJSONFile(path)
-			var re *ReportError
-			if s != nil || !errors.As(err, &re) {
-				t.Fatalf("ReadJSONFile = %v, %v; want a *ReportError", s, err)
-			}
-			if err.Error() != want || re.Hint == "" {
-				t.Errorf("error %q (hint %q), want %q and a hint", err, re.Hint, want)
-			}
-		})
-	}
-}
-
 // TestMerge_Rules: what Merge does with inputs that do not make one
 // suite: overlapping shards fail, naming both reports, unless
 // AllowDuplicates; different bua versions warn; shard problems and
@@ -405,23 +349,23 @@ func TestReadJSON_BadInput(t *testing.T) {
 // (the reports as they were given); a problem carried over is the merged
 // report's, and names its input slash-separated (ReportPath).
 func TestMerge_Rules(t *testing.T) {
-	report := func(i int) string {
+	reportOf := func(i int) string {
 		return filepath.Join(reportsDir, fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i))
 	}
 	t.Run("Duplicate", func(t *testing.T) {
 		in := readShards(t, 1, 2, 1)
-		_, _, err := Merge(in, MergeOptions{})
-		want := fmt.Sprintf(`%s: flow "Login" (%s) is also in %s: the shards overlap`, report(1), filepath.Join("flows", "a_login.yaml"), report(1))
-		var re *ReportError
+		_, _, err := report.Merge(in, report.MergeOptions{})
+		want := fmt.Sprintf(`%s: flow "Login" (%s) is also in %s: the shards overlap`, reportOf(1), filepath.Join("flows", "a_login.yaml"), reportOf(1))
+		var re *report.ReportError
 		if !errors.As(err, &re) || err.Error() != want || !strings.Contains(re.Hint, "--allow-duplicates") {
-			t.Fatalf("Merge = %v, want %q with a hint", err, want)
+			t.Fatalf("report.Merge = %v, want %q with a hint", err, want)
 		}
 	})
 	t.Run("DuplicateAllowed", func(t *testing.T) {
 		in := readShards(t, 1, 2)
 		other := readShards(t, 1)[0]
 		other.Source, other.Shard, other.Host = "staging.json", "", "staging-1"
-		m, _, err := Merge(append(in, other), MergeOptions{AllowDuplicates: true})
+		m, _, err := report.Merge(append(in, other), report.MergeOptions{AllowDuplicates: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,8 +380,8 @@ func TestMerge_Rules(t *testing.T) {
 	t.Run("Versions", func(t *testing.T) {
 		in := readShards(t, 1, 2, 3)
 		in[2].Bua = "0.2.0"
-		_, warnings, err := Merge(in, MergeOptions{})
-		want := fmt.Sprintf("the shards ran different bua versions: 0.1.0 (%s, %s), 0.2.0 (%s)", report(1), report(2), report(3))
+		_, warnings, err := report.Merge(in, report.MergeOptions{})
+		want := fmt.Sprintf("the shards ran different bua versions: 0.1.0 (%s, %s), 0.2.0 (%s)", reportOf(1), reportOf(2), reportOf(3))
 		if err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) {
 			t.Errorf("Merge: %v, warnings %q, want one starting %q", err, warnings, want)
 		}
@@ -445,7 +389,7 @@ func TestMerge_Rules(t *testing.T) {
 	t.Run("Splits", func(t *testing.T) {
 		in := readShards(t, 1, 2, 3)
 		in[2].Shard = "3/4"
-		m, _, err := Merge(in, MergeOptions{})
+		m, _, err := report.Merge(in, report.MergeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -457,7 +401,7 @@ func TestMerge_Rules(t *testing.T) {
 		in := readShards(t, 1, 2, 3)
 		in[0].Problems = []string{"junit report out/junit.xml: no space left on device"}
 		in[1].Interrupted = true
-		m, _, err := Merge(in, MergeOptions{})
+		m, _, err := report.Merge(in, report.MergeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"slices"
 	"sync"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Worker is one of a parallel run's workers (`bua run --parallel N`): its
@@ -40,11 +40,11 @@ type job struct {
 // cancel, which also interrupts the running ones; the flows not started
 // are skipped. One worker runs as RunSuite would over the sorted files,
 // but for that printing.
-func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Worker) *SuiteReport {
-	suite := &SuiteReport{Started: r.now(), ExitCode: r.ExitCode}
+func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Worker) *report.SuiteReport {
+	suite := &report.SuiteReport{Started: r.now(), ExitCode: r.ExitCode}
 	files = slices.Clone(files)
-	sortFiles(files)
-	q := &queue{recs: make([]*FlowReport, len(files))}
+	report.SortFiles(files)
+	q := &queue{recs: make([]*report.FlowReport, len(files))}
 	q.cond = sync.NewCond(&q.mu)
 	for i, f := range files {
 		q.jobs = append(q.jobs, &job{i: i, file: f})
@@ -67,7 +67,7 @@ func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Work
 				q.finish(j, rec, done, r.stopsSuite(rec))
 				if out != nil {
 					printMu.Lock()
-					_, _ = io.Copy(r.Progress, out)
+					r.emit(out.events...)
 					printMu.Unlock()
 				}
 			}
@@ -83,31 +83,31 @@ func (r *Runner) RunParallel(ctx context.Context, files []string, workers []Work
 	}
 	for i, rec := range q.recs {
 		if rec == nil {
-			rec = &FlowReport{Name: flowName(files[i]), File: files[i], Status: StatusSkipped}
+			rec = &report.FlowReport{Name: flow.DefaultName(files[i]), File: files[i], Status: report.StatusSkipped}
 		}
 		suite.Flows = append(suite.Flows, rec)
 	}
-	suite.end(r, ctx)
+	r.endSuite(suite, ctx)
 	return suite
 }
 
 // forWorker is r's copy for one run of a flow on w: w's Requester and
-// index, and progress into a buffer of its own (nil when r prints none),
-// printed whole when the run ends.
-func (r *Runner) forWorker(w Worker) (*Runner, *bytes.Buffer) {
+// index, and its events held (nil when r has no sink) to be emitted
+// together when the run ends.
+func (r *Runner) forWorker(w Worker) (*Runner, *held) {
 	c := *r
 	c.Requester, c.worker, c.parallel = w.Requester, w.Index, true
-	var out *bytes.Buffer
-	if r.Progress != nil {
-		out = &bytes.Buffer{}
-		c.Progress, c.TTY = out, false
+	var out *held
+	if r.Events != nil {
+		out = &held{}
+		c.Events = out
 	}
 	return &c, out
 }
 
 // runJob loads j's flow the first time, then runs it once; done is false
 // when it is to run again (flowRun.attempt).
-func (r *Runner) runJob(ctx context.Context, j *job) (rec *FlowReport, done bool) {
+func (r *Runner) runJob(ctx context.Context, j *job) (rec *report.FlowReport, done bool) {
 	if j.run == nil {
 		f, err := r.Load(j.file)
 		if err != nil {
@@ -130,7 +130,7 @@ type queue struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	jobs    []*job
-	recs    []*FlowReport
+	recs    []*report.FlowReport
 	running int  // flows taken and not finished: each may come back
 	stopped bool // FailFast or Stop all: no more flows start
 }
@@ -159,7 +159,7 @@ func (q *queue) take(ctx context.Context) *job {
 
 // finish records j's run: its report when done, else j back at the head
 // of the queue for the next free worker; stop ends the taking.
-func (q *queue) finish(j *job, rec *FlowReport, done, stop bool) {
+func (q *queue) finish(j *job, rec *report.FlowReport, done, stop bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.running--

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -77,13 +78,13 @@ func TestRunParallel_QueueWorkersOrder(t *testing.T) {
 			close(releaseA)
 		}
 	})
-	r := &Runner{Progress: out, Getenv: func(k string) string {
+	r := &Runner{Events: printer(out), Getenv: func(k string) string {
 		if k == WorkerIndexEnv {
 			return "99" // the environment's value never reaches a flow
 		}
 		return ""
 	}}
-	done := make(chan *SuiteReport)
+	done := make(chan *report.SuiteReport)
 	go func() { done <- r.RunParallel(context.Background(), files, workers) }()
 
 	// a and b run at once: both are in flight before either is answered.
@@ -108,7 +109,7 @@ func TestRunParallel_QueueWorkersOrder(t *testing.T) {
 	var names []string
 	for _, f := range s.Flows {
 		names = append(names, f.Name)
-		if f.Status != StatusPassed {
+		if f.Status != report.StatusPassed {
 			t.Errorf("%s: %s %s", f.Name, f.Status, f.Error)
 		}
 		if f.Worker == nil {
@@ -197,11 +198,11 @@ func TestRunParallel_RetryGoesNext(t *testing.T) {
 		t.Fatalf("navigates in order %v: want b's rerun before c", order)
 	}
 	b := s.Flows[1]
-	if b.Name != "b" || b.Status != StatusPassed || b.Attempts != 2 || len(b.FailedAttempts) != 1 || !b.Flaky {
+	if b.Name != "b" || b.Status != report.StatusPassed || b.Attempts != 2 || len(b.FailedAttempts) != 1 || !b.Flaky {
 		t.Errorf("b: %s, %d attempts, %d failed, flaky %v; want passed on its rerun, flaky", b.Status, b.Attempts, len(b.FailedAttempts), b.Flaky)
 	}
 	for _, f := range s.Flows {
-		if f.Status != StatusPassed {
+		if f.Status != report.StatusPassed {
 			t.Errorf("%s: %s %s", f.Name, f.Status, f.Error)
 		}
 	}
@@ -228,17 +229,17 @@ func TestRunParallel_StopAndInterrupt(t *testing.T) {
 		return protocol.OKResult{OK: true}, nil
 	}
 	fake := runnertest.New().On(protocol.ActionNavigate, hold)
-	r := &Runner{FailFast: true, Progress: writerFunc(func(p []byte) {
+	r := &Runner{FailFast: true, Events: printer(writerFunc(func(p []byte) {
 		if bytes.Contains(p, []byte("FAIL a ")) {
 			once.Do(func() { close(aFailed) })
 		}
-	})}
+	}))}
 	s := r.RunParallel(context.Background(), files, []Worker{{0, fake}, {1, fake}})
-	got := []Status{}
+	got := []report.Status{}
 	for _, f := range s.Flows {
 		got = append(got, f.Status)
 	}
-	if want := []Status{StatusFailed, StatusPassed, StatusSkipped, StatusSkipped}; !slices.Equal(got, want) {
+	if want := []report.Status{report.StatusFailed, report.StatusPassed, report.StatusSkipped, report.StatusSkipped}; !slices.Equal(got, want) {
 		t.Errorf("fail-fast: statuses %v, want %v", got, want)
 	}
 
@@ -260,7 +261,7 @@ func TestRunParallel_StopAndInterrupt(t *testing.T) {
 	for _, f := range s.Flows {
 		got = append(got, f.Status)
 	}
-	if want := []Status{StatusInterrupted, StatusInterrupted, StatusSkipped}; !slices.Equal(got, want) || !s.Interrupted {
+	if want := []report.Status{report.StatusInterrupted, report.StatusInterrupted, report.StatusSkipped}; !slices.Equal(got, want) || !s.Interrupted {
 		t.Errorf("interrupt: statuses %v (suite interrupted %v), want %v", got, s.Interrupted, want)
 	}
 }
@@ -271,7 +272,7 @@ func TestWorkerIndex_Serial(t *testing.T) {
 	files := flowFiles(t, map[string]string{"a.yaml": navFlow("a")}, "a.yaml")
 	fake := runnertest.New()
 	s := (&Runner{Requester: fake, Getenv: func(string) string { return "7" }}).RunSuite(context.Background(), files)
-	if s.Flows[0].Status != StatusPassed || s.Flows[0].Worker != nil {
+	if s.Flows[0].Status != report.StatusPassed || s.Flows[0].Worker != nil {
 		t.Fatalf("a: %s %s, worker %v", s.Flows[0].Status, s.Flows[0].Error, s.Flows[0].Worker)
 	}
 	if u := fake.Requests()[0].URL; u != "https://example.test/a/w0" {
@@ -292,7 +293,7 @@ func (f writerFunc) Write(p []byte) (int, error) {
 // hide every zero of the report).
 func TestWorkerIndex_NotMasked(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: m\nsteps:\n  - type: { selector: \"#a\", text: \"user-${{ env.BUA_WORKER_INDEX }}\" }\n  - type: { selector: \"#b\", text: \"${{ env.BUA_PASS }}\" }\n")
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	if got := rec.MaskValue(rec.Steps[0].Params["text"]); got != "user-0" {
 		t.Errorf("the worker's index typed reads %v in the report, want user-0", got)
 	}

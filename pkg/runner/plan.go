@@ -5,15 +5,19 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // Plan prints what RunFlow would do, without a browser (`bua run
 // --dry-run`): every step with its params interpolated from vars and env;
 // values that depend on step results (as names, last, error, helpers) stay
 // as written. Sub-flows are expanded with their `with` values.
-func (r *Runner) Plan(w io.Writer, f *Flow) error {
-	sh := &shared{masker: &Masker{}}
-	s := newState(r, f, sh, &FlowReport{})
+func (r *Runner) Plan(w io.Writer, f *flow.Flow) error {
+	sh := &shared{masker: &report.Masker{}}
+	s := newState(r, f, sh, &report.FlowReport{})
 	with := map[string]any{}
 	if dir := f.Serve; dir != "" || r.Serve != "" {
 		if dir == "" {
@@ -59,48 +63,48 @@ func formatVars(vars map[string]any) string {
 	sort.Strings(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%q", k, Stringify(vars[k])))
+		parts = append(parts, fmt.Sprintf("%s=%q", k, expr.Stringify(vars[k])))
 	}
 	return strings.Join(parts, " ")
 }
 
 // show is a template's value when it is static, else its source.
-func show(s *State, t *Template) string {
+func show(s *State, t *expr.Template) string {
 	if t == nil {
 		return ""
 	}
 	if !t.Dynamic() {
 		if v, err := t.Eval(s); err == nil {
-			return s.shared.masker.Mask(Stringify(v))
+			return s.shared.masker.Mask(expr.Stringify(v))
 		}
 	}
 	return t.Raw
 }
 
-func (p *planner) steps(s *State, steps []Step, depth int) {
+func (p *planner) steps(s *State, steps []flow.Step, depth int) {
 	for i, st := range steps {
 		m := st.Meta()
 		var line string
 		switch x := st.(type) {
-		case *ActionStep:
+		case *flow.ActionStep:
 			var params []string
 			for _, pr := range x.Params {
 				params = append(params, fmt.Sprintf("%s=%s", pr.Name, show(s, pr.Value)))
 			}
 			line = string(x.Type) + " " + strings.Join(params, " ")
-		case *IfStep:
+		case *flow.IfStep:
 			line = "if " + x.Cond.Src
-		case *AssertStep:
+		case *flow.AssertStep:
 			line = "assert " + x.Cond.Src
-		case *SetStep:
+		case *flow.SetStep:
 			var parts []string
 			for k, n := range x.Names {
 				parts = append(parts, n+"="+show(s, x.Values[k]))
 			}
 			line = "set " + strings.Join(parts, " ")
-		case *RunStep:
+		case *flow.RunStep:
 			line = "run " + x.Path
-		case *RepeatStep:
+		case *flow.RepeatStep:
 			switch {
 			case x.Times != nil:
 				line = "repeat " + show(s, x.Times) + " times"
@@ -109,11 +113,11 @@ func (p *planner) steps(s *State, steps []Step, depth int) {
 			default:
 				line = fmt.Sprintf("repeat until %s (max %d)", x.Until.Src, x.Max)
 			}
-		case *SleepStep:
+		case *flow.SleepStep:
 			line = "sleep " + x.D.String()
-		case *LogStep:
+		case *flow.LogStep:
 			line = "log " + show(s, x.Msg)
-		case *FailStep:
+		case *flow.FailStep:
 			line = "fail " + show(s, x.Msg)
 		}
 		if m.Name != "" {
@@ -130,16 +134,16 @@ func (p *planner) steps(s *State, steps []Step, depth int) {
 		}
 		p.printf(depth, "%d. %s", i+1, strings.TrimSpace(line))
 		switch x := st.(type) {
-		case *IfStep:
+		case *flow.IfStep:
 			p.printf(depth+1, "then:")
 			p.steps(s, x.Then, depth+2)
 			if x.Else != nil {
 				p.printf(depth+1, "else:")
 				p.steps(s, x.Else, depth+2)
 			}
-		case *RepeatStep:
+		case *flow.RepeatStep:
 			p.steps(s, x.Steps, depth+1)
-		case *RunStep:
+		case *flow.RunStep:
 			sub := s.child(x.Sub, "")
 			with := map[string]any{}
 			for k, n := range x.WithNames {

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 func TestPlan(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"main.yaml": signIn, "sub.yaml": "name: sub\nvars: { who: x }\nsteps:\n  - log: hi ${{ vars.who }}\n"})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

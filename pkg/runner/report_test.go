@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -40,7 +42,18 @@ steps:
 	if err := suite.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc struct { // the part of report.WriteJUnit's document read here
+		Suites []struct {
+			Cases []struct {
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+				SystemOut *struct {
+					Text string `xml:",cdata"`
+				} `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
 	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +105,7 @@ func TestRun_HintFromRunner(t *testing.T) {
 		return nil, &protocol.Error{Code: protocol.CodeInternalError, Message: "net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
 	}
 	dir := writeFlows(t, map[string]string{"main.yaml": "name: h\nsteps:\n  - navigate: http://127.0.0.1:9/\n"})
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +121,7 @@ func TestRun_HintFromRunner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Runner{Requester: runnertest.New().On(protocol.ActionNavigate, refused), Hint: tc.hint}
 			rec := r.RunFlow(context.Background(), f)
-			wantStatus(t, rec, StatusFailed)
+			wantStatus(t, rec, report.StatusFailed)
 			if rec.Hint != tc.want || rec.Steps[0].Error == nil || rec.Steps[0].Error.Hint != tc.want {
 				t.Errorf("flow hint %q, step error %+v; want hint %q", rec.Hint, rec.Steps[0].Error, tc.want)
 			}

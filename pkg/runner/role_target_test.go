@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -21,7 +22,7 @@ steps:
   - type: { role: textbox, name: "/^e-?mail$/i", text: ada }
   - wait_for: { role: heading, timeoutMs: 500 }
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	reqs := fake.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -34,14 +36,14 @@ func writeFlows(t *testing.T, files map[string]string) string {
 }
 
 // runFlow loads src as main.yaml (plus extra files) and runs it on fake.
-func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (*FlowReport, *Runner) {
+func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (*report.FlowReport, *Runner) {
 	t.Helper()
 	files := map[string]string{"main.yaml": src}
 	for i := 0; i+1 < len(extra); i += 2 {
 		files[extra[i]] = extra[i+1]
 	}
 	dir := writeFlows(t, files)
-	f, err := Load(filepath.Join(dir, "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -49,7 +51,7 @@ func runFlow(t *testing.T, fake *runnertest.Fake, src string, extra ...string) (
 	return r.RunFlow(context.Background(), f), r
 }
 
-func wantStatus(t *testing.T, rec *FlowReport, status Status) {
+func wantStatus(t *testing.T, rec *report.FlowReport, status report.Status) {
 	t.Helper()
 	if rec.Status != status {
 		t.Fatalf("flow status = %s, want %s; error: %s", rec.Status, status, rec.Error)
@@ -93,7 +95,7 @@ func TestRun_IssueExample(t *testing.T) {
 		On(protocol.ActionExtract, runnertest.Result(loginPage())).
 		On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "string", Value: "Dashboard - App"}))
 	rec, _ := runFlow(t, fake, signIn)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	reqs := fake.Requests()
 	if got, want := strings.Join(fake.Types(), ","), "navigate,extract,type,click,wait_for,evaluate"; got != want {
 		t.Fatalf("requests = %s, want %s", got, want)
@@ -126,7 +128,7 @@ steps:
   - scroll: { direction: down, amount: "${{ vars.total * 100 }}", tabId: "${{ tab.tabId }}" }
   - assert: flow.name == "typed" && last.ok == true
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	sc := fake.Requests()[1]
 	if sc.Amount == nil || *sc.Amount != 600 || sc.TabID == nil || *sc.TabID != 7 {
 		t.Errorf("scroll = %+v, want amount 600 on tab 7", sc)
@@ -138,17 +140,17 @@ func TestRun_ErrorContract(t *testing.T) {
 		name      string
 		code      protocol.ErrorCode
 		retry     string
-		status    Status
+		status    report.Status
 		wantSends int
 	}{
-		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", StatusBlocked, 1},
-		{"InvalidActionFailsAtOnce", protocol.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", StatusFailed, 1},
-		{"SessionNotFoundFailsAtOnce", protocol.CodeSessionNotFound, "retry: { attempts: 3 }", StatusFailed, 1},
-		{"TimeoutNotRetriedByDefault", protocol.CodeTimeout, "name: plain", StatusFailed, 1},
-		{"TimeoutRetriedWhenListed", protocol.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", StatusFailed, 3},
-		{"InternalErrorRetriedWhenListed", protocol.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", StatusFailed, 2},
-		{"StaleWithoutExtractNeverResent", protocol.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", StatusFailed, 1},
-		{"BridgeUnavailable", protocol.CodeBridgeUnavailable, "name: plain", StatusUnavailable, 1},
+		{"DomainBlockedIsTerminal", protocol.CodeDomainBlocked, "retry: { attempts: 3, on: [timeout] }", report.StatusBlocked, 1},
+		{"InvalidActionFailsAtOnce", protocol.CodeInvalidAction, "retry: { attempts: 3, on: [timeout] }", report.StatusFailed, 1},
+		{"SessionNotFoundFailsAtOnce", protocol.CodeSessionNotFound, "retry: { attempts: 3 }", report.StatusFailed, 1},
+		{"TimeoutNotRetriedByDefault", protocol.CodeTimeout, "name: plain", report.StatusFailed, 1},
+		{"TimeoutRetriedWhenListed", protocol.CodeTimeout, "retry: { attempts: 3, delay: 1ms, backoff: 2, on: [timeout] }", report.StatusFailed, 3},
+		{"InternalErrorRetriedWhenListed", protocol.CodeInternalError, "retry: { attempts: 2, on: [internal_error] }", report.StatusFailed, 2},
+		{"StaleWithoutExtractNeverResent", protocol.CodeElementStale, "retry: { attempts: 3, on: [element_stale] }", report.StatusFailed, 1},
+		{"BridgeUnavailable", protocol.CodeBridgeUnavailable, "name: plain", report.StatusUnavailable, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionClick, runnertest.Fail(tc.code, "scripted"))
@@ -211,7 +213,7 @@ steps:
 			if clicks != wantClicks || extracts != wantExtracts {
 				t.Errorf("%s (retry %s): %d clicks and %d extracts, want %d and %d", code, info.Retry, clicks, extracts, wantClicks, wantExtracts)
 			}
-			if rec.Status == StatusPassed {
+			if rec.Status == report.StatusPassed {
 				t.Errorf("status passed, want the step to fail with %s", code)
 			}
 		})
@@ -278,7 +280,7 @@ steps:
 			if got := strings.Join(uids, ","); got != tc.want {
 				t.Errorf("clicks = %s, want %s", got, tc.want)
 			}
-			if (rec.Status == StatusPassed) != tc.ok {
+			if (rec.Status == report.StatusPassed) != tc.ok {
 				t.Errorf("status = %s (%s), want passed=%v", rec.Status, rec.Error, tc.ok)
 			}
 			if !strings.Contains(rec.Steps[1].Note, "re-extracted page") {
@@ -297,7 +299,7 @@ steps:
     as: page
   - click: { uid: "${{ uid(page, 'button', 'Sign in') }}" }
 `)
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	e := rec.Steps[1].Error
 	if e == nil || e.Code != protocol.CodeElementNotFound || !strings.Contains(e.Message, "button") || !strings.Contains(e.Message, "Sign in") {
 		t.Errorf("error = %+v, want element_not_found naming the role and name", e)
@@ -315,19 +317,19 @@ func TestRun_ObstaclePolicy(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, flowPolicy, stepPolicy, conf string
-		status                             Status
+		status                             report.Status
 		advisory                           bool
 	}{
-		{"HighStopsByDefault", "", "", "high", StatusBlocked, false},
-		{"LowContinuesAsAdvisory", "", "", "low", StatusPassed, true},
-		{"FlowLowStop", "obstacles: { low: stop }", "", "low", StatusBlocked, false},
-		{"StepOverridesHigh", "", "obstacles: { high: continue }", "high", StatusPassed, false},
+		{"HighStopsByDefault", "", "", "high", report.StatusBlocked, false},
+		{"LowContinuesAsAdvisory", "", "", "low", report.StatusPassed, true},
+		{"FlowLowStop", "obstacles: { low: stop }", "", "low", report.StatusBlocked, false},
+		{"StepOverridesHigh", "", "obstacles: { high: continue }", "high", report.StatusPassed, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(verdict(tc.conf)))
 			rec, _ := runFlow(t, fake, "name: o\n"+tc.flowPolicy+"\nsteps:\n  - extract: {}\n    as: page\n    "+tc.stepPolicy+"\n  - log: after\non_failure:\n  - log: hook ran\n")
 			wantStatus(t, rec, tc.status)
-			if tc.status == StatusBlocked {
+			if tc.status == report.StatusBlocked {
 				if rec.Obstacle == nil || rec.Obstacle.Type != "auth_wall" || !strings.Contains(rec.Error, "auth_wall") {
 					t.Errorf("report does not name the verdict: %+v %q", rec.Obstacle, rec.Error)
 				}
@@ -362,7 +364,7 @@ steps:
   - extract: {}
     as: inner
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	var got []string
 	for _, a := range fake.Requests() {
 		tab := "-"
@@ -396,7 +398,7 @@ steps:
   - assert: vars.greeting == "hi bob!"
   - navigate: http://example.com/${{ vars.name }}
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	if got := fake.Requests()[0].URL; got != "http://example.com/bob" {
 		t.Errorf("sub-flow navigate = %q, want with overriding the default", got)
 	}
@@ -441,10 +443,10 @@ steps:
     if: vars.i == 5
 `)
 	_ = rec
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	var skipped int
 	for _, st := range rec.Steps {
-		if st.Status == StatusSkipped {
+		if st.Status == report.StatusSkipped {
 			skipped++
 		}
 	}
@@ -455,7 +457,7 @@ steps:
 
 func TestRun_RepeatMax(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: r\nsteps:\n  - repeat: { while: \"true\", max: 3, steps: [ { log: x } ] }\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if !strings.Contains(rec.Error, "max passes (3)") {
 		t.Errorf("error = %q", rec.Error)
 	}
@@ -470,22 +472,22 @@ steps:
     continue_on_error: true
   - assert: error.code == "element_not_found" && error.message == "no maybe"
 `)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	blocked := runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeDomainBlocked, "bank.example"))
 	rec, _ = runFlow(t, blocked, "name: b\nsteps:\n  - click: \"#x\"\n    continue_on_error: true\n  - log: never\n")
-	wantStatus(t, rec, StatusBlocked)
+	wantStatus(t, rec, report.StatusBlocked)
 }
 
 func TestRun_AssertAndFail(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: a\nvars: { x: 1 }\nsteps:\n  - assert: vars.x == 2\n    message: x is ${{ vars.x }}\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if !strings.Contains(rec.Error, "x is 1") || rec.FailedStep != "assert" || rec.FailedLine != 4 {
 		t.Errorf("error = %q step %q line %d", rec.Error, rec.FailedStep, rec.FailedLine)
 	}
-	var se *StepError
+	var se *report.StepError
 	_ = se
 	rec, _ = runFlow(t, runnertest.New(), "name: f\nsteps:\n  - name: give up\n    fail: stop here\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if rec.FailedStep != "give up" || !strings.Contains(rec.Error, "stop here") {
 		t.Errorf("fail step = %q %q", rec.FailedStep, rec.Error)
 	}
@@ -496,7 +498,7 @@ func TestRun_Timeouts(t *testing.T) {
 		fake := runnertest.New().On(protocol.ActionClick, runnertest.Hang())
 		start := time.Now()
 		rec, _ := runFlow(t, fake, "name: t\nsteps:\n  - click: \"#slow\"\n    timeout: 20ms\n")
-		wantStatus(t, rec, StatusFailed)
+		wantStatus(t, rec, report.StatusFailed)
 		if e := rec.Steps[0].Error; e == nil || e.Code != protocol.CodeTimeout {
 			t.Errorf("error = %+v, want timeout", e)
 		}
@@ -506,7 +508,7 @@ func TestRun_Timeouts(t *testing.T) {
 	})
 	t.Run("FlowTimeout", func(t *testing.T) {
 		rec, _ := runFlow(t, runnertest.New(), "name: t\ntimeout: 20ms\nsteps:\n  - sleep: 5s\nfinally:\n  - log: cleanup\n")
-		wantStatus(t, rec, StatusFailed)
+		wantStatus(t, rec, report.StatusFailed)
 		if got := rec.Steps[len(rec.Steps)-1].Note; got != "cleanup" {
 			t.Errorf("finally did not run after the flow timeout")
 		}
@@ -524,12 +526,12 @@ on_failure:
 finally:
   - log: done
 `)
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if !strings.Contains(rec.Error, "original") || len(rec.HookErrors) != 1 || !strings.Contains(rec.HookErrors[0], "hook broke") {
 		t.Errorf("error = %q hooks = %v: the hook must not hide the original failure", rec.Error, rec.HookErrors)
 	}
 	rec, _ = runFlow(t, runnertest.New(), "name: ok\nsteps:\n  - log: fine\non_failure:\n  - log: never\nfinally:\n  - fail: cleanup failed\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	for _, st := range rec.Steps {
 		if st.Path == "on_failure.1" {
 			t.Errorf("on_failure ran on a passing flow")
@@ -551,7 +553,7 @@ steps:
   - fail: "bad ${{ vars.password }}"
 `}
 	dir := writeFlows(t, files)
-	r := &Runner{Requester: fake, Progress: &progress, Getenv: func(k string) string { return map[string]string{"BUA_PASS": "hunter2"}[k] }}
+	r := &Runner{Requester: fake, Events: printer(&progress), Getenv: func(k string) string { return map[string]string{"BUA_PASS": "hunter2"}[k] }}
 	suite := r.RunSuite(context.Background(), []string{filepath.Join(dir, "main.yaml")})
 	var js, junit, sum bytes.Buffer
 	if err := suite.WriteJSON(&js); err != nil {
@@ -582,12 +584,12 @@ func TestRun_Serve(t *testing.T) {
 		"flows/main.yaml": "name: s\nserve: ../site\nsteps:\n  - navigate: ${{ vars.base_url }}/index.html\n",
 	})
 	fake := runnertest.New()
-	f, err := Load(filepath.Join(dir, "flows", "main.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "flows", "main.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := (&Runner{Requester: fake}).RunFlow(context.Background(), f)
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	if got := fake.Requests()[0].URL; !strings.HasPrefix(got, "http://127.0.0.1:") || !strings.HasSuffix(got, "/index.html") {
 		t.Errorf("navigate = %q, want the served loopback URL", got)
 	}
@@ -596,30 +598,30 @@ func TestRun_Serve(t *testing.T) {
 func TestSuite_StatusAndShard(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		statuses []Status
-		want     Status
+		statuses []report.Status
+		want     report.Status
 	}{
-		{"AllPassed", []Status{StatusPassed, StatusSkipped}, StatusPassed},
-		{"FailureWins", []Status{StatusPassed, StatusFailed}, StatusFailed},
-		{"BlockedOverFailure", []Status{StatusFailed, StatusBlocked}, StatusBlocked},
-		{"UnavailableOverBlocked", []Status{StatusBlocked, StatusUnavailable, StatusFailed}, StatusUnavailable},
-		{"InvalidOverAll", []Status{StatusUnavailable, StatusInvalid, StatusBlocked, StatusFailed}, StatusInvalid},
+		{"AllPassed", []report.Status{report.StatusPassed, report.StatusSkipped}, report.StatusPassed},
+		{"FailureWins", []report.Status{report.StatusPassed, report.StatusFailed}, report.StatusFailed},
+		{"BlockedOverFailure", []report.Status{report.StatusFailed, report.StatusBlocked}, report.StatusBlocked},
+		{"UnavailableOverBlocked", []report.Status{report.StatusBlocked, report.StatusUnavailable, report.StatusFailed}, report.StatusUnavailable},
+		{"InvalidOverAll", []report.Status{report.StatusUnavailable, report.StatusInvalid, report.StatusBlocked, report.StatusFailed}, report.StatusInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &SuiteReport{}
+			s := &report.SuiteReport{}
 			for _, st := range tc.statuses {
-				s.Flows = append(s.Flows, &FlowReport{Status: st})
+				s.Flows = append(s.Flows, &report.FlowReport{Status: st})
 			}
 			if got := s.Status(); got != tc.want {
-				t.Errorf("Status = %s, want %s", got, tc.want)
+				t.Errorf("report.Status = %s, want %s", got, tc.want)
 			}
 		})
 	}
 	files := []string{"d.yaml", "a.yaml", "c.yaml", "b.yaml", "e.yaml"}
-	if got, want := strings.Join(Shard(files, 1, 2), ","), "a.yaml,c.yaml,e.yaml"; got != want {
+	if got, want := strings.Join(report.Shard(files, 1, 2), ","), "a.yaml,c.yaml,e.yaml"; got != want {
 		t.Errorf("shard 1/2 = %s, want %s", got, want)
 	}
-	if got, want := strings.Join(Shard(files, 2, 2), ","), "b.yaml,d.yaml"; got != want {
+	if got, want := strings.Join(report.Shard(files, 2, 2), ","), "b.yaml,d.yaml"; got != want {
 		t.Errorf("shard 2/2 = %s, want %s", got, want)
 	}
 }
@@ -632,14 +634,14 @@ func TestSuite_FailFastAndInvalid(t *testing.T) {
 	})
 	files := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml")}
 	s := (&Runner{Requester: runnertest.New()}).RunSuite(context.Background(), files)
-	if got := s.Status(); got != StatusInvalid {
+	if got := s.Status(); got != report.StatusInvalid {
 		t.Errorf("suite status = %s, want invalid (invalid wins)", got)
 	}
-	if s.Flows[2].Status != StatusInvalid || len(s.Flows[2].Diagnostics) != 1 {
+	if s.Flows[2].Status != report.StatusInvalid || len(s.Flows[2].Diagnostics) != 1 {
 		t.Errorf("invalid flow = %+v", s.Flows[2])
 	}
 	s = (&Runner{Requester: runnertest.New(), FailFast: true}).RunSuite(context.Background(), files)
-	if s.Flows[1].Status != StatusSkipped || s.Status() != StatusFailed {
+	if s.Flows[1].Status != report.StatusSkipped || s.Status() != report.StatusFailed {
 		t.Errorf("fail-fast: b = %s, suite %s", s.Flows[1].Status, s.Status())
 	}
 }
@@ -675,7 +677,7 @@ steps:
 	}
 	var parsed struct {
 		Flows []struct {
-			Steps []StepReport `json:"steps"`
+			Steps []report.StepReport `json:"steps"`
 		} `json:"flows"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &parsed); err != nil {
@@ -685,7 +687,7 @@ steps:
 	if got := steps[1].Result.(map[string]any)["dataUrl"]; got != "<jpeg 7 bytes>" {
 		t.Errorf("screenshot result = %v, want elided to its size", got)
 	}
-	if got := steps[2].Artifacts; len(got) != 7 || filepath.Base(got[0]) != BundleScreenshot || filepath.Base(got[1]) != BundleMarkdown {
+	if got := steps[2].Artifacts; len(got) != 7 || filepath.Base(got[0]) != report.BundleScreenshot || filepath.Base(got[1]) != report.BundleMarkdown {
 		t.Fatalf("artifacts = %v, want the bundle: screenshot, markdown, elements, obstacle, trace, steps, values", got)
 	}
 	img, err := os.ReadFile(steps[2].Artifacts[0])
@@ -699,11 +701,11 @@ steps:
 
 func TestStepError_Unwrap(t *testing.T) {
 	be := protocol.Errorf(protocol.CodeDomainBlocked, "x")
-	err := error(&StepError{Flow: "f", Step: "s", Line: 3, Err: be})
+	err := error(&report.StepError{Flow: "f", Step: "s", Line: 3, Err: be})
 	if !errors.Is(err, &protocol.Error{Code: protocol.CodeDomainBlocked}) {
-		t.Error("errors.Is through StepError failed")
+		t.Error("errors.Is through report.StepError failed")
 	}
-	if got := classify(err); got != StatusBlocked {
+	if got := classify(err); got != report.StatusBlocked {
 		t.Errorf("classify = %s, want blocked", got)
 	}
 }
@@ -723,9 +725,9 @@ func TestRun_EveryAction(t *testing.T) {
 				On(protocol.ActionOpenTab, runnertest.Result(protocol.OpenTabResult{TabID: 3})).
 				On(protocol.ActionEvaluate, runnertest.Result(protocol.EvaluateResult{Type: "number", Value: 1})).
 				On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,"}))
-			src := fmt.Sprintf("name: every\nsteps:\n  - %s: %s\n", typ, mappingExample(protocol.ActionSpecs[typ]))
+			src := fmt.Sprintf("name: every\nsteps:\n  - %s: %s\n", typ, flow.MappingExample(protocol.ActionSpecs[typ]))
 			rec, _ := runFlow(t, fake, src)
-			if rec.Status != StatusPassed {
+			if rec.Status != report.StatusPassed {
 				t.Fatalf("%s: status %s: %s", src, rec.Status, rec.Error)
 			}
 			reqs := fake.Requests()
@@ -752,7 +754,7 @@ func TestRun_AssertShowsOperands(t *testing.T) {
 		t.Run(tt.cond, func(t *testing.T) {
 			src := fmt.Sprintf("name: a\nvars:\n  title: Login - App\n  n: 2\n  limit: 5\nsteps:\n  - assert: %s\n", tt.cond)
 			rec, _ := runFlow(t, runnertest.New(), src)
-			if rec.Status != StatusFailed {
+			if rec.Status != report.StatusFailed {
 				t.Fatalf("status %s, want failed", rec.Status)
 			}
 			if !strings.Contains(rec.Error, "assertion failed: "+tt.cond) {
@@ -780,7 +782,7 @@ func lookupNext(code protocol.ErrorCode) string {
 // the JSON report only when the caller maps statuses to exit codes, right
 // after each flow's status.
 func TestSuite_JSONExitCode(t *testing.T) {
-	s := &SuiteReport{Flows: []*FlowReport{{Name: "a", File: "a.yaml", Status: StatusPassed}, {Name: "b", File: "b.yaml", Status: StatusBlocked}}}
+	s := &report.SuiteReport{Flows: []*report.FlowReport{{Name: "a", File: "a.yaml", Status: report.StatusPassed}, {Name: "b", File: "b.yaml", Status: report.StatusBlocked}}}
 	var plain bytes.Buffer
 	if err := s.WriteJSON(&plain); err != nil {
 		t.Fatal(err)
@@ -788,7 +790,9 @@ func TestSuite_JSONExitCode(t *testing.T) {
 	if strings.Contains(plain.String(), "exitCode") {
 		t.Errorf("exitCode without a mapping:\n%s", plain.String())
 	}
-	s.ExitCode = func(st Status) int { return map[Status]int{StatusPassed: 0, StatusBlocked: 3}[st] }
+	s.ExitCode = func(st report.Status) int {
+		return map[report.Status]int{report.StatusPassed: 0, report.StatusBlocked: 3}[st]
+	}
 	var mapped bytes.Buffer
 	if err := s.WriteJSON(&mapped); err != nil {
 		t.Fatal(err)
@@ -828,7 +832,7 @@ steps:
     continue_on_error: true
   - log: never
 `)
-			wantStatus(t, rec, StatusFailed)
+			wantStatus(t, rec, report.StatusFailed)
 			n := 0
 			for _, typ := range fake.Types() {
 				if typ == string(protocol.ActionClick) {
@@ -838,8 +842,8 @@ steps:
 			if n != 1 {
 				t.Errorf("click sent %d times, want once: a stopped request is never sent again", n)
 			}
-			if rec.stoppedBy != reason {
-				t.Errorf("stoppedBy = %q, want %q", rec.stoppedBy, reason)
+			if rec.StoppedBy != reason {
+				t.Errorf("stoppedBy = %q, want %q", rec.StoppedBy, reason)
 			}
 
 			dir := writeFlows(t, map[string]string{
@@ -847,9 +851,9 @@ steps:
 				"b.yaml": "name: b\nsteps:\n  - log: yes\n",
 			})
 			s := (&Runner{Requester: runnertest.New().On(protocol.ActionClick, stopped(reason))}).RunSuite(context.Background(), []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")})
-			want := StatusPassed
+			want := report.StatusPassed
 			if reason == protocol.ReasonGlobalStop {
-				want = StatusSkipped
+				want = report.StatusSkipped
 			}
 			if s.Flows[1].Status != want {
 				t.Errorf("the next flow after %s: %s, want %s", reason, s.Flows[1].Status, want)

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -27,19 +29,19 @@ func TestRun_BusyLoopStops(t *testing.T) {
 		src     string
 		cancel  time.Duration // cancel the run's context after this long (0: never)
 		limit   time.Duration // the deadline that must stop it
-		status  Status
+		status  report.Status
 		wantErr string
 		code    protocol.ErrorCode // the stopped step's error code, when one
 	}{
-		{"FlowTimeout", "name: t\ntimeout: 300ms\n" + busy, 0, 300 * time.Millisecond, StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
-		{"EmptyBody", "name: t\ntimeout: 300ms\nsteps:\n  - repeat: { times: 1000000000, steps: [] }\n", 0, 300 * time.Millisecond, StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
-		{"WhileLoop", "name: t\ntimeout: 300ms\nsteps:\n  - repeat: { while: \"true\", max: 1000000000, steps: [ { log: x } ] }\n", 0, 300 * time.Millisecond, StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
-		{"StepTimeout", "name: t\n" + strings.Replace(busy, "  - repeat:\n", "  - timeout: 300ms\n    repeat:\n", 1), 0, 300 * time.Millisecond, StatusFailed, "step timed out after 300ms", protocol.CodeTimeout},
-		{"Interrupt", "name: t\n" + busy, 300 * time.Millisecond, 300 * time.Millisecond, StatusInterrupted, "flow stopped: context canceled", "error"},
+		{"FlowTimeout", "name: t\ntimeout: 300ms\n" + busy, 0, 300 * time.Millisecond, report.StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
+		{"EmptyBody", "name: t\ntimeout: 300ms\nsteps:\n  - repeat: { times: 1000000000, steps: [] }\n", 0, 300 * time.Millisecond, report.StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
+		{"WhileLoop", "name: t\ntimeout: 300ms\nsteps:\n  - repeat: { while: \"true\", max: 1000000000, steps: [ { log: x } ] }\n", 0, 300 * time.Millisecond, report.StatusFailed, "flow stopped: flow timeout 300ms exceeded", "error"},
+		{"StepTimeout", "name: t\n" + strings.Replace(busy, "  - repeat:\n", "  - timeout: 300ms\n    repeat:\n", 1), 0, 300 * time.Millisecond, report.StatusFailed, "step timed out after 300ms", protocol.CodeTimeout},
+		{"Interrupt", "name: t\n" + busy, 300 * time.Millisecond, 300 * time.Millisecond, report.StatusInterrupted, "flow stopped: context canceled", "error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFlows(t, map[string]string{"main.yaml": tc.src})
-			f, err := Load(filepath.Join(dir, "main.yaml"))
+			f, err := flow.Load(filepath.Join(dir, "main.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +52,7 @@ func TestRun_BusyLoopStops(t *testing.T) {
 			if tc.cancel > 0 {
 				time.AfterFunc(tc.cancel, cancel)
 			}
-			rec := (&Runner{Requester: runnertest.New(), Progress: &progress}).RunFlow(ctx, f)
+			rec := (&Runner{Requester: runnertest.New(), Events: printer(&progress)}).RunFlow(ctx, f)
 			took := time.Since(start)
 			t.Logf("%s: stopped after %s (deadline %s), %d steps in the report, %d progress lines", tc.name, took.Round(time.Millisecond), tc.limit, len(rec.Steps), strings.Count(progress.String(), "\n"))
 			wantStatus(t, rec, tc.status)
@@ -84,7 +86,7 @@ func TestRun_BusyLoopStops(t *testing.T) {
 // says which it left out; a failing pass is kept with its error.
 func TestRun_RepeatRecordsBounded(t *testing.T) {
 	rec, _ := runFlow(t, runnertest.New(), "name: r\nvars: { i: 0 }\nsteps:\n  - repeat:\n      times: 5000\n      steps:\n        - set: { i: \"vars.i + 1\" }\n        - log: \"pass ${{ vars.i }}\"\n  - assert: vars.i == 5000\n")
-	wantStatus(t, rec, StatusPassed)
+	wantStatus(t, rec, report.StatusPassed)
 	paths := map[string]bool{}
 	for _, st := range rec.Steps {
 		paths[st.Path] = true
@@ -107,7 +109,7 @@ func TestRun_RepeatRecordsBounded(t *testing.T) {
 	}
 
 	rec, _ = runFlow(t, runnertest.New(), "name: r\nvars: { i: 0 }\nsteps:\n  - repeat:\n      times: 5000\n      steps:\n        - set: { i: \"vars.i + 1\" }\n        - fail: \"pass ${{ vars.i }} failed\"\n          if: vars.i == 3000\n")
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	last := rec.Steps[len(rec.Steps)-1]
 	if last.Path != "1.3000.2" || last.Error == nil || last.Error.Message != "pass 3000 failed" {
 		t.Errorf("last step %s %+v, want the failing 1.3000.2", last.Path, last.Error)
@@ -130,8 +132,8 @@ func TestRun_DoubledVar(t *testing.T) {
 			start := time.Now()
 			rec, _ := runFlow(t, runnertest.New(), "name: d\nvars: { s: a }\nsteps:\n  - repeat:\n      times: 40\n      steps:\n        - set: { s: "+tc.value+" }\n")
 			took := time.Since(start)
-			wantStatus(t, rec, StatusFailed)
-			want := fmt.Sprintf(tc.want, ReportPath(rec.File))
+			wantStatus(t, rec, report.StatusFailed)
+			want := fmt.Sprintf(tc.want, report.ReportPath(rec.File))
 			if !strings.Contains(rec.Reason, want) {
 				t.Fatalf("reason = %q, want %q", rec.Reason, want)
 			}
@@ -159,12 +161,12 @@ func TestSuite_Interrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	files := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml")}
-	codes := map[Status]int{StatusPassed: 0, StatusSkipped: 0, StatusInterrupted: 130}
-	s := (&Runner{Requester: runnertest.New(), ExitCode: func(st Status) int { return codes[st] }}).RunSuite(ctx, files)
-	if !s.Interrupted || s.Status() != StatusInterrupted || s.Exit() != 130 {
+	codes := map[report.Status]int{report.StatusPassed: 0, report.StatusSkipped: 0, report.StatusInterrupted: 130}
+	s := (&Runner{Requester: runnertest.New(), ExitCode: func(st report.Status) int { return codes[st] }}).RunSuite(ctx, files)
+	if !s.Interrupted || s.Status() != report.StatusInterrupted || s.Exit() != 130 {
 		t.Fatalf("suite interrupted=%v status=%s exit=%d", s.Interrupted, s.Status(), s.Exit())
 	}
-	if got := []Status{s.Flows[0].Status, s.Flows[1].Status, s.Flows[2].Status}; got[0] != StatusPassed || got[1] != StatusInterrupted || got[2] != StatusSkipped {
+	if got := []report.Status{s.Flows[0].Status, s.Flows[1].Status, s.Flows[2].Status}; got[0] != report.StatusPassed || got[1] != report.StatusInterrupted || got[2] != report.StatusSkipped {
 		t.Fatalf("flow statuses = %v, want passed, interrupted, skipped", got)
 	}
 	for _, st := range s.Flows[1].Steps {
@@ -186,10 +188,10 @@ func TestSuite_Interrupted(t *testing.T) {
 		ExitCode    int  `json:"exitCode"`
 		Interrupted bool `json:"interrupted"`
 		Flows       []struct {
-			Status Status `json:"status"`
+			Status report.Status `json:"status"`
 		} `json:"flows"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &out); err != nil || out.ExitCode != 130 || !out.Interrupted || out.Flows[1].Status != StatusInterrupted {
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil || out.ExitCode != 130 || !out.Interrupted || out.Flows[1].Status != report.StatusInterrupted {
 		t.Errorf("JSON report: %v %+v", err, out)
 	}
 	var ju bytes.Buffer
@@ -206,7 +208,7 @@ func TestSuite_Interrupted(t *testing.T) {
 // finally ends it at once.
 func TestRun_InterruptStopsHooks(t *testing.T) {
 	dir := writeFlows(t, map[string]string{"f.yaml": "name: f\ntimeout: 100ms\nsteps:\n  - sleep: 5s\nfinally:\n  - log: cleaning\n  - sleep: 30s\n"})
-	f, err := Load(filepath.Join(dir, "f.yaml"))
+	f, err := flow.Load(filepath.Join(dir, "f.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestRun_InterruptStopsHooks(t *testing.T) {
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("the finally's 30 s sleep ran on %s after the interrupt", took-500*time.Millisecond)
 	}
-	wantStatus(t, rec, StatusInterrupted)
+	wantStatus(t, rec, report.StatusInterrupted)
 	if len(rec.Steps) != 3 || rec.Steps[1].Note != "cleaning" || rec.Steps[2].Error == nil || !strings.Contains(rec.Steps[2].Error.Message, "context canceled") {
 		t.Errorf("steps: the finally must start after the flow's timeout and stop at the interrupt")
 	}
@@ -233,16 +235,16 @@ func TestSuite_Problems(t *testing.T) {
 	artifacts := filepath.Join(dir, "artifacts")
 	// The bundle's screenshot path is a folder: its write fails as a full
 	// disk's would, and the other files still get written.
-	if err := os.MkdirAll(filepath.Join(artifacts, "f", "1-click", BundleScreenshot), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(artifacts, "f", "1-click", report.BundleScreenshot), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fake := runnertest.New().
 		On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "gone")).
 		On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64," + b64([]byte{0xff, 0xd8, 0xff})}))
-	codes := map[Status]int{StatusFailed: 1, StatusInvalid: 2}
-	s := (&Runner{Requester: fake, Artifacts: artifacts, ExitCode: func(st Status) int { return codes[st] }}).RunSuite(context.Background(), []string{filepath.Join(dir, "f.yaml")})
-	shot := filepath.Join(artifacts, "f", "1-click", BundleScreenshot)
-	if len(s.Problems) != 1 || s.Problems[0] != "artifact "+ReportPath(shot)+": is a directory" {
+	codes := map[report.Status]int{report.StatusFailed: 1, report.StatusInvalid: 2}
+	s := (&Runner{Requester: fake, Artifacts: artifacts, ExitCode: func(st report.Status) int { return codes[st] }}).RunSuite(context.Background(), []string{filepath.Join(dir, "f.yaml")})
+	shot := filepath.Join(artifacts, "f", "1-click", report.BundleScreenshot)
+	if len(s.Problems) != 1 || s.Problems[0] != "artifact "+report.ReportPath(shot)+": is a directory" {
 		t.Fatalf("problems = %q, want the screenshot's path and the OS error", s.Problems)
 	}
 	if s.Exit() != 2 {
@@ -251,7 +253,7 @@ func TestSuite_Problems(t *testing.T) {
 	if !strings.HasSuffix(s.SummaryLine(), ", 1 file not written") {
 		t.Errorf("summary line = %q", s.SummaryLine())
 	}
-	if _, err := os.Stat(filepath.Join(artifacts, "f", "1-click", BundleSteps)); err != nil {
+	if _, err := os.Stat(filepath.Join(artifacts, "f", "1-click", report.BundleSteps)); err != nil {
 		t.Errorf("the other bundle files were not written: %v", err)
 	}
 	var js bytes.Buffer

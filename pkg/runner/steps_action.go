@@ -5,38 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bua-dev/bua/internal/ctxtime"
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/flow/expr"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
-
-// Param is one action param: its protocol name ("target" stands for uid or
-// selector, chosen by protocol.ParseTarget) and its value.
-type Param struct {
-	Name  string
-	Value *Template
-}
-
-// ActionStep sends one protocol action through the Requester,
-// under the error contract (Run; the retry and obstacle policies are in
-// policy.go).
-type ActionStep struct {
-	StepMeta
-	Type   protocol.ActionType
-	Params []Param
-	// Obstacles overrides the flow's obstacle policy (extract only).
-	Obstacles *ObstaclePolicy
-}
 
 // build evaluates the params into a protocol action: each value is
 // coerced to its schema kind (protocol.ActionSpecs), then decoded into the
 // Action by its JSON name. An expression error, or a helper's miss
 // (element_not_found), comes back as is.
-func (st *ActionStep) build(s *State) (protocol.Action, error) {
+func (s *State) build(st *flow.ActionStep) (protocol.Action, error) {
 	spec := protocol.ActionSpecs[st.Type]
 	fields := map[string]any{"type": string(st.Type)}
 	for _, p := range st.Params {
@@ -45,7 +29,7 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			return protocol.Action{Type: st.Type}, err
 		}
 		if p.Name == "target" {
-			t := protocol.ParseTarget(Stringify(v))
+			t := protocol.ParseTarget(expr.Stringify(v))
 			if t.UID != "" {
 				fields["uid"] = t.UID
 			} else {
@@ -58,7 +42,7 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			return protocol.Action{Type: st.Type}, err
 		}
 		if st.Type == protocol.ActionUpload && p.Name == "files" {
-			fields[p.Name] = resolvePaths(st.File, fields[p.Name].([]any))
+			fields[p.Name] = flow.ResolvePaths(st.File, fields[p.Name].([]any))
 		}
 		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
@@ -66,11 +50,11 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 			// worker's index is bua's own, and masking "0" would hide
 			// every zero.
 			for _, e := range p.Value.Exprs() {
-				for _, name := range e.envNames {
+				for _, name := range e.EnvNames() {
 					if name == WorkerIndexEnv {
 						continue
 					}
-					if val, ok := s.env["env"].(map[string]any)[name].(string); ok {
+					if val, ok := s.env.Names["env"].(map[string]any)[name].(string); ok {
 						s.shared.masker.Add(val)
 					}
 				}
@@ -94,7 +78,7 @@ func (st *ActionStep) build(s *State) (protocol.Action, error) {
 func coerce(p protocol.ParamSpec, v any) (any, error) {
 	switch p.Kind {
 	case protocol.KindList:
-		items := asList(v)
+		items := flow.AsList(v)
 		out := make([]any, len(items))
 		for i, it := range items {
 			c, err := coerce(protocol.ParamSpec{Name: fmt.Sprintf("%s[%d]", p.Name, i), Kind: p.Item}, it)
@@ -105,7 +89,7 @@ func coerce(p protocol.ParamSpec, v any) (any, error) {
 		}
 		return out, nil
 	case protocol.KindInteger:
-		i, ok := toInt(v)
+		i, ok := expr.ToInt(v)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", p.Name, v, v)
 		}
@@ -114,37 +98,19 @@ func coerce(p protocol.ParamSpec, v any) (any, error) {
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-		b, err := strconv.ParseBool(Stringify(v))
+		b, err := strconv.ParseBool(expr.Stringify(v))
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", p.Name, v)
 		}
 		return b, nil
 	}
-	return Stringify(v), nil
-}
-
-// toInt converts an expression or JSON number (or numeric string) to int.
-func toInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case float64:
-		if x == math.Trunc(x) {
-			return int(x), true
-		}
-	case string:
-		i, err := strconv.Atoi(x)
-		return i, err == nil
-	}
-	return 0, false
+	return expr.Stringify(v), nil
 }
 
 // finish handles a successful result: decode it, move the current tab,
 // remember extracts (for recovery and artifacts) and apply the obstacle
 // policy.
-func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, raw json.RawMessage) error {
+func (s *State) finish(ctx context.Context, st *flow.ActionStep, a protocol.Action, raw json.RawMessage) error {
 	var v any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -156,7 +122,7 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 	m, _ := v.(map[string]any)
 	switch st.Type {
 	case protocol.ActionOpenTab:
-		if id, ok := toInt(m["tabId"]); ok {
+		if id, ok := expr.ToInt(m["tabId"]); ok {
 			s.shared.tab = &id
 			s.note(fmt.Sprintf("current tab %d", id))
 		}
@@ -169,21 +135,21 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 		// Pin the extract to the tab it read, so a recovery re-reads the
 		// same tab even if the current tab moved since.
 		if a.TabID == nil {
-			if id, ok := toInt(m["tabId"]); ok {
+			if id, ok := expr.ToInt(m["tabId"]); ok {
 				a.TabID = &id
 			}
 		}
 		if st.As != "" {
-			s.origins[st.As] = &extractOrigin{as: st.As, action: a, policy: st.policy(s)}
+			s.origins[st.As] = &extractOrigin{as: st.As, action: a, policy: s.policy(st)}
 		}
 		// A handoff replaces the result with the page the person cleared.
-		err := checkObstacle(ctx, s, a, &m, st.policy(s))
+		err := checkObstacle(ctx, s, a, &m, s.policy(st))
 		if m != nil {
 			s.setResult(m)
 			s.cur.Result = m
 			s.shared.lastExtract = m
 			if st.As != "" {
-				s.env[st.As] = m
+				s.env.Names[st.As] = m
 			}
 		}
 		return err
@@ -191,8 +157,8 @@ func (st *ActionStep) finish(ctx context.Context, s *State, a protocol.Action, r
 	return nil
 }
 
-func (st *ActionStep) policy(s *State) ObstaclePolicy {
-	return s.obstacles.override(st.Obstacles)
+func (s *State) policy(st *flow.ActionStep) flow.ObstaclePolicy {
+	return s.obstacles.Override(st.Obstacles)
 }
 
 // extractOrigin is how an `as` name got its extract result, so the
@@ -200,17 +166,17 @@ func (st *ActionStep) policy(s *State) ObstaclePolicy {
 type extractOrigin struct {
 	as     string
 	action protocol.Action
-	policy ObstaclePolicy
+	policy flow.ObstaclePolicy
 }
 
 // origins lists the extracts this step's params were computed from: every
 // `as` name its expressions read that an extract bound.
-func (st *ActionStep) origins(s *State) []*extractOrigin {
+func (s *State) extractOrigins(st *flow.ActionStep) []*extractOrigin {
 	var out []*extractOrigin
 	seen := map[string]bool{}
 	for _, p := range st.Params {
 		for _, e := range p.Value.Exprs() {
-			for _, ref := range e.refs {
+			for _, ref := range e.Refs() {
 				if o, ok := s.origins[ref]; ok && !seen[ref] {
 					seen[ref] = true
 					out = append(out, o)
@@ -221,7 +187,7 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 	return out
 }
 
-// Run sends the action under the error contract, reading each code's
+// runAction sends the action under the error contract, reading each code's
 // row (protocol.Lookup, the schema's x-contract):
 //   - a RetryNever code (domain_blocked, invalid_action, session_not_found,
 //     bridge_unavailable) fails at once, with the contract's hint;
@@ -233,7 +199,7 @@ func (st *ActionStep) origins(s *State) []*extractOrigin {
 //     retry;
 //   - any other code is retried only when retry.on lists it, except a
 //     request the person stopped (stoppedByPerson), never sent again.
-func (st *ActionStep) Run(ctx context.Context, s *State) error {
+func (s *State) runAction(ctx context.Context, st *flow.ActionStep) error {
 	retries := 0
 	delay, backoff := time.Duration(0), 1.0
 	recoveries := 1
@@ -243,13 +209,13 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 	}
 	for attempt := 1; ; attempt++ {
 		s.cur.Attempts = attempt
-		a, err := st.build(s)
+		a, err := s.build(st)
 		if err == nil {
 			s.cur.Params = actionParams(a)
 			var raw json.RawMessage
 			raw, err = s.request(ctx, a, st.Timeout)
 			if err == nil {
-				return st.finish(ctx, s, a, raw)
+				return s.finish(ctx, st, a, raw)
 			}
 		}
 		var be *protocol.Error
@@ -259,9 +225,9 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 		contract, _ := protocol.Lookup(be.Code)
 		switch contract.Retry {
 		case protocol.RetryNever:
-			return st.builtFrom(be, a)
+			return builtFrom(st, be, a)
 		case protocol.RetryReExtract:
-			origins := st.origins(s)
+			origins := s.extractOrigins(st)
 			if len(origins) == 0 || recoveries == 0 {
 				return be
 			}
@@ -274,9 +240,9 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 			}
 			continue
 		}
-		if retries > 0 && st.Retry.allows(be.Code) && ctx.Err() == nil {
+		if retries > 0 && st.Retry.Allows(be.Code) && ctx.Err() == nil {
 			retries--
-			s.cur.FailedAttempts = append(s.cur.FailedAttempts, AttemptError{Attempt: attempt, ErrorInfo: *s.r.errorInfo(be)})
+			s.cur.FailedAttempts = append(s.cur.FailedAttempts, report.AttemptError{Attempt: attempt, ErrorInfo: *s.r.errorInfo(be)})
 			s.note(fmt.Sprintf("%s: retry %d", be.Code, attempt))
 			if err := ctxtime.Sleep(ctx, delay); err != nil {
 				return be
@@ -293,7 +259,7 @@ func (st *ActionStep) Run(ctx context.Context, s *State) error {
 // an expression when it names none, and what it was built from: the
 // schema's words alone do not show that ${{ vars.base_url }}/x.html came
 // out as /x.html. Other errors come back as they are.
-func (st *ActionStep) builtFrom(be *protocol.Error, a protocol.Action) *protocol.Error {
+func builtFrom(st *flow.ActionStep, be *protocol.Error, a protocol.Action) *protocol.Error {
 	if be.Code != protocol.CodeInvalidAction {
 		return be
 	}
@@ -356,7 +322,7 @@ func (s *State) reextract(ctx context.Context, o *extractOrigin) error {
 	}
 	m, _ := v.(map[string]any)
 	err = checkObstacle(ctx, s, o.action, &m, o.policy)
-	s.env[o.as] = m
+	s.env.Names[o.as] = m
 	if m != nil {
 		s.shared.lastExtract = m
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -29,7 +30,7 @@ func TestBuiltURL_SaysWhatItBuilt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec, _ := runFlow(t, fake, "name: built\nvars: { base: \"\" }\nsteps:\n  - "+tc.step+"\n")
-			wantStatus(t, rec, StatusFailed)
+			wantStatus(t, rec, report.StatusFailed)
 			for _, w := range tc.want {
 				if !strings.Contains(rec.Error, w) {
 					t.Errorf("error = %s\nwant it to hold %s", rec.Error, w)

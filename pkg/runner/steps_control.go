@@ -5,56 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/bua-dev/bua/internal/ctxtime"
+	"github.com/bua-dev/bua/pkg/flow"
+	"github.com/bua-dev/bua/pkg/flow/expr"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
-// Step is one validated flow step. Run executes it against the flow's
-// State; the runner's exec wraps it with the modifiers every step shares
-// (if, timeout, continue_on_error, as) and records it in the report.
-type Step interface {
-	Meta() *StepMeta
-	Run(ctx context.Context, s *State) error
-}
-
-// StepMeta is what every step carries: where it is, its kind, and the
-// modifiers of the step grammar in docs/flows.md#steps.
-type StepMeta struct {
-	Name      string
-	Kind      string // an action name, or if, assert, set, run, repeat, sleep, log, fail
-	File      string
-	Line, Col int
-	As        string // binds the step's result for later expressions
-	If        *Expr  // run the step only when true
-	// Timeout bounds one attempt of an action step, or the whole of any
-	// other step; 0 means the flow's defaults.timeout for actions, none
-	// otherwise.
-	Timeout         time.Duration
-	Retry           *RetryPolicy
-	ContinueOnError bool
-}
-
-// Meta returns m itself, so embedding StepMeta satisfies Step.Meta.
-func (m *StepMeta) Meta() *StepMeta { return m }
-
-// Label is the step's name, or its kind when it has none.
-func (m *StepMeta) Label() string {
-	if m.Name != "" {
-		return m.Name
+// runStep runs st by its type: the engine's half of each step type the
+// loader (pkg/flow) builds as data. exec wraps it with the modifiers every
+// step shares.
+func (s *State) runStep(ctx context.Context, st flow.Step) error {
+	switch st := st.(type) {
+	case *flow.ActionStep:
+		return s.runAction(ctx, st)
+	case *flow.IfStep:
+		return s.runIf(ctx, st)
+	case *flow.AssertStep:
+		return s.runAssert(ctx, st)
+	case *flow.SetStep:
+		return s.runSet(ctx, st)
+	case *flow.RunStep:
+		return s.runSub(ctx, st)
+	case *flow.RepeatStep:
+		return s.runRepeat(ctx, st)
+	case *flow.SleepStep:
+		return s.runSleep(ctx, st)
+	case *flow.LogStep:
+		return s.runLog(ctx, st)
+	case *flow.FailStep:
+		return s.runFail(ctx, st)
 	}
-	return m.Kind
+	return fmt.Errorf("step %s: no engine for %T", st.Meta().Label(), st)
 }
 
-// IfStep runs Then when Cond holds, else Else.
-type IfStep struct {
-	StepMeta
-	Cond       *Expr
-	Then, Else []Step
-}
-
-// Run evaluates the condition and runs one branch.
-func (st *IfStep) Run(ctx context.Context, s *State) error {
+// runIf evaluates the condition and runs one branch.
+func (s *State) runIf(ctx context.Context, st *flow.IfStep) error {
 	ok, err := st.Cond.EvalBool(s)
 	if err != nil {
 		return err
@@ -97,16 +83,9 @@ func (e *AssertionError) Error() string {
 	return msg
 }
 
-// AssertStep fails the flow unless Cond holds.
-type AssertStep struct {
-	StepMeta
-	Cond    *Expr
-	Message *Template
-}
-
-// Run evaluates the assertion; on failure it evaluates the failing
+// runAssert evaluates the assertion; on failure it evaluates the failing
 // comparison's operands again to report their values.
-func (st *AssertStep) Run(ctx context.Context, s *State) error {
+func (s *State) runAssert(ctx context.Context, st *flow.AssertStep) error {
 	ok, err := st.Cond.EvalBool(s)
 	if err != nil {
 		return err
@@ -114,23 +93,15 @@ func (st *AssertStep) Run(ctx context.Context, s *State) error {
 	if ok {
 		return nil
 	}
-	ae := &AssertionError{Expr: st.Cond.Src, Values: st.Cond.explain(s)}
+	ae := &AssertionError{Expr: st.Cond.Src, Values: st.Cond.Explain(s)}
 	if st.Message != nil {
 		ae.Message, _ = st.Message.EvalString(s)
 	}
 	return ae
 }
 
-// SetStep assigns vars.NAME for each name, in order (a later value may read
-// an earlier one).
-type SetStep struct {
-	StepMeta
-	Names  []string
-	Values []*Template
-}
-
-// Run evaluates and assigns each value.
-func (st *SetStep) Run(ctx context.Context, s *State) error {
+// runSet evaluates and assigns each value.
+func (s *State) runSet(ctx context.Context, st *flow.SetStep) error {
 	for i, name := range st.Names {
 		v, err := st.Values[i].Eval(s)
 		if err != nil {
@@ -141,22 +112,8 @@ func (st *SetStep) Run(ctx context.Context, s *State) error {
 	return nil
 }
 
-// RunStep runs a sub-flow (Path relative to the calling file) with its
-// vars overridden by With. It shares the caller's current tab; its `as`
-// names stay inside. It keeps the caller's obstacles, defaults.timeout and
-// dialogs policies where it sets none (State.child), and its own timeout,
-// when it sets one, bounds it within the caller's. Its result, for the
-// caller's `as`, is the sub-flow's `last`.
-type RunStep struct {
-	StepMeta
-	Path       string
-	Sub        *Flow
-	WithNames  []string
-	WithValues []*Template
-}
-
-// Run evaluates With in the caller, then runs the sub-flow with its hooks.
-func (st *RunStep) Run(ctx context.Context, s *State) error {
+// runSub evaluates With in the caller, then runs the sub-flow with its hooks.
+func (s *State) runSub(ctx context.Context, st *flow.RunStep) error {
 	with := map[string]any{}
 	for i, name := range st.WithNames {
 		v, err := st.WithValues[i].Eval(s)
@@ -169,7 +126,7 @@ func (st *RunStep) Run(ctx context.Context, s *State) error {
 	if err := sub.initVars(with, nil); err != nil {
 		return err
 	}
-	if st.Sub.ownTimeout {
+	if st.Sub.OwnTimeout {
 		// Its own timeout bounds it; without one, the caller's does.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, st.Sub.Timeout, fmt.Errorf("sub-flow %s timeout %s exceeded", st.Path, st.Sub.Timeout))
@@ -178,17 +135,6 @@ func (st *RunStep) Run(ctx context.Context, s *State) error {
 	err := sub.runBody(ctx)
 	s.setResult(sub.last)
 	return err
-}
-
-// RepeatStep runs Steps Times times, or while While holds, or until Until
-// holds (checked after each pass), at most Max passes for while/until.
-type RepeatStep struct {
-	StepMeta
-	Times *Template
-	While *Expr
-	Until *Expr
-	Max   int
-	Steps []Step
 }
 
 // ErrRepeatMax is returned when a while/until loop reaches its max passes
@@ -201,16 +147,16 @@ var ErrRepeatMax = errors.New("repeat reached max passes")
 // pass's records, not a million.
 const maxListedSteps = 1000
 
-// Run loops. Each pass checks ctx first, so the flow's timeout and an
+// runRepeat loops. Each pass checks ctx first, so the flow's timeout and an
 // interrupt stop a loop whose body never waits (an empty one included).
-func (st *RepeatStep) Run(ctx context.Context, s *State) error {
+func (s *State) runRepeat(ctx context.Context, st *flow.RepeatStep) error {
 	n := st.Max
 	if st.Times != nil {
 		v, err := st.Times.Eval(s)
 		if err != nil {
 			return err
 		}
-		i, ok := toInt(v)
+		i, ok := expr.ToInt(v)
 		if !ok || i < 0 {
 			return fmt.Errorf("repeat.times: want a non-negative integer, got %v", v)
 		}
@@ -260,11 +206,11 @@ func (st *RepeatStep) Run(ctx context.Context, s *State) error {
 // left out.
 type passLog struct {
 	s        *State
-	rep      *StepReport // the repeat's own, for the note
-	unlisted bool        // the caller's s.unlisted, restored at end
-	mark     int         // where the latest unlisted pass's records start; -1 before one
-	dropped  int         // passes whose records were dropped
-	first    int         // the first dropped pass
+	rep      *report.StepReport // the repeat's own, for the note
+	unlisted bool               // the caller's s.unlisted, restored at end
+	mark     int                // where the latest unlisted pass's records start; -1 before one
+	dropped  int                // passes whose records were dropped
+	first    int                // the first dropped pass
 }
 
 // begin starts pass: it drops the previous unlisted pass's records, and
@@ -298,23 +244,13 @@ func (l *passLog) end() {
 	}
 }
 
-// SleepStep waits D, or less if the flow is cancelled.
-type SleepStep struct {
-	StepMeta
-	D time.Duration
+// runSleep waits with a timer.
+func (s *State) runSleep(ctx context.Context, st *flow.SleepStep) error {
+	return ctxtime.Sleep(ctx, st.D)
 }
 
-// Run waits with a timer.
-func (st *SleepStep) Run(ctx context.Context, s *State) error { return ctxtime.Sleep(ctx, st.D) }
-
-// LogStep prints Msg to the progress output and records it in the report.
-type LogStep struct {
-	StepMeta
-	Msg *Template
-}
-
-// Run interpolates and logs.
-func (st *LogStep) Run(ctx context.Context, s *State) error {
+// runLog interpolates and logs.
+func (s *State) runLog(ctx context.Context, st *flow.LogStep) error {
 	msg, err := st.Msg.EvalString(s)
 	if err != nil {
 		return err
@@ -328,14 +264,8 @@ type FailError struct{ Message string }
 
 func (e *FailError) Error() string { return e.Message }
 
-// FailStep fails the flow with Msg.
-type FailStep struct {
-	StepMeta
-	Msg *Template
-}
-
-// Run interpolates and fails.
-func (st *FailStep) Run(ctx context.Context, s *State) error {
+// runFail interpolates and fails.
+func (s *State) runFail(ctx context.Context, st *flow.FailStep) error {
 	msg, err := st.Msg.EvalString(s)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -31,20 +32,20 @@ func TestRun_SubFlowInheritsObstacles(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, caller, sub, conf string
-		status                  Status
+		status                  report.Status
 	}{
-		{"CallerContinues", "obstacles: { high: continue }", "", "high", StatusPassed},
-		{"DefaultStops", "", "", "high", StatusBlocked},
-		{"OwnKeyWins", "obstacles: { high: continue }", "obstacles: { high: stop }", "high", StatusBlocked},
-		{"OtherKeysInherited", "obstacles: { high: continue }", "obstacles: { low: stop }", "high", StatusPassed},
-		{"OwnOtherKeyApplies", "obstacles: { high: continue }", "obstacles: { low: stop }", "low", StatusBlocked},
+		{"CallerContinues", "obstacles: { high: continue }", "", "high", report.StatusPassed},
+		{"DefaultStops", "", "", "high", report.StatusBlocked},
+		{"OwnKeyWins", "obstacles: { high: continue }", "obstacles: { high: stop }", "high", report.StatusBlocked},
+		{"OtherKeysInherited", "obstacles: { high: continue }", "obstacles: { low: stop }", "high", report.StatusPassed},
+		{"OwnOtherKeyApplies", "obstacles: { high: continue }", "obstacles: { low: stop }", "low", report.StatusBlocked},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionExtract, runnertest.Result(wall(tc.conf)))
 			rec, _ := runFlow(t, fake, "name: caller\n"+tc.caller+"\nsteps:\n  - run: signin.yaml\n", "signin.yaml", tc.sub+"\n"+signInFlow)
 			wantStatus(t, rec, tc.status)
-			if typed := strings.Contains(strings.Join(fake.Types(), ","), "type"); typed != (tc.status == StatusPassed) {
-				t.Errorf("requests %v: the sub-flow typed = %v, want %v", fake.Types(), typed, tc.status == StatusPassed)
+			if typed := strings.Contains(strings.Join(fake.Types(), ","), "type"); typed != (tc.status == report.StatusPassed) {
+				t.Errorf("requests %v: the sub-flow typed = %v, want %v", fake.Types(), typed, tc.status == report.StatusPassed)
 			}
 		})
 	}
@@ -79,7 +80,7 @@ func TestRun_SubFlowInheritsStepTimeout(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionClick, d.handler)
 			rec, _ := runFlow(t, fake, "name: caller\ndefaults: { timeout: 2m }\nsteps:\n  - click: \"#a\"\n  - run: sub.yaml\n",
 				"sub.yaml", "name: sub\n"+tc.sub+"\nsteps:\n  - click: \"#b\"\n")
-			wantStatus(t, rec, StatusPassed)
+			wantStatus(t, rec, report.StatusPassed)
 			if len(d.got) != 2 {
 				t.Fatalf("%d clicks, want 2", len(d.got))
 			}
@@ -99,7 +100,7 @@ func TestRun_SubFlowOwnTimeout(t *testing.T) {
 	start := time.Now()
 	rec, _ := runFlow(t, fake, "name: caller\ntimeout: 5s\nsteps:\n  - run: sub.yaml\n", "sub.yaml", "name: sub\ntimeout: 300ms\nsteps:\n  - click: \"#never\"\n")
 	took := time.Since(start)
-	wantStatus(t, rec, StatusFailed)
+	wantStatus(t, rec, report.StatusFailed)
 	if !strings.Contains(rec.Error, "sub-flow sub.yaml timeout 300ms exceeded") {
 		t.Errorf("error = %q, want the sub-flow's own timeout named", rec.Error)
 	}

@@ -26,7 +26,11 @@ import (
 // in a stack: the worker bundle's URL (the extension's ID is any, so a
 // build with another key maps too) or a page script's sourceURL, then
 // line and column, both 1-based.
-var frame = regexp.MustCompile(`chrome-extension://[a-p]{32}/src/(generated/worker\.js):(\d+):(\d+)|\b(bua-page-[a-z_]+\.js):(\d+):(\d+)`)
+// Compiled at its first use, not at every command's start
+// (cmd/bua/startup_test.go).
+var frame = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`chrome-extension://[a-p]{32}/src/(generated/worker\.js):(\d+):(\d+)|\b(bua-page-[a-z_]+\.js):(\d+):(\d+)`)
+})
 
 // generated is where the bundles and their maps are, in the extension's
 // files (extension.FS) and so in a map's paths to its sources.
@@ -40,7 +44,7 @@ func Text(s string) string {
 	if !mayHold([]byte(s)) {
 		return s
 	}
-	return frame.ReplaceAllStringFunc(s, mapFrame)
+	return frame().ReplaceAllStringFunc(s, mapFrame)
 }
 
 // JSON returns raw, a JSON value, with every frame in its strings mapped
@@ -53,7 +57,7 @@ func JSON(raw []byte) []byte {
 	if !mayHold(raw) {
 		return raw
 	}
-	return frame.ReplaceAllFunc(raw, func(b []byte) []byte { return []byte(mapFrame(string(b))) })
+	return frame().ReplaceAllFunc(raw, func(b []byte) []byte { return []byte(mapFrame(string(b))) })
 }
 
 // mayHold is a cheap test that b may hold a frame, so the answers that
@@ -64,7 +68,7 @@ func mayHold(b []byte) bool {
 
 // mapFrame maps one location frame matched.
 func mapFrame(loc string) string {
-	m := frame.FindStringSubmatch(loc)
+	m := frame().FindStringSubmatch(loc)
 	bundle, line, col := m[1], m[2], m[3]
 	if bundle == "" {
 		bundle, line, col = m[4], m[5], m[6]

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 // convertJSON converts a recording given as JSON, and checks that the flow
@@ -25,7 +25,7 @@ func convertJSON(t *testing.T, js string) (*Result, string) {
 	if err := os.WriteFile(path, res.YAML, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runner.Load(path); err != nil {
+	if _, err := flow.Load(path); err != nil {
 		t.Fatalf("the flow does not load: %v\n%s", err, res.YAML)
 	}
 	return res, string(res.YAML)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/flow"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden flows under testdata/replay")
@@ -78,11 +78,11 @@ func TestGolden(t *testing.T) {
 func TestGoldenLints(t *testing.T) {
 	for _, path := range recordings(t) {
 		res := convertFile(t, path)
-		flow := filepath.Join(t.TempDir(), "flow.yaml")
-		if err := os.WriteFile(flow, res.YAML, 0o600); err != nil {
+		file := filepath.Join(t.TempDir(), "flow.yaml")
+		if err := os.WriteFile(file, res.YAML, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		f, err := runner.Load(flow)
+		f, err := flow.Load(file)
 		if err != nil {
 			t.Errorf("%s: the converted flow does not load: %v\n%s", path, err, res.YAML)
 			continue

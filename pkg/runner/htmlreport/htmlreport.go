@@ -1,11 +1,11 @@
-// Package htmlreport renders a suite's report (runner.SuiteReport) as one
+// Package htmlreport renders a suite's report (report.SuiteReport) as one
 // self-contained HTML page: inline CSS, screenshots as data: URLs, no
 // script and no external request, so it opens from a CI artifact with no
 // server. It lists every flow and step with its status, timing and
 // attempts, and beside the step that failed a flow, its evidence: the
 // screenshot, the console lines (errors highlighted), the failed requests
 // and the values the failing expression read. Secrets are masked by the
-// runner (every string of runner.Evidence, FlowReport.Mask for the rest).
+// runner (every string of report.Evidence, FlowReport.Mask for the rest).
 package htmlreport
 
 import (
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/bua-dev/bua/pkg/protocol"
-	"github.com/bua-dev/bua/pkg/runner"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 //go:embed report.html.tmpl
@@ -34,7 +34,7 @@ var page = sync.OnceValue(func() *template.Template {
 })
 
 // Write renders suite as HTML to w.
-func Write(w io.Writer, suite *runner.SuiteReport) error {
+func Write(w io.Writer, suite *report.SuiteReport) error {
 	return page().Execute(w, newView(suite))
 }
 
@@ -56,7 +56,7 @@ type view struct {
 
 type flowView struct {
 	// File, as every path the page shows (the artifacts, a shard's
-	// report), is slash-separated (runner.ReportPath): a merged page
+	// report), is slash-separated (report.ReportPath): a merged page
 	// names the files of shards run on different OSes alike.
 	Name, File, Status, Duration string
 	Shard                        string // the shard that ran it, in a merged report
@@ -113,7 +113,7 @@ type traceLine struct {
 
 type valueLine struct{ Expr, Value string }
 
-func newView(s *runner.SuiteReport) view {
+func newView(s *report.SuiteReport) view {
 	p, f, sk := s.Counts()
 	v := view{Started: s.Started.UTC().Format(time.RFC3339), Duration: dur(s.Duration), Summary: s.SummaryLine(),
 		Status: string(s.Status()), Passed: p, Failed: f, Skipped: sk}
@@ -128,7 +128,7 @@ func newView(s *runner.SuiteReport) view {
 
 // shardLine is one input of a merged report: "shard 2/4 on ci-2 (bua
 // 0.1.0): 5 flows, failed, 1.2s (shards/report-2.json)".
-func shardLine(sh runner.ShardInfo) string {
+func shardLine(sh report.ShardInfo) string {
 	var b strings.Builder
 	if sh.Shard != "" {
 		b.WriteString("shard " + sh.Shard)
@@ -143,14 +143,14 @@ func shardLine(sh runner.ShardInfo) string {
 	}
 	fmt.Fprintf(&b, ": %d flows, %s, %s", sh.Flows, sh.Status, dur(time.Duration(sh.DurationMs)*time.Millisecond))
 	if sh.Report != "" {
-		b.WriteString(" (" + runner.ReportPath(sh.Report) + ")")
+		b.WriteString(" (" + report.ReportPath(sh.Report) + ")")
 	}
 	return b.String()
 }
 
-func newFlowView(f *runner.FlowReport) flowView {
-	fv := flowView{Name: f.Name, File: runner.ReportPath(f.File), Shard: f.Shard, Status: string(f.Status), Duration: dur(f.Duration),
-		Error: f.Mask(f.Error), Hint: f.Hint, Open: f.Status != runner.StatusPassed && f.Status != runner.StatusSkipped,
+func newFlowView(f *report.FlowReport) flowView {
+	fv := flowView{Name: f.Name, File: report.ReportPath(f.File), Shard: f.Shard, Status: string(f.Status), Duration: dur(f.Duration),
+		Error: f.Mask(f.Error), Hint: f.Hint, Open: f.Status != report.StatusPassed && f.Status != report.StatusSkipped,
 		Diagnostics: f.Diagnostics.String(), Flaky: f.Flaky}
 	for i, a := range f.FailedAttempts {
 		fv.EarlierRuns = append(fv.EarlierRuns, fmt.Sprintf("run %d of %d failed: %s", i+1, f.Attempts, f.Mask(a.Error)))
@@ -183,11 +183,11 @@ func newFlowView(f *runner.FlowReport) flowView {
 	return fv
 }
 
-func newEvidenceView(f *runner.FlowReport, st *runner.StepReport) *evidenceView {
+func newEvidenceView(f *report.FlowReport, st *report.StepReport) *evidenceView {
 	ev := st.Evidence
 	out := &evidenceView{TraceNote: ev.TraceNote, TraceDropped: ev.TraceDropped, ExtractSource: ev.ExtractSource, Notes: ev.Notes}
 	for _, a := range st.Artifacts {
-		out.Artifacts = append(out.Artifacts, runner.ReportPath(a))
+		out.Artifacts = append(out.Artifacts, report.ReportPath(a))
 	}
 	if len(ev.Screenshot) > 0 {
 		// Built here from the image's bytes, never from page text, so it
@@ -236,7 +236,7 @@ func newEvidenceView(f *runner.FlowReport, st *runner.StepReport) *evidenceView 
 	return out
 }
 
-func label(st *runner.StepReport) string {
+func label(st *report.StepReport) string {
 	if st.Name != "" {
 		return st.Name
 	}

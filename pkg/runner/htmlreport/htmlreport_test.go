@@ -16,6 +16,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
+	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
 
@@ -40,7 +41,7 @@ func clock() func() time.Time {
 // click, one fails an assert on a page that logged errors (one of them
 // with markup and the flow's secret in it) and had requests fail, one is
 // invalid.
-func suite(t *testing.T) (*runner.SuiteReport, string) {
+func suite(t *testing.T) (*report.SuiteReport, string) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -103,7 +104,7 @@ steps:
 }
 
 // scrubDir replaces dir, and the / after it, with DIR/ in a page written
-// in it: the page's paths are slash-separated (runner.ReportPath), in the
+// in it: the page's paths are slash-separated (report.ReportPath), in the
 // messages it shows too, so only that form is scrubbed: the golden holds
 // the same text on every OS, and a path left in the OS's form shows on
 // Windows as a difference.
@@ -191,7 +192,7 @@ func TestWrite_SelfContained(t *testing.T) {
 	}
 }
 
-// TestWrite_FromJSON: a run's JSON report read back (runner.ReadJSONFile,
+// TestWrite_FromJSON: a run's JSON report read back (report.ReadJSONFile,
 // as `bua report merge` reads a shard's) gives the same page as the run
 // itself: every flow, step and flaky mark from the JSON, and the failed
 // step's screenshot, console, requests and values from its evidence
@@ -210,7 +211,7 @@ func TestWrite_FromJSON(t *testing.T) {
 	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	read, warnings, err := runner.ReadJSONFile(path)
+	read, warnings, err := report.ReadJSONFile(path)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("ReadJSONFile: %v %q", err, warnings)
 	}
@@ -244,15 +245,15 @@ func firstDiff(a, b string) string {
 // step's screenshot read from its shard's artifacts; compared with
 // testdata/merged.golden.html (go test -update rewrites it).
 func TestWrite_Merged(t *testing.T) {
-	var inputs []*runner.SuiteReport
+	var inputs []*report.SuiteReport
 	for i := 1; i <= 3; i++ {
-		s, warnings, err := runner.ReadJSONFile(filepath.Join("..", "testdata", "reports", fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
+		s, warnings, err := report.ReadJSONFile(filepath.Join("..", "testdata", "reports", fmt.Sprintf("shard-%d", i), fmt.Sprintf("report-%d.json", i)))
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("shard %d: %v %q", i, err, warnings)
 		}
 		inputs = append(inputs, s)
 	}
-	m, _, err := runner.Merge(inputs, runner.MergeOptions{})
+	m, _, err := report.Merge(inputs, report.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

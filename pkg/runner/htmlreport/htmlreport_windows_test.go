@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
+	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
 // TestWrite_WindowsPaths: on Windows, the page names a flow file and the
@@ -15,8 +15,8 @@ import (
 func TestWrite_WindowsPaths(t *testing.T) {
 	file := filepath.Join("flows", "shop", "pay.yaml")
 	art := filepath.Join("art", "pay", "3-pay", "screenshot.jpg")
-	st := &runner.StepReport{Path: "3", Kind: "click", File: file, Status: runner.StatusFailed, Artifacts: []string{art}, Evidence: &runner.Evidence{}}
-	s := &runner.SuiteReport{Flows: []*runner.FlowReport{{Name: "pay", File: file, Status: runner.StatusFailed, Steps: []*runner.StepReport{st}}}}
+	st := &report.StepReport{Path: "3", Kind: "click", File: file, Status: report.StatusFailed, Artifacts: []string{art}, Evidence: &report.Evidence{}}
+	s := &report.SuiteReport{Flows: []*report.FlowReport{{Name: "pay", File: file, Status: report.StatusFailed, Steps: []*report.StepReport{st}}}}
 	var b bytes.Buffer
 	if err := htmlreport.Write(&b, s); err != nil {
 		t.Fatal(err)

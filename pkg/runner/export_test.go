@@ -1,8 +1,0 @@
-package runner
-
-// For reportpath_html_test.go (package runner_test): the HTML page is
-// written by htmlreport, which this package's own tests cannot import.
-var (
-	SlashesAsOnWindows = slashesAsOnWindows
-	WindowsSuite       = windowsSuite
-)

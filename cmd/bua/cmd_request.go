@@ -61,7 +61,9 @@ func newRequestCommand(env *Env) *cli.Command {
 			defer cl.Close()
 			ctx, cancel := g.commandContext()
 			defer cancel()
-			res, berr := cl.RequestRaw(ctx, action, noValidate)
+			// Checked above (or deliberately not): the daemon need not
+			// check it again.
+			res, berr := cl.RequestRaw(ctx, action, true)
 			if berr != nil && berr.Reason == protocol.ReasonRefused {
 				return jsonFail(berr, exitUsage) // the daemon refused it before sending, as runAction exits
 			}

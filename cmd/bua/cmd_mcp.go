@@ -4,16 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/mcpserver"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -105,18 +104,8 @@ func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
 	// agent is one agent's link to the daemon, under an owner id of its
 	// own, and its server's options: the stdio server's one, or each
 	// HTTP session's.
-	agent := func() (*agentLink, mcpserver.Options) {
-		link := &agentLink{opts: bridge.ClientOptions{
-			Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
-		}}
-		if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
-			// This server launches the managed browser itself, headful
-			// unless --headless, so a daemon it starts must not launch a
-			// headless one first (a browser that already runs is used as
-			// it is).
-			link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
-			link.opts.Prelaunch = false
-		}
+	agent := func() (*bridge.Requester, mcpserver.Options) {
+		link := agentRequester(c, env, d, sel)
 		return link, mcpserver.Options{
 			Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
 			HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
@@ -157,8 +146,8 @@ const closeTabsTimeout = 5 * time.Second
 // closeTabs closes the tabs srv's agent opened, now that it ended, over
 // its link as it is: a daemon that went away is not dialled again (nor
 // started) for it. It ends the link's dialling for good.
-func closeTabs(link *agentLink, srv *mcpserver.Server) {
-	link.stopDialing()
+func closeTabs(link *bridge.Requester, srv *mcpserver.Server) {
+	link.StopDialing()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTabsTimeout)
 	defer cancel()
 	srv.CloseTabs(ctx)
@@ -172,93 +161,26 @@ func newOwnerID() string {
 	return "mcp-" + hex.EncodeToString(b)
 }
 
-// agentLink is the daemon client of a long-lived agent. It dials on the
-// first call (so tools/list answers at once), and again after the daemon
-// went away (`bua stop`, an upgrade): the call in flight then fails
-// bridge_unavailable (it may or may not have run), and the next one starts
-// a daemon as any command would. When start is set, the first call
-// launches the managed browser with those options (--headless).
-type agentLink struct {
-	opts  bridge.ClientOptions
-	start *bridge.BrowserOptions
-
-	mu      sync.Mutex
-	cl      *bridge.Client
-	started bool
-	ended   bool // the agent ended: no dialling again (stopDialing)
-}
-
-func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cl != nil && !l.cl.Dead() {
-		return l.cl, nil
+// agentRequester is one agent's link to the daemon, under an owner id of
+// its own (the stdio server's one, or each HTTP session's): it dials on
+// the first call (so tools/list answers at once), and again after the
+// daemon went away (bridge.RequesterOptions.Redial). The server checks
+// each action it decodes (protocol.ActionFrom): the link sends them as
+// checked.
+func agentRequester(c *cli.Context, env *Env, d home.Dirs, sel bridge.Selection) *bridge.Requester {
+	o := bridge.ClientOptions{
+		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(), Checked: true,
 	}
-	if l.ended {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "this agent has ended, and its link to the daemon with it")
+	ro := bridge.RequesterOptions{Redial: true, Browser: sel, Dial: func(ctx context.Context) (bridge.Link, *protocol.Error) {
+		return env.dial(ctx, o)
+	}}
+	if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
+		// This server launches the managed browser itself, headful
+		// unless --headless, so a daemon it starts must not launch a
+		// headless one first (a browser that already runs is used as
+		// it is).
+		ro.Start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
+		o.Prelaunch = false
 	}
-	if l.cl != nil {
-		l.cl.Close()
-	}
-	cl, err := bridge.Dial(ctx, l.opts)
-	if err != nil {
-		return nil, err
-	}
-	l.cl = cl
-	if l.start != nil && !l.started {
-		l.started = true
-		if _, err := cl.BrowserStart(ctx, launchName(l.opts.Browser), *l.start); err != nil {
-			return nil, err
-		}
-	}
-	return cl, nil
-}
-
-// Request implements protocol.Requester.
-func (l *agentLink) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	cl, err := l.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.Request(ctx, a)
-}
-
-// Status is the daemon's, for the handoff gate.
-func (l *agentLink) Status(ctx context.Context) (bridge.Status, *protocol.Error) {
-	cl, err := l.client(ctx)
-	if err != nil {
-		return bridge.Status{}, err
-	}
-	st, err := cl.Status(ctx)
-	if err != nil {
-		return st, protocol.Errorf(err.Code, "the daemon's status failed: %s", err.Message)
-	}
-	return st, nil
-}
-
-// stopDialing keeps the link as it is: a call after it fails when the
-// link is down, instead of dialling (and perhaps starting) a daemon.
-func (l *agentLink) stopDialing() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ended = true
-}
-
-// Close hangs up: the daemon cancels what is in flight and frees this
-// agent's tabs (they stay open).
-func (l *agentLink) Close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cl != nil {
-		l.cl.Close()
-	}
-}
-
-// launchName is the managed browser a selection launches: its own name
-// for managed-N, else managed.
-func launchName(sel bridge.Selection) string {
-	if bridge.IsManaged(string(sel)) {
-		return string(sel)
-	}
-	return string(bridge.SelectManaged)
+	return bridge.NewRequester(ro)
 }

@@ -22,7 +22,7 @@ import (
 // streamable HTTP transport on 127.0.0.1, for agents that run apart from
 // their tools or share one server. pkg/mcpserver's HTTPHandler checks
 // Host, Origin and the bearer token; this file keeps the token, listens,
-// and gives each session an agent of its own (agentLink with its own
+// and gives each session an agent of its own (agentRequester with its own
 // owner id), whose tabs close (unless --keep-tabs) and whose link closes
 // when the session ends.
 
@@ -55,7 +55,7 @@ func checkHTTPFlags(c *cli.Context) error {
 
 // serveMCPHTTP serves MCP over streamable HTTP on 127.0.0.1:--port until
 // Ctrl-C or SIGTERM; agent makes each session's link and options.
-func serveMCPHTTP(c *cli.Context, env *Env, d home.Dirs, log *slog.Logger, agent func() (*agentLink, mcpserver.Options)) error {
+func serveMCPHTTP(c *cli.Context, env *Env, d home.Dirs, log *slog.Logger, agent func() (*bridge.Requester, mcpserver.Options)) error {
 	if err := d.Ensure(); err != nil {
 		return cli.Exit("bua: "+err.Error(), exitUnavailable)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,14 +8,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/internal/safewrite"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/iostreams"
-	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
 )
@@ -55,51 +51,6 @@ type runOptions struct {
 	// DialogsSet says --dialogs was given: it is then the policy of flows
 	// without a dialogs key.
 	DialogsSet bool
-}
-
-// flowRequester opens the bridge for `bua run`; tests replace it with a
-// fake. The returned close func releases the connection.
-var flowRequester = func(g *globalOptions) (protocol.Requester, func(), error) {
-	cl, err := g.connectToAct()
-	if err != nil {
-		return nil, nil, err
-	}
-	return cl, func() { _ = cl.Close() }, nil
-}
-
-// lazyRequester connects on the first action, so a suite of invalid flows
-// (or one that only logs) never needs a browser.
-type lazyRequester struct {
-	g    *globalOptions
-	once sync.Once
-	req  protocol.Requester
-	done func()
-	err  *protocol.Error
-}
-
-func (l *lazyRequester) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	l.once.Do(func() {
-		req, done, err := flowRequester(l.g)
-		if err != nil {
-			if be, ok := err.(*protocol.Error); ok {
-				l.err = be
-			} else {
-				l.err = protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
-			}
-			return
-		}
-		l.req, l.done = req, done
-	})
-	if l.err != nil {
-		return nil, l.err
-	}
-	return l.req.Request(ctx, a)
-}
-
-func (l *lazyRequester) close() {
-	if l.done != nil {
-		l.done()
-	}
 }
 
 func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
@@ -215,14 +166,14 @@ func runRun(o *runOptions) error {
 	ctx, cancel := o.commandContext()
 	defer cancel()
 	var suite *runner.SuiteReport
-	var lazies []*lazyRequester
+	var links []*bridge.Requester
 	if o.Parallel > 1 {
 		workers, err := o.workers()
 		if err != nil {
 			return err
 		}
 		for _, w := range workers {
-			lazies = append(lazies, w.Requester.(*lazyRequester))
+			links = append(links, w.Requester.(*workerLink).Requester)
 		}
 		if r.Progress != nil {
 			fmt.Fprintf(r.Progress, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
@@ -230,13 +181,13 @@ func runRun(o *runOptions) error {
 		if !o.KeepBrowsers {
 			defer o.stopLaunchedBrowsers(workers)() // once the workers' connections are closed
 		}
-		defer closeAll(lazies)
+		defer closeAll(links)
 		suite = r.RunParallel(ctx, files, workers)
 	} else {
-		lazy := &lazyRequester{g: &o.globalOptions}
-		lazies = append(lazies, lazy)
-		defer lazy.close()
-		r.Requester = lazy
+		link := o.requester()
+		links = append(links, link)
+		defer link.Close()
+		r.Requester = link
 		suite = r.RunSuite(ctx, files)
 	}
 	suite.Bua, suite.Host = version, hostname()
@@ -273,10 +224,10 @@ func runRun(o *runOptions) error {
 		fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
 	} else {
 		printed := map[string]bool{}
-		for _, l := range lazies { // each worker's, once
-			if l.err != nil && !printed[l.err.Message] {
-				printed[l.err.Message] = true
-				printBridgeError(env, l.err, false)
+		for _, l := range links { // each worker's, once
+			if err := l.Err(); err != nil && !printed[err.Message] {
+				printed[err.Message] = true
+				printBridgeError(env, err, false)
 			}
 		}
 	}

@@ -55,6 +55,11 @@ type ClientOptions struct {
 	// arrives. Commands that may never send one (status, pair, browser
 	// start with its own options) leave it false.
 	Prelaunch bool
+	// Checked says the front end checks every action it builds from loose
+	// input, once, through protocol.ActionFrom (bua mcp, a flow run), so
+	// Request sends each as checked and the daemon does not check it
+	// again; the extension still checks what it receives.
+	Checked bool
 }
 
 // Client is a CLI command's link to the daemon. It is safe for concurrent
@@ -400,7 +405,8 @@ func unresponsiveError(dirs home.Dirs, op string, stated time.Duration, hasState
 	return e
 }
 
-// Request runs a in the daemon, which validates it before sending: an
+// Request runs a in the daemon, which validates it before sending
+// (unless the client's options say the front end did: Checked): an
 // invalid action fails invalid_action with Reason protocol.ReasonRefused
 // and never reaches an extension. It implements Requester.
 func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
@@ -408,7 +414,7 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
-	return c.RequestRaw(ctx, raw, false)
+	return c.RequestRaw(ctx, raw, c.opts.Checked)
 }
 
 // RequestOn is Request on the browser sel names (auto, or a browser's

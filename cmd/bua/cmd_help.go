@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 func init() { register(newExitCodesCommand, "exit-codes") }
@@ -30,7 +31,7 @@ func newExitCodesCommand(env *Env) *cli.Command {
 			fmt.Fprint(env.Stdout, exitCodesText)
 			fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
 			for _, code := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
-				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, exitForCode(code), codeHints[code])
+				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, exitForCode(code), render.CommandCodeHints[code])
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 func init() { register(newRequestCommand, "request") }
@@ -41,7 +42,7 @@ func newRequestCommand(env *Env) *cli.Command {
 			action := json.RawMessage(strings.TrimSpace(raw))
 			jsonFail := func(err *protocol.Error, code int) error {
 				printBridgeError(env, err, true)
-				fmt.Fprintf(env.Stderr, "hint: %s\n", hintFor(err))
+				fmt.Fprintf(env.Stderr, "hint: %s\n", render.CommandHint(err))
 				return exit(code)
 			}
 			g := readGlobals(c, env)

@@ -14,6 +14,7 @@ import (
 	"github.com/bua-dev/bua/internal/safewrite"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/iostreams"
+	"github.com/bua-dev/bua/pkg/render"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
 )
@@ -142,7 +143,7 @@ func runRun(o *runOptions) error {
 	}
 	r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: o.Serve, Artifacts: o.Artifacts,
 		FailFast: o.FailFast, Now: env.Now, ExitCode: exitForStatus, HandoffGate: o.handoffGate(),
-		Retries: o.Retries, FailOnFlaky: o.FailOnFlaky, Hint: hintFor}
+		Retries: o.Retries, FailOnFlaky: o.FailOnFlaky, Hint: render.CommandHint}
 	for _, rep := range reports {
 		r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -273,7 +274,7 @@ func TestRunCommand_BridgeUnavailable(t *testing.T) {
 }
 
 // TestRunCommand_HintsAsTheCLI: a flow's error gets the hint the same
-// action's would get from the CLI (hintFor, by code and reason), in its
+// action's would get from the CLI (render.CommandHint, by code and reason), in its
 // progress and in its reports, not the contract's generic one.
 func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 	refused := &protocol.Error{Code: protocol.CodeInternalError, Message: "navigation failed: net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
@@ -289,9 +290,9 @@ func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 	if code := run(context.Background(), []string{"bua", "run", f, "--report", "json=" + js}, env); code != exitFailure {
 		t.Fatalf("exit = %d, want %d\n%s\n%s", code, exitFailure, out, errb)
 	}
-	want := hintFor(refused)
+	want := render.CommandHint(refused)
 	if !strings.Contains(want, "the page could not be loaded") {
-		t.Fatalf("hintFor(refused) = %q: the test wants the CLI's net:: hint", want)
+		t.Fatalf("render.CommandHint(refused) = %q: the test wants the CLI's net:: hint", want)
 	}
 	if !strings.Contains(out.String(), "hint: "+want) || strings.Contains(out.String(), "failed unexpectedly") {
 		t.Errorf("progress does not give the CLI's hint %q:\n%s", want, out)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // `bua skills` writes an Agent Skill (a folder holding SKILL.md) that
@@ -21,7 +22,7 @@ import (
 // agent-browser's CLIs ship theirs. Its command list, global flags, exit
 // codes and error hints are written from the sources the CLI's own help
 // and messages use (the command tree, globalFlags, exitCodesText,
-// codeHints), so the skill says what this build does; the prose around
+// render.CommandCodeHints), so the skill says what this build does; the prose around
 // them is skillHead and skillWorkflow. TestSkills checks that the file's
 // front matter parses as the format requires and that every command and
 // flag it names exists.
@@ -228,7 +229,7 @@ func skillMarkdown(app *cli.App) string {
 	codes := append(append([]protocol.ErrorCode{}, protocol.Codes...), protocol.CodeBridgeUnavailable)
 	sort.SliceStable(codes, func(i, j int) bool { return exitForCode(codes[i]) < exitForCode(codes[j]) })
 	for _, code := range codes {
-		fmt.Fprintf(&b, "- `%s` (exit %d): %s\n", code, exitForCode(code), codeHints[code])
+		fmt.Fprintf(&b, "- `%s` (exit %d): %s\n", code, exitForCode(code), render.CommandCodeHints[code])
 	}
 	fmt.Fprintf(&b, "\nWritten by `bua skills` from bua %s's own help: after upgrading bua, run `bua skills --force`.\n", version)
 	return b.String()

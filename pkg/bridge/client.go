@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge/linkwire"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -292,7 +293,7 @@ func (c *Client) readLoop() {
 
 // roundTrip sends req under a fresh id and returns the channel its answers
 // arrive on, and done, which the caller runs when it stops listening: done
-// with abandoned set also tells the daemon to end the operation (OpCancel),
+// with abandoned set also tells the daemon to end the operation (linkwire.OpCancel),
 // so an in-process caller that cancels its ctx without hanging up does not
 // leave the action running in the browser.
 func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(abandoned bool), *protocol.Error) {
@@ -312,7 +313,7 @@ func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (ch
 		c.mu.Unlock()
 		if abandoned && waiting {
 			c.wmu.Lock()
-			_ = c.enc.Encode(linkRequest{ID: req.ID, Op: OpCancel})
+			_ = c.enc.Encode(linkRequest{ID: req.ID, Op: linkwire.OpCancel})
 			c.wmu.Unlock()
 		}
 	}
@@ -365,10 +366,10 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 			return answer(r, ok)
 		case <-grace.C:
 		}
-		if req.Op != OpRequest {
+		if req.Op != linkwire.OpRequest {
 			// Unlike an action, the daemon answers these at once, or by
 			// the same deadline: silence means it does not run.
-			return nil, c.unresponsive(req.Op, stated, hasStated)
+			return nil, c.unresponsive(string(req.Op), stated, hasStated)
 		}
 		if hasStated {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish within %s (the caller's timeout)", req.Op, stated)
@@ -425,14 +426,14 @@ func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
+	return c.call(ctx, linkRequest{Op: linkwire.OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
 }
 
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
 // answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow, Tab: c.opts.Tab})
+	return c.call(ctx, linkRequest{Op: linkwire.OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow, Tab: c.opts.Tab})
 }
 
 // callInto runs one link operation and decodes its result into a T.
@@ -450,31 +451,31 @@ func callInto[T any](ctx context.Context, c *Client, req linkRequest) (T, *proto
 
 // Status asks the daemon for its Status.
 func (c *Client) Status(ctx context.Context) (Status, *protocol.Error) {
-	return callInto[Status](ctx, c, linkRequest{Op: OpStatus})
+	return callInto[Status](ctx, c, linkRequest{Op: linkwire.OpStatus})
 }
 
 // StopDaemon asks the daemon to stop.
 func (c *Client) StopDaemon(ctx context.Context) *protocol.Error {
-	_, err := c.call(ctx, linkRequest{Op: OpStop})
+	_, err := c.call(ctx, linkRequest{Op: linkwire.OpStop})
 	return err
 }
 
 // PairCode mints a one-time pairing code for the user pairing named
 // pairing ("" or user: the default one).
 func (c *Client) PairCode(ctx context.Context, pairing string) (PairCode, *protocol.Error) {
-	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode, Browser: Selection(pairing)})
+	return callInto[PairCode](ctx, c, linkRequest{Op: linkwire.OpPairCode, Browser: Selection(pairing)})
 }
 
 // BrowserStart launches the managed browser named name ("": managed)
 // unless it runs, and waits for its extension's hello.
 func (c *Client) BrowserStart(ctx context.Context, name string, o BrowserOptions) (ManagedStatus, *protocol.Error) {
-	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Browser: Selection(name), Options: &o})
+	return callInto[ManagedStatus](ctx, c, linkRequest{Op: linkwire.OpBrowserStart, Browser: Selection(name), Options: mustJSON(o)})
 }
 
 // BrowserStop stops the managed browser named name, or every managed
 // browser when name is ""; false when none ran.
 func (c *Client) BrowserStop(ctx context.Context, name string) (bool, *protocol.Error) {
-	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop, Browser: Selection(name)})
+	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: linkwire.OpBrowserStop, Browser: Selection(name)})
 	return r.Stopped, err
 }
 
@@ -482,7 +483,7 @@ func (c *Client) BrowserStop(ctx context.Context, name string) (bool, *protocol.
 // nil, runs once the daemon has subscribed this client, so a caller can
 // print the log file first without missing events in between.
 func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRecord)) *protocol.Error {
-	ch, done, err := c.roundTrip(ctx, linkRequest{Op: OpEvents}, 64)
+	ch, done, err := c.roundTrip(ctx, linkRequest{Op: linkwire.OpEvents}, 64)
 	if err != nil {
 		return err
 	}
@@ -502,9 +503,22 @@ func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRec
 				}
 				continue
 			}
-			fn(*r.Event)
+			var rec EventRecord
+			if err := json.Unmarshal(r.Event, &rec); err != nil {
+				continue // not one this client reads
+			}
+			fn(rec)
 		case <-ctx.Done():
 			return nil
 		}
 	}
+}
+
+// mustJSON encodes v, a link payload that always encodes.
+func mustJSON(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("bridge: %T does not encode: %v", v, err)) // a plain struct: a build bug
+	}
+	return raw
 }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,66 +10,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge/linkwire"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// The CLI link: newline-delimited JSON frames over the private link
-// (home.ListenLink: a unix socket, or loopback TCP once both ends proved
-// the link key).
-// A client sends linkRequests tagged with its own ids and may interleave
-// them on one connection; the daemon answers each with a linkResponse of
-// the same id, in completion order.
-
-// Link operations.
-const (
-	OpRequest      = "request"       // run Action
-	OpStatus       = "status"        // -> Status
-	OpStop         = "stop"          // stop the daemon
-	OpEvents       = "events"        // stream EventRecords (Follow) after the log
-	OpPairCode     = "pair_code"     // Browser (a pairing's name, or user) -> PairCode
-	OpBrowserStart = "browser_start" // Browser (a managed name), options -> ManagedStatus
-	OpBrowserStop  = "browser_stop"  // Browser (a managed name, or every one) -> {stopped}
-	// OpCancel ends the same connection's unfinished operation whose id it
-	// carries, as hanging up would end them all; it gets no answer of its
-	// own. A request it ends answers "aborted by caller", and the pool
-	// cancels it in the extension (docs/cancellation.md#cancellation).
-	OpCancel = "cancel"
+// The CLI link's frames are linkwire's (docs/link.md): the daemon's side
+// is here, the client's in client.go.
+type (
+	linkRequest  = linkwire.Request
+	linkResponse = linkwire.Response
 )
-
-type linkRequest struct {
-	ID        string          `json:"id"`
-	Op        string          `json:"op"`
-	Action    json.RawMessage `json:"action,omitempty"`
-	Browser   Selection       `json:"browser,omitempty"`
-	TimeoutMs int64           `json:"timeoutMs,omitempty"`
-	// CallerTimeoutMs is the caller's whole timeout (TimeoutMs is what is
-	// left of it), only for stating it in errors.
-	CallerTimeoutMs int64           `json:"callerTimeoutMs,omitempty"`
-	NoValidate      bool            `json:"noValidate,omitempty"`
-	Options         *BrowserOptions `json:"options,omitempty"`
-	// Owner names the agent a request acts for (a bua mcp process, one
-	// random id each, or a worker of `bua run --parallel`): its actions
-	// keep to its own tabs (owners.go). A one-shot CLI command names none.
-	Owner string `json:"owner,omitempty"`
-	// OwnWindow asks, with Owner, that the owner's tabs open in a window
-	// of its own (open_tab's window: the extension's windows feature), so
-	// that each of several workers in the person's Chrome has its own
-	// active tab to send input to.
-	OwnWindow bool `json:"ownWindow,omitempty"`
-	// Tab is a tab handle (t1, t2, …: handles.go) the request acts on:
-	// it goes to that tab's browser, and a tab action that names no
-	// tabId gets that tab's.
-	Tab string `json:"tab,omitempty"`
-}
-
-type linkResponse struct {
-	ID     string          `json:"id"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *protocol.Error `json:"error,omitempty"`
-	Event  *EventRecord    `json:"event,omitempty"` // streamed by OpEvents
-	More   bool            `json:"more,omitempty"`  // more frames follow for this id
-}
 
 // Status is `bua status`'s view of the daemon.
 type Status struct {
@@ -188,12 +138,12 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	r := bufio.NewReaderSize(c, 64<<10)
 	var buf []byte
 	for {
-		line, err := readLine(r, MaxRequestLine, buf[:0])
+		line, err := linkwire.ReadLine(r, MaxRequestLine, buf[:0])
 		buf = line
-		if errors.Is(err, errLineTooLong) {
+		if errors.Is(err, linkwire.ErrLineTooLong) {
 			e := protocol.Errorf(protocol.CodeInvalidAction, "the request is over %d MiB, the most one CLI request may send to the daemon: a text or script that long cannot be sent in one action, so split it", MaxRequestLine>>20)
 			e.Reason = protocol.ReasonRefused
-			write(linkResponse{ID: frameID(line), Error: e})
+			write(linkResponse{ID: linkwire.FrameID(line), Error: e})
 			continue
 		}
 		if err != nil {
@@ -204,7 +154,7 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
-		if req.Op == OpCancel {
+		if req.Op == linkwire.OpCancel {
 			omu.Lock()
 			if stop := ops[req.ID]; stop != nil {
 				stop()
@@ -248,15 +198,15 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		write(r)
 	}
 	switch req.Op {
-	case OpRequest:
+	case linkwire.OpRequest:
 		res, err := d.request(ctx, req)
 		write(linkResponse{ID: req.ID, Result: res, Error: err})
-	case OpStatus:
+	case linkwire.OpStatus:
 		reply(d.status(), nil)
-	case OpStop:
+	case linkwire.OpStop:
 		reply(map[string]bool{"stopping": true}, nil)
 		d.Stop()
-	case OpPairCode:
+	case linkwire.OpPairCode:
 		pairing := string(req.Browser)
 		if pairing == "" {
 			pairing = string(SelectUser)
@@ -272,7 +222,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		}
 		code, exp := d.codes.mint(time.Now(), pairing)
 		reply(PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil)
-	case OpBrowserStart:
+	case linkwire.OpBrowserStart:
 		d.lastActivity.Store(time.Now().UnixMilli())
 		name, err := managedTarget(req.Browser)
 		if err != nil {
@@ -281,7 +231,10 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		}
 		o := BrowserOptions{Headless: true}
 		if req.Options != nil {
-			o = *req.Options
+			if err := json.Unmarshal(req.Options, &o); err != nil {
+				reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "bad browser options: %v", err))
+				return
+			}
 		}
 		m := d.managed.get(name)
 		if err := m.start(d, o); err != nil {
@@ -290,7 +243,7 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		}
 		if req.TimeoutMs > 0 {
 			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
+			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
 			defer cancel()
 		}
 		if _, err := d.waitManaged(ctx, name); err != nil {
@@ -298,12 +251,12 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			return
 		}
 		reply(m.status(), nil)
-	case OpBrowserStop:
+	case linkwire.OpBrowserStop:
 		if req.TimeoutMs > 0 {
 			// The caller's deadline cuts the SIGTERM grace short (SIGKILL
 			// then), so the answer comes before the caller gives up.
 			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
+			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
 			defer cancel()
 		}
 		var stopped bool
@@ -321,14 +274,15 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 			return
 		}
 		reply(map[string]bool{"stopped": stopped}, nil)
-	case OpEvents:
+	case linkwire.OpEvents:
 		ch, unsub := d.events.subscribe()
 		defer unsub()
 		write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
 		for {
 			select {
 			case rec := <-ch:
-				write(linkResponse{ID: req.ID, Event: &rec, More: true})
+				raw, _ := json.Marshal(rec) // an EventRecord always encodes
+				write(linkResponse{ID: req.ID, Event: raw, More: true})
 			case <-ctx.Done():
 				return
 			}
@@ -379,70 +333,6 @@ func managedTarget(sel Selection) (string, *protocol.Error) {
 	return "", e
 }
 
-// statedTimeout is the caller's timeout to name in errors.
-func (r *linkRequest) statedTimeout() time.Duration {
-	if r.CallerTimeoutMs > 0 {
-		return time.Duration(r.CallerTimeoutMs) * time.Millisecond
-	}
-	return time.Duration(r.TimeoutMs) * time.Millisecond
-}
-
-// MaxRequestLine bounds one CLI request frame, in bytes, newline
-// excluded: what a CLI may make the daemon buffer (issue 20 §2; it was
-// MaxMessage, 64 MiB). An action's largest strings (type's text, eval's
-// expression) are capped at 1 Mi characters by the schema, so an action
-// near that cap is refused here first, with invalid_action. Answers are
-// not bounded by it: a full-page screenshot comes back whole.
-const MaxRequestLine = 1 << 20
-
-// errLineTooLong is readLine's answer to a line over its limit.
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one newline-terminated line from r into buf and returns
-// it without the newline. A line over limit is read to its end but not
-// kept: readLine returns its first limit bytes and errLineTooLong, and the
-// next call reads the line after it. At EOF (or any read error) mid-line
-// it returns what it read and the error.
-func readLine(r *bufio.Reader, limit int, buf []byte) ([]byte, error) {
-	line, long := buf, false // len(line) <= limit
-	for {
-		chunk, err := r.ReadSlice('\n')
-		n := len(chunk)
-		if err == nil {
-			n-- // the newline
-		}
-		switch {
-		case long:
-		case len(line)+n > limit:
-			long = true
-			line = append(line, chunk[:limit-len(line)]...)
-		default:
-			line = append(line, chunk[:n]...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err != nil:
-			return line, err
-		case long:
-			return line, errLineTooLong
-		}
-		return line, nil
-	}
-}
-
-// frameID is the id an over-long request frame starts with, or "": the
-// client encodes id first (linkRequest's field order), so the refusal
-// reaches the call that sent it.
-func frameID(prefix []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(prefix))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	if tok, err := dec.Token(); err != nil || tok != "id" {
-		return ""
-	}
-	tok, _ := dec.Token()
-	id, _ := tok.(string)
-	return id
-}
+// MaxRequestLine bounds one CLI request frame, in bytes
+// (linkwire.MaxRequestLine).
+const MaxRequestLine = linkwire.MaxRequestLine

@@ -8,8 +8,9 @@ import (
 )
 
 // ActionFrom is the one place loose input becomes an Action: an agent's
-// tool call (pkg/mcpserver), a flow step's evaluated params (pkg/runner)
-// and a command's raw JSON all come through it. typ names the action;
+// tool call (pkg/mcpserver) and a flow step's evaluated params
+// (pkg/runner) come through it. It sets each param through the field the
+// schema gives it (Action.field, generated into actionfields_gen.go). typ names the action;
 // params maps each param's JSON name to its value: json.RawMessage as
 // an agent sent it, or a Go value (string, int, float64, bool, []any, as a
 // flow's expressions give them), which is converted to the param's kind
@@ -32,44 +33,98 @@ func ActionFrom(typ string, params map[string]any) (Action, *Error) {
 	if !ok {
 		return a, Errorf(CodeInvalidAction, "unknown action %q", typ)
 	}
-	fields := make(map[string]any, len(params)+1)
-	fields["type"] = typ
+	misfit := false // a raw value of the wrong JSON type
 	for name, v := range params {
 		if name == "target" && spec.Target {
-			t := ParseTarget(stringOf(v))
-			if t.UID != "" {
-				fields["uid"] = t.UID
+			if t := ParseTarget(stringOf(v)); t.UID != "" {
+				a.UID = t.UID
 			} else {
-				fields["selector"] = t.Selector
+				a.Selector = t.Selector
 			}
 			continue
 		}
 		p, ok := spec.Param(name)
-		if !ok {
+		field := a.field(name)
+		if !ok || field == nil {
 			return a, Errorf(CodeInvalidAction, "%s takes no param %s", typ, name)
 		}
 		if raw, isRaw := v.(json.RawMessage); isRaw {
-			fields[name] = raw
+			misfit = misfit || json.Unmarshal(raw, field) != nil
 			continue
 		}
 		c, err := coerceParam(p, v)
 		if err != nil {
 			return a, err
 		}
-		fields[name] = c
-	}
-	raw, err := json.Marshal(fields)
-	if err != nil {
-		return a, Errorf(CodeInvalidAction, "%s: params do not encode: %v", typ, err)
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		// A value of the wrong JSON type: the schema's words name it.
-		if perr := refused(ValidateAction(raw)); perr != nil {
-			return Action{Type: ActionType(typ)}, perr
+		if !setField(field, c) {
+			return a, Errorf(CodeInvalidAction, "%s: %s does not fit the action", typ, name)
 		}
-		return Action{Type: ActionType(typ)}, Errorf(CodeInvalidAction, "the params do not fit %s: %v", typ, err)
+	}
+	if misfit {
+		return a, misfitError(typ, params)
 	}
 	return a, refused(a.Validate())
+}
+
+// misfitError is ActionFrom's refusal of raw params one of which does not
+// decode into its field: the schema's words name it, as they would have
+// had the daemon checked the raw action.
+func misfitError(typ string, params map[string]any) *Error {
+	obj := make(map[string]any, len(params)+1)
+	for k, v := range params {
+		obj[k] = v
+	}
+	obj["type"] = typ
+	raw, err := json.Marshal(obj)
+	if err == nil {
+		if perr := refused(ValidateAction(raw)); perr != nil {
+			return perr
+		}
+	}
+	return Errorf(CodeInvalidAction, "the params do not fit %s", typ)
+}
+
+// setField sets the Action field that field points to (Action.field) to
+// v, a value coerceParam made; false when v is not of the field's kind.
+func setField(field, v any) bool {
+	var ok bool
+	switch f := field.(type) {
+	case *string:
+		*f, ok = v.(string)
+	case **string:
+		var s string
+		s, ok = v.(string)
+		*f = &s
+	case **int:
+		var i int
+		i, ok = v.(int)
+		*f = &i
+	case *bool:
+		*f, ok = v.(bool)
+	case **bool:
+		var b bool
+		b, ok = v.(bool)
+		*f = &b
+	case *[]string:
+		*f, ok = listOf[string](v)
+	case *OneOrMany[string]:
+		*f, ok = listOf[string](v)
+	case *OneOrMany[int]:
+		*f, ok = listOf[int](v)
+	}
+	return ok
+}
+
+// listOf is coerceParam's list as a []T.
+func listOf[T any](v any) ([]T, bool) {
+	items, ok := v.([]any)
+	out := make([]T, len(items))
+	for i, it := range items {
+		if out[i], ok = it.(T); !ok {
+			return nil, false
+		}
+	}
+	return out, ok
 }
 
 // refused marks a schema failure as a refusal: nothing was sent.

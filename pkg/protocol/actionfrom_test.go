@@ -23,6 +23,18 @@ func TestActionFrom(t *testing.T) {
 	if err != nil || a.Direction != "down" || a.Amount == nil || *a.Amount != 3 {
 		t.Fatalf("scroll: %+v, %v", a, err)
 	}
+	a, err = protocol.ActionFrom("select_option", map[string]any{"target": "#s", "value": "b"})
+	if err != nil || len(a.Value) != 1 || a.Value[0] != "b" {
+		t.Fatalf("select_option value: %+v, %v", a, err)
+	}
+	a, err = protocol.ActionFrom("type", map[string]any{"target": "#q", "text": "", "clear": "true"})
+	if err != nil || a.Text == nil || *a.Text != "" || !a.Clear {
+		t.Fatalf("type: %+v, %v", a, err)
+	}
+	a, err = protocol.ActionFrom("wait_for", map[string]any{"selector": json.RawMessage(`"#a"`), "timeoutMs": json.RawMessage(`"soon"`)})
+	if err == nil || err.Schema == nil || err.Schema.Path != "action.timeoutMs" {
+		t.Fatalf("raw timeoutMs soon: %+v, %+v", a, err)
+	}
 	a, err = protocol.ActionFrom("navigate", map[string]any{"url": "javascript:alert(1)"})
 	if err == nil || err.Code != protocol.CodeInvalidAction || err.Reason != protocol.ReasonRefused || err.Schema == nil || err.Schema.Path != "action.url" || a.URL != "javascript:alert(1)" {
 		t.Fatalf("navigate javascript: %+v, %+v", a, err)

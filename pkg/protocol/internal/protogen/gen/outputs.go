@@ -80,6 +80,10 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ObstacleRulesPath, err)
 	}
+	fields, err := ActionFieldsGo(doc)
+	if err != nil {
+		return nil, wrap(err)
+	}
 	head, err := read(ProtocolHeadPath)
 	if err != nil {
 		return nil, err
@@ -91,6 +95,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	return []Output{
 		{"pkg/protocol/generated.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
+		{"pkg/protocol/actionfields_gen.go", fields},
 		{"pkg/protocol/validate_gen.go", vgo},
 		{"pkg/protocol/tool.json", tool},
 		{"extension/src/generated/protocol.js", jsSrc},

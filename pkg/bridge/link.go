@@ -102,6 +102,10 @@ func (d *Daemon) acceptLink(ln net.Listener, link *home.LinkListener) {
 // on loopback it takes well under a millisecond.
 const AdmitTimeout = 5 * time.Second
 
+// serveLink serves one client connection once link admits it: each
+// request frame runs as an operation of its own (serveOp), until the
+// client hangs up, which aborts its unfinished operations ("aborted by
+// caller") and releases the tabs of the owners it named.
 func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	defer d.freed.signal()
 	defer c.Close()
@@ -114,27 +118,8 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
-	var wmu sync.Mutex
-	enc := json.NewEncoder(c)
-	write := func(r linkResponse) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_ = enc.Encode(r)
-	}
-	var omu sync.Mutex
-	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
-	owners := map[string]bool{}            // the owners this connection's requests named
-	defer func() {
-		if len(owners) > 0 {
-			d.agents.Add(-1)
-		}
-		// The agent went away: its tabs stay open, and are anyone's again.
-		for o := range owners {
-			if n := d.owners.release(o); n > 0 {
-				d.log.Info("agent's tabs released", "owner", o, "tabs", n)
-			}
-		}
-	}()
+	lc := &linkConn{d: d, enc: json.NewEncoder(c), ops: map[string]context.CancelFunc{}, owners: map[string]bool{}}
+	defer lc.release()
 	r := bufio.NewReaderSize(c, 64<<10)
 	var buf []byte
 	for {
@@ -143,7 +128,7 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 		if errors.Is(err, linkwire.ErrLineTooLong) {
 			e := protocol.Errorf(protocol.CodeInvalidAction, "the request is over %d MiB, the most one CLI request may send to the daemon: a text or script that long cannot be sent in one action, so split it", MaxRequestLine>>20)
 			e.Reason = protocol.ReasonRefused
-			write(linkResponse{ID: linkwire.FrameID(line), Error: e})
+			lc.write(linkResponse{ID: linkwire.FrameID(line), Error: e})
 			continue
 		}
 		if err != nil {
@@ -151,39 +136,85 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 		}
 		var req linkRequest
 		if err := json.Unmarshal(line, &req); err != nil {
-			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
+			lc.write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
 		if req.Op == linkwire.OpCancel {
-			omu.Lock()
-			if stop := ops[req.ID]; stop != nil {
-				stop()
-			}
-			omu.Unlock()
+			lc.cancel(req.ID)
 			continue
 		}
-		octx, stop := context.WithCancel(ctx)
-		omu.Lock()
-		ops[req.ID] = stop
-		if req.Owner != "" && !owners[req.Owner] {
-			if len(owners) == 0 {
-				d.agents.Add(1) // an agent's link: the daemon stays up for it
-			}
-			owners[req.Owner] = true
-		}
-		omu.Unlock()
-		go func() {
-			defer func() {
-				omu.Lock()
-				delete(ops, req.ID)
-				omu.Unlock()
-				stop()
-			}()
-			d.serveOp(octx, &req, write)
-		}()
+		lc.start(ctx, &req)
 	}
 }
 
+// linkConn is one client connection's state: its writer, its unfinished
+// operations (for OpCancel) and the owners its requests named.
+type linkConn struct {
+	d   *Daemon
+	wmu sync.Mutex
+	enc *json.Encoder
+
+	mu     sync.Mutex
+	ops    map[string]context.CancelFunc // unfinished operations by id
+	owners map[string]bool
+}
+
+// write sends one response frame.
+func (lc *linkConn) write(r linkResponse) {
+	lc.wmu.Lock()
+	defer lc.wmu.Unlock()
+	_ = lc.enc.Encode(r)
+}
+
+// start runs req as an operation of its own, under a context OpCancel
+// (or the connection's end) cancels.
+func (lc *linkConn) start(ctx context.Context, req *linkRequest) {
+	octx, stop := context.WithCancel(ctx)
+	lc.mu.Lock()
+	lc.ops[req.ID] = stop
+	if req.Owner != "" && !lc.owners[req.Owner] {
+		if len(lc.owners) == 0 {
+			lc.d.agents.Add(1) // an agent's link: the daemon stays up for it
+		}
+		lc.owners[req.Owner] = true
+	}
+	lc.mu.Unlock()
+	go func() {
+		defer func() {
+			lc.mu.Lock()
+			delete(lc.ops, req.ID)
+			lc.mu.Unlock()
+			stop()
+		}()
+		lc.d.serveOp(octx, req, lc.write)
+	}()
+}
+
+// cancel ends the unfinished operation id (OpCancel).
+func (lc *linkConn) cancel(id string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if stop := lc.ops[id]; stop != nil {
+		stop()
+	}
+}
+
+// release is the end of the connection: the agent went away, and its
+// tabs stay open, anyone's again.
+func (lc *linkConn) release() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if len(lc.owners) > 0 {
+		lc.d.agents.Add(-1)
+	}
+	for o := range lc.owners {
+		if n := lc.d.owners.release(o); n > 0 {
+			lc.d.log.Info("agent's tabs released", "owner", o, "tabs", n)
+		}
+	}
+}
+
+// serveOp runs one operation and writes its answer.
 func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkResponse)) {
 	reply := func(v any, err *protocol.Error) {
 		r := linkResponse{ID: req.ID, Error: err}
@@ -207,88 +238,103 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		reply(map[string]bool{"stopping": true}, nil)
 		d.Stop()
 	case linkwire.OpPairCode:
-		pairing := string(req.Browser)
-		if pairing == "" {
-			pairing = string(SelectUser)
-		} else if pairing != string(SelectUser) {
-			if err := CheckPairingName(pairing); err != nil {
-				reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "%v", err))
-				return
-			}
-		}
-		if _, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false); err != nil {
-			reply(nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err))
-			return
-		}
-		code, exp := d.codes.mint(time.Now(), pairing)
-		reply(PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil)
+		reply(d.pairCode(req))
 	case linkwire.OpBrowserStart:
-		d.lastActivity.Store(time.Now().UnixMilli())
-		name, err := managedTarget(req.Browser)
-		if err != nil {
-			reply(nil, err)
-			return
-		}
-		o := BrowserOptions{Headless: true}
-		if req.Options != nil {
-			if err := json.Unmarshal(req.Options, &o); err != nil {
-				reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "bad browser options: %v", err))
-				return
-			}
-		}
-		m := d.managed.get(name)
-		if err := m.start(d, o); err != nil {
-			reply(nil, err)
-			return
-		}
-		if req.TimeoutMs > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
-			defer cancel()
-		}
-		if _, err := d.waitManaged(ctx, name); err != nil {
-			reply(nil, err)
-			return
-		}
-		reply(m.status(), nil)
+		reply(d.browserStart(ctx, req))
 	case linkwire.OpBrowserStop:
-		if req.TimeoutMs > 0 {
-			// The caller's deadline cuts the SIGTERM grace short (SIGKILL
-			// then), so the answer comes before the caller gives up.
-			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
-			defer cancel()
-		}
-		var stopped bool
-		var err error
-		if req.Browser == "" {
-			stopped, err = d.managed.stopAll(ctx, d.log)
-		} else if name, perr := managedTarget(req.Browser); perr != nil {
-			reply(nil, perr)
-			return
-		} else {
-			stopped, err = d.managed.get(name).stop(ctx, d.log)
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			reply(nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err))
-			return
-		}
-		reply(map[string]bool{"stopped": stopped}, nil)
+		reply(d.browserStop(ctx, req))
 	case linkwire.OpEvents:
-		ch, unsub := d.events.subscribe()
-		defer unsub()
-		write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
-		for {
-			select {
-			case rec := <-ch:
-				raw, _ := json.Marshal(rec) // an EventRecord always encodes
-				write(linkResponse{ID: req.ID, Event: raw, More: true})
-			case <-ctx.Done():
-				return
-			}
-		}
+		d.streamEvents(ctx, req, write)
 	default:
 		reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "unknown op %q", req.Op))
+	}
+}
+
+// pairCode mints a one-time code for req's pairing (user when it names
+// none).
+func (d *Daemon) pairCode(req *linkRequest) (any, *protocol.Error) {
+	pairing := string(req.Browser)
+	if pairing == "" {
+		pairing = string(SelectUser)
+	} else if pairing != string(SelectUser) {
+		if err := CheckPairingName(pairing); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%v", err)
+		}
+	}
+	if _, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err)
+	}
+	code, exp := d.codes.mint(time.Now(), pairing)
+	return PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil
+}
+
+// browserStart launches the managed browser req names with its options
+// (headless by default) unless it runs, and waits for its extension.
+func (d *Daemon) browserStart(ctx context.Context, req *linkRequest) (any, *protocol.Error) {
+	d.lastActivity.Store(time.Now().UnixMilli())
+	name, err := managedTarget(req.Browser)
+	if err != nil {
+		return nil, err
+	}
+	o := BrowserOptions{Headless: true}
+	if req.Options != nil {
+		if err := json.Unmarshal(req.Options, &o); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "bad browser options: %v", err)
+		}
+	}
+	m := d.managed.get(name)
+	if err := m.start(d, o); err != nil {
+		return nil, err
+	}
+	if req.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
+		defer cancel()
+	}
+	if _, err := d.waitManaged(ctx, name); err != nil {
+		return nil, err
+	}
+	return m.status(), nil
+}
+
+// browserStop stops the managed browser req names, or every one.
+func (d *Daemon) browserStop(ctx context.Context, req *linkRequest) (any, *protocol.Error) {
+	if req.TimeoutMs > 0 {
+		// The caller's deadline cuts the SIGTERM grace short (SIGKILL
+		// then), so the answer comes before the caller gives up.
+		var cancel context.CancelFunc
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
+		defer cancel()
+	}
+	var stopped bool
+	var err error
+	if req.Browser == "" {
+		stopped, err = d.managed.stopAll(ctx, d.log)
+	} else if name, perr := managedTarget(req.Browser); perr != nil {
+		return nil, perr
+	} else {
+		stopped, err = d.managed.get(name).stop(ctx, d.log)
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err)
+	}
+	return map[string]bool{"stopped": stopped}, nil
+}
+
+// streamEvents writes the extension's events to req's client until ctx
+// ends, after one empty frame that says the subscription is in place.
+func (d *Daemon) streamEvents(ctx context.Context, req *linkRequest, write func(linkResponse)) {
+	ch, unsub := d.events.subscribe()
+	defer unsub()
+	write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
+	for {
+		select {
+		case rec := <-ch:
+			raw, _ := json.Marshal(rec) // an EventRecord always encodes
+			write(linkResponse{ID: req.ID, Event: raw, More: true})
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 

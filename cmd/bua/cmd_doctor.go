@@ -113,7 +113,7 @@ func diagnose(ctx context.Context, env *Env) doctorReport {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cl, berr := bridge.Dial(dctx, bridge.ClientOptions{Dirs: d})
+	cl, berr := env.connect(dctx, bridge.ClientOptions{Dirs: d})
 	if berr != nil && berr.Reason == protocol.ReasonUnsafeSocket {
 		rep.add(home.LinkCheck, "fail", berr.Message) // the daemon's uid, or its proof of the link key (home.DialLink)
 		return rep

@@ -91,7 +91,7 @@ func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
 	// --timeout bounds the dial too, a daemon's start included.
 	ctx, cancel := g.commandContext()
 	defer cancel()
-	cl, berr := bridge.Dial(ctx, o)
+	cl, berr := g.env.connect(ctx, o)
 	if berr != nil {
 		return nil, berr
 	}
@@ -138,13 +138,19 @@ func (g *globalOptions) requester() *bridge.Requester {
 	}})
 }
 
+// connect is every command's dial of the daemon (bridge.Dial): the one
+// place cmd/bua opens the link.
+func (e *Env) connect(ctx context.Context, o bridge.ClientOptions) (*bridge.Client, *protocol.Error) {
+	return bridge.Dial(ctx, o)
+}
+
 // dial opens a Requester's link: through Dial when a test gave one, else
-// bridge.Dial.
+// connect.
 func (e *Env) dial(ctx context.Context, o bridge.ClientOptions) (bridge.Link, *protocol.Error) {
 	if e.Dial != nil {
 		return e.Dial(ctx, o)
 	}
-	cl, err := bridge.Dial(ctx, o)
+	cl, err := e.connect(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +164,7 @@ func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Erro
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	return bridge.Dial(ctx, bridge.ClientOptions{Dirs: d})
+	return env.connect(ctx, bridge.ClientOptions{Dirs: d})
 }
 
 // daemonInDoubt reports whether err, from dialExisting, leaves it unknown

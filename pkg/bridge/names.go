@@ -12,9 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bua-dev/bua/pkg/home"
-
 	"github.com/bua-dev/bua/pkg/bridge/linkwire"
+	"github.com/bua-dev/bua/pkg/home"
 )
 
 // Browser names. The pool keys its connections by the name of the browser

@@ -8,8 +8,10 @@
 #   bench/speed_ab.sh /tmp/bua-bf11878 /tmp/bua-c5876c6 ./bua        # eval, 40 rounds
 #   N=40 WHAT=open bench/speed_ab.sh /tmp/bua-c5876c6 ./bua           # bua open of a page
 #
-# WHAT: eval (`bua eval 'return 1' --tab T`, the default) or open (`bua
-# open URL`, timed from start to exit, then its tab closed, untimed).
+# WHAT: eval (`bua eval 'return 1' --tab T`, the default), extract (`bua
+# extract --tab T` of bench/peers' page of 100 buttons), flow50 (`bua run`
+# of bench/peers' 50-step flow, which opens and closes its own tab) or open
+# (`bua open URL`, timed from start to exit, then its tab closed, untimed).
 # The first build is the baseline of the paired ratios. Needs node (the
 # page server) and go.
 set -euo pipefail
@@ -30,19 +32,25 @@ bins=()
 for b in "$@"; do bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"); done
 
 port_file=$dir/port
-node -e '
-const http = require("http"), fs = require("fs"), path = require("path");
-const root = path.resolve("testdata/sites");
-const s = http.createServer((q, r) => {
-  const p = path.join(root, decodeURIComponent(new URL(q.url, "http://x").pathname));
-  if (!p.startsWith(root)) { r.writeHead(403); return r.end(); }
-  fs.readFile(p, (e, b) => { if (e) { r.writeHead(404); return r.end(); } r.writeHead(200, {"content-type": "text/html"}); r.end(b); });
-});
-s.listen(0, "127.0.0.1", () => fs.writeFileSync(process.argv[1], String(s.address().port)));
+# bench/peers' page server: /sites/ (testdata/sites) and /gen/buttons.html.
+node --input-type=module -e '
+import { serve } from "./bench/peers/lib/pages.mjs";
+import { writeFileSync } from "node:fs";
+const { base } = await serve(process.cwd());
+writeFileSync(process.argv[1], base);
 ' "$port_file" &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$port_file" ] && break; sleep 0.05; done
-url="http://127.0.0.1:$(cat "$port_file")/form.html"
+base=$(cat "$port_file")
+url="$base/sites/form.html"
+# The 50-step flow bench/peers runs (bench/peers/lib/flow.mjs).
+node --input-type=module -e '
+import { flowSteps, buaFlowYAML } from "./bench/peers/lib/flow.mjs";
+import { writeFileSync } from "node:fs";
+writeFileSync(process.argv[2], buaFlowYAML(flowSteps(process.argv[1])));
+' "$url" "$dir/fifty.yaml"
+go build -o "$dir/abtime" ./bench/abtime
+
 
 cmds=()
 runs=()
@@ -52,13 +60,19 @@ for i in "${!bins[@]}"; do
   mkdir -m 700 "$h"
   run="env BUA_HOME=$h BUA_LISTEN=127.0.0.1:0 CI=true ${bins[$i]}"
   runs+=("$run")
-  tab=$($run --json open "$url" | sed -n 's/.*"tabId": *\([0-9]*\).*/\1/p')
+  page=$url
+  [ "$WHAT" = extract ] && page="$base/gen/buttons.html?n=100"
+  tab=$($run --json open "$page" | sed -n 's/.*"tabId": *\([0-9]*\).*/\1/p')
   [ -n "$tab" ] || { echo "speed_ab: ${bins[$i]} open failed" >&2; exit 1; }
-  cmds+=(-c "$run eval 'return 1' --tab $tab")
+  case $WHAT in
+    extract) cmds+=(-c "$run extract --tab $tab") ;;
+    flow50) cmds+=(-c "$run run --quiet $dir/fifty.yaml") ;;
+    *) cmds+=(-c "$run eval 'return 1' --tab $tab") ;;
+  esac
 done
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 case $WHAT in
-  eval) go run ./bench/abtime -n "$N" "${cmds[@]}" ;;
+  eval | extract | flow50) (cd "$dir" && ./abtime -n "$N" "${cmds[@]}") ;;
   open)
     # A B A B …: each open timed alone, its tab closed before the next.
     for r in $(seq 0 "$N"); do
@@ -80,6 +94,6 @@ for i, b in enumerate(bins):
     print(f"open {b:50s} median {statistics.median(us[i])/1000:7.1f} ms  paired ratio to the first {statistics.median(ratios):.3f}  ({len(us[i])} runs)")
 PY
     ;;
-  *) echo "speed_ab: WHAT is eval or open" >&2; exit 2 ;;
+  *) echo "speed_ab: WHAT is eval, extract, flow50 or open" >&2; exit 2 ;;
 esac
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

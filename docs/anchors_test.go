@@ -20,8 +20,11 @@ var citation = regexp.MustCompile(`docs/([a-z0-9_-]+)\.md#([A-Za-z0-9_-]+)`)
 var relLink = regexp.MustCompile(`\]\((?:([a-z0-9_-]+)\.md)?#([A-Za-z0-9_-]+)\)`)
 
 // TestAnchors fails when a source file or a docs page cites a section of a
-// docs page that has no such heading, as GitHub names a heading's anchor:
-// a renamed section cannot leave its citations pointing nowhere.
+// docs page that has no such heading, as GitHub names a heading's anchor,
+// and when any Markdown file of the tree (README.md, CONTRIBUTING.md, the
+// docs pages and their decisions, outside testdata) links to a file that
+// does not exist or a section its page lacks: a renamed section or a moved
+// page cannot leave its citations pointing nowhere.
 func TestAnchors(t *testing.T) {
 	anchors := map[string]map[string]bool{} // page -> its anchors
 	pageAnchors := func(page string) map[string]bool {
@@ -36,7 +39,7 @@ func TestAnchors(t *testing.T) {
 		anchors[page] = headingAnchors(string(doc))
 		return anchors[page]
 	}
-	cited := 0
+	cited, links := 0, 0
 	check := func(file, page, anchor string) {
 		cited++
 		a := pageAnchors(page)
@@ -83,6 +86,9 @@ func TestAnchors(t *testing.T) {
 				check(rel, page, m[2])
 			}
 		}
+		if filepath.Ext(name) == ".md" {
+			links += checkMarkdownLinks(t, root, rel, string(data))
+		}
 		return nil
 	})
 	if err != nil {
@@ -91,10 +97,81 @@ func TestAnchors(t *testing.T) {
 	if cited < 50 {
 		t.Fatalf("only %d citations found: the patterns no longer match what the tree writes", cited)
 	}
+	if links < 200 {
+		t.Fatalf("only %d Markdown links found: the pattern no longer matches what the pages write", links)
+	}
+}
+
+// inlineCode is inline code, where a [x](y) is code, not a link.
+var inlineCode = regexp.MustCompile("`[^`\n]*`")
+
+// mdTarget is the target of a Markdown link or image: [text](target).
+var mdTarget = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// checkMarkdownLinks fails the test for each link of the Markdown file rel
+// (README.md, CONTRIBUTING.md, docs/decisions/..., any .md of the tree)
+// that leads to no file, or to a section of a Markdown file that has no
+// such heading. Links to other sites are not followed. It returns how many
+// links it checked.
+func checkMarkdownLinks(t *testing.T, root, rel, doc string) int {
+	t.Helper()
+	n := 0
+	self := rel
+	if rel == filepath.Join("docs", "protocol.head.md") {
+		self = filepath.Join("docs", "protocol.md") // the start of protocol.md
+	}
+	for _, m := range mdTarget.FindAllStringSubmatch(inlineCode.ReplaceAllString(stripFences(doc), ""), -1) {
+		target := m[1]
+		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			continue
+		}
+		n++
+		file, anchor, _ := strings.Cut(target, "#")
+		path := filepath.Join(root, self)
+		if file != "" {
+			path = filepath.Join(root, filepath.Dir(rel), filepath.FromSlash(file))
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if st, serr := os.Stat(path); serr == nil && (st.IsDir() || anchor == "") {
+				continue // a folder, or a file that is not text
+			}
+			t.Errorf("%s links to %s: there is no such file", rel, target)
+			continue
+		}
+		if anchor != "" && strings.HasSuffix(path, ".md") && !headingAnchors(string(data))[anchor] {
+			t.Errorf("%s links to %s: the page has no heading with that anchor", rel, target)
+		}
+	}
+	return n
+}
+
+// stripFences drops the lines inside code fences, where a [x](y) is code,
+// not a link.
+func stripFences(doc string) string {
+	var b strings.Builder
+	fence := ""
+	for _, line := range strings.Split(doc, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			switch {
+			case fence == "":
+				fence = trimmed[:3]
+			case strings.HasPrefix(trimmed, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence == "" {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // TestProtocolSections: the protocol reference has the sections code cites
-// most and the issue asked for.
+// most, and one for each part of the protocol.
 func TestProtocolSections(t *testing.T) {
 	doc, err := os.ReadFile("protocol.md")
 	if err != nil {
@@ -111,12 +188,12 @@ func TestProtocolSections(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for heading, want := range map[string]string{
-		"One action: `bua click e3`":                              "one-action-bua-click-e3",
-		"action `press_key`":                                      "action-press_key",
-		"Trace (`src/lib/trace.js`, spec 004 §Trace ring buffer)": "trace-srclibtracejs-spec-004-trace-ring-buffer",
-		"The person's side: popup, options, badge":                "the-persons-side-popup-options-badge",
-		"Stop all (global_stop)":                                  "stop-all-global_stop",
-		"See [the layers](#the-layers) **now**":                   "see-the-layers-now",
+		"One action: `bua click e3`":                     "one-action-bua-click-e3",
+		"action `press_key`":                             "action-press_key",
+		"Trace (`src/core/trace.js`, §Trace ring buffer)": "trace-srccoretracejs-trace-ring-buffer",
+		"The person's side: popup, options, badge":       "the-persons-side-popup-options-badge",
+		"Stop all (global_stop)":                         "stop-all-global_stop",
+		"See [the layers](#the-layers) **now**":          "see-the-layers-now",
 	} {
 		if got := slug(heading); got != want {
 			t.Errorf("slug(%q) = %q, want %q", heading, got, want)

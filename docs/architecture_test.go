@@ -1,6 +1,7 @@
 // Package docs holds contributor documentation; its tests keep the pages
 // in step with the tree: the file paths they name, the sections they cite
-// (anchors_test.go), and the dependency rules architecture.md states.
+// (anchors_test.go), and the dependency rules and size limits
+// architecture.md states.
 package docs
 
 import (

@@ -468,7 +468,7 @@ func TestEvaluateShapes(t *testing.T) {
 				t.Errorf("tabId = %v", got["tabId"])
 			}
 			delete(got, "tabId")
-			// The daemon adds the tab's handle for a CLI client (issue 31).
+			// The daemon adds the tab's handle for a CLI client, which names tabs by it.
 			if h, ok := got["tabHandle"].(string); ok && !regexp.MustCompile(`^t[1-9][0-9]*$`).MatchString(h) {
 				t.Errorf("tabHandle = %q", h)
 			}

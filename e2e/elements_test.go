@@ -164,7 +164,7 @@ func TestExtract_ElementsMatchAXTree(t *testing.T) {
 	}
 }
 
-// axRoles are the interactive roles extract lists (extension/src/lib/elements.js).
+// axRoles are the interactive roles extract lists (extension/src/page/roles.js).
 var axRoles = map[string]bool{
 	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true, "radio": true,
 	"combobox": true, "listbox": true, "option": true, "menuitem": true, "menuitemcheckbox": true,

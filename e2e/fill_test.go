@@ -11,7 +11,8 @@ import (
 // TestTypeClearFills: type with clear: true sets the value of a field no
 // one types into, as a fill does (Chrome Recorder's change step, which
 // bua import writes as this one step): a <select>'s option by value or by
-// label, a date or color input's value, each firing input then change; a
+// label (whitespace in the text collapsed as in the label, and nothing
+// else: "Tall glas" is no "Tall glass"), a date or color input's value, each firing input then change; a
 // text field is still typed into. A value the field cannot take is
 // invalid_action, and leaves it as it was.
 func TestTypeClearFills(t *testing.T) {
@@ -25,6 +26,7 @@ func TestTypeClearFills(t *testing.T) {
 	}{
 		{"#size", "m", "m", "size:input=m; size:change=m"},
 		{"#size", "Large", "l", "size:input=l; size:change=l"},
+		{"#cup", " Tall \t glass ", "t", "cup:input=t; cup:change=t"},
 		{"#day", "2024-02-29", "2024-02-29", "day:input=2024-02-29; day:change=2024-02-29"},
 		{"#colour", "#333333", "#333333", "colour:input=#333333; colour:change=#333333"},
 		{"#name", "new", "new", "name:input=; name:input=new"},
@@ -39,6 +41,7 @@ func TestTypeClearFills(t *testing.T) {
 	}
 	for _, tc := range []struct{ sel, text, want string }{
 		{"#size", "Huge", `no option whose value or label is "Huge" (values: s, m, l)`},
+		{"#cup", "Tall glas", `no option whose value or label is "Tall glas" (values: t, m)`},
 		{"#day", "tomorrow", `"tomorrow" is not a value an <input type=date> takes`},
 	} {
 		err := actErr(t, cl, map[string]any{"type": "type", "tabId": tab, "selector": tc.sel, "text": tc.text, "clear": true})

@@ -245,7 +245,7 @@ func TestFlows_SecretsMaskContentNotPaths(t *testing.T) {
 		t.Fatalf("junit attaches %d files, want the bundle's 7:\n%s", len(attached), data)
 	}
 	for _, a := range attached {
-		// The flow's folder is named after its file (issue 31), the step's
+		// The flow's folder is named after its file (two flows may share a name), the step's
 		// after the step: "pass" in "4-password-reset" stays as written.
 		if !strings.Contains(a, "secret-in-step-name"+string(filepath.Separator)+"4-password-reset") {
 			t.Errorf("attachment %s: want the bundle dir as written, …secret-in-step-name/4-password-reset", a)

@@ -30,7 +30,7 @@ var imageLinks = []struct{ id, name string }{
 
 // TestClickImageLinks clicks each image link of the fixture, by selector
 // and by uid, and checks that the page got one trusted click on that very
-// link. Issue 21: the stability check compared an inline link's border box
+// link. The stability check once compared an inline link's border box
 // (its own line box, the height of its font) with its content quads (the
 // image it wraps), which never agree, so such a click waited out its whole
 // deadline and failed "not stable (it moved between two reads)". The
@@ -78,7 +78,7 @@ const corpusLinksPerPage = 4
 // as a reader with network would see it. A capture listener installed by
 // evaluate records the link each trusted click reached and prevents its
 // navigation, so the page stays put for the next click and no click
-// leaves for the network. Issue 21 found 9 of 25 such clicks failing "not
+// leaves for the network. Before the fix, 9 of 25 such clicks failed "not
 // stable"; the figures are in BENCHMARKS.md ("Image links on real
 // pages").
 func TestClickCorpusImageLinks(t *testing.T) {
@@ -173,7 +173,7 @@ func (c *linkClicks) page(t *testing.T, tab int, h string) {
 }
 
 // report logs the count and the click times, and fails when the pages
-// held fewer image links than the issue's own bar: 25 over 10 pages.
+// held fewer image links than the bar the test needs: 25 over 10 pages.
 func (c *linkClicks) report(t *testing.T) {
 	t.Helper()
 	if len(c.took) == 0 {

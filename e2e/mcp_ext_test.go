@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +19,11 @@ import (
 	"github.com/bua-dev/bua/e2e/harness"
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
-// The extension's side of issue 22's contract (MCP-CONTRACT.md), in real
+// The extension's side of what `bua mcp` gives an agent
+// (docs/decisions/agent-answers.md), in real
 // Chromium: extract's budget and parts, changes reads, set-of-marks
 // screenshots, describe's locators and type's clear.
 
@@ -70,39 +71,12 @@ func evalOn(t testing.TB, cl *bridge.Client, tab int, expression string) any {
 	return r.Value
 }
 
-// elementLine is an element as bua prints it (cmd/bua writeElements), for
+// elementLine is an element's line as bua writes it (pkg/render), for
 // counting the budget the way the extension must.
 func elementLine(e protocol.Element) string {
-	s := ""
-	if e.Parent != "" {
-		s = "  "
-	}
-	s += e.UID + " " + e.Role
-	if e.Name != "" {
-		s += " " + strconv.Quote(e.Name)
-	}
-	if e.Value != "" {
-		s += ": " + e.Value
-	}
-	switch e.Checked {
-	case protocol.Checked:
-		s += " [checked]"
-	case protocol.Mixed:
-		s += " [mixed]"
-	}
-	if e.Selected {
-		s += " [selected]"
-	}
-	if e.Expanded != nil && *e.Expanded {
-		s += " [expanded]"
-	}
-	if e.Disabled {
-		s += " [disabled]"
-	}
-	if e.Visible != nil && !*e.Visible {
-		s += " [hidden]"
-	}
-	return s
+	var b strings.Builder
+	render.Elements(&b, []protocol.Element{e})
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // utf16Len counts as JavaScript does, which the budget uses.

@@ -50,8 +50,8 @@ func TestOptionsPage(t *testing.T) {
 		eval(`chrome.storage.local.remove("bridge_config").then(() => true)`)
 	})
 	claim := fmt.Sprintf(`(async () => {
-		const { createChromeApi } = await import("/src/chrome-api.js");
-		const { claimCode } = await import("/src/pairing.js");
+		const { createChromeApi } = await import("/src/core/chrome-api.js");
+		const { claimCode } = await import("/src/transport/pairing.js");
 		const r = await claimCode(createChromeApi(), %q, %q);
 		const got = await chrome.storage.local.get("bridge_config");
 		return { ok: r.ok, message: r.message || "", url: r.url || "", token: (got.bridge_config || {}).token || "" };

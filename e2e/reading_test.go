@@ -17,7 +17,7 @@ import (
 
 // TestReadingRecovers: an agent's read of the 8 real-world pages the MCP
 // benchmark reads (bench/peers readPages: every fifth corpus page) loses
-// nothing against the read before issue 31
+// nothing against the read before reference-style links
 // (testdata/corpus/reading/*.before.txt, the same render of the same
 // pages, the test server's origin written as http://corpus.test): its
 // markdown, with each reference put back as the inline target it stands

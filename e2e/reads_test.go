@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// These tests prove that reads are complete (README §extract): extract waits
+// These tests prove that reads are complete (docs/commands.md#what-extract-reads): extract waits
 // for content a script reveals, flags a page that stays blank, never cuts
 // its element list silently, and a page that cannot load says so.
 

@@ -354,7 +354,7 @@ func (h *hand) quickClick(sel string) {
 	}
 }
 
-// TestRecordSubmitNavigates (issue 31 item 14): a submit button clicked by
+// TestRecordSubmitNavigates: a submit button clicked by
 // trusted input, whose form renames it ("Signing in…") and navigates at
 // once, is recorded by the name it had when the pointer went down, as a
 // role target, not as a CSS selector or by its new name.
@@ -431,7 +431,7 @@ func pauseWorker(t *testing.T, c *harness.CDP) func() {
 	return nil
 }
 
-// TestRecordNewTabFirstInput (issue 31 item 15): the person clicks in a
+// TestRecordNewTabFirstInput: the person clicks in a
 // tab that a recorded click opened before the recorder's worker has done
 // anything there (the worker is paused from before the first click until
 // after the second): the click is still recorded, on its tab, by its name.

@@ -189,7 +189,7 @@ func TestNavigateOpensBuaTab(t *testing.T) {
 func TestInvalidActionFromExtension(t *testing.T) {
 	id := openTab(t, "form.html")
 	e := wantError(t, map[string]any{"type": "click", "tabId": id, "selector": "#submit", "uid": "e1"}, "invalid_action", "--no-validate")
-	// This wording is the extension's (src/validator.js), not the daemon's.
+	// This wording is the extension's (src/transport/validator.js), not the daemon's.
 	wantContains(t, "message", e.Message, "needs exactly one of selector, uid or role")
 	if got := evaluate(t, id, "return document.getElementById('result').textContent"); got != "" {
 		t.Errorf("the invalid click ran anyway: result = %v", got)

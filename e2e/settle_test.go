@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The settle after input and the actionability wait (README §Commands,
+// The settle after input and the actionability wait (docs/commands.md#waiting-as-playwright-does,
 // docs/extension.md §Settle after input, §Actionability), on
 // testdata/sites/settle/actions.html.
 

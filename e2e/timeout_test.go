@@ -13,7 +13,7 @@ import (
 )
 
 // timeoutBounds are the timeouts TestTimeoutGivesTheActionItsTime asks
-// for. Issue 21: `click --timeout 3s` on a disabled button gave up after
+// for. `click --timeout 3s` on a disabled button once gave up after
 // 1.5 s, `--timeout 1s` after 0.2 s, because the ladder's margins came out
 // of the caller's time; they now go on top (schema x-ladder), so the
 // action waits all of it and the command answers within it plus

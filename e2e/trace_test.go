@@ -308,3 +308,69 @@ func BenchmarkNavigateMany(b *testing.B) {
 	}
 	reportMedian(b, samples)
 }
+
+// TestTraceNamesWorkerSource: an action that fails with internal_error (a
+// navigate to a port nobody listens on) leaves its stack in the trace, and
+// `bua trace` prints its frames by the extension's source file and line
+// (src/actions/nav.js, where the error is thrown), not by the bundle
+// Chrome runs: the daemon maps them through worker.js.map (pkg/stackmap).
+func TestTraceNamesWorkerSource(t *testing.T) {
+	tab := openTab(t, "index.html")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	wantError(t, map[string]any{"type": "navigate", "tabId": tab, "url": "http://" + dead + "/"}, "internal_error")
+	r, raw := traceUntil(t, tab, func(r protocol.TraceResult) bool {
+		for _, e := range r.Events {
+			if e.Kind == protocol.TraceAction && e.Action == "navigate" && e.Code == "internal_error" {
+				return true
+			}
+		}
+		return false
+	})
+	var stack string
+	for _, e := range r.Events {
+		if e.Kind == protocol.TraceAction && e.Action == "navigate" && e.Code == "internal_error" {
+			stack = e.Text
+		}
+	}
+	if !regexp.MustCompile(`at \S+ \(src/actions/nav\.js:\d+:\d+\)`).MatchString(stack) || strings.Contains(stack, "worker.js") {
+		t.Fatalf("the navigate's stack in the trace does not name src/actions/nav.js (or still names worker.js):\n%s", raw)
+	}
+	out := mustCLI(t, "trace", "--tab", fmt.Sprint(tab)).Stdout
+	if !regexp.MustCompile(`internal_error navigate \d+ms: .* at \S+ \(src/actions/nav\.js:\d+:\d+\)`).MatchString(out) {
+		t.Errorf("bua trace does not print the navigate's stack by source file:\n%s", out)
+	}
+	t.Logf("bua trace:\n%s", out)
+}
+
+// TestTraceNamesPageSource: a page that spoils what extract's page script
+// calls (getComputedStyle) fails the read with internal_error, and the
+// trace's stack names the page module the script failed in
+// (src/page/...), through the script's own map.
+func TestTraceNamesPageSource(t *testing.T) {
+	tab := openTab(t, "index.html")
+	evalString(t, tab, "window.getComputedStyle = function () { throw new Error('spoilt by the page'); }; return 'ok'")
+	wantError(t, map[string]any{"type": "extract", "tabId": tab}, "internal_error")
+	r, raw := traceUntil(t, tab, func(r protocol.TraceResult) bool {
+		for _, e := range r.Events {
+			if e.Kind == protocol.TraceAction && e.Action == "extract" && e.Code == "internal_error" {
+				return true
+			}
+		}
+		return false
+	})
+	var stack string
+	for _, e := range r.Events {
+		if e.Kind == protocol.TraceAction && e.Action == "extract" && e.Code == "internal_error" {
+			stack = e.Text
+		}
+	}
+	if !regexp.MustCompile(`at \S+ \(src/page/[a-z-]+\.js:\d+:\d+\)`).MatchString(stack) || !strings.Contains(stack, "src/actions/extract.js:") || strings.Contains(stack, "bua-page-") {
+		t.Fatalf("the extract's stack in the trace does not name its page module and src/actions/extract.js:\n%s", raw)
+	}
+	t.Logf("stack:\n%s", stack)
+}

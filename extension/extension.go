@@ -26,7 +26,9 @@ import (
 // files holds the extension as Chrome loads it. Tests, node tooling, Go
 // sources and the schema (the worker validates with code generated from
 // it) are left out: Chrome rejects nothing of them, but users do not need
-// them in their profile.
+// them in their profile. The bundles' source maps (src/generated/*.map)
+// are in: pkg/stackmap maps the extension's stack frames through them,
+// and DevTools shows the worker's modules with worker.js.map.
 //
 //go:embed manifest.json src
 var files embed.FS

@@ -115,21 +115,7 @@ func run(bua string, n, dials int) error {
 		"BUA_HOME": homeDir, "BUA_LISTEN": "127.0.0.1:0", "CI": "true",
 		"BUA_CHROME": harness.DevToolsChrome(dir),
 	}
-	environ := os.Environ()
-	for k, v := range env {
-		environ = append(environ, k+"="+v)
-	}
-	cli := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bua, args...)
-		cmd.Env = environ
-		out, err := cmd.Output()
-		if ee, ok := err.(*exec.ExitError); ok {
-			err = fmt.Errorf("bua %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
-		}
-		return string(out), err
-	}
+	cli := command(bua, env)
 	defer cli("stop")
 
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -137,15 +123,9 @@ func run(bua string, n, dials int) error {
 		fmt.Fprint(w, "<!doctype html><title>trace</title><p>one evaluate</p>")
 	}))
 	defer page.Close()
-	out, err := cli("--json", "open", page.URL)
+	tabID, err := openTab(cli, page.URL)
 	if err != nil {
 		return err
-	}
-	var opened struct {
-		TabID int `json:"tabId"`
-	}
-	if err := json.Unmarshal([]byte(out), &opened); err != nil || opened.TabID == 0 {
-		return fmt.Errorf("open: %v: %s", err, out)
 	}
 
 	cdp, worker, err := dialWorker(homeDir)
@@ -168,27 +148,9 @@ func run(bua string, n, dials int) error {
 	if err != nil {
 		return err
 	}
-	var steps = map[string][]float64{}
-	var order []string
-	add := func(name string, ms float64) {
-		if _, ok := steps[name]; !ok {
-			order = append(order, name)
-		}
-		steps[name] = append(steps[name], ms)
-	}
-	for range dials {
-		if err := dialTimed(dirs, add); err != nil {
-			return err
-		}
-	}
-	for range dials {
-		t0 := time.Now()
-		cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: dirs})
-		if perr != nil {
-			return perr
-		}
-		add("client: bridge.Dial, all of it", ms(time.Since(t0)))
-		cl.Close()
+	t := &timings{steps: map[string][]float64{}}
+	if err := t.dials(dirs, dials); err != nil {
+		return err
 	}
 
 	cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: dirs})
@@ -196,7 +158,7 @@ func run(bua string, n, dials int) error {
 		return perr
 	}
 	defer cl.Close()
-	action := json.RawMessage(fmt.Sprintf(`{"type":"evaluate","expression":"return 1","tabId":%d}`, opened.TabID))
+	action := json.RawMessage(fmt.Sprintf(`{"type":"evaluate","expression":"return 1","tabId":%d}`, tabID))
 	for range 20 { // warm: the attach, the JIT
 		if _, perr := cl.RequestRaw(context.Background(), action, false); perr != nil {
 			return perr
@@ -205,59 +167,154 @@ func run(bua string, n, dials int) error {
 	if _, err := eval(cdp, worker, drain); err != nil {
 		return err
 	}
-	var totals []float64
-	seqs := map[string]int{}
+	totals, seqs, err := t.requests(cl, cdp, worker, action, n)
+	if err != nil {
+		return err
+	}
+	t.print(bua, n, dials, totals, seqs)
+	return nil
+}
+
+// command is a runner of the build bua's commands with env on top of
+// this process's environment: their output, or an error with their
+// stderr.
+func command(bua string, env map[string]string) func(args ...string) (string, error) {
+	environ := os.Environ()
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	return func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bua, args...)
+		cmd.Env = environ
+		out, err := cmd.Output()
+		if ee, ok := err.(*exec.ExitError); ok {
+			err = fmt.Errorf("bua %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		return string(out), err
+	}
+}
+
+// openTab opens url with `bua open`, which starts the daemon and its
+// managed browser, and returns the tab's id.
+func openTab(cli func(args ...string) (string, error), url string) (int, error) {
+	out, err := cli("--json", "open", url)
+	if err != nil {
+		return 0, err
+	}
+	var opened struct {
+		TabID int `json:"tabId"`
+	}
+	if err := json.Unmarshal([]byte(out), &opened); err != nil || opened.TabID == 0 {
+		return 0, fmt.Errorf("open: %v: %s", err, out)
+	}
+	return opened.TabID, nil
+}
+
+// timings are the steps' times, in ms, by step, with the steps in the
+// order first seen.
+type timings struct {
+	steps map[string][]float64
+	order []string
+}
+
+// add records one time of the step name.
+func (t *timings) add(name string, ms float64) {
+	if _, ok := t.steps[name]; !ok {
+		t.order = append(t.order, name)
+	}
+	t.steps[name] = append(t.steps[name], ms)
+}
+
+// dials times n fresh dials step by step (dialTimed), then n whole
+// bridge.Dial calls.
+func (t *timings) dials(dirs home.Dirs, n int) error {
+	for range n {
+		if err := dialTimed(dirs, t.add); err != nil {
+			return err
+		}
+	}
+	for range n {
+		t0 := time.Now()
+		cl, perr := bridge.Dial(context.Background(), bridge.ClientOptions{Dirs: dirs})
+		if perr != nil {
+			return perr
+		}
+		t.add("client: bridge.Dial, all of it", ms(time.Since(t0)))
+		cl.Close()
+	}
+	return nil
+}
+
+// requests sends action n times through cl, timing each whole request
+// (totals) and, from the worker's marks, each step; seqs counts each
+// sequence of marks.
+func (t *timings) requests(cl *bridge.Client, cdp *harness.CDP, worker string, action json.RawMessage, n int) (totals []float64, seqs map[string]int, err error) {
+	seqs = map[string]int{}
 	for range n {
 		t0 := time.Now()
 		if _, perr := cl.RequestRaw(context.Background(), action, false); perr != nil {
-			return perr
+			return nil, nil, perr
 		}
 		t1 := time.Now()
 		totals = append(totals, ms(t1.Sub(t0)))
 		raw, err := eval(cdp, worker, drain)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		var marks [][2]any
 		if err := json.Unmarshal(raw, &marks); err != nil {
-			return err
+			return nil, nil, err
 		}
 		if len(marks) == 0 {
-			return fmt.Errorf("the worker recorded nothing for a request: was it restarted (the instrument is lost)?")
+			return nil, nil, fmt.Errorf("the worker recorded nothing for a request: was it restarted (the instrument is lost)?")
 		}
-		// Marks after the answer reached the client (a write the worker
-		// did not wait for) are steps "after the answer".
-		prev, prevName := float64(t0.UnixNano())/1e6, "client: request sent"
-		end := float64(t1.UnixNano()) / 1e6
-		var names []string
-		answered := false
-		for _, m := range marks {
-			at, _ := m[0].(float64)
-			what, _ := m[1].(string)
-			if !answered && at > end {
-				add(prevName+" → client: answer read", end-prev)
-				names = append(names, "client: answer read")
-				answered = true
-			}
-			label := prevName + " → " + what
-			if answered {
-				label = "(after the answer) " + label
-			}
-			add(label, at-prev)
-			prev, prevName = at, what
-			names = append(names, what)
-		}
-		if !answered {
-			add(prevName+" → client: answer read", end-prev)
-			names = append(names, "client: answer read")
-		}
-		seqs[strings.Join(names, " | ")]++
+		seqs[strings.Join(t.marks(marks, t0, t1), " | ")]++
 	}
+	return totals, seqs, nil
+}
+
+// marks records the steps between a request's worker marks, sent at t0
+// and answered at t1, and returns the sequence of their names. Marks after
+// the answer reached the client (a write the worker did not wait for) are
+// steps "after the answer".
+func (t *timings) marks(marks [][2]any, t0, t1 time.Time) []string {
+	prev, prevName := float64(t0.UnixNano())/1e6, "client: request sent"
+	end := float64(t1.UnixNano()) / 1e6
+	var names []string
+	answered := false
+	for _, m := range marks {
+		at, _ := m[0].(float64)
+		what, _ := m[1].(string)
+		if !answered && at > end {
+			t.add(prevName+" → client: answer read", end-prev)
+			names = append(names, "client: answer read")
+			answered = true
+		}
+		label := prevName + " → " + what
+		if answered {
+			label = "(after the answer) " + label
+		}
+		t.add(label, at-prev)
+		prev, prevName = at, what
+		names = append(names, what)
+	}
+	if !answered {
+		t.add(prevName+" → client: answer read", end-prev)
+		names = append(names, "client: answer read")
+	}
+	return names
+}
+
+// print writes the report: the whole request's median, each step's
+// median and count, and the sequences of marks by count.
+func (t *timings) print(bua string, n, dials int, totals []float64, seqs map[string]int) {
 	fmt.Printf("bua %s: %d evaluates of `return 1` through one bridge.Client, %d fresh dials\n", bua, n, dials)
 	fmt.Printf("whole request (client send → answer read): median %.3f ms\n\n", median(totals))
 	fmt.Printf("%-110s %9s %6s\n", "step", "median ms", "count")
-	for _, name := range order {
-		fmt.Printf("%-110s %9.3f %6d\n", name, median(steps[name]), len(steps[name]))
+	for _, name := range t.order {
+		fmt.Printf("%-110s %9.3f %6d\n", name, median(t.steps[name]), len(t.steps[name]))
 	}
 	fmt.Println("\nsequences of marks (count):")
 	type kv struct {
@@ -272,7 +329,6 @@ func run(bua string, n, dials int) error {
 	for _, e := range list {
 		fmt.Printf("%5d  %s\n", e.v, e.k)
 	}
-	return nil
 }
 
 // dialWorker connects to the managed browser's DevTools and attaches a

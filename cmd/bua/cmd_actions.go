@@ -15,7 +15,7 @@ import (
 )
 
 // The action commands, one file per action family as the extension's
-// actions are (conventions §2): cmd_nav.go (navigate, reload, back,
+// actions are (extension/src/actions/): cmd_nav.go (navigate, reload, back,
 // forward), cmd_tabs.go (tabs, open, close), cmd_input.go (click, hover,
 // type, press, scroll), cmd_forms.go (select, upload), cmd_waits.go
 // (wait-for), cmd_eval.go, cmd_capture.go (screenshot), cmd_dialog.go,

@@ -22,8 +22,8 @@ func init() {
 	register(func(env *Env) *cli.Command { return newDoctorCommand(env, nil) }, "doctor")
 }
 
-// check is one diagnostic, in the shape of a provider.status diagnostic
-// (spec 002): a level, what was found, and manual steps when it is not ok.
+// check is one diagnostic, in the shape of a provider's status check: a
+// level, what was found, and manual steps when it is not ok.
 type check struct {
 	Name    string   `json:"name"`
 	Level   string   `json:"level"` // ok, warn or fail

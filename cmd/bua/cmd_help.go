@@ -19,7 +19,7 @@ type exitCodesOptions struct {
 	globalOptions
 }
 
-// exitCodesText documents the stable exit codes; README repeats it.
+// exitCodesText documents the stable exit codes; docs/commands.md#exit-codes repeats it.
 const exitCodesText = `Exit codes:
   0  success
   1  an action error (element_not_found, element_stale, ...) or a failed flow

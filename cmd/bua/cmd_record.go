@@ -18,7 +18,7 @@ import (
 	"github.com/bua-dev/bua/pkg/recording"
 )
 
-// `bua record [URL] -o FILE` (docs/record.md#bua-record; issue 25): the
+// `bua record [URL] -o FILE` (docs/record.md#bua-record): the
 // person acts in a tab, the extension records their input (pkg/recording),
 // and when they press Ctrl-C, Stop in the popup, or close the tab, the
 // flow writer turns it into FILE.

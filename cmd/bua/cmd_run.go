@@ -68,8 +68,8 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 			"4 no bridge; 130 interrupted (Ctrl-C, SIGTERM: the reports are still written).\n" +
 			"The worst wins, in the order 130 > 2 > 4 > 3 > 1. --retries N runs a failed\n" +
 			"flow again; one that then passes (or passes through a step's retry) is flaky,\n" +
-			"and --fail-on-flaky counts it as failed. See the README (Writing flows) for\n" +
-			"the format.\n" +
+			"and --fail-on-flaky counts it as failed. See docs/flows.md in bua's repository\n" +
+			"for the format.\n" +
 			"--parallel N runs the flows on N workers at once, taken in sorted order, each\n" +
 			"worker with a browser of its own for the whole run: a managed one (managed,\n" +
 			"managed-1, …: profiles apart, so cookies and storage too), or with --browser\n" +

@@ -56,6 +56,9 @@ func TestStuckDaemon(t *testing.T) {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
 				return
 			}
 			held = append(held, c)

@@ -5,7 +5,7 @@ import (
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
-// Exit codes: stable, documented in README and `bua help exit-codes`
+// Exit codes: stable, documented in docs/commands.md#exit-codes and `bua help exit-codes`
 // (k6's errext/exitcodes, cli/cli). Every error bua prints maps to one of
 // them here and nowhere else.
 const (

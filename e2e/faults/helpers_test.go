@@ -213,7 +213,7 @@ func workerTarget(t *testing.T, cdp *harness.CDP) (harness.Target, bool) {
 
 // waitStarted waits until the extension's service worker holds n started
 // marks of requests without an answer in chrome.storage.session (the
-// replay cache, extension/src/replay-cache.js): its actions have begun.
+// replay cache, extension/src/transport/replay-cache.js): its actions have begun.
 // The daemon counts a request in flight once it has sent it, and a worker
 // stopped before its begin() stored the mark never started it, which the
 // restarted worker rightly runs again; a test about a request that began

@@ -13,7 +13,7 @@ import (
 )
 
 // deadAtLaunch is how soon a browser that exits at launch must fail the
-// command (issue 20: within 10 s, saying why; /bin/false well under 1 s).
+// command: within 10 s, saying why (/bin/false well under 1 s).
 const deadAtLaunch = 10 * time.Second
 
 // TestBrowserDeadAtLaunch: a managed browser that exits as it starts fails

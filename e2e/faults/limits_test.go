@@ -28,7 +28,7 @@ import (
 	"github.com/bua-dev/bua/pkg/bridge"
 )
 
-// The daemon's limits under floods (issue 20 §2, §3, §10): each scenario
+// The daemon's limits under floods (docs/decisions/daemon-limits.md): each scenario
 // runs `bua serve` in a home of its own (ownDaemon), so its flood reaches
 // no other test's daemon.
 
@@ -147,7 +147,7 @@ func (c *conns) closeAll() int {
 	return n
 }
 
-// TestDescriptorFlood is issue 20's descriptor exhaustion, against a
+// TestDescriptorFlood exhausts the daemon's descriptors, against a
 // daemon under `prlimit --nofile=256:256` with a real managed browser.
 //
 // First a flood of unauthenticated connections to the extension port,

@@ -22,7 +22,7 @@ import (
 )
 
 // Replay-safe requests across a reconnect (docs/cancellation.md#reconnect,
-// spec 004 §Dedupe), in real Chromium with the real
+// docs/decisions/replay-cache.md), in real Chromium with the real
 // extension. faults/replay.html's counter button and input report each
 // click and each input to the test's own server (actServer) with a
 // synchronous request the server holds for ?ms=: the page is busy that

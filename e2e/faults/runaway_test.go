@@ -18,8 +18,8 @@ import (
 	"github.com/bua-dev/bua/internal/syncbuf"
 )
 
-// Runaway flows (issue 20 item 4) and what `bua run` leaves behind (item
-// 8): a loop whose body never waits stops at the flow's timeout or at
+// Runaway flows and what `bua run` leaves behind (docs/testing.md#runaway-flows):
+// a loop whose body never waits stops at the flow's timeout or at
 // Ctrl-C; an expression that would build gigabytes is refused from its
 // arguments; an interrupted run exits 130 with its reports written; a
 // report or an evidence file that cannot be written is said on stderr and

@@ -28,8 +28,8 @@ import (
 // attacker, who creates bua's socket directory first and listens on the
 // socket's path, and the victim, who runs bua. Both must be non-root:
 // root's chmod of another user's directory succeeds, which hid the bug
-// (issue 20: `bua type --text-env SECRET` delivered the secret to the
-// attacker, and `bua eval` printed the attacker's answer).
+// (before the checks, `bua type --text-env SECRET` delivered the secret to
+// the attacker, and `bua eval` printed the attacker's answer).
 const (
 	attackerUID = 61001
 	victimUID   = 61002
@@ -45,7 +45,7 @@ const (
 )
 
 // squat is the attacker. It listens, says "listening", answers every
-// request line with a forged result (the issue's 1337), and once its
+// request line with a forged result (1337, which no daemon answers), and once its
 // stdin closes reports "connections N bytes M" and what it received.
 func squat() int {
 	dir := os.Getenv(squatEnv + "_DIR")

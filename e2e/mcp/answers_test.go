@@ -7,7 +7,8 @@ import (
 
 // TestAnswerSizes: on a page of 1,000 interactive elements, extract lists
 // the first 200 and says how to read more, and a click answers in one
-// line and what changed, under 1,500 characters (issue 22), never with a
+// line and what changed, under 1,500 characters
+// (docs/decisions/agent-answers.md), never with a
 // snapshot: the two buttons it revealed, read by the extension's changes
 // read with uids after the extract's (the 800 unlisted ones are not new),
 // and those uids act.

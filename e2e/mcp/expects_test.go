@@ -14,7 +14,8 @@ import (
 	"github.com/bua-dev/bua/internal/syncbuf"
 )
 
-// What an agent used to Playwright MCP expects of `bua mcp` (issue 31), in
+// What an agent used to Playwright MCP expects of `bua mcp`
+// (docs/decisions/agent-answers.md), in
 // real Chromium: waitUntil on its first navigate too, an answer to every
 // request a one-shot client wrote, a type that replaces the field's value,
 // and no tabs left behind when it ends.

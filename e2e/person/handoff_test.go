@@ -118,7 +118,7 @@ func personClick(t *testing.T, p *page, sel string) {
 }
 
 // TestHandoff: a flow meets the fixture captcha under obstacles {high:
-// handoff} (README §Handing a page to a person). bua brings the tab out of
+// handoff} (docs/obstacles.md#handing-a-page-to-a-person). bua brings the tab out of
 // the minimized BUA window into the person's window and focuses it; the
 // popup's "bua needs you" and the badge say so; the person clicks the
 // page's button with the real mouse; the flow goes on with the cleared

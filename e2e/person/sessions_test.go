@@ -30,7 +30,7 @@ func targetAt(t *testing.T, c *harness.CDP, url string) string {
 }
 
 // historyEntry is one entry of the extension's sessionHistory
-// (chrome.storage.local, extension/src/session-manager.js).
+// (chrome.storage.local, extension/src/sessions/session-manager.js).
 type historyEntry struct {
 	TabID       int    `json:"tabId"`
 	Domain      string `json:"domain"`

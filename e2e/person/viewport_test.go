@@ -17,7 +17,7 @@ import (
 // without a paired Chrome sees on their desktop, shows bua's pages at
 // 1280×720 (Playwright's default viewport) under a real window manager,
 // whose frame and Chrome's toolbar the extension's window sizing accounts
-// for (extension/src/window-manager.js VIEWPORT). It runs its own daemon
+// for (extension/src/windows/window-manager.js VIEWPORT). It runs its own daemon
 // and browser beside the person's, and stops both.
 func TestManagedHeadfulViewport(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "h")

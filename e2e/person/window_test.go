@@ -26,7 +26,7 @@ type windowInfo struct {
 
 // buaWindow reads the BUA window's state through chrome.windows, from the
 // extension page probe: its id is the one the worker stored (buaWindowId,
-// extension/src/window-manager.js).
+// extension/src/windows/window-manager.js).
 func buaWindow(t *testing.T, probe *page) windowInfo {
 	t.Helper()
 	v := probe.eval(`(async () => {

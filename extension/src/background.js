@@ -3,24 +3,24 @@
 // listener is added here at top level; each waits for `ready` (pairing and
 // storage loaded) before doing anything.
 
-import { createChromeApi } from "./chrome-api.js";
-import { claimCode, loadPairing } from "./pairing.js";
-import { parseMessage } from "./validator.js";
-import { createWsClient } from "./ws-client.js";
-import { createReplayCache } from "./replay-cache.js";
-import { createSessionManager } from "./session-manager.js";
-import { createWindowManager } from "./window-manager.js";
-import { createDispatcher } from "./action-dispatcher.js";
-import { createDebuggerController } from "./debugger/controller.js";
-import { createHandoffRegistry } from "./handoff-registry.js";
+import { createChromeApi } from "./core/chrome-api.js";
+import { claimCode, loadPairing } from "./transport/pairing.js";
+import { parseMessage } from "./transport/validator.js";
+import { createWsClient } from "./transport/ws-client.js";
+import { createReplayCache } from "./transport/replay-cache.js";
+import { createSessionManager } from "./sessions/session-manager.js";
+import { createWindowManager } from "./windows/window-manager.js";
+import { createDispatcher } from "./routing/action-dispatcher.js";
+import { createDebuggerController } from "./sessions/controller.js";
+import { createHandoffRegistry } from "./sessions/handoff-registry.js";
 import { createHandoffService } from "./actions/handoff.js";
 import { createRecorder } from "./recorder/recorder.js";
-import { budgetFor } from "./lib/budget.js";
-import { abortable } from "./lib/cdp.js";
+import { budgetFor } from "./core/budget.js";
+import { abortable } from "./core/cdp.js";
 import { END_REASONS } from "./generated/protocol.js";
-import { createIdleGuard } from "./idle-guard.js";
-import { createLocalBridgeService } from "./services/bridge-service-local.js";
-import { MESSAGE_KIND, STATE_PORT } from "./contracts/bridge-service.js";
+import { createIdleGuard } from "./sessions/idle-guard.js";
+import { createLocalUiService } from "./services/ui-service-local.js";
+import { MESSAGE_KIND, STATE_PORT } from "./services/ui-service.js";
 
 const KEEPALIVE_ALARM = "bua-reconnect";
 
@@ -78,9 +78,9 @@ const client = createWsClient({
   log,
 });
 
-// The pages' BridgeService (docs/extension.md#layering): the popup and
+// The pages' UiService (docs/extension.md#layering): the popup and
 // the options page reach the worker only through it.
-const service = createLocalBridgeService({
+const service = createLocalUiService({
   api,
   sessions,
   client,
@@ -182,7 +182,7 @@ chrome.storage.local.onChanged.addListener((changes) => {
 });
 
 // The popup and the options page talk to the worker only through the
-// contract's messages (contracts/bridge-service.js) and its state port.
+// contract's messages (services/ui-service.js) and its state port.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (!msg || msg.kind !== MESSAGE_KIND || sender.id !== chrome.runtime.id) return false;
   ready.then(() => service.handleMessage(msg)).then(sendResponse, (e) => sendResponse({ ok: false, error: { code: "internal", message: String(e) } }));

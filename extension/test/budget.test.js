@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { budgetFor, actionBudgetMs, poolDeadlineMs, waitTimeoutMs, SETTLE_MS } from "../src/lib/budget.js";
+import { budgetFor, actionBudgetMs, poolDeadlineMs, waitTimeoutMs, SETTLE_MS } from "../src/core/budget.js";
 import { ACTIONS, ACTION_SPECS, REPLY_MARGIN_MS, SETTLE_MARGIN_MS, WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from "../src/generated/protocol.js";
 
 const T0 = 1_000_000;

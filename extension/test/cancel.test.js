@@ -4,15 +4,15 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWsClient } from "../src/ws-client.js";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { BridgeError, CancelledError } from "../src/lib/errors.js";
-import { abortable, sleep, withDeadline } from "../src/lib/cdp.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { parseMessage } from "../src/validator.js";
+import { createWsClient } from "../src/transport/ws-client.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { BridgeError, CancelledError } from "../src/core/errors.js";
+import { abortable, sleep, withDeadline } from "../src/core/cdp.js";
+import { budgetFor } from "../src/core/budget.js";
+import { parseMessage } from "../src/transport/validator.js";
 import { createFakeApi, createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 
@@ -242,7 +242,7 @@ test("the watchdog frees the tab at once and aborts the signal the action's work
     }
     return { ok: true };
   }, timers);
-  // deadlineMs 400: a 200 ms budget (lib/budget.js keeps half of a short deadline).
+  // deadlineMs 400: a 200 ms budget (core/budget.js keeps half of a short deadline).
   const a = request(d, { type: "wait_for", selector: "#never", tabId: tab.id }, 400);
   const b = request(d, { type: "scroll", direction: "down", tabId: tab.id });
   for (let i = 0; !seen && i < 1000; i++) await sleep(5);

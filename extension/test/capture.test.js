@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { screenshot, CAPTURE_RETRY_MS, CAPTURE_RETRIES } from "../src/actions/capture.js";
-import { budgetUntil } from "../src/lib/budget.js";
+import { budgetUntil } from "../src/core/budget.js";
 
 // fakeCtx answers the nth Page.captureScreenshot (0-based) per answerAt, or
 // never; it records every command and runs timers instantly so a stall costs

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { knownAfterExtract, mergeChanges } from "../src/lib/changes.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { knownAfterExtract, mergeChanges } from "../src/read/changes.js";
 
 // A scripted page for the changes reads: its listed elements are nodes
 // {id (backendNodeId), role, name, parent?}; every read returns its array

@@ -1,9 +1,9 @@
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { WEBDRIVER_SHIM } from "../src/debugger/attach.js";
-import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
-import { budgetFor } from "../src/lib/budget.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { WEBDRIVER_SHIM } from "../src/sessions/attach.js";
+import { BridgeError, ErrorCodes } from "../src/core/errors.js";
+import { budgetFor } from "../src/core/budget.js";
 import { shapeResult, wrapExpression } from "../src/actions/evaluate.js";
 import { buildPageScript, maxElementsOf, readValue, toElements } from "../src/actions/extract.js";
 import { REPLY_MARGIN_MS } from "../src/generated/protocol.js";
@@ -977,7 +977,7 @@ test("a navigation in a child frame or within the document does not hold the cli
 });
 
 test("aimPoint takes the first content quad with an area, else the border box's centre", async () => {
-  const { aimPoint } = await import("../src/lib/geometry.js");
+  const { aimPoint } = await import("../src/input/geometry.js");
   const border = [0, 0, 100, 0, 100, 40, 0, 40];
   // An inline link wrapped over two lines: two quads; the box's centre
   // (50, 20) lies between them.

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDispatcher } from "../src/action-dispatcher.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
 import { isListable } from "../src/actions/tabs.js";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { BridgeError } from "../src/lib/errors.js";
-import { budgetFor } from "../src/lib/budget.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { BridgeError } from "../src/core/errors.js";
+import { budgetFor } from "../src/core/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 async function setup({ run, managed = false, recorder } = {}) {

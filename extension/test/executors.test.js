@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ACTIONS, ACTION_SPECS } from "../src/generated/protocol.js";
-import { TAB_EXECUTORS } from "../src/debugger/executors.js";
-import { browserExecutors as BROWSER_EXECUTORS } from "../src/action-dispatcher.js";
+import { TAB_EXECUTORS } from "../src/sessions/executors.js";
+import { browserExecutors as BROWSER_EXECUTORS } from "../src/routing/action-dispatcher.js";
 
 // Adding an action is a schema edit plus its executor: this fails until the
 // executor exists, in the registry its scope routes to.

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { pickedBy, selectVerdict, upload, SELECT } from "../src/actions/forms.js";
-import { describe, watchDownload, withDownload } from "../src/lib/downloads.js";
-import { budgetUntil } from "../src/lib/budget.js";
-import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
+import { describe, watchDownload, withDownload } from "../src/input/downloads.js";
+import { budgetUntil } from "../src/core/budget.js";
+import { BridgeError, ErrorCodes } from "../src/core/errors.js";
 import { REASONS } from "../src/generated/protocol.js";
-import { validateMessage } from "../src/validator.js";
+import { validateMessage } from "../src/transport/validator.js";
 
 
 // validateAction is the extension validator's verdict on a request carrying

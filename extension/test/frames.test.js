@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { BridgeError } from "../src/lib/errors.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { BridgeError } from "../src/core/errors.js";
 import { toMarkdown } from "../src/page/markdown.js";
 
 // Frames through chrome.debugger child sessions: a scripted tab whose
@@ -161,7 +161,7 @@ test("the frame's hit test must land on its iframe in the tab: an overlay there 
 
   covered = true;
   const action = { type: "click", uid: "e1" };
-  const { budgetFor } = await import("../src/lib/budget.js");
+  const { budgetFor } = await import("../src/core/budget.js");
   await assert.rejects(c.run(TAB, action, budgetFor(action, 700)), /covered by div#cover "Please wait" at \(120, 215\), over its frame/);
 });
 

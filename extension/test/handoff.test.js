@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHandoffRegistry } from "../src/handoff-registry.js";
+import { createHandoffRegistry } from "../src/sessions/handoff-registry.js";
 import { createHandoffService, executors } from "../src/actions/handoff.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { TAB_EXECUTORS } from "../src/debugger/executors.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { TAB_EXECUTORS } from "../src/sessions/executors.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 function clock(start = 1000) {

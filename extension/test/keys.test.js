@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { NAMED_KEYS, MODIFIER_BITS, MODIFIER_KEYS, keyEvents, parseKey } from "../src/lib/keys.js";
+import { NAMED_KEYS, MODIFIER_BITS, MODIFIER_KEYS, keyEvents, parseKey } from "../src/input/keys.js";
 import { NAMED_KEYS as SCHEMA_NAMED_KEYS, KEY_MODIFIERS } from "../src/generated/protocol.js";
 
 const schema = JSON.parse(readFileSync(new URL("../schema/protocol.schema.json", import.meta.url)));

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PALETTE, layoutMarks } from "../src/lib/labels.js";
+import { PALETTE, layoutMarks } from "../src/read/labels.js";
 
 const measure = (t) => t.length * 7;
 const overlap = (a, b) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];

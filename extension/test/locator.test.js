@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { orderLocators } from "../src/lib/locator.js";
+import { orderLocators } from "../src/target/locator.js";
 import { cssString, isGeneratedId, isStableClass, normalizeText } from "../src/page/locator-rules.js";
 import { targetName } from "../src/actions/describe.js";
-import { parseName } from "../src/lib/role-target.js";
+import { parseName } from "../src/target/role-target.js";
 
 test("ids a person wrote are kept; ids a framework or a build made are not", () => {
   const kept = ["email", "password", "submit", "signin-form", "b199", "main-nav", "searchInput", "userName", "section2", "q", "login_button", "i18nLabel"];

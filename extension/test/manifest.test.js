@@ -47,7 +47,7 @@ test("MV3 module worker, options page and popup point at real files", () => {
 });
 
 test("worker sources never use eval or new Function", () => {
-  for (const f of ["generated/worker.js", "background.js", "validator.js", "ws-client.js", "action-dispatcher.js", "session-manager.js", "window-manager.js", "pairing.js", "chrome-api.js", "idle-guard.js", "badge.js", "contracts/bridge-service.js", "services/bridge-service-local.js", "services/bridge-service-runtime.js", "ui/popup/popup.js", "ui/options/options.js"]) {
+  for (const f of ["generated/worker.js", "background.js", "transport/validator.js", "transport/ws-client.js", "routing/action-dispatcher.js", "sessions/session-manager.js", "windows/window-manager.js", "transport/pairing.js", "core/chrome-api.js", "sessions/idle-guard.js", "services/badge.js", "services/ui-service.js", "services/ui-service-local.js", "services/ui-service-runtime.js", "ui/popup/popup.js", "ui/options/options.js"]) {
     const src = readFileSync(path("../src/" + f), "utf8");
     assert.doesNotMatch(src, /\beval\s*\(|new\s+Function\s*\(/, f);
   }

@@ -1,16 +1,16 @@
 // waitUntil (actions/nav.js), the dialogs policy (actions/dialog.js,
-// actions/tabs.js) and the tab an input opens (lib/new-tab.js).
+// actions/tabs.js) and the tab an input opens (input/new-tab.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { navigate, reload } from "../src/actions/nav.js";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { committed, watchNewTab } from "../src/lib/new-tab.js";
-import { settleAfter } from "../src/lib/settle.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { BridgeError } from "../src/lib/errors.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { committed, watchNewTab } from "../src/input/new-tab.js";
+import { settleAfter } from "../src/input/settle.js";
+import { budgetFor } from "../src/core/budget.js";
+import { BridgeError } from "../src/core/errors.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 // navCtx is an executor ctx whose Page.navigate (or Page.reload) answers

@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
 
-import { detectObstacle, explainObstacle, cut, countUpTo, lower, SCAN_CHARS } from '../src/lib/obstacle.js';
-import { CAPTCHA_FRAME_PATTERNS, isCaptchaFrameSrc } from '../src/lib/page-signals.js';
+import { detectObstacle, explainObstacle, cut, countUpTo, lower, SCAN_CHARS } from '../src/read/obstacle.js';
+import { CAPTCHA_FRAME_PATTERNS, isCaptchaFrameSrc } from '../src/read/page-signals.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const vectorDir = join(here, '..', '..', 'testdata', 'obstacle');

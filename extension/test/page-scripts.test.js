@@ -86,7 +86,9 @@ function page() {
     Object.defineProperty(window, name, {
       configurable: true,
       get: () => assert.fail(`the page script read window.${name}`),
-      set: () => assert.fail(`the page script set window.${name}`),
+      set: () => {
+        assert.fail(`the page script set window.${name}`);
+      },
     });
   }
   return { realm, window, body, run: (expr) => vm.runInContext(expr, realm) };

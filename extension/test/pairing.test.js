@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadPairing, claimURL, normalizeCode, claimCode, DEFAULT_URL } from "../src/pairing.js";
+import { loadPairing, claimURL, normalizeCode, claimCode, DEFAULT_URL } from "../src/transport/pairing.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 test("a managed pairing.json wins over the stored user config", async () => {

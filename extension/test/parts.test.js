@@ -1,6 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyBudget, cutAt, elementLine, fencesOf, firstRead, goQuote, positions, splitParts } from "../src/lib/parts.js";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { applyBudget, cutAt, elementLine, fencesOf, firstRead, positions, splitParts } from "../src/read/parts.js";
 import { MARKDOWN_MAX_CHARS } from "../src/page/caps.js";
 
 // tile joins the parts and checks they are consecutive, non-empty but for
@@ -49,14 +52,18 @@ test("a fenced code block is not cut at its blank lines when a boundary outside 
   assert.ok(end <= open + 2 || end >= close, `cut at ${end}, inside the fence ${open}..${close}`);
 });
 
-test("element lines are bua's: uid, role, Go-quoted name, value and states, options indented", () => {
-  assert.equal(elementLine({ uid: "e3", role: "button", name: "Sign in", visible: true, disabled: true }), 'e3 button "Sign in" [disabled]');
-  assert.equal(elementLine({ uid: "e4", role: "option", name: "Pro", parent: "e2", selected: true, visible: true }), '  e4 option "Pro" [selected]');
-  assert.equal(elementLine({ uid: "e5", role: "textbox", name: "Email", value: "a@b", visible: false }), 'e5 textbox "Email": a@b [hidden]');
-  assert.equal(elementLine({ uid: "e6", role: "checkbox", checked: "mixed", expanded: true, visible: true }), "e6 checkbox [mixed] [expanded]");
-  assert.equal(goQuote('say "hi"\\ now\n\tok\u0007'), '"say \\"hi\\"\\\\ now\\n\\tok\\a"');
-  assert.equal(goQuote("café ✓ 日本"), '"café ✓ 日本"');
-  assert.equal(goQuote("a\u200bb\u00a0c\u{e000}"), '"a\\u200bb\\u00a0c\\ue000"');
+// The element-line format's one statement, shared with pkg/render
+// (TestElementLineVectors reads the same file): each element and its line.
+function elementLineVectors() {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "go.mod"))) dir = dirname(dir); // the repository's root
+  return JSON.parse(readFileSync(join(dir, "testdata", "render", "element-lines.json"), "utf8")).lines;
+}
+
+test("element lines are bua's: testdata/render/element-lines.json, as Go writes them", () => {
+  const vectors = elementLineVectors();
+  assert.ok(vectors.length >= 15, `only ${vectors.length} vectors`);
+  for (const v of vectors) assert.equal(elementLine(v.element), v.line, v.name);
 });
 
 const els = (n) => Array.from({ length: n }, (_, i) => ({ uid: `e${i}`, role: "link", name: `Link number ${i}`, visible: true }));

@@ -18,7 +18,7 @@ import { createRecorder } from "../src/recorder/recorder.js";
 import { chooseRole, describeWithin, pressedRole } from "../src/recorder/describe.js";
 import { EARLY_FILE, EARLY_ID, EarlyScript } from "../src/recorder/early.js";
 import { BINDING, WORLD, frameIds } from "../src/recorder/inject.js";
-import { CdpError } from "../src/lib/cdp.js";
+import { CdpError } from "../src/core/cdp.js";
 
 // el is a stand-in element: tag, attributes, and props (parent, type,
 // control, value, isContentEditable, innerText).

@@ -1,15 +1,15 @@
-// The replay cache and replay-safe requests across a reconnect (spec 004
-// §Dedupe, the schema's x-replay, docs/extension.md §Replay cache): the
+// The replay cache and replay-safe requests across a reconnect
+// (docs/decisions/replay-cache.md, the schema's x-replay, docs/extension.md §Replay cache): the
 // cache's bounds, what survives a fresh worker over the same
 // chrome.storage.session, and ws-client answering a re-sent request from
 // the cache or from the action still running, never by running it twice.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWsClient } from "../src/ws-client.js";
-import { ANSWERED, CANCELLED, FLUSH_MS, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/replay-cache.js";
+import { createWsClient } from "../src/transport/ws-client.js";
+import { ANSWERED, CANCELLED, FLUSH_MS, INSTANCE_KEY, KEY_PREFIX, STARTED, createReplayCache, memoryStorage } from "../src/transport/replay-cache.js";
 import { REPLAY } from "../src/generated/protocol.js";
-import { parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/transport/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 

@@ -1,10 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-import { BridgeError, ErrorCodes } from "../src/lib/errors.js";
-import { describeRoleTarget, findByRole, normalizeName, parseName, queryRole } from "../src/lib/role-target.js";
+import { BridgeError, ErrorCodes } from "../src/core/errors.js";
+import { describeRoleTarget, findByRole, normalizeName, parseName, queryRole } from "../src/target/role-target.js";
 import { executors as waitExecutors } from "../src/actions/wait.js";
-import { budgetFor } from "../src/lib/budget.js";
+import { budgetFor } from "../src/core/budget.js";
 
 // fakeCtx answers the CDP commands a role lookup sends: Runtime.evaluate of
 // the document, Accessibility.queryAXTree (from nodes(), called per query
@@ -56,9 +59,33 @@ test("parseName reads /pattern/flags as a RegExp and anything else as an exact n
   assert.ok(regex instanceof RegExp);
   assert.equal(regex.flags, "i");
   assert.ok(regex.test("Sign In"));
-  assert.deepEqual(parseName("/not closed"), { exact: "/not closed" });
   assert.throws(() => parseName("/(/"), (e) => assertCode(e, ErrorCodes.INVALID_ACTION, /not a valid regular expression/));
   assert.throws(() => parseName("/a/q"), (e) => assertCode(e, ErrorCodes.INVALID_ACTION, /name \/a\/q/));
+});
+
+// The syntax's one statement, shared with pkg/roletarget (TestNameVectors
+// reads the same file): each name, exact or /pattern/flags.
+function nameVectors() {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "go.mod"))) dir = dirname(dir); // the repository's root
+  return JSON.parse(readFileSync(join(dir, "testdata", "roletarget", "names.json"), "utf8")).names;
+}
+
+test("parseName meets testdata/roletarget/names.json, as Go's ParseName does", () => {
+  const vectors = nameVectors();
+  assert.ok(vectors.length >= 15, `only ${vectors.length} vectors`);
+  for (const v of vectors) {
+    if (!v.regex) {
+      assert.deepEqual(parseName(v.name), { exact: v.name }, v.why);
+    } else if (!v.compiles) {
+      assert.throws(() => parseName(v.name), (e) => assertCode(e, ErrorCodes.INVALID_ACTION, /is not a valid regular expression/), v.why);
+    } else {
+      const { regex } = parseName(v.name);
+      const want = new RegExp(v.pattern, v.flags);
+      assert.equal(regex.source, want.source, v.why);
+      assert.equal(regex.flags, want.flags, v.why);
+    }
+  }
 });
 
 test("names compare after whitespace is collapsed, as Playwright compares them", () => {

@@ -1,17 +1,18 @@
-// The extension's rooms on their own (issue 23): the TabSession's one
+// The extension's modules on their own (docs/decisions/extension-modules.md):
+// the TabSession's one
 // dispose, the capabilities each action family gets, and the mouse and
 // keyboard. The controller's tests (controller.test.js, frames.test.js,
 // nav.test.js) drive the same code through run().
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TabSession } from "../src/debugger/tab-session.js";
-import { contextFor } from "../src/debugger/capabilities.js";
-import { TAB_EXECUTORS, USES } from "../src/debugger/executors.js";
-import { createTraceStore } from "../src/lib/trace.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { mouse, keyboard } from "../src/lib/input.js";
-import { BridgeError } from "../src/lib/errors.js";
+import { TabSession } from "../src/sessions/tab-session.js";
+import { contextFor } from "../src/sessions/capabilities.js";
+import { TAB_EXECUTORS, USES } from "../src/sessions/executors.js";
+import { createTraceStore } from "../src/core/trace.js";
+import { budgetFor } from "../src/core/budget.js";
+import { mouse, keyboard } from "../src/input/input.js";
+import { BridgeError } from "../src/core/errors.js";
 
 const TAB = 7;
 

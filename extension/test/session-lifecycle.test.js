@@ -7,14 +7,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createSessionManager, STOP_REASONS } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { createLocalBridgeService } from "../src/services/bridge-service-local.js";
-import { createIdleGuard, IDLE_DETECTION_S } from "../src/idle-guard.js";
-import { BridgeError } from "../src/lib/errors.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { sleep } from "../src/lib/cdp.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createSessionManager, STOP_REASONS } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { createLocalUiService } from "../src/services/ui-service-local.js";
+import { createIdleGuard, IDLE_DETECTION_S } from "../src/sessions/idle-guard.js";
+import { BridgeError } from "../src/core/errors.js";
+import { budgetFor } from "../src/core/budget.js";
+import { sleep } from "../src/core/cdp.js";
 import { END_REASONS } from "../src/generated/protocol.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
@@ -37,7 +37,7 @@ async function setup() {
     },
   };
   const d = createDispatcher({ api, sessions, windows: createWindowManager({ api }), controller, emit });
-  const service = createLocalBridgeService({
+  const service = createLocalUiService({
     api,
     sessions,
     client: { pairingChanged() {} },

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSessionManager, RECORD_WRITE_MS } from "../src/session-manager.js";
-import { blockedBy, normalizeDomain, hostOf } from "../src/lib/domains.js";
+import { createSessionManager, RECORD_WRITE_MS } from "../src/sessions/session-manager.js";
+import { blockedBy, normalizeDomain, hostOf } from "../src/core/domains.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 function setup(api = createFakeApi()) {

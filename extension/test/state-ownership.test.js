@@ -6,12 +6,12 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager } from "../src/window-manager.js";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createDebuggerController } from "../src/debugger/controller.js";
-import { loadPairing } from "../src/pairing.js";
-import { budgetFor } from "../src/lib/budget.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager } from "../src/windows/window-manager.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createDebuggerController } from "../src/sessions/controller.js";
+import { loadPairing } from "../src/transport/pairing.js";
+import { budgetFor } from "../src/core/budget.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 test("a fresh worker over the same storage gets back every key of §State Ownership", async () => {

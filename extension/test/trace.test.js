@@ -13,7 +13,7 @@ import {
   requestEventFor,
   traceEventFor,
   utf8Length,
-} from "../src/lib/trace.js";
+} from "../src/core/trace.js";
 
 const log = (text) => ({ kind: "console", level: "log", text });
 
@@ -163,6 +163,11 @@ test("an action event has its type, duration and code, nothing else", () => {
   assert.deepEqual(actionEvent("type", 12.6), { kind: "action", action: "type", durationMs: 13 });
   assert.deepEqual(actionEvent("click", 30, "element_not_found"), { kind: "action", action: "click", durationMs: 30, code: "element_not_found" });
   assert.deepEqual(actionEvent("wait_for", 5, "internal_error", true), { kind: "action", action: "wait_for", durationMs: 5, level: "cancelled" });
+  // An internal_error keeps the error's stack, for the daemon to map; no other code does.
+  const stack = "Error: x\n    at f (chrome-extension://id/src/generated/worker.js:1:2)";
+  assert.deepEqual(actionEvent("click", 3, "internal_error", false, stack), { kind: "action", action: "click", durationMs: 3, code: "internal_error", text: stack });
+  assert.deepEqual(actionEvent("click", 3, "element_not_found", false, stack), { kind: "action", action: "click", durationMs: 3, code: "element_not_found" });
+  assert.equal(actionEvent("click", 3, "internal_error", false, "x".repeat(5000)).text.length, 1000);
 });
 
 test("the store keeps rings for at most maxTabs tabs; a tab's ring dropped for room resumes its seqs", () => {
@@ -198,4 +203,18 @@ test("the store records events only when they say something", () => {
     [1, "request", 500, "GET", undefined],
     [2, "console", undefined, undefined, "hi"],
   ]);
+});
+
+test("withPageStack puts a page script's frames before the worker's, under the error's own first line", async () => {
+  const { BridgeError, withPageStack } = await import("../src/core/errors.js");
+  const err = new BridgeError("internal_error", "extract failed in the page: TypeError: x");
+  const worker = err.stack.split("\n").slice(1);
+  withPageStack(err, "TypeError: x\n    at collectElements (bua-page-extract.js:812:20)\n    at bua-page-extract.js:900:3");
+  const lines = err.stack.split("\n");
+  assert.equal(lines[0], "BridgeError: extract failed in the page: TypeError: x");
+  assert.deepEqual(lines.slice(1, 3), ["    at collectElements (bua-page-extract.js:812:20)", "    at bua-page-extract.js:900:3"]);
+  assert.deepEqual(lines.slice(3), worker);
+  const plain = new BridgeError("internal_error", "y");
+  const before = plain.stack;
+  assert.equal(withPageStack(plain, "Error: no frames").stack, before);
 });

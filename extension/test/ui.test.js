@@ -1,6 +1,6 @@
 // The popup and options page's UI layer
 // (docs/extension.md#layering): pure view models and actions, run against a fake
-// BridgeService; the pages never touch chrome.*; the HTML keeps the ids
+// UiService; the pages never touch chrome.*; the HTML keeps the ids
 // the headful e2e suite drives.
 
 import { test } from "node:test";
@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createPopupActions, popupView } from "../src/ui/popup/popup-view.js";
 import { connectionText, createOptionsActions, historyRows, RESET_QUESTION } from "../src/ui/options/options-view.js";
-import { ServiceError } from "../src/contracts/bridge-service.js";
+import { ServiceError } from "../src/services/ui-service.js";
 
 const path = (p) => fileURLToPath(new URL(p, import.meta.url));
 const at = (h, m, s) => new Date(2025, 0, 2, h, m, s).getTime();
@@ -160,15 +160,15 @@ test("options actions: blocklist entries are validated before any call; reset as
   assert.deepEqual(await a.claim("ws://h/ws/browser", "abcd2345"), { ok: true, message: "paired with ws://h/ws/browser; connecting…" });
 });
 
-test("the UI layer never touches chrome.*: only services/bridge-service-runtime.js does", () => {
+test("the UI layer never touches chrome.*: only services/ui-service-runtime.js does", () => {
   const code = (f) => readFileSync(path(f), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const files = readdirSync(path("../src/ui/"), { recursive: true }).filter((f) => f.endsWith(".js"));
   assert.ok(files.length >= 6, `found ${files}`);
   for (const f of files) {
     assert.doesNotMatch(code(`../src/ui/${f}`), /\bchrome\s*\.|\bchrome\b\s*\[|chrome-api\.js/, `src/ui/${f}`);
   }
-  assert.doesNotMatch(code("../src/contracts/bridge-service.js"), /\bchrome\s*\./, "the contract is pure");
-  assert.match(code("../src/services/bridge-service-runtime.js"), /globalThis\.chrome/, "the runtime service is where a page meets chrome");
+  assert.doesNotMatch(code("../src/services/ui-service.js"), /\bchrome\s*\./, "the contract is pure");
+  assert.match(code("../src/services/ui-service-runtime.js"), /globalThis\.chrome/, "the runtime service is where a page meets chrome");
 });
 
 test("the pages keep the ids the headful e2e suite drives", () => {

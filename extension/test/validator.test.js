@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { validateMessage, parseMessage } from "../src/validator.js";
+import { validateMessage, parseMessage } from "../src/transport/validator.js";
 import { validateActionValue } from "../src/generated/validate.js";
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { globRegExp, regexOf, urlMatcher, waitedFor, waitFor } from "../src/actions/wait.js";
 import { probe as PROBE } from "../src/page/wait.js";
 import { goBack, goForward } from "../src/actions/nav.js";
-import { budgetFor } from "../src/lib/budget.js";
-import { BridgeError } from "../src/lib/errors.js";
-import { CdpError } from "../src/lib/cdp.js";
+import { budgetFor } from "../src/core/budget.js";
+import { BridgeError } from "../src/core/errors.js";
+import { CdpError } from "../src/core/cdp.js";
 
 // el is a fake element with what PROBE reads.
 function el({ connected = true, w = 10, h = 10, visible = true, text = "", shown = text } = {}) {

@@ -3,9 +3,9 @@
 // BUA-window tab (docs/cold-start.md#what-a-cold-start-overlaps).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createDispatcher } from "../src/action-dispatcher.js";
-import { createSessionManager } from "../src/session-manager.js";
-import { createWindowManager, HIDE_WATCH_MS } from "../src/window-manager.js";
+import { createDispatcher } from "../src/routing/action-dispatcher.js";
+import { createSessionManager } from "../src/sessions/session-manager.js";
+import { createWindowManager, HIDE_WATCH_MS } from "../src/windows/window-manager.js";
 import { createFakeApi } from "./helpers/fake-chrome.js";
 
 async function setup({ managed = false } = {}) {

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/ws-client.js";
+import { createWsClient, backoffDelay, HEARTBEAT_MS, TERMINAL_CLOSE_CODES } from "../src/transport/ws-client.js";
 import { ACTIONS, CLOSE_CODES, FEATURES, PROTOCOL_VERSION } from "../src/generated/protocol.js";
-import { parseMessage } from "../src/validator.js";
+import { parseMessage } from "../src/transport/validator.js";
 import { createFakeTimers } from "./helpers/fake-chrome.js";
 import { FakeWS } from "./helpers/fake-ws.js";
 

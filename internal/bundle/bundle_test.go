@@ -28,23 +28,25 @@ func TestFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []struct {
-		name  string
-		build func(string) ([]byte, error)
-	}{{"page.js", Pages}, {"recorder-early.js", EarlyRecorder}, {"worker.js", Worker}} {
-		want, err := f.build(dir)
+	for _, build := range []func(string) ([]file, error){Pages, EarlyRecorder, Worker} {
+		files, err := build(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Join(dir, "generated", f.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("extension/src/generated/%s is stale: run go generate ./... and commit it", f.name)
-		}
-		if !bytes.Contains(arch, []byte("| `extension/src/generated/"+f.name+"` |")) {
-			t.Errorf("docs/architecture.md#generated-files does not list extension/src/generated/%s", f.name)
+		for _, f := range files {
+			got, err := os.ReadFile(filepath.Join(dir, "generated", f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, f.Data) {
+				t.Fatalf("extension/src/generated/%s is stale: run go generate ./... and commit it", f.Name)
+			}
+			if strings.HasSuffix(f.Name, ".map") {
+				continue // listed with their bundles
+			}
+			if !bytes.Contains(arch, []byte("| `extension/src/generated/"+f.Name+"` |")) {
+				t.Errorf("docs/architecture.md#generated-files does not list extension/src/generated/%s", f.Name)
+			}
 		}
 	}
 	manifest, err := os.ReadFile("../../extension/manifest.json")
@@ -65,7 +67,7 @@ func TestSameEverywhere(t *testing.T) {
 	if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	for name, build := range map[string]func(string) ([]byte, error){"page.js": Pages, "recorder-early.js": EarlyRecorder, "worker.js": Worker} {
+	for _, build := range []func(string) ([]file, error){Pages, EarlyRecorder, Worker} {
 		here, err := build(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -74,12 +76,14 @@ func TestSameEverywhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(here, there) {
-			t.Errorf("%s differs when the sources are in another folder", name)
-		}
-		for _, abs := range []string{dir, copyDir, filepath.Dir(dir)} {
-			if bytes.Contains(here, []byte(abs)) || bytes.Contains(there, []byte(abs)) {
-				t.Errorf("%s names the absolute path %s", name, abs)
+		for i, f := range here {
+			if !bytes.Equal(f.Data, there[i].Data) {
+				t.Errorf("%s differs when the sources are in another folder", f.Name)
+			}
+			for _, abs := range []string{dir, copyDir, filepath.Dir(dir)} {
+				if bytes.Contains(f.Data, []byte(abs)) || bytes.Contains(there[i].Data, []byte(abs)) {
+					t.Errorf("%s names the absolute path %s", f.Name, abs)
+				}
 			}
 		}
 	}
@@ -104,20 +108,23 @@ func TestPageScriptsImportOnlyPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, err := pageScriptCode(dir, pageScript{"OK", "ok", "page/ok.js", "ok", ""})
+	code, sourceMap, err := pageScriptCode(dir, pageScript{"OK", "ok", "page/ok.js", "ok", ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"function () { /* bua:ok */\nvar __buaRun;\n", "function b()", "__buaRun = ok;", "return __buaRun.apply(this, arguments);\n}"} {
+	for _, want := range []string{"function () { /* bua:ok */\nvar __buaRun;\n", "function b()", "__buaRun = ok;", "return __buaRun.apply(this, arguments);\n//# sourceURL=bua-page-ok.js\n}"} {
 		if !strings.Contains(string(code), want) {
 			t.Errorf("the page script lacks %q:\n%s", want, code)
 		}
 	}
-	_, err = pageScriptCode(dir, pageScript{"BAD", "bad", "page/bad.js", "bad", ""})
+	if !bytes.Contains(sourceMap, []byte(`"../page/b.js"`)) {
+		t.Errorf("the page script's source map does not name page/b.js:\n%s", sourceMap)
+	}
+	_, _, err = pageScriptCode(dir, pageScript{"BAD", "bad", "page/bad.js", "bad", ""})
 	if err == nil || !strings.Contains(err.Error(), "imports lib/w.js") {
 		t.Errorf("a page script importing lib/w.js: err = %v, want one naming it", err)
 	}
-	_, err = pageScriptCode(dir, pageScript{"OOPS", "oops", "page/oops.js", "oops", ""})
+	_, _, err = pageScriptCode(dir, pageScript{"OOPS", "oops", "page/oops.js", "oops", ""})
 	if err == nil || !strings.Contains(err.Error(), "page/oops.js:1:") {
 		t.Errorf("a page script that does not parse: err = %v, want its file and line", err)
 	}

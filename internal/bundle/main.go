@@ -3,18 +3,20 @@
 //
 //	go run ./internal/bundle -ext extension
 //
-// It writes three files, all committed, since the binary embeds them (a
+// It writes these files, all committed, since the binary embeds them (a
 // test fails while any is stale):
 //
 //   - src/generated/page.js: the page scripts (src/page), each a function
-//     declaration as text, which the worker sends into pages (Pages);
+//     declaration as text, which the worker sends into pages (Pages),
+//     and each script's source map, src/generated/bua-page-<marker>.js.map;
 //   - src/generated/recorder-early.js: the recorder's content script
 //     (EarlyRecorder);
 //   - src/generated/worker.js: the service worker, background.js and every
 //     module it imports, page.js included, as one file (Worker). Chrome
 //     starts a one-file worker sooner than a graph of modules it fetches
 //     one by one, on the cold start's critical path
-//     (docs/cold-start.md#what-a-cold-start-overlaps).
+//     (docs/cold-start.md#what-a-cold-start-overlaps), and its source
+//     map, src/generated/worker.js.map.
 //
 // pkg/protocol/generate.go runs it after the constants module the worker
 // bundles.
@@ -40,29 +42,23 @@ func main() {
 	}
 }
 
-// write writes page.js, then the worker, which imports it.
+// write writes page.js and the page scripts' maps, the early recorder,
+// then the worker, which imports page.js.
 func write(ext string) error {
 	src, err := filepath.Abs(filepath.Join(ext, "src"))
 	if err != nil {
 		return err
 	}
-	pages, err := Pages(src)
-	if err != nil {
-		return err
+	for _, build := range []func(string) ([]file, error){Pages, EarlyRecorder, Worker} {
+		files, err := build(src)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(src, "generated", f.Name), f.Data, 0o644); err != nil {
+				return err
+			}
+		}
 	}
-	if err := os.WriteFile(filepath.Join(src, "generated", "page.js"), pages, 0o644); err != nil {
-		return err
-	}
-	early, err := EarlyRecorder(src)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(src, "generated", "recorder-early.js"), early, 0o644); err != nil {
-		return err
-	}
-	worker, err := Worker(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(src, "generated", "worker.js"), worker, 0o644)
+	return nil
 }

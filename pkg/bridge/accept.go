@@ -9,7 +9,8 @@ import (
 )
 
 // Both of the daemon's accept loops, the extension port's and the CLI
-// socket's, survive running out of descriptors (issue 20 §2). The CLI
+// socket's, survive running out of descriptors
+// (docs/decisions/daemon-limits.md). The CLI
 // socket's loop used to return on the first Accept error: one EMFILE,
 // while idle connections held every descriptor, left every later bua
 // command hanging until the daemon was killed, with nothing logged.

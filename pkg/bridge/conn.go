@@ -69,7 +69,7 @@ type Conn struct {
 	// when it dropped (the peer or the network, not the daemon, ended it)
 	// and the extension resumes requests across a reconnect (resumable),
 	// so its unanswered requests wait for the same instance instead of
-	// failing at once (pool.go's hold).
+	// failing at once (hold.go).
 	holds     bool
 	droppedAt time.Time
 }
@@ -214,7 +214,7 @@ func (c *Conn) Close(code int, reason string) { c.shutdown(code, reason, false) 
 // drop ends a connection that the peer or the network ended (a read or
 // write failed, the peer closed, pings went unanswered). An extension that
 // resumes requests (resumable) keeps its actions running across it, so
-// the pending requests are left to pool.go's hold; any other fails them
+// the pending requests are left to hold.go's Pool.hold; any other fails them
 // at once, as every drop used to.
 func (c *Conn) drop() { c.shutdown(websocket.CloseNormalClosure, "", c.resumable()) }
 

@@ -760,7 +760,7 @@ func TestTimeoutLadder(t *testing.T) {
 			if deadline > want || deadline < want-slack {
 				t.Fatalf("deadlineMs = %s, want the action's time %s plus the ladder's margins: %s", deadline, tt.own, want)
 			}
-			budget := deadline - protocol.ReplyMargin // the extension's (extension/src/lib/budget.js)
+			budget := deadline - protocol.ReplyMargin // the extension's (extension/src/core/budget.js)
 			inner := budget - protocol.SettleMargin
 			if !(inner < budget && budget < deadline) {
 				t.Fatalf("the ladder is out of order: inner waits %s, budget %s, deadlineMs %s", inner, budget, deadline)

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The extension IDs the daemon accepts (issue 30 §1). The bundled
+// The extension IDs the daemon accepts (docs/extension.md#pairing). The bundled
 // extension's manifest carries a `key`, so Load unpacked and the managed
 // browser give it the pinned ID (extension.ID). The Chrome Web Store and
 // Edge Add-ons refuse a manifest with a key and assign IDs of their own,

@@ -9,7 +9,7 @@ import (
 )
 
 // MaxUnauthenticated is how many connections the extension port holds
-// before their hello is acked (issue 20 §2). A connection counts from
+// before their hello is acked (docs/decisions/daemon-limits.md). A connection counts from
 // accept until the daemon acks its hello, or until it closes: an idle TCP
 // connection, an HTTP keep-alive, a WebSocket that has not said hello.
 //

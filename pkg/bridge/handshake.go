@@ -115,34 +115,8 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 			h.ProtocolVersion, protocol.ProtocolVersion))
 		return
 	}
-	// The token is checked first, in constant time, and only failures
-	// spend the budget: however many wrong hellos arrive, the right token
-	// is accepted at once.
-	tokens, terr := d.tokens()
-	name, ok := matchToken(h.PairingToken, tokens)
-	if !ok && terr != nil {
-		// A token file that cannot be read now (out of descriptors, say)
-		// must not turn the right token into a final reject: "try later".
-		d.logs.Warn("unreadable pairing tokens", "handshake deferred: cannot read the pairing tokens", "err", terr)
-		closeWS(ws, protocol.CloseRateLimited, "the daemon cannot read its pairing tokens now: try later")
-		return
-	}
+	name, ok := d.pairHello(ws, h.PairingToken, from, r.RemoteAddr, reject)
 	if !ok {
-		if !d.helloLimiter.Allow() {
-			// Not a reject, which the extension takes as final: 4029 says
-			// "try later", and the extension retries with its backoff.
-			d.logs.Info("rate-limited hellos"+from, "handshake rate-limited", "remote", r.RemoteAddr)
-			closeWS(ws, protocol.CloseRateLimited, "too many failed handshakes: try later")
-			return
-		}
-		msg := "wrong pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
-		if h.PairingToken == "" {
-			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
-		}
-		if _, err := ReadToken(d.cfg.Dirs.TokenFile()); err != nil {
-			msg = "bua's pairing token file is unreadable or malformed, so no token pairs as your browser: run `bua pair` for a new one and paste it into the extension's options"
-		}
-		reject(protocol.CloseBadToken, msg)
 		return
 	}
 	if !d.gate.ackConn(r.Context()) {
@@ -163,6 +137,44 @@ func (d *Daemon) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := newConn(ws, name, *h, d.log, d.onEvent)
 	d.log.Info("extension connected", "browser", name, "clientVersion", clipInput(h.ClientVersion))
 	d.attach(c) // replaced.go
+}
+
+// pairHello is the browser name a hello's token pairs as (names.go). When
+// it pairs as none, pairHello has closed ws saying why: "try later" when
+// the tokens cannot be read now or too many hellos failed, else a reject
+// through reject; from and remote name the peer in the log.
+func (d *Daemon) pairHello(ws *websocket.Conn, token, from, remote string, reject func(code int, msg string)) (string, bool) {
+	// The token is checked first, in constant time, and only failures
+	// spend the budget: however many wrong hellos arrive, the right token
+	// is accepted at once.
+	tokens, terr := d.tokens()
+	name, ok := matchToken(token, tokens)
+	if !ok && terr != nil {
+		// A token file that cannot be read now (out of descriptors, say)
+		// must not turn the right token into a final reject: "try later".
+		d.logs.Warn("unreadable pairing tokens", "handshake deferred: cannot read the pairing tokens", "err", terr)
+		closeWS(ws, protocol.CloseRateLimited, "the daemon cannot read its pairing tokens now: try later")
+		return "", false
+	}
+	if !ok {
+		if !d.helloLimiter.Allow() {
+			// Not a reject, which the extension takes as final: 4029 says
+			// "try later", and the extension retries with its backoff.
+			d.logs.Info("rate-limited hellos"+from, "handshake rate-limited", "remote", remote)
+			closeWS(ws, protocol.CloseRateLimited, "too many failed handshakes: try later")
+			return "", false
+		}
+		msg := "wrong pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
+		if token == "" {
+			msg = "no pairing token: run `bua pair` and paste the token (or a one-time code from `bua pair --code`) into the extension's options"
+		}
+		if _, err := ReadToken(d.cfg.Dirs.TokenFile()); err != nil {
+			msg = "bua's pairing token file is unreadable or malformed, so no token pairs as your browser: run `bua pair` for a new one and paste it into the extension's options"
+		}
+		reject(protocol.CloseBadToken, msg)
+		return "", false
+	}
+	return name, true
 }
 
 // rejectWS sends a reject saying msg, then closes ws with code.

@@ -10,7 +10,7 @@ import (
 )
 
 // The daemon's log (home.Dirs.LogFile, daemon.log) rotates at a size cap
-// (issue 20 §3), so no peer and no long run can fill a disk with it: past
+// (docs/decisions/daemon-limits.md), so no peer and no long run can fill a disk with it: past
 // LogMaxMiB it is renamed daemon-<UTC time>.log beside it and a fresh
 // daemon.log begins; the LogBackups newest rotated files are kept. So the
 // log takes at most (LogBackups+1) × LogMaxMiB = 20 MiB. Every file is

@@ -11,7 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// What anyone may make the daemon log is bounded (issue 20 §3): any local
+// What anyone may make the daemon log is bounded
+// (docs/decisions/daemon-limits.md): any local
 // process can forge the extension's Origin and send junk, and each junk
 // hello used to be logged in full (10,000 of them grew daemon.log by
 // 78 MiB in 10 s). So input echoed into the log is clipped (clipInput),

@@ -1,15 +1,12 @@
 package bridge
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -128,102 +125,6 @@ func managedPathsFor(dirs home.Dirs, name string) managedPaths {
 	return p
 }
 
-// recordedPaths are the paths of every managed browser of dirs that may
-// have left a record: managed, and each managed-N folder there is.
-func recordedPaths(dirs home.Dirs) []managedPaths {
-	out := []managedPaths{managedPathsFor(dirs, string(SelectManaged))}
-	entries, _ := os.ReadDir(dirs.BrowsersDir())
-	for _, e := range entries {
-		if e.IsDir() && IsManaged(e.Name()) && e.Name() != string(SelectManaged) {
-			out = append(out, managedPathsFor(dirs, e.Name()))
-		}
-	}
-	return out
-}
-
-// OrphanArgs are the command-line arguments that mark the managed
-// browser managed of dirs in the process table when its record is lost
-// (browser.FindByArgs): the default profile, and the extension copy every
-// managed browser of that name loads, whatever its --profile.
-func OrphanArgs(dirs home.Dirs) []string {
-	return managedPathsFor(dirs, string(SelectManaged)).orphanArgs()
-}
-
-func (p managedPaths) orphanArgs() []string {
-	return []string{"--user-data-dir=" + p.profile, "--load-extension=" + p.ext}
-}
-
-// OrphanStatus is the ManagedStatus of the browser managed recorded in
-// dirs when it runs but no live daemon owns it, or the zero ManagedStatus:
-// what `bua status` shows with the daemon down. An unreadable record is
-// reported in RecordError, with the browser found by its command line
-// (OrphanArgs) in its place; it is left where it is: StopOrphan moves it.
-func OrphanStatus(dirs home.Dirs) ManagedStatus {
-	return managedPathsFor(dirs, string(SelectManaged)).orphanStatus()
-}
-
-// Orphans are the ManagedStatus of every managed browser of dirs that
-// runs with no live daemon owning it (OrphanStatus, for each name), or
-// whose record is unreadable.
-func Orphans(dirs home.Dirs) []ManagedStatus {
-	var out []ManagedStatus
-	for _, p := range recordedPaths(dirs) {
-		if st := p.orphanStatus(); st.Running || st.RecordError != "" {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
-func (p managedPaths) orphanStatus() ManagedStatus {
-	r, err := browser.ReadRecord(p.record)
-	if errors.Is(err, browser.ErrCorruptRecord) {
-		st := ManagedStatus{Name: p.name, RecordError: err.Error()}
-		if found := browser.FindByArgs(p.orphanArgs()...); len(found) > 0 {
-			st.Running, st.PID, st.Orphan, st.Profile = true, found[0].PID, true, found[0].ProfileDir
-		}
-		return st
-	}
-	if err != nil || !r.Alive() {
-		return ManagedStatus{}
-	}
-	return ManagedStatus{Name: p.name, Running: true, PID: r.PID, StartedAt: r.StartedAt, Orphan: true, Profile: r.ProfileDir}
-}
-
-// StopOrphan stops every managed browser of dirs that no running daemon
-// owns: each one recorded (managed's record, and each managed-N's), or,
-// where a record is unreadable, the ones found by that browser's
-// OrphanArgs, the record being moved aside (browser.StopRecorded). It is
-// how a daemon at start and `bua browser stop` with no daemon end such
-// browsers. Stopped lists them all; its Corrupt and MovedTo are the first
-// unreadable record's.
-func StopOrphan(ctx context.Context, dirs home.Dirs) (browser.Stopped, error) {
-	var all browser.Stopped
-	for _, p := range recordedPaths(dirs) {
-		s, err := p.stopOrphan(ctx)
-		all.Browsers = append(all.Browsers, s.Browsers...)
-		if all.Corrupt == nil {
-			all.Corrupt, all.MovedTo = s.Corrupt, s.MovedTo
-		}
-		if err != nil {
-			return all, err
-		}
-	}
-	return all, nil
-}
-
-// stopOrphan is StopOrphan for this one browser.
-func (p managedPaths) stopOrphan(ctx context.Context) (browser.Stopped, error) {
-	return browser.StopRecorded(ctx, p.record, p.orphanArgs()...)
-}
-
-// logHealed logs an unreadable record StopOrphan moved aside, once.
-func logHealed(log *slog.Logger, s browser.Stopped) {
-	if s.Corrupt != nil {
-		log.Warn("unreadable managed browser record moved aside; its browser was looked for by its profile", "err", s.Corrupt, "movedTo", s.MovedTo, "found", len(s.Browsers))
-	}
-}
-
 // managedBrowser is one of the daemon's managed browsers, named by
 // paths.name (managedSet holds them). Each launch is recorded in its
 // record (paths.record) and the record removed when the browser exits, so a browser never outlives every process that knows of
@@ -274,24 +175,6 @@ func (m *managedBrowser) status() ManagedStatus {
 	return ManagedStatus{Name: m.paths.name, Running: true, PID: m.proc.Pid(), StartedAt: m.started, Options: m.opts, Profile: m.profile}
 }
 
-// reapOrphans stops the managed browsers recorded by an earlier daemon of
-// this home, if they still run. Run calls it once it holds the home's
-// lock (so that daemon is dead) and before it listens, so no orphan's
-// extension reaches this daemon and the next launch never meets a
-// profile's SingletonLock. It takes at most browser.StopGrace plus a
-// moment.
-func reapOrphans(ctx context.Context, dirs home.Dirs, log *slog.Logger) {
-	start := time.Now()
-	s, err := StopOrphan(ctx, dirs)
-	logHealed(log, s)
-	if err != nil {
-		log.Warn("orphaned managed browser would not stop", "err", err)
-	}
-	for _, r := range s.Browsers {
-		log.Info("stopped the managed browser an earlier daemon left running", "pid", r.PID, "profile", r.ProfileDir, "daemonPid", r.DaemonPID, "took", time.Since(start).Round(time.Millisecond))
-	}
-}
-
 // start launches the browser unless it is running.
 func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	m.mu.Lock()
@@ -313,34 +196,11 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	if err != nil {
 		return protocol.Errorf(protocol.CodeBridgeUnavailable, "%v (left running by an earlier daemon): run `bua browser stop`, then retry", err)
 	}
-	tok := NewToken()
-	if paths.tokenFile != "" {
-		if tok, err = HealToken(paths.tokenFile, d.log); err != nil {
-			return protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
-		}
+	tok, profile, perr := m.prepare(d, o)
+	if perr != nil {
+		return perr
 	}
-	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
 	extDir := paths.ext
-	newBuild := extension.WrittenVersion(extDir) != extension.Version()
-	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
-	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
-		return protocol.Errorf(protocol.CodeInternalError, "write extension: %v", err)
-	}
-	profile := o.Profile
-	if profile == "" {
-		profile = paths.profile
-	}
-	if err := os.MkdirAll(profile, 0o700); err != nil {
-		return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
-	}
-	if newBuild {
-		// Chromium runs the service worker it stored in the profile, even
-		// for an unpacked extension whose files and version changed: a new
-		// bua would drive the browser with the old build's extension.
-		if err := browser.ForgetServiceWorkers(profile); err != nil {
-			return protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
-		}
-	}
 	logPath := paths.log
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -380,6 +240,45 @@ func (m *managedBrowser) start(d *Daemon, o BrowserOptions) *protocol.Error {
 	m.proc, m.started, m.opts, m.profile = proc, time.Now(), o, profile
 	d.log.Info("managed browser launched", "browser", paths.name, "pid", pid, "headless", o.Headless, "profile", profile)
 	return nil
+}
+
+// prepare writes what a launch needs before the browser starts: the
+// pairing token (managed's healed from its file, managed-N's new), the
+// extension copy with its pairing.json (a fresh copy, so an older
+// binary's never loads), and the profile, which is o.Profile or the
+// browser's default.
+func (m *managedBrowser) prepare(d *Daemon, o BrowserOptions) (tok, profile string, _ *protocol.Error) {
+	paths := m.paths
+	tok = NewToken()
+	if paths.tokenFile != "" {
+		var err error
+		if tok, err = HealToken(paths.tokenFile, d.log); err != nil {
+			return "", "", protocol.Errorf(protocol.CodeInternalError, "managed token: %v", err)
+		}
+	}
+	pairing, _ := json.MarshalIndent(Pairing{Kind: KindManaged, URL: d.URL(), Token: tok, Blocklist: o.Block}, "", "  ")
+	extDir := paths.ext
+	newBuild := extension.WrittenVersion(extDir) != extension.Version()
+	_ = os.RemoveAll(extDir) // a stale copy from an older binary must not load
+	if _, err := extension.WriteTo(extDir, map[string][]byte{"pairing.json": pairing}); err != nil {
+		return "", "", protocol.Errorf(protocol.CodeInternalError, "write extension: %v", err)
+	}
+	profile = o.Profile
+	if profile == "" {
+		profile = paths.profile
+	}
+	if err := os.MkdirAll(profile, 0o700); err != nil {
+		return "", "", protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
+	}
+	if newBuild {
+		// Chromium runs the service worker it stored in the profile, even
+		// for an unpacked extension whose files and version changed: a new
+		// bua would drive the browser with the old build's extension.
+		if err := browser.ForgetServiceWorkers(profile); err != nil {
+			return "", "", protocol.Errorf(protocol.CodeInternalError, "profile: %v", err)
+		}
+	}
+	return tok, profile, nil
 }
 
 // exited is the launched browser's error when it has exited (its
@@ -480,104 +379,4 @@ func (m *managedBrowser) stop(ctx context.Context, log *slog.Logger) (bool, erro
 	browser.RemoveRecord(m.paths.record, proc.Pid())
 	m.mu.Unlock()
 	return true, err
-}
-
-// managedSet is the daemon's managed browsers by name, each made on first
-// use (a request or `bua browser start` naming it) and kept: its token
-// must still pair its extension after a reconnect.
-type managedSet struct {
-	dirs home.Dirs
-	mu   sync.Mutex
-	m    map[string]*managedBrowser
-}
-
-// get is the managed browser named name (IsManaged(name) holds).
-func (s *managedSet) get(name string) *managedBrowser {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]*managedBrowser{}
-	}
-	m := s.m[name]
-	if m == nil {
-		m = &managedBrowser{paths: managedPathsFor(s.dirs, name)}
-		s.m[name] = m
-	}
-	return m
-}
-
-// all lists the managed browsers made so far, by index.
-func (s *managedSet) all() []*managedBrowser {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*managedBrowser, 0, len(s.m))
-	for _, m := range s.m {
-		out = append(out, m)
-	}
-	slices.SortFunc(out, func(a, b *managedBrowser) int { return compareBrowsers(a.paths.name, b.paths.name) })
-	return out
-}
-
-// statuses are the ManagedStatus of every managed browser that runs, by
-// index, orphans that would not stop included.
-func (s *managedSet) statuses() []ManagedStatus {
-	out := []ManagedStatus{}
-	for _, m := range s.all() {
-		if st := m.status(); st.Running || st.RecordError != "" {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
-// tokens adds each managed browser's token to t, by name.
-func (s *managedSet) tokens(t map[string]string) {
-	for _, m := range s.all() {
-		if tok, _ := m.token.Load().(string); tok != "" {
-			t[m.paths.name] = tok
-		}
-	}
-}
-
-// stopAll stops every managed browser this daemon launched, and any an
-// earlier daemon left; it reports whether one ran and the first error.
-func (s *managedSet) stopAll(ctx context.Context, log *slog.Logger) (bool, error) {
-	var (
-		mu      sync.Mutex
-		stopped bool
-		first   error
-		wg      sync.WaitGroup
-	)
-	for _, m := range s.all() {
-		wg.Go(func() { // together: each may take the SIGTERM grace
-			ran, err := m.stop(ctx, log)
-			mu.Lock()
-			defer mu.Unlock()
-			stopped = stopped || ran
-			if first == nil {
-				first = err
-			}
-		})
-	}
-	wg.Wait()
-	st, err := StopOrphan(ctx, s.dirs) // names this daemon never used
-	logHealed(log, st)
-	return stopped || len(st.Browsers) > 0, cmp.Or(first, err)
-}
-
-// killAll is kill for every managed browser.
-func (s *managedSet) killAll() {
-	for _, m := range s.all() {
-		m.kill()
-	}
-}
-
-// profileGone is the first running browser's profileGone, or "".
-func (s *managedSet) profileGone() string {
-	for _, m := range s.all() {
-		if why := m.profileGone(); why != "" {
-			return why
-		}
-	}
-	return ""
 }

@@ -14,7 +14,7 @@ import (
 
 // Tab ownership, for callers that name an owner on their link requests:
 // each `bua mcp` is one agent, and it must never act on another agent's
-// tabs (issue 22 §5; Playwright MCP's issues 893 and 1631). A one-shot
+// tabs (docs/decisions/agent-answers.md). A one-shot
 // CLI command names none and keeps the protocol's own tab choice.
 //
 //   - An owner's tab action with no tabId goes to the owner's most recently

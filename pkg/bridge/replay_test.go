@@ -16,7 +16,7 @@ import (
 )
 
 // Replay-safe requests across a reconnect (docs/cancellation.md#reconnect,
-// spec 004 §Dedupe): a connection that drops while an
+// docs/decisions/replay-cache.md): a connection that drops while an
 // extension with the replay feature runs a request no longer fails it at
 // once. The pool holds it until the same extension instance reconnects,
 // re-sends it with the same id, and the caller gets the real answer; the

@@ -89,7 +89,7 @@ func Args(o Options) []string {
 		// would quit when the last one closes).
 		args = append(args, "--no-startup-window", "--keep-alive-for-test")
 		// A screen room enough for the extension's 1280×720 pages with the
-		// window's toolbar (extension/src/window-manager.js VIEWPORT):
+		// window's toolbar (extension/src/windows/window-manager.js VIEWPORT):
 		// headless Chromium's own is 800×600, and it clamps windows to it.
 		args = append(args, "--screen-info={1920x1080}")
 	}

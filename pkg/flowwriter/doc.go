@@ -1,7 +1,6 @@
 // Package flowwriter turns a log of successful browser actions into a flow
 // file that `bua lint` accepts and `bua run` replays with no agent and no
-// person: the flow writer of issue 22 (`bua mcp --record`) and issue 25
-// (`bua record`). docs/record.md, "How a recording becomes a flow", is the
+// person: the flow writer of `bua mcp --record` and `bua record`. docs/record.md, "How a recording becomes a flow", is the
 // user's account of its rules.
 //
 // A producer logs one Entry per action that succeeded: the protocol action

@@ -23,7 +23,7 @@ type target struct {
 const maxName = 1024
 
 // locate picks the locator a flow uses for an element, from its describe
-// result, in the order of issue 22 item 7 and issue 25 item 3 (Testing
+// result, in the order docs/decisions/readable-locators.md gives (Testing
 // Library's query priority; Playwright's selectorGenerator scores the same
 // way):
 //

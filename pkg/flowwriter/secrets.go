@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"gopkg.in/yaml.v3"
 )
 
 // secret is one value typed into a password field, and what stands for it
@@ -164,3 +166,39 @@ var passwordWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // for a secret (a type with no describe result): a producer that would
 // otherwise write the text elsewhere in the flow keeps it for a type.
 func SecretWords(s string) bool { return passwordWords().MatchString(s) }
+
+// maskSteps replaces what remains of a secret in the steps' text and
+// comments with ***: a value typed into a password field that also showed
+// elsewhere (a URL, an evaluate). Each step it touched is a problem, since
+// it no longer replays as recorded.
+func (b *builder) maskSteps() {
+	if len(b.secrets.list) == 0 {
+		return
+	}
+	for n, step := range b.steps {
+		if maskNode(step, &b.secrets) {
+			owner := b.owners[n]
+			msg := "a secret typed into a password field showed in this step, and was replaced by ***"
+			b.problems = append(b.problems, Problem{Entry: owner, Msg: msg})
+			step.HeadComment = strings.TrimPrefix(step.HeadComment+"\nbua: edit this: "+msg, "\n")
+		}
+	}
+}
+
+// maskNode masks secrets in n's string values (true when one was) and, with
+// no problem to report, in its comments.
+func maskNode(n *yaml.Node, s *secretSet) bool {
+	n.HeadComment, n.LineComment, n.FootComment = s.mask(n.HeadComment), s.mask(n.LineComment), s.mask(n.FootComment)
+	masked := false
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && s.hides(n.Value) {
+		n.Value = s.mask(n.Value)
+		masked = true
+	}
+	for k, c := range n.Content {
+		if n.Kind == yaml.MappingNode && k%2 == 0 {
+			continue // keys are bua's words
+		}
+		masked = maskNode(c, s) || masked
+	}
+	return masked
+}

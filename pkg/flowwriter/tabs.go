@@ -9,7 +9,7 @@ import (
 
 // tabPlan says which steps need a tabId, and which steps bind the result
 // that gives it. A replay's current tab moves as the runner moves it
-// (README, "The current tab"): the first tab acted on is current, open_tab
+// (docs/flows.md#actions, "The current tab"): the first tab acted on is current, open_tab
 // makes its tab current, and close_tab of the current tab leaves none (the
 // extension would pick one), so every later step names its tab. A step the
 // recording took on another tab names it through the `as` of the first

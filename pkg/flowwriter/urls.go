@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // baseExpr is how a URL on the recording's first origin starts in the flow:
@@ -116,3 +118,22 @@ func globMatch(glob, u string) bool {
 // characters a glob reads (* { } , and \) escaped, for a producer that
 // writes a wait_for of its own.
 func GlobEscape(s string) string { return globEscape(s) }
+
+// urlNode writes a URL to load: one on the base origin (the first origin
+// the flow loads, which sets it) as ${{ vars.base }} and its path.
+func (b *builder) urlNode(u string) *yaml.Node {
+	orig, path, tail := splitURL(u)
+	return b.originTemplate(orig, path+tail)
+}
+
+// originTemplate writes orig followed by rest, orig as vars.base when it is
+// the base origin (or becomes it, being the first).
+func (b *builder) originTemplate(orig, rest string) *yaml.Node {
+	if orig != "" && b.base == "" {
+		b.base = orig
+	}
+	if orig != "" && orig == b.base {
+		return tmpl(part{text: baseExpr, expr: true}, part{text: rest})
+	}
+	return lit(orig + rest)
+}

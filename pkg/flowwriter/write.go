@@ -427,61 +427,6 @@ func (b *builder) isPassword(e Entry) bool {
 // secret.
 func (b *builder) taken(name string) bool { return name == "base" }
 
-// urlNode writes a URL to load: one on the base origin (the first origin
-// the flow loads, which sets it) as ${{ vars.base }} and its path.
-func (b *builder) urlNode(u string) *yaml.Node {
-	orig, path, tail := splitURL(u)
-	return b.originTemplate(orig, path+tail)
-}
-
-// originTemplate writes orig followed by rest, orig as vars.base when it is
-// the base origin (or becomes it, being the first).
-func (b *builder) originTemplate(orig, rest string) *yaml.Node {
-	if orig != "" && b.base == "" {
-		b.base = orig
-	}
-	if orig != "" && orig == b.base {
-		return tmpl(part{text: baseExpr, expr: true}, part{text: rest})
-	}
-	return lit(orig + rest)
-}
-
-// maskSteps replaces what remains of a secret in the steps' text and
-// comments with ***: a value typed into a password field that also showed
-// elsewhere (a URL, an evaluate). Each step it touched is a problem, since
-// it no longer replays as recorded.
-func (b *builder) maskSteps() {
-	if len(b.secrets.list) == 0 {
-		return
-	}
-	for n, step := range b.steps {
-		if maskNode(step, &b.secrets) {
-			owner := b.owners[n]
-			msg := "a secret typed into a password field showed in this step, and was replaced by ***"
-			b.problems = append(b.problems, Problem{Entry: owner, Msg: msg})
-			step.HeadComment = strings.TrimPrefix(step.HeadComment+"\nbua: edit this: "+msg, "\n")
-		}
-	}
-}
-
-// maskNode masks secrets in n's string values (true when one was) and, with
-// no problem to report, in its comments.
-func maskNode(n *yaml.Node, s *secretSet) bool {
-	n.HeadComment, n.LineComment, n.FootComment = s.mask(n.HeadComment), s.mask(n.LineComment), s.mask(n.FootComment)
-	masked := false
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && s.hides(n.Value) {
-		n.Value = s.mask(n.Value)
-		masked = true
-	}
-	for k, c := range n.Content {
-		if n.Kind == yaml.MappingNode && k%2 == 0 {
-			continue // keys are bua's words
-		}
-		masked = maskNode(c, s) || masked
-	}
-	return masked
-}
-
 // actionFields is a's JSON fields by name, numbers kept as json.Number.
 func actionFields(a protocol.Action) map[string]any {
 	raw, _ := json.Marshal(a)

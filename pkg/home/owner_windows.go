@@ -60,9 +60,6 @@ func tokenOwner() principal {
 // gives new files.
 func isMine(p principal) bool { return p == me || p == defaultOwner }
 
-// id is p as its SID, for messages.
-func (p principal) id() string { return string(p) }
-
 var names sync.Map // principal → its account name, looked up once
 
 // String names p for a message: `HOST\alice (S-1-5-21-…)`, or the SID

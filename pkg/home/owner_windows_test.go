@@ -166,7 +166,10 @@ func TestLinkWindows(t *testing.T) {
 			return
 		}
 		buf := make([]byte, 6)
-		_, err = io.ReadFull(c, buf)
+		if _, err := io.ReadFull(c, buf); err != nil {
+			got <- "read: " + err.Error()
+			return
+		}
 		got <- string(buf)
 	}()
 	c, err := DialLink(context.Background(), d)

@@ -14,8 +14,8 @@ import (
 )
 
 // An input's answer stays small on any page: at most this many elements
-// that appeared, in about this many characters (issue 22: under 1,500
-// characters on a 1,000-element page, never a snapshot).
+// that appeared, in about this many characters: under 1,500 characters on
+// a 1,000-element page, never a snapshot (docs/decisions/agent-answers.md).
 const (
 	changedElements = 20
 	changedChars    = 900
@@ -42,9 +42,7 @@ var changers = map[protocol.ActionType]bool{
 func (s *Server) answer(ctx context.Context, c *call, res json.RawMessage) answered {
 	a := c.action
 	structured := structuredOf(a.Type, res)
-	text := func(t string) answered {
-		return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t}}, StructuredContent: structured}}
-	}
+	text := func(t string) answered { return textAnswer(t, structured) }
 	switch a.Type {
 	case protocol.ActionExtract:
 		var r protocol.ExtractResult
@@ -60,47 +58,13 @@ func (s *Server) answer(ctx context.Context, c *call, res json.RawMessage) answe
 		render.Extract(&b, r, render.ExtractOptions{Terms: render.Agent, Fence: s.fence, Where: true})
 		return text(strings.TrimRight(b.String(), "\n"))
 	case protocol.ActionScreenshot:
-		var r protocol.ScreenshotResult
-		_ = json.Unmarshal(res, &r)
-		_, b64, ok := strings.Cut(r.DataURL, ";base64,")
-		img, err := base64.StdEncoding.DecodeString(b64)
-		if !ok || err != nil {
-			return text("screenshot: the answer is not a base64 JPEG data URL")
-		}
-		return answered{result: &mcp.CallToolResult{
-			Content: []mcp.Content{
-				&mcp.TextContent{Text: fmt.Sprintf("screenshot%s: JPEG, %d KB", tabNote(r.TabID), (len(img)+1023)/1024)},
-				&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
-			},
-			StructuredContent: structured,
-		}}
+		return screenshotAnswer(res, structured)
 	case protocol.ActionEvaluate:
 		var r protocol.EvaluateResult
 		_ = json.Unmarshal(res, &r)
 		return text(fmt.Sprintf("evaluate%s: %s\n%s", tabNote(r.TabID), r.Type, s.fence.Wrap(render.Eval(r))))
 	case protocol.ActionGetTabs:
-		var tabs []protocol.TabInfo
-		_ = json.Unmarshal(res, &tabs)
-		var lines []string
-		kept := tabs[:0]
-		for _, t := range tabs {
-			if s.outside(t.URL) != "" {
-				continue // as the blocklist's tabs are: not this agent's to see
-			}
-			kept = append(kept, t)
-			lines = append(lines, render.Tab(t))
-		}
-		if len(lines) == 0 {
-			none := "no tabs: navigate to a URL to open one"
-			if s.o.ReadOnly { // it may not navigate
-				none = "no tabs this agent may read: ask the person to open the page you need"
-			}
-			return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: none}}, StructuredContent: map[string]any{"tabs": kept}}}
-		}
-		return answered{result: &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d tabs (tab id, domain, title, URL):\n%s", len(kept), s.fence.Wrap(strings.Join(lines, "\n")))}},
-			StructuredContent: map[string]any{"tabs": kept},
-		}}
+		return s.tabsAnswer(res)
 	case protocol.ActionGetTrace:
 		var r protocol.TraceResult
 		_ = json.Unmarshal(res, &r)
@@ -128,6 +92,59 @@ func (s *Server) answer(ctx context.Context, c *call, res json.RawMessage) answe
 		return s.changed(ctx, a, res, structured)
 	}
 	return text(fmt.Sprintf("ok: %s\n%s", a.Type, s.fence.Wrap(string(res))))
+}
+
+// textAnswer is an answer of one text, with the protocol result as
+// structured content.
+func textAnswer(t string, structured map[string]any) answered {
+	return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t}}, StructuredContent: structured}}
+}
+
+// screenshotAnswer is a screenshot's answer: a line with its size, and
+// the JPEG as an image.
+func screenshotAnswer(res json.RawMessage, structured map[string]any) answered {
+	var r protocol.ScreenshotResult
+	_ = json.Unmarshal(res, &r)
+	_, b64, ok := strings.Cut(r.DataURL, ";base64,")
+	img, err := base64.StdEncoding.DecodeString(b64)
+	if !ok || err != nil {
+		return textAnswer("screenshot: the answer is not a base64 JPEG data URL", structured)
+	}
+	return answered{result: &mcp.CallToolResult{
+		Content: []mcp.Content{
+			&mcp.TextContent{Text: fmt.Sprintf("screenshot%s: JPEG, %d KB", tabNote(r.TabID), (len(img)+1023)/1024)},
+			&mcp.ImageContent{Data: img, MIMEType: "image/jpeg"},
+		},
+		StructuredContent: structured,
+	}}
+}
+
+// tabsAnswer is get_tabs' answer: a line for each tab, but those outside
+// what this agent may see (the blocklist's), with the kept tabs as
+// structured content.
+func (s *Server) tabsAnswer(res json.RawMessage) answered {
+	var tabs []protocol.TabInfo
+	_ = json.Unmarshal(res, &tabs)
+	var lines []string
+	kept := tabs[:0]
+	for _, t := range tabs {
+		if s.outside(t.URL) != "" {
+			continue // as the blocklist's tabs are: not this agent's to see
+		}
+		kept = append(kept, t)
+		lines = append(lines, render.Tab(t))
+	}
+	if len(lines) == 0 {
+		none := "no tabs: navigate to a URL to open one"
+		if s.o.ReadOnly { // it may not navigate
+			none = "no tabs this agent may read: ask the person to open the page you need"
+		}
+		return answered{result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: none}}, StructuredContent: map[string]any{"tabs": kept}}}
+	}
+	return answered{result: &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d tabs (tab id, domain, title, URL):\n%s", len(kept), s.fence.Wrap(strings.Join(lines, "\n")))}},
+		StructuredContent: map[string]any{"tabs": kept},
+	}}
 }
 
 // changed answers an input or navigation action with one line, then what

@@ -36,7 +36,7 @@ type agentDefault struct {
 // agentDefaults: an agent that types into a field means its value to be
 // what it typed. Playwright MCP's browser_type replaces the value (it
 // fills) unless asked to type key by key, and an agent that repeats a type
-// after an answer it did not trust must not get "AdaAda" (issue 31). So
+// after an answer it did not trust must not get "AdaAda". So
 // the tool's type clears the field first unless told clear: false. The
 // CLI's and flows' type keep the protocol's default (append), and --record
 // writes the clear: true the agent's type was sent with, so a replay

@@ -15,7 +15,7 @@ import (
 // one-shot client, a test harness: `printf '...' | bua mcp`). The SDK
 // ends the connection on the input's EOF and cancels every request still
 // in flight, so such a client got initialize answered and nothing after
-// it (issue 31). Serve therefore holds the EOF back from the SDK until
+// it. Serve therefore holds the EOF back from the SDK until
 // every request it read has been answered: it counts the requests on the
 // way in and the responses on the way out, by JSON-RPC id. A call still
 // running Options.Drain after the input closed is cancelled (in the

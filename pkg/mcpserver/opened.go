@@ -9,7 +9,7 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// The tabs an agent opened are closed when it ends (issue 31: one more
+// The tabs an agent opened are closed when it ends (otherwise one more
 // pile of tabs per session otherwise), as Playwright MCP's closing its
 // browser context does; `bua mcp --keep-tabs` keeps them. Only the tabs it
 // opened: never the person's, nor a tab it was given (a tabId from

@@ -1,7 +1,7 @@
 // Package mcpserver is `bua mcp`: an MCP server with one tool, browser,
 // that runs the protocol's actions, one per call
 // (docs/protocol.md#actions: "single browser tool, one action per call"). It is a thin
-// adapter (CONVENTIONS.md §22): a call's arguments become the protocol's
+// adapter (docs/decisions/agent-answers.md): a call's arguments become the protocol's
 // own Action, checked against that action's schema branch and sent
 // through the same protocol.Requester the CLI and flows use (the daemon
 // client); its answer is written by pkg/render, the CLI's own text.

@@ -92,10 +92,10 @@ func (f *fixture) call(t *testing.T, args map[string]any) (*mcp.CallToolResult, 
 	return res, strings.Join(texts, "\n")
 }
 
-// TestToolsList: one tool, flat, every action in its enum, small (issue
-// 22: at most half of Playwright MCP's 20,296 characters), annotated; the
-// read-only server offers only the actions that read. The golden files
-// pin what an agent is told.
+// TestToolsList: one tool, flat, every action in its enum, small (at most
+// half of Playwright MCP's 20,296 characters: docs/decisions/agent-answers.md),
+// annotated; the read-only server offers only the actions that read. The
+// golden files pin what an agent is told.
 func TestToolsList(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

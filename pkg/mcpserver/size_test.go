@@ -11,8 +11,7 @@ import (
 )
 
 // maxToolsList is the most characters `bua mcp`'s default tools/list may
-// take, as bench/peers measures it (issue 31, "One size for the agent's
-// tool"): the tool sits in every request an agent makes, so an action
+// take, as bench/peers measures it (docs/decisions/agent-answers.md): the tool sits in every request an agent makes, so an action
 // added later keeps to this figure, or goes behind --caps.
 const maxToolsList = 8600
 
@@ -30,7 +29,7 @@ func TestToolsListSize(t *testing.T) {
 	n := jsChars(t, raw)
 	t.Logf("tools/list: %d characters (at most %d)", n, maxToolsList)
 	if n > maxToolsList {
-		t.Errorf("tools/list is %d characters, over the %d an agent's tool may take (issue 31): shorten the schema's x-agent texts, or put the addition behind --caps", n, maxToolsList)
+		t.Errorf("tools/list is %d characters, over the %d an agent's tool may take (docs/decisions/agent-answers.md): shorten the schema's x-agent texts, or put the addition behind --caps", n, maxToolsList)
 	}
 }
 

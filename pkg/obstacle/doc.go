@@ -14,7 +14,7 @@
 // verdicts, is one file, extension/schema/obstacle.rules.json, which `go
 // generate` writes as this package's tables (rules_gen.go) and as the
 // extension's (extension/src/generated/obstacle-rules.js), where
-// extension/src/lib/obstacle.js runs it with the same steps as Explain here:
+// extension/src/read/obstacle.js runs it with the same steps as Explain here:
 // a pattern, a threshold or a message is edited once. The steps themselves
 // exist in both languages, since bua obstacle classifies offline, with no
 // browser or daemon, and extract classifies in the extension; the vectors

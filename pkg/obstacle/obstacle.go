@@ -132,48 +132,8 @@ func Explain(in Input) Verdict {
 	captchaEnd, deniedEnd := ends[layerCaptcha], ends[layerDenied]
 
 	// L3/L4: auth.
-	var pw, signIn, signUp, forgot, oauth bool
-	for _, el := range in.Elements {
-		if el.Visible != nil && !*el.Visible {
-			continue
-		}
-		switch lower(el.Role) {
-		case "textbox", "searchbox":
-			pw = pw || authPassword.match(lower(el.Name))
-		case "button":
-			if !mayBeAuthControl(el.Name) {
-				continue
-			}
-			switch name := lower(el.Name); {
-			case authOauth.match(name):
-				oauth = true
-			case authSignIn.match(name):
-				signIn = true
-			case authForgot.match(name):
-				forgot = true
-			}
-		case "link":
-			if !mayBeAuthControl(el.Name) {
-				continue
-			}
-			// A "Log in" link is navigation to a sign-in page, not one:
-			// it is no signal at all.
-			switch name := lower(el.Name); {
-			case authOauth.match(name):
-				oauth = true
-			case authForgot.match(name):
-				forgot = true
-			case authSignUp.match(name):
-				signUp = true
-			}
-		}
-	}
-	authURL := ""
-	if m := authHost.FindStringSubmatch(url); m != nil {
-		authURL = "auth_url:" + m[1] + "."
-	} else if m := authPath.FindStringSubmatch(url); m != nil {
-		authURL = "auth_url:/" + m[1]
-	}
+	ctl := readAuthControls(in.Elements)
+	authURL := authURLSignal(url)
 	authTitled := false
 	for _, s := range p.title {
 		if authTitle.MatchString(s) {
@@ -182,11 +142,11 @@ func Explain(in Input) Verdict {
 		}
 	}
 	authStart := len(sig.list)
-	sig.addIf(pw, "password_field")
-	sig.addIf(signIn, "sign_in_button")
-	sig.addIf(signUp, "sign_up_link")
-	sig.addIf(forgot, "forgot_password_link")
-	sig.addIf(oauth, "oauth_button")
+	sig.addIf(ctl.pw, "password_field")
+	sig.addIf(ctl.signIn, "sign_in_button")
+	sig.addIf(ctl.signUp, "sign_up_link")
+	sig.addIf(ctl.forgot, "forgot_password_link")
+	sig.addIf(ctl.oauth, "oauth_button")
 	sig.addIf(authURL != "", authURL)
 	sig.addIf(authTitled, "auth_title")
 	auth := sig.list[authStart:]
@@ -197,7 +157,7 @@ func Explain(in Input) Verdict {
 		v.Layer, v.Obstacle = "L1", because(verdictL1, sig.list[0])
 	case deniedEnd > captchaEnd:
 		v.Layer, v.Obstacle = "L2", because(verdictL2, sig.list[captchaEnd])
-	case pw && (authURL != "" || authTitled):
+	case ctl.pw && (authURL != "" || authTitled):
 		why := authURL
 		if why == "" {
 			why = "auth_title"
@@ -206,7 +166,7 @@ func Explain(in Input) Verdict {
 	case !p.sparse:
 		// A content page: one that lets a reader in is no wall, whatever
 		// its header offers; L3 already caught real sign-in pages.
-	case len(auth) >= 2 && (p.short || len(auth) > btoi(signIn)+btoi(signUp)):
+	case len(auth) >= 2 && (p.short || len(auth) > btoi(ctl.signIn)+btoi(ctl.signUp)):
 		// Between short and content pages a sign-in button plus a sign-up
 		// link is site chrome; one signal from the page itself is needed.
 		l4 := verdictL4
@@ -216,6 +176,64 @@ func Explain(in Input) Verdict {
 		v.Layer, v.Obstacle = "L4", because(verdictL4low, auth[0])
 	}
 	return v
+}
+
+// authControls are the auth signals among a page's visible elements: a
+// password field, and sign-in, sign-up, forgot-password and OAuth
+// controls.
+type authControls struct{ pw, signIn, signUp, forgot, oauth bool }
+
+// readAuthControls reads elements' auth signals (L3/L4).
+func readAuthControls(elements []protocol.Element) authControls {
+	var c authControls
+	for _, el := range elements {
+		if el.Visible != nil && !*el.Visible {
+			continue
+		}
+		switch lower(el.Role) {
+		case "textbox", "searchbox":
+			c.pw = c.pw || authPassword.match(lower(el.Name))
+		case "button":
+			if !mayBeAuthControl(el.Name) {
+				continue
+			}
+			switch name := lower(el.Name); {
+			case authOauth.match(name):
+				c.oauth = true
+			case authSignIn.match(name):
+				c.signIn = true
+			case authForgot.match(name):
+				c.forgot = true
+			}
+		case "link":
+			if !mayBeAuthControl(el.Name) {
+				continue
+			}
+			// A "Log in" link is navigation to a sign-in page, not one:
+			// it is no signal at all.
+			switch name := lower(el.Name); {
+			case authOauth.match(name):
+				c.oauth = true
+			case authForgot.match(name):
+				c.forgot = true
+			case authSignUp.match(name):
+				c.signUp = true
+			}
+		}
+	}
+	return c
+}
+
+// authURLSignal is the auth_url signal of a lowercased URL, naming the
+// host or path that matched, or "".
+func authURLSignal(url string) string {
+	if m := authHost.FindStringSubmatch(url); m != nil {
+		return "auth_url:" + m[1] + "."
+	}
+	if m := authPath.FindStringSubmatch(url); m != nil {
+		return "auth_url:/" + m[1]
+	}
+	return ""
 }
 
 // because is the verdict with the deciding signals after its message.

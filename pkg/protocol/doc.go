@@ -15,7 +15,7 @@
 //     Reject, Request, Response, Cancel and EventMessage; Action is the
 //     action union; OKResult, ExtractResult, Element, Obstacle and the
 //     other *Result types are what actions answer.
-//   - generated.go: the constants, generated: actions and their specs
+//   - constants_gen.go: the constants, generated: actions and their specs
 //     (specs.go types them), codes and the contract, features, reasons,
 //     close codes, the timeout ladder, keys and roles.
 //   - validate_gen.go, schema.go: validation, generated as code, with the

@@ -1,6 +1,6 @@
 package protocol
 
-// The Go constants (generated.go) and validators (validate_gen.go), the
+// The Go constants (constants_gen.go) and validators (validate_gen.go), the
 // extension's constants and validators modules and the agent tool's
 // inputSchema (tool.json) come from the one schema (gen.Outputs lists
 // them); CI fails when any is stale. The extension's one-file worker

@@ -617,12 +617,15 @@ type TraceEvent struct {
 	// top-level navigation committed (url); dialog: a JavaScript dialog opened
 	// (level its type, text its message), or bua answered one (answer and action
 	// too); action: one of bua's own actions ended (action, durationMs, and code
-	// when it failed).
+	// when it failed; text, the error's stack, when that code is
+	// internal_error).
 	Kind string `json:"kind"`
 	// console: log, info, warning, error or debug; dialog: alert, confirm,
 	// prompt or beforeunload; action: cancelled when the daemon cancelled it
 	Level string `json:"level,omitempty"`
-	// console and exception: the message; dialog: its message
+	// console and exception: the message; dialog: its message; action: an
+	// internal_error's stack, whose frames in the extension's bundles the daemon
+	// names by their source file and line
 	Text   string `json:"text,omitempty"`
 	URL    string `json:"url,omitempty"`
 	Method string `json:"method,omitempty"`

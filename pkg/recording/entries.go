@@ -1,5 +1,5 @@
 // Package recording is `bua record`'s side of a recording
-// (docs/record.md#bua-record; issue 25): it starts one on a tab through the extension's
+// (docs/record.md#bua-record): it starts one on a tab through the extension's
 // record actions (feature record), collects the steps the person's input
 // makes (Collect: record_read, a long poll, until the recording ends or
 // the caller stops it), and turns them into flow writer entries (Entries),

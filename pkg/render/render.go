@@ -1,7 +1,7 @@
 // Package render writes protocol results as text: the CLI's output and
 // the answers `bua mcp` gives an agent, so a person and a model read the
-// same page in the same words (CONVENTIONS.md §22: the MCP server is a
-// thin adapter over the same output layer). Only the names of the next
+// same page in the same words: the MCP server is a thin adapter over the
+// same output layer (docs/decisions/agent-answers.md). Only the names of the next
 // steps differ, by Terms: a CLI flag (--part 2) or a protocol param
 // (part: 2).
 //

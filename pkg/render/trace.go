@@ -55,6 +55,9 @@ func TraceLine(ev protocol.TraceEvent) string {
 			mark = ev.Level
 		}
 		rest = fmt.Sprintf("%s %dms", ev.Action, ev.DurationMs)
+		if ev.Text != "" { // an internal_error's stack (schema traceEvent text)
+			rest += ": " + ev.Text
+		}
 	default:
 		mark, rest = ev.Level, ev.Text
 	}

@@ -60,7 +60,10 @@ const regexFlags = "dgimsuvy"
 // ParseName reads a role target's name: "/pattern/flags" is a JavaScript
 // regular expression (ok true), anything else an exact name (ok false).
 // A name that starts with "/" and ends in "/" plus letters is read as a
-// regex, so an exact name of that shape cannot be written.
+// regex, so an exact name of that shape cannot be written. The extension
+// reads names by the same rule (extension/src/lib/role-target.js's
+// parseName); testdata/roletarget/names.json states it once, and both
+// sides' tests meet it.
 func ParseName(name string) (pattern, flags string, ok bool) {
 	if len(name) < 2 || name[0] != '/' {
 		return "", "", false

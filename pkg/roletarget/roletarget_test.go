@@ -1,6 +1,9 @@
 package roletarget
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,31 +57,36 @@ func TestRolesAreLowercaseAndConcrete(t *testing.T) {
 	}
 }
 
-func TestParseAndCheckName(t *testing.T) {
-	tests := []struct {
-		name           string
-		pattern, flags string
-		regex          bool
-		err            string
-	}{
-		{name: "Sign in"},
-		{name: "/^sign in$/i", pattern: "^sign in$", flags: "i", regex: true},
-		{name: "/a/b/", pattern: "a/b", regex: true},
-		{name: "/path/to", pattern: "path", flags: "to", regex: true, err: `"t" is not a regular expression flag`},
-		{name: "/x/gg", pattern: "x", flags: "gg", regex: true, err: "each once"},
-		{name: "//", regex: true, err: "empty /pattern/"},
-		{name: "/unclosed"},
-		{name: "a/b/"},
-		{name: "/a/1"}, // not letters after the slash: an exact name
+// TestNameVectors: ParseName and CheckName meet every vector of
+// testdata/roletarget/names.json, the syntax's one statement, which the
+// extension's parseName meets too (extension/test/role-target.test.js).
+func TestNameVectors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "roletarget", "names.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		p, f, ok := ParseName(tt.name)
-		if ok != tt.regex || p != tt.pattern || f != tt.flags {
-			t.Errorf("ParseName(%q) = %q, %q, %v; want %q, %q, %v", tt.name, p, f, ok, tt.pattern, tt.flags, tt.regex)
+	var doc struct {
+		Names []struct {
+			Why, Name      string
+			Regex          bool
+			Pattern, Flags string
+			Lint           string
 		}
-		err := CheckName(tt.name)
-		if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("CheckName(%q) = %v, want %q", tt.name, err, tt.err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Names) < 15 {
+		t.Fatalf("names.json holds %d vectors: it no longer covers the syntax", len(doc.Names))
+	}
+	for _, v := range doc.Names {
+		p, f, ok := ParseName(v.Name)
+		if ok != v.Regex || p != v.Pattern || f != v.Flags {
+			t.Errorf("%s: ParseName(%q) = %q, %q, %v; want %q, %q, %v", v.Why, v.Name, p, f, ok, v.Pattern, v.Flags, v.Regex)
+		}
+		err := CheckName(v.Name)
+		if (err == nil) != (v.Lint == "") || err != nil && !strings.Contains(err.Error(), v.Lint) {
+			t.Errorf("%s: CheckName(%q) = %v, want %q", v.Why, v.Name, err, v.Lint)
 		}
 	}
 }

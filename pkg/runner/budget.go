@@ -13,7 +13,7 @@ import (
 	"github.com/expr-lang/expr/vm/runtime"
 )
 
-// The size budget of what expressions compute (README §Size budget). A
+// The size budget of what expressions compute (docs/flows.md#size-budget). A
 // flow is a file anyone may hand to bua, so `repeat(repeat('a', 100000),
 // 100000)` or a var doubled forty times must be an error naming the
 // expression, not a 10 GB allocation that takes the machine down.

@@ -1,6 +1,6 @@
 // Package runner loads and runs bua flows: YAML files of protocol v4
 // actions with expressions, branches, error-contract retries, assertions
-// and CI reports (the flow format is README §Writing flows; the error
+// and CI reports (the flow format is docs/flows.md; the error
 // contract is docs/protocol.md#errors).
 //
 // Two layers (Maestro's YAML classes -> Command; chromedp's Tasks):

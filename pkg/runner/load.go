@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Defaults of a flow's limits, as README §Writing flows (Flow keys)
+// Defaults of a flow's limits, as docs/flows.md#flow-keys
 // documents them.
 const (
 	DefaultFlowTimeout = 5 * time.Minute

@@ -174,36 +174,39 @@ func TestLoad_WarningsBesideErrors(t *testing.T) {
 	}
 }
 
-// TestReadmeFlowsLoad keeps the guide honest: every complete flow in the
-// README's yaml blocks, and every example in flows/, must load cleanly.
-func TestReadmeFlowsLoad(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestGuideFlowsLoad keeps the guide honest: every complete flow in the
+// yaml blocks of README.md and docs/flows.md, and every example in flows/,
+// must load cleanly.
+func TestGuideFlowsLoad(t *testing.T) {
 	flowsDir := filepath.Join("..", "..", "flows")
 	n := 0
-	for _, block := range strings.Split(string(readme), "```yaml\n")[1:] {
-		body, _, _ := strings.Cut(block, "```")
-		if !strings.Contains(body, "\nsteps:") || !strings.HasPrefix(strings.TrimSpace(body), "name:") && !strings.HasPrefix(strings.TrimSpace(body), "#") {
-			continue // a fragment, not a whole flow
-		}
-		n++
-		// Inside flows/, so relative serve: and run: paths resolve as the
-		// guide's reader would use them.
-		f, err := os.CreateTemp(flowsDir, "readme-*.yaml")
+	for _, guide := range []string{"README.md", filepath.Join("docs", "flows.md")} {
+		doc, err := os.ReadFile(filepath.Join("..", "..", guide))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.WriteString(body)
-		f.Close()
-		defer os.Remove(f.Name())
-		if _, err := Load(f.Name()); err != nil {
-			t.Errorf("README flow %d does not load: %v\n%s", n, err, body)
+		for _, block := range strings.Split(string(doc), "```yaml\n")[1:] {
+			body, _, _ := strings.Cut(block, "```")
+			if !strings.Contains(body, "\nsteps:") || !strings.HasPrefix(strings.TrimSpace(body), "name:") && !strings.HasPrefix(strings.TrimSpace(body), "#") {
+				continue // a fragment, not a whole flow
+			}
+			n++
+			// Inside flows/, so relative serve: and run: paths resolve as the
+			// guide's reader would use them.
+			f, err := os.CreateTemp(flowsDir, "readme-*.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(body)
+			f.Close()
+			defer os.Remove(f.Name())
+			if _, err := Load(f.Name()); err != nil {
+				t.Errorf("%s: flow %d does not load: %v\n%s", guide, n, err, body)
+			}
 		}
 	}
-	if n == 0 {
-		t.Fatal("found no complete flow in README's yaml blocks")
+	if n < 2 {
+		t.Fatalf("found %d complete flows in the guide's yaml blocks, want README's first flow and docs/flows.md's recording", n)
 	}
 	examples, _ := filepath.Glob(filepath.Join(flowsDir, "*.yaml"))
 	sub, _ := filepath.Glob(filepath.Join(flowsDir, "*", "*.yaml"))
@@ -217,17 +220,17 @@ func TestReadmeFlowsLoad(t *testing.T) {
 	}
 }
 
-// TestReadmeActionTable checks the README's flow action table against the
+// TestGuideActionTable checks docs/flows.md's action table against the
 // schema's action specs: one row per action, with its shorthand and every
 // param, so the guide cannot drift from protocol.ActionSpecs.
-func TestReadmeActionTable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestGuideActionTable(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "flows.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "| action | shorthand | params |")
+	_, table, ok := strings.Cut(string(guide), "| action | shorthand | params |")
 	if !ok {
-		t.Fatal("README has no flow action table")
+		t.Fatal("docs/flows.md has no flow action table")
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	rows := map[string][2]string{} // action -> shorthand cell, params cell
@@ -244,21 +247,21 @@ func TestReadmeActionTable(t *testing.T) {
 		spec := protocol.ActionSpecs[typ]
 		if spec.NoFlowStep {
 			if _, ok := rows[string(typ)]; ok {
-				t.Errorf("README's action table lists %s, which is not a flow step (x-flow: false)", typ)
+				t.Errorf("docs/flows.md's action table lists %s, which is not a flow step (x-flow: false)", typ)
 			}
 			continue
 		}
 		row, ok := rows[string(typ)]
 		if !ok {
-			t.Errorf("README's action table has no row for %s", typ)
+			t.Errorf("docs/flows.md's action table has no row for %s", typ)
 			continue
 		}
 		if short := strings.TrimSpace(row[0]); spec.Shorthand == "" && !strings.HasPrefix(short, "—") || spec.Shorthand != "" && short != spec.Shorthand {
-			t.Errorf("%s: README shorthand %q, schema %q", typ, short, spec.Shorthand)
+			t.Errorf("%s: docs/flows.md shorthand %q, schema %q", typ, short, spec.Shorthand)
 		}
 		for _, p := range stepParams(spec) {
 			if !strings.Contains(row[1], "`"+p+"`") {
-				t.Errorf("%s: README params %q lack %s", typ, strings.TrimSpace(row[1]), p)
+				t.Errorf("%s: docs/flows.md params %q lack %s", typ, strings.TrimSpace(row[1]), p)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Merging shard reports (CONVENTIONS.md §24, as Playwright's
+// Merging shard reports (docs/flows.md#merging-the-reports-of-shards, as Playwright's
 // merge-reports): each CI job runs a shard (`bua run --shard I/N`) and
 // writes a JSON report; `bua report merge` reads them back (ReadJSONFile)
 // and Merge makes them one SuiteReport, written as JSON, JUnit and HTML by

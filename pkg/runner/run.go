@@ -225,7 +225,7 @@ func (s *State) child(f *Flow, prefix string) *State {
 	c.prefix = prefix
 	c.depth = s.depth + 1
 	// A sub-flow keeps its caller's policies where it sets none of its own
-	// (README §Flow keys): a sign-in sub-flow run by a flow that continues
+	// (docs/flows.md#flow-keys): a sign-in sub-flow run by a flow that continues
 	// past a login wall must not stop on the very page it is there to fill.
 	if c.dialogs == "" {
 		c.dialogs = s.dialogs

@@ -19,7 +19,7 @@ type Step interface {
 }
 
 // StepMeta is what every step carries: where it is, its kind, and the
-// modifiers of the step grammar in README §Writing flows (Steps).
+// modifiers of the step grammar in docs/flows.md#steps.
 type StepMeta struct {
 	Name      string
 	Kind      string // an action name, or if, assert, set, run, repeat, sleep, log, fail

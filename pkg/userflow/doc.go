@@ -1,8 +1,8 @@
 // Package userflow converts a Chrome DevTools Recorder user flow, the JSON
 // recording that @puppeteer/replay replays (its src/Schema.ts: a title, an
-// optional timeout and a list of steps), into a bua flow: `bua import`
-// (issue 25 item 6). docs/record.md, "Importing a Chrome DevTools Recorder
-// flow", is the user's account of the mapping.
+// optional timeout and a list of steps), into a bua flow: `bua import`.
+// docs/record.md, "Importing a Chrome DevTools Recorder flow", is the
+// user's account of the mapping.
 //
 // Parse reads a recording, naming the line and column of what is wrong
 // with it. Convert maps each step to bua actions, written through the flow

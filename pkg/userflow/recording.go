@@ -220,24 +220,8 @@ func valueOffsets(data []byte) offsets {
 // decode sets the step's fields from the JSON object fields, checking
 // each against its Schema.ts type.
 func (s *Step) decode(fields map[string]json.RawMessage) error {
-	str := func(name string, dst *string) error {
-		if v, ok := fields[name]; ok && json.Unmarshal(v, dst) != nil {
-			return fmt.Errorf("%s is not a string", name)
-		}
-		return nil
-	}
-	num := func(name string, dst **float64) error {
-		v, ok := fields[name]
-		if !ok {
-			return nil
-		}
-		var f float64
-		if json.Unmarshal(v, &f) != nil {
-			return fmt.Errorf("%s is not a number", name)
-		}
-		*dst = &f
-		return nil
-	}
+	str := func(name string, dst *string) error { return stringField(fields, name, dst) }
+	num := func(name string, dst **float64) error { return numberField(fields, name, dst) }
 	var err error
 	for _, e := range []error{
 		str("target", &s.Target), str("url", &s.URL), str("button", &s.Button), str("deviceType", &s.DeviceType),
@@ -298,6 +282,30 @@ func (s *Step) decode(fields map[string]json.RawMessage) error {
 	if err != nil {
 		return errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	return nil
+}
+
+// stringField sets *dst to the string field name of fields, if there is
+// one; an error says it is not a string.
+func stringField(fields map[string]json.RawMessage, name string, dst *string) error {
+	if v, ok := fields[name]; ok && json.Unmarshal(v, dst) != nil {
+		return fmt.Errorf("%s is not a string", name)
+	}
+	return nil
+}
+
+// numberField points *dst at the number field name of fields, if there
+// is one; an error says it is not a number.
+func numberField(fields map[string]json.RawMessage, name string, dst **float64) error {
+	v, ok := fields[name]
+	if !ok {
+		return nil
+	}
+	var f float64
+	if json.Unmarshal(v, &f) != nil {
+		return fmt.Errorf("%s is not a number", name)
+	}
+	*dst = &f
 	return nil
 }
 

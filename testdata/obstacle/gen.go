@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen writes the shared obstacle-detection vectors (NNN_name.json) that both
-// pkg/obstacle (Go) and extension/src/lib/obstacle.js (JS) must satisfy.
+// pkg/obstacle (Go) and extension/src/read/obstacle.js (JS) must satisfy.
 // Expectations are written here by hand — this program does not import the
 // classifier, so the vectors stay an independent statement of the spec.
 // It exists to build long markdown at exact lengths; the JSON it writes is
@@ -124,6 +124,7 @@ func main() {
 	}
 	build()
 	pages(filepath.Join("testdata", "sites", "obstacles"))
+	edges()
 	old, _ := filepath.Glob(filepath.Join(root, "[0-9][0-9][0-9]_*.json"))
 	for _, f := range old {
 		os.Remove(f)
@@ -144,7 +145,18 @@ func main() {
 	fmt.Printf("wrote %d vectors\n", len(vectors))
 }
 
+// build adds every vector, in the order they are numbered.
 func build() {
+	captchaVectors()
+	deniedVectors()
+	passwordVectors()
+	signalVectors()
+	contentTrapVectors()
+}
+
+// captchaVectors adds the CAPTCHA vectors (L1), and the cut at
+// ScanChars.
+func captchaVectors() {
 	// ---- L1 captcha --------------------------------------------------
 	add("captcha_frame_short_page", input{URL: "https://shop.example.com/products", Title: "Shop", Markdown: "# Products\n\nLoading…", CaptchaFrame: true}, l1("captcha_frame"))
 	add("captcha_frame_long_page", input{URL: "https://news.example.com/story", Title: "Story", Markdown: article, CaptchaFrame: true}, l1("captcha_frame"))
@@ -177,7 +189,10 @@ func build() {
 	add("trap_captcha_blog_title_not_whole", input{URL: "https://blog.example.com/captchas", Title: "How CAPTCHAs work: are you a robot? | Blog", Markdown: padTo("# How CAPTCHAs work\n\n", 900)}, none)
 	add("trap_recaptcha_badge_on_login_is_not_captcha", input{URL: "https://example.com/login", Title: "Example", Markdown: "# Log in\n\nThis site is protected by reCAPTCHA and the Google Privacy Policy and Terms of Service apply.", Elements: els(el("textbox", "Email"), el("textbox", "Password"), el("button", "Log in"))}, l3("auth_url:/login"))
 	add("captcha_beats_login", input{URL: "https://example.com/login", Title: "Sign in", Markdown: "# Sign in", Elements: els(el("textbox", "Password"), el("button", "Sign in")), CaptchaFrame: true}, l1("captcha_frame"))
+}
 
+// deniedVectors adds the access-denied vectors (L2).
+func deniedVectors() {
 	// ---- L2 access denied ---------------------------------------------
 	add("denied_title_403_nginx", input{URL: "https://example.com/admin/", Title: "403 Forbidden", Markdown: "# 403 Forbidden\n\n---\n\nnginx/1.18.0"}, l2("denied_title:403"))
 	add("denied_heading_403_no_title", input{URL: "https://example.com/admin/", Title: "", Markdown: "# 403 Forbidden\n\nnginx"}, l2("denied_heading:403"))
@@ -208,7 +223,11 @@ func build() {
 	add("trap_api_docs_error_headings", input{URL: "https://docs.example.com/api/errors", Title: "API errors – Example Docs", Markdown: padTo("# API errors\n\n## 403 Forbidden\n\nYour key lacks the scope.\n\n## 429 Too Many Requests\n\nSlow down.\n\n", 1500)}, none)
 	add("trap_url_status_403", input{URL: "https://developer.example.com/docs/status/403", Title: "Status codes", Markdown: padTo("", 700)}, none)
 	add("trap_docs_rate_limit_heading", input{URL: "https://docs.example.com/rate-limit", Title: "Rate limits – Example Docs", Markdown: padTo("# Rate limit\n\nEach key may send 100 calls a minute. ", 1200)}, none)
+}
 
+// passwordVectors adds the vectors of a password field on a sign-in
+// URL or title (L3).
+func passwordVectors() {
 	// ---- L3 password + auth URL/title -----------------------------------
 	pw := el("textbox", "Password")
 	add("l3_login_url", input{URL: "https://example.com/login", Title: "Example", Markdown: "# Welcome", Elements: els(el("textbox", "Email"), pw)}, l3("auth_url:/login"))
@@ -225,7 +244,10 @@ func build() {
 	add("l3_uppercase_role_and_name", input{URL: "https://example.com/LOGIN", Title: "", Markdown: "", Elements: els(el("TextBox", "PASSWORD"))}, l3("auth_url:/login"))
 	add("l3_hidden_password_ignored", input{URL: "https://example.com/login", Title: "Example", Markdown: "Welcome", Elements: els(hidden("textbox", "Password"))}, l4l("auth_url:/login"))
 	add("l3_visible_true_counts", input{URL: "https://example.com/login", Title: "Example", Markdown: "Welcome", Elements: els(visible("textbox", "Password"))}, l3("auth_url:/login"))
+}
 
+// signalVectors adds the vectors of auth signals counted (L4).
+func signalVectors() {
 	// ---- L4 signal counting ------------------------------------------
 	add("l4_design_system_password_and_create_account", input{URL: "http://127.0.0.1:8080/app/", Title: "Welcome back", Markdown: "# Welcome back\n\nEnter your details to continue.", Elements: els(el("textbox", "Email"), el("textbox", "Password"), el("button", "Continue"), el("link", "Create account"))}, l4h("password_field", "sign_up_link"))
 	add("l4_oauth_only_short", input{URL: "https://example.com/start", Title: "Example", Markdown: "# Example", Elements: els(el("button", "Continue with Google"))}, l4l("oauth_button"))
@@ -254,7 +276,11 @@ func build() {
 	add("trap_login_link_is_not_a_signal", input{URL: "https://example.com/", Title: "Example", Markdown: "# Example", Elements: els(el("link", "Log in"))}, none)
 	add("trap_hidden_sign_in_button", input{URL: "https://example.com/", Title: "Example", Markdown: "# Example", Elements: els(hidden("button", "Sign in"))}, none)
 	add("trap_empty_input", input{}, none)
+}
 
+// contentTrapVectors adds the content pages that must not read as
+// walls.
+func contentTrapVectors() {
 	// ---- false-positive traps on content pages ------------------------------
 	add("trap_news_page_sign_in_link", input{URL: "https://news.example.com/world/harbour", Title: "Harbour festival returns – Example News", Markdown: article, Elements: els(el("link", "Home"), el("link", "World"), el("link", "Sign in"), el("button", "Subscribe"))}, none)
 	add("trap_long_page_header_login_button_and_signup", input{URL: "https://saas.example.com/blog/release-notes", Title: "Release notes – Example", Markdown: article, Elements: els(el("button", "Log in"), el("link", "Sign up"), el("link", "Docs"))}, none)
@@ -353,4 +379,22 @@ func pages(dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "expected.json"), append(b, '\n'), 0o644); err != nil {
 		panic(err)
 	}
+}
+
+// edges are the vectors for branches the others leave untaken, so both
+// twins are held to every branch (docs/architecture.md#the-obstacle-classifier-in-go-and-in-javascript):
+// control names that start with symbols, or are nothing else; "I forgot"
+// with a space or a no-break space; a markdown longer than the scan in
+// bytes and UTF-16 units but not in code points; headings indented, or
+// with no space after the hashes.
+func edges() {
+	cart := input{URL: "https://shop.example.com/cart", Title: "Cart", Markdown: "Your cart is empty."}
+	with := func(in input, e ...element) input { in.Elements = e; return in }
+	add("edge_control_name_after_symbols", with(cart, el("button", "→ Sign in")), l4l("sign_in_button"))
+	add("edge_control_name_only_symbols", with(cart, el("button", "→"), el("link", "…")), none)
+	add("edge_i_forgot_space", with(cart, el("link", "I forgot my password")), l4l("forgot_password_link"))
+	add("edge_i_forgot_nbsp", with(cart, el("link", "I\u00a0forgot my password")), l4l("forgot_password_link"))
+	add("edge_scan_fits_in_code_points", input{URL: "https://www.example.com/", Title: "", Markdown: "Checking your browser before accessing www.example.com.\n\n" + strings.Repeat("\U0001F600", 3000)}, l1("captcha_phrase:checking your browser"))
+	add("edge_heading_indented", input{URL: "https://store.example.com/cart", Title: "Example Store", Markdown: padTo("   # Access denied\n\n", 900)}, l2("denied_heading:access denied"))
+	add("edge_heading_without_space_is_text", input{URL: "https://store.example.com/cart", Title: "Example Store", Markdown: padTo("#Access denied\n\n", 900)}, none)
 }

@@ -1,7 +1,7 @@
 // screenshot: Page.captureScreenshot as JPEG q=80.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { drawMarks, readMarks } from "../lib/labels.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { drawMarks, readMarks } from "../read/labels.js";
 import { MAX_ELEMENTS } from "./extract.js";
 
 // A tab in the minimized BUA window sometimes answers no capture: the
@@ -29,7 +29,7 @@ function within(p, ms, timers) {
 
 export async function screenshot(ctx, action) {
   // labels: the boxes are read before the capture, and drawn on its image
-  // (lib/labels.js): nothing is put into the page.
+  // (read/labels.js): nothing is put into the page.
   const marks = action.labels ? await readMarks(ctx, Boolean(action.fullPage), MAX_ELEMENTS) : null;
   const params = { format: "jpeg", quality: 80, captureBeyondViewport: Boolean(action.fullPage) };
   if (action.fullPage) {

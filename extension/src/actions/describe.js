@@ -2,17 +2,17 @@
 // first, each with how many elements it matches in the element's frame
 // now. The page side is page/locator.js (label, test id, id, CSS path,
 // text); the role locator comes from Chromium's accessibility tree and is
-// counted with the role target's own lookup (lib/role-target.js
+// counted with the role target's own lookup (target/role-target.js
 // queryRole), so a {role, name, nth} it returns resolves, in a click, to
 // this very element.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { CdpError, sessionSend } from "../lib/cdp.js";
-import { orderLocators } from "../lib/locator.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { CdpError, sessionSend } from "../core/cdp.js";
+import { orderLocators } from "../target/locator.js";
 import { DESCRIBE } from "../generated/page.js";
-import { normalizeName, queryRole } from "../lib/role-target.js";
+import { normalizeName, queryRole } from "../target/role-target.js";
 import { ROLES } from "../generated/protocol.js";
-import { GROUP, locate } from "../lib/locate.js";
+import { GROUP, locate } from "../target/locate.js";
 
 // Roles a locator never uses: they name no kind of element a person sees.
 export const NO_LOCATOR_ROLES = new Set(["generic", "none", "presentation"]);

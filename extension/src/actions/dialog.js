@@ -8,9 +8,9 @@
 // (the dialog left open, the policy running, the evaluate in flight) is
 // the tab's TabSession's.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { CdpError } from "../lib/cdp.js";
-import { dialogAnswerEvent } from "../lib/trace.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { CdpError } from "../core/cdp.js";
+import { dialogAnswerEvent } from "../core/trace.js";
 import { REASONS } from "../generated/protocol.js";
 
 // LEAVING_ACTIONS take the dialogs policy (the schema's dialogPolicy): they

@@ -1,8 +1,8 @@
 // evaluate: run an agent-written function body in the page
 // (docs/protocol.md#evaluate).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { CdpError } from "../lib/cdp.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { CdpError } from "../core/cdp.js";
 import { REASONS } from "../generated/protocol.js";
 
 // docs/protocol.md#evaluate: a 10 s CDP-side timeout, cut to what the

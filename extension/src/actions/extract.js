@@ -14,14 +14,14 @@
 // read in its own child session, readFrames); markdown includes
 // same-origin frames' text, under a "[frame: URL]" marker.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid, notFound } from "../lib/cdp.js";
+import { BridgeError, ErrorCodes, withPageStack } from "../core/errors.js";
+import { invalid, notFound } from "../core/cdp.js";
 import { EXTRACT, EXTRACT_FRAME } from "../generated/page.js";
-import { isCaptchaFrameSrc } from "../lib/page-signals.js";
-import { detectObstacle } from "../lib/obstacle.js";
-import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../lib/changes.js";
+import { isCaptchaFrameSrc } from "../read/page-signals.js";
+import { detectObstacle } from "../read/obstacle.js";
+import { KNOWN_GROUP, knownAfterExtract, nodeIdsOf, readChanges, releaseKnown, toElement } from "../read/changes.js";
 import { MARKDOWN_MAX_CHARS } from "../page/caps.js";
-import { PAGED_MARKDOWN_MAX_CHARS, applyBudget, firstRead } from "../lib/parts.js";
+import { PAGED_MARKDOWN_MAX_CHARS, applyBudget, firstRead } from "../read/parts.js";
 
 // MAX_ELEMENTS is the default cap on listed elements (docs/protocol.md#extract);
 // action.maxElements (1-5000) changes it. elementsTotal always says how many
@@ -33,7 +33,7 @@ export const MAX_ELEMENTS_LIMIT = 5000;
 // that shows nothing (its body hidden until script runs, or a read with no
 // text, markdown, element or drawn image) to show some; after it the page
 // is read, and reported empty unless that read found markdown or
-// elements. README §extract documents it.
+// elements. docs/commands.md#what-extract-reads documents it.
 export const CONTENT_WAIT_MS = 2500;
 // READ_RESERVE_MS is what the wait for a loading document leaves of the
 // budget for the read itself.
@@ -50,7 +50,7 @@ const POLL_MS = 100;
 // The value is an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization (readValue) turns into their
 // backendNodeIds, then the array of every listed element, which stays in
-// the page for the next changes read (lib/changes.js). Unless
+// the page for the next changes read (read/changes.js). Unless
 // options.final, a page without content comes back as [{found,
 // hasContent: false, readyState}]. options.maxElements caps the nodes
 // (MAX_ELEMENTS); options.markdownMax the markdown (MARKDOWN_MAX_CHARS; a
@@ -84,7 +84,7 @@ function pageError(selector, exceptionDetails) {
   if (selector !== undefined && /SyntaxError|not a valid selector/i.test(d)) {
     return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
   }
-  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
+  return withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`), d);
 }
 
 // readPage reads the current main-frame document once it is past

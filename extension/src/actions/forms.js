@@ -4,12 +4,12 @@
 // DOM.setFileInputFiles, after which Chrome fires input and change itself.
 // Both settle after the input as click does (a change handler may submit).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid, notFound } from "../lib/cdp.js";
-import { ACTIONABLE } from "../lib/checks.js";
-import { describeTarget, gone, locate } from "../lib/locate.js";
-import { waitActionable } from "../lib/actionability.js";
-import { settleAfter } from "../lib/settle.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { invalid, notFound } from "../core/cdp.js";
+import { ACTIONABLE } from "../input/checks.js";
+import { describeTarget, gone, locate } from "../target/locate.js";
+import { waitActionable } from "../input/actionability.js";
+import { settleAfter } from "../input/settle.js";
 
 // SELECT runs in the page with `this` = the target. Unless force, it
 // waits (answers {ok: false, why}) while the select is not visible or not

@@ -5,7 +5,7 @@
 // when the caller gave up. Tab scope: it runs in the tab's queue, after the
 // blocklist check, like every per-tab action.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
 import { EVENTS } from "../generated/protocol.js";
 
 function hostOf(url) {
@@ -87,7 +87,7 @@ export function createHandoffService({ api, windows, registry, emit, now = Date.
 }
 
 // ctx.handoff is the worker's service (background.js), the handoff
-// capability (debugger/capabilities.js).
+// capability (sessions/capabilities.js).
 export const executors = {
   handoff(ctx, action) {
     if (!ctx.handoff) throw new BridgeError(ErrorCodes.INTERNAL_ERROR, "this worker has no handoff service");

@@ -1,11 +1,11 @@
-// type and press_key: the keyboard (lib/input.js), which goes to the
-// focused frame, then the settle after input (lib/settle.js).
+// type and press_key: the keyboard (input/input.js), which goes to the
+// focused frame, then the settle after input (input/settle.js).
 
-import { typeProbe, waitActionable } from "../lib/actionability.js";
-import { keyboard } from "../lib/input.js";
-import { settleAfter } from "../lib/settle.js";
-import { withDownload } from "../lib/downloads.js";
-import { clearFocused } from "../lib/clear.js";
+import { typeProbe, waitActionable } from "../input/actionability.js";
+import { keyboard } from "../input/input.js";
+import { settleAfter } from "../input/settle.js";
+import { withDownload } from "../input/downloads.js";
+import { clearFocused } from "../input/clear.js";
 
 // typeText focuses the target and inserts the text like a paste: Unicode
 // goes through unchanged and no per-character key events are synthesised.

@@ -1,10 +1,10 @@
 // navigate, reload, go_back and go_forward: load a document in the tab,
 // then wait for its load event, or the point of the load the action's
 // waitUntil names, for as long as the request's budget allows
-// (lib/budget.js).
+// (core/budget.js).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { invalid, onAbort } from "../lib/cdp.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { invalid, onAbort } from "../core/cdp.js";
 
 // Same rule as the schema's url: http(s) or about:blank. The validator has
 // already checked it; this guards the one action that can point the tab at

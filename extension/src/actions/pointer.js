@@ -1,11 +1,11 @@
-// click and hover: a pointer at the target (lib/actionability.js locates
+// click and hover: a pointer at the target (input/actionability.js locates
 // it, waits until it is actionable and finds the point), then the mouse
-// (lib/input.js) there, then the settle after input (lib/settle.js).
+// (input/input.js) there, then the settle after input (input/settle.js).
 
-import { retryPointerAction } from "../lib/actionability.js";
-import { mouse } from "../lib/input.js";
-import { settleAfter } from "../lib/settle.js";
-import { withDownload } from "../lib/downloads.js";
+import { retryPointerAction } from "../input/actionability.js";
+import { mouse } from "../input/input.js";
+import { settleAfter } from "../input/settle.js";
+import { withDownload } from "../input/downloads.js";
 
 export async function click(ctx, action) {
   const m = mouse(ctx);

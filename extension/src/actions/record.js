@@ -5,9 +5,9 @@
 // queue: a read must go on while the person's input is recorded, and a
 // stop must work on a tab that closed.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { hostOf } from "../lib/domains.js";
-import { waitTimeoutMs } from "../lib/budget.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { hostOf } from "../core/domains.js";
+import { waitTimeoutMs } from "../core/budget.js";
 import { urlOf } from "./tabs.js";
 
 function recorderOf(env) {

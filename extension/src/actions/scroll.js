@@ -1,7 +1,7 @@
 // scroll: the page moved by script, not by the mouse wheel (SCROLL_FN
 // says why).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
 
 // SCROLL_FN moves the page by amount CSS pixels (default one viewport
 // height). It scrolls the document, and when the document cannot move (app

@@ -6,9 +6,9 @@
 // None of them waits behind a tab's queue: close_tab in particular must
 // work while an action on that tab hangs.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { sleep } from "../lib/cdp.js";
-import { hostOf } from "../lib/domains.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { sleep } from "../core/cdp.js";
+import { hostOf } from "../core/domains.js";
 import { REASONS } from "../generated/protocol.js";
 
 // LOAD_POLL_MS are the pauses between reads of a loading tab: short at

@@ -1,4 +1,4 @@
-// get_trace: read the tab's trace ring (lib/trace.js, docs/extension.md
+// get_trace: read the tab's trace ring (core/trace.js, docs/extension.md
 // §Trace).
 
 // PASSIVE_ACTIONS read bua's own bookkeeping for a tab, not the page: they

@@ -7,11 +7,11 @@
 // uid, more for a role target); a cancelled request stops at the next await
 // (ctx.send and ctx.sleep reject once the signal aborts).
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
-import { waitTimeoutMs } from "../lib/budget.js";
-import { CdpError, invalid, sessionSend } from "../lib/cdp.js";
-import { lookupRole, pick } from "../lib/role-target.js";
-import { describeTarget, findSelector, invalidSelector, roleScope } from "../lib/locate.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
+import { waitTimeoutMs } from "../core/budget.js";
+import { CdpError, invalid, sessionSend } from "../core/cdp.js";
+import { lookupRole, pick } from "../target/role-target.js";
+import { describeTarget, findSelector, invalidSelector, roleScope } from "../target/locate.js";
 import { WAIT_PROBE } from "../generated/page.js";
 
 const POLL_MS = 100;
@@ -176,7 +176,7 @@ async function probeTarget(ctx, action, spec) {
 
 export async function waitFor(ctx, action) {
   // timeoutMs (default WAIT_FOR_DEFAULT_MS, at most WAIT_FOR_MAX_MS), cut
-  // to what the request's budget leaves (lib/budget.js).
+  // to what the request's budget leaves (core/budget.js).
   const timeoutMs = ctx.budget.inner(waitTimeoutMs(action));
   const deadline = Date.now() + timeoutMs;
   const state = action.state || "visible";

@@ -294,7 +294,7 @@ export const EXTRACT = [
   "      if (role && ROLES[role]) owner = listElement(list2, el, tag, role, owner, frame2);",
   "    }",
   "    if (tag === \"iframe\" || tag === \"frame\") {",
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -581,7 +581,7 @@ export const EXTRACT = [
   "    const kept = search.slice(1).split(\"&\").filter((pair) => {",
   "      if (!pair) return false;",
   "      const key = pair.split(\"=\")[0];",
-  "      let name = key;",
+  "      let name;",
   "      try {",
   "        name = decodeURIComponent(key.replace(/\\+/g, \" \"));",
   "      } catch (e) {",
@@ -867,7 +867,7 @@ export const EXTRACT = [
   "    return el;",
   "  }",
   "  function walkFrame(walker, node, el, quiet) {",
-  "    let inner = null;",
+  "    let inner;",
   "    try {",
   "      inner = node.contentDocument;",
   "    } catch (e) {",
@@ -949,6 +949,7 @@ export const EXTRACT = [
   "  __buaRun = readPage;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-extract.js",
   "}",
 ].join("\n");
 
@@ -1227,7 +1228,7 @@ export const EXTRACT_FRAME = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   "    if (tag === \"iframe\" || tag === \"frame\") {",
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -1312,10 +1313,11 @@ export const EXTRACT_FRAME = [
   "  __buaRun = readFrame;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-elements.js",
   "}",
 ].join("\n");
 
-// CHANGES is page/changes.js listChanges: a changes read (lib/changes.js), run on the last read's array with (opts).
+// CHANGES is page/changes.js listChanges: a changes read (read/changes.js), run on the last read's array with (opts).
 export const CHANGES = [
   "function () { /* bua:changes */",
   "var __buaRun;",
@@ -1590,7 +1592,7 @@ export const CHANGES = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   "    if (tag === \"iframe\" || tag === \"frame\") {",
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -1683,6 +1685,7 @@ export const CHANGES = [
   "  __buaRun = listChanges;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-changes.js",
   "}",
 ].join("\n");
 
@@ -1845,7 +1848,7 @@ export const DESCRIBE = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  "    let name = \"\";",
+  "    let name;",
   "    try {",
   "      name = win.frameElement && win.frameElement.getAttribute(\"name\") || win.name || \"\";",
   "    } catch (e) {",
@@ -1913,6 +1916,7 @@ export const DESCRIBE = [
   "  __buaRun = describeElement;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-describe.js",
   "}",
 ].join("\n");
 
@@ -1960,6 +1964,7 @@ export const WAIT_PROBE = [
   "  __buaRun = probe;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-wait.js",
   "}",
 ].join("\n");
 
@@ -2116,7 +2121,7 @@ export const RECORDER = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  "    let name = \"\";",
+  "    let name;",
   "    try {",
   "      name = win.frameElement && win.frameElement.getAttribute(\"name\") || win.name || \"\";",
   "    } catch (e) {",
@@ -2450,7 +2455,7 @@ export const RECORDER = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   "    if (tag === \"iframe\" || tag === \"frame\") {",
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -2806,5 +2811,6 @@ export const RECORDER = [
   "  __buaRun = installRecorder;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-recorder.js",
   "}",
 ].join("\n");

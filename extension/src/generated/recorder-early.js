@@ -148,7 +148,7 @@
   function frameOf(doc) {
     const win = doc.defaultView;
     if (!win || win === win.top) return void 0;
-    let name = "";
+    let name;
     try {
       name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";
     } catch (e) {
@@ -482,7 +482,7 @@
       if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);
     }
     if (tag === "iframe" || tag === "frame") {
-      let doc = null;
+      let doc;
       try {
         doc = el.contentDocument;
       } catch (e) {

@@ -7,7 +7,7 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// chrome-api.js
+// core/chrome-api.js
 var NAV_EVENTS = ["onCreatedNavigationTarget", "onCommitted", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
 function pick(obj, names) {
   return Object.fromEntries(names.map((n) => [n, obj ? obj[n] : void 0]));
@@ -67,7 +67,7 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       onEvent: c.debugger?.onEvent,
       onDetach: c.debugger?.onDetach
     },
-    // downloads: the ones an input started (lib/downloads.js); the events
+    // downloads: the ones an input started (input/downloads.js); the events
     // are listened to only while such an action runs, so they need not be
     // registered at top level.
     downloads: c.downloads ? {
@@ -75,13 +75,13 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
       onCreated: c.downloads.onCreated,
       onChanged: c.downloads.onChanged
     } : void 0,
-    // The tab an input opens (lib/new-tab.js): onCreatedNavigationTarget
+    // The tab an input opens (input/new-tab.js): onCreatedNavigationTarget
     // names the tab a navigation opened and the tab it came from, listened
     // to only while an input runs. The recorder (recorder/navigation.js)
     // follows a recorded tab's navigations with the others, only while a
     // recording runs.
     webNavigation: pick(c.webNavigation, NAV_EVENTS),
-    // The trace's request outcomes (lib/trace.js): events passed through,
+    // The trace's request outcomes (core/trace.js): events passed through,
     // listened to per attached tab with a tabId filter.
     webRequest: {
       onCompleted: c.webRequest?.onCompleted,
@@ -91,7 +91,7 @@ function createChromeApi(c = globalThis.chrome, fetchImpl = globalThis.fetch) {
   };
 }
 
-// pairing.js
+// transport/pairing.js
 var DEFAULT_URL = "ws://127.0.0.1:48123/ws/browser";
 var CODE_RE = /^[A-Z0-9]{4}-?[A-Z0-9]{4}$/;
 async function loadPairing(api2) {
@@ -3030,7 +3030,7 @@ function failOneOf(p, want, v, branches) {
   return fail(p, false, want + got);
 }
 
-// validator.js
+// transport/validator.js
 function validateMessage(obj) {
   const e = validateMessageValue(obj);
   return e ? { ok: false, message: `${e.path}: ${e.reason}` } : { ok: true };
@@ -3141,7 +3141,7 @@ var NAMED_KEYS = Object.freeze(["Enter", "Tab", "Escape", "Backspace", "Delete",
 var KEY_MODIFIERS = Object.freeze(["Control", "Shift", "Alt", "Meta"]);
 var ROLES = Object.freeze(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "image", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "sectionfooter", "sectionheader", "separator", "slider", "spinbutton", "status", "strong", "subscript", "suggestion", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"]);
 
-// replay-cache.js
+// transport/replay-cache.js
 var KEY_PREFIX = "replay:";
 var INSTANCE_KEY = "replay.instance";
 var UNSURE_KEY = "replay.unsureUntil";
@@ -3363,7 +3363,7 @@ var ReplayCache = class {
   }
 };
 
-// lib/errors.js
+// core/errors.js
 var ErrorCodes = ERROR_CODES;
 var known = new Set(Object.values(ErrorCodes));
 var BridgeError = class extends Error {
@@ -3391,8 +3391,16 @@ function toWireError(err) {
   const message = err && err.message ? String(err.message) : String(err);
   return { code: ErrorCodes.INTERNAL_ERROR, message };
 }
+function withPageStack(err, description) {
+  const frames = String(description || "").split("\n").slice(1);
+  if (frames.length && typeof err.stack === "string") {
+    const [head, ...rest] = err.stack.split("\n");
+    err.stack = [head, ...frames, ...rest].join("\n");
+  }
+  return err;
+}
 
-// lib/cdp.js
+// core/cdp.js
 var CdpError = class extends Error {
   constructor(method, message) {
     super(`${method}: ${message}`);
@@ -3465,7 +3473,7 @@ function sessionSend(ctx, session) {
   return session ? (method, params) => ctx.sendTo(session, method, params) : ctx.send;
 }
 
-// requests.js
+// transport/requests.js
 function respond(id, out) {
   return out.error ? { type: "response", id, error: out.error } : { type: "response", id, result: out.result };
 }
@@ -3597,7 +3605,7 @@ var Requests = class {
   }
 };
 
-// ws-client.js
+// transport/ws-client.js
 var BACKOFF_MIN_MS = 500;
 var BACKOFF_MAX_MS = 5e3;
 var HEARTBEAT_MS = 2e4;
@@ -3843,7 +3851,7 @@ var WsClient = class {
   }
 };
 
-// lib/domains.js
+// core/domains.js
 function normalizeDomain(d) {
   let s = String(d || "").trim().toLowerCase();
   if (!s) return "";
@@ -3887,7 +3895,7 @@ function validateDomain(text) {
   return { ok: true, domain: d };
 }
 
-// session-manager.js
+// sessions/session-manager.js
 var RECORD_WRITE_MS = 1e3;
 var HISTORY_MAX = 1e3;
 var STOP_REASONS = Object.freeze([END_REASONS.USER_STOPPED, END_REASONS.GLOBAL_STOP, END_REASONS.DEBUGGER_DETACHED]);
@@ -4113,7 +4121,7 @@ var SessionManager = class {
   }
 };
 
-// window-focus.js
+// windows/window-focus.js
 var HIDE_WATCH_MS = 3e3;
 var FOCUS_BACK_MS = 500;
 var WINDOW_ID_NONE = -1;
@@ -4192,7 +4200,7 @@ async function showWindow(api2, windowId) {
   await api2.windows.update(windowId, win && win.state === "minimized" ? { focused: true, state: "normal" } : { focused: true });
 }
 
-// own-windows.js
+// windows/own-windows.js
 var OwnWindows = class {
   #api;
   #keyed = /* @__PURE__ */ new Map();
@@ -4223,7 +4231,7 @@ var OwnWindows = class {
   }
 };
 
-// spare-tab.js
+// windows/spare-tab.js
 var SpareTab = class {
   #api;
   #id = null;
@@ -4269,7 +4277,7 @@ var SpareTab = class {
   }
 };
 
-// window-manager.js
+// windows/window-manager.js
 var VIEWPORT = Object.freeze({ width: 1280, height: 720 });
 var INPUT_ACTIONS = /* @__PURE__ */ new Set(["click", "hover", "type", "press_key"]);
 function createWindowManager({ api: api2, isManaged = () => false, timers = globalThis, now = Date.now }) {
@@ -4530,7 +4538,7 @@ var WindowManager = class {
   }
 };
 
-// lib/budget.js
+// core/budget.js
 var SETTLE_MS = SETTLE_MARGIN_MS;
 var FALLBACK_BUDGET_MS = 3e4;
 function waitTimeoutMs(action) {
@@ -4694,7 +4702,7 @@ function getTrace(ctx, action) {
 }
 var executors3 = Object.freeze({ get_trace: getTrace });
 
-// tab-queues.js
+// routing/tab-queues.js
 function endedMessage(tabId, reason) {
   switch (reason) {
     case END_REASONS.USER_STOPPED:
@@ -4792,7 +4800,7 @@ var TabQueues = class {
   }
 };
 
-// tab-gate.js
+// routing/tab-gate.js
 function stoppedMessage(tabId, reason) {
   const how = reason === END_REASONS.GLOBAL_STOP ? "with Stop all" : reason === END_REASONS.DEBUGGER_DETACHED ? "by cancelling the debugger" : "with Stop";
   return `the person ended bua's session on tab ${tabId} ${how} (${reason}); bua does not act on that tab again while it is open: open a new tab with open_tab`;
@@ -4877,7 +4885,7 @@ var TabGate = class {
     } catch {
     }
   }
-  // adoptTab makes the tab an input opened (result.newTabId, lib/new-tab.js)
+  // adoptTab makes the tab an input opened (result.newTabId, input/new-tab.js)
   // ready for the next action that names it: a session, and the debugger
   // attaching. Its URL goes in the result too (newTabUrl), read here
   // anyway, so the caller can say where the input went. A tab on a blocklisted domain is not reported at all, as
@@ -4907,7 +4915,7 @@ var TabGate = class {
   }
 };
 
-// action-dispatcher.js
+// routing/action-dispatcher.js
 var browserExecutors = Object.freeze({ ...executors, ...executors2 });
 function createDispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers = globalThis, recorder: recorder2 = null }) {
   return new Dispatcher({ api: api2, sessions: sessions2, windows: windows2, controller: controller2, emit, timers, recorder: recorder2 });
@@ -5077,7 +5085,7 @@ var Dispatcher = class {
   }
 };
 
-// lib/trace.js
+// core/trace.js
 var TRACE_MAX_EVENTS = 500;
 var TRACE_MAX_BYTES = 256 * 1024;
 var TRACE_MAX_TABS = 16;
@@ -5178,10 +5186,9 @@ function describeArg(o) {
 function consoleText(args) {
   if (!Array.isArray(args) || args.length === 0) return "";
   const rest = args.slice();
-  let head = "";
   if (rest[0].type === "string" && /%[sdifoOc%]/.test(rest[0].value)) {
     const fmt = String(rest.shift().value);
-    head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
+    const head = fmt.replace(/%([sdifoOc%])/g, (m, c) => {
       if (c === "%") return "%";
       if (rest.length === 0) return m;
       const a = rest.shift();
@@ -5240,11 +5247,12 @@ function requestEventFor(outcome, d) {
   if (outcome !== "error" || d.error === "net::ERR_ABORTED") return null;
   return set(set(set({ kind: "request" }, "url", d.url), "method", d.method), "errorText", d.error || "failed");
 }
-function actionEvent(type, durationMs, code, cancelled = false) {
+function actionEvent(type, durationMs, code, cancelled = false, stack = "") {
   const ev = set({ kind: "action" }, "action", type);
   ev.durationMs = Math.max(0, Math.round(durationMs));
   if (cancelled) ev.level = "cancelled";
   else if (code) ev.code = code;
+  if (!cancelled && code === "internal_error") set(ev, "text", stack);
   return ev;
 }
 function dialogAnswerEvent(dialogType, message, accepted, by) {
@@ -5451,7 +5459,7 @@ async function closeWithout(session, remove) {
   }
 }
 
-// debugger/attach.js
+// sessions/attach.js
 var CDP_VERSION = "1.3";
 var AUTO_ATTACH = Object.freeze({ autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] });
 var WEBDRIVER_SHIM = "Object.defineProperty(Navigator.prototype, 'webdriver', { get() { return false; }, configurable: true, enumerable: true });";
@@ -5488,7 +5496,7 @@ async function sendCommand(session, method, params, sessionId) {
 }
 async function detachedCause(session, method) {
   const tabId = session.tabId;
-  let tab = null;
+  let tab;
   try {
     tab = await session.tabsApi?.get(tabId);
   } catch {
@@ -5557,10 +5565,10 @@ async function setUp(session) {
   return { id: frameTree.frame.id, loaderId: frameTree.frame.loaderId, url: frameTree.frame.url };
 }
 
-// debugger/tab-session.js
+// sessions/tab-session.js
 var TabSession = class {
   // deps: {api: chrome.debugger, tabsApi, webRequest, traces (the trace
-  // store, lib/trace.js), emitEvent}.
+  // store, core/trace.js), emitEvent}.
   constructor(tabId, { api: api2, tabsApi, webRequest, traces, emitEvent: emitEvent2 }) {
     this.tabId = tabId;
     this.api = api2;
@@ -5611,7 +5619,7 @@ var TabSession = class {
     this.dialogWatchers.clear();
     this.traces.forget(this.tabId);
   }
-  // attach starts attaching (debugger/attach.js) unless it has, and
+  // attach starts attaching (sessions/attach.js) unless it has, and
   // returns the attach's promise; a failed attach is forgotten, so the
   // next action tries again.
   attach() {
@@ -5758,7 +5766,7 @@ var TabSession = class {
     });
     return { id: node.id, session: node.session, current };
   }
-  // storeUids records a read's uids; extra is lib/changes.js's {next,
+  // storeUids records a read's uids; extra is read/changes.js's {next,
   // known} (next defaults to the count of uids).
   storeUids(map, loaderId, extra = {}) {
     const entry = { loaderId, map, next: extra.next === void 0 ? map.size : extra.next, known: extra.known || null };
@@ -5772,7 +5780,7 @@ var TabSession = class {
   }
 };
 
-// lib/role-target.js
+// target/role-target.js
 var GROUP = "bua";
 var QUERY_ROLE = Object.freeze({ img: "image", directory: "list" });
 var CANDIDATES_SHOWN = 8;
@@ -5963,7 +5971,7 @@ async function locatorHint(send, backendNodeId) {
   return `<${d}>`;
 }
 
-// lib/locate.js
+// target/locate.js
 var GROUP2 = "bua";
 function describeTarget(action) {
   if (action.role !== void 0) return describeRoleTarget(action);
@@ -6251,7 +6259,7 @@ __export(pointer_exports, {
   hover: () => hover
 });
 
-// lib/geometry.js
+// input/geometry.js
 function aimPoint(border, quads) {
   for (const c of quads || []) {
     const area = Math.abs(c[0] * c[3] - c[2] * c[1] + (c[2] * c[5] - c[4] * c[3]) + (c[4] * c[7] - c[6] * c[5]) + (c[6] * c[1] - c[0] * c[7])) / 2;
@@ -6297,7 +6305,7 @@ async function frameOrigin(ctx, session) {
   return { x, y, owner };
 }
 
-// lib/checks.js
+// input/checks.js
 var ACTIONABLE = `function () { /* bua:actionable */
   const el = this;
   if (!el.isConnected) return { connected: false };
@@ -6374,7 +6382,7 @@ var TYPE_PROBE = `function (force) { /* bua:type */
   return st;
 }`;
 
-// lib/actionability.js
+// input/actionability.js
 var POLL_MS = [20, 50, 100, 100, 200];
 var ANSWER_MS = 20;
 async function waitActionable(ctx, action, probe) {
@@ -6553,7 +6561,7 @@ function typeVerdict(action, label, st, force) {
   return { ok: true };
 }
 
-// lib/keys.js
+// input/keys.js
 var MODIFIER_BITS = Object.freeze({ Alt: 1, Control: 2, Meta: 4, Shift: 8 });
 var MODIFIER_KEYS = Object.freeze({
   Alt: { key: "Alt", code: "AltLeft", windowsVirtualKeyCode: 18 },
@@ -6714,7 +6722,7 @@ function keyEvents(spec) {
   return events;
 }
 
-// lib/input.js
+// input/input.js
 var BUTTON_BITS = Object.freeze({ left: 1, right: 2, middle: 4, back: 8, forward: 16 });
 function mouse(ctx) {
   const event = (at, type, extra) => {
@@ -6763,7 +6771,7 @@ function keyboard(ctx) {
   };
   return {
     // eventsFor is the named key's Input.dispatchKeyEvent params
-    // (lib/keys.js); an unknown name is invalid_action.
+    // (input/keys.js); an unknown name is invalid_action.
     eventsFor: keyEventsOf,
     // send sends key events, each after the one before it answered;
     // together sends them back to back instead (type clear's Delete).
@@ -6786,7 +6794,7 @@ function keyEventsOf(key) {
   }
 }
 
-// lib/new-tab.js
+// input/new-tab.js
 var NEW_TAB_MS = 2e3;
 var COMMIT_POLL_MS = [5, 10, 20, 50, 100];
 function committed(tab) {
@@ -6857,7 +6865,7 @@ function watchNewTab(ctx) {
   };
 }
 
-// lib/settle.js
+// input/settle.js
 var SETTLE_PING = "0";
 var SETTLE_TASK = "new Promise((r) => setTimeout(r, 0))";
 var NAV_START_EVENTS = /* @__PURE__ */ new Set(["Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameStartedLoading"]);
@@ -6975,7 +6983,7 @@ function observe(state, method, p, isMain = () => true) {
   }
 }
 
-// lib/downloads.js
+// input/downloads.js
 async function withDownload(ctx, action, what, act) {
   if (action.download !== true) return act();
   if (!ctx.downloads) {
@@ -7091,7 +7099,7 @@ __export(keyboard_exports, {
   typeText: () => typeText
 });
 
-// lib/clear.js
+// input/clear.js
 var SELECT_FOCUSED = `function (own, text) { /* bua:clear */
   if (own && !document.hasFocus()) return { unfocused: true };
   let doc = document;
@@ -7116,7 +7124,7 @@ var SELECT_FOCUSED = `function (own, text) { /* bua:clear */
   };
   if (el.localName === "select") {
     const opts = Array.from(el.options);
-    const norm = (s) => s.replace(/s+/g, " ").trim();
+    const norm = (s) => s.replace(/\\s+/g, " ").trim();
     const opt = opts.find((o) => o.value === text) || opts.find((o) => norm(o.label) === norm(text));
     if (!opt) return { noOption: opts.slice(0, 10).map((o) => o.value) };
     for (const o of opts) o.selected = o === opt;
@@ -7647,7 +7655,7 @@ var EXTRACT = [
   "      if (role && ROLES[role]) owner = listElement(list2, el, tag, role, owner, frame2);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -7934,7 +7942,7 @@ var EXTRACT = [
   '    const kept = search.slice(1).split("&").filter((pair) => {',
   "      if (!pair) return false;",
   '      const key = pair.split("=")[0];',
-  "      let name = key;",
+  "      let name;",
   "      try {",
   '        name = decodeURIComponent(key.replace(/\\+/g, " "));',
   "      } catch (e) {",
@@ -8220,7 +8228,7 @@ var EXTRACT = [
   "    return el;",
   "  }",
   "  function walkFrame(walker, node, el, quiet) {",
-  "    let inner = null;",
+  "    let inner;",
   "    try {",
   "      inner = node.contentDocument;",
   "    } catch (e) {",
@@ -8302,6 +8310,7 @@ var EXTRACT = [
   "  __buaRun = readPage;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-extract.js",
   "}"
 ].join("\n");
 var EXTRACT_FRAME = [
@@ -8578,7 +8587,7 @@ var EXTRACT_FRAME = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -8663,6 +8672,7 @@ var EXTRACT_FRAME = [
   "  __buaRun = readFrame;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-elements.js",
   "}"
 ].join("\n");
 var CHANGES = [
@@ -8939,7 +8949,7 @@ var CHANGES = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -9032,6 +9042,7 @@ var CHANGES = [
   "  __buaRun = listChanges;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-changes.js",
   "}"
 ].join("\n");
 var DESCRIBE = [
@@ -9192,7 +9203,7 @@ var DESCRIBE = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  '    let name = "";',
+  "    let name;",
   "    try {",
   '      name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";',
   "    } catch (e) {",
@@ -9260,6 +9271,7 @@ var DESCRIBE = [
   "  __buaRun = describeElement;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-describe.js",
   "}"
 ].join("\n");
 var WAIT_PROBE = [
@@ -9305,6 +9317,7 @@ var WAIT_PROBE = [
   "  __buaRun = probe;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-wait.js",
   "}"
 ].join("\n");
 var RECORDER = [
@@ -9459,7 +9472,7 @@ var RECORDER = [
   "  function frameOf(doc) {",
   "    const win = doc.defaultView;",
   "    if (!win || win === win.top) return void 0;",
-  '    let name = "";',
+  "    let name;",
   "    try {",
   '      name = win.frameElement && win.frameElement.getAttribute("name") || win.name || "";',
   "    } catch (e) {",
@@ -9793,7 +9806,7 @@ var RECORDER = [
   "      if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);",
   "    }",
   '    if (tag === "iframe" || tag === "frame") {',
-  "      let doc = null;",
+  "      let doc;",
   "      try {",
   "        doc = el.contentDocument;",
   "      } catch (e) {",
@@ -10149,10 +10162,11 @@ var RECORDER = [
   "  __buaRun = installRecorder;",
   "})();",
   "return __buaRun.apply(this, arguments);",
+  "//# sourceURL=bua-page-recorder.js",
   "}"
 ].join("\n");
 
-// lib/changes.js
+// read/changes.js
 var KNOWN_GROUP = "bua-known";
 var STATE_FIELDS = ["checked", "selected", "expanded", "disabled"];
 function toElement(el, uid, parent) {
@@ -10268,7 +10282,7 @@ async function readSession(ctx, session, prev, opts) {
   }
   if (r.exceptionDetails) {
     const d = r.exceptionDetails.exception && r.exceptionDetails.exception.description || r.exceptionDetails.text || "";
-    throw new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`);
+    throw withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `the changes read failed in the page: ${String(d).split("\n")[0]}`), d);
   }
   const read = parseRead(r.result.deepSerializedValue);
   return { session, prev, objectId: r.result.objectId, ...read };
@@ -10308,7 +10322,7 @@ async function readChanges(ctx, max) {
   }
 }
 
-// lib/labels.js
+// read/labels.js
 var PALETTE = Object.freeze(["#d92d20", "#1570ef", "#079455", "#c11574", "#b54708", "#6938ef", "#0e7090", "#4d7c0f"]);
 var RECTS = `function (idx) { /* bua:rects */
   const all = this[this.length - 1];
@@ -10481,7 +10495,7 @@ __export(extract_exports, {
   toElements: () => toElements
 });
 
-// lib/page-signals.js
+// read/page-signals.js
 var CAPTCHA_FRAME_PATTERNS = [
   String.raw`^https?://challenges\.cloudflare\.com/`,
   String.raw`^https?://[^/?#]+/cdn-cgi/challenge-platform/`,
@@ -10601,7 +10615,7 @@ var VERDICTS = Object.freeze({
   L4low: Object.freeze({ "confidence": "low", "message": "Possible login wall: one auth signal on a short page", "type": "auth_wall" })
 });
 
-// lib/obstacle.js
+// read/obstacle.js
 var compile = (r) => Object.freeze({ label: r.label, needles: r.needles, re: r.pattern === null ? null : new RegExp(r.pattern) });
 function match(r, s) {
   for (const n of r.needles) {
@@ -10786,7 +10800,7 @@ function detectObstacle(input) {
 // page/caps.js
 var MARKDOWN_MAX_CHARS = 30720;
 
-// lib/parts.js
+// read/parts.js
 var PAGED_MARKDOWN_MAX_CHARS = 1e6;
 function goQuote(s) {
   let out = '"';
@@ -10958,7 +10972,7 @@ function pageError(selector, exceptionDetails) {
   if (selector !== void 0 && /SyntaxError|not a valid selector/i.test(d)) {
     return invalid(`invalid CSS selector ${JSON.stringify(selector)}: ${d.split("\n")[0]}`);
   }
-  return new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`);
+  return withPageStack(new BridgeError(ErrorCodes.INTERNAL_ERROR, `extract failed in the page: ${d.split("\n")[0]}`), d);
 }
 async function readPage(ctx, action, start) {
   const loadStop = start + Math.max(0, ctx.budget.inner() - READ_RESERVE_MS);
@@ -11486,7 +11500,7 @@ __export(describe_exports, {
   targetName: () => targetName2
 });
 
-// lib/locator.js
+// target/locator.js
 var RANK = Object.freeze({ role: 0, label: 1, testid: 2, id: 3, css: 4, text: 5 });
 function orderLocators(locators) {
   return locators.filter((l) => l.count > 0).map((l, i) => ({ l, i })).sort((a, b) => (a.l.count === 1 ? 0 : 1) - (b.l.count === 1 ? 0 : 1) || RANK[a.l.by] - RANK[b.l.by] || a.i - b.i).map(({ l }) => l);
@@ -11642,7 +11656,7 @@ var executors15 = {
   }
 };
 
-// debugger/executors.js
+// sessions/executors.js
 var FAMILIES = [
   [nav_exports, ["cdp", "events", "reads"]],
   // navigate, reload, go_back, go_forward
@@ -11672,7 +11686,7 @@ var rows = FAMILIES.flatMap(([m, uses]) => Object.entries(m.executors).map(([typ
 var TAB_EXECUTORS = Object.freeze(Object.fromEntries(rows.map(([type, fn]) => [type, fn])));
 var USES = Object.freeze(Object.fromEntries(rows.map(([type, , uses]) => [type, uses])));
 
-// debugger/capabilities.js
+// sessions/capabilities.js
 var CAPABILITIES = Object.freeze({
   // send and sleep reject with the signal's reason once the request has
   // stopped (cancelled, timed out, tab closed), so every loop of CDP calls
@@ -11706,7 +11720,7 @@ var CAPABILITIES = Object.freeze({
       return { session: s, id };
     }
   }),
-  // storeUids records a read's uids (lib/changes.js's {next, known} as
+  // storeUids records a read's uids (read/changes.js's {next, known} as
   // extra); lastRead is the tab's last read {loaderId, map, next, known},
   // of whatever document, or null.
   reads: ({ session }) => ({
@@ -11717,9 +11731,9 @@ var CAPABILITIES = Object.freeze({
     }
   }),
   // downloads is chrome.downloads, for the inputs that wait for the
-  // download they start (lib/downloads.js); tabs and webNavigation for the
-  // ones that report the tab they opened (lib/new-tab.js); managed says
-  // whether the browser is a managed one (lib/input.js drawFrame).
+  // download they start (input/downloads.js); tabs and webNavigation for the
+  // ones that report the tab they opened (input/new-tab.js); managed says
+  // whether the browser is a managed one (input/input.js drawFrame).
   input: ({ deps }) => ({
     managed: deps.isManaged,
     downloads: deps.chromeApi.downloads,
@@ -11738,7 +11752,7 @@ var CAPABILITIES = Object.freeze({
     }
   }),
   handoff: ({ deps }) => ({ handoff: deps.handoff }),
-  // readTrace is get_trace's {events, nextSeq, dropped} (lib/trace.js).
+  // readTrace is get_trace's {events, nextSeq, dropped} (core/trace.js).
   trace: ({ tabId, deps }) => ({ readTrace: (sinceSeq) => deps.traces.read(tabId, sinceSeq) })
 });
 function contextFor(uses, on) {
@@ -11747,7 +11761,7 @@ function contextFor(uses, on) {
   return ctx;
 }
 
-// debugger/run.js
+// sessions/run.js
 async function runAction(controller2, tabId, action, budget) {
   const exec = Object.hasOwn(TAB_EXECUTORS, action.type) ? TAB_EXECUTORS[action.type] : null;
   if (!exec) throw new BridgeError(ErrorCodes.INVALID_ACTION, `${JSON.stringify(action.type)} is not a per-tab action`);
@@ -11757,14 +11771,16 @@ async function runAction(controller2, tabId, action, budget) {
   const started = Date.now();
   let code;
   let cancelled = false;
+  let stack = "";
   try {
     return await runAttached(session, action, budget, exec, deps);
   } catch (e) {
     cancelled = e instanceof CancelledError;
     code = toWireError(e).code;
+    stack = e && typeof e.stack === "string" ? e.stack : "";
     throw e;
   } finally {
-    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled));
+    if (session.attached || deps.traces.has(tabId)) deps.traces.push(tabId, actionEvent(action.type, Date.now() - started, code, cancelled, stack));
   }
 }
 async function runAttached(session, action, budget, exec, deps) {
@@ -11815,7 +11831,7 @@ function release(session, request, finished) {
   });
 }
 
-// debugger/controller.js
+// sessions/controller.js
 function createDebuggerController(opts) {
   return new DebuggerController(opts);
 }
@@ -11854,7 +11870,7 @@ var DebuggerController = class {
     }
     return s;
   }
-  // run executes one per-tab action within budget (lib/budget.js; by
+  // run executes one per-tab action within budget (core/budget.js; by
   // default the one a request without deadlineMs gets, from now).
   run(tabId, action, budget = budgetFor(action)) {
     return runAction(this, tabId, action, budget);
@@ -11936,7 +11952,7 @@ var DebuggerController = class {
   }
 };
 
-// handoff-registry.js
+// sessions/handoff-registry.js
 var KEY = "handoffs";
 function createHandoffRegistry({ storage, now = Date.now }) {
   const entries = /* @__PURE__ */ new Map();
@@ -12400,7 +12416,7 @@ var NavWatch = class {
   async titled(step) {
     const end = Date.now() + TITLE_WAIT_MS;
     for (; ; ) {
-      let tab = null;
+      let tab;
       try {
         tab = await this.r.api.tabs.get(step.tabId);
       } catch {
@@ -12763,7 +12779,7 @@ var Recorder = class {
   }
 };
 
-// idle-guard.js
+// sessions/idle-guard.js
 var IDLE_DETECTION_S = 30 * 60;
 function createIdleGuard({ idle, endAll, isManaged }) {
   return {
@@ -12784,7 +12800,7 @@ function createIdleGuard({ idle, endAll, isManaged }) {
   };
 }
 
-// contracts/bridge-service.js
+// services/ui-service.js
 var MESSAGE_KIND = "bua_bridge_request";
 var STATE_PORT = "bua_bridge_state";
 var STATE_KIND = "bua_bridge_state";
@@ -12900,7 +12916,7 @@ function callLocal(service2, op, args) {
   }
 }
 
-// badge.js
+// services/badge.js
 var BADGE_COLORS = Object.freeze({
   handoff: "#b54708",
   recording: "#d92d20",
@@ -12995,15 +13011,15 @@ function recordingMethods(recorder2) {
   };
 }
 
-// services/bridge-service-local.js
+// services/ui-service-local.js
 var PUSH_MS = 50;
 var TEST_TIMEOUT_MS = 5e3;
 var EMPTY_HANDOFFS = Object.freeze({ list: () => [], subscribe: () => () => {
 } });
-function createLocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
-  return new LocalBridgeService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
+function createLocalUiService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2 = EMPTY_HANDOFFS, controller: controller2, recorder: recorder2 = NO_RECORDER, windows: windows2, emit, claim, timers = globalThis }) {
+  return new LocalUiService({ api: api2, sessions: sessions2, client: client2, pairing: pairing2, handoffs: handoffs2, controller: controller2, recorder: recorder2, windows: windows2, emit, claim, timers });
 }
-var LocalBridgeService = class {
+var LocalUiService = class {
   #deps;
   #rawConnection = { state: "connecting" };
   #ports = /* @__PURE__ */ new Set();
@@ -13023,7 +13039,7 @@ var LocalBridgeService = class {
   #connection() {
     return connectionView(this.#rawConnection, this.#deps.pairing());
   }
-  // The contract's methods (contracts/bridge-service.js).
+  // The contract's methods (services/ui-service.js).
   async getState() {
     const { api: api2, sessions: sessions2, handoffs: handoffs2, recorder: recorder2 } = this.#deps;
     const live = sessions2.list().sort((a, b) => a.startedAt - b.startedAt);
@@ -13289,7 +13305,7 @@ var client = createWsClient({
   },
   log
 });
-var service = createLocalBridgeService({
+var service = createLocalUiService({
   api,
   sessions,
   client,
@@ -13371,3 +13387,4 @@ function sameList(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 client.start();
+//# sourceMappingURL=worker.js.map

@@ -1,5 +1,5 @@
 // The page side of a changes read (extract changes: true; the worker's
-// side is lib/changes.js, which sends this as generated/page.js's
+// side is read/changes.js, which sends this as generated/page.js's
 // CHANGES).
 
 import { collectElements } from "./elements.js";

@@ -26,7 +26,7 @@ const VALUED = { textbox: 1, searchbox: 1, combobox: 1, slider: 1, spinbutton: 1
 // items, total}: nodes[i] is the element described by items[i], at most
 // opts.max of them; total counts every listed element, kept or not.
 //
-// For the changes reads (lib/changes.js): opts.all, an array, gets every
+// For the changes reads (read/changes.js): opts.all, an array, gets every
 // listed element, kept or not, and a parent is then an index into it;
 // opts.keep(el), when given, says which elements to describe (the new
 // ones), within opts.max.
@@ -65,7 +65,7 @@ function visit(list, el, hidden, owner, frame) {
     if (role && ROLES[role]) owner = listElement(list, el, tag, role, owner, frame);
   }
   if (tag === "iframe" || tag === "frame") {
-    let doc = null;
+    let doc;
     try {
       doc = el.contentDocument;
     } catch (e) {

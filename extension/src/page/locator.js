@@ -1,6 +1,6 @@
 // Readable locators for one element, generated in the page: describe's
 // (actions/describe.js sends describeElement as generated/page.js's
-// DESCRIBE), and recording's later (issue 25), which runs the same
+// DESCRIBE), and recording's (docs/decisions/readable-locators.md), which runs the same
 // generator on the element under the person's click. The order follows
 // Testing Library's priority and Playwright's selector generator (learned
 // from, not copied): a role and accessible name (added by the worker, from
@@ -73,7 +73,7 @@ export function generateLocators(el) {
 function frameOf(doc) {
   const win = doc.defaultView;
   if (!win || win === win.top) return undefined;
-  let name = "";
+  let name;
   try {
     name = (win.frameElement && win.frameElement.getAttribute("name")) || win.name || "";
   } catch (e) {

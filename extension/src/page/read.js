@@ -5,7 +5,7 @@
 // Each answers an array: first the read as a JSON string, then the kept
 // elements' nodes, which deep serialization turns into their
 // backendNodeIds, then the array of every listed element, which stays in
-// the page for the next changes read (lib/changes.js).
+// the page for the next changes read (read/changes.js).
 
 import { MARKDOWN_MAX_CHARS, TEXT_MAX_CHARS, capText } from "./caps.js";
 import { collectElements } from "./elements.js";
@@ -95,7 +95,7 @@ function boxed(el) {
 }
 
 // shownFrameSrcs are the srcs of the page's rendered iframes, raw: the
-// worker classifies them (lib/page-signals.js), so the page needs no copy
+// worker classifies them (read/page-signals.js), so the page needs no copy
 // of the captcha patterns.
 function shownFrameSrcs() {
   const srcs = [];

@@ -11,7 +11,7 @@
 // It sends small JSON messages; the worker (recorder/recorder.js) turns
 // them into steps:
 //   see {id, loc, role, hidden}  an element the person is about to act
-//                          on: the locators generateLocators (lib/locator.js,
+//                          on: the locators generateLocators (target/locator.js,
 //                          the generator describe runs) gives it now, and
 //                          its role locator by extract's rules
 //                          (page/role-locator.js), taken as the pointer

@@ -125,7 +125,7 @@ function walk(walker, node, quiet) {
 // URL: its text is the page's too. A cross-origin one is not the page's
 // to read (contentDocument is null) and leaves nothing.
 function walkFrame(walker, node, el, quiet) {
-  let inner = null;
+  let inner;
   try {
     inner = node.contentDocument;
   } catch (e) {

@@ -48,7 +48,7 @@ function keptQuery(search) {
   const kept = search.slice(1).split("&").filter((pair) => {
     if (!pair) return false;
     const key = pair.split("=")[0];
-    let name = key;
+    let name;
     try {
       name = decodeURIComponent(key.replace(/\+/g, " "));
     } catch (e) {

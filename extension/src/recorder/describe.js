@@ -8,10 +8,10 @@
 // renamed itself as it was clicked), the one the page side took as the
 // pointer went down (page/role-locator.js).
 
-import { CdpError } from "../lib/cdp.js";
-import { orderLocators } from "../lib/locator.js";
+import { CdpError } from "../core/cdp.js";
+import { orderLocators } from "../target/locator.js";
 import { NO_LOCATOR_ROLES, roleLocator, targetName } from "../actions/describe.js";
-import { normalizeName } from "../lib/role-target.js";
+import { normalizeName } from "../target/role-target.js";
 import { ROLES } from "../generated/protocol.js";
 
 const TARGET_ROLES = new Set(ROLES);

@@ -6,7 +6,7 @@
 // tab a click opened, which the recording then follows. Listened to only
 // while a recording runs, so the person's other browsing costs nothing.
 
-import { hostOf } from "../lib/domains.js";
+import { hostOf } from "../core/domains.js";
 import { navStep } from "./steps.js";
 
 // TITLE_WAIT_MS bounds the wait for a page's title after a navigation
@@ -66,7 +66,7 @@ export class NavWatch {
   async titled(step) {
     const end = Date.now() + TITLE_WAIT_MS;
     for (;;) {
-      let tab = null;
+      let tab;
       try {
         tab = await this.r.api.tabs.get(step.tabId);
       } catch {

@@ -11,7 +11,7 @@
 // (assertPage). The secrets typed never leave the worker: a step carries
 // a secret's number (Recording.secret) instead.
 
-import { BridgeError, ErrorCodes } from "../lib/errors.js";
+import { BridgeError, ErrorCodes } from "../core/errors.js";
 import { BINDING, WORLD, injectSession, removeSession } from "./inject.js";
 import { describeWithin } from "./describe.js";
 import { actionOf, uploadComment } from "./steps.js";

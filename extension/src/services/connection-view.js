@@ -1,8 +1,8 @@
-// The connection as the pages show it (contracts/bridge-service.js's
+// The connection as the pages show it (services/ui-service.js's
 // ConnectionState): ws-client's published state with the fix a person can
 // apply. Pure.
 
-import { CONNECTION_STATES } from "../contracts/bridge-service.js";
+import { CONNECTION_STATES } from "./ui-service.js";
 import { CLOSE_CODES } from "../generated/protocol.js";
 
 // connectionView turns ws-client's published state ({state, reason,

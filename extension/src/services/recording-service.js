@@ -1,9 +1,9 @@
-// The recordings' part of the worker's BridgeService
-// (contracts/bridge-service.js, services/bridge-service-local.js): the
+// The recordings' part of the worker's UiService
+// (services/ui-service.js, services/ui-service-local.js): the
 // live recordings in the state the popup shows, its Stop, and the two
 // checks it adds (docs/record.md#checks-as-you-go).
 
-import { SERVICE_ERRORS, ServiceError } from "../contracts/bridge-service.js";
+import { SERVICE_ERRORS, ServiceError } from "./ui-service.js";
 
 // NO_RECORDER stands in for the recorder where there is none: nothing is
 // recorded.
@@ -17,7 +17,7 @@ export async function recordingsState(recorder, titleOf) {
   return live.map((r, i) => ({ tabId: r.tabId, tabs: r.tabs, lastTab: r.lastTab, title: titles[i] || r.title || "", steps: r.steps, startedAt: r.startedAt }));
 }
 
-// recordingMethods are the BridgeService methods over recorder.
+// recordingMethods are the UiService methods over recorder.
 export function recordingMethods(recorder) {
   const live = (tabId) => {
     if (!recorder.list().some((r) => r.tabId === tabId)) {

@@ -1,7 +1,7 @@
 // A fake of chrome-api.js's object with just enough tab and window state to
 // exercise the worker's modules in node. Not a test file itself.
 
-import { memoryStorage } from "../../src/replay-cache.js";
+import { memoryStorage } from "../../src/transport/replay-cache.js";
 
 export function createFakeApi({ files = {} } = {}) {
   const store = new Map();

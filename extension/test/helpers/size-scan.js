@@ -1,4 +1,5 @@
-// A small scanner for the extension's size limits (issue 23): how many
+// A small scanner for the extension's size limits
+// (docs/decisions/extension-modules.md): how many
 // lines each source file has, and where each function starts and ends.
 // Not a parser: it reads our code style. It skips strings, template
 // literals (their ${…} parts are code, and are read), comments and regular

@@ -54,7 +54,7 @@ func (f *fakeTraces) add(tab int, evs ...protocol.TraceEvent) {
 	}
 }
 
-// read answers get_trace as the extension does (lib/trace.js read).
+// read answers get_trace as the extension does (core/trace.js read).
 func (f *fakeTraces) read(a protocol.Action) protocol.TraceResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -107,7 +107,8 @@ type Response struct {
 }
 
 // MaxRequestLine bounds one Request frame, in bytes, newline excluded:
-// what a client may make the daemon buffer. An action's largest strings
+// what a client may make the daemon buffer
+// (docs/decisions/daemon-limits.md; it was MaxMessage, 64 MiB). An action's largest strings
 // (type's text, eval's expression) are capped at 1 Mi characters by the
 // schema, so an action near that cap is refused here first, with
 // invalid_action. Responses are not bounded by it: a full-page screenshot

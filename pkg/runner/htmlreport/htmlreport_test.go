@@ -36,8 +36,6 @@ func clock() func() time.Time {
 	}
 }
 
-var jpeg = []byte{0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 'J', 'F', 'I', 'F'}
-
 // suite runs three flows on a fake browser: one passes after a retried
 // click, one fails an assert on a page that logged errors (one of them
 // with markup and the flow's secret in it) and had requests fail, one is

@@ -1,9 +1,9 @@
-// The options page's view model and actions: pure over BridgeState and a
-// BridgeService (contracts/bridge-service.js), so node tests check them
+// The options page's view model and actions: pure over UiState and a
+// UiService (services/ui-service.js), so node tests check them
 // without a DOM or chrome.*.
 
 import { connectionLabel, dateTime, errorText, REASON_LABELS } from "../format.js";
-import { validateDomain } from "../../lib/domains.js";
+import { validateDomain } from "../../core/domains.js";
 
 export const RESET_QUESTION =
   "Reset bua bridge? This forgets the pairing (daemon URL and token), empties the blocklist and deletes the session history. Live sessions are not stopped.";
@@ -41,7 +41,7 @@ export function historyRows(history, filter = "") {
   return rows.reverse();
 }
 
-// createOptionsActions binds the page's controls to a BridgeService.
+// createOptionsActions binds the page's controls to a UiService.
 // Each action returns {ok, message, ...} for the status line and never
 // throws; confirm(question) -> boolean asks the person (window.confirm).
 export function createOptionsActions(service, { confirm }) {

@@ -1,10 +1,10 @@
 // The options page (docs/extension.md#layering, UI layer):
 // connection (daemon URL, token or one-time code, Save, Test), the
 // blocklist, the audit log with a filter, and Reset. It gets a
-// BridgeService, a document and confirm(); it never touches chrome.*
+// UiService, a document and confirm(); it never touches chrome.*
 // (main.js hands it the runtime service).
 
-import { DEFAULT_URL } from "../../pairing.js";
+import { DEFAULT_URL } from "../../transport/pairing.js";
 import { connectionText, createOptionsActions, historyRows } from "./options-view.js";
 
 // mountOptions renders the page and keeps it live. Returns a promise of

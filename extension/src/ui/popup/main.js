@@ -1,5 +1,5 @@
-// The popup page's entry: the runtime BridgeService, mounted.
-import { createRuntimeBridgeService } from "../../services/bridge-service-runtime.js";
+// The popup page's entry: the runtime UiService, mounted.
+import { createRuntimeUiService } from "../../services/ui-service-runtime.js";
 import { mountPopup } from "./popup.js";
 
-mountPopup(document, createRuntimeBridgeService());
+mountPopup(document, createRuntimeUiService());

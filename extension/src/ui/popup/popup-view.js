@@ -1,4 +1,4 @@
-// The popup's view model: BridgeState (contracts/bridge-service.js) in,
+// The popup's view model: UiState (services/ui-service.js) in,
 // what the popup shows out. Pure, so node tests check it without a DOM.
 
 import { clockTime, connectionLabel } from "../format.js";
@@ -40,7 +40,7 @@ export function popupView(state) {
   };
 }
 
-// createPopupActions binds the popup's buttons to a BridgeService; each
+// createPopupActions binds the popup's buttons to a UiService; each
 // returns {ok, message} for the status line and never throws.
 export function createPopupActions(service) {
   const run = async (fn, done) => {

@@ -1,7 +1,7 @@
 // The popup, the activity monitor (docs/extension.md#layering, UI
 // layer): connection state with its reason and fix, the live sessions
 // each with a Stop button, Stop all, and the handoffs waiting for the
-// person. It gets a BridgeService and a document; it never touches
+// person. It gets a UiService and a document; it never touches
 // chrome.* (main.js hands it the runtime service).
 
 import { createPopupActions, popupView } from "./popup-view.js";

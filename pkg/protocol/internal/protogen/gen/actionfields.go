@@ -6,6 +6,16 @@ import (
 	"strings"
 )
 
+// goTypeFiles renders types_gen.go (GoTypes) and actionfields_gen.go
+// (ActionFieldsGo), both from the wire types.
+func goTypeFiles(doc []byte) (types, fields []byte, err error) {
+	if types, err = GoTypes(doc); err != nil {
+		return nil, nil, err
+	}
+	fields, err = ActionFieldsGo(doc)
+	return types, fields, err
+}
+
 // ActionFieldsGo renders actionfields_gen.go: Action's field method, a
 // pointer to the field of each param by its JSON name, through which
 // protocol.ActionFrom sets an action's params from loose input without a

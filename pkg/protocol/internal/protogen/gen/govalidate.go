@@ -61,6 +61,9 @@ func (w *goWriter) p(format string, args ...any) { fmt.Fprintf(w.b, format, args
 // fail methods, which return vQuiet to a quiet probe.
 func (w *goWriter) fail(ret string) { w.p("\t\treturn %s\n", ret) }
 
+// node writes the function that validates n (and, with an x-message,
+// the wrapper that replaces its reason), its checks in the order
+// validate.go states.
 func (w *goWriter) node(n *vnode) {
 	check := n.fn
 	if n.message != "" {
@@ -74,6 +77,19 @@ func (w *goWriter) node(n *vnode) {
 		w.p("\treturn p.fail(q, \"not allowed\")\n}\n\n")
 		return
 	}
+	w.valueChecks(n)
+	w.stringChecks(n)
+	w.numberChecks(n)
+	w.arrayChecks(n)
+	w.objectChecks(n)
+	w.combinedChecks(n)
+	w.conditionChecks(n)
+	w.p("\treturn nil\n}\n\n")
+}
+
+// valueChecks writes n's checks of the whole value: $ref, type,
+// const, enum.
+func (w *goWriter) valueChecks(n *vnode) {
 	if n.ref != nil && !n.ref.trivial() {
 		w.p("\tif e := %s(v, p, q); e != nil {\n\t\treturn e\n\t}\n", call(n.ref))
 	}
@@ -100,6 +116,11 @@ func (w *goWriter) node(n *vnode) {
 		w.fail(fmt.Sprintf("p.failEnum(q, %s, v)", strconv.Quote(enumReason(n.enum))))
 		w.p("\t}\n")
 	}
+}
+
+// stringChecks writes n's checks of a string: its length in code
+// points, its pattern.
+func (w *goWriter) stringChecks(n *vnode) {
 	if n.minLength != nil || n.maxLength != nil || n.pattern != "" {
 		w.p("\tif s, ok := v.(string); ok {\n")
 		if n.minLength != nil || n.maxLength != nil {
@@ -122,6 +143,10 @@ func (w *goWriter) node(n *vnode) {
 		}
 		w.p("\t}\n")
 	}
+}
+
+// numberChecks writes n's bounds of a number.
+func (w *goWriter) numberChecks(n *vnode) {
 	if n.minimum != nil || n.maximum != nil {
 		w.p("\tif f, ok := v.(float64); ok {\n")
 		if n.minimum != nil {
@@ -136,6 +161,10 @@ func (w *goWriter) node(n *vnode) {
 		}
 		w.p("\t}\n")
 	}
+}
+
+// arrayChecks writes n's checks of an array: its length, its items.
+func (w *goWriter) arrayChecks(n *vnode) {
 	if n.minItems != nil || n.maxItems != nil || (n.items != nil && !n.items.trivial()) {
 		w.p("\tif a, ok := v.([]any); ok {\n")
 		if n.minItems != nil {
@@ -153,6 +182,11 @@ func (w *goWriter) node(n *vnode) {
 		}
 		w.p("\t}\n")
 	}
+}
+
+// objectChecks writes n's checks of an object: required (in the
+// schema's order), then properties (by name).
+func (w *goWriter) objectChecks(n *vnode) {
 	props := 0
 	for _, pr := range n.props {
 		if !pr.node.trivial() {
@@ -173,6 +207,11 @@ func (w *goWriter) node(n *vnode) {
 		}
 		w.p("\t}\n")
 	}
+}
+
+// combinedChecks writes n's allOf, anyOf (a failure reports the last
+// branch's reason) and oneOf.
+func (w *goWriter) combinedChecks(n *vnode) {
 	for _, s := range n.allOf {
 		if !s.trivial() {
 			w.p("\tif e := %s(v, p, q); e != nil {\n\t\treturn e\n\t}\n", call(s))
@@ -207,6 +246,10 @@ func (w *goWriter) node(n *vnode) {
 			w.p("\t\treturn %s(v, p, false)\n\t}\n", call(n.oneOf[0]))
 		}
 	}
+}
+
+// conditionChecks writes n's not and if/then/else.
+func (w *goWriter) conditionChecks(n *vnode) {
 	if n.not != nil {
 		if n.not.trivial() {
 			w.p("\tif true {\n")
@@ -230,7 +273,6 @@ func (w *goWriter) node(n *vnode) {
 		}
 		w.p("\t}\n")
 	}
-	w.p("\treturn nil\n}\n\n")
 }
 
 // fq is the failure with a reason known here.

@@ -82,6 +82,8 @@ func jsScalar(v any) string {
 	return "null"
 }
 
+// node writes the function that validates n (and, with an x-message,
+// the wrapper that replaces its reason), goWriter.node's twin.
 func (w *jsWriter) node(n *vnode) {
 	check := n.fn
 	if n.message != "" {
@@ -112,6 +114,18 @@ func (w *jsWriter) node(n *vnode) {
 		}
 		w.after = nil
 	}()
+	w.valueChecks(n)
+	w.stringChecks(n)
+	w.numberChecks(n)
+	w.arrayChecks(n)
+	w.objectChecks(n)
+	w.combinedChecks(n)
+	w.conditionChecks(n)
+}
+
+// valueChecks writes n's checks of the whole value: $ref, type,
+// const, enum (whose Set goes after the function).
+func (w *jsWriter) valueChecks(n *vnode) {
 	if n.ref != nil && !n.ref.trivial() {
 		w.p("  if ((e = %s(v, p, q))) return e;\n", call(n.ref))
 	}
@@ -141,6 +155,11 @@ func (w *jsWriter) node(n *vnode) {
 		w.p("  }\n")
 		w.after = append(w.after, fmt.Sprintf("const %s = new Set([%s]);\n\n", set, strings.Join(lits, ", ")))
 	}
+}
+
+// stringChecks writes n's checks of a string: its length in code
+// points, its pattern.
+func (w *jsWriter) stringChecks(n *vnode) {
 	if n.minLength != nil || n.maxLength != nil || n.pattern != "" {
 		w.p("  if (typeof v === \"string\") {\n")
 		if n.minLength != nil || n.maxLength != nil {
@@ -163,6 +182,10 @@ func (w *jsWriter) node(n *vnode) {
 		}
 		w.p("  }\n")
 	}
+}
+
+// numberChecks writes n's bounds of a number.
+func (w *jsWriter) numberChecks(n *vnode) {
 	if n.minimum != nil || n.maximum != nil {
 		w.p("  if (typeof v === \"number\") {\n")
 		if n.minimum != nil {
@@ -177,6 +200,10 @@ func (w *jsWriter) node(n *vnode) {
 		}
 		w.p("  }\n")
 	}
+}
+
+// arrayChecks writes n's checks of an array: its length, its items.
+func (w *jsWriter) arrayChecks(n *vnode) {
 	if n.minItems != nil || n.maxItems != nil || (n.items != nil && !n.items.trivial()) {
 		w.p("  if (Array.isArray(v)) {\n")
 		if n.minItems != nil {
@@ -194,6 +221,11 @@ func (w *jsWriter) node(n *vnode) {
 		}
 		w.p("  }\n")
 	}
+}
+
+// objectChecks writes n's checks of an object: required (in the
+// schema's order), then properties (by name).
+func (w *jsWriter) objectChecks(n *vnode) {
 	props := 0
 	for _, pr := range n.props {
 		if !pr.node.trivial() {
@@ -214,6 +246,11 @@ func (w *jsWriter) node(n *vnode) {
 		}
 		w.p("  }\n")
 	}
+}
+
+// combinedChecks writes n's allOf, anyOf (a failure reports the last
+// branch's reason) and oneOf.
+func (w *jsWriter) combinedChecks(n *vnode) {
 	for _, s := range n.allOf {
 		if !s.trivial() {
 			w.p("  if ((e = %s(v, p, q))) return e;\n", call(s))
@@ -249,6 +286,10 @@ func (w *jsWriter) node(n *vnode) {
 			w.p("    return %s(v, p, false);\n  }\n", call(n.oneOf[0]))
 		}
 	}
+}
+
+// conditionChecks writes n's not and if/then/else.
+func (w *jsWriter) conditionChecks(n *vnode) {
 	if n.not != nil {
 		if n.not.trivial() {
 			w.p("  {\n")

@@ -5,10 +5,8 @@
 package gen
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -272,6 +270,8 @@ func (r *reader) dispatch(union *object, prefix string) []string {
 	return out
 }
 
+// actions reads the action union: each of its types, in the type enum's
+// order, which its allOf branches must follow.
 func (r *reader) actions() []Action {
 	union := r.def("action")
 	names := r.strings(union.path("properties", "type", "enum"), "$defs/action type enum")
@@ -280,189 +280,96 @@ func (r *reader) actions() []Action {
 	}
 	var out []Action
 	for _, name := range names {
-		where := "$defs/action." + name
-		d := r.def("action." + name)
-		a := Action{Name: name}
-		a.Description, _ = d.get("description").(string)
-		if a.Description == "" {
-			r.fail("%s: needs a description", where)
-		}
-		a.Scope, _ = d.get("x-scope").(string)
-		if a.Scope != "tab" && a.Scope != "browser" {
-			r.fail("%s: x-scope must be tab or browser", where)
-		}
-		a.BudgetMs = r.int(d, "x-budgetMs", where)
-		a.Shorthand, _ = d.get("x-shorthand").(string)
-		a.Feature, _ = d.get("x-feature").(string)
-		if a.Feature != "" && !slices.ContainsFunc(r.features(), func(f Feature) bool { return f.Name == a.Feature }) {
-			r.fail("%s: x-feature %q is not one of hello's x-features", where, a.Feature)
-		}
-		switch f := d.get("x-flow").(type) {
-		case nil:
-		case bool:
-			a.NoFlowStep = !f
-		default:
-			r.fail("%s: x-flow must be a boolean", where)
-		}
-		switch f := d.get("x-reads").(type) {
-		case nil:
-		case bool:
-			a.Reads = f
-		default:
-			r.fail("%s: x-reads must be a boolean", where)
-		}
-		switch ag := d.get("x-agent").(type) {
-		case nil:
-		case bool:
-			if ag {
-				r.fail("%s: x-agent must be a non-empty string, or false", where)
-			}
-			a.NoAgent = true
-		case string:
-			if a.Agent = ag; a.Agent == "" {
-				r.fail("%s: x-agent must be a non-empty string, or false", where)
-			}
-		default:
-			r.fail("%s: x-agent must be a non-empty string, or false", where)
-		}
-		a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
-		a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional
-		if branches, ok := d.get("oneOf").([]any); ok {
-			for _, b := range branches {
-				req, _ := b.(*object).get("required").([]any)
-				if len(req) != 1 || len(b.(*object).keys) != 1 {
-					r.fail("%s: each oneOf branch must be {required: [one param]}", where)
-					break
-				}
-				a.OneOf = append(a.OneOf, r.strings(req, where+" oneOf")...)
-			}
-		}
-		required := map[string]bool{}
-		if req, ok := d.get("required").([]any); ok {
-			for _, x := range r.strings(req, where+" required") {
-				required[x] = true
-			}
-		}
-		if props, ok := d.get("properties").(*object); ok {
-			for _, pn := range props.keys {
-				pn0, _ := props.get(pn).(*object)
-				a.Params = append(a.Params, r.param(pn, pn0, required[pn], where))
-			}
-		}
-		if a.Shorthand != "" && a.Shorthand != "target" && !a.hasParam(a.Shorthand) {
-			r.fail("%s: x-shorthand %q is not one of its properties", where, a.Shorthand)
-		}
-		if a.Shorthand == "target" && !a.Target {
-			r.fail("%s: x-shorthand target needs $ref #/$defs/target or #/$defs/optionalTarget", where)
-		}
-		out = append(out, a)
+		out = append(out, r.action(name))
 	}
 	return out
 }
 
-func (a Action) hasParam(name string) bool {
-	for _, p := range a.Params {
-		if p.Name == name {
-			return true
+// action reads $defs/action.NAME: its description and x- keywords, its
+// target, and its params.
+func (r *reader) action(name string) Action {
+	where := "$defs/action." + name
+	d := r.def("action." + name)
+	a := Action{Name: name}
+	a.Description, _ = d.get("description").(string)
+	if a.Description == "" {
+		r.fail("%s: needs a description", where)
+	}
+	a.Scope, _ = d.get("x-scope").(string)
+	if a.Scope != "tab" && a.Scope != "browser" {
+		r.fail("%s: x-scope must be tab or browser", where)
+	}
+	a.BudgetMs = r.int(d, "x-budgetMs", where)
+	a.Shorthand, _ = d.get("x-shorthand").(string)
+	a.Feature, _ = d.get("x-feature").(string)
+	if a.Feature != "" && !slices.ContainsFunc(r.features(), func(f Feature) bool { return f.Name == a.Feature }) {
+		r.fail("%s: x-feature %q is not one of hello's x-features", where, a.Feature)
+	}
+	r.actionFlags(&a, d, where)
+	a.TargetOptional = d.get("$ref") == "#/$defs/optionalTarget"
+	a.Target = d.get("$ref") == "#/$defs/target" || a.TargetOptional
+	if branches, ok := d.get("oneOf").([]any); ok {
+		for _, b := range branches {
+			req, _ := b.(*object).get("required").([]any)
+			if len(req) != 1 || len(b.(*object).keys) != 1 {
+				r.fail("%s: each oneOf branch must be {required: [one param]}", where)
+				break
+			}
+			a.OneOf = append(a.OneOf, r.strings(req, where+" oneOf")...)
 		}
 	}
-	return false
+	required := map[string]bool{}
+	if req, ok := d.get("required").([]any); ok {
+		for _, x := range r.strings(req, where+" required") {
+			required[x] = true
+		}
+	}
+	if props, ok := d.get("properties").(*object); ok {
+		for _, pn := range props.keys {
+			pn0, _ := props.get(pn).(*object)
+			a.Params = append(a.Params, r.param(pn, pn0, required[pn], where))
+		}
+	}
+	if a.Shorthand != "" && a.Shorthand != "target" && !a.hasParam(a.Shorthand) {
+		r.fail("%s: x-shorthand %q is not one of its properties", where, a.Shorthand)
+	}
+	if a.Shorthand == "target" && !a.Target {
+		r.fail("%s: x-shorthand target needs $ref #/$defs/target or #/$defs/optionalTarget", where)
+	}
+	return a
 }
 
-func (r *reader) param(name string, prop *object, required bool, where string) Param {
-	if prop == nil {
-		r.fail("%s: property %s must be an object", where, name)
-		return Param{Name: name}
-	}
-	def := r.resolve(prop)
-	p := Param{Name: name, Required: required}
-	p.Feature, _ = prop.get("x-feature").(string)
-	if p.Feature != "" && !slices.ContainsFunc(r.features(), func(f Feature) bool { return f.Name == p.Feature }) {
-		r.fail("%s: property %s: x-feature %q is not one of hello's x-features", where, name, p.Feature)
-	}
-	p.Description, _ = prop.get("description").(string)
-	if p.Description == "" {
-		p.Description, _ = def.get("description").(string)
-	}
-	p.Kind, p.Item = r.kind(def, where, name)
-	ag := prop.get("x-agent")
-	if ag == nil {
-		ag = def.get("x-agent")
-	}
-	switch ag := ag.(type) {
+// actionFlags reads an action's boolean-or-string keywords into a:
+// x-flow, x-reads and x-agent.
+func (r *reader) actionFlags(a *Action, d *object, where string) {
+	switch f := d.get("x-flow").(type) {
 	case nil:
-	case string:
-		p.Agent = ag
 	case bool:
-		p.AgentSkip = !ag
+		a.NoFlowStep = !f
 	default:
-		r.fail("%s: property %s: x-agent must be a string or false", where, name)
+		r.fail("%s: x-flow must be a boolean", where)
 	}
-	enum, _ := def.get("enum").([]any)
-	for _, e := range enum {
-		if es, ok := e.(string); ok {
-			p.Enum = append(p.Enum, es)
-		}
-	}
-	if p.Kind == "" && len(enum) > 0 {
-		if _, ok := enum[0].(string); ok {
-			p.Kind = "string"
-		}
-	}
-	switch p.Kind {
-	case "string", "integer", "boolean", "list":
+	switch f := d.get("x-reads").(type) {
+	case nil:
+	case bool:
+		a.Reads = f
 	default:
-		r.fail("%s: property %s must be a string, integer, boolean or a list of strings or integers, got %q", where, name, p.Kind)
+		r.fail("%s: x-reads must be a boolean", where)
 	}
-	for _, n := range []*object{prop, def} {
-		if ex, ok := n.get("examples").([]any); ok && len(ex) > 0 {
-			p.Example = ex[0]
-			break
+	switch ag := d.get("x-agent").(type) {
+	case nil:
+	case bool:
+		if ag {
+			r.fail("%s: x-agent must be a non-empty string, or false", where)
 		}
-	}
-	switch {
-	case p.Example != nil:
-	case len(enum) > 0:
-		p.Example = enum[0]
-	case p.Kind == "integer":
-		p.Example = json.Number("0")
-		if min, ok := def.get("minimum").(json.Number); ok {
-			p.Example = min
-		}
-	case p.Kind == "boolean":
-		p.Example = true
-	default:
-		r.fail("%s: property %s needs examples", where, name)
-	}
-	return p
-}
-
-// kind reads a property's type: a scalar kind as is; "array" of strings or
-// integers, or [X, "array"] (one X or a list of them), is a list of X.
-func (r *reader) kind(def *object, where, name string) (kind, item string) {
-	switch t := def.get("type").(type) {
+		a.NoAgent = true
 	case string:
-		if t != "array" {
-			return t, ""
+		if a.Agent = ag; a.Agent == "" {
+			r.fail("%s: x-agent must be a non-empty string, or false", where)
 		}
-	case []any:
-		if len(t) != 2 || t[1] != "array" {
-			r.fail("%s: property %s: a type list must be [X, \"array\"] (one X or a list of them)", where, name)
-			return "", ""
-		}
-		item, _ = t[0].(string)
 	default:
-		return "", ""
+		r.fail("%s: x-agent must be a non-empty string, or false", where)
 	}
-	items, _ := def.get("items").(*object)
-	it, _ := items.get("type").(string)
-	if item == "" {
-		item = it
-	}
-	if (item != "string" && item != "integer") || it != item {
-		r.fail("%s: property %s: a list's items must all be strings or all integers, of the same type as a single item", where, name)
-	}
-	return "list", item
 }
 
 func (r *reader) codes() []Code {
@@ -497,84 +404,4 @@ func (r *reader) codes() []Code {
 		out = append(out, c)
 	}
 	return out
-}
-
-// object is a JSON object that keeps its keys' order: the generated
-// files list params in the schema's order.
-type object struct {
-	keys []string
-	m    map[string]any
-}
-
-func (o *object) get(k string) any {
-	if o == nil {
-		return nil
-	}
-	return o.m[k]
-}
-
-func (o *object) path(keys ...string) any {
-	var v any = o
-	for _, k := range keys {
-		ob, ok := v.(*object)
-		if !ok {
-			return nil
-		}
-		v = ob.get(k)
-	}
-	return v
-}
-
-func decodeOrdered(doc []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the schema")
-	}
-	if _, ok := v.(*object); !ok {
-		return nil, fmt.Errorf("the schema must be an object")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t {
-	case json.Delim('{'):
-		o := &object{m: map[string]any{}}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k := kt.(string)
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			o.keys = append(o.keys, k)
-			o.m[k] = v
-		}
-		_, err := dec.Token()
-		return o, err
-	case json.Delim('['):
-		arr := []any{}
-		for dec.More() {
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := dec.Token()
-		return arr, err
-	}
-	return t, nil
 }

@@ -39,7 +39,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	types, err := GoTypes(doc)
+	types, fields, err := goTypeFiles(doc)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -80,10 +80,6 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ObstacleRulesPath, err)
 	}
-	fields, err := ActionFieldsGo(doc)
-	if err != nil {
-		return nil, wrap(err)
-	}
 	head, err := read(ProtocolHeadPath)
 	if err != nil {
 		return nil, err
@@ -93,7 +89,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 		return nil, wrap(err)
 	}
 	return []Output{
-		{"pkg/protocol/generated.go", goSrc},
+		{"pkg/protocol/constants_gen.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
 		{"pkg/protocol/actionfields_gen.go", fields},
 		{"pkg/protocol/validate_gen.go", vgo},

@@ -30,16 +30,8 @@ func GenerateTool(doc []byte) ([]byte, error) {
 // schema branch. Params marked x-agent: false are the server's to set;
 // actions marked so are a person's (bua record's), never offered.
 func (m *Model) Tool() ([]byte, error) {
-	type prop struct {
-		name    string
-		kind    string
-		item    string
-		enum    []string
-		descs   []string   // distinct short descriptions, in order
-		actions [][]string // the actions each of descs came from
-	}
-	var props []*prop
-	byName := map[string]*prop{}
+	var props []*toolProp
+	byName := map[string]*toolProp{}
 	var lines []string
 	var names []string
 	for _, a := range m.Actions {
@@ -54,28 +46,14 @@ func (m *Model) Tool() ([]byte, error) {
 			}
 			pr := byName[p.Name]
 			if pr == nil {
-				pr = &prop{name: p.Name, kind: p.Kind, item: p.Item}
+				pr = &toolProp{name: p.Name, kind: p.Kind, item: p.Item}
 				byName[p.Name] = pr
 				props = append(props, pr)
 			}
 			if pr.kind != p.Kind || pr.item != p.Item {
 				return nil, fmt.Errorf("agent tool: param %s is a %s in one action and a %s in %s: the tool's flat schema needs one type per name", p.Name, pr.kind+pr.item, p.Kind+p.Item, a.Name)
 			}
-			for _, e := range p.Enum {
-				if !slices.Contains(pr.enum, e) {
-					pr.enum = append(pr.enum, e)
-				}
-			}
-			d := paramSummary(p.Agent, p.Description)
-			if d == "" {
-				continue
-			}
-			if i := slices.Index(pr.descs, d); i >= 0 {
-				pr.actions[i] = append(pr.actions[i], a.Name)
-			} else {
-				pr.descs = append(pr.descs, d)
-				pr.actions = append(pr.actions, []string{a.Name})
-			}
+			pr.merge(p, a.Name)
 		}
 	}
 
@@ -84,29 +62,7 @@ func (m *Model) Tool() ([]byte, error) {
 	w("{\n  \"type\": \"object\",\n  \"required\": [\"action\"],\n  \"properties\": {\n")
 	w("    \"action\": {\n      \"type\": \"string\",\n      \"enum\": %s,\n      \"description\": %s\n    }", jsonText(names), jsonText(strings.Join(lines, "\n")))
 	for _, pr := range props {
-		w(",\n    %s: {", jsonText(pr.name))
-		switch pr.kind {
-		case "list":
-			w("\"type\": \"array\", \"items\": {\"type\": %s}", jsonText(pr.item))
-		default:
-			w("\"type\": %s", jsonText(pr.kind))
-		}
-		// A long enum (role's ninety roles) costs more than it helps: the
-		// server's check names the allowed values when one is wrong.
-		if len(pr.enum) > 0 && len(pr.enum) <= maxToolEnum {
-			w(", \"enum\": %s", jsonText(pr.enum))
-		}
-		var parts []string
-		for i, d := range pr.descs {
-			if len(pr.descs) > 1 {
-				d = strings.Join(pr.actions[i], ", ") + ": " + d
-			}
-			parts = append(parts, d)
-		}
-		if len(parts) > 0 {
-			w(", \"description\": %s", jsonText(strings.Join(parts, "; ")))
-		}
-		w("}")
+		pr.write(w)
 	}
 	w("\n  }\n}\n")
 	var check map[string]any
@@ -114,6 +70,65 @@ func (m *Model) Tool() ([]byte, error) {
 		return nil, fmt.Errorf("agent tool: %v", err) // a bug here, not in the schema
 	}
 	return b.Bytes(), nil
+}
+
+// toolProp is one property of the tool's flat schema: a param over every
+// action that has it.
+type toolProp struct {
+	name    string
+	kind    string
+	item    string
+	enum    []string
+	descs   []string   // distinct short descriptions, in order
+	actions [][]string // the actions each of descs came from
+}
+
+// merge adds action's param p to pr: the enum values pr lacks, and its
+// short description, or action to those that share it.
+func (pr *toolProp) merge(p Param, action string) {
+	for _, e := range p.Enum {
+		if !slices.Contains(pr.enum, e) {
+			pr.enum = append(pr.enum, e)
+		}
+	}
+	d := paramSummary(p.Agent, p.Description)
+	if d == "" {
+		return
+	}
+	if i := slices.Index(pr.descs, d); i >= 0 {
+		pr.actions[i] = append(pr.actions[i], action)
+	} else {
+		pr.descs = append(pr.descs, d)
+		pr.actions = append(pr.actions, []string{action})
+	}
+}
+
+// write writes pr's entry of the tool's properties through w; each
+// description names its actions when they differ.
+func (pr *toolProp) write(w func(format string, args ...any)) {
+	w(",\n    %s: {", jsonText(pr.name))
+	switch pr.kind {
+	case "list":
+		w("\"type\": \"array\", \"items\": {\"type\": %s}", jsonText(pr.item))
+	default:
+		w("\"type\": %s", jsonText(pr.kind))
+	}
+	// A long enum (role's ninety roles) costs more than it helps: the
+	// server's check names the allowed values when one is wrong.
+	if len(pr.enum) > 0 && len(pr.enum) <= maxToolEnum {
+		w(", \"enum\": %s", jsonText(pr.enum))
+	}
+	var parts []string
+	for i, d := range pr.descs {
+		if len(pr.descs) > 1 {
+			d = strings.Join(pr.actions[i], ", ") + ": " + d
+		}
+		parts = append(parts, d)
+	}
+	if len(parts) > 0 {
+		w(", \"description\": %s", jsonText(strings.Join(parts, "; ")))
+	}
+	w("}")
 }
 
 // maxToolEnum is the longest enum the tool's schema spells out.

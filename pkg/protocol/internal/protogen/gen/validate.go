@@ -130,6 +130,13 @@ func readValidators(doc []byte, entries []Entry) (*validators, error) {
 	}
 	// Only what an entry reaches is written: the protocol's result defs
 	// document results, which nobody validates.
+	vs.written(reachable(vs.entries))
+	return vs, nil
+}
+
+// reachable is every node the entries reach, through references,
+// subschemas and properties.
+func reachable(entries []*vnode) map[*vnode]bool {
 	reached := map[*vnode]bool{}
 	var reach func(n *vnode)
 	reach = func(n *vnode) {
@@ -152,9 +159,15 @@ func readValidators(doc []byte, entries []Entry) (*validators, error) {
 			reach(pr.node)
 		}
 	}
-	for _, n := range vs.entries {
+	for _, n := range entries {
 		reach(n)
 	}
+	return reached
+}
+
+// written keeps of vs's nodes those in reached, numbering the inline
+// ones among them, and lists their patterns, sorted.
+func (vs *validators) written(reached map[*vnode]bool) {
 	all := vs.nodes
 	vs.nodes = nil
 	patterns := map[string]bool{}
@@ -177,7 +190,6 @@ func readValidators(doc []byte, entries []Entry) (*validators, error) {
 		vs.regexps = append(vs.regexps, re)
 	}
 	sort.Strings(vs.regexps)
-	return vs, nil
 }
 
 type vreader struct {
@@ -235,6 +247,8 @@ func (r *vreader) number(v any, pointer string) *float64 {
 	return &f
 }
 
+// fill reads the schema v into n, its inline subschemas into nodes of
+// their own; the first error stays in r.err.
 func (r *vreader) fill(n *vnode, v any) {
 	n.vs(r.vs)
 	if b, ok := v.(bool); ok {
@@ -255,102 +269,124 @@ func (r *vreader) fill(n *vnode, v any) {
 				r.fail(at, "must be a non-empty string")
 			}
 		case strings.HasPrefix(k, "x-") || vAnnotations[k]:
-		case k == "$ref":
-			ref, _ := val.(string)
-			name, ok := strings.CutPrefix(ref, "#/$defs/")
-			if !ok || r.defs[name] == nil {
-				r.fail(at, "%q: only #/$defs/NAME references to an existing def are supported", ref)
-				continue
-			}
-			n.ref = r.defs[name]
-		case k == "type":
-			switch t := val.(type) {
-			case string:
-				n.types = []string{t}
-			case []any:
-				for _, e := range t {
-					s, _ := e.(string)
-					n.types = append(n.types, s)
-				}
-			}
-			for _, t := range n.types {
-				if !slicesContains([]string{"null", "boolean", "object", "array", "number", "integer", "string"}, t) {
-					r.fail(at, "unknown type %q", t)
-				}
-			}
-		case k == "const":
-			n.hasConst, n.constant = true, val
-			if !scalar(val) {
-				r.fail(at, "only a string, number, boolean or null const is supported")
-			}
-		case k == "enum":
-			arr, _ := val.([]any)
-			if len(arr) == 0 {
-				r.fail(at, "must be a non-empty array")
-			}
-			for _, e := range arr {
-				if !scalar(e) {
-					r.fail(at, "only strings, numbers, booleans and null are supported in an enum")
-				}
-			}
-			n.enum = arr
-		case k == "required":
-			arr, _ := val.([]any)
-			for _, e := range arr {
-				s, ok := e.(string)
-				if !ok {
-					r.fail(at, "must list strings")
-				}
-				n.required = append(n.required, s)
-			}
-		case k == "properties":
-			po, ok := val.(*object)
-			if !ok {
-				r.fail(at, "must be an object")
-				continue
-			}
-			names := append([]string(nil), po.keys...)
-			sort.Strings(names) // checked in sorted order, on both sides
-			for _, name := range names {
-				n.props = append(n.props, vprop{name, r.child(po.get(name), at+"/"+name)})
-			}
-		case k == "items":
-			n.items = r.child(val, at)
-		case k == "not":
-			n.not = r.child(val, at)
-		case k == "if":
-			n.ifS = r.child(val, at)
-		case k == "then":
-			n.thenS = r.child(val, at)
-		case k == "else":
-			n.els = r.child(val, at)
-		case k == "allOf":
-			n.allOf = r.list(val, at)
-		case k == "anyOf":
-			n.anyOf = r.list(val, at)
-		case k == "oneOf":
-			n.oneOf = r.list(val, at)
-		case k == "minimum":
-			n.minimum = r.number(val, at)
-		case k == "maximum":
-			n.maximum = r.number(val, at)
-		case k == "minLength":
-			n.minLength = r.count(val, at)
-		case k == "maxLength":
-			n.maxLength = r.count(val, at)
-		case k == "minItems":
-			n.minItems = r.count(val, at)
-		case k == "maxItems":
-			n.maxItems = r.count(val, at)
-		case k == "pattern":
-			n.pattern, _ = val.(string)
-			if _, err := regexp.Compile(n.pattern); err != nil {
-				r.fail(at, "%v", err)
-			}
+		case r.subschema(n, k, val, at), r.constraint(n, k, val, at):
 		default:
 			r.fail(at, "unsupported keyword %s", k)
 		}
 	}
+}
+
+// subschema reads keyword k of n (its pointer at) when it holds subschemas ($ref
+// included), and reports whether it did.
+func (r *vreader) subschema(n *vnode, k string, val any, at string) bool {
+	switch k {
+	case "$ref":
+		ref, _ := val.(string)
+		name, ok := strings.CutPrefix(ref, "#/$defs/")
+		if !ok || r.defs[name] == nil {
+			r.fail(at, "%q: only #/$defs/NAME references to an existing def are supported", ref)
+			return true
+		}
+		n.ref = r.defs[name]
+	case "properties":
+		po, ok := val.(*object)
+		if !ok {
+			r.fail(at, "must be an object")
+			return true
+		}
+		names := append([]string(nil), po.keys...)
+		sort.Strings(names) // checked in sorted order, on both sides
+		for _, name := range names {
+			n.props = append(n.props, vprop{name, r.child(po.get(name), at+"/"+name)})
+		}
+	case "items":
+		n.items = r.child(val, at)
+	case "not":
+		n.not = r.child(val, at)
+	case "if":
+		n.ifS = r.child(val, at)
+	case "then":
+		n.thenS = r.child(val, at)
+	case "else":
+		n.els = r.child(val, at)
+	case "allOf":
+		n.allOf = r.list(val, at)
+	case "anyOf":
+		n.anyOf = r.list(val, at)
+	case "oneOf":
+		n.oneOf = r.list(val, at)
+	default:
+		return false
+	}
+	return true
+}
+
+// constraint reads keyword k of n (its pointer at) when it constrains the value
+// itself (type, const, enum, required, the bounds, pattern), and reports
+// whether it did.
+func (r *vreader) constraint(n *vnode, k string, val any, at string) bool {
+	switch k {
+	case "type":
+		switch t := val.(type) {
+		case string:
+			n.types = []string{t}
+		case []any:
+			for _, e := range t {
+				s, _ := e.(string)
+				n.types = append(n.types, s)
+			}
+		}
+		for _, t := range n.types {
+			if !slicesContains([]string{"null", "boolean", "object", "array", "number", "integer", "string"}, t) {
+				r.fail(at, "unknown type %q", t)
+			}
+		}
+	case "const":
+		n.hasConst, n.constant = true, val
+		if !scalar(val) {
+			r.fail(at, "only a string, number, boolean or null const is supported")
+		}
+	case "enum":
+		arr, _ := val.([]any)
+		if len(arr) == 0 {
+			r.fail(at, "must be a non-empty array")
+		}
+		for _, e := range arr {
+			if !scalar(e) {
+				r.fail(at, "only strings, numbers, booleans and null are supported in an enum")
+			}
+		}
+		n.enum = arr
+	case "required":
+		arr, _ := val.([]any)
+		for _, e := range arr {
+			s, ok := e.(string)
+			if !ok {
+				r.fail(at, "must list strings")
+			}
+			n.required = append(n.required, s)
+		}
+	case "minimum":
+		n.minimum = r.number(val, at)
+	case "maximum":
+		n.maximum = r.number(val, at)
+	case "minLength":
+		n.minLength = r.count(val, at)
+	case "maxLength":
+		n.maxLength = r.count(val, at)
+	case "minItems":
+		n.minItems = r.count(val, at)
+	case "maxItems":
+		n.maxItems = r.count(val, at)
+	case "pattern":
+		n.pattern, _ = val.(string)
+		if _, err := regexp.Compile(n.pattern); err != nil {
+			r.fail(at, "%v", err)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // vs registers n as a node with a function of its own.

@@ -90,6 +90,17 @@ func (m *Model) Go() ([]byte, error) {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// %s\n\npackage protocol\n\nimport \"time\"\n\n", Header)
+	m.goEnvelope(p)
+	m.goActions(p)
+	m.goLimits(p)
+	m.goCodes(p)
+	m.goVocabulary(p)
+	return format.Source(b.Bytes())
+}
+
+// goEnvelope writes the protocol's version and its envelope's constants:
+// // message types, features, reasons and close codes.
+func (m *Model) goEnvelope(p func(format string, args ...any)) {
 	p("// ProtocolVersion is the browser-bridge protocol version this build speaks,\n")
 	p("// per docs/protocol.md#versioning. A hello with any other version is\n")
 	p("// rejected with close code CloseVersionMismatch.\nconst ProtocolVersion = %d\n\n", m.Version)
@@ -130,7 +141,10 @@ func (m *Model) Go() ([]byte, error) {
 		p("\tClose%s = %d\n", camel(c.Name), c.Value)
 	}
 	p(")\n\n")
+}
 
+// goActions writes the action types and ActionSpecs.
+func (m *Model) goActions(p func(format string, args ...any)) {
 	p("// The actions, per docs/protocol.md#actions and its pure additions.\nconst (\n")
 	for _, a := range m.Actions {
 		p("\t%s ActionType = %q // %s\n", ActionConst(a.Name), a.Name, a.Description)
@@ -145,52 +159,14 @@ func (m *Model) Go() ([]byte, error) {
 	p("// from the schema's $defs/action.* nodes. The flow loader builds its\n// param tables from it.\n")
 	p("var ActionSpecs = map[ActionType]*ActionSpec{\n")
 	for _, a := range m.Actions {
-		p("\t%s: {\n\t\tType: %s,\n\t\tDescription: %q,\n", ActionConst(a.Name), ActionConst(a.Name), a.Description)
-		p("\t\tScope: Scope%s,\n\t\tBudget: %s,\n", camel(a.Scope), goDuration(a.BudgetMs))
-		if a.Shorthand != "" {
-			p("\t\tShorthand: %q,\n", a.Shorthand)
-		}
-		if a.Feature != "" {
-			p("\t\tFeature: Feature%s,\n", camel(a.Feature))
-		}
-		if a.NoFlowStep {
-			p("\t\tNoFlowStep: true,\n")
-		}
-		if a.Reads {
-			p("\t\tReads: true,\n")
-		}
-		if a.NoAgent {
-			p("\t\tNoAgent: true,\n")
-		}
-		if a.Target {
-			p("\t\tTarget: true,\n")
-		}
-		if len(a.OneOf) > 0 {
-			p("\t\tOneOf: %#v,\n", a.OneOf)
-		}
-		if a.TargetOptional {
-			p("\t\tTargetOptional: true,\n")
-		}
-		if len(a.Params) > 0 {
-			p("\t\tParams: []ParamSpec{\n")
-			for _, pr := range a.Params {
-				feature := ""
-				if pr.Feature != "" {
-					feature = fmt.Sprintf(" Feature: Feature%s,", camel(pr.Feature))
-				}
-				item := ""
-				if pr.Item != "" {
-					item = fmt.Sprintf(" Item: %s,", kindConst[pr.Item])
-				}
-				p("\t\t\t{Name: %q, Kind: %s,%s Required: %v, Example: %s,%s Description: %q},\n",
-					pr.Name, kindConst[pr.Kind], item, pr.Required, goLiteral(pr.Example), feature, pr.Description)
-			}
-			p("\t\t},\n")
-		}
-		p("\t},\n")
+		goActionSpec(p, a)
 	}
 	p("}\n\n")
+}
 
+// goLimits writes the timeout ladder's margins, the replay cache's
+// // bounds and wait_for's timeouts.
+func (m *Model) goLimits(p func(format string, args ...any)) {
 	p("// ReplyMargin is how much sooner than the request's deadlineMs the\n")
 	p("// extension ends an action, so its own timeout reaches the daemon first\n// (schema x-ladder).\n")
 	p("const ReplyMargin = %s\n\n", goDuration(m.ReplyMarginMs))
@@ -204,7 +180,10 @@ func (m *Model) Go() ([]byte, error) {
 	p("\tReplayMaxEntries = %d\n\tReplayMaxAge = %s\n\tReplayMaxAnswerBytes = %d\n)\n\n", m.ReplayMaxEntries, goDuration(m.ReplayMaxAgeMs), m.ReplayMaxAnswerBytes)
 	p("// wait_for's timeoutMs when the action omits it, and its cap.\nconst (\n")
 	p("\tDefaultWaitForTimeout = %s\n\tMaxWaitForTimeout = %s\n)\n\n", goDuration(m.WaitDefaultMs), goDuration(m.WaitMaxMs))
+}
 
+// goCodes writes the error codes and their contract.
+func (m *Model) goCodes(p func(format string, args ...any)) {
 	p("// The protocol's error codes, per docs/protocol.md#errors.\nconst (\n")
 	for _, c := range m.Codes {
 		p("\tCode%s ErrorCode = %q\n", camel(c.Name), c.Name)
@@ -219,7 +198,11 @@ func (m *Model) Go() ([]byte, error) {
 		p("\tCode%s: {Retry: %s, Next: %q},\n", camel(c.Name), retryConst[c.Retry], c.Next)
 	}
 	p("}\n\n")
+}
 
+// goVocabulary writes the events, the session end reasons, the keys and
+// // the roles.
+func (m *Model) goVocabulary(p func(format string, args ...any)) {
 	p("// Known events, per docs/protocol.md#events and its pure additions.\nconst (\n")
 	for _, e := range m.Events {
 		p("\tEvent%s EventType = %q\n", camel(e), e)
@@ -237,7 +220,53 @@ func (m *Model) Go() ([]byte, error) {
 	p("// NamedKeys are press_key's named keys, and KeyModifiers the modifiers a\n// chord may join with '+' (schema $defs/key).\nvar (\n")
 	p("\tNamedKeys = %s\n\tKeyModifiers = %s\n)\n", goStrings(m.NamedKeys), goStrings(m.Modifiers))
 	p("\n// Roles are the WAI-ARIA roles a role target may name, lowercase (schema\n// $defs/role).\nvar Roles = %s\n", goStrings(m.Roles))
-	return format.Source(b.Bytes())
+}
+
+// goActionSpec writes a's entry of ActionSpecs.
+func goActionSpec(p func(format string, args ...any), a Action) {
+	p("\t%s: {\n\t\tType: %s,\n\t\tDescription: %q,\n", ActionConst(a.Name), ActionConst(a.Name), a.Description)
+	p("\t\tScope: Scope%s,\n\t\tBudget: %s,\n", camel(a.Scope), goDuration(a.BudgetMs))
+	if a.Shorthand != "" {
+		p("\t\tShorthand: %q,\n", a.Shorthand)
+	}
+	if a.Feature != "" {
+		p("\t\tFeature: Feature%s,\n", camel(a.Feature))
+	}
+	if a.NoFlowStep {
+		p("\t\tNoFlowStep: true,\n")
+	}
+	if a.Reads {
+		p("\t\tReads: true,\n")
+	}
+	if a.NoAgent {
+		p("\t\tNoAgent: true,\n")
+	}
+	if a.Target {
+		p("\t\tTarget: true,\n")
+	}
+	if len(a.OneOf) > 0 {
+		p("\t\tOneOf: %#v,\n", a.OneOf)
+	}
+	if a.TargetOptional {
+		p("\t\tTargetOptional: true,\n")
+	}
+	if len(a.Params) > 0 {
+		p("\t\tParams: []ParamSpec{\n")
+		for _, pr := range a.Params {
+			feature := ""
+			if pr.Feature != "" {
+				feature = fmt.Sprintf(" Feature: Feature%s,", camel(pr.Feature))
+			}
+			item := ""
+			if pr.Item != "" {
+				item = fmt.Sprintf(" Item: %s,", kindConst[pr.Item])
+			}
+			p("\t\t\t{Name: %q, Kind: %s,%s Required: %v, Example: %s,%s Description: %q},\n",
+				pr.Name, kindConst[pr.Kind], item, pr.Required, goLiteral(pr.Example), feature, pr.Description)
+		}
+		p("\t\t},\n")
+	}
+	p("\t},\n")
 }
 
 func goStrings(ss []string) string {

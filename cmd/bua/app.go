@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // Command categories, as `bua --help` groups them.
@@ -255,7 +256,7 @@ func printBridgeError(env *Env, err *protocol.Error, asJSON bool) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "error[%s]: %s\n", err.Code, err.Message)
-	if h := hintFor(err); h != "" {
+	if h := render.CommandHint(err); h != "" {
 		fmt.Fprintf(env.Stderr, "hint: %s\n", h)
 	}
 }

@@ -13,111 +13,151 @@ import (
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newBrowserCommand, "browser") }
+func init() {
+	register(func(env *Env) *cli.Command { return newBrowserCommand(env, nil, nil) }, "browser")
+}
 
-func newBrowserCommand(env *Env) *cli.Command {
+// browserStartOptions is `bua browser start`'s command line.
+type browserStartOptions struct {
+	globalOptions
+	// Names are the managed browsers to start (startNames: --browser's,
+	// or --count's).
+	Names []string
+	// Options are the launch options: --headless, --chrome, --profile,
+	// --block.
+	Options bridge.BrowserOptions
+}
+
+// browserStopOptions is `bua browser stop`'s command line.
+type browserStopOptions struct {
+	globalOptions
+	// Name is the managed browser --browser names, or "" for every one.
+	Name string
+}
+
+// newBrowserCommand is `bua browser`, with its start and stop, whose
+// seams are startF and stopF.
+func newBrowserCommand(env *Env, startF func(*browserStartOptions) error, stopF func(*browserStopOptions) error) *cli.Command {
 	return &cli.Command{
-		Name:     "browser",
-		Category: catSetup,
-		Usage:    "start or stop the managed Chromium (bua's own browser, with the extension loaded)",
-		Subcommands: []*cli.Command{
-			{
-				Name:  "start",
-				Usage: "launch the managed browser (or --count N of them) and wait until each one's extension is connected",
-				Description: "Launches managed, and with --count N also managed-1 … managed-(N-1): each a\n" +
-					"browser of its own, with its own profile (cookies, storage), extension copy and\n" +
-					"pairing, for `bua run --parallel N` and for agents (`bua mcp --browser managed-1`).\n" +
-					"--browser NAME starts that one managed browser alone. A browser already running\n" +
-					"is left as it is.",
-				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "headless", Usage: "run without a window (CI)"},
-					&cli.StringFlag{Name: "chrome", Usage: "browser executable `PATH` (default: $BUA_CHROME, then chromium, Chrome for Testing, chrome)"},
-					&cli.StringFlag{Name: "profile", Usage: "profile `DIR` (default: under the state dir); one browser only"},
-					&cli.StringSliceFlag{Name: "block", Usage: "seed the blocklist with `DOMAIN` and its subdomains; repeatable"},
-					&cli.IntFlag{Name: "count", Value: 1, Usage: "start `N` managed browsers: managed, managed-1, …"},
-				},
-				Action: func(c *cli.Context) error {
-					g := readGlobals(c, env)
-					names, err := startNames(g.Browser, c.Int("count"), c.String("profile"))
-					if err != nil {
-						return err
-					}
-					g.Browser = "" // the dial's selection: names are per browser below
-					cl, err := g.connect()
-					if err != nil {
-						return g.fail(err)
-					}
-					defer cl.Close()
-					ctx, cancel := g.commandContext()
-					defer cancel()
-					o := bridge.BrowserOptions{
-						Headless: c.Bool("headless"), Chrome: c.String("chrome"),
-						Profile: c.String("profile"), Block: c.StringSlice("block"),
-					}
-					started := make([]bridge.ManagedStatus, len(names))
-					errs := make([]*protocol.Error, len(names))
-					var wg sync.WaitGroup
-					for i, name := range names {
-						wg.Go(func() { started[i], errs[i] = cl.BrowserStart(ctx, name, o) })
-					}
-					wg.Wait()
-					for _, berr := range errs {
-						if berr != nil {
-							return g.failWith(berr)
-						}
-					}
-					if g.JSON {
-						if len(started) == 1 {
-							return printJSON(env, started[0])
-						}
-						return printJSON(env, started)
-					}
-					if !g.Quiet {
-						for _, ms := range started {
-							fmt.Fprintf(env.Stdout, "managed browser %s running (pid %d), extension connected\n", ms.Name, ms.PID)
-						}
-					}
-					return nil
-				},
-			},
-			{
-				Name:  "stop",
-				Usage: "stop the managed browsers of this home (or --browser NAME's), whoever started them",
-				Description: "Asks the daemon to stop its managed browsers (managed, managed-1, …), or with\n" +
-					"--browser NAME that one. With no daemon running (it was killed, say), stops the\n" +
-					"browsers the last daemon recorded, if they still run; an unreadable record is\n" +
-					"moved aside and the browser found by its profile.",
-				Action: func(c *cli.Context) error {
-					g := readGlobals(c, env)
-					name := ""
-					if g.Browser != "" && g.Browser != string(bridge.SelectAuto) {
-						if !bridge.IsManaged(g.Browser) {
-							return usageError(fmt.Sprintf("browser stop --browser %q: bua stops its managed browsers only (managed, managed-1 … managed-%d)", g.Browser, bridge.MaxManaged-1))
-						}
-						name = g.Browser
-					}
-					ctx, cancel := g.linkContext()
-					defer cancel()
-					cl, berr := dialExisting(ctx, env)
-					if daemonInDoubt(berr) {
-						return g.failWith(berr) // whether a daemon runs, and owns the browser, is unknown
-					}
-					if berr != nil {
-						return g.stopOrphan(ctx)
-					}
-					defer cl.Close()
-					stopped, berr := cl.BrowserStop(ctx, name)
-					if berr != nil {
-						return g.failWith(berr)
-					}
-					if !g.Quiet {
-						fmt.Fprintln(env.Stdout, yesNo(stopped, "managed browser stopped", "no managed browser was running"))
-					}
-					return nil
-				},
-			},
+		Name:        "browser",
+		Category:    catSetup,
+		Usage:       "start or stop the managed Chromium (bua's own browser, with the extension loaded)",
+		Subcommands: []*cli.Command{newBrowserStartCommand(env, startF), newBrowserStopCommand(env, stopF)},
+	}
+}
+
+func newBrowserStartCommand(env *Env, runF func(*browserStartOptions) error) *cli.Command {
+	o := &browserStartOptions{}
+	return &cli.Command{
+		Name:  "start",
+		Usage: "launch the managed browser (or --count N of them) and wait until each one's extension is connected",
+		Description: "Launches managed, and with --count N also managed-1 … managed-(N-1): each a\n" +
+			"browser of its own, with its own profile (cookies, storage), extension copy and\n" +
+			"pairing, for `bua run --parallel N` and for agents (`bua mcp --browser managed-1`).\n" +
+			"--browser NAME starts that one managed browser alone. A browser already running\n" +
+			"is left as it is.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "headless", Usage: "run without a window (CI)"},
+			&cli.StringFlag{Name: "chrome", Usage: "browser executable `PATH` (default: $BUA_CHROME, then chromium, Chrome for Testing, chrome)"},
+			&cli.StringFlag{Name: "profile", Usage: "profile `DIR` (default: under the state dir); one browser only"},
+			&cli.StringSliceFlag{Name: "block", Usage: "seed the blocklist with `DOMAIN` and its subdomains; repeatable"},
+			&cli.IntFlag{Name: "count", Value: 1, Usage: "start `N` managed browsers: managed, managed-1, …"},
+		},
+		Action: func(c *cli.Context) error {
+			o.globalOptions = readGlobals(c, env)
+			names, err := startNames(o.Browser, c.Int("count"), c.String("profile"))
+			if err != nil {
+				return err
+			}
+			o.Browser = "" // the dial's selection: names are per browser below
+			o.Names = names
+			o.Options = bridge.BrowserOptions{
+				Headless: c.Bool("headless"), Chrome: c.String("chrome"),
+				Profile: c.String("profile"), Block: c.StringSlice("block"),
+			}
+			return runWith(o, runF, runBrowserStart)
 		},
 	}
+}
+
+func runBrowserStart(o *browserStartOptions) error {
+	env := o.env
+	cl, err := o.connect()
+	if err != nil {
+		return o.fail(err)
+	}
+	defer cl.Close()
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	started := make([]bridge.ManagedStatus, len(o.Names))
+	errs := make([]*protocol.Error, len(o.Names))
+	var wg sync.WaitGroup
+	for i, name := range o.Names {
+		wg.Go(func() { started[i], errs[i] = cl.BrowserStart(ctx, name, o.Options) })
+	}
+	wg.Wait()
+	for _, berr := range errs {
+		if berr != nil {
+			return o.failWith(berr)
+		}
+	}
+	if o.JSON {
+		if len(started) == 1 {
+			return printJSON(env, started[0])
+		}
+		return printJSON(env, started)
+	}
+	if !o.Quiet {
+		for _, ms := range started {
+			fmt.Fprintf(env.Stdout, "managed browser %s running (pid %d), extension connected\n", ms.Name, ms.PID)
+		}
+	}
+	return nil
+}
+
+func newBrowserStopCommand(env *Env, runF func(*browserStopOptions) error) *cli.Command {
+	o := &browserStopOptions{}
+	return &cli.Command{
+		Name:  "stop",
+		Usage: "stop the managed browsers of this home (or --browser NAME's), whoever started them",
+		Description: "Asks the daemon to stop its managed browsers (managed, managed-1, …), or with\n" +
+			"--browser NAME that one. With no daemon running (it was killed, say), stops the\n" +
+			"browsers the last daemon recorded, if they still run; an unreadable record is\n" +
+			"moved aside and the browser found by its profile.",
+		Action: func(c *cli.Context) error {
+			o.globalOptions = readGlobals(c, env)
+			o.Name = ""
+			if o.Browser != "" && o.Browser != string(bridge.SelectAuto) {
+				if !bridge.IsManaged(o.Browser) {
+					return usageError(fmt.Sprintf("browser stop --browser %q: bua stops its managed browsers only (managed, managed-1 … managed-%d)", o.Browser, bridge.MaxManaged-1))
+				}
+				o.Name = o.Browser
+			}
+			return runWith(o, runF, runBrowserStop)
+		},
+	}
+}
+
+func runBrowserStop(o *browserStopOptions) error {
+	env := o.env
+	ctx, cancel := o.linkContext()
+	defer cancel()
+	cl, berr := dialExisting(ctx, env)
+	if daemonInDoubt(berr) {
+		return o.failWith(berr) // whether a daemon runs, and owns the browser, is unknown
+	}
+	if berr != nil {
+		return o.stopOrphan(ctx)
+	}
+	defer cl.Close()
+	stopped, berr := cl.BrowserStop(ctx, o.Name)
+	if berr != nil {
+		return o.failWith(berr)
+	}
+	if !o.Quiet {
+		fmt.Fprintln(env.Stdout, yesNo(stopped, "managed browser stopped", "no managed browser was running"))
+	}
+	return nil
 }
 
 // startNames are the managed browsers `bua browser start` starts: the one

@@ -6,7 +6,18 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { registerWhole(newCompletionCommand, "completion") }
+func init() {
+	registerWhole(func(env *Env) *cli.Command { return newCompletionCommand(env, nil) }, "completion")
+}
+
+// completionOptions is `bua completion`'s command line.
+type completionOptions struct {
+	globalOptions
+	// Shell is the shell named: bash, zsh, fish or powershell.
+	Shell string
+	// App is the whole app, every command in it: fish's script lists them.
+	App *cli.App
+}
 
 // Shell glue for urfave/cli's completion protocol: the shell re-runs the
 // words typed so far with --generate-bash-completion and offers the lines
@@ -79,7 +90,8 @@ Register-ArgumentCompleter -Native -CommandName bua,bua.exe -ScriptBlock {
 }
 `
 
-func newCompletionCommand(env *Env) *cli.Command {
+func newCompletionCommand(env *Env, runF func(*completionOptions) error) *cli.Command {
+	o := &completionOptions{}
 	return &cli.Command{
 		Name:      "completion",
 		Category:  catSetup,
@@ -91,23 +103,30 @@ func newCompletionCommand(env *Env) *cli.Command {
 			"powershell: bua completion powershell | Out-String | Invoke-Expression\n" +
 			"            (for every session: bua completion powershell >> $PROFILE)",
 		Action: func(c *cli.Context) error {
-			switch c.Args().First() {
-			case "bash":
-				fmt.Fprint(env.Stdout, bashCompletion)
-			case "zsh":
-				fmt.Fprint(env.Stdout, zshCompletion)
-			case "powershell":
-				fmt.Fprint(env.Stdout, powershellCompletion)
-			case "fish":
-				s, err := c.App.ToFishCompletion() // every command: registerWhole
-				if err != nil {
-					return err
-				}
-				fmt.Fprint(env.Stdout, s+fishFlagValues(c.App))
-			default:
-				return usageError("completion takes bash, zsh, fish or powershell")
-			}
-			return nil
+			o.globalOptions = readGlobals(c, env)
+			o.Shell, o.App = c.Args().First(), c.App
+			return runWith(o, runF, runCompletion)
 		},
 	}
+}
+
+func runCompletion(o *completionOptions) error {
+	env := o.env
+	switch o.Shell {
+	case "bash":
+		fmt.Fprint(env.Stdout, bashCompletion)
+	case "zsh":
+		fmt.Fprint(env.Stdout, zshCompletion)
+	case "powershell":
+		fmt.Fprint(env.Stdout, powershellCompletion)
+	case "fish":
+		s, err := o.App.ToFishCompletion() // every command: registerWhole
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(env.Stdout, s+fishFlagValues(o.App))
+	default:
+		return usageError("completion takes bash, zsh, fish or powershell")
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(func(env *Env) *cli.Command { return newStopCommand(env, nil) }, "stop")
 	register(func(env *Env) *cli.Command { return newStatusCommand(env, nil) }, "status")
-	register(newEventsCommand, "events")
+	register(func(env *Env) *cli.Command { return newEventsCommand(env, nil) }, "events")
 }
 
 // stopOptions is `bua stop`'s command line: the global flags alone.
@@ -225,7 +225,15 @@ func yesNo(b bool, yes, no string) string {
 	return no
 }
 
-func newEventsCommand(env *Env) *cli.Command {
+// eventsOptions is `bua events`'s command line.
+type eventsOptions struct {
+	globalOptions
+	// Follow is --follow: stream new events after the log.
+	Follow bool
+}
+
+func newEventsCommand(env *Env, runF func(*eventsOptions) error) *cli.Command {
+	o := &eventsOptions{}
 	return &cli.Command{
 		Name:     "events",
 		Category: catSetup,
@@ -234,56 +242,62 @@ func newEventsCommand(env *Env) *cli.Command {
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep streaming events as they arrive"},
 		},
 		Action: func(c *cli.Context) error {
-			g := readGlobals(c, env)
-			d, err := dirs(env)
-			if err != nil {
-				return err
-			}
-			printRec := func(line []byte) {
-				if g.JSON {
-					fmt.Fprintln(env.Stdout, string(line))
-					return
-				}
-				var rec bridge.EventRecord
-				if json.Unmarshal(line, &rec) != nil {
-					return
-				}
-				fmt.Fprintf(env.Stdout, "%s  %-8s %-16s %s\n", rec.Time.Local().Format("2006-01-02 15:04:05"), rec.Kind, rec.Event.Type, eventDetail(rec.Event))
-			}
-			printLog := func() {
-				f, err := os.Open(d.EventLog())
-				if err != nil {
-					return
-				}
-				defer f.Close()
-				sc := bufio.NewScanner(f)
-				for sc.Scan() {
-					printRec(sc.Bytes())
-				}
-			}
-			if !c.Bool("follow") {
-				printLog()
-				return nil
-			}
-			cl, berr := g.connect()
-			if berr != nil {
-				return g.fail(berr)
-			}
-			defer cl.Close()
-			// --timeout bounds the follow: it ends at the deadline as at
-			// Ctrl-C, exit 0, as `bua trace --follow` does.
-			ctx, cancel := g.commandContext()
-			defer cancel()
-			ferr := cl.Follow(ctx, printLog, func(rec bridge.EventRecord) {
-				line, _ := json.Marshal(rec)
-				printRec(line)
-			})
-			if ferr != nil {
-				return g.failWith(ferr)
-			}
-			return nil
+			o.globalOptions = readGlobals(c, env)
+			o.Follow = c.Bool("follow")
+			return runWith(o, runF, runEvents)
 		},
 	}
+}
+
+func runEvents(o *eventsOptions) error {
+	env := o.env
+	d, err := dirs(env)
+	if err != nil {
+		return err
+	}
+	printRec := func(line []byte) {
+		if o.JSON {
+			fmt.Fprintln(env.Stdout, string(line))
+			return
+		}
+		var rec bridge.EventRecord
+		if json.Unmarshal(line, &rec) != nil {
+			return
+		}
+		fmt.Fprintf(env.Stdout, "%s  %-8s %-16s %s\n", rec.Time.Local().Format("2006-01-02 15:04:05"), rec.Kind, rec.Event.Type, eventDetail(rec.Event))
+	}
+	printLog := func() {
+		f, err := os.Open(d.EventLog())
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			printRec(sc.Bytes())
+		}
+	}
+	if !o.Follow {
+		printLog()
+		return nil
+	}
+	cl, berr := o.connect()
+	if berr != nil {
+		return o.fail(berr)
+	}
+	defer cl.Close()
+	// --timeout bounds the follow: it ends at the deadline as at
+	// Ctrl-C, exit 0, as `bua trace --follow` does.
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	ferr := cl.Follow(ctx, printLog, func(rec bridge.EventRecord) {
+		line, _ := json.Marshal(rec)
+		printRec(line)
+	})
+	if ferr != nil {
+		return o.failWith(ferr)
+	}
+	return nil
 }
 
 // eventDetail prints an event's fields but its type, compactly.

@@ -10,9 +10,20 @@ import (
 	"github.com/bua-dev/bua/pkg/bridge"
 )
 
-func init() { register(newExtensionCommand, "extension") }
+func init() {
+	register(func(env *Env) *cli.Command { return newExtensionCommand(env, nil, nil) }, "extension")
+}
 
-func newExtensionCommand(env *Env) *cli.Command {
+// extensionOptions is `bua extension path`'s and `bua extension id`'s
+// command line: the global flags alone.
+type extensionOptions struct {
+	globalOptions
+}
+
+// newExtensionCommand is `bua extension`: path and id, whose seams are
+// pathF and idF.
+func newExtensionCommand(env *Env, pathF, idF func(*extensionOptions) error) *cli.Command {
+	o := &extensionOptions{}
 	return &cli.Command{
 		Name:     "extension",
 		Category: catSetup,
@@ -22,16 +33,8 @@ func newExtensionCommand(env *Env) *cli.Command {
 				Name:  "path",
 				Usage: "write the extension to a folder and print it, for chrome://extensions > Load unpacked",
 				Action: func(c *cli.Context) error {
-					d, err := dirs(env)
-					if err != nil {
-						return err
-					}
-					dir, err := extension.WriteTo(filepath.Join(d.State, "extension"), nil)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(env.Stdout, dir)
-					return nil
+					o.globalOptions = readGlobals(c, env)
+					return runWith(o, pathF, writeExtension)
 				},
 			},
 			{
@@ -44,18 +47,34 @@ func newExtensionCommand(env *Env) *cli.Command {
 					"$" + bridge.EnvExtensionIDs + " (comma-separated), each as its exact Origin. One ID a\n" +
 					"line: the ID, which it is, and where it comes from (--quiet: the IDs alone).",
 				Action: func(c *cli.Context) error {
-					return printExtensionIDs(readGlobals(c, env))
+					o.globalOptions = readGlobals(c, env)
+					return runWith(o, idF, printExtensionIDs)
 				},
 			},
 		},
 	}
 }
 
+// writeExtension writes the bundled extension under the state dir and
+// prints the folder, for Load unpacked.
+func writeExtension(o *extensionOptions) error {
+	d, err := dirs(o.env)
+	if err != nil {
+		return err
+	}
+	dir, err := extension.WriteTo(filepath.Join(d.State, "extension"), nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.env.Stdout, dir)
+	return nil
+}
+
 // printExtensionIDs prints the IDs the daemon accepts, pinned first, and
 // which is which: the pinned ID is the unpacked and managed extension's,
 // the others the stores' (BUA_EXTENSION_IDS). A malformed
 // BUA_EXTENSION_IDS is the error `bua serve` would stop on.
-func printExtensionIDs(g globalOptions) error {
+func printExtensionIDs(g *extensionOptions) error {
 	store, err := bridge.ParseExtensionIDs(g.env.Getenv(bridge.EnvExtensionIDs))
 	if err != nil {
 		return usageError(err.Error())

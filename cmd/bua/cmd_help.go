@@ -6,9 +6,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
-func init() { register(newExitCodesCommand, "exit-codes") }
+func init() {
+	register(func(env *Env) *cli.Command { return newExitCodesCommand(env, nil) }, "exit-codes")
+}
+
+// exitCodesOptions is `bua exit-codes`'s command line: the global flags
+// alone.
+type exitCodesOptions struct {
+	globalOptions
+}
 
 // exitCodesText documents the stable exit codes; docs/commands.md#exit-codes repeats it.
 const exitCodesText = `Exit codes:
@@ -21,18 +30,25 @@ const exitCodesText = `Exit codes:
   130  interrupted (Ctrl-C, SIGTERM): the browser stops the action the command started
 `
 
-func newExitCodesCommand(env *Env) *cli.Command {
+func newExitCodesCommand(env *Env, runF func(*exitCodesOptions) error) *cli.Command {
+	o := &exitCodesOptions{}
 	return &cli.Command{
 		Name:     "exit-codes",
 		Category: catSetup,
 		Usage:    "explain bua's exit codes and each error code's hint (also: bua help exit-codes)",
 		Action: func(c *cli.Context) error {
-			fmt.Fprint(env.Stdout, exitCodesText)
-			fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
-			for _, code := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
-				fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, exitForCode(code), codeHints[code])
-			}
-			return nil
+			o.globalOptions = readGlobals(c, env)
+			return runWith(o, runF, runExitCodes)
 		},
 	}
+}
+
+func runExitCodes(o *exitCodesOptions) error {
+	env := o.env
+	fmt.Fprint(env.Stdout, exitCodesText)
+	fmt.Fprintln(env.Stdout, "\nError codes (exit code, what to do next):")
+	for _, code := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
+		fmt.Fprintf(env.Stdout, "  %-23s %d  %s\n", code, exitForCode(code), render.CommandCodeHints[code])
+	}
+	return nil
 }

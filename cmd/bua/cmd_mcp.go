@@ -4,23 +4,47 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/mcpserver"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-func init() { register(newMCPCommand, "mcp") }
+func init() {
+	register(func(env *Env) *cli.Command { return newMCPCommand(env, nil) }, "mcp")
+}
 
-func newMCPCommand(env *Env) *cli.Command {
+// mcpOptions is `bua mcp`'s command line, checked: the flags that go
+// together do (checkRecord, checkHTTPFlags).
+type mcpOptions struct {
+	globalOptions
+	// Allow and Block are --allow's and --block's domains (domains).
+	Allow, Block []string
+	ReadOnly     bool
+	// Headless is --headless; HeadlessSet says it was given, which makes
+	// the server launch the managed browser itself (agentRequester).
+	Headless, HeadlessSet bool
+	KeepTabs              bool
+	// Record is --record's FILE ("" for none), and RecordCommand the
+	// command line its flow's header names (recordCommand).
+	Record, RecordCommand string
+	// HTTP says --port was given: Port (0 for a free one) serves MCP over
+	// streamable HTTP, with RotateToken and SessionTimeout.
+	HTTP           bool
+	Port           int
+	RotateToken    bool
+	SessionTimeout time.Duration
+}
+
+func newMCPCommand(env *Env, runF func(*mcpOptions) error) *cli.Command {
+	o := &mcpOptions{}
 	cmd := &cli.Command{
 		Name: "mcp", Category: catSetup,
 		Usage: "serve the browser to an AI agent: an MCP server with one tool, browser, on stdin/stdout (or HTTP: --port)",
@@ -39,12 +63,11 @@ func newMCPCommand(env *Env) *cli.Command {
 			if c.NArg() != 0 {
 				return usageError("mcp takes no arguments: an MCP client starts it, e.g. `claude mcp add bua -- bua mcp`")
 			}
-			allow, err := domains(c, "allow")
-			if err != nil {
+			var err error
+			if o.Allow, err = domains(c, "allow"); err != nil {
 				return err
 			}
-			block, err := domains(c, "block")
-			if err != nil {
+			if o.Block, err = domains(c, "block"); err != nil {
 				return err
 			}
 			if err := checkRecord(c); err != nil {
@@ -53,7 +76,14 @@ func newMCPCommand(env *Env) *cli.Command {
 			if err := checkHTTPFlags(c); err != nil {
 				return err
 			}
-			return serveMCP(c, env, allow, block)
+			o.globalOptions = readGlobals(c, env)
+			o.ReadOnly, o.KeepTabs = c.Bool("read-only"), c.Bool("keep-tabs")
+			o.Headless, o.HeadlessSet = c.Bool("headless"), c.IsSet("headless")
+			if o.Record = c.String("record"); c.IsSet("record") {
+				o.RecordCommand = recordCommand(c)
+			}
+			o.HTTP, o.Port, o.RotateToken, o.SessionTimeout = c.IsSet("port"), c.Int("port"), c.Bool("rotate-token"), c.Duration("session-timeout")
+			return runWith(o, runF, runMCP)
 		},
 	}
 	cmd.Description = "An MCP client (Claude Code, Cursor, VS Code) starts `bua mcp` and speaks\n" +
@@ -90,63 +120,53 @@ func domains(c *cli.Context, flag string) ([]string, error) {
 	return out, nil
 }
 
-func serveMCP(c *cli.Context, env *Env, allow, block []string) error {
+func runMCP(o *mcpOptions) error {
+	env := o.env
 	d, err := dirs(env)
 	if err != nil {
 		return cli.Exit("bua: "+err.Error(), exitUnavailable)
 	}
-	sel, err := bridge.ParseSelection(c.String("browser"))
+	sel, err := bridge.ParseSelection(o.Browser)
 	if err != nil {
 		return usageError(err.Error())
 	}
 	// Logs go to stderr: stdout carries JSON-RPC only.
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	root, _ := os.Getwd()
-	// agent is one agent's link to the daemon, under an owner id of its
-	// own, and its server's options: the stdio server's one, or each
-	// HTTP session's.
-	agent := func() (*agentLink, mcpserver.Options) {
-		link := &agentLink{opts: bridge.ClientOptions{
-			Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(),
-		}}
-		if bridge.IsManaged(string(sel)) || c.IsSet("headless") {
-			// This server launches the managed browser itself, headful
-			// unless --headless, so a daemon it starts must not launch a
-			// headless one first (a browser that already runs is used as
-			// it is).
-			link.start = &bridge.BrowserOptions{Headless: c.Bool("headless")}
-			link.opts.Prelaunch = false
-		}
+	// agent is one agent's link to the daemon and its server's options:
+	// the stdio server's one, or each HTTP session's.
+	agent := func() (*bridge.Requester, mcpserver.Options) {
+		link := o.agentRequester(d, sel)
 		return link, mcpserver.Options{
-			Requester: link, ReadOnly: c.Bool("read-only"), Allow: allow, Block: block, Root: root,
+			Requester: link, ReadOnly: o.ReadOnly, Allow: o.Allow, Block: o.Block, Root: root,
 			HandoffGate: bridge.HandoffGate(env.Getenv, sel, link.Status),
 			Version:     version, Log: log,
 		}
 	}
-	if c.IsSet("port") {
-		return serveMCPHTTP(c, env, d, log, agent)
+	if o.HTTP {
+		return o.serveHTTP(d, log, agent)
 	}
 
-	link, o := agent()
+	link, so := agent()
 	defer link.Close()
 	var rec *mcpserver.Log
-	if c.String("record") != "" {
+	if o.Record != "" {
 		rec = &mcpserver.Log{}
-		o.Recorder = rec
+		so.Recorder = rec
 	}
-	srv, err := mcpserver.New(o)
+	srv, err := mcpserver.New(so)
 	if err != nil {
 		return err
 	}
-	log.Info("bua mcp serving on stdio", "browser", sel, "readOnly", c.Bool("read-only"), "allow", allow, "block", block)
-	if err := srv.Serve(c.Context, env.Stdin, env.Stdout); err != nil {
+	log.Info("bua mcp serving on stdio", "browser", sel, "readOnly", o.ReadOnly, "allow", o.Allow, "block", o.Block)
+	if err := srv.Serve(o.ctx, env.Stdin, env.Stdout); err != nil {
 		log.Warn("bua mcp ended", "err", err)
 	}
-	if !c.Bool("keep-tabs") {
+	if !o.KeepTabs {
 		closeTabs(link, srv)
 	}
 	if rec != nil {
-		return saveRecording(c, env, log, rec.Steps())
+		return saveRecording(env, log, o.Record, o.RecordCommand, rec.Steps())
 	}
 	return nil // the client hung up, or Ctrl-C: both end the server
 }
@@ -157,8 +177,8 @@ const closeTabsTimeout = 5 * time.Second
 // closeTabs closes the tabs srv's agent opened, now that it ended, over
 // its link as it is: a daemon that went away is not dialled again (nor
 // started) for it. It ends the link's dialling for good.
-func closeTabs(link *agentLink, srv *mcpserver.Server) {
-	link.stopDialing()
+func closeTabs(link *bridge.Requester, srv *mcpserver.Server) {
+	link.StopDialing()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTabsTimeout)
 	defer cancel()
 	srv.CloseTabs(ctx)
@@ -172,93 +192,27 @@ func newOwnerID() string {
 	return "mcp-" + hex.EncodeToString(b)
 }
 
-// agentLink is the daemon client of a long-lived agent. It dials on the
-// first call (so tools/list answers at once), and again after the daemon
-// went away (`bua stop`, an upgrade): the call in flight then fails
-// bridge_unavailable (it may or may not have run), and the next one starts
-// a daemon as any command would. When start is set, the first call
-// launches the managed browser with those options (--headless).
-type agentLink struct {
-	opts  bridge.ClientOptions
-	start *bridge.BrowserOptions
-
-	mu      sync.Mutex
-	cl      *bridge.Client
-	started bool
-	ended   bool // the agent ended: no dialling again (stopDialing)
-}
-
-func (l *agentLink) client(ctx context.Context) (*bridge.Client, *protocol.Error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cl != nil && !l.cl.Dead() {
-		return l.cl, nil
+// agentRequester is one agent's link to the daemon, under an owner id of
+// its own (the stdio server's one, or each HTTP session's): it dials on
+// the first call (so tools/list answers at once), and again after the
+// daemon went away (bridge.RequesterOptions.Redial). The server checks
+// each action it decodes (protocol.ActionFrom): the link sends them as
+// checked.
+func (o *mcpOptions) agentRequester(d home.Dirs, sel bridge.Selection) *bridge.Requester {
+	env := o.env
+	co := bridge.ClientOptions{
+		Dirs: d, AutoStart: env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: true, Owner: newOwnerID(), Checked: true,
 	}
-	if l.ended {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "this agent has ended, and its link to the daemon with it")
+	ro := bridge.RequesterOptions{Redial: true, Browser: sel, Dial: func(ctx context.Context) (bridge.Link, *protocol.Error) {
+		return env.dial(ctx, co)
+	}}
+	if bridge.IsManaged(string(sel)) || o.HeadlessSet {
+		// This server launches the managed browser itself, headful
+		// unless --headless, so a daemon it starts must not launch a
+		// headless one first (a browser that already runs is used as
+		// it is).
+		ro.Start = &bridge.BrowserOptions{Headless: o.Headless}
+		co.Prelaunch = false
 	}
-	if l.cl != nil {
-		l.cl.Close()
-	}
-	cl, err := bridge.Dial(ctx, l.opts)
-	if err != nil {
-		return nil, err
-	}
-	l.cl = cl
-	if l.start != nil && !l.started {
-		l.started = true
-		if _, err := cl.BrowserStart(ctx, launchName(l.opts.Browser), *l.start); err != nil {
-			return nil, err
-		}
-	}
-	return cl, nil
-}
-
-// Request implements protocol.Requester.
-func (l *agentLink) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	cl, err := l.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.Request(ctx, a)
-}
-
-// Status is the daemon's, for the handoff gate.
-func (l *agentLink) Status(ctx context.Context) (bridge.Status, *protocol.Error) {
-	cl, err := l.client(ctx)
-	if err != nil {
-		return bridge.Status{}, err
-	}
-	st, err := cl.Status(ctx)
-	if err != nil {
-		return st, protocol.Errorf(err.Code, "the daemon's status failed: %s", err.Message)
-	}
-	return st, nil
-}
-
-// stopDialing keeps the link as it is: a call after it fails when the
-// link is down, instead of dialling (and perhaps starting) a daemon.
-func (l *agentLink) stopDialing() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ended = true
-}
-
-// Close hangs up: the daemon cancels what is in flight and frees this
-// agent's tabs (they stay open).
-func (l *agentLink) Close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cl != nil {
-		l.cl.Close()
-	}
-}
-
-// launchName is the managed browser a selection launches: its own name
-// for managed-N, else managed.
-func launchName(sel bridge.Selection) string {
-	if bridge.IsManaged(string(sel)) {
-		return string(sel)
-	}
-	return string(bridge.SelectManaged)
+	return bridge.NewRequester(ro)
 }

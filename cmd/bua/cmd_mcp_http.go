@@ -22,7 +22,7 @@ import (
 // streamable HTTP transport on 127.0.0.1, for agents that run apart from
 // their tools or share one server. pkg/mcpserver's HTTPHandler checks
 // Host, Origin and the bearer token; this file keeps the token, listens,
-// and gives each session an agent of its own (agentLink with its own
+// and gives each session an agent of its own (agentRequester with its own
 // owner id), whose tabs close (unless --keep-tabs) and whose link closes
 // when the session ends.
 
@@ -55,37 +55,35 @@ func checkHTTPFlags(c *cli.Context) error {
 
 // serveMCPHTTP serves MCP over streamable HTTP on 127.0.0.1:--port until
 // Ctrl-C or SIGTERM; agent makes each session's link and options.
-func serveMCPHTTP(c *cli.Context, env *Env, d home.Dirs, log *slog.Logger, agent func() (*agentLink, mcpserver.Options)) error {
+func (o *mcpOptions) serveHTTP(d home.Dirs, log *slog.Logger, agent func() (*bridge.Requester, mcpserver.Options)) error {
+	env := o.env
 	if err := d.Ensure(); err != nil {
 		return cli.Exit("bua: "+err.Error(), exitUnavailable)
 	}
 	tokenFile := d.MCPTokenFile()
-	token, err := mcpToken(tokenFile, c.Bool("rotate-token"), log)
+	token, err := mcpToken(tokenFile, o.RotateToken, log)
 	if err != nil {
 		return cli.Exit("bua mcp: "+err.Error(), exitUnavailable)
 	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx
 	// Loopback only, and no other process may bind the port beside this
 	// one (SO_EXCLUSIVEADDRUSE on Windows).
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Int("port")))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port))
 	ln, err := exclusive.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return cli.Exit("bua mcp: "+listenFailure(addr, c.Int("port"), err), exitUnavailable)
+		return cli.Exit("bua mcp: "+listenFailure(addr, o.Port, err), exitUnavailable)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	h, err := mcpserver.NewHTTP(mcpserver.HTTPOptions{
-		Token: token, Port: port, SessionTimeout: c.Duration("session-timeout"), Log: log,
+		Token: token, Port: port, SessionTimeout: o.SessionTimeout, Log: log,
 		Session: func() (*mcpserver.Server, func(), error) {
-			link, o := agent()
-			srv, err := mcpserver.New(o)
+			link, so := agent()
+			srv, err := mcpserver.New(so)
 			if err != nil {
 				return nil, nil, err
 			}
 			end := func() {
-				if !c.Bool("keep-tabs") {
+				if !o.KeepTabs {
 					closeTabs(link, srv) // a session is an agent: its tabs go with it
 				}
 				link.Close()
@@ -104,13 +102,13 @@ func serveMCPHTTP(c *cli.Context, env *Env, d home.Dirs, log *slog.Logger, agent
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d%s", port, mcpserver.HTTPPath)
-	if c.Bool("quiet") {
+	if o.Quiet {
 		// For a supervisor that keeps stderr in a log: no token there.
 		fmt.Fprintf(env.Stderr, "bua mcp: serving MCP (streamable HTTP) at %s; the bearer token is in %s\n", url, tokenFile)
 	} else {
 		printHTTPSetup(env, url, token, tokenFile)
 	}
-	log.Info("bua mcp serving on http", "url", url, "browser", c.String("browser"), "readOnly", c.Bool("read-only"), "sessionTimeout", c.Duration("session-timeout"))
+	log.Info("bua mcp serving on http", "url", url, "browser", o.Browser, "readOnly", o.ReadOnly, "sessionTimeout", o.SessionTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	var failed error

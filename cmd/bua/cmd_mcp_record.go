@@ -30,14 +30,14 @@ func checkRecord(c *cli.Context) error {
 	return nil
 }
 
-// saveRecording writes steps as a flow at --record's FILE, and tells the
+// saveRecording writes steps as a flow at path (--record's FILE), with
+// command (recordCommand) in its header, and tells the
 // person on stderr (and in the log) what was written and which environment
 // variables a replay needs. It loses nothing: when FILE cannot be written,
 // the flow goes to a file in the temp folder instead, or, failing that, to
 // stderr, and the command exits 1.
-func saveRecording(c *cli.Context, env *Env, log *slog.Logger, steps []mcpserver.Step) error {
-	path := c.String("record")
-	h := flowwriter.Header{MadeBy: "bua mcp --record", Command: recordCommand(c), Time: env.Now()}
+func saveRecording(env *Env, log *slog.Logger, path, command string, steps []mcpserver.Step) error {
+	h := flowwriter.Header{MadeBy: "bua mcp --record", Command: command, Time: env.Now()}
 	f, err := flowwriter.Compile(h, mcpserver.Entries(steps))
 	if f == nil {
 		fmt.Fprintf(env.Stderr, "bua mcp: %s was not written: %v\n", path, err)

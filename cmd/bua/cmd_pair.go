@@ -11,9 +11,23 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
-func init() { register(newPairCommand, "pair") }
+func init() {
+	register(func(env *Env) *cli.Command { return newPairCommand(env, nil) }, "pair")
+}
 
-func newPairCommand(env *Env) *cli.Command {
+// pairOptions is `bua pair`'s command line.
+type pairOptions struct {
+	globalOptions
+	// Name is the pairing: --name, checked, or user without it.
+	Name string
+	// Rotate is --rotate: a new token replaces the old one.
+	Rotate bool
+	// Code is --code: a one-time code instead of the token.
+	Code bool
+}
+
+func newPairCommand(env *Env, runF func(*pairOptions) error) *cli.Command {
+	o := &pairOptions{}
 	return &cli.Command{
 		Name:     "pair",
 		Category: catSetup,
@@ -29,60 +43,52 @@ func newPairCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "pair a Chrome under `NAME`, with a token of its own (--browser NAME reaches it)"},
 		},
 		Action: func(c *cli.Context) error {
-			name := c.String("name")
+			o.Name = c.String("name")
 			if c.IsSet("name") {
-				if err := bridge.CheckPairingName(name); err != nil {
+				if err := bridge.CheckPairingName(o.Name); err != nil {
 					return usageError("--name: " + err.Error())
 				}
 			} else {
-				name = string(bridge.SelectUser)
+				o.Name = string(bridge.SelectUser)
 			}
-			d, err := dirs(env)
-			if err != nil {
-				return err
-			}
-			if err := d.Ensure(); err != nil {
-				return err
-			}
-			file := bridge.PairingTokenFile(d, name)
-			tok, err := bridge.EnsureToken(file, c.Bool("rotate"))
-			if errors.Is(err, bridge.ErrBadToken) {
-				// It pairs nothing: a new one is what `bua doctor` asks for.
-				fmt.Fprintf(env.Stderr, "bua: %v: made a new token; paste it into the bua extension's options\n", err)
-				tok, err = bridge.EnsureToken(file, true)
-			}
-			if err != nil {
-				return err
-			}
-			url := daemonURL(env, d)
-			if c.Bool("code") {
-				g := readGlobals(c, env)
-				ctx, cancel := g.linkContext()
-				defer cancel()
-				cl, cerr := g.connect()
-				if cerr != nil {
-					return g.fail(cerr)
-				}
-				defer cl.Close()
-				pc, berr := cl.PairCode(ctx, name)
-				if berr != nil {
-					return g.failWith(berr)
-				}
-				if c.Bool("json") {
-					return printJSON(env, map[string]any{"code": pc.Code, "expiresAt": pc.ExpiresAt, "url": pc.URL, "extensionId": extension.ID})
-				}
-				fmt.Fprintf(env.Stdout, "%s\n\nIn Chrome, open the bua extension's options, enter this code, and press Pair.\n"+
-					"It works once and expires at %s.\n", pc.Code, pc.ExpiresAt.Local().Format("15:04:05"))
-				return nil
-			}
-			if c.Bool("json") {
-				return printJSON(env, map[string]string{"name": name, "token": tok, "url": url, "extensionId": extension.ID})
-			}
-			if c.Bool("quiet") {
-				fmt.Fprintln(env.Stdout, tok)
-				return nil
-			}
-			fmt.Fprintf(env.Stdout, `%s
+			o.globalOptions = readGlobals(c, env)
+			o.Rotate, o.Code = c.Bool("rotate"), c.Bool("code")
+			return runWith(o, runF, runPair)
+		},
+	}
+}
+
+func runPair(o *pairOptions) error {
+	env := o.env
+	d, err := dirs(env)
+	if err != nil {
+		return err
+	}
+	if err := d.Ensure(); err != nil {
+		return err
+	}
+	file := bridge.PairingTokenFile(d, o.Name)
+	tok, err := bridge.EnsureToken(file, o.Rotate)
+	if errors.Is(err, bridge.ErrBadToken) {
+		// It pairs nothing: a new one is what `bua doctor` asks for.
+		fmt.Fprintf(env.Stderr, "bua: %v: made a new token; paste it into the bua extension's options\n", err)
+		tok, err = bridge.EnsureToken(file, true)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Code {
+		return o.printCode()
+	}
+	url := daemonURL(env, d)
+	if o.JSON {
+		return printJSON(env, map[string]string{"name": o.Name, "token": tok, "url": url, "extensionId": extension.ID})
+	}
+	if o.Quiet {
+		fmt.Fprintln(env.Stdout, tok)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, `%s
 
 To pair your Chrome:
   1. Run `+"`bua extension path`"+`, open chrome://extensions, turn on Developer mode,
@@ -90,10 +96,31 @@ To pair your Chrome:
   2. Open the bua extension's options page.
   3. Paste the token above (daemon URL: %s) and press Save.
 Or use a short one-time code instead: `+"`bua pair --code`"+`.
-%s`, tok, url, pairedAs(name))
-			return nil
-		},
+%s`, tok, url, pairedAs(o.Name))
+	return nil
+}
+
+// printCode asks the daemon for a one-time code for o's pairing and
+// prints it.
+func (o *pairOptions) printCode() error {
+	env := o.env
+	ctx, cancel := o.linkContext()
+	defer cancel()
+	cl, cerr := o.connect()
+	if cerr != nil {
+		return o.fail(cerr)
 	}
+	defer cl.Close()
+	pc, berr := cl.PairCode(ctx, o.Name)
+	if berr != nil {
+		return o.failWith(berr)
+	}
+	if o.JSON {
+		return printJSON(env, map[string]any{"code": pc.Code, "expiresAt": pc.ExpiresAt, "url": pc.URL, "extensionId": extension.ID})
+	}
+	fmt.Fprintf(env.Stdout, "%s\n\nIn Chrome, open the bua extension's options, enter this code, and press Pair.\n"+
+		"It works once and expires at %s.\n", pc.Code, pc.ExpiresAt.Local().Format("15:04:05"))
+	return nil
 }
 
 // daemonURL is the extension's daemon URL: the running daemon's, else the

@@ -12,9 +12,24 @@ import (
 	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
-func init() { register(newReportCommand, "report") }
+func init() {
+	register(func(env *Env) *cli.Command { return newReportCommand(env, nil) }, "report")
+}
 
-func newReportCommand(env *Env) *cli.Command {
+// reportMergeOptions is `bua report merge`'s command line.
+type reportMergeOptions struct {
+	globalOptions
+	// Inputs are REPORT.json... as given: files and globs.
+	Inputs []string
+	// Reports are --report KIND=FILE as typed.
+	Reports []string
+	// AllowDuplicates is --allow-duplicates.
+	AllowDuplicates bool
+}
+
+// newReportCommand is `bua report`, whose merge's seam is runF.
+func newReportCommand(env *Env, runF func(*reportMergeOptions) error) *cli.Command {
+	o := &reportMergeOptions{}
 	return &cli.Command{
 		Name:     "report",
 		Category: catFlows,
@@ -37,7 +52,11 @@ func newReportCommand(env *Env) *cli.Command {
 				&cli.StringSliceFlag{Name: "report", Aliases: []string{"o"}, Usage: "write the merged report: `junit=FILE`, json=FILE or html=FILE (repeatable)"},
 				&cli.BoolFlag{Name: "allow-duplicates", Usage: "keep a flow that several inputs ran (each run as its own entry) instead of failing"},
 			},
-			Action: func(c *cli.Context) error { return mergeReports(c, env) },
+			Action: func(c *cli.Context) error {
+				o.globalOptions = readGlobals(c, env)
+				o.Inputs, o.Reports, o.AllowDuplicates = c.Args().Slice(), c.StringSlice("report"), c.Bool("allow-duplicates")
+				return runWith(o, runF, mergeReports)
+			},
 		}},
 	}
 }
@@ -45,12 +64,13 @@ func newReportCommand(env *Env) *cli.Command {
 // mergeReports is `bua report merge`: read every input (each bad one is
 // reported, then exit 2), merge, write the --report files, print the
 // summary, and exit as the merged suite does.
-func mergeReports(c *cli.Context, env *Env) error {
-	files, err := expandReports(c.Args().Slice())
+func mergeReports(o *reportMergeOptions) error {
+	env := o.env
+	files, err := expandReports(o.Inputs)
 	if err != nil {
 		return usageError(err.Error())
 	}
-	reports, err := parseReports(c.StringSlice("report"))
+	reports, err := parseReports(o.Reports)
 	if err != nil {
 		return usageError(err.Error())
 	}
@@ -70,7 +90,7 @@ func mergeReports(c *cli.Context, env *Env) error {
 	if bad {
 		return exit(exitUsage)
 	}
-	merged, w, err := report.Merge(inputs, report.MergeOptions{AllowDuplicates: c.Bool("allow-duplicates")})
+	merged, w, err := report.Merge(inputs, report.MergeOptions{AllowDuplicates: o.AllowDuplicates})
 	if err != nil {
 		printReportError(env, err)
 		return exit(exitUsage)
@@ -92,14 +112,13 @@ func mergeReports(c *cli.Context, env *Env) error {
 		}
 	}
 	code := merged.Exit()
-	if c.Bool("json") {
+	if o.JSON {
 		if err := merged.WriteJSON(env.Stdout); err != nil {
 			return err
 		}
 		return exit(code)
 	}
-	g := readGlobals(c, env)
-	ios := g.streams()
+	ios := o.streams()
 	if !ios.Quiet {
 		fmt.Fprintf(ios.Out, "merged %s (%s)\n", plural(len(files), "report"), shardList(merged.Shards))
 	}

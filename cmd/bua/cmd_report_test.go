@@ -31,9 +31,10 @@ func shardCheckout(t *testing.T) string {
 	fake := runnertest.New().
 		On(protocol.ActionExtract, runnertest.Result(protocol.ExtractResult{Title: "Payment failed", Markdown: "# Payment failed"})).
 		On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}))
-	withRequester(t, fake, nil)
+	fakeDial := dialFake(fake, nil)
 	for i := 1; i <= 3; i++ {
 		env, out, errb := testEnv()
+		env.Dial = fakeDial
 		code := run(context.Background(), []string{"bua", "run", "flows/", "--shard", fmt.Sprintf("%d/3", i),
 			"--report", fmt.Sprintf("json=report-%d.json", i), "--artifacts", fmt.Sprintf("art-%d", i)}, env)
 		if want := map[int]int{1: 0, 2: 1, 3: 0}[i]; code != want {

@@ -9,11 +9,24 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
-func init() { register(newRequestCommand, "request") }
+func init() {
+	register(func(env *Env) *cli.Command { return newRequestCommand(env, nil) }, "request")
+}
 
-func newRequestCommand(env *Env) *cli.Command {
+// requestOptions is `bua request`'s command line.
+type requestOptions struct {
+	globalOptions
+	// Action is the action as JSON, the argument or stdin's (-).
+	Action json.RawMessage
+	// NoValidate is --no-validate: the extension's own check answers.
+	NoValidate bool
+}
+
+func newRequestCommand(env *Env, runF func(*requestOptions) error) *cli.Command {
+	o := &requestOptions{}
 	return &cli.Command{
 		Name:      "request",
 		Category:  catActions,
@@ -30,6 +43,7 @@ func newRequestCommand(env *Env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("request takes one argument: the action as JSON, or - for stdin")
 			}
+			o.globalOptions = readGlobals(c, env)
 			raw := c.Args().First()
 			if raw == "-" {
 				b, err := io.ReadAll(env.Stdin)
@@ -38,37 +52,42 @@ func newRequestCommand(env *Env) *cli.Command {
 				}
 				raw = string(b)
 			}
-			action := json.RawMessage(strings.TrimSpace(raw))
-			jsonFail := func(err *protocol.Error, code int) error {
-				printBridgeError(env, err, true)
-				fmt.Fprintf(env.Stderr, "hint: %s\n", hintFor(err))
-				return exit(code)
-			}
-			g := readGlobals(c, env)
-			noValidate := c.Bool("no-validate")
-			if !noValidate {
-				if err := protocol.ValidateAction(action); err != nil {
-					return jsonFail(err, exitUsage)
-				}
-			}
-			cl, err := g.connectToAct()
-			if err != nil {
-				if be, ok := err.(*protocol.Error); ok {
-					return jsonFail(be, exitForCode(be.Code))
-				}
-				return err
-			}
-			defer cl.Close()
-			ctx, cancel := g.commandContext()
-			defer cancel()
-			res, berr := cl.RequestRaw(ctx, action, noValidate)
-			if berr != nil && berr.Reason == protocol.ReasonRefused {
-				return jsonFail(berr, exitUsage) // the daemon refused it before sending, as runAction exits
-			}
-			if berr != nil {
-				return jsonFail(berr, exitForCode(berr.Code))
-			}
-			return printJSON(env, res)
+			o.Action, o.NoValidate = json.RawMessage(strings.TrimSpace(raw)), c.Bool("no-validate")
+			return runWith(o, runF, runRequest)
 		},
 	}
+}
+
+func runRequest(o *requestOptions) error {
+	env := o.env
+	jsonFail := func(err *protocol.Error, code int) error {
+		printBridgeError(env, err, true)
+		fmt.Fprintf(env.Stderr, "hint: %s\n", render.CommandHint(err))
+		return exit(code)
+	}
+	if !o.NoValidate {
+		if err := protocol.ValidateAction(o.Action); err != nil {
+			return jsonFail(err, exitUsage)
+		}
+	}
+	cl, err := o.connectToAct()
+	if err != nil {
+		if be, ok := err.(*protocol.Error); ok {
+			return jsonFail(be, exitForCode(be.Code))
+		}
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	// Checked above (or deliberately not): the daemon need not check it
+	// again.
+	res, berr := cl.RequestRaw(ctx, o.Action, true)
+	if berr != nil && berr.Reason == protocol.ReasonRefused {
+		return jsonFail(berr, exitUsage) // the daemon refused it before sending, as runAction exits
+	}
+	if berr != nil {
+		return jsonFail(berr, exitForCode(berr.Code))
+	}
+	return printJSON(env, res)
 }

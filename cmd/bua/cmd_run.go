@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,14 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bua-dev/bua/internal/safewrite"
 	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/flow"
 	"github.com/bua-dev/bua/pkg/iostreams"
-	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 	"github.com/bua-dev/bua/pkg/runner"
 	"github.com/bua-dev/bua/pkg/runner/htmlreport"
 	"github.com/bua-dev/bua/pkg/runner/progress"
@@ -57,51 +56,6 @@ type runOptions struct {
 	// DialogsSet says --dialogs was given: it is then the policy of flows
 	// without a dialogs key.
 	DialogsSet bool
-}
-
-// flowRequester opens the bridge for `bua run`; tests replace it with a
-// fake. The returned close func releases the connection.
-var flowRequester = func(g *globalOptions) (protocol.Requester, func(), error) {
-	cl, err := g.connectToAct()
-	if err != nil {
-		return nil, nil, err
-	}
-	return cl, func() { _ = cl.Close() }, nil
-}
-
-// lazyRequester connects on the first action, so a suite of invalid flows
-// (or one that only logs) never needs a browser.
-type lazyRequester struct {
-	g    *globalOptions
-	once sync.Once
-	req  protocol.Requester
-	done func()
-	err  *protocol.Error
-}
-
-func (l *lazyRequester) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
-	l.once.Do(func() {
-		req, done, err := flowRequester(l.g)
-		if err != nil {
-			if be, ok := err.(*protocol.Error); ok {
-				l.err = be
-			} else {
-				l.err = protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
-			}
-			return
-		}
-		l.req, l.done = req, done
-	})
-	if l.err != nil {
-		return nil, l.err
-	}
-	return l.req.Request(ctx, a)
-}
-
-func (l *lazyRequester) close() {
-	if l.done != nil {
-		l.done()
-	}
 }
 
 func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
@@ -158,20 +112,9 @@ func newRunCommand(env *Env, runF func(*runOptions) error) *cli.Command {
 }
 
 func runRun(o *runOptions) error {
-	env := o.env
-	files, err := expandFlows(o.Flows)
+	files, infos, err := o.checkFlows()
 	if err != nil {
-		return usageError(err.Error())
-	}
-	infos, err := o.selectFlows(files)
-	if err != nil {
-		return usageError(err.Error())
-	}
-	if o.Retries < 0 {
-		return usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", o.Retries))
-	}
-	if o.Parallel < 0 || o.Parallel > bridge.MaxManaged {
-		return usageError(fmt.Sprintf("--parallel %d: want 1 to %d workers", o.Parallel, bridge.MaxManaged))
+		return err
 	}
 	if o.List {
 		return o.listFlows(infos)
@@ -180,67 +123,119 @@ func runRun(o *runOptions) error {
 	for _, info := range infos {
 		files = append(files, info.File)
 	}
-	vars, err := parseVars(o.Vars)
+	r, reports, err := o.newRunner(files)
 	if err != nil {
-		return usageError(err.Error())
-	}
-	if err := checkVarNames(vars, files); err != nil {
 		return err
 	}
-	reports, err := parseReports(o.Reports)
-	if err != nil {
-		return usageError(err.Error())
-	}
-	r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: o.Serve, Artifacts: o.Artifacts,
-		FailFast: o.FailFast, Now: env.Now, ExitCode: exitForStatus, HandoffGate: o.handoffGate(),
-		Retries: o.Retries, FailOnFlaky: o.FailOnFlaky, Hint: hintFor}
-	for _, rep := range reports {
-		r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
-	}
-	if o.DialogsSet { // the policy of flows without a dialogs key
-		if err := o.checkDialogs(); err != nil {
-			return err
-		}
-		r.Dialogs = o.Dialogs
-	}
 	if o.DryRun {
-		return dryRun(env, r, files)
+		return dryRun(o.env, r, files)
 	}
 	ios := o.streams()
 	out, tty, color := ios.Out, ios.IsTerminal(), ios.ColorEnabled()
 	if o.JSON {
 		out, tty, color = ios.ErrOut, ios.IsErrTerminal(), ios.ErrColorEnabled() // stdout carries the JSON report
 	}
+	var progressOut io.Writer // where the workers' line goes: nowhere under --quiet
 	if !ios.Quiet {
-		r.Events = progress.New(out, tty, color)
+		r.Events, progressOut = progress.New(out, tty, color), out
 	}
 	ctx, cancel := o.commandContext()
 	defer cancel()
-	var suite *report.SuiteReport
-	var lazies []*lazyRequester
-	if o.Parallel > 1 {
-		workers, err := o.workers()
-		if err != nil {
-			return err
-		}
-		for _, w := range workers {
-			lazies = append(lazies, w.Requester.(*lazyRequester))
-		}
-		if !ios.Quiet {
-			fmt.Fprintf(out, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
-		}
-		if !o.KeepBrowsers {
-			defer o.stopLaunchedBrowsers(workers)() // once the workers' connections are closed
-		}
-		defer closeAll(lazies)
-		suite = r.RunParallel(ctx, files, workers)
-	} else {
-		lazy := &lazyRequester{g: &o.globalOptions}
-		lazies = append(lazies, lazy)
-		defer lazy.close()
-		r.Requester = lazy
-		suite = r.RunSuite(ctx, files)
+	suite, links, done, err := o.runFlows(ctx, r, files, progressOut)
+	if err != nil {
+		return err
 	}
+	defer done()
+	return o.report(ios, suite, reports, links, out)
+}
+
+// checkFlows expands FLOW... and selects the flows to run (--tag,
+// --shard), after checking --retries and --parallel.
+func (o *runOptions) checkFlows() ([]string, []flow.FlowInfo, error) {
+	files, err := expandFlows(o.Flows)
+	if err != nil {
+		return nil, nil, usageError(err.Error())
+	}
+	infos, err := o.selectFlows(files)
+	if err != nil {
+		return nil, nil, usageError(err.Error())
+	}
+	if o.Retries < 0 {
+		return nil, nil, usageError(fmt.Sprintf("--retries %d: want 0 or more reruns of a failed flow", o.Retries))
+	}
+	if o.Parallel < 0 || o.Parallel > bridge.MaxManaged {
+		return nil, nil, usageError(fmt.Sprintf("--parallel %d: want 1 to %d workers", o.Parallel, bridge.MaxManaged))
+	}
+	return files, infos, nil
+}
+
+// newRunner is the runner of files under o's vars, reports and dialog
+// policy, and the reports to write (--report).
+func (o *runOptions) newRunner(files []string) (*runner.Runner, [][2]string, error) {
+	env := o.env
+	vars, err := parseVars(o.Vars)
+	if err != nil {
+		return nil, nil, usageError(err.Error())
+	}
+	if err := checkVarNames(vars, files); err != nil {
+		return nil, nil, err
+	}
+	reports, err := parseReports(o.Reports)
+	if err != nil {
+		return nil, nil, usageError(err.Error())
+	}
+	r := &runner.Runner{Vars: vars, Getenv: env.Getenv, Serve: o.Serve, Artifacts: o.Artifacts,
+		FailFast: o.FailFast, Now: env.Now, ExitCode: exitForStatus, HandoffGate: o.handoffGate(),
+		Retries: o.Retries, FailOnFlaky: o.FailOnFlaky, Hint: render.CommandHint}
+	for _, rep := range reports {
+		r.Evidence = r.Evidence || rep[0] == "html" // the page shows each failure's evidence
+	}
+	if o.DialogsSet { // the policy of flows without a dialogs key
+		if err := o.checkDialogs(); err != nil {
+			return nil, nil, err
+		}
+		r.Dialogs = o.Dialogs
+	}
+	return r, reports, nil
+}
+
+// runFlows runs files on one Requester, or on --parallel's workers, each
+// with its own, saying which on out when it is not nil. done, which the
+// caller defers, closes the links and stops the managed browsers the
+// workers launched (unless --keep-browsers).
+func (o *runOptions) runFlows(ctx context.Context, r *runner.Runner, files []string, out io.Writer) (*report.SuiteReport, []*bridge.Requester, func(), error) {
+	if o.Parallel <= 1 {
+		link := o.requester()
+		r.Requester = link
+		return r.RunSuite(ctx, files), []*bridge.Requester{link}, link.Close, nil
+	}
+	workers, err := o.workers()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var links []*bridge.Requester
+	for _, w := range workers {
+		links = append(links, w.Requester.(*workerLink).Requester)
+	}
+	if out != nil {
+		fmt.Fprintf(out, "%d flows on %d workers: %s\n", len(files), len(workers), workerBrowsers(workers))
+	}
+	stop := func() {}
+	if !o.KeepBrowsers {
+		stop = o.stopLaunchedBrowsers(workers)
+	}
+	done := func() {
+		closeAll(links)
+		stop() // once the workers' connections are closed
+	}
+	return r.RunParallel(ctx, files, workers), links, done, nil
+}
+
+// report writes the reports and the summary (on out, through ios, or the
+// JSON report on stdout), and exits with the suite's code. A dial that failed is
+// printed once, under the summary.
+func (o *runOptions) report(ios *iostreams.IOStreams, suite *report.SuiteReport, reports [][2]string, links []*bridge.Requester, out io.Writer) error {
+	env := o.env
 	suite.Bua, suite.Host = version, hostname()
 	if i, n, err := parseShard(o.Shard); err == nil {
 		suite.Shard = fmt.Sprintf("%d/%d", i, n)
@@ -273,13 +268,13 @@ func runRun(o *runOptions) error {
 	}
 	if suite.Interrupted {
 		fmt.Fprintln(env.Stderr, "bua: interrupted: the run stopped, and the browser stops the action it had started; reports hold the flows so far")
-	} else {
-		printed := map[string]bool{}
-		for _, l := range lazies { // each worker's, once
-			if l.err != nil && !printed[l.err.Message] {
-				printed[l.err.Message] = true
-				printBridgeError(env, l.err, false)
-			}
+		return exit(code)
+	}
+	printed := map[string]bool{}
+	for _, l := range links { // each worker's, once
+		if err := l.Err(); err != nil && !printed[err.Message] {
+			printed[err.Message] = true
+			printBridgeError(env, err, false)
 		}
 	}
 	return exit(code)

@@ -27,7 +27,7 @@ const workerBrowsersStopTimeout = 30 * time.Second
 func (o *runOptions) stopLaunchedBrowsers(workers []runner.Worker) (stop func()) {
 	var names []string
 	for _, w := range workers {
-		if l, ok := w.Requester.(*lazyRequester); ok && !l.g.ownWindow {
+		if l, ok := w.Requester.(*workerLink); ok && !l.g.ownWindow {
 			names = append(names, l.g.Browser)
 		}
 	}

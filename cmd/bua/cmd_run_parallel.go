@@ -46,7 +46,7 @@ func (o *runOptions) workers() ([]runner.Worker, error) {
 			g.Browser = string(sel)
 			g.owner, g.ownWindow = fmt.Sprintf("run-%d-worker-%d", os.Getpid(), i), true
 		}
-		workers[i] = runner.Worker{Index: i, Requester: &lazyRequester{g: &g}}
+		workers[i] = runner.Worker{Index: i, Requester: &workerLink{g.requester(), &g}}
 	}
 	return workers, nil
 }
@@ -64,7 +64,7 @@ func workerBrowsers(workers []runner.Worker) string {
 	var names []string
 	owned := false
 	for _, w := range workers {
-		l := w.Requester.(*lazyRequester)
+		l := w.Requester.(*workerLink)
 		names = append(names, l.g.Browser)
 		owned = l.g.ownWindow
 	}
@@ -78,9 +78,17 @@ func workerBrowsers(workers []runner.Worker) string {
 	return "managed browsers " + strings.Join(names, ", ")
 }
 
+// workerLink is a worker's Requester, with the options it dials with:
+// its browser, and the owner and own window it acts as in the person's
+// Chrome.
+type workerLink struct {
+	*bridge.Requester
+	g *globalOptions
+}
+
 // closeAll closes each worker's connection.
-func closeAll(ls []*lazyRequester) {
+func closeAll(ls []*bridge.Requester) {
 	for _, l := range ls {
-		l.close()
+		l.Close()
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/protocol"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -24,7 +25,7 @@ type dialled struct {
 // withWorkerRequesters makes `bua run` dial a fake per connection,
 // recording what each asked for. A fake's navigate waits (up to 10 s)
 // until two workers have dialled, so both take a flow.
-func withWorkerRequesters(t *testing.T) func() []dialled {
+func withWorkerRequesters(t *testing.T, env *Env) func() []dialled {
 	t.Helper()
 	var mu sync.Mutex
 	var got []dialled
@@ -36,16 +37,14 @@ func withWorkerRequesters(t *testing.T) func() []dialled {
 		}
 		return map[string]any{"ok": true}, nil
 	}
-	old := flowRequester
-	flowRequester = func(g *globalOptions) (protocol.Requester, func(), error) {
+	env.Dial = func(_ context.Context, o bridge.ClientOptions) (bridge.Link, *protocol.Error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if got = append(got, dialled{g.Browser, g.owner, g.ownWindow}); len(got) == 2 {
+		if got = append(got, dialled{string(o.Browser), o.Owner, o.OwnWindow}); len(got) == 2 {
 			close(both)
 		}
-		return runnertest.New().On(protocol.ActionNavigate, wait), func() {}, nil
+		return fakeLink{runnertest.New().On(protocol.ActionNavigate, wait)}, nil
 	}
-	t.Cleanup(func() { flowRequester = old })
 	return func() []dialled {
 		mu.Lock()
 		defer mu.Unlock()
@@ -100,8 +99,8 @@ func TestRunCommand_Parallel(t *testing.T) {
 		{"TooMany", []string{"--parallel", "17"}, 2, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dials := withWorkerRequesters(t)
 			env, out, errb := testEnv()
+			dials := withWorkerRequesters(t, env)
 			env.Getenv = func(k string) string { return map[string]string{"BUA_HOME": home, "CI": "true"}[k] }
 			report := filepath.Join(t.TempDir(), "r.json")
 			code := run(context.Background(), append(append([]string{"bua", "run", "--report", "json=" + report}, tc.args...), files...), env)

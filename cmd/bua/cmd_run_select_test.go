@@ -34,8 +34,8 @@ func TestRunCommand_TagsAndList(t *testing.T) {
 		{"BadTag", []string{"--tag", "has space", dir}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "--list must not connect"))
-			r := runCLI(t, nil, "", append([]string{"run"}, tc.args...)...)
+			fakeDial := dialFake(nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "--list must not connect"))
+			r := runCLIDial(t, nil, nil, 0, fakeDial, "", append([]string{"run"}, tc.args...)...)
 			if r.code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, tc.code, r.stdout, r.stderr)
 			}
@@ -62,8 +62,8 @@ func TestRunCommand_TagsAndList(t *testing.T) {
 
 	// A run with --tag sends only the selected flows' actions.
 	fake := runnertest.New()
-	withRequester(t, fake, nil)
-	if r := runCLI(t, nil, "", "run", "--tag", "checkout", dir); r.code != 0 || !strings.Contains(r.stdout, "1 passed, 0 failed") {
+	fakeDial := dialFake(fake, nil)
+	if r := runCLIDial(t, nil, nil, 0, fakeDial, "", "run", "--tag", "checkout", dir); r.code != 0 || !strings.Contains(r.stdout, "1 passed, 0 failed") {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
 	}
 	if reqs := fake.Requests(); len(reqs) != 1 || reqs[0].URL != "http://x.test/a" {
@@ -73,7 +73,7 @@ func TestRunCommand_TagsAndList(t *testing.T) {
 	// A flow whose tags do not read is listed (the run would report it
 	// invalid), its problem on stderr, and the exit is 2.
 	writeFlow(t, dir, "d.yaml", "name: broken\ntags: smoke\nsteps:\n  - log: d\n")
-	r = runCLI(t, nil, "", "run", "--list", "--tag", "smoke", dir)
+	r = runCLIDial(t, nil, nil, 0, fakeDial, "", "run", "--list", "--tag", "smoke", dir)
 	if r.code != 2 || !strings.Contains(r.stdout, "broken\t") || !strings.Contains(r.stderr, "d.yaml:2:7: tags: expected a list") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -101,8 +101,8 @@ func TestRunCommand_Retries(t *testing.T) {
 		{"NegativeRetries", []string{"--retries", "-1"}, 2, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			withRequester(t, flaky(), nil)
-			r := runCLI(t, nil, "", append([]string{"run", "--quiet", f}, tc.args...)...)
+			fakeDial := dialFake(flaky(), nil)
+			r := runCLIDial(t, nil, nil, 0, fakeDial, "", append([]string{"run", "--quiet", f}, tc.args...)...)
 			if r.code != tc.code || !strings.Contains(r.stdout, tc.last) {
 				t.Fatalf("exit %d, want %d with %q\n%s\n%s", r.code, tc.code, tc.last, r.stdout, r.stderr)
 			}

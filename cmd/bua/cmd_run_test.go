@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 	"github.com/bua-dev/bua/pkg/runner/report"
 	"github.com/bua-dev/bua/pkg/runner/runnertest"
 )
@@ -24,18 +26,22 @@ func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 		Getenv: func(string) string { return "" }, Now: time.Now}, &out, &errb
 }
 
-// withRequester makes `bua run` use req instead of the daemon.
-func withRequester(t *testing.T, req protocol.Requester, err error) {
-	t.Helper()
-	old := flowRequester
-	flowRequester = func(*globalOptions) (protocol.Requester, func(), error) {
+// dialFake is an Env.Dial that gives req (or fails with err) instead of
+// the daemon, for `bua run`.
+func dialFake(req protocol.Requester, err *protocol.Error) func(context.Context, bridge.ClientOptions) (bridge.Link, *protocol.Error) {
+	return func(context.Context, bridge.ClientOptions) (bridge.Link, *protocol.Error) {
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return req, func() {}, nil
+		return fakeLink{req}, nil
 	}
-	t.Cleanup(func() { flowRequester = old })
 }
+
+// fakeLink is a fake Requester as a bridge.Link.
+type fakeLink struct{ protocol.Requester }
+
+func (fakeLink) Close() error { return nil }
+func (fakeLink) Dead() bool   { return false }
 
 func writeFlow(t *testing.T, dir, name, src string) string {
 	t.Helper()
@@ -80,8 +86,9 @@ func TestRunCommand(t *testing.T) {
 		{"BadReport", []string{pass, "--report", "pdf=out.pdf"}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			withRequester(t, fake, nil)
+			fakeDial := dialFake(fake, nil)
 			env, out, errb := testEnv()
+			env.Dial = fakeDial
 			code := run(context.Background(), append([]string{"bua", "run"}, tc.args...), env)
 			if code != tc.want {
 				t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errb)
@@ -102,8 +109,9 @@ func TestRunCommand_Reports(t *testing.T) {
 	fake := runnertest.New().
 		On(protocol.ActionExtract, runnertest.Result(protocol.ExtractResult{Title: "Home", Markdown: "# Home"})).
 		On(protocol.ActionScreenshot, runnertest.Result(protocol.ScreenshotResult{DataURL: "data:image/jpeg;base64,/9j/4AAQ"}))
-	withRequester(t, fake, nil)
+	fakeDial := dialFake(fake, nil)
 	env, out, errb := testEnv()
+	env.Dial = fakeDial
 	junit, js, art := filepath.Join(dir, "out", "junit.xml"), filepath.Join(dir, "out", "report.json"), filepath.Join(dir, "art")
 	html := filepath.Join(dir, "out", "report.html")
 	code := run(context.Background(), []string{"bua", "run", fail, "--report", "junit=" + junit, "--report", "json=" + js, "--report", "html=" + html, "--artifacts", art}, env)
@@ -153,7 +161,7 @@ func TestRunCommand_Reports(t *testing.T) {
 // does, after writing its reports: the flows so far, the interrupted one
 // marked so, the rest skipped.
 func TestRunCommand_Interrupted(t *testing.T) {
-	withRequester(t, runnertest.New(), nil)
+	fakeDial := dialFake(runnertest.New(), nil)
 	dir := t.TempDir()
 	first := writeFlow(t, dir, "a.yaml", "name: first\nsteps:\n  - log: done\n")
 	busy := writeFlow(t, dir, "b.yaml", "name: busy\nvars: { i: 0 }\nsteps:\n  - repeat:\n      times: 1000000000\n      steps: [ { set: { i: \"vars.i + 1\" } } ]\n")
@@ -162,6 +170,7 @@ func TestRunCommand_Interrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	env, out, errb := testEnv()
+	env.Dial = fakeDial
 	start := time.Now()
 	code := run(ctx, []string{"bua", "run", first, busy, last, "--report", "junit=" + junit, "--report", "json=" + js, "--report", "html=" + html}, env)
 	took := time.Since(start)
@@ -209,7 +218,7 @@ func TestRunCommand_Interrupted(t *testing.T) {
 // printed on stderr with its path and the OS's reason, the summary counts
 // it, and the exit code the summary prints is the one bua exits with.
 func TestRunCommand_ReportNotWritten(t *testing.T) {
-	withRequester(t, runnertest.New(), nil)
+	fakeDial := dialFake(runnertest.New(), nil)
 	dir := t.TempDir()
 	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - log: fine\n")
 	notDir := writeFlow(t, dir, "plain", "a file, not a folder")
@@ -228,6 +237,7 @@ func TestRunCommand_ReportNotWritten(t *testing.T) {
 				t.Skip("Windows has no device that fails every write as full (/dev/full): the Unix runs check a report that fails mid-write")
 			}
 			env, out, errb := testEnv()
+			env.Dial = fakeDial
 			code := run(context.Background(), []string{"bua", "run", f, "--report", tc.report, "--report", "json=" + good}, env)
 			if code != exitUsage {
 				t.Fatalf("exit = %d, want 2\n%s\n%s", code, out, errb)
@@ -250,10 +260,11 @@ func TestRunCommand_ReportNotWritten(t *testing.T) {
 }
 
 func TestRunCommand_BridgeUnavailable(t *testing.T) {
-	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no daemon"))
+	fakeDial := dialFake(nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "no daemon"))
 	dir := t.TempDir()
 	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://x.test/\n")
 	env, out, errb := testEnv()
+	env.Dial = fakeDial
 	if code := run(context.Background(), []string{"bua", "run", f}, env); code != 4 {
 		t.Fatalf("exit = %d, want 4\n%s\n%s", code, out, errb)
 	}
@@ -263,11 +274,11 @@ func TestRunCommand_BridgeUnavailable(t *testing.T) {
 }
 
 // TestRunCommand_HintsAsTheCLI: a flow's error gets the hint the same
-// action's would get from the CLI (hintFor, by code and reason), in its
+// action's would get from the CLI (render.CommandHint, by code and reason), in its
 // progress and in its reports, not the contract's generic one.
 func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 	refused := &protocol.Error{Code: protocol.CodeInternalError, Message: "navigation failed: net::ERR_CONNECTION_REFUSED", Reason: "net::ERR_CONNECTION_REFUSED"}
-	withRequester(t, runnertest.New().On(protocol.ActionNavigate, func(context.Context, protocol.Action) (any, *protocol.Error) {
+	fakeDial := dialFake(runnertest.New().On(protocol.ActionNavigate, func(context.Context, protocol.Action) (any, *protocol.Error) {
 		e := *refused
 		return nil, &e
 	}), nil)
@@ -275,12 +286,13 @@ func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 	f := writeFlow(t, dir, "f.yaml", "name: f\nsteps:\n  - navigate: http://127.0.0.1:9/\n")
 	js := filepath.Join(dir, "report.json")
 	env, out, errb := testEnv()
+	env.Dial = fakeDial
 	if code := run(context.Background(), []string{"bua", "run", f, "--report", "json=" + js}, env); code != exitFailure {
 		t.Fatalf("exit = %d, want %d\n%s\n%s", code, exitFailure, out, errb)
 	}
-	want := hintFor(refused)
+	want := render.CommandHint(refused)
 	if !strings.Contains(want, "the page could not be loaded") {
-		t.Fatalf("hintFor(refused) = %q: the test wants the CLI's net:: hint", want)
+		t.Fatalf("render.CommandHint(refused) = %q: the test wants the CLI's net:: hint", want)
 	}
 	if !strings.Contains(out.String(), "hint: "+want) || strings.Contains(out.String(), "failed unexpectedly") {
 		t.Errorf("progress does not give the CLI's hint %q:\n%s", want, out)
@@ -308,7 +320,7 @@ func TestRunCommand_HintsAsTheCLI(t *testing.T) {
 // with no invented line:col, and with a hint (the nearest flow file of that
 // folder when the name is close); lint says the same.
 func TestRunCommand_MissingFile(t *testing.T) {
-	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
+	fakeDial := dialFake(nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()
 	writeFlow(t, dir, "login.yaml", "name: l\nsteps:\n  - log: hi\n")
 	// A diagnostic names files as a report does (report.ReportPath), and
@@ -320,6 +332,7 @@ func TestRunCommand_MissingFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := report.ReportPath(tc.file) + ": cannot read flow: " + notFoundReason(t, tc.file)
 			env, out, errb := testEnv()
+			env.Dial = fakeDial
 			if code := run(context.Background(), []string{"bua", "run", tc.file}, env); code != exitUsage {
 				t.Fatalf("run: exit = %d, want %d\n%s\n%s", code, exitUsage, out, errb)
 			}
@@ -328,6 +341,7 @@ func TestRunCommand_MissingFile(t *testing.T) {
 				t.Errorf("run says it %d times (want once, as %q with %q, no :1:1):\n%s", n, msg, tc.hint, all)
 			}
 			env, out, _ = testEnv()
+			env.Dial = fakeDial
 			if code := run(context.Background(), []string{"bua", "lint", tc.file}, env); code != exitUsage {
 				t.Fatalf("lint: exit = %d, want %d", code, exitUsage)
 			}
@@ -339,10 +353,11 @@ func TestRunCommand_MissingFile(t *testing.T) {
 }
 
 func TestRunCommand_DryRun(t *testing.T) {
-	withRequester(t, nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
+	fakeDial := dialFake(nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "must not connect"))
 	dir := t.TempDir()
 	f := writeFlow(t, dir, "f.yaml", "name: f\nvars: { base: http://x.test }\nsteps:\n  - navigate: ${{ vars.base }}/a\n  - extract: {}\n    as: page\n  - click: { uid: \"${{ uid(page, 'button', 'Go') }}\" }\n")
 	env, out, _ := testEnv()
+	env.Dial = fakeDial
 	if code := run(context.Background(), []string{"bua", "run", "--dry-run", f}, env); code != 0 {
 		t.Fatalf("exit = %d\n%s", code, out)
 	}
@@ -416,12 +431,12 @@ func TestRunSummary(t *testing.T) {
 	dir := t.TempDir()
 	pass := writeFlow(t, dir, "a.yaml", "name: passes\nsteps:\n  - navigate: http://x.test/\n")
 	fail := writeFlow(t, dir, "b.yaml", "name: fails\nsteps:\n  - navigate: http://x.test/\n  - click: \"#missing\"\n")
-	withRequester(t, runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "nothing on the page matches the selector #missing, which a long note shows in full when piped")), nil)
+	fakeDial := dialFake(runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "nothing on the page matches the selector #missing, which a long note shows in full when piped")), nil)
 	for _, mode := range []struct {
 		golden string
 		width  int
 	}{{"run_summary.txt", 0}, {"run_summary_tty80.txt", 80}} {
-		r := runCLITerm(t, nil, mode.width, "run", "--quiet", pass, fail)
+		r := runCLIDial(t, nil, nil, mode.width, fakeDial, "", "run", "--quiet", pass, fail)
 		if r.code != exitFailure {
 			t.Fatalf("exit %d, want %d\n%s", r.code, exitFailure, r.stderr)
 		}
@@ -433,13 +448,13 @@ func TestRunSummary(t *testing.T) {
 	}
 	// A passing flow is one summary line (its steps were on the progress
 	// lines); a failing one lists its steps.
-	if r := runCLI(t, nil, "", "run", "--quiet", pass, fail); !strings.Contains(r.stdout, "passes\tpassed\t0ms\t\nfails\tfailed") ||
+	if r := runCLIDial(t, nil, nil, 0, fakeDial, "", "run", "--quiet", pass, fail); !strings.Contains(r.stdout, "passes\tpassed\t0ms\t\nfails\tfailed") ||
 		!strings.Contains(r.stdout, "\n 2 click\tfailed") {
 		t.Errorf("summary lists a passing flow's steps, or not a failing one's:\n%s", r.stdout)
 	}
 	// NO_COLOR keeps the terminal's summary line plain; piped it never
 	// has colour (run_summary.txt above).
-	r := runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", "--quiet", pass, fail)
+	r := runCLIDial(t, nil, map[string]string{"NO_COLOR": "1"}, 80, fakeDial, "", "run", "--quiet", pass, fail)
 	if strings.Contains(r.stdout, "\x1b[") || !strings.Contains(r.stdout, "1 passed, 1 failed, 0 skipped in 0ms (exit 1)\n") {
 		t.Errorf("NO_COLOR summary has colour or lacks its last line:\n%q", r.stdout)
 	}
@@ -452,20 +467,20 @@ func TestRunProgressColour(t *testing.T) {
 	dir := t.TempDir()
 	pass := writeFlow(t, dir, "a.yaml", "name: passes\nsteps:\n  - navigate: http://x.test/\n")
 	fail := writeFlow(t, dir, "b.yaml", "name: fails\nsteps:\n  - navigate: http://x.test/\n  - click: \"#missing\"\n")
-	withRequester(t, runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "no #missing")), nil)
+	fakeDial := dialFake(runnertest.New().On(protocol.ActionClick, runnertest.Fail(protocol.CodeElementNotFound, "no #missing")), nil)
 	const green, red = "\x1b[32m", "\x1b[31m"
-	r := runCLITerm(t, nil, 80, "run", pass, fail)
+	r := runCLIDial(t, nil, nil, 80, fakeDial, "", "run", pass, fail)
 	for _, want := range []string{green + "ok\x1b[0m 1 navigate", red + "FAIL\x1b[0m 2 click", green + "ok\x1b[0m passes passed", red + "FAIL\x1b[0m fails failed"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("terminal progress lacks %q:\n%q", want, r.stdout)
 		}
 	}
-	if ok := runCLITerm(t, nil, 80, "run", pass); !strings.Contains(ok.stdout, green+"1 passed, 0 failed, 0 skipped") {
+	if ok := runCLIDial(t, nil, nil, 80, fakeDial, "", "run", pass); !strings.Contains(ok.stdout, green+"1 passed, 0 failed, 0 skipped") {
 		t.Errorf("a passing run's last line is not green:\n%q", ok.stdout)
 	}
 	for name, r := range map[string]result{
-		"NO_COLOR": runCLIWith(t, nil, map[string]string{"NO_COLOR": "1"}, 80, "", "run", pass, fail),
-		"piped":    runCLI(t, nil, "", "run", pass, fail),
+		"NO_COLOR": runCLIDial(t, nil, map[string]string{"NO_COLOR": "1"}, 80, fakeDial, "", "run", pass, fail),
+		"piped":    runCLIDial(t, nil, nil, 0, fakeDial, "", "run", pass, fail),
 	} {
 		if strings.Contains(r.stdout, green) || strings.Contains(r.stdout, red) || !strings.Contains(r.stdout, "FAIL 2 click") {
 			t.Errorf("%s: progress has colour, or lacks its FAIL line:\n%q", name, r.stdout)

@@ -38,8 +38,9 @@ func TestRunVarNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionNavigate, runnertest.Result(map[string]any{"ok": true}))
-			withRequester(t, fake, nil)
+			fakeDial := dialFake(fake, nil)
 			env, out, errb := testEnv()
+			env.Dial = fakeDial
 			code := run(context.Background(), append([]string{"bua", "run"}, tc.args...), env)
 			if code != tc.want {
 				t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.want, out, errb)
@@ -77,8 +78,9 @@ func TestBaseURLUnset(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := runnertest.New().On(protocol.ActionNavigate, runnertest.Result(map[string]any{"ok": true}))
-			withRequester(t, fake, nil)
+			fakeDial := dialFake(fake, nil)
 			env, out, errb := testEnv()
+			env.Dial = fakeDial
 			code := run(context.Background(), append([]string{"bua"}, tc.args...), env)
 			all := strings.ReplaceAll(out.String()+errb.String(), filepath.ToSlash(dir)+"/", "")
 			if code != tc.want || !strings.Contains(all, tc.out) {

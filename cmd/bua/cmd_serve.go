@@ -14,9 +14,25 @@ import (
 	"github.com/bua-dev/bua/pkg/home"
 )
 
-func init() { register(newServeCommand, "serve") }
+func init() {
+	register(func(env *Env) *cli.Command { return newServeCommand(env, nil) }, "serve")
+}
 
-func newServeCommand(env *Env) *cli.Command {
+// serveOptions is `bua serve`'s command line.
+type serveOptions struct {
+	globalOptions
+	// Listen is --listen, else $BUA_LISTEN: the extension's WebSocket
+	// address ("" for the default).
+	Listen string
+	// AllowOrigins are --allow-origin's extra origins.
+	AllowOrigins []string
+	// Prelaunch is --prelaunch, read: the selection whose managed browser
+	// the daemon launches at start where a request's would.
+	Prelaunch bridge.Selection
+}
+
+func newServeCommand(env *Env, runF func(*serveOptions) error) *cli.Command {
+	o := &serveOptions{}
 	return &cli.Command{
 		Name:     "serve",
 		Category: catSetup,
@@ -36,62 +52,67 @@ func newServeCommand(env *Env) *cli.Command {
 			&cli.StringFlag{Name: "prelaunch", Hidden: true, Usage: "launch the managed browser at start if a request with this --browser `SELECTION` would"},
 		},
 		Action: func(c *cli.Context) error {
-			d, err := dirs(env)
-			if err != nil {
-				return err
+			o.globalOptions = readGlobals(c, env)
+			o.Listen, o.AllowOrigins = c.String("listen"), c.StringSlice("allow-origin")
+			if o.Listen == "" {
+				o.Listen = env.Getenv("BUA_LISTEN")
 			}
-			if err := d.Ensure(); err != nil {
-				return cli.Exit("bua: "+err.Error(), exitUnavailable)
-			}
-			logf, err := bridge.OpenLog(d.LogFile())
-			if err != nil {
-				return err
-			}
-			defer logf.Close()
-			log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, env.Stderr), nil))
-			listen := c.String("listen")
-			if listen == "" {
-				listen = env.Getenv("BUA_LISTEN")
-			}
-			var prelaunch bridge.Selection
 			if p := c.String("prelaunch"); p != "" {
-				if prelaunch, err = bridge.ParseSelection(p); err != nil {
+				var err error
+				if o.Prelaunch, err = bridge.ParseSelection(p); err != nil {
 					return usageError(err.Error())
 				}
 			}
-			// The store IDs (docs/extension.md#pairing): a bad entry stops
-			// the daemon here, in its log too, where a command that started
-			// it reads why.
-			storeIDs, err := bridge.ParseExtensionIDs(env.Getenv(bridge.EnvExtensionIDs))
-			if err != nil {
-				bridge.LogFailure(log, err)
-				return cli.Exit("bua: "+err.Error(), exitUsage)
-			}
-			daemon, err := bridge.New(bridge.Config{
-				Dirs: d, Listen: listen, StoreExtensionIDs: storeIDs, AllowOrigins: c.StringSlice("allow-origin"),
-				ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log, Prelaunch: prelaunch,
-			})
-			if err != nil {
-				bridge.LogFailure(log, err)
-				return cli.Exit("bua: "+err.Error(), exitUsage)
-			}
-			// --timeout, when given, is how long this daemon serves.
-			g := readGlobals(c, env)
-			ctx, cancel := g.commandContext()
-			defer cancel()
-			err = daemon.Run(ctx, nil)
-			if errors.Is(err, home.ErrLocked) {
-				return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", exitUsage)
-			}
-			if err != nil {
-				// An auto-started daemon has no terminal: the log is where
-				// the starting command reads why it stopped.
-				bridge.LogFailure(log, err)
-				return cli.Exit("bua: "+err.Error(), exitUnavailable)
-			}
-			return nil
+			return runWith(o, runF, runServe)
 		},
 	}
+}
+
+func runServe(o *serveOptions) error {
+	env := o.env
+	d, err := dirs(env)
+	if err != nil {
+		return err
+	}
+	if err := d.Ensure(); err != nil {
+		return cli.Exit("bua: "+err.Error(), exitUnavailable)
+	}
+	logf, err := bridge.OpenLog(d.LogFile())
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, env.Stderr), nil))
+	// The store IDs (docs/extension.md#pairing): a bad entry stops
+	// the daemon here, in its log too, where a command that started
+	// it reads why.
+	storeIDs, err := bridge.ParseExtensionIDs(env.Getenv(bridge.EnvExtensionIDs))
+	if err != nil {
+		bridge.LogFailure(log, err)
+		return cli.Exit("bua: "+err.Error(), exitUsage)
+	}
+	daemon, err := bridge.New(bridge.Config{
+		Dirs: d, Listen: o.Listen, StoreExtensionIDs: storeIDs, AllowOrigins: o.AllowOrigins,
+		ServerVersion: version, Getenv: env.Getenv, Launch: launchBrowser, Log: log, Prelaunch: o.Prelaunch,
+	})
+	if err != nil {
+		bridge.LogFailure(log, err)
+		return cli.Exit("bua: "+err.Error(), exitUsage)
+	}
+	// --timeout, when given, is how long this daemon serves.
+	ctx, cancel := o.commandContext()
+	defer cancel()
+	err = daemon.Run(ctx, nil)
+	if errors.Is(err, home.ErrLocked) {
+		return cli.Exit("bua: a daemon is already running for this BUA_HOME: see `bua status`", exitUsage)
+	}
+	if err != nil {
+		// An auto-started daemon has no terminal: the log is where
+		// the starting command reads why it stopped.
+		bridge.LogFailure(log, err)
+		return cli.Exit("bua: "+err.Error(), exitUnavailable)
+	}
+	return nil
 }
 
 // launchBrowser adapts pkg/browser to the daemon's Launcher.

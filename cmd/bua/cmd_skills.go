@@ -14,6 +14,7 @@ import (
 
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
+	"github.com/bua-dev/bua/pkg/render"
 )
 
 // `bua skills` writes an Agent Skill (a folder holding SKILL.md) that
@@ -21,12 +22,25 @@ import (
 // agent-browser's CLIs ship theirs. Its command list, global flags, exit
 // codes and error hints are written from the sources the CLI's own help
 // and messages use (the command tree, globalFlags, exitCodesText,
-// codeHints), so the skill says what this build does; the prose around
+// render.CommandCodeHints), so the skill says what this build does; the prose around
 // them is skillHead and skillWorkflow. TestSkills checks that the file's
 // front matter parses as the format requires and that every command and
 // flag it names exists.
 
-func init() { registerWhole(newSkillsCommand, "skills") }
+func init() {
+	registerWhole(func(env *Env) *cli.Command { return newSkillsCommand(env, nil) }, "skills")
+}
+
+// skillsOptions is `bua skills`'s command line.
+type skillsOptions struct {
+	globalOptions
+	// Dir is -o DIR, or skillDefaultDir.
+	Dir string
+	// Force is --force: replace an existing SKILL.md.
+	Force bool
+	// App is the whole app: the skill lists its commands and flags.
+	App *cli.App
+}
 
 // skillName is the skill's name: its folder's name too, as the Agent
 // Skills format asks (lowercase letters, digits and hyphens, at most 64).
@@ -36,7 +50,8 @@ const skillName = "bua"
 // own skills, which Claude Code reads.
 var skillDefaultDir = filepath.Join(".claude", "skills", skillName)
 
-func newSkillsCommand(env *Env) *cli.Command {
+func newSkillsCommand(env *Env, runF func(*skillsOptions) error) *cli.Command {
+	o := &skillsOptions{}
 	return &cli.Command{
 		Name:     "skills",
 		Category: catSetup,
@@ -55,28 +70,34 @@ func newSkillsCommand(env *Env) *cli.Command {
 			if c.NArg() != 0 {
 				return usageError("skills takes no arguments: give the folder with -o DIR")
 			}
-			dir := c.String("output")
-			if dir == "" {
-				dir = skillDefaultDir
+			o.globalOptions = readGlobals(c, env)
+			o.Dir, o.Force, o.App = c.String("output"), c.Bool("force"), c.App
+			if o.Dir == "" {
+				o.Dir = skillDefaultDir
 			}
-			path := filepath.Join(dir, "SKILL.md")
-			if !c.Bool("force") {
-				if _, err := os.Lstat(path); err == nil {
-					return usageError(fmt.Sprintf("%s exists: pass --force to replace it with this bua's skill", path))
-				} else if !errors.Is(err, fs.ErrNotExist) {
-					return cli.Exit("bua: "+err.Error(), exitFailure)
-				}
-			}
-			if err := home.WriteFile(path, []byte(skillMarkdown(c.App))); err != nil {
-				return cli.Exit("bua: cannot write the skill: "+err.Error(), exitFailure)
-			}
-			fmt.Fprintln(env.Stdout, path)
-			if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != skillName {
-				fmt.Fprintf(env.Stderr, "bua: note: the skill is named %q, and agents that follow the Agent Skills format expect its folder to have that name, not %q\n", skillName, filepath.Base(abs))
-			}
-			return nil
+			return runWith(o, runF, writeSkill)
 		},
 	}
+}
+
+func writeSkill(o *skillsOptions) error {
+	env := o.env
+	path := filepath.Join(o.Dir, "SKILL.md")
+	if !o.Force {
+		if _, err := os.Lstat(path); err == nil {
+			return usageError(fmt.Sprintf("%s exists: pass --force to replace it with this bua's skill", path))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return cli.Exit("bua: "+err.Error(), exitFailure)
+		}
+	}
+	if err := home.WriteFile(path, []byte(skillMarkdown(o.App))); err != nil {
+		return cli.Exit("bua: cannot write the skill: "+err.Error(), exitFailure)
+	}
+	fmt.Fprintln(env.Stdout, path)
+	if abs, err := filepath.Abs(o.Dir); err == nil && filepath.Base(abs) != skillName {
+		fmt.Fprintf(env.Stderr, "bua: note: the skill is named %q, and agents that follow the Agent Skills format expect its folder to have that name, not %q\n", skillName, filepath.Base(abs))
+	}
+	return nil
 }
 
 // skillDescription is the front matter's description: what the skill
@@ -228,7 +249,7 @@ func skillMarkdown(app *cli.App) string {
 	codes := append(append([]protocol.ErrorCode{}, protocol.Codes...), protocol.CodeBridgeUnavailable)
 	sort.SliceStable(codes, func(i, j int) bool { return exitForCode(codes[i]) < exitForCode(codes[j]) })
 	for _, code := range codes {
-		fmt.Fprintf(&b, "- `%s` (exit %d): %s\n", code, exitForCode(code), codeHints[code])
+		fmt.Fprintf(&b, "- `%s` (exit %d): %s\n", code, exitForCode(code), render.CommandCodeHints[code])
 	}
 	fmt.Fprintf(&b, "\nWritten by `bua skills` from bua %s's own help: after upgrading bua, run `bua skills --force`.\n", version)
 	return b.String()

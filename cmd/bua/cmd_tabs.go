@@ -61,40 +61,15 @@ func runTabs(o *tabsOptions) error {
 	defer cl.Close()
 	ctx, cancel := o.commandContext()
 	defer cancel()
-	sel, _ := bridge.ParseSelection(o.Browser) // dial checked it
-	browsers := []string{string(sel)}
-	if sel == bridge.SelectAuto {
-		st, berr := cl.Status(ctx)
-		if berr != nil {
-			return o.failWith(berr)
-		}
-		browsers = browsers[:0]
-		for _, cn := range st.Connections {
-			browsers = append(browsers, cn.Browser)
-		}
-		if len(browsers) == 0 {
-			browsers = []string{string(bridge.SelectAuto)}
-		}
+	rows, err := o.tabRows(ctx, cl)
+	if err != nil {
+		return err
 	}
-	var rows []browserTab
-	for _, name := range browsers {
-		res, berr := cl.RequestOn(ctx, bridge.Selection(name), protocol.GetTabs())
-		if berr != nil {
-			return o.failWith(berr)
-		}
-		if name == string(bridge.SelectAuto) {
-			name = servedAuto(ctx, cl)
-		}
-		var infos []protocol.TabInfo
-		var fields []map[string]json.RawMessage
-		if err := json.Unmarshal(res, &infos); err != nil {
-			return err
-		}
-		_ = json.Unmarshal(res, &fields)
-		for i, t := range infos {
-			rows = append(rows, browserTab{Browser: name, Info: t, Fields: fields[i]})
-		}
-	}
+	return o.printTabs(rows)
+}
+
+// printTabs prints rows: as JSON, ids only (--quiet), or a table.
+func (o *tabsOptions) printTabs(rows []browserTab) error {
 	ios := o.streams()
 	if o.JSON {
 		out := make([]map[string]json.RawMessage, len(rows))
@@ -135,6 +110,46 @@ func runTabs(o *tabsOptions) error {
 		tb.AddRow(row...)
 	}
 	return tb.Render()
+}
+
+// tabRows asks each browser --browser picks (every connected one for
+// auto) for its tabs; a failure is the command's, printed.
+func (o *tabsOptions) tabRows(ctx context.Context, cl *bridge.Client) ([]browserTab, error) {
+	sel, _ := bridge.ParseSelection(o.Browser) // dial checked it
+	browsers := []string{string(sel)}
+	if sel == bridge.SelectAuto {
+		st, berr := cl.Status(ctx)
+		if berr != nil {
+			return nil, o.failWith(berr)
+		}
+		browsers = browsers[:0]
+		for _, cn := range st.Connections {
+			browsers = append(browsers, cn.Browser)
+		}
+		if len(browsers) == 0 {
+			browsers = []string{string(bridge.SelectAuto)}
+		}
+	}
+	var rows []browserTab
+	for _, name := range browsers {
+		res, berr := cl.RequestOn(ctx, bridge.Selection(name), protocol.GetTabs())
+		if berr != nil {
+			return nil, o.failWith(berr)
+		}
+		if name == string(bridge.SelectAuto) {
+			name = servedAuto(ctx, cl)
+		}
+		var infos []protocol.TabInfo
+		var fields []map[string]json.RawMessage
+		if err := json.Unmarshal(res, &infos); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal(res, &fields)
+		for i, t := range infos {
+			rows = append(rows, browserTab{Browser: name, Info: t, Fields: fields[i]})
+		}
+	}
+	return rows, nil
 }
 
 // servedAuto is the browser that served an auto request: the person's

@@ -84,23 +84,75 @@ func (g *globalOptions) connectToAct() (*bridge.Client, error) {
 }
 
 func (g *globalOptions) dial(prelaunch bool) (*bridge.Client, error) {
-	d, err := dirs(g.env)
+	o, err := g.clientOptions(prelaunch)
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
-	}
-	sel, err := bridge.CheckBrowser(d, g.Browser)
-	if err != nil {
-		return nil, usageError(fmt.Sprintf("--browser %q: %v", g.Browser, err))
+		return nil, err
 	}
 	// --timeout bounds the dial too, a daemon's start included.
 	ctx, cancel := g.commandContext()
 	defer cancel()
-	cl, berr := bridge.Dial(ctx, bridge.ClientOptions{
-		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
-		Owner: g.owner, OwnWindow: g.ownWindow, Tab: g.TabHandle,
-	})
+	cl, berr := g.env.connect(ctx, o)
 	if berr != nil {
 		return nil, berr
+	}
+	return cl, nil
+}
+
+// clientOptions are the options of g's link to the daemon: its browser
+// (a name the daemon does not know is a usage error), owner and tab.
+func (g *globalOptions) clientOptions(prelaunch bool) (bridge.ClientOptions, error) {
+	d, err := dirs(g.env)
+	if err != nil {
+		return bridge.ClientOptions{}, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
+	}
+	sel, err := bridge.CheckBrowser(d, g.Browser)
+	if err != nil {
+		return bridge.ClientOptions{}, usageError(fmt.Sprintf("--browser %q: %v", g.Browser, err))
+	}
+	return bridge.ClientOptions{
+		Dirs: d, AutoStart: g.env.AutoStart, Browser: sel, Env: os.Environ(), Prelaunch: prelaunch,
+		Owner: g.owner, OwnWindow: g.ownWindow, Tab: g.TabHandle,
+	}, nil
+}
+
+// requester is the one Requester a flow run (each of its workers) sends
+// its actions through: it dials as connectToAct does, within --timeout,
+// when the first action needs the daemon (so a suite of invalid flows, or
+// one that only logs, never needs a browser), through env.Dial; a dial
+// that fails fails every action with its error (Err). The runner builds
+// each action through protocol.ActionFrom, which checks it: the link
+// sends them as checked.
+func (g *globalOptions) requester() *bridge.Requester {
+	return bridge.NewRequester(bridge.RequesterOptions{Dial: func(context.Context) (bridge.Link, *protocol.Error) {
+		o, err := g.clientOptions(true)
+		if err != nil {
+			if be, ok := err.(*protocol.Error); ok {
+				return nil, be
+			}
+			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
+		}
+		o.Checked = true
+		ctx, cancel := g.commandContext()
+		defer cancel()
+		return g.env.dial(ctx, o)
+	}})
+}
+
+// connect is every command's dial of the daemon (bridge.Dial): the one
+// place cmd/bua opens the link.
+func (e *Env) connect(ctx context.Context, o bridge.ClientOptions) (*bridge.Client, *protocol.Error) {
+	return bridge.Dial(ctx, o)
+}
+
+// dial opens a Requester's link: through Dial when a test gave one, else
+// connect.
+func (e *Env) dial(ctx context.Context, o bridge.ClientOptions) (bridge.Link, *protocol.Error) {
+	if e.Dial != nil {
+		return e.Dial(ctx, o)
+	}
+	cl, err := e.connect(ctx, o)
+	if err != nil {
+		return nil, err
 	}
 	return cl, nil
 }
@@ -112,7 +164,7 @@ func dialExisting(ctx context.Context, env *Env) (*bridge.Client, *protocol.Erro
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 	}
-	return bridge.Dial(ctx, bridge.ClientOptions{Dirs: d})
+	return env.connect(ctx, bridge.ClientOptions{Dirs: d})
 }
 
 // daemonInDoubt reports whether err, from dialExisting, leaves it unknown

@@ -10,7 +10,15 @@ import (
 	"github.com/bua-dev/bua/pkg/runner"
 )
 
-func init() { register(newEnvironmentCommand, "environment") }
+func init() {
+	register(func(env *Env) *cli.Command { return newEnvironmentCommand(env, nil) }, "environment")
+}
+
+// environmentOptions is `bua environment`'s command line: the global
+// flags alone.
+type environmentOptions struct {
+	globalOptions
+}
 
 // envVar is one environment variable bua reads: its name, its default
 // (what bua does when it is unset) and what it means, each one line.
@@ -69,14 +77,18 @@ var envNotes = []string{
 	fmt.Sprintf("bua run sets %s (the worker's index, 0 … N-1) for its flows' env.", runner.WorkerIndexEnv),
 }
 
-func newEnvironmentCommand(env *Env) *cli.Command {
+func newEnvironmentCommand(env *Env, runF func(*environmentOptions) error) *cli.Command {
+	o := &environmentOptions{}
 	return &cli.Command{
 		Name:     "environment",
 		Category: catSetup,
 		Usage:    "list the environment variables bua reads, each with its default (also: bua help environment)",
 		Action: func(c *cli.Context) error {
-			writeEnvironment(env.Stdout)
-			return nil
+			o.globalOptions = readGlobals(c, env)
+			return runWith(o, runF, func(o *environmentOptions) error {
+				writeEnvironment(o.env.Stdout)
+				return nil
+			})
 		},
 	}
 }

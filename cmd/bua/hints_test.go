@@ -13,7 +13,7 @@ import (
 // reason picks its own hint over the code's.
 func TestHints(t *testing.T) {
 	for _, c := range append(protocol.Codes, protocol.CodeBridgeUnavailable) {
-		if codeHints[c] == "" {
+		if render.CommandCodeHints[c] == "" {
 			t.Errorf("%s has no CLI hint", c)
 		}
 		if _, ok := codeExits[c]; !ok {
@@ -52,13 +52,13 @@ func TestHints(t *testing.T) {
 		{"ReasonOnOtherCode", &protocol.Error{Code: protocol.CodeTimeout, Reason: protocol.ReasonGlobalStop}, "raise --timeout", exitTimeout},
 	}
 	for _, r := range []string{protocol.ReasonUserStopped, protocol.ReasonGlobalStop, protocol.ReasonDomainBlocked, protocol.ReasonDebuggerDetached, protocol.ReasonSystemIdle, protocol.ReasonScreenLocked} {
-		if endHints[r] == "" {
+		if render.EndHints[r] == "" {
 			t.Errorf("session-end reason %s has no hint", r)
 		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := hintFor(tt.err); !strings.Contains(got, tt.want) {
+			if got := render.CommandHint(tt.err); !strings.Contains(got, tt.want) {
 				t.Errorf("hint = %q, want it to contain %q", got, tt.want)
 			}
 			if got := exitForCode(tt.err.Code); got != tt.exit {
@@ -106,8 +106,8 @@ func TestInvalidActionHint(t *testing.T) {
 		{"scroll sideways, refused before it is sent", hintLine(sideways), false},
 		{"a selector the extension refused", hintLine(runCLI(t, h, "", "click", "##")), false},
 		{"eval whose script threw", hintLine(runCLI(t, h, "", "eval", "boom()")), true},
-		{"hintFor: refused", hintFor(refused), false},
-		{"hintFor: the script threw", hintFor(threw), true},
+		{"hintFor: refused", render.CommandHint(refused), false},
+		{"hintFor: the script threw", render.CommandHint(threw), true},
 		{"agent: refused", render.Next(refused), false},
 		{"agent: the script threw", render.Next(threw), true},
 	} {

@@ -10,6 +10,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/bua-dev/bua/pkg/bridge"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 // Env is the process's I/O, injected so each command is testable with
@@ -26,6 +29,10 @@ type Env struct {
 	// AutoStart lets commands start `bua serve` when no daemon answers;
 	// in-process tests leave it off so they never fork the test binary.
 	AutoStart bool
+	// Dial opens the link to the daemon that a flow run's and bua mcp's
+	// Requester (bridge.Requester) sends through; nil is bridge.Dial.
+	// Tests give a fake, as cli/cli's tests give its Factory's HttpClient.
+	Dial func(ctx context.Context, o bridge.ClientOptions) (bridge.Link, *protocol.Error)
 }
 
 func main() {

@@ -16,6 +16,7 @@ import (
 	"github.com/bua-dev/bua/pkg/bridge"
 	"github.com/bua-dev/bua/pkg/bridge/bridgetest"
 	"github.com/bua-dev/bua/pkg/home"
+	"github.com/bua-dev/bua/pkg/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -81,6 +82,12 @@ func runCLIEnv(t *testing.T, h *bridgetest.Harness, extra map[string]string, std
 
 func runCLIWith(t *testing.T, h *bridgetest.Harness, extra map[string]string, width int, stdin string, args ...string) result {
 	t.Helper()
+	return runCLIDial(t, h, extra, width, nil, stdin, args...)
+}
+
+// runCLIDial is runCLIWith whose flow runs dial with dial (dialFake).
+func runCLIDial(t *testing.T, h *bridgetest.Harness, extra map[string]string, width int, dial func(context.Context, bridge.ClientOptions) (bridge.Link, *protocol.Error), stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	vars := map[string]string{}
 	for k, v := range extra {
@@ -97,6 +104,7 @@ func runCLIWith(t *testing.T, h *bridgetest.Harness, extra map[string]string, wi
 		Getenv:        func(k string) string { return vars[k] },
 		Now:           func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		TerminalWidth: width,
+		Dial:          dial,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

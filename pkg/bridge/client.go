@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge/linkwire"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
@@ -55,6 +53,11 @@ type ClientOptions struct {
 	// arrives. Commands that may never send one (status, pair, browser
 	// start with its own options) leave it false.
 	Prelaunch bool
+	// Checked says the front end checks every action it builds from loose
+	// input, once, through protocol.ActionFrom (bua mcp, a flow run), so
+	// Request sends each as checked and the daemon does not check it
+	// again; the extension still checks what it receives.
+	Checked bool
 }
 
 // Client is a CLI command's link to the daemon. It is safe for concurrent
@@ -69,181 +72,6 @@ type Client struct {
 	mu      sync.Mutex
 	pending map[string]chan linkResponse
 	err     error // set when the read loop ends
-}
-
-// Dial connects to the daemon, starting one when opts.AutoStart allows.
-// Failure is a *Error with CodeBridgeUnavailable; with ReasonUnsafeSocket
-// when the way to the socket, or the process answering on it, is not the
-// user's alone (home.DialLink): then nothing was sent
-// and no daemon is started.
-func Dial(ctx context.Context, opts ClientOptions) (*Client, *protocol.Error) {
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 10 * time.Second
-	}
-	conn, err := dialSocket(ctx, opts.Dirs)
-	if refused := refusedDial(ctx, opts.Dirs, err); refused != nil {
-		return nil, refused
-	}
-	if err != nil && opts.AutoStart {
-		exited, serr := startDaemon(opts)
-		if refused := unsafeSocket(serr); refused != nil {
-			return nil, refused
-		}
-		if serr != nil {
-			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "cannot start the bua daemon: %v: run `bua serve` in a terminal to see why", serr)
-		}
-		conn, err = waitSocket(ctx, opts.Dirs, opts.StartTimeout, exited)
-		if refused := refusedDial(ctx, opts.Dirs, err); refused != nil {
-			return nil, refused
-		}
-		if errors.Is(err, errDaemonExited) {
-			// The daemon stopped before it listened (a taken port, a bad
-			// BUA_LISTEN): say why at once instead of after StartTimeout.
-			if why, reason := lastDaemonError(opts.Dirs.LogFile()); why != "" {
-				e := protocol.Errorf(protocol.CodeBridgeUnavailable, "the bua daemon could not start: %s", why)
-				e.Reason = reason
-				return nil, e
-			}
-			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "the bua daemon exited at start: run `bua serve` in a terminal to see why (log: %s)", opts.Dirs.LogFile())
-		}
-	}
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "bua daemon is not running (%s): start it with `bua serve`, or run any action command, which starts it", opts.Dirs.Link())
-	}
-	c := &Client{opts: opts, conn: conn, enc: json.NewEncoder(conn), pending: make(map[string]chan linkResponse)}
-	go c.readLoop()
-	return c, nil
-}
-
-// dialSocket connects to the daemon through home.DialLink, which checks
-// the way to it and the daemon itself (its uid, or its proof of the link
-// key) before handing the connection on: another user's listener gets no
-// byte of a request (home.UnsafeError).
-func dialSocket(ctx context.Context, dirs home.Dirs) (net.Conn, error) {
-	return home.DialLink(ctx, dirs)
-}
-
-// refusedDial is the error of a dial that must not be retried or answered
-// by starting a daemon: a link that is not the user's alone
-// (unsafeSocket), or a daemon that took the connection and never opened
-// the link (home.ErrUnresponsive); nil when err is something else.
-func refusedDial(ctx context.Context, dirs home.Dirs, err error) *protocol.Error {
-	if refused := unsafeSocket(err); refused != nil {
-		return refused
-	}
-	if errors.Is(err, home.ErrUnresponsive) {
-		stated, hasStated := protocol.Timeout(ctx)
-		return unresponsiveError(dirs, "the link's opening", stated, hasStated)
-	}
-	return nil
-}
-
-// unsafeSocket is the refusal of a socket that is not the user's alone,
-// or nil when err is something else.
-func unsafeSocket(err error) *protocol.Error {
-	var ue *home.UnsafeError
-	if !errors.As(err, &ue) {
-		return nil
-	}
-	e := protocol.Errorf(protocol.CodeBridgeUnavailable, "%s", ue.Error())
-	e.Reason = protocol.ReasonUnsafeSocket
-	return e
-}
-
-// errDaemonExited means the started daemon exited before its socket
-// answered.
-var errDaemonExited = errors.New("daemon exited")
-
-func waitSocket(ctx context.Context, dirs home.Dirs, limit time.Duration, exited <-chan struct{}) (net.Conn, error) {
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
-	// Short: a cold start waits on this poll before its first request.
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		conn, err := dialSocket(ctx, dirs)
-		if err == nil || unsafeSocket(err) != nil || errors.Is(err, home.ErrUnresponsive) {
-			return conn, err
-		}
-		select {
-		case <-tick.C:
-		case <-exited:
-			// A racing start that lost the lock exits too, while the
-			// winner's socket comes up: look once more before giving up.
-			if conn, err := dialSocket(ctx, dirs); err == nil || unsafeSocket(err) != nil {
-				return conn, err
-			}
-			if !home.Locked(dirs.LockFile()) {
-				return nil, errDaemonExited
-			}
-			exited = nil
-		case <-deadline.C:
-			return nil, fmt.Errorf("daemon did not open %s within %s", dirs.Link(), limit)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// startDaemon runs `bua serve` detached from this command (detach, per
-// OS: its own session on Unix, no console and its own process group on
-// Windows) with no inherited stdio, so callers that capture output (CI
-// steps, $(...)) never hang on it; the daemon logs to its own file.
-// exited is closed when the process ends.
-func startDaemon(opts ClientOptions) (exited <-chan struct{}, err error) {
-	exe := opts.Exe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	if err := opts.Dirs.Ensure(); err != nil {
-		return nil, err
-	}
-	args := []string{"serve"}
-	if opts.Prelaunch {
-		sel := opts.Browser
-		if sel == "" {
-			sel = SelectAuto
-		}
-		args = append(args, "--prelaunch", string(sel))
-	}
-	cmd, err := startDetached(func() *exec.Cmd {
-		cmd := exec.Command(exe, args...)
-		cmd.Env = opts.Env
-		return cmd
-	})
-	if err != nil {
-		return nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	return done, nil
-}
-
-// lastDaemonError reads the last LogFailure line of the daemon's log: its
-// err and reason, or "" when there is none.
-func lastDaemonError(logFile string) (msg, reason string) {
-	data, err := os.ReadFile(logFile)
-	if err != nil {
-		return "", ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	for i := len(lines) - 1; i >= 0 && i >= len(lines)-50; i-- {
-		_, attrs, ok := strings.Cut(lines[i], `msg="daemon failed" reason=`)
-		if !ok {
-			continue
-		}
-		reason, quoted, _ := strings.Cut(attrs, " err=")
-		if msg, err := strconv.Unquote(quoted); err == nil {
-			return msg, reason
-		}
-		return quoted, reason
-	}
-	return "", ""
 }
 
 // Close hangs up; the daemon aborts this client's unfinished requests.
@@ -287,7 +115,7 @@ func (c *Client) readLoop() {
 
 // roundTrip sends req under a fresh id and returns the channel its answers
 // arrive on, and done, which the caller runs when it stops listening: done
-// with abandoned set also tells the daemon to end the operation (OpCancel),
+// with abandoned set also tells the daemon to end the operation (linkwire.OpCancel),
 // so an in-process caller that cancels its ctx without hanging up does not
 // leave the action running in the browser.
 func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (chan linkResponse, func(abandoned bool), *protocol.Error) {
@@ -307,7 +135,7 @@ func (c *Client) roundTrip(ctx context.Context, req linkRequest, buffer int) (ch
 		c.mu.Unlock()
 		if abandoned && waiting {
 			c.wmu.Lock()
-			_ = c.enc.Encode(linkRequest{ID: req.ID, Op: OpCancel})
+			_ = c.enc.Encode(linkRequest{ID: req.ID, Op: linkwire.OpCancel})
 			c.wmu.Unlock()
 		}
 	}
@@ -360,10 +188,10 @@ func (c *Client) call(ctx context.Context, req linkRequest) (json.RawMessage, *p
 			return answer(r, ok)
 		case <-grace.C:
 		}
-		if req.Op != OpRequest {
+		if req.Op != linkwire.OpRequest {
 			// Unlike an action, the daemon answers these at once, or by
 			// the same deadline: silence means it does not run.
-			return nil, c.unresponsive(req.Op, stated, hasStated)
+			return nil, c.unresponsive(string(req.Op), stated, hasStated)
 		}
 		if hasStated {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "%s did not finish within %s (the caller's timeout)", req.Op, stated)
@@ -400,7 +228,8 @@ func unresponsiveError(dirs home.Dirs, op string, stated time.Duration, hasState
 	return e
 }
 
-// Request runs a in the daemon, which validates it before sending: an
+// Request runs a in the daemon, which validates it before sending
+// (unless the client's options say the front end did: Checked): an
 // invalid action fails invalid_action with Reason protocol.ReasonRefused
 // and never reaches an extension. It implements Requester.
 func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessage, *protocol.Error) {
@@ -408,7 +237,7 @@ func (c *Client) Request(ctx context.Context, a protocol.Action) (json.RawMessag
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
-	return c.RequestRaw(ctx, raw, false)
+	return c.RequestRaw(ctx, raw, c.opts.Checked)
 }
 
 // RequestOn is Request on the browser sel names (auto, or a browser's
@@ -419,14 +248,14 @@ func (c *Client) RequestOn(ctx context.Context, sel Selection, a protocol.Action
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidAction, "action does not encode: %v", err)
 	}
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
+	return c.call(ctx, linkRequest{Op: linkwire.OpRequest, Action: raw, Browser: sel, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow})
 }
 
 // RequestRaw sends a raw action object, which the daemon validates (see
 // Request); with noValidate it does not, so the extension's own validation
 // answers. Validating here too would only repeat the daemon's check.
 func (c *Client) RequestRaw(ctx context.Context, action json.RawMessage, noValidate bool) (json.RawMessage, *protocol.Error) {
-	return c.call(ctx, linkRequest{Op: OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow, Tab: c.opts.Tab})
+	return c.call(ctx, linkRequest{Op: linkwire.OpRequest, Action: action, Browser: c.opts.Browser, NoValidate: noValidate, Owner: c.opts.Owner, OwnWindow: c.opts.OwnWindow, Tab: c.opts.Tab})
 }
 
 // callInto runs one link operation and decodes its result into a T.
@@ -444,31 +273,31 @@ func callInto[T any](ctx context.Context, c *Client, req linkRequest) (T, *proto
 
 // Status asks the daemon for its Status.
 func (c *Client) Status(ctx context.Context) (Status, *protocol.Error) {
-	return callInto[Status](ctx, c, linkRequest{Op: OpStatus})
+	return callInto[Status](ctx, c, linkRequest{Op: linkwire.OpStatus})
 }
 
 // StopDaemon asks the daemon to stop.
 func (c *Client) StopDaemon(ctx context.Context) *protocol.Error {
-	_, err := c.call(ctx, linkRequest{Op: OpStop})
+	_, err := c.call(ctx, linkRequest{Op: linkwire.OpStop})
 	return err
 }
 
 // PairCode mints a one-time pairing code for the user pairing named
 // pairing ("" or user: the default one).
 func (c *Client) PairCode(ctx context.Context, pairing string) (PairCode, *protocol.Error) {
-	return callInto[PairCode](ctx, c, linkRequest{Op: OpPairCode, Browser: Selection(pairing)})
+	return callInto[PairCode](ctx, c, linkRequest{Op: linkwire.OpPairCode, Browser: Selection(pairing)})
 }
 
 // BrowserStart launches the managed browser named name ("": managed)
 // unless it runs, and waits for its extension's hello.
 func (c *Client) BrowserStart(ctx context.Context, name string, o BrowserOptions) (ManagedStatus, *protocol.Error) {
-	return callInto[ManagedStatus](ctx, c, linkRequest{Op: OpBrowserStart, Browser: Selection(name), Options: &o})
+	return callInto[ManagedStatus](ctx, c, linkRequest{Op: linkwire.OpBrowserStart, Browser: Selection(name), Options: mustJSON(o)})
 }
 
 // BrowserStop stops the managed browser named name, or every managed
 // browser when name is ""; false when none ran.
 func (c *Client) BrowserStop(ctx context.Context, name string) (bool, *protocol.Error) {
-	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: OpBrowserStop, Browser: Selection(name)})
+	r, err := callInto[struct{ Stopped bool }](ctx, c, linkRequest{Op: linkwire.OpBrowserStop, Browser: Selection(name)})
 	return r.Stopped, err
 }
 
@@ -476,7 +305,7 @@ func (c *Client) BrowserStop(ctx context.Context, name string) (bool, *protocol.
 // nil, runs once the daemon has subscribed this client, so a caller can
 // print the log file first without missing events in between.
 func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRecord)) *protocol.Error {
-	ch, done, err := c.roundTrip(ctx, linkRequest{Op: OpEvents}, 64)
+	ch, done, err := c.roundTrip(ctx, linkRequest{Op: linkwire.OpEvents}, 64)
 	if err != nil {
 		return err
 	}
@@ -496,9 +325,22 @@ func (c *Client) Follow(ctx context.Context, subscribed func(), fn func(EventRec
 				}
 				continue
 			}
-			fn(*r.Event)
+			var rec EventRecord
+			if err := json.Unmarshal(r.Event, &rec); err != nil {
+				continue // not one this client reads
+			}
+			fn(rec)
 		case <-ctx.Done():
 			return nil
 		}
 	}
+}
+
+// mustJSON encodes v, a link payload that always encodes.
+func mustJSON(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("bridge: %T does not encode: %v", v, err)) // a plain struct: a build bug
+	}
+	return raw
 }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,66 +10,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bua-dev/bua/pkg/bridge/linkwire"
 	"github.com/bua-dev/bua/pkg/home"
 	"github.com/bua-dev/bua/pkg/protocol"
 )
 
-// The CLI link: newline-delimited JSON frames over the private link
-// (home.ListenLink: a unix socket, or loopback TCP once both ends proved
-// the link key).
-// A client sends linkRequests tagged with its own ids and may interleave
-// them on one connection; the daemon answers each with a linkResponse of
-// the same id, in completion order.
-
-// Link operations.
-const (
-	OpRequest      = "request"       // run Action
-	OpStatus       = "status"        // -> Status
-	OpStop         = "stop"          // stop the daemon
-	OpEvents       = "events"        // stream EventRecords (Follow) after the log
-	OpPairCode     = "pair_code"     // Browser (a pairing's name, or user) -> PairCode
-	OpBrowserStart = "browser_start" // Browser (a managed name), options -> ManagedStatus
-	OpBrowserStop  = "browser_stop"  // Browser (a managed name, or every one) -> {stopped}
-	// OpCancel ends the same connection's unfinished operation whose id it
-	// carries, as hanging up would end them all; it gets no answer of its
-	// own. A request it ends answers "aborted by caller", and the pool
-	// cancels it in the extension (docs/cancellation.md#cancellation).
-	OpCancel = "cancel"
+// The CLI link's frames are linkwire's (docs/link.md): the daemon's side
+// is here, the client's in client.go.
+type (
+	linkRequest  = linkwire.Request
+	linkResponse = linkwire.Response
 )
-
-type linkRequest struct {
-	ID        string          `json:"id"`
-	Op        string          `json:"op"`
-	Action    json.RawMessage `json:"action,omitempty"`
-	Browser   Selection       `json:"browser,omitempty"`
-	TimeoutMs int64           `json:"timeoutMs,omitempty"`
-	// CallerTimeoutMs is the caller's whole timeout (TimeoutMs is what is
-	// left of it), only for stating it in errors.
-	CallerTimeoutMs int64           `json:"callerTimeoutMs,omitempty"`
-	NoValidate      bool            `json:"noValidate,omitempty"`
-	Options         *BrowserOptions `json:"options,omitempty"`
-	// Owner names the agent a request acts for (a bua mcp process, one
-	// random id each, or a worker of `bua run --parallel`): its actions
-	// keep to its own tabs (owners.go). A one-shot CLI command names none.
-	Owner string `json:"owner,omitempty"`
-	// OwnWindow asks, with Owner, that the owner's tabs open in a window
-	// of its own (open_tab's window: the extension's windows feature), so
-	// that each of several workers in the person's Chrome has its own
-	// active tab to send input to.
-	OwnWindow bool `json:"ownWindow,omitempty"`
-	// Tab is a tab handle (t1, t2, …: handles.go) the request acts on:
-	// it goes to that tab's browser, and a tab action that names no
-	// tabId gets that tab's.
-	Tab string `json:"tab,omitempty"`
-}
-
-type linkResponse struct {
-	ID     string          `json:"id"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *protocol.Error `json:"error,omitempty"`
-	Event  *EventRecord    `json:"event,omitempty"` // streamed by OpEvents
-	More   bool            `json:"more,omitempty"`  // more frames follow for this id
-}
 
 // Status is `bua status`'s view of the daemon.
 type Status struct {
@@ -152,6 +102,10 @@ func (d *Daemon) acceptLink(ln net.Listener, link *home.LinkListener) {
 // on loopback it takes well under a millisecond.
 const AdmitTimeout = 5 * time.Second
 
+// serveLink serves one client connection once link admits it: each
+// request frame runs as an operation of its own (serveOp), until the
+// client hangs up, which aborts its unfinished operations ("aborted by
+// caller") and releases the tabs of the owners it named.
 func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	defer d.freed.signal()
 	defer c.Close()
@@ -164,36 +118,17 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // a CLI that hangs up aborts its requests ("aborted by caller")
-	var wmu sync.Mutex
-	enc := json.NewEncoder(c)
-	write := func(r linkResponse) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_ = enc.Encode(r)
-	}
-	var omu sync.Mutex
-	ops := map[string]context.CancelFunc{} // unfinished operations by id, for OpCancel
-	owners := map[string]bool{}            // the owners this connection's requests named
-	defer func() {
-		if len(owners) > 0 {
-			d.agents.Add(-1)
-		}
-		// The agent went away: its tabs stay open, and are anyone's again.
-		for o := range owners {
-			if n := d.owners.release(o); n > 0 {
-				d.log.Info("agent's tabs released", "owner", o, "tabs", n)
-			}
-		}
-	}()
+	lc := &linkConn{d: d, enc: json.NewEncoder(c), ops: map[string]context.CancelFunc{}, owners: map[string]bool{}}
+	defer lc.release()
 	r := bufio.NewReaderSize(c, 64<<10)
 	var buf []byte
 	for {
-		line, err := readLine(r, MaxRequestLine, buf[:0])
+		line, err := linkwire.ReadLine(r, MaxRequestLine, buf[:0])
 		buf = line
-		if errors.Is(err, errLineTooLong) {
+		if errors.Is(err, linkwire.ErrLineTooLong) {
 			e := protocol.Errorf(protocol.CodeInvalidAction, "the request is over %d MiB, the most one CLI request may send to the daemon: a text or script that long cannot be sent in one action, so split it", MaxRequestLine>>20)
 			e.Reason = protocol.ReasonRefused
-			write(linkResponse{ID: frameID(line), Error: e})
+			lc.write(linkResponse{ID: linkwire.FrameID(line), Error: e})
 			continue
 		}
 		if err != nil {
@@ -201,39 +136,85 @@ func (d *Daemon) serveLink(c net.Conn, link *home.LinkListener) {
 		}
 		var req linkRequest
 		if err := json.Unmarshal(line, &req); err != nil {
-			write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
+			lc.write(linkResponse{Error: protocol.Errorf(protocol.CodeInvalidAction, "bad CLI frame: %v", err)})
 			continue
 		}
-		if req.Op == OpCancel {
-			omu.Lock()
-			if stop := ops[req.ID]; stop != nil {
-				stop()
-			}
-			omu.Unlock()
+		if req.Op == linkwire.OpCancel {
+			lc.cancel(req.ID)
 			continue
 		}
-		octx, stop := context.WithCancel(ctx)
-		omu.Lock()
-		ops[req.ID] = stop
-		if req.Owner != "" && !owners[req.Owner] {
-			if len(owners) == 0 {
-				d.agents.Add(1) // an agent's link: the daemon stays up for it
-			}
-			owners[req.Owner] = true
-		}
-		omu.Unlock()
-		go func() {
-			defer func() {
-				omu.Lock()
-				delete(ops, req.ID)
-				omu.Unlock()
-				stop()
-			}()
-			d.serveOp(octx, &req, write)
-		}()
+		lc.start(ctx, &req)
 	}
 }
 
+// linkConn is one client connection's state: its writer, its unfinished
+// operations (for OpCancel) and the owners its requests named.
+type linkConn struct {
+	d   *Daemon
+	wmu sync.Mutex
+	enc *json.Encoder
+
+	mu     sync.Mutex
+	ops    map[string]context.CancelFunc // unfinished operations by id
+	owners map[string]bool
+}
+
+// write sends one response frame.
+func (lc *linkConn) write(r linkResponse) {
+	lc.wmu.Lock()
+	defer lc.wmu.Unlock()
+	_ = lc.enc.Encode(r)
+}
+
+// start runs req as an operation of its own, under a context OpCancel
+// (or the connection's end) cancels.
+func (lc *linkConn) start(ctx context.Context, req *linkRequest) {
+	octx, stop := context.WithCancel(ctx)
+	lc.mu.Lock()
+	lc.ops[req.ID] = stop
+	if req.Owner != "" && !lc.owners[req.Owner] {
+		if len(lc.owners) == 0 {
+			lc.d.agents.Add(1) // an agent's link: the daemon stays up for it
+		}
+		lc.owners[req.Owner] = true
+	}
+	lc.mu.Unlock()
+	go func() {
+		defer func() {
+			lc.mu.Lock()
+			delete(lc.ops, req.ID)
+			lc.mu.Unlock()
+			stop()
+		}()
+		lc.d.serveOp(octx, req, lc.write)
+	}()
+}
+
+// cancel ends the unfinished operation id (OpCancel).
+func (lc *linkConn) cancel(id string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if stop := lc.ops[id]; stop != nil {
+		stop()
+	}
+}
+
+// release is the end of the connection: the agent went away, and its
+// tabs stay open, anyone's again.
+func (lc *linkConn) release() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if len(lc.owners) > 0 {
+		lc.d.agents.Add(-1)
+	}
+	for o := range lc.owners {
+		if n := lc.d.owners.release(o); n > 0 {
+			lc.d.log.Info("agent's tabs released", "owner", o, "tabs", n)
+		}
+	}
+}
+
+// serveOp runs one operation and writes its answer.
 func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkResponse)) {
 	reply := func(v any, err *protocol.Error) {
 		r := linkResponse{ID: req.ID, Error: err}
@@ -248,93 +229,112 @@ func (d *Daemon) serveOp(ctx context.Context, req *linkRequest, write func(linkR
 		write(r)
 	}
 	switch req.Op {
-	case OpRequest:
+	case linkwire.OpRequest:
 		res, err := d.request(ctx, req)
 		write(linkResponse{ID: req.ID, Result: res, Error: err})
-	case OpStatus:
+	case linkwire.OpStatus:
 		reply(d.status(), nil)
-	case OpStop:
+	case linkwire.OpStop:
 		reply(map[string]bool{"stopping": true}, nil)
 		d.Stop()
-	case OpPairCode:
-		pairing := string(req.Browser)
-		if pairing == "" {
-			pairing = string(SelectUser)
-		} else if pairing != string(SelectUser) {
-			if err := CheckPairingName(pairing); err != nil {
-				reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "%v", err))
-				return
-			}
-		}
-		if _, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false); err != nil {
-			reply(nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err))
-			return
-		}
-		code, exp := d.codes.mint(time.Now(), pairing)
-		reply(PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil)
-	case OpBrowserStart:
-		d.lastActivity.Store(time.Now().UnixMilli())
-		name, err := managedTarget(req.Browser)
-		if err != nil {
-			reply(nil, err)
-			return
-		}
-		o := BrowserOptions{Headless: true}
-		if req.Options != nil {
-			o = *req.Options
-		}
-		m := d.managed.get(name)
-		if err := m.start(d, o); err != nil {
-			reply(nil, err)
-			return
-		}
-		if req.TimeoutMs > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
-			defer cancel()
-		}
-		if _, err := d.waitManaged(ctx, name); err != nil {
-			reply(nil, err)
-			return
-		}
-		reply(m.status(), nil)
-	case OpBrowserStop:
-		if req.TimeoutMs > 0 {
-			// The caller's deadline cuts the SIGTERM grace short (SIGKILL
-			// then), so the answer comes before the caller gives up.
-			var cancel context.CancelFunc
-			ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.statedTimeout())
-			defer cancel()
-		}
-		var stopped bool
-		var err error
-		if req.Browser == "" {
-			stopped, err = d.managed.stopAll(ctx, d.log)
-		} else if name, perr := managedTarget(req.Browser); perr != nil {
-			reply(nil, perr)
-			return
-		} else {
-			stopped, err = d.managed.get(name).stop(ctx, d.log)
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			reply(nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err))
-			return
-		}
-		reply(map[string]bool{"stopped": stopped}, nil)
-	case OpEvents:
-		ch, unsub := d.events.subscribe()
-		defer unsub()
-		write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
-		for {
-			select {
-			case rec := <-ch:
-				write(linkResponse{ID: req.ID, Event: &rec, More: true})
-			case <-ctx.Done():
-				return
-			}
-		}
+	case linkwire.OpPairCode:
+		reply(d.pairCode(req))
+	case linkwire.OpBrowserStart:
+		reply(d.browserStart(ctx, req))
+	case linkwire.OpBrowserStop:
+		reply(d.browserStop(ctx, req))
+	case linkwire.OpEvents:
+		d.streamEvents(ctx, req, write)
 	default:
 		reply(nil, protocol.Errorf(protocol.CodeInvalidAction, "unknown op %q", req.Op))
+	}
+}
+
+// pairCode mints a one-time code for req's pairing (user when it names
+// none).
+func (d *Daemon) pairCode(req *linkRequest) (any, *protocol.Error) {
+	pairing := string(req.Browser)
+	if pairing == "" {
+		pairing = string(SelectUser)
+	} else if pairing != string(SelectUser) {
+		if err := CheckPairingName(pairing); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%v", err)
+		}
+	}
+	if _, err := EnsureToken(PairingTokenFile(d.cfg.Dirs, pairing), false); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternalError, "token: %v", err)
+	}
+	code, exp := d.codes.mint(time.Now(), pairing)
+	return PairCode{Code: code, ExpiresAt: exp, URL: d.URL()}, nil
+}
+
+// browserStart launches the managed browser req names with its options
+// (headless by default) unless it runs, and waits for its extension.
+func (d *Daemon) browserStart(ctx context.Context, req *linkRequest) (any, *protocol.Error) {
+	d.lastActivity.Store(time.Now().UnixMilli())
+	name, err := managedTarget(req.Browser)
+	if err != nil {
+		return nil, err
+	}
+	o := BrowserOptions{Headless: true}
+	if req.Options != nil {
+		if err := json.Unmarshal(req.Options, &o); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidAction, "bad browser options: %v", err)
+		}
+	}
+	m := d.managed.get(name)
+	if err := m.start(d, o); err != nil {
+		return nil, err
+	}
+	if req.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
+		defer cancel()
+	}
+	if _, err := d.waitManaged(ctx, name); err != nil {
+		return nil, err
+	}
+	return m.status(), nil
+}
+
+// browserStop stops the managed browser req names, or every one.
+func (d *Daemon) browserStop(ctx context.Context, req *linkRequest) (any, *protocol.Error) {
+	if req.TimeoutMs > 0 {
+		// The caller's deadline cuts the SIGTERM grace short (SIGKILL
+		// then), so the answer comes before the caller gives up.
+		var cancel context.CancelFunc
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond, req.StatedTimeout())
+		defer cancel()
+	}
+	var stopped bool
+	var err error
+	if req.Browser == "" {
+		stopped, err = d.managed.stopAll(ctx, d.log)
+	} else if name, perr := managedTarget(req.Browser); perr != nil {
+		return nil, perr
+	} else {
+		stopped, err = d.managed.get(name).stop(ctx, d.log)
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, protocol.Errorf(protocol.CodeInternalError, "stop the managed browser: %v: run `bua browser stop` again", err)
+	}
+	return map[string]bool{"stopped": stopped}, nil
+}
+
+// streamEvents writes the extension's events to req's client until ctx
+// ends, after one empty frame that says the subscription is in place.
+func (d *Daemon) streamEvents(ctx context.Context, req *linkRequest, write func(linkResponse)) {
+	ch, unsub := d.events.subscribe()
+	defer unsub()
+	write(linkResponse{ID: req.ID, More: true}) // subscribed: the client may print the log now
+	for {
+		select {
+		case rec := <-ch:
+			raw, _ := json.Marshal(rec) // an EventRecord always encodes
+			write(linkResponse{ID: req.ID, Event: raw, More: true})
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -379,71 +379,6 @@ func managedTarget(sel Selection) (string, *protocol.Error) {
 	return "", e
 }
 
-// statedTimeout is the caller's timeout to name in errors.
-func (r *linkRequest) statedTimeout() time.Duration {
-	if r.CallerTimeoutMs > 0 {
-		return time.Duration(r.CallerTimeoutMs) * time.Millisecond
-	}
-	return time.Duration(r.TimeoutMs) * time.Millisecond
-}
-
-// MaxRequestLine bounds one CLI request frame, in bytes, newline
-// excluded: what a CLI may make the daemon buffer
-// (docs/decisions/daemon-limits.md; it was
-// MaxMessage, 64 MiB). An action's largest strings (type's text, eval's
-// expression) are capped at 1 Mi characters by the schema, so an action
-// near that cap is refused here first, with invalid_action. Answers are
-// not bounded by it: a full-page screenshot comes back whole.
-const MaxRequestLine = 1 << 20
-
-// errLineTooLong is readLine's answer to a line over its limit.
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one newline-terminated line from r into buf and returns
-// it without the newline. A line over limit is read to its end but not
-// kept: readLine returns its first limit bytes and errLineTooLong, and the
-// next call reads the line after it. At EOF (or any read error) mid-line
-// it returns what it read and the error.
-func readLine(r *bufio.Reader, limit int, buf []byte) ([]byte, error) {
-	line, long := buf, false // len(line) <= limit
-	for {
-		chunk, err := r.ReadSlice('\n')
-		n := len(chunk)
-		if err == nil {
-			n-- // the newline
-		}
-		switch {
-		case long:
-		case len(line)+n > limit:
-			long = true
-			line = append(line, chunk[:limit-len(line)]...)
-		default:
-			line = append(line, chunk[:n]...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err != nil:
-			return line, err
-		case long:
-			return line, errLineTooLong
-		}
-		return line, nil
-	}
-}
-
-// frameID is the id an over-long request frame starts with, or "": the
-// client encodes id first (linkRequest's field order), so the refusal
-// reaches the call that sent it.
-func frameID(prefix []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(prefix))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	if tok, err := dec.Token(); err != nil || tok != "id" {
-		return ""
-	}
-	tok, _ := dec.Token()
-	id, _ := tok.(string)
-	return id
-}
+// MaxRequestLine bounds one CLI request frame, in bytes
+// (linkwire.MaxRequestLine).
+const MaxRequestLine = linkwire.MaxRequestLine

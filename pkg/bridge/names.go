@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bua-dev/bua/pkg/bridge/linkwire"
 	"github.com/bua-dev/bua/pkg/home"
 )
 
@@ -30,8 +31,9 @@ import (
 // user's when it is connected, else managed. extension is user's old alias.
 
 // Selection names the browser that serves a request: auto, or a browser's
-// name.
-type Selection string
+// name. It is the link's own type (linkwire.Selection), which a request
+// carries as it is.
+type Selection = linkwire.Selection
 
 // The selections every daemon knows.
 const (

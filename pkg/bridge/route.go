@@ -35,7 +35,7 @@ func (d *Daemon) request(ctx context.Context, lr *linkRequest) (json.RawMessage,
 	}
 	if lr.TimeoutMs > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.statedTimeout())
+		ctx, cancel = withCallerTimeout(ctx, time.Duration(lr.TimeoutMs)*time.Millisecond, lr.StatedTimeout())
 		defer cancel()
 	}
 	c, err := d.acquire(ctx, sel)

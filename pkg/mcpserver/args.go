@@ -70,87 +70,101 @@ var toolParams = sync.OnceValue(func() map[protocol.ActionType][]string {
 })
 
 // decode turns a call's arguments into the protocol's action: action
-// names it, every other argument is one of its params, and the whole is
-// checked against the action's own schema branch, the check the daemon
-// makes (protocol.ValidateAction). Any mistake is invalid_action (reason
-// refused: nothing was sent) whose message names the argument.
+// names it, every other argument is one of its params, and
+// protocol.ActionFrom builds it and checks it against the action's own
+// schema branch, the one check it gets (the server's Requester sends it
+// as checked). Any mistake is invalid_action (reason refused: nothing was
+// sent) whose message names the argument.
 func (s *Server) decode(args json.RawMessage) (*call, *protocol.Error) {
-	bad := func(field, format string, a ...any) (*call, *protocol.Error) {
-		e := protocol.Errorf(protocol.CodeInvalidAction, format, a...)
-		e.Reason = protocol.ReasonRefused
-		return &call{field: field}, e
-	}
 	fields := map[string]json.RawMessage{}
 	if len(args) > 0 && string(args) != "null" {
 		if err := json.Unmarshal(args, &fields); err != nil {
-			return bad("", "the arguments must be an object with action and its params: %v", err)
+			return refuse("", "the arguments must be an object with action and its params: %v", err)
 		}
 	}
-	rawType, ok := fields["action"]
-	if !ok {
-		return bad("action", "action is required: one of %s", s.actionList())
+	typ, c, perr := s.actionOf(fields)
+	if perr != nil {
+		return c, perr
 	}
-	var typ protocol.ActionType
-	if err := json.Unmarshal(rawType, &typ); err != nil {
-		return bad("action", "action must be a string: one of %s", s.actionList())
-	}
-	if !slices.Contains(s.actions, typ) {
-		if _, known := protocol.ActionSpecs[typ]; known && s.o.ReadOnly {
-			return bad("action", "%s is not available: this server only reads (bua mcp --read-only); it offers %s", typ, s.actionList())
-		}
-		return bad("action", "action %q is not an action: one of %s", typ, s.actionList())
-	}
-	params := toolParams()[typ]
-	obj := map[string]json.RawMessage{"type": rawType}
+	params := map[string]any{}
 	for k, v := range fields {
 		if k == "action" {
 			continue
 		}
-		if !slices.Contains(params, k) {
-			if len(params) == 0 {
-				return bad(k, "%s takes no params, got %s", typ, k)
+		if offered := toolParams()[typ]; !slices.Contains(offered, k) {
+			if len(offered) == 0 {
+				return refuse(k, "%s takes no params, got %s", typ, k)
 			}
-			return bad(k, "%s takes no param %s: its params are %s", typ, k, strings.Join(params, ", "))
+			return refuse(k, "%s takes no param %s: its params are %s", typ, k, strings.Join(offered, ", "))
 		}
 		if string(v) == "null" {
 			continue // a client that sends every property, unset ones as null
 		}
-		obj[k] = v
+		params[k] = v
 	}
 	var defaulted []string
 	for _, d := range agentDefaults {
-		if _, set := obj[d.param]; d.action == typ && !set {
-			obj[d.param] = d.value
+		if _, set := params[d.param]; d.action == typ && !set {
+			params[d.param] = d.value
 			defaulted = append(defaulted, d.param)
 		}
 	}
 	if typ == protocol.ActionHandoff {
 		// The tool's handoff is the whole of it: hand over, wait, take
 		// back (handoff.Wait); its first message is a request.
-		obj["state"] = json.RawMessage(`"requested"`)
+		params["state"] = json.RawMessage(`"requested"`)
 	}
 	if typ == protocol.ActionUpload {
-		files, perr := s.uploadFiles(obj["files"])
+		given, _ := params["files"].(json.RawMessage)
+		files, perr := s.uploadFiles(given)
 		if perr != nil {
 			return &call{field: "files"}, perr
 		}
 		if files != nil {
-			obj["files"] = files
+			params["files"] = files
 		}
 	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return bad("", "the arguments do not encode: %v", err)
-	}
-	if perr := protocol.ValidateAction(raw); perr != nil {
+	a, perr := protocol.ActionFrom(string(typ), params)
+	if perr != nil && perr.Schema != nil {
 		field, msg := schemaField(perr)
-		return bad(field, "bad arguments for %s: %s", typ, msg)
+		return refuse(field, "bad arguments for %s: %s", typ, msg)
 	}
-	c := &call{defaulted: defaulted}
-	if err := json.Unmarshal(raw, &c.action); err != nil {
-		return bad("", "the arguments do not fit %s: %v", typ, err)
+	if perr != nil {
+		return refuse("", "the arguments do not fit %s: %s", typ, perr.Message)
 	}
-	return c, nil
+	return &call{action: a, defaulted: defaulted}, nil
+}
+
+// refuse is decode's failure: invalid_action, reason refused (nothing was
+// sent), naming the argument field for the structured error.
+func refuse(field, format string, a ...any) (*call, *protocol.Error) {
+	e := protocol.Errorf(protocol.CodeInvalidAction, format, a...)
+	e.Reason = protocol.ReasonRefused
+	return &call{field: field}, e
+}
+
+// actionOf reads the call's action argument: one of the actions this
+// server offers.
+func (s *Server) actionOf(fields map[string]json.RawMessage) (protocol.ActionType, *call, *protocol.Error) {
+	rawType, ok := fields["action"]
+	if !ok {
+		c, e := refuse("action", "action is required: one of %s", s.actionList())
+		return "", c, e
+	}
+	var typ protocol.ActionType
+	if err := json.Unmarshal(rawType, &typ); err != nil {
+		c, e := refuse("action", "action must be a string: one of %s", s.actionList())
+		return "", c, e
+	}
+	if !slices.Contains(s.actions, typ) {
+		if _, known := protocol.ActionSpecs[typ]; known && s.o.ReadOnly {
+			c, e := refuse("action", "%s is not available: this server only reads (bua mcp --read-only); it offers %s", typ, s.actionList())
+			return "", c, e
+		}
+		c, e := refuse("action", "action %q is not an action: one of %s", typ, s.actionList())
+		return "", c, e
+	}
+	return typ, nil, nil
 }
 
 // schemaField names the argument a schema failure is about, and the

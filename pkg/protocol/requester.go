@@ -6,10 +6,14 @@ import (
 	"time"
 )
 
-// Requester sends one action and waits for its result. The Pool (inside the
-// daemon) and the Client (the CLI's link to the daemon) both implement it,
-// so the flow runner works against either, and tests against the fake
-// extension.
+// Requester sends one action and waits for its result. Its
+// implementations: bridge.Client (one link to the daemon, which one-shot
+// commands use), bridge.Requester (the link that dials when first needed
+// and, for bua mcp, again after the daemon went away: what flow runs and
+// agents send through) and runnertest.Fake (a scripted extension for
+// tests). The daemon's own pool does not implement it: it sends to a
+// chosen browser connection. The flow runner, bua mcp and pkg/handoff
+// take any of them.
 //
 // The result is the response's raw `result` JSON; on failure the *Error
 // carries a protocol code (or CodeBridgeUnavailable). ctx's deadline, when

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,34 +15,23 @@ import (
 	"github.com/bua-dev/bua/pkg/runner/report"
 )
 
-// build evaluates the params into a protocol action: each value is
-// coerced to its schema kind (protocol.ActionSpecs), then decoded into the
-// Action by its JSON name. An expression error, or a helper's miss
-// (element_not_found), comes back as is.
+// build evaluates the params into a protocol action through
+// protocol.ActionFrom, which converts each value to its schema kind and
+// checks the action; upload's relative files are the flow file's first
+// (flow.ResolvePaths). An expression error, or a helper's miss
+// (element_not_found), comes back as is; a refusal comes back with the
+// action the params built.
 func (s *State) build(st *flow.ActionStep) (protocol.Action, error) {
-	spec := protocol.ActionSpecs[st.Type]
-	fields := map[string]any{"type": string(st.Type)}
+	params := make(map[string]any, len(st.Params))
 	for _, p := range st.Params {
 		v, err := p.Value.Eval(s)
 		if err != nil {
 			return protocol.Action{Type: st.Type}, err
 		}
-		if p.Name == "target" {
-			t := protocol.ParseTarget(expr.Stringify(v))
-			if t.UID != "" {
-				fields["uid"] = t.UID
-			} else {
-				fields["selector"] = t.Selector
-			}
-			continue
-		}
-		ps, _ := spec.Param(p.Name)
-		if fields[p.Name], err = coerce(ps, v); err != nil {
-			return protocol.Action{Type: st.Type}, err
-		}
 		if st.Type == protocol.ActionUpload && p.Name == "files" {
-			fields[p.Name] = flow.ResolvePaths(st.File, fields[p.Name].([]any))
+			v = flow.ResolvePaths(st.File, flow.AsList(v))
 		}
+		params[p.Name] = v
 		if p.Name == "text" && st.Type == protocol.ActionType_ {
 			// Text typed from the environment is a credential more often
 			// than not: mask it wherever it would be printed. The
@@ -61,50 +49,18 @@ func (s *State) build(st *flow.ActionStep) (protocol.Action, error) {
 			}
 		}
 	}
-	var a protocol.Action
-	data, err := json.Marshal(fields)
-	if err == nil {
-		err = json.Unmarshal(data, &a)
-	}
-	if err != nil {
-		return protocol.Action{Type: st.Type}, protocol.Errorf(protocol.CodeInvalidAction, "%s: params do not encode: %v", st.Type, err)
+	a, perr := protocol.ActionFrom(string(st.Type), params)
+	if perr != nil { // a *protocol.Error: a nil one must not become a non-nil error
+		return a, perr
 	}
 	return a, nil
 }
 
-// coerce converts an evaluated param to the kind the schema gives it; a
-// list param's items each to its item kind, one value standing for a list
-// of one.
-func coerce(p protocol.ParamSpec, v any) (any, error) {
-	switch p.Kind {
-	case protocol.KindList:
-		items := flow.AsList(v)
-		out := make([]any, len(items))
-		for i, it := range items {
-			c, err := coerce(protocol.ParamSpec{Name: fmt.Sprintf("%s[%d]", p.Name, i), Kind: p.Item}, it)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case protocol.KindInteger:
-		i, ok := expr.ToInt(v)
-		if !ok {
-			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want an integer, got %T %v", p.Name, v, v)
-		}
-		return i, nil
-	case protocol.KindBoolean:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-		b, err := strconv.ParseBool(expr.Stringify(v))
-		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidAction, "%s: want true or false, got %v", p.Name, v)
-		}
-		return b, nil
-	}
-	return expr.Stringify(v), nil
+// refusedBuild reports whether build's err is protocol.ActionFrom's
+// refusal of the built action: the step still shows the params it built.
+func refusedBuild(err error) bool {
+	var be *protocol.Error
+	return errors.As(err, &be) && be.Code == protocol.CodeInvalidAction && be.Reason == protocol.ReasonRefused
 }
 
 // finish handles a successful result: decode it, move the current tab,
@@ -210,8 +166,10 @@ func (s *State) runAction(ctx context.Context, st *flow.ActionStep) error {
 	for attempt := 1; ; attempt++ {
 		s.cur.Attempts = attempt
 		a, err := s.build(st)
-		if err == nil {
+		if err == nil || refusedBuild(err) {
 			s.cur.Params = actionParams(a)
+		}
+		if err == nil {
 			var raw json.RawMessage
 			raw, err = s.request(ctx, a, st.Timeout)
 			if err == nil {

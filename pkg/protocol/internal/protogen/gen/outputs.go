@@ -39,7 +39,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	types, err := GoTypes(doc)
+	types, fields, err := goTypeFiles(doc)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -91,6 +91,7 @@ func Outputs(read func(path string) ([]byte, error)) ([]Output, error) {
 	return []Output{
 		{"pkg/protocol/constants_gen.go", goSrc},
 		{"pkg/protocol/types_gen.go", types},
+		{"pkg/protocol/actionfields_gen.go", fields},
 		{"pkg/protocol/validate_gen.go", vgo},
 		{"pkg/protocol/tool.json", tool},
 		{"extension/src/generated/protocol.js", jsSrc},

@@ -24,24 +24,6 @@ const (
 	maxFunctionLines = 80
 )
 
-// sizeExempt are files other work is splitting now, by the repository
-// path (a folder's ends in "/" and covers every file under it), with the
-// work; each goes when that work lands, and the table must end empty: the
-// test fails while an exempt file or folder is within the limits, or
-// gone, so an entry cannot outlive its reason.
-var sizeExempt = map[string]string{
-}
-
-// exempt is the entry of sizeExempt that covers file, or "".
-func exempt(file string) string {
-	for entry := range sizeExempt {
-		if file == entry || strings.HasSuffix(entry, "/") && strings.HasPrefix(file, entry) {
-			return entry
-		}
-	}
-	return ""
-}
-
 // TestGoSizeLimits holds every hand-written, non-test Go file of the
 // repository to maxFileLines and every function in it (a declared
 // function, or a function literal outside one) to maxFunctionLines.
@@ -52,29 +34,10 @@ func TestGoSizeLimits(t *testing.T) {
 	}
 	var found []string
 	for _, file := range files {
-		if exempt(file) != "" {
-			continue
-		}
 		found = append(found, sizeOffenders(t, file)...)
 	}
 	if len(found) > 0 {
 		t.Errorf("over the limits (split the file or the function by job):\n%s", strings.Join(found, "\n"))
-	}
-}
-
-// TestGoSizeExemptions: every exemption still has its reason, its file
-// existing and over a limit.
-func TestGoSizeExemptions(t *testing.T) {
-	over := map[string]bool{} // entry -> a file it covers is over a limit
-	for _, file := range goSources(t) {
-		if entry := exempt(file); entry != "" && len(sizeOffenders(t, file)) > 0 {
-			over[entry] = true
-		}
-	}
-	for entry, work := range sizeExempt {
-		if !over[entry] {
-			t.Errorf("%s is within the limits now, or gone: drop its exemption (%s)", entry, work)
-		}
 	}
 }
 

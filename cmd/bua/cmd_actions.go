@@ -113,14 +113,14 @@ func (o *actionOptions) runActionJSON(a protocol.Action, shape func(json.RawMess
 // from after fails the command.
 func (o *actionOptions) runActionAfter(a protocol.Action, after func(json.RawMessage) (json.RawMessage, error), shape func(json.RawMessage) any, render func(json.RawMessage) error) error {
 	a = o.onTab(a)
-	cl, err := o.connectToAct()
+	req, err := o.actionRequester()
 	if err != nil {
 		return o.fail(err)
 	}
-	defer cl.Close()
+	defer req.Close()
 	ctx, cancel := o.actionContext(a)
 	defer cancel()
-	res, berr := dialogs.Send(ctx, cl, a, o.Dialogs, func(d dialogs.Answer) {
+	res, berr := dialogs.Send(ctx, req, a, o.Dialogs, func(d dialogs.Answer) {
 		if !o.Quiet {
 			fmt.Fprintf(o.env.Stderr, "bua: %s %s %q (--dialogs %s)\n", d.How(), d.DialogType, d.Message, o.Dialogs)
 		}

@@ -132,10 +132,32 @@ func (g *globalOptions) requester() *bridge.Requester {
 			return nil, protocol.Errorf(protocol.CodeBridgeUnavailable, "%v", err)
 		}
 		o.Checked = true
-		ctx, cancel := g.commandContext()
-		defer cancel()
-		return g.env.dial(ctx, o)
+		return g.dialFor(o)
 	}})
+}
+
+// actionRequester is a one-shot command's Requester, the same type flows
+// and bua mcp send through. Its options are read first, so that a
+// --browser the daemon does not know is a usage error before anything
+// dials. The CLI builds its actions from typed flags
+// (pkg/protocol/actions.go), not loose input, so the daemon's check is
+// their one check: the link does not mark them checked.
+func (g *globalOptions) actionRequester() (*bridge.Requester, error) {
+	o, err := g.clientOptions(true)
+	if err != nil {
+		return nil, err
+	}
+	return bridge.NewRequester(bridge.RequesterOptions{Dial: func(context.Context) (bridge.Link, *protocol.Error) {
+		return g.dialFor(o)
+	}}), nil
+}
+
+// dialFor dials o's link within --timeout (a daemon's start included),
+// through env.Dial when a test gave one.
+func (g *globalOptions) dialFor(o bridge.ClientOptions) (bridge.Link, *protocol.Error) {
+	ctx, cancel := g.commandContext()
+	defer cancel()
+	return g.env.dial(ctx, o)
 }
 
 // connect is every command's dial of the daemon (bridge.Dial): the one

@@ -51,9 +51,22 @@ func newHand(t *testing.T, c *harness.CDP, kind, urlPart string) *hand {
 // eval evaluates expr in the page's main world and returns its value.
 func (h *hand) eval(expr string) any {
 	h.t.Helper()
-	raw, err := h.c.Call(h.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	v, err := h.tryEval(expr)
 	if err != nil {
 		h.t.Fatalf("eval %s: %v", expr, err)
+	}
+	return v
+}
+
+// tryEval is eval that returns CDP's error: an evaluation the page's
+// navigation cut short ("Inspected target navigated or closed", "Execution
+// context was destroyed") fails this way, and a wait across the
+// navigation asks again.
+func (h *hand) tryEval(expr string) (any, error) {
+	h.t.Helper()
+	raw, err := h.c.Call(h.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	if err != nil {
+		return nil, err
 	}
 	var r struct {
 		Result struct {
@@ -66,15 +79,23 @@ func (h *hand) eval(expr string) any {
 	if err := json.Unmarshal(raw, &r); err != nil || r.Exception != nil {
 		h.t.Fatalf("eval %s: %v %+v", expr, err, r.Exception)
 	}
-	return r.Result.Value
+	return r.Result.Value, nil
 }
 
-// waitFor polls expr until it is true (10 s at most).
+// waitFor polls expr until it is true (10 s at most), across a
+// navigation: an evaluation the page's navigation cut short is asked
+// again.
 func (h *hand) waitFor(expr string) {
 	h.t.Helper()
-	for end := time.Now().Add(10 * time.Second); h.eval(expr) != true; {
+	var lastErr error
+	for end := time.Now().Add(10 * time.Second); ; {
+		v, err := h.tryEval(expr)
+		if err == nil && v == true {
+			return
+		}
+		lastErr = err
 		if time.Now().After(end) {
-			h.t.Fatalf("never true: %s", expr)
+			h.t.Fatalf("never true: %s (last error: %v)", expr, lastErr)
 		}
 		time.Sleep(30 * time.Millisecond)
 	}

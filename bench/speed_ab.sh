@@ -29,7 +29,16 @@ cleanup() {
 }
 trap cleanup EXIT
 bins=()
-for b in "$@"; do bins+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")"); done
+# Each build is copied into the run's folder first, all the same way: a
+# binary the linker wrote and one cp wrote started up to 20% apart in
+# one run here (the same bytes, laid out differently in the page cache),
+# which would swamp the few percent a change makes.
+for i in $(seq 0 $(($# - 1))); do
+  b=${@:$((i + 1)):1}
+  cp "$b" "$dir/bua$i"
+  bins+=("$dir/bua$i")
+  echo "bua$i is $b"
+done
 
 port_file=$dir/port
 # bench/peers' page server: /sites/ (testdata/sites) and /gen/buttons.html.

@@ -270,7 +270,7 @@ func logTail(log string, n int) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
-// CLIError is what `bua --json` prints on failure (cmd/bua/hints.go).
+// CLIError is what `bua --json` prints on failure (pkg/render/hints.go).
 type CLIError struct {
 	Error struct {
 		Code    string `json:"code"`

@@ -64,7 +64,7 @@ type Runner struct {
 	// The runner itself speaks only in statuses.
 	ExitCode func(report.Status) int
 	// Hint, when set, is the next step shown under a protocol error in
-	// progress and reports: the CLI passes its own (cmd/bua/hints.go, by
+	// progress and reports: the CLI passes its own (pkg/render/hints.go, by
 	// code and reason), so a flow's error reads as the same command's would.
 	// Nil uses the error contract's hint for the code (protocol.Lookup).
 	Hint func(*protocol.Error) string

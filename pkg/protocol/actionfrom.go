@@ -36,7 +36,7 @@ func ActionFrom(typ string, params map[string]any) (Action, *Error) {
 	misfit := false // a raw value of the wrong JSON type
 	for name, v := range params {
 		if name == "target" && spec.Target {
-			if t := ParseTarget(stringOf(v)); t.UID != "" {
+			if t := ParseTarget(ParamString(v)); t.UID != "" {
 				a.UID = t.UID
 			} else {
 				a.Selector = t.Selector
@@ -162,7 +162,7 @@ func coerceParam(p ParamSpec, v any) (any, *Error) {
 		}
 		return out, nil
 	case KindInteger:
-		i, ok := intOf(v)
+		i, ok := ParamInt(v)
 		if !ok {
 			return nil, Errorf(CodeInvalidAction, "%s: want an integer, got %T %v", p.Name, v, v)
 		}
@@ -171,18 +171,20 @@ func coerceParam(p ParamSpec, v any) (any, *Error) {
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-		b, err := strconv.ParseBool(stringOf(v))
+		b, err := strconv.ParseBool(ParamString(v))
 		if err != nil {
 			return nil, Errorf(CodeInvalidAction, "%s: want true or false, got %v", p.Name, v)
 		}
 		return b, nil
 	}
-	return stringOf(v), nil
+	return ParamString(v), nil
 }
 
-// intOf converts an integer, a whole JSON number or a numeric string to
-// int.
-func intOf(v any) (int, bool) {
+// ParamInt converts an integer, a whole JSON number or a numeric string
+// to int, as ActionFrom reads an integer param; ok is false for anything
+// else (a fraction, a word). The flow's expressions use it too
+// (pkg/flow/expr ToInt), so a step's value and its action agree.
+func ParamInt(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
 		return x, true
@@ -199,10 +201,11 @@ func intOf(v any) (int, bool) {
 	return 0, false
 }
 
-// stringOf is v as a param's string: a number without exponent or
-// trailing zeros, a list or an object as JSON (the flow runner's
-// Stringify writes values the same way).
-func stringOf(v any) string {
+// ParamString is v as a string param's text, as ActionFrom reads one: a
+// string as is, nil as "", a number without exponent or trailing zeros, a
+// bool as true or false, a list or an object as JSON. A flow's templates
+// write values the same way (pkg/flow/expr Stringify calls it).
+func ParamString(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""

@@ -8,11 +8,8 @@
 package expr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
@@ -129,40 +126,11 @@ func (e *Expr) EvalBool(sc Scope) (bool, error) {
 }
 
 // Stringify formats an expression value for interpolation: strings as is,
-// nil as "", numbers and bools in Go syntax, objects and arrays as JSON.
-func Stringify(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case map[string]any, []any:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
+// nil as "", numbers and bools in Go syntax, objects and arrays as JSON;
+// the text protocol.ActionFrom gives the same value as a param
+// (protocol.ParamString).
+func Stringify(v any) string { return protocol.ParamString(v) }
 
-// ToInt converts an expression or JSON number (or numeric string) to int.
-func ToInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case float64:
-		if x == math.Trunc(x) {
-			return int(x), true
-		}
-	case string:
-		i, err := strconv.Atoi(x)
-		return i, err == nil
-	}
-	return 0, false
-}
+// ToInt converts an expression or JSON number (or numeric string) to int,
+// as protocol.ActionFrom reads an integer param (protocol.ParamInt).
+func ToInt(v any) (int, bool) { return protocol.ParamInt(v) }

@@ -9,7 +9,8 @@
 #   N=40 WHAT=open bench/speed_ab.sh /tmp/bua-c5876c6 ./bua           # bua open of a page
 #
 # WHAT: eval (`bua eval 'return 1' --tab T`, the default), extract (`bua
-# extract --tab T` of bench/peers' page of 100 buttons), flow50 (`bua run`
+# extract --tab T` of bench/peers' page of 100 buttons), click (`bua click
+# #terms --tab T`, a checkbox of form.html), flow50 (`bua run`
 # of bench/peers' 50-step flow, which opens and closes its own tab) or open
 # (`bua open URL`, timed from start to exit, then its tab closed, untimed).
 # The first build is the baseline of the paired ratios. Needs node (the
@@ -75,13 +76,14 @@ for i in "${!bins[@]}"; do
   [ -n "$tab" ] || { echo "speed_ab: ${bins[$i]} open failed" >&2; exit 1; }
   case $WHAT in
     extract) cmds+=(-c "$run extract --tab $tab") ;;
+    click) cmds+=(-c "$run click #terms --tab $tab") ;;
     flow50) cmds+=(-c "$run run --quiet $dir/fifty.yaml") ;;
     *) cmds+=(-c "$run eval 'return 1' --tab $tab") ;;
   esac
 done
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 case $WHAT in
-  eval | extract | flow50) (cd "$dir" && ./abtime -n "$N" "${cmds[@]}") ;;
+  eval | extract | click | flow50) (cd "$dir" && ./abtime -n "$N" "${cmds[@]}") ;;
   open)
     # A B A B …: each open timed alone, its tab closed before the next.
     for r in $(seq 0 "$N"); do
@@ -103,6 +105,6 @@ for i, b in enumerate(bins):
     print(f"open {b:50s} median {statistics.median(us[i])/1000:7.1f} ms  paired ratio to the first {statistics.median(ratios):.3f}  ({len(us[i])} runs)")
 PY
     ;;
-  *) echo "speed_ab: WHAT is eval, extract, flow50 or open" >&2; exit 2 ;;
+  *) echo "speed_ab: WHAT is eval, extract, click, flow50 or open" >&2; exit 2 ;;
 esac
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

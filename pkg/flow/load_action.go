@@ -214,20 +214,9 @@ func (fs *fileScope) paramValue(spec *protocol.ActionSpec, name string, n *yaml.
 	return t
 }
 
-// AsList is v as a list: one item stands for a list of one.
-func AsList(v any) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	}
-	return []any{v}
-}
+// AsList is v as a list: one item stands for a list of one, as
+// protocol.ActionFrom reads a list param (protocol.ParamList).
+func AsList(v any) []any { return protocol.ParamList(v) }
 
 // ResolvePaths makes upload's relative paths absolute against the
 // directory of the flow file that names them (the working directory for a

@@ -141,17 +141,7 @@ func refused(e *Error) *Error {
 func coerceParam(p ParamSpec, v any) (any, *Error) {
 	switch p.Kind {
 	case KindList:
-		var items []any
-		switch x := v.(type) {
-		case []any:
-			items = x
-		case []string:
-			for _, s := range x {
-				items = append(items, s)
-			}
-		default:
-			items = []any{v}
-		}
+		items := ParamList(v)
 		out := make([]any, len(items))
 		for i, it := range items {
 			c, err := coerceParam(ParamSpec{Name: fmt.Sprintf("%s[%d]", p.Name, i), Kind: p.Item}, it)
@@ -178,6 +168,23 @@ func coerceParam(p ParamSpec, v any) (any, *Error) {
 		return b, nil
 	}
 	return ParamString(v), nil
+}
+
+// ParamList is v as a list param's items, as ActionFrom reads one: a
+// []any or []string as its items, any other value as a list of one. A
+// flow reads upload's files the same way (pkg/flow AsList calls it).
+func ParamList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	}
+	return []any{v}
 }
 
 // ParamInt converts an integer, a whole JSON number or a numeric string
